@@ -1,0 +1,30 @@
+/**
+ * The whole HTTP API in one place: every feature is `.use()`d here, so a
+ * newcomer sees all of ragd's surface at a glance.
+ */
+import { Elysia } from "elysia";
+import { authRoutes } from "./features/auth/routes";
+import { docsRoutes } from "./features/docs/routes";
+import { healthRoutes } from "./features/health/routes";
+import { keyRoutes } from "./features/keys/routes";
+import { pipelineRoutes } from "./features/pipelines/routes";
+import { queryRoutes } from "./features/query/routes";
+import { jsonBody } from "./http/body";
+import { errorHandler } from "./http/errors";
+import { observe } from "./http/observe";
+import type { Services } from "./services";
+
+export function buildApp(s: Services) {
+  return new Elysia()
+    .use(observe(s.log, s.metrics))
+    .use(errorHandler(s.log))
+    .use(jsonBody(s.config.maxJsonBytes))
+    .use(docsRoutes())
+    .use(healthRoutes(s.db, s.lance, s.config, s.metrics))
+    .use(authRoutes(s.auth))
+    .use(pipelineRoutes(s.auth, s.pipelines))
+    .use(keyRoutes(s.auth, s.pipelines, s.keys))
+    .use(queryRoutes(s.queries));
+}
+
+export type App = ReturnType<typeof buildApp>;

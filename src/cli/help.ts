@@ -1,0 +1,23 @@
+/** `ragd help`: usage, commands and every setting with its variable. */
+import { settingsTable } from "../config";
+import { version } from "../version";
+
+export function helpText(): string {
+  const rows = settingsTable()
+    .map((s) => `  ${s.flag.padEnd(28)} ${s.env}`)
+    .join("\n");
+  return `ragd ${version}: a self-hosted retrieval (RAG) server in one executable.
+
+Usage:
+  ragd serve   [--host 127.0.0.1] [--port 8484] [--data-dir ./data]
+  ragd user create --email E --password P [--tier free|pro|unlimited] [--data-dir D]
+  ragd user set-tier --email E --tier free|pro|unlimited [--data-dir D]
+  ragd version
+  ragd help
+
+Settings (a flag wins over its environment variable):
+${rows}
+
+Dashboard at http://HOST:PORT/, API reference at http://HOST:PORT/docs.
+`;
+}

@@ -1,0 +1,62 @@
+/** `ragd serve`: starts the HTTP server and stops it gracefully on SIGTERM/SIGINT. */
+import { buildApp } from "../app";
+import { publicBaseUrl, type Config } from "../config";
+import { createLogger, type Logger } from "../log";
+import { closeServices, createServices, type Services } from "../services";
+import { version } from "../version";
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  services: Services;
+  stop(): Promise<void>;
+}
+
+/** Starts ragd on the configured address; resolves once it is listening. */
+export async function startServer(config: Config, log: Logger = createLogger(config.log)): Promise<RunningServer> {
+  const services = await createServices(config, log);
+  const app = buildApp(services);
+  const server = Bun.serve({
+    hostname: config.host,
+    port: config.port,
+    // Uploads stream through their own size checks; this is only the outer bound.
+    maxRequestBodySize: (config.maxUploadMb + 1) * 1024 * 1024,
+    fetch: (req) => app.handle(req),
+    error: () => new Response('{"error":{"code":"internal_error","message":"unexpected error"}}', { status: 500 }),
+  });
+  const port = server.port!;
+  const flusher = setInterval(() => services.keys.flush(), 5000);
+  const url = publicBaseUrl(config, port);
+  log.info("listening", { url: `http://${config.host}:${port}`, publicUrl: url, port, dataDir: config.dataDir, version });
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    services,
+    stop: () =>
+      (stopping ??= (async () => {
+        clearInterval(flusher);
+        await server.stop(false); // lets in-flight requests finish
+        closeServices(services);
+        log.info("stopped");
+      })()),
+  };
+}
+
+/** Runs until a signal arrives, then stops and exits 0. */
+export async function serveCommand(config: Config): Promise<void> {
+  const log = createLogger(config.log);
+  const running = await startServer(config, log);
+  const shutdown = (signal: string) => {
+    log.info("shutting down", { signal });
+    running.stop().then(
+      () => process.exit(0),
+      (err) => {
+        log.error("shutdown failed", { error: err });
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+}

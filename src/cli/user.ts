@@ -1,0 +1,62 @@
+/**
+ * `ragd user create --email E --password P [--tier T]` and
+ * `ragd user set-tier --email E --tier T`. They open the same database as the
+ * server (WAL mode), so they work while a server runs.
+ */
+import { ConfigError, type Config, type TierName } from "../config";
+import { openDb } from "../db/client";
+import { updateUserTier } from "../db/queries/users";
+import { createUser } from "../features/auth/service";
+import { AppError } from "../http/errors";
+
+const TIERS: TierName[] = ["free", "pro", "unlimited"];
+
+function tierOf(raw: string | undefined, fallback?: TierName): TierName {
+  if (raw === undefined && fallback) return fallback;
+  if (!TIERS.includes(raw as TierName)) throw new ConfigError(`--tier must be one of ${TIERS.join(", ")}`);
+  return raw as TierName;
+}
+
+function need(flags: Record<string, string>, name: string): string {
+  const v = flags[name];
+  if (!v) throw new ConfigError(`--${name} is required`);
+  return v;
+}
+
+export async function userCreateCommand(config: Config, flags: Record<string, string>): Promise<number> {
+  const email = need(flags, "email");
+  const password = need(flags, "password");
+  if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new ConfigError(`--email "${email}" is not an email address`);
+  if (password.length < 8) throw new ConfigError("--password must be at least 8 characters");
+  const tier = tierOf(flags.tier, "free");
+  const db = openDb(config.dataDir);
+  try {
+    const user = await createUser(db, email, password, tier);
+    console.log(`created user ${user.email} (${user.tier}), id ${user.id}`);
+    return 0;
+  } catch (err) {
+    if (err instanceof AppError && err.code === "conflict") {
+      console.error(`ragd: ${err.message}`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    db.$client.close();
+  }
+}
+
+export function userSetTierCommand(config: Config, flags: Record<string, string>): number {
+  const email = need(flags, "email");
+  const tier = tierOf(need(flags, "tier"));
+  const db = openDb(config.dataDir);
+  try {
+    if (!updateUserTier(db, email, tier)) {
+      console.error(`ragd: no user with email ${email}`);
+      return 1;
+    }
+    console.log(`${email} is now on the ${tier} tier`);
+    return 0;
+  } finally {
+    db.$client.close();
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * The one place that reads the environment and command-line flags.
+ * Every setting has a flag and a RAGD_* variable; the flag wins.
+ * A bad value throws ConfigError, which main.ts turns into one line and exit code 2.
+ */
+import { availableParallelism } from "node:os";
+import { resolve } from "node:path";
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+export type TierName = "free" | "pro" | "unlimited";
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  publicUrl: string | null;
+  ollamaUrl: string;
+  defaultEmbeddingModel: string;
+  openaiUrl: string | null;
+  openaiKey: string | null;
+  workers: number;
+  signup: "open" | "closed";
+  defaultTier: TierName;
+  maxUploadMb: number;
+  /** Largest JSON request body, in bytes. */
+  maxJsonBytes: number;
+  fetchAllow: string[];
+  fetchDeny: string[];
+  log: LogLevel;
+  /** Queries per second allowed per API key, and the burst above it. */
+  queryRate: number;
+  queryBurst: number;
+}
+
+export class ConfigError extends Error {}
+
+type Source = Record<string, string | undefined>;
+
+/** One setting: its flag, its variable and how to read it. */
+interface Setting<K extends keyof Config> {
+  key: K;
+  flag: string;
+  env: string;
+  parse: (raw: string, name: string) => Config[K];
+}
+
+const TIERS = ["free", "pro", "unlimited"] as const;
+const LEVELS = ["debug", "info", "warn", "error"] as const;
+
+function int(min: number, max: number) {
+  return (raw: string, name: string): number => {
+    if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+    const n = Number(raw);
+    if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+    return n;
+  };
+}
+
+function oneOf<T extends string>(values: readonly T[]) {
+  return (raw: string, name: string): T => {
+    if (!values.includes(raw as T)) throw new ConfigError(`${name} must be one of ${values.join(", ")}, got "${raw}"`);
+    return raw as T;
+  };
+}
+
+function url(raw: string, name: string): string {
+  try {
+    const u = new URL(raw);
+    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
+    return raw.replace(/\/+$/, "");
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  }
+}
+
+const list = (raw: string): string[] =>
+  raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+const str = (raw: string): string => raw;
+
+const SETTINGS: Setting<keyof Config>[] = [
+  { key: "host", flag: "host", env: "RAGD_HOST", parse: str },
+  { key: "port", flag: "port", env: "RAGD_PORT", parse: int(0, 65535) },
+  { key: "dataDir", flag: "data-dir", env: "RAGD_DATA_DIR", parse: (r) => resolve(r) },
+  { key: "publicUrl", flag: "public-url", env: "RAGD_PUBLIC_URL", parse: url },
+  { key: "ollamaUrl", flag: "ollama-url", env: "RAGD_OLLAMA_URL", parse: url },
+  { key: "defaultEmbeddingModel", flag: "default-embedding-model", env: "RAGD_DEFAULT_EMBEDDING_MODEL", parse: str },
+  { key: "openaiUrl", flag: "openai-url", env: "RAGD_OPENAI_URL", parse: url },
+  { key: "openaiKey", flag: "openai-key", env: "RAGD_OPENAI_KEY", parse: str },
+  { key: "workers", flag: "workers", env: "RAGD_WORKERS", parse: int(1, 256) },
+  { key: "signup", flag: "signup", env: "RAGD_SIGNUP", parse: oneOf(["open", "closed"] as const) },
+  { key: "defaultTier", flag: "default-tier", env: "RAGD_DEFAULT_TIER", parse: oneOf(TIERS) },
+  { key: "maxUploadMb", flag: "max-upload-mb", env: "RAGD_MAX_UPLOAD_MB", parse: int(1, 100_000) },
+  { key: "maxJsonBytes", flag: "max-json-bytes", env: "RAGD_MAX_JSON_BYTES", parse: int(1024, 1 << 30) },
+  { key: "fetchAllow", flag: "fetch-allow", env: "RAGD_FETCH_ALLOW", parse: list },
+  { key: "fetchDeny", flag: "fetch-deny", env: "RAGD_FETCH_DENY", parse: list },
+  { key: "log", flag: "log", env: "RAGD_LOG", parse: oneOf(LEVELS) },
+  { key: "queryRate", flag: "query-rate", env: "RAGD_QUERY_RATE", parse: int(1, 1_000_000) },
+  { key: "queryBurst", flag: "query-burst", env: "RAGD_QUERY_BURST", parse: int(1, 1_000_000) },
+];
+
+/** The defaults a fresh install runs with. */
+export function defaultConfig(): Config {
+  return {
+    host: "127.0.0.1",
+    port: 8484,
+    dataDir: resolve("./data"),
+    publicUrl: null,
+    ollamaUrl: "http://127.0.0.1:11434",
+    defaultEmbeddingModel: "builtin",
+    openaiUrl: null,
+    openaiKey: null,
+    workers: Math.max(1, availableParallelism()),
+    signup: "open",
+    defaultTier: "free",
+    maxUploadMb: 100,
+    maxJsonBytes: 10 * 1024 * 1024,
+    fetchAllow: [],
+    fetchDeny: [],
+    log: "info",
+    queryRate: 50,
+    queryBurst: 100,
+  };
+}
+
+/** Splits `--name value` / `--name=value` pairs; anything else is an error. */
+export function parseFlags(argv: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith("--")) throw new ConfigError(`unexpected argument "${arg}"`);
+    const eq = arg.indexOf("=");
+    if (eq > 0) {
+      out[arg.slice(2, eq)] = arg.slice(eq + 1);
+      continue;
+    }
+    const value = argv[i + 1];
+    if (value === undefined || value.startsWith("--")) throw new ConfigError(`${arg} needs a value`);
+    out[arg.slice(2)] = value;
+    i++;
+  }
+  return out;
+}
+
+/**
+ * Builds the configuration from flags and environment.
+ * `allowedFlags` limits which flags a command accepts (others are an error);
+ * flags a command handles itself (e.g. --email) are returned in `rest`.
+ */
+export function loadConfig(
+  flags: Record<string, string>,
+  env: Source = process.env,
+  ownFlags: string[] = [],
+): { config: Config; rest: Record<string, string> } {
+  const config = defaultConfig();
+  const rest: Record<string, string> = {};
+  const known = new Set(SETTINGS.map((s) => s.flag));
+  for (const name of Object.keys(flags)) {
+    if (ownFlags.includes(name)) rest[name] = flags[name]!;
+    else if (!known.has(name)) throw new ConfigError(`unknown flag --${name}`);
+  }
+  for (const s of SETTINGS) {
+    const fromFlag = flags[s.flag];
+    const fromEnv = env[s.env];
+    const raw = fromFlag ?? (fromEnv === "" ? undefined : fromEnv);
+    if (raw === undefined) continue;
+    const name = fromFlag !== undefined ? `--${s.flag}` : s.env;
+    (config as unknown as Record<string, unknown>)[s.key] = s.parse(raw, name);
+  }
+  return { config, rest };
+}
+
+/** The base URL that upload URLs and docs links are built on. */
+export function publicBaseUrl(config: Config, boundPort: number): string {
+  if (config.publicUrl) return config.publicUrl;
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  const shown = host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host;
+  return `http://${shown}:${boundPort}`;
+}
+
+/** Environment variables documented in the README, for `ragd help`. */
+export function settingsTable(): { flag: string; env: string }[] {
+  return SETTINGS.map((s) => ({ flag: `--${s.flag}`, env: s.env }));
+}

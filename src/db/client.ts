@@ -1,0 +1,50 @@
+/**
+ * Opens the SQLite database (WAL, busy timeout, foreign keys) and applies the
+ * migrations embedded in the binary. Safe to call on an existing data dir and
+ * from a second process (the CLI) while a server runs.
+ */
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { migrations } from "./migrations/index";
+import * as schema from "./schema";
+
+export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
+
+/** Opens `<dataDir>/ragd.db`, creating the directory if needed, and migrates it. */
+export function openDb(dataDir: string): Db {
+  mkdirSync(dataDir, { recursive: true });
+  const sqlite = new Database(join(dataDir, "ragd.db"), { create: true, strict: true });
+  sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec("PRAGMA journal_mode = WAL");
+  sqlite.exec("PRAGMA synchronous = NORMAL");
+  sqlite.exec("PRAGMA foreign_keys = ON");
+  migrate(sqlite);
+  return drizzle({ client: sqlite, schema }) as Db;
+}
+
+/** Applies every embedded migration not yet recorded, each in its own transaction. */
+export function migrate(sqlite: Database): void {
+  sqlite.exec(
+    "CREATE TABLE IF NOT EXISTS _migrations (tag TEXT PRIMARY KEY, applied_at TEXT NOT NULL)",
+  );
+  for (const m of migrations) {
+    // BEGIN IMMEDIATE takes the write lock first, so two processes starting
+    // together cannot both apply the same migration.
+    sqlite.exec("BEGIN IMMEDIATE");
+    try {
+      const done = sqlite.query("SELECT 1 FROM _migrations WHERE tag = ?").get(m.tag);
+      if (!done) {
+        for (const stmt of m.sql.split("--> statement-breakpoint")) {
+          if (stmt.trim()) sqlite.exec(stmt);
+        }
+        sqlite.query("INSERT INTO _migrations (tag, applied_at) VALUES (?, ?)").run(m.tag, new Date().toISOString());
+      }
+      sqlite.exec("COMMIT");
+    } catch (err) {
+      sqlite.exec("ROLLBACK");
+      throw err;
+    }
+  }
+}

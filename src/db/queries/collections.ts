@@ -1,0 +1,108 @@
+/**
+ * Named queries on collections: pipelines and knowledge bases are both rows here,
+ * told apart by `kind`. Status and counts are derived from their documents.
+ */
+import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../client";
+import { collections, documents, type Collection, type NewCollection } from "../schema";
+
+export type CollectionKind = Collection["kind"];
+export type CollectionStatus = "empty" | "processing" | "error" | "ready";
+
+export interface CollectionStats {
+  status: CollectionStatus;
+  sourceCount: number;
+  chunkCount: number;
+}
+
+/** SQL that derives a collection's status from its documents (CONTRACT 4). */
+const statusSql = sql<CollectionStatus>`(
+  SELECT CASE
+    WHEN count(*) = 0 THEN 'empty'
+    WHEN sum(d.status IN ('queued','processing')) > 0 THEN 'processing'
+    WHEN sum(d.status = 'failed') > 0 THEN 'error'
+    ELSE 'ready' END
+  FROM ${documents} d WHERE d.collection_id = ${collections.id})`;
+const sourceCountSql = sql<number>`(SELECT count(*) FROM ${documents} d WHERE d.collection_id = ${collections.id})`;
+const chunkCountSql = sql<number>`(SELECT coalesce(sum(d.chunk_count), 0) FROM ${documents} d WHERE d.collection_id = ${collections.id})`;
+
+const withStats = {
+  row: collections,
+  status: statusSql,
+  sourceCount: sourceCountSql,
+  chunkCount: chunkCountSql,
+};
+
+export type CollectionWithStats = { row: Collection } & CollectionStats;
+
+export function insertCollection(db: Db, c: NewCollection): void {
+  db.insert(collections).values(c).run();
+}
+
+/** One collection of a user, with its derived stats; undefined when not theirs. */
+export function findCollection(db: Db, userId: string, kind: CollectionKind, id: string): CollectionWithStats | undefined {
+  return db
+    .select(withStats)
+    .from(collections)
+    .where(and(eq(collections.id, id), eq(collections.userId, userId), eq(collections.kind, kind)))
+    .get();
+}
+
+export function findCollectionById(db: Db, id: string): Collection | undefined {
+  return db.select().from(collections).where(eq(collections.id, id)).get();
+}
+
+export interface ListFilter {
+  userId: string;
+  kind: CollectionKind;
+  search?: string;
+  status?: CollectionStatus;
+  limit: number;
+  offset: number;
+}
+
+/** A page of a user's collections, newest first, with the total that matched. */
+export function listCollections(db: Db, f: ListFilter): { rows: CollectionWithStats[]; total: number } {
+  const where: SQL[] = [eq(collections.userId, f.userId), eq(collections.kind, f.kind)];
+  if (f.search) where.push(sql`instr(lower(${collections.name}), lower(${f.search})) > 0`);
+  if (f.status) where.push(sql`${statusSql} = ${f.status}`);
+  const cond = and(...where);
+  const total = db.select({ n: count() }).from(collections).where(cond).get()?.n ?? 0;
+  const rows = db
+    .select(withStats)
+    .from(collections)
+    .where(cond)
+    .orderBy(desc(collections.createdAt), desc(collections.id))
+    .limit(f.limit)
+    .offset(f.offset)
+    .all();
+  return { rows, total };
+}
+
+export function countCollections(db: Db, userId: string, kind: CollectionKind): number {
+  return (
+    db
+      .select({ n: count() })
+      .from(collections)
+      .where(and(eq(collections.userId, userId), eq(collections.kind, kind)))
+      .get()?.n ?? 0
+  );
+}
+
+export function updateCollection(db: Db, id: string, patch: Partial<NewCollection>): void {
+  db.update(collections).set(patch).where(eq(collections.id, id)).run();
+}
+
+/** Deletes the row; documents, tasks and keys go with it (ON DELETE CASCADE). */
+export function deleteCollectionRow(db: Db, id: string): void {
+  db.delete(collections).where(eq(collections.id, id)).run();
+}
+
+/** The distinct embedding models of all collections. */
+export function modelsInUse(db: Db): string[] {
+  return db
+    .selectDistinct({ m: collections.embeddingModel })
+    .from(collections)
+    .all()
+    .map((r) => r.m);
+}

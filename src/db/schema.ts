@@ -1,0 +1,140 @@
+/**
+ * Every table ragd stores in SQLite. Pipelines and knowledge bases are both
+ * "collections" (one engine, two faces); their sources/documents are "documents".
+ * Timestamps are ISO 8601 strings (UTC), ids are UUIDv7 strings (time-ordered).
+ */
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export const users = sqliteTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    email: text("email").notNull(),
+    passwordHash: text("password_hash").notNull(),
+    tier: text("tier", { enum: ["free", "pro", "unlimited"] }).notNull().default("free"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("users_email_unique").on(sql`lower(${t.email})`)],
+);
+
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: text("created_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [index("sessions_user_idx").on(t.userId)],
+);
+
+export const collections = sqliteTable(
+  "collections",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ["pipeline", "kb"] }).notNull(),
+    name: text("name").notNull(),
+    description: text("description"),
+    chunkingStrategy: text("chunking_strategy").notNull(),
+    chunkSize: integer("chunk_size").notNull(),
+    chunkOverlap: integer("chunk_overlap").notNull(),
+    embeddingModel: text("embedding_model").notNull(),
+    embeddingDimensions: integer("embedding_dimensions"),
+    vectorProvider: text("vector_provider").notNull(),
+    retrievalTopK: integer("retrieval_top_k").notNull(),
+    /** Index generation that queries read; a re-index builds generation+1 and then switches. */
+    activeGeneration: integer("active_generation").notNull().default(1),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("collections_user_kind_idx").on(t.userId, t.kind, t.id)],
+);
+
+export const documents = sqliteTable(
+  "documents",
+  {
+    id: text("id").primaryKey(),
+    collectionId: text("collection_id")
+      .notNull()
+      .references(() => collections.id, { onDelete: "cascade" }),
+    type: text("type", { enum: ["text", "file", "url", "api"] }).notNull(),
+    name: text("name").notNull(),
+    content: text("content"),
+    url: text("url"),
+    fileName: text("file_name"),
+    fileSize: integer("file_size"),
+    /** Relative path under data/files once the bytes are stored. */
+    filePath: text("file_path"),
+    status: text("status", {
+      enum: ["awaiting_upload", "queued", "processing", "ready", "failed"],
+    }).notNull(),
+    error: text("error"),
+    chunkCount: integer("chunk_count").notNull().default(0),
+    progressDone: integer("progress_done").notNull().default(0),
+    progressTotal: integer("progress_total").notNull().default(0),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+    indexedAt: text("indexed_at"),
+  },
+  (t) => [index("documents_collection_idx").on(t.collectionId, t.id)],
+);
+
+export const tasks = sqliteTable(
+  "tasks",
+  {
+    id: text("id").primaryKey(),
+    documentId: text("document_id")
+      .notNull()
+      .references(() => documents.id, { onDelete: "cascade" }),
+    collectionId: text("collection_id")
+      .notNull()
+      .references(() => collections.id, { onDelete: "cascade" }),
+    /** Index generation this task writes into. */
+    generation: integer("generation").notNull(),
+    status: text("status", { enum: ["queued", "processing", "succeeded", "failed"] }).notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    leaseUntil: text("lease_until"),
+    runAfter: text("run_after").notNull(),
+    lastError: text("last_error"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    index("tasks_status_run_idx").on(t.status, t.runAfter),
+    index("tasks_document_idx").on(t.documentId),
+  ],
+);
+
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    collectionId: text("collection_id")
+      .notNull()
+      .references(() => collections.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    prefix: text("prefix").notNull(),
+    keyHash: text("key_hash").notNull(),
+    createdAt: text("created_at").notNull(),
+    lastUsedAt: text("last_used_at"),
+  },
+  (t) => [
+    uniqueIndex("api_keys_hash_unique").on(t.keyHash),
+    index("api_keys_collection_idx").on(t.collectionId),
+  ],
+);
+
+export type User = typeof users.$inferSelect;
+export type Session = typeof sessions.$inferSelect;
+export type Collection = typeof collections.$inferSelect;
+export type NewCollection = typeof collections.$inferInsert;
+export type DocumentRow = typeof documents.$inferSelect;
+export type Task = typeof tasks.$inferSelect;
+export type ApiKey = typeof apiKeys.$inferSelect;
+export type Tier = User["tier"];

@@ -1,0 +1,16 @@
+/** Request and response schemas of the account endpoints. */
+import { t } from "elysia";
+
+export const Credentials = t.Object({
+  email: t.String({ format: "email", maxLength: 320, description: "Case-insensitive, unique." }),
+  password: t.String({ minLength: 8, maxLength: 1024 }),
+});
+
+export const UserModel = t.Object({
+  id: t.String(),
+  email: t.String(),
+  tier: t.Union([t.Literal("free"), t.Literal("pro"), t.Literal("unlimited")]),
+  createdAt: t.String({ format: "date-time" }),
+});
+
+export const UserEnvelope = t.Object({ user: UserModel });

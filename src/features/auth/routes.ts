@@ -1,0 +1,65 @@
+/**
+ * Account routes: POST /api/auth/signup, POST /api/auth/login,
+ * POST /api/auth/logout, GET /api/auth/me.
+ */
+import { Elysia } from "elysia";
+import { readCookie, sessionAuth } from "../../http/auth";
+import { checkCsrf, isHttps } from "../../http/csrf";
+import { ErrorBody } from "../../http/models";
+import { Credentials, UserEnvelope } from "./model";
+import { SESSION_COOKIE, SESSION_DAYS, publicUser, type AuthService } from "./service";
+
+/** The Set-Cookie value for a session token (or for clearing it). */
+function sessionCookie(token: string, request: Request, maxAge = SESSION_DAYS * 86_400): string {
+  const secure = isHttps(request) ? "; Secure" : "";
+  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure}`;
+}
+
+export function authRoutes(auth: AuthService) {
+  return new Elysia({ prefix: "/api/auth", tags: ["Accounts"] })
+    .use(sessionAuth(auth))
+    .post(
+      "/signup",
+      async ({ body, request, set }) => {
+        checkCsrf(request);
+        const { user, token } = await auth.signup(body.email, body.password);
+        set.status = 201;
+        set.headers["set-cookie"] = sessionCookie(token, request);
+        return { user: publicUser(user) };
+      },
+      {
+        body: Credentials,
+        response: { 201: UserEnvelope, 400: ErrorBody, 403: ErrorBody, 409: ErrorBody },
+        detail: { summary: "Create an account and sign in" },
+      },
+    )
+    .post(
+      "/login",
+      async ({ body, request, set }) => {
+        checkCsrf(request);
+        const { user, token } = await auth.login(body.email, body.password);
+        set.headers["set-cookie"] = sessionCookie(token, request);
+        return { user: publicUser(user) };
+      },
+      {
+        body: Credentials,
+        response: { 200: UserEnvelope, 400: ErrorBody, 401: ErrorBody, 429: ErrorBody },
+        detail: { summary: "Sign in; sets the ragd_session cookie" },
+      },
+    )
+    .post(
+      "/logout",
+      ({ request, set }) => {
+        checkCsrf(request);
+        auth.logout(readCookie(request, SESSION_COOKIE));
+        set.status = 204;
+        set.headers["set-cookie"] = sessionCookie("", request, 0);
+      },
+      { detail: { summary: "Sign out; ends the session on the server" } },
+    )
+    .get("/me", ({ user }) => ({ user: publicUser(user) }), {
+      session: true,
+      response: { 200: UserEnvelope, 401: ErrorBody },
+      detail: { summary: "The signed-in user" },
+    });
+}

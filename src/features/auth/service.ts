@@ -1,0 +1,118 @@
+/**
+ * Accounts and sessions: sign-up, sign-in with a failure limit, session tokens
+ * (random, 256 bits, only their SHA-256 stored, sliding 30-day lifetime).
+ */
+import type { Config, TierName } from "../../config";
+import type { Db } from "../../db/client";
+import {
+  deleteSession,
+  extendSession,
+  findUserByEmail,
+  findUserBySession,
+  insertSession,
+  insertUser,
+} from "../../db/queries/users";
+import type { User } from "../../db/schema";
+import { AppError } from "../../http/errors";
+import { randomToken, sha256 } from "../../tools/crypto";
+import { FailureLimiter } from "../../tools/rate-limit";
+
+export const SESSION_COOKIE = "ragd_session";
+export const SESSION_DAYS = 30;
+const DAY_MS = 86_400_000;
+
+export interface PublicUser {
+  id: string;
+  email: string;
+  tier: TierName;
+  createdAt: string;
+}
+
+export const publicUser = (u: User): PublicUser => ({ id: u.id, email: u.email, tier: u.tier, createdAt: u.createdAt });
+
+/** Creates a user; used by sign-up and by `ragd user create`. */
+export async function createUser(db: Db, email: string, password: string, tier: TierName): Promise<User> {
+  if (findUserByEmail(db, email)) throw new AppError("conflict", `a user with email ${email} already exists`);
+  const user: User = {
+    id: Bun.randomUUIDv7(),
+    email: email.trim(),
+    passwordHash: await Bun.password.hash(password, { algorithm: "argon2id" }),
+    tier,
+    createdAt: new Date().toISOString(),
+  };
+  try {
+    insertUser(db, user);
+  } catch (err) {
+    // Two sign-ups racing for one email: the unique index decides.
+    if (String(err).includes("UNIQUE")) throw new AppError("conflict", `a user with email ${email} already exists`);
+    throw err;
+  }
+  return user;
+}
+
+export class AuthService {
+  private readonly failures = new FailureLimiter(10, 15 * 60_000);
+
+  constructor(
+    private readonly db: Db,
+    private readonly config: Pick<Config, "signup" | "defaultTier">,
+  ) {}
+
+  async signup(email: string, password: string): Promise<{ user: User; token: string }> {
+    if (this.config.signup === "closed") {
+      throw new AppError("signup_closed", "sign-up is closed on this server; ask an administrator to create your account");
+    }
+    const user = await createUser(this.db, email, password, this.config.defaultTier);
+    return { user, token: this.startSession(user.id) };
+  }
+
+  async login(email: string, password: string): Promise<{ user: User; token: string }> {
+    const key = email.trim().toLowerCase();
+    const wait = this.failures.retryAfter(key);
+    if (wait > 0) {
+      throw new AppError("rate_limited", "too many failed sign-in attempts; try again later", undefined, {
+        "retry-after": String(wait),
+      });
+    }
+    const user = findUserByEmail(this.db, email);
+    // Verify against a dummy hash when the user is unknown, so timing does not tell.
+    const ok = await Bun.password.verify(password, user?.passwordHash ?? (await dummyHash()));
+    if (!user || !ok) {
+      this.failures.fail(key);
+      throw new AppError("unauthenticated", "wrong email or password");
+    }
+    this.failures.reset(key);
+    return { user, token: this.startSession(user.id) };
+  }
+
+  logout(token: string | undefined): void {
+    if (token) deleteSession(this.db, sha256(token));
+  }
+
+  /** The user of a live session; slides the expiry forward at most once a day. */
+  userForToken(token: string): User | undefined {
+    const now = Date.now();
+    const hash = sha256(token);
+    const found = findUserBySession(this.db, hash, new Date(now).toISOString());
+    if (!found) return undefined;
+    if (Date.parse(found.expiresAt) < now + (SESSION_DAYS - 1) * DAY_MS) {
+      extendSession(this.db, hash, new Date(now + SESSION_DAYS * DAY_MS).toISOString());
+    }
+    return found.user;
+  }
+
+  private startSession(userId: string): string {
+    const token = randomToken(32);
+    const now = Date.now();
+    insertSession(this.db, {
+      tokenHash: sha256(token),
+      userId,
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + SESSION_DAYS * DAY_MS).toISOString(),
+    });
+    return token;
+  }
+}
+
+let dummy: Promise<string> | undefined;
+const dummyHash = () => (dummy ??= Bun.password.hash("not-a-real-password", { algorithm: "argon2id" }));

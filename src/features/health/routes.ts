@@ -1,0 +1,62 @@
+/** GET /healthz (alive), GET /readyz (can serve), GET /metrics (Prometheus). */
+import { Elysia, t } from "elysia";
+import type { Config } from "../../config";
+import type { Db } from "../../db/client";
+import { modelsInUse } from "../../db/queries/collections";
+import { checkBackends } from "../../embed/health";
+import type { Metrics } from "../../http/metrics";
+import type { LanceConnection } from "../../vectors/connection";
+
+const Check = t.Object({ name: t.String(), ok: t.Boolean(), error: t.Optional(t.String()) });
+
+async function readiness(db: Db, lance: LanceConnection, config: Config) {
+  const checks: { name: string; ok: boolean; error?: string }[] = [];
+  try {
+    db.$client.query("SELECT 1").get();
+    checks.push({ name: "sqlite", ok: true });
+  } catch (err) {
+    checks.push({ name: "sqlite", ok: false, error: (err as Error).message });
+  }
+  try {
+    await lance.tableNames();
+    checks.push({ name: "lancedb", ok: true });
+  } catch (err) {
+    checks.push({ name: "lancedb", ok: false, error: (err as Error).message });
+  }
+  for (const b of await checkBackends(modelsInUse(db), config)) {
+    checks.push({ name: `embedding: ${b.backend}`, ok: b.ok, ...(b.error ? { error: b.error } : {}) });
+  }
+  return checks;
+}
+
+export function healthRoutes(db: Db, lance: LanceConnection, config: Config, metrics: Metrics) {
+  return new Elysia({ tags: ["Operations"] })
+    .get("/healthz", () => ({ status: "ok" as const }), {
+      response: t.Object({ status: t.Literal("ok") }),
+      detail: { summary: "The process is up" },
+    })
+    .get(
+      "/readyz",
+      async ({ set }) => {
+        const checks = await readiness(db, lance, config);
+        const ok = checks.every((c) => c.ok);
+        if (!ok) set.status = 503;
+        return { status: ok ? ("ready" as const) : ("unavailable" as const), checks };
+      },
+      {
+        response: {
+          200: t.Object({ status: t.Literal("ready"), checks: t.Array(Check) }),
+          503: t.Object({ status: t.Literal("unavailable"), checks: t.Array(Check) }),
+        },
+        detail: { summary: "SQLite, LanceDB and the embedding backends of pipelines in use" },
+      },
+    )
+    .get(
+      "/metrics",
+      ({ set }) => {
+        set.headers["content-type"] = "text/plain; version=0.0.4; charset=utf-8";
+        return metrics.render();
+      },
+      { detail: { summary: "Prometheus metrics" } },
+    );
+}

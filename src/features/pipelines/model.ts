@@ -1,0 +1,75 @@
+/** Request and response schemas of the pipeline endpoints (CONTRACT 4 and 5). */
+import { t } from "elysia";
+import { SourceModel } from "../sources/model";
+
+export const CHUNKING_STRATEGIES = ["recursive", "fixed", "sentence", "paragraph", "markdown", "token"] as const;
+export const VECTOR_PROVIDERS = ["lancedb"] as const;
+export const STATUSES = ["empty", "processing", "error", "ready"] as const;
+
+
+const configFields = {
+  name: t.String({ minLength: 1, maxLength: 200 }),
+  description: t.String({ maxLength: 5000 }),
+  chunkingStrategy: t.UnionEnum(CHUNKING_STRATEGIES),
+  chunkSize: t.Integer({ minimum: 50, maximum: 20000, description: "Characters (tokens for the token strategy)." }),
+  chunkOverlap: t.Integer({ minimum: 0, maximum: 19999, description: "Less than chunkSize; same unit." }),
+  embeddingModel: t.String({
+    minLength: 1,
+    maxLength: 210,
+    description: "builtin, ollama/<model>, a bare Ollama model name, or openai/<model>.",
+  }),
+  vectorProvider: t.UnionEnum(VECTOR_PROVIDERS),
+  retrievalTopK: t.Integer({ minimum: 1, maximum: 100 }),
+};
+
+export const PipelineCreate = t.Object({
+  name: configFields.name,
+  description: t.Optional(configFields.description),
+  chunkingStrategy: t.Optional(configFields.chunkingStrategy),
+  chunkSize: t.Optional(configFields.chunkSize),
+  chunkOverlap: t.Optional(configFields.chunkOverlap),
+  embeddingModel: t.Optional(configFields.embeddingModel),
+  vectorProvider: t.Optional(configFields.vectorProvider),
+  retrievalTopK: t.Optional(configFields.retrievalTopK),
+});
+
+export const PipelinePatch = t.Partial(t.Object(configFields), { minProperties: 0 });
+
+export const PipelineListQuery = t.Object({
+  page: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
+  pageSize: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 10 })),
+  search: t.Optional(t.String({ maxLength: 200 })),
+  status: t.Optional(t.UnionEnum(STATUSES)),
+});
+
+export const PipelineModel = t.Object({
+  id: t.String(),
+  name: t.String(),
+  description: t.String(),
+  chunkingStrategy: t.String(),
+  chunkSize: t.Integer(),
+  chunkOverlap: t.Integer(),
+  embeddingModel: t.String(),
+  embeddingDimensions: t.Union([t.Integer(), t.Null()], { description: "Learned on first use of the model." }),
+  vectorProvider: t.String(),
+  retrievalTopK: t.Integer(),
+  status: t.UnionEnum(STATUSES),
+  sourceCount: t.Integer(),
+  chunkCount: t.Integer(),
+  createdAt: t.String({ format: "date-time" }),
+  updatedAt: t.String({ format: "date-time" }),
+});
+
+export const PipelineDetail = t.Composite([PipelineModel, t.Object({ dataSources: t.Array(SourceModel) })]);
+
+export const PipelinePage = t.Object({
+  data: t.Array(PipelineModel),
+  page: t.Integer(),
+  pageSize: t.Integer(),
+  total: t.Integer(),
+  totalPages: t.Integer(),
+});
+
+export type PipelineCreateBody = typeof PipelineCreate.static;
+export type PipelinePatchBody = typeof PipelinePatch.static;
+export type Pipeline = typeof PipelineModel.static;

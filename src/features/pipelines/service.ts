@@ -1,0 +1,162 @@
+/**
+ * Pipelines: a user's collections of kind "pipeline". Validates settings that the
+ * schema alone cannot (overlap below size, known model), enforces tier limits and
+ * presents rows with their derived status and counts.
+ */
+import type { Config, TierName } from "../../config";
+import type { Collections } from "../../core/collections";
+import type { Db } from "../../db/client";
+import {
+  countCollections,
+  findCollection,
+  insertCollection,
+  listCollections,
+  updateCollection,
+  type CollectionStatus,
+  type CollectionWithStats,
+} from "../../db/queries/collections";
+import { listDocuments } from "../../db/queries/documents";
+import type { User } from "../../db/schema";
+import { parseModel } from "../../embed/models";
+import { AppError, notFound, type FieldProblem } from "../../http/errors";
+import { presentSource } from "../sources/present";
+import type { Pipeline, PipelineCreateBody, PipelinePatchBody } from "./model";
+
+export const TIER_LIMITS: Record<TierName, number> = { free: 1, pro: 25, unlimited: Infinity };
+
+export interface PipelineSettings {
+  chunkingStrategy: string;
+  chunkSize: number;
+  chunkOverlap: number;
+  embeddingModel: string;
+}
+
+/** Checks the rules that span fields; throws invalid_request with details. */
+export function checkSettings(s: PipelineSettings, openaiConfigured: boolean): void {
+  const problems: FieldProblem[] = [];
+  if (s.chunkOverlap >= s.chunkSize) {
+    problems.push({ field: "chunkOverlap", message: `must be less than chunkSize (${s.chunkSize})` });
+  }
+  const model = parseModel(s.embeddingModel, openaiConfigured);
+  if ("error" in model) problems.push({ field: "embeddingModel", message: model.error });
+  if (problems.length) {
+    throw new AppError("invalid_request", `${problems[0]!.field}: ${problems[0]!.message}`, problems);
+  }
+}
+
+/** The public shape of a pipeline row. */
+export function presentPipeline(c: CollectionWithStats): Pipeline {
+  const r = c.row;
+  return {
+    id: r.id,
+    name: r.name,
+    description: r.description ?? "",
+    chunkingStrategy: r.chunkingStrategy,
+    chunkSize: r.chunkSize,
+    chunkOverlap: r.chunkOverlap,
+    embeddingModel: r.embeddingModel,
+    embeddingDimensions: r.embeddingDimensions,
+    vectorProvider: r.vectorProvider,
+    retrievalTopK: r.retrievalTopK,
+    status: c.status,
+    sourceCount: Number(c.sourceCount),
+    chunkCount: Number(c.chunkCount),
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+  };
+}
+
+export class PipelineService {
+  constructor(
+    private readonly db: Db,
+    private readonly collections: Collections,
+    private readonly config: Pick<Config, "defaultEmbeddingModel" | "openaiUrl">,
+  ) {}
+
+  create(user: User, body: PipelineCreateBody): Pipeline {
+    const settings = {
+      chunkingStrategy: body.chunkingStrategy ?? "recursive",
+      chunkSize: body.chunkSize ?? 1000,
+      chunkOverlap: body.chunkOverlap ?? Math.min(200, Math.floor((body.chunkSize ?? 1000) / 5)),
+      embeddingModel: body.embeddingModel ?? this.config.defaultEmbeddingModel,
+    };
+    checkSettings(settings, this.config.openaiUrl !== null);
+    const now = new Date().toISOString();
+    const id = Bun.randomUUIDv7();
+    // Count and insert in one transaction so two racing creates cannot both pass the limit.
+    this.db.transaction((tx) => {
+      const limit = TIER_LIMITS[user.tier];
+      const have = countCollections(tx as unknown as Db, user.id, "pipeline");
+      if (have >= limit) {
+        throw new AppError(
+          "tier_limit_reached",
+          `the ${user.tier} tier allows ${limit} pipeline${limit === 1 ? "" : "s"}; delete one or ask an administrator for a higher tier`,
+        );
+      }
+      insertCollection(tx as unknown as Db, {
+        id,
+        userId: user.id,
+        kind: "pipeline",
+        name: body.name.trim() || body.name,
+        description: body.description ?? "",
+        ...settings,
+        vectorProvider: body.vectorProvider ?? "lancedb",
+        retrievalTopK: body.retrievalTopK ?? 5,
+        createdAt: now,
+        updatedAt: now,
+      });
+    });
+    return this.get(user, id);
+  }
+
+  list(user: User, q: { page?: number; pageSize?: number; search?: string; status?: CollectionStatus }) {
+    const page = q.page ?? 1;
+    const pageSize = q.pageSize ?? 10;
+    const { rows, total } = listCollections(this.db, {
+      userId: user.id,
+      kind: "pipeline",
+      search: q.search?.trim() || undefined,
+      status: q.status,
+      limit: pageSize,
+      offset: (page - 1) * pageSize,
+    });
+    return { data: rows.map(presentPipeline), page, pageSize, total, totalPages: Math.ceil(total / pageSize) };
+  }
+
+  /** The pipeline row with stats; 404 when missing or not the user's. */
+  find(user: User, id: string): CollectionWithStats {
+    const found = findCollection(this.db, user.id, "pipeline", id);
+    if (!found) throw notFound("pipeline");
+    return found;
+  }
+
+  get(user: User, id: string): Pipeline {
+    return presentPipeline(this.find(user, id));
+  }
+
+  detail(user: User, id: string) {
+    const p = this.get(user, id);
+    return { ...p, dataSources: listDocuments(this.db, id).map(presentSource) };
+  }
+
+  /** Updates settings; never re-indexes (POST .../reindex does). */
+  update(user: User, id: string, patch: PipelinePatchBody): Pipeline {
+    const current = this.find(user, id).row;
+    const merged = { ...current, ...stripUndefined(patch) };
+    checkSettings(merged, this.config.openaiUrl !== null);
+    if (Object.keys(stripUndefined(patch)).length > 0) {
+      updateCollection(this.db, id, { ...stripUndefined(patch), updatedAt: new Date().toISOString() });
+    }
+    return this.get(user, id);
+  }
+
+  async remove(user: User, id: string): Promise<{ deleted: true; id: string }> {
+    this.find(user, id);
+    await this.collections.deleteCollection(id);
+    return { deleted: true, id };
+  }
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

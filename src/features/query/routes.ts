@@ -1,0 +1,21 @@
+/** POST /api/rag/query: the one endpoint that takes a pipeline API key. */
+import { Elysia } from "elysia";
+import { ErrorBody } from "../../http/models";
+import { QueryBody, QueryResponse } from "./model";
+import type { QueryService } from "./service";
+
+export function queryRoutes(queries: QueryService) {
+  return (
+    new Elysia({ tags: ["Query"] })
+      // derive runs before body validation, so a bad key is 401 whatever the body says.
+      .derive({ as: "local" }, ({ request }) => ({ pipeline: queries.admit(request.headers.get("authorization")) }))
+      .post("/api/rag/query", ({ body, pipeline }) => queries.query(pipeline, body), {
+        body: QueryBody,
+        response: { 200: QueryResponse, 400: ErrorBody, 401: ErrorBody, 429: ErrorBody, 503: ErrorBody },
+        detail: {
+          summary: "Query a pipeline with its API key",
+          security: [{ apiKey: [] }],
+        },
+      })
+  );
+}

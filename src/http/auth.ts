@@ -1,0 +1,56 @@
+/**
+ * Session authentication for the dashboard-facing API. A route opts in with
+ * `{ session: true }` and receives `user`. Checks run before the body is
+ * validated, in this order: a `rag_` API key anywhere in the credentials → 403
+ * api_key_not_allowed; no live session → 401; the CSRF rule → 403.
+ */
+import { Elysia } from "elysia";
+import type { User } from "../db/schema";
+import { SESSION_COOKIE, type AuthService } from "../features/auth/service";
+import { checkCsrf } from "./csrf";
+import { AppError } from "./errors";
+
+/** True when the request carries a pipeline API key in any usual place. */
+function carriesApiKey(request: Request, sessionCookie: string | undefined): boolean {
+  const auth = request.headers.get("authorization") ?? "";
+  const apiKeyHeader = request.headers.get("x-api-key") ?? "";
+  return /\brag_/.test(auth) || apiKeyHeader.startsWith("rag_") || (sessionCookie ?? "").startsWith("rag_");
+}
+
+/** Reads one cookie from the Cookie header. */
+export function readCookie(request: Request, name: string): string | undefined {
+  const header = request.headers.get("cookie");
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return undefined;
+}
+
+/** The signed-in user of a request, or the reason there is none. */
+export function authenticateSession(auth: AuthService, request: Request): User {
+  const token = readCookie(request, SESSION_COOKIE);
+  if (carriesApiKey(request, token)) {
+    throw new AppError("api_key_not_allowed", "API keys only work on POST /api/rag/query; sign in to manage pipelines");
+  }
+  const user = token ? auth.userForToken(token) : undefined;
+  if (!user) throw new AppError("unauthenticated", "sign in first (no valid session cookie)");
+  checkCsrf(request);
+  return user;
+}
+
+/** The `session` macro: resolves the signed-in user or rejects the request. */
+export function sessionAuth(auth: AuthService) {
+  const users = new WeakMap<Request, User>();
+  return new Elysia({ name: "session-auth" }).macro({
+    session: {
+      transform({ request }) {
+        users.set(request, authenticateSession(auth, request));
+      },
+      resolve({ request }) {
+        return { user: users.get(request) ?? authenticateSession(auth, request) };
+      },
+    },
+  });
+}

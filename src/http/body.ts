@@ -1,0 +1,58 @@
+/**
+ * JSON body parsing with a size limit. ragd's JSON endpoints accept only
+ * `application/json`; a body over the limit is 413 before it is all read, and a
+ * malformed one is 400. Routes that take raw bytes or multipart opt out with
+ * `parse: "none"` and read the stream themselves (see files/).
+ */
+import { Elysia } from "elysia";
+import { AppError } from "./errors";
+
+/** Reads a request body as text, failing with 413 once `limit` bytes are exceeded. */
+export async function readTextLimited(request: Request, limit: number): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "NaN");
+  if (declared > limit) throw tooLarge(limit);
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel();
+      throw tooLarge(limit);
+    }
+    parts.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(parts));
+}
+
+function tooLarge(limit: number): AppError {
+  return new AppError("payload_too_large", `the request body is larger than ${limit} bytes`);
+}
+
+/** True when the request carries a body (or says it does). */
+export function hasBody(request: Request): boolean {
+  const len = request.headers.get("content-length");
+  if (len !== null) return Number(len) > 0;
+  return request.headers.has("transfer-encoding");
+}
+
+/** The global JSON parser. */
+export function jsonBody(maxBytes: number) {
+  return new Elysia({ name: "json-body" }).onParse({ as: "global" }, async ({ request, contentType }) => {
+    const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+    if (type === "application/json" || type.endsWith("+json")) {
+      const text = await readTextLimited(request, maxBytes);
+      if (text.trim() === "") return {};
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw new AppError("invalid_request", "the request body is not valid JSON");
+      }
+    }
+    if (!hasBody(request)) return {};
+    throw new AppError("unsupported_media_type", "send the body as JSON with Content-Type: application/json");
+  });
+}

@@ -1,0 +1,144 @@
+/**
+ * The one error class and the one error handler. Every failure leaves ragd as
+ * `{"error": {"code", "message", "details?"}}` with a stable code; the cause of an
+ * unexpected error is logged with the request id and never sent.
+ */
+import { Elysia } from "elysia";
+import type { Logger } from "../log";
+
+export type ErrorCode =
+  | "invalid_request"
+  | "unauthenticated"
+  | "invalid_api_key"
+  | "api_key_not_allowed"
+  | "tier_limit_reached"
+  | "csrf_rejected"
+  | "signup_closed"
+  | "forbidden"
+  | "not_found"
+  | "method_not_allowed"
+  | "conflict"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "rate_limited"
+  | "internal_error"
+  | "embedding_unavailable";
+
+const STATUS: Record<ErrorCode, number> = {
+  invalid_request: 400,
+  unauthenticated: 401,
+  invalid_api_key: 401,
+  api_key_not_allowed: 403,
+  tier_limit_reached: 403,
+  csrf_rejected: 403,
+  signup_closed: 403,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  embedding_unavailable: 503,
+};
+
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+/** A failure with a public code and a message a person can act on. */
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: FieldProblem[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.status = STATUS[code];
+  }
+}
+
+/** Shorthand for the common 404: existence of other users' things is never leaked. */
+export const notFound = (what: string) => new AppError("not_found", `${what} not found`);
+
+/** Builds the JSON error response for an AppError. */
+export function errorResponse(err: AppError, requestId?: string): Response {
+  const body: Record<string, unknown> = { code: err.code, message: err.message };
+  if (err.details) body.details = err.details;
+  if (requestId && err.status >= 500) body.requestId = requestId;
+  const headers: Record<string, string> = { "content-type": "application/json", ...err.headers };
+  if (requestId) headers["x-request-id"] = requestId;
+  return new Response(JSON.stringify({ error: body }), { status: err.status, headers });
+}
+
+interface ValidationLike {
+  all?: { path?: string; message?: string; summary?: string }[];
+  type?: string;
+}
+
+/** Translates Elysia's schema errors into field problems a client can show. */
+function validationDetails(error: unknown): FieldProblem[] {
+  const all = (error as ValidationLike).all ?? [];
+  const seen = new Set<string>();
+  const out: FieldProblem[] = [];
+  for (const e of all) {
+    const field = (e.path ?? "").replace(/^\//, "").replace(/\//g, ".") || "(body)";
+    const message = e.summary ?? e.message ?? "is invalid";
+    const k = `${field}:${message}`;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    out.push({ field, message });
+  }
+  return out.slice(0, 20);
+}
+
+/** Maps any thrown value to an AppError; unknown errors become a logged 500. */
+export function toAppError(code: string | number, error: unknown, log: Logger, requestId: string): AppError {
+  if (error instanceof AppError) return error;
+  switch (code) {
+    case "VALIDATION": {
+      const where = (error as ValidationLike).type ?? "body";
+      const details = validationDetails(error);
+      const first = details[0];
+      const msg = first ? `${first.field}: ${first.message}` : `the request ${where} is invalid`;
+      return new AppError("invalid_request", msg, details);
+    }
+    case "PARSE":
+      return new AppError("invalid_request", "the request body is not valid JSON");
+    case "NOT_FOUND":
+      return new AppError("not_found", "no such route");
+    case "INVALID_COOKIE_SIGNATURE":
+      return new AppError("unauthenticated", "sign in first");
+  }
+  log.error("unexpected error", { requestId, error: error instanceof Error ? error : String(error), stack: (error as Error)?.stack });
+  return new AppError("internal_error", `something went wrong on our side (request ${requestId})`);
+}
+
+/** The status of error responses, for the request log and metrics. */
+export const errorStatus = new WeakMap<Request, number>();
+
+/** The global error handler plugin. */
+export function errorHandler(log: Logger) {
+  return new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, request }) => {
+    const requestId = requestIdOf(request);
+    const appError = toAppError(code, error, log, requestId);
+    errorStatus.set(request, appError.status);
+    return errorResponse(appError, requestId);
+  });
+}
+
+const ids = new WeakMap<Request, string>();
+
+/** The id given to a request when it arrived (see http/request-log.ts). */
+export function requestIdOf(request: Request): string {
+  let id = ids.get(request);
+  if (!id) {
+    id = crypto.randomUUID();
+    ids.set(request, id);
+  }
+  return id;
+}

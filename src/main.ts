@@ -1,0 +1,52 @@
+/**
+ * Entry point: argv → command. Bad flags or values print one line and exit 2.
+ */
+import { helpText } from "./cli/help";
+import { serveCommand } from "./cli/serve";
+import { userCreateCommand, userSetTierCommand } from "./cli/user";
+import { ConfigError, loadConfig, parseFlags } from "./config";
+import { version } from "./version";
+
+async function run(argv: string[]): Promise<number | undefined> {
+  const [cmd, sub, ...rest] = argv;
+  switch (cmd) {
+    case "serve": {
+      const { config } = loadConfig(parseFlags(argv.slice(1)));
+      await serveCommand(config);
+      return undefined; // keeps running
+    }
+    case "user": {
+      const own = ["email", "password", "tier"];
+      const { config, rest: flags } = loadConfig(parseFlags(rest), process.env, own);
+      if (sub === "create") return userCreateCommand(config, flags);
+      if (sub === "set-tier") return userSetTierCommand(config, flags);
+      throw new ConfigError(`unknown command "user ${sub ?? ""}"; use "user create" or "user set-tier"`);
+    }
+    case "version":
+    case "--version":
+      console.log(`ragd ${version}`);
+      return 0;
+    case "help":
+    case "--help":
+    case "-h":
+    case undefined:
+      console.log(helpText());
+      return 0;
+    default:
+      throw new ConfigError(`unknown command "${cmd}"; run "ragd help"`);
+  }
+}
+
+run(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== undefined) process.exit(code);
+  },
+  (err) => {
+    if (err instanceof ConfigError) {
+      console.error(`ragd: ${err.message}`);
+      process.exit(2);
+    }
+    console.error(`ragd: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);
