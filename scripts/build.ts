@@ -1,0 +1,13 @@
+/**
+ * Builds the single executable `dist/ragd`: the dashboard bundle first (it is
+ * embedded), then `bun build --compile` of src/main.ts with everything inside.
+ */
+import { $ } from "bun";
+import { join } from "node:path";
+
+const root = join(import.meta.dir, "..");
+const out = join(root, "dist", "ragd");
+
+await $`bun ${join(root, "scripts", "build-dashboard.ts")}`.cwd(root);
+await $`bun build --compile --minify-syntax --minify-whitespace --sourcemap=none ${join(root, "src", "main.ts")} --outfile ${out}`.cwd(root);
+console.log(`built ${out}`);
