@@ -36,7 +36,7 @@ function tooLarge(limit: number): AppError {
 export function hasBody(request: Request): boolean {
   const len = request.headers.get("content-length");
   if (len !== null) return Number(len) > 0;
-  return request.headers.has("transfer-encoding");
+  return request.body !== null;
 }
 
 /** The global JSON parser. */

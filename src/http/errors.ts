@@ -99,6 +99,9 @@ function validationDetails(error: unknown): FieldProblem[] {
 /** Maps any thrown value to an AppError; unknown errors become a logged 500. */
 export function toAppError(code: string | number, error: unknown, log: Logger, requestId: string): AppError {
   if (error instanceof AppError) return error;
+  // Elysia wraps what a parse hook throws in its own ParseError; the cause is ours.
+  const cause = (error as { cause?: unknown })?.cause;
+  if (cause instanceof AppError) return cause;
   switch (code) {
     case "VALIDATION": {
       const where = (error as ValidationLike).type ?? "body";

@@ -16,3 +16,10 @@ export const ErrorBody = t.Object(
 export const Deleted = t.Object({ deleted: t.Literal(true), id: t.String() });
 
 export const IdParam = t.Object({ id: t.String() });
+
+/**
+ * A strict integer for JSON bodies. Elysia's `t.Integer` also accepts numeric
+ * strings ("500"), which the contract calls a wrong type; TypeBox's does not.
+ * (Query strings keep `t.Integer`, since there every value is a string.)
+ */
+export { Integer as StrictInteger } from "@sinclair/typebox";

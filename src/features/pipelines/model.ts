@@ -1,5 +1,6 @@
 /** Request and response schemas of the pipeline endpoints (CONTRACT 4 and 5). */
 import { t } from "elysia";
+import { StrictInteger } from "../../http/models";
 import { SourceModel } from "../sources/model";
 
 export const CHUNKING_STRATEGIES = ["recursive", "fixed", "sentence", "paragraph", "markdown", "token"] as const;
@@ -11,15 +12,15 @@ const configFields = {
   name: t.String({ minLength: 1, maxLength: 200 }),
   description: t.String({ maxLength: 5000 }),
   chunkingStrategy: t.UnionEnum(CHUNKING_STRATEGIES),
-  chunkSize: t.Integer({ minimum: 50, maximum: 20000, description: "Characters (tokens for the token strategy)." }),
-  chunkOverlap: t.Integer({ minimum: 0, maximum: 19999, description: "Less than chunkSize; same unit." }),
+  chunkSize: StrictInteger({ minimum: 50, maximum: 20000, description: "Characters (tokens for the token strategy)." }),
+  chunkOverlap: StrictInteger({ minimum: 0, maximum: 19999, description: "Less than chunkSize; same unit." }),
   embeddingModel: t.String({
     minLength: 1,
     maxLength: 210,
     description: "builtin, ollama/<model>, a bare Ollama model name, or openai/<model>.",
   }),
   vectorProvider: t.UnionEnum(VECTOR_PROVIDERS),
-  retrievalTopK: t.Integer({ minimum: 1, maximum: 100 }),
+  retrievalTopK: StrictInteger({ minimum: 1, maximum: 100 }),
 };
 
 export const PipelineCreate = t.Object({

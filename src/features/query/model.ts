@@ -1,11 +1,12 @@
 /** Schemas of the query endpoint (seed 2.4 and 4.1, CONTRACT 6). */
 import { t } from "elysia";
+import { StrictInteger } from "../../http/models";
 
 export const QUERY_MODES = ["vector", "keyword", "hybrid"] as const;
 
 export const QueryBody = t.Object({
   query: t.String({ minLength: 1, maxLength: 8000, description: "1..8000 characters after trimming." }),
-  topK: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: "Default: the pipeline's retrievalTopK." })),
+  topK: t.Optional(StrictInteger({ minimum: 1, maximum: 100, description: "Default: the pipeline's retrievalTopK." })),
   mode: t.Optional(t.UnionEnum(QUERY_MODES, { default: "hybrid" })),
   minScore: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
   filter: t.Optional(t.Object({ sourceIds: t.Optional(t.Array(t.String(), { maxItems: 1000 })) })),

@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { email, makeApp, type TestApp } from "./support/app";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await makeApp();
+});
+afterAll(() => t.close());
+
+describe("sign-up", () => {
+  test("creates a user, sets a hardened session cookie and returns the user", async () => {
+    const e = email();
+    const r = await t.call("POST", "/api/auth/signup", { body: { email: e, password: "password123" } });
+    expect(r.status).toBe(201);
+    expect(r.body.user).toMatchObject({ email: e, tier: "free" });
+    expect(Object.keys(r.body.user).sort()).toEqual(["createdAt", "email", "id", "tier"]);
+    const cookie = r.headers.get("set-cookie")!;
+    expect(cookie).toMatch(/^ragd_session=[A-Za-z0-9_-]{43};/);
+    expect(cookie).toContain("HttpOnly");
+    expect(cookie).toContain("SameSite=Lax");
+    expect(cookie).toContain("Path=/");
+    expect(cookie).not.toContain("Secure");
+  });
+
+  test("marks the cookie Secure when the request came over https", async () => {
+    const r = await t.call("POST", "/api/auth/signup", {
+      body: { email: email(), password: "password123" },
+      headers: { "x-forwarded-proto": "https" },
+    });
+    expect(r.headers.get("set-cookie")).toContain("Secure");
+  });
+
+  test("refuses a duplicate email, ignoring case", async () => {
+    const e = email("dup");
+    await t.signup(e);
+    const r = await t.call("POST", "/api/auth/signup", { body: { email: e.toUpperCase(), password: "password123" } });
+    expect(r.status).toBe(409);
+    expect(r.body.error.code).toBe("conflict");
+  });
+
+  const bad: [string, unknown][] = [
+    ["short password", { email: "x@example.com", password: "short" }],
+    ["missing password", { email: "x@example.com" }],
+    ["not an email", { email: "nope", password: "password123" }],
+    ["number email", { email: 5, password: "password123" }],
+    ["empty body", {}],
+    ["array body", [1, 2]],
+  ];
+  test.each(bad)("rejects %s with invalid_request", async (_name, body) => {
+    const r = await t.call("POST", "/api/auth/signup", { body });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe("invalid_request");
+    expect(typeof r.body.error.message).toBe("string");
+  });
+
+  test("is refused when sign-up is closed", async () => {
+    const closed = await makeApp({ signup: "closed" });
+    const r = await closed.call("POST", "/api/auth/signup", { body: { email: email(), password: "password123" } });
+    expect(r.status).toBe(403);
+    expect(r.body.error.code).toBe("signup_closed");
+    await closed.close();
+  });
+
+  test("gives new users the configured default tier", async () => {
+    const pro = await makeApp({ defaultTier: "pro" });
+    const r = await pro.call("POST", "/api/auth/signup", { body: { email: email(), password: "password123" } });
+    expect(r.body.user.tier).toBe("pro");
+    await pro.close();
+  });
+});
+
+describe("sessions", () => {
+  test("login gives a fresh token each time; me answers with the user; logout ends it server-side", async () => {
+    const e = email();
+    await t.signup(e, "password123");
+    const a = await t.call("POST", "/api/auth/login", { body: { email: e, password: "password123" } });
+    const b = await t.call("POST", "/api/auth/login", { body: { email: e.toUpperCase(), password: "password123" } });
+    expect(a.status).toBe(200);
+    expect(b.status).toBe(200);
+    const ca = a.headers.get("set-cookie")!.split(";")[0]!;
+    const cb = b.headers.get("set-cookie")!.split(";")[0]!;
+    expect(ca).not.toBe(cb);
+    const me = await t.call("GET", "/api/auth/me", { cookie: ca });
+    expect(me.status).toBe(200);
+    expect(me.body.user.email).toBe(e);
+    const out = await t.call("POST", "/api/auth/logout", { cookie: ca, headers: { "content-type": "application/json" } });
+    expect(out.status).toBe(204);
+    expect(out.headers.get("set-cookie")).toContain("Max-Age=0");
+    expect((await t.call("GET", "/api/auth/me", { cookie: ca })).status).toBe(401);
+    expect((await t.call("GET", "/api/auth/me", { cookie: cb })).status).toBe(200);
+  });
+
+  test("stores only a hash of the session token", async () => {
+    const cookie = await t.signup();
+    const token = cookie.split("=")[1]!;
+    const rows = t.services.db.$client.query("SELECT token_hash FROM sessions").all() as { token_hash: string }[];
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.some((r) => r.token_hash === token)).toBe(false);
+    expect(rows.every((r) => /^[0-9a-f]{64}$/.test(r.token_hash))).toBe(true);
+  });
+
+  test("wrong password and unknown user both get 401 with the same message", async () => {
+    const e = email();
+    await t.signup(e, "password123");
+    const wrong = await t.call("POST", "/api/auth/login", { body: { email: e, password: "password999" } });
+    const unknown = await t.call("POST", "/api/auth/login", { body: { email: email("ghost"), password: "password123" } });
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(wrong.body.error).toEqual(unknown.body.error);
+  });
+
+  test("me without a cookie, or with a made-up one, is 401 unauthenticated", async () => {
+    for (const cookie of [undefined, "ragd_session=made-up"]) {
+      const r = await t.call("GET", "/api/auth/me", { cookie });
+      expect(r.status).toBe(401);
+      expect(r.body.error.code).toBe("unauthenticated");
+    }
+  });
+
+  test("an expired session is refused", async () => {
+    const cookie = await t.signup();
+    t.services.db.$client.exec("UPDATE sessions SET expires_at = '2000-01-01T00:00:00.000Z'");
+    expect((await t.call("GET", "/api/auth/me", { cookie })).status).toBe(401);
+  });
+});
+
+describe("login rate limit", () => {
+  test("10 failures for one email within the window lock it with 429 and Retry-After", async () => {
+    const e = email("locked");
+    await t.signup(e, "password123");
+    for (let i = 0; i < 10; i++) {
+      const r = await t.call("POST", "/api/auth/login", { body: { email: e, password: "wrong-password" } });
+      expect(r.status).toBe(401);
+    }
+    const r = await t.call("POST", "/api/auth/login", { body: { email: e, password: "password123" } });
+    expect(r.status).toBe(429);
+    expect(r.body.error.code).toBe("rate_limited");
+    expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
+    // Another email is not affected.
+    const other = email();
+    await t.signup(other, "password123");
+    expect((await t.call("POST", "/api/auth/login", { body: { email: other, password: "password123" } })).status).toBe(200);
+  });
+});
