@@ -1,0 +1,160 @@
+/**
+ * The guarded fetcher for url and api sources (CONTRACT §8). It resolves each host itself,
+ * checks every address against the fetch rules, then connects to the checked address,
+ * never to a name resolved again: the URL carries the IP, `Host` carries the name, and
+ * for https `tls.serverName` makes Bun send SNI and verify the certificate for the name.
+ * Redirects are followed by hand so each hop is checked the same way.
+ */
+import { version } from "../../version";
+import { FetchError } from "./errors";
+import { checkHost, compileRules, type FetchRules } from "./rules";
+
+export { FetchError } from "./errors";
+
+export interface SafeFetchOptions {
+  /** Hosts, IPs or CIDRs allowed even when the built-in rules refuse them (RAGD_FETCH_ALLOW). */
+  allow: string[];
+  /** Hosts, IPs or CIDRs always refused (RAGD_FETCH_DENY). */
+  deny: string[];
+  /** For the whole request: lookups, redirects and body. Default 30 s. */
+  timeoutMs?: number;
+  maxBytes: number;
+  accept?: string;
+}
+
+export interface SafeFetchResult {
+  bytes: Uint8Array;
+  contentType: string;
+  /** The URL after redirects, with its host name (not the address connected to). */
+  finalUrl: string;
+  status: number;
+}
+
+const MAX_REDIRECTS = 5;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * GETs a URL under the fetch rules; throws FetchError (with `transient`) on any refusal or failure.
+ * @example const { bytes, contentType } = await safeFetch(url, { allow: [], deny: [], maxBytes: 50 << 20 });
+ */
+export async function safeFetch(url: string, opts: SafeFetchOptions): Promise<SafeFetchResult> {
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const signal = AbortSignal.timeout(timeoutMs);
+  const rules = compileRules(opts.allow, opts.deny);
+  let current = parseHttpUrl(url);
+  try {
+    for (let redirects = 0; ; redirects++) {
+      const res = await request(current, rules, opts.accept, signal);
+      const next = redirectTarget(res, current);
+      if (!next) return await finish(res, current, opts.maxBytes);
+      await res.body?.cancel();
+      if (redirects === MAX_REDIRECTS) throw new FetchError(`${show(url)} redirected more than ${MAX_REDIRECTS} times`, false);
+      current = next;
+    }
+  } catch (err) {
+    if (err instanceof FetchError) throw err;
+    if (signal.aborted) throw new FetchError(`${show(current)} did not answer within ${seconds(timeoutMs)}`, true, { cause: err });
+    // A certificate that does not verify will not verify on retry either.
+    const tls = /CERT|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(String((err as { code?: unknown }).code ?? ""));
+    throw new FetchError(`could not fetch ${show(current)}: ${(err as Error).message}`, !tls, { cause: err });
+  }
+}
+
+/** One hop: check the host, then try its checked addresses in order until one connects. */
+async function request(url: URL, rules: FetchRules, accept: string | undefined, signal: AbortSignal): Promise<Response> {
+  const addresses = await checkHost(url, rules, signal);
+  const literal = addresses.length === 1 && url.hostname.replace(/^\[|\]$/g, "") === addresses[0];
+  let lastError: unknown;
+  for (const address of addresses) {
+    const pinned = new URL(url);
+    pinned.hostname = address.includes(":") ? `[${address}]` : address;
+    pinned.hash = "";
+    try {
+      return await fetch(pinned, {
+        headers: { Host: url.host, Accept: accept ?? "*/*", "User-Agent": `ragd/${version}` },
+        redirect: "manual",
+        signal,
+        // Without this Bun applies HTTP(S)_PROXY and NO_PROXY, judged against the IP.
+        proxy: false,
+        tls: url.protocol === "https:" && !literal ? { serverName: url.hostname.replace(/\.+$/, "") } : undefined,
+      });
+    } catch (err) {
+      if (signal.aborted) throw err;
+      lastError = err;
+    }
+  }
+  throw lastError;
+}
+
+function redirectTarget(res: Response, from: URL): URL | null {
+  const location = res.headers.get("location");
+  if (!REDIRECTS.has(res.status) || !location) return null;
+  // Resolve against the URL with the host name: the response came from the pinned IP.
+  const next = new URL(location, from);
+  if (next.protocol !== "http:" && next.protocol !== "https:") {
+    throw new FetchError(`${show(from)} redirected to a ${next.protocol} URL, which cannot be fetched`, false);
+  }
+  return next;
+}
+
+async function finish(res: Response, url: URL, maxBytes: number): Promise<SafeFetchResult> {
+  if (!res.ok) {
+    await res.body?.cancel();
+    const transient = res.status >= 500 || res.status === 408 || res.status === 429;
+    throw new FetchError(`${show(url)} answered ${res.status}`, transient);
+  }
+  const bytes = await readCapped(res, maxBytes, url);
+  return { bytes, contentType: res.headers.get("content-type") ?? "", finalUrl: url.href, status: res.status };
+}
+
+/** Reads the body while counting, and stops as soon as it passes `maxBytes`. */
+async function readCapped(res: Response, maxBytes: number, url: URL): Promise<Uint8Array> {
+  const tooLarge = () => new FetchError(`${show(url)} is larger than the ${maxBytes}-byte limit`, false);
+  if (Number(res.headers.get("content-length") ?? 0) > maxBytes) {
+    await res.body?.cancel();
+    throw tooLarge();
+  }
+  if (!res.body) return new Uint8Array(0);
+  const reader = res.body.getReader();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    parts.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const part of parts) bytes.set(part, (at += part.byteLength) - part.byteLength);
+  return bytes;
+}
+
+function parseHttpUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new FetchError(`invalid URL: ${raw}`, false);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new FetchError(`only http and https URLs can be fetched, not ${url.protocol}`, false);
+  }
+  return url;
+}
+
+/** A URL for messages: credentials removed. */
+function show(url: URL | string): string {
+  const u = new URL(url);
+  u.username = "";
+  u.password = "";
+  return u.href;
+}
+
+function seconds(ms: number): string {
+  return ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`;
+}

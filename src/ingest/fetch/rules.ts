@@ -1,0 +1,86 @@
+/**
+ * The fetch rules (CONTRACT §8): which hosts and addresses a url/api source may reach.
+ * The deny list always wins; the allow list lets a host or address through that the
+ * built-in rules (loopback, link-local, metadata, unspecified, multicast) would refuse.
+ */
+import { lookup } from "node:dns/promises";
+import { inCidr, parseCidr, parseIp, refusedBy, type Cidr } from "./address";
+import { FetchError } from "./errors";
+
+export interface FetchRules {
+  allowHosts: string[];
+  allowNets: Cidr[];
+  denyHosts: string[];
+  denyNets: Cidr[];
+}
+
+/** Splits allow/deny entries into host names (".corp" or "*.corp" match subdomains) and CIDRs. */
+export function compileRules(allow: string[], deny: string[]): FetchRules {
+  const split = (list: string[]) => {
+    const nets = list.map(parseCidr).filter((c): c is Cidr => c !== null);
+    const hosts = list.filter((e) => !parseCidr(e)).map(normaliseHost);
+    return { nets, hosts };
+  };
+  const a = split(allow);
+  const d = split(deny);
+  return { allowHosts: a.hosts, allowNets: a.nets, denyHosts: d.hosts, denyNets: d.nets };
+}
+
+/**
+ * Resolves the URL's host and returns the addresses to connect to, after checking every one.
+ * Throws FetchError naming the rule when the host or ANY of its addresses is refused.
+ */
+export async function checkHost(url: URL, rules: FetchRules, signal: AbortSignal): Promise<string[]> {
+  const host = normaliseHost(url.hostname);
+  if (rules.denyHosts.some((p) => hostMatches(host, p))) throw refused("host", host, "deny list");
+  const allowed = rules.allowHosts.some((p) => hostMatches(host, p));
+  const literal = url.hostname.replace(/^\[|\]$/g, "");
+  if (!parseIp(literal) && !allowed && (host === "localhost" || host.endsWith(".localhost"))) {
+    throw refused("host", host, "loopback");
+  }
+  const addresses = parseIp(literal) ? [literal] : await resolve(literal, signal);
+  for (const address of addresses) {
+    const ip = parseIp(address)!;
+    if (rules.denyNets.some((c) => inCidr(ip, c))) throw refused("address", address, "deny list");
+    if (allowed || rules.allowNets.some((c) => inCidr(ip, c))) continue;
+    const rule = refusedBy(ip);
+    if (rule) throw refused("address", address, rule);
+  }
+  return addresses;
+}
+
+async function resolve(host: string, signal: AbortSignal): Promise<string[]> {
+  try {
+    const found = await abortable(lookup(host, { all: true, verbatim: true }), signal);
+    if (found.length === 0) throw Object.assign(new Error("no addresses"), { code: "ENOTFOUND" });
+    return [...new Set(found.map((a) => a.address))];
+  } catch (err) {
+    if (signal.aborted) throw err;
+    const code = (err as { code?: string }).code;
+    throw new FetchError(`could not resolve ${host} (${code ?? (err as Error).message})`, code !== "ENOTFOUND", { cause: err });
+  }
+}
+
+/** DNS lookups cannot be cancelled; stop waiting for one when the request's time is up. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+function normaliseHost(host: string): string {
+  return host.trim().toLowerCase().replace(/\.+$/, "");
+}
+
+function hostMatches(host: string, pattern: string): boolean {
+  if (pattern.startsWith("*.")) pattern = pattern.slice(1);
+  if (pattern.startsWith(".")) return host.endsWith(pattern) || host === pattern.slice(1);
+  return host === pattern;
+}
+
+function refused(what: "host" | "address", value: string, rule: string): FetchError {
+  return new FetchError(`${what} ${value} is refused by the fetch rules (${rule})`, false);
+}

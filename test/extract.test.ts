@@ -1,0 +1,149 @@
+import { describe, expect, test } from "bun:test";
+import JSZip from "jszip";
+import { PDFDocument, StandardFonts } from "pdf-lib";
+import { extract, ExtractionError } from "../src/ingest/extract";
+
+const utf8 = (s: string) => new TextEncoder().encode(s);
+
+const DOCX_PARTS: Record<string, string> = {
+  "[Content_Types].xml": `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`,
+  "_rels/.rels": `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`,
+  "word/document.xml": `<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>Ragd reads Word files.</w:t></w:r></w:p><w:p><w:r><w:t>Second paragraph here.</w:t></w:r></w:p></w:body></w:document>`,
+};
+
+/** A DOCX built with jszip; `extra` adds entries, `deflate` picks the compression. */
+async function docx(extra: Record<string, Uint8Array | string> = {}, deflate = true): Promise<Uint8Array> {
+  const zip = new JSZip();
+  for (const [name, data] of Object.entries({ ...DOCX_PARTS, ...extra })) zip.file(name, data);
+  return zip.generateAsync({ type: "uint8array", compression: deflate ? "DEFLATE" : "STORE" });
+}
+
+/** Rewrites the uncompressed size that the central directory declares for one entry. */
+function declareSize(zip: Uint8Array, name: string, size: number): Uint8Array {
+  const at = Buffer.from(zip).lastIndexOf(Buffer.from(name)) - 46;
+  expect(new DataView(zip.buffer, zip.byteOffset).getUint32(at, true)).toBe(0x02014b50);
+  new DataView(zip.buffer, zip.byteOffset).setUint32(at + 24, size, true);
+  return zip;
+}
+
+async function rejection(bytes: Uint8Array, hints = {}): Promise<Error> {
+  const err = await extract(bytes, hints).then(
+    () => new Error("extract resolved"),
+    (e: Error) => e,
+  );
+  expect(err).toBeInstanceOf(ExtractionError);
+  return err;
+}
+
+describe("pdf and docx", () => {
+  test("a PDF made with pdf-lib gives back its sentences", async () => {
+    const doc = await PDFDocument.create();
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    doc.addPage().drawText("The quick brown fox jumps over the lazy dog.", { x: 50, y: 700, font, size: 12 });
+    doc.addPage().drawText("Retrieval needs clean text.", { x: 50, y: 700, font, size: 12 });
+    doc.setTitle("Fox Paper");
+    const out = await extract(await doc.save(), {});
+    expect(out.kind).toBe("pdf");
+    expect(out.text).toContain("The quick brown fox jumps over the lazy dog.");
+    expect(out.text).toContain("Retrieval needs clean text.");
+    expect(out.title).toBe("Fox Paper");
+  });
+
+  test("a DOCX made with jszip gives back its paragraphs", async () => {
+    const out = await extract(await docx(), { fileName: "a.docx" });
+    expect(out).toMatchObject({ kind: "docx" });
+    expect(out.text).toContain("Ragd reads Word files.");
+    expect(out.text).toContain("Second paragraph here.");
+  });
+
+  test("a zip that declares a 150 MB entry is refused before inflating", async () => {
+    const bomb = declareSize(await docx({ "word/media/big.bin": "0" }, false), "word/media/big.bin", 150 * 2 ** 20);
+    const started = performance.now();
+    expect((await rejection(bomb)).message).toMatch(/zip archive refused: entry word\/media\/big.bin expands to 150/);
+    expect(performance.now() - started).toBeLessThan(200);
+  });
+
+  test("a zip with 3,000 entries is refused", async () => {
+    const many = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`word/x${i}.xml`, ""]));
+    expect((await rejection(await docx(many, false))).message).toMatch(/30\d\d entries \(limit 2000\)/);
+  });
+
+  test("an entry that inflates beyond its declared size is stopped at that size", async () => {
+    const huge = `<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${"<w:p/>".repeat(400_000)}</w:body></w:document>`;
+    const lying = declareSize(await docx({ "word/document.xml": huge }), "word/document.xml", 1000);
+    expect((await rejection(lying)).message).toMatch(/inflates beyond its declared 1000 bytes/);
+  });
+});
+
+describe("html", () => {
+  const para = (s: string) => `<p>${s} ${"Readers keep the paragraphs of the article body. ".repeat(6)}</p>`;
+  const page = `<!doctype html><html><head><title>Field Notes</title></head><body>
+    <header><a href="/">Site Header Link</a></header>
+    <nav><ul><li><a href="/a">Menu Alpha</a></li><li><a href="/b">Menu Beta</a></li></ul></nav>
+    <article><h1>Field Notes</h1>${para("Owls hunt at night.")}${para("Foxes den in spring.")}${para("Bats echolocate.")}</article>
+    <aside><a href="/c">Related Sidebar Link</a></aside><footer>Copyright Footer Text</footer></body></html>`;
+
+  test("keeps the article and the title, drops navigation", async () => {
+    const out = await extract(utf8(page), { contentType: "text/html; charset=utf-8" });
+    expect(out).toMatchObject({ kind: "html", title: "Field Notes" });
+    for (const kept of ["Owls hunt at night.", "Foxes den in spring.", "Bats echolocate."]) expect(out.text).toContain(kept);
+    for (const dropped of ["Menu Alpha", "Site Header Link", "Related Sidebar Link", "Copyright Footer Text"]) {
+      expect(out.text).not.toContain(dropped);
+    }
+  });
+
+  test("falls back to the body text of a page Readability finds nothing in", async () => {
+    const out = await extract(utf8("<ul><li>Only a list</li></ul><script>var x = 1;</script>"), { fileName: "x.html" });
+    expect(out).toEqual({ kind: "html", text: "Only a list" });
+  });
+});
+
+describe("text formats", () => {
+  test("markdown is kept as is", async () => {
+    const md = "# Title\r\n\r\nSome *text*.\n";
+    expect(await extract(utf8(md), { fileName: "notes.md" })).toEqual({ kind: "markdown", text: md });
+  });
+
+  test("csv rows keep their header names, quoted fields included", async () => {
+    const csv = 'name,role,quote\nAda,engineer,"said ""hi"", left"\nGrace,admiral,\n';
+    const out = await extract(utf8(csv), { contentType: "text/csv" });
+    expect(out).toEqual({ kind: "csv", text: 'name: Ada; role: engineer; quote: said "hi", left\nname: Grace; role: admiral' });
+  });
+
+  test("json records keep field names and nested paths", async () => {
+    const json = JSON.stringify({ data: [{ name: "Ada", role: "engineer", team: { city: "London" } }, { name: "Grace", tags: ["navy", "cobol"] }] });
+    const out = await extract(utf8(json), { url: "https://api.example.com/people.json" });
+    expect(out).toEqual({ kind: "json", text: "name: Ada\nrole: engineer\nteam.city: London\n\nname: Grace\ntags: navy, cobol" });
+  });
+
+  test("invalid json is an extraction error", async () => {
+    expect((await rejection(utf8("{nope"), { contentType: "application/json" })).message).toMatch(/invalid json/);
+  });
+
+  test("plain text loses its BOM and keeps CRLF", async () => {
+    const out = await extract(new Uint8Array([0xef, 0xbb, 0xbf, ...utf8("héllo\r\nworld")]), {});
+    expect(out).toEqual({ kind: "text", text: "héllo\r\nworld" });
+  });
+
+  test("whitespace only is 'no text found'", async () => {
+    expect((await rejection(utf8("  \n\t "), { fileName: "a.txt" })).message).toBe("no text found in text");
+  });
+});
+
+describe("unsupported content", () => {
+  const cases: [string, Uint8Array, object, RegExp][] = [
+    ["a PNG header", new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), {}, /unsupported file type: image\/png \(PNG image\)/],
+    ["random binary with NULs", new Uint8Array([0x13, 0x37, 0, 0xfe, 0x42, 0, 0x99, 0x01]), {}, /unsupported file type: application\/octet-stream \(binary data\)/],
+    ["an image content type", utf8("GIF-like"), { contentType: "image/x-icon" }, /unsupported file type: image\/x-icon/],
+    ["a .pdf name without a PDF inside", utf8("hello"), { fileName: "a.pdf" }, /not a valid pdf file/],
+  ];
+  test.each(cases)("%s", async (_, bytes, hints, message) => {
+    expect((await rejection(bytes, hints)).message).toMatch(message);
+  });
+
+  test("a zip that is not a docx names its type", async () => {
+    const zip = new JSZip().file("readme.txt", "hi");
+    const bytes = await zip.generateAsync({ type: "uint8array" });
+    expect((await rejection(bytes)).message).toBe("unsupported file type: application/zip (ZIP archive)");
+  });
+});
