@@ -1,0 +1,200 @@
+/**
+ * The built-in embedder: no model, no network, no dependencies. Feature hashing of
+ * words, word pairs and character n-grams into 384 signed dimensions. It is a lexical
+ * embedding — it matches shared words (and their spelling variants), not meaning — and
+ * it stands in for IDF, which it cannot know, with cheap signs of rarity: stopwords are
+ * skipped, longer words weigh more, and codes that mix letters and digits weigh most.
+ */
+import type { Embedder } from "./types";
+
+export const BUILTIN_DIMENSIONS = 384;
+
+// A word's character n-grams weigh as much as the word itself, so that plurals, other
+// inflections and typos still match; word pairs add a little for phrases.
+const NGRAM_SHARE = 1;
+const BIGRAM_SHARE = 0.3;
+const SEED_WORD = 0x811c9dc5;
+const SEED_NGRAM = 0x050c5d1f;
+const SEED_BIGRAM = 0x2b8e6a91;
+
+const STOPWORDS = new Set(
+  ("a about above after again against all am an and any are as at be because been before being below between both " +
+    "but by can could did do does doing down during each few for from further had has have having he her here hers " +
+    "him his how i if in into is it its itself just me more most my no nor not now of off on once only or other our " +
+    "ours out over own same she should so some such than that the their theirs them then there these they this those " +
+    "through to too under until up very was we were what when where which while who whom why will with would you " +
+    "your yours")
+    .split(" "),
+);
+
+// Words, keeping codes such as "xk-4471", "v2.1" or "snake_case" whole.
+const WORD = /[\p{L}\p{N}]+(?:[-_.'’][\p{L}\p{N}]+)*/gu;
+const JOINER = /[-_.'’]/;
+
+/** Lower-cased NFKC text with Latin accents stripped ("Café" → "cafe"). */
+export function normalizeText(text: string): string {
+  // Pure ASCII needs no Unicode normalisation, and is most text: skip the cost.
+  if (/^[\x00-\x7f]*$/.test(text)) return text.toLowerCase();
+  return text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").normalize("NFKC").toLowerCase();
+}
+
+const FNV_PRIME = 0x01000193;
+
+/** Murmur3's finaliser: FNV-1a's low bits are weak, and this moves every bit into every bit. */
+function mix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** FNV-1a over a string's UTF-16 units, mixed. */
+function hash(s: string, seed: number): number {
+  let h = seed;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), FNV_PRIME);
+  return mix(h);
+}
+
+/** Adds `weight` to the dimension a hash picks, with the sign its top bit picks. */
+function addHashed(vec: Float32Array, h: number, weight: number): void {
+  vec[(h & 0x7fffffff) % BUILTIN_DIMENSIONS] += h & 0x80000000 ? -weight : weight;
+}
+
+/** A stand-in for IDF: long words and letter-digit codes are rarer than short words. */
+function rarity(word: string): number {
+  let digits = false;
+  let letters = false;
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c >= 48 && c <= 57) digits = true;
+    else if (c !== 45 && c !== 46 && c !== 95 && c !== 39 && c !== 0x2019) letters = true;
+  }
+  const length = Math.min(1 + 0.25 * (word.length - 3), 3);
+  if (digits && letters) return Math.max(length, 1) * 2.5;
+  return digits ? 1.5 : Math.max(length, 0.75);
+}
+
+/** Character 3- to 5-grams of " word ", spread so their total weight is `weight`. */
+function addNgrams(vec: Float32Array, word: string, weight: number): void {
+  if (word.length < 3) return;
+  const padded = ` ${word} `;
+  const w = weight / Math.sqrt(3 * padded.length - 9);
+  // One pass per start: the 3-gram's hash state extends to the 4- and 5-gram.
+  for (let i = 0; i + 3 <= padded.length; i++) {
+    let h = SEED_NGRAM;
+    for (let k = i; k < i + 5 && k < padded.length; k++) {
+      h = Math.imul(h ^ padded.charCodeAt(k), FNV_PRIME);
+      if (k >= i + 2) addHashed(vec, mix(h), w);
+    }
+  }
+}
+
+/** A code counts as itself, joined up and as its parts: "xk-4471" matches "XK4471" and "XK 4471". */
+function expandCode(word: string): string[] {
+  if (!JOINER.test(word)) return [word];
+  const parts = word.split(JOINER).filter((p) => p.length > 1);
+  return [...new Set([word, parts.join(""), ...parts])];
+}
+
+/** The words to embed: content words, or every word when there are none ("to be or not"). */
+function contentWords(text: string): string[] {
+  const all = normalizeText(text).match(WORD) ?? [];
+  const content = all.filter((w) => w.length > 1 && !STOPWORDS.has(w));
+  return content.length > 0 ? content : all;
+}
+
+/** Scales `vec` to unit length in place; a zero vector stays zero. */
+function normalize<T extends Float32Array>(vec: T): T {
+  let sum = 0;
+  for (let i = 0; i < vec.length; i++) sum += vec[i] * vec[i];
+  if (sum === 0) return vec;
+  const inv = 1 / Math.sqrt(sum);
+  for (let i = 0; i < vec.length; i++) vec[i] *= inv;
+  return vec;
+}
+
+interface TermInfo {
+  hash: number;
+  rarity: number;
+}
+
+/** Adds each distinct term, weighted (1 + ln tf) × rarity, with its n-grams. */
+function addTerms(vec: Float32Array, terms: string[]): Map<string, TermInfo> {
+  const tf = new Map<string, number>();
+  for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
+  const info = new Map<string, TermInfo>();
+  for (const [term, count] of tf) {
+    const t = { hash: hash(term, SEED_WORD), rarity: rarity(term) };
+    info.set(term, t);
+    const weight = (1 + Math.log(count)) * t.rarity;
+    addHashed(vec, t.hash, weight);
+    addNgrams(vec, term, weight * NGRAM_SHARE);
+  }
+  return info;
+}
+
+/**
+ * Adds each distinct pair of neighbouring words, weighted by tf and both words' rarity.
+ * Pairs are keyed by a hash of the two word hashes, which is faster than pair strings.
+ */
+function addBigrams(vec: Float32Array, words: string[], info: Map<string, TermInfo>): void {
+  const tf = new Map<number, number>();
+  const weights = new Map<number, number>();
+  let prev = info.get(words[0])!;
+  for (let i = 1; i < words.length; i++) {
+    const cur = info.get(words[i])!;
+    // `| 0`: int32 keys are much faster Map keys than doubles above 2^31.
+    const key = mix(Math.imul(prev.hash ^ SEED_BIGRAM, 0x9e3779b1) ^ cur.hash) | 0;
+    const seen = tf.get(key);
+    tf.set(key, (seen ?? 0) + 1);
+    if (seen === undefined) weights.set(key, Math.sqrt(prev.rarity * cur.rarity));
+    prev = cur;
+  }
+  for (const [key, count] of tf) addHashed(vec, key, (1 + Math.log(count)) * BIGRAM_SHARE * weights.get(key)!);
+}
+
+/**
+ * Embeds one text into a unit-length 384-dimension vector; the same text always gives
+ * the same vector. Text without any letter or digit is embedded by its characters, and
+ * only whitespace-only text gives the zero vector.
+ *
+ * @example cosine(embedBuiltin("XK-4471 spec"), embedBuiltin("the xk-4471")) // high
+ */
+export function embedBuiltin(text: string): Float32Array<ArrayBuffer> {
+  const vec = new Float32Array(BUILTIN_DIMENSIONS);
+  const words = contentWords(text);
+  if (words.length === 0) {
+    const symbols = text.replace(/\s+/g, "");
+    if (symbols.length > 0) addNgrams(vec, symbols.slice(0, 1000), 1);
+    for (const ch of symbols.slice(0, 1000)) addHashed(vec, hash(ch, SEED_WORD), 1);
+    return normalize(vec);
+  }
+  const info = addTerms(vec, words.flatMap(expandCode));
+  addBigrams(vec, words, info);
+  return normalize(vec);
+}
+
+/** The built-in embedder as an Embedder: synchronous work, yielding between batches. */
+export class BuiltinEmbedder implements Embedder {
+  readonly name = "builtin";
+
+  /** Embeds `texts` in order; checks `signal` every 256 texts. */
+  async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array<ArrayBuffer>[]> {
+    const out: Float32Array<ArrayBuffer>[] = [];
+    for (let i = 0; i < texts.length; i++) {
+      if (i % 256 === 0) {
+        signal?.throwIfAborted();
+        // Let the event loop breathe between batches when embedding many texts.
+        if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+      out.push(embedBuiltin(texts[i]));
+    }
+    return out;
+  }
+
+  /** Always 384. */
+  async dimensions(): Promise<number> {
+    return BUILTIN_DIMENSIONS;
+  }
+}

@@ -1,0 +1,129 @@
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { BUILTIN_DIMENSIONS, BuiltinEmbedder, embedBuiltin } from "../src/embed/builtin";
+
+const cosine = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i], 0);
+const norm = (v: Float32Array) => Math.sqrt(cosine(v, v));
+
+/** Indices of `docs` from most to least similar to `query`. */
+const rank = (query: string, docs: string[]) => {
+  const q = embedBuiltin(query);
+  return docs.map((d, i) => ({ i, score: cosine(q, embedBuiltin(d)) })).sort((a, b) => b.score - a.score);
+};
+
+// Distractors share the query's common words ("operating temperature", "part", "maximum")
+// and carry part numbers of their own; only the target has the rare code.
+const COMMON =
+  "The maximum operating temperature of each part is listed in the datasheet, with storage conditions and " +
+  "humidity ratings. Check the part number before ordering replacement modules for industrial systems. ";
+const DISTRACTORS = Array.from({ length: 20 }, (_, i) =>
+  `${COMMON}Part ZR-${1000 + i * 37} has an operating temperature range of -${20 + i} to ${60 + i} degrees for outdoor cabinets. `
+    .repeat(3)
+    .slice(0, 1000),
+);
+const TARGET = "The XK-4471 controller tolerates heat up to 85 degrees and ships with a two year warranty. Mount it on a DIN rail.";
+
+describe("embedBuiltin", () => {
+  test("has 384 dimensions and unit length", () => {
+    for (const text of ["hello", "The quick brown fox.", "日本語のテキスト", "Ünïcödé çafé", "x".repeat(5000), "!!! ???"]) {
+      const v = embedBuiltin(text);
+      expect(v).toBeInstanceOf(Float32Array);
+      expect(v.length).toBe(BUILTIN_DIMENSIONS);
+      expect(norm(v)).toBeCloseTo(1, 5);
+    }
+  });
+
+  test("any text with a non-space character gets a finite unit vector (property)", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", minLength: 1, maxLength: 300 }), (text) => {
+        fc.pre(/\S/.test(text));
+        const v = embedBuiltin(text);
+        expect(v.every(Number.isFinite)).toBe(true);
+        expect(norm(v)).toBeCloseTo(1, 4);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test.each(["", " ", "\n\t \r\n"])("whitespace-only %j gives the zero vector, never NaN", (text) => {
+    const v = embedBuiltin(text);
+    expect(v.length).toBe(BUILTIN_DIMENSIONS);
+    expect(v.every((x) => x === 0)).toBe(true);
+  });
+
+  test("is deterministic", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme", maxLength: 200 }), (text) => {
+        expect(embedBuiltin(text)).toEqual(embedBuiltin(text));
+      }),
+      { numRuns: 100 },
+    );
+    // Stored vectors depend on the exact hashing: changing it must be a deliberate act
+    // (and needs a re-embed of every builtin pipeline), so pin a fingerprint.
+    const v = embedBuiltin("ragd builtin embedder, version 1: XK-4471 café");
+    const top = Array.from(v)
+      .map((x, i) => [i, Number(x.toFixed(4))])
+      .sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]))
+      .slice(0, 4);
+    expect(top).toEqual([[63, -0.3994], [207, -0.3495], [83, -0.2909], [38, -0.2243]]);
+  });
+
+  test("ranks the chunk sharing a rare code first among 20 distractors", () => {
+    const docs = [...DISTRACTORS.slice(0, 9), TARGET, ...DISTRACTORS.slice(9)];
+    for (const query of ["What is the maximum operating temperature of part XK-4471?", "xk-4471", "XK4471 temperature", "XK 4471"]) {
+      const [first, second] = rank(query, docs);
+      expect({ query, first: first.i }).toEqual({ query, first: 9 });
+      expect(first.score - second.score).toBeGreaterThan(0.05);
+    }
+  });
+
+  test("ranks a chunk sharing rare words above chunks sharing only common ones", () => {
+    const docs = [
+      "The annual report covers revenue, staff and the new office in the city centre.",
+      "Photosynthesis converts light into chemical energy inside chloroplasts.",
+      "The new report on the office is due in the city next year.",
+      "Our staff visited the city office to discuss the report.",
+    ];
+    expect(rank("how do chloroplasts work in the new report", docs)[0].i).toBe(1);
+  });
+
+  test("ignores case, accents and Unicode compatibility forms", () => {
+    expect(cosine(embedBuiltin("Café Déjà Vu"), embedBuiltin("cafe deja vu"))).toBeCloseTo(1, 5);
+    expect(cosine(embedBuiltin("ＦＵＬＬＷＩＤＴＨ text"), embedBuiltin("fullwidth TEXT"))).toBeCloseTo(1, 5);
+  });
+
+  test("matches spelling variants through character n-grams", () => {
+    const q = embedBuiltin("configuring servers");
+    expect(cosine(q, embedBuiltin("server configuration"))).toBeGreaterThan(cosine(q, embedBuiltin("garden vegetables")) + 0.15);
+  });
+
+  test("embeds 1000-character chunks quickly", () => {
+    const text = DISTRACTORS[0];
+    const started = performance.now();
+    for (let i = 0; i < 500; i++) embedBuiltin(text + i);
+    // Thousands per second on a laptop; 500 in under a second even on a loaded CI box.
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe("BuiltinEmbedder", () => {
+  const embedder = new BuiltinEmbedder();
+
+  test("is named builtin and reports 384 dimensions", async () => {
+    expect(embedder.name).toBe("builtin");
+    expect(await embedder.dimensions()).toBe(384);
+  });
+
+  test("embeds texts in order, the same as embedBuiltin", async () => {
+    const texts = Array.from({ length: 600 }, (_, i) => `document number ${i} about topic ${i % 7}`);
+    const vectors = await embedder.embed(texts);
+    expect(vectors.length).toBe(600);
+    vectors.forEach((v, i) => expect(v).toEqual(embedBuiltin(texts[i])));
+  });
+
+  test("stops when its signal is aborted", async () => {
+    const controller = new AbortController();
+    controller.abort(new Error("cancelled"));
+    await expect(embedder.embed(["a", "b"], controller.signal)).rejects.toThrow("cancelled");
+  });
+});
