@@ -9,5 +9,6 @@ const root = join(import.meta.dir, "..");
 const out = join(root, "dist", "ragd");
 
 await $`bun ${join(root, "scripts", "build-dashboard.ts")}`.cwd(root);
-await $`bun build --compile --minify-syntax --minify-whitespace --sourcemap=none ${join(root, "src", "main.ts")} --outfile ${out}`.cwd(root);
+// The ingestion worker is a second entry point: Bun bundles it into the same executable.
+await $`bun build --compile --minify-syntax --minify-whitespace --sourcemap=none ${join(root, "src", "main.ts")} ${join(root, "src", "ingest", "worker.ts")} --outfile ${out}`.cwd(root);
 console.log(`built ${out}`);

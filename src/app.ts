@@ -3,12 +3,14 @@
  * newcomer sees all of ragd's surface at a glance.
  */
 import { Elysia } from "elysia";
+import { dashboardRoutes } from "./dashboard/routes";
 import { authRoutes } from "./features/auth/routes";
 import { docsRoutes } from "./features/docs/routes";
 import { healthRoutes } from "./features/health/routes";
 import { keyRoutes } from "./features/keys/routes";
 import { pipelineRoutes } from "./features/pipelines/routes";
 import { queryRoutes } from "./features/query/routes";
+import { sourceRoutes, uploadRoutes } from "./features/sources/routes";
 import { jsonBody } from "./http/body";
 import { errorHandler } from "./http/errors";
 import { observe } from "./http/observe";
@@ -20,9 +22,12 @@ export function buildApp(s: Services) {
     .use(errorHandler(s.log))
     .use(jsonBody(s.config.maxJsonBytes))
     .use(docsRoutes())
+    .use(dashboardRoutes())
     .use(healthRoutes(s.db, s.lance, s.config, s.metrics))
     .use(authRoutes(s.auth))
     .use(pipelineRoutes(s.auth, s.pipelines))
+    .use(sourceRoutes(s.auth, s.pipelines, s.sources, s.sourceDeps))
+    .use(uploadRoutes(s.db, s.sources))
     .use(keyRoutes(s.auth, s.pipelines, s.keys))
     .use(queryRoutes(s.queries));
 }

@@ -9,39 +9,77 @@ import { AuthService } from "./features/auth/service";
 import { KeyService } from "./features/keys/service";
 import { PipelineService } from "./features/pipelines/service";
 import { QueryService } from "./features/query/service";
+import { SourceService, type SourceDeps } from "./features/sources/service";
+import { loadSecret } from "./files/signing";
+import { FileStore } from "./files/store";
 import { Metrics } from "./http/metrics";
+import { IngestEngine } from "./ingest/engine";
+import { WorkerPool } from "./ingest/pool";
+import { reconcile } from "./ingest/reconcile";
 import type { Logger } from "./log";
+import { Searcher } from "./retrieval/searcher";
 import { openLance, type LanceConnection } from "./vectors/connection";
+import { VectorStore } from "./vectors/store";
 
 export interface Services {
   config: Config;
   log: Logger;
   db: Db;
   lance: LanceConnection;
+  store: VectorStore;
+  files: FileStore;
   metrics: Metrics;
   collections: Collections;
+  engine: IngestEngine;
   auth: AuthService;
   pipelines: PipelineService;
   keys: KeyService;
   queries: QueryService;
+  sources: SourceService;
+  sourceDeps: SourceDeps;
+  /** Set once the server listens: the base of upload URLs. */
+  baseUrl: { value: string };
+  timers: Timer[];
 }
 
 export async function createServices(config: Config, log: Logger): Promise<Services> {
   const db = openDb(config.dataDir);
   const lance = await openLance(config.dataDir);
+  const store = new VectorStore(lance, { log: (msg, fields) => log.info(msg, fields as Record<string, unknown>) });
+  const files = new FileStore(config.dataDir);
   const metrics = new Metrics();
   const collections = new Collections(db);
+  const pool = new WorkerPool(config.workers, log);
+  const engine = new IngestEngine({ db, store, pool, files, config, log });
   const auth = new AuthService(db, config);
   const keys = new KeyService(db);
   const pipelines = new PipelineService(db, collections, config);
   const queries = new QueryService(db, keys, config);
-  collections.onCollectionDeleted((id) => keys.forgetCollection(id));
-  return { config, log, db, lance, metrics, collections, auth, pipelines, keys, queries };
+  const baseUrl = { value: `http://${config.host}:${config.port}` };
+  const sourceDeps: SourceDeps = { db, engine, store, files, secret: loadSecret(config.dataDir), config, baseUrl: () => baseUrl.value };
+  const sources = new SourceService(sourceDeps);
+  const searcher = new Searcher(db, store, config);
+  queries.useSearcher((c, req) => searcher.search(c, req));
+  collections.onCollectionDeleted(async (id) => {
+    keys.forgetCollection(id);
+    engine.cancelCollection(id);
+    files.removeCollection(id);
+    await store.dropCollection(id);
+  });
+  engine.recover();
+  await reconcile({ db, store, engine, files, log });
+  engine.start();
+  const timers = [setInterval(() => void store.maintain().catch((err) => log.warn("index upkeep failed", { error: err })), 10_000)];
+  metrics.gauge("ragd_ingest_workers_busy", "Ingestion workers running a job.", () => pool.busy);
+  return { config, log, db, lance, store, files, metrics, collections, engine, auth, pipelines, keys, queries, sources, sourceDeps, baseUrl, timers };
 }
 
-/** Releases what the services hold; pending writes are flushed first. */
-export function closeServices(s: Services): void {
+/** Stops background work and releases what the services hold; pending writes are flushed first. */
+export async function closeServices(s: Services): Promise<void> {
+  for (const t of s.timers) clearInterval(t);
+  await s.engine.stop();
   s.keys.flush();
+  s.store.close();
   s.lance.close();
   s.db.$client.close();
 }

@@ -27,6 +27,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const port = server.port!;
   const flusher = setInterval(() => services.keys.flush(), 5000);
   const url = publicBaseUrl(config, port);
+  services.baseUrl.value = url;
   log.info("listening", { url: `http://${config.host}:${port}`, publicUrl: url, port, dataDir: config.dataDir, version });
   let stopping: Promise<void> | undefined;
   return {
@@ -37,7 +38,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       (stopping ??= (async () => {
         clearInterval(flusher);
         await server.stop(false); // lets in-flight requests finish
-        closeServices(services);
+        await closeServices(services);
         log.info("stopped");
       })()),
   };

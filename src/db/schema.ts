@@ -50,6 +50,11 @@ export const collections = sqliteTable(
     retrievalTopK: integer("retrieval_top_k").notNull(),
     /** Index generation that queries read; a re-index builds generation+1 and then switches. */
     activeGeneration: integer("active_generation").notNull().default(1),
+    /** The embedding model the active generation was built with (queries embed with it). */
+    indexModel: text("index_model"),
+    /** The generation a re-index is building, with its model; null when none runs. */
+    buildingGeneration: integer("building_generation"),
+    buildingModel: text("building_model"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },

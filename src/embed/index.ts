@@ -9,7 +9,7 @@ import { OllamaEmbedder, type RemoteOptions } from "./ollama";
 import { OpenAIEmbedder } from "./openai";
 import { EmbeddingError, type Embedder } from "./types";
 
-export interface EmbedderConfig extends Pick<RemoteOptions, "batchSize" | "concurrency" | "timeoutMs"> {
+export interface EmbedderConfig extends Pick<RemoteOptions, "batchSize" | "concurrency" | "timeoutMs" | "attempts"> {
   ollamaUrl: string;
   openaiUrl: string | null;
   openaiKey: string | null;
@@ -26,7 +26,7 @@ export function createEmbedder(modelName: string, cfg: EmbedderConfig): Embedder
   const ref = parseModel(modelName, cfg.openaiUrl !== null);
   if ("error" in ref) throw new EmbeddingError(ref.error, false);
   const name = modelName.trim();
-  const opts = { name, batchSize: cfg.batchSize, concurrency: cfg.concurrency, timeoutMs: cfg.timeoutMs };
+  const opts = { name, batchSize: cfg.batchSize, concurrency: cfg.concurrency, timeoutMs: cfg.timeoutMs, attempts: cfg.attempts };
   switch (ref.provider) {
     case "builtin":
       return new BuiltinEmbedder();

@@ -40,6 +40,7 @@ export async function makeApp(overrides: Partial<Config> = {}): Promise<TestApp>
   const dataDir = tempDir();
   const config: Config = { ...defaultConfig(), dataDir, log: "error", workers: 1, ...overrides };
   const services = await createServices(config, createLogger("error", () => {}));
+  services.baseUrl.value = "http://localhost";
   const app = buildApp(services);
   const call: TestApp["call"] = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
@@ -70,7 +71,7 @@ export async function makeApp(overrides: Partial<Config> = {}): Promise<TestApp>
       return r.headers.get("set-cookie")!.split(";")[0]!;
     },
     async close() {
-      closeServices(services);
+      await closeServices(services);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,8 +1,64 @@
 /** Named queries on documents (pipeline sources and knowledge-base documents). */
-import { asc, eq } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull } from "drizzle-orm";
 import type { Db } from "../client";
 import { documents, type DocumentRow } from "../schema";
 
 export function listDocuments(db: Db, collectionId: string): DocumentRow[] {
   return db.select().from(documents).where(eq(documents.collectionId, collectionId)).orderBy(asc(documents.id)).all();
+}
+
+export function findDocument(db: Db, collectionId: string, id: string): DocumentRow | undefined {
+  return db
+    .select()
+    .from(documents)
+    .where(and(eq(documents.collectionId, collectionId), eq(documents.id, id)))
+    .get();
+}
+
+export function findDocumentById(db: Db, id: string): DocumentRow | undefined {
+  return db.select().from(documents).where(eq(documents.id, id)).get();
+}
+
+/** The ids among `ids` that still exist. */
+export function existingDocumentIds(db: Db, ids: string[]): Set<string> {
+  if (ids.length === 0) return new Set();
+  return new Set(
+    db.select({ id: documents.id }).from(documents).where(inArray(documents.id, ids)).all().map((r) => r.id),
+  );
+}
+
+export function insertDocument(db: Db, d: DocumentRow): void {
+  db.insert(documents).values(d).run();
+}
+
+export function updateDocument(db: Db, id: string, patch: Partial<DocumentRow>): void {
+  db.update(documents).set(patch).where(eq(documents.id, id)).run();
+}
+
+/** Moves a document from awaiting_upload to queued exactly once; false if it was not waiting. */
+export function claimUpload(db: Db, id: string, patch: Partial<DocumentRow>): boolean {
+  return (
+    db
+      .update(documents)
+      .set({ ...patch, status: "queued" })
+      .where(and(eq(documents.id, id), eq(documents.status, "awaiting_upload")))
+      .returning({ id: documents.id })
+      .all().length === 1
+  );
+}
+
+export function deleteDocumentRow(db: Db, id: string): void {
+  db.delete(documents).where(eq(documents.id, id)).run();
+}
+
+/** Documents with a stored file, for start-up clean-up of orphaned files. */
+export function documentsWithFiles(db: Db): Set<string> {
+  return new Set(
+    db.select({ id: documents.id }).from(documents).where(isNotNull(documents.filePath)).all().map((r) => r.id),
+  );
+}
+
+export function listDocumentsByIds(db: Db, ids: string[]): DocumentRow[] {
+  if (ids.length === 0) return [];
+  return db.select().from(documents).where(inArray(documents.id, ids)).all();
 }

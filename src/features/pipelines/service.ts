@@ -100,6 +100,7 @@ export class PipelineService {
         name: body.name.trim() || body.name,
         description: body.description ?? "",
         ...settings,
+        indexModel: settings.embeddingModel,
         vectorProvider: body.vectorProvider ?? "lancedb",
         retrievalTopK: body.retrievalTopK ?? 5,
         createdAt: now,
@@ -144,8 +145,12 @@ export class PipelineService {
     const current = this.find(user, id).row;
     const merged = { ...current, ...stripUndefined(patch) };
     checkSettings(merged, this.config.openaiUrl !== null);
-    if (Object.keys(stripUndefined(patch)).length > 0) {
-      updateCollection(this.db, id, { ...stripUndefined(patch), updatedAt: new Date().toISOString() });
+    const changes = stripUndefined(patch);
+    if (Object.keys(changes).length > 0) {
+      // With nothing indexed yet there is nothing to keep coherent: the index follows the new model.
+      const empty = listDocuments(this.db, id).length === 0;
+      const indexModel = empty && changes.embeddingModel ? { indexModel: changes.embeddingModel } : {};
+      updateCollection(this.db, id, { ...changes, ...indexModel, updatedAt: new Date().toISOString() });
     }
     return this.get(user, id);
   }

@@ -1,5 +1,6 @@
 /** Schemas of data sources (CONTRACT 4). */
 import { t } from "elysia";
+import { StrictInteger } from "../../http/models";
 
 export const SOURCE_TYPES = ["text", "file", "url", "api"] as const;
 export const SOURCE_STATUSES = ["awaiting_upload", "queued", "processing", "ready", "failed"] as const;
@@ -23,3 +24,22 @@ export const SourceModel = t.Object({
 });
 
 export type Source = typeof SourceModel.static;
+
+export const SourceCreate = t.Object({
+  type: t.UnionEnum(SOURCE_TYPES),
+  name: t.Optional(t.String({ maxLength: 200, description: "Display name; derived from the content, URL or file name when omitted." })),
+  content: t.Optional(t.String({ description: "For text sources." })),
+  url: t.Optional(t.String({ maxLength: 4096, description: "For url and api sources: http(s) only." })),
+  fileName: t.Optional(t.String({ maxLength: 255, description: "For file sources." })),
+  fileSize: t.Optional(StrictInteger({ minimum: 0, description: "For file sources: bytes you will upload." })),
+});
+
+export const SourceCreated = t.Composite([
+  SourceModel,
+  t.Object({
+    uploadUrl: t.Optional(t.String({ description: "File sources: PUT the raw bytes here within 15 minutes." })),
+    uploadExpiresAt: t.Optional(t.String({ format: "date-time" })),
+  }),
+]);
+
+export type SourceCreateBody = typeof SourceCreate.static;

@@ -1,0 +1,36 @@
+/**
+ * The whole test suite, as `npm test` and CI run it: build the single executable
+ * (the binary tests start it as a process), run every test file with bun's
+ * runner, and end with one plain summary line: "tests: N passed, N failed".
+ */
+import { $ } from "bun";
+import { join } from "node:path";
+
+const root = join(import.meta.dir, "..");
+await $`bun ${join(root, "scripts", "build.ts")}`.cwd(root);
+
+const args = process.argv.slice(2);
+const proc = Bun.spawn(["bun", "test", "--timeout", "60000", ...args], {
+  cwd: root,
+  stdout: "pipe",
+  stderr: "pipe",
+  env: { ...process.env, FORCE_COLOR: "0" },
+});
+
+let tail = "";
+async function pump(stream: ReadableStream<Uint8Array>, out: NodeJS.WriteStream) {
+  const decoder = new TextDecoder();
+  for await (const part of stream as unknown as AsyncIterable<Uint8Array>) {
+    const text = decoder.decode(part, { stream: true });
+    out.write(text);
+    tail = (tail + text).slice(-4000);
+  }
+}
+await Promise.all([pump(proc.stdout, process.stdout), pump(proc.stderr, process.stderr)]);
+const code = await proc.exited;
+
+const count = (word: string) => Number(new RegExp(`^\\s*(\\d+) ${word}$`, "m").exec(tail)?.[1] ?? 0);
+const passed = count("pass");
+const failed = count("fail");
+console.log(`\ntests: ${passed} passed, ${failed} failed`);
+process.exit(code !== 0 ? code : passed === 0 ? 1 : 0);

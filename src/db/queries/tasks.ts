@@ -1,0 +1,107 @@
+/**
+ * Named queries on ingestion tasks. A task is one ingestion of one document into
+ * one index generation; its status is the truth a restart resumes from.
+ */
+import { and, count, eq, inArray, lte, sql } from "drizzle-orm";
+import type { Db } from "../client";
+import { documents, tasks, type Task } from "../schema";
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function insertTask(db: Db, t: { documentId: string; collectionId: string; generation: number; now: number }): Task {
+  const row: Task = {
+    id: Bun.randomUUIDv7(),
+    documentId: t.documentId,
+    collectionId: t.collectionId,
+    generation: t.generation,
+    status: "queued",
+    attempts: 0,
+    leaseUntil: null,
+    runAfter: iso(t.now),
+    lastError: null,
+    createdAt: iso(t.now),
+    updatedAt: iso(t.now),
+  };
+  db.insert(tasks).values(row).run();
+  return row;
+}
+
+/** Atomically takes the next runnable task and marks it processing. */
+export function claimTask(db: Db, now: number, leaseMs: number): Task | undefined {
+  const next = db
+    .select({ id: tasks.id })
+    .from(tasks)
+    .where(and(eq(tasks.status, "queued"), lte(tasks.runAfter, iso(now))))
+    .orderBy(tasks.runAfter, tasks.id)
+    .limit(1);
+  return db
+    .update(tasks)
+    .set({ status: "processing", attempts: sql`${tasks.attempts} + 1`, leaseUntil: iso(now + leaseMs), updatedAt: iso(now) })
+    .where(and(eq(tasks.id, sql`(${next})`), eq(tasks.status, "queued")))
+    .returning()
+    .get();
+}
+
+export function findTask(db: Db, id: string): Task | undefined {
+  return db.select().from(tasks).where(eq(tasks.id, id)).get();
+}
+
+export function setTaskStatus(db: Db, id: string, patch: Partial<Task>): void {
+  db.update(tasks).set(patch).where(eq(tasks.id, id)).run();
+}
+
+/** Tasks of a document still waiting or running. */
+export function pendingTasksOfDocument(db: Db, documentId: string): Task[] {
+  return db
+    .select()
+    .from(tasks)
+    .where(and(eq(tasks.documentId, documentId), inArray(tasks.status, ["queued", "processing"])))
+    .all();
+}
+
+/** How many tasks of a collection's generation are still waiting or running. */
+export function pendingTaskCount(db: Db, collectionId: string, generation: number): number {
+  return (
+    db
+      .select({ n: count() })
+      .from(tasks)
+      .where(and(eq(tasks.collectionId, collectionId), eq(tasks.generation, generation), inArray(tasks.status, ["queued", "processing"])))
+      .get()?.n ?? 0
+  );
+}
+
+export function queuedTaskCount(db: Db): number {
+  return db.select({ n: count() }).from(tasks).where(eq(tasks.status, "queued")).get()?.n ?? 0;
+}
+
+export function runningTaskCount(db: Db): number {
+  return db.select({ n: count() }).from(tasks).where(eq(tasks.status, "processing")).get()?.n ?? 0;
+}
+
+/** Removes waiting tasks of a collection for generations other than `keep` (a re-index supersedes them). */
+export function dropQueuedTasksExcept(db: Db, collectionId: string, keep: number): void {
+  db.delete(tasks)
+    .where(and(eq(tasks.collectionId, collectionId), eq(tasks.status, "queued"), sql`${tasks.generation} <> ${keep}`))
+    .run();
+}
+
+/** After a crash: running tasks and documents go back to the queue. Returns how many. */
+export function requeueInterrupted(db: Db, now: number): number {
+  return db.transaction((tx) => {
+    const n = tx
+      .update(tasks)
+      .set({ status: "queued", leaseUntil: null, runAfter: iso(now), updatedAt: iso(now) })
+      .where(eq(tasks.status, "processing"))
+      .returning({ id: tasks.id })
+      .all().length;
+    tx.update(documents).set({ status: "queued" }).where(eq(documents.status, "processing")).run();
+    return n;
+  });
+}
+
+/** Deletes finished tasks older than `beforeMs` so the table does not grow without bound. */
+export function pruneFinishedTasks(db: Db, beforeMs: number): void {
+  db.delete(tasks)
+    .where(and(inArray(tasks.status, ["succeeded", "failed"]), lte(tasks.updatedAt, iso(beforeMs))))
+    .run();
+}

@@ -1,0 +1,91 @@
+/**
+ * Data source routes (seed 4.3) and the re-index trigger, under a pipeline;
+ * and PUT /uploads/:sourceId, where the signed uploadUrl points.
+ */
+import { Elysia, t } from "elysia";
+import { findCollectionById } from "../../db/queries/collections";
+import type { Db } from "../../db/client";
+import { sessionAuth } from "../../http/auth";
+import { Deleted, ErrorBody } from "../../http/models";
+import type { AuthService } from "../auth/service";
+import { PipelineModel } from "../pipelines/model";
+import type { PipelineService } from "../pipelines/service";
+import { SourceCreate, SourceCreated, SourceModel } from "./model";
+import { reindexCollection, type SourceDeps, type SourceService } from "./service";
+
+const Params = t.Object({ id: t.String() });
+const SourceParams = t.Object({ id: t.String(), sourceId: t.String() });
+
+export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sources: SourceService, deps: SourceDeps) {
+  const pipelineOf = (user: Parameters<PipelineService["find"]>[0], id: string) => pipelines.find(user, id).row;
+  return new Elysia({ prefix: "/api/rag/pipelines/:id", tags: ["Data sources"] })
+    .use(sessionAuth(auth))
+    .get("/sources", ({ user, params }) => sources.list(pipelineOf(user, params.id)), {
+      session: true,
+      params: Params,
+      response: { 200: t.Array(SourceModel), 401: ErrorBody, 404: ErrorBody },
+      detail: { summary: "All data sources of a pipeline" },
+    })
+    .post(
+      "/sources",
+      ({ user, params, body, set }) => {
+        set.status = 201;
+        return sources.create(pipelineOf(user, params.id), body);
+      },
+      {
+        session: true,
+        params: Params,
+        body: SourceCreate,
+        response: { 201: SourceCreated, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 413: ErrorBody, 429: ErrorBody },
+        detail: { summary: "Add a source; text/url/api ingest at once, file returns an uploadUrl" },
+      },
+    )
+    .delete("/sources/:sourceId", ({ user, params }) => sources.remove(pipelineOf(user, params.id), params.sourceId), {
+      session: true,
+      params: SourceParams,
+      response: { 200: Deleted, 401: ErrorBody, 404: ErrorBody },
+      detail: { summary: "Delete a source with its chunks and file" },
+    })
+    .post(
+      "/sources/:sourceId/retry",
+      ({ user, params, set }) => {
+        set.status = 202;
+        return sources.retry(pipelineOf(user, params.id), params.sourceId);
+      },
+      {
+        session: true,
+        params: SourceParams,
+        response: { 202: SourceModel, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody },
+        detail: { summary: "Ingest a failed source again" },
+      },
+    )
+    .post(
+      "/reindex",
+      async ({ user, params, set }) => {
+        pipelineOf(user, params.id);
+        await reindexCollection(deps, params.id);
+        set.status = 202;
+        return pipelines.get(user, params.id);
+      },
+      {
+        session: true,
+        params: Params,
+        response: { 202: PipelineModel, 401: ErrorBody, 404: ErrorBody },
+        detail: { summary: "Re-chunk and re-embed every source with the current settings; the old index answers until the new one is complete" },
+      },
+    );
+}
+
+export function uploadRoutes(db: Db, sources: SourceService) {
+  return new Elysia({ tags: ["Data sources"] }).put(
+    "/uploads/:sourceId",
+    ({ params, query, request }) => sources.upload(params.sourceId, query, request.body, (id) => findCollectionById(db, id)),
+    {
+      parse: "none",
+      params: t.Object({ sourceId: t.String() }),
+      query: t.Object({ expires: t.Optional(t.String()), size: t.Optional(t.String()), sig: t.Optional(t.String()) }),
+      response: { 200: SourceModel, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody },
+      detail: { summary: "Upload the raw bytes of a file source (the signed uploadUrl)" },
+    },
+  );
+}

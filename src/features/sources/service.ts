@@ -1,0 +1,158 @@
+/**
+ * Data sources of a pipeline (documents of a collection): create, list, delete,
+ * retry, and the signed file upload. Ingestion itself is the engine's.
+ */
+import type { Config } from "../../config";
+import type { Db } from "../../db/client";
+import { claimUpload, deleteDocumentRow, findDocument, findDocumentById, insertDocument, listDocuments } from "../../db/queries/documents";
+import type { Collection, DocumentRow } from "../../db/schema";
+import type { FileStore } from "../../files/store";
+import { UPLOAD_TTL_MS, checkSignature, signUploadUrl } from "../../files/signing";
+import { AppError, notFound } from "../../http/errors";
+import type { IngestEngine } from "../../ingest/engine";
+import { planReindex } from "../../ingest/generations";
+import type { VectorStore } from "../../vectors/store";
+import type { SourceCreateBody } from "./model";
+import { presentSource } from "./present";
+
+export interface SourceDeps {
+  db: Db;
+  engine: IngestEngine;
+  store: VectorStore;
+  files: FileStore;
+  secret: Buffer;
+  config: Pick<Config, "maxUploadMb">;
+  baseUrl: () => string;
+}
+
+const nameFor = (b: SourceCreateBody): string =>
+  (b.name?.trim() || (b.type === "file" ? b.fileName : b.type === "text" ? b.content?.trim().slice(0, 60) : b.url) || b.type).slice(0, 200);
+
+export class SourceService {
+  private readonly uploading = new Set<string>();
+
+  constructor(private readonly d: SourceDeps) {}
+
+  list(collection: Collection) {
+    return listDocuments(this.d.db, collection.id).map(presentSource);
+  }
+
+  /** Creates a source; text/url/api start ingesting at once, file waits for its upload. */
+  create(collection: Collection, body: SourceCreateBody) {
+    checkFields(body, this.d.config.maxUploadMb * 1024 * 1024);
+    if (!this.d.engine.hasRoom()) {
+      throw new AppError("rate_limited", "the ingestion queue is full; try again in a minute", undefined, { "retry-after": "60" });
+    }
+    const now = new Date().toISOString();
+    const row: DocumentRow = {
+      id: Bun.randomUUIDv7(),
+      collectionId: collection.id,
+      type: body.type,
+      name: nameFor(body),
+      content: body.type === "text" ? body.content! : null,
+      url: body.type === "url" || body.type === "api" ? new URL(body.url!).href : null,
+      fileName: body.type === "file" ? body.fileName! : null,
+      fileSize: body.type === "file" ? body.fileSize! : null,
+      filePath: null,
+      status: body.type === "file" ? "awaiting_upload" : "queued",
+      error: null,
+      chunkCount: 0,
+      progressDone: 0,
+      progressTotal: 0,
+      createdAt: now,
+      updatedAt: now,
+      indexedAt: null,
+    };
+    insertDocument(this.d.db, row);
+    if (body.type !== "file") {
+      this.d.engine.enqueue(row, collection);
+      return presentSource(findDocumentById(this.d.db, row.id)!);
+    }
+    const expires = Date.now() + UPLOAD_TTL_MS;
+    const uploadUrl = signUploadUrl(this.d.secret, this.d.baseUrl(), { sourceId: row.id, expires, size: row.fileSize! });
+    return { ...presentSource(row), uploadUrl, uploadExpiresAt: new Date(expires).toISOString() };
+  }
+
+  find(collection: Collection, id: string): DocumentRow {
+    const doc = findDocument(this.d.db, collection.id, id);
+    if (!doc) throw notFound("source");
+    return doc;
+  }
+
+  /** Deletes a source with its chunks, file and tasks, even mid-ingestion. */
+  async remove(collection: Collection, id: string) {
+    const doc = this.find(collection, id);
+    this.d.engine.cancelDocument(doc.id);
+    deleteDocumentRow(this.d.db, doc.id);
+    this.d.files.remove(collection.id, doc.id);
+    await this.d.store.deleteDocument(collection.id, doc.id);
+    return { deleted: true as const, id: doc.id };
+  }
+
+  retry(collection: Collection, id: string) {
+    const doc = this.find(collection, id);
+    if (doc.status !== "failed") throw new AppError("conflict", `only a failed source can be retried; this one is ${doc.status}`);
+    this.d.engine.enqueue(doc, collection);
+    return presentSource(findDocumentById(this.d.db, doc.id)!);
+  }
+
+  /** Receives the bytes of a file source through its signed URL. */
+  async upload(sourceId: string, query: Record<string, string | undefined>, body: ReadableStream<Uint8Array> | null, collectionOf: (id: string) => Collection | undefined) {
+    const problem = checkSignature(this.d.secret, sourceId, query);
+    if (problem) throw new AppError("forbidden", problem);
+    const doc = findDocumentById(this.d.db, sourceId);
+    if (!doc) throw notFound("source");
+    if (doc.status !== "awaiting_upload" || this.uploading.has(doc.id)) {
+      throw new AppError("conflict", "this source already has its file; create a new source to upload another");
+    }
+    const declared = Number(query.size);
+    const limit = Math.min(declared, this.d.config.maxUploadMb * 1024 * 1024);
+    this.uploading.add(doc.id);
+    try {
+      const size = await this.d.files.save(doc.collectionId, doc.id, body, limit);
+      if (size === 0) {
+        this.d.files.remove(doc.collectionId, doc.id);
+        throw new AppError("invalid_request", "the uploaded file is empty");
+      }
+      const now = new Date().toISOString();
+      if (!claimUpload(this.d.db, doc.id, { filePath: doc.id, fileSize: size, updatedAt: now })) {
+        this.d.files.remove(doc.collectionId, doc.id);
+        throw new AppError("conflict", "this source already has its file");
+      }
+      const col = collectionOf(doc.collectionId)!;
+      this.d.engine.enqueue(doc, col);
+      return presentSource(findDocumentById(this.d.db, doc.id)!);
+    } finally {
+      this.uploading.delete(doc.id);
+    }
+  }
+}
+
+/** Checks the fields each source type needs. */
+function checkFields(b: SourceCreateBody, maxBytes: number): void {
+  const need = (field: keyof SourceCreateBody, message: string) => {
+    throw new AppError("invalid_request", `${field}: ${message}`, [{ field, message }]);
+  };
+  if (b.type === "text" && !b.content?.trim()) need("content", "is required for a text source");
+  if (b.type === "url" || b.type === "api") {
+    if (!b.url) need("url", `is required for a ${b.type} source`);
+    let u: URL | null = null;
+    try {
+      u = new URL(b.url!);
+    } catch {}
+    if (!u || (u.protocol !== "http:" && u.protocol !== "https:")) need("url", "must be an http(s) URL");
+  }
+  if (b.type === "file") {
+    if (!b.fileName?.trim()) need("fileName", "is required for a file source");
+    if (b.fileSize === undefined) need("fileSize", "is required for a file source (bytes)");
+    if (b.fileSize! < 1) need("fileSize", "must be at least 1 byte");
+    if (b.fileSize! > maxBytes) throw new AppError("payload_too_large", `files larger than ${maxBytes} bytes are not accepted`);
+  }
+}
+
+/** Re-index: rebuild every source with the collection's current settings. */
+export async function reindexCollection(d: Pick<SourceDeps, "db" | "engine" | "store">, collectionId: string): Promise<void> {
+  const plan = planReindex(d.db, collectionId);
+  for (const g of plan.drop) await d.store.dropGeneration(collectionId, g);
+  d.engine.kick();
+}

@@ -1,0 +1,73 @@
+/**
+ * Uploaded files on local disk under <dataDir>/files. Names on disk are the
+ * document ids only (never a user-supplied name), so no path trick can escape.
+ * Bytes stream to a temporary file while being counted and are renamed into
+ * place only when complete.
+ */
+import { mkdirSync, renameSync, rmSync } from "node:fs";
+import { open } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { AppError } from "../http/errors";
+
+const ID = /^[0-9a-f-]{36}$/;
+
+export class FileStore {
+  readonly dir: string;
+
+  constructor(dataDir: string) {
+    this.dir = join(dataDir, "files");
+    mkdirSync(join(this.dir, ".tmp"), { recursive: true });
+  }
+
+  /** Path of a document's stored file: files/<collection id>/<document id>. */
+  pathOf(collectionId: string, documentId: string): string {
+    if (!ID.test(collectionId) || !ID.test(documentId)) throw new Error("bad id");
+    return join(this.dir, collectionId, documentId);
+  }
+
+  /**
+   * Streams `body` to disk; fails with 413 (and keeps nothing) past `limit` bytes.
+   * Returns the byte count; the file is in place when this resolves.
+   */
+  async save(collectionId: string, documentId: string, body: ReadableStream<Uint8Array> | null, limit: number): Promise<number> {
+    const final = this.pathOf(collectionId, documentId);
+    const tmp = join(this.dir, ".tmp", `${documentId}-${crypto.randomUUID()}`);
+    const fh = await open(tmp, "w", 0o600);
+    let total = 0;
+    try {
+      if (body) {
+        for await (const part of body as unknown as AsyncIterable<Uint8Array>) {
+          total += part.byteLength;
+          if (total > limit) throw new AppError("payload_too_large", `the file is larger than ${limit} bytes`);
+          await fh.write(part);
+        }
+      }
+      await fh.sync();
+      await fh.close();
+      mkdirSync(dirname(final), { recursive: true });
+      renameSync(tmp, final);
+      return total;
+    } catch (err) {
+      await fh.close().catch(() => {});
+      rmSync(tmp, { force: true });
+      throw err;
+    }
+  }
+
+  /** Removes a document's file; missing files are fine. */
+  remove(collectionId: string, documentId: string): void {
+    rmSync(this.pathOf(collectionId, documentId), { force: true });
+  }
+
+  /** Removes every file of a collection. */
+  removeCollection(collectionId: string): void {
+    if (!ID.test(collectionId)) throw new Error("bad id");
+    rmSync(join(this.dir, collectionId), { recursive: true, force: true });
+  }
+
+  /** Clears half-written uploads left by a crash. */
+  sweepTemp(): void {
+    rmSync(join(this.dir, ".tmp"), { recursive: true, force: true });
+    mkdirSync(join(this.dir, ".tmp"), { recursive: true });
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * The ingestion engine: durable tasks in SQLite, run by the worker pool, written
+ * through the chunk sink. Every write is a task with a status a person can read;
+ * a restart requeues what was running, and the reconciler makes LanceDB agree.
+ */
+import type { Config } from "../config";
+import type { Db } from "../db/client";
+import { findCollectionById } from "../db/queries/collections";
+import { existingDocumentIds, findDocumentById, updateDocument } from "../db/queries/documents";
+import { claimTask, insertTask, pruneFinishedTasks, queuedTaskCount, requeueInterrupted } from "../db/queries/tasks";
+import type { Collection, DocumentRow, Task } from "../db/schema";
+import type { FileStore } from "../files/store";
+import type { Logger } from "../log";
+import type { VectorStore } from "../vectors/store";
+import { finishTask, type Outcome } from "./finish";
+import type { Job, JobEvent } from "./job";
+import type { WorkerPool } from "./pool";
+import { ChunkSink } from "./sink";
+
+const LEASE_MS = 30 * 60_000;
+export const QUEUE_LIMIT = 10_000;
+
+interface Running {
+  task: Task;
+  writes: Promise<void>[];
+  failed: unknown;
+}
+
+export interface EngineDeps {
+  db: Db;
+  store: VectorStore;
+  pool: WorkerPool;
+  files: FileStore;
+  config: Pick<Config, "ollamaUrl" | "openaiUrl" | "openaiKey" | "fetchAllow" | "fetchDeny" | "maxUploadMb">;
+  log: Logger;
+}
+
+export class IngestEngine {
+  readonly sink: ChunkSink;
+  private readonly running = new Map<string, Running>();
+  private timer: Timer | null = null;
+  private started = false;
+  private stopped = false;
+
+  constructor(private readonly d: EngineDeps) {
+    this.sink = new ChunkSink(d.store, (collectionId, generation, ids) => this.writable(collectionId, generation, ids));
+  }
+
+  /** Puts work interrupted by a stop or crash back in the queue; call before start. */
+  recover(): void {
+    const n = requeueInterrupted(this.d.db, Date.now());
+    if (n) this.d.log.info("requeued interrupted ingestion tasks", { count: n });
+    this.d.files.sweepTemp();
+  }
+
+  /** Starts the scheduling loop. */
+  start(): void {
+    this.started = true;
+    this.timer = setInterval(() => this.kick(), 1000);
+    this.kick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.d.pool.close();
+    await this.sink.drain();
+  }
+
+  /** True when the queue has room for `n` more tasks. */
+  hasRoom(n = 1): boolean {
+    return queuedTaskCount(this.d.db) + n <= QUEUE_LIMIT;
+  }
+
+  /** Queues a document for the collection's current target generation. */
+  enqueue(doc: Pick<DocumentRow, "id">, collection: Collection): void {
+    const generation = collection.buildingGeneration ?? collection.activeGeneration;
+    this.d.db.transaction((tx) => {
+      insertTask(tx as unknown as Db, { documentId: doc.id, collectionId: collection.id, generation, now: Date.now() });
+      updateDocument(tx as unknown as Db, doc.id, { status: "queued", error: null, progressDone: 0, progressTotal: 0, updatedAt: new Date().toISOString() });
+    });
+    queueMicrotask(() => this.kick());
+  }
+
+  /** Stops a document's running job (its rows are then refused by the sink). */
+  cancelDocument(documentId: string): void {
+    this.d.pool.cancelDocument(documentId);
+    for (const [jobId, r] of this.running) if (r.task.documentId === documentId) this.running.delete(jobId);
+  }
+
+  /** Stops the running jobs of a collection being deleted. */
+  cancelCollection(collectionId: string): void {
+    for (const r of [...this.running.values()]) if (r.task.collectionId === collectionId) this.cancelDocument(r.task.documentId);
+  }
+
+  /** Starts as many queued tasks as there are idle workers. */
+  kick(): void {
+    while (this.started && !this.stopped && this.d.pool.idle > 0) {
+      const task = claimTask(this.d.db, Date.now(), LEASE_MS);
+      if (!task) break;
+      const job = this.jobFor(task);
+      if (!job) continue;
+      this.running.set(job.jobId, { task, writes: [], failed: null });
+      this.d.pool.run(job, { onEvent: (e) => this.onEvent(e) });
+    }
+    if (Math.random() < 0.01) pruneFinishedTasks(this.d.db, Date.now() - 7 * 86_400_000);
+  }
+
+  /** Builds the worker's job for a claimed task, or finishes the task when it cannot run. */
+  private jobFor(task: Task): Job | null {
+    const doc = findDocumentById(this.d.db, task.documentId);
+    const col = findCollectionById(this.d.db, task.collectionId);
+    if (!doc || !col) return null;
+    updateDocument(this.d.db, doc.id, { status: "processing", updatedAt: new Date().toISOString() });
+    const building = task.generation === col.buildingGeneration;
+    const model = (building ? col.buildingModel : col.indexModel) ?? col.embeddingModel;
+    return {
+      jobId: task.id,
+      document: {
+        id: doc.id,
+        type: doc.type,
+        content: doc.content,
+        url: doc.url,
+        fileName: doc.fileName,
+        filePath: doc.filePath ? this.d.files.pathOf(col.id, doc.id) : null,
+      },
+      chunking: { strategy: col.chunkingStrategy as Job["chunking"]["strategy"], size: col.chunkSize, overlap: col.chunkOverlap },
+      model,
+      embed: { ollamaUrl: this.d.config.ollamaUrl, openaiUrl: this.d.config.openaiUrl, openaiKey: this.d.config.openaiKey, batchSize: 32 },
+      fetch: { allow: this.d.config.fetchAllow, deny: this.d.config.fetchDeny, maxBytes: this.d.config.maxUploadMb * 1024 * 1024, timeoutMs: 30_000 },
+    };
+  }
+
+  private onEvent(e: JobEvent): void {
+    const r = this.running.get(e.jobId);
+    if (!r) return; // cancelled
+    const { task } = r;
+    if (e.type === "progress") {
+      updateDocument(this.d.db, task.documentId, { progressDone: e.done, progressTotal: e.total });
+    } else if (e.type === "rows") {
+      const w = this.sink.write(task.collectionId, task.generation, task.documentId, e.rows, e.first);
+      w.catch((err) => (r.failed = err));
+      r.writes.push(w);
+    } else {
+      const outcome: Outcome =
+        e.type === "done"
+          ? { ok: true, chunkCount: e.chunkCount, dimensions: e.dimensions }
+          : { ok: false, message: e.message, transient: e.transient };
+      void this.finish(e.jobId, r, outcome);
+    }
+  }
+
+  /** Waits for the job's rows to be committed, then records the outcome. */
+  private async finish(jobId: string, r: Running, outcome: Outcome): Promise<void> {
+    await Promise.allSettled(r.writes);
+    if (!this.running.has(jobId)) return;
+    this.running.delete(jobId);
+    if (r.failed && outcome.ok) {
+      outcome = { ok: false, message: `could not store the chunks: ${(r.failed as Error).message}`, transient: true };
+    }
+    const { task } = r;
+    const done = finishTask(this.d.db, task, outcome, Date.now());
+    if (done.clearRows) {
+      await this.sink.write(task.collectionId, task.generation, task.documentId, [], true).catch((err) =>
+        this.d.log.warn("could not clear a failed document's rows", { error: err }),
+      );
+    }
+    if (done.dropGeneration !== null) {
+      await this.d.store.dropGeneration(task.collectionId, done.dropGeneration).catch((err) =>
+        this.d.log.warn("could not drop an old index generation", { error: err }),
+      );
+    }
+    this.kick();
+  }
+
+  /** The documents among `ids` whose rows may still be written into this generation. */
+  private writable(collectionId: string, generation: number, ids: string[]): Set<string> {
+    const col = findCollectionById(this.d.db, collectionId);
+    if (!col || (generation !== col.activeGeneration && generation !== col.buildingGeneration)) return new Set();
+    return existingDocumentIds(this.d.db, ids);
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * What happens when a task ends: success marks the document ready; a transient
+ * failure goes back to the queue with backoff until the attempts run out; other
+ * failures mark the document failed with the reason. When the last task of a
+ * re-index finishes, the new generation becomes the active one.
+ */
+import type { Db } from "../db/client";
+import { findCollectionById, updateCollection } from "../db/queries/collections";
+import { findDocumentById, updateDocument } from "../db/queries/documents";
+import { findTask, pendingTaskCount, pendingTasksOfDocument, setTaskStatus } from "../db/queries/tasks";
+import type { Task } from "../db/schema";
+
+export const MAX_ATTEMPTS = 5;
+
+export type Outcome = { ok: true; chunkCount: number; dimensions: number } | { ok: false; message: string; transient: boolean };
+
+export interface Finished {
+  /** A generation to drop from the vector store: a re-index has just switched over. */
+  dropGeneration: number | null;
+  /** The task failed for good: its partial rows in its generation must go. */
+  clearRows: boolean;
+}
+
+const NOTHING: Finished = { dropGeneration: null, clearRows: false };
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Backoff before attempt n+1: 2 s, 4 s, 8 s, … capped at 5 minutes. */
+export const backoffMs = (attempts: number) => Math.min(2000 * 2 ** Math.max(0, attempts - 1), 5 * 60_000);
+
+/** Records a task's outcome in one transaction and says what the vector store must do. */
+export function finishTask(db: Db, task: Task, outcome: Outcome, now: number): Finished {
+  return db.transaction((tx) => {
+    const t = tx as unknown as Db;
+    const current = findTask(t, task.id);
+    if (!current || current.status !== "processing") return NOTHING; // deleted meanwhile
+    const doc = findDocumentById(t, task.documentId);
+    if (!doc) return NOTHING;
+    if (!outcome.ok && outcome.transient && current.attempts < MAX_ATTEMPTS) {
+      setTaskStatus(t, task.id, { status: "queued", lastError: outcome.message, runAfter: iso(now + backoffMs(current.attempts)), leaseUntil: null, updatedAt: iso(now) });
+      updateDocument(t, doc.id, { status: "queued", updatedAt: iso(now) });
+      return NOTHING;
+    }
+    setTaskStatus(t, task.id, {
+      status: outcome.ok ? "succeeded" : "failed",
+      lastError: outcome.ok ? null : outcome.message,
+      leaseUntil: null,
+      updatedAt: iso(now),
+    });
+    const stillPending = pendingTasksOfDocument(t, doc.id).length > 0;
+    if (outcome.ok) {
+      updateDocument(t, doc.id, {
+        ...(stillPending ? {} : { status: "ready" as const }),
+        error: null,
+        chunkCount: outcome.chunkCount,
+        progressDone: outcome.chunkCount,
+        progressTotal: outcome.chunkCount,
+        indexedAt: iso(now),
+        updatedAt: iso(now),
+      });
+    } else {
+      const attempts = current.attempts > 1 ? ` (after ${current.attempts} attempts)` : "";
+      updateDocument(t, doc.id, {
+        ...(stillPending ? {} : { status: "failed" as const, error: outcome.message + attempts }),
+        chunkCount: 0,
+        updatedAt: iso(now),
+      });
+    }
+    if (outcome.ok) noteDimensions(t, task, outcome.dimensions);
+    return { dropGeneration: maybeSwitch(t, task.collectionId, now, outcome), clearRows: !outcome.ok };
+  });
+}
+
+/** The first successful task of the active generation tells the model's dimension. */
+function noteDimensions(db: Db, task: Task, dimensions: number): void {
+  const col = findCollectionById(db, task.collectionId);
+  if (col && col.activeGeneration === task.generation && col.embeddingDimensions === null) {
+    updateCollection(db, col.id, { embeddingDimensions: dimensions });
+  }
+}
+
+/** Switches a collection to its re-built generation once nothing of it is pending. */
+function maybeSwitch(db: Db, collectionId: string, now: number, last: Outcome): number | null {
+  const col = findCollectionById(db, collectionId);
+  if (!col || col.buildingGeneration === null) return null;
+  if (pendingTaskCount(db, collectionId, col.buildingGeneration) > 0) return null;
+  updateCollection(db, collectionId, {
+    activeGeneration: col.buildingGeneration,
+    indexModel: col.buildingModel,
+    embeddingDimensions: last.ok ? last.dimensions : col.buildingModel === col.indexModel ? col.embeddingDimensions : null,
+    buildingGeneration: null,
+    buildingModel: null,
+    updatedAt: iso(now),
+  });
+  return col.activeGeneration;
+}

@@ -1,0 +1,100 @@
+/**
+ * One ingestion job, as a worker runs it: get the bytes, extract text, chunk,
+ * embed in batches, and hand rows back in slices as they are ready. Pure of
+ * SQLite and LanceDB: the main thread owns both (one writer per table).
+ */
+import { readFile } from "node:fs/promises";
+import { createEmbedder } from "../embed/index";
+import { EmbeddingError } from "../embed/types";
+import { chunkText } from "./chunk/index";
+import { ExtractionError, extract } from "./extract/index";
+import { FetchError, safeFetch } from "./fetch/index";
+import type { Chunk, ChunkOptions, Extracted } from "./types";
+
+export interface JobDocument {
+  id: string;
+  type: "text" | "file" | "url" | "api";
+  content: string | null;
+  url: string | null;
+  fileName: string | null;
+  filePath: string | null;
+}
+
+export interface Job {
+  jobId: string;
+  document: JobDocument;
+  chunking: ChunkOptions;
+  model: string;
+  embed: { ollamaUrl: string; openaiUrl: string | null; openaiKey: string | null; batchSize: number };
+  fetch: { allow: string[]; deny: string[]; maxBytes: number; timeoutMs: number };
+}
+
+export interface RowOut {
+  id: string;
+  documentId: string;
+  chunkIndex: number;
+  text: string;
+  start: number;
+  end: number;
+  vector: Float32Array;
+}
+
+export type JobEvent =
+  | { type: "progress"; jobId: string; done: number; total: number }
+  | { type: "rows"; jobId: string; rows: RowOut[]; first: boolean }
+  | { type: "done"; jobId: string; chunkCount: number; dimensions: number }
+  | { type: "error"; jobId: string; message: string; transient: boolean };
+
+/** Rows handed back per message: bounds the memory a big document holds at once. */
+const SLICE = 512;
+
+async function textOf(job: Job): Promise<Extracted> {
+  const d = job.document;
+  if (d.type === "text") return { text: d.content ?? "", kind: "text" };
+  if (d.type === "file") {
+    const bytes = new Uint8Array(await readFile(d.filePath!));
+    return extract(bytes, { fileName: d.fileName ?? undefined });
+  }
+  const accept = d.type === "api" ? "application/json, */*;q=0.5" : "text/html, application/pdf, */*;q=0.5";
+  const res = await safeFetch(d.url!, { ...job.fetch, accept });
+  const hints = { contentType: res.contentType, url: res.finalUrl };
+  // An api source is JSON by contract, whatever the server labels it.
+  return extract(res.bytes, d.type === "api" && !/json/i.test(res.contentType) ? { ...hints, contentType: "application/json" } : hints);
+}
+
+/** Runs a job to the end, reporting through `emit`; never throws. */
+export async function runJob(job: Job, emit: (e: JobEvent, transfer?: ArrayBuffer[]) => void): Promise<void> {
+  try {
+    const extracted = await textOf(job);
+    const chunks = chunkText(extracted.text, job.chunking);
+    if (chunks.length === 0) throw new ExtractionError(`no text found in the ${extracted.kind} content`);
+    const embedder = createEmbedder(job.model, job.embed);
+    emit({ type: "progress", jobId: job.jobId, done: 0, total: chunks.length });
+    let first = true;
+    for (let i = 0; i < chunks.length; i += SLICE) {
+      const slice = chunks.slice(i, i + SLICE);
+      const vectors = await embedder.embed(slice.map((c) => c.text));
+      const rows = slice.map((c, k) => toRow(job.document.id, c, vectors[k]!));
+      emit({ type: "rows", jobId: job.jobId, rows, first }, [...new Set(rows.map((r) => r.vector.buffer as ArrayBuffer))]);
+      first = false;
+      emit({ type: "progress", jobId: job.jobId, done: Math.min(i + SLICE, chunks.length), total: chunks.length });
+    }
+    emit({ type: "done", jobId: job.jobId, chunkCount: chunks.length, dimensions: await embedder.dimensions() });
+  } catch (err) {
+    emit({ type: "error", jobId: job.jobId, ...describe(err) });
+  }
+}
+
+function toRow(documentId: string, c: Chunk, vector: Float32Array): RowOut {
+  return { id: `${documentId}:${c.index}`, documentId, chunkIndex: c.index, text: c.text, start: c.start, end: c.end, vector };
+}
+
+/** A failure as a sentence a person can act on, and whether retrying may help. */
+export function describe(err: unknown): { message: string; transient: boolean } {
+  if (err instanceof EmbeddingError) return { message: err.message, transient: err.transient };
+  if (err instanceof FetchError) return { message: err.message, transient: err.transient };
+  if (err instanceof ExtractionError) return { message: err.message, transient: false };
+  const e = err as NodeJS.ErrnoException;
+  if (e?.code === "ENOENT") return { message: "the uploaded file is missing from the data directory", transient: false };
+  return { message: `ingestion failed: ${e?.message ?? String(err)}`, transient: false };
+}

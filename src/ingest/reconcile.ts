@@ -1,0 +1,81 @@
+/**
+ * Start-up reconciliation: after any stop, even kill -9, make LanceDB agree with
+ * SQLite. Tables of deleted collections or abandoned generations are dropped;
+ * in each settled collection, rows of unknown or failed documents are removed,
+ * and a ready document whose row count differs from its chunk count is queued
+ * again (its write is idempotent, so the rerun leaves exactly one copy).
+ */
+import { readdirSync } from "node:fs";
+import type { Db } from "../db/client";
+import { findCollectionById } from "../db/queries/collections";
+import { listDocuments } from "../db/queries/documents";
+import { pendingTasksOfDocument } from "../db/queries/tasks";
+import type { FileStore } from "../files/store";
+import type { Logger } from "../log";
+import type { VectorStore } from "../vectors/store";
+import type { IngestEngine } from "./engine";
+
+interface Deps {
+  db: Db;
+  store: VectorStore;
+  engine: IngestEngine;
+  files: FileStore;
+  log: Logger;
+}
+
+export async function reconcile(d: Deps): Promise<void> {
+  let dropped = 0;
+  let requeued = 0;
+  let cleared = 0;
+  for (const t of await d.store.listTables()) {
+    const col = findCollectionById(d.db, t.collectionId);
+    if (!col) {
+      await d.store.dropCollection(t.collectionId);
+      dropped++;
+      continue;
+    }
+    if (t.generation !== col.activeGeneration && t.generation !== col.buildingGeneration) {
+      await d.store.dropGeneration(t.collectionId, t.generation);
+      dropped++;
+      continue;
+    }
+    // A re-index in flight re-writes every document anyway; only settled tables are checked.
+    if (col.buildingGeneration !== null || t.generation !== col.activeGeneration) continue;
+    const counts = await d.store.documentCounts(t.collectionId, t.generation);
+    const docs = new Map(listDocuments(d.db, col.id).map((x) => [x.id, x]));
+    for (const [docId, n] of counts) {
+      const doc = docs.get(docId);
+      if (!doc || doc.status === "failed" || doc.status === "awaiting_upload") {
+        await d.engine.sink.write(col.id, t.generation, docId, [], true).catch(() => {});
+        if (!doc) await d.store.deleteDocument(col.id, docId);
+        cleared++;
+      } else if (doc.status === "ready" && n !== doc.chunkCount && pendingTasksOfDocument(d.db, docId).length === 0) {
+        d.engine.enqueue(doc, col);
+        requeued++;
+      }
+    }
+    for (const doc of docs.values()) {
+      if (doc.status === "ready" && doc.chunkCount > 0 && !counts.has(doc.id) && pendingTasksOfDocument(d.db, doc.id).length === 0) {
+        d.engine.enqueue(doc, col);
+        requeued++;
+      }
+    }
+  }
+  removeOrphanFiles(d);
+  if (dropped || requeued || cleared) d.log.info("reconciled the vector store", { dropped, requeued, cleared });
+}
+
+/** Files whose collection no longer exists (a crash between delete and clean-up). */
+function removeOrphanFiles(d: Deps): void {
+  let names: string[] = [];
+  try {
+    names = readdirSync(d.files.dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (name.startsWith(".")) continue;
+    if (!findCollectionById(d.db, name)) d.files.removeCollection(name);
+  }
+
+}

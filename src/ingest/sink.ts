@@ -1,0 +1,71 @@
+/**
+ * Group commit of chunk rows into LanceDB. Rows for one table gather while the
+ * previous write to it runs, then go in one replaceDocuments call, so many small
+ * documents cost few commits. Right before each write, rows whose document was
+ * deleted, or whose generation is no longer wanted, are dropped: the check and
+ * the enqueue happen in one synchronous step, so a delete can never be undone.
+ */
+import type { VectorStore } from "../vectors/store";
+import type { RowOut } from "./job";
+
+interface Pending {
+  collectionId: string;
+  generation: number;
+  deletes: Set<string>;
+  rows: RowOut[];
+  waiters: { resolve: () => void; reject: (e: unknown) => void }[];
+}
+
+/** Decides, at write time, which documents of a table may still be written. */
+export type KeepFilter = (collectionId: string, generation: number, documentIds: string[]) => Set<string>;
+
+export class ChunkSink {
+  private readonly pending = new Map<string, Pending>();
+  private readonly running = new Set<string>();
+
+  constructor(
+    private readonly store: VectorStore,
+    private readonly keep: KeepFilter,
+  ) {}
+
+  /** Queues rows of one document; `first` replaces whatever rows it had. Resolves once committed. */
+  write(collectionId: string, generation: number, documentId: string, rows: RowOut[], first: boolean): Promise<void> {
+    const key = `${collectionId}/${generation}`;
+    let p = this.pending.get(key);
+    if (!p) {
+      p = { collectionId, generation, deletes: new Set(), rows: [], waiters: [] };
+      this.pending.set(key, p);
+    }
+    if (first) p.deletes.add(documentId);
+    for (const r of rows) p.rows.push(r);
+    const done = new Promise<void>((resolve, reject) => p!.waiters.push({ resolve, reject }));
+    if (!this.running.has(key)) void this.flush(key);
+    return done;
+  }
+
+  /** Resolves when nothing is pending or being written. */
+  async drain(): Promise<void> {
+    while (this.pending.size > 0 || this.running.size > 0) await Bun.sleep(10);
+  }
+
+  private async flush(key: string): Promise<void> {
+    this.running.add(key);
+    try {
+      for (let batch = this.pending.get(key); batch; batch = this.pending.get(key)) {
+        this.pending.delete(key);
+        const ids = [...new Set([...batch.deletes, ...batch.rows.map((r) => r.documentId)])];
+        const alive = this.keep(batch.collectionId, batch.generation, ids);
+        const rows = batch.rows.filter((r) => alive.has(r.documentId));
+        const deletes = [...batch.deletes].filter((id) => alive.has(id));
+        try {
+          if (rows.length || deletes.length) await this.store.replaceDocuments(batch.collectionId, batch.generation, deletes, rows);
+          for (const w of batch.waiters) w.resolve();
+        } catch (err) {
+          for (const w of batch.waiters) w.reject(err);
+        }
+      }
+    } finally {
+      this.running.delete(key);
+    }
+  }
+}
