@@ -1,0 +1,106 @@
+/**
+ * Typed calls for every endpoint the dashboard uses, named after what they do.
+ * Paths and bodies follow CONTRACT.md; nothing here knows about screens.
+ */
+import { qs, request } from "./client";
+import type {
+  ApiKey,
+  ApiKeyCreated,
+  Deleted,
+  EmbeddingModels,
+  KbSearchResponse,
+  KnowledgeBase,
+  KnowledgeBaseDetail,
+  Page,
+  Pipeline,
+  PipelineConfig,
+  PipelineDetail,
+  PipelineStatus,
+  QueryMode,
+  QueryResponse,
+  Source,
+  SourceCreated,
+  SourceType,
+  User,
+} from "./types";
+
+const enc = encodeURIComponent;
+const pipelinePath = (id: string) => `/api/rag/pipelines/${enc(id)}`;
+
+export const auth = {
+  me: () => request<{ user: User }>("GET", "/api/auth/me"),
+  signup: (email: string, password: string) =>
+    request<{ user: User }>("POST", "/api/auth/signup", { body: { email, password } }),
+  login: (email: string, password: string) =>
+    request<{ user: User }>("POST", "/api/auth/login", { body: { email, password } }),
+  logout: () => request<void>("POST", "/api/auth/logout"),
+};
+
+export interface PipelineListParams {
+  page?: number;
+  pageSize?: number;
+  search?: string;
+  status?: PipelineStatus | "";
+}
+
+export const pipelines = {
+  list: (p: PipelineListParams) => request<Page<Pipeline>>("GET", `/api/rag/pipelines${qs({ ...p })}`),
+  get: (id: string) => request<PipelineDetail>("GET", pipelinePath(id)),
+  create: (body: Partial<PipelineConfig> & { name: string }) =>
+    request<Pipeline>("POST", "/api/rag/pipelines", { body }),
+  update: (id: string, body: Partial<PipelineConfig>) => request<Pipeline>("PATCH", pipelinePath(id), { body }),
+  remove: (id: string) => request<Deleted>("DELETE", pipelinePath(id)),
+  reindex: (id: string) => request<{ pipeline: Pipeline }>("POST", `${pipelinePath(id)}/reindex`),
+};
+
+export interface NewSource {
+  type: SourceType;
+  name: string;
+  content?: string;
+  url?: string;
+  fileName?: string;
+  fileSize?: number;
+}
+
+export const sources = {
+  list: (pipelineId: string) => request<Source[]>("GET", `${pipelinePath(pipelineId)}/sources`),
+  create: (pipelineId: string, body: NewSource) =>
+    request<SourceCreated>("POST", `${pipelinePath(pipelineId)}/sources`, { body }),
+  retry: (pipelineId: string, sourceId: string) =>
+    request<{ source: Source }>("POST", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}/retry`),
+  remove: (pipelineId: string, sourceId: string) =>
+    request<Deleted>("DELETE", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}`),
+};
+
+export const keys = {
+  list: (pipelineId: string) => request<ApiKey[]>("GET", `${pipelinePath(pipelineId)}/keys`),
+  create: (pipelineId: string, name: string) =>
+    request<ApiKeyCreated>("POST", `${pipelinePath(pipelineId)}/keys`, { body: { name } }),
+  revoke: (pipelineId: string, keyId: string) =>
+    request<Deleted>("DELETE", `${pipelinePath(pipelineId)}/keys/${enc(keyId)}`),
+};
+
+export interface QueryInput {
+  query: string;
+  topK?: number;
+  mode?: QueryMode;
+}
+
+/** POST /api/rag/query with a pipeline API key (never the session cookie). */
+export const runQuery = (apiKey: string, body: QueryInput) =>
+  request<QueryResponse>("POST", "/api/rag/query", { body, apiKey });
+
+export const knowledgeBases = {
+  list: () => request<KnowledgeBase[]>("GET", "/api/kb"),
+  get: (id: string) => request<KnowledgeBaseDetail>("GET", `/api/kb/${enc(id)}`),
+  create: (name: string, description?: string) =>
+    request<KnowledgeBase>("POST", "/api/kb", { body: description ? { name, description } : { name } }),
+  remove: (id: string) => request<Deleted>("DELETE", `/api/kb/${enc(id)}`),
+  removeDocument: (id: string, docId: string) =>
+    request<Deleted>("DELETE", `/api/kb/${enc(id)}/documents/${enc(docId)}`),
+  search: (id: string, query: string, topK: number) =>
+    request<KbSearchResponse>("POST", `/api/kb/${enc(id)}/search`, { body: { query, topK } }),
+  uploadPath: (id: string) => `/api/kb/${enc(id)}/upload`,
+};
+
+export const embeddingModels = () => request<EmbeddingModels>("GET", "/api/embedding-models");

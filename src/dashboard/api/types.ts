@@ -1,0 +1,91 @@
+/**
+ * The shapes the dashboard reads from ragd's public API. Where the server already
+ * has a schema, the type is derived from it (type-only imports: nothing of the
+ * server ends up in the browser bundle), so a change there shows up here at
+ * compile time. The rest is written from CONTRACT.md until those schemas land.
+ */
+import type { UserModel } from "../../features/auth/model";
+import type { KeyCreated, KeyModel } from "../../features/keys/model";
+import type { CHUNKING_STRATEGIES, PipelineModel, STATUSES } from "../../features/pipelines/model";
+import type { QueryResponse as QueryResponseModel, QUERY_MODES } from "../../features/query/model";
+import type { SourceModel, SOURCE_STATUSES, SOURCE_TYPES } from "../../features/sources/model";
+
+export type User = typeof UserModel.static;
+export type Tier = User["tier"];
+
+export type Pipeline = typeof PipelineModel.static;
+export type PipelineStatus = (typeof STATUSES)[number];
+export type ChunkingStrategy = (typeof CHUNKING_STRATEGIES)[number];
+
+/** The fields a user sets when creating or editing a pipeline. */
+export type PipelineConfig = Pick<
+  Pipeline,
+  | "name"
+  | "description"
+  | "chunkingStrategy"
+  | "chunkSize"
+  | "chunkOverlap"
+  | "embeddingModel"
+  | "vectorProvider"
+  | "retrievalTopK"
+>;
+
+export type Source = typeof SourceModel.static;
+export type SourceType = (typeof SOURCE_TYPES)[number];
+export type SourceStatus = (typeof SOURCE_STATUSES)[number];
+export type PipelineDetail = Pipeline & { dataSources: Source[] };
+
+/** The create response of a `file` source carries where to PUT the bytes. */
+export type SourceCreated = Source & { uploadUrl?: string; uploadExpiresAt?: string };
+
+export interface Page<T> {
+  data: T[];
+  page: number;
+  pageSize: number;
+  total: number;
+  totalPages: number;
+}
+
+export type ApiKey = typeof KeyModel.static;
+export type ApiKeyCreated = typeof KeyCreated.static;
+
+export type QueryMode = (typeof QUERY_MODES)[number];
+export type QueryResponse = typeof QueryResponseModel.static;
+export type QueryResult = QueryResponse["results"][number];
+
+/** A knowledge-base search answers like the query endpoint, with kbId instead. */
+export type KbSearchResponse = Omit<QueryResponse, "pipelineId"> & { kbId: string };
+
+export interface KnowledgeBase {
+  id: string;
+  name: string;
+  description: string | null;
+  documentCount?: number;
+  created_at: string;
+}
+
+export type DocumentStatus = SourceStatus;
+
+export interface KbDocument {
+  id: string;
+  kbId: string;
+  fileName: string;
+  fileSize: number;
+  status: DocumentStatus;
+  error: string | null;
+  chunkCount: number;
+  progress?: { done: number; total: number };
+  created_at: string;
+}
+
+export type KnowledgeBaseDetail = KnowledgeBase & { documents: KbDocument[] };
+
+export interface EmbeddingModels {
+  models: { name: string; provider: "builtin" | "ollama" | "openai" }[];
+  ollama: { reachable: boolean; url: string };
+}
+
+export interface Deleted {
+  deleted: true;
+  id: string;
+}

@@ -1,0 +1,55 @@
+/**
+ * Uploads with progress. fetch() cannot report upload progress, XMLHttpRequest
+ * can, so file bytes go through here.
+ */
+import { ApiError, errorFromBody, networkError } from "./client";
+
+export interface UploadProgress {
+  loaded: number;
+  total: number;
+}
+
+interface UploadOptions {
+  method: "PUT" | "POST";
+  url: string;
+  body: Blob | FormData;
+  contentType?: string;
+  onProgress: (p: UploadProgress) => void;
+  /** Aborts the upload when signalled. */
+  signal?: AbortSignal;
+}
+
+/** Sends a body with XMLHttpRequest, reporting progress; resolves with the JSON answer. */
+export function uploadWithProgress<T>(o: UploadOptions): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open(o.method, o.url);
+    xhr.setRequestHeader("accept", "application/json");
+    if (o.contentType) xhr.setRequestHeader("content-type", o.contentType);
+    xhr.upload.onprogress = (e) => o.onProgress({ loaded: e.loaded, total: e.lengthComputable ? e.total : 0 });
+    xhr.onload = () => {
+      if (xhr.status >= 200 && xhr.status < 300) {
+        try {
+          resolve((xhr.responseText ? JSON.parse(xhr.responseText) : undefined) as T);
+        } catch {
+          resolve(undefined as T);
+        }
+      } else reject(errorFromBody(xhr.status, xhr.responseText));
+    };
+    xhr.onerror = () => reject(networkError());
+    xhr.onabort = () => reject(new ApiError(0, "aborted", "the upload was cancelled"));
+    o.signal?.addEventListener("abort", () => xhr.abort());
+    xhr.send(o.body);
+  });
+}
+
+/**
+ * The upload URL made same-origin. ragd signs it with RAGD_PUBLIC_URL, which may
+ * name the host differently from the address in the browser (127.0.0.1 versus
+ * localhost); the signature covers path and query, and the page's CSP allows only
+ * its own origin, so the bytes go to this origin with the signed path.
+ */
+export function sameOriginUploadUrl(uploadUrl: string): string {
+  const u = new URL(uploadUrl, location.href);
+  return `${u.pathname}${u.search}`;
+}

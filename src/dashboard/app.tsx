@@ -1,0 +1,61 @@
+/**
+ * The dashboard root: finds out who is signed in, then shows either the sign-in
+ * screen or the shell with the routed screen. A 401 from any session endpoint
+ * brings the user back to sign-in with a word about why.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { setUnauthenticatedHandler } from "./api/client";
+import { auth } from "./api/endpoints";
+import type { User } from "./api/types";
+import { Loading } from "./components/EmptyState";
+import { Toast, useToast } from "./components/Toast";
+import { AppContext } from "./lib/session";
+import { useRoute } from "./router";
+import { AuthScreen } from "./screens/AuthScreen";
+import { Shell } from "./screens/Shell";
+
+type Session = { state: "loading" } | { state: "out"; reason?: string } | { state: "in"; user: User };
+
+/** The whole app. */
+export function App() {
+  const [session, setSession] = useState<Session>({ state: "loading" });
+  const route = useRoute();
+  const toast = useToast();
+
+  useEffect(() => {
+    setUnauthenticatedHandler(() => setSession({ state: "out", reason: "Your session has ended. Sign in again." }));
+    auth.me().then(
+      ({ user }) => setSession({ state: "in", user }),
+      () => setSession({ state: "out" }),
+    );
+  }, []);
+
+  const signOut = async () => {
+    await auth.logout().catch(() => undefined);
+    setSession({ state: "out", reason: "You are signed out." });
+    location.hash = "#/";
+  };
+
+  if (session.state === "loading") return <Loading label="Starting ragd…" />;
+  if (session.state === "out") {
+    return (
+      <>
+        <AuthScreen
+          mode={route.segments[0] === "signup" ? "signup" : "signin"}
+          notice={session.reason}
+          onSignedIn={(user) => {
+            setSession({ state: "in", user });
+            if (route.segments[0] === "signup" || route.segments[0] === "signin") location.hash = "#/pipelines";
+          }}
+        />
+        <Toast message={toast.message} />
+      </>
+    );
+  }
+  return (
+    <AppContext.Provider value={{ user: session.user, notify: toast.show, signOut }}>
+      <Shell route={route} />
+      <Toast message={toast.message} />
+    </AppContext.Provider>
+  );
+}

@@ -1,0 +1,39 @@
+/** "Are you sure?" for destructive actions, naming exactly what goes away. */
+import type { ComponentChildren } from "preact";
+import type { ApiError } from "../api/client";
+import { Dialog } from "./Dialog";
+import { ErrorNote } from "./ErrorNote";
+
+interface Props {
+  title: string;
+  children: ComponentChildren;
+  confirmLabel: string;
+  busy?: boolean;
+  error?: ApiError;
+  onConfirm: () => void;
+  onCancel: () => void;
+}
+
+/** A danger dialog; focus starts on Cancel so Enter never destroys by accident. */
+export function ConfirmDialog({ title, children, confirmLabel, busy, error, onConfirm, onCancel }: Props) {
+  return (
+    <Dialog
+      title={title}
+      onClose={onCancel}
+      tone="danger"
+      actions={
+        <>
+          <button type="button" class="btn" onClick={onCancel} autoFocus>
+            Cancel
+          </button>
+          <button type="button" class="btn btn-danger" onClick={onConfirm} disabled={busy}>
+            {busy ? "Working…" : confirmLabel}
+          </button>
+        </>
+      }
+    >
+      {children}
+      <ErrorNote error={error} />
+    </Dialog>
+  );
+}

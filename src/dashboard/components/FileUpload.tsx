@@ -1,0 +1,74 @@
+/**
+ * Uploading a file into a pipeline: create the `file` source, then PUT the bytes
+ * to its signed `uploadUrl` with XMLHttpRequest so the bar shows real progress.
+ */
+import { useRef, useState } from "preact/hooks";
+import type { ApiError } from "../api/client";
+import { sources } from "../api/endpoints";
+import type { Source } from "../api/types";
+import { sameOriginUploadUrl, uploadWithProgress, type UploadProgress } from "../api/upload";
+import { formatBytes } from "../lib/format";
+import { useApp } from "../lib/session";
+import { ErrorNote } from "./ErrorNote";
+import { FilePicker } from "./FilePicker";
+import { ProgressBar } from "./ProgressBar";
+
+/** Picks a file and uploads it with a progress bar and a Cancel button. */
+export function FileUpload({ pipelineId, onUploaded }: { pipelineId: string; onUploaded: () => void }) {
+  const { notify } = useApp();
+  const [progress, setProgress] = useState<UploadProgress | undefined>(undefined);
+  const [error, setError] = useState<ApiError | undefined>(undefined);
+  const abort = useRef<AbortController | undefined>(undefined);
+
+  const upload = async (file: File) => {
+    setError(undefined);
+    setProgress({ loaded: 0, total: file.size });
+    const ctl = (abort.current = new AbortController());
+    let created: Source | undefined;
+    try {
+      const s = await sources.create(pipelineId, { type: "file", name: file.name, fileName: file.name, fileSize: file.size });
+      created = s;
+      onUploaded(); // shows the new source (awaiting upload) at once
+      if (!s.uploadUrl) throw new Error("the server gave no upload address");
+      await uploadWithProgress({
+        method: "PUT",
+        url: sameOriginUploadUrl(s.uploadUrl),
+        body: file,
+        contentType: file.type || "application/octet-stream",
+        onProgress: setProgress,
+        signal: ctl.signal,
+      });
+      notify(`“${file.name}” uploaded; ragd is indexing it.`);
+    } catch (e) {
+      const err = e as ApiError;
+      // A cancelled upload leaves nothing behind; a failed one stays visible with its error.
+      if (created && err.code === "aborted") await sources.remove(pipelineId, created.id).catch(() => undefined);
+      if (err.code !== "aborted") setError(err);
+    } finally {
+      setProgress(undefined);
+      abort.current = undefined;
+      onUploaded();
+    }
+  };
+
+  return (
+    <div class="stack-sm">
+      {progress ? (
+        <div class="upload-status">
+          <ProgressBar
+            label="Upload progress"
+            value={progress.loaded}
+            max={progress.total}
+            text={`${formatBytes(progress.loaded)} of ${formatBytes(progress.total)}`}
+          />
+          <button type="button" class="btn btn-small" onClick={() => abort.current?.abort()}>
+            Cancel
+          </button>
+        </div>
+      ) : (
+        <FilePicker label="Choose a file or drop it here" onPick={(f) => void upload(f)} />
+      )}
+      <ErrorNote error={error} context="Upload failed" />
+    </div>
+  );
+}

@@ -1,0 +1,43 @@
+/** Searching a knowledge base (session-authenticated: no API key needed). */
+import { useState } from "preact/hooks";
+import { knowledgeBases } from "../api/endpoints";
+import type { KbSearchResponse } from "../api/types";
+import { useAction } from "../lib/hooks";
+import { ErrorNote } from "./ErrorNote";
+import { Field } from "./Field";
+import { ResultList } from "./ResultList";
+
+/** A query box, a top-K and the ranked results. */
+export function KbSearch({ kbId, hasDocuments }: { kbId: string; hasDocuments: boolean }) {
+  const [query, setQuery] = useState("");
+  const [topK, setTopK] = useState(5);
+  const [res, setRes] = useState<KbSearchResponse | undefined>(undefined);
+  const search = useAction(async () => setRes(await knowledgeBases.search(kbId, query.trim(), topK)));
+  return (
+    <>
+      <section class="card" aria-labelledby="kb-search-h">
+        <h2 id="kb-search-h">Search</h2>
+        <form class="inline-form" role="search" onSubmit={(e) => (e.preventDefault(), query.trim() && void search.run())}>
+          <Field label="Query">
+            {(ids) => <input {...ids} type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />}
+          </Field>
+          <Field label="Top-K">
+            {(ids) => (
+              <input {...ids} class="input-narrow" type="number" min={1} max={100} value={topK} onInput={(e) => setTopK(Math.max(1, Math.min(100, Number(e.currentTarget.value) || 1)))} />
+            )}
+          </Field>
+          <button type="submit" class="btn btn-primary" disabled={search.busy || !query.trim()}>
+            {search.busy ? "Searching…" : "Search"}
+          </button>
+        </form>
+        <ErrorNote error={search.error} context="Search failed" />
+      </section>
+      {res && (
+        <ResultList
+          response={res}
+          emptyHint={hasDocuments ? "Nothing matched. Try other words." : "No document is ready yet. Upload one and wait until it shows Ready."}
+        />
+      )}
+    </>
+  );
+}

@@ -1,0 +1,54 @@
+/** Uploading into a knowledge base: multipart POST with a progress bar per file. */
+import { useState } from "preact/hooks";
+import type { ApiError } from "../api/client";
+import { knowledgeBases } from "../api/endpoints";
+import { uploadWithProgress, type UploadProgress } from "../api/upload";
+import { formatBytes } from "../lib/format";
+import { useApp } from "../lib/session";
+import { ErrorNote } from "./ErrorNote";
+import { FilePicker } from "./FilePicker";
+import { ProgressBar } from "./ProgressBar";
+
+/** One file at a time; the document appears in the list as soon as it is accepted. */
+export function KbUpload({ kbId, onUploaded }: { kbId: string; onUploaded: () => void }) {
+  const { notify } = useApp();
+  const [progress, setProgress] = useState<(UploadProgress & { name: string }) | undefined>(undefined);
+  const [error, setError] = useState<ApiError | undefined>(undefined);
+
+  const upload = async (file: File) => {
+    setError(undefined);
+    setProgress({ loaded: 0, total: file.size, name: file.name });
+    const form = new FormData();
+    form.append("file", file, file.name);
+    try {
+      await uploadWithProgress({
+        method: "POST",
+        url: knowledgeBases.uploadPath(kbId),
+        body: form,
+        onProgress: (p) => setProgress({ ...p, name: file.name }),
+      });
+      notify(`“${file.name}” uploaded; ragd is processing it.`);
+    } catch (e) {
+      setError(e as ApiError);
+    } finally {
+      setProgress(undefined);
+      onUploaded();
+    }
+  };
+
+  return (
+    <div class="stack-sm">
+      {progress ? (
+        <ProgressBar
+          label={`Uploading ${progress.name}`}
+          value={progress.loaded}
+          max={progress.total}
+          text={`${progress.name}: ${formatBytes(progress.loaded)} of ${formatBytes(progress.total)}`}
+        />
+      ) : (
+        <FilePicker label="Choose a file or drop it here" hint="PDF, Word, Markdown, HTML or text." onPick={(f) => void upload(f)} />
+      )}
+      <ErrorNote error={error} context="Upload failed" />
+    </div>
+  );
+}

@@ -1,0 +1,56 @@
+/** The keys of a pipeline by prefix, with created and last-used times. */
+import type { ApiKey } from "../api/types";
+import { formatDate, timeAgo } from "../lib/format";
+
+/** A table on wide screens, stacked on a phone. */
+export function KeyTable({ items, onRevoke }: { items: ApiKey[]; onRevoke: (k: ApiKey) => void }) {
+  return (
+    <div class="table-wrap">
+      <table class="table table-cards">
+        <caption class="sr-only">API keys</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Key</th>
+            <th scope="col">Created</th>
+            <th scope="col">Last used</th>
+            <th scope="col">
+              <span class="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((k) => (
+            <tr key={k.id}>
+              <th scope="row" data-label="Name">
+                {k.name}
+              </th>
+              <td data-label="Key">
+                <code>{k.prefix}…</code>
+              </td>
+              <td data-label="Created">
+                <time dateTime={k.createdAt} title={formatDate(k.createdAt)}>
+                  {timeAgo(k.createdAt)}
+                </time>
+              </td>
+              <td data-label="Last used">
+                {k.lastUsedAt ? (
+                  <time dateTime={k.lastUsedAt} title={formatDate(k.lastUsedAt)}>
+                    {timeAgo(k.lastUsedAt)}
+                  </time>
+                ) : (
+                  <span class="muted">never</span>
+                )}
+              </td>
+              <td class="actions">
+                <button type="button" class="btn btn-small btn-ghost-danger" onClick={() => onRevoke(k)} aria-label={`Revoke ${k.name}`}>
+                  Revoke
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,87 @@
+/**
+ * The embedding model field. Offers the models the server reports (the built-in
+ * one and whatever Ollama has installed); without that endpoint, or for a model
+ * not in the list, it is a plain text field.
+ */
+import { useState } from "preact/hooks";
+import { embeddingModels } from "../api/endpoints";
+import type { EmbeddingModels } from "../api/types";
+import { useLoad } from "../lib/hooks";
+import { Field } from "./Field";
+
+const OTHER = "\u0000other";
+const PROVIDERS: [EmbeddingModels["models"][number]["provider"], string][] = [
+  ["builtin", "Built in"],
+  ["ollama", "Ollama"],
+  ["openai", "OpenAI-compatible"],
+];
+const NAME_HINT = "builtin (works offline, nothing to install), ollama/<model> or a bare Ollama name, or openai/<model>.";
+
+interface Props {
+  value: string;
+  onChange: (v: string) => void;
+  error?: string;
+}
+
+/** A select of known models with an "Other…" escape, or a text field. */
+export function ModelPicker({ value, onChange, error }: Props) {
+  const models = useLoad(embeddingModels, []);
+  const [other, setOther] = useState(false);
+  const known = models.data?.models ?? [];
+  const listed = known.some((m) => m.name === value);
+
+  if (!models.data) {
+    return (
+      <Field label="Embedding model" hint={models.loading ? "Looking for installed models…" : NAME_HINT} error={error}>
+        {(ids) => <input {...ids} value={value} onInput={(e) => onChange(e.currentTarget.value)} required />}
+      </Field>
+    );
+  }
+  const ollama = models.data.ollama;
+  const showText = other || !listed;
+  return (
+    <>
+      <Field label="Embedding model" error={showText ? undefined : error} hint={ollamaHint(ollama)}>
+        {(ids) => (
+          <select
+            {...ids}
+            value={showText ? OTHER : value}
+            onChange={(e) => {
+              const v = e.currentTarget.value;
+              setOther(v === OTHER);
+              if (v !== OTHER) onChange(v);
+            }}
+          >
+            {PROVIDERS.map(([p, label]) => {
+              const group = known.filter((m) => m.provider === p);
+              if (!group.length) return null;
+              return (
+                <optgroup label={label}>
+                  {group.map((m) => (
+                    <option value={m.name}>{m.name}</option>
+                  ))}
+                </optgroup>
+              );
+            })}
+            <option value={OTHER}>Other (type a name)…</option>
+          </select>
+        )}
+      </Field>
+      {showText && (
+        <Field label="Model name" hint={NAME_HINT} error={error}>
+          {(ids) => <input {...ids} value={value} onInput={(e) => onChange(e.currentTarget.value)} required />}
+        </Field>
+      )}
+    </>
+  );
+}
+
+function ollamaHint(o: EmbeddingModels["ollama"]) {
+  if (o.reachable) return `Installed models of Ollama at ${o.url} are listed.`;
+  return (
+    <>
+      Ollama at <code>{o.url}</code> is not answering, so only the built-in model is offered. Start Ollama and run{" "}
+      <code>ollama pull nomic-embed-text</code> to use it.
+    </>
+  );
+}

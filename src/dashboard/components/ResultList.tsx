@@ -1,0 +1,47 @@
+/** Ranked chunks from a query or a knowledge-base search. */
+import type { QueryResult } from "../api/types";
+import { formatScore } from "../lib/format";
+import { EmptyState } from "./EmptyState";
+
+interface Props {
+  response: { results: QueryResult[]; query: string };
+  ms?: number;
+  emptyHint: string;
+}
+
+/** Each result: rank, score (with a bar), source name, chunk number and text. */
+export function ResultList({ response, ms, emptyHint }: Props) {
+  const { results, query } = response;
+  return (
+    <section aria-labelledby="results-h" aria-live="polite">
+      <div class="section-head">
+        <h2 id="results-h">Results</h2>
+        <span class="muted small">
+          {results.length} for “{query}”{ms !== undefined ? ` · ${ms} ms` : ""}
+        </span>
+      </div>
+      {results.length === 0 ? (
+        <EmptyState title="No results">{emptyHint}</EmptyState>
+      ) : (
+        <ol class="results">
+          {results.map((r, i) => (
+            <li class="result card" key={`${r.metadata.sourceId}-${r.metadata.chunkIndex}-${i}`}>
+              <div class="result-head">
+                <span class="rank">#{i + 1}</span>
+                <span class="score" title="Relevance, 0 to 1">
+                  <span class="score-bar" aria-hidden="true">
+                    <span style={{ width: `${Math.round(r.score * 100)}%` }} />
+                  </span>
+                  score {formatScore(r.score)}
+                </span>
+                <span class="result-source break">{String(r.metadata.sourceName ?? "")}</span>
+                <span class="muted small">chunk {r.metadata.chunkIndex}</span>
+              </div>
+              <p class="result-text">{r.content}</p>
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,83 @@
+/** One data source: what it is, its status and progress, its error and actions. */
+import { sources } from "../api/endpoints";
+import type { Source } from "../api/types";
+import { formatBytes, formatDate, plural, timeAgo } from "../lib/format";
+import { useAction } from "../lib/hooks";
+import { ErrorNote } from "./ErrorNote";
+import { ProgressBar } from "./ProgressBar";
+import { StatusBadge } from "./StatusBadge";
+
+const TYPE_LABEL: Record<Source["type"], string> = { text: "Text", file: "File", url: "URL", api: "API" };
+
+interface Props {
+  pipelineId: string;
+  source: Source;
+  onChanged: () => void;
+  onDelete: () => void;
+}
+
+/** What the source points at, in a few words. */
+function origin(s: Source): string {
+  if (s.type === "file") return `${s.fileName ?? ""}${s.fileSize !== undefined ? ` · ${formatBytes(s.fileSize)}` : ""}`;
+  if (s.type === "url" || s.type === "api") return s.url ?? "";
+  const text = s.content ?? "";
+  return `${text.slice(0, 90)}${text.length > 90 ? "…" : ""}`;
+}
+
+/** A list item; failed sources show their error and a Retry button. */
+export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props) {
+  const retry = useAction(async () => {
+    await sources.retry(pipelineId, s.id);
+    onChanged();
+  });
+  const progress = s.progress;
+  return (
+    <li class="row">
+      <div class="row-main">
+        <div class="row-title">
+          <span class="type-tag">{TYPE_LABEL[s.type] ?? s.type}</span>
+          <strong class="break">{s.name}</strong>
+          <StatusBadge status={s.status} />
+        </div>
+        <div class="muted break small">{origin(s)}</div>
+        {s.status === "processing" && (
+          <ProgressBar
+            label={`Progress of ${s.name}`}
+            value={progress?.done ?? 0}
+            max={progress?.total ?? 0}
+            text={progress && progress.total > 0 ? `${progress.done} of ${plural(progress.total, "chunk")}` : "Reading…"}
+          />
+        )}
+        {s.status === "queued" && <p class="small muted">Waiting for a worker…</p>}
+        {s.status === "awaiting_upload" && (
+          <p class="small muted">The file never arrived. Delete this source and upload the file again.</p>
+        )}
+        {s.status === "failed" && s.error && (
+          <p class="source-error small" role="note">
+            <strong>Why it failed:</strong> {s.error}
+          </p>
+        )}
+        <ErrorNote error={retry.error} context="Retry failed" />
+      </div>
+      <div class="row-side">
+        <span class="small muted">
+          {s.status === "ready" ? plural(s.chunkCount, "chunk") : ""}
+          {s.status === "ready" && " · "}
+          <time dateTime={s.updatedAt} title={formatDate(s.updatedAt)}>
+            {timeAgo(s.updatedAt)}
+          </time>
+        </span>
+        <div class="row-actions">
+          {s.status === "failed" && (
+            <button type="button" class="btn btn-small" onClick={() => void retry.run()} disabled={retry.busy}>
+              {retry.busy ? "Retrying…" : "Retry"}
+            </button>
+          )}
+          <button type="button" class="btn btn-small btn-ghost-danger" onClick={onDelete} aria-label={`Delete ${s.name}`}>
+            Delete
+          </button>
+        </div>
+      </div>
+    </li>
+  );
+}

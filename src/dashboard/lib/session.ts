@@ -1,0 +1,25 @@
+/**
+ * App-wide state passed down with context: the signed-in user and a way to show
+ * a short notice ("Pipeline created") in the shared live region.
+ */
+import { createContext } from "preact";
+import { useContext } from "preact/hooks";
+import type { User } from "../api/types";
+
+export interface AppState {
+  user: User;
+  notify: (message: string) => void;
+  signOut: () => Promise<void>;
+}
+
+export const AppContext = createContext<AppState | null>(null);
+
+/** The app state; only valid below the signed-in shell. */
+export function useApp(): AppState {
+  const s = useContext(AppContext);
+  if (!s) throw new Error("useApp outside the signed-in shell");
+  return s;
+}
+
+/** What a tier allows, in the words of CONTRACT.md (free 1, pro 25, unlimited none). */
+export const TIER_PIPELINES: Record<User["tier"], number | null> = { free: 1, pro: 25, unlimited: null };

@@ -1,0 +1,53 @@
+/** Who you are, your tier and what it allows, and signing out. */
+import { TierBadge } from "../components/TierBadge";
+import { formatDate } from "../lib/format";
+import { useTitle } from "../lib/hooks";
+import { TIER_PIPELINES, useApp } from "../lib/session";
+
+/** The account page. */
+export function AccountScreen() {
+  const { user, signOut } = useApp();
+  useTitle("Account");
+  const limit = TIER_PIPELINES[user.tier];
+  return (
+    <>
+      <div class="page-head">
+        <h1>Account</h1>
+      </div>
+      <section class="card" aria-labelledby="acct-h">
+        <h2 id="acct-h" class="sr-only">
+          Your account
+        </h2>
+        <dl class="facts">
+          <div>
+            <dt>Email</dt>
+            <dd>{user.email}</dd>
+          </div>
+          <div>
+            <dt>Tier</dt>
+            <dd>
+              <TierBadge tier={user.tier} />
+            </dd>
+          </div>
+          <div>
+            <dt>Pipelines allowed</dt>
+            <dd>{limit === null ? "No limit" : limit}</dd>
+          </div>
+          <div>
+            <dt>Member since</dt>
+            <dd>{formatDate(user.createdAt)}</dd>
+          </div>
+        </dl>
+        {user.tier !== "unlimited" && (
+          <p class="muted">
+            An administrator can change your tier on the server with{" "}
+            <code>ragd user set-tier --email {user.email} --tier pro</code>.
+          </p>
+        )}
+        <button type="button" class="btn" onClick={() => void signOut()}>
+          Sign out
+        </button>
+      </section>
+    </>
+  );
+}

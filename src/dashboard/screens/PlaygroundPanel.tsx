@@ -1,0 +1,106 @@
+/**
+ * The query playground: ask the pipeline a question the way a program would,
+ * with an API key, see the ranked chunks, and copy the same call as curl.
+ */
+import { useState } from "preact/hooks";
+import { runQuery, type QueryInput } from "../api/endpoints";
+import type { Pipeline, QueryMode, QueryResponse } from "../api/types";
+import { CurlCommand } from "../components/CurlCommand";
+import { ErrorNote } from "../components/ErrorNote";
+import { Field } from "../components/Field";
+import { PlaygroundKey } from "../components/PlaygroundKey";
+import { ResultList } from "../components/ResultList";
+import { Segmented } from "../components/Segmented";
+import { useAction } from "../lib/hooks";
+import { forgetPlaygroundKey, loadPlaygroundKey } from "../lib/playground-key";
+
+const MODES: [QueryMode, string][] = [
+  ["hybrid", "Hybrid"],
+  ["vector", "Vector"],
+  ["keyword", "Keyword"],
+];
+const MODE_HINT: Record<QueryMode, string> = {
+  hybrid: "Meaning and exact words together. The default, and usually best.",
+  vector: "By meaning only: finds paraphrases, may miss rare exact terms.",
+  keyword: "By exact words only (full-text search), like a search box.",
+};
+
+/** The playground tab of a pipeline. */
+export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
+  const [apiKey, setApiKey] = useState<string | null>(() => loadPlaygroundKey(pipeline.id));
+  const [query, setQuery] = useState("");
+  const [topK, setTopK] = useState(pipeline.retrievalTopK);
+  const [mode, setMode] = useState<QueryMode>("hybrid");
+  const [answer, setAnswer] = useState<{ res: QueryResponse; ms: number } | undefined>(undefined);
+  const input: QueryInput = { query: query.trim(), topK, mode };
+  const search = useAction(async () => {
+    if (!apiKey) return;
+    const t0 = performance.now();
+    try {
+      const res = await runQuery(apiKey, input);
+      setAnswer({ res, ms: Math.round(performance.now() - t0) });
+    } catch (e) {
+      if ((e as { code?: string }).code === "invalid_api_key") {
+        forgetPlaygroundKey(pipeline.id);
+        setApiKey(null);
+      }
+      throw e;
+    }
+  });
+  const submit = (e: Event) => {
+    e.preventDefault();
+    if (input.query) void search.run();
+  };
+
+  return (
+    <div class="stack">
+      <PlaygroundKey pipeline={pipeline} apiKey={apiKey} onKey={setApiKey} />
+      <section class="card" aria-labelledby="pg-h">
+        <h2 id="pg-h">Ask</h2>
+        <form class="form" onSubmit={submit}>
+          <Field label="Query" hint="Ctrl+Enter searches.">
+            {(ids) => (
+              <textarea
+                {...ids}
+                rows={2}
+                value={query}
+                placeholder="What would your users ask?"
+                onInput={(e) => setQuery(e.currentTarget.value)}
+                onKeyDown={(e) => e.key === "Enter" && (e.ctrlKey || e.metaKey) && submit(e)}
+              />
+            )}
+          </Field>
+          <div class="grid-2">
+            <Field label="Results (top-K)" hint="1 to 100.">
+              {(ids) => (
+                <input {...ids} type="number" min={1} max={100} value={topK} onInput={(e) => setTopK(Math.max(1, Math.min(100, Number(e.currentTarget.value) || 1)))} />
+              )}
+            </Field>
+            <div class="field">
+              <span class="label" aria-hidden="true">
+                Mode
+              </span>
+              <Segmented legend="Search mode" value={mode} options={MODES} onChange={setMode} />
+              <p class="hint">{MODE_HINT[mode]}</p>
+            </div>
+          </div>
+          <ErrorNote error={search.error} context="The query failed" />
+          <div class="form-actions">
+            <button type="submit" class="btn btn-primary" disabled={!apiKey || !input.query || search.busy}>
+              {search.busy ? "Searching…" : "Search"}
+            </button>
+            {!apiKey && <span class="muted small">Choose a key above first.</span>}
+          </div>
+        </form>
+      </section>
+      {answer && <ResultList response={answer.res} ms={answer.ms} emptyHint={emptyHint(pipeline)} />}
+      <CurlCommand input={input} apiKey={apiKey} />
+    </div>
+  );
+}
+
+/** What to do when nothing came back, depending on whether anything is indexed. */
+function emptyHint(p: Pipeline): string {
+  if (p.chunkCount === 0) return "This pipeline has nothing indexed yet. Add a source on the Sources tab, wait until it is ready, and ask again.";
+  return "Nothing matched. Try other words, or hybrid mode.";
+}

@@ -1,0 +1,85 @@
+/**
+ * The signed-in frame: a skip link, the header with navigation and the user, and
+ * the screen for the current route. Moving to another page moves focus to the
+ * main region, so screen readers start reading the new page.
+ */
+import { useEffect, useRef } from "preact/hooks";
+import { Logo } from "../components/Logo";
+import { TierBadge } from "../components/TierBadge";
+import { useApp } from "../lib/session";
+import { navigate, type Route } from "../router";
+import { AccountScreen } from "./AccountScreen";
+import { KbListScreen } from "./KbListScreen";
+import { KbScreen } from "./KbScreen";
+import { NotFoundScreen } from "./NotFoundScreen";
+import { PipelineNewScreen } from "./PipelineNewScreen";
+import { PipelineScreen } from "./PipelineScreen";
+import { PipelinesScreen } from "./PipelinesScreen";
+
+/** Picks the screen for a route. */
+function screenFor(route: Route) {
+  const [first, second, third] = route.segments;
+  if (first === "pipelines" && second === "new") return <PipelineNewScreen />;
+  if (first === "pipelines" && second) return <PipelineScreen id={second} tab={third ?? "sources"} />;
+  if (first === "pipelines") return <PipelinesScreen query={route.query} />;
+  if (first === "kb" && second) return <KbScreen id={second} />;
+  if (first === "kb") return <KbListScreen />;
+  if (first === "account") return <AccountScreen />;
+  return <NotFoundScreen />;
+}
+
+/** The header, navigation and routed content. */
+export function Shell({ route }: { route: Route }) {
+  const { user, signOut } = useApp();
+  const main = useRef<HTMLElement>(null);
+  const first = route.segments[0];
+  const pathKey = route.segments.join("/");
+
+  useEffect(() => {
+    if (!first || first === "signin" || first === "signup") navigate("/pipelines", true);
+  }, [first]);
+  // Not on the first render: a fresh page load keeps the browser's own focus start.
+  const seen = useRef(pathKey);
+  useEffect(() => {
+    if (seen.current === pathKey) return;
+    seen.current = pathKey;
+    main.current?.focus({ preventScroll: true });
+    scrollTo(0, 0);
+  }, [pathKey]);
+
+  return (
+    <>
+      <a class="skip-link" href="#main" onClick={(e) => (e.preventDefault(), main.current?.focus())}>
+        Skip to content
+      </a>
+      <header class="topbar">
+        <div class="topbar-inner">
+          <a href="#/pipelines" class="brand" aria-label="ragd home">
+            <Logo small />
+          </a>
+          <nav class="mainnav" aria-label="Main">
+            <a href="#/pipelines" aria-current={first === "pipelines" ? "page" : undefined}>
+              Pipelines
+            </a>
+            <a href="#/kb" aria-current={first === "kb" ? "page" : undefined}>
+              Knowledge bases
+            </a>
+            <a href="/docs">API docs</a>
+          </nav>
+          <div class="whoami">
+            <a href="#/account" class="whoami-link" aria-current={first === "account" ? "page" : undefined}>
+              <span class="whoami-email">{user.email}</span>
+              <TierBadge tier={user.tier} />
+            </a>
+            <button type="button" class="btn btn-ghost btn-small" onClick={() => void signOut()}>
+              Sign out
+            </button>
+          </div>
+        </div>
+      </header>
+      <main id="main" class="container" tabIndex={-1} ref={main}>
+        {screenFor(route)}
+      </main>
+    </>
+  );
+}
