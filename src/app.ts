@@ -7,6 +7,7 @@ import { dashboardRoutes } from "./dashboard/routes";
 import { authRoutes } from "./features/auth/routes";
 import { docsRoutes } from "./features/docs/routes";
 import { healthRoutes } from "./features/health/routes";
+import { kbRoutes } from "./features/kb/routes";
 import { keyRoutes } from "./features/keys/routes";
 import { pipelineRoutes } from "./features/pipelines/routes";
 import { queryRoutes } from "./features/query/routes";
@@ -29,7 +30,8 @@ export function buildApp(s: Services) {
     .use(sourceRoutes(s.auth, s.pipelines, s.sources, s.sourceDeps))
     .use(uploadRoutes(s.db, s.sources))
     .use(keyRoutes(s.auth, s.pipelines, s.keys))
-    .use(queryRoutes(s.queries));
+    .use(queryRoutes(s.queries))
+    .use(kbRoutes(s.auth, s.kbs));
 }
 
 export type App = ReturnType<typeof buildApp>;

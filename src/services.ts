@@ -6,6 +6,7 @@ import type { Config } from "./config";
 import { Collections } from "./core/collections";
 import { openDb, type Db } from "./db/client";
 import { AuthService } from "./features/auth/service";
+import { KbService } from "./features/kb/service";
 import { KeyService } from "./features/keys/service";
 import { PipelineService } from "./features/pipelines/service";
 import { QueryService } from "./features/query/service";
@@ -37,6 +38,7 @@ export interface Services {
   queries: QueryService;
   sources: SourceService;
   sourceDeps: SourceDeps;
+  kbs: KbService;
   /** Set once the server listens: the base of upload URLs. */
   baseUrl: { value: string };
   timers: Timer[];
@@ -60,6 +62,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const sources = new SourceService(sourceDeps);
   const searcher = new Searcher(db, store, config);
   queries.useSearcher((c, req) => searcher.search(c, req));
+  const kbs = new KbService({ db, collections, engine, files, searcher, config });
   collections.onCollectionDeleted(async (id) => {
     keys.forgetCollection(id);
     engine.cancelCollection(id);
@@ -71,7 +74,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   engine.start();
   const timers = [setInterval(() => void store.maintain().catch((err) => log.warn("index upkeep failed", { error: err })), 10_000)];
   metrics.gauge("ragd_ingest_workers_busy", "Ingestion workers running a job.", () => pool.busy);
-  return { config, log, db, lance, store, files, metrics, collections, engine, auth, pipelines, keys, queries, sources, sourceDeps, baseUrl, timers };
+  return { config, log, db, lance, store, files, metrics, collections, engine, auth, pipelines, keys, queries, sources, sourceDeps, kbs, baseUrl, timers };
 }
 
 /** Stops background work and releases what the services hold; pending writes are flushed first. */

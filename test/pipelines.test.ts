@@ -251,3 +251,36 @@ describe("ownership", () => {
     expect((await t.call("GET", `/api/rag/pipelines/${p.id}/keys`, { cookie: alice })).body).toHaveLength(1);
   });
 });
+
+describe("derived status and counts", () => {
+  test("empty → processing → ready, then error when a source fails; counts add up", async () => {
+    const { waitFor } = await import("./support/wait");
+    const cookie = await userOn("pro");
+    const p = (await t.call("POST", "/api/rag/pipelines", { cookie, body: { name: "Stats", chunkSize: 100, chunkOverlap: 0 } })).body;
+    expect(p.status).toBe("empty");
+    const text = Array.from({ length: 12 }, (_, i) => `Sentence number ${i} talks about topic ${i}.`).join(" ");
+    const s = await t.call("POST", `/api/rag/pipelines/${p.id}/sources`, { cookie, body: { type: "text", name: "t", content: text } });
+    expect(s.status).toBe(201);
+    expect(["processing", "ready"]).toContain((await t.call("GET", `/api/rag/pipelines/${p.id}`, { cookie })).body.status);
+    const ready = await waitFor(async () => {
+      const r = (await t.call("GET", `/api/rag/pipelines/${p.id}`, { cookie })).body;
+      return r.status === "ready" ? r : null;
+    });
+    expect(ready.sourceCount).toBe(1);
+    expect(ready.chunkCount).toBe(ready.dataSources[0].chunkCount);
+    expect(ready.chunkCount).toBeGreaterThan(1);
+    const listed = (await t.call("GET", "/api/rag/pipelines?status=ready", { cookie })).body.data.map((x: { id: string }) => x.id);
+    expect(listed).toContain(p.id);
+
+    const png = await t.call("POST", `/api/rag/pipelines/${p.id}/sources`, { cookie, body: { type: "file", fileName: "x.png", fileSize: 12 } });
+    const put = await t.handle(new Request(png.body.uploadUrl.replace(/^http:\/\/[^/]+/, "http://localhost"), { method: "PUT", body: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 13, 10, 26, 10, 0, 0, 0, 0]) }));
+    expect(put.status).toBe(200);
+    const errored = await waitFor(async () => {
+      const r = (await t.call("GET", `/api/rag/pipelines/${p.id}`, { cookie })).body;
+      return r.status === "error" ? r : null;
+    });
+    expect(errored.sourceCount).toBe(2);
+    expect(errored.dataSources.find((d: { type: string }) => d.type === "file").error).toContain("image/png");
+    expect((await t.call("GET", "/api/rag/pipelines?status=error", { cookie })).body.total).toBe(1);
+  });
+});

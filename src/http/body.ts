@@ -1,8 +1,10 @@
 /**
  * JSON body parsing with a size limit. ragd's JSON endpoints accept only
  * `application/json`; a body over the limit is 413 before it is all read, and a
- * malformed one is 400. Routes that take raw bytes or multipart opt out with
- * `parse: "none"` and read the stream themselves (see files/).
+ * malformed one is 400. Multipart bodies (knowledge-base uploads) and PUT bodies
+ * (signed file uploads) are left unread here: their routes stream them to disk
+ * themselves (see files/), and an Elysia route-level `parse: "none"` does not
+ * stop a global parser.
  */
 import { Elysia } from "elysia";
 import { AppError } from "./errors";
@@ -53,6 +55,7 @@ export function jsonBody(maxBytes: number) {
       }
     }
     if (!hasBody(request)) return {};
+    if (type === "multipart/form-data" || request.method === "PUT") return {};
     throw new AppError("unsupported_media_type", "send the body as JSON with Content-Type: application/json");
   });
 }

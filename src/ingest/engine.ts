@@ -6,7 +6,7 @@
 import type { Config } from "../config";
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/queries/collections";
-import { existingDocumentIds, findDocumentById, updateDocument } from "../db/queries/documents";
+import { deleteDocumentRow, existingDocumentIds, findDocumentById, updateDocument } from "../db/queries/documents";
 import { claimTask, insertTask, pruneFinishedTasks, queuedTaskCount, requeueInterrupted } from "../db/queries/tasks";
 import type { Collection, DocumentRow, Task } from "../db/schema";
 import type { FileStore } from "../files/store";
@@ -86,6 +86,14 @@ export class IngestEngine {
   cancelDocument(documentId: string): void {
     this.d.pool.cancelDocument(documentId);
     for (const [jobId, r] of this.running) if (r.task.documentId === documentId) this.running.delete(jobId);
+  }
+
+  /** Deletes a document everywhere, even mid-ingestion: job, row, tasks, file, chunks. */
+  async removeDocument(collectionId: string, documentId: string): Promise<void> {
+    this.cancelDocument(documentId);
+    deleteDocumentRow(this.d.db, documentId); // tasks go with it (ON DELETE CASCADE)
+    this.d.files.remove(collectionId, documentId);
+    await this.d.store.deleteDocument(collectionId, documentId);
   }
 
   /** Stops the running jobs of a collection being deleted. */

@@ -23,6 +23,8 @@ export interface TestApp {
   dataDir: string;
   /** Sends a request; JSON bodies get Content-Type: application/json unless headers say otherwise. */
   call(method: string, path: string, opts?: { body?: unknown; cookie?: string; headers?: Record<string, string> }): Promise<Reply>;
+  /** Sends a prepared Request straight to the app (multipart, streams). */
+  handle(request: Request): Promise<Response>;
   /** Signs up a user and returns its session cookie ("ragd_session=…"). */
   signup(email?: string, password?: string): Promise<string>;
   close(): Promise<void>;
@@ -65,6 +67,7 @@ export async function makeApp(overrides: Partial<Config> = {}): Promise<TestApp>
     config,
     dataDir,
     call,
+    handle: (request) => app.handle(request),
     async signup(e = email(), password = "correct horse battery") {
       const r = await call("POST", "/api/auth/signup", { body: { email: e, password } });
       if (r.status !== 201) throw new Error(`signup failed: ${r.status} ${r.text}`);

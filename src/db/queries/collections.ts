@@ -15,6 +15,10 @@ export interface CollectionStats {
   chunkCount: number;
 }
 
+// Spelled out in full: drizzle renders a column as a bare "id" inside a select,
+// which the subquery would read as the document's own id.
+const outerId = sql.raw(`"collections"."id"`);
+
 /** SQL that derives a collection's status from its documents (CONTRACT 4). */
 const statusSql = sql<CollectionStatus>`(
   SELECT CASE
@@ -22,9 +26,9 @@ const statusSql = sql<CollectionStatus>`(
     WHEN sum(d.status IN ('queued','processing')) > 0 THEN 'processing'
     WHEN sum(d.status = 'failed') > 0 THEN 'error'
     ELSE 'ready' END
-  FROM ${documents} d WHERE d.collection_id = ${collections.id})`;
-const sourceCountSql = sql<number>`(SELECT count(*) FROM ${documents} d WHERE d.collection_id = ${collections.id})`;
-const chunkCountSql = sql<number>`(SELECT coalesce(sum(d.chunk_count), 0) FROM ${documents} d WHERE d.collection_id = ${collections.id})`;
+  FROM ${documents} d WHERE d.collection_id = ${outerId})`;
+const sourceCountSql = sql<number>`(SELECT count(*) FROM ${documents} d WHERE d.collection_id = ${outerId})`;
+const chunkCountSql = sql<number>`(SELECT coalesce(sum(d.chunk_count), 0) FROM ${documents} d WHERE d.collection_id = ${outerId})`;
 
 const withStats = {
   row: collections,

@@ -4,7 +4,7 @@
  */
 import type { Config } from "../../config";
 import type { Db } from "../../db/client";
-import { claimUpload, deleteDocumentRow, findDocument, findDocumentById, insertDocument, listDocuments } from "../../db/queries/documents";
+import { claimUpload, findDocument, findDocumentById, insertDocument, listDocuments } from "../../db/queries/documents";
 import type { Collection, DocumentRow } from "../../db/schema";
 import type { FileStore } from "../../files/store";
 import { UPLOAD_TTL_MS, checkSignature, signUploadUrl } from "../../files/signing";
@@ -82,10 +82,7 @@ export class SourceService {
   /** Deletes a source with its chunks, file and tasks, even mid-ingestion. */
   async remove(collection: Collection, id: string) {
     const doc = this.find(collection, id);
-    this.d.engine.cancelDocument(doc.id);
-    deleteDocumentRow(this.d.db, doc.id);
-    this.d.files.remove(collection.id, doc.id);
-    await this.d.store.deleteDocument(collection.id, doc.id);
+    await this.d.engine.removeDocument(collection.id, doc.id);
     return { deleted: true as const, id: doc.id };
   }
 

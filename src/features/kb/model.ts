@@ -1,0 +1,41 @@
+/** Schemas of the knowledge-base endpoints (seed 4.5, CONTRACT 4 and 5). */
+import { t } from "elysia";
+import { StrictInteger } from "../../http/models";
+import { SOURCE_STATUSES } from "../sources/model";
+
+export const KbCreate = t.Object({
+  name: t.String({ minLength: 1, maxLength: 200 }),
+  description: t.Optional(t.Union([t.String({ maxLength: 5000 }), t.Null()])),
+});
+
+export const KbModel = t.Object({
+  id: t.String(),
+  name: t.String(),
+  description: t.Union([t.String(), t.Null()], { description: "null when none was given" }),
+  documentCount: t.Integer(),
+  created_at: t.String({ format: "date-time" }),
+});
+
+export const KbDocumentModel = t.Object({
+  id: t.String(),
+  kbId: t.String(),
+  fileName: t.String(),
+  fileSize: t.Integer(),
+  status: t.UnionEnum(SOURCE_STATUSES),
+  error: t.Union([t.String(), t.Null()]),
+  chunkCount: t.Integer(),
+  created_at: t.String({ format: "date-time" }),
+});
+
+export const KbDetail = t.Composite([KbModel, t.Object({ documents: t.Array(KbDocumentModel) })]);
+
+export const KbSearch = t.Object({
+  query: t.String({ minLength: 1, maxLength: 8000 }),
+  topK: t.Optional(StrictInteger({ minimum: 1, maximum: 100 })),
+  mode: t.Optional(t.UnionEnum(["vector", "keyword", "hybrid"] as const)),
+  minScore: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
+});
+
+export type Kb = typeof KbModel.static;
+export type KbDocument = typeof KbDocumentModel.static;
+export type KbSearchBody = typeof KbSearch.static;

@@ -1,0 +1,84 @@
+/** Knowledge-base routes (seed 4.5, CONTRACT 5): per user, session cookie. */
+import { Elysia, t } from "elysia";
+import { sessionAuth } from "../../http/auth";
+import { Deleted, ErrorBody } from "../../http/models";
+import type { AuthService } from "../auth/service";
+import { QueryResponse } from "../query/model";
+import { KbCreate, KbDetail, KbDocumentModel, KbModel, KbSearch } from "./model";
+import type { KbService } from "./service";
+
+const Params = t.Object({ id: t.String() });
+
+export function kbRoutes(auth: AuthService, kbs: KbService) {
+  return new Elysia({ prefix: "/api/kb", tags: ["Knowledge bases"] })
+    .use(sessionAuth(auth))
+    .get("/", ({ user }) => kbs.list(user), {
+      session: true,
+      response: { 200: t.Array(KbModel), 401: ErrorBody },
+      detail: { summary: "Your knowledge bases with their document counts" },
+    })
+    .post(
+      "/",
+      ({ user, body, set }) => {
+        set.status = 201;
+        return kbs.create(user, body);
+      },
+      {
+        session: true,
+        body: KbCreate,
+        response: { 201: KbModel, 400: ErrorBody, 401: ErrorBody },
+        detail: { summary: "Create a knowledge base" },
+      },
+    )
+    .get("/:id", ({ user, params }) => kbs.detail(user, params.id), {
+      session: true,
+      params: Params,
+      response: { 200: KbDetail, 401: ErrorBody, 404: ErrorBody },
+      detail: { summary: "A knowledge base with its documents and their statuses" },
+    })
+    .delete("/:id", ({ user, params }) => kbs.remove(user, params.id), {
+      session: true,
+      params: Params,
+      response: { 200: Deleted, 401: ErrorBody, 404: ErrorBody },
+      detail: { summary: "Delete a knowledge base with its documents, chunks and files" },
+    })
+    .post(
+      "/:id/upload",
+      async ({ user, params, request, set }) => {
+        const doc = await kbs.upload(user, params.id, request);
+        set.status = 202;
+        return doc;
+      },
+      {
+        session: true,
+        parse: "none",
+        params: Params,
+        response: { 202: KbDocumentModel, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 413: ErrorBody, 415: ErrorBody },
+        detail: {
+          summary: "Upload a document (multipart/form-data, one part named file); processed in the background",
+          requestBody: {
+            content: { "multipart/form-data": { schema: { type: "object", properties: { file: { type: "string", format: "binary" } }, required: ["file"] } } },
+          },
+        },
+      },
+    )
+    .delete("/:id/documents/:docId", ({ user, params }) => kbs.removeDocument(user, params.id, params.docId), {
+      session: true,
+      params: t.Object({ id: t.String(), docId: t.String() }),
+      response: { 200: Deleted, 401: ErrorBody, 404: ErrorBody },
+      detail: { summary: "Delete one document" },
+    })
+    .post("/:id/search", ({ user, params, body }) => kbs.search(user, params.id, body), {
+      session: true,
+      params: Params,
+      body: KbSearch,
+      response: {
+        200: t.Composite([t.Omit(QueryResponse, ["pipelineId"]), t.Object({ kbId: t.String() })]),
+        400: ErrorBody,
+        401: ErrorBody,
+        404: ErrorBody,
+        503: ErrorBody,
+      },
+      detail: { summary: "Search a knowledge base; same result shape as the query endpoint, with kbId" },
+    });
+}

@@ -1,0 +1,126 @@
+/**
+ * Knowledge bases: the second face of the engine. A knowledge base is a
+ * collection of kind "kb" with default chunking; its documents are uploaded as
+ * multipart files and processed by the same tasks, workers and index.
+ */
+import type { Config } from "../../config";
+import type { Collections } from "../../core/collections";
+import type { Db } from "../../db/client";
+import { findCollection, insertCollection, listCollections, type CollectionWithStats } from "../../db/queries/collections";
+import { findDocument, findDocumentById, insertDocument, listDocuments } from "../../db/queries/documents";
+import type { DocumentRow, User } from "../../db/schema";
+import type { FileStore } from "../../files/store";
+import { receiveFile } from "../../files/multipart";
+import { AppError, notFound } from "../../http/errors";
+import type { IngestEngine } from "../../ingest/engine";
+import { detectKind } from "../../ingest/extract/detect";
+import { ExtractionError } from "../../ingest/extract/errors";
+import type { Searcher } from "../../retrieval/searcher";
+import type { Kb, KbDocument, KbSearchBody } from "./model";
+
+export interface KbDeps {
+  db: Db;
+  collections: Collections;
+  engine: IngestEngine;
+  files: FileStore;
+  searcher: Searcher;
+  config: Pick<Config, "defaultEmbeddingModel" | "maxUploadMb">;
+}
+
+const presentKb = (c: CollectionWithStats): Kb => ({
+  id: c.row.id,
+  name: c.row.name,
+  description: c.row.description,
+  documentCount: Number(c.sourceCount),
+  created_at: c.row.createdAt,
+});
+
+const presentDoc = (d: DocumentRow): KbDocument => ({
+  id: d.id,
+  kbId: d.collectionId,
+  fileName: d.fileName ?? d.name,
+  fileSize: d.fileSize ?? 0,
+  status: d.status,
+  error: d.error,
+  chunkCount: d.chunkCount,
+  created_at: d.createdAt,
+});
+
+export class KbService {
+  constructor(private readonly d: KbDeps) {}
+
+  list(user: User): Kb[] {
+    return listCollections(this.d.db, { userId: user.id, kind: "kb", limit: 10_000, offset: 0 }).rows.map(presentKb);
+  }
+
+  create(user: User, body: { name: string; description?: string | null }): Kb {
+    const now = new Date().toISOString();
+    const id = Bun.randomUUIDv7();
+    const model = this.d.config.defaultEmbeddingModel;
+    insertCollection(this.d.db, {
+      id, userId: user.id, kind: "kb", name: body.name.trim() || body.name, description: body.description ?? null,
+      chunkingStrategy: "recursive", chunkSize: 1000, chunkOverlap: 200, embeddingModel: model, indexModel: model,
+      vectorProvider: "lancedb", retrievalTopK: 5, createdAt: now, updatedAt: now,
+    });
+    return presentKb(this.find(user, id));
+  }
+
+  find(user: User, id: string): CollectionWithStats {
+    const kb = findCollection(this.d.db, user.id, "kb", id);
+    if (!kb) throw notFound("knowledge base");
+    return kb;
+  }
+
+  detail(user: User, id: string) {
+    const kb = this.find(user, id);
+    return { ...presentKb(kb), documents: listDocuments(this.d.db, id).map(presentDoc) };
+  }
+
+  async remove(user: User, id: string) {
+    this.find(user, id);
+    await this.d.collections.deleteCollection(id);
+    return { deleted: true as const, id };
+  }
+
+  /** Streams the upload to disk, checks its type, then queues it: 202 with the document. */
+  async upload(user: User, id: string, request: Request): Promise<KbDocument> {
+    const kb = this.find(user, id).row;
+    if (!this.d.engine.hasRoom()) throw new AppError("rate_limited", "the ingestion queue is full; try again in a minute", undefined, { "retry-after": "60" });
+    const docId = Bun.randomUUIDv7();
+    const limit = this.d.config.maxUploadMb * 1024 * 1024;
+    let file;
+    try {
+      file = await receiveFile(request, "file", (body) => this.d.files.save(kb.id, docId, body, limit));
+      detectKind(file.head, { contentType: file.mimeType, fileName: file.fileName });
+    } catch (err) {
+      this.d.files.remove(kb.id, docId);
+      if (err instanceof ExtractionError) throw new AppError("unsupported_media_type", err.message);
+      throw err;
+    }
+    const now = new Date().toISOString();
+    insertDocument(this.d.db, {
+      id: docId, collectionId: kb.id, type: "file", name: file.fileName.slice(0, 200), content: null, url: null,
+      fileName: file.fileName.slice(0, 255), fileSize: file.size, filePath: docId, status: "queued", error: null,
+      chunkCount: 0, progressDone: 0, progressTotal: 0, createdAt: now, updatedAt: now, indexedAt: null,
+    });
+    this.d.engine.enqueue({ id: docId }, kb);
+    return presentDoc(findDocumentById(this.d.db, docId)!);
+  }
+
+  async removeDocument(user: User, id: string, docId: string) {
+    this.find(user, id);
+    const doc = findDocument(this.d.db, id, docId);
+    if (!doc) throw notFound("document");
+    await this.d.engine.removeDocument(id, doc.id);
+    return { deleted: true as const, id: doc.id };
+  }
+
+  async search(user: User, id: string, body: KbSearchBody) {
+    const kb = this.find(user, id).row;
+    const query = body.query.trim();
+    if (!query) throw new AppError("invalid_request", "query: must not be empty", [{ field: "query", message: "must not be empty" }]);
+    const topK = body.topK ?? kb.retrievalTopK;
+    const results = await this.d.searcher.search(kb, { query, topK, mode: body.mode ?? "hybrid", minScore: body.minScore ?? 0 });
+    return { results, kbId: kb.id, query, topK };
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * Streams the one file part of a multipart/form-data request to disk, enforcing
+ * the size limit while reading (busboy parses; nothing is buffered whole).
+ */
+import busboy from "busboy";
+import { Readable } from "node:stream";
+import { AppError } from "../http/errors";
+
+export interface ReceivedFile {
+  fileName: string;
+  size: number;
+  mimeType: string;
+  /** The first bytes, for type detection. */
+  head: Uint8Array;
+}
+
+/**
+ * Reads the part named `field` and hands it to `save` as a web stream.
+ * 415 for a non-multipart request; 400 when the part is missing or empty.
+ */
+export async function receiveFile(
+  request: Request,
+  field: string,
+  save: (body: ReadableStream<Uint8Array>) => Promise<number>,
+): Promise<ReceivedFile> {
+  const type = request.headers.get("content-type") ?? "";
+  if (!type.toLowerCase().startsWith("multipart/form-data")) {
+    throw new AppError("unsupported_media_type", `send the file as multipart/form-data with a part named "${field}"`);
+  }
+  if (!request.body) throw new AppError("invalid_request", `the request has no "${field}" part`);
+  let bb: busboy.Busboy;
+  try {
+    bb = busboy({ headers: { "content-type": type }, limits: { files: 1, fields: 20, parts: 25 } });
+  } catch {
+    throw new AppError("invalid_request", "the multipart body is malformed (no boundary)");
+  }
+  return new Promise<ReceivedFile>((resolve, reject) => {
+    let seen = false;
+    let pending: Promise<void> | null = null;
+    bb.on("file", (name, stream, info) => {
+      if (name !== field || seen) {
+        stream.resume();
+        return;
+      }
+      seen = true;
+      let head = new Uint8Array(0);
+      stream.on("data", (c: Buffer) => {
+        if (head.length < 4096) head = new Uint8Array(Buffer.concat([head, c.subarray(0, 4096 - head.length)]));
+      });
+      pending = save(Readable.toWeb(stream) as unknown as ReadableStream<Uint8Array>).then(
+        (size) => {
+          if (size === 0) throw new AppError("invalid_request", "the uploaded file is empty");
+          resolve({ fileName: info.filename || "upload", size, mimeType: info.mimeType, head });
+        },
+        (err) => {
+          stream.resume();
+          throw err;
+        },
+      );
+      pending.catch(reject);
+    });
+    bb.on("error", () => reject(new AppError("invalid_request", "the multipart body is malformed")));
+    bb.on("close", () => {
+      if (!seen) reject(new AppError("invalid_request", `the request has no "${field}" part`));
+    });
+    Readable.fromWeb(request.body as unknown as import("node:stream/web").ReadableStream).on("error", reject).pipe(bb);
+  });
+}

@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { makeApp, type TestApp } from "./support/app";
+import { waitFor } from "./support/wait";
+
+let t: TestApp;
+let cookie: string;
+beforeAll(async () => {
+  t = await makeApp({ maxUploadMb: 1 });
+  cookie = await t.signup();
+});
+afterAll(() => t.close());
+
+/** POSTs a multipart upload the way curl -F does. */
+async function upload(kbId: string, parts: Record<string, Blob | string>, c = cookie) {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(parts)) form.append(k, v as Blob, v instanceof File ? v.name : undefined);
+  const res = await t.handle(new Request(`http://localhost/api/kb/${kbId}/upload`, { method: "POST", body: form, headers: { cookie: c } }));
+  return { status: res.status, body: await res.json() };
+}
+
+const file = (name: string, text: string | Uint8Array, type = "text/plain") => new File([text], name, { type });
+
+describe("knowledge bases", () => {
+  let kbId: string;
+
+  test("create: 201, description null when omitted, created_at in ISO 8601", async () => {
+    const r = await t.call("POST", "/api/kb", { cookie, body: { name: "Handbook" } });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ name: "Handbook", description: null, documentCount: 0 });
+    expect(new Date(r.body.created_at).toISOString()).toBe(r.body.created_at);
+    kbId = r.body.id;
+    const d = await t.call("POST", "/api/kb", { cookie, body: { name: "Described", description: "with text" } });
+    expect(d.body.description).toBe("with text");
+  });
+
+  test("create validates the name", async () => {
+    for (const body of [{}, { name: "" }, { name: 5 }, { name: "x".repeat(201) }, { name: "ok", description: 3 }]) {
+      expect((await t.call("POST", "/api/kb", { cookie, body })).status).toBe(400);
+    }
+  });
+
+  test("upload → 202 queued → ready; list shows documentCount; search finds it", async () => {
+    const r = await upload(kbId, { file: file("espresso.md", "# Kitchen\n\nThe espresso machine is descaled every Friday by facilities.") });
+    expect(r.status).toBe(202);
+    expect(r.body).toMatchObject({ kbId, fileName: "espresso.md", status: "queued", error: null });
+    await waitFor(async () => (await t.call("GET", `/api/kb/${kbId}`, { cookie })).body.documents[0].status === "ready", 20_000, "ready");
+    const detail = await t.call("GET", `/api/kb/${kbId}`, { cookie });
+    expect(detail.body.documents[0].chunkCount).toBeGreaterThan(0);
+    const list = await t.call("GET", "/api/kb", { cookie });
+    expect(list.body.find((k: { id: string }) => k.id === kbId).documentCount).toBe(1);
+    const s = await t.call("POST", `/api/kb/${kbId}/search`, { cookie, body: { query: "when is the espresso machine descaled", topK: 3 } });
+    expect(s.status).toBe(200);
+    expect(s.body).toMatchObject({ kbId, query: "when is the espresso machine descaled", topK: 3 });
+    expect(s.body.results[0].content).toContain("descaled every Friday");
+    expect(s.body.results[0].metadata).toMatchObject({ sourceName: "espresso.md", chunkIndex: 0 });
+  });
+
+  test("bad uploads get their contract errors and leave nothing behind", async () => {
+    const before = readdirSync(join(t.dataDir, "files", kbId)).length;
+    const missing = await upload(kbId, { other: file("a.txt", "hello") });
+    expect([missing.status, missing.body.error.code]).toEqual([400, "invalid_request"]);
+    const empty = await upload(kbId, { file: file("empty.txt", "") });
+    expect([empty.status, empty.body.error.code]).toEqual([400, "invalid_request"]);
+    const big = await upload(kbId, { file: file("big.txt", "x".repeat(1024 * 1024 + 10)) });
+    expect([big.status, big.body.error.code]).toEqual([413, "payload_too_large"]);
+    const png = await upload(kbId, { file: file("pic.png", new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]), "image/png") });
+    expect([png.status, png.body.error.code]).toEqual([415, "unsupported_media_type"]);
+    expect(png.body.error.message).toContain("image/png");
+    const json = await t.call("POST", `/api/kb/${kbId}/upload`, { cookie, body: { file: "x" } });
+    expect([json.status, json.body.error.code]).toEqual([415, "unsupported_media_type"]);
+    expect(readdirSync(join(t.dataDir, "files", kbId)).length).toBe(before);
+    expect(readdirSync(join(t.dataDir, "files", ".tmp"))).toEqual([]);
+    expect((await t.call("GET", `/api/kb/${kbId}`, { cookie })).body.documents).toHaveLength(1);
+  });
+
+  test("another user sees none of it (404)", async () => {
+    const other = await t.signup();
+    expect((await t.call("GET", "/api/kb", { cookie: other })).body).toEqual([]);
+    expect((await t.call("GET", `/api/kb/${kbId}`, { cookie: other })).status).toBe(404);
+    expect((await upload(kbId, { file: file("x.txt", "hello") }, other)).status).toBe(404);
+    expect((await t.call("POST", `/api/kb/${kbId}/search`, { cookie: other, body: { query: "espresso" } })).status).toBe(404);
+    expect((await t.call("DELETE", `/api/kb/${kbId}`, { cookie: other })).status).toBe(404);
+  });
+
+  test("needs a session", async () => {
+    expect((await t.call("GET", "/api/kb")).status).toBe(401);
+  });
+
+  test("delete a document, then the knowledge base: rows, chunks and files go", async () => {
+    const r = await upload(kbId, { file: file("notes.txt", "Parking permits are renewed in March.") });
+    await waitFor(async () => (await t.call("GET", `/api/kb/${kbId}`, { cookie })).body.documents.every((d: { status: string }) => d.status === "ready"));
+    const del = await t.call("DELETE", `/api/kb/${kbId}/documents/${r.body.id}`, { cookie });
+    expect(del.body).toEqual({ deleted: true, id: r.body.id });
+    expect(existsSync(join(t.dataDir, "files", kbId, r.body.id))).toBe(false);
+    const s = await t.call("POST", `/api/kb/${kbId}/search`, { cookie, body: { query: "parking permits", mode: "keyword" } });
+    expect(s.body.results.map((x: { content: string }) => x.content).join(" ")).not.toContain("Parking");
+    const gone = await t.call("DELETE", `/api/kb/${kbId}`, { cookie });
+    expect(gone.status).toBe(200);
+    expect((await t.call("GET", `/api/kb/${kbId}`, { cookie })).status).toBe(404);
+    expect(existsSync(join(t.dataDir, "files", kbId))).toBe(false);
+    expect((await t.services.store.listTables()).filter((x) => x.collectionId === kbId)).toEqual([]);
+  });
+});
