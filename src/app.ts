@@ -9,6 +9,7 @@ import { docsRoutes } from "./features/docs/routes";
 import { healthRoutes } from "./features/health/routes";
 import { kbRoutes } from "./features/kb/routes";
 import { keyRoutes } from "./features/keys/routes";
+import { modelRoutes } from "./features/models/routes";
 import { pipelineRoutes } from "./features/pipelines/routes";
 import { queryRoutes } from "./features/query/routes";
 import { sourceRoutes, uploadRoutes } from "./features/sources/routes";
@@ -26,6 +27,7 @@ export function buildApp(s: Services) {
     .use(dashboardRoutes())
     .use(healthRoutes(s.db, s.lance, s.config, s.metrics))
     .use(authRoutes(s.auth))
+    .use(modelRoutes(s.auth, s.config))
     .use(pipelineRoutes(s.auth, s.pipelines))
     .use(sourceRoutes(s.auth, s.pipelines, s.sources, s.sourceDeps))
     .use(uploadRoutes(s.db, s.sources))
