@@ -10,16 +10,18 @@ interface Props {
   children: (ids: { id: string; "aria-describedby"?: string; "aria-invalid"?: boolean }) => ComponentChildren;
   /** Text after the control, such as a unit. */
   suffix?: ComponentChildren;
+  /** Extra class on the wrapper, e.g. "field-narrow" in an inline form. */
+  class?: string;
 }
 
 /** Label above, control, then hint or error; the error replaces nothing, it adds. */
-export function Field({ label, hint, error, children, suffix }: Props) {
+export function Field({ label, hint, error, children, suffix, class: cls }: Props) {
   const id = useId();
   const hintId = `${id}-hint`;
   const errId = `${id}-err`;
   const described = [hint ? hintId : "", error ? errId : ""].filter(Boolean).join(" ") || undefined;
   return (
-    <div class={`field${error ? " field-invalid" : ""}`}>
+    <div class={`field${error ? " field-invalid" : ""}${cls ? ` ${cls}` : ""}`}>
       <label for={id}>{label}</label>
       <div class="field-control">
         {children({ id, "aria-describedby": described, "aria-invalid": error ? true : undefined })}

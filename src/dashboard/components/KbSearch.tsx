@@ -21,9 +21,9 @@ export function KbSearch({ kbId, hasDocuments }: { kbId: string; hasDocuments: b
           <Field label="Query">
             {(ids) => <input {...ids} type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />}
           </Field>
-          <Field label="Top-K">
+          <Field label="Top-K" class="field-narrow">
             {(ids) => (
-              <input {...ids} class="input-narrow" type="number" min={1} max={100} value={topK} onInput={(e) => setTopK(Math.max(1, Math.min(100, Number(e.currentTarget.value) || 1)))} />
+              <input {...ids} type="number" min={1} max={100} value={topK} onInput={(e) => setTopK(Math.max(1, Math.min(100, Number(e.currentTarget.value) || 1)))} />
             )}
           </Field>
           <button type="submit" class="btn btn-primary" disabled={search.busy || !query.trim()}>
