@@ -82,6 +82,8 @@ export type KnowledgeBaseDetail = KnowledgeBase & { documents: KbDocument[] };
 
 export interface EmbeddingModels {
   models: { name: string; provider: "builtin" | "ollama" | "openai" }[];
+  /** The server's RAGD_DEFAULT_EMBEDDING_MODEL, when it says. */
+  default?: string;
   ollama: { reachable: boolean; url: string };
 }
 

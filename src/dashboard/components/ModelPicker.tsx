@@ -3,7 +3,7 @@
  * one and whatever Ollama has installed); without that endpoint, or for a model
  * not in the list, it is a plain text field.
  */
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { embeddingModels } from "../api/endpoints";
 import type { EmbeddingModels } from "../api/types";
 import { useLoad } from "../lib/hooks";
@@ -30,6 +30,11 @@ export function ModelPicker({ value, onChange, error }: Props) {
   const known = models.data?.models ?? [];
   const listed = known.some((m) => m.name === value);
 
+  // An empty value means "the server's default": that of the endpoint, else builtin.
+  useEffect(() => {
+    if (value === "" && !models.loading) onChange(models.data?.default ?? "builtin");
+  }, [models.loading]);
+
   if (!models.data) {
     return (
       <Field label="Embedding model" hint={models.loading ? "Looking for installed models…" : NAME_HINT} error={error}>
@@ -41,7 +46,7 @@ export function ModelPicker({ value, onChange, error }: Props) {
   const showText = other || !listed;
   return (
     <>
-      <Field label="Embedding model" error={showText ? undefined : error} hint={ollamaHint(ollama)}>
+      <Field label="Embedding model" error={showText ? undefined : error} hint={ollamaHint(ollama, known.some((m) => m.provider === "ollama"))}>
         {(ids) => (
           <select
             {...ids}
@@ -76,8 +81,15 @@ export function ModelPicker({ value, onChange, error }: Props) {
   );
 }
 
-function ollamaHint(o: EmbeddingModels["ollama"]) {
-  if (o.reachable) return `Installed models of Ollama at ${o.url} are listed.`;
+function ollamaHint(o: EmbeddingModels["ollama"], hasOllamaModels: boolean) {
+  if (o.reachable && hasOllamaModels) return `The models installed in Ollama at ${o.url} are listed.`;
+  if (o.reachable) {
+    return (
+      <>
+        Ollama answers at <code>{o.url}</code> but has no models yet: run <code>ollama pull nomic-embed-text</code>.
+      </>
+    );
+  }
   return (
     <>
       Ollama at <code>{o.url}</code> is not answering, so only the built-in model is offered. Start Ollama and run{" "}

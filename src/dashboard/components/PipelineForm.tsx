@@ -26,7 +26,7 @@ export const DEFAULT_CONFIG: PipelineConfig = {
   chunkingStrategy: "recursive",
   chunkSize: 1000,
   chunkOverlap: 200,
-  embeddingModel: "builtin",
+  embeddingModel: "", // the picker fills in the server's default
   vectorProvider: "lancedb",
   retrievalTopK: 5,
 };
