@@ -13,12 +13,14 @@ import { existsSync } from "node:fs";
 import type { BrowserContext, Page } from "playwright-core";
 import { api, CHROMIUM, launchChromium, recordRequests, shootThemes, startRagd, type Ragd } from "./support";
 import { knowledgeBaseSteps, sourceSteps } from "./steps";
+import { startFakeOllama, type FakeOllama } from "../support/fake-ollama";
 
 const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium) console.log(`dashboard e2e skipped: ${CHROMIUM} is missing (apt-get install -y chromium)`);
 
 describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
   let ragd: Ragd;
+  let ollama: FakeOllama;
   let chrome: Awaited<ReturnType<typeof launchChromium>>;
   let ctx: BrowserContext;
   let page: Page;
@@ -31,7 +33,9 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
   const at = (hash: string) => page.goto(`${ragd.url}/#${hash}`);
 
   beforeAll(async () => {
-    ragd = await startRagd();
+    // A stand-in Ollama on loopback, so the model picker has installed models to offer.
+    ollama = await startFakeOllama({ models: { "nomic-embed-text:latest": 768 } });
+    ragd = await startRagd({ RAGD_OLLAMA_URL: ollama.url });
     console.log(`dashboard e2e: ragd from ${ragd.kind} at ${ragd.url}`);
     chrome = await launchChromium();
     ctx = await chrome.browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: "light" });
@@ -44,6 +48,7 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
   afterAll(async () => {
     await chrome?.close();
     await ragd?.stop();
+    await ollama?.stop();
   });
 
   test("a wrong password shows the API's own message, not a blank screen", async () => {
@@ -74,6 +79,16 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
     await page.getByRole("link", { name: "New pipeline" }).first().click();
     await page.getByLabel("Name", { exact: true }).fill("Handbook");
     await page.getByLabel("Description").fill("Staff handbook and support answers");
+    // The picker (or, without GET /api/embedding-models, the text field) starts on the built-in model.
+    let model = "";
+    for (let i = 0; i < 50 && !model; i++) {
+      model = await page.getByLabel("Embedding model").inputValue();
+      if (!model) await page.waitForTimeout(100);
+    }
+    expect(model).toBe("builtin");
+    const offered = await page.getByLabel("Embedding model").locator("option").allTextContents();
+    expect(offered).toContain("ollama/nomic-embed-text");
+    await page.getByText("installed in Ollama").waitFor();
     await page.getByLabel("Strategy").selectOption("token");
     await page.getByText("50 to 20,000 tokens").waitFor();
     await page.getByLabel("Strategy").selectOption("recursive");
@@ -218,6 +233,14 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
       json: { query: "anything" },
     });
     expect(res.status).toBe(401);
+
+    // The playground forgot the revoked key; it can make its own on the spot.
+    await at(`/pipelines/${pipelineId}/playground`);
+    await page.getByRole("button", { name: "Create a playground key" }).click();
+    await page.getByText("Querying with key").waitFor();
+    await page.getByLabel("Query", { exact: true }).fill("opening hours");
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.getByRole("heading", { name: "Results" }).waitFor();
   }, 30_000);
 
   test("delete the pipeline after a confirmation that names what goes", async () => {

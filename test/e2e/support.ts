@@ -27,13 +27,13 @@ export interface Ragd {
  * Starts `ragd serve --port 0` and resolves once its "listening" log line names
  * the port. RAGD_E2E_SOURCE=1 runs src/main.ts even when the binary exists.
  */
-export async function startRagd(): Promise<Ragd> {
+export async function startRagd(env: Record<string, string> = {}): Promise<Ragd> {
   const dataDir = mkdtempSync(join(tmpdir(), "ragd-e2e-"));
   const kind = existsSync(BINARY) && process.env.RAGD_E2E_SOURCE !== "1" ? "binary" : "source";
   const cmd = kind === "binary" ? [BINARY] : [process.execPath, join(ROOT, "src", "main.ts")];
   const proc = Bun.spawn([...cmd, "serve", "--port", "0", "--data-dir", dataDir], {
     cwd: dataDir,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir, RAGD_LOG: "info" },
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir, RAGD_LOG: "info", ...env },
     stdin: "ignore",
     stdout: "ignore",
     stderr: "pipe",
