@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import type { BrowserContext, Page } from "playwright-core";
 import { api, CHROMIUM, launchChromium, recordRequests, shootThemes, startRagd, type Ragd } from "./support";
-import { knowledgeBaseSteps, sourceSteps } from "./steps";
+import { knowledgeBaseSteps, listSteps, phoneSteps, sourceSteps } from "./steps";
 import { startFakeOllama, type FakeOllama } from "../support/fake-ollama";
 
 const haveChromium = existsSync(CHROMIUM);
@@ -116,40 +116,7 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
   }, 30_000);
 
   test("the list: search by name, status filter, and pagination once the tier allows more", async () => {
-    await at("/pipelines");
-    const handbook = page.getByRole("link", { name: "Handbook" });
-    await handbook.waitFor();
-    await page.getByLabel("Search pipelines by name").fill("HAND");
-    await page.waitForURL(/search=HAND/);
-    await handbook.waitFor();
-    await page.getByLabel("Search pipelines by name").fill("zzz");
-    await page.getByText("No pipeline matches").waitFor();
-    await page.getByRole("link", { name: "Clear search and filter" }).click();
-    await handbook.waitFor();
-    await page.getByLabel("Filter by status").selectOption("ready");
-    await page.getByText("No pipeline matches").waitFor();
-    await page.getByLabel("Filter by status").selectOption("empty");
-    await handbook.waitFor();
-    await page.getByLabel("Filter by status").selectOption("");
-
-    const upgraded = ragd.cli(["user", "set-tier", "--email", email, "--tier", "pro"]);
-    expect(upgraded.code, upgraded.out).toBe(0);
-    const extra: string[] = [];
-    for (let i = 1; i <= 10; i++) {
-      const r = await api(ctx, `${ragd.url}/api/rag/pipelines`, { json: { name: `Extra ${String(i).padStart(2, "0")}` } });
-      expect(r.status, JSON.stringify(r.body)).toBe(201);
-      extra.push(r.body.id);
-    }
-    await page.reload();
-    await page.getByRole("banner").getByText("Pro").waitFor();
-    await page.getByText("Page 1 of 2").waitFor();
-    expect(await page.locator("tbody tr").count()).toBe(10);
-    await shootThemes(page, "pipelines-list");
-    await page.getByRole("link", { name: "Next →" }).click();
-    await page.getByText("Page 2 of 2").waitFor();
-    await handbook.waitFor();
-    for (const id of extra) expect((await api(ctx, `${ragd.url}/api/rag/pipelines/${id}`, { method: "DELETE" })).status).toBe(200);
-    expect(ragd.cli(["user", "set-tier", "--email", email, "--tier", "free"]).code).toBe(0);
+    await listSteps(page, ctx, ragd, email);
   }, 60_000);
 
   test("create an API key and read it once from the dialog", async () => {
@@ -191,22 +158,7 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
   }, 240_000);
 
   test("every main screen at phone width", async () => {
-    await page.setViewportSize({ width: 390, height: 844 });
-    for (const [hash, name] of [
-      ["/pipelines", "pipelines"],
-      [`/pipelines/${pipelineId}/sources`, "sources"],
-      [`/pipelines/${pipelineId}/keys`, "keys"],
-      [`/pipelines/${pipelineId}/playground`, "playground"],
-      [`/pipelines/${pipelineId}/settings`, "settings"],
-      ["/kb", "kb"],
-      ["/account", "account"],
-    ]) {
-      await at(hash!);
-      await page.getByRole("main").getByRole("heading").first().waitFor();
-      await page.waitForLoadState("networkidle");
-      await shootThemes(page, `phone-${name}`);
-    }
-    await page.setViewportSize({ width: 1280, height: 860 });
+    await phoneSteps(page, ragd.url, pipelineId);
   }, 60_000);
 
   test("keyboard: the skip link comes first, and Escape closes a dialog", async () => {

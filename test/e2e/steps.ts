@@ -5,7 +5,7 @@
  */
 import { expect } from "bun:test";
 import type { BrowserContext, Page } from "playwright-core";
-import { api, shootThemes } from "./support";
+import { api, shootThemes, type Ragd } from "./support";
 
 /** True when `path` exists on the server (anything but 404 "no such route"). */
 async function endpointExists(ctx: BrowserContext, url: string): Promise<boolean> {
@@ -92,4 +92,62 @@ export async function knowledgeBaseSteps(page: Page, ctx: BrowserContext, base: 
   await page.getByRole("button", { name: "Delete…" }).click();
   await page.getByRole("dialog").getByRole("button", { name: "Delete knowledge base" }).click();
   await page.getByText("No knowledge bases yet").waitFor();
+}
+
+/** Search, status filter and pagination; pagination needs 11 pipelines, so the user goes pro for a moment. */
+export async function listSteps(page: Page, ctx: BrowserContext, ragd: Ragd, email: string): Promise<void> {
+  await page.goto(`${ragd.url}/#/pipelines`);
+  const handbook = page.getByRole("link", { name: "Handbook" });
+  await handbook.waitFor();
+  await page.getByLabel("Search pipelines by name").fill("HAND");
+  await page.waitForURL(/search=HAND/);
+  await handbook.waitFor();
+  await page.getByLabel("Search pipelines by name").fill("zzz");
+  await page.getByText("No pipeline matches").waitFor();
+  await page.getByRole("link", { name: "Clear search and filter" }).click();
+  await handbook.waitFor();
+  await page.getByLabel("Filter by status").selectOption("ready");
+  await page.getByText("No pipeline matches").waitFor();
+  await page.getByLabel("Filter by status").selectOption("empty");
+  await handbook.waitFor();
+  await page.getByLabel("Filter by status").selectOption("");
+
+  const upgraded = ragd.cli(["user", "set-tier", "--email", email, "--tier", "pro"]);
+  expect(upgraded.code, upgraded.out).toBe(0);
+  const extra: string[] = [];
+  for (let i = 1; i <= 10; i++) {
+    const r = await api(ctx, `${ragd.url}/api/rag/pipelines`, { json: { name: `Extra ${String(i).padStart(2, "0")}` } });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    extra.push(r.body.id);
+  }
+  await page.reload();
+  await page.getByRole("banner").getByText("Pro").waitFor();
+  await page.getByText("Page 1 of 2").waitFor();
+  expect(await page.locator("tbody tr").count()).toBe(10);
+  await shootThemes(page, "pipelines-list");
+  await page.getByRole("link", { name: "Next →" }).click();
+  await page.getByText("Page 2 of 2").waitFor();
+  await handbook.waitFor();
+  for (const id of extra) expect((await api(ctx, `${ragd.url}/api/rag/pipelines/${id}`, { method: "DELETE" })).status).toBe(200);
+  expect(ragd.cli(["user", "set-tier", "--email", email, "--tier", "free"]).code).toBe(0);
+}
+
+/** Every main screen at a phone's width, light and dark. */
+export async function phoneSteps(page: Page, base: string, pipelineId: string): Promise<void> {
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const [hash, name] of [
+    ["/pipelines", "pipelines"],
+    [`/pipelines/${pipelineId}/sources`, "sources"],
+    [`/pipelines/${pipelineId}/keys`, "keys"],
+    [`/pipelines/${pipelineId}/playground`, "playground"],
+    [`/pipelines/${pipelineId}/settings`, "settings"],
+    ["/kb", "kb"],
+    ["/account", "account"],
+  ]) {
+    await page.goto(`${base}/#${hash}`);
+    await page.getByRole("main").getByRole("heading").first().waitFor();
+    await page.waitForLoadState("networkidle");
+    await shootThemes(page, `phone-${name}`);
+  }
+  await page.setViewportSize({ width: 1280, height: 860 });
 }

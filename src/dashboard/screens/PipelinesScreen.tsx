@@ -3,25 +3,18 @@
  * live in the URL (#/pipelines?search=x&status=ready&page=2), so they survive a
  * reload and the back button.
  */
-import { useEffect, useState } from "preact/hooks";
 import { pipelines } from "../api/endpoints";
 import type { PipelineStatus } from "../api/types";
 import { EmptyState, Loading } from "../components/EmptyState";
 import { ErrorNote } from "../components/ErrorNote";
 import { Pagination } from "../components/Pagination";
+import { PipelineFilters } from "../components/PipelineFilters";
 import { PipelineTable } from "../components/PipelineTable";
 import { useLoad, usePoll, useTitle } from "../lib/hooks";
 import { TIER_PIPELINES, useApp } from "../lib/session";
 import { href, navigate } from "../router";
 
 const PAGE_SIZE = 10;
-const STATUS_OPTIONS: [PipelineStatus | "", string][] = [
-  ["", "Any status"],
-  ["ready", "Ready"],
-  ["processing", "Processing"],
-  ["error", "Error"],
-  ["empty", "Empty"],
-];
 
 /** The list screen; `query` is the route's query string. */
 export function PipelinesScreen({ query }: { query: URLSearchParams }) {
@@ -30,25 +23,12 @@ export function PipelinesScreen({ query }: { query: URLSearchParams }) {
   const search = query.get("search") ?? "";
   const status = (query.get("status") ?? "") as PipelineStatus | "";
   const page = Math.max(1, Number(query.get("page")) || 1);
-  const [typed, setTyped] = useState(search);
   const list = useLoad(() => pipelines.list({ page, pageSize: PAGE_SIZE, search, status }), [page, search, status]);
   const total = useLoad(() => pipelines.list({ page: 1, pageSize: 1 }), []);
   usePoll(list.data?.data.some((p) => p.status === "processing") ?? false, list.reload, 3000);
 
   const go = (next: { search?: string; status?: string; page?: number }) =>
     navigate(href("/pipelines", { search, status, ...next, page: next.page && next.page > 1 ? next.page : undefined }), true);
-
-  // Follow the URL (back button, "clear") unless the user is typing in the box.
-  useEffect(() => {
-    if (document.activeElement?.id !== "pl-search") setTyped(search);
-  }, [search]);
-
-  // Debounced: the URL (and so the request) follows the search box after a pause.
-  useEffect(() => {
-    if (typed === search) return;
-    const t = setTimeout(() => go({ search: typed.trim(), page: 1 }), 250);
-    return () => clearTimeout(t);
-  }, [typed]);
 
   const limit = TIER_PIPELINES[user.tier];
   const owned = total.data?.total;
@@ -68,26 +48,7 @@ export function PipelinesScreen({ query }: { query: URLSearchParams }) {
           New pipeline
         </a>
       </div>
-      <form class="toolbar" role="search" onSubmit={(e) => (e.preventDefault(), go({ search: typed.trim(), page: 1 }))}>
-        <label class="sr-only" for="pl-search">
-          Search pipelines by name
-        </label>
-        <input
-          id="pl-search"
-          type="search"
-          placeholder="Search by name"
-          value={typed}
-          onInput={(e) => setTyped(e.currentTarget.value)}
-        />
-        <label class="sr-only" for="pl-status">
-          Filter by status
-        </label>
-        <select id="pl-status" value={status} onChange={(e) => go({ status: e.currentTarget.value, page: 1 })}>
-          {STATUS_OPTIONS.map(([v, label]) => (
-            <option value={v}>{label}</option>
-          ))}
-        </select>
-      </form>
+      <PipelineFilters search={search} status={status} onChange={(next) => go({ ...next, page: 1 })} />
       <ErrorNote error={list.error} context="Could not load your pipelines" />
       {list.data === undefined && list.loading && <Loading />}
       {list.data && list.data.data.length === 0 && !filtered && (
@@ -107,7 +68,7 @@ export function PipelinesScreen({ query }: { query: URLSearchParams }) {
         <EmptyState
           title="No pipeline matches"
           action={
-            <a class="btn" href="#/pipelines" onClick={() => setTyped("")}>
+            <a class="btn" href="#/pipelines">
               Clear search and filter
             </a>
           }
