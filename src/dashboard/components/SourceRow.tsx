@@ -50,7 +50,7 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
         )}
         {s.status === "queued" && <p class="small muted">Waiting for a worker…</p>}
         {s.status === "awaiting_upload" && (
-          <p class="small muted">The file never arrived. Delete this source and upload the file again.</p>
+          <p class="small muted">Waiting for the file. If no upload is running, delete this source and upload it again.</p>
         )}
         {s.status === "failed" && s.error && (
           <p class="source-error small" role="note">

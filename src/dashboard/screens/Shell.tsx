@@ -5,6 +5,7 @@
  */
 import { useEffect, useRef } from "preact/hooks";
 import { Logo } from "../components/Logo";
+import { ScreenBoundary } from "../components/ScreenBoundary";
 import { TierBadge } from "../components/TierBadge";
 import { useApp } from "../lib/session";
 import { navigate, type Route } from "../router";
@@ -78,7 +79,7 @@ export function Shell({ route }: { route: Route }) {
         </div>
       </header>
       <main id="main" class="container" tabIndex={-1} ref={main}>
-        {screenFor(route)}
+        <ScreenBoundary key={pathKey}>{screenFor(route)}</ScreenBoundary>
       </main>
     </>
   );
