@@ -1,0 +1,154 @@
+/**
+ * Search over one table. Every score is in [0, 1], higher is better:
+ *
+ * - vector: cosine similarity, 1 − cosine distance, clamped to [0, 1]. Vectors are
+ *   L2-normalised, so this is the dot product; opposite directions score 0.
+ * - keyword: BM25 from LanceDB's full-text index, mapped by per-term saturation:
+ *   with n the number of distinct query terms after the index's tokenizer (stop
+ *   words dropped, stems merged) and b = bm25 / n, score = b / (b + 4). The map is
+ *   monotone and fixed, so a score means the same thing in every query and every
+ *   request (dividing by the best hit would call any weak top match 1.0 and make
+ *   `minScore` useless). Dividing by n stops long queries from piling up higher
+ *   raw sums. k = 4 is about one rare term matched once in a medium collection
+ *   (idf ≈ 4–7), which scores ≈ 0.5–0.65; matching every query term well scores
+ *   higher, matching a fraction of them lower.
+ * - hybrid: both of the above fetch max(topK × 4, 50) candidates; reciprocal rank
+ *   fusion with k = 60 sums 1 / (60 + rank) over the lists a chunk is in, and the
+ *   sum is divided by the best possible, 2 / 61, so a chunk first in both lists
+ *   scores 1.0 and one first in only one list 0.5.
+ *
+ * `minScore` applies after scoring, then the list is cut to topK.
+ */
+import { MatchQuery, type Table, type VectorQuery } from "@lancedb/lancedb";
+import { inList } from "./tables";
+
+export type SearchMode = "vector" | "keyword" | "hybrid";
+
+/** One hit; the caller resolves document metadata from SQLite. */
+export interface StoredHit {
+  documentId: string;
+  chunkIndex: number;
+  text: string;
+  start: number;
+  end: number;
+  score: number;
+}
+
+export interface SearchRequest {
+  mode: SearchMode;
+  text: string;
+  vector?: Float32Array;
+  topK: number;
+  minScore?: number;
+  documentIds?: string[];
+}
+
+/** Probe settings when the table has an IVF index; null means exact (flat) search. */
+export interface AnnProbes {
+  minimum: number;
+  maximum: number;
+}
+
+const BM25_K = 4;
+const RRF_K = 60;
+const REFINE_FACTOR = 10;
+const COLUMNS = ["id", "document_id", "chunk_index", "text", "start", "end"];
+
+interface Ranked extends StoredHit {
+  id: string;
+}
+
+/** Searches one table in the requested mode; results best first. */
+export async function searchTable(table: Table, req: SearchRequest, ann: AnnProbes | null): Promise<StoredHit[]> {
+  if (!Number.isInteger(req.topK) || req.topK < 1) throw new RangeError(`topK must be a positive integer, got ${req.topK}`);
+  if (req.mode !== "keyword" && !req.vector) throw new Error(`a query vector is required for ${req.mode} search`);
+  if (req.documentIds && req.documentIds.length === 0) return [];
+  const filter = req.documentIds ? inList("document_id", req.documentIds) : null;
+  let hits: Ranked[];
+  if (req.mode === "vector") hits = await vectorHits(table, req.vector!, req.topK, filter, ann);
+  else if (req.mode === "keyword") hits = await keywordHits(table, req.text, req.topK, filter);
+  else hits = await hybridHits(table, req, filter, ann);
+  const min = req.minScore ?? 0;
+  return hits
+    .filter((h) => h.score >= min)
+    .slice(0, req.topK)
+    .map(({ id: _id, ...hit }) => hit);
+}
+
+async function vectorHits(table: Table, vector: Float32Array, limit: number, filter: string | null, ann: AnnProbes | null): Promise<Ranked[]> {
+  let q: VectorQuery = table
+    .vectorSearch(vector)
+    .distanceType("cosine")
+    .select([...COLUMNS, "_distance"])
+    .limit(limit);
+  // `where` on a vector query is a prefilter, so a narrow filter still yields topK rows.
+  if (filter) q = q.where(filter);
+  // PQ distances are approximate: refine re-ranks REFINE_FACTOR × limit candidates
+  // exactly, and a higher probe ceiling lets a narrow filter search more partitions.
+  if (ann) q = q.minimumNprobes(ann.minimum).maximumNprobes(filter ? ann.maximum : ann.minimum).refineFactor(REFINE_FACTOR);
+  const rows = await q.toArray();
+  return rows.map((r) => toHit(r, clamp01(1 - Number(r._distance))));
+}
+
+async function keywordHits(table: Table, text: string, limit: number, filter: string | null): Promise<Ranked[]> {
+  // A match query takes the words as plain terms (OR-ed), so quotes, colons or
+  // AND/OR in user text are never parsed as query syntax; cleaning drops the rest.
+  const cleaned = text.replace(/[^\p{L}\p{N}\p{M}_]+/gu, " ").trim();
+  if (!cleaned) return [];
+  const terms = await countTerms(table, cleaned);
+  if (terms === 0) return [];
+  let q = table
+    .query()
+    .fullTextSearch(new MatchQuery(cleaned, "text"))
+    .select([...COLUMNS, "_score"])
+    .limit(limit);
+  if (filter) q = q.where(filter);
+  const rows = await q.toArray();
+  return rows.map((r) => toHit(r, saturate(Number(r._score) / terms)));
+}
+
+/** Distinct terms of the query as the full-text index sees them; word count if it has no index yet. */
+async function countTerms(table: Table, cleaned: string): Promise<number> {
+  try {
+    const tokens = await table.tokenize(cleaned, { column: "text" });
+    return new Set(tokens.map((t) => t.text)).size;
+  } catch {
+    return new Set(cleaned.toLowerCase().split(/\s+/)).size;
+  }
+}
+
+async function hybridHits(table: Table, req: SearchRequest, filter: string | null, ann: AnnProbes | null): Promise<Ranked[]> {
+  const n = Math.max(req.topK * 4, 50);
+  const [vec, key] = await Promise.all([vectorHits(table, req.vector!, n, filter, ann), keywordHits(table, req.text, n, filter)]);
+  const fused = new Map<string, Ranked>();
+  for (const list of [vec, key]) {
+    list.forEach((hit, i) => {
+      const rrf = 1 / (RRF_K + i + 1);
+      const seen = fused.get(hit.id);
+      if (seen) seen.score += rrf;
+      else fused.set(hit.id, { ...hit, score: rrf });
+    });
+  }
+  const best = 2 / (RRF_K + 1);
+  return [...fused.values()].map((h) => ({ ...h, score: clamp01(h.score / best) })).sort((a, b) => b.score - a.score);
+}
+
+function toHit(r: Record<string, unknown>, score: number): Ranked {
+  return {
+    id: String(r.id),
+    documentId: String(r.document_id),
+    chunkIndex: Number(r.chunk_index),
+    text: String(r.text),
+    start: Number(r.start),
+    end: Number(r.end),
+    score,
+  };
+}
+
+function saturate(perTerm: number): number {
+  return perTerm > 0 ? perTerm / (perTerm + BM25_K) : 0;
+}
+
+function clamp01(x: number): number {
+  return Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0;
+}

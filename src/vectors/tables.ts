@@ -1,0 +1,161 @@
+/**
+ * Table naming, the row schema, SQL quoting and the cache of open LanceDB tables.
+ * One table per collection and index generation: `c_<uuid without dashes>_g<n>`.
+ */
+import * as arrow from "apache-arrow";
+import type { Table } from "@lancedb/lancedb";
+import type { LanceConnection } from "./connection";
+
+/** One chunk as written to a table; `id` is `${documentId}:${chunkIndex}`. */
+export interface ChunkRow {
+  id: string;
+  documentId: string;
+  chunkIndex: number;
+  text: string;
+  start: number;
+  end: number;
+  vector: Float32Array;
+}
+
+const NAME = /^c_([0-9a-f]{32})_g(\d+)$/;
+
+/**
+ * The table of one collection generation. Collection ids must be UUIDs; they are
+ * lower-cased, so listTables() reports them lower-case.
+ */
+export function tableName(collectionId: string, generation: number): string {
+  return `${collectionPrefix(collectionId)}${checkedGeneration(generation)}`;
+}
+
+/** The name prefix shared by every generation table of a collection. */
+export function collectionPrefix(collectionId: string): string {
+  const hex = collectionId.replace(/-/g, "").toLowerCase();
+  // The id becomes a file name, so anything but 32 hex digits is refused.
+  if (!/^[0-9a-f]{32}$/.test(hex)) throw new Error(`collection id is not a UUID: ${JSON.stringify(collectionId)}`);
+  return `c_${hex}_g`;
+}
+
+function checkedGeneration(generation: number): number {
+  if (!Number.isSafeInteger(generation) || generation < 0) throw new Error(`bad index generation: ${generation}`);
+  return generation;
+}
+
+/** Splits a table name back into collection id (dashed UUID) and generation; null for foreign tables. */
+export function parseTableName(name: string): { collectionId: string; generation: number; name: string } | null {
+  const m = NAME.exec(name);
+  if (!m) return null;
+  const h = m[1]!;
+  const collectionId = `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  return { collectionId, generation: Number(m[2]), name };
+}
+
+/** A SQL string literal; doubling quotes is the only escape DataFusion literals need. */
+export function sqlString(s: string): string {
+  if (s.includes("\0")) throw new Error("NUL in an id");
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
+/** `column IN ('a', 'b')`, or a never-true predicate for an empty list. */
+export function inList(column: string, values: string[]): string {
+  return values.length ? `${column} IN (${values.map(sqlString).join(", ")})` : "false";
+}
+
+/** The Arrow schema of a table whose vectors have `dim` dimensions. */
+export function chunkSchema(dim: number): arrow.Schema {
+  return new arrow.Schema([
+    new arrow.Field("id", new arrow.Utf8(), false),
+    new arrow.Field("document_id", new arrow.Utf8(), false),
+    new arrow.Field("chunk_index", new arrow.Int32(), false),
+    new arrow.Field("text", new arrow.Utf8(), false),
+    new arrow.Field("start", new arrow.Int32(), false),
+    new arrow.Field("end", new arrow.Int32(), false),
+    new arrow.Field("vector", vectorType(dim), false),
+  ]);
+}
+
+function vectorType(dim: number) {
+  return new arrow.FixedSizeList(dim, new arrow.Field("item", new arrow.Float32(), true));
+}
+
+/** Column-wise Arrow table of rows; every vector must have the same dimension. */
+export function rowsToArrow(rows: ChunkRow[]): arrow.Table {
+  const dim = rows[0]!.vector.length;
+  const flat = new Float32Array(rows.length * dim);
+  rows.forEach((r, i) => {
+    if (r.vector.length !== dim) throw new Error(`row ${r.id} has ${r.vector.length} dimensions, expected ${dim}`);
+    flat.set(r.vector, i * dim);
+  });
+  const floats = arrow.makeData({ type: new arrow.Float32(), length: flat.length, data: flat });
+  const vectors = arrow.makeData({ type: vectorType(dim), length: rows.length, nullCount: 0, child: floats });
+  const str = (f: (r: ChunkRow) => string) => arrow.vectorFromArray(rows.map(f), new arrow.Utf8()).data[0]!;
+  const int = (f: (r: ChunkRow) => number) => arrow.makeData({ type: new arrow.Int32(), length: rows.length, data: Int32Array.from(rows, f) });
+  const schema = chunkSchema(dim);
+  const children = [str((r) => r.id), str((r) => r.documentId), int((r) => r.chunkIndex), str((r) => r.text), int((r) => r.start), int((r) => r.end), vectors];
+  const struct = arrow.makeData({ type: new arrow.Struct(schema.fields), length: rows.length, nullCount: 0, children });
+  return new arrow.Table([new arrow.RecordBatch(schema, struct)]);
+}
+
+/** The vector dimension of a table, from its schema. */
+export async function vectorDim(table: Table): Promise<number> {
+  const field = (await table.schema()).fields.find((f) => f.name === "vector");
+  return (field?.type as { listSize?: number } | undefined)?.listSize ?? -1;
+}
+
+/** Open tables by name. Handles are long-lived: LanceDB caches index data in them. */
+export class TableCache {
+  private readonly open = new Map<string, Promise<Table | null>>();
+
+  constructor(private readonly conn: LanceConnection) {}
+
+  /** The open table, or null when it does not exist (a miss is not cached: it may be created later). */
+  get(name: string): Promise<Table | null> {
+    let t = this.open.get(name);
+    if (!t) {
+      t = this.conn.openTable(name).catch((err) => {
+        if (/not found|does not exist/i.test(String(err))) return null;
+        throw err;
+      });
+      const mine = t;
+      const unset = () => this.open.get(name) === mine && this.open.delete(name);
+      this.open.set(name, t);
+      t.then((v) => v ?? unset(), unset);
+    }
+    return t;
+  }
+
+  /** Creates a table from its first rows. */
+  async create(name: string, rows: ChunkRow[]): Promise<Table> {
+    const t = await this.conn.createTable(name, rowsToArrow(rows));
+    this.open.set(name, Promise.resolve(t));
+    return t;
+  }
+
+  /** Drops a table; a table that is already gone is fine. */
+  async drop(name: string): Promise<void> {
+    this.forget(name);
+    await this.conn.dropTable(name).catch((err) => {
+      if (!/not found|does not exist/i.test(String(err))) throw err;
+    });
+  }
+
+  /** Every table name in the database, page by page. */
+  async names(): Promise<string[]> {
+    const out: string[] = [];
+    for (;;) {
+      const page = await this.conn.tableNames({ startAfter: out.at(-1), limit: 1000 });
+      out.push(...page);
+      if (page.length < 1000) return out;
+    }
+  }
+
+  /** Closes every cached handle. */
+  closeAll(): void {
+    for (const name of [...this.open.keys()]) this.forget(name);
+  }
+
+  private forget(name: string): void {
+    const t = this.open.get(name);
+    this.open.delete(name);
+    t?.then((v) => v?.close(), () => {});
+  }
+}

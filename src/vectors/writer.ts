@@ -1,0 +1,153 @@
+/**
+ * The single writer: every change to a table runs in that table's serial queue, so
+ * two writes to one table never interleave (LanceDB duplicates rows under racing
+ * writers) while different tables proceed in parallel.
+ */
+import { Index, type Table } from "@lancedb/lancedb";
+import { collectionPrefix, inList, parseTableName, rowsToArrow, vectorDim, type ChunkRow, type TableCache } from "./tables";
+
+/** Per-key promise chains: tasks with the same key run one at a time, in call order. */
+export class SerialQueues {
+  private readonly tails = new Map<string, Promise<void>>();
+
+  /** Runs `task` after every task queued before it under `key`, whatever their outcome. */
+  run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const result = (this.tails.get(key) ?? Promise.resolve()).then(task);
+    const tail = result.then(
+      () => {},
+      () => {},
+    );
+    this.tails.set(key, tail);
+    void tail.then(() => this.tails.get(key) === tail && this.tails.delete(key));
+    return result;
+  }
+
+  /** Keys with queued or running tasks. */
+  keys(): string[] {
+    return [...this.tails.keys()];
+  }
+}
+
+type Log = (msg: string, fields?: object) => void;
+
+export class TableWriter {
+  readonly queues = new SerialQueues();
+  /** Tables written since the last takeDirty(), for maintain(). */
+  private dirty = new Set<string>();
+  /** Collection prefixes dropped in this process; their writes become no-ops so a late write cannot resurrect a table. */
+  private readonly droppedCollections = new Set<string>();
+
+  constructor(
+    private readonly tables: TableCache,
+    private readonly log: Log,
+  ) {}
+
+  /** Deletes rows of `documentIds` (and any earlier copy of the given row ids), then appends `rows`. */
+  replaceDocuments(name: string, documentIds: string[], rows: ChunkRow[]): Promise<void> {
+    return this.queues.run(name, async () => {
+      if (this.isDropped(name)) return this.log("vector write skipped: collection dropped", { table: name });
+      const table = await this.tables.get(name);
+      if (!table) return this.createWith(name, rows);
+      const predicate = replacePredicate(documentIds, rows);
+      if (predicate) await table.delete(predicate);
+      if (rows.length) await table.add(toArrowChecked(rows, await vectorDim(table)));
+      this.dirty.add(name);
+    });
+  }
+
+  /** Deletes one document's rows from every table (on disk or queued) of the collection. */
+  async deleteDocument(collectionId: string, documentId: string): Promise<void> {
+    const predicate = inList("document_id", [documentId]);
+    const names = await this.collectionTables(collectionId);
+    await Promise.all(
+      names.map((name) =>
+        this.queues.run(name, async () => {
+          const table = await this.tables.get(name);
+          if (!table) return;
+          await table.delete(predicate);
+          this.dirty.add(name);
+        }),
+      ),
+    );
+  }
+
+  /** Drops one table after the writes already queued for it. */
+  dropTable(name: string): Promise<void> {
+    return this.queues.run(name, () => this.tables.drop(name));
+  }
+
+  /** Marks the collection dropped, then drops each of its tables behind its queued writes. */
+  async dropCollection(collectionId: string): Promise<void> {
+    this.droppedCollections.add(collectionPrefix(collectionId));
+    const names = await this.collectionTables(collectionId);
+    await Promise.all(names.map((name) => this.dropTable(name)));
+  }
+
+  /** Runs a task in a table's queue (maintenance that must not race writes). */
+  exclusive<T>(name: string, task: () => Promise<T>): Promise<T> {
+    return this.queues.run(name, task);
+  }
+
+  /** Returns and clears the set of tables written since the last call. */
+  takeDirty(): string[] {
+    const out = [...this.dirty];
+    this.dirty = new Set();
+    return out;
+  }
+
+  /** Re-marks a table for the next maintain() (after a failed pass). */
+  markDirty(name: string): void {
+    this.dirty.add(name);
+  }
+
+  private isDropped(name: string): boolean {
+    return this.droppedCollections.has(name.slice(0, name.lastIndexOf("_g") + 2));
+  }
+
+  /** Tables of a collection that exist on disk or have writes queued. */
+  private async collectionTables(collectionId: string): Promise<string[]> {
+    const prefix = collectionPrefix(collectionId);
+    // Queued names first: a write that finishes while the directory is listed is then on disk.
+    const queued = this.queues.keys().filter((n) => n.startsWith(prefix));
+    const onDisk = (await this.tables.names()).filter((n) => n.startsWith(prefix) && parseTableName(n));
+    return [...new Set([...queued, ...onDisk])];
+  }
+
+  /** First write: the table takes its dimension from the rows and gets its full-text index right away. */
+  private async createWith(name: string, rows: ChunkRow[]): Promise<void> {
+    if (!rows.length) return;
+    const table = await this.tables.create(name, rows);
+    await ensureFtsIndex(table);
+    this.dirty.add(name);
+    this.log("vector table created", { table: name, dim: rows[0]!.vector.length });
+  }
+}
+
+/**
+ * Rows of the replaced documents go, and so does any stored row with the id of an
+ * appended row outside them (a later batch of a long document, replayed), so every
+ * row id exists once however often a write is repeated.
+ */
+function replacePredicate(documentIds: string[], rows: ChunkRow[]): string | null {
+  const docs = new Set(documentIds);
+  const strays = rows.filter((r) => !docs.has(r.documentId));
+  const parts: string[] = [];
+  if (documentIds.length) parts.push(inList("document_id", documentIds));
+  // The document_id term lets the scalar index narrow the scan before ids are compared.
+  const strayDocs = [...new Set(strays.map((r) => r.documentId))];
+  if (strays.length) parts.push(`(${inList("document_id", strayDocs)} AND ${inList("id", strays.map((r) => r.id))})`);
+  return parts.length ? parts.join(" OR ") : null;
+}
+
+function toArrowChecked(rows: ChunkRow[], dim: number) {
+  const bad = rows.find((r) => r.vector.length !== dim);
+  if (bad) throw new Error(`vector of ${bad.id} has ${bad.vector.length} dimensions; the table has ${dim}`);
+  return rowsToArrow(rows);
+}
+
+/** Creates the BM25 index on `text` unless one exists. */
+export async function ensureFtsIndex(table: Table): Promise<void> {
+  const indices = await table.listIndices();
+  if (indices.some((i) => i.columns.includes("text") && i.indexType === "FTS")) return;
+  await table.createIndex("text", { config: Index.fts(), replace: false });
+}
