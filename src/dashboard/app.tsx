@@ -30,6 +30,19 @@ export function App() {
     );
   }, []);
 
+  // Who the user is can change on the server (an administrator raises the tier):
+  // ask again on every move to another page. A 401 here ends the session as usual.
+  const path = route.segments.join("/");
+  useEffect(() => {
+    if (session.state !== "in") return;
+    auth.me().then(
+      ({ user }) => setSession((s) => (s.state === "in" ? { state: "in", user } : s)),
+      (e: { status?: number }) => {
+        if (e.status === 401) setSession({ state: "out", reason: "Your session has ended. Sign in again." });
+      },
+    );
+  }, [path]);
+
   const signOut = async () => {
     await auth.logout().catch(() => undefined);
     setSession({ state: "out", reason: "You are signed out." });

@@ -130,6 +130,9 @@ export async function listSteps(page: Page, ctx: BrowserContext, ragd: Ragd, ema
   await handbook.waitFor();
   for (const id of extra) expect((await api(ctx, `${ragd.url}/api/rag/pipelines/${id}`, { method: "DELETE" })).status).toBe(200);
   expect(ragd.cli(["user", "set-tier", "--email", email, "--tier", "free"]).code).toBe(0);
+  // The header follows the server's word on the next page, without a reload.
+  await page.goto(`${ragd.url}/#/account`);
+  await page.getByRole("banner").getByText("Free").waitFor();
 }
 
 /** Every main screen at a phone's width, light and dark. */

@@ -1,5 +1,5 @@
 /** Why a pipeline could not be created (403 tier_limit_reached) and what to do. */
-import { TIER_PIPELINES, useApp } from "../lib/session";
+import { NEXT_TIER, TIER_PIPELINES, useApp } from "../lib/session";
 
 /** Explains the limit in the API's words, then the two ways forward. */
 export function TierLimitNote({ message }: { message: string }) {
@@ -16,7 +16,7 @@ export function TierLimitNote({ message }: { message: string }) {
         </li>
         <li>
           Ask the administrator of this server for a higher tier. They run{" "}
-          <code>ragd user set-tier --email {user.email} --tier pro</code>.
+          <code>ragd user set-tier --email {user.email} --tier {NEXT_TIER[user.tier]}</code>.
         </li>
       </ul>
     </div>

@@ -23,3 +23,6 @@ export function useApp(): AppState {
 
 /** What a tier allows, in the words of CONTRACT.md (free 1, pro 25, unlimited none). */
 export const TIER_PIPELINES: Record<User["tier"], number | null> = { free: 1, pro: 25, unlimited: null };
+
+/** The tier to ask an administrator for. */
+export const NEXT_TIER: Record<User["tier"], User["tier"]> = { free: "pro", pro: "unlimited", unlimited: "unlimited" };

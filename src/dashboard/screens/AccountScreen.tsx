@@ -2,7 +2,7 @@
 import { TierBadge } from "../components/TierBadge";
 import { formatDate } from "../lib/format";
 import { useTitle } from "../lib/hooks";
-import { TIER_PIPELINES, useApp } from "../lib/session";
+import { NEXT_TIER, TIER_PIPELINES, useApp } from "../lib/session";
 
 /** The account page. */
 export function AccountScreen() {
@@ -41,7 +41,7 @@ export function AccountScreen() {
         {user.tier !== "unlimited" && (
           <p class="muted">
             An administrator can change your tier on the server with{" "}
-            <code>ragd user set-tier --email {user.email} --tier pro</code>.
+            <code>ragd user set-tier --email {user.email} --tier {NEXT_TIER[user.tier]}</code>.
           </p>
         )}
         <button type="button" class="btn" onClick={() => void signOut()}>
