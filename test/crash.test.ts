@@ -238,7 +238,7 @@ describe("kill -9 during a re-index", () => {
 });
 
 // Kept last: fails until the bug it names is fixed (see the report).
-describe("known bugs", () => {
+describe("regressions (found by these tests, now fixed)", () => {
   test("a source stored without its task (a kill between the two writes) is still ingested after a restart", async () => {
     // SourceService.create writes the document row and then, in a separate statement, its task;
     // this is the state a kill -9 between the two leaves on disk.

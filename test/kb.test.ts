@@ -20,7 +20,7 @@ async function upload(kbId: string, parts: Record<string, Blob | string>, c = co
   return { status: res.status, body: await res.json() };
 }
 
-const file = (name: string, text: string | Uint8Array, type = "text/plain") => new File([text], name, { type });
+const file = (name: string, text: string | Uint8Array, type = "text/plain") => new File([text as BlobPart], name, { type });
 
 describe("knowledge bases", () => {
   let kbId: string;
@@ -44,7 +44,8 @@ describe("knowledge bases", () => {
   test("upload → 202 queued → ready; list shows documentCount; search finds it", async () => {
     const r = await upload(kbId, { file: file("espresso.md", "# Kitchen\n\nThe espresso machine is descaled every Friday by facilities.") });
     expect(r.status).toBe(202);
-    expect(r.body).toMatchObject({ kbId, fileName: "espresso.md", status: "queued", error: null });
+    expect(Object.keys(r.body)).toEqual(["document"]);
+    expect(r.body.document).toMatchObject({ kbId, fileName: "espresso.md", status: "queued", error: null });
     await waitFor(async () => (await t.call("GET", `/api/kb/${kbId}`, { cookie })).body.documents[0].status === "ready", 20_000, "ready");
     const detail = await t.call("GET", `/api/kb/${kbId}`, { cookie });
     expect(detail.body.documents[0].chunkCount).toBeGreaterThan(0);
@@ -91,9 +92,10 @@ describe("knowledge bases", () => {
   test("delete a document, then the knowledge base: rows, chunks and files go", async () => {
     const r = await upload(kbId, { file: file("notes.txt", "Parking permits are renewed in March.") });
     await waitFor(async () => (await t.call("GET", `/api/kb/${kbId}`, { cookie })).body.documents.every((d: { status: string }) => d.status === "ready"));
-    const del = await t.call("DELETE", `/api/kb/${kbId}/documents/${r.body.id}`, { cookie });
-    expect(del.body).toEqual({ deleted: true, id: r.body.id });
-    expect(existsSync(join(t.dataDir, "files", kbId, r.body.id))).toBe(false);
+    const doc = r.body.document;
+    const del = await t.call("DELETE", `/api/kb/${kbId}/documents/${doc.id}`, { cookie });
+    expect(del.body).toEqual({ deleted: true, id: doc.id });
+    expect(existsSync(join(t.dataDir, "files", kbId, doc.id))).toBe(false);
     const s = await t.call("POST", `/api/kb/${kbId}/search`, { cookie, body: { query: "parking permits", mode: "keyword" } });
     expect(s.body.results.map((x: { content: string }) => x.content).join(" ")).not.toContain("Parking");
     const gone = await t.call("DELETE", `/api/kb/${kbId}`, { cookie });

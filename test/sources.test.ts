@@ -114,7 +114,7 @@ describe("every source type, end to end", () => {
     expect(created.uploadUrl).toContain(`/uploads/${created.id}?`);
     expect(Date.parse(created.uploadExpiresAt!)).toBeGreaterThan(Date.now());
     expect(put.status).toBe(200);
-    expect(put.body).toMatchObject({ id: created.id, status: "queued" });
+    expect(put.body.source).toMatchObject({ id: created.id, status: "queued" });
     const done = await c.settled(pipelineId, created.id);
     expect(done.error).toBeNull();
     expect(done.status).toBe("ready");
@@ -272,7 +272,7 @@ describe("failures say what to do", () => {
     await fake.set({ models: { "all-minilm": 384, "snowflake-arctic-embed": 1024 } });
     const retried = await c.call("POST", `/api/rag/pipelines/${mpid}/sources/${s.id}/retry`);
     expect(retried.status).toBe(202);
-    expect(retried.body).toMatchObject({ id: s.id, status: "queued", error: null });
+    expect(retried.body.source).toMatchObject({ id: s.id, status: "queued", error: null });
     const done = await c.settled(mpid, s.id);
     expect(done).toMatchObject({ status: "ready", error: null });
     const p = await c.getPipeline(mpid);

@@ -4,7 +4,7 @@
  * Bytes stream to a temporary file while being counted and are renamed into
  * place only when complete.
  */
-import { mkdirSync, renameSync, rmSync } from "node:fs";
+import { mkdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { AppError } from "../http/errors";
@@ -63,6 +63,16 @@ export class FileStore {
   removeCollection(collectionId: string): void {
     if (!ID.test(collectionId)) throw new Error("bad id");
     rmSync(join(this.dir, collectionId), { recursive: true, force: true });
+  }
+
+  /** Removes a collection's directory when nothing is left in it. */
+  removeCollectionIfEmpty(collectionId: string): void {
+    if (!ID.test(collectionId)) return;
+    try {
+      rmdirSync(join(this.dir, collectionId));
+    } catch {
+      // not empty, or already gone
+    }
   }
 
   /** Clears half-written uploads left by a crash. */

@@ -1,4 +1,5 @@
 /** Schemas shared by every feature: the error body and the delete result. */
+import { Type, type SchemaOptions, type TUnsafe } from "@sinclair/typebox";
 import { t } from "elysia";
 
 export const ErrorBody = t.Object(
@@ -23,3 +24,12 @@ export const IdParam = t.Object({ id: t.String() });
  * (Query strings keep `t.Integer`, since there every value is a string.)
  */
 export { Integer as StrictInteger } from "@sinclair/typebox";
+
+/**
+ * One of fixed string values. Elysia's `t.UnionEnum` gives every such field a
+ * default (its first value), which silently filled in omitted optional fields.
+ */
+export function Enum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnsafe<T[number]> {
+  // Unsafe only retypes the static side; the schema stays a union of literals.
+  return Type.Unsafe<T[number]>(Type.Union(values.map((v) => Type.Literal(v)), options));
+}

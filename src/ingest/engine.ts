@@ -7,17 +7,23 @@ import type { Config } from "../config";
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/queries/collections";
 import { deleteDocumentRow, existingDocumentIds, findDocumentById, updateDocument } from "../db/queries/documents";
-import { claimTask, insertTask, pruneFinishedTasks, queuedTaskCount, requeueInterrupted } from "../db/queries/tasks";
-import type { Collection, DocumentRow, Task } from "../db/schema";
+import { claimTask, pruneFinishedTasks, queuedTaskCount, requeueInterrupted, waitingDocumentsWithoutTask } from "../db/queries/tasks";
+import type { Collection, Task } from "../db/schema";
 import type { FileStore } from "../files/store";
 import type { Logger } from "../log";
 import type { VectorStore } from "../vectors/store";
-import { finishTask, type Outcome } from "./finish";
+import { finishTask, queueTask, switchIfBuilt, type Outcome } from "./finish";
 import type { Job, JobEvent } from "./job";
 import type { WorkerPool } from "./pool";
 import { ChunkSink } from "./sink";
 
 const LEASE_MS = 30 * 60_000;
+/**
+ * Jobs whose worker is done but whose rows are still being committed do not hold
+ * a worker; this many may wait for the writer at once (per worker), so commits
+ * gather many documents without memory growing without bound.
+ */
+const AWAITING_COMMIT_PER_WORKER = 32;
 export const QUEUE_LIMIT = 10_000;
 
 interface Running {
@@ -48,8 +54,14 @@ export class IngestEngine {
 
   /** Puts work interrupted by a stop or crash back in the queue; call before start. */
   recover(): void {
-    const n = requeueInterrupted(this.d.db, Date.now());
+    const now = Date.now();
+    const n = requeueInterrupted(this.d.db, now);
     if (n) this.d.log.info("requeued interrupted ingestion tasks", { count: n });
+    // Belt and braces: a waiting document without a task would wait forever.
+    for (const doc of waitingDocumentsWithoutTask(this.d.db)) {
+      const col = findCollectionById(this.d.db, doc.collectionId);
+      if (col) this.d.db.transaction((tx) => queueTask(tx as unknown as Db, doc.id, col, now));
+    }
     this.d.files.sweepTemp();
   }
 
@@ -72,12 +84,16 @@ export class IngestEngine {
     return queuedTaskCount(this.d.db) + n <= QUEUE_LIMIT;
   }
 
-  /** Queues a document for the collection's current target generation. */
-  enqueue(doc: Pick<DocumentRow, "id">, collection: Collection): void {
-    const generation = collection.buildingGeneration ?? collection.activeGeneration;
+  /**
+   * Queues a document for the collection's current target generation. `prepare`
+   * runs first in the same transaction (inserting the document, claiming its
+   * upload), so a document is never stored without its task.
+   */
+  enqueue(documentId: string, collection: Collection, prepare?: (tx: Db) => void): void {
     this.d.db.transaction((tx) => {
-      insertTask(tx as unknown as Db, { documentId: doc.id, collectionId: collection.id, generation, now: Date.now() });
-      updateDocument(tx as unknown as Db, doc.id, { status: "queued", error: null, progressDone: 0, progressTotal: 0, updatedAt: new Date().toISOString() });
+      const t = tx as unknown as Db;
+      prepare?.(t);
+      queueTask(t, documentId, findCollectionById(t, collection.id) ?? collection, Date.now());
     });
     queueMicrotask(() => this.kick());
   }
@@ -91,9 +107,14 @@ export class IngestEngine {
   /** Deletes a document everywhere, even mid-ingestion: job, row, tasks, file, chunks. */
   async removeDocument(collectionId: string, documentId: string): Promise<void> {
     this.cancelDocument(documentId);
-    deleteDocumentRow(this.d.db, documentId); // tasks go with it (ON DELETE CASCADE)
+    // Tasks go with the row (ON DELETE CASCADE); if it was the last one a re-index waited for, switch now.
+    const drop = this.d.db.transaction((tx) => {
+      deleteDocumentRow(tx as unknown as Db, documentId);
+      return switchIfBuilt(tx as unknown as Db, collectionId, Date.now());
+    });
     this.d.files.remove(collectionId, documentId);
     await this.d.store.deleteDocument(collectionId, documentId);
+    if (drop !== null) await this.d.store.dropGeneration(collectionId, drop);
   }
 
   /** Stops the running jobs of a collection being deleted. */
@@ -103,7 +124,8 @@ export class IngestEngine {
 
   /** Starts as many queued tasks as there are idle workers. */
   kick(): void {
-    while (this.started && !this.stopped && this.d.pool.idle > 0) {
+    const cap = this.d.pool.size * AWAITING_COMMIT_PER_WORKER;
+    while (this.started && !this.stopped && this.d.pool.idle > 0 && this.running.size < cap) {
       const task = claimTask(this.d.db, Date.now(), LEASE_MS);
       if (!task) break;
       const job = this.jobFor(task);
@@ -155,6 +177,7 @@ export class IngestEngine {
           ? { ok: true, chunkCount: e.chunkCount, dimensions: e.dimensions }
           : { ok: false, message: e.message, transient: e.transient };
       void this.finish(e.jobId, r, outcome);
+      queueMicrotask(() => this.kick()); // the worker is free now; its rows commit meanwhile
     }
   }
 

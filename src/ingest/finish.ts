@@ -7,8 +7,8 @@
 import type { Db } from "../db/client";
 import { findCollectionById, updateCollection } from "../db/queries/collections";
 import { findDocumentById, updateDocument } from "../db/queries/documents";
-import { findTask, pendingTaskCount, pendingTasksOfDocument, setTaskStatus } from "../db/queries/tasks";
-import type { Task } from "../db/schema";
+import { findTask, insertTask, pendingTaskCount, pendingTasksOfDocument, setTaskStatus } from "../db/queries/tasks";
+import type { Collection, Task } from "../db/schema";
 
 export const MAX_ATTEMPTS = 5;
 
@@ -79,15 +79,31 @@ function noteDimensions(db: Db, task: Task, dimensions: number): void {
   }
 }
 
+/**
+ * Queues a task for a document in the collection's target generation and marks
+ * the document queued; a second waiting task for the same generation is not added.
+ */
+export function queueTask(db: Db, documentId: string, col: Collection, now: number): void {
+  const generation = col.buildingGeneration ?? col.activeGeneration;
+  const waiting = pendingTasksOfDocument(db, documentId).some((t) => t.status === "queued" && t.generation === generation);
+  if (!waiting) insertTask(db, { documentId, collectionId: col.id, generation, now });
+  updateDocument(db, documentId, { status: "queued", error: null, progressDone: 0, progressTotal: 0, updatedAt: iso(now) });
+}
+
+/** Switches to the re-built generation if nothing of it is pending (e.g. after a delete); returns the generation to drop. */
+export function switchIfBuilt(db: Db, collectionId: string, now: number): number | null {
+  return maybeSwitch(db, collectionId, now, null);
+}
+
 /** Switches a collection to its re-built generation once nothing of it is pending. */
-function maybeSwitch(db: Db, collectionId: string, now: number, last: Outcome): number | null {
+function maybeSwitch(db: Db, collectionId: string, now: number, last: Outcome | null): number | null {
   const col = findCollectionById(db, collectionId);
   if (!col || col.buildingGeneration === null) return null;
   if (pendingTaskCount(db, collectionId, col.buildingGeneration) > 0) return null;
   updateCollection(db, collectionId, {
     activeGeneration: col.buildingGeneration,
     indexModel: col.buildingModel,
-    embeddingDimensions: last.ok ? last.dimensions : col.buildingModel === col.indexModel ? col.embeddingDimensions : null,
+    embeddingDimensions: last?.ok ? last.dimensions : col.buildingModel === col.indexModel ? col.embeddingDimensions : null,
     buildingGeneration: null,
     buildingModel: null,
     updatedAt: iso(now),

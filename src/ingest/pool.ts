@@ -37,6 +37,10 @@ export class WorkerPool {
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
 
+  get size(): number {
+    return this.slots.length;
+  }
+
   get idle(): number {
     return this.slots.filter((s) => !s.job).length;
   }

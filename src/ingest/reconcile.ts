@@ -50,13 +50,13 @@ export async function reconcile(d: Deps): Promise<void> {
         if (!doc) await d.store.deleteDocument(col.id, docId);
         cleared++;
       } else if (doc.status === "ready" && n !== doc.chunkCount && pendingTasksOfDocument(d.db, docId).length === 0) {
-        d.engine.enqueue(doc, col);
+        d.engine.enqueue(doc.id, col);
         requeued++;
       }
     }
     for (const doc of docs.values()) {
       if (doc.status === "ready" && doc.chunkCount > 0 && !counts.has(doc.id) && pendingTasksOfDocument(d.db, doc.id).length === 0) {
-        d.engine.enqueue(doc, col);
+        d.engine.enqueue(doc.id, col);
         requeued++;
       }
     }

@@ -36,7 +36,11 @@ export class ChunkSink {
       p = { collectionId, generation, deletes: new Set(), rows: [], waiters: [] };
       this.pending.set(key, p);
     }
-    if (first) p.deletes.add(documentId);
+    if (first) {
+      // A new first write supersedes whatever of this document is still waiting.
+      p.deletes.add(documentId);
+      if (p.rows.some((r) => r.documentId === documentId)) p.rows = p.rows.filter((r) => r.documentId !== documentId);
+    }
     for (const r of rows) p.rows.push(r);
     const done = new Promise<void>((resolve, reject) => p!.waiters.push({ resolve, reject }));
     if (!this.running.has(key)) void this.flush(key);
@@ -55,7 +59,8 @@ export class ChunkSink {
         this.pending.delete(key);
         const ids = [...new Set([...batch.deletes, ...batch.rows.map((r) => r.documentId)])];
         const alive = this.keep(batch.collectionId, batch.generation, ids);
-        const rows = batch.rows.filter((r) => alive.has(r.documentId));
+        // One row per id (the latest), so a commit can never append an id twice.
+        const rows = [...new Map(batch.rows.filter((r) => alive.has(r.documentId)).map((r) => [r.id, r])).values()];
         const deletes = [...batch.deletes].filter((id) => alive.has(id));
         try {
           if (rows.length || deletes.length) await this.store.replaceDocuments(batch.collectionId, batch.generation, deletes, rows);

@@ -4,7 +4,7 @@
  */
 import { and, count, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Db } from "../client";
-import { documents, tasks, type Task } from "../schema";
+import { documents, tasks, type DocumentRow, type Task } from "../schema";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -104,4 +104,18 @@ export function pruneFinishedTasks(db: Db, beforeMs: number): void {
   db.delete(tasks)
     .where(and(inArray(tasks.status, ["succeeded", "failed"]), lte(tasks.updatedAt, iso(beforeMs))))
     .run();
+}
+
+/** Documents waiting (queued or processing) with no waiting or running task. */
+export function waitingDocumentsWithoutTask(db: Db): DocumentRow[] {
+  return db
+    .select()
+    .from(documents)
+    .where(
+      and(
+        inArray(documents.status, ["queued", "processing"]),
+        sql`NOT EXISTS (SELECT 1 FROM ${tasks} t WHERE t.document_id = ${sql.raw('"documents"."id"')} AND t.status IN ('queued','processing'))`,
+      ),
+    )
+    .all();
 }

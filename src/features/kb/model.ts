@@ -1,6 +1,6 @@
 /** Schemas of the knowledge-base endpoints (seed 4.5, CONTRACT 4 and 5). */
 import { t } from "elysia";
-import { StrictInteger } from "../../http/models";
+import { Enum, StrictInteger } from "../../http/models";
 import { SOURCE_STATUSES } from "../sources/model";
 
 export const KbCreate = t.Object({
@@ -12,7 +12,7 @@ export const KbModel = t.Object({
   id: t.String(),
   name: t.String(),
   description: t.Union([t.String(), t.Null()], { description: "null when none was given" }),
-  documentCount: t.Integer(),
+  documentCount: StrictInteger(),
   created_at: t.String({ format: "date-time" }),
 });
 
@@ -20,10 +20,10 @@ export const KbDocumentModel = t.Object({
   id: t.String(),
   kbId: t.String(),
   fileName: t.String(),
-  fileSize: t.Integer(),
-  status: t.UnionEnum(SOURCE_STATUSES),
+  fileSize: StrictInteger(),
+  status: Enum(SOURCE_STATUSES),
   error: t.Union([t.String(), t.Null()]),
-  chunkCount: t.Integer(),
+  chunkCount: StrictInteger(),
   created_at: t.String({ format: "date-time" }),
 });
 
@@ -32,7 +32,7 @@ export const KbDetail = t.Composite([KbModel, t.Object({ documents: t.Array(KbDo
 export const KbSearch = t.Object({
   query: t.String({ minLength: 1, maxLength: 8000 }),
   topK: t.Optional(StrictInteger({ minimum: 1, maximum: 100 })),
-  mode: t.Optional(t.UnionEnum(["vector", "keyword", "hybrid"] as const)),
+  mode: t.Optional(Enum(["vector", "keyword", "hybrid"] as const)),
   minScore: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
 });
 

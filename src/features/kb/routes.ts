@@ -45,15 +45,15 @@ export function kbRoutes(auth: AuthService, kbs: KbService) {
     .post(
       "/:id/upload",
       async ({ user, params, request, set }) => {
-        const doc = await kbs.upload(user, params.id, request);
+        const document = await kbs.upload(user, params.id, request);
         set.status = 202;
-        return doc;
+        return { document };
       },
       {
         session: true,
         parse: "none",
         params: Params,
-        response: { 202: KbDocumentModel, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 413: ErrorBody, 415: ErrorBody },
+        response: { 202: t.Object({ document: KbDocumentModel }), 400: ErrorBody, 429: ErrorBody, 401: ErrorBody, 404: ErrorBody, 413: ErrorBody, 415: ErrorBody },
         detail: {
           summary: "Upload a document (multipart/form-data, one part named file); processed in the background",
           requestBody: {

@@ -7,10 +7,10 @@ import { Elysia, t } from "elysia";
 import type { Config } from "../../config";
 import { listOllamaModels } from "../../embed/index";
 import { sessionAuth } from "../../http/auth";
-import { ErrorBody } from "../../http/models";
+import { Enum, ErrorBody } from "../../http/models";
 import type { AuthService } from "../auth/service";
 
-const Model = t.Object({ name: t.String(), provider: t.UnionEnum(["builtin", "ollama", "openai"] as const) });
+const Model = t.Object({ name: t.String(), provider: Enum(["builtin", "ollama", "openai"] as const) });
 
 export function modelRoutes(auth: AuthService, config: Pick<Config, "ollamaUrl" | "openaiUrl" | "defaultEmbeddingModel">) {
   return new Elysia({ tags: ["Pipelines"] }).use(sessionAuth(auth)).get(

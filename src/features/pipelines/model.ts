@@ -1,6 +1,6 @@
 /** Request and response schemas of the pipeline endpoints (CONTRACT 4 and 5). */
 import { t } from "elysia";
-import { StrictInteger } from "../../http/models";
+import { Enum, StrictInteger } from "../../http/models";
 import { SourceModel } from "../sources/model";
 
 export const CHUNKING_STRATEGIES = ["recursive", "fixed", "sentence", "paragraph", "markdown", "token"] as const;
@@ -11,7 +11,7 @@ export const STATUSES = ["empty", "processing", "error", "ready"] as const;
 const configFields = {
   name: t.String({ minLength: 1, maxLength: 200 }),
   description: t.String({ maxLength: 5000 }),
-  chunkingStrategy: t.UnionEnum(CHUNKING_STRATEGIES),
+  chunkingStrategy: Enum(CHUNKING_STRATEGIES),
   chunkSize: StrictInteger({ minimum: 50, maximum: 20000, description: "Characters (tokens for the token strategy)." }),
   chunkOverlap: StrictInteger({ minimum: 0, maximum: 19999, description: "Less than chunkSize; same unit." }),
   embeddingModel: t.String({
@@ -19,7 +19,7 @@ const configFields = {
     maxLength: 210,
     description: "builtin, ollama/<model>, a bare Ollama model name, or openai/<model>.",
   }),
-  vectorProvider: t.UnionEnum(VECTOR_PROVIDERS),
+  vectorProvider: Enum(VECTOR_PROVIDERS),
   retrievalTopK: StrictInteger({ minimum: 1, maximum: 100 }),
 };
 
@@ -40,7 +40,7 @@ export const PipelineListQuery = t.Object({
   page: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
   pageSize: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 10 })),
   search: t.Optional(t.String({ maxLength: 200 })),
-  status: t.Optional(t.UnionEnum(STATUSES)),
+  status: t.Optional(Enum(STATUSES)),
 });
 
 export const PipelineModel = t.Object({
@@ -48,15 +48,15 @@ export const PipelineModel = t.Object({
   name: t.String(),
   description: t.String(),
   chunkingStrategy: t.String(),
-  chunkSize: t.Integer(),
-  chunkOverlap: t.Integer(),
+  chunkSize: StrictInteger(),
+  chunkOverlap: StrictInteger(),
   embeddingModel: t.String(),
-  embeddingDimensions: t.Union([t.Integer(), t.Null()], { description: "Learned on first use of the model." }),
+  embeddingDimensions: t.Union([StrictInteger(), t.Null()], { description: "Learned on first use of the model." }),
   vectorProvider: t.String(),
-  retrievalTopK: t.Integer(),
-  status: t.UnionEnum(STATUSES),
-  sourceCount: t.Integer(),
-  chunkCount: t.Integer(),
+  retrievalTopK: StrictInteger(),
+  status: Enum(STATUSES),
+  sourceCount: StrictInteger(),
+  chunkCount: StrictInteger(),
   createdAt: t.String({ format: "date-time" }),
   updatedAt: t.String({ format: "date-time" }),
 });
@@ -65,10 +65,10 @@ export const PipelineDetail = t.Composite([PipelineModel, t.Object({ dataSources
 
 export const PipelinePage = t.Object({
   data: t.Array(PipelineModel),
-  page: t.Integer(),
-  pageSize: t.Integer(),
-  total: t.Integer(),
-  totalPages: t.Integer(),
+  page: StrictInteger(),
+  pageSize: StrictInteger(),
+  total: StrictInteger(),
+  totalPages: StrictInteger(),
 });
 
 export type PipelineCreateBody = typeof PipelineCreate.static;

@@ -1,13 +1,13 @@
 /** Schemas of the query endpoint (seed 2.4 and 4.1, CONTRACT 6). */
 import { t } from "elysia";
-import { StrictInteger } from "../../http/models";
+import { Enum, StrictInteger } from "../../http/models";
 
 export const QUERY_MODES = ["vector", "keyword", "hybrid"] as const;
 
 export const QueryBody = t.Object({
   query: t.String({ minLength: 1, maxLength: 8000, description: "1..8000 characters after trimming." }),
   topK: t.Optional(StrictInteger({ minimum: 1, maximum: 100, description: "Default: the pipeline's retrievalTopK." })),
-  mode: t.Optional(t.UnionEnum(QUERY_MODES, { default: "hybrid" })),
+  mode: t.Optional(Enum(QUERY_MODES, { description: "Default hybrid." })),
   minScore: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
   filter: t.Optional(t.Object({ sourceIds: t.Optional(t.Array(t.String(), { maxItems: 1000 })) })),
 });
@@ -19,7 +19,7 @@ export const ResultModel = t.Object({
     {
       sourceId: t.String(),
       sourceName: t.String(),
-      chunkIndex: t.Integer(),
+      chunkIndex: StrictInteger(),
     },
     { additionalProperties: true },
   ),
@@ -29,7 +29,7 @@ export const QueryResponse = t.Object({
   results: t.Array(ResultModel),
   pipelineId: t.String(),
   query: t.String(),
-  topK: t.Integer(),
+  topK: StrictInteger(),
 });
 
 export type QueryBodyT = typeof QueryBody.static;

@@ -1,6 +1,6 @@
 /** Schemas of data sources (CONTRACT 4). */
 import { t } from "elysia";
-import { StrictInteger } from "../../http/models";
+import { Enum, StrictInteger } from "../../http/models";
 
 export const SOURCE_TYPES = ["text", "file", "url", "api"] as const;
 export const SOURCE_STATUSES = ["awaiting_upload", "queued", "processing", "ready", "failed"] as const;
@@ -8,16 +8,16 @@ export const SOURCE_STATUSES = ["awaiting_upload", "queued", "processing", "read
 export const SourceModel = t.Object({
   id: t.String(),
   pipelineId: t.String(),
-  type: t.UnionEnum(SOURCE_TYPES),
+  type: Enum(SOURCE_TYPES),
   name: t.String(),
   content: t.Optional(t.String()),
   url: t.Optional(t.String()),
   fileName: t.Optional(t.String()),
-  fileSize: t.Optional(t.Integer()),
-  status: t.UnionEnum(SOURCE_STATUSES),
+  fileSize: t.Optional(StrictInteger()),
+  status: Enum(SOURCE_STATUSES),
   error: t.Union([t.String(), t.Null()]),
-  chunkCount: t.Integer(),
-  progress: t.Object({ done: t.Integer(), total: t.Integer() }, { description: "Chunks embedded of total while processing." }),
+  chunkCount: StrictInteger(),
+  progress: t.Object({ done: StrictInteger(), total: StrictInteger() }, { description: "Chunks embedded of total while processing." }),
   createdAt: t.String({ format: "date-time" }),
   updatedAt: t.String({ format: "date-time" }),
   indexedAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
@@ -26,7 +26,7 @@ export const SourceModel = t.Object({
 export type Source = typeof SourceModel.static;
 
 export const SourceCreate = t.Object({
-  type: t.UnionEnum(SOURCE_TYPES),
+  type: Enum(SOURCE_TYPES),
   name: t.Optional(t.String({ maxLength: 200, description: "Display name; derived from the content, URL or file name when omitted." })),
   content: t.Optional(t.String({ description: "For text sources." })),
   url: t.Optional(t.String({ maxLength: 4096, description: "For url and api sources: http(s) only." })),

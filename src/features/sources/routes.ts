@@ -50,12 +50,12 @@ export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sour
       "/sources/:sourceId/retry",
       ({ user, params, set }) => {
         set.status = 202;
-        return sources.retry(pipelineOf(user, params.id), params.sourceId);
+        return { source: sources.retry(pipelineOf(user, params.id), params.sourceId) };
       },
       {
         session: true,
         params: SourceParams,
-        response: { 202: SourceModel, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody },
+        response: { 202: t.Object({ source: SourceModel }), 401: ErrorBody, 404: ErrorBody, 409: ErrorBody },
         detail: { summary: "Ingest a failed source again" },
       },
     )
@@ -65,12 +65,12 @@ export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sour
         pipelineOf(user, params.id);
         await reindexCollection(deps, params.id);
         set.status = 202;
-        return pipelines.get(user, params.id);
+        return { pipeline: pipelines.get(user, params.id) };
       },
       {
         session: true,
         params: Params,
-        response: { 202: PipelineModel, 401: ErrorBody, 404: ErrorBody },
+        response: { 202: t.Object({ pipeline: PipelineModel }), 401: ErrorBody, 404: ErrorBody },
         detail: { summary: "Re-chunk and re-embed every source with the current settings; the old index answers until the new one is complete" },
       },
     );
@@ -79,12 +79,14 @@ export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sour
 export function uploadRoutes(db: Db, sources: SourceService) {
   return new Elysia({ tags: ["Data sources"] }).put(
     "/uploads/:sourceId",
-    ({ params, query, request }) => sources.upload(params.sourceId, query, request.body, (id) => findCollectionById(db, id)),
+    async ({ params, query, request }) => ({
+      source: await sources.upload(params.sourceId, query, request.body, (id) => findCollectionById(db, id)),
+    }),
     {
       parse: "none",
       params: t.Object({ sourceId: t.String() }),
       query: t.Object({ expires: t.Optional(t.String()), size: t.Optional(t.String()), sig: t.Optional(t.String()) }),
-      response: { 200: SourceModel, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody },
+      response: { 200: t.Object({ source: SourceModel }), 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody },
       detail: { summary: "Upload the raw bytes of a file source (the signed uploadUrl)" },
     },
   );

@@ -63,11 +63,11 @@ export class SourceService {
       updatedAt: now,
       indexedAt: null,
     };
-    insertDocument(this.d.db, row);
     if (body.type !== "file") {
-      this.d.engine.enqueue(row, collection);
+      this.d.engine.enqueue(row.id, collection, (tx) => insertDocument(tx, row));
       return presentSource(findDocumentById(this.d.db, row.id)!);
     }
+    insertDocument(this.d.db, row);
     const expires = Date.now() + UPLOAD_TTL_MS;
     const uploadUrl = signUploadUrl(this.d.secret, this.d.baseUrl(), { sourceId: row.id, expires, size: row.fileSize! });
     return { ...presentSource(row), uploadUrl, uploadExpiresAt: new Date(expires).toISOString() };
@@ -89,7 +89,7 @@ export class SourceService {
   retry(collection: Collection, id: string) {
     const doc = this.find(collection, id);
     if (doc.status !== "failed") throw new AppError("conflict", `only a failed source can be retried; this one is ${doc.status}`);
-    this.d.engine.enqueue(doc, collection);
+    this.d.engine.enqueue(doc.id, collection);
     return presentSource(findDocumentById(this.d.db, doc.id)!);
   }
 
@@ -111,13 +111,20 @@ export class SourceService {
         this.d.files.remove(doc.collectionId, doc.id);
         throw new AppError("invalid_request", "the uploaded file is empty");
       }
-      const now = new Date().toISOString();
-      if (!claimUpload(this.d.db, doc.id, { filePath: doc.id, fileSize: size, updatedAt: now })) {
-        this.d.files.remove(doc.collectionId, doc.id);
-        throw new AppError("conflict", "this source already has its file");
+      const col = collectionOf(doc.collectionId);
+      let claimed = false;
+      if (col) {
+        this.d.engine.enqueue(doc.id, col, (tx) => {
+          claimed = claimUpload(tx, doc.id, { filePath: doc.id, fileSize: size, updatedAt: new Date().toISOString() });
+          if (!claimed) throw new AppError("conflict", "this source already has its file");
+        });
       }
-      const col = collectionOf(doc.collectionId)!;
-      this.d.engine.enqueue(doc, col);
+      if (!claimed) {
+        // The pipeline or source was deleted while the bytes arrived.
+        this.d.files.remove(doc.collectionId, doc.id);
+        this.d.files.removeCollectionIfEmpty(doc.collectionId);
+        throw notFound("source");
+      }
       return presentSource(findDocumentById(this.d.db, doc.id)!);
     } finally {
       this.uploading.delete(doc.id);
