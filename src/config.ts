@@ -5,6 +5,7 @@
  */
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
+import { parseModel } from "./embed/models";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type TierName = "free" | "pro" | "unlimited";
@@ -169,6 +170,8 @@ export function loadConfig(
     const name = fromFlag !== undefined ? `--${s.flag}` : s.env;
     (config as unknown as Record<string, unknown>)[s.key] = s.parse(raw, name);
   }
+  const model = parseModel(config.defaultEmbeddingModel, config.openaiUrl !== null);
+  if ("error" in model) throw new ConfigError(`RAGD_DEFAULT_EMBEDDING_MODEL: ${model.error}`);
   return { config, rest };
 }
 

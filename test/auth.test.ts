@@ -142,3 +142,18 @@ describe("login rate limit", () => {
     expect((await t.call("POST", "/api/auth/login", { body: { email: other, password: "password123" } })).status).toBe(200);
   });
 });
+
+describe("sliding sessions", () => {
+  test("a session used after a day is extended, and the cookie is sent again with a fresh Max-Age", async () => {
+    const cookie = await t.signup();
+    const fresh = await t.call("GET", "/api/auth/me", { cookie });
+    expect(fresh.headers.get("set-cookie")).toBeNull();
+    const inTenDays = new Date(Date.now() + 10 * 86_400_000).toISOString();
+    t.services.db.$client.query("UPDATE sessions SET expires_at = ?").run(inTenDays);
+    const used = await t.call("GET", "/api/auth/me", { cookie });
+    expect(used.status).toBe(200);
+    expect(used.headers.get("set-cookie")).toBe(`${cookie}; Path=/; HttpOnly; SameSite=Lax; Max-Age=2592000`);
+    const rows = t.services.db.$client.query("SELECT expires_at FROM sessions").all() as { expires_at: string }[];
+    expect(rows.some((r) => Date.parse(r.expires_at) > Date.now() + 29 * 86_400_000)).toBe(true);
+  });
+});

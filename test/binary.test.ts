@@ -128,3 +128,9 @@ describe("the served API over real HTTP", () => {
     expect((await server.http("/api/auth/me", { jar })).status).toBe(200);
   }, 60_000);
 });
+
+test("a default embedding model ragd cannot use stops start-up with exit 2", () => {
+  const r = runCli(["serve", "--port", "0"], { RAGD_DEFAULT_EMBEDDING_MODEL: "openai/text-embedding-3-small" });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain("RAGD_OPENAI_URL");
+});

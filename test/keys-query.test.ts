@@ -140,3 +140,14 @@ describe("query", () => {
     expect((await t.call("POST", "/api/rag/query", { headers: bearer(b.key), body: { query: "x" } })).status).toBe(200);
   });
 });
+
+describe("query length is counted after trimming", () => {
+  test("8000 characters padded with spaces pass; 8001 do not", async () => {
+    const k = await newKey();
+    const padded = `   ${"q".repeat(8000)}   `;
+    expect((await t.call("POST", "/api/rag/query", { headers: bearer(k.key), body: { query: padded } })).status).toBe(200);
+    const over = await t.call("POST", "/api/rag/query", { headers: bearer(k.key), body: { query: ` ${"q".repeat(8001)} ` } });
+    expect(over.status).toBe(400);
+    expect(over.body.error.details[0].field).toBe("query");
+  });
+});

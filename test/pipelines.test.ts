@@ -284,3 +284,27 @@ describe("derived status and counts", () => {
     expect((await t.call("GET", "/api/rag/pipelines?status=error", { cookie })).body.total).toBe(1);
   });
 });
+
+describe("omitted optional fields stay omitted", () => {
+  test("PATCH without chunkingStrategy or vectorProvider keeps them", async () => {
+    const cookie = await userOn("pro");
+    const p = (await t.call("POST", "/api/rag/pipelines", { cookie, body: { name: "Keep", chunkingStrategy: "sentence", chunkSize: 400, chunkOverlap: 40 } })).body;
+    const r = await t.call("PATCH", `/api/rag/pipelines/${p.id}`, { cookie, body: { retrievalTopK: 8 } });
+    expect(r.body).toMatchObject({ chunkingStrategy: "sentence", vectorProvider: "lancedb", retrievalTopK: 8 });
+  });
+
+  test("a list without a status filter returns pipelines of every status", async () => {
+    const cookie = await userOn("pro");
+    const a = (await t.call("POST", "/api/rag/pipelines", { cookie, body: { name: "with data" } })).body;
+    await t.call("POST", "/api/rag/pipelines", { cookie, body: { name: "empty one" } });
+    await t.call("POST", `/api/rag/pipelines/${a.id}/sources`, { cookie, body: { type: "text", content: "some words to index" } });
+    const all = (await t.call("GET", "/api/rag/pipelines", { cookie })).body;
+    expect(all.total).toBe(2);
+    expect(new Set(all.data.map((p: { status: string }) => p.status)).size).toBe(2);
+  });
+
+  test("the OpenAPI document gives no defaults to status, strategy or mode", async () => {
+    const spec = JSON.stringify((await t.call("GET", "/docs/openapi.json")).body);
+    expect(spec).not.toMatch(/"default":"(empty|recursive|lancedb|vector|text|builtin|awaiting_upload)"/);
+  });
+});

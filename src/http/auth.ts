@@ -1,12 +1,13 @@
 /**
  * Session authentication for the dashboard-facing API. A route opts in with
  * `{ session: true }` and receives `user`. Checks run before the body is
- * validated, in this order: a `rag_` API key anywhere in the credentials → 403
+ * validated (a body that is not JSON at all is still reported first), in this order: a `rag_` API key anywhere in the credentials → 403
  * api_key_not_allowed; no live session → 401; the CSRF rule → 403.
  */
 import { Elysia } from "elysia";
 import type { User } from "../db/schema";
-import { SESSION_COOKIE, type AuthService } from "../features/auth/service";
+import { SESSION_COOKIE, sessionCookie } from "../features/auth/cookie";
+import type { AuthService } from "../features/auth/service";
 import { checkCsrf } from "./csrf";
 import { AppError } from "./errors";
 
@@ -28,28 +29,31 @@ export function readCookie(request: Request, name: string): string | undefined {
   return undefined;
 }
 
-/** The signed-in user of a request, or the reason there is none. */
-export function authenticateSession(auth: AuthService, request: Request): User {
+/** The signed-in user of a request (and whether the session was renewed), or the reason there is none. */
+export function authenticateSession(auth: AuthService, request: Request): { user: User; renewed: boolean; token: string } {
   const token = readCookie(request, SESSION_COOKIE);
   if (carriesApiKey(request, token)) {
     throw new AppError("api_key_not_allowed", "API keys only work on POST /api/rag/query; sign in to manage pipelines");
   }
-  const user = token ? auth.userForToken(token) : undefined;
-  if (!user) throw new AppError("unauthenticated", "sign in first (no valid session cookie)");
+  const found = token ? auth.userForToken(token) : undefined;
+  if (!found || !token) throw new AppError("unauthenticated", "sign in first (no valid session cookie)");
   checkCsrf(request);
-  return user;
+  return { ...found, token };
 }
 
 /** The `session` macro: resolves the signed-in user or rejects the request. */
 export function sessionAuth(auth: AuthService) {
-  const users = new WeakMap<Request, User>();
+  const seen = new WeakMap<Request, ReturnType<typeof authenticateSession>>();
   return new Elysia({ name: "session-auth" }).macro({
     session: {
       transform({ request }) {
-        users.set(request, authenticateSession(auth, request));
+        seen.set(request, authenticateSession(auth, request));
       },
-      resolve({ request }) {
-        return { user: users.get(request) ?? authenticateSession(auth, request) };
+      resolve({ request, set }) {
+        const s = seen.get(request) ?? authenticateSession(auth, request);
+        // A sliding session: the browser's copy of the cookie slides with the server's.
+        if (s.renewed) set.headers["set-cookie"] = sessionCookie(s.token, request);
+        return { user: s.user };
       },
     },
   });

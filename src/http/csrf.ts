@@ -1,6 +1,6 @@
 /**
  * The CSRF rule for cookie-authenticated requests that change state:
- * POST and PATCH must be JSON (or multipart for uploads), and when the browser
+ * POST and PATCH must be JSON (multipart only for file uploads), and when the browser
  * sends an Origin header it must be the server's own. DELETE and PUT cannot be
  * sent cross-site without a CORS preflight, which ragd never grants, so they
  * need only the Origin check.
@@ -19,7 +19,8 @@ export function checkCsrf(request: Request): void {
   }
   if (method === "POST" || method === "PATCH") {
     const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-    if (type !== "application/json" && type !== "multipart/form-data") {
+    const upload = type === "multipart/form-data" && new URL(request.url).pathname.endsWith("/upload");
+    if (type !== "application/json" && !upload) {
       throw new AppError(
         "csrf_rejected",
         "a signed-in request that changes data must be sent with Content-Type: application/json",

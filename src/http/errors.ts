@@ -16,7 +16,6 @@ export type ErrorCode =
   | "signup_closed"
   | "forbidden"
   | "not_found"
-  | "method_not_allowed"
   | "conflict"
   | "payload_too_large"
   | "unsupported_media_type"
@@ -34,7 +33,6 @@ const STATUS: Record<ErrorCode, number> = {
   signup_closed: 403,
   forbidden: 403,
   not_found: 404,
-  method_not_allowed: 405,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -83,10 +81,11 @@ interface ValidationLike {
 /** Translates Elysia's schema errors into field problems a client can show. */
 function validationDetails(error: unknown): FieldProblem[] {
   const all = (error as ValidationLike).all ?? [];
+  const where = (error as ValidationLike).type ?? "body";
   const seen = new Set<string>();
   const out: FieldProblem[] = [];
   for (const e of all) {
-    const field = (e.path ?? "").replace(/^\//, "").replace(/\//g, ".") || "(body)";
+    const field = (e.path ?? "").replace(/^\//, "").replace(/\//g, ".") || `(${where})`;
     const message = e.summary ?? e.message ?? "is invalid";
     const k = `${field}:${message}`;
     if (seen.has(k)) continue;

@@ -27,6 +27,8 @@ export class Searcher {
   ) {}
 
   async search(collection: Collection, req: SearchRequest): Promise<QueryResult[]> {
+    // An empty index answers [] without asking an embedding backend that may be down.
+    if ((await this.store.countRows(collection.id, collection.activeGeneration)) === 0) return [];
     const model = collection.indexModel ?? collection.embeddingModel;
     const vector = req.mode === "keyword" ? undefined : await this.embedQuery(model, req.query);
     const hits = await this.store.search(collection.id, collection.activeGeneration, {

@@ -102,11 +102,8 @@ export function deleteCollectionRow(db: Db, id: string): void {
   db.delete(collections).where(eq(collections.id, id)).run();
 }
 
-/** The distinct embedding models of all collections. */
+/** The embedding models queries and ingestion use: each index's model and any being built. */
 export function modelsInUse(db: Db): string[] {
-  return db
-    .selectDistinct({ m: collections.embeddingModel })
-    .from(collections)
-    .all()
-    .map((r) => r.m);
+  const rows = db.select({ index: collections.indexModel, building: collections.buildingModel, configured: collections.embeddingModel }).from(collections).all();
+  return [...new Set(rows.flatMap((r) => [r.index ?? r.configured, r.building].filter((m): m is string => m !== null)))];
 }

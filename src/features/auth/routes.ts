@@ -4,16 +4,11 @@
  */
 import { Elysia } from "elysia";
 import { readCookie, sessionAuth } from "../../http/auth";
-import { checkCsrf, isHttps } from "../../http/csrf";
+import { checkCsrf } from "../../http/csrf";
 import { ErrorBody } from "../../http/models";
 import { Credentials, UserEnvelope } from "./model";
-import { SESSION_COOKIE, SESSION_DAYS, publicUser, type AuthService } from "./service";
-
-/** The Set-Cookie value for a session token (or for clearing it). */
-function sessionCookie(token: string, request: Request, maxAge = SESSION_DAYS * 86_400): string {
-  const secure = isHttps(request) ? "; Secure" : "";
-  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure}`;
-}
+import { SESSION_COOKIE, sessionCookie } from "./cookie";
+import { publicUser, type AuthService } from "./service";
 
 export function authRoutes(auth: AuthService) {
   return new Elysia({ prefix: "/api/auth", tags: ["Accounts"] })
@@ -28,9 +23,11 @@ export function authRoutes(auth: AuthService) {
         return { user: publicUser(user) };
       },
       {
+        parse: "json",
+
         body: Credentials,
         response: { 201: UserEnvelope, 400: ErrorBody, 403: ErrorBody, 409: ErrorBody },
-        detail: { summary: "Create an account and sign in" },
+        detail: { summary: "Create an account and sign in", security: [] },
       },
     )
     .post(
@@ -42,9 +39,11 @@ export function authRoutes(auth: AuthService) {
         return { user: publicUser(user) };
       },
       {
+        parse: "json",
+
         body: Credentials,
-        response: { 200: UserEnvelope, 400: ErrorBody, 401: ErrorBody, 429: ErrorBody },
-        detail: { summary: "Sign in; sets the ragd_session cookie" },
+        response: { 200: UserEnvelope, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
+        detail: { summary: "Sign in; sets the ragd_session cookie", security: [] },
       },
     )
     .post(
@@ -59,7 +58,7 @@ export function authRoutes(auth: AuthService) {
     )
     .get("/me", ({ user }) => ({ user: publicUser(user) }), {
       session: true,
-      response: { 200: UserEnvelope, 401: ErrorBody },
+      response: { 200: UserEnvelope, 401: ErrorBody, 403: ErrorBody },
       detail: { summary: "The signed-in user" },
     });
 }

@@ -5,6 +5,7 @@
 import type { Config, TierName } from "../../config";
 import type { Db } from "../../db/client";
 import {
+  deleteExpiredSessions,
   deleteSession,
   extendSession,
   findUserByEmail,
@@ -17,8 +18,9 @@ import { AppError } from "../../http/errors";
 import { randomToken, sha256 } from "../../tools/crypto";
 import { FailureLimiter } from "../../tools/rate-limit";
 
-export const SESSION_COOKIE = "ragd_session";
-export const SESSION_DAYS = 30;
+import { SESSION_DAYS } from "./cookie";
+
+export { SESSION_COOKIE } from "./cookie";
 const DAY_MS = 86_400_000;
 
 export interface PublicUser {
@@ -89,16 +91,19 @@ export class AuthService {
     if (token) deleteSession(this.db, sha256(token));
   }
 
-  /** The user of a live session; slides the expiry forward at most once a day. */
-  userForToken(token: string): User | undefined {
+  /**
+   * The user of a live session. The expiry slides forward at most once a day;
+   * `renewed` says so, and the caller then sends the cookie again with a fresh Max-Age.
+   */
+  userForToken(token: string): { user: User; renewed: boolean } | undefined {
     const now = Date.now();
     const hash = sha256(token);
     const found = findUserBySession(this.db, hash, new Date(now).toISOString());
     if (!found) return undefined;
-    if (Date.parse(found.expiresAt) < now + (SESSION_DAYS - 1) * DAY_MS) {
-      extendSession(this.db, hash, new Date(now + SESSION_DAYS * DAY_MS).toISOString());
-    }
-    return found.user;
+    const renewed = Date.parse(found.expiresAt) < now + (SESSION_DAYS - 1) * DAY_MS;
+    if (renewed) extendSession(this.db, hash, new Date(now + SESSION_DAYS * DAY_MS).toISOString());
+    if (Math.random() < 0.001) deleteExpiredSessions(this.db, new Date(now).toISOString());
+    return { user: found.user, renewed };
   }
 
   private startSession(userId: string): string {

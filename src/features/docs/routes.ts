@@ -57,6 +57,8 @@ export function docsRoutes() {
               "POST /api/rag/query uses a pipeline API key as `Authorization: Bearer rag_…`. " +
               'Every error has the body {"error": {"code", "message"}}.',
           },
+          // Everything needs the session cookie unless an operation says otherwise.
+          security: [{ session: [] }],
           components: {
             securitySchemes: {
               apiKey: { type: "http", scheme: "bearer", description: "A pipeline API key (rag_…)" },

@@ -33,7 +33,7 @@ export function healthRoutes(db: Db, lance: LanceConnection, config: Config, met
   return new Elysia({ tags: ["Operations"] })
     .get("/healthz", () => ({ status: "ok" as const }), {
       response: t.Object({ status: t.Literal("ok") }),
-      detail: { summary: "The process is up" },
+      detail: { summary: "The process is up", security: [] },
     })
     .get(
       "/readyz",
@@ -48,7 +48,7 @@ export function healthRoutes(db: Db, lance: LanceConnection, config: Config, met
           200: t.Object({ status: t.Literal("ready"), checks: t.Array(Check) }),
           503: t.Object({ status: t.Literal("unavailable"), checks: t.Array(Check) }),
         },
-        detail: { summary: "SQLite, LanceDB and the embedding backends of pipelines in use" },
+        detail: { summary: "SQLite, LanceDB and the embedding backends of pipelines in use", security: [] },
       },
     )
     .get(
@@ -57,6 +57,6 @@ export function healthRoutes(db: Db, lance: LanceConnection, config: Config, met
         set.headers["content-type"] = "text/plain; version=0.0.4; charset=utf-8";
         return metrics.render();
       },
-      { detail: { summary: "Prometheus metrics" } },
+      { detail: { summary: "Prometheus metrics", security: [] } },
     );
 }

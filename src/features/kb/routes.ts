@@ -12,34 +12,36 @@ const Params = t.Object({ id: t.String() });
 export function kbRoutes(auth: AuthService, kbs: KbService) {
   return new Elysia({ prefix: "/api/kb", tags: ["Knowledge bases"] })
     .use(sessionAuth(auth))
-    .get("/", ({ user }) => kbs.list(user), {
+    .get("", ({ user }) => kbs.list(user), {
       session: true,
-      response: { 200: t.Array(KbModel), 401: ErrorBody },
+      response: { 200: t.Array(KbModel), 401: ErrorBody, 403: ErrorBody },
       detail: { summary: "Your knowledge bases with their document counts" },
     })
     .post(
-      "/",
+      "",
       ({ user, body, set }) => {
         set.status = 201;
         return kbs.create(user, body);
       },
       {
         session: true,
+        parse: "json",
+
         body: KbCreate,
-        response: { 201: KbModel, 400: ErrorBody, 401: ErrorBody },
+        response: { 201: KbModel, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
         detail: { summary: "Create a knowledge base" },
       },
     )
     .get("/:id", ({ user, params }) => kbs.detail(user, params.id), {
       session: true,
       params: Params,
-      response: { 200: KbDetail, 401: ErrorBody, 404: ErrorBody },
+      response: { 200: KbDetail, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: "A knowledge base with its documents and their statuses" },
     })
     .delete("/:id", ({ user, params }) => kbs.remove(user, params.id), {
       session: true,
       params: Params,
-      response: { 200: Deleted, 401: ErrorBody, 404: ErrorBody },
+      response: { 200: Deleted, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: "Delete a knowledge base with its documents, chunks and files" },
     })
     .post(
@@ -65,12 +67,14 @@ export function kbRoutes(auth: AuthService, kbs: KbService) {
     .delete("/:id/documents/:docId", ({ user, params }) => kbs.removeDocument(user, params.id, params.docId), {
       session: true,
       params: t.Object({ id: t.String(), docId: t.String() }),
-      response: { 200: Deleted, 401: ErrorBody, 404: ErrorBody },
+      response: { 200: Deleted, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: "Delete one document" },
     })
     .post("/:id/search", ({ user, params, body }) => kbs.search(user, params.id, body), {
       session: true,
       params: Params,
+      parse: "json",
+
       body: KbSearch,
       response: {
         200: t.Composite([t.Omit(QueryResponse, ["pipelineId"]), t.Object({ kbId: t.String() })]),

@@ -16,6 +16,7 @@ import type { IngestEngine } from "../../ingest/engine";
 import { detectKind } from "../../ingest/extract/detect";
 import { ExtractionError } from "../../ingest/extract/errors";
 import type { Searcher } from "../../retrieval/searcher";
+import { normalizeQuery } from "../query/service";
 import type { Kb, KbDocument, KbSearchBody } from "./model";
 
 export interface KbDeps {
@@ -123,8 +124,7 @@ export class KbService {
 
   async search(user: User, id: string, body: KbSearchBody) {
     const kb = this.find(user, id).row;
-    const query = body.query.trim();
-    if (!query) throw new AppError("invalid_request", "query: must not be empty", [{ field: "query", message: "must not be empty" }]);
+    const query = normalizeQuery(body.query);
     const topK = body.topK ?? kb.retrievalTopK;
     const results = await this.d.searcher.search(kb, { query, topK, mode: body.mode ?? "hybrid", minScore: body.minScore ?? 0 });
     return { results, kbId: kb.id, query, topK };

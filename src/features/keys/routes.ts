@@ -11,7 +11,7 @@ export function keyRoutes(auth: AuthService, pipelines: PipelineService, keys: K
   return new Elysia({ prefix: "/api/rag/pipelines/:id/keys", tags: ["API keys"] })
     .use(sessionAuth(auth))
     .get(
-      "/",
+      "",
       ({ user, params }) => {
         pipelines.find(user, params.id);
         return keys.list(params.id);
@@ -19,12 +19,12 @@ export function keyRoutes(auth: AuthService, pipelines: PipelineService, keys: K
       {
         session: true,
         params: t.Object({ id: t.String() }),
-        response: { 200: t.Array(KeyModel), 401: ErrorBody, 404: ErrorBody },
+        response: { 200: t.Array(KeyModel), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
         detail: { summary: "List a pipeline's keys (prefixes only)" },
       },
     )
     .post(
-      "/",
+      "",
       ({ user, params, body, set }) => {
         pipelines.find(user, params.id);
         set.status = 201;
@@ -33,8 +33,10 @@ export function keyRoutes(auth: AuthService, pipelines: PipelineService, keys: K
       {
         session: true,
         params: t.Object({ id: t.String() }),
+        parse: "json",
+
         body: KeyCreate,
-        response: { 201: KeyCreated, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
+        response: { 201: KeyCreated, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
         detail: { summary: "Create a key; the full key is returned only here" },
       },
     )
@@ -47,7 +49,7 @@ export function keyRoutes(auth: AuthService, pipelines: PipelineService, keys: K
       {
         session: true,
         params: t.Object({ id: t.String(), keyId: t.String() }),
-        response: { 200: Deleted, 401: ErrorBody, 404: ErrorBody },
+        response: { 200: Deleted, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
         detail: { summary: "Revoke and delete a key; it stops working at once" },
       },
     );

@@ -5,7 +5,8 @@ import { Enum, StrictInteger } from "../../http/models";
 export const QUERY_MODES = ["vector", "keyword", "hybrid"] as const;
 
 export const QueryBody = t.Object({
-  query: t.String({ minLength: 1, maxLength: 8000, description: "1..8000 characters after trimming." }),
+  // The 8000 bound applies after trimming (QueryService); this only caps what is read.
+  query: t.String({ minLength: 1, maxLength: 100_000, description: "1..8000 characters after trimming." }),
   topK: t.Optional(StrictInteger({ minimum: 1, maximum: 100, description: "Default: the pipeline's retrievalTopK." })),
   mode: t.Optional(Enum(QUERY_MODES, { description: "Default hybrid." })),
   minScore: t.Optional(t.Number({ minimum: 0, maximum: 1 })),

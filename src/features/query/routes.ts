@@ -7,9 +7,12 @@ import type { QueryService } from "./service";
 export function queryRoutes(queries: QueryService) {
   return (
     new Elysia({ tags: ["Query"] })
-      // derive runs before body validation, so a bad key is 401 whatever the body says.
+      // derive runs before body validation, so a bad key is 401 whatever fields the body has
+      // (only a body that is not JSON at all is reported first).
       .derive({ as: "local" }, ({ request }) => ({ pipeline: queries.admit(request.headers.get("authorization")) }))
       .post("/api/rag/query", ({ body, pipeline }) => queries.query(pipeline, body), {
+        parse: "json",
+
         body: QueryBody,
         response: { 200: QueryResponse, 400: ErrorBody, 401: ErrorBody, 429: ErrorBody, 503: ErrorBody },
         detail: {

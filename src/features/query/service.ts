@@ -11,6 +11,16 @@ import { TokenBucket } from "../../tools/rate-limit";
 import type { KeyService } from "../keys/service";
 import type { QueryBodyT, QueryResult } from "./model";
 
+export const MAX_QUERY_CHARS = 8000;
+
+/** The query text trimmed, or 400 when it is empty or longer than 8000 characters after trimming. */
+export function normalizeQuery(raw: string): string {
+  const query = raw.trim();
+  const problem = query.length === 0 ? "must not be empty" : query.length > MAX_QUERY_CHARS ? `must be at most ${MAX_QUERY_CHARS} characters after trimming` : null;
+  if (problem) throw new AppError("invalid_request", `query: ${problem}`, [{ field: "query", message: problem }]);
+  return query;
+}
+
 export interface SearchRequest {
   query: string;
   topK: number;
@@ -54,10 +64,7 @@ export class QueryService {
   }
 
   async query(collection: Collection, body: QueryBodyT) {
-    const query = body.query.trim();
-    if (query.length === 0) {
-      throw new AppError("invalid_request", "query: must not be empty", [{ field: "query", message: "must not be empty" }]);
-    }
+    const query = normalizeQuery(body.query);
     const topK = body.topK ?? collection.retrievalTopK;
     const req: SearchRequest = {
       query,

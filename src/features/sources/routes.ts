@@ -23,7 +23,7 @@ export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sour
     .get("/sources", ({ user, params }) => sources.list(pipelineOf(user, params.id)), {
       session: true,
       params: Params,
-      response: { 200: t.Array(SourceModel), 401: ErrorBody, 404: ErrorBody },
+      response: { 200: t.Array(SourceModel), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: "All data sources of a pipeline" },
     })
     .post(
@@ -35,15 +35,17 @@ export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sour
       {
         session: true,
         params: Params,
+        parse: "json",
+
         body: SourceCreate,
-        response: { 201: SourceCreated, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 413: ErrorBody, 429: ErrorBody },
+        response: { 201: SourceCreated, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 413: ErrorBody, 429: ErrorBody },
         detail: { summary: "Add a source; text/url/api ingest at once, file returns an uploadUrl" },
       },
     )
     .delete("/sources/:sourceId", ({ user, params }) => sources.remove(pipelineOf(user, params.id), params.sourceId), {
       session: true,
       params: SourceParams,
-      response: { 200: Deleted, 401: ErrorBody, 404: ErrorBody },
+      response: { 200: Deleted, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: "Delete a source with its chunks and file" },
     })
     .post(
@@ -87,7 +89,7 @@ export function uploadRoutes(db: Db, sources: SourceService) {
       params: t.Object({ sourceId: t.String() }),
       query: t.Object({ expires: t.Optional(t.String()), size: t.Optional(t.String()), sig: t.Optional(t.String()) }),
       response: { 200: t.Object({ source: SourceModel }), 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody },
-      detail: { summary: "Upload the raw bytes of a file source (the signed uploadUrl)" },
+      detail: { summary: "Upload the raw bytes of a file source (the signed uploadUrl authorises it; no cookie)", security: [] },
     },
   );
 }
