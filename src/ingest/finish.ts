@@ -7,7 +7,8 @@
 import type { Db } from "../db/client";
 import { findCollectionById, updateCollection } from "../db/queries/collections";
 import { findDocumentById, updateDocument } from "../db/queries/documents";
-import { findTask, insertTask, pendingTaskCount, pendingTasksOfDocument, setTaskStatus } from "../db/queries/tasks";
+import { markRebuildFailed, zeroFailedChunkCounts } from "../db/queries/documents";
+import { findTask, insertTask, pendingTaskCount, pendingTasksOfDocument, setTaskStatus, tasksOfGeneration } from "../db/queries/tasks";
 import type { Collection, Task } from "../db/schema";
 
 export const MAX_ATTEMPTS = 5;
@@ -60,9 +61,11 @@ export function finishTask(db: Db, task: Task, outcome: Outcome, now: number): F
       });
     } else {
       const attempts = current.attempts > 1 ? ` (after ${current.attempts} attempts)` : "";
+      // A failed rebuild task leaves the document's chunks in the index that still answers.
+      const rebuilding = findCollectionById(t, task.collectionId)?.buildingGeneration === task.generation;
       updateDocument(t, doc.id, {
         ...(stillPending ? {} : { status: "failed" as const, error: outcome.message + attempts }),
-        chunkCount: 0,
+        ...(rebuilding ? {} : { chunkCount: 0 }),
         updatedAt: iso(now),
       });
     }
@@ -95,11 +98,24 @@ export function switchIfBuilt(db: Db, collectionId: string, now: number): number
   return maybeSwitch(db, collectionId, now, null);
 }
 
-/** Switches a collection to its re-built generation once nothing of it is pending. */
+/**
+ * Switches a collection to its re-built generation once nothing of it is pending.
+ * A rebuild in which every document failed (a model never pulled, say) is
+ * abandoned instead: the previous index keeps answering, and each failed
+ * document says so. Returns the generation to drop.
+ */
 function maybeSwitch(db: Db, collectionId: string, now: number, last: Outcome | null): number | null {
   const col = findCollectionById(db, collectionId);
   if (!col || col.buildingGeneration === null) return null;
   if (pendingTaskCount(db, collectionId, col.buildingGeneration) > 0) return null;
+  const built = tasksOfGeneration(db, collectionId, col.buildingGeneration);
+  if (built.failed > 0 && built.succeeded === 0) {
+    updateCollection(db, collectionId, { buildingGeneration: null, buildingModel: null, updatedAt: iso(now) });
+    markRebuildFailed(db, collectionId, iso(now));
+    return col.buildingGeneration;
+  }
+  // Documents whose rebuild failed have no chunks in the new generation.
+  zeroFailedChunkCounts(db, collectionId);
   updateCollection(db, collectionId, {
     activeGeneration: col.buildingGeneration,
     indexModel: col.buildingModel,

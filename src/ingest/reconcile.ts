@@ -45,7 +45,8 @@ export async function reconcile(d: Deps): Promise<void> {
     const docs = new Map(listDocuments(d.db, col.id).map((x) => [x.id, x]));
     for (const [docId, n] of counts) {
       const doc = docs.get(docId);
-      if (!doc || doc.status === "failed" || doc.status === "awaiting_upload") {
+      // A failed document keeps rows only when an abandoned re-index left its old chunks (chunkCount > 0).
+      if (!doc || (doc.status === "failed" && doc.chunkCount === 0) || doc.status === "awaiting_upload") {
         await d.engine.sink.write(col.id, t.generation, docId, [], true).catch(() => {});
         if (!doc) await d.store.deleteDocument(col.id, docId);
         cleared++;

@@ -52,6 +52,15 @@ export function findCollection(db: Db, userId: string, kind: CollectionKind, id:
     .get();
 }
 
+/** A user's collection row without derived stats: the cheap ownership check for hot paths. */
+export function findOwnedCollection(db: Db, userId: string, kind: CollectionKind, id: string): Collection | undefined {
+  return db
+    .select()
+    .from(collections)
+    .where(and(eq(collections.id, id), eq(collections.userId, userId), eq(collections.kind, kind)))
+    .get();
+}
+
 export function findCollectionById(db: Db, id: string): Collection | undefined {
   return db.select().from(collections).where(eq(collections.id, id)).get();
 }

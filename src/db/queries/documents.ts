@@ -1,5 +1,5 @@
 /** Named queries on documents (pipeline sources and knowledge-base documents). */
-import { and, asc, eq, inArray, isNotNull } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { documents, type DocumentRow } from "../schema";
 
@@ -61,4 +61,17 @@ export function documentsWithFiles(db: Db): Set<string> {
 export function listDocumentsByIds(db: Db, ids: string[]): DocumentRow[] {
   if (ids.length === 0) return [];
   return db.select().from(documents).where(inArray(documents.id, ids)).all();
+}
+
+/** After an abandoned rebuild: failed documents say the previous index still answers for them. */
+export function markRebuildFailed(db: Db, collectionId: string, now: string): void {
+  db.update(documents)
+    .set({ error: sql`${documents.error} || '; the re-index was abandoned and the previous index still answers'`, updatedAt: now })
+    .where(and(eq(documents.collectionId, collectionId), eq(documents.status, "failed")))
+    .run();
+}
+
+/** After a switch: documents that failed to rebuild have no chunks in the new index. */
+export function zeroFailedChunkCounts(db: Db, collectionId: string): void {
+  db.update(documents).set({ chunkCount: 0 }).where(and(eq(documents.collectionId, collectionId), eq(documents.status, "failed"))).run();
 }

@@ -119,3 +119,15 @@ export function waitingDocumentsWithoutTask(db: Db): DocumentRow[] {
     )
     .all();
 }
+
+/** How many tasks of a generation succeeded and failed. */
+export function tasksOfGeneration(db: Db, collectionId: string, generation: number): { succeeded: number; failed: number } {
+  const rows = db
+    .select({ status: tasks.status, n: count() })
+    .from(tasks)
+    .where(and(eq(tasks.collectionId, collectionId), eq(tasks.generation, generation)))
+    .groupBy(tasks.status)
+    .all();
+  const of = (s: string) => rows.find((r) => r.status === s)?.n ?? 0;
+  return { succeeded: of("succeeded"), failed: of("failed") };
+}

@@ -13,7 +13,7 @@ export function keyRoutes(auth: AuthService, pipelines: PipelineService, keys: K
     .get(
       "",
       ({ user, params }) => {
-        pipelines.find(user, params.id);
+        pipelines.own(user, params.id);
         return keys.list(params.id);
       },
       {
@@ -26,7 +26,7 @@ export function keyRoutes(auth: AuthService, pipelines: PipelineService, keys: K
     .post(
       "",
       ({ user, params, body, set }) => {
-        pipelines.find(user, params.id);
+        pipelines.own(user, params.id);
         set.status = 201;
         return keys.create(params.id, body.name);
       },
@@ -43,7 +43,7 @@ export function keyRoutes(auth: AuthService, pipelines: PipelineService, keys: K
     .delete(
       "/:keyId",
       ({ user, params }) => {
-        pipelines.find(user, params.id);
+        pipelines.own(user, params.id);
         return keys.revoke(params.id, params.keyId);
       },
       {

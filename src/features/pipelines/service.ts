@@ -9,6 +9,7 @@ import type { Db } from "../../db/client";
 import {
   countCollections,
   findCollection,
+  findOwnedCollection,
   insertCollection,
   listCollections,
   updateCollection,
@@ -16,7 +17,7 @@ import {
   type CollectionWithStats,
 } from "../../db/queries/collections";
 import { listDocuments } from "../../db/queries/documents";
-import type { User } from "../../db/schema";
+import type { Collection, User } from "../../db/schema";
 import { parseModel } from "../../embed/models";
 import { AppError, notFound, type FieldProblem } from "../../http/errors";
 import { presentSource } from "../sources/present";
@@ -127,6 +128,13 @@ export class PipelineService {
   /** The pipeline row with stats; 404 when missing or not the user's. */
   find(user: User, id: string): CollectionWithStats {
     const found = findCollection(this.db, user.id, "pipeline", id);
+    if (!found) throw notFound("pipeline");
+    return found;
+  }
+
+  /** The pipeline row alone (no stats); 404 when missing or not the user's. */
+  own(user: User, id: string): Collection {
+    const found = findOwnedCollection(this.db, user.id, "pipeline", id);
     if (!found) throw notFound("pipeline");
     return found;
   }

@@ -17,7 +17,7 @@ const Params = t.Object({ id: t.String() });
 const SourceParams = t.Object({ id: t.String(), sourceId: t.String() });
 
 export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sources: SourceService, deps: SourceDeps) {
-  const pipelineOf = (user: Parameters<PipelineService["find"]>[0], id: string) => pipelines.find(user, id).row;
+  const pipelineOf = (user: Parameters<PipelineService["own"]>[0], id: string) => pipelines.own(user, id);
   return new Elysia({ prefix: "/api/rag/pipelines/:id", tags: ["Data sources"] })
     .use(sessionAuth(auth))
     .get("/sources", ({ user, params }) => sources.list(pipelineOf(user, params.id)), {

@@ -1,0 +1,109 @@
+/**
+ * Ingestion figures (through the compiled binary, over HTTP):
+ *  1. builtin embedder on the SciFact corpus: MB/s and chunks/s end to end, next to
+ *     raw LanceDB add() of the same chunks in this process (bulk, and one add per document);
+ *  2. through the test Ollama server with a fixed per-call latency: embed calls per
+ *     chunk, and wall time against the server's own busy time;
+ *  3. peak RSS of the server while ingesting a ~100 MB corpus.
+ *
+ *   bun bench/ingest.ts [--docs N] [--big-mb 100] [--latency-ms 20]
+ */
+import * as lancedb from "@lancedb/lancedb";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { embedBuiltin } from "../src/embed/builtin";
+import { chunkText } from "../src/ingest/chunk/index";
+import { startFakeOllama } from "../test/support/fake-ollama";
+import { loadCorpus, peakRssMb, pooled, startRagd, waitIdle, type Doc } from "./support";
+
+const { values: args } = parseArgs({
+  options: { docs: { type: "string", default: "5183" }, "big-mb": { type: "string", default: "100" }, "latency-ms": { type: "string", default: "20" }, only: { type: "string" } },
+});
+const corpus = loadCorpus(Number(args.docs));
+const textOf = (d: Doc) => `${d.title}\n\n${d.text}`;
+const tmp = (p: string) => mkdtempSync(join(tmpdir(), p));
+
+/** Ingests docs as text sources into a new pipeline; returns wall seconds and the pipeline. */
+async function ingest(env: Record<string, string>, docs: string[], pipeline: Record<string, unknown>) {
+  const dir = tmp("ragd-ingest-");
+  const { server, jar } = await startRagd(dir, env);
+  const p = (await server.http("/api/rag/pipelines", { method: "POST", json: { name: "bench", ...pipeline }, jar })).body;
+  const t0 = performance.now();
+  await pooled(docs, 16, async (content, i) => {
+    const r = await server.http(`/api/rag/pipelines/${p.id}/sources`, { method: "POST", json: { type: "text", name: `doc ${i}`, content }, jar });
+    if (r.status !== 201) throw new Error(`create failed: ${r.status} ${JSON.stringify(r.body)}`);
+  });
+  const created = (performance.now() - t0) / 1000;
+  const done = await waitIdle(server, jar, p.id);
+  const seconds = (performance.now() - t0) / 1000;
+  const rss = peakRssMb(server.proc.pid);
+  server.proc.kill("SIGTERM");
+  await server.proc.exited;
+  rmSync(dir, { recursive: true, force: true });
+  return { seconds, created, chunks: done.chunkCount as number, status: done.status as string, rss };
+}
+
+async function rawAdd(docs: string[]) {
+  const rows = docs.flatMap((text, d) =>
+    chunkText(text, { strategy: "recursive", size: 1000, overlap: 200 }).map((c) => ({
+      id: `${d}:${c.index}`, document_id: String(d), chunk_index: c.index, text: c.text, start: c.start, end: c.end, vector: Array.from(embedBuiltin(c.text)),
+    })),
+  );
+  const dir = tmp("ragd-raw-");
+  const db = await lancedb.connect(dir);
+  let t0 = performance.now();
+  const bulk = await db.createTable("bulk", rows.slice(0, 1));
+  for (let i = 1; i < rows.length; i += 2048) await bulk.add(rows.slice(i, i + 2048));
+  const bulkS = (performance.now() - t0) / 1000;
+  const perDoc = await db.createTable("perdoc", rows.slice(0, 1));
+  const byDoc = Map.groupBy(rows.slice(1), (r) => r.document_id);
+  t0 = performance.now();
+  for (const group of byDoc.values()) await perDoc.add(group);
+  const perDocS = (performance.now() - t0) / 1000;
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+  return { rows: rows.length, bulkS, perDocS };
+}
+
+const mb = (docs: string[]) => docs.reduce((n, d) => n + Buffer.byteLength(d), 0) / 1024 / 1024;
+
+if (!args.only || args.only === "builtin") {
+  const docs = corpus.map(textOf);
+  const e2e = await ingest({}, docs, {});
+  const raw = await rawAdd(docs);
+  console.log(`\n1. builtin, ${docs.length} documents, ${mb(docs).toFixed(1)} MB, ${e2e.chunks} chunks (status ${e2e.status})`);
+  console.log(`   end to end           ${(mb(docs) / e2e.seconds).toFixed(2)} MB/s   ${(e2e.chunks / e2e.seconds).toFixed(0)} chunks/s   (${e2e.seconds.toFixed(1)} s; all sources created after ${e2e.created.toFixed(1)} s)`);
+  console.log(`   raw add(), bulk      ${(raw.rows / raw.bulkS).toFixed(0)} chunks/s   → end to end is ${((100 * e2e.chunks) / e2e.seconds / (raw.rows / raw.bulkS)).toFixed(0)} % of it`);
+  console.log(`   raw add() per doc    ${(raw.rows / raw.perDocS).toFixed(0)} chunks/s   → end to end is ${((100 * e2e.chunks) / e2e.seconds / (raw.rows / raw.perDocS)).toFixed(0)} % of it (target ≥ 50 %)`);
+}
+
+if (!args.only || args.only === "ollama") {
+  const latency = Number(args["latency-ms"]);
+  const fake = await startFakeOllama({ latencyMs: latency });
+  const docs = corpus.slice(0, 1000).map(textOf);
+  const e2e = await ingest({ RAGD_OLLAMA_URL: fake.url }, docs, { embeddingModel: "ollama/all-minilm" });
+  const s = fake.stats();
+  console.log(`\n2. Ollama (fake, ${latency} ms per call), ${docs.length} documents, ${e2e.chunks} chunks (status ${e2e.status})`);
+  console.log(`   embed calls          ${s.calls} → ${(s.calls / e2e.chunks).toFixed(4)} per chunk (target ≤ ${(1 / 32).toFixed(4)})`);
+  console.log(`   wall / server busy   ${e2e.seconds.toFixed(2)} s / ${(s.busyMs / 1000).toFixed(2)} s = ${(e2e.seconds / (s.busyMs / 1000)).toFixed(2)}× (target ≤ 1.1×; max ${s.maxConcurrent} calls at once)`);
+  fake.stop();
+}
+
+if (!args.only || args.only === "big") {
+  const target = Number(args["big-mb"]) * 1024 * 1024;
+  const base = corpus.map(textOf);
+  const docs: string[] = [];
+  let size = 0;
+  // ~1 MB sources built from the corpus, each one unique so no chunk repeats exactly.
+  for (let k = 0; size < target; k++) {
+    let s = "";
+    for (let j = 0; s.length < 1024 * 1024; j++) s += `[${k}.${j}] ${base[(k * 131 + j) % base.length]}\n\n`;
+    docs.push(s);
+    size += s.length;
+  }
+  const e2e = await ingest({}, docs, {});
+  console.log(`\n3. ${docs.length} sources, ${mb(docs).toFixed(0)} MB, ${e2e.chunks} chunks in ${e2e.seconds.toFixed(0)} s (status ${e2e.status})`);
+  console.log(`   peak server RSS      ${e2e.rss.toFixed(0)} MB (target ≤ 1024 MB)`);
+}

@@ -1,0 +1,82 @@
+/** Shared helpers for the benchmarks: corpora, a driven ragd binary, timing. */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { startBinary, type RunningBinary } from "../test/support/binary";
+
+export const ROOT = join(import.meta.dir, "..");
+export const DATASETS = join(ROOT, "..", "shared", "datasets");
+
+export interface Doc {
+  id: string;
+  title: string;
+  text: string;
+}
+
+/** SciFact abstracts when the shared datasets are beside the checkout, else generated prose. */
+export function loadCorpus(limit = Infinity): Doc[] {
+  const path = join(DATASETS, "scifact", "corpus.jsonl");
+  if (!existsSync(path)) return generated(Math.min(limit, 5000));
+  const out: Doc[] = [];
+  for (const line of readFileSync(path, "utf8").split("\n")) {
+    if (!line.trim()) continue;
+    const d = JSON.parse(line) as { _id: string; title: string; text: string };
+    out.push({ id: d._id, title: d.title, text: d.text });
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+function generated(n: number): Doc[] {
+  const words = "retrieval index vector chunk token embedding query server model pipeline source document score latency".split(" ");
+  let seed = 7;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  return Array.from({ length: n }, (_, i) => ({
+    id: String(i),
+    title: `Document ${i}`,
+    text: Array.from({ length: 200 }, () => words[Math.floor(rnd() * words.length)]).join(" ") + ".",
+  }));
+}
+
+export const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+
+/** Starts dist/ragd on a data dir with an unlimited user signed in; returns helpers. */
+export async function startRagd(dataDir: string, env: Record<string, string> = {}) {
+  const server = await startBinary(dataDir, env);
+  const jar: { cookie?: string } = {};
+  const email = `bench-${Date.now()}@example.com`;
+  await server.http("/api/auth/signup", { method: "POST", json: { email, password: "benchmark-password" }, jar });
+  Bun.spawnSync([join(ROOT, "dist", "ragd"), "user", "set-tier", "--email", email, "--tier", "unlimited", "--data-dir", dataDir]);
+  return { server, jar };
+}
+
+/** Runs `fn` over items with at most `n` in flight. */
+export async function pooled<T>(items: T[], n: number, fn: (x: T, i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await fn(items[i]!, i);
+      }
+    }),
+  );
+}
+
+/** Polls a pipeline until no source is queued or processing. */
+export async function waitIdle(server: RunningBinary, jar: { cookie?: string }, pipelineId: string, timeoutMs = 30 * 60_000) {
+  const t0 = Date.now();
+  for (;;) {
+    const p = (await server.http(`/api/rag/pipelines/${pipelineId}`, { jar })).body;
+    if (p.status !== "processing" && p.sourceCount > 0) return p;
+    if (Date.now() - t0 > timeoutMs) throw new Error("ingestion did not finish in time");
+    await Bun.sleep(100);
+  }
+}
+
+export function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
+}
