@@ -7,27 +7,17 @@
  * stop a global parser.
  */
 import { Elysia } from "elysia";
+import { readCapped } from "../tools/streams";
 import { AppError } from "./errors";
 
 /** Reads a request body as text, failing with 413 once `limit` bytes are exceeded. */
 export async function readTextLimited(request: Request, limit: number): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (declared > limit) throw tooLarge(limit);
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel();
-      throw tooLarge(limit);
-    }
-    parts.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(parts));
+  const bytes = await readCapped(request.body, limit, () => {
+    throw tooLarge(limit);
+  });
+  return new TextDecoder().decode(bytes);
 }
 
 function tooLarge(limit: number): AppError {

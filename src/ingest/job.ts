@@ -9,6 +9,7 @@ import { EmbeddingError } from "../embed/types";
 import { chunkText } from "./chunk/index";
 import { ExtractionError, extract } from "./extract/index";
 import { FetchError, safeFetch } from "./fetch/index";
+import type { ChunkRow } from "../vectors/tables";
 import type { Chunk, ChunkOptions, Extracted } from "./types";
 
 export interface JobDocument {
@@ -29,15 +30,8 @@ export interface Job {
   fetch: { allow: string[]; deny: string[]; maxBytes: number; timeoutMs: number };
 }
 
-export interface RowOut {
-  id: string;
-  documentId: string;
-  chunkIndex: number;
-  text: string;
-  start: number;
-  end: number;
-  vector: Float32Array;
-}
+/** One chunk row as the vector store takes it. */
+export type RowOut = ChunkRow;
 
 export type JobEvent =
   | { type: "progress"; jobId: string; done: number; total: number }

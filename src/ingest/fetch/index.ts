@@ -8,6 +8,7 @@
 import { version } from "../../version";
 import { FetchError } from "./errors";
 import { checkHost, compileRules, type FetchRules } from "./rules";
+import { readCapped as readStreamCapped } from "../../tools/streams";
 
 export { FetchError } from "./errors";
 
@@ -114,24 +115,9 @@ async function readCapped(res: Response, maxBytes: number, url: URL): Promise<Ui
     await res.body?.cancel();
     throw tooLarge();
   }
-  if (!res.body) return new Uint8Array(0);
-  const reader = res.body.getReader();
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    parts.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) bytes.set(part, (at += part.byteLength) - part.byteLength);
-  return bytes;
+  return readStreamCapped(res.body, maxBytes, () => {
+    throw tooLarge();
+  });
 }
 
 function parseHttpUrl(raw: string): URL {
