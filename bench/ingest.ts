@@ -82,7 +82,8 @@ if (!args.only || args.only === "builtin") {
 if (!args.only || args.only === "ollama") {
   const latency = Number(args["latency-ms"]);
   const fake = await startFakeOllama({ latencyMs: latency });
-  const docs = corpus.slice(0, 1000).map(textOf);
+  // Sources of ten abstracts each: the server, not source creation, sets the pace.
+  const docs = Array.from({ length: 100 }, (_, i) => corpus.slice(i * 10, i * 10 + 10).map(textOf).join("\n\n"));
   const e2e = await ingest({ RAGD_OLLAMA_URL: fake.url }, docs, { embeddingModel: "ollama/all-minilm" });
   const s = fake.stats();
   console.log(`\n2. Ollama (fake, ${latency} ms per call), ${docs.length} documents, ${e2e.chunks} chunks (status ${e2e.status})`);

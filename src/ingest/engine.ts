@@ -23,7 +23,7 @@ const LEASE_MS = 30 * 60_000;
  * a worker; this many may wait for the writer at once (per worker), so commits
  * gather many documents without memory growing without bound.
  */
-const AWAITING_COMMIT_PER_WORKER = 32;
+const AWAITING_COMMIT_PER_WORKER = 64;
 export const QUEUE_LIMIT = 10_000;
 
 interface Running {
@@ -125,13 +125,15 @@ export class IngestEngine {
   /** Starts as many queued tasks as there are idle workers. */
   kick(): void {
     const cap = this.d.pool.size * AWAITING_COMMIT_PER_WORKER;
+    // idle > 0 below: a claimed task always finds a worker (run() only refuses a full pool).
     while (this.started && !this.stopped && this.d.pool.idle > 0 && this.running.size < cap) {
       const task = claimTask(this.d.db, Date.now(), LEASE_MS);
       if (!task) break;
       const job = this.jobFor(task);
       if (!job) continue;
       this.running.set(job.jobId, { task, writes: [], failed: null });
-      this.d.pool.run(job, { onEvent: (e) => this.onEvent(e) });
+      const bytes = job.document.content?.length ?? job.document.fileSize ?? 0;
+      this.d.pool.run(job, { onEvent: (e) => this.onEvent(e) }, bytes);
     }
     if (Math.random() < 0.01) pruneFinishedTasks(this.d.db, Date.now() - 7 * 86_400_000);
   }
@@ -152,6 +154,7 @@ export class IngestEngine {
         content: doc.content,
         url: doc.url,
         fileName: doc.fileName,
+        fileSize: doc.fileSize,
         filePath: doc.filePath ? this.d.files.pathOf(col.id, doc.id) : null,
       },
       chunking: { strategy: col.chunkingStrategy as Job["chunking"]["strategy"], size: col.chunkSize, overlap: col.chunkOverlap },
@@ -169,7 +172,14 @@ export class IngestEngine {
       updateDocument(this.d.db, task.documentId, { progressDone: e.done, progressTotal: e.total });
     } else if (e.type === "rows") {
       const w = this.sink.write(task.collectionId, task.generation, task.documentId, e.rows, e.first);
-      w.catch((err) => (r.failed = err));
+      // The job may send its next slice once this one is in (or has failed, which fails the task).
+      w.then(
+        () => this.d.pool.ack(e.jobId),
+        (err) => {
+          r.failed = err;
+          this.d.pool.ack(e.jobId);
+        },
+      );
       r.writes.push(w);
     } else {
       const outcome: Outcome =

@@ -4,8 +4,7 @@
  * SQLite and LanceDB: the main thread owns both (one writer per table).
  */
 import { readFile } from "node:fs/promises";
-import { createEmbedder } from "../embed/index";
-import { EmbeddingError } from "../embed/types";
+import { EmbeddingError, type Embedder } from "../embed/types";
 import { chunkText } from "./chunk/index";
 import { ExtractionError, extract } from "./extract/index";
 import { FetchError, safeFetch } from "./fetch/index";
@@ -18,6 +17,7 @@ export interface JobDocument {
   content: string | null;
   url: string | null;
   fileName: string | null;
+  fileSize: number | null;
   filePath: string | null;
 }
 
@@ -32,6 +32,17 @@ export interface Job {
 
 /** One chunk row as the vector store takes it. */
 export type RowOut = ChunkRow;
+
+/** What the main thread sends a worker. */
+export type ToWorker = { type: "job"; job: Job } | { type: "ack"; jobId: string } | { type: "cancel"; jobId: string } | { type: "ping" };
+
+/** What a job gets from the worker that runs it. */
+export interface JobContext {
+  embedder: Embedder;
+  signal: AbortSignal;
+  /** Resolves once `n` slices of rows have been committed by the main thread. */
+  committed: (n: number) => Promise<void>;
+}
 
 export type JobEvent =
   | { type: "progress"; jobId: string; done: number; total: number }
@@ -56,16 +67,21 @@ async function textOf(job: Job): Promise<Extracted> {
   return extract(res.bytes, d.type === "api" && !/json/i.test(res.contentType) ? { ...hints, contentType: "application/json" } : hints);
 }
 
-/** Runs a job to the end, reporting through `emit`; never throws. */
-export async function runJob(job: Job, emit: (e: JobEvent, transfer?: ArrayBuffer[]) => void): Promise<void> {
+/**
+ * Runs a job to the end, reporting through `emit`; never throws. At most two
+ * slices of rows are uncommitted at a time, which bounds memory on big documents.
+ */
+export async function runJob(job: Job, emit: (e: JobEvent, transfer?: ArrayBuffer[]) => void, ctx: JobContext): Promise<void> {
   try {
     const extracted = await textOf(job);
     const chunks = chunkText(extracted.text, job.chunking);
     if (chunks.length === 0) throw new ExtractionError(`no text found in the ${extracted.kind} content`);
-    const embedder = createEmbedder(job.model, job.embed);
+    const embedder = ctx.embedder;
     emit({ type: "progress", jobId: job.jobId, done: 0, total: chunks.length });
     let first = true;
-    for (let i = 0; i < chunks.length; i += SLICE) {
+    for (let i = 0, slices = 0; i < chunks.length; i += SLICE, slices++) {
+      await ctx.committed(slices - 1);
+      if (ctx.signal.aborted) return;
       const slice = chunks.slice(i, i + SLICE);
       const vectors = await embedder.embed(slice.map((c) => c.text));
       const rows = slice.map((c, k) => toRow(job.document.id, c, vectors[k]!));

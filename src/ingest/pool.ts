@@ -1,10 +1,14 @@
 /**
- * A pool of Bun Worker threads running ingestion jobs, one job per worker at a
- * time. A job that runs past its time cap, or whose document is deleted, has its
- * worker terminated and replaced; a worker that crashes fails only its job.
+ * A pool of Bun Worker threads running ingestion jobs. Each worker takes jobs
+ * until their combined weight (about 128 KB of document each) reaches its
+ * capacity: many small documents run side by side (their embedding calls share
+ * batches), while a few big ones fill a worker, which bounds memory. A job is
+ * cancelled by message; one that runs past its time cap is failed, and if its
+ * worker does not let go, the worker is replaced and its other jobs are handed
+ * back as transient failures (they are retried). A crashed worker likewise.
  */
 import type { Logger } from "../log";
-import type { Job, JobEvent } from "./job";
+import type { Job, JobEvent, ToWorker } from "./job";
 
 /**
  * Where the worker's code is. From source it sits beside this file; inside the
@@ -18,11 +22,24 @@ export interface JobHandlers {
   onEvent(e: JobEvent): void;
 }
 
+/** Bytes of document per unit of a worker's capacity. */
+const WEIGHT_UNIT = 128 * 1024;
+
+/** A job's share of a worker: 1 for a small document, more for a big one. */
+export const jobWeight = (bytes: number) => Math.max(1, Math.ceil(bytes / WEIGHT_UNIT));
+
+interface Running {
+  job: Job;
+  weight: number;
+  handlers: JobHandlers;
+  timer: Timer;
+}
+
 interface Slot {
   worker: Worker;
-  job: Job | null;
-  handlers: JobHandlers | null;
-  timer: Timer | null;
+  jobs: Map<string, Running>;
+  /** Set while waiting for a pong: the worker may be stuck in synchronous code. */
+  probe: Timer | null;
 }
 
 export class WorkerPool {
@@ -32,89 +49,130 @@ export class WorkerPool {
   constructor(
     size: number,
     private readonly log: Logger,
+    private readonly capacity = 32,
     private readonly timeCapMs = 15 * 60_000,
   ) {
-    for (let i = 0; i < size; i++) this.slots.push(this.spawn());
+    for (let i = 0; i < size; i++) this.slots.push({ worker: this.spawn(i), jobs: new Map(), probe: null });
   }
 
   get size(): number {
     return this.slots.length;
   }
 
+  /** Room left, in weight units; a job may start while this is above zero. */
   get idle(): number {
-    return this.slots.filter((s) => !s.job).length;
+    return this.slots.reduce((n, s) => n + Math.max(0, this.capacity - load(s)), 0);
   }
 
   get busy(): number {
-    return this.slots.length - this.idle;
+    return this.slots.reduce((n, s) => n + s.jobs.size, 0);
   }
 
-  /** Starts a job on an idle worker; false when all are busy. */
-  run(job: Job, handlers: JobHandlers): boolean {
-    const slot = this.slots.find((s) => !s.job);
-    if (!slot || this.closed) return false;
-    slot.job = job;
-    slot.handlers = handlers;
-    slot.timer = setTimeout(() => this.abort(slot, `ingestion took longer than ${Math.round(this.timeCapMs / 60000)} minutes and was stopped`), this.timeCapMs);
-    slot.worker.postMessage(job);
+  /** Starts a job on the least loaded worker (a big job may take it past its capacity); false when all are full. */
+  run(job: Job, handlers: JobHandlers, bytes = 0): boolean {
+    const slot = [...this.slots].sort((a, b) => load(a) - load(b))[0];
+    if (!slot || this.closed || load(slot) >= this.capacity) return false;
+    const timer = setTimeout(() => this.timeOut(slot, job.jobId), this.timeCapMs);
+    slot.jobs.set(job.jobId, { job, handlers, timer, weight: jobWeight(bytes) });
+    this.post(slot, { type: "job", job });
     return true;
+  }
+
+  /** Tells a job its rows are committed, so it may send more. */
+  ack(jobId: string): void {
+    const slot = this.slotOf(jobId);
+    if (slot) this.post(slot, { type: "ack", jobId });
   }
 
   /** Stops the running job of a document, if any, without reporting it. */
   cancelDocument(documentId: string): void {
-    for (const slot of this.slots) if (slot.job?.document.id === documentId) this.replace(slot);
+    for (const slot of this.slots) {
+      for (const [jobId, r] of slot.jobs) {
+        if (r.job.document.id !== documentId) continue;
+        this.forget(slot, jobId);
+        this.post(slot, { type: "cancel", jobId });
+      }
+    }
   }
 
   async close(): Promise<void> {
     this.closed = true;
     for (const s of this.slots) {
-      if (s.timer) clearTimeout(s.timer);
+      if (s.probe) clearTimeout(s.probe);
+      for (const jobId of [...s.jobs.keys()]) this.forget(s, jobId);
       s.worker.terminate();
     }
   }
 
-  private spawn(): Slot {
+  private spawn(index: number): Worker {
     const worker = new Worker(workerEntry());
-    const slot: Slot = { worker, job: null, handlers: null, timer: null };
-    worker.onmessage = (ev: MessageEvent<JobEvent>) => this.deliver(slot, ev.data);
+    worker.onmessage = (ev: MessageEvent<JobEvent | { type: "pong" }>) => this.deliver(this.slots[index]!, ev.data);
     worker.onerror = (ev) => {
       this.log.error("ingestion worker crashed", { error: ev.message });
-      this.abort(slot, `the ingestion worker crashed: ${ev.message}`);
+      this.replace(index, `the ingestion worker crashed: ${ev.message}`);
     };
-    return slot;
+    return worker;
   }
 
-  private deliver(slot: Slot, e: JobEvent): void {
-    if (!slot.job || e.jobId !== slot.job.jobId) return; // a cancelled job's late message
-    const handlers = slot.handlers!;
-    if (e.type === "done" || e.type === "error") this.release(slot);
-    handlers.onEvent(e);
+  private deliver(slot: Slot, e: JobEvent | { type: "pong" }): void {
+    if (e.type === "pong") {
+      if (slot.probe) clearTimeout(slot.probe);
+      slot.probe = null;
+      return;
+    }
+    const r = slot.jobs.get(e.jobId);
+    if (!r) return; // a cancelled job's late message
+    if (e.type === "done" || e.type === "error") this.forget(slot, e.jobId);
+    r.handlers.onEvent(e);
   }
 
-  private release(slot: Slot): void {
-    if (slot.timer) clearTimeout(slot.timer);
-    slot.job = null;
-    slot.handlers = null;
-    slot.timer = null;
+  private timeOut(slot: Slot, jobId: string): void {
+    const r = slot.jobs.get(jobId);
+    if (!r) return;
+    this.forget(slot, jobId);
+    this.post(slot, { type: "cancel", jobId });
+    const minutes = Math.round(this.timeCapMs / 60000);
+    r.handlers.onEvent({ type: "error", jobId, message: `ingestion took longer than ${minutes} minutes and was stopped`, transient: false });
+    // A job stuck in synchronous code cannot see the cancel, nor answer a ping: then the worker is replaced.
+    if (slot.probe) return;
+    slot.probe = setTimeout(() => {
+      slot.probe = null;
+      if (!this.closed) this.replace(this.slots.indexOf(slot), "the ingestion worker was restarted after a stuck job");
+    }, 5000);
+    this.post(slot, { type: "ping" });
   }
 
-  private abort(slot: Slot, message: string): void {
-    const job = slot.job;
-    const handlers = slot.handlers;
-    this.replace(slot);
-    if (job && handlers) handlers.onEvent({ type: "error", jobId: job.jobId, message, transient: false });
-  }
-
-  /** Terminates a slot's worker and puts a fresh one in its place. */
-  private replace(slot: Slot): void {
-    this.release(slot);
+  /** Terminates a worker and starts a fresh one; its jobs fail as transient (they are retried). */
+  private replace(index: number, message: string): void {
+    const slot = this.slots[index]!;
+    if (slot.probe) clearTimeout(slot.probe);
+    slot.probe = null;
+    const orphans = [...slot.jobs.values()];
+    for (const r of orphans) this.forget(slot, r.job.jobId);
     slot.worker.onmessage = null;
     slot.worker.onerror = null;
     slot.worker.terminate();
-    if (this.closed) return;
-    const fresh = this.spawn();
-    slot.worker = fresh.worker;
-    fresh.worker.onmessage = (ev: MessageEvent<JobEvent>) => this.deliver(slot, ev.data);
-    fresh.worker.onerror = (ev) => this.abort(slot, `the ingestion worker crashed: ${ev.message}`);
+    if (!this.closed) slot.worker = this.spawn(index);
+    for (const r of orphans) r.handlers.onEvent({ type: "error", jobId: r.job.jobId, message, transient: true });
   }
+
+  private forget(slot: Slot, jobId: string): void {
+    const r = slot.jobs.get(jobId);
+    if (r) clearTimeout(r.timer);
+    slot.jobs.delete(jobId);
+  }
+
+  private slotOf(jobId: string): Slot | undefined {
+    return this.slots.find((s) => s.jobs.has(jobId));
+  }
+
+  private post(slot: Slot, msg: ToWorker): void {
+    slot.worker.postMessage(msg);
+  }
+}
+
+function load(slot: Slot): number {
+  let n = 0;
+  for (const r of slot.jobs.values()) n += r.weight;
+  return n;
 }

@@ -1,11 +1,58 @@
 /**
- * Worker thread entry: receives jobs from the pool and runs them one at a time,
- * so extraction, chunking and embedding never block the HTTP thread.
+ * Worker thread entry. A worker runs several jobs at once (their chunks share
+ * embedding batches, see embed/batcher.ts); each job waits for the main thread
+ * to confirm its rows are committed before sending more, so rows never pile up.
  */
-import { runJob, type Job, type JobEvent } from "./job";
+import type { Embedder } from "../embed/types";
+import { BatchingEmbedder } from "../embed/batcher";
+import { createEmbedder } from "../embed/index";
+import { runJob, type Job, type JobEvent, type ToWorker } from "./job";
 
 declare const self: Worker;
 
-self.onmessage = async (event: MessageEvent<Job>) => {
-  await runJob(event.data, (e: JobEvent, transfer?: ArrayBuffer[]) => self.postMessage(e, transfer ?? []));
+interface Running {
+  abort: AbortController;
+  acks: number;
+  wake: (() => void) | null;
+}
+
+const running = new Map<string, Running>();
+const embedders = new Map<string, Embedder>();
+
+/** One shared, batching embedder per model and backend settings. */
+function embedderFor(job: Job): Embedder {
+  const key = JSON.stringify([job.model, job.embed]);
+  let e = embedders.get(key);
+  if (!e) {
+    const inner = createEmbedder(job.model, job.embed);
+    e = inner.name === "builtin" ? inner : new BatchingEmbedder(inner, job.embed.batchSize * 8);
+    embedders.set(key, e);
+  }
+  return e;
+}
+
+self.onmessage = (event: MessageEvent<ToWorker>) => {
+  const msg = event.data;
+  if (msg.type === "ping") return self.postMessage({ type: "pong" });
+  if (msg.type === "ack") {
+    const r = running.get(msg.jobId);
+    if (r) {
+      r.acks++;
+      r.wake?.();
+    }
+    return;
+  }
+  if (msg.type === "cancel") return running.get(msg.jobId)?.abort.abort();
+  const job = msg.job;
+  const abort = new AbortController();
+  const r: Running = { abort, acks: 0, wake: null };
+  running.set(job.jobId, r);
+  const emit = (e: JobEvent, transfer?: ArrayBuffer[]) => {
+    if (!abort.signal.aborted) self.postMessage(e, transfer ?? []);
+  };
+  // Resolves once the main thread has acknowledged `n` committed slices of rows.
+  const committed = async (n: number) => {
+    while (r.acks < n && !abort.signal.aborted) await new Promise<void>((resolve) => (r.wake = resolve));
+  };
+  void runJob(job, emit, { embedder: embedderFor(job), signal: abort.signal, committed }).finally(() => running.delete(job.jobId));
 };
