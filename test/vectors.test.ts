@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openLance, type LanceConnection } from "../src/vectors/connection";
+import { searchTable } from "../src/vectors/search";
 import { VectorStore, type ChunkRow } from "../src/vectors/store";
 
 const DIM = 64;
@@ -270,6 +271,13 @@ describe("ANN index", () => {
     const hits = await annStore.search(c, 1, { mode: "vector", text: "", vector: q, topK: 10, documentIds: allowed });
     const exact = exactTop(q, N).filter((id) => allowed.includes(id)).slice(0, 10);
     expect(hits.map((h) => h.documentId)).toEqual(exact);
+  });
+
+  test("probe counts above LanceDB's default of 20 are accepted", async () => {
+    const t = await conn.openTable(VectorStore.tableName(c, 1));
+    const hits = await searchTable(t, { mode: "vector", text: "", vector: vectors[5]!, topK: 3 }, { minimum: 30, maximum: 45 });
+    expect(hits[0]?.documentId).toBe("d5");
+    t.close();
   });
 
   test("recall@10 against exact search is at least 0.9", async () => {

@@ -85,7 +85,8 @@ async function vectorHits(table: Table, vector: Float32Array, limit: number, fil
   if (filter) q = q.where(filter);
   // PQ distances are approximate: refine re-ranks REFINE_FACTOR × limit candidates
   // exactly, and a higher probe ceiling lets a narrow filter search more partitions.
-  if (ann) q = q.minimumNprobes(ann.minimum).maximumNprobes(filter ? ann.maximum : ann.minimum).refineFactor(REFINE_FACTOR);
+  // Maximum before minimum: LanceDB checks min ≤ max at each call, and the default maximum is 20.
+  if (ann) q = q.maximumNprobes(filter ? ann.maximum : ann.minimum).minimumNprobes(ann.minimum).refineFactor(REFINE_FACTOR);
   const rows = await q.toArray();
   return rows.map((r) => toHit(r, clamp01(1 - Number(r._distance))));
 }
