@@ -1,0 +1,404 @@
+/**
+ * Retrieval and knowledge bases: a small corpus of text, file and url sources on
+ * distinct topics, each with a rare term, ingested by the real engine and searched
+ * through POST /api/rag/query in every mode. Ranking, score bounds and order,
+ * metadata, topK/minScore/filter, key isolation, deletes racing queries, an
+ * embedding backend that goes down (the fake Ollama) and the knowledge-base search.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { makeApp, type TestApp } from "./support/app";
+import { startFakeOllama, type FakeOllama } from "./support/fake-ollama";
+import { bytesOf, Client, waitFor, type SourceJson } from "./support/ingest";
+
+/** One source per topic; `term` is its rare word, `ask` a query made of its own words. */
+const CORPUS = [
+  { name: "Volcano", term: "Tharsiswick", ask: "volcano covering the valley in grey ash", text: "The Tharsiswick volcano on Mount Orvelle erupted in 1893, covering the valley of Brindlemoor in grey ash for three weeks." },
+  { name: "Deploy error", term: "ERR_7731", ask: "deployment fails signing certificate", text: "Deployment fails with error code ERR_7731 when the configuration file lacks a signing certificate; regenerate the certificate and redeploy." },
+  { name: "Pump part", term: "PX-9912-B", ask: "hydraulic pump for the Kestrel loader", text: "Replacement hydraulic pump part number PX-9912-B fits the Kestrel loader models built after 2014." },
+  { name: "Fungus", term: "Vasquez-Holloway", ask: "luminous fungus in the caves", text: "Professor Ingrid Vasquez-Holloway discovered the luminous fungus Mycena aurorae in the caves of Quillamar." },
+  { name: "Sourdough", term: "banneton", ask: "knead the dough with rye flour", text: "To bake sourdough bread, feed the starter twice, knead the dough with rye flour and proof it overnight in a cold banneton." },
+  { name: "Exoplanet", term: "Zephyrion-4b", ask: "exoplanet orbits a red dwarf", text: "The exoplanet Zephyrion-4b orbits a red dwarf every nine days; its atmosphere shows traces of methane and water vapour." },
+  { name: "Invoice", term: "INV-20417", ask: "invoice paid late purchase order", text: "Quarterly invoice INV-20417 from Marbleton Logistics was paid late because the purchase order number was missing." },
+  { name: "Chess", term: "Pribytko", ask: "Ruy Lopez opening bishop pins the knight", text: "In the Ruy Lopez opening, the bishop pins the knight; grandmaster Oleksandr Pribytko favoured the Berlin defence." },
+  { name: "Bees", term: "Valdorre", ask: "harvest heather honey varroa mites", text: "Beekeepers in Valdorre harvest heather honey in August and treat the hives against varroa mites with oxalic acid." },
+  { name: "Router", term: "VLAN-4093", ask: "router drops packets MTU jumbo frames", text: "The router drops packets on VLAN-4093 when the MTU exceeds 1500 bytes; enable jumbo frames on the trunk port." },
+  { name: "Trial", term: "velcorastat", ask: "migraine frequency phase three trial", text: "The drug velcorastat reduced migraine frequency by forty percent in the phase three trial at Lindqvist Hospital." },
+  { name: "Schooner", term: "Albatross", ask: "schooner reefing the mainsail in a gale", text: "The schooner Albatross Wren rounded Cape Morrow in a gale, reefing the mainsail twice before dawn." },
+  { name: "Pears", term: "espalier", ask: "prune the espalier pear trees", text: "Prune the espalier pear trees in late winter and mulch the roots with composted bark to keep moisture in." },
+  { name: "Kotari", term: "evidentiality", ask: "language marks evidentiality with a suffix", text: "The Kotari language marks evidentiality with the suffix zhun, showing whether the speaker saw the event." },
+  { name: "Cello", term: "Brahms", ask: "cellist rehearsed the Brahms sonata", text: "The cellist rehearsed the Brahms sonata in E minor, tuning the C string slightly flat for the dark opening." },
+  { name: "Train", term: "Pellston", ask: "train departs from platform nine", text: "Train 8817 from Harwick to Pellston departs from platform nine at 06:42 and stops at Dunmere junction." },
+];
+const FILE = { fileName: "turbine-manual.txt", term: "Quorvath", ask: "grease the turbine bearings", text: "The Quorvath turbine manual says to grease the turbine bearings every four hundred operating hours." };
+const PAGE = { term: "Snelgrove", ask: "lighthouse keeper logbook storm", text: "The Snelgrove lighthouse keeper wrote in the logbook that the storm broke the lantern glass at midnight." };
+const OTHER = [
+  { name: "Drone", term: "Halcyon", text: "The Halcyon drone surveyed the volcano crater; its gyroscope calibration code is QZ-4410." },
+  { name: "Kiln", term: "Oberkassel", text: "The Oberkassel kiln fires stoneware at 1280 degrees; the invoice for the firing is paid in advance." },
+];
+const MODES = ["vector", "keyword", "hybrid"] as const;
+
+interface Hit {
+  content: string;
+  score: number;
+  metadata: { sourceId: string; sourceName: string; chunkIndex: number; sourceType: string; url?: string; fileName?: string };
+}
+
+let t: TestApp;
+let c: Client;
+let fake: FakeOllama;
+let site: ReturnType<typeof Bun.serve>;
+let pipelineA: string;
+let keyA: string;
+let pipelineB: string;
+let keyB: string;
+const idOf = new Map<string, string>(); // term → source id
+let sourcesA: SourceJson[];
+let sourcesB: SourceJson[];
+
+beforeAll(async () => {
+  fake = await startFakeOllama({ models: { "all-minilm": 384 } });
+  site = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () => new Response(PAGE.text, { headers: { "content-type": "text/plain; charset=utf-8" } }),
+  });
+  t = await makeApp({ ollamaUrl: fake.url, fetchAllow: ["127.0.0.1"], workers: 2, queryRate: 100_000, queryBurst: 100_000 });
+  c = await Client.create(t);
+  pipelineA = await c.pipeline({ name: "Corpus A", chunkSize: 400, chunkOverlap: 40, retrievalTopK: 3 });
+  pipelineB = await c.pipeline({ name: "Corpus B", chunkSize: 400, chunkOverlap: 40 });
+  [keyA, keyB] = await Promise.all([c.key(pipelineA), c.key(pipelineB)]);
+  for (const d of CORPUS) idOf.set(d.term, (await c.addText(pipelineA, d.text, d.name)).id);
+  const { created } = await c.upload(pipelineA, FILE.fileName, bytesOf(FILE.text));
+  idOf.set(FILE.term, created.id);
+  const page = await c.addSource(pipelineA, { type: "url", url: `http://127.0.0.1:${site.port}/lighthouse.txt` });
+  if (page.status !== 201) throw new Error(`url source: ${page.status} ${page.text}`);
+  idOf.set(PAGE.term, page.body.id);
+  for (const d of OTHER) idOf.set(d.term, (await c.addText(pipelineB, d.text, d.name)).id);
+  sourcesA = await c.allSettled(pipelineA, 40_000);
+  sourcesB = await c.allSettled(pipelineB, 40_000);
+}, 60_000);
+
+afterAll(async () => {
+  site?.stop(true);
+  await t?.close();
+  await fake?.stop();
+});
+
+/** POST /api/rag/query with pipeline A's key unless another is given; expects 200. */
+async function search(body: Record<string, unknown>, key = keyA): Promise<Hit[]> {
+  const r = await c.query(key, body);
+  if (r.status !== 200) throw new Error(`query ${JSON.stringify(body)}: ${r.status} ${r.text}`);
+  return r.body.results;
+}
+
+const chunksOf = (sources: SourceJson[]) => sources.reduce((n, s) => n + s.chunkCount, 0);
+
+describe("the corpus", () => {
+  test("every source is ready with one chunk", () => {
+    expect(sourcesA.map((s) => [s.name, s.status, s.error])).toEqual(sourcesA.map((s) => [s.name, "ready", null]));
+    expect(sourcesA).toHaveLength(CORPUS.length + 2);
+    expect(sourcesB.every((s) => s.status === "ready")).toBe(true);
+    expect(chunksOf(sourcesA)).toBe(CORPUS.length + 2);
+  });
+});
+
+describe("ranking", () => {
+  const lexical = [...CORPUS, FILE, PAGE].flatMap((d) => MODES.map((mode) => [mode, d.ask, d.term] as const));
+  test.each(lexical)("%s: %p ranks its source first", async (mode, ask, term) => {
+    const hits = await search({ query: ask, mode, topK: 5 });
+    expect(hits.map((h) => h.metadata.sourceId)[0]).toBe(idOf.get(term)!);
+    expect(hits[0]!.content).toContain(term);
+  });
+
+  const exact = ["ERR_7731", "PX-9912-B", "INV-20417", "Zephyrion-4b", "velcorastat", "Vasquez-Holloway", "VLAN-4093", "8817", "Quorvath"];
+  test.each(exact)("hybrid: the exact term %p finds its chunk first", async (term) => {
+    const hits = await search({ query: term, mode: "hybrid", topK: 5 });
+    expect(hits[0]?.content).toContain(term);
+  });
+
+  test.each(MODES)("%s: scores are in [0, 1] and sorted best first", async (mode) => {
+    for (const query of ["heather honey", "the pump and the router", "ERR_7731 PX-9912-B"]) {
+      const scores = (await search({ query, mode, topK: 100 })).map((h) => h.score);
+      expect(scores.length).toBeGreaterThan(0);
+      for (const s of scores) expect(s >= 0 && s <= 1).toBe(true);
+      expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    }
+  });
+
+  test("metadata names the source: id, name, chunk index, type, and url or fileName", async () => {
+    const [text] = await search({ query: "Brahms", mode: "keyword", topK: 1 });
+    expect(text!.metadata).toMatchObject({ sourceId: idOf.get("Brahms"), sourceName: "Cello", chunkIndex: 0, sourceType: "text" });
+    expect(text!.metadata.url).toBeUndefined();
+    expect(text!.metadata.fileName).toBeUndefined();
+    const [file] = await search({ query: "Quorvath", mode: "keyword", topK: 1 });
+    expect(file!.metadata).toMatchObject({ sourceId: idOf.get("Quorvath"), sourceType: "file", fileName: FILE.fileName, chunkIndex: 0 });
+    const [page] = await search({ query: "Snelgrove", mode: "keyword", topK: 1 });
+    expect(page!.metadata).toMatchObject({ sourceId: idOf.get("Snelgrove"), sourceType: "url", url: `http://127.0.0.1:${site.port}/lighthouse.txt` });
+    expect(typeof page!.metadata.sourceName).toBe("string");
+  });
+
+  const syntax = ['"PX-9912-B"', "text:Brahms", "Brahms~2", "(Brahms OR", "Brahms\\", "Brahms*", "+Brahms -sonata", "Brahms AND NOT", "Brahms' OR '1'='1"];
+  test.each(syntax)("keyword and hybrid: query-syntax characters are plain text: %p", async (query) => {
+    const term = query.includes("PX") ? "PX-9912-B" : "Brahms";
+    for (const mode of ["keyword", "hybrid"]) expect((await search({ query, mode, topK: 3 }))[0]?.content).toContain(term);
+  });
+
+  test("a query without letters or digits answers 200 in every mode", async () => {
+    for (const mode of MODES) {
+      const hits = await search({ query: "?!… ¿¡ —", mode, topK: 3 });
+      for (const h of hits) expect(h.score >= 0 && h.score <= 1).toBe(true);
+    }
+  });
+
+  test("keyword mode with no usable term answers [] (not an error)", async () => {
+    for (const query of ["???", "the of and", "zzqxwv"]) expect(await search({ query, mode: "keyword" })).toEqual([]);
+  });
+});
+
+describe("topK", () => {
+  const bad: [string, unknown][] = [["0", 0], ["101", 101], ["2.5", 2.5], ['"3"', "3"], ["-1", -1], ["null", null]];
+  test.each(bad)("topK %s is 400 invalid_request", async (_n, topK) => {
+    const r = await c.query(keyA, { query: "honey", topK });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe("invalid_request");
+  });
+
+  test.each(MODES)("%s: topK 1 gives one result; missing gives the pipeline's retrievalTopK (3)", async (mode) => {
+    expect(await search({ query: "the pump and the router and the honey and the train", mode, topK: 1 })).toHaveLength(1);
+    const r = await c.query(keyA, { query: "the pump and the router and the honey and the train", mode });
+    expect(r.body.topK).toBe(3);
+    expect(r.body.results).toHaveLength(3);
+  });
+
+  test("topK 100 on a pipeline with fewer chunks returns every chunk once (vector mode)", async () => {
+    const r = await c.query(keyA, { query: "anything at all", mode: "vector", topK: 100 });
+    expect(r.body.topK).toBe(100);
+    const ids = r.body.results.map((h: Hit) => `${h.metadata.sourceId}:${h.metadata.chunkIndex}`);
+    expect(ids).toHaveLength(chunksOf(sourcesA));
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe("minScore", () => {
+  test.each(["vector", "keyword"] as const)("%s: above the best score → []; a middle one cuts the tail", async (mode) => {
+    const query = "the pump and the router and the honey and the train";
+    const all = await search({ query, mode, topK: 100 });
+    expect(all.length).toBeGreaterThan(2);
+    const best = all[0]!.score;
+    expect(best).toBeLessThan(1);
+    expect(await search({ query, mode, topK: 100, minScore: Math.min(1, best + 0.001) })).toEqual([]);
+    const cut = all[1]!.score;
+    const kept = await search({ query, mode, topK: 100, minScore: cut });
+    expect(kept.length).toBeGreaterThanOrEqual(2);
+    expect(kept.length).toBeLessThan(all.length);
+    for (const h of kept) expect(h.score).toBeGreaterThanOrEqual(cut);
+  });
+
+  test("hybrid: minScore 1 keeps only a chunk first in both lists", async () => {
+    const hits = await search({ query: "velcorastat migraine", mode: "hybrid", minScore: 1 });
+    expect(hits.map((h) => h.metadata.sourceId)).toEqual([idOf.get("velcorastat")!]);
+  });
+});
+
+describe("filter.sourceIds", () => {
+  test.each(MODES)("%s: only the named sources come back", async (mode) => {
+    const allowed = [idOf.get("PX-9912-B")!, idOf.get("Valdorre")!];
+    const hits = await search({ query: "hydraulic pump heather honey volcano", mode, topK: 10, filter: { sourceIds: allowed } });
+    expect(new Set(hits.map((h) => h.metadata.sourceId))).toEqual(new Set(allowed));
+  });
+
+  test.each(MODES)("%s: an unknown id (quotes included) → []", async (mode) => {
+    for (const id of ["00000000-0000-0000-0000-000000000000", "x' OR '1'='1", "nope"]) {
+      expect(await search({ query: "hydraulic pump", mode, filter: { sourceIds: [id] } })).toEqual([]);
+    }
+  });
+});
+
+describe("key isolation", () => {
+  test.each(MODES)("%s: A's key never returns B's chunks, even with B's source ids in the filter", async (mode) => {
+    const idsB = new Set(sourcesB.map((s) => s.id));
+    for (const query of ["Halcyon drone gyroscope QZ-4410", "Oberkassel kiln stoneware", "volcano invoice"]) {
+      const hits = await search({ query, mode, topK: 100 });
+      expect(hits.filter((h) => idsB.has(h.metadata.sourceId) || /Halcyon|Oberkassel/.test(h.content))).toEqual([]);
+      expect(await search({ query, mode, topK: 100, filter: { sourceIds: [...idsB] } })).toEqual([]);
+    }
+    // B's key does see them.
+    const own = await search({ query: "Halcyon drone gyroscope", mode, topK: 1 }, keyB);
+    expect(own[0]?.metadata.sourceId).toBe(idOf.get("Halcyon")!);
+  });
+});
+
+describe("a source added later", () => {
+  test.each(MODES)("%s: is found as soon as it is ready", async (mode) => {
+    const term = `Glimmerdorf${mode}`;
+    const added = await c.addText(pipelineB, `The ${term} observatory tracks comets from the northern ridge every winter.`, term);
+    await c.settled(pipelineB, added.id);
+    const hits = await search({ query: `${term} observatory comets`, mode, topK: 3 }, keyB);
+    expect(hits[0]?.metadata.sourceId).toBe(added.id);
+  });
+});
+
+describe("empty pipeline", () => {
+  test.each(MODES)("%s: [] for a pipeline with no sources", async (mode) => {
+    const id = await c.pipeline({ name: "Empty" });
+    const key = await c.key(id);
+    expect(await search({ query: "honey", mode }, key)).toEqual([]);
+  });
+});
+
+describe("deletes racing queries", () => {
+  test("after DELETE of a source answers, no query returns its chunks", async () => {
+    const id = await c.pipeline({ name: "Deletion" });
+    const key = await c.key(id);
+    const names = ["one", "two", "three", "four"];
+    const made = await Promise.all(names.map((n) => c.addText(id, `The zanzibarite mineral sample ${n} glows under ultraviolet light.`, n)));
+    await c.allSettled(id);
+    const victim = made[0]!.id;
+    const log: { started: number; ended: number; victim: boolean; status: number }[] = [];
+    let stop = false;
+    let deleteAnswered = Infinity;
+    const hammer = async (mode: string) => {
+      while (!stop) {
+        const started = performance.now();
+        const r = await c.query(key, { query: "zanzibarite mineral sample one", mode, topK: 10 });
+        const hit = r.status === 200 && r.body.results.some((h: Hit) => h.metadata.sourceId === victim || h.content.includes("sample one"));
+        log.push({ started, ended: performance.now(), victim: hit, status: r.status });
+        if (performance.now() > deleteAnswered + 300) stop = true;
+        await new Promise((r) => setImmediate(r));
+      }
+    };
+    const loops = MODES.map((m) => hammer(m));
+    await waitFor("queries that see the victim", () => log.filter((l) => l.victim).length >= 3, 10_000, 5);
+    const del = await c.call("DELETE", `/api/rag/pipelines/${id}/sources/${victim}`);
+    deleteAnswered = performance.now();
+    expect(del.body).toEqual({ deleted: true, id: victim });
+    await Promise.all(loops);
+    expect(log.map((l) => l.status).filter((s) => s !== 200)).toEqual([]);
+    const after = log.filter((l) => l.started > deleteAnswered);
+    expect(after.length).toBeGreaterThan(3);
+    expect(after.filter((l) => l.victim)).toEqual([]);
+    for (const mode of MODES) {
+      const hits = await search({ query: "zanzibarite sample one", mode, topK: 10 }, key);
+      expect(hits.map((h) => h.metadata.sourceId)).not.toContain(victim);
+      expect(hits.length).toBe(3);
+    }
+  });
+
+  test("a deleted pipeline's key is 401; queries racing the delete are 200 or 401, never 5xx", async () => {
+    const id = await c.pipeline({ name: "Doomed" });
+    const key = await c.key(id);
+    await c.addText(id, "The doomed pipeline talks about marmalade and quince.", "Doomed");
+    await c.allSettled(id);
+    expect((await c.query(key, { query: "marmalade" })).status).toBe(200);
+    const statuses: number[] = [];
+    let stop = false;
+    const loop = (async () => {
+      while (!stop) {
+        statuses.push((await c.query(key, { query: "marmalade quince", mode: "hybrid" })).status);
+        // A 401 is answered without I/O: yield, or this loop would starve the DELETE it races.
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    const del = await c.call("DELETE", `/api/rag/pipelines/${id}`);
+    expect(del.status).toBe(200);
+    const after = await c.query(key, { query: "marmalade" });
+    stop = true;
+    await loop;
+    expect(after.status).toBe(401);
+    expect(after.body.error.code).toBe("invalid_api_key");
+    expect(statuses.filter((s) => s !== 200 && s !== 401)).toEqual([]);
+  });
+});
+
+describe("knowledge-base search", () => {
+  test("answers {results, kbId, query, topK} with the document's metadata", async () => {
+    const kb = await c.call("POST", "/api/kb", { name: "Handbook" });
+    expect(kb.status).toBe(201);
+    const form = new FormData();
+    form.append("file", new File(["The parking permit for the Elmbridge depot is renewed every March."], "permits.txt", { type: "text/plain" }));
+    const up = await t.handle(new Request(`http://localhost/api/kb/${kb.body.id}/upload`, { method: "POST", body: form, headers: { cookie: c.cookie } }));
+    expect(up.status).toBe(202);
+    await waitFor("the kb document to be ready", async () => (await c.call("GET", `/api/kb/${kb.body.id}`)).body.documents[0]?.status === "ready");
+    const r = await c.call("POST", `/api/kb/${kb.body.id}/search`, { query: "  Elmbridge parking permit  ", topK: 2 });
+    expect(r.status).toBe(200);
+    expect(Object.keys(r.body).sort()).toEqual(["kbId", "query", "results", "topK"]);
+    expect(r.body).toMatchObject({ kbId: kb.body.id, query: "Elmbridge parking permit", topK: 2 });
+    expect(r.body.results).toHaveLength(1);
+    expect(r.body.results[0].content).toContain("Elmbridge");
+    expect(r.body.results[0].metadata).toMatchObject({ sourceName: "permits.txt", chunkIndex: 0, sourceType: "file", fileName: "permits.txt" });
+    expect(r.body.results[0].score).toBeGreaterThan(0);
+    expect(r.body.results[0].score).toBeLessThanOrEqual(1);
+  });
+});
+
+describe("embedding backend down", () => {
+  let ollamaId: string;
+  let ollamaKey: string;
+  let emptyKey: string;
+
+  beforeAll(async () => {
+    ollamaId = await c.pipeline({ name: "On Ollama", embeddingModel: "ollama/all-minilm" });
+    ollamaKey = await c.key(ollamaId);
+    emptyKey = await c.key(await c.pipeline({ name: "Empty on Ollama", embeddingModel: "ollama/all-minilm" }));
+    for (const d of CORPUS.slice(0, 3)) await c.addText(ollamaId, d.text, d.name);
+    const settled = await c.allSettled(ollamaId);
+    if (!settled.every((s) => s.status === "ready")) throw new Error(`ollama sources: ${JSON.stringify(settled)}`);
+    // While up, the vector path works.
+    const up = await c.query(ollamaKey, { query: "the ash of the volcano", mode: "vector", topK: 3 });
+    if (up.status !== 200 || up.body.results.length !== 3) throw new Error(`query while up: ${up.status} ${up.text}`);
+    await fake.down();
+  });
+
+
+  test.each(["vector", "hybrid"] as const)("%s: 503 embedding_unavailable, quickly", async (mode) => {
+    const started = performance.now();
+    const r = await c.query(ollamaKey, { query: `hydraulic pump question asked in ${mode} mode`, mode });
+    const ms = performance.now() - started;
+    console.log(`embedding backend down: ${mode} query answered ${r.status} in ${ms.toFixed(0)} ms`);
+    expect(r.status).toBe(503);
+    expect(r.body.error.code).toBe("embedding_unavailable");
+    expect(ms).toBeLessThan(15_000);
+  });
+
+  test("keyword still answers 200 with results", async () => {
+    const r = await c.query(ollamaKey, { query: "ERR_7731 certificate", mode: "keyword" });
+    expect(r.status).toBe(200);
+    expect(r.body.results[0].content).toContain("ERR_7731");
+  });
+
+  test.each(MODES)("%s: an empty pipeline on the stopped backend answers []", async (mode) => {
+    const r = await c.query(emptyKey, { query: "anything", mode });
+    expect(r.status).toBe(200);
+    expect(r.body.results).toEqual([]);
+  });
+
+  test("when the backend is back, vector queries answer again", async () => {
+    fake.up();
+    const r = await waitFor("a vector query to answer 200", async () => {
+      const reply = await c.query(ollamaKey, { query: "the loader pump again", mode: "vector", topK: 1 });
+      return reply.status === 200 ? reply : null;
+    }, 15_000);
+    expect(r.body.results).toHaveLength(1); // the fake's vectors carry no meaning: only the path is checked
+  });
+});
+
+describe("per-key rate limit", () => {
+  test("with queryRate 5 and burst 5 the 6th quick query is 429 with Retry-After", async () => {
+    const small = await makeApp({ queryRate: 5, queryBurst: 5 });
+    try {
+      const client = await Client.create(small);
+      const key = await client.key(await client.pipeline());
+      const statuses: number[] = [];
+      let last;
+      for (let i = 0; i < 6; i++) {
+        last = await client.query(key, { query: "x" });
+        statuses.push(last.status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+      expect(last!.body.error.code).toBe("rate_limited");
+      expect(Number(last!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    } finally {
+      await small.close();
+    }
+  });
+});
