@@ -13,6 +13,8 @@ import { waitFor } from "./support/ingest";
 
 /** ragd's query endpoint as a LangChain retriever: topK 3, score kept in the metadata. */
 class RagdRetriever extends RemoteRetriever {
+  lc_namespace = ["ragd", "retrievers"];
+
   constructor(fields: RemoteRetrieverParams) {
     super(fields);
   }
