@@ -69,7 +69,9 @@ export async function pooled<T>(items: T[], n: number, fn: (x: T, i: number) => 
 export async function waitIdle(server: RunningBinary, jar: { cookie?: string }, pipelineId: string, timeoutMs = 30 * 60_000) {
   const t0 = Date.now();
   for (;;) {
-    const p = (await server.http(`/api/rag/pipelines/${pipelineId}`, { jar })).body;
+    // The list carries status and counts without the sources themselves: a light poll.
+    const list = (await server.http(`/api/rag/pipelines?pageSize=100`, { jar })).body;
+    const p = list.data.find((x: { id: string }) => x.id === pipelineId);
     if (p.status !== "processing" && p.sourceCount > 0) return p;
     if (Date.now() - t0 > timeoutMs) throw new Error("ingestion did not finish in time");
     await Bun.sleep(100);

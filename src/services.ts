@@ -72,7 +72,15 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   engine.recover();
   await reconcile({ db, store, engine, files, log });
   engine.start();
-  const timers = [setInterval(() => void store.maintain().catch((err) => log.warn("index upkeep failed", { error: err })), 10_000)];
+  const timers = [setInterval(() => upkeep(), 10_000)];
+  // Index upkeep (compaction, full-text refresh, ANN training) is heavy on memory: while
+  // ingestion runs it waits for a quiet moment, or two minutes at most.
+  let lastUpkeep = Date.now();
+  const upkeep = () => {
+    if (engine.busy() && Date.now() - lastUpkeep < 120_000) return;
+    lastUpkeep = Date.now();
+    void store.maintain().catch((err) => log.warn("index upkeep failed", { error: err }));
+  };
   metrics.gauge("ragd_ingest_workers_busy", "Ingestion workers running a job.", () => pool.busy);
   return { config, log, db, lance, store, files, metrics, collections, engine, auth, pipelines, keys, queries, sources, sourceDeps, kbs, baseUrl, timers };
 }

@@ -340,3 +340,15 @@ describe("zip bombs", () => {
     expect((await c.settled(pid, ok.id)).status).toBe("ready");
   });
 });
+
+describe("large text sources in responses", () => {
+  test("lists carry the first 2,000 characters of the text and its full length", async () => {
+    const pid = await c.pipeline({ name: "big text" });
+    const text = "word ".repeat(2000);
+    const s = await c.addText(pid, text);
+    expect(s.content).toBe(text.slice(0, 2000));
+    expect((s as unknown as { contentLength: number }).contentLength).toBe(text.length);
+    const listed = (await c.sources(pid))[0]!;
+    expect(listed.content!.length).toBe(2000);
+  });
+});

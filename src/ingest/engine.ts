@@ -79,6 +79,11 @@ export class IngestEngine {
     await this.sink.drain();
   }
 
+  /** True while any task is running or waiting to run now. */
+  busy(): boolean {
+    return this.running.size > 0 || queuedTaskCount(this.d.db) > 0;
+  }
+
   /** True when the queue has room for `n` more tasks. */
   hasRoom(n = 1): boolean {
     return queuedTaskCount(this.d.db) + n <= QUEUE_LIMIT;

@@ -105,7 +105,8 @@ export class WorkerPool {
   }
 
   private spawn(index: number): Worker {
-    const worker = new Worker(workerEntry());
+    // smol: a smaller heap that collects more eagerly; ingestion holds little between jobs.
+    const worker = new Worker(workerEntry(), { smol: true });
     worker.onmessage = (ev: MessageEvent<JobEvent | { type: "pong" }>) => this.deliver(this.slots[index]!, ev.data);
     worker.onerror = (ev) => {
       this.log.error("ingestion worker crashed", { error: ev.message });
