@@ -171,7 +171,10 @@ export function loadConfig(
     (config as unknown as Record<string, unknown>)[s.key] = s.parse(raw, name);
   }
   const model = parseModel(config.defaultEmbeddingModel, config.openaiUrl !== null);
-  if ("error" in model) throw new ConfigError(`RAGD_DEFAULT_EMBEDDING_MODEL: ${model.error}`);
+  if ("error" in model) {
+    const from = flags["default-embedding-model"] !== undefined ? "--default-embedding-model" : "RAGD_DEFAULT_EMBEDDING_MODEL";
+    throw new ConfigError(`${from}: ${model.error}`);
+  }
   return { config, rest };
 }
 

@@ -308,3 +308,9 @@ describe("omitted optional fields stay omitted", () => {
     expect(spec).not.toMatch(/"default":"(empty|recursive|lancedb|vector|text|builtin|awaiting_upload)"/);
   });
 });
+
+test("an unknown enum value is named with the values that are allowed", async () => {
+  const cookie = await userOn("pro");
+  const r = await t.call("POST", "/api/rag/pipelines", { cookie, body: { name: "x", chunkingStrategy: "semantic" } });
+  expect(r.body.error.details[0]).toEqual({ field: "chunkingStrategy", message: "must be one of: recursive, fixed, sentence, paragraph, markdown, token" });
+});

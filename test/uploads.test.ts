@@ -289,4 +289,27 @@ describe("regressions (found by these tests, now fixed)", () => {
     expect(existsSync(join(filesDir(), own))).toBe(false);
     expectFilesTree();
   });
+
+  test("deleting the source while its file uploads: the PUT is 404 and the bytes are not kept", async () => {
+    const own = await c.pipeline({ name: "Source deleted mid-upload" });
+    const s = (await c.addSource(own, { type: "file", fileName: "b.txt", fileSize: 64 })).body as SourceJson & { uploadUrl: string };
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const body = new ReadableStream<Uint8Array>({
+      async start(ctl) {
+        ctl.enqueue(bytesOf("x".repeat(32)));
+        await gate;
+        ctl.enqueue(bytesOf("y".repeat(32)));
+        ctl.close();
+      },
+    });
+    const put = c.put(s.uploadUrl, body);
+    await waitFor("the upload to be streaming into files/.tmp", () => readdirSync(join(filesDir(), ".tmp")).length === 1);
+    expect((await c.call("DELETE", `/api/rag/pipelines/${own}/sources/${s.id}`)).status).toBe(200);
+    release();
+    const r = await put;
+    expect(r.status).toBe(404);
+    expect(existsSync(join(filesDir(), own, s.id))).toBe(false);
+    expectFilesTree();
+  });
 });

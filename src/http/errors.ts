@@ -74,7 +74,7 @@ export function errorResponse(err: AppError, requestId?: string): Response {
 }
 
 interface ValidationLike {
-  all?: { path?: string; message?: string; summary?: string }[];
+  all?: { path?: string; message?: string; summary?: string; schema?: { error?: unknown } }[];
   type?: string;
 }
 
@@ -86,7 +86,9 @@ function validationDetails(error: unknown): FieldProblem[] {
   const out: FieldProblem[] = [];
   for (const e of all) {
     const field = (e.path ?? "").replace(/^\//, "").replace(/\//g, ".") || `(${where})`;
-    const message = e.summary ?? e.message ?? "is invalid";
+    // A schema's own `error` text (see Enum) says more than the generic summary.
+    const own = typeof e.schema?.error === "string" ? e.schema.error : undefined;
+    const message = own ?? e.summary ?? e.message ?? "is invalid";
     const k = `${field}:${message}`;
     if (seen.has(k)) continue;
     seen.add(k);

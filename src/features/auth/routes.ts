@@ -54,7 +54,7 @@ export function authRoutes(auth: AuthService) {
         set.status = 204;
         set.headers["set-cookie"] = sessionCookie("", request, 0);
       },
-      { detail: { summary: "Sign out; ends the session on the server" } },
+      { detail: { summary: "Sign out; ends the session on the server (needs no valid session)", security: [] } },
     )
     .get("/me", ({ user }) => ({ user: publicUser(user) }), {
       session: true,

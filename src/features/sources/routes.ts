@@ -57,7 +57,7 @@ export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sour
       {
         session: true,
         params: SourceParams,
-        response: { 202: t.Object({ source: SourceModel }), 401: ErrorBody, 404: ErrorBody, 409: ErrorBody },
+        response: { 202: t.Object({ source: SourceModel }), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody },
         detail: { summary: "Ingest a failed source again" },
       },
     )
@@ -72,7 +72,7 @@ export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sour
       {
         session: true,
         params: Params,
-        response: { 202: t.Object({ pipeline: PipelineModel }), 401: ErrorBody, 404: ErrorBody },
+        response: { 202: t.Object({ pipeline: PipelineModel }), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
         detail: { summary: "Re-chunk and re-embed every source with the current settings; the old index answers until the new one is complete" },
       },
     );

@@ -114,16 +114,20 @@ export class SourceService {
       const col = collectionOf(doc.collectionId);
       let claimed = false;
       if (col) {
-        this.d.engine.enqueue(doc.id, col, (tx) => {
-          claimed = claimUpload(tx, doc.id, { filePath: doc.id, fileSize: size, updatedAt: new Date().toISOString() });
-          if (!claimed) throw new AppError("conflict", "this source already has its file");
-        });
+        try {
+          this.d.engine.enqueue(doc.id, col, (tx) => {
+            claimed = claimUpload(tx, doc.id, { filePath: doc.id, fileSize: size, updatedAt: new Date().toISOString() });
+            if (!claimed) throw new AppError("conflict", "this source already has its file");
+          });
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+        }
       }
       if (!claimed) {
-        // The pipeline or source was deleted while the bytes arrived.
+        // The source (or its whole pipeline) was deleted while the bytes arrived.
         this.d.files.remove(doc.collectionId, doc.id);
         this.d.files.removeCollectionIfEmpty(doc.collectionId);
-        throw notFound("source");
+        throw findDocumentById(this.d.db, doc.id) ? new AppError("conflict", "this source already has its file") : notFound("source");
       }
       return presentSource(findDocumentById(this.d.db, doc.id)!);
     } finally {
