@@ -100,7 +100,7 @@ export class IngestEngine {
       prepare?.(t);
       queueTask(t, documentId, findCollectionById(t, collection.id) ?? collection, Date.now());
     });
-    queueMicrotask(() => this.kick());
+    this.soon();
   }
 
   /** Stops a document's running job (its rows are then refused by the sink). */
@@ -125,6 +125,18 @@ export class IngestEngine {
   /** Stops the running jobs of a collection being deleted. */
   cancelCollection(collectionId: string): void {
     for (const r of [...this.running.values()]) if (r.task.collectionId === collectionId) this.cancelDocument(r.task.documentId);
+  }
+
+  private kickScheduled = false;
+
+  /** Schedules one kick for the end of this turn, however many events ask for it. */
+  soon(): void {
+    if (this.kickScheduled) return;
+    this.kickScheduled = true;
+    setImmediate(() => {
+      this.kickScheduled = false;
+      this.kick();
+    });
   }
 
   /** Starts as many queued tasks as there are idle workers. */
@@ -192,7 +204,7 @@ export class IngestEngine {
           ? { ok: true, chunkCount: e.chunkCount, dimensions: e.dimensions }
           : { ok: false, message: e.message, transient: e.transient };
       void this.finish(e.jobId, r, outcome);
-      queueMicrotask(() => this.kick()); // the worker is free now; its rows commit meanwhile
+      this.soon(); // the worker is free now; its rows commit meanwhile
     }
   }
 
@@ -216,7 +228,7 @@ export class IngestEngine {
         this.d.log.warn("could not drop an old index generation", { error: err }),
       );
     }
-    this.kick();
+    this.soon();
   }
 
   /** The documents among `ids` whose rows may still be written into this generation. */

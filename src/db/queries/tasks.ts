@@ -26,20 +26,29 @@ export function insertTask(db: Db, t: { documentId: string; collectionId: string
   return row;
 }
 
-/** Atomically takes the next runnable task and marks it processing. */
-export function claimTask(db: Db, now: number, leaseMs: number): Task | undefined {
+/** The claim statement, built and prepared once per database: it runs on every scheduling turn. */
+function claimStatement(db: Db) {
   const next = db
     .select({ id: tasks.id })
     .from(tasks)
-    .where(and(eq(tasks.status, "queued"), lte(tasks.runAfter, iso(now))))
+    .where(and(eq(tasks.status, "queued"), lte(tasks.runAfter, sql.placeholder("now"))))
     .orderBy(tasks.runAfter, tasks.id)
     .limit(1);
   return db
     .update(tasks)
-    .set({ status: "processing", attempts: sql`${tasks.attempts} + 1`, leaseUntil: iso(now + leaseMs), updatedAt: iso(now) })
+    .set({ status: "processing", attempts: sql`${tasks.attempts} + 1`, leaseUntil: sql`${sql.placeholder("lease")}`, updatedAt: sql`${sql.placeholder("now")}` })
     .where(and(eq(tasks.id, sql`(${next})`), eq(tasks.status, "queued")))
     .returning()
-    .get();
+    .prepare();
+}
+
+const claims = new WeakMap<Db, ReturnType<typeof claimStatement>>();
+
+/** Atomically takes the next runnable task and marks it processing. */
+export function claimTask(db: Db, now: number, leaseMs: number): Task | undefined {
+  let stmt = claims.get(db);
+  if (!stmt) claims.set(db, (stmt = claimStatement(db)));
+  return stmt.get({ now: iso(now), lease: iso(now + leaseMs) });
 }
 
 export function findTask(db: Db, id: string): Task | undefined {
