@@ -214,6 +214,27 @@ describe("filter.sourceIds", () => {
   });
 });
 
+describe("filter.sourceIds is applied before the topK cut", () => {
+  let id: string;
+  let key: string;
+  let weak: string;
+  beforeAll(async () => {
+    id = await c.pipeline({ name: "Filter depth", chunkSize: 2000, chunkOverlap: 0 });
+    key = await c.key(id);
+    // 30 sources say "zorblax" over and over; one says it once in a long text, so it ranks last.
+    for (let i = 0; i < 30; i++) await c.addText(id, `zorblax zorblax zorblax report ${i}: zorblax everywhere, zorblax again.`, `strong ${i}`);
+    weak = (await c.addText(id, `${"A long note about gardens, rivers and the weather in spring. ".repeat(20)}Once, zorblax.`, "weak")).id;
+    await c.allSettled(id);
+  });
+
+  test.each(MODES)("%s: the one allowed source comes back even though 30 others outrank it", async (mode) => {
+    const unfiltered = await search({ query: "zorblax", mode, topK: 3 }, key);
+    expect(unfiltered.map((h) => h.metadata.sourceId)).not.toContain(weak);
+    const hits = await search({ query: "zorblax", mode, topK: 3, filter: { sourceIds: [weak] } }, key);
+    expect(hits.map((h) => h.metadata.sourceId)).toEqual([weak]);
+  });
+});
+
 describe("key isolation", () => {
   test.each(MODES)("%s: A's key never returns B's chunks, even with B's source ids in the filter", async (mode) => {
     const idsB = new Set(sourcesB.map((s) => s.id));
@@ -370,6 +391,27 @@ describe("embedding backend down", () => {
     const r = await c.query(emptyKey, { query: "anything", mode });
     expect(r.status).toBe(200);
     expect(r.body.results).toEqual([]);
+  });
+
+  test("a pipeline whose model was changed without a re-index still answers with the model its index was built with", async () => {
+    const patched = await c.call("PATCH", `/api/rag/pipelines/${pipelineB}`, { embeddingModel: "ollama/all-minilm" });
+    expect(patched.status).toBe(200);
+    expect(patched.body.embeddingModel).toBe("ollama/all-minilm");
+    for (const mode of MODES) {
+      const hits = await search({ query: "Oberkassel kiln stoneware", mode, topK: 1 }, keyB);
+      expect(hits[0]?.metadata.sourceId).toBe(idOf.get("Oberkassel")!);
+    }
+  });
+
+  test("a pipeline whose only source was deleted answers [] in every mode, backend down or not", async () => {
+    const id = await c.pipeline({ name: "Emptied" });
+    const key = await c.key(id);
+    const s = await c.addText(id, "A single note about tangerines.", "only");
+    await c.settled(id, s.id);
+    expect((await c.call("DELETE", `/api/rag/pipelines/${id}/sources/${s.id}`)).status).toBe(200);
+    for (const mode of MODES) expect(await search({ query: "tangerines", mode }, key)).toEqual([]);
+    expect((await c.call("PATCH", `/api/rag/pipelines/${id}`, { embeddingModel: "ollama/all-minilm" })).status).toBe(200);
+    for (const mode of MODES) expect(await search({ query: "tangerines", mode }, key)).toEqual([]);
   });
 
   test("when the backend is back, vector queries answer again", async () => {
