@@ -11,9 +11,10 @@
  *    embedBuiltin, and the matching `documents` rows (ready, chunk_count 10) into
  *    ragd.db, then runs maintain() (full-text, document and, from 100,000 rows,
  *    the IVF index).
- * 3. Restarts the binary and measures, with ~500 sequential vector-mode queries:
- *    HTTP latency (fetch, query text, topK 10), the builtin query embedding alone,
- *    the same search raw through VectorStore.search with the embedded vector,
+ * 3. Restarts the binary and measures, with 500 sequential vector-mode queries:
+ *    HTTP latency (fetch, query text, topK 10) and ragd's own logged time, the
+ *    builtin query embedding alone, and the same search raw through
+ *    VectorStore.search with the embedded vector (interleaved with the HTTP ones),
  *    recall@10 of 50 HTTP and raw answers against exact brute force, and throughput
  *    with 32 concurrent clients for 10 s.
  *
@@ -75,6 +76,7 @@ interface Server {
   proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
   url: string;
   startupMs: number;
+  startedAt: number;
   /** Everything the server has logged so far (JSON lines). */
   log: () => string;
 }
@@ -105,7 +107,7 @@ async function serve(dataDir: string): Promise<Server> {
           log += decoder.decode(r.value, { stream: true });
         }
       })(); // keep reading, so the process never blocks on a full pipe
-      return { proc, url: `http://127.0.0.1:${m[1]}`, startupMs: performance.now() - started, log: () => log };
+      return { proc, url: `http://127.0.0.1:${m[1]}`, startupMs: performance.now() - started, startedAt: started, log: () => log };
     }
   }
 }
@@ -235,27 +237,7 @@ async function main(): Promise<void> {
 
     const qrnd = random(7);
     const queryText = () => sentence(qrnd, 3 + Math.floor(qrnd() * 4));
-    // The server runs its first upkeep pass 10 s after start; let it pass before timing.
-    for (let i = 0; i < 50; i++) await ask(queryText());
-    await Bun.sleep(Math.max(0, 12_000 - s.startupMs));
-
     const texts = Array.from({ length: QUERIES }, queryText);
-    const http: number[] = [];
-    const logFrom = s.log().length;
-    for (const q of texts) {
-      const t0 = performance.now();
-      await ask(q);
-      http.push(performance.now() - t0);
-    }
-    await Bun.sleep(200); // the last log lines
-    // ragd's own per-request time (routing, auth, embedding, search, SQLite join, JSON), from its request log.
-    const logged = s
-      .log()
-      .slice(logFrom)
-      .split("\n")
-      .filter((l) => l.includes('"route":"/api/rag/query"'))
-      .map((l) => Number(JSON.parse(l).ms));
-
     const embed: number[] = [];
     const vectors = texts.map((q) => {
       const t0 = performance.now();
@@ -267,13 +249,47 @@ async function main(): Promise<void> {
     const conn = await openLance(dataDir);
     const store = new VectorStore(conn);
     const rawAsk = (vector: Float32Array) => store.search(pipelineId, 1, { mode: "vector", text: "", vector, topK: TOP_K });
-    for (let i = 0; i < 50; i++) await rawAsk(embedBuiltin(queryText()));
-    const raw: number[] = [];
-    for (const v of vectors) {
-      const t0 = performance.now();
-      await rawAsk(v);
-      raw.push(performance.now() - t0);
+    // Warm both sides alike; the server also runs its first upkeep pass 10 s after start: let it pass.
+    for (let i = 0; i < 100; i++) {
+      const q = queryText();
+      await ask(q);
+      await rawAsk(embedBuiltin(q));
     }
+    await Bun.sleep(Math.max(0, 12_000 - (performance.now() - s.startedAt)));
+
+    // Interleaved, alternating which goes first, so drift in the machine's load hits both alike.
+    const http: number[] = [];
+    const raw: number[] = [];
+    const logFrom = s.log().length;
+    for (let i = 0; i < QUERIES; i++) {
+      const timeHttp = async () => {
+        const t0 = performance.now();
+        await ask(texts[i]!);
+        http.push(performance.now() - t0);
+      };
+      const timeRaw = async () => {
+        const t0 = performance.now();
+        await rawAsk(vectors[i]!);
+        raw.push(performance.now() - t0);
+      };
+      if (i % 2) await timeRaw().then(timeHttp);
+      else await timeHttp().then(timeRaw);
+    }
+    // The searcher counts the table's rows before each search (an empty index answers [] without embedding).
+    const count: number[] = [];
+    for (let i = 0; i < QUERIES; i++) {
+      const t0 = performance.now();
+      await store.countRows(pipelineId, 1);
+      count.push(performance.now() - t0);
+    }
+    await Bun.sleep(200); // the last log lines
+    // ragd's own per-request time (routing, auth, embedding, search, SQLite join, JSON), from its request log.
+    const logged = s
+      .log()
+      .slice(logFrom)
+      .split("\n")
+      .filter((l) => l.includes('"route":"/api/rag/query"'))
+      .map((l) => Number(JSON.parse(l).ms));
 
     console.error("recall against brute force");
     let httpFound = 0;
@@ -319,6 +335,7 @@ async function main(): Promise<void> {
       [`ragd's logged time (${logged.length} requests)`]: { p50: ms(pct(logged, 50)), p95: ms(pct(logged, 95)), p99: ms(pct(logged, 99)) },
       "builtin query embedding": { p50: ms(pct(embed, 50)), p95: ms(pct(embed, 95)), p99: ms(pct(embed, 99)) },
       "raw VectorStore.search": { p50: ms(pct(raw, 50)), p95: ms(pct(raw, 95)), p99: ms(pct(raw, 99)) },
+      "raw VectorStore.countRows": { p50: ms(pct(count, 50)), p95: ms(pct(count, 95)), p99: ms(pct(count, 99)) },
     });
     console.table({
       "p50 HTTP / p50 raw": `${(pct(http, 50) / pct(raw, 50)).toFixed(2)}×`,
