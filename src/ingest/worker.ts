@@ -25,7 +25,7 @@ function embedderFor(job: Job): Embedder {
   let e = embedders.get(key);
   if (!e) {
     const inner = createEmbedder(job.model, job.embed);
-    e = inner.name === "builtin" ? inner : new BatchingEmbedder(inner, job.embed.batchSize * 8);
+    e = inner.name === "builtin" ? inner : new BatchingEmbedder(inner, job.embed.batchSize, job.embed.batchSize * 8);
     embedders.set(key, e);
   }
   return e;
