@@ -250,10 +250,10 @@ describe("ANN index", () => {
       .slice(0, k)
       .map((x) => `d${x.i}`);
 
-  test("maintain builds an IVF index past the threshold", async () => {
+  test("maintain builds an IVF index past the threshold (IVF_FLAT below FLAT_UNTIL rows)", async () => {
     const t = await conn.openTable(VectorStore.tableName(c, 1));
     const kinds = (await t.listIndices()).map((i) => `${i.columns[0]}:${i.indexType}`);
-    expect(kinds).toContain("vector:IvfPq");
+    expect(kinds).toContain("vector:IvfFlat");
     expect(kinds).toContain("text:FTS");
   });
 

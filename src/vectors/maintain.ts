@@ -38,7 +38,8 @@ export class Maintainer {
     const known = this.probes.get(name);
     if (known !== undefined) return known;
     const vectorIndex = (await table.listIndices()).find((i) => i.columns.includes("vector"));
-    const probes = vectorIndex ? probesForRows((await table.indexStats(vectorIndex.name))?.numIndexedRows ?? 0) : null;
+    const stats = vectorIndex ? await table.indexStats(vectorIndex.name) : undefined;
+    const probes = vectorIndex ? probesForRows(stats?.numIndexedRows ?? 0, stats?.indexType ?? "") : null;
     // A build that committed while we looked has already recorded the newer answer.
     if (!this.probes.has(name)) this.probes.set(name, probes);
     return this.probes.get(name)!;
@@ -89,7 +90,7 @@ export class Maintainer {
     const started = Date.now();
     this.log("building vector index", { table: name, rows, dim });
     await retryOnConflict(() => table.createIndex("vector", { config: annIndex(rows, dim), replace: false }));
-    this.probes.set(name, probesForRows(rows));
+    this.probes.set(name, probesForRows(rows, rows < FLAT_UNTIL ? "IVF_FLAT" : "IVF_PQ"));
     this.log("vector index built", { table: name, rows, ms: Date.now() - started });
   }
 }
@@ -100,17 +101,26 @@ export function partitionsForRows(rows: number): number {
 }
 
 /**
- * Probes: 15% of the partitions, at least 20; all of them for narrow filters. On
- * clustered 384-d data (bench/query-latency.ts) recall@10 at 1M rows was 0.87 with 5%,
- * 0.93 with 10% and 0.96 with 15%, for ~1 ms more; refine beyond 10 did not help.
+ * Below this many rows the ANN index is IVF_FLAT (exact vectors in partitions):
+ * on the built-in embedder's hashed vectors PQ codes lose too much (recall@10 at
+ * 100k was 0.86 even probing every partition), while IVF_FLAT probing half the
+ * partitions reached 0.958 at ~8 ms. Above it, IVF_PQ keeps the index in memory.
  */
-export function probesForRows(rows: number): AnnProbes {
+export const FLAT_UNTIL = 300_000;
+
+/**
+ * Probes: half the partitions for IVF_FLAT (see above); 15% (at least 20) for
+ * IVF_PQ, where on clustered 384-d data recall@10 at 1M rows was 0.87 with 5%,
+ * 0.93 with 10% and 0.96 with 15%; all of them for narrow filters.
+ */
+export function probesForRows(rows: number, indexType: string): AnnProbes {
   const partitions = partitionsForRows(rows);
-  return { minimum: Math.min(partitions, Math.max(20, Math.ceil(partitions * 0.15))), maximum: partitions };
+  const share = /FLAT/i.test(indexType) ? 0.5 : 0.15;
+  return { minimum: Math.min(partitions, Math.max(20, Math.ceil(partitions * share))), maximum: partitions };
 }
 
 /**
- * IVF_PQ, trained for cosine (the metric queries use; a mismatch would bypass the
+ * IVF_FLAT below FLAT_UNTIL rows, else IVF_PQ; trained for cosine (the metric queries use; a mismatch would bypass the
  * index). Sub-vectors of 16 dimensions from 256 dimensions up (SIMD-friendly; at
  * 100k×384 they trained 2.6× faster than 8-dim ones, recall@10 after refine 0.99 vs
  * 1.0), 8 below that so small vectors keep enough codes; a dimension not divisible
@@ -118,7 +128,7 @@ export function probesForRows(rows: number): AnnProbes {
  */
 function annIndex(rows: number, dim: number): Index {
   const numPartitions = partitionsForRows(rows);
-  if (dim % 8 !== 0) return Index.ivfFlat({ numPartitions, distanceType: "cosine" });
+  if (rows < FLAT_UNTIL || dim % 8 !== 0) return Index.ivfFlat({ numPartitions, distanceType: "cosine" });
   const numSubVectors = dim >= 256 && dim % 16 === 0 ? dim / 16 : dim / 8;
   return Index.ivfPq({ numPartitions, numSubVectors, distanceType: "cosine" });
 }
