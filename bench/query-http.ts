@@ -33,6 +33,7 @@ import { embedBuiltin } from "../src/embed/builtin";
 import { openLance } from "../src/vectors/connection";
 import { VectorStore, type ChunkRow } from "../src/vectors/store";
 import { ensureBinary, BINARY } from "../test/support/binary";
+import { random } from "./support";
 
 const N = Number(process.argv[2] ?? 10_000);
 const SHAPE = process.argv[3] === "flat" ? "flat" : "topical";
@@ -48,15 +49,6 @@ const TOP_K = 10;
 
 if (![10_000, 100_000, 1_000_000].includes(N)) throw new Error("usage: bun bench/query-http.ts 10000|100000|1000000");
 
-/** Deterministic uniform generator (mulberry32). */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 // A made-up language: 20,000 words, drawn with a skew so that some are common and most are rare.
 const SYLLABLES = "ka ro mi tan vel sor qu ix len dra po ne ul ga thi ber zo fen mar lit".split(" ");

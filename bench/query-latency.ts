@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openLance } from "../src/vectors/connection";
 import { VectorStore, type ChunkRow } from "../src/vectors/store";
+import { random } from "./support";
 
 const N = Number(process.argv[2] ?? 10_000);
 const SHAPE = process.argv[3] === "clustered" ? "clustered" : "uniform";
@@ -26,15 +27,6 @@ const DIM = 384;
 const BATCH = 10_000;
 const COLLECTION = "00000000-0000-4000-8000-000000000001";
 
-/** Deterministic uniform generator (mulberry32), so runs are comparable. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 type Draw = (out?: Float32Array) => Float32Array;
 

@@ -265,22 +265,28 @@ describe("path tricks, sent raw over TCP", () => {
 });
 
 // Kept last: fails until the bug it names is fixed (see the report).
+/** Starts a 64-byte PUT that sends half its bytes and then waits until released. */
+async function startGatedUpload(uploadUrl: string) {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const body = new ReadableStream<Uint8Array>({
+    async start(ctl) {
+      ctl.enqueue(bytesOf("x".repeat(32)));
+      await gate;
+      ctl.enqueue(bytesOf("y".repeat(32)));
+      ctl.close();
+    },
+  });
+  const put = c.put(uploadUrl, body);
+  await waitFor("the upload to be streaming into files/.tmp", () => readdirSync(join(filesDir(), ".tmp")).length === 1);
+  return { put, release };
+}
+
 describe("regressions (found by these tests, now fixed)", () => {
   test("deleting the pipeline while a file uploads: the PUT is 404 and no files/<pipeline> directory is left", async () => {
     const own = await c.pipeline({ name: "Deleted mid-upload" });
     const s = (await c.addSource(own, { type: "file", fileName: "a.txt", fileSize: 64 })).body as SourceJson & { uploadUrl: string };
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const body = new ReadableStream<Uint8Array>({
-      async start(ctl) {
-        ctl.enqueue(bytesOf("x".repeat(32)));
-        await gate;
-        ctl.enqueue(bytesOf("y".repeat(32)));
-        ctl.close();
-      },
-    });
-    const put = c.put(s.uploadUrl, body);
-    await waitFor("the upload to be streaming into files/.tmp", () => readdirSync(join(filesDir(), ".tmp")).length === 1);
+    const { put, release } = await startGatedUpload(s.uploadUrl);
     expect((await c.call("DELETE", `/api/rag/pipelines/${own}`)).status).toBe(200);
     expect(existsSync(join(filesDir(), own))).toBe(false);
     release();
@@ -293,18 +299,7 @@ describe("regressions (found by these tests, now fixed)", () => {
   test("deleting the source while its file uploads: the PUT is 404 and the bytes are not kept", async () => {
     const own = await c.pipeline({ name: "Source deleted mid-upload" });
     const s = (await c.addSource(own, { type: "file", fileName: "b.txt", fileSize: 64 })).body as SourceJson & { uploadUrl: string };
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const body = new ReadableStream<Uint8Array>({
-      async start(ctl) {
-        ctl.enqueue(bytesOf("x".repeat(32)));
-        await gate;
-        ctl.enqueue(bytesOf("y".repeat(32)));
-        ctl.close();
-      },
-    });
-    const put = c.put(s.uploadUrl, body);
-    await waitFor("the upload to be streaming into files/.tmp", () => readdirSync(join(filesDir(), ".tmp")).length === 1);
+    const { put, release } = await startGatedUpload(s.uploadUrl);
     expect((await c.call("DELETE", `/api/rag/pipelines/${own}/sources/${s.id}`)).status).toBe(200);
     release();
     const r = await put;

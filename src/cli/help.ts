@@ -18,6 +18,6 @@ Usage:
 Settings (a flag wins over its environment variable):
 ${rows}
 
-Dashboard at http://HOST:PORT/, API reference at http://HOST:PORT/docs.
+Dashboard at http://<host>:<port>/, API reference at http://<host>:<port>/docs.
 `;
 }
