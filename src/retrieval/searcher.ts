@@ -16,6 +16,9 @@ import { AppError } from "../http/errors";
 import type { VectorStore } from "../vectors/store";
 import { LruCache } from "../tools/lru";
 
+/** Hybrid fusion weight of the keyword list for pipelines on the built-in embedder. */
+export const BUILTIN_KEYWORD_WEIGHT = 0.8;
+
 export class Searcher {
   private readonly embedders = new Map<string, Embedder>();
   private readonly vectors = new LruCache<string, Float32Array>(1000);
@@ -38,6 +41,9 @@ export class Searcher {
       topK: req.topK,
       minScore: req.minScore,
       documentIds: req.sourceIds,
+      // The built-in embedder only sees words, so its list adds less than BM25's (SciFact nDCG@10:
+      // keyword 0.662, vector 0.422); a real model's list is trusted as much as the keyword list.
+      keywordWeight: model === "builtin" ? BUILTIN_KEYWORD_WEIGHT : 0.5,
     });
     const docs = new Map(listDocumentsByIds(this.db, [...new Set(hits.map((h) => h.documentId))]).map((d) => [d.id, d]));
     const out: QueryResult[] = [];

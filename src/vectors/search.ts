@@ -13,9 +13,11 @@
  *   (idf ≈ 4–7), which scores ≈ 0.5–0.65; matching every query term well scores
  *   higher, matching a fraction of them lower.
  * - hybrid: both of the above fetch max(topK × 4, 50) candidates; reciprocal rank
- *   fusion with k = 60 sums 1 / (60 + rank) over the lists a chunk is in, and the
- *   sum is divided by the best possible, 2 / 61, so a chunk first in both lists
- *   scores 1.0 and one first in only one list 0.5.
+ *   fusion with k = 60 sums w / (60 + rank) over the lists a chunk is in (w is
+ *   `keywordWeight` for the keyword list, 1 − it for the vector list; 0.5 each
+ *   unless the caller says otherwise), and the sum is divided by the best
+ *   possible, 1 / 61, so a chunk first in both lists scores 1.0 and one first in
+ *   only one list scores that list's weight.
  *
  * `minScore` applies after scoring, then the list is cut to topK.
  */
@@ -41,6 +43,8 @@ export interface SearchRequest {
   topK: number;
   minScore?: number;
   documentIds?: string[];
+  /** Hybrid only: the keyword list's share of the fusion, 0..1 (default 0.5). */
+  keywordWeight?: number;
 }
 
 /** Probe settings when the table has an IVF index; null means exact (flat) search. */
@@ -122,15 +126,17 @@ async function hybridHits(table: Table, req: SearchRequest, filter: string | nul
   const n = Math.max(req.topK * 4, 50);
   const [vec, key] = await Promise.all([vectorHits(table, req.vector!, n, filter, ann), keywordHits(table, req.text, n, filter)]);
   const fused = new Map<string, Ranked>();
-  for (const list of [vec, key]) {
+  const kw = req.keywordWeight ?? 0.5;
+  for (const [list, weight] of [[vec, 1 - kw], [key, kw]] as const) {
     list.forEach((hit, i) => {
-      const rrf = 1 / (RRF_K + i + 1);
+      const rrf = weight / (RRF_K + i + 1);
       const seen = fused.get(hit.id);
       if (seen) seen.score += rrf;
       else fused.set(hit.id, { ...hit, score: rrf });
     });
   }
-  const best = 2 / (RRF_K + 1);
+  // Summed the way a chunk first in both lists sums, so that chunk scores exactly 1.
+  const best = (1 - kw) / (RRF_K + 1) + kw / (RRF_K + 1);
   return [...fused.values()].map((h) => ({ ...h, score: clamp01(h.score / best) })).sort((a, b) => b.score - a.score);
 }
 
