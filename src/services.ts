@@ -72,7 +72,12 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   engine.recover();
   await reconcile({ db, store, engine, files, log });
   engine.start();
-  const timers = [setInterval(() => upkeep(), 10_000)];
+  const housekeeping = () => {
+    auth.pruneSessions();
+    engine.pruneTasks();
+  };
+  housekeeping();
+  const timers = [setInterval(() => upkeep(), 10_000), setInterval(housekeeping, 3_600_000)];
   // Index upkeep (compaction, full-text refresh, ANN training) is heavy on memory: while
   // ingestion runs it waits for a quiet moment, or two minutes at most.
   let lastUpkeep = Date.now();

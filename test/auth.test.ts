@@ -157,3 +157,13 @@ describe("sliding sessions", () => {
     expect(rows.some((r) => Date.parse(r.expires_at) > Date.now() + 29 * 86_400_000)).toBe(true);
   });
 });
+
+test("housekeeping deletes expired sessions and keeps live ones", async () => {
+  const live = await t.signup();
+  const stale = await t.signup();
+  const staleHash = new Bun.CryptoHasher("sha256").update(stale.split("=")[1]!).digest("hex");
+  t.services.db.$client.query("UPDATE sessions SET expires_at = '2000-01-01T00:00:00.000Z' WHERE token_hash = ?").run(staleHash);
+  t.services.auth.pruneSessions();
+  expect(t.services.db.$client.query("SELECT 1 FROM sessions WHERE token_hash = ?").get(staleHash)).toBeNull();
+  expect((await t.call("GET", "/api/auth/me", { cookie: live })).status).toBe(200);
+});

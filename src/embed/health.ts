@@ -27,7 +27,8 @@ async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   }
 }
 
-async function checkOllama(url: string): Promise<BackendHealth> {
+/** Whether the Ollama at `url` answers its version within 2 s, and why not. */
+export async function checkOllama(url: string): Promise<BackendHealth> {
   try {
     await withTimeout(new Ollama({ host: url }).version(), TIMEOUT_MS);
     return { backend: `ollama ${url}`, ok: true };

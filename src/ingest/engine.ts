@@ -79,6 +79,11 @@ export class IngestEngine {
     await this.sink.drain();
   }
 
+  /** Forgets finished tasks older than a week; run by the hourly housekeeping. */
+  pruneTasks(): void {
+    pruneFinishedTasks(this.d.db, Date.now() - 7 * 86_400_000);
+  }
+
   /** True while any task is running or waiting to run now. */
   busy(): boolean {
     return this.running.size > 0 || queuedTaskCount(this.d.db) > 0;
@@ -152,7 +157,6 @@ export class IngestEngine {
       const bytes = job.document.content?.length ?? job.document.fileSize ?? 0;
       this.d.pool.run(job, { onEvent: (e) => this.onEvent(e) }, bytes);
     }
-    if (Math.random() < 0.01) pruneFinishedTasks(this.d.db, Date.now() - 7 * 86_400_000);
   }
 
   /** Builds the worker's job for a claimed task, or finishes the task when it cannot run. */

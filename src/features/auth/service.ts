@@ -87,6 +87,11 @@ export class AuthService {
     return { user, token: this.startSession(user.id) };
   }
 
+  /** Deletes sessions past their expiry; run by the hourly housekeeping. */
+  pruneSessions(): void {
+    deleteExpiredSessions(this.db, new Date().toISOString());
+  }
+
   logout(token: string | undefined): void {
     if (token) deleteSession(this.db, sha256(token));
   }
@@ -102,7 +107,6 @@ export class AuthService {
     if (!found) return undefined;
     const renewed = Date.parse(found.expiresAt) < now + (SESSION_DAYS - 1) * DAY_MS;
     if (renewed) extendSession(this.db, hash, new Date(now + SESSION_DAYS * DAY_MS).toISOString());
-    if (Math.random() < 0.001) deleteExpiredSessions(this.db, new Date(now).toISOString());
     return { user: found.user, renewed };
   }
 

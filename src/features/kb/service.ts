@@ -6,7 +6,7 @@
 import type { Config } from "../../config";
 import type { Collections } from "../../core/collections";
 import type { Db } from "../../db/client";
-import { findCollection, insertCollection, listCollections, type CollectionWithStats } from "../../db/queries/collections";
+import { findCollection, findOwnedCollection, insertCollection, listCollections, type CollectionWithStats } from "../../db/queries/collections";
 import { findDocument, findDocumentById, insertDocument, listDocuments } from "../../db/queries/documents";
 import type { DocumentRow, User } from "../../db/schema";
 import type { FileStore } from "../../files/store";
@@ -98,7 +98,7 @@ export class KbService {
       if (err instanceof ExtractionError) throw new AppError("unsupported_media_type", err.message);
       throw err;
     }
-    if (!findCollection(this.d.db, user.id, "kb", kb.id)) {
+    if (!findOwnedCollection(this.d.db, user.id, "kb", kb.id)) {
       // Deleted while the bytes arrived.
       this.d.files.remove(kb.id, docId);
       this.d.files.removeCollectionIfEmpty(kb.id);

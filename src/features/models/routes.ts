@@ -5,6 +5,7 @@
  */
 import { Elysia, t } from "elysia";
 import type { Config } from "../../config";
+import { checkOllama } from "../../embed/health";
 import { listOllamaModels } from "../../embed/index";
 import { sessionAuth } from "../../http/auth";
 import { Enum, ErrorBody } from "../../http/models";
@@ -17,7 +18,7 @@ export function modelRoutes(auth: AuthService, config: Pick<Config, "ollamaUrl" 
     "/api/embedding-models",
     async () => {
       const pulled = await listOllamaModels(config.ollamaUrl);
-      const ollamaUp = pulled.length > 0 || (await ollamaAnswers(config.ollamaUrl));
+      const ollamaUp = pulled.length > 0 || (await checkOllama(config.ollamaUrl)).ok;
       return {
         models: [
           { name: "builtin", provider: "builtin" as const },
@@ -43,13 +44,4 @@ export function modelRoutes(auth: AuthService, config: Pick<Config, "ollamaUrl" 
       detail: { summary: "Embedding models a pipeline can use (installed Ollama models included when Ollama answers)" },
     },
   );
-}
-
-async function ollamaAnswers(url: string): Promise<boolean> {
-  try {
-    const res = await fetch(`${url}/api/version`, { signal: AbortSignal.timeout(1500) });
-    return res.ok;
-  } catch {
-    return false;
-  }
 }
