@@ -28,7 +28,10 @@ export function ModelPicker({ value, onChange, error }: Props) {
   const models = useLoad(embeddingModels, []);
   const [other, setOther] = useState(false);
   const known = models.data?.models ?? [];
-  const listed = known.some((m) => m.name === value);
+  // Until the effect below fills it in, an empty value shows as the default, so the
+  // picker never flashes "Other" (and its text field) while the list arrives.
+  const shown = value === "" ? (models.data?.default ?? "builtin") : value;
+  const listed = known.some((m) => m.name === shown);
 
   // An empty value means "the server's default": that of the endpoint, else builtin.
   useEffect(() => {
@@ -50,7 +53,7 @@ export function ModelPicker({ value, onChange, error }: Props) {
         {(ids) => (
           <select
             {...ids}
-            value={showText ? OTHER : value}
+            value={showText ? OTHER : shown}
             onChange={(e) => {
               const v = e.currentTarget.value;
               setOther(v === OTHER);
