@@ -28,7 +28,9 @@ beforeAll(async () => {
     if (p.exitCode !== 0) throw new Error("building dist/ragd failed");
   }
   await ensureBinary();
-  fake = await startFakeOllama({ models: { "all-minilm": 384 }, latencyMs: 250 });
+  // Slow enough that ingestion is still under way when the kills land, even with
+  // every source's chunks sharing embedding batches.
+  fake = await startFakeOllama({ models: { "all-minilm": 384 }, latencyMs: 1000 });
   dataDir = tempDir("ragd-crash-");
   env = { RAGD_OLLAMA_URL: fake.url, RAGD_WORKERS: "2", RAGD_LOG: "info" };
 }, 120_000);
