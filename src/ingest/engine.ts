@@ -6,9 +6,9 @@
 import type { Config } from "../config";
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/queries/collections";
-import { deleteDocumentRow, existingDocumentIds, findDocumentById, updateDocument } from "../db/queries/documents";
+import { deleteDocumentRow, existingDocumentIds, findDocumentById, insertDocument, markDocumentProcessing, setDocumentProgress } from "../db/queries/documents";
 import { claimTask, pruneFinishedTasks, queuedTaskCount, requeueInterrupted, waitingDocumentsWithoutTask } from "../db/queries/tasks";
-import type { Collection, Task } from "../db/schema";
+import type { Collection, DocumentRow, Task } from "../db/schema";
 import type { FileStore } from "../files/store";
 import type { Logger } from "../log";
 import type { VectorStore } from "../vectors/store";
@@ -108,6 +108,16 @@ export class IngestEngine {
     this.soon();
   }
 
+  /** Stores a new document (status `queued`) together with its task. */
+  enqueueNew(row: DocumentRow, collection: Collection): void {
+    this.d.db.transaction((tx) => {
+      const t = tx as unknown as Db;
+      insertDocument(t, row);
+      queueTask(t, row.id, findCollectionById(t, collection.id) ?? collection, Date.now(), true);
+    });
+    this.soon();
+  }
+
   /** Stops a document's running job (its rows are then refused by the sink). */
   cancelDocument(documentId: string): void {
     this.d.pool.cancelDocument(documentId);
@@ -164,7 +174,7 @@ export class IngestEngine {
     const doc = findDocumentById(this.d.db, task.documentId);
     const col = findCollectionById(this.d.db, task.collectionId);
     if (!doc || !col) return null;
-    updateDocument(this.d.db, doc.id, { status: "processing", updatedAt: new Date().toISOString() });
+    markDocumentProcessing(this.d.db, doc.id, new Date().toISOString());
     const building = task.generation === col.buildingGeneration;
     const model = (building ? col.buildingModel : col.indexModel) ?? col.embeddingModel;
     return {
@@ -190,7 +200,7 @@ export class IngestEngine {
     if (!r) return; // cancelled
     const { task } = r;
     if (e.type === "progress") {
-      updateDocument(this.d.db, task.documentId, { progressDone: e.done, progressTotal: e.total });
+      setDocumentProgress(this.d.db, task.documentId, e.done, e.total);
     } else if (e.type === "rows") {
       const w = this.sink.write(task.collectionId, task.generation, task.documentId, e.rows, e.first);
       // The job may send its next slice once this one is in (or has failed, which fails the task).

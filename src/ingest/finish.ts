@@ -6,9 +6,9 @@
  */
 import type { Db } from "../db/client";
 import { findCollectionById, updateCollection } from "../db/queries/collections";
-import { findDocumentById, updateDocument } from "../db/queries/documents";
+import { findDocumentById, markDocumentQueued, markDocumentReady, updateDocument } from "../db/queries/documents";
 import { markRebuildFailed, zeroFailedChunkCounts } from "../db/queries/documents";
-import { findTask, insertTask, pendingTaskCount, pendingTasksOfDocument, setTaskStatus, tasksOfGeneration } from "../db/queries/tasks";
+import { endTask, findTask, insertTask, pendingTaskCount, pendingTasksOfDocument, retryTaskLater, tasksOfGeneration } from "../db/queries/tasks";
 import type { Collection, Task } from "../db/schema";
 
 export const MAX_ATTEMPTS = 5;
@@ -38,20 +38,16 @@ export function finishTask(db: Db, task: Task, outcome: Outcome, now: number): F
     const doc = findDocumentById(t, task.documentId);
     if (!doc) return NOTHING;
     if (!outcome.ok && outcome.transient && current.attempts < MAX_ATTEMPTS) {
-      setTaskStatus(t, task.id, { status: "queued", lastError: outcome.message, runAfter: iso(now + backoffMs(current.attempts)), leaseUntil: null, updatedAt: iso(now) });
+      retryTaskLater(t, task.id, outcome.message, iso(now + backoffMs(current.attempts)), iso(now));
       updateDocument(t, doc.id, { status: "queued", updatedAt: iso(now) });
       return NOTHING;
     }
-    setTaskStatus(t, task.id, {
-      status: outcome.ok ? "succeeded" : "failed",
-      lastError: outcome.ok ? null : outcome.message,
-      leaseUntil: null,
-      updatedAt: iso(now),
-    });
+    endTask(t, task.id, outcome.ok ? "succeeded" : "failed", outcome.ok ? null : outcome.message, iso(now));
     const stillPending = pendingTasksOfDocument(t, doc.id).length > 0;
-    if (outcome.ok) {
+    if (outcome.ok && !stillPending) {
+      markDocumentReady(t, doc.id, outcome.chunkCount, iso(now));
+    } else if (outcome.ok) {
       updateDocument(t, doc.id, {
-        ...(stillPending ? {} : { status: "ready" as const }),
         error: null,
         chunkCount: outcome.chunkCount,
         progressDone: outcome.chunkCount,
@@ -85,12 +81,13 @@ function noteDimensions(db: Db, task: Task, dimensions: number): void {
 /**
  * Queues a task for a document in the collection's target generation and marks
  * the document queued; a second waiting task for the same generation is not added.
+ * A document inserted in this same transaction (`fresh`) has no task and is queued already.
  */
-export function queueTask(db: Db, documentId: string, col: Collection, now: number): void {
+export function queueTask(db: Db, documentId: string, col: Collection, now: number, fresh = false): void {
   const generation = col.buildingGeneration ?? col.activeGeneration;
-  const waiting = pendingTasksOfDocument(db, documentId).some((t) => t.status === "queued" && t.generation === generation);
+  const waiting = !fresh && pendingTasksOfDocument(db, documentId).some((t) => t.status === "queued" && t.generation === generation);
   if (!waiting) insertTask(db, { documentId, collectionId: col.id, generation, now });
-  updateDocument(db, documentId, { status: "queued", error: null, progressDone: 0, progressTotal: 0, updatedAt: iso(now) });
+  if (!fresh) markDocumentQueued(db, documentId, iso(now));
 }
 
 /** Switches to the re-built generation if nothing of it is pending (e.g. after a delete); returns the generation to drop. */

@@ -4,6 +4,7 @@
  */
 import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../client";
+import { once, ph } from "../prepared";
 import { collections, documents, type Collection, type NewCollection } from "../schema";
 
 export type CollectionKind = Collection["kind"];
@@ -52,17 +53,22 @@ export function findCollection(db: Db, userId: string, kind: CollectionKind, id:
     .get();
 }
 
-/** A user's collection row without derived stats: the cheap ownership check for hot paths. */
-export function findOwnedCollection(db: Db, userId: string, kind: CollectionKind, id: string): Collection | undefined {
-  return db
+const owned = (db: Db) =>
+  db
     .select()
     .from(collections)
-    .where(and(eq(collections.id, id), eq(collections.userId, userId), eq(collections.kind, kind)))
-    .get();
+    .where(and(eq(collections.id, ph("id")), eq(collections.userId, ph("userId")), eq(collections.kind, ph("kind"))))
+    .prepare();
+
+/** A user's collection row without derived stats: the cheap ownership check for hot paths. */
+export function findOwnedCollection(db: Db, userId: string, kind: CollectionKind, id: string): Collection | undefined {
+  return once(db, owned).get({ id, userId, kind });
 }
 
+const byId = (db: Db) => db.select().from(collections).where(eq(collections.id, ph("id"))).prepare();
+
 export function findCollectionById(db: Db, id: string): Collection | undefined {
-  return db.select().from(collections).where(eq(collections.id, id)).get();
+  return once(db, byId).get({ id });
 }
 
 export interface ListFilter {

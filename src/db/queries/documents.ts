@@ -1,6 +1,7 @@
 /** Named queries on documents (pipeline sources and knowledge-base documents). */
 import { and, asc, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "../client";
+import { once, ph, placeholdersOf } from "../prepared";
 import { documents, type DocumentRow } from "../schema";
 
 export function listDocuments(db: Db, collectionId: string): DocumentRow[] {
@@ -15,8 +16,10 @@ export function findDocument(db: Db, collectionId: string, id: string): Document
     .get();
 }
 
+const byId = (db: Db) => db.select().from(documents).where(eq(documents.id, ph("id"))).prepare();
+
 export function findDocumentById(db: Db, id: string): DocumentRow | undefined {
-  return db.select().from(documents).where(eq(documents.id, id)).get();
+  return once(db, byId).get({ id });
 }
 
 /** The ids among `ids` that still exist. */
@@ -27,12 +30,54 @@ export function existingDocumentIds(db: Db, ids: string[]): Set<string> {
   );
 }
 
+const insert = (db: Db) => {
+  const row: Record<keyof DocumentRow, null> = {
+    id: null, collectionId: null, type: null, name: null, content: null, url: null, fileName: null, fileSize: null, filePath: null,
+    status: null, error: null, chunkCount: null, progressDone: null, progressTotal: null, createdAt: null, updatedAt: null, indexedAt: null,
+  };
+  return db.insert(documents).values(placeholdersOf(row)).prepare();
+};
+
 export function insertDocument(db: Db, d: DocumentRow): void {
-  db.insert(documents).values(d).run();
+  once(db, insert).run(d);
 }
 
+/** Any change to a document; the frequent ones below are prepared once. */
 export function updateDocument(db: Db, id: string, patch: Partial<DocumentRow>): void {
   db.update(documents).set(patch).where(eq(documents.id, id)).run();
+}
+
+const processing = (db: Db) => db.update(documents).set({ status: "processing", updatedAt: ph("now") }).where(eq(documents.id, ph("id"))).prepare();
+
+/** A worker has started on the document. */
+export function markDocumentProcessing(db: Db, id: string, now: string): void {
+  once(db, processing).run({ id, now });
+}
+
+const progress = (db: Db) => db.update(documents).set({ progressDone: ph("done"), progressTotal: ph("total") }).where(eq(documents.id, ph("id"))).prepare();
+
+export function setDocumentProgress(db: Db, id: string, done: number, total: number): void {
+  once(db, progress).run({ id, done, total });
+}
+
+const queued = (db: Db) =>
+  db.update(documents).set({ status: "queued", error: null, progressDone: 0, progressTotal: 0, updatedAt: ph("now") }).where(eq(documents.id, ph("id"))).prepare();
+
+/** Back in the queue, with its error and progress cleared. */
+export function markDocumentQueued(db: Db, id: string, now: string): void {
+  once(db, queued).run({ id, now });
+}
+
+const ready = (db: Db) =>
+  db
+    .update(documents)
+    .set({ status: "ready", error: null, chunkCount: ph("n"), progressDone: ph("n"), progressTotal: ph("n"), indexedAt: ph("now"), updatedAt: ph("now") })
+    .where(eq(documents.id, ph("id")))
+    .prepare();
+
+/** Indexed with `chunkCount` chunks. */
+export function markDocumentReady(db: Db, id: string, chunkCount: number, now: string): void {
+  once(db, ready).run({ id, n: chunkCount, now });
 }
 
 /** Moves a document from awaiting_upload to queued exactly once; false if it was not waiting. */

@@ -4,6 +4,7 @@
  */
 import { and, count, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Db } from "../client";
+import { once, ph, placeholdersOf } from "../prepared";
 import { documents, tasks, type DocumentRow, type Task } from "../schema";
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -22,11 +23,19 @@ export function insertTask(db: Db, t: { documentId: string; collectionId: string
     createdAt: iso(t.now),
     updatedAt: iso(t.now),
   };
-  db.insert(tasks).values(row).run();
+  once(db, insert).run(row);
   return row;
 }
 
-/** The claim statement, built and prepared once per database: it runs on every scheduling turn. */
+const insert = (db: Db) => {
+  const row: Record<keyof Task, null> = {
+    id: null, documentId: null, collectionId: null, generation: null, status: null, attempts: null,
+    leaseUntil: null, runAfter: null, lastError: null, createdAt: null, updatedAt: null,
+  };
+  return db.insert(tasks).values(placeholdersOf(row)).prepare();
+};
+
+/** The claim statement: it runs on every scheduling turn. */
 function claimStatement(db: Db) {
   const next = db
     .select({ id: tasks.id })
@@ -36,51 +45,63 @@ function claimStatement(db: Db) {
     .limit(1);
   return db
     .update(tasks)
-    .set({ status: "processing", attempts: sql`${tasks.attempts} + 1`, leaseUntil: sql`${sql.placeholder("lease")}`, updatedAt: sql`${sql.placeholder("now")}` })
+    .set({ status: "processing", attempts: sql`${tasks.attempts} + 1`, leaseUntil: ph("lease"), updatedAt: ph("now") })
     .where(and(eq(tasks.id, sql`(${next})`), eq(tasks.status, "queued")))
     .returning()
     .prepare();
 }
 
-const claims = new WeakMap<Db, ReturnType<typeof claimStatement>>();
-
 /** Atomically takes the next runnable task and marks it processing. */
 export function claimTask(db: Db, now: number, leaseMs: number): Task | undefined {
-  let stmt = claims.get(db);
-  if (!stmt) claims.set(db, (stmt = claimStatement(db)));
-  return stmt.get({ now: iso(now), lease: iso(now + leaseMs) });
+  return once(db, claimStatement).get({ now: iso(now), lease: iso(now + leaseMs) });
 }
+
+const byId = (db: Db) => db.select().from(tasks).where(eq(tasks.id, ph("id"))).prepare();
 
 export function findTask(db: Db, id: string): Task | undefined {
-  return db.select().from(tasks).where(eq(tasks.id, id)).get();
+  return once(db, byId).get({ id });
 }
 
-export function setTaskStatus(db: Db, id: string, patch: Partial<Task>): void {
-  db.update(tasks).set(patch).where(eq(tasks.id, id)).run();
+const ended = (db: Db) =>
+  db.update(tasks).set({ status: ph("status"), lastError: ph("error"), leaseUntil: null, updatedAt: ph("now") }).where(eq(tasks.id, ph("id"))).prepare();
+
+/** The task ended for good: succeeded, or failed with `error`. */
+export function endTask(db: Db, id: string, status: "succeeded" | "failed", error: string | null, now: string): void {
+  once(db, ended).run({ id, status, error, now });
 }
+
+const retryLater = (db: Db) =>
+  db.update(tasks).set({ status: "queued", lastError: ph("error"), runAfter: ph("after"), leaseUntil: null, updatedAt: ph("now") }).where(eq(tasks.id, ph("id"))).prepare();
+
+/** Back to the queue after a transient failure, to run again after `runAfter`. */
+export function retryTaskLater(db: Db, id: string, error: string, runAfter: string, now: string): void {
+  once(db, retryLater).run({ id, error, after: runAfter, now });
+}
+
+const pendingOfDocument = (db: Db) =>
+  db.select().from(tasks).where(and(eq(tasks.documentId, ph("documentId")), inArray(tasks.status, ["queued", "processing"]))).prepare();
 
 /** Tasks of a document still waiting or running. */
 export function pendingTasksOfDocument(db: Db, documentId: string): Task[] {
-  return db
-    .select()
-    .from(tasks)
-    .where(and(eq(tasks.documentId, documentId), inArray(tasks.status, ["queued", "processing"])))
-    .all();
+  return once(db, pendingOfDocument).all({ documentId });
 }
+
+const pendingOfGeneration = (db: Db) =>
+  db
+    .select({ n: count() })
+    .from(tasks)
+    .where(and(eq(tasks.collectionId, ph("collectionId")), eq(tasks.generation, ph("generation")), inArray(tasks.status, ["queued", "processing"])))
+    .prepare();
 
 /** How many tasks of a collection's generation are still waiting or running. */
 export function pendingTaskCount(db: Db, collectionId: string, generation: number): number {
-  return (
-    db
-      .select({ n: count() })
-      .from(tasks)
-      .where(and(eq(tasks.collectionId, collectionId), eq(tasks.generation, generation), inArray(tasks.status, ["queued", "processing"])))
-      .get()?.n ?? 0
-  );
+  return once(db, pendingOfGeneration).get({ collectionId, generation })?.n ?? 0;
 }
 
+const queuedCount = (db: Db) => db.select({ n: count() }).from(tasks).where(eq(tasks.status, "queued")).prepare();
+
 export function queuedTaskCount(db: Db): number {
-  return db.select({ n: count() }).from(tasks).where(eq(tasks.status, "queued")).get()?.n ?? 0;
+  return once(db, queuedCount).get()?.n ?? 0;
 }
 
 export function runningTaskCount(db: Db): number {

@@ -1,6 +1,7 @@
 /** Named queries on users and their sessions. */
 import { and, eq, gt, lt, sql } from "drizzle-orm";
 import type { Db } from "../client";
+import { once, ph } from "../prepared";
 import { sessions, users, type Tier, type User } from "../schema";
 
 /** Finds a user by email, ignoring case. */
@@ -37,14 +38,16 @@ export function insertSession(db: Db, s: { tokenHash: string; userId: string; cr
 
 /** The user behind a live session token hash. */
 export function findUserBySession(db: Db, tokenHash: string, now: string): { user: User; expiresAt: string } | undefined {
-  const row = db
+  return once(db, bySession).get({ tokenHash, now });
+}
+
+const bySession = (db: Db) =>
+  db
     .select({ user: users, expiresAt: sessions.expiresAt })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.tokenHash, tokenHash), gt(sessions.expiresAt, now)))
-    .get();
-  return row ?? undefined;
-}
+    .where(and(eq(sessions.tokenHash, ph("tokenHash")), gt(sessions.expiresAt, ph("now"))))
+    .prepare();
 
 export function extendSession(db: Db, tokenHash: string, expiresAt: string): void {
   db.update(sessions).set({ expiresAt }).where(eq(sessions.tokenHash, tokenHash)).run();

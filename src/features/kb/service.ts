@@ -7,7 +7,7 @@ import type { Config } from "../../config";
 import type { Collections } from "../../core/collections";
 import type { Db } from "../../db/client";
 import { findCollection, findOwnedCollection, insertCollection, listCollections, type CollectionWithStats } from "../../db/queries/collections";
-import { findDocument, findDocumentById, insertDocument, listDocuments } from "../../db/queries/documents";
+import { findDocument, listDocuments } from "../../db/queries/documents";
 import type { DocumentRow, User } from "../../db/schema";
 import type { FileStore } from "../../files/store";
 import { receiveFile } from "../../files/multipart";
@@ -110,8 +110,8 @@ export class KbService {
       fileName: file.fileName.slice(0, 255), fileSize: file.size, filePath: docId, status: "queued", error: null,
       chunkCount: 0, progressDone: 0, progressTotal: 0, createdAt: now, updatedAt: now, indexedAt: null,
     };
-    this.d.engine.enqueue(docId, kb, (tx) => insertDocument(tx, row));
-    return presentDoc(findDocumentById(this.d.db, docId)!);
+    this.d.engine.enqueueNew(row, kb);
+    return presentDoc(row);
   }
 
   async removeDocument(user: User, id: string, docId: string) {

@@ -64,8 +64,8 @@ export class SourceService {
       indexedAt: null,
     };
     if (body.type !== "file") {
-      this.d.engine.enqueue(row.id, collection, (tx) => insertDocument(tx, row));
-      return presentSource(findDocumentById(this.d.db, row.id)!);
+      this.d.engine.enqueueNew(row, collection);
+      return presentSource(row);
     }
     insertDocument(this.d.db, row);
     const expires = Date.now() + UPLOAD_TTL_MS;
