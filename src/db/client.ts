@@ -41,12 +41,12 @@ function cacheStatements(sqlite: Database): void {
   }) as typeof sqlite.prepare;
 }
 
-/** Applies every embedded migration not yet recorded, each in its own transaction. */
-export function migrate(sqlite: Database): void {
+/** Applies every embedded migration (or those of `list`) not yet recorded, each in its own transaction. */
+export function migrate(sqlite: Database, list = migrations): void {
   sqlite.exec(
     "CREATE TABLE IF NOT EXISTS _migrations (tag TEXT PRIMARY KEY, applied_at TEXT NOT NULL)",
   );
-  for (const m of migrations) {
+  for (const m of list) {
     // BEGIN IMMEDIATE takes the write lock first, so two processes starting
     // together cannot both apply the same migration.
     sqlite.exec("BEGIN IMMEDIATE");

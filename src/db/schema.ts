@@ -70,7 +70,8 @@ export const documents = sqliteTable(
       .references(() => collections.id, { onDelete: "cascade" }),
     type: text("type", { enum: ["text", "file", "url", "api"] }).notNull(),
     name: text("name").notNull(),
-    content: text("content"),
+    /** Characters of a text source's content (kept in document_texts); null for other types. */
+    contentLength: integer("content_length"),
     url: text("url"),
     fileName: text("file_name"),
     fileSize: integer("file_size"),
@@ -89,6 +90,18 @@ export const documents = sqliteTable(
   },
   (t) => [index("documents_collection_idx").on(t.collectionId, t.id)],
 );
+
+/**
+ * A text source's content, apart from its document row: the row is rewritten on
+ * every status and progress change, and reading its later columns would walk the
+ * overflow pages of a large text.
+ */
+export const documentTexts = sqliteTable("document_texts", {
+  documentId: text("document_id")
+    .primaryKey()
+    .references(() => documents.id, { onDelete: "cascade" }),
+  content: text("content").notNull(),
+});
 
 export const tasks = sqliteTable(
   "tasks",
@@ -111,7 +124,8 @@ export const tasks = sqliteTable(
     updatedAt: text("updated_at").notNull(),
   },
   (t) => [
-    index("tasks_status_run_idx").on(t.status, t.runAfter),
+    // id last: the claim orders by (run_after, id) and stops at the first row, with no sort.
+    index("tasks_status_run_idx").on(t.status, t.runAfter, t.id),
     index("tasks_document_idx").on(t.documentId),
   ],
 );

@@ -4,9 +4,10 @@
  * a restart requeues what was running, and the reconciler makes LanceDB agree.
  */
 import type { Config } from "../config";
+import { WriteBatch } from "../db/batch";
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/queries/collections";
-import { deleteDocumentRow, existingDocumentIds, findDocumentById, insertDocument, markDocumentProcessing, setDocumentProgress } from "../db/queries/documents";
+import { deleteDocumentRow, existingDocumentIds, findDocumentById, findDocumentText, insertDocument, markDocumentProcessing, setDocumentProgress } from "../db/queries/documents";
 import { claimTask, pruneFinishedTasks, queuedTaskCount, requeueInterrupted, waitingDocumentsWithoutTask } from "../db/queries/tasks";
 import type { Collection, DocumentRow, Task } from "../db/schema";
 import type { FileStore } from "../files/store";
@@ -44,12 +45,19 @@ export interface EngineDeps {
 export class IngestEngine {
   readonly sink: ChunkSink;
   private readonly running = new Map<string, Running>();
+  /** Group commit for new documents, finished tasks and progress. */
+  private readonly writes: WriteBatch;
+  /** Latest progress per document, written with the next group commit. */
+  private readonly progress = new Map<string, { done: number; total: number }>();
+  /** Queue length as last counted, plus what was queued since; recounted at most every 250 ms. */
+  private queued = { n: 0, at: -Infinity };
   private timer: Timer | null = null;
   private started = false;
   private stopped = false;
 
   constructor(private readonly d: EngineDeps) {
     this.sink = new ChunkSink(d.store, (collectionId, generation, ids) => this.writable(collectionId, generation, ids));
+    this.writes = new WriteBatch(d.db);
   }
 
   /** Puts work interrupted by a stop or crash back in the queue; call before start. */
@@ -77,6 +85,7 @@ export class IngestEngine {
     if (this.timer) clearInterval(this.timer);
     await this.d.pool.close();
     await this.sink.drain();
+    this.writes.flush();
   }
 
   /** Forgets finished tasks older than a week; run by the hourly housekeeping. */
@@ -89,9 +98,11 @@ export class IngestEngine {
     return this.running.size > 0 || queuedTaskCount(this.d.db) > 0;
   }
 
-  /** True when the queue has room for `n` more tasks. */
+  /** True when the queue has room for `n` more tasks (a bound, so a count a moment old will do). */
   hasRoom(n = 1): boolean {
-    return queuedTaskCount(this.d.db) + n <= QUEUE_LIMIT;
+    const now = performance.now();
+    if (now - this.queued.at > 250) this.queued = { n: queuedTaskCount(this.d.db), at: now };
+    return this.queued.n + n <= QUEUE_LIMIT;
   }
 
   /**
@@ -108,14 +119,23 @@ export class IngestEngine {
     this.soon();
   }
 
-  /** Stores a new document (status `queued`) together with its task. */
-  enqueueNew(row: DocumentRow, collection: Collection): void {
-    this.d.db.transaction((tx) => {
-      const t = tx as unknown as Db;
-      insertDocument(t, row);
-      queueTask(t, row.id, findCollectionById(t, collection.id) ?? collection, Date.now(), true);
+  /**
+   * Stores a new document (status `queued`) together with its task; resolves once
+   * committed, with false when the collection was deleted before the commit.
+   */
+  async enqueueNew(row: DocumentRow, collection: Collection, content?: string): Promise<boolean> {
+    const stored = await this.writes.run((t) => {
+      const col = findCollectionById(t, collection.id);
+      if (!col) return false;
+      insertDocument(t, row, content);
+      queueTask(t, row.id, col, Date.now(), true);
+      return true;
     });
-    this.soon();
+    if (stored) {
+      this.queued.n++;
+      this.soon();
+    }
+    return stored;
   }
 
   /** Stops a document's running job (its rows are then refused by the sink). */
@@ -157,24 +177,29 @@ export class IngestEngine {
   /** Starts as many queued tasks as there are idle workers. */
   kick(): void {
     const cap = this.d.pool.size * AWAITING_COMMIT_PER_WORKER;
-    // idle > 0 below: a claimed task always finds a worker (run() only refuses a full pool).
-    while (this.started && !this.stopped && this.d.pool.idle > 0 && this.running.size < cap) {
-      const task = claimTask(this.d.db, Date.now(), LEASE_MS);
-      if (!task) break;
-      const job = this.jobFor(task);
-      if (!job) continue;
-      this.running.set(job.jobId, { task, writes: [], failed: null });
-      const bytes = job.document.content?.length ?? job.document.fileSize ?? 0;
-      this.d.pool.run(job, { onEvent: (e) => this.onEvent(e) }, bytes);
-    }
+    if (!this.started || this.stopped || this.d.pool.idle <= 0 || this.running.size >= cap) return;
+    // One transaction for the whole turn: claiming many small tasks costs one commit.
+    this.d.db.transaction((tx) => {
+      const t = tx as unknown as Db;
+      // idle > 0 below: a claimed task always finds a worker (run() only refuses a full pool).
+      while (this.d.pool.idle > 0 && this.running.size < cap) {
+        const task = claimTask(t, Date.now(), LEASE_MS);
+        if (!task) break;
+        const job = this.jobFor(t, task);
+        if (!job) continue;
+        this.running.set(job.jobId, { task, writes: [], failed: null });
+        const bytes = job.document.content?.length ?? job.document.fileSize ?? 0;
+        this.d.pool.run(job, { onEvent: (e) => this.onEvent(e) }, bytes);
+      }
+    });
   }
 
   /** Builds the worker's job for a claimed task, or finishes the task when it cannot run. */
-  private jobFor(task: Task): Job | null {
-    const doc = findDocumentById(this.d.db, task.documentId);
-    const col = findCollectionById(this.d.db, task.collectionId);
+  private jobFor(db: Db, task: Task): Job | null {
+    const doc = findDocumentById(db, task.documentId);
+    const col = findCollectionById(db, task.collectionId);
     if (!doc || !col) return null;
-    markDocumentProcessing(this.d.db, doc.id, new Date().toISOString());
+    markDocumentProcessing(db, doc.id, new Date().toISOString());
     const building = task.generation === col.buildingGeneration;
     const model = (building ? col.buildingModel : col.indexModel) ?? col.embeddingModel;
     return {
@@ -182,7 +207,7 @@ export class IngestEngine {
       document: {
         id: doc.id,
         type: doc.type,
-        content: doc.content,
+        content: doc.type === "text" ? findDocumentText(db, doc.id) : null,
         url: doc.url,
         fileName: doc.fileName,
         fileSize: doc.fileSize,
@@ -200,7 +225,10 @@ export class IngestEngine {
     if (!r) return; // cancelled
     const { task } = r;
     if (e.type === "progress") {
-      setDocumentProgress(this.d.db, task.documentId, e.done, e.total);
+      if (!this.progress.size) {
+        this.writes.run((t) => this.writeProgress(t)).catch((err) => this.d.log.warn("could not record progress", { error: err }));
+      }
+      this.progress.set(task.documentId, { done: e.done, total: e.total });
     } else if (e.type === "rows") {
       const w = this.sink.write(task.collectionId, task.generation, task.documentId, e.rows, e.first);
       // The job may send its next slice once this one is in (or has failed, which fails the task).
@@ -222,16 +250,22 @@ export class IngestEngine {
     }
   }
 
-  /** Waits for the job's rows to be committed, then records the outcome. */
+  private writeProgress(db: Db): void {
+    for (const [id, p] of this.progress) setDocumentProgress(db, id, p.done, p.total);
+    this.progress.clear();
+  }
+
+  /** Waits for the job's rows to be committed, then records the outcome (with the next group commit). */
   private async finish(jobId: string, r: Running, outcome: Outcome): Promise<void> {
     await Promise.allSettled(r.writes);
     if (!this.running.has(jobId)) return;
-    this.running.delete(jobId);
     if (r.failed && outcome.ok) {
       outcome = { ok: false, message: `could not store the chunks: ${(r.failed as Error).message}`, transient: true };
     }
     const { task } = r;
-    const done = finishTask(this.d.db, task, outcome, Date.now());
+    this.progress.delete(task.documentId);
+    const done = await this.writes.run((t) => finishTask(t, task, outcome, Date.now()));
+    this.running.delete(jobId);
     if (done.clearRows) {
       await this.sink.write(task.collectionId, task.generation, task.documentId, [], true).catch((err) =>
         this.d.log.warn("could not clear a failed document's rows", { error: err }),

@@ -2,7 +2,7 @@
 import { and, asc, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { once, ph, placeholdersOf } from "../prepared";
-import { documents, type DocumentRow } from "../schema";
+import { documentTexts, documents, type DocumentRow } from "../schema";
 
 export function listDocuments(db: Db, collectionId: string): DocumentRow[] {
   return db.select().from(documents).where(eq(documents.collectionId, collectionId)).orderBy(asc(documents.id)).all();
@@ -32,14 +32,54 @@ export function existingDocumentIds(db: Db, ids: string[]): Set<string> {
 
 const insert = (db: Db) => {
   const row: Record<keyof DocumentRow, null> = {
-    id: null, collectionId: null, type: null, name: null, content: null, url: null, fileName: null, fileSize: null, filePath: null,
+    id: null, collectionId: null, type: null, name: null, contentLength: null, url: null, fileName: null, fileSize: null, filePath: null,
     status: null, error: null, chunkCount: null, progressDone: null, progressTotal: null, createdAt: null, updatedAt: null, indexedAt: null,
   };
   return db.insert(documents).values(placeholdersOf(row)).prepare();
 };
 
-export function insertDocument(db: Db, d: DocumentRow): void {
+const insertText = (db: Db) => db.insert(documentTexts).values({ documentId: ph("id"), content: ph("content") }).prepare();
+
+/** Stores a document row, and a text source's content beside it. */
+export function insertDocument(db: Db, d: DocumentRow, content?: string): void {
   once(db, insert).run(d);
+  if (content !== undefined) once(db, insertText).run({ id: d.id, content });
+}
+
+const textOf = (db: Db) => db.select({ content: documentTexts.content }).from(documentTexts).where(eq(documentTexts.documentId, ph("id"))).prepare();
+
+/** A text source's content; null for other documents. */
+export function findDocumentText(db: Db, id: string): string | null {
+  return once(db, textOf).get({ id })?.content ?? null;
+}
+
+/**
+ * How much of a text source's content a response carries. Lists and pipeline
+ * pages stay small however large the texts are; `contentLength` gives the size.
+ */
+export const CONTENT_PREVIEW_CHARS = 2000;
+
+/** A document with the start of its text, for showing it. */
+export type DocumentWithPreview = DocumentRow & { preview: string | null };
+
+const withPreview = { row: documents, preview: sql<string | null>`substr(${documentTexts.content}, 1, ${CONTENT_PREVIEW_CHARS})` };
+const flatten = (r: { row: DocumentRow; preview: string | null }): DocumentWithPreview => ({ ...r.row, preview: r.preview });
+
+/** The documents of a collection, oldest first, each with the start of its text. */
+export function listDocumentsWithPreview(db: Db, collectionId: string): DocumentWithPreview[] {
+  return db
+    .select(withPreview)
+    .from(documents)
+    .leftJoin(documentTexts, eq(documentTexts.documentId, documents.id))
+    .where(eq(documents.collectionId, collectionId))
+    .orderBy(asc(documents.id))
+    .all()
+    .map(flatten);
+}
+
+export function findDocumentWithPreview(db: Db, id: string): DocumentWithPreview | undefined {
+  const r = db.select(withPreview).from(documents).leftJoin(documentTexts, eq(documentTexts.documentId, documents.id)).where(eq(documents.id, id)).get();
+  return r && flatten(r);
 }
 
 /** Any change to a document; the frequent ones below are prepared once. */

@@ -98,19 +98,19 @@ export class KbService {
       if (err instanceof ExtractionError) throw new AppError("unsupported_media_type", err.message);
       throw err;
     }
-    if (!findOwnedCollection(this.d.db, user.id, "kb", kb.id)) {
+    const now = new Date().toISOString();
+    const row: DocumentRow = {
+      id: docId, collectionId: kb.id, type: "file", name: file.fileName.slice(0, 200), contentLength: null, url: null,
+      fileName: file.fileName.slice(0, 255), fileSize: file.size, filePath: docId, status: "queued", error: null,
+      chunkCount: 0, progressDone: 0, progressTotal: 0, createdAt: now, updatedAt: now, indexedAt: null,
+    };
+    const stored = findOwnedCollection(this.d.db, user.id, "kb", kb.id) !== undefined && (await this.d.engine.enqueueNew(row, kb));
+    if (!stored) {
       // Deleted while the bytes arrived.
       this.d.files.remove(kb.id, docId);
       this.d.files.removeCollectionIfEmpty(kb.id);
       throw notFound("knowledge base");
     }
-    const now = new Date().toISOString();
-    const row: DocumentRow = {
-      id: docId, collectionId: kb.id, type: "file", name: file.fileName.slice(0, 200), content: null, url: null,
-      fileName: file.fileName.slice(0, 255), fileSize: file.size, filePath: docId, status: "queued", error: null,
-      chunkCount: 0, progressDone: 0, progressTotal: 0, createdAt: now, updatedAt: now, indexedAt: null,
-    };
-    this.d.engine.enqueueNew(row, kb);
     return presentDoc(row);
   }
 

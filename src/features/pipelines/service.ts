@@ -16,7 +16,7 @@ import {
   type CollectionStatus,
   type CollectionWithStats,
 } from "../../db/queries/collections";
-import { listDocuments } from "../../db/queries/documents";
+import { listDocuments, listDocumentsWithPreview } from "../../db/queries/documents";
 import type { Collection, User } from "../../db/schema";
 import { parseModel } from "../../embed/models";
 import { AppError, notFound, type FieldProblem } from "../../http/errors";
@@ -145,7 +145,7 @@ export class PipelineService {
 
   detail(user: User, id: string) {
     const p = this.get(user, id);
-    return { ...p, dataSources: listDocuments(this.db, id).map(presentSource) };
+    return { ...p, dataSources: listDocumentsWithPreview(this.db, id).map(presentSource) };
   }
 
   /** Updates settings; never re-indexes (POST .../reindex does). */

@@ -1,14 +1,10 @@
 /** Turns a stored document row into the public Source shape. */
+import { CONTENT_PREVIEW_CHARS } from "../../db/queries/documents";
 import type { DocumentRow } from "../../db/schema";
 import type { Source } from "./model";
 
-/**
- * How much of a text source's content a response carries. Lists and pipeline
- * pages stay small however large the texts are; `contentLength` gives the size.
- */
-export const CONTENT_PREVIEW_CHARS = 2000;
-
-export function presentSource(d: DocumentRow): Source {
+/** `preview` is the start of a text source's content (its first CONTENT_PREVIEW_CHARS characters). */
+export function presentSource(d: DocumentRow & { preview: string | null }): Source {
   const s: Source = {
     id: d.id,
     pipelineId: d.collectionId,
@@ -22,9 +18,9 @@ export function presentSource(d: DocumentRow): Source {
     updatedAt: d.updatedAt,
     indexedAt: d.indexedAt,
   };
-  if (d.content !== null) {
-    s.content = d.content.length > CONTENT_PREVIEW_CHARS ? d.content.slice(0, CONTENT_PREVIEW_CHARS) : d.content;
-    s.contentLength = d.content.length;
+  if (d.contentLength !== null) {
+    s.content = (d.preview ?? "").slice(0, CONTENT_PREVIEW_CHARS);
+    s.contentLength = d.contentLength;
   }
   if (d.url !== null) s.url = d.url;
   if (d.fileName !== null) s.fileName = d.fileName;

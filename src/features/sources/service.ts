@@ -4,7 +4,7 @@
  */
 import type { Config } from "../../config";
 import type { Db } from "../../db/client";
-import { claimUpload, findDocument, findDocumentById, insertDocument, listDocuments } from "../../db/queries/documents";
+import { claimUpload, findDocument, findDocumentById, findDocumentWithPreview, insertDocument, listDocumentsWithPreview } from "../../db/queries/documents";
 import type { Collection, DocumentRow } from "../../db/schema";
 import type { FileStore } from "../../files/store";
 import { UPLOAD_TTL_MS, checkSignature, signUploadUrl } from "../../files/signing";
@@ -34,11 +34,11 @@ export class SourceService {
   constructor(private readonly d: SourceDeps) {}
 
   list(collection: Collection) {
-    return listDocuments(this.d.db, collection.id).map(presentSource);
+    return listDocumentsWithPreview(this.d.db, collection.id).map(presentSource);
   }
 
   /** Creates a source; text/url/api start ingesting at once, file waits for its upload. */
-  create(collection: Collection, body: SourceCreateBody) {
+  async create(collection: Collection, body: SourceCreateBody) {
     checkFields(body, this.d.config.maxUploadMb * 1024 * 1024);
     if (!this.d.engine.hasRoom()) {
       throw new AppError("rate_limited", "the ingestion queue is full; try again in a minute", undefined, { "retry-after": "60" });
@@ -49,7 +49,7 @@ export class SourceService {
       collectionId: collection.id,
       type: body.type,
       name: nameFor(body),
-      content: body.type === "text" ? body.content! : null,
+      contentLength: body.type === "text" ? body.content!.length : null,
       url: body.type === "url" || body.type === "api" ? new URL(body.url!).href : null,
       fileName: body.type === "file" ? body.fileName! : null,
       fileSize: body.type === "file" ? body.fileSize! : null,
@@ -64,13 +64,13 @@ export class SourceService {
       indexedAt: null,
     };
     if (body.type !== "file") {
-      this.d.engine.enqueueNew(row, collection);
-      return presentSource(row);
+      if (!(await this.d.engine.enqueueNew(row, collection, body.content))) throw notFound("pipeline");
+      return presentSource({ ...row, preview: body.content ?? null });
     }
     insertDocument(this.d.db, row);
     const expires = Date.now() + UPLOAD_TTL_MS;
     const uploadUrl = signUploadUrl(this.d.secret, this.d.baseUrl(), { sourceId: row.id, expires, size: row.fileSize! });
-    return { ...presentSource(row), uploadUrl, uploadExpiresAt: new Date(expires).toISOString() };
+    return { ...presentSource({ ...row, preview: null }), uploadUrl, uploadExpiresAt: new Date(expires).toISOString() };
   }
 
   find(collection: Collection, id: string): DocumentRow {
@@ -90,7 +90,7 @@ export class SourceService {
     const doc = this.find(collection, id);
     if (doc.status !== "failed") throw new AppError("conflict", `only a failed source can be retried; this one is ${doc.status}`);
     this.d.engine.enqueue(doc.id, collection);
-    return presentSource(findDocumentById(this.d.db, doc.id)!);
+    return presentSource(findDocumentWithPreview(this.d.db, doc.id)!);
   }
 
   /** Receives the bytes of a file source through its signed URL. */
@@ -129,7 +129,7 @@ export class SourceService {
         this.d.files.removeCollectionIfEmpty(doc.collectionId);
         throw findDocumentById(this.d.db, doc.id) ? new AppError("conflict", "this source already has its file") : notFound("source");
       }
-      return presentSource(findDocumentById(this.d.db, doc.id)!);
+      return presentSource({ ...findDocumentById(this.d.db, doc.id)!, preview: null });
     } finally {
       this.uploading.delete(doc.id);
     }

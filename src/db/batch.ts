@@ -1,0 +1,58 @@
+/**
+ * Group commit. Writes that arrive in the same turn of the event loop (sources
+ * created by concurrent requests, tasks finished by the workers) run in one
+ * SQLite transaction instead of one each: a commit costs far more than the few
+ * rows it carries. Each write keeps its own savepoint, so one that throws rolls
+ * back alone and its caller gets the error; the others commit. A caller's promise
+ * settles only after the commit, so "accepted" still means "on disk".
+ */
+import type { Db } from "./client";
+
+interface Queued {
+  fn: (tx: Db) => unknown;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+}
+
+export class WriteBatch {
+  private queue: Queued[] = [];
+  private scheduled = false;
+
+  constructor(private readonly db: Db) {}
+
+  /** Runs `fn` inside the next group transaction; resolves with its result once committed. */
+  run<T>(fn: (tx: Db) => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commits whatever is queued now (also called at shutdown). */
+  flush(): void {
+    this.scheduled = false;
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0) return;
+    const results: { ok: boolean; value: unknown }[] = [];
+    try {
+      this.db.transaction((tx) => {
+        for (const q of batch) {
+          try {
+            // A nested transaction is a savepoint: a failing write undoes only itself.
+            results.push({ ok: true, value: tx.transaction((sp) => q.fn(sp as unknown as Db)) });
+          } catch (err) {
+            results.push({ ok: false, value: err });
+          }
+        }
+      });
+    } catch (err) {
+      for (const q of batch) q.reject(err);
+      return;
+    }
+    batch.forEach((q, i) => (results[i]!.ok ? q.resolve(results[i]!.value) : q.reject(results[i]!.value)));
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * Migrations on a data directory made by an older ragd: what was stored before
+ * an upgrade is still there, in its new place, after it.
+ */
+import { Database } from "bun:sqlite";
+import { afterAll, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { migrate } from "../src/db/client";
+import { migrations } from "../src/db/migrations/index";
+import { tempDir } from "./support/app";
+
+const dir = tempDir("ragd-migrate-");
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+test("text sources stored with their content in the documents row move to document_texts, with their length", () => {
+  const sqlite = new Database(join(dir, "ragd.db"), { create: true, strict: true });
+  const before = migrations.findIndex((m) => m.tag.startsWith("0003_"));
+  expect(before).toBeGreaterThan(0);
+  migrate(sqlite, migrations.slice(0, before));
+  const text = "ünïcode text ".repeat(400);
+  sqlite.exec("INSERT INTO users (id, email, password_hash, tier, created_at) VALUES ('u', 'a@example.com', 'x', 'free', 'now')");
+  sqlite.exec(
+    `INSERT INTO collections (id, user_id, kind, name, chunking_strategy, chunk_size, chunk_overlap, embedding_model, vector_provider, retrieval_top_k, created_at, updated_at)
+     VALUES ('c', 'u', 'pipeline', 'p', 'recursive', 1000, 200, 'builtin', 'lancedb', 5, 'now', 'now')`,
+  );
+  const insert = sqlite.prepare(
+    "INSERT INTO documents (id, collection_id, type, name, content, url, status, created_at, updated_at) VALUES (?, 'c', ?, 'n', ?, ?, 'ready', 'now', 'now')",
+  );
+  insert.run("d-text", "text", text, null);
+  insert.run("d-url", "url", null, "https://example.com/");
+
+  migrate(sqlite);
+
+  expect(sqlite.query("SELECT document_id, content FROM document_texts").all()).toEqual([{ document_id: "d-text", content: text }]);
+  const lengths = sqlite.query("SELECT id, content_length FROM documents ORDER BY id").all();
+  expect(lengths).toEqual([
+    { id: "d-text", content_length: text.length },
+    { id: "d-url", content_length: null },
+  ]);
+  const columns = sqlite.query("SELECT name FROM pragma_table_info('documents')").all().map((r: any) => r.name);
+  expect(columns).not.toContain("content");
+  // Applying again changes nothing.
+  migrate(sqlite);
+  expect(sqlite.query("SELECT count(*) AS n FROM document_texts").get()).toEqual({ n: 1 });
+  sqlite.close();
+});
