@@ -49,26 +49,47 @@ async function ingest(env: Record<string, string>, docs: string[], pipeline: Rec
   return { seconds, created, chunks: done.chunkCount as number, status: done.status as string, rss, rssAfterUpkeep, annBuilt };
 }
 
-async function rawAdd(docs: string[]) {
-  const rows = docs.flatMap((text, d) =>
-    chunkText(text, { strategy: "recursive", size: 1000, overlap: 200 }).map((c) => ({
-      id: `${d}:${c.index}`, document_id: String(d), chunk_index: c.index, text: c.text, start: c.start, end: c.end, vector: Array.from(embedBuiltin(c.text)),
-    })),
-  );
+/** Rows as a plain LanceDB user would hand them to add(): objects with number arrays. */
+function* rowBatches(docs: string[], size: number) {
+  let batch: Record<string, unknown>[] = [];
+  for (let d = 0; d < docs.length; d++) {
+    for (const c of chunkText(docs[d]!, { strategy: "recursive", size: 1000, overlap: 200 })) {
+      batch.push({ id: `${d}:${c.index}`, document_id: String(d), chunk_index: c.index, text: c.text, start: c.start, end: c.end, vector: Array.from(embedBuiltin(c.text)) });
+      if (batch.length === size) {
+        yield batch;
+        batch = [];
+      }
+    }
+  }
+  if (batch.length) yield batch;
+}
+
+/** Raw LanceDB add() of the same chunks, timing only the add() calls: in batches of 2,048, and (optionally) one add per document. */
+async function rawAdd(docs: string[], perDoc: boolean) {
   const dir = tmp("ragd-raw-");
   const db = await lancedb.connect(dir);
-  let t0 = performance.now();
-  const bulk = await db.createTable("bulk", rows.slice(0, 1));
-  for (let i = 1; i < rows.length; i += 2048) await bulk.add(rows.slice(i, i + 2048));
-  const bulkS = (performance.now() - t0) / 1000;
-  const perDoc = await db.createTable("perdoc", rows.slice(0, 1));
-  const byDoc = Map.groupBy(rows.slice(1), (r) => r.document_id);
-  t0 = performance.now();
-  for (const group of byDoc.values()) await perDoc.add(group);
-  const perDocS = (performance.now() - t0) / 1000;
+  let rows = 0;
+  let bulkS = 0;
+  let bulk: lancedb.Table | null = null;
+  for (const batch of rowBatches(docs, 2048)) {
+    const t0 = performance.now();
+    if (!bulk) bulk = await db.createTable("bulk", batch);
+    else await bulk.add(batch);
+    bulkS += (performance.now() - t0) / 1000;
+    rows += batch.length;
+  }
+  let perDocS = NaN;
+  if (perDoc) {
+    const all = [...rowBatches(docs, Infinity)][0]!;
+    const table = await db.createTable("perdoc", all.slice(0, 1));
+    const byDoc = Map.groupBy(all.slice(1), (r) => r.document_id as string);
+    const t0 = performance.now();
+    for (const group of byDoc.values()) await table.add(group);
+    perDocS = (performance.now() - t0) / 1000;
+  }
   db.close();
   rmSync(dir, { recursive: true, force: true });
-  return { rows: rows.length, bulkS, perDocS };
+  return { rows, bulkS, perDocS };
 }
 
 const mb = (docs: string[]) => docs.reduce((n, d) => n + Buffer.byteLength(d), 0) / 1024 / 1024;
@@ -76,11 +97,11 @@ const mb = (docs: string[]) => docs.reduce((n, d) => n + Buffer.byteLength(d), 0
 if (!args.only || args.only === "builtin") {
   const docs = corpus.map(textOf);
   const e2e = await ingest({}, docs, {});
-  const raw = await rawAdd(docs);
+  const raw = await rawAdd(docs, true);
   console.log(`\n1. builtin, ${docs.length} documents, ${mb(docs).toFixed(1)} MB, ${e2e.chunks} chunks (status ${e2e.status})`);
   console.log(`   end to end           ${(mb(docs) / e2e.seconds).toFixed(2)} MB/s   ${(e2e.chunks / e2e.seconds).toFixed(0)} chunks/s   (${e2e.seconds.toFixed(1)} s; all sources created after ${e2e.created.toFixed(1)} s)`);
-  console.log(`   raw add(), bulk      ${(raw.rows / raw.bulkS).toFixed(0)} chunks/s   → end to end is ${((100 * e2e.chunks) / e2e.seconds / (raw.rows / raw.bulkS)).toFixed(0)} % of it`);
-  console.log(`   raw add() per doc    ${(raw.rows / raw.perDocS).toFixed(0)} chunks/s   → end to end is ${((100 * e2e.chunks) / e2e.seconds / (raw.rows / raw.perDocS)).toFixed(0)} % of it (target ≥ 50 %)`);
+  console.log(`   raw add(), bulk      ${(raw.rows / raw.bulkS).toFixed(0)} chunks/s   → end to end is ${((100 * e2e.chunks) / e2e.seconds / (raw.rows / raw.bulkS)).toFixed(0)} % of it (target ≥ 50 %)`);
+  console.log(`   raw add() per doc    ${(raw.rows / raw.perDocS).toFixed(0)} chunks/s   → end to end is ${((100 * e2e.chunks) / e2e.seconds / (raw.rows / raw.perDocS)).toFixed(0)} % of it`);
 }
 
 if (!args.only || args.only === "ollama") {
@@ -109,6 +130,9 @@ if (!args.only || args.only === "big") {
     size += s.length;
   }
   const e2e = await ingest({}, docs, {});
-  console.log(`\n3. ${docs.length} sources, ${mb(docs).toFixed(0)} MB, ${e2e.chunks} chunks in ${e2e.seconds.toFixed(0)} s (status ${e2e.status})`);
+  const raw = await rawAdd(docs, false);
+  console.log(`\n3. builtin, ${docs.length} sources of 1 MB, ${mb(docs).toFixed(0)} MB, ${e2e.chunks} chunks (status ${e2e.status})`);
+  console.log(`   end to end           ${(mb(docs) / e2e.seconds).toFixed(2)} MB/s   ${(e2e.chunks / e2e.seconds).toFixed(0)} chunks/s   (${e2e.seconds.toFixed(1)} s)`);
+  console.log(`   raw add(), bulk      ${(raw.rows / raw.bulkS).toFixed(0)} chunks/s   → end to end is ${((100 * e2e.chunks) / e2e.seconds / (raw.rows / raw.bulkS)).toFixed(0)} % of it (target ≥ 50 %)`);
   console.log(`   peak server RSS      ${e2e.rss.toFixed(0)} MB while ingesting (target ≤ 1024 MB); ${e2e.rssAfterUpkeep.toFixed(0)} MB including the index upkeep that follows (ANN index built: ${e2e.annBuilt ? "yes" : "not yet"})`);
 }

@@ -87,12 +87,28 @@ export function rowsToArrow(rows: ChunkRow[]): arrow.Table {
   });
   const floats = arrow.makeData({ type: new arrow.Float32(), length: flat.length, data: flat });
   const vectors = arrow.makeData({ type: vectorType(dim), length: rows.length, nullCount: 0, child: floats });
-  const str = (f: (r: ChunkRow) => string) => arrow.vectorFromArray(rows.map(f), new arrow.Utf8()).data[0]!;
+  const str = (f: (r: ChunkRow) => string) => utf8Data(rows.map(f));
   const int = (f: (r: ChunkRow) => number) => arrow.makeData({ type: new arrow.Int32(), length: rows.length, data: Int32Array.from(rows, f) });
   const schema = chunkSchema(dim);
   const children = [str((r) => r.id), str((r) => r.documentId), int((r) => r.chunkIndex), str((r) => r.text), int((r) => r.start), int((r) => r.end), vectors];
   const struct = arrow.makeData({ type: new arrow.Struct(schema.fields), length: rows.length, nullCount: 0, children });
   return new arrow.Table([new arrow.RecordBatch(schema, struct)]);
+}
+
+const encoder = new TextEncoder();
+
+/** A UTF-8 column written straight into one buffer (Arrow's own builder goes value by value). */
+function utf8Data(values: string[]): arrow.Data<arrow.Utf8> {
+  let bound = 0;
+  for (const v of values) bound += v.length * 3; // a UTF-16 unit never takes more than 3 bytes
+  const bytes = new Uint8Array(bound);
+  const offsets = new Int32Array(values.length + 1);
+  let at = 0;
+  for (let i = 0; i < values.length; i++) {
+    at += encoder.encodeInto(values[i]!, bytes.subarray(at)).written;
+    offsets[i + 1] = at;
+  }
+  return arrow.makeData({ type: new arrow.Utf8(), length: values.length, nullCount: 0, valueOffsets: offsets, data: bytes.subarray(0, at) });
 }
 
 /** The vector dimension of a table, from its schema. */

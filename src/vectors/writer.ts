@@ -36,6 +36,8 @@ export class TableWriter {
   private dirty = new Set<string>();
   /** Collection prefixes dropped in this process; their writes become no-ops so a late write cannot resurrect a table. */
   private readonly droppedCollections = new Set<string>();
+  /** Vector dimension per table: fixed once the table exists, and asked on every write. */
+  private readonly dims = new Map<string, number>();
 
   constructor(
     private readonly tables: TableCache,
@@ -50,7 +52,7 @@ export class TableWriter {
       if (!table) return this.createWith(name, rows);
       const predicate = replacePredicate(documentIds, rows);
       if (predicate) await table.delete(predicate);
-      if (rows.length) await table.add(toArrowChecked(rows, await vectorDim(table)));
+      if (rows.length) await table.add(toArrowChecked(rows, await this.dimOf(name, table)));
       this.dirty.add(name);
     });
   }
@@ -73,7 +75,10 @@ export class TableWriter {
 
   /** Drops one table after the writes already queued for it. */
   dropTable(name: string): Promise<void> {
-    return this.queues.run(name, () => this.tables.drop(name));
+    return this.queues.run(name, () => {
+      this.dims.delete(name);
+      return this.tables.drop(name);
+    });
   }
 
   /** Marks the collection dropped, then drops each of its tables behind its queued writes. */
@@ -98,6 +103,12 @@ export class TableWriter {
   /** Re-marks a table for the next maintain() (after a failed pass). */
   markDirty(name: string): void {
     this.dirty.add(name);
+  }
+
+  private async dimOf(name: string, table: Table): Promise<number> {
+    let dim = this.dims.get(name);
+    if (dim === undefined) this.dims.set(name, (dim = await vectorDim(table)));
+    return dim;
   }
 
   private isDropped(name: string): boolean {
