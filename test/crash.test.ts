@@ -242,16 +242,18 @@ describe("kill -9 during a re-index", () => {
 // Kept last: fails until the bug it names is fixed (see the report).
 describe("regressions (found by these tests, now fixed)", () => {
   test("a source stored without its task (a kill between the two writes) is still ingested after a restart", async () => {
-    // SourceService.create writes the document row and then, in a separate statement, its task;
-    // this is the state a kill -9 between the two leaves on disk.
+    // SourceService.create writes the document row and its task in one transaction; this is
+    // the state an older ragd (or a torn write) could leave on disk: a queued row with no task.
     const id = Bun.randomUUIDv7();
     const now = new Date().toISOString();
     const db = new Database(join(dataDir, "ragd.db"));
     try {
+      const text = "A source whose task was never written survives a restart.";
       db.query(
-        `INSERT INTO documents (id, collection_id, type, name, content, status, chunk_count, progress_done, progress_total, created_at, updated_at)
-         VALUES (?, ?, 'text', 'orphan', 'A source whose task was never written survives a restart.', 'queued', 0, 0, 0, ?, ?)`,
-      ).run(id, pipelineId, now, now);
+        `INSERT INTO documents (id, collection_id, type, name, content_length, status, chunk_count, progress_done, progress_total, created_at, updated_at)
+         VALUES (?, ?, 'text', 'orphan', ?, 'queued', 0, 0, 0, ?, ?)`,
+      ).run(id, pipelineId, text.length, now, now);
+      db.query("INSERT INTO document_texts (document_id, content) VALUES (?, ?)").run(id, text);
     } finally {
       db.close();
     }

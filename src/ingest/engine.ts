@@ -183,9 +183,17 @@ export class IngestEngine {
       const t = tx as unknown as Db;
       // idle > 0 below: a claimed task always finds a worker (run() only refuses a full pool).
       while (this.d.pool.idle > 0 && this.running.size < cap) {
-        const task = claimTask(t, Date.now(), LEASE_MS);
-        if (!task) break;
-        const job = this.jobFor(t, task);
+        let task: Task | undefined;
+        let job: Job | null;
+        try {
+          task = claimTask(t, Date.now(), LEASE_MS);
+          if (!task) break;
+          job = this.jobFor(t, task);
+        } catch (err) {
+          // Commit the jobs already handed to workers rather than roll their claims back.
+          this.d.log.error("could not start an ingestion task", { error: err });
+          break;
+        }
         if (!job) continue;
         this.running.set(job.jobId, { task, writes: [], failed: null });
         const bytes = job.document.content?.length ?? job.document.fileSize ?? 0;
