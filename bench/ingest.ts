@@ -54,7 +54,7 @@ async function ingest(env: Record<string, string>, docs: string[], pipeline: Rec
   return { seconds, cpu, created, chunks: done.chunkCount as number, status: done.status as string, rss, rssAfterUpkeep, annBuilt };
 }
 
-/** CPU seconds this process spent in embedBuiltin while preparing the raw rows. */
+/** Seconds this process (one thread) spent in embedBuiltin while preparing the raw rows. */
 let embedCpu = 0;
 const cpuNow = () => {
   const u = process.cpuUsage();
@@ -66,9 +66,9 @@ function* rowBatches(docs: string[], size: number) {
   let batch: Record<string, unknown>[] = [];
   for (let d = 0; d < docs.length; d++) {
     for (const c of chunkText(docs[d]!, { strategy: "recursive", size: 1000, overlap: 200 })) {
-      const c0 = cpuNow();
+      const e0 = performance.now();
       const vector = embedBuiltin(c.text);
-      embedCpu += cpuNow() - c0;
+      embedCpu += (performance.now() - e0) / 1000;
       batch.push({ id: `${d}:${c.index}`, document_id: String(d), chunk_index: c.index, text: c.text, start: c.start, end: c.end, vector: Array.from(vector) });
       if (batch.length === size) {
         yield batch;

@@ -23,6 +23,8 @@ const DISTRACTORS = Array.from({ length: 20 }, (_, i) =>
 );
 const TARGET = "The XK-4471 controller tolerates heat up to 85 degrees and ships with a two year warranty. Mount it on a DIN rail.";
 
+const GOLDEN_FINGERPRINT = 576452238;
+
 describe("embedBuiltin", () => {
   test("has 384 dimensions and unit length", () => {
     for (const text of ["hello", "The quick brown fox.", "日本語のテキスト", "Ünïcödé çafé", "x".repeat(5000), "!!! ???"]) {
@@ -49,6 +51,15 @@ describe("embedBuiltin", () => {
     const v = embedBuiltin(text);
     expect(v.length).toBe(BUILTIN_DIMENSIONS);
     expect(v.every((x) => x === 0)).toBe(true);
+  });
+
+  test("gives bit-for-bit the vectors earlier versions gave: stored indexes are searched with new query vectors", () => {
+    // A fingerprint of the raw float bits of a few vectors, taken from the embedder as first released.
+    let h = 0x811c9dc5;
+    for (const text of [TARGET, DISTRACTORS[3]!, "Ünïcödé çafé", "日本語のテキスト", "!!! ???", "xk-4471, v2.1 and snake_case in the to be or not"]) {
+      for (const bits of new Int32Array(embedBuiltin(text).buffer)) h = Math.imul(h ^ bits, 0x01000193);
+    }
+    expect(h >>> 0).toBe(GOLDEN_FINGERPRINT);
   });
 
   test("is deterministic", () => {

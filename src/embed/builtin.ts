@@ -78,14 +78,19 @@ function rarity(word: string): number {
 /** Character 3- to 5-grams of " word ", spread so their total weight is `weight`. */
 function addNgrams(vec: Float32Array, word: string, weight: number): void {
   if (word.length < 3) return;
-  const padded = ` ${word} `;
-  const w = weight / Math.sqrt(3 * padded.length - 9);
+  // " word " without building it: position p is a space at either end, else word[p - 1].
+  const n = word.length + 2;
+  const w = weight / Math.sqrt(3 * n - 9);
   // One pass per start: the 3-gram's hash state extends to the 4- and 5-gram.
-  for (let i = 0; i + 3 <= padded.length; i++) {
+  for (let i = 0; i + 3 <= n; i++) {
     let h = SEED_NGRAM;
-    for (let k = i; k < i + 5 && k < padded.length; k++) {
-      h = Math.imul(h ^ padded.charCodeAt(k), FNV_PRIME);
-      if (k >= i + 2) addHashed(vec, mix(h), w);
+    const stop = i + 5 < n ? i + 5 : n;
+    for (let k = i; k < stop; k++) {
+      h = Math.imul(h ^ (k === 0 || k === n - 1 ? 32 : word.charCodeAt(k - 1)), FNV_PRIME);
+      if (k >= i + 2) {
+        const m = mix(h);
+        vec[(m & 0x7fffffff) % BUILTIN_DIMENSIONS] += m & 0x80000000 ? -w : w;
+      }
     }
   }
 }
