@@ -95,11 +95,29 @@ function addNgrams(vec: Float32Array, word: string, weight: number): void {
   }
 }
 
+/** True when a word has a joiner inside ("xk-4471", "v2.1", "snake_case"). */
+function hasJoiner(word: string): boolean {
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c === 45 || c === 95 || c === 46 || c === 39 || c === 0x2019) return true;
+  }
+  return false;
+}
+
 /** A code counts as itself, joined up and as its parts: "xk-4471" matches "XK4471" and "XK 4471". */
 function expandCode(word: string): string[] {
-  if (!JOINER.test(word)) return [word];
   const parts = word.split(JOINER).filter((p) => p.length > 1);
   return [...new Set([word, parts.join(""), ...parts])];
+}
+
+/** The terms of `words`: each word, and a code's expansions in its place. */
+function termsOf(words: string[]): string[] {
+  const out: string[] = [];
+  for (const w of words) {
+    if (!hasJoiner(w)) out.push(w);
+    else for (const t of expandCode(w)) out.push(t);
+  }
+  return out;
 }
 
 /** The words to embed: content words, or every word when there are none ("to be or not"). */
@@ -119,44 +137,64 @@ function normalize<T extends Float32Array>(vec: T): T {
   return vec;
 }
 
-interface TermInfo {
-  hash: number;
-  rarity: number;
+/** The distinct terms of a text in order of first use, with their counts, hashes and rarities. */
+interface Terms {
+  position: Map<string, number>;
+  counts: number[];
+  hashes: number[];
+  rarities: number[];
 }
 
 /** Adds each distinct term, weighted (1 + ln tf) × rarity, with its n-grams. */
-function addTerms(vec: Float32Array, terms: string[]): Map<string, TermInfo> {
-  const tf = new Map<string, number>();
-  for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
-  const info = new Map<string, TermInfo>();
-  for (const [term, count] of tf) {
-    const t = { hash: hash(term, SEED_WORD), rarity: rarity(term) };
-    info.set(term, t);
-    const weight = (1 + Math.log(count)) * t.rarity;
-    addHashed(vec, t.hash, weight);
+function addTerms(vec: Float32Array, terms: string[]): Terms {
+  const position = new Map<string, number>();
+  const distinct: string[] = [];
+  const counts: number[] = [];
+  for (const t of terms) {
+    const at = position.get(t);
+    if (at === undefined) {
+      position.set(t, distinct.length);
+      distinct.push(t);
+      counts.push(1);
+    } else counts[at]!++;
+  }
+  const hashes: number[] = new Array(distinct.length);
+  const rarities: number[] = new Array(distinct.length);
+  for (let i = 0; i < distinct.length; i++) {
+    const term = distinct[i]!;
+    hashes[i] = hash(term, SEED_WORD);
+    rarities[i] = rarity(term);
+    const weight = (1 + Math.log(counts[i]!)) * rarities[i]!;
+    addHashed(vec, hashes[i]!, weight);
     addNgrams(vec, term, weight * NGRAM_SHARE);
   }
-  return info;
+  return { position, counts, hashes, rarities };
 }
 
 /**
  * Adds each distinct pair of neighbouring words, weighted by tf and both words' rarity.
  * Pairs are keyed by a hash of the two word hashes, which is faster than pair strings.
  */
-function addBigrams(vec: Float32Array, words: string[], info: Map<string, TermInfo>): void {
-  const tf = new Map<number, number>();
-  const weights = new Map<number, number>();
-  let prev = info.get(words[0])!;
+function addBigrams(vec: Float32Array, words: string[], terms: Terms): void {
+  // `| 0`: int32 keys are much faster Map keys than doubles above 2^31.
+  const position = new Map<number, number>();
+  const keys: number[] = [];
+  const counts: number[] = [];
+  const weights: number[] = [];
+  let prev = terms.position.get(words[0]!)!;
   for (let i = 1; i < words.length; i++) {
-    const cur = info.get(words[i])!;
-    // `| 0`: int32 keys are much faster Map keys than doubles above 2^31.
-    const key = mix(Math.imul(prev.hash ^ SEED_BIGRAM, 0x9e3779b1) ^ cur.hash) | 0;
-    const seen = tf.get(key);
-    tf.set(key, (seen ?? 0) + 1);
-    if (seen === undefined) weights.set(key, Math.sqrt(prev.rarity * cur.rarity));
+    const cur = terms.position.get(words[i]!)!;
+    const key = mix(Math.imul(terms.hashes[prev]! ^ SEED_BIGRAM, 0x9e3779b1) ^ terms.hashes[cur]!) | 0;
+    const at = position.get(key);
+    if (at === undefined) {
+      position.set(key, keys.length);
+      keys.push(key);
+      counts.push(1);
+      weights.push(Math.sqrt(terms.rarities[prev]! * terms.rarities[cur]!));
+    } else counts[at]!++;
     prev = cur;
   }
-  for (const [key, count] of tf) addHashed(vec, key, (1 + Math.log(count)) * BIGRAM_SHARE * weights.get(key)!);
+  for (let i = 0; i < keys.length; i++) addHashed(vec, keys[i]!, (1 + Math.log(counts[i]!)) * BIGRAM_SHARE * weights[i]!);
 }
 
 /**
@@ -175,8 +213,8 @@ export function embedBuiltin(text: string): Float32Array<ArrayBuffer> {
     for (const ch of symbols.slice(0, 1000)) addHashed(vec, hash(ch, SEED_WORD), 1);
     return normalize(vec);
   }
-  const info = addTerms(vec, words.flatMap(expandCode));
-  addBigrams(vec, words, info);
+  const terms = addTerms(vec, termsOf(words));
+  addBigrams(vec, words, terms);
   return normalize(vec);
 }
 
