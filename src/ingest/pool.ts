@@ -38,6 +38,8 @@ interface Running {
 interface Slot {
   worker: Worker;
   jobs: Map<string, Running>;
+  /** Sum of the weights of `jobs`, kept as they come and go: it is read on every scheduling step. */
+  load: number;
   /** Set while waiting for a pong: the worker may be stuck in synchronous code. */
   probe: Timer | null;
 }
@@ -52,7 +54,7 @@ export class WorkerPool {
     private readonly capacity = 32,
     private readonly timeCapMs = 15 * 60_000,
   ) {
-    for (let i = 0; i < size; i++) this.slots.push({ worker: this.spawn(i), jobs: new Map(), probe: null });
+    for (let i = 0; i < size; i++) this.slots.push({ worker: this.spawn(i), jobs: new Map(), load: 0, probe: null });
   }
 
   get size(): number {
@@ -61,7 +63,9 @@ export class WorkerPool {
 
   /** Room left, in weight units; a job may start while this is above zero. */
   get idle(): number {
-    return this.slots.reduce((n, s) => n + Math.max(0, this.capacity - load(s)), 0);
+    let n = 0;
+    for (const s of this.slots) n += Math.max(0, this.capacity - s.load);
+    return n;
   }
 
   get busy(): number {
@@ -70,10 +74,14 @@ export class WorkerPool {
 
   /** Starts a job on the least loaded worker (a big job may take it past its capacity); false when all are full. */
   run(job: Job, handlers: JobHandlers, bytes = 0): boolean {
-    const slot = [...this.slots].sort((a, b) => load(a) - load(b))[0];
-    if (!slot || this.closed || load(slot) >= this.capacity) return false;
-    const timer = setTimeout(() => this.timeOut(slot, job.jobId), this.timeCapMs);
-    slot.jobs.set(job.jobId, { job, handlers, timer, weight: jobWeight(bytes) });
+    let slot: Slot | undefined;
+    for (const s of this.slots) if (!slot || s.load < slot.load) slot = s;
+    if (!slot || this.closed || slot.load >= this.capacity) return false;
+    const target = slot;
+    const timer = setTimeout(() => this.timeOut(target, job.jobId), this.timeCapMs);
+    const weight = jobWeight(bytes);
+    slot.jobs.set(job.jobId, { job, handlers, timer, weight });
+    slot.load += weight;
     this.post(slot, { type: "job", job });
     return true;
   }
@@ -159,7 +167,9 @@ export class WorkerPool {
 
   private forget(slot: Slot, jobId: string): void {
     const r = slot.jobs.get(jobId);
-    if (r) clearTimeout(r.timer);
+    if (!r) return;
+    clearTimeout(r.timer);
+    slot.load -= r.weight;
     slot.jobs.delete(jobId);
   }
 
@@ -170,10 +180,4 @@ export class WorkerPool {
   private post(slot: Slot, msg: ToWorker): void {
     slot.worker.postMessage(msg);
   }
-}
-
-function load(slot: Slot): number {
-  let n = 0;
-  for (const r of slot.jobs.values()) n += r.weight;
-  return n;
 }
