@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { findCollectionById } from "../src/db/queries/collections";
+import { deleteCollectionRow, findCollectionById } from "../src/db/queries/collections";
 import { findDocumentById } from "../src/db/queries/documents";
 import type { RowOut } from "../src/ingest/job";
 import { makeApp, type TestApp } from "./support/app";
@@ -113,6 +113,47 @@ describe("deletes during ingestion", () => {
     } finally {
       await fake.set({ latencyMs: 0 });
     }
+  });
+});
+
+describe("sources created while their pipeline is deleted", () => {
+  test("each create answers 201 or 404, and nothing of the pipeline is left: no row, text, task, table or file", async () => {
+    const pid = await c.pipeline({ name: "racing" });
+    const create = (i: number) => c.call("POST", `/api/rag/pipelines/${pid}/sources`, { type: "text", content: `racing text ${i}` });
+    // Some sources are in (and ingesting) before the delete; more arrive around it and after it.
+    const early = await Promise.all(Array.from({ length: 10 }, (_, i) => create(i)));
+    for (const r of early) expect(r.status).toBe(201);
+    const racing = Array.from({ length: 30 }, (_, i) => create(100 + i));
+    const del = c.call("DELETE", `/api/rag/pipelines/${pid}`);
+    const late = Array.from({ length: 30 }, (_, i) => create(200 + i));
+    expect((await del).status).toBe(200);
+    for (const r of await Promise.all([...racing, ...late])) expect([201, 404]).toContain(r.status);
+    await barrier();
+    expect(sql("SELECT id FROM documents WHERE collection_id = ?", pid)).toEqual([]);
+    expect(sql("SELECT count(*) AS n FROM document_texts WHERE document_id NOT IN (SELECT id FROM documents)")).toEqual([{ n: 0 }]);
+    expect(sql("SELECT id FROM tasks WHERE collection_id = ?", pid)).toEqual([]);
+    expect(await tablesOf(t.dataDir, pid)).toEqual([]);
+    expect(existsSync(join(t.dataDir, "files", pid))).toBe(false);
+  });
+});
+
+describe("a pipeline deleted between a create and its commit", () => {
+  test("the create is refused (false), and neither its row, its text nor its task is stored", async () => {
+    const pid = await c.pipeline({ name: "gone before commit" });
+    const db = t.services.db;
+    const col = findCollectionById(db, pid)!;
+    const now = new Date().toISOString();
+    const id = Bun.randomUUIDv7();
+    const row = {
+      id, collectionId: pid, type: "text" as const, name: "late", contentLength: 4, url: null, fileName: null, fileSize: null, filePath: null,
+      status: "queued" as const, error: null, chunkCount: 0, progressDone: 0, progressTotal: 0, createdAt: now, updatedAt: now, indexedAt: null,
+    };
+    const stored = t.services.engine.enqueueNew(row, col, "late");
+    deleteCollectionRow(db, pid); // in the same turn: before the group commit runs
+    expect(await stored).toBe(false);
+    expect(sql("SELECT id FROM documents WHERE id = ?", id)).toEqual([]);
+    expect(sql("SELECT document_id FROM document_texts WHERE document_id = ?", id)).toEqual([]);
+    expect(sql("SELECT id FROM tasks WHERE document_id = ?", id)).toEqual([]);
   });
 });
 
