@@ -79,28 +79,30 @@ function* rowBatches(docs: string[], size: number) {
   if (batch.length) yield batch;
 }
 
-/** Raw LanceDB add() of the same chunks, timing only the add() calls: in batches of 2,048, and (optionally) one add per document. */
+/**
+ * Raw LanceDB add() of the same chunks: every row is prepared first (chunked and embedded,
+ * not timed), then added in batches of 2,048 into a new table; the faster of two runs
+ * counts. Optionally also one add() per document.
+ */
 async function rawAdd(docs: string[], perDoc: boolean) {
   const dir = tmp("ragd-raw-");
   const db = await lancedb.connect(dir);
-  let rows = 0;
-  let bulkS = 0;
-  let bulkCpu = 0;
-  let bulk: lancedb.Table | null = null;
   embedCpu = 0;
-  for (const batch of rowBatches(docs, 2048)) {
+  const batches = [...rowBatches(docs, 2048)];
+  const rows = batches.reduce((n, b) => n + b.length, 0);
+  let bulkS = Infinity;
+  let bulkCpu = 0;
+  for (const run of [1, 2]) {
     const t0 = performance.now();
     const c0 = cpuNow();
-    if (!bulk) bulk = await db.createTable("bulk", batch);
-    else await bulk.add(batch);
-    bulkS += (performance.now() - t0) / 1000;
-    bulkCpu += cpuNow() - c0;
-    rows += batch.length;
+    const table = await db.createTable(`bulk${run}`, batches[0]!);
+    for (const batch of batches.slice(1)) await table.add(batch);
+    const seconds = (performance.now() - t0) / 1000;
+    if (seconds < bulkS) [bulkS, bulkCpu] = [seconds, cpuNow() - c0];
   }
-  const embedded = embedCpu;
   let perDocS = NaN;
   if (perDoc) {
-    const all = [...rowBatches(docs, Infinity)][0]!;
+    const all = batches.flat();
     const table = await db.createTable("perdoc", all.slice(0, 1));
     const byDoc = Map.groupBy(all.slice(1), (r) => r.document_id as string);
     const t0 = performance.now();
@@ -109,7 +111,7 @@ async function rawAdd(docs: string[], perDoc: boolean) {
   }
   db.close();
   rmSync(dir, { recursive: true, force: true });
-  return { rows, bulkS, perDocS, bulkCpu, embedCpu: embedded };
+  return { rows, bulkS, perDocS, bulkCpu, embedCpu };
 }
 
 const mb = (docs: string[]) => docs.reduce((n, d) => n + Buffer.byteLength(d), 0) / 1024 / 1024;

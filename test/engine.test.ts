@@ -279,6 +279,35 @@ describe("idempotent writes", () => {
   });
 });
 
+describe("the delete by id", () => {
+  test("later slices of a running job skip it (it scans the table); a replayed slice takes it", async () => {
+    const store = t.services.store;
+    const original = store.replaceDocuments;
+    const skipped: boolean[] = [];
+    store.replaceDocuments = (cid, gen, ids, rows, appendedAreNew) => {
+      if (rows.some((r) => !ids.includes(r.documentId))) skipped.push(appendedAreNew === true);
+      return original.call(store, cid, gen, ids, rows, appendedAreNew);
+    };
+    try {
+      // Three slices or more: the third leaves only once the first is committed, so it is appended alone.
+      const pid = await c.pipeline({ name: "fast path", chunkSize: 50, chunkOverlap: 0 });
+      const s = await c.addText(pid, longText("fastpath", 2000), "fast path");
+      const done = await c.settled(pid, s.id);
+      expect(done.chunkCount).toBeGreaterThan(1024);
+      expect(skipped.length).toBeGreaterThan(0);
+      expect(skipped.every(Boolean)).toBe(true);
+      skipped.length = 0;
+      await t.services.engine.sink.write(pid, 1, s.id, fakeRows(s.id, 520, 540), false);
+      expect(skipped).toEqual([false]);
+      const rows = await chunkRows(t.dataDir, pid, 1);
+      expect(duplicates(rows.map((r) => r.id))).toEqual(NO_DUPLICATES);
+      expect(rows).toHaveLength(done.chunkCount);
+    } finally {
+      store.replaceDocuments = original;
+    }
+  });
+});
+
 // Kept last: these fail until the bugs they name are fixed (see the report); each uses its own pipeline.
 describe("regressions (found by these tests, now fixed)", () => {
   test("writes of one document that land in the same group commit keep each chunk id once", async () => {

@@ -5,6 +5,7 @@
  * deleted, or whose generation is no longer wanted, are dropped: the check and
  * the enqueue happen in one synchronous step, so a delete can never be undone.
  */
+import { LruCache } from "../tools/lru";
 import type { VectorStore } from "../vectors/store";
 import type { RowOut } from "./job";
 
@@ -22,6 +23,13 @@ export type KeepFilter = (collectionId: string, generation: number, documentIds:
 export class ChunkSink {
   private readonly pending = new Map<string, Pending>();
   private readonly running = new Set<string>();
+  /**
+   * Per table and document, the highest chunk index committed since the document's
+   * rows were last replaced (while remembered). A later slice whose indexes are all
+   * above it holds no stored id, so its write skips the delete by id, which scans
+   * the table. A forgotten document just takes the scan.
+   */
+  private readonly written = new LruCache<string, number>(10_000);
 
   constructor(
     private readonly store: VectorStore,
@@ -52,6 +60,15 @@ export class ChunkSink {
     while (this.pending.size > 0 || this.running.size > 0) await Bun.sleep(10);
   }
 
+  /** Records, after a commit, the highest chunk index now stored for each document written. */
+  private noteWritten(key: string, cleared: string[], rows: RowOut[]): void {
+    for (const id of cleared) this.written.set(`${key}|${id}`, -1);
+    for (const [doc, max] of span(rows, Math.max)) {
+      const known = this.written.get(`${key}|${doc}`);
+      if (known !== undefined && max > known) this.written.set(`${key}|${doc}`, max);
+    }
+  }
+
   private async flush(key: string): Promise<void> {
     this.running.add(key);
     try {
@@ -63,7 +80,10 @@ export class ChunkSink {
         const rows = [...new Map(batch.rows.filter((r) => alive.has(r.documentId)).map((r) => [r.id, r])).values()];
         const deletes = [...batch.deletes].filter((id) => alive.has(id));
         try {
-          if (rows.length || deletes.length) await this.store.replaceDocuments(batch.collectionId, batch.generation, deletes, rows);
+          const cleared = new Set(deletes);
+          const appendedAreNew = [...span(rows, Math.min)].every(([doc, min]) => cleared.has(doc) || min > (this.written.get(`${key}|${doc}`) ?? Infinity));
+          if (rows.length || deletes.length) await this.store.replaceDocuments(batch.collectionId, batch.generation, deletes, rows, appendedAreNew);
+          this.noteWritten(key, deletes, rows);
           for (const w of batch.waiters) w.resolve();
         } catch (err) {
           for (const w of batch.waiters) w.reject(err);
@@ -73,4 +93,14 @@ export class ChunkSink {
       this.running.delete(key);
     }
   }
+}
+
+/** Per document of `rows`, the least (or greatest) chunk index, as `pick` says. */
+function span(rows: RowOut[], pick: (a: number, b: number) => number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const r of rows) {
+    const v = out.get(r.documentId);
+    out.set(r.documentId, v === undefined ? r.chunkIndex : pick(v, r.chunkIndex));
+  }
+  return out;
 }

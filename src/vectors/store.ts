@@ -45,10 +45,12 @@ export class VectorStore {
    * Deletes the rows of `documentIds`, then appends `rows`, in the table's serial
    * queue; creates the table on first write. An appended row whose document is not
    * in `documentIds` (a later batch of a long document) replaces any stored row
-   * with its id, so a replayed write still leaves one copy of each row.
+   * with its id, so a replayed write still leaves one copy of each row. That costs a
+   * scan of the table; a caller that knows those rows cannot be stored yet says
+   * `appendedAreNew` and skips it.
    */
-  replaceDocuments(collectionId: string, generation: number, documentIds: string[], rows: ChunkRow[]): Promise<void> {
-    return this.writer.replaceDocuments(tableName(collectionId, generation), documentIds, rows);
+  replaceDocuments(collectionId: string, generation: number, documentIds: string[], rows: ChunkRow[], appendedAreNew = false): Promise<void> {
+    return this.writer.replaceDocuments(tableName(collectionId, generation), documentIds, rows, appendedAreNew);
   }
 
   /** Removes a document's rows from every generation table of the collection. */

@@ -44,13 +44,16 @@ export class TableWriter {
     private readonly log: Log,
   ) {}
 
-  /** Deletes rows of `documentIds` (and any earlier copy of the given row ids), then appends `rows`. */
-  replaceDocuments(name: string, documentIds: string[], rows: ChunkRow[]): Promise<void> {
+  /**
+   * Deletes rows of `documentIds` (and any earlier copy of the given row ids, unless
+   * `appendedAreNew` says rows outside those documents cannot be stored yet), then appends `rows`.
+   */
+  replaceDocuments(name: string, documentIds: string[], rows: ChunkRow[], appendedAreNew = false): Promise<void> {
     return this.queues.run(name, async () => {
       if (this.isDropped(name)) return this.log("vector write skipped: collection dropped", { table: name });
       const table = await this.tables.get(name);
       if (!table) return this.createWith(name, rows);
-      const predicate = replacePredicate(documentIds, rows);
+      const predicate = replacePredicate(documentIds, appendedAreNew ? [] : rows);
       if (predicate) await table.delete(predicate);
       if (rows.length) await table.add(toArrowChecked(rows, await this.dimOf(name, table)));
       this.dirty.add(name);
