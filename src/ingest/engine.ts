@@ -162,44 +162,46 @@ export class IngestEngine {
     for (const r of [...this.running.values()]) if (r.task.collectionId === collectionId) this.cancelDocument(r.task.documentId);
   }
 
-  private kickScheduled = false;
+  private kickQueued = false;
 
-  /** Schedules one kick for the end of this turn, however many events ask for it. */
+  /** Starts queued tasks soon: with the next group commit, however many events ask for it this turn. */
   soon(): void {
-    if (this.kickScheduled) return;
-    this.kickScheduled = true;
-    setImmediate(() => {
-      this.kickScheduled = false;
-      this.kick();
-    });
+    this.kick();
   }
 
-  /** Starts as many queued tasks as there are idle workers. */
+  /**
+   * Starts as many queued tasks as there are idle workers, inside the next group
+   * commit: the claims of a turn cost no commit of their own.
+   */
   kick(): void {
+    if (this.kickQueued || !this.started || this.stopped) return;
+    if (this.d.pool.idle <= 0 || this.running.size >= this.d.pool.size * AWAITING_COMMIT_PER_WORKER) return;
+    this.kickQueued = true;
+    this.writes
+      .run((t) => {
+        this.kickQueued = false;
+        this.startQueued(t);
+      })
+      .catch((err) => this.d.log.error("could not start ingestion tasks", { error: err }));
+  }
+
+  /** Claims tasks and hands them to workers while there is room; never throws (jobs already handed over must stay claimed). */
+  private startQueued(t: Db): void {
     const cap = this.d.pool.size * AWAITING_COMMIT_PER_WORKER;
-    if (!this.started || this.stopped || this.d.pool.idle <= 0 || this.running.size >= cap) return;
-    // One transaction for the whole turn: claiming many small tasks costs one commit.
-    this.d.db.transaction((tx) => {
-      const t = tx as unknown as Db;
-      // idle > 0 below: a claimed task always finds a worker (run() only refuses a full pool).
-      while (this.d.pool.idle > 0 && this.running.size < cap) {
-        let task: Task | undefined;
-        let job: Job | null;
-        try {
-          task = claimTask(t, Date.now(), LEASE_MS);
-          if (!task) break;
-          job = this.jobFor(t, task);
-        } catch (err) {
-          // Commit the jobs already handed to workers rather than roll their claims back.
-          this.d.log.error("could not start an ingestion task", { error: err });
-          break;
-        }
+    try {
+      // idle > 0: a claimed task always finds a worker (run() only refuses a full pool).
+      while (!this.stopped && this.d.pool.idle > 0 && this.running.size < cap) {
+        const task = claimTask(t, Date.now(), LEASE_MS);
+        if (!task) break;
+        const job = this.jobFor(t, task);
         if (!job) continue;
         this.running.set(job.jobId, { task, writes: [], failed: null });
         const bytes = job.document.content?.length ?? job.document.fileSize ?? 0;
         this.d.pool.run(job, { onEvent: (e) => this.onEvent(e) }, bytes);
       }
-    });
+    } catch (err) {
+      this.d.log.error("could not start an ingestion task", { error: err });
+    }
   }
 
   /** Builds the worker's job for a claimed task, or finishes the task when it cannot run. */

@@ -77,7 +77,10 @@ export async function runJob(job: Job, emit: (e: JobEvent, transfer?: ArrayBuffe
     const chunks = chunkText(extracted.text, job.chunking);
     if (chunks.length === 0) throw new ExtractionError(`no text found in the ${extracted.kind} content`);
     const embedder = ctx.embedder;
-    emit({ type: "progress", jobId: job.jobId, done: 0, total: chunks.length });
+    // With the built-in embedder a document of one slice is done within milliseconds of
+    // starting: its progress would cost two writes that nobody sees.
+    const report = chunks.length > SLICE || embedder.name !== "builtin";
+    if (report) emit({ type: "progress", jobId: job.jobId, done: 0, total: chunks.length });
     let first = true;
     for (let i = 0, slices = 0; i < chunks.length; i += SLICE, slices++) {
       await ctx.committed(slices - 1);
@@ -87,7 +90,8 @@ export async function runJob(job: Job, emit: (e: JobEvent, transfer?: ArrayBuffe
       const rows = slice.map((c, k) => toRow(job.document.id, c, vectors[k]!));
       emit({ type: "rows", jobId: job.jobId, rows, first }, [...new Set(rows.map((r) => r.vector.buffer as ArrayBuffer))]);
       first = false;
-      emit({ type: "progress", jobId: job.jobId, done: Math.min(i + SLICE, chunks.length), total: chunks.length });
+      // After the last slice the outcome itself says every chunk is done.
+      if (report && i + SLICE < chunks.length) emit({ type: "progress", jobId: job.jobId, done: i + SLICE, total: chunks.length });
     }
     emit({ type: "done", jobId: job.jobId, chunkCount: chunks.length, dimensions: await embedder.dimensions() });
   } catch (err) {
