@@ -22,13 +22,18 @@ const LEASE_MS = 30 * 60_000;
 /**
  * Jobs whose worker is done but whose rows are still being committed do not hold
  * a worker; this many may wait for the writer at once (per worker), so commits
- * gather many documents without memory growing without bound.
+ * gather many small documents (a LanceDB commit costs ~15 ms however few its rows).
+ * Memory is bounded by rows, below.
  */
-const AWAITING_COMMIT_PER_WORKER = 64;
+const AWAITING_COMMIT_PER_WORKER = 256;
+/** No new task starts while this many rows wait for the writer (about 60 MB with 384-dimension vectors). */
+const MAX_PENDING_ROWS = 20_000;
 export const QUEUE_LIMIT = 10_000;
 
 interface Running {
   task: Task;
+  /** The document's first run ever (created in this process, first attempt): its first write deletes nothing. */
+  fresh: boolean;
   writes: Promise<void>[];
   failed: unknown;
 }
@@ -49,6 +54,8 @@ export class IngestEngine {
   private readonly writes: WriteBatch;
   /** Latest progress per document, written with the next group commit. */
   private readonly progress = new Map<string, { done: number; total: number }>();
+  /** Documents created in this process whose first task has not started yet. */
+  private readonly fresh = new Set<string>();
   /** Queue length as last counted, plus what was queued since; recounted at most every 250 ms. */
   private queued = { n: 0, at: -Infinity };
   private timer: Timer | null = null;
@@ -132,6 +139,9 @@ export class IngestEngine {
       return true;
     });
     if (stored) {
+      // Bounded: forgetting only costs the next first write a delete that finds nothing.
+      if (this.fresh.size >= QUEUE_LIMIT * 2) this.fresh.clear();
+      this.fresh.add(row.id);
       this.queued.n++;
       this.soon();
     }
@@ -147,6 +157,7 @@ export class IngestEngine {
   /** Deletes a document everywhere, even mid-ingestion: job, row, tasks, file, chunks. */
   async removeDocument(collectionId: string, documentId: string): Promise<void> {
     this.cancelDocument(documentId);
+    this.fresh.delete(documentId);
     // Tasks go with the row (ON DELETE CASCADE); if it was the last one a re-index waited for, switch now.
     const drop = this.d.db.transaction((tx) => {
       deleteDocumentRow(tx as unknown as Db, documentId);
@@ -175,7 +186,7 @@ export class IngestEngine {
    */
   kick(): void {
     if (this.kickQueued || !this.started || this.stopped) return;
-    if (this.d.pool.idle <= 0 || this.running.size >= this.d.pool.size * AWAITING_COMMIT_PER_WORKER) return;
+    if (!this.hasCapacity()) return;
     this.kickQueued = true;
     this.writes
       .run((t) => {
@@ -185,17 +196,22 @@ export class IngestEngine {
       .catch((err) => this.d.log.error("could not start ingestion tasks", { error: err }));
   }
 
+  /** Room in the workers, among the jobs awaiting commit, and in the sink. */
+  private hasCapacity(): boolean {
+    return this.d.pool.idle > 0 && this.running.size < this.d.pool.size * AWAITING_COMMIT_PER_WORKER && this.sink.pendingRows() < MAX_PENDING_ROWS;
+  }
+
   /** Claims tasks and hands them to workers while there is room; never throws (jobs already handed over must stay claimed). */
   private startQueued(t: Db): void {
-    const cap = this.d.pool.size * AWAITING_COMMIT_PER_WORKER;
     try {
       // idle > 0: a claimed task always finds a worker (run() only refuses a full pool).
-      while (!this.stopped && this.d.pool.idle > 0 && this.running.size < cap) {
+      while (!this.stopped && this.hasCapacity()) {
         const task = claimTask(t, Date.now(), LEASE_MS);
         if (!task) break;
         const job = this.jobFor(t, task);
         if (!job) continue;
-        this.running.set(job.jobId, { task, writes: [], failed: null });
+        const fresh = this.fresh.delete(task.documentId) && task.attempts === 1;
+        this.running.set(job.jobId, { task, fresh, writes: [], failed: null });
         const bytes = job.document.content?.length ?? job.document.fileSize ?? 0;
         this.d.pool.run(job, { onEvent: (e) => this.onEvent(e) }, bytes);
       }
@@ -240,7 +256,7 @@ export class IngestEngine {
       }
       this.progress.set(task.documentId, { done: e.done, total: e.total });
     } else if (e.type === "rows") {
-      const w = this.sink.write(task.collectionId, task.generation, task.documentId, e.rows, e.first);
+      const w = this.sink.write(task.collectionId, task.generation, task.documentId, e.rows, e.first, e.first && r.fresh);
       // The job may send its next slice once this one is in (or has failed, which fails the task).
       w.then(
         () => this.d.pool.ack(e.jobId),

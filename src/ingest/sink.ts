@@ -13,6 +13,8 @@ interface Pending {
   collectionId: string;
   generation: number;
   deletes: Set<string>;
+  /** Documents written for the first time ever: nothing of them can be stored yet, so nothing to delete. */
+  fresh: Set<string>;
   rows: RowOut[];
   waiters: { resolve: () => void; reject: (e: unknown) => void }[];
 }
@@ -36,23 +38,33 @@ export class ChunkSink {
     private readonly keep: KeepFilter,
   ) {}
 
-  /** Queues rows of one document; `first` replaces whatever rows it had. Resolves once committed. */
-  write(collectionId: string, generation: number, documentId: string, rows: RowOut[], first: boolean): Promise<void> {
+  /**
+   * Queues rows of one document; `first` replaces whatever rows it had (`fresh`: it
+   * never had any, the caller knows, so there is nothing to delete). Resolves once committed.
+   */
+  write(collectionId: string, generation: number, documentId: string, rows: RowOut[], first: boolean, fresh = false): Promise<void> {
     const key = `${collectionId}/${generation}`;
     let p = this.pending.get(key);
     if (!p) {
-      p = { collectionId, generation, deletes: new Set(), rows: [], waiters: [] };
+      p = { collectionId, generation, deletes: new Set(), fresh: new Set(), rows: [], waiters: [] };
       this.pending.set(key, p);
     }
     if (first) {
       // A new first write supersedes whatever of this document is still waiting.
-      p.deletes.add(documentId);
+      (fresh ? p.fresh : p.deletes).add(documentId);
       if (p.rows.some((r) => r.documentId === documentId)) p.rows = p.rows.filter((r) => r.documentId !== documentId);
     }
     for (const r of rows) p.rows.push(r);
     const done = new Promise<void>((resolve, reject) => p!.waiters.push({ resolve, reject }));
     if (!this.running.has(key)) void this.flush(key);
     return done;
+  }
+
+  /** Rows waiting for a commit (not counting the commit under way). */
+  pendingRows(): number {
+    let n = 0;
+    for (const p of this.pending.values()) n += p.rows.length;
+    return n;
   }
 
   /** Resolves when nothing is pending or being written. */
@@ -74,16 +86,16 @@ export class ChunkSink {
     try {
       for (let batch = this.pending.get(key); batch; batch = this.pending.get(key)) {
         this.pending.delete(key);
-        const ids = [...new Set([...batch.deletes, ...batch.rows.map((r) => r.documentId)])];
+        const ids = [...new Set([...batch.deletes, ...batch.fresh, ...batch.rows.map((r) => r.documentId)])];
         const alive = this.keep(batch.collectionId, batch.generation, ids);
         // One row per id (the latest), so a commit can never append an id twice.
         const rows = [...new Map(batch.rows.filter((r) => alive.has(r.documentId)).map((r) => [r.id, r])).values()];
         const deletes = [...batch.deletes].filter((id) => alive.has(id));
         try {
-          const cleared = new Set(deletes);
+          const cleared = new Set([...deletes, ...[...batch.fresh].filter((id) => alive.has(id))]);
           const appendedAreNew = [...span(rows, Math.min)].every(([doc, min]) => cleared.has(doc) || min > (this.written.get(`${key}|${doc}`) ?? Infinity));
           if (rows.length || deletes.length) await this.store.replaceDocuments(batch.collectionId, batch.generation, deletes, rows, appendedAreNew);
-          this.noteWritten(key, deletes, rows);
+          this.noteWritten(key, [...cleared], rows);
           for (const w of batch.waiters) w.resolve();
         } catch (err) {
           for (const w of batch.waiters) w.reject(err);
