@@ -6,6 +6,7 @@
  * back alone and its caller gets the error; the others commit. A caller's promise
  * settles only after the commit, so "accepted" still means "on disk".
  */
+import type { Statement } from "bun:sqlite";
 import type { Db } from "./client";
 
 interface Queued {
@@ -18,7 +19,18 @@ export class WriteBatch {
   private queue: Queued[] = [];
   private scheduled = false;
 
+  private statements: { begin: Statement; release: Statement; rollback: Statement } | null = null;
+
   constructor(private readonly db: Db) {}
+
+  private savepoints() {
+    const c = this.db.$client;
+    return (this.statements ??= {
+      begin: c.prepare("SAVEPOINT write_batch"),
+      release: c.prepare("RELEASE write_batch"),
+      rollback: c.prepare("ROLLBACK TO write_batch"),
+    });
+  }
 
   /** Runs `fn` inside the next group transaction; resolves with its result once committed. */
   run<T>(fn: (tx: Db) => T): Promise<T> {
@@ -38,13 +50,19 @@ export class WriteBatch {
     this.queue = [];
     if (batch.length === 0) return;
     const results: { ok: boolean; value: unknown }[] = [];
+    const sp = this.savepoints();
     try {
       this.db.transaction((tx) => {
         for (const q of batch) {
+          // A savepoint per write: a failing write undoes only itself. (Statements of
+          // our own: drizzle's nested transactions build theirs afresh every time.)
+          sp.begin.run();
           try {
-            // A nested transaction is a savepoint: a failing write undoes only itself.
-            results.push({ ok: true, value: tx.transaction((sp) => q.fn(sp as unknown as Db)) });
+            results.push({ ok: true, value: q.fn(tx as unknown as Db) });
+            sp.release.run();
           } catch (err) {
+            sp.rollback.run();
+            sp.release.run();
             results.push({ ok: false, value: err });
           }
         }

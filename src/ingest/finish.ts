@@ -29,45 +29,45 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** Backoff before attempt n+1: 2 s, 4 s, 8 s, … capped at 5 minutes. */
 export const backoffMs = (attempts: number) => Math.min(2000 * 2 ** Math.max(0, attempts - 1), 5 * 60_000);
 
-/** Records a task's outcome in one transaction and says what the vector store must do. */
-export function finishTask(db: Db, task: Task, outcome: Outcome, now: number): Finished {
-  return db.transaction((tx) => {
-    const t = tx as unknown as Db;
-    const current = findTask(t, task.id);
-    if (!current || current.status !== "processing") return NOTHING; // deleted meanwhile
-    const doc = findDocumentById(t, task.documentId);
-    if (!doc) return NOTHING;
-    if (!outcome.ok && outcome.transient && current.attempts < MAX_ATTEMPTS) {
-      retryTaskLater(t, task.id, outcome.message, iso(now + backoffMs(current.attempts)), iso(now));
-      updateDocument(t, doc.id, { status: "queued", updatedAt: iso(now) });
-      return NOTHING;
-    }
-    endTask(t, task.id, outcome.ok ? "succeeded" : "failed", outcome.ok ? null : outcome.message, iso(now));
-    const stillPending = pendingTasksOfDocument(t, doc.id).length > 0;
-    if (outcome.ok && !stillPending) {
-      markDocumentReady(t, doc.id, outcome.chunkCount, iso(now));
-    } else if (outcome.ok) {
-      updateDocument(t, doc.id, {
-        error: null,
-        chunkCount: outcome.chunkCount,
-        progressDone: outcome.chunkCount,
-        progressTotal: outcome.chunkCount,
-        indexedAt: iso(now),
-        updatedAt: iso(now),
-      });
-    } else {
-      const attempts = current.attempts > 1 ? ` (after ${current.attempts} attempts)` : "";
-      // A failed rebuild task leaves the document's chunks in the index that still answers.
-      const rebuilding = findCollectionById(t, task.collectionId)?.buildingGeneration === task.generation;
-      updateDocument(t, doc.id, {
-        ...(stillPending ? {} : { status: "failed" as const, error: outcome.message + attempts }),
-        ...(rebuilding ? {} : { chunkCount: 0 }),
-        updatedAt: iso(now),
-      });
-    }
-    if (outcome.ok) noteDimensions(t, task, outcome.dimensions);
-    return { dropGeneration: maybeSwitch(t, task.collectionId, now, outcome), clearRows: !outcome.ok };
-  });
+/**
+ * Records a task's outcome and says what the vector store must do. Call it inside a
+ * transaction (the engine's group commit gives each call its own savepoint).
+ */
+export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Finished {
+  const current = findTask(t, task.id);
+  if (!current || current.status !== "processing") return NOTHING; // deleted meanwhile
+  const doc = findDocumentById(t, task.documentId);
+  if (!doc) return NOTHING;
+  if (!outcome.ok && outcome.transient && current.attempts < MAX_ATTEMPTS) {
+    retryTaskLater(t, task.id, outcome.message, iso(now + backoffMs(current.attempts)), iso(now));
+    updateDocument(t, doc.id, { status: "queued", updatedAt: iso(now) });
+    return NOTHING;
+  }
+  endTask(t, task.id, outcome.ok ? "succeeded" : "failed", outcome.ok ? null : outcome.message, iso(now));
+  const stillPending = pendingTasksOfDocument(t, doc.id).length > 0;
+  if (outcome.ok && !stillPending) {
+    markDocumentReady(t, doc.id, outcome.chunkCount, iso(now));
+  } else if (outcome.ok) {
+    updateDocument(t, doc.id, {
+      error: null,
+      chunkCount: outcome.chunkCount,
+      progressDone: outcome.chunkCount,
+      progressTotal: outcome.chunkCount,
+      indexedAt: iso(now),
+      updatedAt: iso(now),
+    });
+  } else {
+    const attempts = current.attempts > 1 ? ` (after ${current.attempts} attempts)` : "";
+    // A failed rebuild task leaves the document's chunks in the index that still answers.
+    const rebuilding = findCollectionById(t, task.collectionId)?.buildingGeneration === task.generation;
+    updateDocument(t, doc.id, {
+      ...(stillPending ? {} : { status: "failed" as const, error: outcome.message + attempts }),
+      ...(rebuilding ? {} : { chunkCount: 0 }),
+      updatedAt: iso(now),
+    });
+  }
+  if (outcome.ok) noteDimensions(t, task, outcome.dimensions);
+  return { dropGeneration: maybeSwitch(t, task.collectionId, now, outcome), clearRows: !outcome.ok };
 }
 
 /** The first successful task of the active generation tells the model's dimension. */
