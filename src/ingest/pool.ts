@@ -25,8 +25,12 @@ export interface JobHandlers {
 /** Bytes of document per unit of a worker's capacity. */
 const WEIGHT_UNIT = 128 * 1024;
 
-/** A job's share of a worker: 1 for a small document, more for a big one. */
-export const jobWeight = (bytes: number) => Math.max(1, Math.ceil(bytes / WEIGHT_UNIT));
+/**
+ * A job's share of a worker, by document size: 1 per 128 KB in eighths, at least 1/8, so
+ * that a worker keeps up to 256 small documents in hand (a job of a few kilobytes
+ * takes a fraction of a millisecond; fewer would leave the worker waiting for the next).
+ */
+export const jobWeight = (bytes: number) => Math.max(1, Math.ceil((8 * bytes) / WEIGHT_UNIT)) / 8;
 
 interface Running {
   job: Job;
