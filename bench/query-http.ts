@@ -128,9 +128,10 @@ async function load(dataDir: string, pipelineId: string, all: Float32Array, ids:
   const store = new VectorStore(conn, { log: (msg, f) => console.error(`  ${msg}`, JSON.stringify(f ?? {})) });
   const db = new Database(join(dataDir, "ragd.db"));
   const insert = db.prepare(
-    `INSERT INTO documents (id, collection_id, type, name, content, status, chunk_count, progress_done, progress_total, created_at, updated_at, indexed_at)
+    `INSERT INTO documents (id, collection_id, type, name, content_length, status, chunk_count, progress_done, progress_total, created_at, updated_at, indexed_at)
      VALUES (?, ?, 'text', ?, ?, 'ready', ?, ?, ?, ?, ?, ?)`,
   );
+  const insertText = db.prepare("INSERT INTO document_texts (document_id, content) VALUES (?, ?)");
   const rnd = random(1);
   const started = performance.now();
   const docs = N / CHUNKS_PER_DOC;
@@ -156,7 +157,10 @@ async function load(dataDir: string, pipelineId: string, all: Float32Array, ids:
     await store.replaceDocuments(pipelineId, 1, docRows.map(([id]) => id), rows);
     const now = new Date().toISOString();
     db.transaction(() => {
-      for (const [id, content] of docRows) insert.run(id, pipelineId, `doc ${id.slice(-6)}`, content, CHUNKS_PER_DOC, CHUNKS_PER_DOC, CHUNKS_PER_DOC, now, now, now);
+      for (const [id, content] of docRows) {
+        insert.run(id, pipelineId, `doc ${id.slice(-6)}`, content.length, CHUNKS_PER_DOC, CHUNKS_PER_DOC, CHUNKS_PER_DOC, now, now, now);
+        insertText.run(id, content);
+      }
     })();
     if ((from / BATCH_DOCS) % 10 === 9) console.error(`  loaded ${((from + BATCH_DOCS) * CHUNKS_PER_DOC).toLocaleString()} chunks`);
   }
