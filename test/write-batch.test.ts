@@ -70,3 +70,16 @@ test("nothing is visible to another connection before the promise resolves, and 
   expect(count()).toBe(2);
   other.close();
 });
+
+test("when the transaction as a whole fails, every write of the batch is refused, nothing is kept, and the next batch works", async () => {
+  const batch = new WriteBatch(db);
+  const first = batch.run(() => insert("d1", 1));
+  // A write that ends the transaction under the others' feet, as a full disk can.
+  const breaker = batch.run(() => db.$client.exec("ROLLBACK"));
+  const last = batch.run(() => insert("d2", 2));
+  const settled = await Promise.allSettled([first, breaker, last]);
+  expect(settled.map((s) => s.status)).toEqual(["rejected", "rejected", "rejected"]);
+  expect(rows().filter((r: any) => r.k.startsWith("d"))).toEqual([]);
+  await batch.run(() => insert("d3", 3));
+  expect(rows().filter((r: any) => r.k.startsWith("d"))).toEqual([{ k: "d3", v: 3 }]);
+});

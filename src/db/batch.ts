@@ -50,8 +50,8 @@ export class WriteBatch {
     this.queue = [];
     if (batch.length === 0) return;
     const results: { ok: boolean; value: unknown }[] = [];
-    const sp = this.savepoints();
     try {
+      const sp = this.savepoints();
       this.db.transaction((tx) => {
         for (const q of batch) {
           // A savepoint per write: a failing write undoes only itself. (Statements of

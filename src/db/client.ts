@@ -41,6 +41,18 @@ function cacheStatements(sqlite: Database): void {
   }) as typeof sqlite.prepare;
 }
 
+/** Data changes SQL cannot make exactly, run right after their migration, in its transaction. */
+const DATA_STEPS: Record<string, (sqlite: Database) => void> = {
+  // The API reports a text's length as JavaScript counts it (UTF-16 units); SQLite's
+  // length() counts code points and stops at a NUL.
+  "0003_document_texts": (sqlite) => {
+    const update = sqlite.prepare("UPDATE documents SET content_length = ? WHERE id = ?");
+    for (const row of sqlite.query("SELECT document_id AS id, content FROM document_texts").iterate() as Iterable<{ id: string; content: string }>) {
+      update.run(row.content.length, row.id);
+    }
+  },
+};
+
 /** Applies every embedded migration (or those of `list`) not yet recorded, each in its own transaction. */
 export function migrate(sqlite: Database, list = migrations): void {
   sqlite.exec(
@@ -56,6 +68,7 @@ export function migrate(sqlite: Database, list = migrations): void {
         for (const stmt of m.sql.split("--> statement-breakpoint")) {
           if (stmt.trim()) sqlite.exec(stmt);
         }
+        DATA_STEPS[m.tag]?.(sqlite);
         sqlite.query("INSERT INTO _migrations (tag, applied_at) VALUES (?, ?)").run(m.tag, new Date().toISOString());
       }
       sqlite.exec("COMMIT");

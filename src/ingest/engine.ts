@@ -7,15 +7,17 @@ import type { Config } from "../config";
 import { WriteBatch } from "../db/batch";
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/queries/collections";
-import { deleteDocumentRow, existingDocumentIds, findDocumentById, findDocumentText, insertDocument, markDocumentProcessing, setDocumentProgress } from "../db/queries/documents";
+import { deleteDocumentRow, existingDocumentIds, insertDocument } from "../db/queries/documents";
 import { claimTask, pruneFinishedTasks, queuedTaskCount, requeueInterrupted, waitingDocumentsWithoutTask } from "../db/queries/tasks";
 import type { Collection, DocumentRow, Task } from "../db/schema";
 import type { FileStore } from "../files/store";
 import type { Logger } from "../log";
 import type { VectorStore } from "../vectors/store";
-import { finishTask, queueTask, switchIfBuilt, type Outcome } from "./finish";
-import type { Job, JobEvent } from "./job";
+import { queueTask, recordOutcome, switchIfBuilt, type Outcome } from "./finish";
+import { jobFor } from "./job-for";
+import type { JobEvent } from "./job";
 import type { WorkerPool } from "./pool";
+import { ProgressBuffer } from "./progress";
 import { ChunkSink } from "./sink";
 
 const LEASE_MS = 30 * 60_000;
@@ -29,6 +31,12 @@ const AWAITING_COMMIT_PER_WORKER = 256;
 /** No new task starts while this many rows wait for the writer (about 60 MB with 384-dimension vectors). */
 const MAX_PENDING_ROWS = 20_000;
 export const QUEUE_LIMIT = 10_000;
+
+/** A claimed task whose room in the pool is taken; `send` hands it to its worker. */
+interface Claimed {
+  jobId: string;
+  send: () => void;
+}
 
 interface Running {
   task: Task;
@@ -52,8 +60,7 @@ export class IngestEngine {
   private readonly running = new Map<string, Running>();
   /** Group commit for new documents, finished tasks and progress. */
   private readonly writes: WriteBatch;
-  /** Latest progress per document, written with the next group commit. */
-  private readonly progress = new Map<string, { done: number; total: number }>();
+  private readonly progress: ProgressBuffer;
   /** Documents created in this process whose first task has not started yet. */
   private readonly fresh = new Set<string>();
   /** Queue length as last counted, plus what was queued since; recounted at most every 250 ms. */
@@ -65,6 +72,7 @@ export class IngestEngine {
   constructor(private readonly d: EngineDeps) {
     this.sink = new ChunkSink(d.store, (collectionId, generation, ids) => this.writable(collectionId, generation, ids));
     this.writes = new WriteBatch(d.db);
+    this.progress = new ProgressBuffer(this.writes, d.log);
   }
 
   /** Puts work interrupted by a stop or crash back in the queue; call before start. */
@@ -123,7 +131,7 @@ export class IngestEngine {
       prepare?.(t);
       queueTask(t, documentId, findCollectionById(t, collection.id) ?? collection, Date.now());
     });
-    this.soon();
+    this.kick();
   }
 
   /**
@@ -131,19 +139,25 @@ export class IngestEngine {
    * committed, with false when the collection was deleted before the commit.
    */
   async enqueueNew(row: DocumentRow, collection: Collection, content?: string): Promise<boolean> {
-    const stored = await this.writes.run((t) => {
-      const col = findCollectionById(t, collection.id);
-      if (!col) return false;
-      insertDocument(t, row, content);
-      queueTask(t, row.id, col, Date.now(), true);
-      return true;
-    });
+    // Bounded: forgetting only costs the next first write a delete that finds nothing.
+    if (this.fresh.size >= QUEUE_LIMIT * 2) this.fresh.clear();
+    const stored = await this.writes
+      .run((t) => {
+        const col = findCollectionById(t, collection.id);
+        if (!col) return false;
+        insertDocument(t, row, content);
+        queueTask(t, row.id, col, Date.now(), true);
+        // Marked before the commit: a claim later in the same transaction must see it.
+        this.fresh.add(row.id);
+        return true;
+      })
+      .catch((err) => {
+        this.fresh.delete(row.id);
+        throw err;
+      });
     if (stored) {
-      // Bounded: forgetting only costs the next first write a delete that finds nothing.
-      if (this.fresh.size >= QUEUE_LIMIT * 2) this.fresh.clear();
-      this.fresh.add(row.id);
       this.queued.n++;
-      this.soon();
+      this.kick();
     }
     return stored;
   }
@@ -175,25 +189,32 @@ export class IngestEngine {
 
   private kickQueued = false;
 
-  /** Starts queued tasks soon: with the next group commit, however many events ask for it this turn. */
-  soon(): void {
-    this.kick();
-  }
-
   /**
    * Starts as many queued tasks as there are idle workers, inside the next group
-   * commit: the claims of a turn cost no commit of their own.
+   * commit (once, however many events ask for it in a turn): the claims of a turn
+   * cost no commit of their own.
    */
   kick(): void {
     if (this.kickQueued || !this.started || this.stopped) return;
     if (!this.hasCapacity()) return;
     this.kickQueued = true;
+    let claimed: Claimed[] = [];
     this.writes
       .run((t) => {
         this.kickQueued = false;
-        this.startQueued(t);
+        claimed = this.startQueued(t);
       })
-      .catch((err) => this.d.log.error("could not start ingestion tasks", { error: err }));
+      // Jobs go to the workers only once their claims are committed; if the commit fails,
+      // the claims are undone and so is their room in the pool.
+      .then(() => claimed.forEach((c) => c.send()))
+      .catch((err) => {
+        for (const c of claimed) {
+          this.d.pool.release(c.jobId);
+          this.running.delete(c.jobId);
+        }
+        this.d.log.error("could not start ingestion tasks", { error: err });
+      })
+      .finally(() => (this.kickQueued = false));
   }
 
   /** Room in the workers, among the jobs awaiting commit, and in the sink. */
@@ -201,49 +222,30 @@ export class IngestEngine {
     return this.d.pool.idle > 0 && this.running.size < this.d.pool.size * AWAITING_COMMIT_PER_WORKER && this.sink.pendingRows() < MAX_PENDING_ROWS;
   }
 
-  /** Claims tasks and hands them to workers while there is room; never throws (jobs already handed over must stay claimed). */
-  private startQueued(t: Db): void {
+  /**
+   * Claims tasks and takes room for them in the pool while there is room; never
+   * throws, so the claims made before an error still commit with their jobs.
+   */
+  private startQueued(t: Db): Claimed[] {
+    const claimed: Claimed[] = [];
     try {
-      // idle > 0: a claimed task always finds a worker (run() only refuses a full pool).
+      // idle > 0: a claimed task always finds room (assign() only refuses a full pool).
       while (!this.stopped && this.hasCapacity()) {
         const task = claimTask(t, Date.now(), LEASE_MS);
         if (!task) break;
-        const job = this.jobFor(t, task);
+        const job = jobFor(t, task, this.d);
         if (!job) continue;
         const fresh = this.fresh.delete(task.documentId) && task.attempts === 1;
         this.running.set(job.jobId, { task, fresh, writes: [], failed: null });
-        const bytes = job.document.content?.length ?? job.document.fileSize ?? 0;
-        this.d.pool.run(job, { onEvent: (e) => this.onEvent(e) }, bytes);
+        // A url or api source's size is not known before it is fetched: a whole unit.
+        const bytes = job.document.content?.length ?? job.document.fileSize ?? null;
+        const send = this.d.pool.assign(job, { onEvent: (e) => this.onEvent(e) }, bytes);
+        if (send) claimed.push({ jobId: job.jobId, send });
       }
     } catch (err) {
       this.d.log.error("could not start an ingestion task", { error: err });
     }
-  }
-
-  /** Builds the worker's job for a claimed task, or finishes the task when it cannot run. */
-  private jobFor(db: Db, task: Task): Job | null {
-    const doc = findDocumentById(db, task.documentId);
-    const col = findCollectionById(db, task.collectionId);
-    if (!doc || !col) return null;
-    markDocumentProcessing(db, doc.id, new Date().toISOString());
-    const building = task.generation === col.buildingGeneration;
-    const model = (building ? col.buildingModel : col.indexModel) ?? col.embeddingModel;
-    return {
-      jobId: task.id,
-      document: {
-        id: doc.id,
-        type: doc.type,
-        content: doc.type === "text" ? findDocumentText(db, doc.id) : null,
-        url: doc.url,
-        fileName: doc.fileName,
-        fileSize: doc.fileSize,
-        filePath: doc.filePath ? this.d.files.pathOf(col.id, doc.id) : null,
-      },
-      chunking: { strategy: col.chunkingStrategy as Job["chunking"]["strategy"], size: col.chunkSize, overlap: col.chunkOverlap },
-      model,
-      embed: { ollamaUrl: this.d.config.ollamaUrl, openaiUrl: this.d.config.openaiUrl, openaiKey: this.d.config.openaiKey, batchSize: 32 },
-      fetch: { allow: this.d.config.fetchAllow, deny: this.d.config.fetchDeny, maxBytes: this.d.config.maxUploadMb * 1024 * 1024, timeoutMs: 30_000 },
-    };
+    return claimed;
   }
 
   private onEvent(e: JobEvent): void {
@@ -251,10 +253,7 @@ export class IngestEngine {
     if (!r) return; // cancelled
     const { task } = r;
     if (e.type === "progress") {
-      if (!this.progress.size) {
-        this.writes.run((t) => this.writeProgress(t)).catch((err) => this.d.log.warn("could not record progress", { error: err }));
-      }
-      this.progress.set(task.documentId, { done: e.done, total: e.total });
+      this.progress.set(task.documentId, e.done, e.total);
     } else if (e.type === "rows") {
       const w = this.sink.write(task.collectionId, task.generation, task.documentId, e.rows, e.first, e.first && r.fresh);
       // The job may send its next slice once this one is in (or has failed, which fails the task).
@@ -271,14 +270,9 @@ export class IngestEngine {
         e.type === "done"
           ? { ok: true, chunkCount: e.chunkCount, dimensions: e.dimensions }
           : { ok: false, message: e.message, transient: e.transient };
-      void this.finish(e.jobId, r, outcome);
-      this.soon(); // the worker is free now; its rows commit meanwhile
+      this.finish(e.jobId, r, outcome).catch((err) => this.d.log.error("could not finish an ingestion task", { error: err }));
+      this.kick(); // the worker is free now; its rows commit meanwhile
     }
-  }
-
-  private writeProgress(db: Db): void {
-    for (const [id, p] of this.progress) setDocumentProgress(db, id, p.done, p.total);
-    this.progress.clear();
   }
 
   /** Waits for the job's rows to be committed, then records the outcome (with the next group commit). */
@@ -289,8 +283,9 @@ export class IngestEngine {
       outcome = { ok: false, message: `could not store the chunks: ${(r.failed as Error).message}`, transient: true };
     }
     const { task } = r;
-    this.progress.delete(task.documentId);
-    const done = await this.writes.run((t) => finishTask(t, task, outcome, Date.now()));
+    this.progress.drop(task.documentId);
+    const done = await recordOutcome(this.writes, task, outcome, () => this.stopped, this.d.log);
+    if (!done) return; // stopping: the restart takes the task up again
     this.running.delete(jobId);
     if (done.clearRows) {
       await this.sink.write(task.collectionId, task.generation, task.documentId, [], true).catch((err) =>
@@ -302,7 +297,7 @@ export class IngestEngine {
         this.d.log.warn("could not drop an old index generation", { error: err }),
       );
     }
-    this.soon();
+    this.kick();
   }
 
   /** The documents among `ids` whose rows may still be written into this generation. */

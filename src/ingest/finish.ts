@@ -4,12 +4,14 @@
  * failures mark the document failed with the reason. When the last task of a
  * re-index finishes, the new generation becomes the active one.
  */
+import type { WriteBatch } from "../db/batch";
 import type { Db } from "../db/client";
 import { findCollectionById, updateCollection } from "../db/queries/collections";
 import { findDocumentById, markDocumentQueued, markDocumentReady, updateDocument } from "../db/queries/documents";
 import { markRebuildFailed, zeroFailedChunkCounts } from "../db/queries/documents";
 import { endTask, findTask, insertTask, pendingTaskCount, pendingTasksOfDocument, retryTaskLater, tasksOfGeneration } from "../db/queries/tasks";
 import type { Collection, Task } from "../db/schema";
+import type { Logger } from "../log";
 
 export const MAX_ATTEMPTS = 5;
 
@@ -68,6 +70,24 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
   }
   if (outcome.ok) noteDimensions(t, task, outcome.dimensions);
   return { dropGeneration: maybeSwitch(t, task.collectionId, now, outcome), clearRows: !outcome.ok };
+}
+
+/**
+ * Records a task's outcome with the next group commit. While SQLite refuses (a full
+ * disk, say) it tries again, waiting up to a minute between tries, rather than leave the
+ * document processing; null once the engine stops (the restart requeues the task).
+ */
+export async function recordOutcome(writes: WriteBatch, task: Task, outcome: Outcome, stopped: () => boolean, log: Logger): Promise<Finished | null> {
+  for (let wait = 1000; ; wait = Math.min(wait * 2, 60_000)) {
+    try {
+      return await writes.run((t) => finishTask(t, task, outcome, Date.now()));
+    } catch (err) {
+      log.error("could not record the end of an ingestion task; trying again", { error: err, task: task.id });
+      if (stopped()) return null;
+      await Bun.sleep(wait);
+      if (stopped()) return null;
+    }
+  }
 }
 
 /** The first successful task of the active generation tells the model's dimension. */

@@ -30,7 +30,7 @@ const WEIGHT_UNIT = 128 * 1024;
  * that a worker keeps up to 256 small documents in hand (a job of a few kilobytes
  * takes a fraction of a millisecond; fewer would leave the worker waiting for the next).
  */
-export const jobWeight = (bytes: number) => Math.max(1, Math.ceil((8 * bytes) / WEIGHT_UNIT)) / 8;
+export const jobWeight = (bytes: number | null) => (bytes === null ? 1 : Math.max(1, Math.ceil((8 * bytes) / WEIGHT_UNIT)) / 8);
 
 interface Running {
   job: Job;
@@ -77,17 +77,35 @@ export class WorkerPool {
   }
 
   /** Starts a job on the least loaded worker (a big job may take it past its capacity); false when all are full. */
-  run(job: Job, handlers: JobHandlers, bytes = 0): boolean {
+  run(job: Job, handlers: JobHandlers, bytes: number | null = 0): boolean {
+    const send = this.assign(job, handlers, bytes);
+    send?.();
+    return send !== null;
+  }
+
+  /**
+   * Takes room for a job on the least loaded worker without sending it yet (the
+   * caller sends it once its claim is committed, or gives the room back with
+   * release()); null when all are full. `bytes` null: a size not known yet.
+   */
+  assign(job: Job, handlers: JobHandlers, bytes: number | null): (() => void) | null {
     let slot: Slot | undefined;
     for (const s of this.slots) if (!slot || s.load < slot.load) slot = s;
-    if (!slot || this.closed || slot.load >= this.capacity) return false;
+    if (!slot || this.closed || slot.load >= this.capacity) return null;
     const target = slot;
     const timer = setTimeout(() => this.timeOut(target, job.jobId), this.timeCapMs);
     const weight = jobWeight(bytes);
     slot.jobs.set(job.jobId, { job, handlers, timer, weight });
     slot.load += weight;
-    this.post(slot, { type: "job", job });
-    return true;
+    return () => {
+      if (target.jobs.get(job.jobId)?.job === job) this.post(target, { type: "job", job });
+    };
+  }
+
+  /** Gives back the room of an assigned job that was never sent. */
+  release(jobId: string): void {
+    const slot = this.slotOf(jobId);
+    if (slot) this.forget(slot, jobId);
   }
 
   /** Tells a job its rows are committed, so it may send more. */

@@ -6,10 +6,9 @@
  * again (its write is idempotent, so the rerun leaves exactly one copy).
  */
 import { readdirSync } from "node:fs";
-import { join } from "node:path";
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/queries/collections";
-import { documentsWithFiles, listDocuments } from "../db/queries/documents";
+import { listDocuments } from "../db/queries/documents";
 import { pendingTasksOfDocument } from "../db/queries/tasks";
 import type { FileStore } from "../files/store";
 import type { Logger } from "../log";

@@ -1,0 +1,39 @@
+/** The worker's job for a claimed task: what to read, how to chunk, which model, which limits. */
+import type { Config } from "../config";
+import type { Db } from "../db/client";
+import { findCollectionById } from "../db/queries/collections";
+import { findDocumentById, findDocumentText, markDocumentProcessing } from "../db/queries/documents";
+import type { Task } from "../db/schema";
+import type { FileStore } from "../files/store";
+import type { Job } from "./job";
+
+export interface JobSettings {
+  files: FileStore;
+  config: Pick<Config, "ollamaUrl" | "openaiUrl" | "openaiKey" | "fetchAllow" | "fetchDeny" | "maxUploadMb">;
+}
+
+/** Marks the document processing and builds its job; null when the document or its collection is gone. */
+export function jobFor(db: Db, task: Task, d: JobSettings): Job | null {
+  const doc = findDocumentById(db, task.documentId);
+  const col = findCollectionById(db, task.collectionId);
+  if (!doc || !col) return null;
+  markDocumentProcessing(db, doc.id, new Date().toISOString());
+  const building = task.generation === col.buildingGeneration;
+  const model = (building ? col.buildingModel : col.indexModel) ?? col.embeddingModel;
+  return {
+    jobId: task.id,
+    document: {
+      id: doc.id,
+      type: doc.type,
+      content: doc.type === "text" ? findDocumentText(db, doc.id) : null,
+      url: doc.url,
+      fileName: doc.fileName,
+      fileSize: doc.fileSize,
+      filePath: doc.filePath ? d.files.pathOf(col.id, doc.id) : null,
+    },
+    chunking: { strategy: col.chunkingStrategy as Job["chunking"]["strategy"], size: col.chunkSize, overlap: col.chunkOverlap },
+    model,
+    embed: { ollamaUrl: d.config.ollamaUrl, openaiUrl: d.config.openaiUrl, openaiKey: d.config.openaiKey, batchSize: 32 },
+    fetch: { allow: d.config.fetchAllow, deny: d.config.fetchDeny, maxBytes: d.config.maxUploadMb * 1024 * 1024, timeoutMs: 30_000 },
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * The worker pool's bookkeeping with real Bun Worker threads: room is taken when a
+ * job is assigned, given back when it ends or is released, and a job released
+ * before it is sent never reaches its worker.
+ */
+import { afterAll, expect, test } from "bun:test";
+import type { Job, JobEvent } from "../src/ingest/job";
+import { WorkerPool, jobWeight } from "../src/ingest/pool";
+import { createLogger } from "../src/log";
+
+const pool = new WorkerPool(1, createLogger("error", () => {}), 4);
+afterAll(() => pool.close());
+
+const job = (id: string, content: string): Job => ({
+  jobId: id,
+  document: { id: `doc-${id}`, type: "text", content, url: null, fileName: null, fileSize: null, filePath: null },
+  chunking: { strategy: "recursive", size: 200, overlap: 0 },
+  model: "builtin",
+  embed: { ollamaUrl: "http://127.0.0.1:1", openaiUrl: null, openaiKey: null, batchSize: 32 },
+  fetch: { allow: [], deny: [], maxBytes: 1024, timeoutMs: 1000 },
+});
+
+test("weights: eighths of 128 KB, at least 1/8; an unknown size takes a whole unit", () => {
+  expect(jobWeight(0)).toBe(1 / 8);
+  expect(jobWeight(1400)).toBe(1 / 8);
+  expect(jobWeight(16 * 1024 + 1)).toBe(2 / 8);
+  expect(jobWeight(1024 * 1024)).toBe(8);
+  expect(jobWeight(null)).toBe(1);
+});
+
+test("assign takes room, release gives it back, and a released job is never run", async () => {
+  const events: JobEvent[] = [];
+  const before = pool.idle;
+  const send = pool.assign(job("released", "never embedded"), { onEvent: (e) => events.push(e) }, null);
+  expect(send).not.toBeNull();
+  expect(pool.idle).toBe(before - 1);
+  pool.release("released");
+  expect(pool.idle).toBe(before);
+  send!();
+  await Bun.sleep(300);
+  expect(events).toEqual([]);
+});
+
+test("an assigned job runs once sent, and its room comes back when it is done", async () => {
+  const before = pool.idle;
+  const done = new Promise<JobEvent[]>((resolve) => {
+    const seen: JobEvent[] = [];
+    const send = pool.assign(job("sent", "A short text to chunk and embed."), {
+      onEvent: (e) => {
+        seen.push(e);
+        if (e.type === "done" || e.type === "error") resolve(seen);
+        if (e.type === "rows") pool.ack(e.jobId);
+      },
+    }, 32);
+    expect(pool.idle).toBe(before - 1 / 8);
+    send!();
+  });
+  const seen = await done;
+  expect(seen.map((e) => e.type)).toEqual(["rows", "done"]);
+  expect(pool.idle).toBe(before);
+});
+
+test("a full pool refuses another job", () => {
+  const taken = Array.from({ length: 4 }, (_, i) => pool.assign(job(`full${i}`, "x"), { onEvent: () => {} }, null));
+  expect(taken.every((s) => s !== null)).toBe(true);
+  expect(pool.idle).toBe(0);
+  expect(pool.assign(job("one-more", "x"), { onEvent: () => {} }, 0)).toBeNull();
+  for (let i = 0; i < 4; i++) pool.release(`full${i}`);
+  expect(pool.idle).toBe(4);
+});
