@@ -51,3 +51,27 @@ test("a failed call rejects only the requests it carried", async () => {
   await expect(first).rejects.toThrow("backend said no");
   expect((await later)[0]![0]).toBe(4);
 });
+
+test("progress: each request hears of its own texts as the backend's batches come back, in its own positions", async () => {
+  // A backend that embeds in batches of 2 and reports each batch as it finishes.
+  const inner: Embedder = {
+    name: "steps",
+    dimensions: async () => 1,
+    async embed(texts, _signal, onDone) {
+      for (let i = 0; i < texts.length; i += 2) {
+        await Bun.sleep(5);
+        onDone?.(i, Math.min(2, texts.length - i));
+      }
+      return texts.map(() => new Float32Array([1]));
+    },
+  };
+  const b = new BatchingEmbedder(inner, 2, 8, 1);
+  const heard: Record<string, [number, number][]> = { a: [], b: [], c: [] };
+  const ask = (name: string, n: number) => b.embed(Array.from({ length: n }, (_, i) => `${name}${i}`), undefined, (from, count) => heard[name]!.push([from, count]));
+  // "a" goes alone while the backend is idle; "b" and "c" then share calls.
+  await Promise.all([ask("a", 3), ask("b", 3), ask("c", 5)]);
+  for (const [name, n] of [["a", 3], ["b", 3], ["c", 5]] as const) {
+    const covered = heard[name]!.flatMap(([from, count]) => Array.from({ length: count }, (_, k) => from + k)).sort((x, y) => x - y);
+    expect(covered).toEqual(Array.from({ length: n }, (_, i) => i)); // every text once, nothing else
+  }
+});

@@ -201,6 +201,25 @@ describe("progress while processing", () => {
       await fake.set({ latencyMs: 0 });
     }
   });
+
+  test("progress moves while a remote model embeds: a source of one slice shows counts between 0 and its total", async () => {
+    const pid = await c.pipeline({ name: "Steps", embeddingModel: "ollama/all-minilm", chunkSize: 100, chunkOverlap: 0 });
+    await fake.set({ latencyMs: 150 });
+    try {
+      const text = Array.from({ length: 1200 }, (_, i) => `Sentence number ${i} is here.`).join(" ");
+      const s = await c.addText(pid, text, "steps");
+      const midway = await waitFor("a count between 0 and the total", async () => {
+        const cur = await c.source(pid, s.id);
+        return cur && cur.status === "processing" && cur.progress.done > 0 && cur.progress.done < cur.progress.total ? cur : null;
+      });
+      expect(midway.progress.total).toBeLessThanOrEqual(512); // one slice: the steps come from the model's batches
+      const done = await c.settled(pid, s.id);
+      expect(done.status).toBe("ready");
+      expect(done.progress).toEqual({ done: midway.progress.total, total: midway.progress.total });
+    } finally {
+      await fake.set({ latencyMs: 0 });
+    }
+  });
 });
 
 describe("failures say what to do", () => {

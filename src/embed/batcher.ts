@@ -14,6 +14,7 @@ interface Waiting {
   next: number;
   results: Float32Array[];
   missing: number;
+  onDone?: (from: number, count: number) => void;
   resolve: (v: Float32Array[]) => void;
   reject: (e: unknown) => void;
 }
@@ -51,10 +52,10 @@ export class BatchingEmbedder implements Embedder {
     return this.inner.dimensions();
   }
 
-  embed(texts: string[]): Promise<Float32Array[]> {
+  embed(texts: string[], _signal?: AbortSignal, onDone?: (from: number, count: number) => void): Promise<Float32Array[]> {
     if (texts.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
-      this.queue.push({ texts, next: 0, results: new Array(texts.length), missing: texts.length, resolve, reject });
+      this.queue.push({ texts, next: 0, results: new Array(texts.length), missing: texts.length, onDone, resolve, reject });
       this.queued += texts.length;
       this.pump();
     });
@@ -90,7 +91,11 @@ export class BatchingEmbedder implements Embedder {
   private send(pieces: Piece[]): void {
     this.inFlight++;
     this.inner
-      .embed(pieces.flatMap((p) => p.w.texts.slice(p.from, p.from + p.count)))
+      .embed(
+        pieces.flatMap((p) => p.w.texts.slice(p.from, p.from + p.count)),
+        undefined,
+        (from, count) => creditDone(pieces, from, count),
+      )
       .then(
         (vectors) => {
           let at = 0;
@@ -120,5 +125,16 @@ export class BatchingEmbedder implements Embedder {
       this.queue.splice(i, 1);
     }
     w.reject(err);
+  }
+}
+
+/** Tells each request whose texts lie in [from, from + count) of a call that they are embedded. */
+function creditDone(pieces: Piece[], from: number, count: number): void {
+  let offset = 0;
+  for (const p of pieces) {
+    const lo = Math.max(from, offset);
+    const hi = Math.min(from + count, offset + p.count);
+    if (lo < hi && p.w.missing >= 0) p.w.onDone?.(p.from + lo - offset, hi - lo);
+    offset += p.count;
   }
 }

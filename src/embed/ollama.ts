@@ -72,7 +72,7 @@ export abstract class RemoteEmbedder implements Embedder {
   /** Explains an error thrown by `send` that is not already an EmbeddingError. */
   protected abstract explain(err: unknown): EmbeddingError;
 
-  async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+  async embed(texts: string[], signal?: AbortSignal, onDone?: (from: number, count: number) => void): Promise<Float32Array[]> {
     const batches: string[][] = [];
     for (let i = 0; i < texts.length; i += this.opts.batchSize) batches.push(texts.slice(i, i + this.opts.batchSize));
     const results: Float32Array[][] = [];
@@ -86,6 +86,7 @@ export abstract class RemoteEmbedder implements Embedder {
         const i = next++;
         try {
           results[i] = await this.sendWithRetries(batches[i]!, abort);
+          onDone?.(i * this.opts.batchSize, batches[i]!.length);
         } catch (err) {
           failure ??= err;
           stop.abort();

@@ -6,9 +6,11 @@ export interface Embedder {
   /**
    * Embeds texts in order; one vector per text, all of the model's dimension.
    * Vectors are L2-normalised so that cosine distance is meaningful.
-   * Throws EmbeddingError with a message a person can act on.
+   * Throws EmbeddingError with a message a person can act on. `onDone`, when given,
+   * hears of texts[from .. from + count) as they are embedded (remote models), so a
+   * long request can report progress before it ends.
    */
-  embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  embed(texts: string[], signal?: AbortSignal, onDone?: (from: number, count: number) => void): Promise<Float32Array[]>;
   /** The vector dimension; known after the first embed call for remote models. */
   dimensions(): Promise<number>;
 }

@@ -52,6 +52,8 @@ export type JobEvent =
 
 /** Rows handed back per message: bounds the memory a big document holds at once. */
 const SLICE = 512;
+/** Progress within a slice is sent at most this often. */
+const PROGRESS_EVERY_MS = 250;
 
 async function textOf(job: Job): Promise<Extracted> {
   const d = job.document;
@@ -81,12 +83,24 @@ export async function runJob(job: Job, emit: (e: JobEvent, transfer?: ArrayBuffe
     // starting: its progress would cost two writes that nobody sees.
     const report = chunks.length > SLICE || embedder.name !== "builtin";
     if (report) emit({ type: "progress", jobId: job.jobId, done: 0, total: chunks.length });
+    // A remote model reports batches as they come back: progress moves within a slice too.
+    let sent = 0;
+    const tell = (done: number) => {
+      if (!report || performance.now() - sent < PROGRESS_EVERY_MS) return;
+      sent = performance.now();
+      emit({ type: "progress", jobId: job.jobId, done, total: chunks.length });
+    };
     let first = true;
     for (let i = 0, slices = 0; i < chunks.length; i += SLICE, slices++) {
       await ctx.committed(slices - 1);
       if (ctx.signal.aborted) return;
       const slice = chunks.slice(i, i + SLICE);
-      const vectors = await embedder.embed(slice.map((c) => c.text));
+      let embedded = 0;
+      const vectors = await embedder.embed(
+        slice.map((c) => c.text),
+        undefined,
+        (_from, count) => tell(i + (embedded += count)),
+      );
       const rows = slice.map((c, k) => toRow(job.document.id, c, vectors[k]!));
       emit({ type: "rows", jobId: job.jobId, rows, first }, [...new Set(rows.map((r) => r.vector.buffer as ArrayBuffer))]);
       first = false;
