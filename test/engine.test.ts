@@ -280,11 +280,13 @@ describe("idempotent writes", () => {
 });
 
 describe("the delete by id", () => {
-  test("later slices of a running job skip it (it scans the table); a replayed slice takes it", async () => {
+  test("a new document's writes skip it (it scans the table); a replayed slice takes it", async () => {
     const store = t.services.store;
     const original = store.replaceDocuments;
     const skipped: boolean[] = [];
+    const deleted: string[] = [];
     store.replaceDocuments = (cid, gen, ids, rows, appendedAreNew) => {
+      deleted.push(...ids);
       if (rows.some((r) => !ids.includes(r.documentId))) skipped.push(appendedAreNew === true);
       return original.call(store, cid, gen, ids, rows, appendedAreNew);
     };
@@ -296,6 +298,8 @@ describe("the delete by id", () => {
       expect(done.chunkCount).toBeGreaterThan(1024);
       expect(skipped.length).toBeGreaterThan(0);
       expect(skipped.every(Boolean)).toBe(true);
+      // New in this process and on its first attempt: its first write had nothing to delete either.
+      expect(deleted).not.toContain(s.id);
       skipped.length = 0;
       await t.services.engine.sink.write(pid, 1, s.id, fakeRows(s.id, 520, 540), false);
       expect(skipped).toEqual([false]);

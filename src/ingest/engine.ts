@@ -40,8 +40,6 @@ interface Claimed {
 
 interface Running {
   task: Task;
-  /** The document's first run ever (created in this process, first attempt): its first write deletes nothing. */
-  fresh: boolean;
   writes: Promise<void>[];
   failed: unknown;
 }
@@ -235,8 +233,9 @@ export class IngestEngine {
         if (!task) break;
         const job = jobFor(t, task, this.d);
         if (!job) continue;
-        const fresh = this.fresh.delete(task.documentId) && task.attempts === 1;
-        this.running.set(job.jobId, { task, fresh, writes: [], failed: null });
+        // Its first run ever (created in this process, first attempt): nothing of it is stored.
+        if (this.fresh.delete(task.documentId) && task.attempts === 1) this.sink.noteEmpty(task.collectionId, task.generation, task.documentId);
+        this.running.set(job.jobId, { task, writes: [], failed: null });
         // A url or api source's size is not known before it is fetched: a whole unit.
         const bytes = job.document.content?.length ?? job.document.fileSize ?? null;
         const send = this.d.pool.assign(job, { onEvent: (e) => this.onEvent(e) }, bytes);
@@ -255,7 +254,7 @@ export class IngestEngine {
     if (e.type === "progress") {
       this.progress.set(task.documentId, e.done, e.total);
     } else if (e.type === "rows") {
-      const w = this.sink.write(task.collectionId, task.generation, task.documentId, e.rows, e.first, e.first && r.fresh);
+      const w = this.sink.write(task.collectionId, task.generation, task.documentId, e.rows, e.first);
       // The job may send its next slice once this one is in (or has failed, which fails the task).
       w.then(
         () => this.d.pool.ack(e.jobId),

@@ -12,9 +12,8 @@ import type { RowOut } from "./job";
 interface Pending {
   collectionId: string;
   generation: number;
+  /** Documents whose rows this batch replaces (their first write of a run). */
   deletes: Set<string>;
-  /** Documents written for the first time ever: nothing of them can be stored yet, so nothing to delete. */
-  fresh: Set<string>;
   rows: RowOut[];
   waiters: { resolve: () => void; reject: (e: unknown) => void }[];
 }
@@ -26,10 +25,11 @@ export class ChunkSink {
   private readonly pending = new Map<string, Pending>();
   private readonly running = new Set<string>();
   /**
-   * Per table and document, the highest chunk index committed since the document's
-   * rows were last replaced (while remembered). A later slice whose indexes are all
-   * above it holds no stored id, so its write skips the delete by id, which scans
-   * the table. A forgotten document just takes the scan.
+   * Per table and document, the highest chunk index stored since the document's rows
+   * were last replaced (-1: none stored), while remembered. Both of LanceDB's deletes
+   * scan the table, and this spares them: a first write of a document with nothing
+   * stored deletes nothing, and a later slice whose indexes are all above the highest
+   * holds no stored id. A forgotten document (or one whose commit failed) takes the deletes.
    */
   private readonly written = new LruCache<string, number>(10_000);
 
@@ -38,26 +38,28 @@ export class ChunkSink {
     private readonly keep: KeepFilter,
   ) {}
 
-  /**
-   * Queues rows of one document; `first` replaces whatever rows it had (`fresh`: it
-   * never had any, the caller knows, so there is nothing to delete). Resolves once committed.
-   */
-  write(collectionId: string, generation: number, documentId: string, rows: RowOut[], first: boolean, fresh = false): Promise<void> {
+  /** Queues rows of one document; `first` replaces whatever rows it had. Resolves once committed. */
+  write(collectionId: string, generation: number, documentId: string, rows: RowOut[], first: boolean): Promise<void> {
     const key = `${collectionId}/${generation}`;
     let p = this.pending.get(key);
     if (!p) {
-      p = { collectionId, generation, deletes: new Set(), fresh: new Set(), rows: [], waiters: [] };
+      p = { collectionId, generation, deletes: new Set(), rows: [], waiters: [] };
       this.pending.set(key, p);
     }
     if (first) {
       // A new first write supersedes whatever of this document is still waiting.
-      (fresh ? p.fresh : p.deletes).add(documentId);
+      p.deletes.add(documentId);
       if (p.rows.some((r) => r.documentId === documentId)) p.rows = p.rows.filter((r) => r.documentId !== documentId);
     }
     for (const r of rows) p.rows.push(r);
     const done = new Promise<void>((resolve, reject) => p!.waiters.push({ resolve, reject }));
     if (!this.running.has(key)) void this.flush(key);
     return done;
+  }
+
+  /** Tells the sink that a document has nothing stored in this table (it was created in this process and never ran). */
+  noteEmpty(collectionId: string, generation: number, documentId: string): void {
+    this.written.set(`${collectionId}/${generation}|${documentId}`, -1);
   }
 
   /** Rows waiting for a commit (not counting the commit under way). */
@@ -86,18 +88,21 @@ export class ChunkSink {
     try {
       for (let batch = this.pending.get(key); batch; batch = this.pending.get(key)) {
         this.pending.delete(key);
-        const ids = [...new Set([...batch.deletes, ...batch.fresh, ...batch.rows.map((r) => r.documentId)])];
+        const ids = [...new Set([...batch.deletes, ...batch.rows.map((r) => r.documentId)])];
         const alive = this.keep(batch.collectionId, batch.generation, ids);
         // One row per id (the latest), so a commit can never append an id twice.
         const rows = [...new Map(batch.rows.filter((r) => alive.has(r.documentId)).map((r) => [r.id, r])).values()];
-        const deletes = [...batch.deletes].filter((id) => alive.has(id));
+        const replaced = [...batch.deletes].filter((id) => alive.has(id));
+        const deletes = replaced.filter((id) => this.written.get(`${key}|${id}`) !== -1);
+        const cleared = new Set(replaced);
+        const appendedAreNew = [...span(rows, Math.min)].every(([doc, min]) => cleared.has(doc) || min > (this.written.get(`${key}|${doc}`) ?? Infinity));
         try {
-          const cleared = new Set([...deletes, ...[...batch.fresh].filter((id) => alive.has(id))]);
-          const appendedAreNew = [...span(rows, Math.min)].every(([doc, min]) => cleared.has(doc) || min > (this.written.get(`${key}|${doc}`) ?? Infinity));
           if (rows.length || deletes.length) await this.store.replaceDocuments(batch.collectionId, batch.generation, deletes, rows, appendedAreNew);
-          this.noteWritten(key, [...cleared], rows);
+          this.noteWritten(key, replaced, rows);
           for (const w of batch.waiters) w.resolve();
         } catch (err) {
+          // What a failed commit left is unknown: those documents take the deletes from now on.
+          for (const id of ids) this.written.delete(`${key}|${id}`);
           for (const w of batch.waiters) w.reject(err);
         }
       }

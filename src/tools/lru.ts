@@ -13,6 +13,10 @@ export class LruCache<K, V> {
     return v;
   }
 
+  delete(key: K): void {
+    this.map.delete(key);
+  }
+
   set(key: K, value: V): void {
     this.map.delete(key);
     this.map.set(key, value);

@@ -6,7 +6,7 @@
 import type { Config } from "../../config";
 import type { Collections } from "../../core/collections";
 import type { Db } from "../../db/client";
-import { findCollection, findOwnedCollection, insertCollection, listCollections, type CollectionWithStats } from "../../db/queries/collections";
+import { findCollection, insertCollection, listCollections, type CollectionWithStats } from "../../db/queries/collections";
 import { findDocument, listDocuments } from "../../db/queries/documents";
 import type { DocumentRow, User } from "../../db/schema";
 import type { FileStore } from "../../files/store";
@@ -104,8 +104,7 @@ export class KbService {
       fileName: file.fileName.slice(0, 255), fileSize: file.size, filePath: docId, status: "queued", error: null,
       chunkCount: 0, progressDone: 0, progressTotal: 0, createdAt: now, updatedAt: now, indexedAt: null,
     };
-    const stored = findOwnedCollection(this.d.db, user.id, "kb", kb.id) !== undefined && (await this.d.engine.enqueueNew(row, kb));
-    if (!stored) {
+    if (!(await this.d.engine.enqueueNew(row, kb))) {
       // Deleted while the bytes arrived.
       this.d.files.remove(kb.id, docId);
       this.d.files.removeCollectionIfEmpty(kb.id);
