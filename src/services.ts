@@ -16,7 +16,7 @@ import { FileStore } from "./files/store";
 import { Metrics } from "./http/metrics";
 import { IngestEngine } from "./ingest/engine";
 import { WorkerPool } from "./ingest/pool";
-import { reconcile } from "./ingest/reconcile";
+import { reconcile, recoverInterrupted } from "./ingest/reconcile";
 import type { Logger } from "./log";
 import { Searcher } from "./retrieval/searcher";
 import { openLance, type LanceConnection } from "./vectors/connection";
@@ -69,7 +69,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     files.removeCollection(id);
     await store.dropCollection(id);
   });
-  engine.recover();
+  recoverInterrupted({ db, files, log });
   await reconcile({ db, store, engine, files, log });
   engine.start();
   const housekeeping = () => {

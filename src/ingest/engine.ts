@@ -8,7 +8,7 @@ import { WriteBatch } from "../db/batch";
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/queries/collections";
 import { deleteDocumentRow, existingDocumentIds, insertDocument } from "../db/queries/documents";
-import { claimTask, pruneFinishedTasks, queuedTaskCount, requeueInterrupted, waitingDocumentsWithoutTask } from "../db/queries/tasks";
+import { claimTask, pruneFinishedTasks, queuedTaskCount } from "../db/queries/tasks";
 import type { Collection, DocumentRow, Task } from "../db/schema";
 import type { FileStore } from "../files/store";
 import type { Logger } from "../log";
@@ -71,19 +71,6 @@ export class IngestEngine {
     this.sink = new ChunkSink(d.store, (collectionId, generation, ids) => this.writable(collectionId, generation, ids));
     this.writes = new WriteBatch(d.db);
     this.progress = new ProgressBuffer(this.writes, d.log);
-  }
-
-  /** Puts work interrupted by a stop or crash back in the queue; call before start. */
-  recover(): void {
-    const now = Date.now();
-    const n = requeueInterrupted(this.d.db, now);
-    if (n) this.d.log.info("requeued interrupted ingestion tasks", { count: n });
-    // Belt and braces: a waiting document without a task would wait forever.
-    for (const doc of waitingDocumentsWithoutTask(this.d.db)) {
-      const col = findCollectionById(this.d.db, doc.collectionId);
-      if (col) this.d.db.transaction((tx) => queueTask(tx as unknown as Db, doc.id, col, now));
-    }
-    this.d.files.sweepTemp();
   }
 
   /** Starts the scheduling loop. */

@@ -1,6 +1,6 @@
 /**
- * Start-up reconciliation: after any stop, even kill -9, make LanceDB agree with
- * SQLite. Tables of deleted collections or abandoned generations are dropped;
+ * Start-up: interrupted work goes back to the queue (recoverInterrupted), then
+ * reconciliation: after any stop, even kill -9, make LanceDB agree with SQLite. Tables of deleted collections or abandoned generations are dropped;
  * in each settled collection, rows of unknown or failed documents are removed,
  * and a ready document whose row count differs from its chunk count is queued
  * again (its write is idempotent, so the rerun leaves exactly one copy).
@@ -9,11 +9,12 @@ import { readdirSync } from "node:fs";
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/queries/collections";
 import { listDocuments } from "../db/queries/documents";
-import { pendingTasksOfDocument } from "../db/queries/tasks";
+import { pendingTasksOfDocument, requeueInterrupted, waitingDocumentsWithoutTask } from "../db/queries/tasks";
 import type { FileStore } from "../files/store";
 import type { Logger } from "../log";
 import type { VectorStore } from "../vectors/store";
 import type { IngestEngine } from "./engine";
+import { queueTask } from "./finish";
 
 interface Deps {
   db: Db;
@@ -21,6 +22,23 @@ interface Deps {
   engine: IngestEngine;
   files: FileStore;
   log: Logger;
+}
+
+/**
+ * Puts work interrupted by a stop or crash back in the queue, before the engine
+ * starts: running tasks go back to queued, a waiting document without a task gets
+ * one, half-written uploads go.
+ */
+export function recoverInterrupted(d: Pick<Deps, "db" | "files" | "log">): void {
+  const now = Date.now();
+  const n = requeueInterrupted(d.db, now);
+  if (n) d.log.info("requeued interrupted ingestion tasks", { count: n });
+  // Belt and braces: a waiting document without a task would wait forever.
+  for (const doc of waitingDocumentsWithoutTask(d.db)) {
+    const col = findCollectionById(d.db, doc.collectionId);
+    if (col) d.db.transaction((tx) => queueTask(tx as unknown as Db, doc.id, col, now));
+  }
+  d.files.sweepTemp();
 }
 
 export async function reconcile(d: Deps): Promise<void> {
