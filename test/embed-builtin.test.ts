@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { BUILTIN_DIMENSIONS, BuiltinEmbedder, embedBuiltin } from "../src/embed/builtin";
+import { BUILTIN_DIMENSIONS, BuiltinEmbedder, embedBuiltin, embedGeneral } from "../src/embed/builtin";
+import { embedFast } from "../src/embed/builtin-fast";
 
 const cosine = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i], 0);
 const norm = (v: Float32Array) => Math.sqrt(cosine(v, v));
@@ -77,6 +78,59 @@ describe("embedBuiltin", () => {
       .sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]))
       .slice(0, 4);
     expect(top).toEqual([[63, -0.3994], [207, -0.3495], [83, -0.2909], [38, -0.2243]]);
+  });
+
+  describe("the fast path gives bit for bit the general path's vector", () => {
+    const bits = (v: Float32Array) => Array.from(new Int32Array(v.buffer));
+    const same = (text: string) => {
+      const fast = embedFast(text);
+      if (fast) expect(bits(fast)).toEqual(bits(embedGeneral(text)));
+      return fast !== null;
+    };
+    // Pieces that meet every rule: case, joiners at the edges and doubled, stopwords,
+    // one-letter words, codes whose parts are too short, digits, punctuation.
+    const PIECES = ["a", "B", "x", "7", "-", "_", ".", "'", " ", "\n", "!", "(", "the", "IT", "is", "to be", "XK", "4471", "don't", "v2.1", "--", "a-b", "ab-c", "snake_case", "Server", "servers"];
+    // And beyond ASCII: accents, ligatures, Greek, full width, CJK, astral letters and
+    // symbols, a lone surrogate, the typographic apostrophe, a combining accent.
+    const UNICODE = ["é", "Straße", "İ", "ﬁ", "β-catenin", "Ｘ１", "日本語", "𝐀", "𠀀", "😀", "\ud800", "’", "it’s", "e\u0301", "–", "µg"];
+
+    test("on text built from tricky pieces (property)", () => {
+      fc.assert(
+        fc.property(fc.array(fc.constantFrom(...PIECES), { maxLength: 40 }), (pieces) => {
+          const text = pieces.join("");
+          expect(same(text)).toBe(/[A-Za-z0-9]/.test(text));
+        }),
+        { numRuns: 3000 },
+      );
+    });
+
+    test("on text built from tricky pieces beyond ASCII (property)", () => {
+      fc.assert(
+        fc.property(fc.array(fc.constantFrom(...PIECES, ...UNICODE), { maxLength: 40 }), (pieces) => void same(pieces.join(""))),
+        { numRuns: 3000 },
+      );
+    });
+
+    test("on any text (property)", () => {
+      fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 300 }), (text) => void same(text)), { numRuns: 1000 });
+    });
+
+    test("on any ASCII text (property)", () => {
+      fc.assert(fc.property(fc.string({ unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)), maxLength: 300 }), (text) => void same(text)), { numRuns: 1000 });
+    });
+
+    test("on long texts: many distinct terms, repeats and a code longer than 4,096 characters", () => {
+      const words = Array.from({ length: 30_000 }, (_, i) => `w${(i * 7919) % 12_000}x Term${i % 97}`).join(" ");
+      expect(same(words)).toBe(true);
+      expect(same(`start ${Array.from({ length: 3000 }, (_, i) => `p${i}`).join("-")} end`)).toBe(true);
+      expect(same(DISTRACTORS.join("\n\n"))).toBe(true);
+    });
+
+    test("takes any text with a word, and leaves wordless text to the general path", () => {
+      expect(same("café au lait")).toBe(true);
+      expect(embedFast("!!! ???")).toBeNull();
+      expect(embedFast("")).toBeNull();
+    });
   });
 
   test("ranks the chunk sharing a rare code first among 20 distractors", () => {

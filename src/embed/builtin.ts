@@ -5,60 +5,37 @@
  * it stands in for IDF, which it cannot know, with cheap signs of rarity: stopwords are
  * skipped, longer words weigh more, and codes that mix letters and digits weigh most.
  */
+import { embedFast } from "./builtin-fast";
+import {
+  BIGRAM_SHARE,
+  BUILTIN_DIMENSIONS,
+  FNV_PRIME,
+  NGRAM_SHARE,
+  SEED_BIGRAM,
+  SEED_NGRAM,
+  SEED_WORD,
+  STOPWORD_LIST,
+  addHashed,
+  expandCode,
+  isJoiner,
+  mix,
+  normalize,
+  normalizeText,
+  rarityOf,
+} from "./builtin-features";
 import type { Embedder } from "./types";
 
-export const BUILTIN_DIMENSIONS = 384;
+export { BUILTIN_DIMENSIONS, normalizeText } from "./builtin-features";
 
-// A word's character n-grams weigh as much as the word itself, so that plurals, other
-// inflections and typos still match; word pairs add a little for phrases.
-const NGRAM_SHARE = 1;
-const BIGRAM_SHARE = 0.3;
-const SEED_WORD = 0x811c9dc5;
-const SEED_NGRAM = 0x050c5d1f;
-const SEED_BIGRAM = 0x2b8e6a91;
-
-const STOPWORDS = new Set(
-  ("a about above after again against all am an and any are as at be because been before being below between both " +
-    "but by can could did do does doing down during each few for from further had has have having he her here hers " +
-    "him his how i if in into is it its itself just me more most my no nor not now of off on once only or other our " +
-    "ours out over own same she should so some such than that the their theirs them then there these they this those " +
-    "through to too under until up very was we were what when where which while who whom why will with would you " +
-    "your yours")
-    .split(" "),
-);
+const STOPWORDS = new Set(STOPWORD_LIST);
 
 // Words, keeping codes such as "xk-4471", "v2.1" or "snake_case" whole.
 const WORD = /[\p{L}\p{N}]+(?:[-_.'’][\p{L}\p{N}]+)*/gu;
-const JOINER = /[-_.'’]/;
-
-/** Lower-cased NFKC text with Latin accents stripped ("Café" → "cafe"). */
-export function normalizeText(text: string): string {
-  // Pure ASCII needs no Unicode normalisation, and is most text: skip the cost.
-  if (/^[\x00-\x7f]*$/.test(text)) return text.toLowerCase();
-  return text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").normalize("NFKC").toLowerCase();
-}
-
-const FNV_PRIME = 0x01000193;
-
-/** Murmur3's finaliser: FNV-1a's low bits are weak, and this moves every bit into every bit. */
-function mix(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
-}
-
 /** FNV-1a over a string's UTF-16 units, mixed. */
 function hash(s: string, seed: number): number {
   let h = seed;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), FNV_PRIME);
   return mix(h);
-}
-
-/** Adds `weight` to the dimension a hash picks, with the sign its top bit picks. */
-function addHashed(vec: Float32Array, h: number, weight: number): void {
-  vec[(h & 0x7fffffff) % BUILTIN_DIMENSIONS] += h & 0x80000000 ? -weight : weight;
 }
 
 /** A stand-in for IDF: long words and letter-digit codes are rarer than short words. */
@@ -68,11 +45,9 @@ function rarity(word: string): number {
   for (let i = 0; i < word.length; i++) {
     const c = word.charCodeAt(i);
     if (c >= 48 && c <= 57) digits = true;
-    else if (c !== 45 && c !== 46 && c !== 95 && c !== 39 && c !== 0x2019) letters = true;
+    else if (!isJoiner(c)) letters = true;
   }
-  const length = Math.min(1 + 0.25 * (word.length - 3), 3);
-  if (digits && letters) return Math.max(length, 1) * 2.5;
-  return digits ? 1.5 : Math.max(length, 0.75);
+  return rarityOf(word.length, digits, letters);
 }
 
 /** Character 3- to 5-grams of " word ", spread so their total weight is `weight`. */
@@ -97,17 +72,8 @@ function addNgrams(vec: Float32Array, word: string, weight: number): void {
 
 /** True when a word has a joiner inside ("xk-4471", "v2.1", "snake_case"). */
 function hasJoiner(word: string): boolean {
-  for (let i = 0; i < word.length; i++) {
-    const c = word.charCodeAt(i);
-    if (c === 45 || c === 95 || c === 46 || c === 39 || c === 0x2019) return true;
-  }
+  for (let i = 0; i < word.length; i++) if (isJoiner(word.charCodeAt(i))) return true;
   return false;
-}
-
-/** A code counts as itself, joined up and as its parts: "xk-4471" matches "XK4471" and "XK 4471". */
-function expandCode(word: string): string[] {
-  const parts = word.split(JOINER).filter((p) => p.length > 1);
-  return [...new Set([word, parts.join(""), ...parts])];
 }
 
 /** The terms of `words`: each word, and a code's expansions in its place. */
@@ -125,16 +91,6 @@ function contentWords(text: string): string[] {
   const all = normalizeText(text).match(WORD) ?? [];
   const content = all.filter((w) => w.length > 1 && !STOPWORDS.has(w));
   return content.length > 0 ? content : all;
-}
-
-/** Scales `vec` to unit length in place; a zero vector stays zero. */
-function normalize<T extends Float32Array>(vec: T): T {
-  let sum = 0;
-  for (let i = 0; i < vec.length; i++) sum += vec[i] * vec[i];
-  if (sum === 0) return vec;
-  const inv = 1 / Math.sqrt(sum);
-  for (let i = 0; i < vec.length; i++) vec[i] *= inv;
-  return vec;
 }
 
 /** The distinct terms of a text in order of first use, with their counts, hashes and rarities. */
@@ -200,11 +156,17 @@ function addBigrams(vec: Float32Array, words: string[], terms: Terms): void {
 /**
  * Embeds one text into a unit-length 384-dimension vector; the same text always gives
  * the same vector. Text without any letter or digit is embedded by its characters, and
- * only whitespace-only text gives the zero vector.
+ * only whitespace-only text gives the zero vector. Text with words takes a faster path
+ * that gives bit for bit the same vector.
  *
  * @example cosine(embedBuiltin("XK-4471 spec"), embedBuiltin("the xk-4471")) // high
  */
 export function embedBuiltin(text: string): Float32Array<ArrayBuffer> {
+  return embedFast(text) ?? embedGeneral(text);
+}
+
+/** The general path, for any text: strings, regular expressions and maps. */
+export function embedGeneral(text: string): Float32Array<ArrayBuffer> {
   const vec = new Float32Array(BUILTIN_DIMENSIONS);
   const words = contentWords(text);
   if (words.length === 0) {
