@@ -68,3 +68,29 @@ test("a full pool refuses another job", () => {
   for (let i = 0; i < 4; i++) pool.release(`full${i}`);
   expect(pool.idle).toBe(4);
 });
+
+test("jobs of one remote model share a worker while it has room (and its embedding batches); builtin jobs spread", async () => {
+  const two = new WorkerPool(2, createLogger("error", () => {}), 1);
+  try {
+    const remote = (id: string): Job => ({ ...job(id, "text"), model: "ollama/all-minilm" });
+    const ignore = { onEvent: () => {} };
+    two.assign(remote("r1"), ignore, 0);
+    two.assign(remote("r2"), ignore, 0);
+    expect(two.loads).toEqual([2 / 8, 0]);
+    two.assign(job("b1", "text"), ignore, 0);
+    two.assign(job("b2", "text"), ignore, 0);
+    expect(two.loads).toEqual([2 / 8, 2 / 8]);
+    // A full worker takes no more: the next job of the model goes to the other one.
+    two.assign(remote("r3"), ignore, 6 * 16 * 1024);
+    expect(two.loads).toEqual([1, 2 / 8]);
+    two.assign(remote("r4"), ignore, 0);
+    expect(two.loads).toEqual([1, 3 / 8]);
+    // Another model, or other backend settings, is another embedder: no pull to either worker.
+    two.assign({ ...remote("o1"), model: "ollama/nomic-embed-text" }, ignore, 0);
+    expect(two.loads).toEqual([1, 4 / 8]);
+    for (const id of ["r1", "r2", "b1", "b2", "r3", "r4", "o1"]) two.release(id);
+    expect(two.loads).toEqual([0, 0]);
+  } finally {
+    await two.close();
+  }
+});

@@ -30,6 +30,9 @@ export interface Job {
   fetch: { allow: string[]; deny: string[]; maxBytes: number; timeoutMs: number };
 }
 
+/** Which of a worker's embedders a job uses: one per model and backend settings. */
+export const embedderKey = (job: Job): string => JSON.stringify([job.model, job.embed]);
+
 /** One chunk row as the vector store takes it. */
 export type RowOut = ChunkRow;
 

@@ -6,9 +6,11 @@
  * cancelled by message; one that runs past its time cap is failed, and if its
  * worker does not let go, the worker is replaced and its other jobs are handed
  * back as transient failures (they are retried). A crashed worker likewise.
+ * Jobs of one remote model go to the same worker while it has room, so that their
+ * texts share that worker's embedding batches.
  */
 import type { Logger } from "../log";
-import type { Job, JobEvent, ToWorker } from "./job";
+import { embedderKey, type Job, type JobEvent, type ToWorker } from "./job";
 
 /**
  * Where the worker's code is. From source it sits beside this file; inside the
@@ -32,9 +34,13 @@ const WEIGHT_UNIT = 128 * 1024;
  */
 export const jobWeight = (bytes: number | null) => (bytes === null ? 1 : Math.max(1, Math.ceil((8 * bytes) / WEIGHT_UNIT)) / 8);
 
+/** The worker's embedder a job uses when it batches remote calls; null for the built-in model, which needs no batches. */
+const batchKey = (job: Job): string | null => (job.model.trim() === "builtin" ? null : embedderKey(job));
+
 interface Running {
   job: Job;
   weight: number;
+  batch: string | null;
   handlers: JobHandlers;
   timer: Timer;
 }
@@ -44,6 +50,8 @@ interface Slot {
   jobs: Map<string, Running>;
   /** Sum of the weights of `jobs`, kept as they come and go: it is read on every scheduling step. */
   load: number;
+  /** Running jobs per batch key. */
+  batches: Map<string, number>;
   /** Set while waiting for a pong: the worker may be stuck in synchronous code. */
   probe: Timer | null;
 }
@@ -58,7 +66,7 @@ export class WorkerPool {
     private readonly capacity = 32,
     private readonly timeCapMs = 15 * 60_000,
   ) {
-    for (let i = 0; i < size; i++) this.slots.push({ worker: this.spawn(i), jobs: new Map(), load: 0, probe: null });
+    for (let i = 0; i < size; i++) this.slots.push({ worker: this.spawn(i), jobs: new Map(), load: 0, batches: new Map(), probe: null });
   }
 
   get size(): number {
@@ -72,11 +80,19 @@ export class WorkerPool {
     return n;
   }
 
+  /** Each worker's load, in weight units. */
+  get loads(): number[] {
+    return this.slots.map((s) => s.load);
+  }
+
   get busy(): number {
     return this.slots.reduce((n, s) => n + s.jobs.size, 0);
   }
 
-  /** Starts a job on the least loaded worker (a big job may take it past its capacity); false when all are full. */
+  /**
+   * Starts a job on the least loaded worker, or on one already running jobs of its remote
+   * model (a big job may take it past its capacity); false when all are full.
+   */
   run(job: Job, handlers: JobHandlers, bytes: number | null = 0): boolean {
     const send = this.assign(job, handlers, bytes);
     send?.();
@@ -84,19 +100,21 @@ export class WorkerPool {
   }
 
   /**
-   * Takes room for a job on the least loaded worker without sending it yet (the
+   * Takes room for a job on a worker (as run() picks it) without sending it yet (the
    * caller sends it once its claim is committed, or gives the room back with
    * release()); null when all are full. `bytes` null: a size not known yet.
    */
   assign(job: Job, handlers: JobHandlers, bytes: number | null): (() => void) | null {
-    let slot: Slot | undefined;
-    for (const s of this.slots) if (!slot || s.load < slot.load) slot = s;
+    const batch = batchKey(job);
+    let slot = batch === null ? undefined : this.slots.find((s) => s.load < this.capacity && s.batches.has(batch));
+    if (!slot) for (const s of this.slots) if (!slot || s.load < slot.load) slot = s;
     if (!slot || this.closed || slot.load >= this.capacity) return null;
     const target = slot;
     const timer = setTimeout(() => this.timeOut(target, job.jobId), this.timeCapMs);
     const weight = jobWeight(bytes);
-    slot.jobs.set(job.jobId, { job, handlers, timer, weight });
+    slot.jobs.set(job.jobId, { job, handlers, timer, weight, batch });
     slot.load += weight;
+    if (batch !== null) slot.batches.set(batch, (slot.batches.get(batch) ?? 0) + 1);
     return () => {
       if (target.jobs.get(job.jobId)?.job === job) this.post(target, { type: "job", job });
     };
@@ -193,6 +211,11 @@ export class WorkerPool {
     clearTimeout(r.timer);
     slot.load -= r.weight;
     slot.jobs.delete(jobId);
+    if (r.batch !== null) {
+      const left = slot.batches.get(r.batch)! - 1;
+      if (left === 0) slot.batches.delete(r.batch);
+      else slot.batches.set(r.batch, left);
+    }
   }
 
   private slotOf(jobId: string): Slot | undefined {

@@ -6,7 +6,7 @@
 import type { Embedder } from "../embed/types";
 import { BatchingEmbedder } from "../embed/batcher";
 import { createEmbedder } from "../embed/index";
-import { runJob, type Job, type JobEvent, type ToWorker } from "./job";
+import { embedderKey, runJob, type Job, type JobEvent, type ToWorker } from "./job";
 
 declare const self: Worker;
 
@@ -21,7 +21,7 @@ const embedders = new Map<string, Embedder>();
 
 /** One shared, batching embedder per model and backend settings. */
 function embedderFor(job: Job): Embedder {
-  const key = JSON.stringify([job.model, job.embed]);
+  const key = embedderKey(job);
   let e = embedders.get(key);
   if (!e) {
     const inner = createEmbedder(job.model, job.embed);
