@@ -1,8 +1,9 @@
 /**
- * The built-in embedder's fast path: the same features in the same order as the general
- * path, so bit for bit the same vector, without a string or a map lookup per word. Terms
- * are slices of the word scan's buffer (builtin-words.ts), found again through an
- * open-addressing table keyed by their hash. A test checks it against the general path.
+ * The built-in embedder's work for text with words: the features of the embedder as first
+ * written (test/support/builtin-reference.ts), in the same order, so bit for bit the same
+ * vector, without a string or a map lookup per word. Terms are slices of the word scan's
+ * buffer (builtin-words.ts), found again through an open-addressing table keyed by their
+ * hash. Tests check it against that reference.
  */
 import {
   BIGRAM_SHARE,
@@ -95,7 +96,7 @@ function internCopy(from: number, len: number, dropJoiners: boolean): number {
 
 const expansion: number[] = [];
 
-/** Counts a term once per word, as the general path's Set of a code's expansions does. */
+/** Counts a term once per word, as the reference's Set of a code's expansions does. */
 function countOnce(t: number): void {
   if (expansion.includes(t)) return;
   expansion.push(t);
@@ -104,7 +105,7 @@ function countOnce(t: number): void {
 
 /**
  * Interns a code as itself, joined up and as its parts longer than one character, in that
- * order, each counted once (as expandCode does); returns the term of the code itself.
+ * order, each counted once per word; returns the term of the code itself.
  */
 function internCode(start: number, len: number, fnv: number): number {
   expansion.length = 0;
@@ -157,33 +158,41 @@ function rarityAt(start: number, len: number): number {
 
 /** Each term weighted (1 + ln tf) × rarity, with its character 3- to 5-grams. */
 function addTerms(vec: Float32Array): void {
-  const buf = words.buf;
   for (let t = 0; t < terms; t++) {
     const start = termStart[t]!;
     const len = termLen[t]!;
     rarities[t] = rarityAt(start, len);
     const weight = (1 + Math.log(termCount[t]!)) * rarities[t]!;
     addHashed(vec, termHash[t]!, weight);
-    if (len < 3) continue;
-    // The n-grams of " term ": the spaces around it are in the buffer.
-    const from = start - 1;
-    const n = len + 2;
-    const w = (weight * NGRAM_SHARE) / Math.sqrt(3 * n - 9);
-    for (let i = 0; i + 3 <= n; i++) {
-      let h = SEED_NGRAM;
-      const stop = i + 5 < n ? i + 5 : n;
-      for (let k = i; k < stop; k++) {
-        h = Math.imul(h ^ buf[from + k]!, FNV_PRIME);
-        if (k >= i + 2) {
-          const m = mix(h);
-          vec[(m & 0x7fffffff) % BUILTIN_DIMENSIONS] += m & 0x80000000 ? -w : w;
-        }
+    // The spaces around each term are in the buffer.
+    addNgrams(vec, words.buf, start, len, weight * NGRAM_SHARE);
+  }
+}
+
+/**
+ * Character 3- to 5-grams of the codes buf[start, start + len) between the spaces at
+ * buf[start - 1] and buf[start + len], spread so their total weight is `weight`.
+ */
+export function addNgrams(vec: Float32Array, buf: Uint16Array, start: number, len: number, weight: number): void {
+  if (len < 3) return;
+  const from = start - 1;
+  const n = len + 2;
+  const w = weight / Math.sqrt(3 * n - 9);
+  // One pass per start: the 3-gram's hash state extends to the 4- and 5-gram.
+  for (let i = 0; i + 3 <= n; i++) {
+    let h = SEED_NGRAM;
+    const stop = i + 5 < n ? i + 5 : n;
+    for (let k = i; k < stop; k++) {
+      h = Math.imul(h ^ buf[from + k]!, FNV_PRIME);
+      if (k >= i + 2) {
+        const m = mix(h);
+        vec[(m & 0x7fffffff) % BUILTIN_DIMENSIONS] += m & 0x80000000 ? -w : w;
       }
     }
   }
 }
 
-// Word pairs by key; the general path keys a Map by the same 32-bit hash.
+// Word pairs by key; the reference keys a Map by the same 32-bit hash.
 let pairSlots = new Int32Array(2048);
 let pairKeys = new Int32Array(1024);
 let pairCounts = new Int32Array(1024);
@@ -228,8 +237,8 @@ function addBigrams(vec: Float32Array, selected: number): void {
 }
 
 /**
- * The vector of a text with at least one word, exactly as the general path makes it;
- * null for text without words, which the general path embeds by its characters.
+ * The vector of a text with at least one word, exactly as the reference makes it; null
+ * for text without words, which builtin.ts embeds by its characters.
  */
 export function embedFast(text: string): Float32Array<ArrayBuffer> | null {
   const count = scanWords(normalizeText(text));

@@ -1,7 +1,7 @@
 /**
- * What the built-in embedder hashes and how: its dimension, seeds, weights, stopwords and
- * hash functions, shared by its general path (any text) and its ASCII path. Changing
- * anything here changes every stored builtin vector.
+ * What the built-in embedder hashes and how: its dimension, seeds, weights, stopwords
+ * and hash functions, shared by its code and by the reference its tests compare it
+ * with. Changing anything here changes every stored builtin vector.
  */
 
 export const BUILTIN_DIMENSIONS = 384;
@@ -23,9 +23,6 @@ export const STOPWORD_LIST = (
   "through to too under until up very was we were what when where which while who whom why will with would you " +
   "your yours"
 ).split(" ");
-
-// Joiners keep codes such as "xk-4471", "v2.1" or "snake_case" whole.
-export const JOINER = /[-_.'’]/;
 
 const ASCII = /^[\x00-\x7f]*$/;
 
@@ -61,12 +58,6 @@ export function rarityOf(length: number, digits: boolean, letters: boolean): num
   const byLength = Math.min(1 + 0.25 * (length - 3), 3);
   if (digits && letters) return Math.max(byLength, 1) * 2.5;
   return digits ? 1.5 : Math.max(byLength, 0.75);
-}
-
-/** A code counts as itself, joined up and as its parts: "xk-4471" matches "XK4471" and "XK 4471". */
-export function expandCode(word: string): string[] {
-  const parts = word.split(JOINER).filter((p) => p.length > 1);
-  return [...new Set([word, parts.join(""), ...parts])];
 }
 
 /** Scales `vec` to unit length in place; a zero vector stays zero. */
