@@ -77,7 +77,6 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     engine.pruneTasks();
   };
   housekeeping();
-  const timers = [setInterval(() => upkeep(), 10_000), setInterval(housekeeping, 3_600_000)];
   // Index upkeep (compaction, full-text refresh, ANN training) is heavy on memory: while
   // ingestion runs it waits for a quiet moment, or two minutes at most.
   let lastUpkeep = Date.now();
@@ -86,6 +85,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     lastUpkeep = Date.now();
     void store.maintain().catch((err) => log.warn("index upkeep failed", { error: err }));
   };
+  const timers = [setInterval(upkeep, 10_000), setInterval(housekeeping, 3_600_000)];
   metrics.gauge("ragd_ingest_workers_busy", "Ingestion workers running a job.", () => pool.busy);
   return { config, log, db, lance, store, files, metrics, collections, engine, auth, pipelines, keys, queries, sources, sourceDeps, kbs, baseUrl, timers };
 }

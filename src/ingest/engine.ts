@@ -107,13 +107,13 @@ export class IngestEngine {
 
   /**
    * Queues a document for the collection's current target generation. `prepare`
-   * runs first in the same transaction (inserting the document, claiming its
-   * upload), so a document is never stored without its task.
+   * runs first in the same transaction (claiming an upload, say), so a document is
+   * never stored without its task; when it returns false nothing is queued.
    */
-  enqueue(documentId: string, collection: Collection, prepare?: (tx: Db) => void): void {
+  enqueue(documentId: string, collection: Collection, prepare?: (tx: Db) => boolean): void {
     this.d.db.transaction((tx) => {
       const t = tx as unknown as Db;
-      prepare?.(t);
+      if (prepare && !prepare(t)) return;
       queueTask(t, documentId, findCollectionById(t, collection.id) ?? collection, Date.now());
     });
     this.kick();

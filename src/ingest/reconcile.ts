@@ -1,7 +1,8 @@
 /**
  * Start-up: interrupted work goes back to the queue (recoverInterrupted), then
- * reconciliation: after any stop, even kill -9, make LanceDB agree with SQLite. Tables of deleted collections or abandoned generations are dropped;
- * in each settled collection, rows of unknown or failed documents are removed,
+ * reconciliation: after any stop, even kill -9, make LanceDB agree with SQLite.
+ * Tables of deleted collections or abandoned generations are dropped; in each
+ * settled collection, rows of unknown or failed documents are removed,
  * and a ready document whose row count differs from its chunk count is queued
  * again (its write is idempotent, so the rerun leaves exactly one copy).
  */

@@ -114,17 +114,10 @@ export class SourceService {
       const col = collectionOf(doc.collectionId);
       let claimed = false;
       if (col) {
-        try {
-          this.d.engine.enqueue(doc.id, col, (tx) => {
-            claimed = claimUpload(tx, doc.id, { filePath: doc.id, fileSize: size, updatedAt: new Date().toISOString() });
-            if (!claimed) throw new AppError("conflict", "this source already has its file");
-          });
-        } catch (err) {
-          if (!(err instanceof AppError)) throw err;
-        }
+        this.d.engine.enqueue(doc.id, col, (tx) => (claimed = claimUpload(tx, doc.id, { filePath: doc.id, fileSize: size, updatedAt: new Date().toISOString() })));
       }
       if (!claimed) {
-        // The source (or its whole pipeline) was deleted while the bytes arrived.
+        // The source (or its whole pipeline) was deleted while the bytes arrived, or another upload claimed it.
         this.d.files.remove(doc.collectionId, doc.id);
         this.d.files.removeCollectionIfEmpty(doc.collectionId);
         throw findDocumentById(this.d.db, doc.id) ? new AppError("conflict", "this source already has its file") : notFound("source");
