@@ -26,14 +26,15 @@
  * case for an ANN index.
  */
 import { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { rmSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { embedBuiltin } from "../src/embed/builtin";
 import { openLance } from "../src/vectors/connection";
 import { VectorStore, type ChunkRow } from "../src/vectors/store";
-import { ensureBinary, BINARY } from "../test/support/binary";
-import { random } from "./support";
+import { tempDir } from "../test/support/app";
+import { ensureBinary, startBinary, type RunningBinary } from "../test/support/binary";
+import { percentile, random } from "./support";
 
 const N = Number(process.argv[2] ?? 10_000);
 const SHAPE = process.argv[3] === "flat" ? "flat" : "topical";
@@ -64,44 +65,16 @@ const TOPICS = ((rnd) =>
 const sentence = (rnd: () => number, n: number, topic = TOPICS[Math.floor(rnd() * TOPICS.length)]!) =>
   Array.from({ length: n }, () => (SHAPE === "topical" && rnd() < 0.6 ? topic[Math.floor(rnd() * topic.length)]! : word(rnd))).join(" ");
 
-interface Server {
-  proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
-  url: string;
+interface Server extends RunningBinary {
   startupMs: number;
   startedAt: number;
-  /** Everything the server has logged so far (JSON lines). */
-  log: () => string;
 }
 
 /** Starts `ragd serve` on a free port; waits (up to 10 min: reconciliation reads every row) for "listening". */
 async function serve(dataDir: string): Promise<Server> {
-  const started = performance.now();
-  const proc = Bun.spawn([BINARY, "serve", "--port", "0", "--data-dir", dataDir], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", RAGD_QUERY_RATE: "1000000", RAGD_QUERY_BURST: "1000000" },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const reader = proc.stderr.getReader();
-  const decoder = new TextDecoder();
-  let log = "";
-  const deadline = Date.now() + 600_000;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done || Date.now() > deadline) throw new Error(`ragd did not start:\n${log}`);
-    log += decoder.decode(value, { stream: true });
-    const m = /"msg":"listening".*?"port":(\d+)/.exec(log);
-    if (m) {
-      void (async () => {
-        for (;;) {
-          const r = await reader.read().catch(() => ({ done: true, value: undefined }));
-          if (r.done) break;
-          log += decoder.decode(r.value, { stream: true });
-        }
-      })(); // keep reading, so the process never blocks on a full pipe
-      return { proc, url: `http://127.0.0.1:${m[1]}`, startupMs: performance.now() - started, startedAt: started, log: () => log };
-    }
-  }
+  const startedAt = performance.now();
+  const server = await startBinary(dataDir, { RAGD_QUERY_RATE: "1000000", RAGD_QUERY_BURST: "1000000" }, undefined, 600_000);
+  return Object.assign(server, { startupMs: performance.now() - startedAt, startedAt });
 }
 
 async function stop(s: Server): Promise<void> {
@@ -111,14 +84,15 @@ async function stop(s: Server): Promise<void> {
 
 /** Signs up, creates a pipeline and a key over HTTP; returns the pipeline id and key. */
 async function provision(s: Server): Promise<{ pipelineId: string; key: string }> {
-  const post = async (path: string, body: unknown, cookie?: string) => {
-    const res = await fetch(s.url + path, { method: "POST", headers: { "content-type": "application/json", ...(cookie ? { cookie } : {}) }, body: JSON.stringify(body) });
-    if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return { body: (await res.json()) as any, cookie: res.headers.get("set-cookie")?.split(";")[0] };
+  const jar: { cookie?: string } = {};
+  const post = async (path: string, json: unknown) => {
+    const res = await s.http(path, { method: "POST", json, jar });
+    if (res.status !== 201) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
   };
-  const { cookie } = await post("/api/auth/signup", { email: "bench@example.com", password: "benchmark-password" });
-  const pipeline = (await post("/api/rag/pipelines", { name: "bench", embeddingModel: "builtin" }, cookie)).body;
-  const key = (await post(`/api/rag/pipelines/${pipeline.id}/keys`, { name: "bench" }, cookie)).body;
+  await post("/api/auth/signup", { email: "bench@example.com", password: "benchmark-password" });
+  const pipeline = await post("/api/rag/pipelines", { name: "bench", embeddingModel: "builtin" });
+  const key = await post(`/api/rag/pipelines/${pipeline.id}/keys`, { name: "bench" });
   return { pipelineId: pipeline.id, key: key.key };
 }
 
@@ -196,15 +170,11 @@ function exactTopK(all: Float32Array, ids: string[], q: Float32Array, k: number)
   return new Set(best.map((b) => ids[b.i]!));
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
 const ms = (x: number) => `${x.toFixed(2)} ms`;
 
 async function main(): Promise<void> {
   await ensureBinary();
-  const dataDir = mkdtempSync(join(tmpdir(), "ragd-bench-http-"));
+  const dataDir = tempDir("ragd-bench-http-");
   const all = new Float32Array(N * DIM);
   let server: Server | null = null;
   try {
@@ -256,7 +226,7 @@ async function main(): Promise<void> {
     // Interleaved, alternating which goes first, so drift in the machine's load hits both alike.
     const http: number[] = [];
     const raw: number[] = [];
-    const logFrom = s.log().length;
+    const logFrom = s.logs().length;
     for (let i = 0; i < QUERIES; i++) {
       const timeHttp = async () => {
         const t0 = performance.now();
@@ -281,7 +251,7 @@ async function main(): Promise<void> {
     await Bun.sleep(200); // the last log lines
     // ragd's own per-request time (routing, auth, embedding, search, SQLite join, JSON), from its request log.
     const logged = s
-      .log()
+      .logs()
       .slice(logFrom)
       .split("\n")
       .filter((l) => l.includes('"route":"/api/rag/query"'))
@@ -327,14 +297,14 @@ async function main(): Promise<void> {
       "binary start-up (s)": (s.startupMs / 1000).toFixed(1),
     });
     console.table({
-      "HTTP (fetch → ragd)": { p50: ms(pct(http, 50)), p95: ms(pct(http, 95)), p99: ms(pct(http, 99)) },
-      [`ragd's logged time (${logged.length} requests)`]: { p50: ms(pct(logged, 50)), p95: ms(pct(logged, 95)), p99: ms(pct(logged, 99)) },
-      "builtin query embedding": { p50: ms(pct(embed, 50)), p95: ms(pct(embed, 95)), p99: ms(pct(embed, 99)) },
-      "raw VectorStore.search": { p50: ms(pct(raw, 50)), p95: ms(pct(raw, 95)), p99: ms(pct(raw, 99)) },
-      "raw VectorStore.countRows": { p50: ms(pct(count, 50)), p95: ms(pct(count, 95)), p99: ms(pct(count, 99)) },
+      "HTTP (fetch → ragd)": { p50: ms(percentile(http, 50)), p95: ms(percentile(http, 95)), p99: ms(percentile(http, 99)) },
+      [`ragd's logged time (${logged.length} requests)`]: { p50: ms(percentile(logged, 50)), p95: ms(percentile(logged, 95)), p99: ms(percentile(logged, 99)) },
+      "builtin query embedding": { p50: ms(percentile(embed, 50)), p95: ms(percentile(embed, 95)), p99: ms(percentile(embed, 99)) },
+      "raw VectorStore.search": { p50: ms(percentile(raw, 50)), p95: ms(percentile(raw, 95)), p99: ms(percentile(raw, 99)) },
+      "raw VectorStore.countRows": { p50: ms(percentile(count, 50)), p95: ms(percentile(count, 95)), p99: ms(percentile(count, 99)) },
     });
     console.table({
-      "p50 HTTP / p50 raw": `${(pct(http, 50) / pct(raw, 50)).toFixed(2)}×`,
+      "p50 HTTP / p50 raw": `${(percentile(http, 50) / percentile(raw, 50)).toFixed(2)}×`,
       "recall@10 HTTP": (httpFound / (RECALL_QUERIES * TOP_K)).toFixed(3),
       "recall@10 raw": (rawFound / (RECALL_QUERIES * TOP_K)).toFixed(3),
       [`throughput, ${CLIENTS} clients (q/s)`]: (ok / elapsed).toFixed(0),

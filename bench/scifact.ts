@@ -17,8 +17,9 @@ import { loadavg } from "node:os";
 import { join } from "node:path";
 import { tempDir } from "../test/support/app";
 import { ensureBinary, startBinary, type RunningBinary } from "../test/support/binary";
+import { DATASETS, loadCorpus, percentile, pooled, waitIdle } from "./support";
 
-const DIR = join(import.meta.dir, "..", "..", "shared", "datasets", "scifact");
+const DIR = join(DATASETS, "scifact");
 const MODES = ["keyword", "vector", "hybrid"] as const;
 const TOP_K = 100;
 const CONCURRENCY = 8;
@@ -56,13 +57,6 @@ function recall(ranked: string[], rel: Map<string, number>, k: number): number {
   return relevant.length ? relevant.filter((d) => top.has(d)).length / relevant.length : 0;
 }
 
-async function pooled<T>(items: T[], n: number, fn: (x: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
-}
-
 /** POSTs with the session cookie; retries a 429 (full ingestion queue) after its Retry-After. */
 async function post(server: RunningBinary, jar: { cookie?: string }, path: string, json: unknown) {
   for (;;) {
@@ -77,7 +71,7 @@ async function main(): Promise<void> {
     console.log(`SciFact not found at ${DIR}; skipping.`);
     return;
   }
-  const corpus = readJsonl<{ _id: string; title: string; text: string }>(join(DIR, "corpus.jsonl"));
+  const corpus = loadCorpus();
   const qrels = readQrels(join(DIR, "qrels", "test.tsv"));
   const queries = readJsonl<{ _id: string; text: string }>(join(DIR, "queries.jsonl")).filter((q) => qrels.has(q._id));
 
@@ -94,16 +88,11 @@ async function main(): Promise<void> {
     console.error(`ingesting ${corpus.length} abstracts over HTTP`);
     const t0 = performance.now();
     await pooled(corpus, CONCURRENCY, async (d) => {
-      const r = await post(server, jar, `/api/rag/pipelines/${pipeline.id}/sources`, { type: "text", name: d._id, content: `${d.title}\n\n${d.text}` });
-      if (r.status !== 201) throw new Error(`source ${d._id}: ${r.status} ${JSON.stringify(r.body)}`);
+      const r = await post(server, jar, `/api/rag/pipelines/${pipeline.id}/sources`, { type: "text", name: d.id, content: `${d.title}\n\n${d.text}` });
+      if (r.status !== 201) throw new Error(`source ${d.id}: ${r.status} ${JSON.stringify(r.body)}`);
     });
     const postedMs = performance.now() - t0;
-    let p: { status: string; sourceCount: number; chunkCount?: number };
-    for (;;) {
-      p = (await server.http(`/api/rag/pipelines/${pipeline.id}`, { jar })).body;
-      if (p.status !== "processing") break;
-      await Bun.sleep(250);
-    }
+    const p = await waitIdle(server, jar, pipeline.id);
     const ingestMs = performance.now() - t0;
     const sources = (await server.http(`/api/rag/pipelines/${pipeline.id}/sources`, { jar })).body as { status: string; chunkCount: number }[];
     const failed = sources.filter((s) => s.status !== "ready").length;
@@ -124,11 +113,10 @@ async function main(): Promise<void> {
         n10 += ndcg(ranked, qrels.get(q._id)!, 10);
         r100 += recall(ranked, qrels.get(q._id)!, 100);
       }
-      times.sort((a, b) => a - b);
       rows[mode] = {
         "nDCG@10": (n10 / queries.length).toFixed(3),
         "recall@100": (r100 / queries.length).toFixed(3),
-        "p50 query": `${times[Math.floor(times.length / 2)]!.toFixed(1)} ms`,
+        "p50 query": `${percentile(times, 50).toFixed(1)} ms`,
       };
     }
     const [l1, l5, l15] = loadavg().map((x) => x.toFixed(2));

@@ -26,8 +26,8 @@ export interface RunningBinary {
   http(path: string, init?: RequestInit & { json?: unknown; jar?: { cookie?: string } }): Promise<{ status: number; body: any; headers: Headers }>;
 }
 
-/** Starts `ragd serve --port 0` and waits for its "listening" log line. */
-export async function startBinary(dataDir: string, env: Record<string, string> = {}, cwd = tempDir("ragd-cwd-")): Promise<RunningBinary> {
+/** Starts `ragd serve --port 0` and waits (up to `timeoutMs`) for its "listening" log line. */
+export async function startBinary(dataDir: string, env: Record<string, string> = {}, cwd = tempDir("ragd-cwd-"), timeoutMs = 20_000): Promise<RunningBinary> {
   const proc = Bun.spawn([BINARY, "serve", "--port", "0", "--data-dir", dataDir], {
     cwd,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...env },
@@ -39,7 +39,7 @@ export async function startBinary(dataDir: string, env: Record<string, string> =
   const reader = proc.stderr.getReader();
   const decoder = new TextDecoder();
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line in 20 s:\n${log}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`no listening line in ${timeoutMs / 1000} s:\n${log}`)), timeoutMs);
     (async () => {
       for (;;) {
         const { done, value } = await reader.read();
