@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sha256 } from "../src/tools/crypto";
 import { email, makeApp, type TestApp } from "./support/app";
 
 let t: TestApp;
@@ -161,7 +162,7 @@ describe("sliding sessions", () => {
 test("housekeeping deletes expired sessions and keeps live ones", async () => {
   const live = await t.signup();
   const stale = await t.signup();
-  const staleHash = new Bun.CryptoHasher("sha256").update(stale.split("=")[1]!).digest("hex");
+  const staleHash = sha256(stale.split("=")[1]!);
   t.services.db.$client.query("UPDATE sessions SET expires_at = '2000-01-01T00:00:00.000Z' WHERE token_hash = ?").run(staleHash);
   t.services.auth.pruneSessions();
   expect(t.services.db.$client.query("SELECT 1 FROM sessions WHERE token_hash = ?").get(staleHash)).toBeNull();

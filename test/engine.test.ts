@@ -141,7 +141,7 @@ describe("a pipeline deleted between a create and its commit", () => {
   test("the create is refused (false), and neither its row, its text nor its task is stored", async () => {
     const pid = await c.pipeline({ name: "gone before commit" });
     const db = t.services.db;
-    const col = findCollectionById(db, pid)!;
+    const col = collection(pid);
     const now = new Date().toISOString();
     const id = Bun.randomUUIDv7();
     const row = {
@@ -153,7 +153,7 @@ describe("a pipeline deleted between a create and its commit", () => {
     expect(await stored).toBe(false);
     expect(sql("SELECT id FROM documents WHERE id = ?", id)).toEqual([]);
     expect(sql("SELECT document_id FROM document_texts WHERE document_id = ?", id)).toEqual([]);
-    expect(sql("SELECT id FROM tasks WHERE document_id = ?", id)).toEqual([]);
+    expect(tasksOf(id)).toEqual([]);
   });
 });
 

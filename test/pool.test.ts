@@ -4,7 +4,7 @@
  * before it is sent never reaches its worker.
  */
 import { afterAll, expect, test } from "bun:test";
-import type { Job, JobEvent } from "../src/ingest/job";
+import type { Job, JobEvent, ToWorker } from "../src/ingest/job";
 import { WorkerPool, jobWeight } from "../src/ingest/pool";
 import { createLogger } from "../src/log";
 
@@ -36,8 +36,30 @@ test("assign takes room, release gives it back, and a released job is never run"
   expect(pool.idle).toBe(before - 1);
   pool.release("released");
   expect(pool.idle).toBe(before);
-  send!();
-  await Bun.sleep(300);
+  // What reaches the worker thread, seen where it is posted (the pool drops events of jobs it no longer holds).
+  const posted: string[] = [];
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (this: Worker, ...args: Parameters<typeof post>) {
+    const msg = args[0] as ToWorker;
+    if (msg.type === "job") posted.push(msg.job.jobId);
+    return post.apply(this, args);
+  } as typeof post;
+  try {
+    send!();
+    // A later job on the same worker, run to its end: the released one would have been posted first.
+    await new Promise<void>((resolve) => {
+      const next = pool.assign(job("after-released", "A short text."), {
+        onEvent: (e) => {
+          if (e.type === "rows") pool.ack(e.jobId);
+          if (e.type === "done" || e.type === "error") resolve();
+        },
+      }, 0);
+      next!();
+    });
+  } finally {
+    Worker.prototype.postMessage = post;
+  }
+  expect(posted).toEqual(["after-released"]);
   expect(events).toEqual([]);
 });
 

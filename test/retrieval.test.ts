@@ -284,7 +284,8 @@ describe("deletes racing queries", () => {
         const r = await c.query(key, { query: "zanzibarite mineral sample one", mode, topK: 10 });
         const hit = r.status === 200 && r.body.results.some((h: Hit) => h.metadata.sourceId === victim || h.content.includes("sample one"));
         log.push({ started, ended: performance.now(), victim: hit, status: r.status });
-        if (performance.now() > deleteAnswered + 300) stop = true;
+        // At least 300 ms and a dozen queries after the delete, however slow the machine.
+        if (performance.now() > deleteAnswered + 300 && log.filter((l) => l.started > deleteAnswered).length >= 12) stop = true;
         await new Promise((r) => setImmediate(r));
       }
     };
@@ -375,7 +376,6 @@ describe("embedding backend down", () => {
     const started = performance.now();
     const r = await c.query(ollamaKey, { query: `hydraulic pump question asked in ${mode} mode`, mode });
     const ms = performance.now() - started;
-    console.log(`embedding backend down: ${mode} query answered ${r.status} in ${ms.toFixed(0)} ms`);
     expect(r.status).toBe(503);
     expect(r.body.error.code).toBe("embedding_unavailable");
     expect(ms).toBeLessThan(15_000);

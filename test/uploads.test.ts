@@ -264,7 +264,6 @@ describe("path tricks, sent raw over TCP", () => {
   });
 });
 
-// Kept last: fails until the bug it names is fixed (see the report).
 /** Starts a 64-byte PUT that sends half its bytes and then waits until released. */
 async function startGatedUpload(uploadUrl: string) {
   let release!: () => void;

@@ -64,9 +64,18 @@ test("nothing is visible to another connection before the promise resolves, and 
   const other = new Database(`${dir}/ragd.db`, { readonly: true });
   const count = () => (other.query("SELECT count(*) AS n FROM t WHERE k LIKE 'c%'").get() as { n: number }).n;
   const batch = new WriteBatch(db);
-  const done = Promise.all([1, 2].map((v) => batch.run(() => insert(`c${v}`, v))));
+  const seen: number[] = [];
+  const writes = [1, 2].map((v) =>
+    batch.run(() => {
+      insert(`c${v}`, v);
+      seen.push(count()); // inside the open transaction
+    }),
+  );
   expect(count()).toBe(0); // queued for the end of this turn, not yet written
-  await done;
+  const atFirst = writes[0]!.then(() => count());
+  await Promise.all(writes);
+  expect(seen).toEqual([0, 0]);
+  expect(await atFirst).toBe(2); // the first promise resolves once both are committed
   expect(count()).toBe(2);
   other.close();
 });
