@@ -22,7 +22,12 @@ import { startFakeOllama } from "../test/support/fake-ollama";
 import { cpuSeconds, loadCorpus, peakRssMb, pooled, startRagd, waitIdle, type Doc } from "./support";
 
 const { values: args } = parseArgs({
-  options: { docs: { type: "string", default: "5183" }, "big-mb": { type: "string", default: "100" }, "latency-ms": { type: "string", default: "20" }, only: { type: "string" } },
+  options: {
+    docs: { type: "string", default: "5183" },
+    "big-mb": { type: "string", default: "100" },
+    "latency-ms": { type: "string", default: "20" },
+    only: { type: "string" },
+  },
 });
 const corpus = loadCorpus(Number(args.docs));
 const textOf = (d: Doc) => `${d.title}\n\n${d.text}`;
@@ -35,11 +40,16 @@ const tmp = (p: string) => mkdtempSync(join(tmpdir(), p));
 async function ingest(env: Record<string, string>, docs: string[], pipeline: Record<string, unknown>, upkeep = false) {
   const dir = tmp("ragd-ingest-");
   const { server, jar } = await startRagd(dir, env);
-  const p = (await server.http("/api/rag/pipelines", { method: "POST", json: { name: "bench", ...pipeline }, jar })).body;
+  const p = (await server.http("/api/rag/pipelines", { method: "POST", json: { name: "bench", ...pipeline }, jar }))
+    .body;
   const cpu0 = cpuSeconds(server.proc.pid);
   const t0 = performance.now();
   await pooled(docs, 16, async (content, i) => {
-    const r = await server.http(`/api/rag/pipelines/${p.id}/sources`, { method: "POST", json: { type: "text", name: `doc ${i}`, content }, jar });
+    const r = await server.http(`/api/rag/pipelines/${p.id}/sources`, {
+      method: "POST",
+      json: { type: "text", name: `doc ${i}`, content },
+      jar,
+    });
     if (r.status !== 201) throw new Error(`create failed: ${r.status} ${JSON.stringify(r.body)}`);
   });
   const created = (performance.now() - t0) / 1000;
@@ -54,7 +64,16 @@ async function ingest(env: Record<string, string>, docs: string[], pipeline: Rec
   server.proc.kill("SIGTERM");
   await server.proc.exited;
   rmSync(dir, { recursive: true, force: true });
-  return { seconds, cpu, created, chunks: done.chunkCount as number, status: done.status as string, rss, rssAfterUpkeep, annBuilt };
+  return {
+    seconds,
+    cpu,
+    created,
+    chunks: done.chunkCount as number,
+    status: done.status as string,
+    rss,
+    rssAfterUpkeep,
+    annBuilt,
+  };
 }
 
 /** Seconds this process (one thread, so about as many CPU seconds) spent in embedBuiltin while preparing the raw rows. */
@@ -72,7 +91,15 @@ function* rowBatches(docs: string[], size: number) {
       const e0 = performance.now();
       const vector = embedBuiltin(c.text);
       embedSeconds += (performance.now() - e0) / 1000;
-      batch.push({ id: `${d}:${c.index}`, document_id: String(d), chunk_index: c.index, text: c.text, start: c.start, end: c.end, vector: Array.from(vector) });
+      batch.push({
+        id: `${d}:${c.index}`,
+        document_id: String(d),
+        chunk_index: c.index,
+        text: c.text,
+        start: c.start,
+        end: c.end,
+        vector: Array.from(vector),
+      });
       if (batch.length === size) {
         yield batch;
         batch = [];
@@ -123,23 +150,44 @@ if (!args.only || args.only === "builtin") {
   const docs = corpus.map(textOf);
   const e2e = await ingest({}, docs, {});
   const raw = await rawAdd(docs, true);
-  console.log(`\n1. builtin, ${docs.length} documents, ${mb(docs).toFixed(1)} MB, ${e2e.chunks} chunks (status ${e2e.status})`);
-  console.log(`   end to end           ${(mb(docs) / e2e.seconds).toFixed(2)} MB/s   ${(e2e.chunks / e2e.seconds).toFixed(0)} chunks/s   (${e2e.seconds.toFixed(1)} s; all sources created after ${e2e.created.toFixed(1)} s)`);
-  console.log(`   raw add(), bulk      ${(raw.rows / raw.bulkS).toFixed(0)} chunks/s   → end to end is ${((100 * e2e.chunks) / e2e.seconds / (raw.rows / raw.bulkS)).toFixed(0)} % of it (target ≥ 50 %)`);
-  console.log(`   CPU                  end to end ${e2e.cpu.toFixed(1)} s (server, all threads; the built-in embedder alone takes ${raw.embedSeconds.toFixed(1)} s of it on one core); raw add() ${raw.bulkCpu.toFixed(1)} s`);
-  console.log(`   raw add() per doc    ${(raw.rows / raw.perDocS).toFixed(0)} chunks/s   → end to end is ${((100 * e2e.chunks) / e2e.seconds / (raw.rows / raw.perDocS)).toFixed(0)} % of it`);
+  console.log(
+    `\n1. builtin, ${docs.length} documents, ${mb(docs).toFixed(1)} MB, ${e2e.chunks} chunks (status ${e2e.status})`,
+  );
+  console.log(
+    `   end to end           ${(mb(docs) / e2e.seconds).toFixed(2)} MB/s   ${(e2e.chunks / e2e.seconds).toFixed(0)} chunks/s   (${e2e.seconds.toFixed(1)} s; all sources created after ${e2e.created.toFixed(1)} s)`,
+  );
+  console.log(
+    `   raw add(), bulk      ${(raw.rows / raw.bulkS).toFixed(0)} chunks/s   → end to end is ${((100 * e2e.chunks) / e2e.seconds / (raw.rows / raw.bulkS)).toFixed(0)} % of it (target ≥ 50 %)`,
+  );
+  console.log(
+    `   CPU                  end to end ${e2e.cpu.toFixed(1)} s (server, all threads; the built-in embedder alone takes ${raw.embedSeconds.toFixed(1)} s of it on one core); raw add() ${raw.bulkCpu.toFixed(1)} s`,
+  );
+  console.log(
+    `   raw add() per doc    ${(raw.rows / raw.perDocS).toFixed(0)} chunks/s   → end to end is ${((100 * e2e.chunks) / e2e.seconds / (raw.rows / raw.perDocS)).toFixed(0)} % of it`,
+  );
 }
 
 if (!args.only || args.only === "ollama") {
   const latency = Number(args["latency-ms"]);
   const fake = await startFakeOllama({ latencyMs: latency });
   // Sources of ten abstracts each: the server, not source creation, sets the pace.
-  const docs = Array.from({ length: 100 }, (_, i) => corpus.slice(i * 10, i * 10 + 10).map(textOf).join("\n\n"));
+  const docs = Array.from({ length: 100 }, (_, i) =>
+    corpus
+      .slice(i * 10, i * 10 + 10)
+      .map(textOf)
+      .join("\n\n"),
+  );
   const e2e = await ingest({ RAGD_OLLAMA_URL: fake.url }, docs, { embeddingModel: "ollama/all-minilm" });
   const s = fake.stats();
-  console.log(`\n2. Ollama (fake, ${latency} ms per call), ${docs.length} documents, ${e2e.chunks} chunks (status ${e2e.status})`);
-  console.log(`   embed calls          ${s.calls} → ${(s.calls / e2e.chunks).toFixed(4)} per chunk (target ≤ ${(1 / 32).toFixed(4)}; the fewest possible in batches of 32 is ${Math.ceil(e2e.chunks / 32)})`);
-  console.log(`   wall / server busy   ${e2e.seconds.toFixed(2)} s / ${(s.busyMs / 1000).toFixed(2)} s = ${(e2e.seconds / (s.busyMs / 1000)).toFixed(2)}× (target ≤ 1.1×; max ${s.maxConcurrent} calls at once)`);
+  console.log(
+    `\n2. Ollama (fake, ${latency} ms per call), ${docs.length} documents, ${e2e.chunks} chunks (status ${e2e.status})`,
+  );
+  console.log(
+    `   embed calls          ${s.calls} → ${(s.calls / e2e.chunks).toFixed(4)} per chunk (target ≤ ${(1 / 32).toFixed(4)}; the fewest possible in batches of 32 is ${Math.ceil(e2e.chunks / 32)})`,
+  );
+  console.log(
+    `   wall / server busy   ${e2e.seconds.toFixed(2)} s / ${(s.busyMs / 1000).toFixed(2)} s = ${(e2e.seconds / (s.busyMs / 1000)).toFixed(2)}× (target ≤ 1.1×; max ${s.maxConcurrent} calls at once)`,
+  );
   fake.stop();
 }
 
@@ -157,9 +205,19 @@ if (!args.only || args.only === "big") {
   }
   const e2e = await ingest({}, docs, {}, true);
   const raw = await rawAdd(docs, false);
-  console.log(`\n3. builtin, ${docs.length} sources of 1 MB, ${mb(docs).toFixed(0)} MB, ${e2e.chunks} chunks (status ${e2e.status})`);
-  console.log(`   end to end           ${(mb(docs) / e2e.seconds).toFixed(2)} MB/s   ${(e2e.chunks / e2e.seconds).toFixed(0)} chunks/s   (${e2e.seconds.toFixed(1)} s)`);
-  console.log(`   raw add(), bulk      ${(raw.rows / raw.bulkS).toFixed(0)} chunks/s   → end to end is ${((100 * e2e.chunks) / e2e.seconds / (raw.rows / raw.bulkS)).toFixed(0)} % of it (target ≥ 50 %)`);
-  console.log(`   CPU                  end to end ${e2e.cpu.toFixed(1)} s (server, all threads; the built-in embedder alone takes ${raw.embedSeconds.toFixed(1)} s of it on one core); raw add() ${raw.bulkCpu.toFixed(1)} s`);
-  console.log(`   peak server RSS      ${e2e.rss.toFixed(0)} MB while ingesting (target ≤ 1024 MB); ${e2e.rssAfterUpkeep.toFixed(0)} MB including the index upkeep that follows (ANN index built: ${e2e.annBuilt ? "yes" : "not yet"})`);
+  console.log(
+    `\n3. builtin, ${docs.length} sources of 1 MB, ${mb(docs).toFixed(0)} MB, ${e2e.chunks} chunks (status ${e2e.status})`,
+  );
+  console.log(
+    `   end to end           ${(mb(docs) / e2e.seconds).toFixed(2)} MB/s   ${(e2e.chunks / e2e.seconds).toFixed(0)} chunks/s   (${e2e.seconds.toFixed(1)} s)`,
+  );
+  console.log(
+    `   raw add(), bulk      ${(raw.rows / raw.bulkS).toFixed(0)} chunks/s   → end to end is ${((100 * e2e.chunks) / e2e.seconds / (raw.rows / raw.bulkS)).toFixed(0)} % of it (target ≥ 50 %)`,
+  );
+  console.log(
+    `   CPU                  end to end ${e2e.cpu.toFixed(1)} s (server, all threads; the built-in embedder alone takes ${raw.embedSeconds.toFixed(1)} s of it on one core); raw add() ${raw.bulkCpu.toFixed(1)} s`,
+  );
+  console.log(
+    `   peak server RSS      ${e2e.rss.toFixed(0)} MB while ingesting (target ≤ 1024 MB); ${e2e.rssAfterUpkeep.toFixed(0)} MB including the index upkeep that follows (ANN index built: ${e2e.annBuilt ? "yes" : "not yet"})`,
+  );
 }

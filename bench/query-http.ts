@@ -50,7 +50,6 @@ const TOP_K = 10;
 
 if (![10_000, 100_000, 1_000_000].includes(N)) throw new Error("usage: bun bench/query-http.ts 10000|100000|1000000");
 
-
 // A made-up language: 20,000 words, drawn with a skew so that some are common and most are rare.
 const SYLLABLES = "ka ro mi tan vel sor qu ix len dra po ne ul ga thi ber zo fen mar lit".split(" ");
 const VOCAB = ((rnd) =>
@@ -60,10 +59,14 @@ const VOCAB = ((rnd) =>
   }))(random(42));
 const word = (rnd: () => number) => VOCAB[Math.floor(VOCAB.length * rnd() ** 2)]!;
 const TOPICS = ((rnd) =>
-  Array.from({ length: Math.max(10, Math.round(N / 1000)) }, () => Array.from({ length: 40 }, () => VOCAB[Math.floor(rnd() * VOCAB.length)]!)))(random(5));
+  Array.from({ length: Math.max(10, Math.round(N / 1000)) }, () =>
+    Array.from({ length: 40 }, () => VOCAB[Math.floor(rnd() * VOCAB.length)]!),
+  ))(random(5));
 /** `n` words; in the topical shape 60% of them from `topic`. */
 const sentence = (rnd: () => number, n: number, topic = TOPICS[Math.floor(rnd() * TOPICS.length)]!) =>
-  Array.from({ length: n }, () => (SHAPE === "topical" && rnd() < 0.6 ? topic[Math.floor(rnd() * topic.length)]! : word(rnd))).join(" ");
+  Array.from({ length: n }, () =>
+    SHAPE === "topical" && rnd() < 0.6 ? topic[Math.floor(rnd() * topic.length)]! : word(rnd),
+  ).join(" ");
 
 interface Server extends RunningBinary {
   startupMs: number;
@@ -73,7 +76,12 @@ interface Server extends RunningBinary {
 /** Starts `ragd serve` on a free port; waits (up to 10 min: reconciliation reads every row) for "listening". */
 async function serve(dataDir: string): Promise<Server> {
   const startedAt = performance.now();
-  const server = await startBinary(dataDir, { RAGD_QUERY_RATE: "1000000", RAGD_QUERY_BURST: "1000000" }, undefined, 600_000);
+  const server = await startBinary(
+    dataDir,
+    { RAGD_QUERY_RATE: "1000000", RAGD_QUERY_BURST: "1000000" },
+    undefined,
+    600_000,
+  );
   return Object.assign(server, { startupMs: performance.now() - startedAt, startedAt });
 }
 
@@ -97,7 +105,12 @@ async function provision(s: Server): Promise<{ pipelineId: string; key: string }
 }
 
 /** Writes N chunks into LanceDB and their documents into SQLite; keeps every vector for brute force. */
-async function load(dataDir: string, pipelineId: string, all: Float32Array, ids: string[]): Promise<{ loadMs: number; maintainMs: number }> {
+async function load(
+  dataDir: string,
+  pipelineId: string,
+  all: Float32Array,
+  ids: string[],
+): Promise<{ loadMs: number; maintainMs: number }> {
   const conn = await openLance(dataDir);
   const store = new VectorStore(conn, { log: (msg, f) => console.error(`  ${msg}`, JSON.stringify(f ?? {})) });
   const db = new Database(join(dataDir, "ragd.db"));
@@ -124,19 +137,44 @@ async function load(dataDir: string, pipelineId: string, all: Float32Array, ids:
         const vector = all.subarray(i * DIM, (i + 1) * DIM);
         vector.set(embedBuiltin(text));
         ids[i] = `${docId}:${c}`;
-        rows.push({ id: `${docId}:${c}`, documentId: docId, chunkIndex: c, text, start: c ? start + 1 : 0, end: content.length, vector });
+        rows.push({
+          id: `${docId}:${c}`,
+          documentId: docId,
+          chunkIndex: c,
+          text,
+          start: c ? start + 1 : 0,
+          end: content.length,
+          vector,
+        });
       }
       docRows.push([docId, content]);
     }
-    await store.replaceDocuments(pipelineId, 1, docRows.map(([id]) => id), rows);
+    await store.replaceDocuments(
+      pipelineId,
+      1,
+      docRows.map(([id]) => id),
+      rows,
+    );
     const now = new Date().toISOString();
     db.transaction(() => {
       for (const [id, content] of docRows) {
-        insert.run(id, pipelineId, `doc ${id.slice(-6)}`, content.length, CHUNKS_PER_DOC, CHUNKS_PER_DOC, CHUNKS_PER_DOC, now, now, now);
+        insert.run(
+          id,
+          pipelineId,
+          `doc ${id.slice(-6)}`,
+          content.length,
+          CHUNKS_PER_DOC,
+          CHUNKS_PER_DOC,
+          CHUNKS_PER_DOC,
+          now,
+          now,
+          now,
+        );
         insertText.run(id, content);
       }
     })();
-    if ((from / BATCH_DOCS) % 10 === 9) console.error(`  loaded ${((from + BATCH_DOCS) * CHUNKS_PER_DOC).toLocaleString()} chunks`);
+    if ((from / BATCH_DOCS) % 10 === 9)
+      console.error(`  loaded ${((from + BATCH_DOCS) * CHUNKS_PER_DOC).toLocaleString()} chunks`);
   }
   db.run("UPDATE collections SET embedding_dimensions = ? WHERE id = ?", [DIM, pipelineId]);
   db.close();
@@ -214,7 +252,8 @@ async function main(): Promise<void> {
 
     const conn = await openLance(dataDir);
     const store = new VectorStore(conn);
-    const rawAsk = (vector: Float32Array) => store.search(pipelineId, 1, { mode: "vector", text: "", vector, topK: TOP_K });
+    const rawAsk = (vector: Float32Array) =>
+      store.search(pipelineId, 1, { mode: "vector", text: "", vector, topK: TOP_K });
     // Warm both sides alike; the server also runs its first upkeep pass 10 s after start: let it pass.
     for (let i = 0; i < 100; i++) {
       const q = queryText();
@@ -263,7 +302,9 @@ async function main(): Promise<void> {
     for (const q of texts.slice(0, RECALL_QUERIES)) {
       const v = embedBuiltin(q);
       const truth = exactTopK(all, ids, v, TOP_K);
-      httpFound += (await ask(q)).results.filter((r) => truth.has(`${r.metadata.sourceId}:${r.metadata.chunkIndex}`)).length;
+      httpFound += (await ask(q)).results.filter((r) =>
+        truth.has(`${r.metadata.sourceId}:${r.metadata.chunkIndex}`),
+      ).length;
       rawFound += (await rawAsk(v)).filter((h) => truth.has(`${h.documentId}:${h.chunkIndex}`)).length;
     }
     store.close();
@@ -290,18 +331,40 @@ async function main(): Promise<void> {
     const elapsed = (performance.now() - t0) / 1000;
 
     const [l1, l5, l15] = loadavg().map((x) => x.toFixed(2));
-    console.log(`\nquery-http: ${N.toLocaleString()} ${SHAPE} chunks × ${DIM} dims, vector mode, topK ${TOP_K}, ${QUERIES} sequential queries; load average ${l1} ${l5} ${l15}`);
+    console.log(
+      `\nquery-http: ${N.toLocaleString()} ${SHAPE} chunks × ${DIM} dims, vector mode, topK ${TOP_K}, ${QUERIES} sequential queries; load average ${l1} ${l5} ${l15}`,
+    );
     console.table({
       "load chunks (s)": (loadMs / 1000).toFixed(1),
       "maintain (s)": (maintainMs / 1000).toFixed(2),
       "binary start-up (s)": (s.startupMs / 1000).toFixed(1),
     });
     console.table({
-      "HTTP (fetch → ragd)": { p50: ms(percentile(http, 50)), p95: ms(percentile(http, 95)), p99: ms(percentile(http, 99)) },
-      [`ragd's logged time (${logged.length} requests)`]: { p50: ms(percentile(logged, 50)), p95: ms(percentile(logged, 95)), p99: ms(percentile(logged, 99)) },
-      "builtin query embedding": { p50: ms(percentile(embed, 50)), p95: ms(percentile(embed, 95)), p99: ms(percentile(embed, 99)) },
-      "raw VectorStore.search": { p50: ms(percentile(raw, 50)), p95: ms(percentile(raw, 95)), p99: ms(percentile(raw, 99)) },
-      "raw VectorStore.countRows": { p50: ms(percentile(count, 50)), p95: ms(percentile(count, 95)), p99: ms(percentile(count, 99)) },
+      "HTTP (fetch → ragd)": {
+        p50: ms(percentile(http, 50)),
+        p95: ms(percentile(http, 95)),
+        p99: ms(percentile(http, 99)),
+      },
+      [`ragd's logged time (${logged.length} requests)`]: {
+        p50: ms(percentile(logged, 50)),
+        p95: ms(percentile(logged, 95)),
+        p99: ms(percentile(logged, 99)),
+      },
+      "builtin query embedding": {
+        p50: ms(percentile(embed, 50)),
+        p95: ms(percentile(embed, 95)),
+        p99: ms(percentile(embed, 99)),
+      },
+      "raw VectorStore.search": {
+        p50: ms(percentile(raw, 50)),
+        p95: ms(percentile(raw, 95)),
+        p99: ms(percentile(raw, 99)),
+      },
+      "raw VectorStore.countRows": {
+        p50: ms(percentile(count, 50)),
+        p95: ms(percentile(count, 95)),
+        p99: ms(percentile(count, 99)),
+      },
     });
     console.table({
       "p50 HTTP / p50 raw": `${(percentile(http, 50) / percentile(raw, 50)).toFixed(2)}×`,

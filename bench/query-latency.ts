@@ -27,7 +27,6 @@ const DIM = 384;
 const BATCH = 10_000;
 const COLLECTION = "00000000-0000-4000-8000-000000000001";
 
-
 type Draw = (out?: Float32Array) => Float32Array;
 
 function gaussian(rnd: () => number): number {
@@ -35,7 +34,10 @@ function gaussian(rnd: () => number): number {
 }
 
 /** Cluster centres, shared by the stored vectors and the queries. */
-const CENTRES = ((rnd) => Array.from({ length: Math.max(10, Math.round(N / 100)) }, () => Float32Array.from({ length: DIM }, () => gaussian(rnd))))(random(0));
+const CENTRES = ((rnd) =>
+  Array.from({ length: Math.max(10, Math.round(N / 100)) }, () =>
+    Float32Array.from({ length: DIM }, () => gaussian(rnd)),
+  ))(random(0));
 
 /** A generator of unit vectors of the chosen shape. */
 function vectors(seed: number): Draw {
@@ -75,9 +77,22 @@ async function load(store: VectorStore, all: Float32Array): Promise<number> {
     const rows: ChunkRow[] = [];
     for (let i = from; i < Math.min(N, from + BATCH); i++) {
       const vector = draw(all.subarray(i * DIM, (i + 1) * DIM));
-      rows.push({ id: `doc${i}:0`, documentId: `doc${i}`, chunkIndex: 0, text: `chunk ${i} about topic ${i % 97}`, start: 0, end: 24, vector });
+      rows.push({
+        id: `doc${i}:0`,
+        documentId: `doc${i}`,
+        chunkIndex: 0,
+        text: `chunk ${i} about topic ${i % 97}`,
+        start: 0,
+        end: 24,
+        vector,
+      });
     }
-    await store.replaceDocuments(COLLECTION, 1, rows.map((r) => r.documentId), rows);
+    await store.replaceDocuments(
+      COLLECTION,
+      1,
+      rows.map((r) => r.documentId),
+      rows,
+    );
   }
   return performance.now() - started;
 }

@@ -46,7 +46,10 @@ function readQrels(path: string): Map<string, Map<string, number>> {
 /** nDCG@k with linear gain, as trec_eval's ndcg_cut. */
 function ndcg(ranked: string[], rel: Map<string, number>, k: number): number {
   const dcg = ranked.slice(0, k).reduce((sum, d, i) => sum + (rel.get(d) ?? 0) / Math.log2(i + 2), 0);
-  const ideal = [...rel.values()].filter((r) => r > 0).sort((a, b) => b - a).slice(0, k);
+  const ideal = [...rel.values()]
+    .filter((r) => r > 0)
+    .sort((a, b) => b - a)
+    .slice(0, k);
   const idcg = ideal.reduce((sum, r, i) => sum + r / Math.log2(i + 2), 0);
   return idcg > 0 ? dcg / idcg : 0;
 }
@@ -82,19 +85,29 @@ async function main(): Promise<void> {
     const jar: { cookie?: string } = {};
     await post(server, jar, "/api/auth/signup", { email: "scifact@example.com", password: "benchmark-password" });
     const settings = chunkSize ? { chunkSize, chunkOverlap: Math.floor(chunkSize / 5) } : {};
-    const pipeline = (await post(server, jar, "/api/rag/pipelines", { name: "scifact", embeddingModel: "builtin", ...settings })).body;
-    const key = (await post(server, jar, `/api/rag/pipelines/${pipeline.id}/keys`, { name: "bench" })).body.key as string;
+    const pipeline = (
+      await post(server, jar, "/api/rag/pipelines", { name: "scifact", embeddingModel: "builtin", ...settings })
+    ).body;
+    const key = (await post(server, jar, `/api/rag/pipelines/${pipeline.id}/keys`, { name: "bench" })).body
+      .key as string;
 
     console.error(`ingesting ${corpus.length} abstracts over HTTP`);
     const t0 = performance.now();
     await pooled(corpus, CONCURRENCY, async (d) => {
-      const r = await post(server, jar, `/api/rag/pipelines/${pipeline.id}/sources`, { type: "text", name: d.id, content: `${d.title}\n\n${d.text}` });
+      const r = await post(server, jar, `/api/rag/pipelines/${pipeline.id}/sources`, {
+        type: "text",
+        name: d.id,
+        content: `${d.title}\n\n${d.text}`,
+      });
       if (r.status !== 201) throw new Error(`source ${d.id}: ${r.status} ${JSON.stringify(r.body)}`);
     });
     const postedMs = performance.now() - t0;
     const p = await waitIdle(server, jar, pipeline.id);
     const ingestMs = performance.now() - t0;
-    const sources = (await server.http(`/api/rag/pipelines/${pipeline.id}/sources`, { jar })).body as { status: string; chunkCount: number }[];
+    const sources = (await server.http(`/api/rag/pipelines/${pipeline.id}/sources`, { jar })).body as {
+      status: string;
+      chunkCount: number;
+    }[];
     const failed = sources.filter((s) => s.status !== "ready").length;
     const chunks = sources.reduce((n, s) => n + s.chunkCount, 0);
     console.error(`ingested: pipeline ${p.status}, ${sources.length} sources (${failed} not ready), ${chunks} chunks`);
@@ -106,10 +119,16 @@ async function main(): Promise<void> {
       const times: number[] = [];
       for (const q of queries) {
         const s = performance.now();
-        const r = await server.http("/api/rag/query", { method: "POST", json: { query: q.text, topK: TOP_K, mode }, headers: { authorization: `Bearer ${key}` } });
+        const r = await server.http("/api/rag/query", {
+          method: "POST",
+          json: { query: q.text, topK: TOP_K, mode },
+          headers: { authorization: `Bearer ${key}` },
+        });
         times.push(performance.now() - s);
         if (r.status !== 200) throw new Error(`query ${q._id} (${mode}): ${r.status} ${JSON.stringify(r.body)}`);
-        const ranked = [...new Set((r.body.results as { metadata: { sourceName: string } }[]).map((x) => x.metadata.sourceName))];
+        const ranked = [
+          ...new Set((r.body.results as { metadata: { sourceName: string } }[]).map((x) => x.metadata.sourceName)),
+        ];
         n10 += ndcg(ranked, qrels.get(q._id)!, 10);
         r100 += recall(ranked, qrels.get(q._id)!, 100);
       }

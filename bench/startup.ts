@@ -11,7 +11,8 @@ import { join } from "node:path";
 
 const root = join(import.meta.dir, "..");
 const binary = join(root, "dist", "ragd");
-if (!existsSync(binary)) Bun.spawnSync(["bun", join(root, "scripts", "build.ts")], { stdout: "inherit", stderr: "inherit" });
+if (!existsSync(binary))
+  Bun.spawnSync(["bun", join(root, "scripts", "build.ts")], { stdout: "inherit", stderr: "inherit" });
 
 const RUNS = Number(process.argv[2] ?? 10);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -20,7 +21,11 @@ const port = 28000 + Math.floor(Math.random() * 1000);
 /** Starts the binary on a fresh data dir and measures ms until /healthz answers 200. */
 async function timeToHealthy(dataDir: string): Promise<{ ms: number; proc: Bun.Subprocess }> {
   const t0 = performance.now();
-  const proc = Bun.spawn([binary, "serve", "--port", String(port), "--data-dir", dataDir], { stdout: "ignore", stderr: "ignore", cwd: dataDir });
+  const proc = Bun.spawn([binary, "serve", "--port", String(port), "--data-dir", dataDir], {
+    stdout: "ignore",
+    stderr: "ignore",
+    cwd: dataDir,
+  });
   for (;;) {
     try {
       const r = await fetch(`http://127.0.0.1:${port}/healthz`);
@@ -57,5 +62,7 @@ for (let i = 0; i < RUNS; i++) {
 }
 
 console.log(`binary size                 ${(statSync(binary).size / 1024 / 1024).toFixed(1)} MB`);
-console.log(`start → first 200 /healthz  median ${median(fresh).toFixed(0)} ms on a new data dir, ${median(warm).toFixed(0)} ms on an existing one (${RUNS} runs each; target ≤ 500 ms)`);
+console.log(
+  `start → first 200 /healthz  median ${median(fresh).toFixed(0)} ms on a new data dir, ${median(warm).toFixed(0)} ms on an existing one (${RUNS} runs each; target ≤ 500 ms)`,
+);
 console.log(`idle RSS after start        ${idleRss.toFixed(0)} MB (target ≤ 150 MB)`);

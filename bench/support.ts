@@ -27,9 +27,10 @@ export function loadCorpus(limit = Infinity): Doc[] {
 }
 
 function generated(n: number): Doc[] {
-  const words = "retrieval index vector chunk token embedding query server model pipeline source document score latency".split(" ");
+  const words =
+    "retrieval index vector chunk token embedding query server model pipeline source document score latency".split(" ");
   let seed = 7;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   return Array.from({ length: n }, (_, i) => ({
     id: String(i),
     title: `Document ${i}`,
@@ -48,7 +49,17 @@ export async function startRagd(dataDir: string, env: Record<string, string> = {
   const jar: { cookie?: string } = {};
   const email = `bench-${Date.now()}@example.com`;
   await server.http("/api/auth/signup", { method: "POST", json: { email, password: "benchmark-password" }, jar });
-  Bun.spawnSync([join(ROOT, "dist", "ragd"), "user", "set-tier", "--email", email, "--tier", "unlimited", "--data-dir", dataDir]);
+  Bun.spawnSync([
+    join(ROOT, "dist", "ragd"),
+    "user",
+    "set-tier",
+    "--email",
+    email,
+    "--tier",
+    "unlimited",
+    "--data-dir",
+    dataDir,
+  ]);
   return { server, jar };
 }
 
@@ -66,7 +77,12 @@ export async function pooled<T>(items: T[], n: number, fn: (x: T, i: number) => 
 }
 
 /** Polls a pipeline until no source is queued or processing. */
-export async function waitIdle(server: RunningBinary, jar: { cookie?: string }, pipelineId: string, timeoutMs = 30 * 60_000) {
+export async function waitIdle(
+  server: RunningBinary,
+  jar: { cookie?: string },
+  pipelineId: string,
+  timeoutMs = 30 * 60_000,
+) {
   const t0 = Date.now();
   for (;;) {
     // The list carries status and counts without the sources themselves: a light poll.

@@ -12,5 +12,7 @@ await $`bun ${join(root, "scripts", "build-dashboard.ts")}`.cwd(root);
 // The ingestion worker is a second entry point: Bun bundles it into the same executable.
 // --smol: a heap that collects more eagerly (peak memory while ingesting is what users notice);
 // no bunfig.toml from the working directory may change how the binary runs.
-await $`bun build --compile --compile-exec-argv=--smol --no-compile-autoload-bunfig --minify-syntax --minify-whitespace --sourcemap=none ${join(root, "src", "main.ts")} ${join(root, "src", "ingest", "worker.ts")} --outfile ${out}`.cwd(root);
+await $`bun build --compile --compile-exec-argv=--smol --no-compile-autoload-bunfig --minify-syntax --minify-whitespace --sourcemap=none ${join(root, "src", "main.ts")} ${join(root, "src", "ingest", "worker.ts")} --outfile ${out}`.cwd(
+  root,
+);
 console.log(`built ${out}`);

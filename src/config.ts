@@ -172,7 +172,8 @@ export function loadConfig(
   }
   const model = parseModel(config.defaultEmbeddingModel, config.openaiUrl !== null);
   if ("error" in model) {
-    const from = flags["default-embedding-model"] !== undefined ? "--default-embedding-model" : "RAGD_DEFAULT_EMBEDDING_MODEL";
+    const from =
+      flags["default-embedding-model"] !== undefined ? "--default-embedding-model" : "RAGD_DEFAULT_EMBEDDING_MODEL";
     throw new ConfigError(`${from}: ${model.error}`);
   }
   return { config, rest };

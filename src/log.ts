@@ -28,9 +28,11 @@ function mask(fields: Record<string, unknown>): Record<string, unknown> {
 /** Creates a logger that writes lines at or above `level`. */
 export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
   const min = ORDER[level];
-  const emit = (lvl: LogLevel) => (msg: string, fields: Record<string, unknown> = {}) => {
-    if (ORDER[lvl] < min) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...mask(fields) }) + "\n");
-  };
+  const emit =
+    (lvl: LogLevel) =>
+    (msg: string, fields: Record<string, unknown> = {}) => {
+      if (ORDER[lvl] < min) return;
+      write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...mask(fields) }) + "\n");
+    };
   return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
 }

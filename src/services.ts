@@ -58,7 +58,15 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const pipelines = new PipelineService(db, collections, config);
   const queries = new QueryService(db, keys, config);
   const baseUrl = { value: `http://${config.host}:${config.port}` };
-  const sourceDeps: SourceDeps = { db, engine, store, files, secret: loadSecret(config.dataDir), config, baseUrl: () => baseUrl.value };
+  const sourceDeps: SourceDeps = {
+    db,
+    engine,
+    store,
+    files,
+    secret: loadSecret(config.dataDir),
+    config,
+    baseUrl: () => baseUrl.value,
+  };
   const sources = new SourceService(sourceDeps);
   const searcher = new Searcher(db, store, config);
   queries.useSearcher((c, req) => searcher.search(c, req));
@@ -87,7 +95,26 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   };
   const timers = [setInterval(upkeep, 10_000), setInterval(housekeeping, 3_600_000)];
   metrics.gauge("ragd_ingest_workers_busy", "Ingestion workers running a job.", () => pool.busy);
-  return { config, log, db, lance, store, files, metrics, collections, engine, auth, pipelines, keys, queries, sources, sourceDeps, kbs, baseUrl, timers };
+  return {
+    config,
+    log,
+    db,
+    lance,
+    store,
+    files,
+    metrics,
+    collections,
+    engine,
+    auth,
+    pipelines,
+    keys,
+    queries,
+    sources,
+    sourceDeps,
+    kbs,
+    baseUrl,
+    timers,
+  };
 }
 
 /** Stops background work and releases what the services hold; pending writes are flushed first. */

@@ -84,7 +84,10 @@ describe("sessions", () => {
     const me = await t.call("GET", "/api/auth/me", { cookie: ca });
     expect(me.status).toBe(200);
     expect(me.body.user.email).toBe(e);
-    const out = await t.call("POST", "/api/auth/logout", { cookie: ca, headers: { "content-type": "application/json" } });
+    const out = await t.call("POST", "/api/auth/logout", {
+      cookie: ca,
+      headers: { "content-type": "application/json" },
+    });
     expect(out.status).toBe(204);
     expect(out.headers.get("set-cookie")).toContain("Max-Age=0");
     expect((await t.call("GET", "/api/auth/me", { cookie: ca })).status).toBe(401);
@@ -104,7 +107,9 @@ describe("sessions", () => {
     const e = email();
     await t.signup(e, "password123");
     const wrong = await t.call("POST", "/api/auth/login", { body: { email: e, password: "password999" } });
-    const unknown = await t.call("POST", "/api/auth/login", { body: { email: email("ghost"), password: "password123" } });
+    const unknown = await t.call("POST", "/api/auth/login", {
+      body: { email: email("ghost"), password: "password123" },
+    });
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
     expect(wrong.body.error).toEqual(unknown.body.error);
@@ -140,7 +145,9 @@ describe("login rate limit", () => {
     // Another email is not affected.
     const other = email();
     await t.signup(other, "password123");
-    expect((await t.call("POST", "/api/auth/login", { body: { email: other, password: "password123" } })).status).toBe(200);
+    expect((await t.call("POST", "/api/auth/login", { body: { email: other, password: "password123" } })).status).toBe(
+      200,
+    );
   });
 });
 
@@ -163,7 +170,9 @@ test("housekeeping deletes expired sessions and keeps live ones", async () => {
   const live = await t.signup();
   const stale = await t.signup();
   const staleHash = sha256(stale.split("=")[1]!);
-  t.services.db.$client.query("UPDATE sessions SET expires_at = '2000-01-01T00:00:00.000Z' WHERE token_hash = ?").run(staleHash);
+  t.services.db.$client
+    .query("UPDATE sessions SET expires_at = '2000-01-01T00:00:00.000Z' WHERE token_hash = ?")
+    .run(staleHash);
   t.services.auth.pruneSessions();
   expect(t.services.db.$client.query("SELECT 1 FROM sessions WHERE token_hash = ?").get(staleHash)).toBeNull();
   expect((await t.call("GET", "/api/auth/me", { cookie: live })).status).toBe(200);

@@ -31,7 +31,8 @@ describe("one-shot commands", () => {
     expect(v.stdout).toMatch(/^ragd \d+\.\d+\.\d+/);
     const h = runCli(["help"]);
     expect(h.code).toBe(0);
-    for (const s of ["ragd serve", "user create", "user set-tier", "RAGD_PORT", "RAGD_DATA_DIR", "RAGD_SIGNUP"]) expect(h.stdout).toContain(s);
+    for (const s of ["ragd serve", "user create", "user set-tier", "RAGD_PORT", "RAGD_DATA_DIR", "RAGD_SIGNUP"])
+      expect(h.stdout).toContain(s);
   });
 
   const bad: [string, string[], Record<string, string>][] = [
@@ -58,7 +59,9 @@ describe("the served API over real HTTP", () => {
     expect((await server.http("/healthz")).body).toEqual({ status: "ok" });
     const ready = await server.http("/readyz");
     expect(ready.status).toBe(200);
-    expect(ready.body.checks.map((c: { name: string }) => c.name)).toEqual(expect.arrayContaining(["sqlite", "lancedb"]));
+    expect(ready.body.checks.map((c: { name: string }) => c.name)).toEqual(
+      expect.arrayContaining(["sqlite", "lancedb"]),
+    );
     const docs = await server.http("/docs");
     expect(docs.status).toBe(200);
     expect(String(docs.body)).toContain("/docs/assets/swagger-ui-bundle.js");
@@ -67,7 +70,11 @@ describe("the served API over real HTTP", () => {
   });
 
   test("sign up, create a pipeline and a key, query, revoke", async () => {
-    const signup = await server.http("/api/auth/signup", { method: "POST", json: { email: EMAIL, password: PASSWORD }, jar });
+    const signup = await server.http("/api/auth/signup", {
+      method: "POST",
+      json: { email: EMAIL, password: PASSWORD },
+      jar,
+    });
     expect(signup.status).toBe(201);
     expect((await server.http("/api/auth/me", { jar })).body.user.email).toBe(EMAIL);
     const p = await server.http("/api/rag/pipelines", { method: "POST", json: { name: "Handbook" }, jar });
@@ -75,36 +82,73 @@ describe("the served API over real HTTP", () => {
     pipelineId = p.body.id;
     const list = await server.http("/api/rag/pipelines?page=1&pageSize=10&search=hand&status=empty", { jar });
     expect(list.body.total).toBe(1);
-    key = (await server.http(`/api/rag/pipelines/${pipelineId}/keys`, { method: "POST", json: { name: "app" }, jar })).body;
-    const spare = (await server.http(`/api/rag/pipelines/${pipelineId}/keys`, { method: "POST", json: { name: "spare" }, jar })).body;
-    const q = await server.http("/api/rag/query", { method: "POST", json: { query: "vacation policy", topK: 3 }, headers: { authorization: `Bearer ${key.key}` } });
+    key = (await server.http(`/api/rag/pipelines/${pipelineId}/keys`, { method: "POST", json: { name: "app" }, jar }))
+      .body;
+    const spare = (
+      await server.http(`/api/rag/pipelines/${pipelineId}/keys`, { method: "POST", json: { name: "spare" }, jar })
+    ).body;
+    const q = await server.http("/api/rag/query", {
+      method: "POST",
+      json: { query: "vacation policy", topK: 3 },
+      headers: { authorization: `Bearer ${key.key}` },
+    });
     expect(q.status).toBe(200);
     expect(q.body).toEqual({ results: [], pipelineId, query: "vacation policy", topK: 3 });
     await server.http(`/api/rag/pipelines/${pipelineId}/keys/${spare.id}`, { method: "DELETE", jar });
-    const revoked = await server.http("/api/rag/query", { method: "POST", json: { query: "x" }, headers: { authorization: `Bearer ${spare.key}` } });
+    const revoked = await server.http("/api/rag/query", {
+      method: "POST",
+      json: { query: "x" },
+      headers: { authorization: `Bearer ${spare.key}` },
+    });
     expect(revoked.status).toBe(401);
     const second = await server.http("/api/rag/pipelines", { method: "POST", json: { name: "Second" }, jar });
     expect(second.body.error.code).toBe("tier_limit_reached");
   });
 
   test("the CLI works on the same data dir while the server runs", async () => {
-    const created = runCli(["user", "create", "--email", "cli@example.com", "--password", "password123", "--data-dir", dataDir]);
+    const created = runCli([
+      "user",
+      "create",
+      "--email",
+      "cli@example.com",
+      "--password",
+      "password123",
+      "--data-dir",
+      dataDir,
+    ]);
     expect(created.code).toBe(0);
-    const dup = runCli(["user", "create", "--email", "CLI@example.com", "--password", "password123", "--data-dir", dataDir]);
+    const dup = runCli([
+      "user",
+      "create",
+      "--email",
+      "CLI@example.com",
+      "--password",
+      "password123",
+      "--data-dir",
+      dataDir,
+    ]);
     expect(dup.code).toBe(1);
     const tier = runCli(["user", "set-tier", "--email", EMAIL, "--tier", "pro", "--data-dir", dataDir]);
     expect(tier.code).toBe(0);
     const second = await server.http("/api/rag/pipelines", { method: "POST", json: { name: "Second" }, jar });
     expect(second.status).toBe(201);
-    const login = await server.http("/api/auth/login", { method: "POST", json: { email: "cli@example.com", password: "password123" }, jar: {} });
+    const login = await server.http("/api/auth/login", {
+      method: "POST",
+      json: { email: "cli@example.com", password: "password123" },
+      jar: {},
+    });
     expect(login.status).toBe(200);
   });
 
   test("metrics count requests by route and status", async () => {
     const m = await server.http("/metrics");
     expect(m.headers.get("content-type")).toContain("text/plain");
-    expect(String(m.body)).toMatch(/ragd_http_requests_total\{method="POST",route="\/api\/rag\/query",status="200"\} \d+/);
-    expect(String(m.body)).toContain('ragd_http_request_duration_seconds_bucket{method="GET",route="/healthz",status="200",le="+Inf"}');
+    expect(String(m.body)).toMatch(
+      /ragd_http_requests_total\{method="POST",route="\/api\/rag\/query",status="200"\} \d+/,
+    );
+    expect(String(m.body)).toContain(
+      'ragd_http_request_duration_seconds_bucket{method="GET",route="/healthz",status="200",le="+Inf"}',
+    );
   });
 
   test("logs are JSON lines and never carry a password, key or cookie", () => {
@@ -120,9 +164,16 @@ describe("the served API over real HTTP", () => {
     expect(await server.proc.exited).toBe(0);
     server = await startBinary(dataDir);
     const relog: { cookie?: string } = {};
-    expect((await server.http("/api/auth/login", { method: "POST", json: { email: EMAIL, password: PASSWORD }, jar: relog })).status).toBe(200);
+    expect(
+      (await server.http("/api/auth/login", { method: "POST", json: { email: EMAIL, password: PASSWORD }, jar: relog }))
+        .status,
+    ).toBe(200);
     expect((await server.http(`/api/rag/pipelines/${pipelineId}`, { jar: relog })).body.name).toBe("Handbook");
-    const q = await server.http("/api/rag/query", { method: "POST", json: { query: "x" }, headers: { authorization: `Bearer ${key.key}` } });
+    const q = await server.http("/api/rag/query", {
+      method: "POST",
+      json: { query: "x" },
+      headers: { authorization: `Bearer ${key.key}` },
+    });
     expect(q.status).toBe(200);
     // the old session survived the restart too
     expect((await server.http("/api/auth/me", { jar })).status).toBe(200);

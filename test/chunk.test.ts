@@ -41,8 +41,39 @@ function expectValid(text: string, opts: ChunkOptions, measure: (s: string) => n
   return chunks;
 }
 
-const WORDS = ["the", "quick", "brown", "fox", "jumps", "e.g.", "Dr.", "naïve", "日本語", "😀", "👩‍👩‍👧", "x1", "<|endoftext|>"];
-const SEPARATORS = [" ", " ", " ", "\n", "\r\n", "\n\n", "\r\n\r\n", ". ", "? ", "! ", "。", "\t", "   ", "\u00a0", " ".repeat(120), "\r\n".repeat(40)];
+const WORDS = [
+  "the",
+  "quick",
+  "brown",
+  "fox",
+  "jumps",
+  "e.g.",
+  "Dr.",
+  "naïve",
+  "日本語",
+  "😀",
+  "👩‍👩‍👧",
+  "x1",
+  "<|endoftext|>",
+];
+const SEPARATORS = [
+  " ",
+  " ",
+  " ",
+  "\n",
+  "\r\n",
+  "\n\n",
+  "\r\n\r\n",
+  ". ",
+  "? ",
+  "! ",
+  "。",
+  "\t",
+  "   ",
+  "\u00a0",
+  " ".repeat(120),
+  "\r\n".repeat(40),
+];
 const MARKDOWN = ["# Title\n", "\n## Section\r\n", "\n```js\n", "\n```\n", "~~~\n", "- item\n", "> quote\n"];
 
 /** A long word, sometimes far longer than any chunk. */
@@ -87,7 +118,11 @@ describe("chunkText invariants (property)", () => {
   }
 
   test("fixed: consecutive chunks overlap by exactly `overlap` on plain text", () => {
-    const plain = fc.array(fc.constantFrom("lorem", "ipsum", "dolor", "sit", "amet", "x".repeat(70)), { minLength: 1, maxLength: 400, size: "medium" });
+    const plain = fc.array(fc.constantFrom("lorem", "ipsum", "dolor", "sit", "amet", "x".repeat(70)), {
+      minLength: 1,
+      maxLength: 400,
+      size: "medium",
+    });
     fc.assert(
       fc.property(plain, sizes, (words, [size, overlap]) => {
         const text = words.join(" ");
@@ -125,7 +160,11 @@ describe("chunkText edge cases", () => {
   test.each(STRATEGIES)("%s: never splits a surrogate pair", (strategy) => {
     const text = "😀".repeat(400) + " 👍🏽 done";
     const measure = strategy === "token" ? countTokens : undefined;
-    for (const [size, overlap] of [[51, 10], [50, 11], [77, 0]]) {
+    for (const [size, overlap] of [
+      [51, 10],
+      [50, 11],
+      [77, 0],
+    ]) {
       const chunks = expectValid(text, { strategy, size, overlap }, measure);
       for (const c of chunks) expect(c.text).not.toMatch(/^[\udc00-\udfff]|[\ud800-\udbff]$/);
     }
@@ -133,7 +172,14 @@ describe("chunkText edge cases", () => {
 
   test("recursive: a huge word splits into windows overlapping by exactly `overlap`", () => {
     const chunks = chunkText("x".repeat(5000), { strategy: "recursive", size: 1000, overlap: 100 });
-    expect(chunks.map((c) => [c.start, c.end])).toEqual([[0, 1000], [900, 1900], [1800, 2800], [2700, 3700], [3600, 4600], [4500, 5000]]);
+    expect(chunks.map((c) => [c.start, c.end])).toEqual([
+      [0, 1000],
+      [900, 1900],
+      [1800, 2800],
+      [2700, 3700],
+      [3600, 4600],
+      [4500, 5000],
+    ]);
   });
 
   test.each([
@@ -158,7 +204,8 @@ describe("chunkText edge cases", () => {
     expect(chunks.map((c) => c.text)).toEqual(["Use tools, e.g. a hammer. Then rest!", "Is it done? Yes."]);
   });
 
-  const MD = "# A\n\nIntro.\n\n## B\n\n```js\nconst x = 1;\n\n// # not a heading\nconst y = 2;\n```\n\nAfter.\n\n## C\n\nEnd.\n";
+  const MD =
+    "# A\n\nIntro.\n\n## B\n\n```js\nconst x = 1;\n\n// # not a heading\nconst y = 2;\n```\n\nAfter.\n\n## C\n\nEnd.\n";
   const FENCE = "```js\nconst x = 1;\n\n// # not a heading\nconst y = 2;\n```";
 
   test("markdown: splits at headings, keeps each heading with its section", () => {
@@ -199,8 +246,17 @@ describe("chunkText edge cases", () => {
   test("fixed: windows step by size - overlap and avoid cutting words", () => {
     const nospace = chunkText("abcdefghij".repeat(10), { strategy: "fixed", size: 30, overlap: 10 });
     expect(nospace.map((c) => c.start)).toEqual([0, 20, 40, 60, 80]);
-    const words = chunkText("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu", { strategy: "fixed", size: 20, overlap: 0 });
-    expect(words.map((c) => c.text)).toEqual(["alpha beta gamma ", "delta epsilon zeta ", "eta theta iota kappa", " lambda mu"]);
+    const words = chunkText("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu", {
+      strategy: "fixed",
+      size: 20,
+      overlap: 0,
+    });
+    expect(words.map((c) => c.text)).toEqual([
+      "alpha beta gamma ",
+      "delta epsilon zeta ",
+      "eta theta iota kappa",
+      " lambda mu",
+    ]);
   });
 
   test.each([
@@ -214,7 +270,11 @@ describe("chunkText edge cases", () => {
   });
 
   test("recursive chunks 10 MB of prose in well under two seconds", () => {
-    const sentences = ["The committee met on Tuesday to review the budget.", "Nobody expected the results to be so clear!", "Why would anyone object?"];
+    const sentences = [
+      "The committee met on Tuesday to review the budget.",
+      "Nobody expected the results to be so clear!",
+      "Why would anyone object?",
+    ];
     const paragraph = Array.from({ length: 12 }, (_, i) => sentences[i % 3]).join(" ");
     const text = `${paragraph}\n\n`.repeat(Math.ceil(10_000_000 / (paragraph.length + 2)));
     const started = performance.now();

@@ -24,7 +24,10 @@ let pipelineId: string;
 beforeAll(async () => {
   if (!existsSync(BINARY)) {
     // `bun` may not be on PATH when the tests run through node_modules/.bin; build with this very runtime.
-    const p = Bun.spawnSync([process.execPath, join(import.meta.dir, "..", "scripts", "build.ts")], { stdout: "inherit", stderr: "inherit" });
+    const p = Bun.spawnSync([process.execPath, join(import.meta.dir, "..", "scripts", "build.ts")], {
+      stdout: "inherit",
+      stderr: "inherit",
+    });
     if (p.exitCode !== 0) throw new Error("building dist/ragd failed");
   }
   await ensureBinary();
@@ -77,15 +80,24 @@ async function stop(): Promise<void> {
  * checked against its LanceDB tables — only the active generation exists, it holds
  * exactly the chunks SQLite counts, per document, and every id once.
  */
-async function expectStoresAgree(): Promise<{ docs: { id: string; status: string; chunk_count: number }[]; generation: number }> {
+async function expectStoresAgree(): Promise<{
+  docs: { id: string; status: string; chunk_count: number }[];
+  generation: number;
+}> {
   const db = new Database(join(dataDir, "ragd.db"), { readonly: true });
   let docs: { id: string; status: string; chunk_count: number }[];
   let col: { active: number; building: number | null };
   let pending: number;
   try {
-    docs = db.query("SELECT id, status, chunk_count FROM documents WHERE collection_id = ? AND status <> 'awaiting_upload'").all(pipelineId) as typeof docs;
-    col = db.query("SELECT active_generation AS active, building_generation AS building FROM collections WHERE id = ?").get(pipelineId) as typeof col;
-    pending = (db.query("SELECT count(*) AS n FROM tasks WHERE status IN ('queued','processing')").get() as { n: number }).n;
+    docs = db
+      .query("SELECT id, status, chunk_count FROM documents WHERE collection_id = ? AND status <> 'awaiting_upload'")
+      .all(pipelineId) as typeof docs;
+    col = db
+      .query("SELECT active_generation AS active, building_generation AS building FROM collections WHERE id = ?")
+      .get(pipelineId) as typeof col;
+    pending = (
+      db.query("SELECT count(*) AS n FROM tasks WHERE status IN ('queued','processing')").get() as { n: number }
+    ).n;
   } finally {
     db.close();
   }
@@ -97,7 +109,9 @@ async function expectStoresAgree(): Promise<{ docs: { id: string; status: string
   const conn = await openLanceDir(dataDir);
   try {
     const prefix = tableNameOf(pipelineId, 0).slice(0, -1);
-    expect((await conn.tableNames()).filter((n) => n.startsWith(prefix))).toEqual([tableNameOf(pipelineId, col.active)]);
+    expect((await conn.tableNames()).filter((n) => n.startsWith(prefix))).toEqual([
+      tableNameOf(pipelineId, col.active),
+    ]);
     const table = await conn.openTable(tableNameOf(pipelineId, col.active));
     const rows = await table.query().select(["id", "document_id"]).toArray();
     table.close();
@@ -127,7 +141,12 @@ function allReady(count: number, what: string): Promise<Src[]> {
 
 /** Waits for ingestion to be under way, lets it run a random while, checks it is still running, and kills. */
 async function killMidIngestion(delays: number[]): Promise<void> {
-  await waitFor("a source being processed", async () => (await sources()).some((s) => s.status === "processing"), 20_000, 20);
+  await waitFor(
+    "a source being processed",
+    async () => (await sources()).some((s) => s.status === "processing"),
+    20_000,
+    20,
+  );
   const ms = randomMs(50, 700);
   delays.push(ms);
   await Bun.sleep(ms);
@@ -137,21 +156,41 @@ async function killMidIngestion(delays: number[]): Promise<void> {
 
 /** A few KB of text that no other source shares. */
 const docText = (i: number) =>
-  Array.from({ length: 30 }, (_, k) => `Document ${i} line ${k}: the ${["amber", "basalt", "cobalt", "dune", "ember"][k % 5]} record ${i * 100 + k} holds item${i}x${k}.`).join("\n");
+  Array.from(
+    { length: 30 },
+    (_, k) =>
+      `Document ${i} line ${k}: the ${["amber", "basalt", "cobalt", "dune", "ember"][k % 5]} record ${i * 100 + k} holds item${i}x${k}.`,
+  ).join("\n");
 
 const randomMs = (lo: number, hi: number) => Math.round(lo + Math.random() * (hi - lo));
 
 describe("kill -9 during ingestion", () => {
   test("three crashes while 30 sources ingest: all end ready, LanceDB rows equal SQLite chunk counts, no duplicate ids", async () => {
     await start();
-    expect((await server!.http("/api/auth/signup", { method: "POST", json: { email: "crash@example.com", password: "correct horse battery" }, jar })).status).toBe(201);
-    const p = await server!.http("/api/rag/pipelines", { method: "POST", json: { name: "Crashy", embeddingModel: "ollama/all-minilm", chunkSize: 120, chunkOverlap: 0 }, jar });
+    expect(
+      (
+        await server!.http("/api/auth/signup", {
+          method: "POST",
+          json: { email: "crash@example.com", password: "correct horse battery" },
+          jar,
+        })
+      ).status,
+    ).toBe(201);
+    const p = await server!.http("/api/rag/pipelines", {
+      method: "POST",
+      json: { name: "Crashy", embeddingModel: "ollama/all-minilm", chunkSize: 120, chunkOverlap: 0 },
+      jar,
+    });
     expect(p.status).toBe(201);
     pipelineId = p.body.id;
 
     const created: string[] = [];
     for (let i = 0; i < 30; i++) {
-      const r = await server!.http(`/api/rag/pipelines/${pipelineId}/sources`, { method: "POST", json: { type: "text", name: `doc ${i}`, content: docText(i) }, jar });
+      const r = await server!.http(`/api/rag/pipelines/${pipelineId}/sources`, {
+        method: "POST",
+        json: { type: "text", name: `doc ${i}`, content: docText(i) },
+        jar,
+      });
       expect(r.status).toBe(201);
       created.push(r.body.id);
     }
@@ -177,7 +216,11 @@ describe("kill -9 during an upload", () => {
   test("a half-written upload is swept on restart; the source still waits for its file and then takes it", async () => {
     await start();
     const size = 1024 * 1024;
-    const r = await server!.http(`/api/rag/pipelines/${pipelineId}/sources`, { method: "POST", json: { type: "file", fileName: "big.txt", fileSize: size }, jar });
+    const r = await server!.http(`/api/rag/pipelines/${pipelineId}/sources`, {
+      method: "POST",
+      json: { type: "file", fileName: "big.txt", fileSize: size },
+      jar,
+    });
     expect(r.status).toBe(201);
     const { id, uploadUrl } = r.body as { id: string; uploadUrl: string };
     const pathAndQuery = uploadUrl.slice(uploadUrl.indexOf("/uploads/"));
@@ -205,7 +248,11 @@ describe("kill -9 during an upload", () => {
     const waiting = (await sources()).find((s) => s.id === id);
     expect(waiting?.status).toBe("awaiting_upload");
 
-    const body = Buffer.from(Array.from({ length: 2000 }, (_, i) => `Uploaded line ${i}.`).join("\n").padEnd(size, " "));
+    const body = Buffer.from(
+      Array.from({ length: 2000 }, (_, i) => `Uploaded line ${i}.`)
+        .join("\n")
+        .padEnd(size, " "),
+    );
     const put = await fetch(server!.url + pathAndQuery, { method: "PUT", body });
     expect(put.status).toBe(200);
     const done = await waitFor("the uploaded source to be ready", async () => {
@@ -222,7 +269,11 @@ describe("kill -9 during an upload", () => {
 describe("kill -9 during a re-index", () => {
   test("a crash mid-rebuild: after restart the rebuild completes, switches, and drops the old generation", async () => {
     await start();
-    const patched = await server!.http(`/api/rag/pipelines/${pipelineId}`, { method: "PATCH", json: { chunkSize: 300, chunkOverlap: 30 }, jar });
+    const patched = await server!.http(`/api/rag/pipelines/${pipelineId}`, {
+      method: "PATCH",
+      json: { chunkSize: 300, chunkOverlap: 30 },
+      jar,
+    });
     expect(patched.status).toBe(200);
     const before = new Map((await sources()).map((s) => [s.id, s.chunkCount]));
     const r = await server!.http(`/api/rag/pipelines/${pipelineId}/reindex`, { method: "POST", json: {}, jar });
@@ -258,10 +309,14 @@ describe("regressions (found by these tests, now fixed)", () => {
       db.close();
     }
     await start();
-    const done = await waitFor("the orphaned source to settle", async () => {
-      const s = (await sources()).find((x) => x.id === id);
-      return s && (s.status === "ready" || s.status === "failed") ? s : null;
-    }, 6_000);
+    const done = await waitFor(
+      "the orphaned source to settle",
+      async () => {
+        const s = (await sources()).find((x) => x.id === id);
+        return s && (s.status === "ready" || s.status === "failed") ? s : null;
+      },
+      6_000,
+    );
     expect(done).toMatchObject({ status: "ready", error: null });
   }, 30_000);
 });

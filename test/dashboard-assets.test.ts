@@ -15,7 +15,9 @@ const ALLOWED_HOSTS = new Set(["localhost", "127.0.0.1", "example.com", "www.w3.
 
 /** Every http(s) host named anywhere in `text`. */
 const hostsIn = (text: string): string[] =>
-  [...text.matchAll(/https?:\/\/([a-z0-9.-]+\.[a-z]{2,}|localhost|\d+\.\d+\.\d+\.\d+)/gi)].map((m) => m[1]!.toLowerCase());
+  [...text.matchAll(/https?:\/\/([a-z0-9.-]+\.[a-z]{2,}|localhost|\d+\.\d+\.\d+\.\d+)/gi)].map((m) =>
+    m[1]!.toLowerCase(),
+  );
 
 /** Hosts that markup or styles would load from: src=, href=, url(…), fetch("…"), import "…". */
 const loadedHostsIn = (text: string): string[] =>

@@ -34,7 +34,11 @@ test("while the backend is busy, calls carry whole batches (a request is split i
   const { inner, calls } = slowEmbedder(20);
   const b = new BatchingEmbedder(inner, 4, 8, 1);
   const big = Array.from({ length: 25 }, (_, i) => `big ${i}`);
-  const [first, ...rest] = await Promise.all([b.embed(["a"]), ...Array.from({ length: 9 }, () => b.embed(["x", "y", "z"])), b.embed(big)]);
+  const [first, ...rest] = await Promise.all([
+    b.embed(["a"]),
+    ...Array.from({ length: 9 }, () => b.embed(["x", "y", "z"])),
+    b.embed(big),
+  ]);
   expect(calls[0]).toEqual(["a"]); // idle: at once
   for (const c of calls.slice(1, -1)) expect(c.length % 4 === 0 && c.length <= 8).toBe(true);
   expect(calls.flat()).toHaveLength(1 + 27 + 25);
@@ -67,11 +71,22 @@ test("progress: each request hears of its own texts as the backend's batches com
   };
   const b = new BatchingEmbedder(inner, 2, 8, 1);
   const heard: Record<string, [number, number][]> = { a: [], b: [], c: [] };
-  const ask = (name: string, n: number) => b.embed(Array.from({ length: n }, (_, i) => `${name}${i}`), undefined, (from, count) => heard[name]!.push([from, count]));
+  const ask = (name: string, n: number) =>
+    b.embed(
+      Array.from({ length: n }, (_, i) => `${name}${i}`),
+      undefined,
+      (from, count) => heard[name]!.push([from, count]),
+    );
   // "a" goes alone while the backend is idle; "b" and "c" then share calls.
   await Promise.all([ask("a", 3), ask("b", 3), ask("c", 5)]);
-  for (const [name, n] of [["a", 3], ["b", 3], ["c", 5]] as const) {
-    const covered = heard[name]!.flatMap(([from, count]) => Array.from({ length: count }, (_, k) => from + k)).sort((x, y) => x - y);
+  for (const [name, n] of [
+    ["a", 3],
+    ["b", 3],
+    ["c", 5],
+  ] as const) {
+    const covered = heard[name]!.flatMap(([from, count]) => Array.from({ length: count }, (_, k) => from + k)).sort(
+      (x, y) => x - y,
+    );
     expect(covered).toEqual(Array.from({ length: n }, (_, i) => i)); // every text once, nothing else
   }
 });

@@ -23,13 +23,21 @@ const DISTRACTORS = Array.from({ length: 20 }, (_, i) =>
     .repeat(3)
     .slice(0, 1000),
 );
-const TARGET = "The XK-4471 controller tolerates heat up to 85 degrees and ships with a two year warranty. Mount it on a DIN rail.";
+const TARGET =
+  "The XK-4471 controller tolerates heat up to 85 degrees and ships with a two year warranty. Mount it on a DIN rail.";
 
 const GOLDEN_FINGERPRINT = 576452238;
 
 describe("embedBuiltin", () => {
   test("has 384 dimensions and unit length", () => {
-    for (const text of ["hello", "The quick brown fox.", "日本語のテキスト", "Ünïcödé çafé", "x".repeat(5000), "!!! ???"]) {
+    for (const text of [
+      "hello",
+      "The quick brown fox.",
+      "日本語のテキスト",
+      "Ünïcödé çafé",
+      "x".repeat(5000),
+      "!!! ???",
+    ]) {
       const v = embedBuiltin(text);
       expect(v).toBeInstanceOf(Float32Array);
       expect(v.length).toBe(BUILTIN_DIMENSIONS);
@@ -58,7 +66,14 @@ describe("embedBuiltin", () => {
   test("gives bit-for-bit the vectors earlier versions gave: stored indexes are searched with new query vectors", () => {
     // A fingerprint of the raw float bits of a few vectors, taken from the embedder as first released.
     let h = 0x811c9dc5;
-    for (const text of [TARGET, DISTRACTORS[3]!, "Ünïcödé çafé", "日本語のテキスト", "!!! ???", "xk-4471, v2.1 and snake_case in the to be or not"]) {
+    for (const text of [
+      TARGET,
+      DISTRACTORS[3]!,
+      "Ünïcödé çafé",
+      "日本語のテキスト",
+      "!!! ???",
+      "xk-4471, v2.1 and snake_case in the to be or not",
+    ]) {
       for (const bits of new Int32Array(embedBuiltin(text).buffer)) h = Math.imul(h ^ bits, 0x01000193);
     }
     expect(h >>> 0).toBe(GOLDEN_FINGERPRINT);
@@ -78,7 +93,12 @@ describe("embedBuiltin", () => {
       .map((x, i) => [i, Number(x.toFixed(4))])
       .sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]))
       .slice(0, 4);
-    expect(top).toEqual([[63, -0.3994], [207, -0.3495], [83, -0.2909], [38, -0.2243]]);
+    expect(top).toEqual([
+      [63, -0.3994],
+      [207, -0.3495],
+      [83, -0.2909],
+      [38, -0.2243],
+    ]);
   });
 
   describe("gives bit for bit the vectors of the embedder as first written", () => {
@@ -90,10 +110,54 @@ describe("embedBuiltin", () => {
     };
     // Pieces that meet every rule: case, joiners at the edges and doubled, stopwords,
     // one-letter words, codes whose parts are too short, digits, punctuation.
-    const PIECES = ["a", "B", "x", "7", "-", "_", ".", "'", " ", "\n", "!", "(", "the", "IT", "is", "to be", "XK", "4471", "don't", "v2.1", "--", "a-b", "ab-c", "snake_case", "Server", "servers"];
+    const PIECES = [
+      "a",
+      "B",
+      "x",
+      "7",
+      "-",
+      "_",
+      ".",
+      "'",
+      " ",
+      "\n",
+      "!",
+      "(",
+      "the",
+      "IT",
+      "is",
+      "to be",
+      "XK",
+      "4471",
+      "don't",
+      "v2.1",
+      "--",
+      "a-b",
+      "ab-c",
+      "snake_case",
+      "Server",
+      "servers",
+    ];
     // And beyond ASCII: accents, ligatures, Greek, full width, CJK, astral letters and
     // symbols, a lone surrogate, the typographic apostrophe, a combining accent.
-    const UNICODE = ["é", "Straße", "İ", "ﬁ", "β-catenin", "Ｘ１", "日本語", "𝐀", "𠀀", "😀", "\ud800", "’", "it’s", "e\u0301", "–", "µg"];
+    const UNICODE = [
+      "é",
+      "Straße",
+      "İ",
+      "ﬁ",
+      "β-catenin",
+      "Ｘ１",
+      "日本語",
+      "𝐀",
+      "𠀀",
+      "😀",
+      "\ud800",
+      "’",
+      "it’s",
+      "e\u0301",
+      "–",
+      "µg",
+    ];
 
     test("on text built from tricky pieces (property)", () => {
       fc.assert(
@@ -108,7 +172,10 @@ describe("embedBuiltin", () => {
     test("on text built from tricky pieces beyond ASCII (property)", () => {
       let words = 0;
       fc.assert(
-        fc.property(fc.array(fc.constantFrom(...PIECES, ...UNICODE), { maxLength: 40 }), (pieces) => void (words += Number(same(pieces.join(""))))),
+        fc.property(
+          fc.array(fc.constantFrom(...PIECES, ...UNICODE), { maxLength: 40 }),
+          (pieces) => void (words += Number(same(pieces.join("")))),
+        ),
         { numRuns: 3000 },
       );
       expect(words).toBeGreaterThan(1000);
@@ -116,14 +183,23 @@ describe("embedBuiltin", () => {
 
     test("on any text (property)", () => {
       let words = 0;
-      fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 300 }), (text) => void (words += Number(same(text)))), { numRuns: 1000 });
+      fc.assert(
+        fc.property(fc.string({ unit: "binary", maxLength: 300 }), (text) => void (words += Number(same(text)))),
+        { numRuns: 1000 },
+      );
       expect(words).toBeGreaterThan(100); // the word path, not only the wordless one, was compared
     });
 
     test("on any ASCII text (property)", () => {
       let words = 0;
-      const ascii = fc.string({ unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)), maxLength: 300 });
-      fc.assert(fc.property(ascii, (text) => void (words += Number(same(text)))), { numRuns: 1000 });
+      const ascii = fc.string({
+        unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)),
+        maxLength: 300,
+      });
+      fc.assert(
+        fc.property(ascii, (text) => void (words += Number(same(text)))),
+        { numRuns: 1000 },
+      );
       expect(words).toBeGreaterThan(100);
     });
 
@@ -143,7 +219,12 @@ describe("embedBuiltin", () => {
 
   test("ranks the chunk sharing a rare code first among 20 distractors", () => {
     const docs = [...DISTRACTORS.slice(0, 9), TARGET, ...DISTRACTORS.slice(9)];
-    for (const query of ["What is the maximum operating temperature of part XK-4471?", "xk-4471", "XK4471 temperature", "XK 4471"]) {
+    for (const query of [
+      "What is the maximum operating temperature of part XK-4471?",
+      "xk-4471",
+      "XK4471 temperature",
+      "XK 4471",
+    ]) {
       const [first, second] = rank(query, docs);
       expect({ query, first: first.i }).toEqual({ query, first: 9 });
       expect(first.score - second.score).toBeGreaterThan(0.05);
@@ -167,7 +248,9 @@ describe("embedBuiltin", () => {
 
   test("matches spelling variants through character n-grams", () => {
     const q = embedBuiltin("configuring servers");
-    expect(cosine(q, embedBuiltin("server configuration"))).toBeGreaterThan(cosine(q, embedBuiltin("garden vegetables")) + 0.15);
+    expect(cosine(q, embedBuiltin("server configuration"))).toBeGreaterThan(
+      cosine(q, embedBuiltin("garden vegetables")) + 0.15,
+    );
   });
 
   test("embeds 1000-character chunks quickly", () => {

@@ -22,7 +22,10 @@ const quick = { backoffMs: 20 };
 
 /** The error `p` rejects with; fails the test when it resolves. */
 async function failure(p: Promise<unknown>): Promise<EmbeddingError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(EmbeddingError);
   return err as EmbeddingError;
 }
@@ -35,14 +38,21 @@ function expectSameVector(got: Float32Array, want: number[]) {
 describe("fake Ollama", () => {
   test("answers the documented shapes and errors", async () => {
     const post = (path: string, body: unknown) =>
-      fetch(`${fake.url}${path}`, { method: "POST", body: JSON.stringify(body) }).then(async (r) => [r.status, await r.json()] as const);
+      fetch(`${fake.url}${path}`, { method: "POST", body: JSON.stringify(body) }).then(
+        async (r) => [r.status, await r.json()] as const,
+      );
     const [, one] = await post("/api/embed", { model: "all-minilm", input: "hi" });
     expect(one.embeddings).toHaveLength(1);
     expect(one.embeddings[0]).toHaveLength(384);
     expect(typeof one.prompt_eval_count).toBe("number");
-    expect(await post("/api/embed", { model: "x", input: ["a"] })).toEqual([404, { error: 'model "x" not found, try pulling it first' }]);
+    expect(await post("/api/embed", { model: "x", input: ["a"] })).toEqual([
+      404,
+      { error: 'model "x" not found, try pulling it first' },
+    ]);
     expect((await post("/api/embed", { model: "all-minilm", input: 3 }))[0]).toBe(400);
-    expect((await post("/api/embeddings", { model: "all-minilm", prompt: "hi" }))[1].embedding).toEqual(one.embeddings[0]);
+    expect((await post("/api/embeddings", { model: "all-minilm", prompt: "hi" }))[1].embedding).toEqual(
+      one.embeddings[0],
+    );
     const tags = await fetch(`${fake.url}/api/tags`).then((r) => r.json());
     expect(tags.models.map((m: { name: string }) => m.name)).toEqual(["nomic-embed-text:latest", "all-minilm:latest"]);
     expect((await fetch(`${fake.url}/api/version`).then((r) => r.json())).version).toMatch(/^\d+\.\d+\.\d+$/);
@@ -98,7 +108,11 @@ describe("OllamaEmbedder", () => {
   });
 
   test("a server without /api/embed is told apart from a missing model", async () => {
-    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("404 page not found", { status: 404 }) });
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () => new Response("404 page not found", { status: 404 }),
+    });
     try {
       const err = await failure(new OllamaEmbedder(`http://127.0.0.1:${server.port}`, "all-minilm").embed(["a"]));
       expect(err.message).toContain("has no /api/embed (404: 404 page not found)");
@@ -130,7 +144,9 @@ describe("OllamaEmbedder", () => {
   test("gives up on a call slower than timeoutMs", async () => {
     await fake.set({ latencyMs: 1000 });
     const started = performance.now();
-    const err = await failure(new OllamaEmbedder(fake.url, "all-minilm", { timeoutMs: 100, attempts: 2, ...quick }).embed(["a"]));
+    const err = await failure(
+      new OllamaEmbedder(fake.url, "all-minilm", { timeoutMs: 100, attempts: 2, ...quick }).embed(["a"]),
+    );
     expect(performance.now() - started).toBeLessThan(600);
     expect(err.message).toBe(`Ollama at ${fake.url} did not answer within 100 ms`);
     expect(err.transient).toBe(true);

@@ -12,7 +12,16 @@ import { findDocumentById } from "../src/db/queries/documents";
 import type { RowOut } from "../src/ingest/job";
 import { makeApp, type TestApp } from "./support/app";
 import { startFakeOllama, type FakeOllama } from "./support/fake-ollama";
-import { bytesOf, chunkRows, Client, duplicates, NO_DUPLICATES, tableNameOf, tablesOf, waitFor } from "./support/ingest";
+import {
+  bytesOf,
+  chunkRows,
+  Client,
+  duplicates,
+  NO_DUPLICATES,
+  tableNameOf,
+  tablesOf,
+  waitFor,
+} from "./support/ingest";
 
 let t: TestApp;
 let c: Client;
@@ -29,7 +38,8 @@ afterAll(async () => {
 });
 
 /** About `n` chunks of ~100 characters each with chunkSize 100. */
-const longText = (tag: string, n: number) => Array.from({ length: n * 3 }, (_, i) => `${tag} sentence ${i} is here.`).join(" ");
+const longText = (tag: string, n: number) =>
+  Array.from({ length: n * 3 }, (_, i) => `${tag} sentence ${i} is here.`).join(" ");
 
 const sql = <T>(q: string, ...args: (string | number)[]) => t.services.db.$client.query(q).all(...args) as T[];
 const tasksOf = (documentId: string) => sql<{ id: string }>("SELECT id FROM tasks WHERE document_id = ?", documentId);
@@ -37,7 +47,12 @@ const collection = (id: string) => findCollectionById(t.services.db, id)!;
 
 /** A slow-embedding pipeline whose long source is mid-flight: some rows written, more to come. */
 async function midFlight(pipelineName: string) {
-  const pid = await c.pipeline({ name: pipelineName, embeddingModel: "ollama/all-minilm", chunkSize: 100, chunkOverlap: 0 });
+  const pid = await c.pipeline({
+    name: pipelineName,
+    embeddingModel: "ollama/all-minilm",
+    chunkSize: 100,
+    chunkOverlap: 0,
+  });
   const { created, put } = await c.upload(pid, "long.txt", bytesOf(longText(pipelineName, 2000)));
   expect(put.status).toBe(200);
   await waitFor("the first slice of rows to be committed", async () => (await t.services.store.countRows(pid, 1)) > 0);
@@ -119,7 +134,8 @@ describe("deletes during ingestion", () => {
 describe("sources created while their pipeline is deleted", () => {
   test("each create answers 201 or 404, and nothing of the pipeline is left: no row, text, task, table or file", async () => {
     const pid = await c.pipeline({ name: "racing" });
-    const create = (i: number) => c.call("POST", `/api/rag/pipelines/${pid}/sources`, { type: "text", content: `racing text ${i}` });
+    const create = (i: number) =>
+      c.call("POST", `/api/rag/pipelines/${pid}/sources`, { type: "text", content: `racing text ${i}` });
     // Some sources are in (and ingesting) before the delete; more arrive around it and after it.
     const early = await Promise.all(Array.from({ length: 10 }, (_, i) => create(i)));
     for (const r of early) expect(r.status).toBe(201);
@@ -130,7 +146,9 @@ describe("sources created while their pipeline is deleted", () => {
     for (const r of await Promise.all([...racing, ...late])) expect([201, 404]).toContain(r.status);
     await barrier();
     expect(sql("SELECT id FROM documents WHERE collection_id = ?", pid)).toEqual([]);
-    expect(sql("SELECT count(*) AS n FROM document_texts WHERE document_id NOT IN (SELECT id FROM documents)")).toEqual([{ n: 0 }]);
+    expect(sql("SELECT count(*) AS n FROM document_texts WHERE document_id NOT IN (SELECT id FROM documents)")).toEqual(
+      [{ n: 0 }],
+    );
     expect(sql("SELECT id FROM tasks WHERE collection_id = ?", pid)).toEqual([]);
     expect(await tablesOf(t.dataDir, pid)).toEqual([]);
     expect(existsSync(join(t.dataDir, "files", pid))).toBe(false);
@@ -145,8 +163,23 @@ describe("a pipeline deleted between a create and its commit", () => {
     const now = new Date().toISOString();
     const id = Bun.randomUUIDv7();
     const row = {
-      id, collectionId: pid, type: "text" as const, name: "late", contentLength: 4, url: null, fileName: null, fileSize: null, filePath: null,
-      status: "queued" as const, error: null, chunkCount: 0, progressDone: 0, progressTotal: 0, createdAt: now, updatedAt: now, indexedAt: null,
+      id,
+      collectionId: pid,
+      type: "text" as const,
+      name: "late",
+      contentLength: 4,
+      url: null,
+      fileName: null,
+      fileSize: null,
+      filePath: null,
+      status: "queued" as const,
+      error: null,
+      chunkCount: 0,
+      progressDone: 0,
+      progressTotal: 0,
+      createdAt: now,
+      updatedAt: now,
+      indexedAt: null,
     };
     const stored = t.services.engine.enqueueNew(row, col, "late");
     deleteCollectionRow(db, pid); // in the same turn: before the group commit runs
@@ -163,10 +196,19 @@ describe("re-index", () => {
   const before = new Map<string, number>();
 
   beforeAll(async () => {
-    pid = await c.pipeline({ name: "Reindexed", embeddingModel: "ollama/all-minilm", chunkSize: 1000, chunkOverlap: 0 });
+    pid = await c.pipeline({
+      name: "Reindexed",
+      embeddingModel: "ollama/all-minilm",
+      chunkSize: 1000,
+      chunkOverlap: 0,
+    });
     key = await c.key(pid);
     for (const word of ["aardvark", "bonobo", "capybara", "dugong"]) {
-      await c.addText(pid, Array.from({ length: 40 }, (_, i) => `The ${word} fact number ${i} is worth knowing.`).join(" "), word);
+      await c.addText(
+        pid,
+        Array.from({ length: 40 }, (_, i) => `The ${word} fact number ${i} is worth knowing.`).join(" "),
+        word,
+      );
     }
     for (const s of await c.allSettled(pid)) {
       expect(s.status).toBe("ready");
@@ -214,7 +256,10 @@ describe("re-index", () => {
       await fake.set({ latencyMs: 0 });
     }
 
-    await waitFor("the switch to generation 2", () => collection(pid).buildingGeneration === null && collection(pid).activeGeneration === 2);
+    await waitFor(
+      "the switch to generation 2",
+      () => collection(pid).buildingGeneration === null && collection(pid).activeGeneration === 2,
+    );
     const after = await c.allSettled(pid);
     let total = 0;
     for (const s of after) {
@@ -242,7 +287,8 @@ function fakeRows(documentId: string, from: number, to: number, tag = "row"): Ro
   });
 }
 
-const pendingTasks = (documentId: string) => sql("SELECT id FROM tasks WHERE document_id = ? AND status IN ('queued','processing')", documentId).length;
+const pendingTasks = (documentId: string) =>
+  sql("SELECT id FROM tasks WHERE document_id = ? AND status IN ('queued','processing')", documentId).length;
 
 /** A ready builtin-model source of more than one 512-row slice. */
 async function multiSliceSource(name: string) {
@@ -346,9 +392,18 @@ describe("regressions (found by these tests, now fixed)", () => {
   });
 
   test("deleting the last unfinished source of a re-index still completes the switch to the new index", async () => {
-    const pid = await c.pipeline({ name: "Rebuild then delete", embeddingModel: "ollama/all-minilm", chunkSize: 1000, chunkOverlap: 0 });
+    const pid = await c.pipeline({
+      name: "Rebuild then delete",
+      embeddingModel: "ollama/all-minilm",
+      chunkSize: 1000,
+      chunkOverlap: 0,
+    });
     const key = await c.key(pid);
-    const a = await c.addText(pid, Array.from({ length: 30 }, (_, i) => `The walrus fact number ${i} is worth knowing.`).join(" "), "short");
+    const a = await c.addText(
+      pid,
+      Array.from({ length: 30 }, (_, i) => `The walrus fact number ${i} is worth knowing.`).join(" "),
+      "short",
+    );
     const b = await c.addText(pid, longText("slowpoke", 300), "long");
     for (const s of await c.allSettled(pid)) expect(s.status).toBe("ready");
     expect((await c.call("PATCH", `/api/rag/pipelines/${pid}`, { chunkSize: 200, chunkOverlap: 0 })).status).toBe(200);
@@ -369,6 +424,9 @@ describe("regressions (found by these tests, now fixed)", () => {
     const r = await c.query(key, { query: "walrus fact", topK: 10 });
     expect(r.body.results.length).toBeGreaterThan(0);
     for (const x of r.body.results) expect(x.content.length).toBeLessThanOrEqual(200);
-    await waitFor("generation 1 to be dropped", async () => (await tablesOf(t.dataDir, pid)).join() === tableNameOf(pid, 2));
+    await waitFor(
+      "generation 1 to be dropped",
+      async () => (await tablesOf(t.dataDir, pid)).join() === tableNameOf(pid, 2),
+    );
   });
 });

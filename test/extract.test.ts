@@ -86,7 +86,8 @@ describe("html", () => {
   test("keeps the article and the title, drops navigation", async () => {
     const out = await extract(utf8(page), { contentType: "text/html; charset=utf-8" });
     expect(out).toMatchObject({ kind: "html", title: "Field Notes" });
-    for (const kept of ["Owls hunt at night.", "Foxes den in spring.", "Bats echolocate."]) expect(out.text).toContain(kept);
+    for (const kept of ["Owls hunt at night.", "Foxes den in spring.", "Bats echolocate."])
+      expect(out.text).toContain(kept);
     for (const dropped of ["Menu Alpha", "Site Header Link", "Related Sidebar Link", "Copyright Footer Text"]) {
       expect(out.text).not.toContain(dropped);
     }
@@ -107,13 +108,24 @@ describe("text formats", () => {
   test("csv rows keep their header names, quoted fields included", async () => {
     const csv = 'name,role,quote\nAda,engineer,"said ""hi"", left"\nGrace,admiral,\n';
     const out = await extract(utf8(csv), { contentType: "text/csv" });
-    expect(out).toEqual({ kind: "csv", text: 'name: Ada; role: engineer; quote: said "hi", left\nname: Grace; role: admiral' });
+    expect(out).toEqual({
+      kind: "csv",
+      text: 'name: Ada; role: engineer; quote: said "hi", left\nname: Grace; role: admiral',
+    });
   });
 
   test("json records keep field names and nested paths", async () => {
-    const json = JSON.stringify({ data: [{ name: "Ada", role: "engineer", team: { city: "London" } }, { name: "Grace", tags: ["navy", "cobol"] }] });
+    const json = JSON.stringify({
+      data: [
+        { name: "Ada", role: "engineer", team: { city: "London" } },
+        { name: "Grace", tags: ["navy", "cobol"] },
+      ],
+    });
     const out = await extract(utf8(json), { url: "https://api.example.com/people.json" });
-    expect(out).toEqual({ kind: "json", text: "name: Ada\nrole: engineer\nteam.city: London\n\nname: Grace\ntags: navy, cobol" });
+    expect(out).toEqual({
+      kind: "json",
+      text: "name: Ada\nrole: engineer\nteam.city: London\n\nname: Grace\ntags: navy, cobol",
+    });
   });
 
   test("invalid json is an extraction error", async () => {
@@ -132,9 +144,24 @@ describe("text formats", () => {
 
 describe("unsupported content", () => {
   const cases: [string, Uint8Array, object, RegExp][] = [
-    ["a PNG header", new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), {}, /unsupported file type: image\/png \(PNG image\)/],
-    ["random binary with NULs", new Uint8Array([0x13, 0x37, 0, 0xfe, 0x42, 0, 0x99, 0x01]), {}, /unsupported file type: application\/octet-stream \(binary data\)/],
-    ["an image content type", utf8("GIF-like"), { contentType: "image/x-icon" }, /unsupported file type: image\/x-icon/],
+    [
+      "a PNG header",
+      new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]),
+      {},
+      /unsupported file type: image\/png \(PNG image\)/,
+    ],
+    [
+      "random binary with NULs",
+      new Uint8Array([0x13, 0x37, 0, 0xfe, 0x42, 0, 0x99, 0x01]),
+      {},
+      /unsupported file type: application\/octet-stream \(binary data\)/,
+    ],
+    [
+      "an image content type",
+      utf8("GIF-like"),
+      { contentType: "image/x-icon" },
+      /unsupported file type: image\/x-icon/,
+    ],
     ["a .pdf name without a PDF inside", utf8("hello"), { fileName: "a.pdf" }, /not a valid pdf file/],
   ];
   test.each(cases)("%s", async (_, bytes, hints, message) => {

@@ -13,7 +13,8 @@ function startServer() {
       const [, route, arg] = url.pathname.split("/");
       if (route === "ok") return new Response("hello");
       if (route === "host") return new Response(req.headers.get("host"));
-      if (route === "hop") return Number(arg) > 0 ? Response.redirect(`/hop/${Number(arg) - 1}`, 302) : new Response("landed");
+      if (route === "hop")
+        return Number(arg) > 0 ? Response.redirect(`/hop/${Number(arg) - 1}`, 302) : new Response("landed");
       if (route === "to") return Response.redirect(url.searchParams.get("url")!, 302);
       if (route === "status") return new Response("no", { status: Number(arg) });
       if (route === "big") return new Response("x".repeat(10_000));
@@ -50,7 +51,13 @@ beforeEach(() => {
   other.state.hits = 0;
 });
 
-const opts = (extra: Partial<Parameters<typeof safeFetch>[1]> = {}) => ({ allow: [], deny: [], maxBytes: 1_000_000, timeoutMs: 5_000, ...extra });
+const opts = (extra: Partial<Parameters<typeof safeFetch>[1]> = {}) => ({
+  allow: [],
+  deny: [],
+  maxBytes: 1_000_000,
+  timeoutMs: 5_000,
+  ...extra,
+});
 
 async function failure(url: string, options = opts()): Promise<FetchError> {
   const err = await safeFetch(url, options).then(
@@ -71,7 +78,10 @@ describe("refused addresses", () => {
     [`http://0:${port}/ok`, "address 0.0.0.0 is refused by the fetch rules (unspecified)"],
     [`http://[::1]:${port}/ok`, "address ::1 is refused by the fetch rules (loopback)"],
     [`http://[::]:${port}/ok`, "address :: is refused by the fetch rules (unspecified)"],
-    ["http://169.254.169.254/latest/meta-data/", "address 169.254.169.254 is refused by the fetch rules (cloud metadata)"],
+    [
+      "http://169.254.169.254/latest/meta-data/",
+      "address 169.254.169.254 is refused by the fetch rules (cloud metadata)",
+    ],
     ["http://169.254.1.1/", "address 169.254.1.1 is refused by the fetch rules (link-local)"],
     ["http://[fe80::1]/", "address fe80::1 is refused by the fetch rules (link-local)"],
     ["http://224.0.0.1/", "address 224.0.0.1 is refused by the fetch rules (multicast)"],
@@ -111,10 +121,17 @@ describe("refused addresses", () => {
 
 describe("allowed fetches", () => {
   test("an allowed loopback server answers, by IP, odd form or CIDR", async () => {
-    for (const [url, allow] of [[`http://127.0.0.1:${port}/ok`, "127.0.0.1"], [`http://127.1:${port}/ok`, "127.0.0.0/8"]] as const) {
+    for (const [url, allow] of [
+      [`http://127.0.0.1:${port}/ok`, "127.0.0.1"],
+      [`http://127.1:${port}/ok`, "127.0.0.0/8"],
+    ] as const) {
       const res = await safeFetch(url, opts({ allow: [allow] }));
       expect(new TextDecoder().decode(res.bytes)).toBe("hello");
-      expect(res).toMatchObject({ status: 200, contentType: "text/plain;charset=utf-8", finalUrl: `http://127.0.0.1:${port}/ok` });
+      expect(res).toMatchObject({
+        status: 200,
+        contentType: "text/plain;charset=utf-8",
+        finalUrl: `http://127.0.0.1:${port}/ok`,
+      });
     }
   });
 

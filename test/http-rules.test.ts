@@ -59,15 +59,26 @@ describe("CSRF rule for cookie requests that change state", () => {
     });
     expect(bad.status).toBe(403);
     expect(bad.body.error.code).toBe("csrf_rejected");
-    const del = await t.call("DELETE", `/api/rag/pipelines/${pipelineId}`, { cookie, headers: { origin: "http://evil.example.com" } });
+    const del = await t.call("DELETE", `/api/rag/pipelines/${pipelineId}`, {
+      cookie,
+      headers: { origin: "http://evil.example.com" },
+    });
     expect(del.status).toBe(403);
-    const own = await t.call("PATCH", `/api/rag/pipelines/${pipelineId}`, { cookie, body: { description: "d" }, headers: { origin: "http://localhost" } });
+    const own = await t.call("PATCH", `/api/rag/pipelines/${pipelineId}`, {
+      cookie,
+      body: { description: "d" },
+      headers: { origin: "http://localhost" },
+    });
     expect(own.status).toBe(200);
   });
 
   test("POST without JSON content type is refused (form posts cannot forge it)", async () => {
     for (const type of ["text/plain", "application/x-www-form-urlencoded"]) {
-      const r = await t.call("POST", `/api/rag/pipelines/${pipelineId}/keys`, { cookie, body: '{"name":"x"}', headers: { "content-type": type } });
+      const r = await t.call("POST", `/api/rag/pipelines/${pipelineId}/keys`, {
+        cookie,
+        body: '{"name":"x"}',
+        headers: { "content-type": type },
+      });
       expect([type, r.status]).toEqual([type, 415]);
     }
     const empty = await t.call("POST", "/api/auth/logout", { cookie });
@@ -77,7 +88,10 @@ describe("CSRF rule for cookie requests that change state", () => {
   });
 
   test("login from a foreign origin is refused too (login CSRF)", async () => {
-    const r = await t.call("POST", "/api/auth/login", { body: { email: "a@example.com", password: "password123" }, headers: { origin: "http://evil.example.com" } });
+    const r = await t.call("POST", "/api/auth/login", {
+      body: { email: "a@example.com", password: "password123" },
+      headers: { origin: "http://evil.example.com" },
+    });
     expect(r.status).toBe(403);
     expect(r.body.error.code).toBe("csrf_rejected");
   });
@@ -99,7 +113,10 @@ describe("error bodies", () => {
   });
 
   test("a body over the limit is 413 payload_too_large", async () => {
-    const r = await t.call("POST", "/api/rag/pipelines", { cookie, body: { name: "x", description: "d".repeat(70 * 1024) } });
+    const r = await t.call("POST", "/api/rag/pipelines", {
+      cookie,
+      body: { name: "x", description: "d".repeat(70 * 1024) },
+    });
     expect(r.status).toBe(413);
     expect(r.body.error.code).toBe("payload_too_large");
     shape(r.body);
@@ -119,7 +136,10 @@ describe("error bodies", () => {
     const c = await broken.signup();
     broken.services.db.$client.exec("PRAGMA foreign_keys = OFF; DROP TABLE api_keys;");
     const r = await broken.call("GET", "/api/rag/pipelines", { cookie: c });
-    const k = await broken.call("POST", "/api/rag/query", { headers: { authorization: `Bearer rag_${"B".repeat(40)}` }, body: { query: "x" } });
+    const k = await broken.call("POST", "/api/rag/query", {
+      headers: { authorization: `Bearer rag_${"B".repeat(40)}` },
+      body: { query: "x" },
+    });
     expect(k.status).toBe(500);
     expect(k.body.error.code).toBe("internal_error");
     expect(k.body.error.requestId).toBe(k.headers.get("x-request-id"));

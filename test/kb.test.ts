@@ -16,11 +16,14 @@ afterAll(() => t.close());
 async function upload(kbId: string, parts: Record<string, Blob | string>, c = cookie) {
   const form = new FormData();
   for (const [k, v] of Object.entries(parts)) form.append(k, v as Blob, v instanceof File ? v.name : undefined);
-  const res = await t.handle(new Request(`http://localhost/api/kb/${kbId}/upload`, { method: "POST", body: form, headers: { cookie: c } }));
+  const res = await t.handle(
+    new Request(`http://localhost/api/kb/${kbId}/upload`, { method: "POST", body: form, headers: { cookie: c } }),
+  );
   return { status: res.status, body: await res.json() };
 }
 
-const file = (name: string, text: string | Uint8Array, type = "text/plain") => new File([text as BlobPart], name, { type });
+const file = (name: string, text: string | Uint8Array, type = "text/plain") =>
+  new File([text as BlobPart], name, { type });
 
 describe("knowledge bases", () => {
   let kbId: string;
@@ -42,16 +45,25 @@ describe("knowledge bases", () => {
   });
 
   test("upload → 202 queued → ready; list shows documentCount; search finds it", async () => {
-    const r = await upload(kbId, { file: file("espresso.md", "# Kitchen\n\nThe espresso machine is descaled every Friday by facilities.") });
+    const r = await upload(kbId, {
+      file: file("espresso.md", "# Kitchen\n\nThe espresso machine is descaled every Friday by facilities."),
+    });
     expect(r.status).toBe(202);
     expect(Object.keys(r.body)).toEqual(["document"]);
     expect(r.body.document).toMatchObject({ kbId, fileName: "espresso.md", status: "queued", error: null });
-    await waitFor(async () => (await t.call("GET", `/api/kb/${kbId}`, { cookie })).body.documents[0].status === "ready", 20_000, "ready");
+    await waitFor(
+      async () => (await t.call("GET", `/api/kb/${kbId}`, { cookie })).body.documents[0].status === "ready",
+      20_000,
+      "ready",
+    );
     const detail = await t.call("GET", `/api/kb/${kbId}`, { cookie });
     expect(detail.body.documents[0].chunkCount).toBeGreaterThan(0);
     const list = await t.call("GET", "/api/kb", { cookie });
     expect(list.body.find((k: { id: string }) => k.id === kbId).documentCount).toBe(1);
-    const s = await t.call("POST", `/api/kb/${kbId}/search`, { cookie, body: { query: "when is the espresso machine descaled", topK: 3 } });
+    const s = await t.call("POST", `/api/kb/${kbId}/search`, {
+      cookie,
+      body: { query: "when is the espresso machine descaled", topK: 3 },
+    });
     expect(s.status).toBe(200);
     expect(s.body).toMatchObject({ kbId, query: "when is the espresso machine descaled", topK: 3 });
     expect(s.body.results[0].content).toContain("descaled every Friday");
@@ -66,7 +78,9 @@ describe("knowledge bases", () => {
     expect([empty.status, empty.body.error.code]).toEqual([400, "invalid_request"]);
     const big = await upload(kbId, { file: file("big.txt", "x".repeat(1024 * 1024 + 10)) });
     expect([big.status, big.body.error.code]).toEqual([413, "payload_too_large"]);
-    const png = await upload(kbId, { file: file("pic.png", new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]), "image/png") });
+    const png = await upload(kbId, {
+      file: file("pic.png", new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]), "image/png"),
+    });
     expect([png.status, png.body.error.code]).toEqual([415, "unsupported_media_type"]);
     expect(png.body.error.message).toContain("image/png");
     const json = await t.call("POST", `/api/kb/${kbId}/upload`, { cookie, body: { file: "x" } });
@@ -81,7 +95,9 @@ describe("knowledge bases", () => {
     expect((await t.call("GET", "/api/kb", { cookie: other })).body).toEqual([]);
     expect((await t.call("GET", `/api/kb/${kbId}`, { cookie: other })).status).toBe(404);
     expect((await upload(kbId, { file: file("x.txt", "hello") }, other)).status).toBe(404);
-    expect((await t.call("POST", `/api/kb/${kbId}/search`, { cookie: other, body: { query: "espresso" } })).status).toBe(404);
+    expect(
+      (await t.call("POST", `/api/kb/${kbId}/search`, { cookie: other, body: { query: "espresso" } })).status,
+    ).toBe(404);
     expect((await t.call("DELETE", `/api/kb/${kbId}`, { cookie: other })).status).toBe(404);
   });
 
@@ -91,12 +107,19 @@ describe("knowledge bases", () => {
 
   test("delete a document, then the knowledge base: rows, chunks and files go", async () => {
     const r = await upload(kbId, { file: file("notes.txt", "Parking permits are renewed in March.") });
-    await waitFor(async () => (await t.call("GET", `/api/kb/${kbId}`, { cookie })).body.documents.every((d: { status: string }) => d.status === "ready"));
+    await waitFor(async () =>
+      (await t.call("GET", `/api/kb/${kbId}`, { cookie })).body.documents.every(
+        (d: { status: string }) => d.status === "ready",
+      ),
+    );
     const doc = r.body.document;
     const del = await t.call("DELETE", `/api/kb/${kbId}/documents/${doc.id}`, { cookie });
     expect(del.body).toEqual({ deleted: true, id: doc.id });
     expect(existsSync(join(t.dataDir, "files", kbId, doc.id))).toBe(false);
-    const s = await t.call("POST", `/api/kb/${kbId}/search`, { cookie, body: { query: "parking permits", mode: "keyword" } });
+    const s = await t.call("POST", `/api/kb/${kbId}/search`, {
+      cookie,
+      body: { query: "parking permits", mode: "keyword" },
+    });
     expect(s.body.results.map((x: { content: string }) => x.content).join(" ")).not.toContain("Parking");
     const gone = await t.call("DELETE", `/api/kb/${kbId}`, { cookie });
     expect(gone.status).toBe(200);

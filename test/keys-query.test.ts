@@ -17,7 +17,10 @@ const newKey = async (name = "app") =>
 
 describe("API key lifecycle", () => {
   test("the full key appears once; lists show the prefix only; only a hash is stored", async () => {
-    const created = await t.call("POST", `/api/rag/pipelines/${pipelineId}/keys`, { cookie, body: { name: "backend" } });
+    const created = await t.call("POST", `/api/rag/pipelines/${pipelineId}/keys`, {
+      cookie,
+      body: { name: "backend" },
+    });
     expect(created.status).toBe(201);
     const { key, prefix, id } = created.body;
     expect(key).toMatch(/^rag_[0-9A-Za-z]{40,}$/);
@@ -62,12 +65,18 @@ describe("API key lifecycle", () => {
   test("lastUsedAt shows use at once and reaches the database on flush", async () => {
     const k = await newKey("used");
     await t.call("POST", "/api/rag/query", { headers: bearer(k.key), body: { query: "hi" } });
-    const listed = (await t.call("GET", `/api/rag/pipelines/${pipelineId}/keys`, { cookie })).body.find((x: { id: string }) => x.id === k.id);
+    const listed = (await t.call("GET", `/api/rag/pipelines/${pipelineId}/keys`, { cookie })).body.find(
+      (x: { id: string }) => x.id === k.id,
+    );
     expect(listed.lastUsedAt).not.toBeNull();
-    const before = t.services.db.$client.query("SELECT last_used_at FROM api_keys WHERE id = ?").get(k.id) as { last_used_at: string | null };
+    const before = t.services.db.$client.query("SELECT last_used_at FROM api_keys WHERE id = ?").get(k.id) as {
+      last_used_at: string | null;
+    };
     expect(before.last_used_at).toBeNull();
     t.services.keys.flush();
-    const after = t.services.db.$client.query("SELECT last_used_at FROM api_keys WHERE id = ?").get(k.id) as { last_used_at: string | null };
+    const after = t.services.db.$client.query("SELECT last_used_at FROM api_keys WHERE id = ?").get(k.id) as {
+      last_used_at: string | null;
+    };
     expect(after.last_used_at).toBe(listed.lastUsedAt);
   });
 });
@@ -131,7 +140,8 @@ describe("query", () => {
     const a = await newKey();
     const b = await newKey();
     const statuses: number[] = [];
-    for (let i = 0; i < 7; i++) statuses.push((await t.call("POST", "/api/rag/query", { headers: bearer(a.key), body: { query: "x" } })).status);
+    for (let i = 0; i < 7; i++)
+      statuses.push((await t.call("POST", "/api/rag/query", { headers: bearer(a.key), body: { query: "x" } })).status);
     expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
     expect(statuses).toContain(429);
     const limited = await t.call("POST", "/api/rag/query", { headers: bearer(a.key), body: { query: "x" } });
@@ -145,8 +155,13 @@ describe("query length is counted after trimming", () => {
   test("8000 characters padded with spaces pass; 8001 do not", async () => {
     const k = await newKey();
     const padded = `   ${"q".repeat(8000)}   `;
-    expect((await t.call("POST", "/api/rag/query", { headers: bearer(k.key), body: { query: padded } })).status).toBe(200);
-    const over = await t.call("POST", "/api/rag/query", { headers: bearer(k.key), body: { query: ` ${"q".repeat(8001)} ` } });
+    expect((await t.call("POST", "/api/rag/query", { headers: bearer(k.key), body: { query: padded } })).status).toBe(
+      200,
+    );
+    const over = await t.call("POST", "/api/rag/query", {
+      headers: bearer(k.key),
+      body: { query: ` ${"q".repeat(8001)} ` },
+    });
     expect(over.status).toBe(400);
     expect(over.body.error.details[0].field).toBe("query");
   });

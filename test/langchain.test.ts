@@ -4,7 +4,11 @@
  * the query URL and the key, as an application would.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { RemoteRetriever, type RemoteRetrieverParams, type RemoteRetrieverValues } from "@langchain/community/retrievers/remote";
+import {
+  RemoteRetriever,
+  type RemoteRetrieverParams,
+  type RemoteRetrieverValues,
+} from "@langchain/community/retrievers/remote";
 import { Document } from "@langchain/core/documents";
 import { rmSync } from "node:fs";
 import { tempDir } from "./support/app";
@@ -32,10 +36,25 @@ class RagdRetriever extends RemoteRetriever {
 }
 
 const SOURCES = [
-  { name: "Onboarding", content: "New engineers receive a Yubikey and a laptop on their first day; the onboarding buddy books the welcome lunch." },
-  { name: "Expenses", content: "Expense claims above 500 euros need approval from the finance lead before the reimbursement run on the 25th." },
-  { name: "On-call", content: "The on-call rotation changes every Monday at 10:00; pages for incident code SEV-7342 go to the database team." },
-  { name: "Parking", content: "Bicycle parking is in the basement of building C; the door code is changed every quarter by facilities." },
+  {
+    name: "Onboarding",
+    content:
+      "New engineers receive a Yubikey and a laptop on their first day; the onboarding buddy books the welcome lunch.",
+  },
+  {
+    name: "Expenses",
+    content:
+      "Expense claims above 500 euros need approval from the finance lead before the reimbursement run on the 25th.",
+  },
+  {
+    name: "On-call",
+    content:
+      "The on-call rotation changes every Monday at 10:00; pages for incident code SEV-7342 go to the database team.",
+  },
+  {
+    name: "Parking",
+    content: "Bicycle parking is in the basement of building C; the door code is changed every quarter by facilities.",
+  },
 ];
 
 let dataDir: string;
@@ -49,15 +68,25 @@ beforeAll(async () => {
   await ensureBinary();
   dataDir = tempDir("ragd-langchain-");
   server = await startBinary(dataDir);
-  const signup = await server.http("/api/auth/signup", { method: "POST", json: { email: "lc@example.com", password: "correct horse battery" }, jar });
+  const signup = await server.http("/api/auth/signup", {
+    method: "POST",
+    json: { email: "lc@example.com", password: "correct horse battery" },
+    jar,
+  });
   if (signup.status !== 201) throw new Error(`signup: ${signup.status}`);
   const p = await server.http("/api/rag/pipelines", { method: "POST", json: { name: "Handbook" }, jar });
   pipelineId = p.body.id;
   for (const s of SOURCES) {
-    const r = await server.http(`/api/rag/pipelines/${pipelineId}/sources`, { method: "POST", json: { type: "text", ...s }, jar });
+    const r = await server.http(`/api/rag/pipelines/${pipelineId}/sources`, {
+      method: "POST",
+      json: { type: "text", ...s },
+      jar,
+    });
     if (r.status !== 201) throw new Error(`add source: ${r.status} ${JSON.stringify(r.body)}`);
   }
-  key = (await server.http(`/api/rag/pipelines/${pipelineId}/keys`, { method: "POST", json: { name: "langchain" }, jar })).body;
+  key = (
+    await server.http(`/api/rag/pipelines/${pipelineId}/keys`, { method: "POST", json: { name: "langchain" }, jar })
+  ).body;
   await waitFor("every source to be ready", async () => {
     const list = (await server.http(`/api/rag/pipelines/${pipelineId}/sources`, { jar })).body as { status: string }[];
     return list.length === SOURCES.length && list.every((s) => s.status === "ready");

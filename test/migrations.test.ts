@@ -20,7 +20,9 @@ test("text sources stored with their content in the documents row move to docume
   migrate(sqlite, migrations.slice(0, before));
   // Astral characters count twice in JavaScript (and in the API), once in SQLite's length().
   const text = "ünïcode text with 😀 in it ".repeat(400);
-  sqlite.exec("INSERT INTO users (id, email, password_hash, tier, created_at) VALUES ('u', 'a@example.com', 'x', 'free', 'now')");
+  sqlite.exec(
+    "INSERT INTO users (id, email, password_hash, tier, created_at) VALUES ('u', 'a@example.com', 'x', 'free', 'now')",
+  );
   sqlite.exec(
     `INSERT INTO collections (id, user_id, kind, name, chunking_strategy, chunk_size, chunk_overlap, embedding_model, vector_provider, retrieval_top_k, created_at, updated_at)
      VALUES ('c', 'u', 'pipeline', 'p', 'recursive', 1000, 200, 'builtin', 'lancedb', 5, 'now', 'now')`,
@@ -33,13 +35,18 @@ test("text sources stored with their content in the documents row move to docume
 
   migrate(sqlite);
 
-  expect(sqlite.query("SELECT document_id, content FROM document_texts").all()).toEqual([{ document_id: "d-text", content: text }]);
+  expect(sqlite.query("SELECT document_id, content FROM document_texts").all()).toEqual([
+    { document_id: "d-text", content: text },
+  ]);
   const lengths = sqlite.query("SELECT id, content_length FROM documents ORDER BY id").all();
   expect(lengths).toEqual([
     { id: "d-text", content_length: text.length },
     { id: "d-url", content_length: null },
   ]);
-  const columns = sqlite.query("SELECT name FROM pragma_table_info('documents')").all().map((r: any) => r.name);
+  const columns = sqlite
+    .query("SELECT name FROM pragma_table_info('documents')")
+    .all()
+    .map((r: any) => r.name);
   expect(columns).not.toContain("content");
   // Applying again changes nothing.
   migrate(sqlite);

@@ -17,7 +17,9 @@ test("lists builtin plus the models pulled into Ollama", async () => {
   const cookie = await t.signup();
   const r = await t.call("GET", "/api/embedding-models", { cookie });
   expect(r.status).toBe(200);
-  expect(r.body.models.map((m: { name: string }) => m.name).sort()).toEqual(["builtin", "ollama/all-minilm", "ollama/nomic-embed-text"].sort());
+  expect(r.body.models.map((m: { name: string }) => m.name).sort()).toEqual(
+    ["builtin", "ollama/all-minilm", "ollama/nomic-embed-text"].sort(),
+  );
   expect(r.body.ollama).toEqual({ reachable: true, url: fake.url });
   expect(r.body.default).toBe("builtin");
 });

@@ -105,7 +105,10 @@ describe("create", () => {
   test("openai/ models are accepted once an OpenAI-compatible server is configured", async () => {
     const o = await makeApp({ openaiUrl: "http://127.0.0.1:9" });
     const cookie = await o.signup();
-    const r = await o.call("POST", "/api/rag/pipelines", { cookie, body: { name: "o", embeddingModel: "openai/text-embedding-3-small" } });
+    const r = await o.call("POST", "/api/rag/pipelines", {
+      cookie,
+      body: { name: "o", embeddingModel: "openai/text-embedding-3-small" },
+    });
     expect(r.status).toBe(201);
     await o.close();
   });
@@ -175,7 +178,9 @@ describe("list", () => {
 
   test("search is a case-insensitive substring of the name", async () => {
     const r = await t.call("GET", "/api/rag/pipelines?search=DOCS", { cookie });
-    expect(r.body.data.map((p: { name: string }) => p.name).sort()).toEqual(["Alpha docs", "Gamma DOCS", "epsilon docs"].sort());
+    expect(r.body.data.map((p: { name: string }) => p.name).sort()).toEqual(
+      ["Alpha docs", "Gamma DOCS", "epsilon docs"].sort(),
+    );
     expect(r.body.total).toBe(3);
     const none = await t.call("GET", "/api/rag/pipelines?search=%25", { cookie });
     expect(none.body.total).toBe(0);
@@ -196,7 +201,10 @@ describe("get, patch, delete", () => {
     expect(got.body).toMatchObject({ id: p.id, dataSources: [] });
 
     await Bun.sleep(2);
-    const patched = await t.call("PATCH", `/api/rag/pipelines/${p.id}`, { cookie, body: { chunkSize: 500, retrievalTopK: 9 } });
+    const patched = await t.call("PATCH", `/api/rag/pipelines/${p.id}`, {
+      cookie,
+      body: { chunkSize: 500, retrievalTopK: 9 },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ name: "Editable", chunkSize: 500, chunkOverlap: 200, retrievalTopK: 9 });
     expect(patched.body.updatedAt > p.updatedAt).toBe(true);
@@ -204,16 +212,23 @@ describe("get, patch, delete", () => {
     const badOverlap = await t.call("PATCH", `/api/rag/pipelines/${p.id}`, { cookie, body: { chunkSize: 150 } });
     expect(badOverlap.status).toBe(400);
     expect(badOverlap.body.error.details[0].field).toBe("chunkOverlap");
-    expect((await t.call("PATCH", `/api/rag/pipelines/${p.id}`, { cookie, body: { retrievalTopK: 0 } })).status).toBe(400);
+    expect((await t.call("PATCH", `/api/rag/pipelines/${p.id}`, { cookie, body: { retrievalTopK: 0 } })).status).toBe(
+      400,
+    );
     expect((await t.call("PATCH", `/api/rag/pipelines/${p.id}`, { cookie, body: {} })).status).toBe(200);
 
     const key = await t.call("POST", `/api/rag/pipelines/${p.id}/keys`, { cookie, body: { name: "k" } });
     const del = await t.call("DELETE", `/api/rag/pipelines/${p.id}`, { cookie });
     expect(del.body).toEqual({ deleted: true, id: p.id });
     expect((await t.call("GET", `/api/rag/pipelines/${p.id}`, { cookie })).status).toBe(404);
-    const keysLeft = t.services.db.$client.query("SELECT count(*) n FROM api_keys WHERE collection_id = ?").get(p.id) as { n: number };
+    const keysLeft = t.services.db.$client
+      .query("SELECT count(*) n FROM api_keys WHERE collection_id = ?")
+      .get(p.id) as { n: number };
     expect(keysLeft.n).toBe(0);
-    const q = await t.call("POST", "/api/rag/query", { headers: { authorization: `Bearer ${key.body.key}` }, body: { query: "x" } });
+    const q = await t.call("POST", "/api/rag/query", {
+      headers: { authorization: `Bearer ${key.body.key}` },
+      body: { query: "x" },
+    });
     expect(q.status).toBe(401);
   });
 
@@ -256,12 +271,19 @@ describe("derived status and counts", () => {
   test("empty → processing → ready, then error when a source fails; counts add up", async () => {
     const { waitFor } = await import("./support/wait");
     const cookie = await userOn("pro");
-    const p = (await t.call("POST", "/api/rag/pipelines", { cookie, body: { name: "Stats", chunkSize: 100, chunkOverlap: 0 } })).body;
+    const p = (
+      await t.call("POST", "/api/rag/pipelines", { cookie, body: { name: "Stats", chunkSize: 100, chunkOverlap: 0 } })
+    ).body;
     expect(p.status).toBe("empty");
     const text = Array.from({ length: 12 }, (_, i) => `Sentence number ${i} talks about topic ${i}.`).join(" ");
-    const s = await t.call("POST", `/api/rag/pipelines/${p.id}/sources`, { cookie, body: { type: "text", name: "t", content: text } });
+    const s = await t.call("POST", `/api/rag/pipelines/${p.id}/sources`, {
+      cookie,
+      body: { type: "text", name: "t", content: text },
+    });
     expect(s.status).toBe(201);
-    expect(["processing", "ready"]).toContain((await t.call("GET", `/api/rag/pipelines/${p.id}`, { cookie })).body.status);
+    expect(["processing", "ready"]).toContain(
+      (await t.call("GET", `/api/rag/pipelines/${p.id}`, { cookie })).body.status,
+    );
     const ready = await waitFor(async () => {
       const r = (await t.call("GET", `/api/rag/pipelines/${p.id}`, { cookie })).body;
       return r.status === "ready" ? r : null;
@@ -269,11 +291,21 @@ describe("derived status and counts", () => {
     expect(ready.sourceCount).toBe(1);
     expect(ready.chunkCount).toBe(ready.dataSources[0].chunkCount);
     expect(ready.chunkCount).toBeGreaterThan(1);
-    const listed = (await t.call("GET", "/api/rag/pipelines?status=ready", { cookie })).body.data.map((x: { id: string }) => x.id);
+    const listed = (await t.call("GET", "/api/rag/pipelines?status=ready", { cookie })).body.data.map(
+      (x: { id: string }) => x.id,
+    );
     expect(listed).toContain(p.id);
 
-    const png = await t.call("POST", `/api/rag/pipelines/${p.id}/sources`, { cookie, body: { type: "file", fileName: "x.png", fileSize: 12 } });
-    const put = await t.handle(new Request(png.body.uploadUrl.replace(/^http:\/\/[^/]+/, "http://localhost"), { method: "PUT", body: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 13, 10, 26, 10, 0, 0, 0, 0]) }));
+    const png = await t.call("POST", `/api/rag/pipelines/${p.id}/sources`, {
+      cookie,
+      body: { type: "file", fileName: "x.png", fileSize: 12 },
+    });
+    const put = await t.handle(
+      new Request(png.body.uploadUrl.replace(/^http:\/\/[^/]+/, "http://localhost"), {
+        method: "PUT",
+        body: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 13, 10, 26, 10, 0, 0, 0, 0]),
+      }),
+    );
     expect(put.status).toBe(200);
     const errored = await waitFor(async () => {
       const r = (await t.call("GET", `/api/rag/pipelines/${p.id}`, { cookie })).body;
@@ -288,7 +320,12 @@ describe("derived status and counts", () => {
 describe("omitted optional fields stay omitted", () => {
   test("PATCH without chunkingStrategy or vectorProvider keeps them", async () => {
     const cookie = await userOn("pro");
-    const p = (await t.call("POST", "/api/rag/pipelines", { cookie, body: { name: "Keep", chunkingStrategy: "sentence", chunkSize: 400, chunkOverlap: 40 } })).body;
+    const p = (
+      await t.call("POST", "/api/rag/pipelines", {
+        cookie,
+        body: { name: "Keep", chunkingStrategy: "sentence", chunkSize: 400, chunkOverlap: 40 },
+      })
+    ).body;
     const r = await t.call("PATCH", `/api/rag/pipelines/${p.id}`, { cookie, body: { retrievalTopK: 8 } });
     expect(r.body).toMatchObject({ chunkingStrategy: "sentence", vectorProvider: "lancedb", retrievalTopK: 8 });
   });
@@ -297,7 +334,10 @@ describe("omitted optional fields stay omitted", () => {
     const cookie = await userOn("pro");
     const a = (await t.call("POST", "/api/rag/pipelines", { cookie, body: { name: "with data" } })).body;
     await t.call("POST", "/api/rag/pipelines", { cookie, body: { name: "empty one" } });
-    await t.call("POST", `/api/rag/pipelines/${a.id}/sources`, { cookie, body: { type: "text", content: "some words to index" } });
+    await t.call("POST", `/api/rag/pipelines/${a.id}/sources`, {
+      cookie,
+      body: { type: "text", content: "some words to index" },
+    });
     const all = (await t.call("GET", "/api/rag/pipelines", { cookie })).body;
     expect(all.total).toBe(2);
     expect(new Set(all.data.map((p: { status: string }) => p.status)).size).toBe(2);
@@ -312,5 +352,8 @@ describe("omitted optional fields stay omitted", () => {
 test("an unknown enum value is named with the values that are allowed", async () => {
   const cookie = await userOn("pro");
   const r = await t.call("POST", "/api/rag/pipelines", { cookie, body: { name: "x", chunkingStrategy: "semantic" } });
-  expect(r.body.error.details[0]).toEqual({ field: "chunkingStrategy", message: "must be one of: recursive, fixed, sentence, paragraph, markdown, token" });
+  expect(r.body.error.details[0]).toEqual({
+    field: "chunkingStrategy",
+    message: "must be one of: recursive, fixed, sentence, paragraph, markdown, token",
+  });
 });

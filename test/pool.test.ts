@@ -8,7 +8,11 @@ import type { Job, JobEvent, ToWorker } from "../src/ingest/job";
 import { WorkerPool, jobWeight } from "../src/ingest/pool";
 import { createLogger } from "../src/log";
 
-const pool = new WorkerPool(1, createLogger("error", () => {}), 4);
+const pool = new WorkerPool(
+  1,
+  createLogger("error", () => {}),
+  4,
+);
 afterAll(() => pool.close());
 
 const job = (id: string, content: string): Job => ({
@@ -48,12 +52,16 @@ test("assign takes room, release gives it back, and a released job is never run"
     send!();
     // A later job on the same worker, run to its end: the released one would have been posted first.
     await new Promise<void>((resolve) => {
-      const next = pool.assign(job("after-released", "A short text."), {
-        onEvent: (e) => {
-          if (e.type === "rows") pool.ack(e.jobId);
-          if (e.type === "done" || e.type === "error") resolve();
+      const next = pool.assign(
+        job("after-released", "A short text."),
+        {
+          onEvent: (e) => {
+            if (e.type === "rows") pool.ack(e.jobId);
+            if (e.type === "done" || e.type === "error") resolve();
+          },
         },
-      }, 0);
+        0,
+      );
       next!();
     });
   } finally {
@@ -67,13 +75,17 @@ test("an assigned job runs once sent, and its room comes back when it is done", 
   const before = pool.idle;
   const done = new Promise<JobEvent[]>((resolve) => {
     const seen: JobEvent[] = [];
-    const send = pool.assign(job("sent", "A short text to chunk and embed."), {
-      onEvent: (e) => {
-        seen.push(e);
-        if (e.type === "done" || e.type === "error") resolve(seen);
-        if (e.type === "rows") pool.ack(e.jobId);
+    const send = pool.assign(
+      job("sent", "A short text to chunk and embed."),
+      {
+        onEvent: (e) => {
+          seen.push(e);
+          if (e.type === "done" || e.type === "error") resolve(seen);
+          if (e.type === "rows") pool.ack(e.jobId);
+        },
       },
-    }, 32);
+      32,
+    );
     expect(pool.idle).toBe(before - 1 / 8);
     send!();
   });
@@ -92,7 +104,11 @@ test("a full pool refuses another job", () => {
 });
 
 test("jobs of one remote model share a worker while it has room (and its embedding batches); builtin jobs spread", async () => {
-  const two = new WorkerPool(2, createLogger("error", () => {}), 1);
+  const two = new WorkerPool(
+    2,
+    createLogger("error", () => {}),
+    1,
+  );
   try {
     const remote = (id: string): Job => ({ ...job(id, "text"), model: "ollama/all-minilm" });
     const ignore = { onEvent: () => {} };

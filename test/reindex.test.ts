@@ -29,10 +29,16 @@ test("a re-index to a model Ollama lacks fails every source, is abandoned, and t
   for (const s of [a, b]) expect((await c.settled(pid, s.id)).status).toBe("ready");
   const before = (await c.call("GET", `/api/rag/pipelines/${pid}`)).body;
   const key = await c.key(pid);
-  const ask = () => t.call("POST", "/api/rag/query", { headers: { authorization: `Bearer ${key}` }, body: { query: "lighthouse fog horn", mode: "vector" } });
+  const ask = () =>
+    t.call("POST", "/api/rag/query", {
+      headers: { authorization: `Bearer ${key}` },
+      body: { query: "lighthouse fog horn", mode: "vector" },
+    });
   expect((await ask()).body.results[0].content).toContain("lighthouse");
 
-  expect((await c.call("PATCH", `/api/rag/pipelines/${pid}`, { embeddingModel: "ollama/never-pulled" })).status).toBe(200);
+  expect((await c.call("PATCH", `/api/rag/pipelines/${pid}`, { embeddingModel: "ollama/never-pulled" })).status).toBe(
+    200,
+  );
   expect((await c.call("POST", `/api/rag/pipelines/${pid}/reindex`)).status).toBe(202);
   const after = await waitFor("the rebuild to end", async () => {
     const p = (await c.call("GET", `/api/rag/pipelines/${pid}`)).body;
@@ -51,5 +57,7 @@ test("a re-index to a model Ollama lacks fails every source, is abandoned, and t
   const q = await ask();
   expect(q.status).toBe(200);
   expect(q.body.results[0].content).toContain("lighthouse");
-  expect((await t.services.store.listTables()).filter((x) => x.collectionId === pid).map((x) => x.generation)).toEqual([1]);
+  expect((await t.services.store.listTables()).filter((x) => x.collectionId === pid).map((x) => x.generation)).toEqual([
+    1,
+  ]);
 });

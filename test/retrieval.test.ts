@@ -12,35 +12,139 @@ import { bytesOf, Client, waitFor, type SourceJson } from "./support/ingest";
 
 /** One source per topic; `term` is its rare word, `ask` a query made of its own words. */
 const CORPUS = [
-  { name: "Volcano", term: "Tharsiswick", ask: "volcano covering the valley in grey ash", text: "The Tharsiswick volcano on Mount Orvelle erupted in 1893, covering the valley of Brindlemoor in grey ash for three weeks." },
-  { name: "Deploy error", term: "ERR_7731", ask: "deployment fails signing certificate", text: "Deployment fails with error code ERR_7731 when the configuration file lacks a signing certificate; regenerate the certificate and redeploy." },
-  { name: "Pump part", term: "PX-9912-B", ask: "hydraulic pump for the Kestrel loader", text: "Replacement hydraulic pump part number PX-9912-B fits the Kestrel loader models built after 2014." },
-  { name: "Fungus", term: "Vasquez-Holloway", ask: "luminous fungus in the caves", text: "Professor Ingrid Vasquez-Holloway discovered the luminous fungus Mycena aurorae in the caves of Quillamar." },
-  { name: "Sourdough", term: "banneton", ask: "knead the dough with rye flour", text: "To bake sourdough bread, feed the starter twice, knead the dough with rye flour and proof it overnight in a cold banneton." },
-  { name: "Exoplanet", term: "Zephyrion-4b", ask: "exoplanet orbits a red dwarf", text: "The exoplanet Zephyrion-4b orbits a red dwarf every nine days; its atmosphere shows traces of methane and water vapour." },
-  { name: "Invoice", term: "INV-20417", ask: "invoice paid late purchase order", text: "Quarterly invoice INV-20417 from Marbleton Logistics was paid late because the purchase order number was missing." },
-  { name: "Chess", term: "Pribytko", ask: "Ruy Lopez opening bishop pins the knight", text: "In the Ruy Lopez opening, the bishop pins the knight; grandmaster Oleksandr Pribytko favoured the Berlin defence." },
-  { name: "Bees", term: "Valdorre", ask: "harvest heather honey varroa mites", text: "Beekeepers in Valdorre harvest heather honey in August and treat the hives against varroa mites with oxalic acid." },
-  { name: "Router", term: "VLAN-4093", ask: "router drops packets MTU jumbo frames", text: "The router drops packets on VLAN-4093 when the MTU exceeds 1500 bytes; enable jumbo frames on the trunk port." },
-  { name: "Trial", term: "velcorastat", ask: "migraine frequency phase three trial", text: "The drug velcorastat reduced migraine frequency by forty percent in the phase three trial at Lindqvist Hospital." },
-  { name: "Schooner", term: "Albatross", ask: "schooner reefing the mainsail in a gale", text: "The schooner Albatross Wren rounded Cape Morrow in a gale, reefing the mainsail twice before dawn." },
-  { name: "Pears", term: "espalier", ask: "prune the espalier pear trees", text: "Prune the espalier pear trees in late winter and mulch the roots with composted bark to keep moisture in." },
-  { name: "Kotari", term: "evidentiality", ask: "language marks evidentiality with a suffix", text: "The Kotari language marks evidentiality with the suffix zhun, showing whether the speaker saw the event." },
-  { name: "Cello", term: "Brahms", ask: "cellist rehearsed the Brahms sonata", text: "The cellist rehearsed the Brahms sonata in E minor, tuning the C string slightly flat for the dark opening." },
-  { name: "Train", term: "Pellston", ask: "train departs from platform nine", text: "Train 8817 from Harwick to Pellston departs from platform nine at 06:42 and stops at Dunmere junction." },
+  {
+    name: "Volcano",
+    term: "Tharsiswick",
+    ask: "volcano covering the valley in grey ash",
+    text: "The Tharsiswick volcano on Mount Orvelle erupted in 1893, covering the valley of Brindlemoor in grey ash for three weeks.",
+  },
+  {
+    name: "Deploy error",
+    term: "ERR_7731",
+    ask: "deployment fails signing certificate",
+    text: "Deployment fails with error code ERR_7731 when the configuration file lacks a signing certificate; regenerate the certificate and redeploy.",
+  },
+  {
+    name: "Pump part",
+    term: "PX-9912-B",
+    ask: "hydraulic pump for the Kestrel loader",
+    text: "Replacement hydraulic pump part number PX-9912-B fits the Kestrel loader models built after 2014.",
+  },
+  {
+    name: "Fungus",
+    term: "Vasquez-Holloway",
+    ask: "luminous fungus in the caves",
+    text: "Professor Ingrid Vasquez-Holloway discovered the luminous fungus Mycena aurorae in the caves of Quillamar.",
+  },
+  {
+    name: "Sourdough",
+    term: "banneton",
+    ask: "knead the dough with rye flour",
+    text: "To bake sourdough bread, feed the starter twice, knead the dough with rye flour and proof it overnight in a cold banneton.",
+  },
+  {
+    name: "Exoplanet",
+    term: "Zephyrion-4b",
+    ask: "exoplanet orbits a red dwarf",
+    text: "The exoplanet Zephyrion-4b orbits a red dwarf every nine days; its atmosphere shows traces of methane and water vapour.",
+  },
+  {
+    name: "Invoice",
+    term: "INV-20417",
+    ask: "invoice paid late purchase order",
+    text: "Quarterly invoice INV-20417 from Marbleton Logistics was paid late because the purchase order number was missing.",
+  },
+  {
+    name: "Chess",
+    term: "Pribytko",
+    ask: "Ruy Lopez opening bishop pins the knight",
+    text: "In the Ruy Lopez opening, the bishop pins the knight; grandmaster Oleksandr Pribytko favoured the Berlin defence.",
+  },
+  {
+    name: "Bees",
+    term: "Valdorre",
+    ask: "harvest heather honey varroa mites",
+    text: "Beekeepers in Valdorre harvest heather honey in August and treat the hives against varroa mites with oxalic acid.",
+  },
+  {
+    name: "Router",
+    term: "VLAN-4093",
+    ask: "router drops packets MTU jumbo frames",
+    text: "The router drops packets on VLAN-4093 when the MTU exceeds 1500 bytes; enable jumbo frames on the trunk port.",
+  },
+  {
+    name: "Trial",
+    term: "velcorastat",
+    ask: "migraine frequency phase three trial",
+    text: "The drug velcorastat reduced migraine frequency by forty percent in the phase three trial at Lindqvist Hospital.",
+  },
+  {
+    name: "Schooner",
+    term: "Albatross",
+    ask: "schooner reefing the mainsail in a gale",
+    text: "The schooner Albatross Wren rounded Cape Morrow in a gale, reefing the mainsail twice before dawn.",
+  },
+  {
+    name: "Pears",
+    term: "espalier",
+    ask: "prune the espalier pear trees",
+    text: "Prune the espalier pear trees in late winter and mulch the roots with composted bark to keep moisture in.",
+  },
+  {
+    name: "Kotari",
+    term: "evidentiality",
+    ask: "language marks evidentiality with a suffix",
+    text: "The Kotari language marks evidentiality with the suffix zhun, showing whether the speaker saw the event.",
+  },
+  {
+    name: "Cello",
+    term: "Brahms",
+    ask: "cellist rehearsed the Brahms sonata",
+    text: "The cellist rehearsed the Brahms sonata in E minor, tuning the C string slightly flat for the dark opening.",
+  },
+  {
+    name: "Train",
+    term: "Pellston",
+    ask: "train departs from platform nine",
+    text: "Train 8817 from Harwick to Pellston departs from platform nine at 06:42 and stops at Dunmere junction.",
+  },
 ];
-const FILE = { fileName: "turbine-manual.txt", term: "Quorvath", ask: "grease the turbine bearings", text: "The Quorvath turbine manual says to grease the turbine bearings every four hundred operating hours." };
-const PAGE = { term: "Snelgrove", ask: "lighthouse keeper logbook storm", text: "The Snelgrove lighthouse keeper wrote in the logbook that the storm broke the lantern glass at midnight." };
+const FILE = {
+  fileName: "turbine-manual.txt",
+  term: "Quorvath",
+  ask: "grease the turbine bearings",
+  text: "The Quorvath turbine manual says to grease the turbine bearings every four hundred operating hours.",
+};
+const PAGE = {
+  term: "Snelgrove",
+  ask: "lighthouse keeper logbook storm",
+  text: "The Snelgrove lighthouse keeper wrote in the logbook that the storm broke the lantern glass at midnight.",
+};
 const OTHER = [
-  { name: "Drone", term: "Halcyon", text: "The Halcyon drone surveyed the volcano crater; its gyroscope calibration code is QZ-4410." },
-  { name: "Kiln", term: "Oberkassel", text: "The Oberkassel kiln fires stoneware at 1280 degrees; the invoice for the firing is paid in advance." },
+  {
+    name: "Drone",
+    term: "Halcyon",
+    text: "The Halcyon drone surveyed the volcano crater; its gyroscope calibration code is QZ-4410.",
+  },
+  {
+    name: "Kiln",
+    term: "Oberkassel",
+    text: "The Oberkassel kiln fires stoneware at 1280 degrees; the invoice for the firing is paid in advance.",
+  },
 ];
 const MODES = ["vector", "keyword", "hybrid"] as const;
 
 interface Hit {
   content: string;
   score: number;
-  metadata: { sourceId: string; sourceName: string; chunkIndex: number; sourceType: string; url?: string; fileName?: string };
+  metadata: {
+    sourceId: string;
+    sourceName: string;
+    chunkIndex: number;
+    sourceType: string;
+    url?: string;
+    fileName?: string;
+  };
 }
 
 let t: TestApp;
@@ -62,7 +166,13 @@ beforeAll(async () => {
     port: 0,
     fetch: () => new Response(PAGE.text, { headers: { "content-type": "text/plain; charset=utf-8" } }),
   });
-  t = await makeApp({ ollamaUrl: fake.url, fetchAllow: ["127.0.0.1"], workers: 2, queryRate: 100_000, queryBurst: 100_000 });
+  t = await makeApp({
+    ollamaUrl: fake.url,
+    fetchAllow: ["127.0.0.1"],
+    workers: 2,
+    queryRate: 100_000,
+    queryBurst: 100_000,
+  });
   c = await Client.create(t);
   pipelineA = await c.pipeline({ name: "Corpus A", chunkSize: 400, chunkOverlap: 40, retrievalTopK: 3 });
   pipelineB = await c.pipeline({ name: "Corpus B", chunkSize: 400, chunkOverlap: 40 });
@@ -110,7 +220,17 @@ describe("ranking", () => {
     expect(hits[0]!.content).toContain(term);
   });
 
-  const exact = ["ERR_7731", "PX-9912-B", "INV-20417", "Zephyrion-4b", "velcorastat", "Vasquez-Holloway", "VLAN-4093", "8817", "Quorvath"];
+  const exact = [
+    "ERR_7731",
+    "PX-9912-B",
+    "INV-20417",
+    "Zephyrion-4b",
+    "velcorastat",
+    "Vasquez-Holloway",
+    "VLAN-4093",
+    "8817",
+    "Quorvath",
+  ];
   test.each(exact)("hybrid: the exact term %p finds its chunk first", async (term) => {
     const hits = await search({ query: term, mode: "hybrid", topK: 5 });
     expect(hits[0]?.content).toContain(term);
@@ -127,20 +247,45 @@ describe("ranking", () => {
 
   test("metadata names the source: id, name, chunk index, type, and url or fileName", async () => {
     const [text] = await search({ query: "Brahms", mode: "keyword", topK: 1 });
-    expect(text!.metadata).toMatchObject({ sourceId: idOf.get("Brahms"), sourceName: "Cello", chunkIndex: 0, sourceType: "text" });
+    expect(text!.metadata).toMatchObject({
+      sourceId: idOf.get("Brahms"),
+      sourceName: "Cello",
+      chunkIndex: 0,
+      sourceType: "text",
+    });
     expect(text!.metadata.url).toBeUndefined();
     expect(text!.metadata.fileName).toBeUndefined();
     const [file] = await search({ query: "Quorvath", mode: "keyword", topK: 1 });
-    expect(file!.metadata).toMatchObject({ sourceId: idOf.get("Quorvath"), sourceType: "file", fileName: FILE.fileName, chunkIndex: 0 });
+    expect(file!.metadata).toMatchObject({
+      sourceId: idOf.get("Quorvath"),
+      sourceType: "file",
+      fileName: FILE.fileName,
+      chunkIndex: 0,
+    });
     const [page] = await search({ query: "Snelgrove", mode: "keyword", topK: 1 });
-    expect(page!.metadata).toMatchObject({ sourceId: idOf.get("Snelgrove"), sourceType: "url", url: `http://127.0.0.1:${site.port}/lighthouse.txt` });
+    expect(page!.metadata).toMatchObject({
+      sourceId: idOf.get("Snelgrove"),
+      sourceType: "url",
+      url: `http://127.0.0.1:${site.port}/lighthouse.txt`,
+    });
     expect(typeof page!.metadata.sourceName).toBe("string");
   });
 
-  const syntax = ['"PX-9912-B"', "text:Brahms", "Brahms~2", "(Brahms OR", "Brahms\\", "Brahms*", "+Brahms -sonata", "Brahms AND NOT", "Brahms' OR '1'='1"];
+  const syntax = [
+    '"PX-9912-B"',
+    "text:Brahms",
+    "Brahms~2",
+    "(Brahms OR",
+    "Brahms\\",
+    "Brahms*",
+    "+Brahms -sonata",
+    "Brahms AND NOT",
+    "Brahms' OR '1'='1",
+  ];
   test.each(syntax)("keyword and hybrid: query-syntax characters are plain text: %p", async (query) => {
     const term = query.includes("PX") ? "PX-9912-B" : "Brahms";
-    for (const mode of ["keyword", "hybrid"]) expect((await search({ query, mode, topK: 3 }))[0]?.content).toContain(term);
+    for (const mode of ["keyword", "hybrid"])
+      expect((await search({ query, mode, topK: 3 }))[0]?.content).toContain(term);
   });
 
   test("a query without letters or digits answers 200 in every mode", async () => {
@@ -156,7 +301,14 @@ describe("ranking", () => {
 });
 
 describe("topK", () => {
-  const bad: [string, unknown][] = [["0", 0], ["101", 101], ["2.5", 2.5], ['"3"', "3"], ["-1", -1], ["null", null]];
+  const bad: [string, unknown][] = [
+    ["0", 0],
+    ["101", 101],
+    ["2.5", 2.5],
+    ['"3"', "3"],
+    ["-1", -1],
+    ["null", null],
+  ];
   test.each(bad)("topK %s is 400 invalid_request", async (_n, topK) => {
     const r = await c.query(keyA, { query: "honey", topK });
     expect(r.status).toBe(400);
@@ -164,7 +316,9 @@ describe("topK", () => {
   });
 
   test.each(MODES)("%s: topK 1 gives one result; missing gives the pipeline's retrievalTopK (3)", async (mode) => {
-    expect(await search({ query: "the pump and the router and the honey and the train", mode, topK: 1 })).toHaveLength(1);
+    expect(await search({ query: "the pump and the router and the honey and the train", mode, topK: 1 })).toHaveLength(
+      1,
+    );
     const r = await c.query(keyA, { query: "the pump and the router and the honey and the train", mode });
     expect(r.body.topK).toBe(3);
     expect(r.body.results).toHaveLength(3);
@@ -180,19 +334,22 @@ describe("topK", () => {
 });
 
 describe("minScore", () => {
-  test.each(["vector", "keyword"] as const)("%s: above the best score → []; a middle one cuts the tail", async (mode) => {
-    const query = "the pump and the router and the honey and the train";
-    const all = await search({ query, mode, topK: 100 });
-    expect(all.length).toBeGreaterThan(2);
-    const best = all[0]!.score;
-    expect(best).toBeLessThan(1);
-    expect(await search({ query, mode, topK: 100, minScore: Math.min(1, best + 0.001) })).toEqual([]);
-    const cut = all[1]!.score;
-    const kept = await search({ query, mode, topK: 100, minScore: cut });
-    expect(kept.length).toBeGreaterThanOrEqual(2);
-    expect(kept.length).toBeLessThan(all.length);
-    for (const h of kept) expect(h.score).toBeGreaterThanOrEqual(cut);
-  });
+  test.each(["vector", "keyword"] as const)(
+    "%s: above the best score → []; a middle one cuts the tail",
+    async (mode) => {
+      const query = "the pump and the router and the honey and the train";
+      const all = await search({ query, mode, topK: 100 });
+      expect(all.length).toBeGreaterThan(2);
+      const best = all[0]!.score;
+      expect(best).toBeLessThan(1);
+      expect(await search({ query, mode, topK: 100, minScore: Math.min(1, best + 0.001) })).toEqual([]);
+      const cut = all[1]!.score;
+      const kept = await search({ query, mode, topK: 100, minScore: cut });
+      expect(kept.length).toBeGreaterThanOrEqual(2);
+      expect(kept.length).toBeLessThan(all.length);
+      for (const h of kept) expect(h.score).toBeGreaterThanOrEqual(cut);
+    },
+  );
 
   test("hybrid: minScore 1 keeps only a chunk first in both lists", async () => {
     const hits = await search({ query: "velcorastat migraine", mode: "hybrid", minScore: 1 });
@@ -203,7 +360,12 @@ describe("minScore", () => {
 describe("filter.sourceIds", () => {
   test.each(MODES)("%s: only the named sources come back", async (mode) => {
     const allowed = [idOf.get("PX-9912-B")!, idOf.get("Valdorre")!];
-    const hits = await search({ query: "hydraulic pump heather honey volcano", mode, topK: 10, filter: { sourceIds: allowed } });
+    const hits = await search({
+      query: "hydraulic pump heather honey volcano",
+      mode,
+      topK: 10,
+      filter: { sourceIds: allowed },
+    });
     expect(new Set(hits.map((h) => h.metadata.sourceId))).toEqual(new Set(allowed));
   });
 
@@ -222,8 +384,15 @@ describe("filter.sourceIds is applied before the topK cut", () => {
     id = await c.pipeline({ name: "Filter depth", chunkSize: 2000, chunkOverlap: 0 });
     key = await c.key(id);
     // 30 sources say "zorblax" over and over; one says it once in a long text, so it ranks last.
-    for (let i = 0; i < 30; i++) await c.addText(id, `zorblax zorblax zorblax report ${i}: zorblax everywhere, zorblax again.`, `strong ${i}`);
-    weak = (await c.addText(id, `${"A long note about gardens, rivers and the weather in spring. ".repeat(20)}Once, zorblax.`, "weak")).id;
+    for (let i = 0; i < 30; i++)
+      await c.addText(id, `zorblax zorblax zorblax report ${i}: zorblax everywhere, zorblax again.`, `strong ${i}`);
+    weak = (
+      await c.addText(
+        id,
+        `${"A long note about gardens, rivers and the weather in spring. ".repeat(20)}Once, zorblax.`,
+        "weak",
+      )
+    ).id;
     await c.allSettled(id);
   });
 
@@ -252,7 +421,11 @@ describe("key isolation", () => {
 describe("a source added later", () => {
   test.each(MODES)("%s: is found as soon as it is ready", async (mode) => {
     const term = `Glimmerdorf${mode}`;
-    const added = await c.addText(pipelineB, `The ${term} observatory tracks comets from the northern ridge every winter.`, term);
+    const added = await c.addText(
+      pipelineB,
+      `The ${term} observatory tracks comets from the northern ridge every winter.`,
+      term,
+    );
     await c.settled(pipelineB, added.id);
     const hits = await search({ query: `${term} observatory comets`, mode, topK: 3 }, keyB);
     expect(hits[0]?.metadata.sourceId).toBe(added.id);
@@ -272,7 +445,9 @@ describe("deletes racing queries", () => {
     const id = await c.pipeline({ name: "Deletion" });
     const key = await c.key(id);
     const names = ["one", "two", "three", "four"];
-    const made = await Promise.all(names.map((n) => c.addText(id, `The zanzibarite mineral sample ${n} glows under ultraviolet light.`, n)));
+    const made = await Promise.all(
+      names.map((n) => c.addText(id, `The zanzibarite mineral sample ${n} glows under ultraviolet light.`, n)),
+    );
     await c.allSettled(id);
     const victim = made[0]!.id;
     const log: { started: number; ended: number; victim: boolean; status: number }[] = [];
@@ -282,10 +457,13 @@ describe("deletes racing queries", () => {
       while (!stop) {
         const started = performance.now();
         const r = await c.query(key, { query: "zanzibarite mineral sample one", mode, topK: 10 });
-        const hit = r.status === 200 && r.body.results.some((h: Hit) => h.metadata.sourceId === victim || h.content.includes("sample one"));
+        const hit =
+          r.status === 200 &&
+          r.body.results.some((h: Hit) => h.metadata.sourceId === victim || h.content.includes("sample one"));
         log.push({ started, ended: performance.now(), victim: hit, status: r.status });
         // At least 300 ms and a dozen queries after the delete, however slow the machine.
-        if (performance.now() > deleteAnswered + 300 && log.filter((l) => l.started > deleteAnswered).length >= 12) stop = true;
+        if (performance.now() > deleteAnswered + 300 && log.filter((l) => l.started > deleteAnswered).length >= 12)
+          stop = true;
         await new Promise((r) => setImmediate(r));
       }
     };
@@ -337,17 +515,36 @@ describe("knowledge-base search", () => {
     const kb = await c.call("POST", "/api/kb", { name: "Handbook" });
     expect(kb.status).toBe(201);
     const form = new FormData();
-    form.append("file", new File(["The parking permit for the Elmbridge depot is renewed every March."], "permits.txt", { type: "text/plain" }));
-    const up = await t.handle(new Request(`http://localhost/api/kb/${kb.body.id}/upload`, { method: "POST", body: form, headers: { cookie: c.cookie } }));
+    form.append(
+      "file",
+      new File(["The parking permit for the Elmbridge depot is renewed every March."], "permits.txt", {
+        type: "text/plain",
+      }),
+    );
+    const up = await t.handle(
+      new Request(`http://localhost/api/kb/${kb.body.id}/upload`, {
+        method: "POST",
+        body: form,
+        headers: { cookie: c.cookie },
+      }),
+    );
     expect(up.status).toBe(202);
-    await waitFor("the kb document to be ready", async () => (await c.call("GET", `/api/kb/${kb.body.id}`)).body.documents[0]?.status === "ready");
+    await waitFor(
+      "the kb document to be ready",
+      async () => (await c.call("GET", `/api/kb/${kb.body.id}`)).body.documents[0]?.status === "ready",
+    );
     const r = await c.call("POST", `/api/kb/${kb.body.id}/search`, { query: "  Elmbridge parking permit  ", topK: 2 });
     expect(r.status).toBe(200);
     expect(Object.keys(r.body).sort()).toEqual(["kbId", "query", "results", "topK"]);
     expect(r.body).toMatchObject({ kbId: kb.body.id, query: "Elmbridge parking permit", topK: 2 });
     expect(r.body.results).toHaveLength(1);
     expect(r.body.results[0].content).toContain("Elmbridge");
-    expect(r.body.results[0].metadata).toMatchObject({ sourceName: "permits.txt", chunkIndex: 0, sourceType: "file", fileName: "permits.txt" });
+    expect(r.body.results[0].metadata).toMatchObject({
+      sourceName: "permits.txt",
+      chunkIndex: 0,
+      sourceType: "file",
+      fileName: "permits.txt",
+    });
     expect(r.body.results[0].score).toBeGreaterThan(0);
     expect(r.body.results[0].score).toBeLessThanOrEqual(1);
   });
@@ -370,7 +567,6 @@ describe("embedding backend down", () => {
     if (up.status !== 200 || up.body.results.length !== 3) throw new Error(`query while up: ${up.status} ${up.text}`);
     await fake.down();
   });
-
 
   test.each(["vector", "hybrid"] as const)("%s: 503 embedding_unavailable, quickly", async (mode) => {
     const started = performance.now();
@@ -410,16 +606,22 @@ describe("embedding backend down", () => {
     await c.settled(id, s.id);
     expect((await c.call("DELETE", `/api/rag/pipelines/${id}/sources/${s.id}`)).status).toBe(200);
     for (const mode of MODES) expect(await search({ query: "tangerines", mode }, key)).toEqual([]);
-    expect((await c.call("PATCH", `/api/rag/pipelines/${id}`, { embeddingModel: "ollama/all-minilm" })).status).toBe(200);
+    expect((await c.call("PATCH", `/api/rag/pipelines/${id}`, { embeddingModel: "ollama/all-minilm" })).status).toBe(
+      200,
+    );
     for (const mode of MODES) expect(await search({ query: "tangerines", mode }, key)).toEqual([]);
   });
 
   test("when the backend is back, vector queries answer again", async () => {
     fake.up();
-    const r = await waitFor("a vector query to answer 200", async () => {
-      const reply = await c.query(ollamaKey, { query: "the loader pump again", mode: "vector", topK: 1 });
-      return reply.status === 200 ? reply : null;
-    }, 15_000);
+    const r = await waitFor(
+      "a vector query to answer 200",
+      async () => {
+        const reply = await c.query(ollamaKey, { query: "the loader pump again", mode: "vector", topK: 1 });
+        return reply.status === 200 ? reply : null;
+      },
+      15_000,
+    );
     expect(r.body.results).toHaveLength(1); // the fake's vectors carry no meaning: only the path is checked
   });
 });

@@ -21,7 +21,10 @@ const LOREM =
 
 /** An HTML page whose article is long enough for Readability, wrapped in navigation chrome. */
 function page(articleWord: string, chromeWords: { nav: string; header: string; footer: string }): string {
-  const paragraphs = Array.from({ length: 6 }, (_, i) => `<p>Paragraph ${i + 1} of the story about ${articleWord}. ${LOREM}</p>`).join("\n");
+  const paragraphs = Array.from(
+    { length: 6 },
+    (_, i) => `<p>Paragraph ${i + 1} of the story about ${articleWord}. ${LOREM}</p>`,
+  ).join("\n");
   return `<!doctype html><html><head><title>Story of ${articleWord}</title></head><body>
 <header><div class="site-header">Welcome banner ${chromeWords.header}</div></header>
 <nav><ul><li><a href="/a">Home ${chromeWords.nav}</a></li><li><a href="/b">About</a></li><li><a href="/c">Contact</a></li></ul></nav>
@@ -42,9 +45,12 @@ beforeAll(async () => {
     fetch(req) {
       const path = new URL(req.url).pathname;
       if (path === "/article.html") {
-        return new Response(page("quetzalfjord", { nav: "navigationzebra", header: "headerwombat", footer: "footerplatypus" }), {
-          headers: { "content-type": "text/html; charset=utf-8" },
-        });
+        return new Response(
+          page("quetzalfjord", { nav: "navigationzebra", header: "headerwombat", footer: "footerplatypus" }),
+          {
+            headers: { "content-type": "text/html; charset=utf-8" },
+          },
+        );
       }
       if (path === "/records") {
         // An api source: JSON records, labelled as plain text on purpose (api sources are JSON by contract).
@@ -52,7 +58,9 @@ beforeAll(async () => {
           { sku: "A-1", gizmocolour: "vermilion", stock: 4 },
           { sku: "B-2", gizmocolour: "cerulean", stock: 9, supplier: { name: "Blorptastic Ltd" } },
         ];
-        return new Response(JSON.stringify({ data: records, meta: { total: 2 } }), { headers: { "content-type": "text/plain" } });
+        return new Response(JSON.stringify({ data: records, meta: { total: 2 } }), {
+          headers: { "content-type": "text/plain" },
+        });
       }
       return new Response("<h1>nothing here</h1>", { status: 404, headers: { "content-type": "text/html" } });
     },
@@ -84,9 +92,20 @@ describe("every source type, end to end", () => {
 
   test("a new pipeline is empty; a queued text source makes it processing, then ready", async () => {
     expect((await c.getPipeline(pipelineId)).status).toBe("empty");
-    const created = await c.addSource(pipelineId, { type: "text", name: "Note", content: `The word blunderbussoon appears here. ${LOREM}` });
+    const created = await c.addSource(pipelineId, {
+      type: "text",
+      name: "Note",
+      content: `The word blunderbussoon appears here. ${LOREM}`,
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ type: "text", name: "Note", status: "queued", error: null, chunkCount: 0, pipelineId });
+    expect(created.body).toMatchObject({
+      type: "text",
+      name: "Note",
+      status: "queued",
+      error: null,
+      chunkCount: 0,
+      pipelineId,
+    });
     expect(["processing", "ready"]).toContain((await c.getPipeline(pipelineId)).status);
     const done = await c.settled(pipelineId, created.body.id);
     expect(done).toMatchObject({ status: "ready", error: null });
@@ -98,12 +117,50 @@ describe("every source type, end to end", () => {
   });
 
   const files: [string, string, () => Promise<Uint8Array> | Uint8Array, string][] = [
-    ["a PDF made with pdf-lib", "paper.pdf", () => makePdf([`First page mentions the xylocarpus mangrove. ${"Some filler text. ".repeat(3)}`, "Second page talks about gravimetric sondes."], "Paper"), "gravimetric"],
-    ["a DOCX made with jszip", "memo.docx", () => makeDocx(["Memo about the frangipane budget.", "A second paragraph on quarterly kumquats."]), "kumquats"],
-    ["a Markdown file", "guide.md", () => bytesOf(`# Install guide\n\n## Step one\n\nDownload the **snorkelwick** package.\n\n## Step two\n\n${LOREM}`), "snorkelwick"],
-    ["a CSV file", "people.csv", () => bytesOf("name,favouritefruit,city\nAda,durian,London\nLinus,rambutan,Helsinki\n"), "rambutan"],
-    ["a CSV file, by a header name", "cities.csv", () => bytesOf("name,hometownzone\nGrace,Arlington\n"), "hometownzone"],
-    ["a JSON file, by a field name", "config.json", () => bytesOf(JSON.stringify({ service: "ragd", limits: { maxwidgetcount: 7 }, owners: ["ops"] })), "maxwidgetcount"],
+    [
+      "a PDF made with pdf-lib",
+      "paper.pdf",
+      () =>
+        makePdf(
+          [
+            `First page mentions the xylocarpus mangrove. ${"Some filler text. ".repeat(3)}`,
+            "Second page talks about gravimetric sondes.",
+          ],
+          "Paper",
+        ),
+      "gravimetric",
+    ],
+    [
+      "a DOCX made with jszip",
+      "memo.docx",
+      () => makeDocx(["Memo about the frangipane budget.", "A second paragraph on quarterly kumquats."]),
+      "kumquats",
+    ],
+    [
+      "a Markdown file",
+      "guide.md",
+      () =>
+        bytesOf(`# Install guide\n\n## Step one\n\nDownload the **snorkelwick** package.\n\n## Step two\n\n${LOREM}`),
+      "snorkelwick",
+    ],
+    [
+      "a CSV file",
+      "people.csv",
+      () => bytesOf("name,favouritefruit,city\nAda,durian,London\nLinus,rambutan,Helsinki\n"),
+      "rambutan",
+    ],
+    [
+      "a CSV file, by a header name",
+      "cities.csv",
+      () => bytesOf("name,hometownzone\nGrace,Arlington\n"),
+      "hometownzone",
+    ],
+    [
+      "a JSON file, by a field name",
+      "config.json",
+      () => bytesOf(JSON.stringify({ service: "ragd", limits: { maxwidgetcount: 7 }, owners: ["ops"] })),
+      "maxwidgetcount",
+    ],
     ["a plain-text file", "notes.txt", () => bytesOf(`Plain notes. The quokka population grew. ${LOREM}`), "quokka"],
   ];
 
@@ -130,7 +187,8 @@ describe("every source type, end to end", () => {
     const done = await c.settled(pipelineId, created.id);
     expect(done.status).toBe("ready");
     expect(await keywordHits(key, "ocelotgrammar")).toContain(created.id);
-    for (const chrome of ["navonlyword", "headeronlyword", "footeronlyword"]) expect(await keywordHits(key, chrome)).toEqual([]);
+    for (const chrome of ["navonlyword", "headeronlyword", "footeronlyword"])
+      expect(await keywordHits(key, chrome)).toEqual([]);
     added.push(done);
   });
 
@@ -144,12 +202,17 @@ describe("every source type, end to end", () => {
     expect(done.status).toBe("ready");
     const r = await c.query(key, { query: "quetzalfjord", mode: "keyword" });
     expect(r.body.results[0].metadata).toMatchObject({ sourceId: done.id, sourceType: "url", url });
-    for (const chrome of ["navigationzebra", "headerwombat", "footerplatypus"]) expect(await keywordHits(key, chrome)).toEqual([]);
+    for (const chrome of ["navigationzebra", "headerwombat", "footerplatypus"])
+      expect(await keywordHits(key, chrome)).toEqual([]);
     added.push(done);
   });
 
   test("an api source turns JSON records into text that keeps field names", async () => {
-    const created = await c.addSource(pipelineId, { type: "api", url: `http://127.0.0.1:${site.port}/records`, name: "Inventory API" });
+    const created = await c.addSource(pipelineId, {
+      type: "api",
+      url: `http://127.0.0.1:${site.port}/records`,
+      name: "Inventory API",
+    });
     expect(created.status).toBe(201);
     const done = await c.settled(pipelineId, created.body.id);
     expect(done.error).toBeNull();
@@ -180,14 +243,21 @@ describe("every source type, end to end", () => {
 
 describe("progress while processing", () => {
   test("a long text through a slow Ollama reports progress as the model's batches come back, and the pipeline is processing until it is ready", async () => {
-    const pid = await c.pipeline({ name: "Slow", embeddingModel: "ollama/all-minilm", chunkSize: 100, chunkOverlap: 0 });
+    const pid = await c.pipeline({
+      name: "Slow",
+      embeddingModel: "ollama/all-minilm",
+      chunkSize: 100,
+      chunkOverlap: 0,
+    });
     await fake.set({ latencyMs: 150 });
     try {
       const text = Array.from({ length: 1200 }, (_, i) => `Sentence number ${i} is here.`).join(" ");
       const s = await c.addText(pid, text, "long");
       const busy = await waitFor("a count between 0 and the total", async () => {
         const cur = await c.source(pid, s.id);
-        return cur && cur.status === "processing" && cur.progress.done > 0 && cur.progress.done < cur.progress.total ? cur : null;
+        return cur && cur.status === "processing" && cur.progress.done > 0 && cur.progress.done < cur.progress.total
+          ? cur
+          : null;
       });
       expect(busy.progress.done).toBeLessThan(busy.progress.total);
       expect(busy.progress.total).toBeLessThanOrEqual(512); // one slice: the steps come from the model's batches
@@ -234,7 +304,10 @@ describe("failures say what to do", () => {
     const conflict = await c.call("POST", `/api/rag/pipelines/${pid}/sources/${ok.id}/retry`);
     expect(conflict.status).toBe(409);
     expect(conflict.body.error.code).toBe("conflict");
-    const missing = await c.call("POST", `/api/rag/pipelines/${pid}/sources/0190c1d2-0000-7000-8000-000000000000/retry`);
+    const missing = await c.call(
+      "POST",
+      `/api/rag/pipelines/${pid}/sources/0190c1d2-0000-7000-8000-000000000000/retry`,
+    );
     expect(missing.status).toBe(404);
   });
 
@@ -291,7 +364,9 @@ describe("Ollama down", () => {
       const pid = await dc.pipeline({ name: "Offline", embeddingModel: "ollama/all-minilm" });
       const s = await dc.addText(pid, "Text that waits for Ollama to come back.");
       const task = (await waitFor("a task with a last error", () =>
-        app.services.db.$client.query("SELECT status, attempts, last_error FROM tasks WHERE document_id = ? AND last_error IS NOT NULL").get(s.id),
+        app.services.db.$client
+          .query("SELECT status, attempts, last_error FROM tasks WHERE document_id = ? AND last_error IS NOT NULL")
+          .get(s.id),
       )) as { status: string; attempts: number; last_error: string };
       expect(task.last_error).toContain("is not reachable");
       expect(task.last_error).toContain(down.url);
@@ -316,9 +391,16 @@ describe("zip bombs", () => {
     const pid = await c.pipeline({ name: "Bombs" });
     const zip = new JSZip();
     zip.file("[Content_Types].xml", "<Types/>");
-    zip.file("word/document.xml", `<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>hi</w:t></w:r></w:p></w:body></w:document>`);
+    zip.file(
+      "word/document.xml",
+      `<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>hi</w:t></w:r></w:p></w:body></w:document>`,
+    );
     zip.file("word/media/zeros.bin", new Uint8Array(150 * 1024 * 1024));
-    const bomb = await zip.generateAsync({ type: "uint8array", compression: "DEFLATE", compressionOptions: { level: 9 } });
+    const bomb = await zip.generateAsync({
+      type: "uint8array",
+      compression: "DEFLATE",
+      compressionOptions: { level: 9 },
+    });
     expect(bomb.byteLength).toBeLessThan(1024 * 1024);
     const { created, put } = await c.upload(pid, "bomb.docx", bomb);
     expect(put.status).toBe(200);

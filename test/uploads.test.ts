@@ -105,7 +105,11 @@ describe("the signed upload URL", () => {
 
   test("a genuinely expired URL, signed with the server's own secret, is 403 and says it expired", async () => {
     const s = await newFileSource();
-    const url = signUploadUrl(loadSecret(t.dataDir), "http://localhost", { sourceId: s.id, expires: Date.now() - 1000, size: 32 });
+    const url = signUploadUrl(loadSecret(t.dataDir), "http://localhost", {
+      sourceId: s.id,
+      expires: Date.now() - 1000,
+      size: 32,
+    });
     const r = await c.put(url, body32());
     expect(r.status).toBe(403);
     expect(r.body.error.message).toContain("expired");
@@ -136,7 +140,10 @@ describe("the signed upload URL", () => {
           ctl.close();
         },
       });
-    const [a, b] = await Promise.all([c.put(s.uploadUrl, slow("thirty-two bytes of upload text.")), c.put(s.uploadUrl, slow("THIRTY-TWO BYTES, A DIFFERENT 1!"))]);
+    const [a, b] = await Promise.all([
+      c.put(s.uploadUrl, slow("thirty-two bytes of upload text.")),
+      c.put(s.uploadUrl, slow("THIRTY-TWO BYTES, A DIFFERENT 1!")),
+    ]);
     expect([a.status, b.status].sort()).toEqual([200, 409]);
     kept.push(`${pid}/${s.id}`);
     const stored = readFileSync(join(filesDir(), pid, s.id), "utf8");
@@ -195,7 +202,11 @@ describe("the signed upload URL", () => {
 
   test("a valid signature for a source that does not exist is 404", async () => {
     const ghost = "0190c1d2-0000-7000-8000-00000000abcd";
-    const url = signUploadUrl(loadSecret(t.dataDir), "http://localhost", { sourceId: ghost, expires: Date.now() + 60_000, size: 32 });
+    const url = signUploadUrl(loadSecret(t.dataDir), "http://localhost", {
+      sourceId: ghost,
+      expires: Date.now() + 60_000,
+      size: 32,
+    });
     const r = await c.put(url, body32());
     expect(r.status).toBe(404);
     expectFilesTree();
@@ -230,7 +241,9 @@ describe("path tricks, sent raw over TCP", () => {
   afterAll(() => server?.stop(true));
 
   const query = (sourceId: string) => {
-    const u = new URL(signUploadUrl(loadSecret(t.dataDir), "http://x", { sourceId, expires: Date.now() + 60_000, size: 5 }));
+    const u = new URL(
+      signUploadUrl(loadSecret(t.dataDir), "http://x", { sourceId, expires: Date.now() + 60_000, size: 5 }),
+    );
     return u.search;
   };
   const tricks: [string, (real: string) => string][] = [
@@ -244,24 +257,27 @@ describe("path tricks, sent raw over TCP", () => {
     ["an absolute path", () => "/uploads/%2Ftmp%2Fescaped"],
   ];
 
-  test.each(tricks)("%s: 4xx, with or without a matching signature, and nothing written outside files/", async (_n, pathOf) => {
-    const s = await newFileSource("t.txt", 5);
-    const path = pathOf(s.id);
-    const raw = path.slice("/uploads/".length);
-    let decoded = raw;
-    try {
-      decoded = decodeURIComponent(raw);
-    } catch {}
-    // Unsigned, signed for the raw id, and signed for the decoded id (as if the attacker knew the secret).
-    for (const q of ["?expires=9999999999999&size=5&sig=AAAA", query(raw), query(decoded)]) {
-      const r = await rawHttp(server.port!, "PUT", path + q, "hello");
-      expect(r.status).toBeGreaterThanOrEqual(400);
-      expect(r.status).toBeLessThan(500);
-    }
-    expect(await statusOf(s.id)).toBe("awaiting_upload");
-    expectFilesTree();
-    expect(escapes()).toEqual([]);
-  });
+  test.each(tricks)(
+    "%s: 4xx, with or without a matching signature, and nothing written outside files/",
+    async (_n, pathOf) => {
+      const s = await newFileSource("t.txt", 5);
+      const path = pathOf(s.id);
+      const raw = path.slice("/uploads/".length);
+      let decoded = raw;
+      try {
+        decoded = decodeURIComponent(raw);
+      } catch {}
+      // Unsigned, signed for the raw id, and signed for the decoded id (as if the attacker knew the secret).
+      for (const q of ["?expires=9999999999999&size=5&sig=AAAA", query(raw), query(decoded)]) {
+        const r = await rawHttp(server.port!, "PUT", path + q, "hello");
+        expect(r.status).toBeGreaterThanOrEqual(400);
+        expect(r.status).toBeLessThan(500);
+      }
+      expect(await statusOf(s.id)).toBe("awaiting_upload");
+      expectFilesTree();
+      expect(escapes()).toEqual([]);
+    },
+  );
 });
 
 /** Starts a 64-byte PUT that sends half its bytes and then waits until released. */
@@ -284,7 +300,9 @@ async function startGatedUpload(uploadUrl: string) {
 describe("regressions (found by these tests, now fixed)", () => {
   test("deleting the pipeline while a file uploads: the PUT is 404 and no files/<pipeline> directory is left", async () => {
     const own = await c.pipeline({ name: "Deleted mid-upload" });
-    const s = (await c.addSource(own, { type: "file", fileName: "a.txt", fileSize: 64 })).body as SourceJson & { uploadUrl: string };
+    const s = (await c.addSource(own, { type: "file", fileName: "a.txt", fileSize: 64 })).body as SourceJson & {
+      uploadUrl: string;
+    };
     const { put, release } = await startGatedUpload(s.uploadUrl);
     expect((await c.call("DELETE", `/api/rag/pipelines/${own}`)).status).toBe(200);
     expect(existsSync(join(filesDir(), own))).toBe(false);
@@ -297,7 +315,9 @@ describe("regressions (found by these tests, now fixed)", () => {
 
   test("deleting the source while its file uploads: the PUT is 404 and the bytes are not kept", async () => {
     const own = await c.pipeline({ name: "Source deleted mid-upload" });
-    const s = (await c.addSource(own, { type: "file", fileName: "b.txt", fileSize: 64 })).body as SourceJson & { uploadUrl: string };
+    const s = (await c.addSource(own, { type: "file", fileName: "b.txt", fileSize: 64 })).body as SourceJson & {
+      uploadUrl: string;
+    };
     const { put, release } = await startGatedUpload(s.uploadUrl);
     expect((await c.call("DELETE", `/api/rag/pipelines/${own}/sources/${s.id}`)).status).toBe(200);
     release();

@@ -39,7 +39,15 @@ function normalise(v: Float32Array): Float32Array {
 }
 
 function rows(documentId: string, texts: string[], from = 0): ChunkRow[] {
-  return texts.map((text, i) => ({ id: `${documentId}:${from + i}`, documentId, chunkIndex: from + i, text, start: i * 100, end: i * 100 + text.length, vector: embed(text) }));
+  return texts.map((text, i) => ({
+    id: `${documentId}:${from + i}`,
+    documentId,
+    chunkIndex: from + i,
+    text,
+    start: i * 100,
+    end: i * 100 + text.length,
+    vector: embed(text),
+  }));
 }
 
 async function allIds(collectionId: string, generation: number): Promise<string[]> {
@@ -64,7 +72,11 @@ describe("names", () => {
     const c = crypto.randomUUID();
     expect(VectorStore.tableName(c, 3)).toBe(`c_${c.replace(/-/g, "")}_g3`);
     await store.replaceDocuments(c, 3, ["d"], rows("d", ["hello"]));
-    expect(await store.listTables()).toContainEqual({ collectionId: c, generation: 3, name: VectorStore.tableName(c, 3) });
+    expect(await store.listTables()).toContainEqual({
+      collectionId: c,
+      generation: 3,
+      name: VectorStore.tableName(c, 3),
+    });
   });
 
   test("a collection id that is not a UUID is refused", () => {
@@ -94,7 +106,9 @@ describe("writes", () => {
 
   test("concurrent replaces of one table never duplicate rows", async () => {
     const c = crypto.randomUUID();
-    const writes = Array.from({ length: 30 }, (_, i) => store.replaceDocuments(c, 1, [`d${i % 5}`], rows(`d${i % 5}`, ["x", "y", "z"])));
+    const writes = Array.from({ length: 30 }, (_, i) =>
+      store.replaceDocuments(c, 1, [`d${i % 5}`], rows(`d${i % 5}`, ["x", "y", "z"])),
+    );
     await Promise.all(writes);
     const ids = await allIds(c, 1);
     expect(ids.length).toBe(15);
@@ -119,7 +133,8 @@ describe("writes", () => {
 
   test("deleteDocument removes a document from every generation", async () => {
     const c = crypto.randomUUID();
-    for (const g of [1, 2]) await store.replaceDocuments(c, g, ["a", "b"], [...rows("a", ["alpha", "beta"]), ...rows("b", ["gamma"])]);
+    for (const g of [1, 2])
+      await store.replaceDocuments(c, g, ["a", "b"], [...rows("a", ["alpha", "beta"]), ...rows("b", ["gamma"])]);
     await store.deleteDocument(c, "a");
     expect(await allIds(c, 1)).toEqual(["b:0"]);
     expect(await allIds(c, 2)).toEqual(["b:0"]);
@@ -175,7 +190,12 @@ describe("search", () => {
   });
 
   test("keyword search finds a rare token written after the index was built", async () => {
-    await store.replaceDocuments(c, 1, ["errors"], rows("errors", ["the build failed with ERR_7731 in the linker", "all good here"]));
+    await store.replaceDocuments(
+      c,
+      1,
+      ["errors"],
+      rows("errors", ["the build failed with ERR_7731 in the linker", "all good here"]),
+    );
     const hits = await ask("keyword", "ERR_7731");
     expect(hits[0]).toMatchObject({ documentId: "errors", chunkIndex: 0 });
     await store.maintain();
@@ -207,15 +227,23 @@ describe("search", () => {
 
   test("a missing table gives no results", async () => {
     for (const mode of ["vector", "keyword", "hybrid"] as const) {
-      expect(await store.search(crypto.randomUUID(), 1, { mode, text: "bread", vector: embed("bread"), topK: 5 })).toEqual([]);
+      expect(
+        await store.search(crypto.randomUUID(), 1, { mode, text: "bread", vector: embed("bread"), topK: 5 }),
+      ).toEqual([]);
     }
   });
 
   test("query syntax in user text is taken literally", async () => {
-    const weird = ['"unclosed quote', "text:bread AND (oven OR", "NOT -cats ~2 ^3 *", "'; DROP TABLE x; --", "\\ / [ ] { }"];
+    const weird = [
+      '"unclosed quote',
+      "text:bread AND (oven OR",
+      "NOT -cats ~2 ^3 *",
+      "'; DROP TABLE x; --",
+      "\\ / [ ] { }",
+    ];
     for (const text of weird) for (const mode of ["keyword", "hybrid"] as const) await ask(mode, text);
     expect((await ask("keyword", "text:bread AND (oven OR"))[0]?.documentId).toBe("bread");
-    expect(await ask("keyword", "?!() \"\" ::")).toEqual([]);
+    expect(await ask("keyword", '?!() "" ::')).toEqual([]);
     expect(await ask("keyword", "the and of")).toEqual([]);
   });
 });
@@ -227,7 +255,10 @@ describe("ANN index", () => {
   let vectors: Float32Array[];
   const c = crypto.randomUUID();
 
-  const rnd = ((seed: number) => () => ((seed = Math.imul(seed ^ (seed >>> 15), 2246822507) + 0x9e3779b9) >>> 0) / 2 ** 32)(7);
+  const rnd = (
+    (seed: number) => () =>
+      ((seed = Math.imul(seed ^ (seed >>> 15), 2246822507) + 0x9e3779b9) >>> 0) / 2 ** 32
+  )(7);
   const gauss = () => Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd());
   // Loose clusters, like embeddings: with these, dropping refineFactor (recall ≈ 0.5)
   // or probing 5 partitions (≈ 0.8) fails the recall test; the store's settings give ≈ 0.96.
@@ -237,7 +268,15 @@ describe("ANN index", () => {
   beforeAll(async () => {
     annStore = new VectorStore(conn, { annThreshold: N });
     vectors = Array.from({ length: N }, draw);
-    const batch = vectors.map((vector, i) => ({ id: `d${i}:0`, documentId: `d${i}`, chunkIndex: 0, text: `row ${i}`, start: 0, end: 5, vector }));
+    const batch = vectors.map((vector, i) => ({
+      id: `d${i}:0`,
+      documentId: `d${i}`,
+      chunkIndex: 0,
+      text: `row ${i}`,
+      start: 0,
+      end: 5,
+      vector,
+    }));
     await annStore.replaceDocuments(c, 1, [], batch);
     await annStore.maintain();
   });
@@ -269,13 +308,19 @@ describe("ANN index", () => {
     const allowed = Array.from({ length: 15 }, (_, k) => `d${k * 97}`);
     const q = draw();
     const hits = await annStore.search(c, 1, { mode: "vector", text: "", vector: q, topK: 10, documentIds: allowed });
-    const exact = exactTop(q, N).filter((id) => allowed.includes(id)).slice(0, 10);
+    const exact = exactTop(q, N)
+      .filter((id) => allowed.includes(id))
+      .slice(0, 10);
     expect(hits.map((h) => h.documentId)).toEqual(exact);
   });
 
   test("probe counts above LanceDB's default of 20 are accepted", async () => {
     const t = await conn.openTable(VectorStore.tableName(c, 1));
-    const hits = await searchTable(t, { mode: "vector", text: "", vector: vectors[5]!, topK: 3 }, { minimum: 30, maximum: 45 });
+    const hits = await searchTable(
+      t,
+      { mode: "vector", text: "", vector: vectors[5]!, topK: 3 },
+      { minimum: 30, maximum: 45 },
+    );
     expect(hits[0]?.documentId).toBe("d5");
     t.close();
   });

@@ -28,7 +28,13 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const flusher = setInterval(() => services.keys.flush(), 5000);
   const url = publicBaseUrl(config, port);
   services.baseUrl.value = url;
-  log.info("listening", { url: `http://${config.host}:${port}`, publicUrl: url, port, dataDir: config.dataDir, version });
+  log.info("listening", {
+    url: `http://${config.host}:${port}`,
+    publicUrl: url,
+    port,
+    dataDir: config.dataDir,
+    version,
+  });
   let stopping: Promise<void> | undefined;
   return {
     url,

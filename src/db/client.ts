@@ -47,7 +47,10 @@ const DATA_STEPS: Record<string, (sqlite: Database) => void> = {
   // length() counts code points and stops at a NUL.
   "0003_document_texts": (sqlite) => {
     const update = sqlite.prepare("UPDATE documents SET content_length = ? WHERE id = ?");
-    for (const row of sqlite.query("SELECT document_id AS id, content FROM document_texts").iterate() as Iterable<{ id: string; content: string }>) {
+    for (const row of sqlite.query("SELECT document_id AS id, content FROM document_texts").iterate() as Iterable<{
+      id: string;
+      content: string;
+    }>) {
       update.run(row.content.length, row.id);
     }
   },
@@ -55,9 +58,7 @@ const DATA_STEPS: Record<string, (sqlite: Database) => void> = {
 
 /** Applies every embedded migration (or those of `list`) not yet recorded, each in its own transaction. */
 export function migrate(sqlite: Database, list = migrations): void {
-  sqlite.exec(
-    "CREATE TABLE IF NOT EXISTS _migrations (tag TEXT PRIMARY KEY, applied_at TEXT NOT NULL)",
-  );
+  sqlite.exec("CREATE TABLE IF NOT EXISTS _migrations (tag TEXT PRIMARY KEY, applied_at TEXT NOT NULL)");
   for (const m of list) {
     // BEGIN IMMEDIATE takes the write lock first, so two processes starting
     // together cannot both apply the same migration.

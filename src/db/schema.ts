@@ -12,7 +12,9 @@ export const users = sqliteTable(
     id: text("id").primaryKey(),
     email: text("email").notNull(),
     passwordHash: text("password_hash").notNull(),
-    tier: text("tier", { enum: ["free", "pro", "unlimited"] }).notNull().default("free"),
+    tier: text("tier", { enum: ["free", "pro", "unlimited"] })
+      .notNull()
+      .default("free"),
     createdAt: text("created_at").notNull(),
   },
   (t) => [uniqueIndex("users_email_unique").on(sql`lower(${t.email})`)],
@@ -143,10 +145,7 @@ export const apiKeys = sqliteTable(
     createdAt: text("created_at").notNull(),
     lastUsedAt: text("last_used_at"),
   },
-  (t) => [
-    uniqueIndex("api_keys_hash_unique").on(t.keyHash),
-    index("api_keys_collection_idx").on(t.collectionId),
-  ],
+  (t) => [uniqueIndex("api_keys_hash_unique").on(t.keyHash), index("api_keys_collection_idx").on(t.collectionId)],
 );
 
 export type User = typeof users.$inferSelect;

@@ -52,10 +52,22 @@ export class BatchingEmbedder implements Embedder {
     return this.inner.dimensions();
   }
 
-  embed(texts: string[], _signal?: AbortSignal, onDone?: (from: number, count: number) => void): Promise<Float32Array[]> {
+  embed(
+    texts: string[],
+    _signal?: AbortSignal,
+    onDone?: (from: number, count: number) => void,
+  ): Promise<Float32Array[]> {
     if (texts.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
-      this.queue.push({ texts, next: 0, results: new Array(texts.length), missing: texts.length, onDone, resolve, reject });
+      this.queue.push({
+        texts,
+        next: 0,
+        results: new Array(texts.length),
+        missing: texts.length,
+        onDone,
+        resolve,
+        reject,
+      });
       this.queued += texts.length;
       this.pump();
     });

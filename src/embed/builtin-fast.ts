@@ -233,7 +233,8 @@ function addBigrams(vec: Float32Array, selected: number): void {
     } else pairCounts[at]!++;
     prev = cur;
   }
-  for (let i = 0; i < pairs; i++) addHashed(vec, pairKeys[i]!, (1 + Math.log(pairCounts[i]!)) * BIGRAM_SHARE * pairWeights[i]!);
+  for (let i = 0; i < pairs; i++)
+    addHashed(vec, pairKeys[i]!, (1 + Math.log(pairCounts[i]!)) * BIGRAM_SHARE * pairWeights[i]!);
 }
 
 /**

@@ -30,7 +30,11 @@ const ASCII = /^[\x00-\x7f]*$/;
 export function normalizeText(text: string): string {
   // Pure ASCII needs no Unicode normalisation, and is most text: skip the cost.
   if (ASCII.test(text)) return text.toLowerCase();
-  return text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").normalize("NFKC").toLowerCase();
+  return text
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .normalize("NFKC")
+    .toLowerCase();
 }
 
 /** True for the joiner characters - _ . ' ’ (UTF-16 units). */

@@ -58,7 +58,8 @@ const astral = new Map<number, boolean>();
 
 function wordCharTable(): Uint8Array {
   const table = new Uint8Array(65536);
-  for (let c = 0; c < 65536; c++) if (c < 0xd800 || c > 0xdfff) table[c] = WORD_CHAR.test(String.fromCharCode(c)) ? 1 : 0;
+  for (let c = 0; c < 65536; c++)
+    if (c < 0xd800 || c > 0xdfff) table[c] = WORD_CHAR.test(String.fromCharCode(c)) ? 1 : 0;
   return table;
 }
 

@@ -33,7 +33,11 @@ export async function checkOllama(url: string): Promise<BackendHealth> {
     await withTimeout(new Ollama({ host: url }).version(), TIMEOUT_MS);
     return { backend: `ollama ${url}`, ok: true };
   } catch (err) {
-    return { backend: `ollama ${url}`, ok: false, error: `Ollama at ${url} is not reachable: ${(err as Error).message}` };
+    return {
+      backend: `ollama ${url}`,
+      ok: false,
+      error: `Ollama at ${url} is not reachable: ${(err as Error).message}`,
+    };
   }
 }
 

@@ -26,7 +26,13 @@ export function createEmbedder(modelName: string, cfg: EmbedderConfig): Embedder
   const ref = parseModel(modelName, cfg.openaiUrl !== null);
   if ("error" in ref) throw new EmbeddingError(ref.error, false);
   const name = modelName.trim();
-  const opts = { name, batchSize: cfg.batchSize, concurrency: cfg.concurrency, timeoutMs: cfg.timeoutMs, attempts: cfg.attempts };
+  const opts = {
+    name,
+    batchSize: cfg.batchSize,
+    concurrency: cfg.concurrency,
+    timeoutMs: cfg.timeoutMs,
+    attempts: cfg.attempts,
+  };
   switch (ref.provider) {
     case "builtin":
       return new BuiltinEmbedder();

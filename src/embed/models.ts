@@ -12,7 +12,7 @@ export interface ModelRef {
 
 // Ollama names: optional namespace, name, optional tag (e.g. jina/jina-embeddings-v2-base-en:latest).
 const OLLAMA_NAME = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)?(:[a-z0-9][a-z0-9._-]*)?$/i;
-const OPENAI_NAME = /^[a-z0-9][a-z0-9._:\/-]*$/i;
+const OPENAI_NAME = /^[a-z0-9][a-z0-9._:/-]*$/i;
 
 /**
  * Parses a model name; returns a reason instead when it cannot be used.
@@ -29,7 +29,9 @@ export function parseModel(name: string, openaiConfigured: boolean): ModelRef | 
   }
   const model = n.startsWith("ollama/") ? n.slice("ollama/".length) : n;
   if (!OLLAMA_NAME.test(model) || model.length > 200) {
-    return { error: `"${name}" is not a model ragd knows: use builtin, ollama/<model>, a bare Ollama model name or openai/<model>` };
+    return {
+      error: `"${name}" is not a model ragd knows: use builtin, ollama/<model>, a bare Ollama model name or openai/<model>`,
+    };
   }
   return { provider: "ollama", model };
 }

@@ -19,7 +19,13 @@ export interface RemoteOptions {
   backoffMs?: number;
 }
 
-const DEFAULTS: Required<RemoteOptions> = { batchSize: 32, concurrency: 2, timeoutMs: 60_000, attempts: 3, backoffMs: 500 };
+const DEFAULTS: Required<RemoteOptions> = {
+  batchSize: 32,
+  concurrency: 2,
+  timeoutMs: 60_000,
+  attempts: 3,
+  backoffMs: 500,
+};
 
 /** Waits `ms`, or less if `signal` aborts. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
@@ -72,7 +78,11 @@ export abstract class RemoteEmbedder implements Embedder {
   /** Explains an error thrown by `send` that is not already an EmbeddingError. */
   protected abstract explain(err: unknown): EmbeddingError;
 
-  async embed(texts: string[], signal?: AbortSignal, onDone?: (from: number, count: number) => void): Promise<Float32Array[]> {
+  async embed(
+    texts: string[],
+    signal?: AbortSignal,
+    onDone?: (from: number, count: number) => void,
+  ): Promise<Float32Array[]> {
     const batches: string[][] = [];
     for (let i = 0; i < texts.length; i += this.opts.batchSize) batches.push(texts.slice(i, i + this.opts.batchSize));
     const results: Float32Array[][] = [];
@@ -112,9 +122,12 @@ export abstract class RemoteEmbedder implements Embedder {
         return this.check(await this.send(batch, AbortSignal.any([abort, timeout])), batch.length);
       } catch (err) {
         if (abort.aborted) throw new EmbeddingError("embedding was cancelled", true);
-        const e = err instanceof EmbeddingError ? err
-          : timeout.aborted ? new EmbeddingError(`${this.where} did not answer within ${this.opts.timeoutMs} ms`, true)
-          : this.explain(err);
+        const e =
+          err instanceof EmbeddingError
+            ? err
+            : timeout.aborted
+              ? new EmbeddingError(`${this.where} did not answer within ${this.opts.timeoutMs} ms`, true)
+              : this.explain(err);
         if (!e.transient || attempt >= this.opts.attempts) throw e;
         await pause(this.opts.backoffMs * 2 ** (attempt - 1), abort);
       }
@@ -130,7 +143,10 @@ export abstract class RemoteEmbedder implements Embedder {
     for (const v of vectors) {
       this.dim ??= v.length;
       if (v.length !== this.dim || v.length === 0) {
-        throw new EmbeddingError(`${this.where} returned ${v.length}-dimensional vectors for ${this.name}, expected ${this.dim}`, false);
+        throw new EmbeddingError(
+          `${this.where} returned ${v.length}-dimensional vectors for ${this.name}, expected ${this.dim}`,
+          false,
+        );
       }
     }
     return vectors;
@@ -178,10 +194,14 @@ export class OllamaEmbedder extends RemoteEmbedder {
       return new EmbeddingError(`model "${this.model}" not found: run \`ollama pull ${this.model}\``, false);
     }
     if (status === 404) {
-      return new EmbeddingError(`${this.where} has no /api/embed (404: ${message}); it needs Ollama 0.3.4 or newer`, false);
+      return new EmbeddingError(
+        `${this.where} has no /api/embed (404: ${message}); it needs Ollama 0.3.4 or newer`,
+        false,
+      );
     }
     if (typeof status === "number") return statusError(this.where, status, message);
-    if (err instanceof SyntaxError) return new EmbeddingError(`${this.where} did not answer like Ollama: ${message}`, false);
+    if (err instanceof SyntaxError)
+      return new EmbeddingError(`${this.where} did not answer like Ollama: ${message}`, false);
     return new EmbeddingError(`${this.where} is not reachable: ${message}`, true);
   }
 

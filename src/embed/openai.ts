@@ -39,20 +39,28 @@ export class OpenAIEmbedder extends RemoteEmbedder {
     });
     const body = (await res.json().catch(() => null)) as EmbeddingsResponse | null;
     if (!res.ok) throw this.failure(res.status, errorMessage(body, res.statusText));
-    if (!Array.isArray(body?.data)) throw new EmbeddingError(`${this.where} answered without a list of embeddings`, false);
+    if (!Array.isArray(body?.data))
+      throw new EmbeddingError(`${this.where} answered without a list of embeddings`, false);
     // The spec gives each item its index; nothing promises the list is in input order.
     return [...body.data].sort((a, b) => (a?.index ?? 0) - (b?.index ?? 0)).map((d) => d?.embedding);
   }
 
   protected explain(err: unknown): EmbeddingError {
-    return new EmbeddingError(`${this.where} is not reachable: ${err instanceof Error ? err.message : String(err)}`, true);
+    return new EmbeddingError(
+      `${this.where} is not reachable: ${err instanceof Error ? err.message : String(err)}`,
+      true,
+    );
   }
 
   private failure(status: number, message: string): EmbeddingError {
     if (status === 401 || status === 403) {
-      return new EmbeddingError(`${this.where} refused the API key (${status}): ${message}; check RAGD_OPENAI_KEY`, false);
+      return new EmbeddingError(
+        `${this.where} refused the API key (${status}): ${message}; check RAGD_OPENAI_KEY`,
+        false,
+      );
     }
-    if (status === 404) return new EmbeddingError(`model "${this.model}" not found at ${this.url} (404): ${message}`, false);
+    if (status === 404)
+      return new EmbeddingError(`model "${this.model}" not found at ${this.url} (404): ${message}`, false);
     return statusError(this.where, status, message);
   }
 }

@@ -63,6 +63,8 @@ export async function receiveFile(
     bb.on("close", () => {
       if (!seen) reject(new AppError("invalid_request", `the request has no "${field}" part`));
     });
-    Readable.fromWeb(request.body as unknown as import("node:stream/web").ReadableStream).on("error", reject).pipe(bb);
+    Readable.fromWeb(request.body as unknown as import("node:stream/web").ReadableStream)
+      .on("error", reject)
+      .pipe(bb);
   });
 }

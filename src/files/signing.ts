@@ -44,7 +44,12 @@ export function signUploadUrl(secret: Buffer, baseUrl: string, g: UploadGrant): 
 }
 
 /** Why a presented signature is not valid, or null when it is. */
-export function checkSignature(secret: Buffer, sourceId: string, q: { expires?: string; size?: string; sig?: string }, now = Date.now()): string | null {
+export function checkSignature(
+  secret: Buffer,
+  sourceId: string,
+  q: { expires?: string; size?: string; sig?: string },
+  now = Date.now(),
+): string | null {
   const expires = Number(q.expires);
   const size = Number(q.size);
   if (!q.sig || !Number.isSafeInteger(expires) || !Number.isSafeInteger(size)) return "the upload URL is incomplete";

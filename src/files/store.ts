@@ -29,7 +29,12 @@ export class FileStore {
    * Streams `body` to disk; fails with 413 (and keeps nothing) past `limit` bytes.
    * Returns the byte count; the file is in place when this resolves.
    */
-  async save(collectionId: string, documentId: string, body: ReadableStream<Uint8Array> | null, limit: number): Promise<number> {
+  async save(
+    collectionId: string,
+    documentId: string,
+    body: ReadableStream<Uint8Array> | null,
+    limit: number,
+  ): Promise<number> {
     const final = this.pathOf(collectionId, documentId);
     const tmp = join(this.dir, ".tmp", `${documentId}-${crypto.randomUUID()}`);
     const fh = await open(tmp, "w", 0o600);

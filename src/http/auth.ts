@@ -30,7 +30,10 @@ export function readCookie(request: Request, name: string): string | undefined {
 }
 
 /** The signed-in user of a request (and whether the session was renewed), or the reason there is none. */
-export function authenticateSession(auth: AuthService, request: Request): { user: User; renewed: boolean; token: string } {
+export function authenticateSession(
+  auth: AuthService,
+  request: Request,
+): { user: User; renewed: boolean; token: string } {
   const token = readCookie(request, SESSION_COOKIE);
   if (carriesApiKey(request, token)) {
     throw new AppError("api_key_not_allowed", "API keys only work on POST /api/rag/query; sign in to manage pipelines");

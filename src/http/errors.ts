@@ -118,7 +118,11 @@ export function toAppError(code: string | number, error: unknown, log: Logger, r
     case "INVALID_COOKIE_SIGNATURE":
       return new AppError("unauthenticated", "sign in first");
   }
-  log.error("unexpected error", { requestId, error: error instanceof Error ? error : String(error), stack: (error as Error)?.stack });
+  log.error("unexpected error", {
+    requestId,
+    error: error instanceof Error ? error : String(error),
+    stack: (error as Error)?.stack,
+  });
   return new AppError("internal_error", `something went wrong on our side (request ${requestId})`);
 }
 

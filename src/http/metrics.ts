@@ -45,7 +45,9 @@ export class Metrics {
       "# TYPE ragd_http_request_duration_seconds histogram",
     );
     for (const s of this.series.values()) {
-      BUCKETS.forEach((b, i) => out.push(`ragd_http_request_duration_seconds_bucket{${s.labels},le="${b}"} ${s.buckets[i]}`));
+      BUCKETS.forEach((b, i) =>
+        out.push(`ragd_http_request_duration_seconds_bucket{${s.labels},le="${b}"} ${s.buckets[i]}`),
+      );
       out.push(`ragd_http_request_duration_seconds_bucket{${s.labels},le="+Inf"} ${s.count}`);
       out.push(`ragd_http_request_duration_seconds_sum{${s.labels}} ${s.sum}`);
       out.push(`ragd_http_request_duration_seconds_count{${s.labels}} ${s.count}`);

@@ -32,5 +32,10 @@ export { Integer as StrictInteger } from "@sinclair/typebox";
 export function Enum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnsafe<T[number]> {
   // Unsafe only retypes the static side; the schema stays a union of literals.
   const error = `must be one of: ${values.join(", ")}`;
-  return Type.Unsafe<T[number]>(Type.Union(values.map((v) => Type.Literal(v)), { error, ...options }));
+  return Type.Unsafe<T[number]>(
+    Type.Union(
+      values.map((v) => Type.Literal(v)),
+      { error, ...options },
+    ),
+  );
 }

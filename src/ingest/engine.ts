@@ -169,7 +169,8 @@ export class IngestEngine {
 
   /** Stops the running jobs of a collection being deleted. */
   cancelCollection(collectionId: string): void {
-    for (const r of [...this.running.values()]) if (r.task.collectionId === collectionId) this.cancelDocument(r.task.documentId);
+    for (const r of [...this.running.values()])
+      if (r.task.collectionId === collectionId) this.cancelDocument(r.task.documentId);
   }
 
   private kickQueued = false;
@@ -204,7 +205,11 @@ export class IngestEngine {
 
   /** Room in the workers, among the jobs awaiting commit, and in the sink. */
   private hasCapacity(): boolean {
-    return this.d.pool.idle > 0 && this.running.size < this.d.pool.size * AWAITING_COMMIT_PER_WORKER && this.sink.pendingRows() < MAX_PENDING_ROWS;
+    return (
+      this.d.pool.idle > 0 &&
+      this.running.size < this.d.pool.size * AWAITING_COMMIT_PER_WORKER &&
+      this.sink.pendingRows() < MAX_PENDING_ROWS
+    );
   }
 
   /**
@@ -221,7 +226,8 @@ export class IngestEngine {
         const job = jobFor(t, task, this.d);
         if (!job) continue;
         // Its first run ever (created in this process, first attempt): nothing of it is stored.
-        if (this.fresh.delete(task.documentId) && task.attempts === 1) this.sink.noteEmpty(task.collectionId, task.generation, task.documentId);
+        if (this.fresh.delete(task.documentId) && task.attempts === 1)
+          this.sink.noteEmpty(task.collectionId, task.generation, task.documentId);
         this.running.set(job.jobId, { task, writes: [], failed: null });
         // A url or api source's size is not known before it is fetched: a whole unit.
         const bytes = job.document.content?.length ?? job.document.fileSize ?? null;
@@ -256,7 +262,9 @@ export class IngestEngine {
         e.type === "done"
           ? { ok: true, chunkCount: e.chunkCount, dimensions: e.dimensions }
           : { ok: false, message: e.message, transient: e.transient };
-      this.finish(e.jobId, r, outcome).catch((err) => this.d.log.error("could not finish an ingestion task", { error: err }));
+      this.finish(e.jobId, r, outcome).catch((err) =>
+        this.d.log.error("could not finish an ingestion task", { error: err }),
+      );
       this.kick(); // the worker is free now; its rows commit meanwhile
     }
   }
@@ -274,14 +282,14 @@ export class IngestEngine {
     if (!done) return; // stopping: the restart takes the task up again
     this.running.delete(jobId);
     if (done.clearRows) {
-      await this.sink.write(task.collectionId, task.generation, task.documentId, [], true).catch((err) =>
-        this.d.log.warn("could not clear a failed document's rows", { error: err }),
-      );
+      await this.sink
+        .write(task.collectionId, task.generation, task.documentId, [], true)
+        .catch((err) => this.d.log.warn("could not clear a failed document's rows", { error: err }));
     }
     if (done.dropGeneration !== null) {
-      await this.d.store.dropGeneration(task.collectionId, done.dropGeneration).catch((err) =>
-        this.d.log.warn("could not drop an old index generation", { error: err }),
-      );
+      await this.d.store
+        .dropGeneration(task.collectionId, done.dropGeneration)
+        .catch((err) => this.d.log.warn("could not drop an old index generation", { error: err }));
     }
     this.kick();
   }

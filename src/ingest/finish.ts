@@ -9,13 +9,23 @@ import type { Db } from "../db/client";
 import { findCollectionById, updateCollection } from "../db/queries/collections";
 import { findDocumentById, markDocumentQueued, markDocumentReady, updateDocument } from "../db/queries/documents";
 import { markRebuildFailed, zeroFailedChunkCounts } from "../db/queries/documents";
-import { endTask, findTask, insertTask, pendingTaskCount, pendingTasksOfDocument, retryTaskLater, tasksOfGeneration } from "../db/queries/tasks";
+import {
+  endTask,
+  findTask,
+  insertTask,
+  pendingTaskCount,
+  pendingTasksOfDocument,
+  retryTaskLater,
+  tasksOfGeneration,
+} from "../db/queries/tasks";
 import type { Collection, Task } from "../db/schema";
 import type { Logger } from "../log";
 
 export const MAX_ATTEMPTS = 5;
 
-export type Outcome = { ok: true; chunkCount: number; dimensions: number } | { ok: false; message: string; transient: boolean };
+export type Outcome =
+  | { ok: true; chunkCount: number; dimensions: number }
+  | { ok: false; message: string; transient: boolean };
 
 export interface Finished {
   /** A generation to drop from the vector store: a re-index has just switched over. */
@@ -77,7 +87,13 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
  * disk, say) it tries again, waiting up to a minute between tries, rather than leave the
  * document processing; null once the engine stops (the restart requeues the task).
  */
-export async function recordOutcome(writes: WriteBatch, task: Task, outcome: Outcome, stopped: () => boolean, log: Logger): Promise<Finished | null> {
+export async function recordOutcome(
+  writes: WriteBatch,
+  task: Task,
+  outcome: Outcome,
+  stopped: () => boolean,
+  log: Logger,
+): Promise<Finished | null> {
   for (let wait = 1000; ; wait = Math.min(wait * 2, 60_000)) {
     try {
       return await writes.run((t) => finishTask(t, task, outcome, Date.now()));
@@ -105,7 +121,8 @@ function noteDimensions(db: Db, task: Task, dimensions: number): void {
  */
 export function queueTask(db: Db, documentId: string, col: Collection, now: number, fresh = false): void {
   const generation = col.buildingGeneration ?? col.activeGeneration;
-  const waiting = !fresh && pendingTasksOfDocument(db, documentId).some((t) => t.status === "queued" && t.generation === generation);
+  const waiting =
+    !fresh && pendingTasksOfDocument(db, documentId).some((t) => t.status === "queued" && t.generation === generation);
   if (!waiting) insertTask(db, { documentId, collectionId: col.id, generation, now });
   if (!fresh) markDocumentQueued(db, documentId, iso(now));
 }
@@ -136,7 +153,11 @@ function maybeSwitch(db: Db, collectionId: string, now: number, last: Outcome | 
   updateCollection(db, collectionId, {
     activeGeneration: col.buildingGeneration,
     indexModel: col.buildingModel,
-    embeddingDimensions: last?.ok ? last.dimensions : col.buildingModel === col.indexModel ? col.embeddingDimensions : null,
+    embeddingDimensions: last?.ok
+      ? last.dimensions
+      : col.buildingModel === col.indexModel
+        ? col.embeddingDimensions
+        : null,
     buildingGeneration: null,
     buildingModel: null,
     updatedAt: iso(now),

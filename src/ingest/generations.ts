@@ -27,10 +27,21 @@ export function planReindex(db: Db, collectionId: string, now = Date.now()): Rei
     const drop = previousBuild !== null ? [previousBuild] : [];
     if (docs.length === 0) {
       // Nothing to rebuild: the new settings simply become the index's.
-      updateCollection(t, collectionId, { activeGeneration: building, indexModel: col.embeddingModel, embeddingDimensions: null, buildingGeneration: null, buildingModel: null, updatedAt: stamp });
+      updateCollection(t, collectionId, {
+        activeGeneration: building,
+        indexModel: col.embeddingModel,
+        embeddingDimensions: null,
+        buildingGeneration: null,
+        buildingModel: null,
+        updatedAt: stamp,
+      });
       drop.push(col.activeGeneration);
     } else {
-      updateCollection(t, collectionId, { buildingGeneration: building, buildingModel: col.embeddingModel, updatedAt: stamp });
+      updateCollection(t, collectionId, {
+        buildingGeneration: building,
+        buildingModel: col.embeddingModel,
+        updatedAt: stamp,
+      });
       dropQueuedTasksExcept(t, collectionId, building);
       for (const d of docs) {
         insertTask(t, { documentId: d.id, collectionId, generation: building, now });

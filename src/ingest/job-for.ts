@@ -31,9 +31,23 @@ export function jobFor(db: Db, task: Task, d: JobSettings): Job | null {
       fileSize: doc.fileSize,
       filePath: doc.filePath ? d.files.pathOf(col.id, doc.id) : null,
     },
-    chunking: { strategy: col.chunkingStrategy as Job["chunking"]["strategy"], size: col.chunkSize, overlap: col.chunkOverlap },
+    chunking: {
+      strategy: col.chunkingStrategy as Job["chunking"]["strategy"],
+      size: col.chunkSize,
+      overlap: col.chunkOverlap,
+    },
     model,
-    embed: { ollamaUrl: d.config.ollamaUrl, openaiUrl: d.config.openaiUrl, openaiKey: d.config.openaiKey, batchSize: 32 },
-    fetch: { allow: d.config.fetchAllow, deny: d.config.fetchDeny, maxBytes: d.config.maxUploadMb * 1024 * 1024, timeoutMs: 30_000 },
+    embed: {
+      ollamaUrl: d.config.ollamaUrl,
+      openaiUrl: d.config.openaiUrl,
+      openaiKey: d.config.openaiKey,
+      batchSize: 32,
+    },
+    fetch: {
+      allow: d.config.fetchAllow,
+      deny: d.config.fetchDeny,
+      maxBytes: d.config.maxUploadMb * 1024 * 1024,
+      timeoutMs: 30_000,
+    },
   };
 }

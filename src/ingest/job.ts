@@ -37,7 +37,11 @@ export const embedderKey = (job: Job): string => JSON.stringify([job.model, job.
 export type RowOut = ChunkRow;
 
 /** What the main thread sends a worker. */
-export type ToWorker = { type: "job"; job: Job } | { type: "ack"; jobId: string } | { type: "cancel"; jobId: string } | { type: "ping" };
+export type ToWorker =
+  | { type: "job"; job: Job }
+  | { type: "ack"; jobId: string }
+  | { type: "cancel"; jobId: string }
+  | { type: "ping" };
 
 /** What a job gets from the worker that runs it. */
 export interface JobContext {
@@ -69,14 +73,21 @@ async function textOf(job: Job): Promise<Extracted> {
   const res = await safeFetch(d.url!, { ...job.fetch, accept });
   const hints = { contentType: res.contentType, url: res.finalUrl };
   // An api source is JSON by contract, whatever the server labels it.
-  return extract(res.bytes, d.type === "api" && !/json/i.test(res.contentType) ? { ...hints, contentType: "application/json" } : hints);
+  return extract(
+    res.bytes,
+    d.type === "api" && !/json/i.test(res.contentType) ? { ...hints, contentType: "application/json" } : hints,
+  );
 }
 
 /**
  * Runs a job to the end, reporting through `emit`; never throws. At most two
  * slices of rows are uncommitted at a time, which bounds memory on big documents.
  */
-export async function runJob(job: Job, emit: (e: JobEvent, transfer?: ArrayBuffer[]) => void, ctx: JobContext): Promise<void> {
+export async function runJob(
+  job: Job,
+  emit: (e: JobEvent, transfer?: ArrayBuffer[]) => void,
+  ctx: JobContext,
+): Promise<void> {
   try {
     const extracted = await textOf(job);
     const chunks = chunkText(extracted.text, job.chunking);
@@ -105,10 +116,13 @@ export async function runJob(job: Job, emit: (e: JobEvent, transfer?: ArrayBuffe
         (_from, count) => tell(i + (embedded += count)),
       );
       const rows = slice.map((c, k) => toRow(job.document.id, c, vectors[k]!));
-      emit({ type: "rows", jobId: job.jobId, rows, first }, [...new Set(rows.map((r) => r.vector.buffer as ArrayBuffer))]);
+      emit({ type: "rows", jobId: job.jobId, rows, first }, [
+        ...new Set(rows.map((r) => r.vector.buffer as ArrayBuffer)),
+      ]);
       first = false;
       // After the last slice the outcome itself says every chunk is done.
-      if (report && i + SLICE < chunks.length) emit({ type: "progress", jobId: job.jobId, done: i + SLICE, total: chunks.length });
+      if (report && i + SLICE < chunks.length)
+        emit({ type: "progress", jobId: job.jobId, done: i + SLICE, total: chunks.length });
     }
     emit({ type: "done", jobId: job.jobId, chunkCount: chunks.length, dimensions: await embedder.dimensions() });
   } catch (err) {
@@ -117,7 +131,15 @@ export async function runJob(job: Job, emit: (e: JobEvent, transfer?: ArrayBuffe
 }
 
 function toRow(documentId: string, c: Chunk, vector: Float32Array): RowOut {
-  return { id: `${documentId}:${c.index}`, documentId, chunkIndex: c.index, text: c.text, start: c.start, end: c.end, vector };
+  return {
+    id: `${documentId}:${c.index}`,
+    documentId,
+    chunkIndex: c.index,
+    text: c.text,
+    start: c.start,
+    end: c.end,
+    vector,
+  };
 }
 
 /** A failure as a sentence a person can act on, and whether retrying may help. */
@@ -126,6 +148,7 @@ export function describe(err: unknown): { message: string; transient: boolean } 
   if (err instanceof FetchError) return { message: err.message, transient: err.transient };
   if (err instanceof ExtractionError) return { message: err.message, transient: false };
   const e = err as NodeJS.ErrnoException;
-  if (e?.code === "ENOENT") return { message: "the uploaded file is missing from the data directory", transient: false };
+  if (e?.code === "ENOENT")
+    return { message: "the uploaded file is missing from the data directory", transient: false };
   return { message: `ingestion failed: ${e?.message ?? String(err)}`, transient: false };
 }

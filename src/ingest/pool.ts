@@ -32,7 +32,8 @@ const WEIGHT_UNIT = 128 * 1024;
  * that a worker keeps up to 256 small documents in hand (a job of a few kilobytes
  * takes a fraction of a millisecond; fewer would leave the worker waiting for the next).
  */
-export const jobWeight = (bytes: number | null) => (bytes === null ? 1 : Math.max(1, Math.ceil((8 * bytes) / WEIGHT_UNIT)) / 8);
+export const jobWeight = (bytes: number | null) =>
+  bytes === null ? 1 : Math.max(1, Math.ceil((8 * bytes) / WEIGHT_UNIT)) / 8;
 
 /** The worker's embedder a job uses when it batches remote calls; null for the built-in model, which needs no batches. */
 const batchKey = (job: Job): string | null => (job.model.trim() === "builtin" ? null : embedderKey(job));
@@ -66,7 +67,8 @@ export class WorkerPool {
     private readonly capacity = 32,
     private readonly timeCapMs = 15 * 60_000,
   ) {
-    for (let i = 0; i < size; i++) this.slots.push({ worker: this.spawn(i), jobs: new Map(), load: 0, batches: new Map(), probe: null });
+    for (let i = 0; i < size; i++)
+      this.slots.push({ worker: this.spawn(i), jobs: new Map(), load: 0, batches: new Map(), probe: null });
   }
 
   get size(): number {
@@ -181,7 +183,12 @@ export class WorkerPool {
     this.forget(slot, jobId);
     this.post(slot, { type: "cancel", jobId });
     const minutes = Math.round(this.timeCapMs / 60000);
-    r.handlers.onEvent({ type: "error", jobId, message: `ingestion took longer than ${minutes} minutes and was stopped`, transient: false });
+    r.handlers.onEvent({
+      type: "error",
+      jobId,
+      message: `ingestion took longer than ${minutes} minutes and was stopped`,
+      transient: false,
+    });
     // A job stuck in synchronous code cannot see the cancel, nor answer a ping: then the worker is replaced.
     if (slot.probe) return;
     slot.probe = setTimeout(() => {

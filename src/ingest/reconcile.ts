@@ -75,7 +75,12 @@ export async function reconcile(d: Deps): Promise<void> {
       }
     }
     for (const doc of docs.values()) {
-      if (doc.status === "ready" && doc.chunkCount > 0 && !counts.has(doc.id) && pendingTasksOfDocument(d.db, doc.id).length === 0) {
+      if (
+        doc.status === "ready" &&
+        doc.chunkCount > 0 &&
+        !counts.has(doc.id) &&
+        pendingTasksOfDocument(d.db, doc.id).length === 0
+      ) {
         d.engine.enqueue(doc.id, col);
         requeued++;
       }
@@ -97,5 +102,4 @@ function removeOrphanFiles(d: Deps): void {
     if (name.startsWith(".")) continue;
     if (!findCollectionById(d.db, name)) d.files.removeCollection(name);
   }
-
 }

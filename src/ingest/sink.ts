@@ -95,9 +95,12 @@ export class ChunkSink {
         const replaced = [...batch.deletes].filter((id) => alive.has(id));
         const deletes = replaced.filter((id) => this.written.get(`${key}|${id}`) !== -1);
         const cleared = new Set(replaced);
-        const appendedAreNew = [...span(rows, Math.min)].every(([doc, min]) => cleared.has(doc) || min > (this.written.get(`${key}|${doc}`) ?? Infinity));
+        const appendedAreNew = [...span(rows, Math.min)].every(
+          ([doc, min]) => cleared.has(doc) || min > (this.written.get(`${key}|${doc}`) ?? Infinity),
+        );
         try {
-          if (rows.length || deletes.length) await this.store.replaceDocuments(batch.collectionId, batch.generation, deletes, rows, appendedAreNew);
+          if (rows.length || deletes.length)
+            await this.store.replaceDocuments(batch.collectionId, batch.generation, deletes, rows, appendedAreNew);
           this.noteWritten(key, replaced, rows);
           for (const w of batch.waiters) w.resolve();
         } catch (err) {

@@ -54,5 +54,7 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   const committed = async (n: number) => {
     while (r.acks < n && !abort.signal.aborted) await new Promise<void>((resolve) => (r.wake = resolve));
   };
-  void runJob(job, emit, { embedder: embedderFor(job), signal: abort.signal, committed }).finally(() => running.delete(job.jobId));
+  void runJob(job, emit, { embedder: embedderFor(job), signal: abort.signal, committed }).finally(() =>
+    running.delete(job.jobId),
+  );
 };

@@ -45,7 +45,9 @@ export class Searcher {
       // keyword 0.662, vector 0.422); a real model's list is trusted as much as the keyword list.
       keywordWeight: model === "builtin" ? BUILTIN_KEYWORD_WEIGHT : 0.5,
     });
-    const docs = new Map(listDocumentsByIds(this.db, [...new Set(hits.map((h) => h.documentId))]).map((d) => [d.id, d]));
+    const docs = new Map(
+      listDocumentsByIds(this.db, [...new Set(hits.map((h) => h.documentId))]).map((d) => [d.id, d]),
+    );
     const out: QueryResult[] = [];
     for (const h of hits) {
       const d = docs.get(h.documentId);

@@ -4,7 +4,11 @@
  * Reads a byte stream to the end, calling `tooLarge` (which must throw) as soon
  * as more than `limit` bytes have arrived; the stream is cancelled first.
  */
-export async function readCapped(stream: ReadableStream<Uint8Array> | null, limit: number, tooLarge: () => never): Promise<Uint8Array> {
+export async function readCapped(
+  stream: ReadableStream<Uint8Array> | null,
+  limit: number,
+  tooLarge: () => never,
+): Promise<Uint8Array> {
   if (!stream) return new Uint8Array(0);
   const reader = stream.getReader();
   const parts: Uint8Array[] = [];

@@ -52,7 +52,9 @@ export class Maintainer {
 
   private async pass(): Promise<void> {
     const dirty = this.writer.takeDirty();
-    const names = this.firstPass ? [...new Set([...dirty, ...(await this.tables.names()).filter((n) => parseTableName(n))])] : dirty;
+    const names = this.firstPass
+      ? [...new Set([...dirty, ...(await this.tables.names()).filter((n) => parseTableName(n))])]
+      : dirty;
     this.firstPass = false;
     for (const name of names) {
       try {

@@ -64,7 +64,8 @@ interface Ranked extends StoredHit {
 
 /** Searches one table in the requested mode; results best first. */
 export async function searchTable(table: Table, req: SearchRequest, ann: AnnProbes | null): Promise<StoredHit[]> {
-  if (!Number.isInteger(req.topK) || req.topK < 1) throw new RangeError(`topK must be a positive integer, got ${req.topK}`);
+  if (!Number.isInteger(req.topK) || req.topK < 1)
+    throw new RangeError(`topK must be a positive integer, got ${req.topK}`);
   if (req.mode !== "keyword" && !req.vector) throw new Error(`a query vector is required for ${req.mode} search`);
   if (req.documentIds && req.documentIds.length === 0) return [];
   const filter = req.documentIds ? inList("document_id", req.documentIds) : null;
@@ -79,7 +80,13 @@ export async function searchTable(table: Table, req: SearchRequest, ann: AnnProb
     .map(({ id: _id, ...hit }) => hit);
 }
 
-async function vectorHits(table: Table, vector: Float32Array, limit: number, filter: string | null, ann: AnnProbes | null): Promise<Ranked[]> {
+async function vectorHits(
+  table: Table,
+  vector: Float32Array,
+  limit: number,
+  filter: string | null,
+  ann: AnnProbes | null,
+): Promise<Ranked[]> {
   let q: VectorQuery = table
     .vectorSearch(vector)
     .distanceType("cosine")
@@ -90,7 +97,11 @@ async function vectorHits(table: Table, vector: Float32Array, limit: number, fil
   // PQ distances are approximate: refine re-ranks REFINE_FACTOR × limit candidates
   // exactly, and a higher probe ceiling lets a narrow filter search more partitions.
   // Maximum before minimum: LanceDB checks min ≤ max at each call, and the default maximum is 20.
-  if (ann) q = q.maximumNprobes(filter ? ann.maximum : ann.minimum).minimumNprobes(ann.minimum).refineFactor(REFINE_FACTOR);
+  if (ann)
+    q = q
+      .maximumNprobes(filter ? ann.maximum : ann.minimum)
+      .minimumNprobes(ann.minimum)
+      .refineFactor(REFINE_FACTOR);
   const rows = await q.toArray();
   return rows.map((r) => toHit(r, clamp01(1 - Number(r._distance))));
 }
@@ -122,12 +133,23 @@ async function countTerms(table: Table, cleaned: string): Promise<number> {
   }
 }
 
-async function hybridHits(table: Table, req: SearchRequest, filter: string | null, ann: AnnProbes | null): Promise<Ranked[]> {
+async function hybridHits(
+  table: Table,
+  req: SearchRequest,
+  filter: string | null,
+  ann: AnnProbes | null,
+): Promise<Ranked[]> {
   const n = Math.max(req.topK * 4, 50);
-  const [vec, key] = await Promise.all([vectorHits(table, req.vector!, n, filter, ann), keywordHits(table, req.text, n, filter)]);
+  const [vec, key] = await Promise.all([
+    vectorHits(table, req.vector!, n, filter, ann),
+    keywordHits(table, req.text, n, filter),
+  ]);
   const fused = new Map<string, Ranked>();
   const kw = req.keywordWeight ?? 0.5;
-  for (const [list, weight] of [[vec, 1 - kw], [key, kw]] as const) {
+  for (const [list, weight] of [
+    [vec, 1 - kw],
+    [key, kw],
+  ] as const) {
     list.forEach((hit, i) => {
       const rrf = weight / (RRF_K + i + 1);
       const seen = fused.get(hit.id);

@@ -49,7 +49,13 @@ export class VectorStore {
    * scan of the table; a caller that knows those rows cannot be stored yet says
    * `appendedAreNew` and skips it.
    */
-  replaceDocuments(collectionId: string, generation: number, documentIds: string[], rows: ChunkRow[], appendedAreNew = false): Promise<void> {
+  replaceDocuments(
+    collectionId: string,
+    generation: number,
+    documentIds: string[],
+    rows: ChunkRow[],
+    appendedAreNew = false,
+  ): Promise<void> {
     return this.writer.replaceDocuments(tableName(collectionId, generation), documentIds, rows, appendedAreNew);
   }
 

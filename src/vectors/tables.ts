@@ -88,9 +88,18 @@ export function rowsToArrow(rows: ChunkRow[]): arrow.Table {
   const floats = arrow.makeData({ type: new arrow.Float32(), length: flat.length, data: flat });
   const vectors = arrow.makeData({ type: vectorType(dim), length: rows.length, nullCount: 0, child: floats });
   const str = (f: (r: ChunkRow) => string) => utf8Data(rows.map(f));
-  const int = (f: (r: ChunkRow) => number) => arrow.makeData({ type: new arrow.Int32(), length: rows.length, data: Int32Array.from(rows, f) });
+  const int = (f: (r: ChunkRow) => number) =>
+    arrow.makeData({ type: new arrow.Int32(), length: rows.length, data: Int32Array.from(rows, f) });
   const schema = chunkSchema(dim);
-  const children = [str((r) => r.id), str((r) => r.documentId), int((r) => r.chunkIndex), str((r) => r.text), int((r) => r.start), int((r) => r.end), vectors];
+  const children = [
+    str((r) => r.id),
+    str((r) => r.documentId),
+    int((r) => r.chunkIndex),
+    str((r) => r.text),
+    int((r) => r.start),
+    int((r) => r.end),
+    vectors,
+  ];
   const struct = arrow.makeData({ type: new arrow.Struct(schema.fields), length: rows.length, nullCount: 0, children });
   return new arrow.Table([new arrow.RecordBatch(schema, struct)]);
 }
@@ -108,7 +117,13 @@ function utf8Data(values: string[]): arrow.Data<arrow.Utf8> {
     at += encoder.encodeInto(values[i]!, bytes.subarray(at)).written;
     offsets[i + 1] = at;
   }
-  return arrow.makeData({ type: new arrow.Utf8(), length: values.length, nullCount: 0, valueOffsets: offsets, data: bytes.subarray(0, at) });
+  return arrow.makeData({
+    type: new arrow.Utf8(),
+    length: values.length,
+    nullCount: 0,
+    valueOffsets: offsets,
+    data: bytes.subarray(0, at),
+  });
 }
 
 /** The vector dimension of a table, from its schema. */
@@ -172,6 +187,9 @@ export class TableCache {
   private forget(name: string): void {
     const t = this.open.get(name);
     this.open.delete(name);
-    t?.then((v) => v?.close(), () => {});
+    t?.then(
+      (v) => v?.close(),
+      () => {},
+    );
   }
 }

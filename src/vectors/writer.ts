@@ -4,7 +4,15 @@
  * writers) while different tables proceed in parallel.
  */
 import { Index, type Table } from "@lancedb/lancedb";
-import { collectionPrefix, inList, parseTableName, rowsToArrow, vectorDim, type ChunkRow, type TableCache } from "./tables";
+import {
+  collectionPrefix,
+  inList,
+  parseTableName,
+  rowsToArrow,
+  vectorDim,
+  type ChunkRow,
+  type TableCache,
+} from "./tables";
 
 /** Per-key promise chains: tasks with the same key run one at a time, in call order. */
 export class SerialQueues {
@@ -149,7 +157,13 @@ function replacePredicate(documentIds: string[], rows: ChunkRow[]): string | nul
   if (documentIds.length) parts.push(inList("document_id", documentIds));
   // The document_id term lets the scalar index narrow the scan before ids are compared.
   const strayDocs = [...new Set(strays.map((r) => r.documentId))];
-  if (strays.length) parts.push(`(${inList("document_id", strayDocs)} AND ${inList("id", strays.map((r) => r.id))})`);
+  if (strays.length)
+    parts.push(
+      `(${inList("document_id", strayDocs)} AND ${inList(
+        "id",
+        strays.map((r) => r.id),
+      )})`,
+    );
   return parts.length ? parts.join(" OR ") : null;
 }
 

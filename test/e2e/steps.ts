@@ -14,19 +14,24 @@ async function endpointExists(ctx: BrowserContext, url: string): Promise<boolean
 }
 
 /** A source row in the list, by its name. */
-const sourceRow = (page: Page, name: string) => page.getByRole("list", { name: "Sources" }).getByRole("listitem").filter({ hasText: name });
+const sourceRow = (page: Page, name: string) =>
+  page.getByRole("list", { name: "Sources" }).getByRole("listitem").filter({ hasText: name });
 
 /** Adds text, a refused URL and a file to the pipeline, then queries for the text. */
 export async function sourceSteps(page: Page, ctx: BrowserContext, base: string, pipelineId: string): Promise<void> {
   if (!(await endpointExists(ctx, `${base}/api/rag/pipelines/${pipelineId}/sources`))) {
-    console.log("pending: data-source endpoints are not on this server yet (…/sources → 404 no such route); skipped add text → ready → query, failed source + retry, file upload");
+    console.log(
+      "pending: data-source endpoints are not on this server yet (…/sources → 404 no such route); skipped add text → ready → query, failed source + retry, file upload",
+    );
     return;
   }
   await page.goto(`${base}/#/pipelines/${pipelineId}/sources`);
   await page.getByText("No sources yet").waitFor();
 
   await page.getByLabel("Name", { exact: true }).fill("Refunds");
-  await page.getByLabel("Text to index").fill("Refunds are paid within 14 days to the original card. Ask support for the refund form.");
+  await page
+    .getByLabel("Text to index")
+    .fill("Refunds are paid within 14 days to the original card. Ask support for the refund form.");
   await page.getByRole("button", { name: "Add source" }).click();
   await sourceRow(page, "Refunds").getByText("Ready").waitFor({ timeout: 90_000 });
 
@@ -40,7 +45,10 @@ export async function sourceSteps(page: Page, ctx: BrowserContext, base: string,
   await failed.getByRole("button", { name: "Retry" }).waitFor();
   await shootThemes(page, "sources-failed");
   await failed.getByRole("button", { name: "Retry" }).click();
-  await failed.getByText(/Queued|Processing|Failed/).first().waitFor();
+  await failed
+    .getByText(/Queued|Processing|Failed/)
+    .first()
+    .waitFor();
 
   await page.getByLabel("File", { exact: true }).check();
   await page.locator("input[type=file]").setInputFiles({
@@ -68,7 +76,9 @@ export async function knowledgeBaseSteps(page: Page, ctx: BrowserContext, base: 
   if (!(await endpointExists(ctx, `${base}/api/kb`))) {
     await page.getByText("not available on this ragd server yet").waitFor();
     await shootThemes(page, "kb-pending");
-    console.log("pending: knowledge-base endpoints are not on this server yet (/api/kb → 404 no such route); skipped create → upload → search → delete");
+    console.log(
+      "pending: knowledge-base endpoints are not on this server yet (/api/kb → 404 no such route); skipped create → upload → search → delete",
+    );
     return;
   }
   await page.getByLabel("Name", { exact: true }).fill("Policies");
@@ -116,7 +126,9 @@ export async function listSteps(page: Page, ctx: BrowserContext, ragd: Ragd, ema
   expect(upgraded.code, upgraded.out).toBe(0);
   const extra: string[] = [];
   for (let i = 1; i <= 10; i++) {
-    const r = await api(ctx, `${ragd.url}/api/rag/pipelines`, { json: { name: `Extra ${String(i).padStart(2, "0")}` } });
+    const r = await api(ctx, `${ragd.url}/api/rag/pipelines`, {
+      json: { name: `Extra ${String(i).padStart(2, "0")}` },
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     extra.push(r.body.id);
   }
@@ -128,7 +140,8 @@ export async function listSteps(page: Page, ctx: BrowserContext, ragd: Ragd, ema
   await page.getByRole("link", { name: "Next →" }).click();
   await page.getByText("Page 2 of 2").waitFor();
   await handbook.waitFor();
-  for (const id of extra) expect((await api(ctx, `${ragd.url}/api/rag/pipelines/${id}`, { method: "DELETE" })).status).toBe(200);
+  for (const id of extra)
+    expect((await api(ctx, `${ragd.url}/api/rag/pipelines/${id}`, { method: "DELETE" })).status).toBe(200);
   expect(ragd.cli(["user", "set-tier", "--email", email, "--tier", "free"]).code).toBe(0);
   // The header follows the server's word on the next page, without a reload.
   await page.goto(`${ragd.url}/#/account`);

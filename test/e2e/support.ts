@@ -43,7 +43,10 @@ export async function startRagd(env: Record<string, string> = {}): Promise<Ragd>
     url: `http://127.0.0.1:${port}`,
     kind,
     cli(args) {
-      const p = Bun.spawnSync([...cmd, ...args, "--data-dir", dataDir], { cwd: dataDir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir } });
+      const p = Bun.spawnSync([...cmd, ...args, "--data-dir", dataDir], {
+        cwd: dataDir,
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir },
+      });
       return { code: p.exitCode, out: `${p.stdout.toString()}${p.stderr.toString()}` };
     },
     async stop() {

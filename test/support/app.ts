@@ -22,7 +22,11 @@ export interface TestApp {
   config: Config;
   dataDir: string;
   /** Sends a request; JSON bodies get Content-Type: application/json unless headers say otherwise. */
-  call(method: string, path: string, opts?: { body?: unknown; cookie?: string; headers?: Record<string, string> }): Promise<Reply>;
+  call(
+    method: string,
+    path: string,
+    opts?: { body?: unknown; cookie?: string; headers?: Record<string, string> },
+  ): Promise<Reply>;
   /** Sends a prepared Request straight to the app (multipart, streams). */
   handle(request: Request): Promise<Response>;
   /** Signs up a user and returns its session cookie ("ragd_session=…"). */
@@ -41,7 +45,10 @@ export const email = (tag = "user") => `${tag}${++counter}-${Date.now()}@example
 export async function makeApp(overrides: Partial<Config> = {}): Promise<TestApp> {
   const dataDir = tempDir();
   const config: Config = { ...defaultConfig(), dataDir, log: "error", workers: 1, ...overrides };
-  const services = await createServices(config, createLogger("error", () => {}));
+  const services = await createServices(
+    config,
+    createLogger("error", () => {}),
+  );
   services.baseUrl.value = "http://localhost";
   const app = buildApp(services);
   const call: TestApp["call"] = async (method, path, opts = {}) => {
@@ -49,12 +56,13 @@ export async function makeApp(overrides: Partial<Config> = {}): Promise<TestApp>
     let body: BodyInit | undefined;
     if (opts.body !== undefined) {
       body = typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
-      if (!Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) headers["content-type"] = "application/json";
+      if (!Object.keys(headers).some((h) => h.toLowerCase() === "content-type"))
+        headers["content-type"] = "application/json";
     }
     if (opts.cookie) headers.cookie = opts.cookie;
     const res = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
     const text = await res.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown ;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {

@@ -11,7 +11,10 @@ export const BINARY = join(import.meta.dir, "..", "..", "dist", "ragd");
 /** Builds the binary if it is not there yet (npm test builds it first). */
 export async function ensureBinary(): Promise<string> {
   if (!existsSync(BINARY)) {
-    const p = Bun.spawnSync(["bun", join(import.meta.dir, "..", "..", "scripts", "build.ts")], { stdout: "inherit", stderr: "inherit" });
+    const p = Bun.spawnSync(["bun", join(import.meta.dir, "..", "..", "scripts", "build.ts")], {
+      stdout: "inherit",
+      stderr: "inherit",
+    });
     if (p.exitCode !== 0) throw new Error("building dist/ragd failed");
   }
   return BINARY;
@@ -23,11 +26,19 @@ export interface RunningBinary {
   url: string;
   logs: () => string;
   /** fetch against the server, keeping the session cookie of `jar`. */
-  http(path: string, init?: RequestInit & { json?: unknown; jar?: { cookie?: string } }): Promise<{ status: number; body: any; headers: Headers }>;
+  http(
+    path: string,
+    init?: RequestInit & { json?: unknown; jar?: { cookie?: string } },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
 }
 
 /** Starts `ragd serve --port 0` and waits (up to `timeoutMs`) for its "listening" log line. */
-export async function startBinary(dataDir: string, env: Record<string, string> = {}, cwd = tempDir("ragd-cwd-"), timeoutMs = 20_000): Promise<RunningBinary> {
+export async function startBinary(
+  dataDir: string,
+  env: Record<string, string> = {},
+  cwd = tempDir("ragd-cwd-"),
+  timeoutMs = 20_000,
+): Promise<RunningBinary> {
   const proc = Bun.spawn([BINARY, "serve", "--port", "0", "--data-dir", dataDir], {
     cwd,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...env },
@@ -91,6 +102,9 @@ export async function startBinary(dataDir: string, env: Record<string, string> =
 
 /** Runs a one-shot CLI command of the binary. */
 export function runCli(args: string[], env: Record<string, string> = {}) {
-  const p = Bun.spawnSync([BINARY, ...args], { cwd: tempDir("ragd-cwd-"), env: { PATH: process.env.PATH ?? "/usr/bin", ...env } });
+  const p = Bun.spawnSync([BINARY, ...args], {
+    cwd: tempDir("ragd-cwd-"),
+    env: { PATH: process.env.PATH ?? "/usr/bin", ...env },
+  });
   return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
 }

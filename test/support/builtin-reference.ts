@@ -152,7 +152,8 @@ function addBigrams(vec: Float32Array, words: string[], terms: Terms): void {
     } else counts[at]!++;
     prev = cur;
   }
-  for (let i = 0; i < keys.length; i++) addHashed(vec, keys[i]!, (1 + Math.log(counts[i]!)) * BIGRAM_SHARE * weights[i]!);
+  for (let i = 0; i < keys.length; i++)
+    addHashed(vec, keys[i]!, (1 + Math.log(counts[i]!)) * BIGRAM_SHARE * weights[i]!);
 }
 
 /** The vector of any text, as the built-in embedder first computed it. */

@@ -159,7 +159,13 @@ class FakeOllamaServer {
     const r = await this.embed(body);
     if (r instanceof Response) return r;
     const total_duration = Math.round((performance.now() - started) * 1e6); // Ollama reports nanoseconds
-    return json({ model: r.model, embeddings: r.vectors, total_duration, load_duration: 0, prompt_eval_count: r.count });
+    return json({
+      model: r.model,
+      embeddings: r.vectors,
+      total_duration,
+      load_duration: 0,
+      prompt_eval_count: r.count,
+    });
   }
 
   private async legacyEmbeddings(body: any): Promise<Response> {
@@ -169,7 +175,10 @@ class FakeOllamaServer {
 
   private async openaiEmbeddings(req: Request, body: any): Promise<Response> {
     if (this.s.apiKey && req.headers.get("authorization") !== `Bearer ${this.s.apiKey}`) {
-      return json({ error: { message: "Incorrect API key provided", type: "invalid_request_error", code: "invalid_api_key" } }, 401);
+      return json(
+        { error: { message: "Incorrect API key provided", type: "invalid_request_error", code: "invalid_api_key" } },
+        401,
+      );
     }
     const r = await this.embed(body);
     if (r instanceof Response) {
@@ -186,14 +195,35 @@ class FakeOllamaServer {
     if (dim === undefined) return fail(404, `model '${body?.model}' not found`);
     const ctx = this.s.contextLength[body.model] ?? 2048;
     const model_info = { "general.architecture": "bert", "bert.context_length": ctx, "bert.embedding_length": dim };
-    return json({ modelfile: "", parameters: "", template: "", details: entry(body.model, dim).details, model_info, capabilities: ["embedding"] });
+    return json({
+      modelfile: "",
+      parameters: "",
+      template: "",
+      details: entry(body.model, dim).details,
+      model_info,
+      capabilities: ["embedding"],
+    });
   }
 }
 
 /** A model as /api/tags lists it. */
 function entry(name: string, dim: number) {
-  const details = { parent_model: "", format: "gguf", family: "bert", families: ["bert"], parameter_size: "137M", quantization_level: "F16" };
-  return { name: withTag(name), model: withTag(name), modified_at: new Date(0).toISOString(), size: dim * 1000, digest: "0".repeat(64), details };
+  const details = {
+    parent_model: "",
+    format: "gguf",
+    family: "bert",
+    families: ["bert"],
+    parameter_size: "137M",
+    quantization_level: "F16",
+  };
+  return {
+    name: withTag(name),
+    model: withTag(name),
+    modified_at: new Date(0).toISOString(),
+    size: dim * 1000,
+    digest: "0".repeat(64),
+    details,
+  };
 }
 
 /** Starts the fake on 127.0.0.1 and a free port. */

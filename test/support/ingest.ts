@@ -18,7 +18,12 @@ import { email, type Reply, type TestApp } from "./app";
  * Calls `fn` until it returns something truthy, or throws after `timeoutMs` with
  * the last value seen, so a failure says what was being waited for.
  */
-export async function waitFor<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 20_000, intervalMs = 50): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  what: string,
+  fn: () => T | Promise<T>,
+  timeoutMs = 20_000,
+  intervalMs = 50,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -29,7 +34,10 @@ export async function waitFor<T>(what: string, fn: () => T | Promise<T>, timeout
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last: ${String(last instanceof Error ? last.message : JSON.stringify(last))}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}; last: ${String(last instanceof Error ? last.message : JSON.stringify(last))}`,
+      );
     await Bun.sleep(intervalMs);
   }
 }
@@ -68,7 +76,8 @@ export class Client {
 
   /** A session request; a body-less POST still says it is JSON, as the CSRF rule requires. */
   call(method: string, path: string, body?: unknown): Promise<Reply> {
-    const headers: Record<string, string> = body === undefined && method === "POST" ? { "content-type": "application/json" } : {};
+    const headers: Record<string, string> =
+      body === undefined && method === "POST" ? { "content-type": "application/json" } : {};
     return this.t.call(method, path, { cookie: this.cookie, body, headers });
   }
 
@@ -165,7 +174,8 @@ export class Client {
 }
 
 /** The LanceDB table name of a collection generation. */
-export const tableNameOf = (collectionId: string, generation: number) => `c_${collectionId.replace(/-/g, "").toLowerCase()}_g${generation}`;
+export const tableNameOf = (collectionId: string, generation: number) =>
+  `c_${collectionId.replace(/-/g, "").toLowerCase()}_g${generation}`;
 
 /** A fresh LanceDB connection on a data dir, seeing every committed write. */
 export function openLanceDir(dataDir: string) {
@@ -173,7 +183,11 @@ export function openLanceDir(dataDir: string) {
 }
 
 /** Chunk rows ({id, document_id}) of one table read straight from LanceDB; [] when it does not exist. */
-export async function chunkRows(dataDir: string, collectionId: string, generation: number): Promise<{ id: string; document_id: string }[]> {
+export async function chunkRows(
+  dataDir: string,
+  collectionId: string,
+  generation: number,
+): Promise<{ id: string; document_id: string }[]> {
   const conn = await openLanceDir(dataDir);
   try {
     const name = tableNameOf(collectionId, generation);
@@ -244,12 +258,18 @@ const RELS = `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlf
 const xmlEscape = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 /** A minimal DOCX: one `<w:p>` per paragraph; `extra` adds more entries. */
-export async function makeDocx(paragraphs: string[], extra: Record<string, Uint8Array | string> = {}): Promise<Uint8Array> {
+export async function makeDocx(
+  paragraphs: string[],
+  extra: Record<string, Uint8Array | string> = {},
+): Promise<Uint8Array> {
   const body = paragraphs.map((p) => `<w:p><w:r><w:t>${xmlEscape(p)}</w:t></w:r></w:p>`).join("");
   const zip = new JSZip();
   zip.file("[Content_Types].xml", CONTENT_TYPES);
   zip.file("_rels/.rels", RELS);
-  zip.file("word/document.xml", `<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`);
+  zip.file(
+    "word/document.xml",
+    `<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`,
+  );
   for (const [name, data] of Object.entries(extra)) zip.file(name, data);
   return zip.generateAsync({ type: "uint8array", compression: "DEFLATE", compressionOptions: { level: 9 } });
 }
@@ -258,13 +278,20 @@ export async function makeDocx(paragraphs: string[], extra: Record<string, Uint8
  * Sends one raw HTTP/1.1 request over TCP, so that a path reaches the server
  * exactly as written (no client-side URL normalisation). Resolves to the status.
  */
-export function rawHttp(port: number, method: string, path: string, body = ""): Promise<{ status: number; text: string }> {
+export function rawHttp(
+  port: number,
+  method: string,
+  path: string,
+  body = "",
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, "127.0.0.1");
     let text = "";
     const timer = setTimeout(() => socket.destroy(new Error(`no answer to ${method} ${path}`)), 10_000);
     socket.on("connect", () => {
-      socket.write(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      socket.write(
+        `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
     });
     socket.on("data", (d) => (text += d.toString("utf8")));
     socket.on("error", (err) => {

@@ -58,8 +58,7 @@ export function errorFromBody(status: number, text: string): ApiError {
   return new ApiError(status, "http_error", `the server answered ${status}${text ? `: ${text.slice(0, 200)}` : ""}`);
 }
 
-export const networkError = () =>
-  new ApiError(0, "network_error", "ragd did not answer. Is the server still running?");
+export const networkError = () => new ApiError(0, "network_error", "ragd did not answer. Is the server still running?");
 
 interface RequestOptions {
   body?: unknown;

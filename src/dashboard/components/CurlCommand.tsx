@@ -27,7 +27,12 @@ export function CurlCommand({ input, apiKey }: { input: QueryInput; apiKey: stri
         <code>{cmd}</code>
       </pre>
       <label class="check">
-        <input type="checkbox" checked={withKey} disabled={!apiKey} onChange={(e) => setWithKey(e.currentTarget.checked)} />
+        <input
+          type="checkbox"
+          checked={withKey}
+          disabled={!apiKey}
+          onChange={(e) => setWithKey(e.currentTarget.checked)}
+        />
         Put the key itself in the command (otherwise set <code>RAGD_API_KEY</code> first)
       </label>
     </section>

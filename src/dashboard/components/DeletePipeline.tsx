@@ -20,7 +20,10 @@ export function DeletePipeline({ pipeline: p }: { pipeline: PipelineDetail }) {
   });
   const ask = () => {
     setOpen(true);
-    keys.list(p.id).then((k) => setKeyCount(k.length), () => setKeyCount(undefined));
+    keys.list(p.id).then(
+      (k) => setKeyCount(k.length),
+      () => setKeyCount(undefined),
+    );
   };
   const files = p.dataSources.filter((s) => s.type === "file").length;
 

@@ -14,7 +14,9 @@ export function ErrorNote({ error, context }: Props) {
   return (
     <div class="note note-error" role="alert">
       {context && <strong>{context}: </strong>}
-      {isMissingRoute(error) ? "this ragd server does not offer this yet (it answered “no such route”)." : error.message}
+      {isMissingRoute(error)
+        ? "this ragd server does not offer this yet (it answered “no such route”)."
+        : error.message}
       {error.code === "rate_limited" && " Wait a moment and try again."}
     </div>
   );

@@ -26,7 +26,12 @@ export function FileUpload({ pipelineId, onUploaded }: { pipelineId: string; onU
     const ctl = (abort.current = new AbortController());
     let created: Source | undefined;
     try {
-      const s = await sources.create(pipelineId, { type: "file", name: file.name, fileName: file.name, fileSize: file.size });
+      const s = await sources.create(pipelineId, {
+        type: "file",
+        name: file.name,
+        fileName: file.name,
+        fileSize: file.size,
+      });
       created = s;
       onUploaded(); // shows the new source (awaiting upload) at once
       if (!s.uploadUrl) throw new Error("the server gave no upload address");

@@ -30,7 +30,9 @@ export function KbDocuments({ kbId, documents, onChanged }: Props) {
     <section aria-labelledby="kb-docs-h">
       <h2 id="kb-docs-h">Documents</h2>
       {documents.length === 0 ? (
-        <EmptyState title="No documents yet">Upload a file above; it is extracted, chunked and embedded in the background.</EmptyState>
+        <EmptyState title="No documents yet">
+          Upload a file above; it is extracted, chunked and embedded in the background.
+        </EmptyState>
       ) : (
         <ul class="rows" aria-label="Documents">
           {documents.map((d) => (
@@ -45,7 +47,11 @@ export function KbDocuments({ kbId, documents, onChanged }: Props) {
                   added {timeAgo(d.created_at)}
                 </div>
                 {d.status === "processing" && (
-                  <ProgressBar label={`Progress of ${d.fileName}`} value={d.progress?.done ?? 0} max={d.progress?.total ?? 0} />
+                  <ProgressBar
+                    label={`Progress of ${d.fileName}`}
+                    value={d.progress?.done ?? 0}
+                    max={d.progress?.total ?? 0}
+                  />
                 )}
                 {d.status === "failed" && d.error && (
                   <p class="source-error small">
@@ -54,7 +60,12 @@ export function KbDocuments({ kbId, documents, onChanged }: Props) {
                 )}
               </div>
               <div class="row-actions">
-                <button type="button" class="btn btn-small btn-ghost-danger" onClick={() => setDoomed(d)} aria-label={`Delete ${d.fileName}`}>
+                <button
+                  type="button"
+                  class="btn btn-small btn-ghost-danger"
+                  onClick={() => setDoomed(d)}
+                  aria-label={`Delete ${d.fileName}`}
+                >
                   Delete
                 </button>
               </div>
@@ -71,7 +82,9 @@ export function KbDocuments({ kbId, documents, onChanged }: Props) {
           onConfirm={() => void remove.run(doomed)}
           onCancel={() => (setDoomed(undefined), remove.setError(undefined))}
         >
-          <p>The document, its stored file and its {plural(doomed.chunkCount, "chunk")} are removed. There is no undo.</p>
+          <p>
+            The document, its stored file and its {plural(doomed.chunkCount, "chunk")} are removed. There is no undo.
+          </p>
         </ConfirmDialog>
       )}
     </section>

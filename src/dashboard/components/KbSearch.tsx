@@ -17,13 +17,24 @@ export function KbSearch({ kbId, hasDocuments }: { kbId: string; hasDocuments: b
     <>
       <section class="card" aria-labelledby="kb-search-h">
         <h2 id="kb-search-h">Search</h2>
-        <form class="inline-form" role="search" onSubmit={(e) => (e.preventDefault(), query.trim() && void search.run())}>
+        <form
+          class="inline-form"
+          role="search"
+          onSubmit={(e) => (e.preventDefault(), query.trim() && void search.run())}
+        >
           <Field label="Query">
             {(ids) => <input {...ids} type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />}
           </Field>
           <Field label="Top-K" class="field-narrow">
             {(ids) => (
-              <input {...ids} type="number" min={1} max={100} value={topK} onInput={(e) => setTopK(Math.max(1, Math.min(100, Number(e.currentTarget.value) || 1)))} />
+              <input
+                {...ids}
+                type="number"
+                min={1}
+                max={100}
+                value={topK}
+                onInput={(e) => setTopK(Math.max(1, Math.min(100, Number(e.currentTarget.value) || 1)))}
+              />
             )}
           </Field>
           <button type="submit" class="btn btn-primary" disabled={search.busy || !query.trim()}>
@@ -35,7 +46,11 @@ export function KbSearch({ kbId, hasDocuments }: { kbId: string; hasDocuments: b
       {res && (
         <ResultList
           response={res}
-          emptyHint={hasDocuments ? "Nothing matched. Try other words." : "No document is ready yet. Upload one and wait until it shows Ready."}
+          emptyHint={
+            hasDocuments
+              ? "Nothing matched. Try other words."
+              : "No document is ready yet. Upload one and wait until it shows Ready."
+          }
         />
       )}
     </>

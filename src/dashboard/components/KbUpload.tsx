@@ -46,7 +46,11 @@ export function KbUpload({ kbId, onUploaded }: { kbId: string; onUploaded: () =>
           text={`${progress.name}: ${formatBytes(progress.loaded)} of ${formatBytes(progress.total)}`}
         />
       ) : (
-        <FilePicker label="Choose a file or drop it here" hint="PDF, Word, Markdown, HTML or text." onPick={(f) => void upload(f)} />
+        <FilePicker
+          label="Choose a file or drop it here"
+          hint="PDF, Word, Markdown, HTML or text."
+          onPick={(f) => void upload(f)}
+        />
       )}
       <ErrorNote error={error} context="Upload failed" />
     </div>

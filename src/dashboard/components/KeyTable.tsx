@@ -43,7 +43,12 @@ export function KeyTable({ items, onRevoke }: { items: ApiKey[]; onRevoke: (k: A
                 )}
               </td>
               <td class="actions">
-                <button type="button" class="btn btn-small btn-ghost-danger" onClick={() => onRevoke(k)} aria-label={`Revoke ${k.name}`}>
+                <button
+                  type="button"
+                  class="btn btn-small btn-ghost-danger"
+                  onClick={() => onRevoke(k)}
+                  aria-label={`Revoke ${k.name}`}
+                >
                   Revoke
                 </button>
               </td>

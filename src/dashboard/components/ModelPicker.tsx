@@ -15,7 +15,8 @@ const PROVIDERS: [EmbeddingModels["models"][number]["provider"], string][] = [
   ["ollama", "Ollama"],
   ["openai", "OpenAI-compatible"],
 ];
-const NAME_HINT = "builtin (works offline, nothing to install), ollama/<model> or a bare Ollama name, or openai/<model>.";
+const NAME_HINT =
+  "builtin (works offline, nothing to install), ollama/<model> or a bare Ollama name, or openai/<model>.";
 
 interface Props {
   value: string;
@@ -49,7 +50,14 @@ export function ModelPicker({ value, onChange, error }: Props) {
   const showText = other || !listed;
   return (
     <>
-      <Field label="Embedding model" error={showText ? undefined : error} hint={ollamaHint(ollama, known.some((m) => m.provider === "ollama"))}>
+      <Field
+        label="Embedding model"
+        error={showText ? undefined : error}
+        hint={ollamaHint(
+          ollama,
+          known.some((m) => m.provider === "ollama"),
+        )}
+      >
         {(ids) => (
           <select
             {...ids}

@@ -33,8 +33,26 @@ export const DEFAULT_CONFIG: PipelineConfig = {
 
 /** The editable fields of a pipeline. */
 export function configOf(p: PipelineConfig): PipelineConfig {
-  const { name, description, chunkingStrategy, chunkSize, chunkOverlap, embeddingModel, vectorProvider, retrievalTopK } = p;
-  return { name, description, chunkingStrategy, chunkSize, chunkOverlap, embeddingModel, vectorProvider, retrievalTopK };
+  const {
+    name,
+    description,
+    chunkingStrategy,
+    chunkSize,
+    chunkOverlap,
+    embeddingModel,
+    vectorProvider,
+    retrievalTopK,
+  } = p;
+  return {
+    name,
+    description,
+    chunkingStrategy,
+    chunkSize,
+    chunkOverlap,
+    embeddingModel,
+    vectorProvider,
+    retrievalTopK,
+  };
 }
 
 /** Problems the browser can see before asking the server, by field. */
@@ -45,7 +63,8 @@ export function checkConfig(c: PipelineConfig): Partial<Record<keyof PipelineCon
   if (!Number.isInteger(c.chunkSize) || c.chunkSize < 50 || c.chunkSize > 20000)
     out.chunkSize = `Use a whole number from 50 to 20,000 ${unit}.`;
   if (!Number.isInteger(c.chunkOverlap) || c.chunkOverlap < 0) out.chunkOverlap = "Use a whole number, 0 or more.";
-  else if (c.chunkOverlap >= c.chunkSize) out.chunkOverlap = `Must be less than the chunk size (${c.chunkSize} ${unit}).`;
+  else if (c.chunkOverlap >= c.chunkSize)
+    out.chunkOverlap = `Must be less than the chunk size (${c.chunkSize} ${unit}).`;
   if (!Number.isInteger(c.retrievalTopK) || c.retrievalTopK < 1 || c.retrievalTopK > 100)
     out.retrievalTopK = "Use a whole number from 1 to 100.";
   if (!c.embeddingModel.trim()) out.embeddingModel = "Choose or type a model.";
@@ -86,19 +105,34 @@ export function PipelineForm({ initial, submitLabel, busy, error, onSubmit, foot
       <fieldset>
         <legend>About</legend>
         <Field label="Name" error={err("name")}>
-          {(ids) => <input {...ids} value={c.name} maxLength={200} onInput={(e) => set("name", e.currentTarget.value)} />}
+          {(ids) => (
+            <input {...ids} value={c.name} maxLength={200} onInput={(e) => set("name", e.currentTarget.value)} />
+          )}
         </Field>
         <Field label="Description" hint="Optional. What this pipeline holds, for you and your team.">
           {(ids) => (
-            <textarea {...ids} rows={2} value={c.description} onInput={(e) => set("description", e.currentTarget.value)} />
+            <textarea
+              {...ids}
+              rows={2}
+              value={c.description}
+              onInput={(e) => set("description", e.currentTarget.value)}
+            />
           )}
         </Field>
       </fieldset>
       <fieldset>
         <legend>Chunking</legend>
-        <Field label="Strategy" error={err("chunkingStrategy")} hint={STRATEGIES.find(([v]) => v === c.chunkingStrategy)?.[2]}>
+        <Field
+          label="Strategy"
+          error={err("chunkingStrategy")}
+          hint={STRATEGIES.find(([v]) => v === c.chunkingStrategy)?.[2]}
+        >
           {(ids) => (
-            <select {...ids} value={c.chunkingStrategy} onChange={(e) => set("chunkingStrategy", e.currentTarget.value as ChunkingStrategy)}>
+            <select
+              {...ids}
+              value={c.chunkingStrategy}
+              onChange={(e) => set("chunkingStrategy", e.currentTarget.value as ChunkingStrategy)}
+            >
               {STRATEGIES.map(([v, label]) => (
                 <option value={v}>{label}</option>
               ))}
@@ -106,27 +140,78 @@ export function PipelineForm({ initial, submitLabel, busy, error, onSubmit, foot
           )}
         </Field>
         <div class="grid-2">
-          <Field label="Chunk size" suffix={unit} error={err("chunkSize")} hint={`50 to 20,000 ${unit}. 1,000 characters is a long paragraph.`}>
-            {(ids) => <input {...ids} type="number" inputMode="numeric" min={50} max={20000} value={Number.isNaN(c.chunkSize) ? "" : c.chunkSize} onInput={num("chunkSize")} />}
+          <Field
+            label="Chunk size"
+            suffix={unit}
+            error={err("chunkSize")}
+            hint={`50 to 20,000 ${unit}. 1,000 characters is a long paragraph.`}
+          >
+            {(ids) => (
+              <input
+                {...ids}
+                type="number"
+                inputMode="numeric"
+                min={50}
+                max={20000}
+                value={Number.isNaN(c.chunkSize) ? "" : c.chunkSize}
+                onInput={num("chunkSize")}
+              />
+            )}
           </Field>
-          <Field label="Overlap" suffix={unit} error={err("chunkOverlap")} hint="Shared by neighbouring chunks, so an idea cut at a boundary is still found.">
-            {(ids) => <input {...ids} type="number" inputMode="numeric" min={0} value={Number.isNaN(c.chunkOverlap) ? "" : c.chunkOverlap} onInput={num("chunkOverlap")} />}
+          <Field
+            label="Overlap"
+            suffix={unit}
+            error={err("chunkOverlap")}
+            hint="Shared by neighbouring chunks, so an idea cut at a boundary is still found."
+          >
+            {(ids) => (
+              <input
+                {...ids}
+                type="number"
+                inputMode="numeric"
+                min={0}
+                value={Number.isNaN(c.chunkOverlap) ? "" : c.chunkOverlap}
+                onInput={num("chunkOverlap")}
+              />
+            )}
           </Field>
         </div>
       </fieldset>
       <fieldset>
         <legend>Embedding and retrieval</legend>
-        <ModelPicker value={c.embeddingModel} onChange={(v) => set("embeddingModel", v)} error={err("embeddingModel")} />
+        <ModelPicker
+          value={c.embeddingModel}
+          onChange={(v) => set("embeddingModel", v)}
+          error={err("embeddingModel")}
+        />
         <div class="grid-2">
-          <Field label="Vector store" hint="LanceDB runs inside ragd; nothing else to set up." error={err("vectorProvider")}>
+          <Field
+            label="Vector store"
+            hint="LanceDB runs inside ragd; nothing else to set up."
+            error={err("vectorProvider")}
+          >
             {(ids) => (
               <select {...ids} value={c.vectorProvider} onChange={(e) => set("vectorProvider", e.currentTarget.value)}>
                 <option value="lancedb">LanceDB (embedded)</option>
               </select>
             )}
           </Field>
-          <Field label="Results per query (top-K)" error={err("retrievalTopK")} hint="Used when a query does not ask for a number. 1 to 100.">
-            {(ids) => <input {...ids} type="number" inputMode="numeric" min={1} max={100} value={Number.isNaN(c.retrievalTopK) ? "" : c.retrievalTopK} onInput={num("retrievalTopK")} />}
+          <Field
+            label="Results per query (top-K)"
+            error={err("retrievalTopK")}
+            hint="Used when a query does not ask for a number. 1 to 100."
+          >
+            {(ids) => (
+              <input
+                {...ids}
+                type="number"
+                inputMode="numeric"
+                min={1}
+                max={100}
+                value={Number.isNaN(c.retrievalTopK) ? "" : c.retrievalTopK}
+                onInput={num("retrievalTopK")}
+              />
+            )}
           </Field>
         </div>
       </fieldset>

@@ -39,9 +39,20 @@ export function PlaygroundKey({ pipeline, apiKey, onKey }: Props) {
       <p class="muted">The playground queries like your programs do, with an API key of this pipeline.</p>
       <div class="split">
         <form class="inline-form" onSubmit={(e) => (e.preventDefault(), pastedOk && use(pasted.trim()))}>
-          <Field label="Paste a key" error={pasted && !pastedOk ? "A key starts with rag_ and is about 44 characters long." : undefined}>
+          <Field
+            label="Paste a key"
+            error={pasted && !pastedOk ? "A key starts with rag_ and is about 44 characters long." : undefined}
+          >
             {(ids) => (
-              <input {...ids} class="mono" autoComplete="off" spellcheck={false} placeholder="rag_…" value={pasted} onInput={(e) => setPasted(e.currentTarget.value)} />
+              <input
+                {...ids}
+                class="mono"
+                autoComplete="off"
+                spellcheck={false}
+                placeholder="rag_…"
+                value={pasted}
+                onInput={(e) => setPasted(e.currentTarget.value)}
+              />
             )}
           </Field>
           <button type="submit" class="btn" disabled={!pastedOk}>

@@ -28,7 +28,9 @@ export function ReindexNote({ pipeline, stale, onStarted }: Props) {
   return (
     <div class={`note ${stale ? "note-warn" : "note-info"} reindex`} role={stale ? "status" : undefined}>
       <div>
-        <strong>{stale ? "Saved. Existing sources still use the old settings." : "Saving does not re-index existing data."}</strong>{" "}
+        <strong>
+          {stale ? "Saved. Existing sources still use the old settings." : "Saving does not re-index existing data."}
+        </strong>{" "}
         New settings apply to sources added from now on. Re-index to chunk and embed{" "}
         {pipeline.sourceCount > 0 ? `all ${plural(pipeline.sourceCount, "source")}` : "every source"} again with the
         current settings; queries keep working meanwhile.

@@ -66,13 +66,23 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
         <FileUpload pipelineId={pipelineId} onUploaded={onAdded} />
       ) : (
         <form class="form" onSubmit={submit}>
-          <Field label="Name" hint="Shown in results as the source name. Optional." error={fieldError(add.error, "name")}>
+          <Field
+            label="Name"
+            hint="Shown in results as the source name. Optional."
+            error={fieldError(add.error, "name")}
+          >
             {(ids) => <input {...ids} value={name} maxLength={200} onInput={(e) => setName(e.currentTarget.value)} />}
           </Field>
           {kind === "text" ? (
             <Field label="Text to index" error={fieldError(add.error, "content")}>
               {(ids) => (
-                <textarea {...ids} rows={6} required value={content} onInput={(e) => setContent(e.currentTarget.value)} />
+                <textarea
+                  {...ids}
+                  rows={6}
+                  required
+                  value={content}
+                  onInput={(e) => setContent(e.currentTarget.value)}
+                />
               )}
             </Field>
           ) : (
@@ -82,7 +92,14 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
               error={fieldError(add.error, "url")}
             >
               {(ids) => (
-                <input {...ids} type="url" required placeholder="https://" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+                <input
+                  {...ids}
+                  type="url"
+                  required
+                  placeholder="https://"
+                  value={url}
+                  onInput={(e) => setUrl(e.currentTarget.value)}
+                />
               )}
             </Field>
           )}

@@ -45,12 +45,16 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
             label={`Progress of ${s.name}`}
             value={progress?.done ?? 0}
             max={progress?.total ?? 0}
-            text={progress && progress.total > 0 ? `${progress.done} of ${plural(progress.total, "chunk")}` : "Reading…"}
+            text={
+              progress && progress.total > 0 ? `${progress.done} of ${plural(progress.total, "chunk")}` : "Reading…"
+            }
           />
         )}
         {s.status === "queued" && <p class="small muted">Waiting for a worker…</p>}
         {s.status === "awaiting_upload" && (
-          <p class="small muted">Waiting for the file. If no upload is running, delete this source and upload it again.</p>
+          <p class="small muted">
+            Waiting for the file. If no upload is running, delete this source and upload it again.
+          </p>
         )}
         {s.status === "failed" && s.error && (
           <p class="source-error small" role="note">
@@ -73,7 +77,12 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
               {retry.busy ? "Retrying…" : "Retry"}
             </button>
           )}
-          <button type="button" class="btn btn-small btn-ghost-danger" onClick={onDelete} aria-label={`Delete ${s.name}`}>
+          <button
+            type="button"
+            class="btn btn-small btn-ghost-danger"
+            onClick={onDelete}
+            aria-label={`Delete ${s.name}`}
+          >
             Delete
           </button>
         </div>

@@ -7,7 +7,9 @@ export function TierLimitNote({ message }: { message: string }) {
   const limit = TIER_PIPELINES[user.tier];
   return (
     <div class="note note-warn tier-limit" role="alert">
-      <strong>Your {user.tier} tier is full{limit !== null ? `: it allows ${limit} pipeline${limit === 1 ? "" : "s"}` : ""}.</strong>
+      <strong>
+        Your {user.tier} tier is full{limit !== null ? `: it allows ${limit} pipeline${limit === 1 ? "" : "s"}` : ""}.
+      </strong>
       <p>ragd said: “{message}”.</p>
       <p>What you can do:</p>
       <ul>
@@ -16,7 +18,10 @@ export function TierLimitNote({ message }: { message: string }) {
         </li>
         <li>
           Ask the administrator of this server for a higher tier. They run{" "}
-          <code>ragd user set-tier --email {user.email} --tier {NEXT_TIER[user.tier]}</code>.
+          <code>
+            ragd user set-tier --email {user.email} --tier {NEXT_TIER[user.tier]}
+          </code>
+          .
         </li>
       </ul>
     </div>

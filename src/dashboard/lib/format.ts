@@ -50,7 +50,8 @@ export const formatDate = (iso: string): string => {
 };
 
 /** "1 source" / "3 sources". */
-export const plural = (n: number, one: string, many = `${one}s`): string => `${formatNumber(n)} ${n === 1 ? one : many}`;
+export const plural = (n: number, one: string, many = `${one}s`): string =>
+  `${formatNumber(n)} ${n === 1 ? one : many}`;
 
 /** A score in [0, 1] with three decimals. */
 export const formatScore = (s: number): string => s.toFixed(3);

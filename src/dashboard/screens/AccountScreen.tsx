@@ -41,7 +41,10 @@ export function AccountScreen() {
         {user.tier !== "unlimited" && (
           <p class="muted">
             An administrator can change your tier on the server with{" "}
-            <code>ragd user set-tier --email {user.email} --tier {NEXT_TIER[user.tier]}</code>.
+            <code>
+              ragd user set-tier --email {user.email} --tier {NEXT_TIER[user.tier]}
+            </code>
+            .
           </p>
         )}
         <button type="button" class="btn" onClick={() => void signOut()}>

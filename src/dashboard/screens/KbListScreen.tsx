@@ -28,7 +28,9 @@ export function KbListScreen() {
       <div class="page-head">
         <div>
           <h1>Knowledge bases</h1>
-          <p class="muted">Folders of documents: upload files, ragd extracts, chunks and embeds them, then search them here.</p>
+          <p class="muted">
+            Folders of documents: upload files, ragd extracts, chunks and embeds them, then search them here.
+          </p>
         </div>
       </div>
       {list.error && isMissingRoute(list.error) ? (
@@ -39,7 +41,15 @@ export function KbListScreen() {
             <h2 id="kb-new-h">New knowledge base</h2>
             <form class="form grid-2" onSubmit={(e) => (e.preventDefault(), void create.run())}>
               <Field label="Name" error={fieldError(create.error, "name")}>
-                {(ids) => <input {...ids} required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
+                {(ids) => (
+                  <input
+                    {...ids}
+                    required
+                    maxLength={200}
+                    value={name}
+                    onInput={(e) => setName(e.currentTarget.value)}
+                  />
+                )}
               </Field>
               <Field label="Description" hint="Optional." error={fieldError(create.error, "description")}>
                 {(ids) => <input {...ids} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />}
@@ -55,7 +65,9 @@ export function KbListScreen() {
           <ErrorNote error={list.error} context="Could not load knowledge bases" />
           {!list.data && list.loading && <Loading />}
           {list.data?.length === 0 && (
-            <EmptyState title="No knowledge bases yet">Create one above, then upload PDFs, Word files or notes into it.</EmptyState>
+            <EmptyState title="No knowledge bases yet">
+              Create one above, then upload PDFs, Word files or notes into it.
+            </EmptyState>
           )}
           {list.data && list.data.length > 0 && (
             <ul class="cards" aria-label="Knowledge bases">

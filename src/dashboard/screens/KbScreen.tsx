@@ -21,7 +21,10 @@ export function KbScreen({ id }: { id: string }) {
   const { notify } = useApp();
   const kb = useLoad(() => knowledgeBases.get(id), [id]);
   const docs = kb.data?.documents ?? [];
-  usePoll(docs.some((d) => isBusy(d.status)), kb.reload);
+  usePoll(
+    docs.some((d) => isBusy(d.status)),
+    kb.reload,
+  );
   useTitle(kb.data?.name ?? "Knowledge base");
   const [confirm, setConfirm] = useState(false);
   const remove = useAction(async () => {
@@ -32,18 +35,28 @@ export function KbScreen({ id }: { id: string }) {
 
   if (kb.error?.status === 404 && !kb.data) {
     return (
-      <EmptyState title="This knowledge base is not here" action={<a class="btn btn-primary" href="#/kb">Back to knowledge bases</a>}>
-        It may have been deleted{kb.error.message === "no such route" ? ", or this server does not offer knowledge bases yet" : ""}.
+      <EmptyState
+        title="This knowledge base is not here"
+        action={
+          <a class="btn btn-primary" href="#/kb">
+            Back to knowledge bases
+          </a>
+        }
+      >
+        It may have been deleted
+        {kb.error.message === "no such route" ? ", or this server does not offer knowledge bases yet" : ""}.
       </EmptyState>
     );
   }
-  if (!kb.data) return kb.error ? <ErrorNote error={kb.error} context="Could not load the knowledge base" /> : <Loading />;
+  if (!kb.data)
+    return kb.error ? <ErrorNote error={kb.error} context="Could not load the knowledge base" /> : <Loading />;
   const data = kb.data;
 
   return (
     <>
       <nav class="crumbs" aria-label="Breadcrumb">
-        <a href="#/kb">Knowledge bases</a> <span aria-hidden="true">/</span> <span aria-current="page">{data.name}</span>
+        <a href="#/kb">Knowledge bases</a> <span aria-hidden="true">/</span>{" "}
+        <span aria-current="page">{data.name}</span>
       </nav>
       <div class="page-head">
         <div>

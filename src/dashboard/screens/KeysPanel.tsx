@@ -45,8 +45,14 @@ export function KeysPanel({ pipeline }: { pipeline: Pipeline }) {
           A key lets a program query this pipeline (and nothing else) with <code>POST /api/rag/query</code>.
         </p>
         <form class="inline-form" onSubmit={(e) => (e.preventDefault(), void create.run())}>
-          <Field label="Key name" hint="Say where it will be used, e.g. “support bot”." error={fieldError(create.error, "name")}>
-            {(ids) => <input {...ids} required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
+          <Field
+            label="Key name"
+            hint="Say where it will be used, e.g. “support bot”."
+            error={fieldError(create.error, "name")}
+          >
+            {(ids) => (
+              <input {...ids} required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+            )}
           </Field>
           <button type="submit" class="btn btn-primary" disabled={create.busy || !name.trim()}>
             {create.busy ? "Creating…" : "Create key"}
@@ -59,7 +65,9 @@ export function KeysPanel({ pipeline }: { pipeline: Pipeline }) {
         <ErrorNote error={list.error} context="Could not load the keys" />
         {!list.data && list.loading && <Loading />}
         {list.data?.length === 0 && (
-          <EmptyState title="No keys yet">Create one above to query this pipeline from your code or the playground.</EmptyState>
+          <EmptyState title="No keys yet">
+            Create one above to query this pipeline from your code or the playground.
+          </EmptyState>
         )}
         {list.data && list.data.length > 0 && <KeyTable items={list.data} onRevoke={setDoomed} />}
       </section>

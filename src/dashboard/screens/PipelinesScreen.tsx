@@ -28,7 +28,10 @@ export function PipelinesScreen({ query }: { query: URLSearchParams }) {
   usePoll(list.data?.data.some((p) => p.status === "processing") ?? false, list.reload, 3000);
 
   const go = (next: { search?: string; status?: string; page?: number }) =>
-    navigate(href("/pipelines", { search, status, ...next, page: next.page && next.page > 1 ? next.page : undefined }), true);
+    navigate(
+      href("/pipelines", { search, status, ...next, page: next.page && next.page > 1 ? next.page : undefined }),
+      true,
+    );
 
   const limit = TIER_PIPELINES[user.tier];
   const owned = total.data?.total;

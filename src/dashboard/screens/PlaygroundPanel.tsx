@@ -73,7 +73,14 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
           <div class="grid-2">
             <Field label="Results (top-K)" hint="1 to 100.">
               {(ids) => (
-                <input {...ids} type="number" min={1} max={100} value={topK} onInput={(e) => setTopK(Math.max(1, Math.min(100, Number(e.currentTarget.value) || 1)))} />
+                <input
+                  {...ids}
+                  type="number"
+                  min={1}
+                  max={100}
+                  value={topK}
+                  onInput={(e) => setTopK(Math.max(1, Math.min(100, Number(e.currentTarget.value) || 1)))}
+                />
               )}
             </Field>
             <div class="field">
@@ -101,6 +108,7 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
 
 /** What to do when nothing came back, depending on whether anything is indexed. */
 function emptyHint(p: Pipeline): string {
-  if (p.chunkCount === 0) return "This pipeline has nothing indexed yet. Add a source on the Sources tab, wait until it is ready, and ask again.";
+  if (p.chunkCount === 0)
+    return "This pipeline has nothing indexed yet. Add a source on the Sources tab, wait until it is ready, and ask again.";
   return "Nothing matched. Try other words, or hybrid mode.";
 }

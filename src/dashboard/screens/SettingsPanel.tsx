@@ -46,7 +46,9 @@ export function SettingsPanel({ pipeline, onSaved }: { pipeline: PipelineDetail;
           busy={save.busy}
           error={save.error}
           onSubmit={(c) => void save.run(c)}
-          afterActions={<ReindexNote pipeline={pipeline} stale={stale} onStarted={() => (setStale(false), onSaved())} />}
+          afterActions={
+            <ReindexNote pipeline={pipeline} stale={stale} onStarted={() => (setStale(false), onSaved())} />
+          }
         />
       </section>
       <DeletePipeline pipeline={pipeline} />

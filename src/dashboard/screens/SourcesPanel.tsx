@@ -67,14 +67,20 @@ export function SourcesPanel({ pipeline, onChange }: Props) {
         {!list.data && list.loading && <Loading />}
         {list.data && items.length === 0 && (
           <EmptyState title="No sources yet">
-            Add some text, a web page, an API address or a file above. ragd chunks and embeds it in the background;
-            then try it on the Playground tab.
+            Add some text, a web page, an API address or a file above. ragd chunks and embeds it in the background; then
+            try it on the Playground tab.
           </EmptyState>
         )}
         {items.length > 0 && (
           <ul class="rows" aria-label="Sources">
             {items.map((s) => (
-              <SourceRow key={s.id} pipelineId={pipeline.id} source={s} onChanged={refresh} onDelete={() => setDoomed(s)} />
+              <SourceRow
+                key={s.id}
+                pipelineId={pipeline.id}
+                source={s}
+                onChanged={refresh}
+                onDelete={() => setDoomed(s)}
+              />
             ))}
           </ul>
         )}

@@ -45,7 +45,12 @@ export function insertCollection(db: Db, c: NewCollection): void {
 }
 
 /** One collection of a user, with its derived stats; undefined when not theirs. */
-export function findCollection(db: Db, userId: string, kind: CollectionKind, id: string): CollectionWithStats | undefined {
+export function findCollection(
+  db: Db,
+  userId: string,
+  kind: CollectionKind,
+  id: string,
+): CollectionWithStats | undefined {
   return db
     .select(withStats)
     .from(collections)
@@ -65,7 +70,12 @@ export function findOwnedCollection(db: Db, userId: string, kind: CollectionKind
   return once(db, owned).get({ id, userId, kind });
 }
 
-const byId = (db: Db) => db.select().from(collections).where(eq(collections.id, ph("id"))).prepare();
+const byId = (db: Db) =>
+  db
+    .select()
+    .from(collections)
+    .where(eq(collections.id, ph("id")))
+    .prepare();
 
 export function findCollectionById(db: Db, id: string): Collection | undefined {
   return once(db, byId).get({ id });
@@ -119,6 +129,15 @@ export function deleteCollectionRow(db: Db, id: string): void {
 
 /** The embedding models queries and ingestion use: each index's model and any being built. */
 export function modelsInUse(db: Db): string[] {
-  const rows = db.select({ index: collections.indexModel, building: collections.buildingModel, configured: collections.embeddingModel }).from(collections).all();
-  return [...new Set(rows.flatMap((r) => [r.index ?? r.configured, r.building].filter((m): m is string => m !== null)))];
+  const rows = db
+    .select({
+      index: collections.indexModel,
+      building: collections.buildingModel,
+      configured: collections.embeddingModel,
+    })
+    .from(collections)
+    .all();
+  return [
+    ...new Set(rows.flatMap((r) => [r.index ?? r.configured, r.building].filter((m): m is string => m !== null))),
+  ];
 }

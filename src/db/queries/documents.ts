@@ -16,7 +16,12 @@ export function findDocument(db: Db, collectionId: string, id: string): Document
     .get();
 }
 
-const byId = (db: Db) => db.select().from(documents).where(eq(documents.id, ph("id"))).prepare();
+const byId = (db: Db) =>
+  db
+    .select()
+    .from(documents)
+    .where(eq(documents.id, ph("id")))
+    .prepare();
 
 export function findDocumentById(db: Db, id: string): DocumentRow | undefined {
   return once(db, byId).get({ id });
@@ -26,19 +31,43 @@ export function findDocumentById(db: Db, id: string): DocumentRow | undefined {
 export function existingDocumentIds(db: Db, ids: string[]): Set<string> {
   if (ids.length === 0) return new Set();
   return new Set(
-    db.select({ id: documents.id }).from(documents).where(inArray(documents.id, ids)).all().map((r) => r.id),
+    db
+      .select({ id: documents.id })
+      .from(documents)
+      .where(inArray(documents.id, ids))
+      .all()
+      .map((r) => r.id),
   );
 }
 
 const insert = (db: Db) => {
   const row: Record<keyof DocumentRow, null> = {
-    id: null, collectionId: null, type: null, name: null, contentLength: null, url: null, fileName: null, fileSize: null, filePath: null,
-    status: null, error: null, chunkCount: null, progressDone: null, progressTotal: null, createdAt: null, updatedAt: null, indexedAt: null,
+    id: null,
+    collectionId: null,
+    type: null,
+    name: null,
+    contentLength: null,
+    url: null,
+    fileName: null,
+    fileSize: null,
+    filePath: null,
+    status: null,
+    error: null,
+    chunkCount: null,
+    progressDone: null,
+    progressTotal: null,
+    createdAt: null,
+    updatedAt: null,
+    indexedAt: null,
   };
   return db.insert(documents).values(placeholdersOf(row)).prepare();
 };
 
-const insertText = (db: Db) => db.insert(documentTexts).values({ documentId: ph("id"), content: ph("content") }).prepare();
+const insertText = (db: Db) =>
+  db
+    .insert(documentTexts)
+    .values({ documentId: ph("id"), content: ph("content") })
+    .prepare();
 
 /** Stores a document row, and a text source's content beside it. */
 export function insertDocument(db: Db, d: DocumentRow, content?: string): void {
@@ -46,7 +75,12 @@ export function insertDocument(db: Db, d: DocumentRow, content?: string): void {
   if (content !== undefined) once(db, insertText).run({ id: d.id, content });
 }
 
-const textOf = (db: Db) => db.select({ content: documentTexts.content }).from(documentTexts).where(eq(documentTexts.documentId, ph("id"))).prepare();
+const textOf = (db: Db) =>
+  db
+    .select({ content: documentTexts.content })
+    .from(documentTexts)
+    .where(eq(documentTexts.documentId, ph("id")))
+    .prepare();
 
 /** A text source's content; null for other documents. */
 export function findDocumentText(db: Db, id: string): string | null {
@@ -62,8 +96,14 @@ export const CONTENT_PREVIEW_CHARS = 2000;
 /** A document with the start of its text, for showing it. */
 export type DocumentWithPreview = DocumentRow & { preview: string | null };
 
-const withPreview = { row: documents, preview: sql<string | null>`substr(${documentTexts.content}, 1, ${CONTENT_PREVIEW_CHARS})` };
-const flatten = (r: { row: DocumentRow; preview: string | null }): DocumentWithPreview => ({ ...r.row, preview: r.preview });
+const withPreview = {
+  row: documents,
+  preview: sql<string | null>`substr(${documentTexts.content}, 1, ${CONTENT_PREVIEW_CHARS})`,
+};
+const flatten = (r: { row: DocumentRow; preview: string | null }): DocumentWithPreview => ({
+  ...r.row,
+  preview: r.preview,
+});
 
 /** The documents of a collection, oldest first, each with the start of its text. */
 export function listDocumentsWithPreview(db: Db, collectionId: string): DocumentWithPreview[] {
@@ -78,7 +118,12 @@ export function listDocumentsWithPreview(db: Db, collectionId: string): Document
 }
 
 export function findDocumentWithPreview(db: Db, id: string): DocumentWithPreview | undefined {
-  const r = db.select(withPreview).from(documents).leftJoin(documentTexts, eq(documentTexts.documentId, documents.id)).where(eq(documents.id, id)).get();
+  const r = db
+    .select(withPreview)
+    .from(documents)
+    .leftJoin(documentTexts, eq(documentTexts.documentId, documents.id))
+    .where(eq(documents.id, id))
+    .get();
   return r && flatten(r);
 }
 
@@ -87,21 +132,35 @@ export function updateDocument(db: Db, id: string, patch: Partial<DocumentRow>):
   db.update(documents).set(patch).where(eq(documents.id, id)).run();
 }
 
-const processing = (db: Db) => db.update(documents).set({ status: "processing", updatedAt: ph("now") }).where(eq(documents.id, ph("id"))).prepare();
+const processing = (db: Db) =>
+  db
+    .update(documents)
+    .set({ status: "processing", updatedAt: ph("now") })
+    .where(eq(documents.id, ph("id")))
+    .prepare();
 
 /** A worker has started on the document. */
 export function markDocumentProcessing(db: Db, id: string, now: string): void {
   once(db, processing).run({ id, now });
 }
 
-const progress = (db: Db) => db.update(documents).set({ progressDone: ph("done"), progressTotal: ph("total") }).where(eq(documents.id, ph("id"))).prepare();
+const progress = (db: Db) =>
+  db
+    .update(documents)
+    .set({ progressDone: ph("done"), progressTotal: ph("total") })
+    .where(eq(documents.id, ph("id")))
+    .prepare();
 
 export function setDocumentProgress(db: Db, id: string, done: number, total: number): void {
   once(db, progress).run({ id, done, total });
 }
 
 const queued = (db: Db) =>
-  db.update(documents).set({ status: "queued", error: null, progressDone: 0, progressTotal: 0, updatedAt: ph("now") }).where(eq(documents.id, ph("id"))).prepare();
+  db
+    .update(documents)
+    .set({ status: "queued", error: null, progressDone: 0, progressTotal: 0, updatedAt: ph("now") })
+    .where(eq(documents.id, ph("id")))
+    .prepare();
 
 /** Back in the queue, with its error and progress cleared. */
 export function markDocumentQueued(db: Db, id: string, now: string): void {
@@ -111,7 +170,15 @@ export function markDocumentQueued(db: Db, id: string, now: string): void {
 const ready = (db: Db) =>
   db
     .update(documents)
-    .set({ status: "ready", error: null, chunkCount: ph("n"), progressDone: ph("n"), progressTotal: ph("n"), indexedAt: ph("now"), updatedAt: ph("now") })
+    .set({
+      status: "ready",
+      error: null,
+      chunkCount: ph("n"),
+      progressDone: ph("n"),
+      progressTotal: ph("n"),
+      indexedAt: ph("now"),
+      updatedAt: ph("now"),
+    })
     .where(eq(documents.id, ph("id")))
     .prepare();
 
@@ -139,7 +206,12 @@ export function deleteDocumentRow(db: Db, id: string): void {
 /** Documents with a stored file, for start-up clean-up of orphaned files. */
 export function documentsWithFiles(db: Db): Set<string> {
   return new Set(
-    db.select({ id: documents.id }).from(documents).where(isNotNull(documents.filePath)).all().map((r) => r.id),
+    db
+      .select({ id: documents.id })
+      .from(documents)
+      .where(isNotNull(documents.filePath))
+      .all()
+      .map((r) => r.id),
   );
 }
 
@@ -151,12 +223,18 @@ export function listDocumentsByIds(db: Db, ids: string[]): DocumentRow[] {
 /** After an abandoned rebuild: failed documents say the previous index still answers for them. */
 export function markRebuildFailed(db: Db, collectionId: string, now: string): void {
   db.update(documents)
-    .set({ error: sql`${documents.error} || '; the re-index was abandoned and the previous index still answers'`, updatedAt: now })
+    .set({
+      error: sql`${documents.error} || '; the re-index was abandoned and the previous index still answers'`,
+      updatedAt: now,
+    })
     .where(and(eq(documents.collectionId, collectionId), eq(documents.status, "failed")))
     .run();
 }
 
 /** After a switch: documents that failed to rebuild have no chunks in the new index. */
 export function zeroFailedChunkCounts(db: Db, collectionId: string): void {
-  db.update(documents).set({ chunkCount: 0 }).where(and(eq(documents.collectionId, collectionId), eq(documents.status, "failed"))).run();
+  db.update(documents)
+    .set({ chunkCount: 0 })
+    .where(and(eq(documents.collectionId, collectionId), eq(documents.status, "failed")))
+    .run();
 }

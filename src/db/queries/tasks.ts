@@ -9,7 +9,10 @@ import { documents, tasks, type DocumentRow, type Task } from "../schema";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function insertTask(db: Db, t: { documentId: string; collectionId: string; generation: number; now: number }): Task {
+export function insertTask(
+  db: Db,
+  t: { documentId: string; collectionId: string; generation: number; now: number },
+): Task {
   const row: Task = {
     id: Bun.randomUUIDv7(),
     documentId: t.documentId,
@@ -29,8 +32,17 @@ export function insertTask(db: Db, t: { documentId: string; collectionId: string
 
 const insert = (db: Db) => {
   const row: Record<keyof Task, null> = {
-    id: null, documentId: null, collectionId: null, generation: null, status: null, attempts: null,
-    leaseUntil: null, runAfter: null, lastError: null, createdAt: null, updatedAt: null,
+    id: null,
+    documentId: null,
+    collectionId: null,
+    generation: null,
+    status: null,
+    attempts: null,
+    leaseUntil: null,
+    runAfter: null,
+    lastError: null,
+    createdAt: null,
+    updatedAt: null,
   };
   return db.insert(tasks).values(placeholdersOf(row)).prepare();
 };
@@ -59,14 +71,23 @@ export function claimTask(db: Db, now: number, leaseMs: number): Task | undefine
   return once(db, claimStatement).get({ now: iso(now), lease: iso(now + leaseMs) });
 }
 
-const byId = (db: Db) => db.select().from(tasks).where(eq(tasks.id, ph("id"))).prepare();
+const byId = (db: Db) =>
+  db
+    .select()
+    .from(tasks)
+    .where(eq(tasks.id, ph("id")))
+    .prepare();
 
 export function findTask(db: Db, id: string): Task | undefined {
   return once(db, byId).get({ id });
 }
 
 const ended = (db: Db) =>
-  db.update(tasks).set({ status: ph("status"), lastError: ph("error"), leaseUntil: null, updatedAt: ph("now") }).where(eq(tasks.id, ph("id"))).prepare();
+  db
+    .update(tasks)
+    .set({ status: ph("status"), lastError: ph("error"), leaseUntil: null, updatedAt: ph("now") })
+    .where(eq(tasks.id, ph("id")))
+    .prepare();
 
 /** The task ended for good: succeeded, or failed with `error`. */
 export function endTask(db: Db, id: string, status: "succeeded" | "failed", error: string | null, now: string): void {
@@ -74,7 +95,11 @@ export function endTask(db: Db, id: string, status: "succeeded" | "failed", erro
 }
 
 const retryLater = (db: Db) =>
-  db.update(tasks).set({ status: "queued", lastError: ph("error"), runAfter: ph("after"), leaseUntil: null, updatedAt: ph("now") }).where(eq(tasks.id, ph("id"))).prepare();
+  db
+    .update(tasks)
+    .set({ status: "queued", lastError: ph("error"), runAfter: ph("after"), leaseUntil: null, updatedAt: ph("now") })
+    .where(eq(tasks.id, ph("id")))
+    .prepare();
 
 /** Back to the queue after a transient failure, to run again after `runAfter`. */
 export function retryTaskLater(db: Db, id: string, error: string, runAfter: string, now: string): void {
@@ -82,7 +107,11 @@ export function retryTaskLater(db: Db, id: string, error: string, runAfter: stri
 }
 
 const pendingOfDocument = (db: Db) =>
-  db.select().from(tasks).where(and(eq(tasks.documentId, ph("documentId")), inArray(tasks.status, ["queued", "processing"]))).prepare();
+  db
+    .select()
+    .from(tasks)
+    .where(and(eq(tasks.documentId, ph("documentId")), inArray(tasks.status, ["queued", "processing"])))
+    .prepare();
 
 /** Tasks of a document still waiting or running. */
 export function pendingTasksOfDocument(db: Db, documentId: string): Task[] {
@@ -93,7 +122,13 @@ const pendingOfGeneration = (db: Db) =>
   db
     .select({ n: count() })
     .from(tasks)
-    .where(and(eq(tasks.collectionId, ph("collectionId")), eq(tasks.generation, ph("generation")), inArray(tasks.status, ["queued", "processing"])))
+    .where(
+      and(
+        eq(tasks.collectionId, ph("collectionId")),
+        eq(tasks.generation, ph("generation")),
+        inArray(tasks.status, ["queued", "processing"]),
+      ),
+    )
     .prepare();
 
 /** How many tasks of a collection's generation are still waiting or running. */
@@ -154,7 +189,11 @@ export function waitingDocumentsWithoutTask(db: Db): DocumentRow[] {
 }
 
 /** How many tasks of a generation succeeded and failed. */
-export function tasksOfGeneration(db: Db, collectionId: string, generation: number): { succeeded: number; failed: number } {
+export function tasksOfGeneration(
+  db: Db,
+  collectionId: string,
+  generation: number,
+): { succeeded: number; failed: number } {
   const rows = db
     .select({ status: tasks.status, n: count() })
     .from(tasks)

@@ -6,11 +6,7 @@ import { sessions, users, type Tier, type User } from "../schema";
 
 /** Finds a user by email, ignoring case. */
 export function findUserByEmail(db: Db, email: string): User | undefined {
-  return db
-    .select()
-    .from(users)
-    .where(sql`lower(${users.email}) = lower(${email})`)
-    .get();
+  return db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`).get();
 }
 
 export function findUserById(db: Db, id: string): User | undefined {
@@ -32,12 +28,19 @@ export function updateUserTier(db: Db, email: string, tier: Tier): boolean {
   return res.length > 0;
 }
 
-export function insertSession(db: Db, s: { tokenHash: string; userId: string; createdAt: string; expiresAt: string }): void {
+export function insertSession(
+  db: Db,
+  s: { tokenHash: string; userId: string; createdAt: string; expiresAt: string },
+): void {
   db.insert(sessions).values(s).run();
 }
 
 /** The user behind a live session token hash. */
-export function findUserBySession(db: Db, tokenHash: string, now: string): { user: User; expiresAt: string } | undefined {
+export function findUserBySession(
+  db: Db,
+  tokenHash: string,
+  now: string,
+): { user: User; expiresAt: string } | undefined {
   return once(db, bySession).get({ tokenHash, now });
 }
 

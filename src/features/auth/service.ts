@@ -62,7 +62,10 @@ export class AuthService {
 
   async signup(email: string, password: string): Promise<{ user: User; token: string }> {
     if (this.config.signup === "closed") {
-      throw new AppError("signup_closed", "sign-up is closed on this server; ask an administrator to create your account");
+      throw new AppError(
+        "signup_closed",
+        "sign-up is closed on this server; ask an administrator to create your account",
+      );
     }
     const user = await createUser(this.db, email, password, this.config.defaultTier);
     return { user, token: this.startSession(user.id) };

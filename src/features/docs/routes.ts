@@ -71,7 +71,9 @@ export function docsRoutes() {
     .get("/docs", () => new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }), {
       detail: { hide: true },
     })
-    .get("/docs/assets/swagger-ui-bundle.js", asset(bundleJs, "text/javascript; charset=utf-8"), { detail: { hide: true } })
+    .get("/docs/assets/swagger-ui-bundle.js", asset(bundleJs, "text/javascript; charset=utf-8"), {
+      detail: { hide: true },
+    })
     .get("/docs/assets/swagger-ui.css", asset(css, "text/css; charset=utf-8"), { detail: { hide: true } })
     .get("/docs/assets/init.js", asset(INIT, "text/javascript; charset=utf-8"), { detail: { hide: true } });
 }

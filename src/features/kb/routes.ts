@@ -55,11 +55,27 @@ export function kbRoutes(auth: AuthService, kbs: KbService) {
         session: true,
         parse: "none",
         params: Params,
-        response: { 202: t.Object({ document: KbDocumentModel }), 400: ErrorBody, 429: ErrorBody, 401: ErrorBody, 404: ErrorBody, 413: ErrorBody, 415: ErrorBody },
+        response: {
+          202: t.Object({ document: KbDocumentModel }),
+          400: ErrorBody,
+          429: ErrorBody,
+          401: ErrorBody,
+          404: ErrorBody,
+          413: ErrorBody,
+          415: ErrorBody,
+        },
         detail: {
           summary: "Upload a document (multipart/form-data, one part named file); processed in the background",
           requestBody: {
-            content: { "multipart/form-data": { schema: { type: "object", properties: { file: { type: "string", format: "binary" } }, required: ["file"] } } },
+            content: {
+              "multipart/form-data": {
+                schema: {
+                  type: "object",
+                  properties: { file: { type: "string", format: "binary" } },
+                  required: ["file"],
+                },
+              },
+            },
           },
         },
       },

@@ -6,7 +6,12 @@
 import type { Config } from "../../config";
 import type { Collections } from "../../core/collections";
 import type { Db } from "../../db/client";
-import { findCollection, insertCollection, listCollections, type CollectionWithStats } from "../../db/queries/collections";
+import {
+  findCollection,
+  insertCollection,
+  listCollections,
+  type CollectionWithStats,
+} from "../../db/queries/collections";
 import { findDocument, listDocuments } from "../../db/queries/documents";
 import type { DocumentRow, User } from "../../db/schema";
 import type { FileStore } from "../../files/store";
@@ -59,9 +64,20 @@ export class KbService {
     const id = Bun.randomUUIDv7();
     const model = this.d.config.defaultEmbeddingModel;
     insertCollection(this.d.db, {
-      id, userId: user.id, kind: "kb", name: body.name.trim() || body.name, description: body.description ?? null,
-      chunkingStrategy: "recursive", chunkSize: 1000, chunkOverlap: 200, embeddingModel: model, indexModel: model,
-      vectorProvider: "lancedb", retrievalTopK: 5, createdAt: now, updatedAt: now,
+      id,
+      userId: user.id,
+      kind: "kb",
+      name: body.name.trim() || body.name,
+      description: body.description ?? null,
+      chunkingStrategy: "recursive",
+      chunkSize: 1000,
+      chunkOverlap: 200,
+      embeddingModel: model,
+      indexModel: model,
+      vectorProvider: "lancedb",
+      retrievalTopK: 5,
+      createdAt: now,
+      updatedAt: now,
     });
     return presentKb(this.find(user, id));
   }
@@ -86,7 +102,10 @@ export class KbService {
   /** Streams the upload to disk, checks its type, then queues it: 202 with the document. */
   async upload(user: User, id: string, request: Request): Promise<KbDocument> {
     const kb = this.find(user, id).row;
-    if (!this.d.engine.hasRoom()) throw new AppError("rate_limited", "the ingestion queue is full; try again in a minute", undefined, { "retry-after": "60" });
+    if (!this.d.engine.hasRoom())
+      throw new AppError("rate_limited", "the ingestion queue is full; try again in a minute", undefined, {
+        "retry-after": "60",
+      });
     const docId = Bun.randomUUIDv7();
     const limit = this.d.config.maxUploadMb * 1024 * 1024;
     let file;
@@ -100,9 +119,23 @@ export class KbService {
     }
     const now = new Date().toISOString();
     const row: DocumentRow = {
-      id: docId, collectionId: kb.id, type: "file", name: file.fileName.slice(0, 200), contentLength: null, url: null,
-      fileName: file.fileName.slice(0, 255), fileSize: file.size, filePath: docId, status: "queued", error: null,
-      chunkCount: 0, progressDone: 0, progressTotal: 0, createdAt: now, updatedAt: now, indexedAt: null,
+      id: docId,
+      collectionId: kb.id,
+      type: "file",
+      name: file.fileName.slice(0, 200),
+      contentLength: null,
+      url: null,
+      fileName: file.fileName.slice(0, 255),
+      fileSize: file.size,
+      filePath: docId,
+      status: "queued",
+      error: null,
+      chunkCount: 0,
+      progressDone: 0,
+      progressTotal: 0,
+      createdAt: now,
+      updatedAt: now,
+      indexedAt: null,
     };
     if (!(await this.d.engine.enqueueNew(row, kb))) {
       // Deleted while the bytes arrived.
@@ -125,7 +158,12 @@ export class KbService {
     const kb = this.find(user, id).row;
     const query = normalizeQuery(body.query);
     const topK = body.topK ?? kb.retrievalTopK;
-    const results = await this.d.searcher.search(kb, { query, topK, mode: body.mode ?? "hybrid", minScore: body.minScore ?? 0 });
+    const results = await this.d.searcher.search(kb, {
+      query,
+      topK,
+      mode: body.mode ?? "hybrid",
+      minScore: body.minScore ?? 0,
+    });
     return { results, kbId: kb.id, query, topK };
   }
 }

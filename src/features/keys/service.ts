@@ -76,7 +76,8 @@ export class KeyService {
   authenticate(authorization: string | null): { keyId: string; collectionId: string } {
     const raw = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
     if (!raw) throw new AppError("invalid_api_key", "send the pipeline's API key as Authorization: Bearer rag_…");
-    if (!KEY_SHAPE.test(raw)) throw new AppError("invalid_api_key", "that is not a ragd API key (they start with rag_)");
+    if (!KEY_SHAPE.test(raw))
+      throw new AppError("invalid_api_key", "that is not a ragd API key (they start with rag_)");
     const hash = sha256(raw);
     let hit = this.cache.get(hash);
     if (!hit) {

@@ -13,7 +13,10 @@ import type { AuthService } from "../auth/service";
 
 const Model = t.Object({ name: t.String(), provider: Enum(["builtin", "ollama", "openai"] as const) });
 
-export function modelRoutes(auth: AuthService, config: Pick<Config, "ollamaUrl" | "openaiUrl" | "defaultEmbeddingModel">) {
+export function modelRoutes(
+  auth: AuthService,
+  config: Pick<Config, "ollamaUrl" | "openaiUrl" | "defaultEmbeddingModel">,
+) {
   return new Elysia({ tags: ["Pipelines"] }).use(sessionAuth(auth)).get(
     "/api/embedding-models",
     async () => {

@@ -7,7 +7,6 @@ export const CHUNKING_STRATEGIES = ["recursive", "fixed", "sentence", "paragraph
 export const VECTOR_PROVIDERS = ["lancedb"] as const;
 export const STATUSES = ["empty", "processing", "error", "ready"] as const;
 
-
 const configFields = {
   name: t.String({ minLength: 1, maxLength: 200 }),
   description: t.String({ maxLength: 5000 }),

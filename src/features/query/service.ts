@@ -16,7 +16,12 @@ export const MAX_QUERY_CHARS = 8000;
 /** The query text trimmed, or 400 when it is empty or longer than 8000 characters after trimming. */
 export function normalizeQuery(raw: string): string {
   const query = raw.trim();
-  const problem = query.length === 0 ? "must not be empty" : query.length > MAX_QUERY_CHARS ? `must be at most ${MAX_QUERY_CHARS} characters after trimming` : null;
+  const problem =
+    query.length === 0
+      ? "must not be empty"
+      : query.length > MAX_QUERY_CHARS
+        ? `must be at most ${MAX_QUERY_CHARS} characters after trimming`
+        : null;
   if (problem) throw new AppError("invalid_request", `query: ${problem}`, [{ field: "query", message: problem }]);
   return query;
 }

@@ -10,15 +10,22 @@ export const SourceModel = t.Object({
   pipelineId: t.String(),
   type: Enum(SOURCE_TYPES),
   name: t.String(),
-  content: t.Optional(t.String({ description: "Text sources: the text, cut to its first 2,000 characters in responses." })),
-  contentLength: t.Optional(StrictInteger({ description: "Text sources: the full length of the text, in characters." })),
+  content: t.Optional(
+    t.String({ description: "Text sources: the text, cut to its first 2,000 characters in responses." }),
+  ),
+  contentLength: t.Optional(
+    StrictInteger({ description: "Text sources: the full length of the text, in characters." }),
+  ),
   url: t.Optional(t.String()),
   fileName: t.Optional(t.String()),
   fileSize: t.Optional(StrictInteger()),
   status: Enum(SOURCE_STATUSES),
   error: t.Union([t.String(), t.Null()]),
   chunkCount: StrictInteger(),
-  progress: t.Object({ done: StrictInteger(), total: StrictInteger() }, { description: "Chunks embedded of total while processing." }),
+  progress: t.Object(
+    { done: StrictInteger(), total: StrictInteger() },
+    { description: "Chunks embedded of total while processing." },
+  ),
   createdAt: t.String({ format: "date-time" }),
   updatedAt: t.String({ format: "date-time" }),
   indexedAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
@@ -28,7 +35,9 @@ export type Source = typeof SourceModel.static;
 
 export const SourceCreate = t.Object({
   type: Enum(SOURCE_TYPES),
-  name: t.Optional(t.String({ maxLength: 200, description: "Display name; derived from the content, URL or file name when omitted." })),
+  name: t.Optional(
+    t.String({ maxLength: 200, description: "Display name; derived from the content, URL or file name when omitted." }),
+  ),
   content: t.Optional(t.String({ description: "For text sources." })),
   url: t.Optional(t.String({ maxLength: 4096, description: "For url and api sources: http(s) only." })),
   fileName: t.Optional(t.String({ maxLength: 255, description: "For file sources." })),

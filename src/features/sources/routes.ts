@@ -38,7 +38,15 @@ export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sour
         parse: "json",
 
         body: SourceCreate,
-        response: { 201: SourceCreated, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 413: ErrorBody, 429: ErrorBody },
+        response: {
+          201: SourceCreated,
+          400: ErrorBody,
+          401: ErrorBody,
+          403: ErrorBody,
+          404: ErrorBody,
+          413: ErrorBody,
+          429: ErrorBody,
+        },
         detail: { summary: "Add a source; text/url/api ingest at once, file returns an uploadUrl" },
       },
     )
@@ -57,7 +65,13 @@ export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sour
       {
         session: true,
         params: SourceParams,
-        response: { 202: t.Object({ source: SourceModel }), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody },
+        response: {
+          202: t.Object({ source: SourceModel }),
+          401: ErrorBody,
+          403: ErrorBody,
+          404: ErrorBody,
+          409: ErrorBody,
+        },
         detail: { summary: "Ingest a failed source again" },
       },
     )
@@ -73,7 +87,10 @@ export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sour
         session: true,
         params: Params,
         response: { 202: t.Object({ pipeline: PipelineModel }), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
-        detail: { summary: "Re-chunk and re-embed every source with the current settings; the old index answers until the new one is complete" },
+        detail: {
+          summary:
+            "Re-chunk and re-embed every source with the current settings; the old index answers until the new one is complete",
+        },
       },
     );
 }
@@ -88,8 +105,18 @@ export function uploadRoutes(db: Db, sources: SourceService) {
       parse: "none",
       params: t.Object({ sourceId: t.String() }),
       query: t.Object({ expires: t.Optional(t.String()), size: t.Optional(t.String()), sig: t.Optional(t.String()) }),
-      response: { 200: t.Object({ source: SourceModel }), 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody },
-      detail: { summary: "Upload the raw bytes of a file source (the signed uploadUrl authorises it; no cookie)", security: [] },
+      response: {
+        200: t.Object({ source: SourceModel }),
+        400: ErrorBody,
+        403: ErrorBody,
+        404: ErrorBody,
+        409: ErrorBody,
+        413: ErrorBody,
+      },
+      detail: {
+        summary: "Upload the raw bytes of a file source (the signed uploadUrl authorises it; no cookie)",
+        security: [],
+      },
     },
   );
 }

@@ -4,7 +4,14 @@
  */
 import type { Config } from "../../config";
 import type { Db } from "../../db/client";
-import { claimUpload, findDocument, findDocumentById, findDocumentWithPreview, insertDocument, listDocumentsWithPreview } from "../../db/queries/documents";
+import {
+  claimUpload,
+  findDocument,
+  findDocumentById,
+  findDocumentWithPreview,
+  insertDocument,
+  listDocumentsWithPreview,
+} from "../../db/queries/documents";
 import type { Collection, DocumentRow } from "../../db/schema";
 import type { FileStore } from "../../files/store";
 import { UPLOAD_TTL_MS, checkSignature, signUploadUrl } from "../../files/signing";
@@ -26,7 +33,11 @@ export interface SourceDeps {
 }
 
 const nameFor = (b: SourceCreateBody): string =>
-  (b.name?.trim() || (b.type === "file" ? b.fileName : b.type === "text" ? b.content?.trim().slice(0, 60) : b.url) || b.type).slice(0, 200);
+  (
+    b.name?.trim() ||
+    (b.type === "file" ? b.fileName : b.type === "text" ? b.content?.trim().slice(0, 60) : b.url) ||
+    b.type
+  ).slice(0, 200);
 
 export class SourceService {
   private readonly uploading = new Set<string>();
@@ -41,7 +52,9 @@ export class SourceService {
   async create(collection: Collection, body: SourceCreateBody) {
     checkFields(body, this.d.config.maxUploadMb * 1024 * 1024);
     if (!this.d.engine.hasRoom()) {
-      throw new AppError("rate_limited", "the ingestion queue is full; try again in a minute", undefined, { "retry-after": "60" });
+      throw new AppError("rate_limited", "the ingestion queue is full; try again in a minute", undefined, {
+        "retry-after": "60",
+      });
     }
     const now = new Date().toISOString();
     const row: DocumentRow = {
@@ -69,7 +82,11 @@ export class SourceService {
     }
     insertDocument(this.d.db, row);
     const expires = Date.now() + UPLOAD_TTL_MS;
-    const uploadUrl = signUploadUrl(this.d.secret, this.d.baseUrl(), { sourceId: row.id, expires, size: row.fileSize! });
+    const uploadUrl = signUploadUrl(this.d.secret, this.d.baseUrl(), {
+      sourceId: row.id,
+      expires,
+      size: row.fileSize!,
+    });
     return { ...presentSource({ ...row, preview: null }), uploadUrl, uploadExpiresAt: new Date(expires).toISOString() };
   }
 
@@ -88,13 +105,19 @@ export class SourceService {
 
   retry(collection: Collection, id: string) {
     const doc = this.find(collection, id);
-    if (doc.status !== "failed") throw new AppError("conflict", `only a failed source can be retried; this one is ${doc.status}`);
+    if (doc.status !== "failed")
+      throw new AppError("conflict", `only a failed source can be retried; this one is ${doc.status}`);
     this.d.engine.enqueue(doc.id, collection);
     return presentSource(findDocumentWithPreview(this.d.db, doc.id)!);
   }
 
   /** Receives the bytes of a file source through its signed URL. */
-  async upload(sourceId: string, query: Record<string, string | undefined>, body: ReadableStream<Uint8Array> | null, collectionOf: (id: string) => Collection | undefined) {
+  async upload(
+    sourceId: string,
+    query: Record<string, string | undefined>,
+    body: ReadableStream<Uint8Array> | null,
+    collectionOf: (id: string) => Collection | undefined,
+  ) {
     const problem = checkSignature(this.d.secret, sourceId, query);
     if (problem) throw new AppError("forbidden", problem);
     const doc = findDocumentById(this.d.db, sourceId);
@@ -114,13 +137,24 @@ export class SourceService {
       const col = collectionOf(doc.collectionId);
       let claimed = false;
       if (col) {
-        this.d.engine.enqueue(doc.id, col, (tx) => (claimed = claimUpload(tx, doc.id, { filePath: doc.id, fileSize: size, updatedAt: new Date().toISOString() })));
+        this.d.engine.enqueue(
+          doc.id,
+          col,
+          (tx) =>
+            (claimed = claimUpload(tx, doc.id, {
+              filePath: doc.id,
+              fileSize: size,
+              updatedAt: new Date().toISOString(),
+            })),
+        );
       }
       if (!claimed) {
         // The source (or its whole pipeline) was deleted while the bytes arrived, or another upload claimed it.
         this.d.files.remove(doc.collectionId, doc.id);
         this.d.files.removeCollectionIfEmpty(doc.collectionId);
-        throw findDocumentById(this.d.db, doc.id) ? new AppError("conflict", "this source already has its file") : notFound("source");
+        throw findDocumentById(this.d.db, doc.id)
+          ? new AppError("conflict", "this source already has its file")
+          : notFound("source");
       }
       return presentSource({ ...findDocumentById(this.d.db, doc.id)!, preview: null });
     } finally {
@@ -147,12 +181,16 @@ function checkFields(b: SourceCreateBody, maxBytes: number): void {
     if (!b.fileName?.trim()) need("fileName", "is required for a file source");
     if (b.fileSize === undefined) need("fileSize", "is required for a file source (bytes)");
     if (b.fileSize! < 1) need("fileSize", "must be at least 1 byte");
-    if (b.fileSize! > maxBytes) throw new AppError("payload_too_large", `files larger than ${maxBytes} bytes are not accepted`);
+    if (b.fileSize! > maxBytes)
+      throw new AppError("payload_too_large", `files larger than ${maxBytes} bytes are not accepted`);
   }
 }
 
 /** Re-index: rebuild every source with the collection's current settings. */
-export async function reindexCollection(d: Pick<SourceDeps, "db" | "engine" | "store">, collectionId: string): Promise<void> {
+export async function reindexCollection(
+  d: Pick<SourceDeps, "db" | "engine" | "store">,
+  collectionId: string,
+): Promise<void> {
   const plan = planReindex(d.db, collectionId);
   for (const g of plan.drop) await d.store.dropGeneration(collectionId, g);
   d.engine.kick();

@@ -44,8 +44,20 @@ const TYPES: Record<string, Kind> = {
 };
 
 const EXTENSIONS: Record<string, Kind> = {
-  pdf: "pdf", docx: "zip", html: "html", htm: "html", xhtml: "html", md: "markdown", markdown: "markdown",
-  csv: "csv", tsv: "tsv", json: "json", jsonl: "json", ndjson: "json", txt: "text", text: "text",
+  pdf: "pdf",
+  docx: "zip",
+  html: "html",
+  htm: "html",
+  xhtml: "html",
+  md: "markdown",
+  markdown: "markdown",
+  csv: "csv",
+  tsv: "tsv",
+  json: "json",
+  jsonl: "json",
+  ndjson: "json",
+  txt: "text",
+  text: "text",
 };
 
 const GENERIC = new Set(["", "text/plain", "application/octet-stream", "binary/octet-stream"]);
@@ -58,8 +70,12 @@ export function detectKind(bytes: Uint8Array, hints: Hints): Kind {
   if (signature) throw unsupported(signature[2], signature[3]);
   const type = (hints.contentType ?? "").split(";")[0]!.trim().toLowerCase();
   if (looksBinary(bytes)) throw unsupported(GENERIC.has(type) ? "application/octet-stream" : type, "binary data");
-  const claimed = TYPES[type] ?? (type.endsWith("+json") ? "json" : undefined) ?? (GENERIC.has(type) ? fromExtension(hints) : undefined);
-  if (claimed === "pdf" || claimed === "zip") throw new ExtractionError(`content is not a valid ${claimed === "pdf" ? "pdf" : "docx"} file`);
+  const claimed =
+    TYPES[type] ??
+    (type.endsWith("+json") ? "json" : undefined) ??
+    (GENERIC.has(type) ? fromExtension(hints) : undefined);
+  if (claimed === "pdf" || claimed === "zip")
+    throw new ExtractionError(`content is not a valid ${claimed === "pdf" ? "pdf" : "docx"} file`);
   if (claimed) return claimed;
   if (/^(image|audio|video|font|model)\//.test(type)) throw unsupported(type, "media");
   return sniffText(bytes) ?? "text";
@@ -95,7 +111,9 @@ function safePath(url: string): string {
 }
 
 function sniffText(bytes: Uint8Array): Kind | undefined {
-  const head = latin1(bytes.subarray(0, 512)).replace(/^(\xef\xbb\xbf|\s)+/, "").toLowerCase();
+  const head = latin1(bytes.subarray(0, 512))
+    .replace(/^(\xef\xbb\xbf|\s)+/, "")
+    .toLowerCase();
   if (/^<!doctype html|^<html[\s>]|^<head[\s>]|^<body[\s>]/.test(head)) return "html";
   return undefined;
 }

@@ -6,7 +6,9 @@ import { Readability } from "@mozilla/readability";
 import { parseHTML } from "linkedom";
 
 const BLOCK = new Set(
-  "address article aside blockquote dd details div dl dt figcaption figure footer form h1 h2 h3 h4 h5 h6 header hr li main nav ol p pre section table tbody thead tfoot tr ul".split(" "),
+  "address article aside blockquote dd details div dl dt figcaption figure footer form h1 h2 h3 h4 h5 h6 header hr li main nav ol p pre section table tbody thead tfoot tr ul".split(
+    " ",
+  ),
 );
 const LINE = new Set(["br", "td", "th"]);
 /** Stands in for line breaks inside <pre> while other whitespace is tidied. */

@@ -52,9 +52,12 @@ async function extractByKind(bytes: Uint8Array, hints: Hints): Promise<Extracted
 async function extractZip(bytes: Uint8Array): Promise<string> {
   const zip = readZipDirectory(bytes);
   if (zip.has("word/document.xml")) return extractDocx(bytes, zip);
-  if (zip.has("xl/workbook.xml")) throw unsupported("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "XLSX spreadsheet");
-  if (zip.has("ppt/presentation.xml")) throw unsupported("application/vnd.openxmlformats-officedocument.presentationml.presentation", "PPTX presentation");
-  if (zip.has("content.xml") && zip.has("mimetype")) throw unsupported("application/vnd.oasis.opendocument", "OpenDocument file");
+  if (zip.has("xl/workbook.xml"))
+    throw unsupported("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "XLSX spreadsheet");
+  if (zip.has("ppt/presentation.xml"))
+    throw unsupported("application/vnd.openxmlformats-officedocument.presentationml.presentation", "PPTX presentation");
+  if (zip.has("content.xml") && zip.has("mimetype"))
+    throw unsupported("application/vnd.oasis.opendocument", "OpenDocument file");
   if (zip.has("META-INF/container.xml")) throw unsupported("application/epub+zip", "EPUB book");
   throw unsupported("application/zip", "ZIP archive");
 }

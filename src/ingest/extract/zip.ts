@@ -46,7 +46,8 @@ export function readZipDirectory(bytes: Uint8Array): ZipDirectory {
   const count = view.getUint16(end + 10, true);
   const size = view.getUint32(end + 12, true);
   const offset = view.getUint32(end + 16, true);
-  if (count === 0xffff || size === 0xffffffff || offset === 0xffffffff) throw refuse("zip64 archives are not supported");
+  if (count === 0xffff || size === 0xffffffff || offset === 0xffffffff)
+    throw refuse("zip64 archives are not supported");
   if (count > ZIP_LIMITS.entries) throw refuse(`${count} entries (limit ${ZIP_LIMITS.entries})`);
   if (offset + size > end) throw new ExtractionError("corrupt zip archive: central directory out of bounds");
   const entries = readEntries(view, offset, offset + size);
@@ -77,7 +78,8 @@ function readEntries(view: DataView, start: number, end: number): ZipDirectory {
       size: view.getUint32(at + 24, true),
       localOffset: view.getUint32(at + 42, true),
     };
-    if (entry.size === 0xffffffff || entry.compressedSize === 0xffffffff) throw refuse("zip64 entries are not supported");
+    if (entry.size === 0xffffffff || entry.compressedSize === 0xffffffff)
+      throw refuse("zip64 entries are not supported");
     entries.set(name, entry);
     at += 46 + nameLength + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
   }
@@ -88,7 +90,8 @@ function checkSizes(entries: ZipEntry[]): void {
   let total = 0;
   for (const e of entries) {
     total += e.size;
-    if (e.size > ZIP_LIMITS.entryBytes) throw refuse(`entry ${e.name} expands to ${mb(e.size)} (limit ${mb(ZIP_LIMITS.entryBytes)})`);
+    if (e.size > ZIP_LIMITS.entryBytes)
+      throw refuse(`entry ${e.name} expands to ${mb(e.size)} (limit ${mb(ZIP_LIMITS.entryBytes)})`);
     const ratio = e.size / Math.max(e.compressedSize, 1);
     if (e.size > ZIP_LIMITS.ratioMinBytes && ratio > ZIP_LIMITS.ratio) {
       throw refuse(`entry ${e.name} has a compression ratio of ${Math.round(ratio)}:1`);
@@ -108,7 +111,8 @@ export function inflateEntry(bytes: Uint8Array, entry: ZipEntry): Uint8Array {
   const start = at + 30 + view.getUint16(at + 26, true) + view.getUint16(at + 28, true);
   const data = bytes.subarray(start, start + entry.compressedSize);
   if (entry.method === 0) return data.slice(0, entry.size);
-  if (entry.method !== 8) throw new ExtractionError(`zip entry ${entry.name} uses unsupported compression ${entry.method}`);
+  if (entry.method !== 8)
+    throw new ExtractionError(`zip entry ${entry.name} uses unsupported compression ${entry.method}`);
   try {
     return new Uint8Array(inflateRawSync(data, { maxOutputLength: Math.max(entry.size, 1) }));
   } catch (err) {

@@ -49,12 +49,14 @@ export async function safeFetch(url: string, opts: SafeFetchOptions): Promise<Sa
       const next = redirectTarget(res, current);
       if (!next) return await finish(res, current, opts.maxBytes);
       await res.body?.cancel();
-      if (redirects === MAX_REDIRECTS) throw new FetchError(`${show(url)} redirected more than ${MAX_REDIRECTS} times`, false);
+      if (redirects === MAX_REDIRECTS)
+        throw new FetchError(`${show(url)} redirected more than ${MAX_REDIRECTS} times`, false);
       current = next;
     }
   } catch (err) {
     if (err instanceof FetchError) throw err;
-    if (signal.aborted) throw new FetchError(`${show(current)} did not answer within ${seconds(timeoutMs)}`, true, { cause: err });
+    if (signal.aborted)
+      throw new FetchError(`${show(current)} did not answer within ${seconds(timeoutMs)}`, true, { cause: err });
     // A certificate that does not verify will not verify on retry either.
     const tls = /CERT|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(String((err as { code?: unknown }).code ?? ""));
     throw new FetchError(`could not fetch ${show(current)}: ${(err as Error).message}`, !tls, { cause: err });
@@ -62,7 +64,12 @@ export async function safeFetch(url: string, opts: SafeFetchOptions): Promise<Sa
 }
 
 /** One hop: check the host, then try its checked addresses in order until one connects. */
-async function request(url: URL, rules: FetchRules, accept: string | undefined, signal: AbortSignal): Promise<Response> {
+async function request(
+  url: URL,
+  rules: FetchRules,
+  accept: string | undefined,
+  signal: AbortSignal,
+): Promise<Response> {
   const addresses = await checkHost(url, rules, signal);
   const literal = addresses.length === 1 && url.hostname.replace(/^\[|\]$/g, "") === addresses[0];
   let lastError: unknown;

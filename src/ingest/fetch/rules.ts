@@ -57,7 +57,9 @@ async function resolve(host: string, signal: AbortSignal): Promise<string[]> {
   } catch (err) {
     if (signal.aborted) throw err;
     const code = (err as { code?: string }).code;
-    throw new FetchError(`could not resolve ${host} (${code ?? (err as Error).message})`, code !== "ENOTFOUND", { cause: err });
+    throw new FetchError(`could not resolve ${host} (${code ?? (err as Error).message})`, code !== "ENOTFOUND", {
+      cause: err,
+    });
   }
 }
 
