@@ -34,7 +34,7 @@ function generated(n: number): Doc[] {
   return Array.from({ length: n }, (_, i) => ({
     id: String(i),
     title: `Document ${i}`,
-    text: Array.from({ length: 200 }, () => words[Math.floor(rnd() * words.length)]).join(" ") + ".",
+    text: `${Array.from({ length: 200 }, () => words[Math.floor(rnd() * words.length)]).join(" ")}.`,
   }));
 }
 

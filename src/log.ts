@@ -32,7 +32,7 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     (lvl: LogLevel) =>
     (msg: string, fields: Record<string, unknown> = {}) => {
       if (ORDER[lvl] < min) return;
-      write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...mask(fields) }) + "\n");
+      write(`${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...mask(fields) })}\n`);
     };
   return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
 }

@@ -158,7 +158,7 @@ describe("chunkText edge cases", () => {
   });
 
   test.each(STRATEGIES)("%s: never splits a surrogate pair", (strategy) => {
-    const text = "😀".repeat(400) + " 👍🏽 done";
+    const text = `${"😀".repeat(400)} 👍🏽 done`;
     const measure = strategy === "token" ? countTokens : undefined;
     for (const [size, overlap] of [
       [51, 10],

@@ -27,7 +27,9 @@ test("an idle backend gets a request at once; a busy one gets the waiting reques
   for (const c of calls.slice(1, -1)) expect(c.length % 32).toBe(0);
   expect(calls.flat()).toHaveLength(80);
   // each caller gets its own vectors, in its own order
-  results.forEach((r, i) => expect([...r.map((v) => v[0])]).toEqual([`text ${i}`.length, `more ${i}`.length]));
+  results.forEach((r, i) => {
+    expect([...r.map((v) => v[0])]).toEqual([`text ${i}`.length, `more ${i}`.length]);
+  });
 });
 
 test("while the backend is busy, calls carry whole batches (a request is split if need be), at most `fill` texts", async () => {

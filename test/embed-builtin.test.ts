@@ -274,7 +274,9 @@ describe("BuiltinEmbedder", () => {
     const texts = Array.from({ length: 600 }, (_, i) => `document number ${i} about topic ${i % 7}`);
     const vectors = await embedder.embed(texts);
     expect(vectors.length).toBe(600);
-    vectors.forEach((v, i) => expect(v).toEqual(embedBuiltin(texts[i])));
+    vectors.forEach((v, i) => {
+      expect(v).toEqual(embedBuiltin(texts[i]));
+    });
   });
 
   test("stops when its signal is aborted", async () => {

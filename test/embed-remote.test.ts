@@ -32,7 +32,9 @@ async function failure(p: Promise<unknown>): Promise<EmbeddingError> {
 
 function expectSameVector(got: Float32Array, want: number[]) {
   expect(got.length).toBe(want.length);
-  want.forEach((x, i) => expect(got[i]!).toBeCloseTo(x, 5));
+  want.forEach((x, i) => {
+    expect(got[i]!).toBeCloseTo(x, 5);
+  });
 }
 
 describe("fake Ollama", () => {
@@ -74,7 +76,9 @@ describe("OllamaEmbedder", () => {
     const vectors = await new OllamaEmbedder(fake.url, "all-minilm").embed(input);
     expect(fake.stats().calls).toBe(4);
     expect(fake.stats().inputs).toBe(100);
-    input.forEach((t, i) => expectSameVector(vectors[i]!, fakeVector("all-minilm", t, 384)));
+    input.forEach((t, i) => {
+      expectSameVector(vectors[i]!, fakeVector("all-minilm", t, 384));
+    });
   });
 
   test("keeps at most `concurrency` calls in flight", async () => {
@@ -185,7 +189,9 @@ describe("OpenAIEmbedder", () => {
     const input = texts(5);
     const vectors = await new OpenAIEmbedder(fake.url, "sk-test", "all-minilm", { batchSize: 2 }).embed(input);
     expect(fake.stats().calls).toBe(3);
-    input.forEach((t, i) => expectSameVector(vectors[i]!, fakeVector("all-minilm", t, 384)));
+    input.forEach((t, i) => {
+      expectSameVector(vectors[i]!, fakeVector("all-minilm", t, 384));
+    });
   });
 
   test("a refused key is not retried and names the setting", async () => {

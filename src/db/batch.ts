@@ -71,6 +71,9 @@ export class WriteBatch {
       for (const q of batch) q.reject(err);
       return;
     }
-    batch.forEach((q, i) => (results[i]!.ok ? q.resolve(results[i]!.value) : q.reject(results[i]!.value)));
+    batch.forEach((q, i) => {
+      if (results[i]!.ok) q.resolve(results[i]!.value);
+      else q.reject(results[i]!.value);
+    });
   }
 }

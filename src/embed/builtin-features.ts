@@ -24,6 +24,7 @@ export const STOPWORD_LIST = (
   "your yours"
 ).split(" ");
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the test is for the whole ASCII range
 const ASCII = /^[\x00-\x7f]*$/;
 
 /** Lower-cased NFKC text with Latin accents stripped ("Café" → "cafe"). */

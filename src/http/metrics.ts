@@ -17,7 +17,7 @@ export class Metrics {
 
   /** Records one finished request. */
   observe(method: string, route: string, status: number, seconds: number): void {
-    const labels = `method="${method}",route="${escape(route)}",status="${status}"`;
+    const labels = `method="${method}",route="${escapeLabel(route)}",status="${status}"`;
     let s = this.series.get(labels);
     if (!s) {
       s = { labels, count: 0, sum: 0, buckets: BUCKETS.map(() => 0) };
@@ -45,9 +45,9 @@ export class Metrics {
       "# TYPE ragd_http_request_duration_seconds histogram",
     );
     for (const s of this.series.values()) {
-      BUCKETS.forEach((b, i) =>
-        out.push(`ragd_http_request_duration_seconds_bucket{${s.labels},le="${b}"} ${s.buckets[i]}`),
-      );
+      BUCKETS.forEach((b, i) => {
+        out.push(`ragd_http_request_duration_seconds_bucket{${s.labels},le="${b}"} ${s.buckets[i]}`);
+      });
       out.push(`ragd_http_request_duration_seconds_bucket{${s.labels},le="+Inf"} ${s.count}`);
       out.push(`ragd_http_request_duration_seconds_sum{${s.labels}} ${s.sum}`);
       out.push(`ragd_http_request_duration_seconds_count{${s.labels}} ${s.count}`);
@@ -55,8 +55,8 @@ export class Metrics {
     for (const g of this.gauges) {
       out.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`, `${g.name} ${g.read()}`);
     }
-    return out.join("\n") + "\n";
+    return `${out.join("\n")}\n`;
   }
 }
 
-const escape = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, '\\"');
+const escapeLabel = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, '\\"');

@@ -47,7 +47,7 @@ export const backoffMs = (attempts: number) => Math.min(2000 * 2 ** Math.max(0, 
  */
 export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Finished {
   const current = findTask(t, task.id);
-  if (!current || current.status !== "processing") return NOTHING; // deleted meanwhile
+  if (current?.status !== "processing") return NOTHING; // deleted meanwhile
   const doc = findDocumentById(t, task.documentId);
   if (!doc) return NOTHING;
   if (!outcome.ok && outcome.transient && current.attempts < MAX_ATTEMPTS) {

@@ -62,7 +62,7 @@ export async function makeApp(overrides: Partial<Config> = {}): Promise<TestApp>
     if (opts.cookie) headers.cookie = opts.cookie;
     const res = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
     const text = await res.text();
-    let parsed: unknown ;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {

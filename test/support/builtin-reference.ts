@@ -61,7 +61,7 @@ function addNgrams(vec: Float32Array, word: string, weight: number): void {
   // One pass per start: the 3-gram's hash state extends to the 4- and 5-gram.
   for (let i = 0; i + 3 <= n; i++) {
     let h = SEED_NGRAM;
-    const stop = i + 5 < n ? i + 5 : n;
+    const stop = Math.min(i + 5, n);
     for (let k = i; k < stop; k++) {
       h = Math.imul(h ^ (k === 0 || k === n - 1 ? 32 : word.charCodeAt(k - 1)), FNV_PRIME);
       if (k >= i + 2) {

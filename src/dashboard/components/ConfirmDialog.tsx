@@ -23,6 +23,7 @@ export function ConfirmDialog({ title, children, confirmLabel, busy, error, onCo
       tone="danger"
       actions={
         <>
+          {/* biome-ignore lint/a11y/noAutofocus: a destructive dialog opens on its safe choice */}
           <button type="button" class="btn" onClick={onCancel} autoFocus>
             Cancel
           </button>

@@ -23,6 +23,8 @@ export function CurlCommand({ input, apiKey }: { input: QueryInput; apiKey: stri
         <h2 id="curl-h">The same query with curl</h2>
         <CopyButton text={cmd} label="Copy command" class="btn btn-small" />
       </div>
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
+      {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: the label names the scrollable region */}
       <pre class="code" tabIndex={0} aria-label="curl command">
         <code>{cmd}</code>
       </pre>

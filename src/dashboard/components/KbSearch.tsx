@@ -17,6 +17,7 @@ export function KbSearch({ kbId, hasDocuments }: { kbId: string; hasDocuments: b
     <>
       <section class="card" aria-labelledby="kb-search-h">
         <h2 id="kb-search-h">Search</h2>
+        {/* biome-ignore lint/a11y/useSemanticElements: <search> is not yet styled or announced everywhere */}
         <form
           class="inline-form"
           role="search"

@@ -35,6 +35,7 @@ export function PipelineFilters({ search, status, onChange }: Props) {
   }, [typed]);
 
   return (
+    // biome-ignore lint/a11y/useSemanticElements: <search> is not yet styled or announced everywhere
     <form class="toolbar" role="search" onSubmit={(e) => (e.preventDefault(), onChange({ search: typed.trim() }))}>
       <label class="sr-only" for="pl-search">
         Search pipelines by name

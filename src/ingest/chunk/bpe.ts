@@ -22,13 +22,16 @@ function loadRanks(): Map<string, number> {
   for (const line of cl100k.bpe_ranks.split("\n")) {
     const [, offset, ...tokens] = line.split(" ");
     const base = Number.parseInt(offset, 10);
-    tokens.forEach((t, i) => map.set(atob(t), base + i));
+    tokens.forEach((t, i) => {
+      map.set(atob(t), base + i);
+    });
   }
   return map;
 }
 
 /** The UTF-8 bytes of `s` as a binary string (one char per byte). */
 function toBinary(s: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the test is for the whole ASCII range
   if (/^[\x00-\x7f]*$/.test(s)) return s;
   const bytes = utf8.encode(s);
   let out = "";

@@ -97,9 +97,15 @@ export function splitByLevels(
     out.push([start, end]);
     return;
   }
-  if (level >= levels.length) return hardSplit(text, start, end, size, overlap, out);
+  if (level >= levels.length) {
+    hardSplit(text, start, end, size, overlap, out);
+    return;
+  }
   const cuts = levels[level](text, start, end);
-  if (cuts.length === 0) return splitByLevels(text, start, end, levels, size, overlap, out, level + 1);
+  if (cuts.length === 0) {
+    splitByLevels(text, start, end, levels, size, overlap, out, level + 1);
+    return;
+  }
   const bounds = [start, ...cuts, end];
   let run = 0;
   for (let q = 0; q < bounds.length - 1; q++) {

@@ -4,7 +4,7 @@ import { ExtractionError } from "./errors";
 
 /** Extracts the text of all pages, merged, and the title from the document info if set. */
 export async function extractPdf(bytes: Uint8Array): Promise<{ text: string; title?: string }> {
-  let pdf;
+  let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
     // pdf.js takes ownership of (detaches) the buffer it is given, so hand it a copy.
     pdf = await getDocumentProxy(new Uint8Array(bytes));
