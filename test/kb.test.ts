@@ -52,9 +52,8 @@ describe("knowledge bases", () => {
     expect(Object.keys(r.body)).toEqual(["document"]);
     expect(r.body.document).toMatchObject({ kbId, fileName: "espresso.md", status: "queued", error: null });
     await waitFor(
+      "the document to be ready",
       async () => (await t.call("GET", `/api/kb/${kbId}`, { cookie })).body.documents[0].status === "ready",
-      20_000,
-      "ready",
     );
     const detail = await t.call("GET", `/api/kb/${kbId}`, { cookie });
     expect(detail.body.documents[0].chunkCount).toBeGreaterThan(0);
@@ -107,7 +106,7 @@ describe("knowledge bases", () => {
 
   test("delete a document, then the knowledge base: rows, chunks and files go", async () => {
     const r = await upload(kbId, { file: file("notes.txt", "Parking permits are renewed in March.") });
-    await waitFor(async () =>
+    await waitFor("every document to be ready", async () =>
       (await t.call("GET", `/api/kb/${kbId}`, { cookie })).body.documents.every(
         (d: { status: string }) => d.status === "ready",
       ),

@@ -284,7 +284,7 @@ describe("derived status and counts", () => {
     expect(["processing", "ready"]).toContain(
       (await t.call("GET", `/api/rag/pipelines/${p.id}`, { cookie })).body.status,
     );
-    const ready = await waitFor(async () => {
+    const ready = await waitFor("the pipeline to be ready", async () => {
       const r = (await t.call("GET", `/api/rag/pipelines/${p.id}`, { cookie })).body;
       return r.status === "ready" ? r : null;
     });
@@ -307,7 +307,7 @@ describe("derived status and counts", () => {
       }),
     );
     expect(put.status).toBe(200);
-    const errored = await waitFor(async () => {
+    const errored = await waitFor("the pipeline to show an error", async () => {
       const r = (await t.call("GET", `/api/rag/pipelines/${p.id}`, { cookie })).body;
       return r.status === "error" ? r : null;
     });

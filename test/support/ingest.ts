@@ -14,33 +14,9 @@ import { buildApp } from "../../src/app";
 import { updateUserTier } from "../../src/db/queries/users";
 import { email, type Reply, type TestApp } from "./app";
 
-/**
- * Calls `fn` until it returns something truthy, or throws after `timeoutMs` with
- * the last value seen, so a failure says what was being waited for.
- */
-export async function waitFor<T>(
-  what: string,
-  fn: () => T | Promise<T>,
-  timeoutMs = 20_000,
-  intervalMs = 50,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v as NonNullable<T>;
-      last = v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}; last: ${String(last instanceof Error ? last.message : JSON.stringify(last))}`,
-      );
-    await Bun.sleep(intervalMs);
-  }
-}
+import { waitFor } from "./wait";
+
+export { waitFor };
 
 export interface SourceJson {
   id: string;

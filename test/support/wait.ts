@@ -1,11 +1,27 @@
-/** Polls until `check` returns a truthy value, or fails after `ms`. */
-export async function waitFor<T>(check: () => Promise<T> | T, ms = 20_000, what = "condition"): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: T | undefined;
-  while (Date.now() < deadline) {
-    last = await check();
-    if (last) return last;
-    await Bun.sleep(50);
+/**
+ * Calls `fn` until it returns something truthy, or throws after `timeoutMs` with
+ * the last value seen, so a failure says what was being waited for.
+ */
+export async function waitFor<T>(
+  what: string,
+  fn: () => T | Promise<T>,
+  timeoutMs = 20_000,
+  intervalMs = 50,
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v as NonNullable<T>;
+      last = v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}; last: ${String(last instanceof Error ? last.message : JSON.stringify(last))}`,
+      );
+    await Bun.sleep(intervalMs);
   }
-  throw new Error(`timed out after ${ms} ms waiting for ${what}; last value: ${JSON.stringify(last)}`);
 }
