@@ -21,11 +21,6 @@ export class ApiError extends Error {
   }
 }
 
-/** True when the server has no such endpoint yet (Elysia's 404 for an unknown route). */
-export function isMissingRoute(err: unknown): boolean {
-  return err instanceof ApiError && err.status === 404 && err.message === "no such route";
-}
-
 /** The message for one form field, if the API named it in `details`. */
 export function fieldError(err: unknown, field: string): string | undefined {
   if (!(err instanceof ApiError)) return undefined;

@@ -1,9 +1,9 @@
 /** Knowledge bases: the list with document counts, and creating one. */
 import { useState } from "preact/hooks";
-import { fieldError, isMissingRoute } from "../api/client";
+import { fieldError } from "../api/client";
 import { knowledgeBases } from "../api/endpoints";
 import { EmptyState, Loading } from "../components/EmptyState";
-import { ErrorNote, NotAvailable } from "../components/ErrorNote";
+import { ErrorNote } from "../components/ErrorNote";
 import { Field } from "../components/Field";
 import { formatDate, plural, timeAgo } from "../lib/format";
 import { useAction, useLoad, useTitle } from "../lib/hooks";
@@ -33,62 +33,52 @@ export function KbListScreen() {
           </p>
         </div>
       </div>
-      {list.error && isMissingRoute(list.error) ? (
-        <NotAvailable feature="Knowledge bases" error={list.error} />
-      ) : (
-        <div class="stack">
-          <section class="card" aria-labelledby="kb-new-h">
-            <h2 id="kb-new-h">New knowledge base</h2>
-            <form class="form grid-2" onSubmit={(e) => (e.preventDefault(), void create.run())}>
-              <Field label="Name" error={fieldError(create.error, "name")}>
-                {(ids) => (
-                  <input
-                    {...ids}
-                    required
-                    maxLength={200}
-                    value={name}
-                    onInput={(e) => setName(e.currentTarget.value)}
-                  />
-                )}
-              </Field>
-              <Field label="Description" hint="Optional." error={fieldError(create.error, "description")}>
-                {(ids) => <input {...ids} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />}
-              </Field>
-              <div class="form-actions span-2">
-                <button type="submit" class="btn btn-primary" disabled={create.busy || !name.trim()}>
-                  {create.busy ? "Creating…" : "Create knowledge base"}
-                </button>
-              </div>
-            </form>
-            <ErrorNote error={create.error} context="Could not create it" />
-          </section>
-          <ErrorNote error={list.error} context="Could not load knowledge bases" />
-          {!list.data && list.loading && <Loading />}
-          {list.data?.length === 0 && (
-            <EmptyState title="No knowledge bases yet">
-              Create one above, then upload PDFs, Word files or notes into it.
-            </EmptyState>
-          )}
-          {list.data && list.data.length > 0 && (
-            <ul class="cards" aria-label="Knowledge bases">
-              {list.data.map((kb) => (
-                <li class="card card-link" key={kb.id}>
-                  <a class="row-link" href={`#/kb/${encodeURIComponent(kb.id)}`}>
-                    {kb.name}
-                  </a>
-                  <p class="muted clamp">{kb.description ?? "No description"}</p>
-                  <p class="small muted">
-                    {plural(kb.documentCount ?? 0, "document")} · created{" "}
-                    <time dateTime={kb.created_at} title={formatDate(kb.created_at)}>
-                      {timeAgo(kb.created_at)}
-                    </time>
-                  </p>
-                </li>
-              ))}
-            </ul>
-          )}
-        </div>
-      )}
+      <div class="stack">
+        <section class="card" aria-labelledby="kb-new-h">
+          <h2 id="kb-new-h">New knowledge base</h2>
+          <form class="form grid-2" onSubmit={(e) => (e.preventDefault(), void create.run())}>
+            <Field label="Name" error={fieldError(create.error, "name")}>
+              {(ids) => (
+                <input {...ids} required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+              )}
+            </Field>
+            <Field label="Description" hint="Optional." error={fieldError(create.error, "description")}>
+              {(ids) => <input {...ids} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />}
+            </Field>
+            <div class="form-actions span-2">
+              <button type="submit" class="btn btn-primary" disabled={create.busy || !name.trim()}>
+                {create.busy ? "Creating…" : "Create knowledge base"}
+              </button>
+            </div>
+          </form>
+          <ErrorNote error={create.error} context="Could not create it" />
+        </section>
+        <ErrorNote error={list.error} context="Could not load knowledge bases" />
+        {!list.data && list.loading && <Loading />}
+        {list.data?.length === 0 && (
+          <EmptyState title="No knowledge bases yet">
+            Create one above, then upload PDFs, Word files or notes into it.
+          </EmptyState>
+        )}
+        {list.data && list.data.length > 0 && (
+          <ul class="cards" aria-label="Knowledge bases">
+            {list.data.map((kb) => (
+              <li class="card card-link" key={kb.id}>
+                <a class="row-link" href={`#/kb/${encodeURIComponent(kb.id)}`}>
+                  {kb.name}
+                </a>
+                <p class="muted clamp">{kb.description ?? "No description"}</p>
+                <p class="small muted">
+                  {plural(kb.documentCount ?? 0, "document")} · created{" "}
+                  <time dateTime={kb.created_at} title={formatDate(kb.created_at)}>
+                    {timeAgo(kb.created_at)}
+                  </time>
+                </p>
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
     </>
   );
 }

@@ -4,12 +4,11 @@
  * a Retry). The list polls on its own while anything is still in flight.
  */
 import { useState } from "preact/hooks";
-import { isMissingRoute } from "../api/client";
 import { sources } from "../api/endpoints";
 import type { PipelineDetail, Source } from "../api/types";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { EmptyState, Loading } from "../components/EmptyState";
-import { ErrorNote, NotAvailable } from "../components/ErrorNote";
+import { ErrorNote } from "../components/ErrorNote";
 import { SourceAddForm } from "../components/SourceAddForm";
 import { SourceRow } from "../components/SourceRow";
 import { isBusy } from "../components/StatusBadge";
@@ -44,7 +43,6 @@ export function SourcesPanel({ pipeline, onChange }: Props) {
     await refresh();
   });
 
-  if (list.error && isMissingRoute(list.error)) return <NotAvailable feature="Data sources" error={list.error} />;
   const items = list.data ?? [];
 
   return (
