@@ -1,5 +1,5 @@
 /**
- * The whole test suite, as `npm test` and CI run it: build the single executable
+ * The whole test suite, as `npm test` and CI run it: type-check and lint, build the single executable
  * (the binary tests start it as a process), run every test file with bun's
  * runner, and end with one plain summary line: "tests: N passed, N failed".
  */
@@ -7,6 +7,10 @@ import { $ } from "bun";
 import { join } from "node:path";
 
 const root = join(import.meta.dir, "..");
+// Types and lint first, as Hono's suite does: a failure here ends the run before the build.
+const bin = join(root, "node_modules", ".bin");
+await $`${join(bin, "tsc")} --noEmit`.cwd(root);
+await $`${join(bin, "biome")} check src test bench scripts`.cwd(root);
 await $`bun ${join(root, "scripts", "build.ts")}`.cwd(root);
 
 const args = process.argv.slice(2);

@@ -192,7 +192,9 @@ export class IngestEngine {
       })
       // Jobs go to the workers only once their claims are committed; if the commit fails,
       // the claims are undone and so is their room in the pool.
-      .then(() => claimed.forEach((c) => c.send()))
+      .then(() => {
+        for (const c of claimed) c.send();
+      })
       .catch((err) => {
         for (const c of claimed) {
           this.d.pool.release(c.jobId);

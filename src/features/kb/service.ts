@@ -108,7 +108,7 @@ export class KbService {
       });
     const docId = Bun.randomUUIDv7();
     const limit = this.d.config.maxUploadMb * 1024 * 1024;
-    let file;
+    let file: Awaited<ReturnType<typeof receiveFile>>;
     try {
       file = await receiveFile(request, "file", (body) => this.d.files.save(kb.id, docId, body, limit));
       detectKind(file.head, { contentType: file.mimeType, fileName: file.fileName });
