@@ -1,8 +1,10 @@
 /**
- * Answers a query on one collection: embed the query with the model the active
- * index was built with (cached), search the active generation, and attach each
- * hit's source metadata from SQLite. A collection is its own table, so a key can
- * never reach another pipeline's chunks, whatever its filter says.
+ * Answers a search request on one collection, for the query endpoint and the
+ * knowledge-base search alike: apply the request's defaults, embed the query with
+ * the model the active index was built with (cached), search the active
+ * generation, and attach each hit's source metadata from SQLite. A collection is
+ * its own table, so a key can never reach another pipeline's chunks, whatever its
+ * filter says.
  */
 import type { Config } from "../config";
 import type { Db } from "../db/client";
@@ -10,14 +12,39 @@ import { listDocumentsByIds } from "../db/queries/documents";
 import type { Collection, DocumentRow } from "../db/schema";
 import { createEmbedder } from "../embed/index";
 import { EmbeddingError, type Embedder } from "../embed/types";
-import type { QueryResult } from "../features/query/model";
-import type { SearchRequest } from "../features/query/service";
 import { AppError } from "../http/errors";
-import type { VectorStore } from "../vectors/store";
 import { LruCache } from "../tools/lru";
+import type { VectorStore } from "../vectors/store";
+import { queryTextProblem, resolveSearch, type ResolvedSearch, type SearchRequest } from "./request";
 
 /** Hybrid fusion weight of the keyword list for pipelines on the built-in embedder. */
 export const BUILTIN_KEYWORD_WEIGHT = 0.8;
+
+/** One chunk found: its text, its score in [0, 1] and where it came from. */
+export interface SearchResult {
+  content: string;
+  score: number;
+  metadata: ResultMetadata;
+}
+
+/** The reserved metadata keys of a result (docs/API.md, Query). */
+export interface ResultMetadata {
+  sourceId: string;
+  sourceName: string;
+  chunkIndex: number;
+  sourceType: DocumentRow["type"];
+  start: number;
+  end: number;
+  url?: string;
+  fileName?: string;
+}
+
+/** The results with the query as searched (trimmed) and the topK used. */
+export interface SearchAnswer {
+  results: SearchResult[];
+  query: string;
+  topK: number;
+}
 
 export class Searcher {
   private readonly embedders = new Map<string, Embedder>();
@@ -29,7 +56,15 @@ export class Searcher {
     private readonly config: Pick<Config, "ollamaUrl" | "openaiUrl" | "openaiKey">,
   ) {}
 
-  async search(collection: Collection, req: SearchRequest): Promise<QueryResult[]> {
+  /** Runs a client's search request on one collection; 400 for a query text that is empty or too long. */
+  async search(collection: Collection, request: SearchRequest): Promise<SearchAnswer> {
+    const req = resolveSearch(request, collection);
+    const problem = queryTextProblem(req.query);
+    if (problem) throw new AppError("invalid_request", `query: ${problem}`, [{ field: "query", message: problem }]);
+    return { results: await this.run(collection, req), query: req.query, topK: req.topK };
+  }
+
+  private async run(collection: Collection, req: ResolvedSearch): Promise<SearchResult[]> {
     // An empty index answers [] without asking an embedding backend that may be down.
     if ((await this.store.countRows(collection.id, collection.activeGeneration)) === 0) return [];
     const model = collection.indexModel ?? collection.embeddingModel;
@@ -48,7 +83,7 @@ export class Searcher {
     const docs = new Map(
       listDocumentsByIds(this.db, [...new Set(hits.map((h) => h.documentId))]).map((d) => [d.id, d]),
     );
-    const out: QueryResult[] = [];
+    const out: SearchResult[] = [];
     for (const h of hits) {
       const d = docs.get(h.documentId);
       if (!d || d.collectionId !== collection.id) continue; // deleted a moment ago
@@ -81,8 +116,8 @@ export class Searcher {
   }
 }
 
-function metadataOf(d: DocumentRow, h: { chunkIndex: number; start: number; end: number }) {
-  const m: QueryResult["metadata"] & Record<string, unknown> = {
+function metadataOf(d: DocumentRow, h: { chunkIndex: number; start: number; end: number }): ResultMetadata {
+  const m: ResultMetadata = {
     sourceId: d.id,
     sourceName: d.name,
     chunkIndex: h.chunkIndex,

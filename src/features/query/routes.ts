@@ -1,7 +1,7 @@
 /** POST /api/rag/query: the one endpoint that takes a pipeline API key. */
 import { Elysia } from "elysia";
 import { ErrorBody } from "../../http/models";
-import { QueryBody, QueryResponse } from "./model";
+import { QueryResponse, SearchBody } from "./model";
 import type { QueryService } from "./service";
 
 export function queryRoutes(queries: QueryService) {
@@ -13,7 +13,7 @@ export function queryRoutes(queries: QueryService) {
       .post("/api/rag/query", ({ body, pipeline }) => queries.query(pipeline, body), {
         parse: "json",
 
-        body: QueryBody,
+        body: SearchBody,
         response: { 200: QueryResponse, 400: ErrorBody, 401: ErrorBody, 429: ErrorBody, 503: ErrorBody },
         detail: {
           summary: "Query a pipeline with its API key",
