@@ -625,6 +625,7 @@ describe("embedding backend down", () => {
     const ms = performance.now() - started;
     expect(r.status).toBe(503);
     expect(r.body.error.code).toBe("embedding_unavailable");
+    expect(r.body.error.message).toContain('keyword mode still works (mode: "keyword")');
     expect(ms).toBeLessThan(15_000);
   });
 
@@ -674,6 +675,22 @@ describe("embedding backend down", () => {
       15_000,
     );
     expect(r.body.results).toHaveLength(1); // the fake's vectors carry no meaning: only the path is checked
+  });
+});
+
+describe("retrieval/ sits below HTTP", () => {
+  test("no file of src/retrieval imports from http/ or features/; its failures are RetrievalErrors", async () => {
+    const dir = `${import.meta.dir}/../src/retrieval`;
+    const files = [...new Bun.Glob("*.ts").scanSync(dir)];
+    expect(files).toContain("searcher.ts");
+    const offending: string[] = [];
+    for (const f of files) {
+      const code = await Bun.file(`${dir}/${f}`).text();
+      for (const m of code.matchAll(/from\s+"([^"]+)"/g))
+        if (/(^|\/)(http|features)\//.test(m[1]!)) offending.push(`${f}: ${m[1]}`);
+      if (/new AppError\(/.test(code)) offending.push(`${f}: new AppError`);
+    }
+    expect(offending).toEqual([]);
   });
 });
 

@@ -12,9 +12,9 @@ import { listDocumentsByIds } from "../db/queries/documents";
 import type { Collection, DocumentRow } from "../db/schema";
 import { createEmbedder } from "../embed/index";
 import { EmbeddingError, type Embedder } from "../embed/types";
-import { AppError } from "../http/errors";
 import { LruCache } from "../tools/lru";
 import type { VectorStore } from "../vectors/store";
+import { RetrievalError } from "./errors";
 import { queryTextProblem, resolveSearch, type ResolvedSearch, type SearchRequest } from "./request";
 
 /** Hybrid fusion weight of the keyword list for pipelines on the built-in embedder. */
@@ -60,7 +60,7 @@ export class Searcher {
   async search(collection: Collection, request: SearchRequest): Promise<SearchAnswer> {
     const req = resolveSearch(request, collection);
     const problem = queryTextProblem(req.query);
-    if (problem) throw new AppError("invalid_request", `query: ${problem}`, [{ field: "query", message: problem }]);
+    if (problem) throw new RetrievalError("invalid_request", `query: ${problem}`, { field: "query", message: problem });
     return { results: await this.run(collection, req), query: req.query, topK: req.topK };
   }
 
@@ -92,7 +92,7 @@ export class Searcher {
     return out;
   }
 
-  /** The query's vector; a backend that does not answer becomes 503 embedding_unavailable. */
+  /** The query's vector; a backend that does not answer is an `embedding_unavailable` RetrievalError. */
   private async embedQuery(model: string, text: string): Promise<Float32Array> {
     const key = `${model}\u0000${text}`;
     const cached = this.vectors.get(key);
@@ -109,7 +109,8 @@ export class Searcher {
       return v!;
     } catch (err) {
       if (err instanceof EmbeddingError) {
-        throw new AppError("embedding_unavailable", `${err.message}; keyword mode still works (mode: "keyword")`);
+        const hint = `${err.message}; keyword mode still works (mode: "keyword")`;
+        throw new RetrievalError("embedding_unavailable", hint);
       }
       throw err;
     }
