@@ -599,6 +599,20 @@ describe("the query endpoint and knowledge-base search are one search", () => {
     expect(viaKey.body.results.length).toBeGreaterThan(0);
     expect(comparable(viaKb.body)).toEqual(comparable(viaKey.body));
   });
+
+  test("knowledge-base search takes filter.sourceIds (document ids) as the query endpoint does", async () => {
+    const docs: { id: string; fileName: string }[] = (await c.call("GET", `/api/kb/${kbId}`)).body.documents;
+    const target = docs.find((d) => d.fileName === TWINS[1]!.fileName)!;
+    const search = (filter: unknown) =>
+      c.call("POST", `/api/kb/${kbId}/search`, { query: TWINS[0]!.ask, mode: "vector", topK: 4, filter });
+    const all = await search({});
+    expect(new Set(all.body.results.map((h: Hit) => h.metadata.sourceId)).size).toBeGreaterThan(1);
+    const one = await search({ sourceIds: [target.id] });
+    expect(one.status).toBe(200);
+    expect(one.body.results.length).toBeGreaterThan(0);
+    expect(one.body.results.every((h: Hit) => h.metadata.sourceId === target.id)).toBe(true);
+    expect((await search({ sourceIds: [] })).body.results).toEqual([]);
+  });
 });
 
 describe("embedding backend down", () => {

@@ -1,7 +1,6 @@
 /** Schemas of the knowledge-base endpoints (seed 4.5, CONTRACT 4 and 5). */
 import { t } from "elysia";
 import { Enum, StrictInteger } from "../../http/models";
-import { SEARCH_MODES } from "../../retrieval/request";
 import { SOURCE_STATUSES } from "../sources/model";
 
 export const KbCreate = t.Object({
@@ -29,13 +28,6 @@ export const KbDocumentModel = t.Object({
 });
 
 export const KbDetail = t.Composite([KbModel, t.Object({ documents: t.Array(KbDocumentModel) })]);
-
-export const KbSearch = t.Object({
-  query: t.String({ minLength: 1, maxLength: 100_000, description: "1..8000 characters after trimming." }),
-  topK: t.Optional(StrictInteger({ minimum: 1, maximum: 100 })),
-  mode: t.Optional(Enum(SEARCH_MODES)),
-  minScore: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
-});
 
 export type Kb = typeof KbModel.static;
 export type KbDocument = typeof KbDocumentModel.static;
