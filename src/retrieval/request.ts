@@ -6,6 +6,7 @@
  */
 import type { Collection } from "../db/schema";
 import type { SearchMode } from "../vectors/store";
+import { RetrievalError } from "./errors";
 
 export type { SearchMode } from "../vectors/store";
 
@@ -38,21 +39,22 @@ export interface ResolvedSearch {
   sourceIds?: string[];
 }
 
-/** Why a query text is refused, or null when it is fine once trimmed. */
-export function queryTextProblem(trimmed: string): string | null {
-  if (trimmed.length === 0) return "must not be empty";
-  if (trimmed.length > MAX_QUERY_CHARS) return `must be at most ${MAX_QUERY_CHARS} characters after trimming`;
-  return null;
-}
-
 /**
- * Fills in the defaults: topK is the collection's retrievalTopK, mode hybrid,
- * minScore 0, no filter. The text is trimmed; the caller checks it with
- * `queryTextProblem`.
+ * Checks the query text and fills in the defaults: topK is the collection's
+ * retrievalTopK, mode hybrid, minScore 0, no filter. The text is trimmed first; an
+ * empty one or one over MAX_QUERY_CHARS is an `invalid_request` RetrievalError.
  */
 export function resolveSearch(req: SearchRequest, collection: Pick<Collection, "retrievalTopK">): ResolvedSearch {
+  const query = req.query.trim();
+  const problem =
+    query.length === 0
+      ? "must not be empty"
+      : query.length > MAX_QUERY_CHARS
+        ? `must be at most ${MAX_QUERY_CHARS} characters after trimming`
+        : null;
+  if (problem) throw new RetrievalError("invalid_request", `query: ${problem}`, { field: "query", message: problem });
   return {
-    query: req.query.trim(),
+    query,
     topK: req.topK ?? collection.retrievalTopK,
     mode: req.mode ?? "hybrid",
     minScore: req.minScore ?? 0,

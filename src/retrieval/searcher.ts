@@ -15,7 +15,7 @@ import { EmbeddingError, type Embedder } from "../embed/types";
 import { LruCache } from "../tools/lru";
 import type { VectorStore } from "../vectors/store";
 import { RetrievalError } from "./errors";
-import { queryTextProblem, resolveSearch, type ResolvedSearch, type SearchRequest } from "./request";
+import { resolveSearch, type ResolvedSearch, type SearchRequest } from "./request";
 
 /** Hybrid fusion weight of the keyword list for pipelines on the built-in embedder. */
 export const BUILTIN_KEYWORD_WEIGHT = 0.8;
@@ -46,6 +46,7 @@ export interface SearchAnswer {
   topK: number;
 }
 
+/** Searches collections; one instance serves every pipeline and knowledge base (its caches are shared). */
 export class Searcher {
   private readonly embedders = new Map<string, Embedder>();
   private readonly vectors = new LruCache<string, Float32Array>(1000);
@@ -56,14 +57,13 @@ export class Searcher {
     private readonly config: Pick<Config, "ollamaUrl" | "openaiUrl" | "openaiKey">,
   ) {}
 
-  /** Runs a client's search request on one collection; 400 for a query text that is empty or too long. */
+  /** Runs a client's search request on one collection (see resolveSearch for its defaults and rules). */
   async search(collection: Collection, request: SearchRequest): Promise<SearchAnswer> {
     const req = resolveSearch(request, collection);
-    const problem = queryTextProblem(req.query);
-    if (problem) throw new RetrievalError("invalid_request", `query: ${problem}`, { field: "query", message: problem });
     return { results: await this.run(collection, req), query: req.query, topK: req.topK };
   }
 
+  /** Searches the active generation and attaches each hit's source. */
   private async run(collection: Collection, req: ResolvedSearch): Promise<SearchResult[]> {
     // An empty index answers [] without asking an embedding backend that may be down.
     if ((await this.store.countRows(collection.id, collection.activeGeneration)) === 0) return [];
