@@ -56,7 +56,8 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const auth = new AuthService(db, config);
   const keys = new KeyService(db);
   const pipelines = new PipelineService(db, collections, config);
-  const queries = new QueryService(db, keys, config);
+  const searcher = new Searcher(db, store, config);
+  const queries = new QueryService(db, keys, searcher, config);
   const baseUrl = { value: `http://${config.host}:${config.port}` };
   const sourceDeps: SourceDeps = {
     db,
@@ -68,8 +69,6 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     baseUrl: () => baseUrl.value,
   };
   const sources = new SourceService(sourceDeps);
-  const searcher = new Searcher(db, store, config);
-  queries.useSearcher((c, req) => searcher.search(c, req));
   const kbs = new KbService({ db, collections, engine, files, searcher, config });
   collections.onCollectionDeleted(async (id) => {
     keys.forgetCollection(id);

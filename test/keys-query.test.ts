@@ -166,3 +166,58 @@ describe("query length is counted after trimming", () => {
     expect(over.body.error.details[0].field).toBe("query");
   });
 });
+
+describe("unknown fields in a search body are 400, never ignored", () => {
+  let kbId: string;
+  beforeAll(async () => {
+    kbId = (await t.call("POST", "/api/kb", { cookie, body: { name: "Strict" } })).body.id;
+  });
+
+  /** Sends the body to the query endpoint (with a fresh key) or to knowledge-base search. */
+  const send = async (door: "query" | "kb", body: unknown) =>
+    door === "query"
+      ? t.call("POST", "/api/rag/query", { headers: bearer((await newKey()).key), body })
+      : t.call("POST", `/api/kb/${kbId}/search`, { cookie, body });
+
+  const DOORS = ["query", "kb"] as const;
+  // [case, body, the fields named in details]
+  const unknown: [string, unknown, string[]][] = [
+    [
+      "a metadata filter (not supported yet)",
+      { query: "x", filter: { metadata: { lang: "en" } } },
+      ["filter.metadata"],
+    ],
+    ["metadata beside sourceIds", { query: "x", filter: { sourceIds: [], metadata: {} } }, ["filter.metadata"]],
+    ["a misspelt filter key", { query: "x", filter: { sourceID: ["a"] } }, ["filter.sourceID"]],
+    ["top_k for topK", { query: "x", top_k: 3 }, ["top_k"]],
+    ["min_score for minScore", { query: "x", min_score: 0.9 }, ["min_score"]],
+    ["two unknown fields", { query: "x", k: 3, filters: {} }, ["k", "filters"]],
+    [
+      "a field named like an Object method",
+      { query: "x", constructor: 1, filter: { toString: 1 } },
+      ["constructor", "filter.toString"],
+    ],
+  ];
+  const cases = DOORS.flatMap((door) => unknown.map(([name, body, fields]) => [door, name, body, fields] as const));
+  test.each(cases)("%s: %s", async (door, _name, body, fields) => {
+    const r = await send(door, body);
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe("invalid_request");
+    expect(r.body.error.message).toStartWith(`${fields[0]}: unknown field`);
+    expect(r.body.error.details.map((d: { field: string }) => d.field)).toEqual(fields);
+  });
+
+  test.each(DOORS)("%s: every known field, filter included, is still accepted", async (door) => {
+    const r = await send(door, { query: "x", topK: 2, mode: "keyword", minScore: 0.1, filter: { sourceIds: [] } });
+    expect(r.status).toBe(200);
+    expect(r.body.results).toEqual([]);
+  });
+
+  test("credentials are checked before the body's fields", async () => {
+    const body = { query: "x", filter: { metadata: {} } };
+    const noKey = await t.call("POST", "/api/rag/query", { headers: bearer(`rag_${"A".repeat(40)}`), body });
+    expect([noKey.status, noKey.body.error.code]).toEqual([401, "invalid_api_key"]);
+    const noSession = await t.call("POST", `/api/kb/${kbId}/search`, { body });
+    expect([noSession.status, noSession.body.error.code]).toEqual([401, "unauthenticated"]);
+  });
+});

@@ -550,6 +550,71 @@ describe("knowledge-base search", () => {
   });
 });
 
+describe("the query endpoint and knowledge-base search are one search", () => {
+  const TWINS = CORPUS.slice(0, 4).map((d, i) => ({ fileName: `twin-${i}.txt`, text: d.text, ask: d.ask }));
+  let twinKey: string;
+  let kbId: string;
+
+  beforeAll(async () => {
+    // The same files in a pipeline and a knowledge base with the same settings (the knowledge base's fixed ones).
+    const pipeline = await c.pipeline({ name: "Twin", chunkSize: 1000, chunkOverlap: 200, retrievalTopK: 5 });
+    twinKey = await c.key(pipeline);
+    kbId = (await c.call("POST", "/api/kb", { name: "Twin" })).body.id;
+    for (const d of TWINS) {
+      await c.upload(pipeline, d.fileName, bytesOf(d.text));
+      const form = new FormData();
+      form.append("file", new File([d.text], d.fileName, { type: "text/plain" }));
+      const up = await t.handle(
+        new Request(`http://localhost/api/kb/${kbId}/upload`, {
+          method: "POST",
+          body: form,
+          headers: { cookie: c.cookie },
+        }),
+      );
+      if (up.status !== 202) throw new Error(`kb upload: ${up.status}`);
+    }
+    await c.allSettled(pipeline);
+    await waitFor("the twin kb to be ready", async () =>
+      ((await c.call("GET", `/api/kb/${kbId}`)).body.documents as { status: string }[]).every(
+        (d) => d.status === "ready",
+      ),
+    );
+  }, 30_000);
+
+  /** A reply without the ids, which differ between the two collections by nature. */
+  const comparable = (body: { results: Hit[]; query: string; topK: number }) => ({
+    query: body.query,
+    topK: body.topK,
+    results: body.results.map(({ metadata: { sourceId: _id, ...m }, ...r }) => ({ ...r, metadata: m })),
+  });
+
+  test.each<Record<string, unknown>>([
+    { query: `  ${TWINS[0]!.ask}  ` },
+    { query: TWINS[1]!.ask, mode: "vector" },
+    { query: TWINS[2]!.ask, mode: "keyword", topK: 2 },
+    { query: TWINS[3]!.ask, mode: "hybrid", minScore: 0.4 },
+  ])("%p answers alike", async (body) => {
+    const [viaKey, viaKb] = await Promise.all([c.query(twinKey, body), c.call("POST", `/api/kb/${kbId}/search`, body)]);
+    expect([viaKey.status, viaKb.status]).toEqual([200, 200]);
+    expect(viaKey.body.results.length).toBeGreaterThan(0);
+    expect(comparable(viaKb.body)).toEqual(comparable(viaKey.body));
+  });
+
+  test("knowledge-base search takes filter.sourceIds (document ids) as the query endpoint does", async () => {
+    const docs: { id: string; fileName: string }[] = (await c.call("GET", `/api/kb/${kbId}`)).body.documents;
+    const target = docs.find((d) => d.fileName === TWINS[1]!.fileName)!;
+    const search = (filter: unknown) =>
+      c.call("POST", `/api/kb/${kbId}/search`, { query: TWINS[0]!.ask, mode: "vector", topK: 4, filter });
+    const all = await search({});
+    expect(new Set(all.body.results.map((h: Hit) => h.metadata.sourceId)).size).toBeGreaterThan(1);
+    const one = await search({ sourceIds: [target.id] });
+    expect(one.status).toBe(200);
+    expect(one.body.results.length).toBeGreaterThan(0);
+    expect(one.body.results.every((h: Hit) => h.metadata.sourceId === target.id)).toBe(true);
+    expect((await search({ sourceIds: [] })).body.results).toEqual([]);
+  });
+});
+
 describe("embedding backend down", () => {
   let ollamaId: string;
   let ollamaKey: string;
@@ -574,6 +639,7 @@ describe("embedding backend down", () => {
     const ms = performance.now() - started;
     expect(r.status).toBe(503);
     expect(r.body.error.code).toBe("embedding_unavailable");
+    expect(r.body.error.message).toContain('keyword mode still works (mode: "keyword")');
     expect(ms).toBeLessThan(15_000);
   });
 
@@ -623,6 +689,22 @@ describe("embedding backend down", () => {
       15_000,
     );
     expect(r.body.results).toHaveLength(1); // the fake's vectors carry no meaning: only the path is checked
+  });
+});
+
+describe("retrieval/ sits below HTTP", () => {
+  test("no file of src/retrieval imports from http/ or features/; its failures are RetrievalErrors", async () => {
+    const dir = `${import.meta.dir}/../src/retrieval`;
+    const files = [...new Bun.Glob("*.ts").scanSync(dir)];
+    expect(files).toContain("searcher.ts");
+    const offending: string[] = [];
+    for (const f of files) {
+      const code = await Bun.file(`${dir}/${f}`).text();
+      for (const m of code.matchAll(/from\s+"([^"]+)"/g))
+        if (/(^|\/)(http|features)\//.test(m[1]!)) offending.push(`${f}: ${m[1]}`);
+      if (/new AppError\(/.test(code)) offending.push(`${f}: new AppError`);
+    }
+    expect(offending).toEqual([]);
   });
 });
 

@@ -5,6 +5,7 @@
  */
 import { Elysia } from "elysia";
 import type { Logger } from "../log";
+import { RetrievalError } from "../retrieval/errors";
 
 export type ErrorCode =
   | "invalid_request"
@@ -103,6 +104,7 @@ export function toAppError(code: string | number, error: unknown, log: Logger, r
   // Elysia wraps what a parse hook throws in its own ParseError; the cause is ours.
   const cause = (error as { cause?: unknown })?.cause;
   if (cause instanceof AppError) return cause;
+  if (error instanceof RetrievalError) return new AppError(error.code, error.message, error.field && [error.field]);
   switch (code) {
     case "VALIDATION": {
       const where = (error as ValidationLike).type ?? "body";

@@ -1,8 +1,10 @@
 /**
- * Answers a query on one collection: embed the query with the model the active
- * index was built with (cached), search the active generation, and attach each
- * hit's source metadata from SQLite. A collection is its own table, so a key can
- * never reach another pipeline's chunks, whatever its filter says.
+ * Answers a search request on one collection, for the query endpoint and the
+ * knowledge-base search alike: apply the request's defaults, embed the query with
+ * the model the active index was built with (cached), search the active
+ * generation, and attach each hit's source metadata from SQLite. A collection is
+ * its own table, so a key can never reach another pipeline's chunks, whatever its
+ * filter says.
  */
 import type { Config } from "../config";
 import type { Db } from "../db/client";
@@ -10,15 +12,41 @@ import { listDocumentsByIds } from "../db/queries/documents";
 import type { Collection, DocumentRow } from "../db/schema";
 import { createEmbedder } from "../embed/index";
 import { EmbeddingError, type Embedder } from "../embed/types";
-import type { QueryResult } from "../features/query/model";
-import type { SearchRequest } from "../features/query/service";
-import { AppError } from "../http/errors";
-import type { VectorStore } from "../vectors/store";
 import { LruCache } from "../tools/lru";
+import type { VectorStore } from "../vectors/store";
+import { RetrievalError } from "./errors";
+import { resolveSearch, type ResolvedSearch, type SearchRequest } from "./request";
 
 /** Hybrid fusion weight of the keyword list for pipelines on the built-in embedder. */
 export const BUILTIN_KEYWORD_WEIGHT = 0.8;
 
+/** One chunk found: its text, its score in [0, 1] and where it came from. */
+export interface SearchResult {
+  content: string;
+  score: number;
+  metadata: ResultMetadata;
+}
+
+/** The reserved metadata keys of a result (docs/API.md, Query). */
+export interface ResultMetadata {
+  sourceId: string;
+  sourceName: string;
+  chunkIndex: number;
+  sourceType: DocumentRow["type"];
+  start: number;
+  end: number;
+  url?: string;
+  fileName?: string;
+}
+
+/** The results with the query as searched (trimmed) and the topK used. */
+export interface SearchAnswer {
+  results: SearchResult[];
+  query: string;
+  topK: number;
+}
+
+/** Searches collections; one instance serves every pipeline and knowledge base (its caches are shared). */
 export class Searcher {
   private readonly embedders = new Map<string, Embedder>();
   private readonly vectors = new LruCache<string, Float32Array>(1000);
@@ -29,7 +57,14 @@ export class Searcher {
     private readonly config: Pick<Config, "ollamaUrl" | "openaiUrl" | "openaiKey">,
   ) {}
 
-  async search(collection: Collection, req: SearchRequest): Promise<QueryResult[]> {
+  /** Runs a client's search request on one collection (see resolveSearch for its defaults and rules). */
+  async search(collection: Collection, request: SearchRequest): Promise<SearchAnswer> {
+    const req = resolveSearch(request, collection);
+    return { results: await this.run(collection, req), query: req.query, topK: req.topK };
+  }
+
+  /** Searches the active generation and attaches each hit's source. */
+  private async run(collection: Collection, req: ResolvedSearch): Promise<SearchResult[]> {
     // An empty index answers [] without asking an embedding backend that may be down.
     if ((await this.store.countRows(collection.id, collection.activeGeneration)) === 0) return [];
     const model = collection.indexModel ?? collection.embeddingModel;
@@ -48,7 +83,7 @@ export class Searcher {
     const docs = new Map(
       listDocumentsByIds(this.db, [...new Set(hits.map((h) => h.documentId))]).map((d) => [d.id, d]),
     );
-    const out: QueryResult[] = [];
+    const out: SearchResult[] = [];
     for (const h of hits) {
       const d = docs.get(h.documentId);
       if (!d || d.collectionId !== collection.id) continue; // deleted a moment ago
@@ -57,7 +92,7 @@ export class Searcher {
     return out;
   }
 
-  /** The query's vector; a backend that does not answer becomes 503 embedding_unavailable. */
+  /** The query's vector; a backend that does not answer is an `embedding_unavailable` RetrievalError. */
   private async embedQuery(model: string, text: string): Promise<Float32Array> {
     const key = `${model}\u0000${text}`;
     const cached = this.vectors.get(key);
@@ -74,15 +109,16 @@ export class Searcher {
       return v!;
     } catch (err) {
       if (err instanceof EmbeddingError) {
-        throw new AppError("embedding_unavailable", `${err.message}; keyword mode still works (mode: "keyword")`);
+        const hint = `${err.message}; keyword mode still works (mode: "keyword")`;
+        throw new RetrievalError("embedding_unavailable", hint);
       }
       throw err;
     }
   }
 }
 
-function metadataOf(d: DocumentRow, h: { chunkIndex: number; start: number; end: number }) {
-  const m: QueryResult["metadata"] & Record<string, unknown> = {
+function metadataOf(d: DocumentRow, h: { chunkIndex: number; start: number; end: number }): ResultMetadata {
+  const m: ResultMetadata = {
     sourceId: d.id,
     sourceName: d.name,
     chunkIndex: h.chunkIndex,

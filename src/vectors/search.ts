@@ -36,7 +36,8 @@ export interface StoredHit {
   score: number;
 }
 
-export interface SearchRequest {
+/** One search of one table, as the retrieval layer asks for it. */
+export interface TableSearch {
   mode: SearchMode;
   text: string;
   vector?: Float32Array;
@@ -63,7 +64,7 @@ interface Ranked extends StoredHit {
 }
 
 /** Searches one table in the requested mode; results best first. */
-export async function searchTable(table: Table, req: SearchRequest, ann: AnnProbes | null): Promise<StoredHit[]> {
+export async function searchTable(table: Table, req: TableSearch, ann: AnnProbes | null): Promise<StoredHit[]> {
   if (!Number.isInteger(req.topK) || req.topK < 1)
     throw new RangeError(`topK must be a positive integer, got ${req.topK}`);
   if (req.mode !== "keyword" && !req.vector) throw new Error(`a query vector is required for ${req.mode} search`);
@@ -135,7 +136,7 @@ async function countTerms(table: Table, cleaned: string): Promise<number> {
 
 async function hybridHits(
   table: Table,
-  req: SearchRequest,
+  req: TableSearch,
   filter: string | null,
   ann: AnnProbes | null,
 ): Promise<Ranked[]> {

@@ -11,12 +11,12 @@
  */
 import type { LanceConnection } from "./connection";
 import { Maintainer } from "./maintain";
-import { searchTable, type SearchRequest, type StoredHit } from "./search";
+import { searchTable, type StoredHit, type TableSearch } from "./search";
 import { collectionPrefix, parseTableName, TableCache, tableName, type ChunkRow } from "./tables";
 import { TableWriter } from "./writer";
 
 export type { ChunkRow } from "./tables";
-export type { SearchMode, SearchRequest, StoredHit } from "./search";
+export type { SearchMode, StoredHit, TableSearch } from "./search";
 
 export interface VectorStoreOptions {
   /** Rows after which maintain() builds an ANN index on a table. */
@@ -104,7 +104,7 @@ export class VectorStore {
   }
 
   /** Searches one generation table; [] when it does not exist. Scores are documented in search.ts. */
-  async search(collectionId: string, generation: number, req: SearchRequest): Promise<StoredHit[]> {
+  async search(collectionId: string, generation: number, req: TableSearch): Promise<StoredHit[]> {
     const name = tableName(collectionId, generation);
     const table = await this.tables.get(name);
     if (!table) return [];

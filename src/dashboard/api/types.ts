@@ -7,7 +7,7 @@
 import type { UserModel } from "../../features/auth/model";
 import type { KeyCreated, KeyModel } from "../../features/keys/model";
 import type { CHUNKING_STRATEGIES, PipelineModel, STATUSES } from "../../features/pipelines/model";
-import type { QueryResponse as QueryResponseModel, QUERY_MODES } from "../../features/query/model";
+import type { QueryResponse as QueryResponseModel, SEARCH_MODES } from "../../features/query/model";
 import type { SourceModel, SOURCE_STATUSES, SOURCE_TYPES } from "../../features/sources/model";
 
 export type User = typeof UserModel.static;
@@ -49,7 +49,7 @@ export interface Page<T> {
 export type ApiKey = typeof KeyModel.static;
 export type ApiKeyCreated = typeof KeyCreated.static;
 
-export type QueryMode = (typeof QUERY_MODES)[number];
+export type QueryMode = (typeof SEARCH_MODES)[number];
 export type QueryResponse = typeof QueryResponseModel.static;
 export type QueryResult = QueryResponse["results"][number];
 

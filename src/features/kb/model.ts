@@ -29,13 +29,5 @@ export const KbDocumentModel = t.Object({
 
 export const KbDetail = t.Composite([KbModel, t.Object({ documents: t.Array(KbDocumentModel) })]);
 
-export const KbSearch = t.Object({
-  query: t.String({ minLength: 1, maxLength: 100_000, description: "1..8000 characters after trimming." }),
-  topK: t.Optional(StrictInteger({ minimum: 1, maximum: 100 })),
-  mode: t.Optional(Enum(["vector", "keyword", "hybrid"] as const)),
-  minScore: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
-});
-
 export type Kb = typeof KbModel.static;
 export type KbDocument = typeof KbDocumentModel.static;
-export type KbSearchBody = typeof KbSearch.static;

@@ -3,8 +3,9 @@ import { Elysia, t } from "elysia";
 import { sessionAuth } from "../../http/auth";
 import { Deleted, ErrorBody } from "../../http/models";
 import type { AuthService } from "../auth/service";
-import { QueryResponse } from "../query/model";
-import { KbCreate, KbDetail, KbDocumentModel, KbModel, KbSearch } from "./model";
+import { unknownFields } from "../../http/unknown-fields";
+import { QueryResponse, SearchBody } from "../query/model";
+import { KbCreate, KbDetail, KbDocumentModel, KbModel } from "./model";
 import type { KbService } from "./service";
 
 const Params = t.Object({ id: t.String() });
@@ -12,6 +13,7 @@ const Params = t.Object({ id: t.String() });
 export function kbRoutes(auth: AuthService, kbs: KbService) {
   return new Elysia({ prefix: "/api/kb", tags: ["Knowledge bases"] })
     .use(sessionAuth(auth))
+    .use(unknownFields)
     .get("", ({ user }) => kbs.list(user), {
       session: true,
       response: { 200: t.Array(KbModel), 401: ErrorBody, 403: ErrorBody },
@@ -88,10 +90,10 @@ export function kbRoutes(auth: AuthService, kbs: KbService) {
     })
     .post("/:id/search", ({ user, params, body }) => kbs.search(user, params.id, body), {
       session: true,
+      rejectUnknownFields: SearchBody, // after session, so a missing session is 401 first
       params: Params,
       parse: "json",
-
-      body: KbSearch,
+      body: SearchBody,
       response: {
         200: t.Composite([t.Omit(QueryResponse, ["pipelineId"]), t.Object({ kbId: t.String() })]),
         400: ErrorBody,

@@ -20,9 +20,9 @@ import { AppError, notFound } from "../../http/errors";
 import type { IngestEngine } from "../../ingest/engine";
 import { detectKind } from "../../ingest/extract/detect";
 import { ExtractionError } from "../../ingest/extract/errors";
+import type { SearchRequest } from "../../retrieval/request";
 import type { Searcher } from "../../retrieval/searcher";
-import { normalizeQuery } from "../query/service";
-import type { Kb, KbDocument, KbSearchBody } from "./model";
+import type { Kb, KbDocument } from "./model";
 
 export interface KbDeps {
   db: Db;
@@ -154,16 +154,10 @@ export class KbService {
     return { deleted: true as const, id: doc.id };
   }
 
-  async search(user: User, id: string, body: KbSearchBody) {
+  /** Searches one of the user's knowledge bases: the query endpoint's answer, with kbId. */
+  async search(user: User, id: string, body: SearchRequest) {
     const kb = this.find(user, id).row;
-    const query = normalizeQuery(body.query);
-    const topK = body.topK ?? kb.retrievalTopK;
-    const results = await this.d.searcher.search(kb, {
-      query,
-      topK,
-      mode: body.mode ?? "hybrid",
-      minScore: body.minScore ?? 0,
-    });
+    const { results, query, topK } = await this.d.searcher.search(kb, body);
     return { results, kbId: kb.id, query, topK };
   }
 }

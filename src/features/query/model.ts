@@ -1,17 +1,41 @@
-/** Schemas of the query endpoint (seed 2.4 and 4.1, CONTRACT 6). */
+/**
+ * Schemas of the query endpoint, and the search body knowledge-base search shares
+ * (docs/API.md, Query). Its static type is retrieval/'s SearchRequest.
+ */
 import { t } from "elysia";
 import { Enum, StrictInteger } from "../../http/models";
+import { SEARCH_MODES } from "../../retrieval/request";
 
-export const QUERY_MODES = ["vector", "keyword", "hybrid"] as const;
+export { SEARCH_MODES } from "../../retrieval/request";
 
-export const QueryBody = t.Object({
-  // The 8000 bound applies after trimming (QueryService); this only caps what is read.
-  query: t.String({ minLength: 1, maxLength: 100_000, description: "1..8000 characters after trimming." }),
-  topK: t.Optional(StrictInteger({ minimum: 1, maximum: 100, description: "Default: the pipeline's retrievalTopK." })),
-  mode: t.Optional(Enum(QUERY_MODES, { description: "Default hybrid." })),
-  minScore: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
-  filter: t.Optional(t.Object({ sourceIds: t.Optional(t.Array(t.String(), { maxItems: 1000 })) })),
-});
+/** The body of both search endpoints: the query endpoint and knowledge-base search. */
+export const SearchBody = t.Object(
+  {
+    // The 8000 bound applies after trimming (retrieval/request.ts); this only caps what is read.
+    query: t.String({ minLength: 1, maxLength: 100_000, description: "1..8000 characters after trimming." }),
+    topK: t.Optional(
+      StrictInteger({
+        minimum: 1,
+        maximum: 100,
+        description: "Default: the pipeline's retrievalTopK (5 for a knowledge base).",
+      }),
+    ),
+    mode: t.Optional(Enum(SEARCH_MODES, { description: "Default hybrid." })),
+    minScore: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
+    filter: t.Optional(
+      t.Object(
+        {
+          sourceIds: t.Optional(t.Array(t.String(), { maxItems: 1000, description: "Only chunks of these sources." })),
+        },
+        { additionalProperties: false, description: "Unknown keys are 400." },
+      ),
+    ),
+  },
+  {
+    // A misspelt field or an unsupported filter would silently change the results (docs/API.md, Query).
+    additionalProperties: false,
+  },
+);
 
 export const ResultModel = t.Object({
   content: t.String(),
@@ -32,6 +56,3 @@ export const QueryResponse = t.Object({
   query: t.String(),
   topK: StrictInteger(),
 });
-
-export type QueryBodyT = typeof QueryBody.static;
-export type QueryResult = typeof ResultModel.static;

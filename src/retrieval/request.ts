@@ -1,0 +1,63 @@
+/**
+ * The search request: what a client may ask of one collection (a pipeline or a
+ * knowledge base) and the defaults for what it leaves out (docs/API.md, Query).
+ * Both HTTP doors hand their validated body to `Searcher.search`, which resolves
+ * it here, so the two can never drift apart.
+ */
+import type { Collection } from "../db/schema";
+import type { SearchMode } from "../vectors/store";
+import { RetrievalError } from "./errors";
+
+export type { SearchMode } from "../vectors/store";
+
+export const SEARCH_MODES = ["vector", "keyword", "hybrid"] as const satisfies readonly SearchMode[];
+
+/** The longest query text, counted after trimming. */
+export const MAX_QUERY_CHARS = 8000;
+
+/** Narrows a search to some of the collection's chunks. */
+export interface SearchFilter {
+  /** Only chunks of these sources (documents); `[]` matches nothing. */
+  sourceIds?: string[];
+}
+
+/** A search as a client sends it: only `query` is required. */
+export interface SearchRequest {
+  query: string;
+  topK?: number;
+  mode?: SearchMode;
+  minScore?: number;
+  filter?: SearchFilter;
+}
+
+/** A search request with its text trimmed and every default applied: what the searcher runs. */
+export interface ResolvedSearch {
+  query: string;
+  topK: number;
+  mode: SearchMode;
+  minScore: number;
+  sourceIds?: string[];
+}
+
+/**
+ * Checks the query text and fills in the defaults: topK is the collection's
+ * retrievalTopK, mode hybrid, minScore 0, no filter. The text is trimmed first; an
+ * empty one or one over MAX_QUERY_CHARS is an `invalid_request` RetrievalError.
+ */
+export function resolveSearch(req: SearchRequest, collection: Pick<Collection, "retrievalTopK">): ResolvedSearch {
+  const query = req.query.trim();
+  const problem =
+    query.length === 0
+      ? "must not be empty"
+      : query.length > MAX_QUERY_CHARS
+        ? `must be at most ${MAX_QUERY_CHARS} characters after trimming`
+        : null;
+  if (problem) throw new RetrievalError("invalid_request", `query: ${problem}`, { field: "query", message: problem });
+  return {
+    query,
+    topK: req.topK ?? collection.retrievalTopK,
+    mode: req.mode ?? "hybrid",
+    minScore: req.minScore ?? 0,
+    sourceIds: req.filter?.sourceIds,
+  };
+}
