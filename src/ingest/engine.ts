@@ -13,7 +13,8 @@ import type { Collection, DocumentRow, Task } from "../db/schema";
 import type { FileStore } from "../files/store";
 import type { Logger } from "../log";
 import type { VectorStore } from "../vectors/store";
-import { queueTask, recordOutcome, switchIfBuilt, type Outcome } from "./finish";
+import { queueTask, recordOutcome, type Outcome } from "./finish";
+import { endReindexIfBuilt, isLive, startReindex } from "./generations";
 import { jobFor } from "./job-for";
 import type { JobEvent } from "./job";
 import type { WorkerPool } from "./pool";
@@ -160,11 +161,17 @@ export class IngestEngine {
     // Tasks go with the row (ON DELETE CASCADE); if it was the last one a re-index waited for, switch now.
     const drop = this.d.db.transaction((tx) => {
       deleteDocumentRow(tx as unknown as Db, documentId);
-      return switchIfBuilt(tx as unknown as Db, collectionId, Date.now());
+      return endReindexIfBuilt(tx as unknown as Db, collectionId, Date.now());
     });
     this.d.files.remove(collectionId, documentId);
     await this.d.store.deleteDocument(collectionId, documentId);
     if (drop !== null) await this.d.store.dropGeneration(collectionId, drop);
+  }
+
+  /** Re-index: rebuild every document with the collection's current settings (generations.ts). */
+  async reindex(collectionId: string): Promise<void> {
+    for (const g of startReindex(this.d.db, collectionId)) await this.d.store.dropGeneration(collectionId, g);
+    this.kick();
   }
 
   /** Stops the running jobs of a collection being deleted. */
@@ -192,7 +199,9 @@ export class IngestEngine {
       })
       // Jobs go to the workers only once their claims are committed; if the commit fails,
       // the claims are undone and so is their room in the pool.
-      .then(() => claimed.forEach((c) => c.send()))
+      .then(() => {
+        for (const c of claimed) c.send();
+      })
       .catch((err) => {
         for (const c of claimed) {
           this.d.pool.release(c.jobId);
@@ -297,7 +306,7 @@ export class IngestEngine {
   /** The documents among `ids` whose rows may still be written into this generation. */
   private writable(collectionId: string, generation: number, ids: string[]): Set<string> {
     const col = findCollectionById(this.d.db, collectionId);
-    if (!col || (generation !== col.activeGeneration && generation !== col.buildingGeneration)) return new Set();
+    if (!col || !isLive(col, generation)) return new Set();
     return existingDocumentIds(this.d.db, ids);
   }
 }

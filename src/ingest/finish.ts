@@ -1,25 +1,17 @@
 /**
  * What happens when a task ends: success marks the document ready; a transient
  * failure goes back to the queue with backoff until the attempts run out; other
- * failures mark the document failed with the reason. When the last task of a
- * re-index finishes, the new generation becomes the active one.
+ * failures mark the document failed with the reason. The last task of a re-index
+ * ends it (generations.ts).
  */
 import type { WriteBatch } from "../db/batch";
 import type { Db } from "../db/client";
-import { findCollectionById, updateCollection } from "../db/queries/collections";
+import { findCollectionById } from "../db/queries/collections";
 import { findDocumentById, markDocumentQueued, markDocumentReady, updateDocument } from "../db/queries/documents";
-import { markRebuildFailed, zeroFailedChunkCounts } from "../db/queries/documents";
-import {
-  endTask,
-  findTask,
-  insertTask,
-  pendingTaskCount,
-  pendingTasksOfDocument,
-  retryTaskLater,
-  tasksOfGeneration,
-} from "../db/queries/tasks";
+import { endTask, findTask, insertTask, pendingTasksOfDocument, retryTaskLater } from "../db/queries/tasks";
 import type { Collection, Task } from "../db/schema";
 import type { Logger } from "../log";
+import { endReindexIfBuilt, isBuilding, noteDimensions, targetGeneration } from "./generations";
 
 export const MAX_ATTEMPTS = 5;
 
@@ -47,7 +39,7 @@ export const backoffMs = (attempts: number) => Math.min(2000 * 2 ** Math.max(0, 
  */
 export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Finished {
   const current = findTask(t, task.id);
-  if (!current || current.status !== "processing") return NOTHING; // deleted meanwhile
+  if (current?.status !== "processing") return NOTHING; // deleted meanwhile
   const doc = findDocumentById(t, task.documentId);
   if (!doc) return NOTHING;
   if (!outcome.ok && outcome.transient && current.attempts < MAX_ATTEMPTS) {
@@ -71,7 +63,8 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
   } else {
     const attempts = current.attempts > 1 ? ` (after ${current.attempts} attempts)` : "";
     // A failed rebuild task leaves the document's chunks in the index that still answers.
-    const rebuilding = findCollectionById(t, task.collectionId)?.buildingGeneration === task.generation;
+    const col = findCollectionById(t, task.collectionId);
+    const rebuilding = col !== undefined && isBuilding(col, task.generation);
     updateDocument(t, doc.id, {
       ...(stillPending ? {} : { status: "failed" as const, error: outcome.message + attempts }),
       ...(rebuilding ? {} : { chunkCount: 0 }),
@@ -79,7 +72,8 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
     });
   }
   if (outcome.ok) noteDimensions(t, task, outcome.dimensions);
-  return { dropGeneration: maybeSwitch(t, task.collectionId, now, outcome), clearRows: !outcome.ok };
+  const dropGeneration = endReindexIfBuilt(t, task.collectionId, now, outcome.ok ? outcome.dimensions : null);
+  return { dropGeneration, clearRows: !outcome.ok };
 }
 
 /**
@@ -106,61 +100,15 @@ export async function recordOutcome(
   }
 }
 
-/** The first successful task of the active generation tells the model's dimension. */
-function noteDimensions(db: Db, task: Task, dimensions: number): void {
-  const col = findCollectionById(db, task.collectionId);
-  if (col && col.activeGeneration === task.generation && col.embeddingDimensions === null) {
-    updateCollection(db, col.id, { embeddingDimensions: dimensions });
-  }
-}
-
 /**
  * Queues a task for a document in the collection's target generation and marks
  * the document queued; a second waiting task for the same generation is not added.
  * A document inserted in this same transaction (`fresh`) has no task and is queued already.
  */
 export function queueTask(db: Db, documentId: string, col: Collection, now: number, fresh = false): void {
-  const generation = col.buildingGeneration ?? col.activeGeneration;
+  const generation = targetGeneration(col);
   const waiting =
     !fresh && pendingTasksOfDocument(db, documentId).some((t) => t.status === "queued" && t.generation === generation);
   if (!waiting) insertTask(db, { documentId, collectionId: col.id, generation, now });
   if (!fresh) markDocumentQueued(db, documentId, iso(now));
-}
-
-/** Switches to the re-built generation if nothing of it is pending (e.g. after a delete); returns the generation to drop. */
-export function switchIfBuilt(db: Db, collectionId: string, now: number): number | null {
-  return maybeSwitch(db, collectionId, now, null);
-}
-
-/**
- * Switches a collection to its re-built generation once nothing of it is pending.
- * A rebuild in which every document failed (a model never pulled, say) is
- * abandoned instead: the previous index keeps answering, and each failed
- * document says so. Returns the generation to drop.
- */
-function maybeSwitch(db: Db, collectionId: string, now: number, last: Outcome | null): number | null {
-  const col = findCollectionById(db, collectionId);
-  if (!col || col.buildingGeneration === null) return null;
-  if (pendingTaskCount(db, collectionId, col.buildingGeneration) > 0) return null;
-  const built = tasksOfGeneration(db, collectionId, col.buildingGeneration);
-  if (built.failed > 0 && built.succeeded === 0) {
-    updateCollection(db, collectionId, { buildingGeneration: null, buildingModel: null, updatedAt: iso(now) });
-    markRebuildFailed(db, collectionId, iso(now));
-    return col.buildingGeneration;
-  }
-  // Documents whose rebuild failed have no chunks in the new generation.
-  zeroFailedChunkCounts(db, collectionId);
-  updateCollection(db, collectionId, {
-    activeGeneration: col.buildingGeneration,
-    indexModel: col.buildingModel,
-    embeddingDimensions: last?.ok
-      ? last.dimensions
-      : col.buildingModel === col.indexModel
-        ? col.embeddingDimensions
-        : null,
-    buildingGeneration: null,
-    buildingModel: null,
-    updatedAt: iso(now),
-  });
-  return col.activeGeneration;
 }

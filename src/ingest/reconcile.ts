@@ -16,6 +16,7 @@ import type { Logger } from "../log";
 import type { VectorStore } from "../vectors/store";
 import type { IngestEngine } from "./engine";
 import { queueTask } from "./finish";
+import { isLive, isSettled } from "./generations";
 
 interface Deps {
   db: Db;
@@ -53,13 +54,13 @@ export async function reconcile(d: Deps): Promise<void> {
       dropped++;
       continue;
     }
-    if (t.generation !== col.activeGeneration && t.generation !== col.buildingGeneration) {
+    if (!isLive(col, t.generation)) {
       await d.store.dropGeneration(t.collectionId, t.generation);
       dropped++;
       continue;
     }
     // A re-index in flight re-writes every document anyway; only settled tables are checked.
-    if (col.buildingGeneration !== null || t.generation !== col.activeGeneration) continue;
+    if (!isSettled(col, t.generation)) continue;
     const counts = await d.store.documentCounts(t.collectionId, t.generation);
     const docs = new Map(listDocuments(d.db, col.id).map((x) => [x.id, x]));
     for (const [docId, n] of counts) {

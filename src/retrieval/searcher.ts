@@ -13,6 +13,7 @@ import { EmbeddingError, type Embedder } from "../embed/types";
 import type { QueryResult } from "../features/query/model";
 import type { SearchRequest } from "../features/query/service";
 import { AppError } from "../http/errors";
+import { queryTarget } from "../ingest/generations";
 import type { VectorStore } from "../vectors/store";
 import { LruCache } from "../tools/lru";
 
@@ -31,10 +32,10 @@ export class Searcher {
 
   async search(collection: Collection, req: SearchRequest): Promise<QueryResult[]> {
     // An empty index answers [] without asking an embedding backend that may be down.
-    if ((await this.store.countRows(collection.id, collection.activeGeneration)) === 0) return [];
-    const model = collection.indexModel ?? collection.embeddingModel;
+    const { generation, model } = queryTarget(collection);
+    if ((await this.store.countRows(collection.id, generation)) === 0) return [];
     const vector = req.mode === "keyword" ? undefined : await this.embedQuery(model, req.query);
-    const hits = await this.store.search(collection.id, collection.activeGeneration, {
+    const hits = await this.store.search(collection.id, generation, {
       mode: req.mode,
       text: req.query,
       vector,

@@ -19,6 +19,7 @@ import { receiveFile } from "../../files/multipart";
 import { AppError, notFound } from "../../http/errors";
 import type { IngestEngine } from "../../ingest/engine";
 import { detectKind } from "../../ingest/extract/detect";
+import { firstGeneration } from "../../ingest/generations";
 import { ExtractionError } from "../../ingest/extract/errors";
 import type { Searcher } from "../../retrieval/searcher";
 import { normalizeQuery } from "../query/service";
@@ -73,7 +74,7 @@ export class KbService {
       chunkSize: 1000,
       chunkOverlap: 200,
       embeddingModel: model,
-      indexModel: model,
+      ...firstGeneration(model),
       vectorProvider: "lancedb",
       retrievalTopK: 5,
       createdAt: now,

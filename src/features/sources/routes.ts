@@ -11,12 +11,12 @@ import type { AuthService } from "../auth/service";
 import { PipelineModel } from "../pipelines/model";
 import type { PipelineService } from "../pipelines/service";
 import { SourceCreate, SourceCreated, SourceModel } from "./model";
-import { reindexCollection, type SourceDeps, type SourceService } from "./service";
+import type { SourceService } from "./service";
 
 const Params = t.Object({ id: t.String() });
 const SourceParams = t.Object({ id: t.String(), sourceId: t.String() });
 
-export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sources: SourceService, deps: SourceDeps) {
+export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sources: SourceService) {
   const pipelineOf = (user: Parameters<PipelineService["own"]>[0], id: string) => pipelines.own(user, id);
   return new Elysia({ prefix: "/api/rag/pipelines/:id", tags: ["Data sources"] })
     .use(sessionAuth(auth))
@@ -78,8 +78,7 @@ export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sour
     .post(
       "/reindex",
       async ({ user, params, set }) => {
-        pipelineOf(user, params.id);
-        await reindexCollection(deps, params.id);
+        await sources.reindex(pipelineOf(user, params.id));
         set.status = 202;
         return { pipeline: pipelines.get(user, params.id) };
       },

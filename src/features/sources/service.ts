@@ -17,7 +17,6 @@ import type { FileStore } from "../../files/store";
 import { UPLOAD_TTL_MS, checkSignature, signUploadUrl } from "../../files/signing";
 import { AppError, notFound } from "../../http/errors";
 import type { IngestEngine } from "../../ingest/engine";
-import { planReindex } from "../../ingest/generations";
 import type { VectorStore } from "../../vectors/store";
 import type { SourceCreateBody } from "./model";
 import { presentSource } from "./present";
@@ -111,6 +110,11 @@ export class SourceService {
     return presentSource(findDocumentWithPreview(this.d.db, doc.id)!);
   }
 
+  /** Re-index: rebuild every source with the pipeline's current settings; the old index answers meanwhile. */
+  reindex(collection: Collection): Promise<void> {
+    return this.d.engine.reindex(collection.id);
+  }
+
   /** Receives the bytes of a file source through its signed URL. */
   async upload(
     sourceId: string,
@@ -184,14 +188,4 @@ function checkFields(b: SourceCreateBody, maxBytes: number): void {
     if (b.fileSize! > maxBytes)
       throw new AppError("payload_too_large", `files larger than ${maxBytes} bytes are not accepted`);
   }
-}
-
-/** Re-index: rebuild every source with the collection's current settings. */
-export async function reindexCollection(
-  d: Pick<SourceDeps, "db" | "engine" | "store">,
-  collectionId: string,
-): Promise<void> {
-  const plan = planReindex(d.db, collectionId);
-  for (const g of plan.drop) await d.store.dropGeneration(collectionId, g);
-  d.engine.kick();
 }
