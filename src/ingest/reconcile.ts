@@ -15,7 +15,7 @@ import type { FileStore } from "../files/store";
 import type { Logger } from "../log";
 import type { VectorStore } from "../vectors/store";
 import type { IngestEngine } from "./engine";
-import { queueTask } from "./finish";
+import { queueTask } from "./queue";
 import { isLive, isSettled } from "./generations";
 
 interface Deps {

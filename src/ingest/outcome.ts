@@ -7,11 +7,11 @@
 import type { WriteBatch } from "../db/batch";
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/queries/collections";
-import { findDocumentById, markDocumentQueued, markDocumentReady, updateDocument } from "../db/queries/documents";
-import { endTask, findTask, insertTask, pendingTasksOfDocument, retryTaskLater } from "../db/queries/tasks";
-import type { Collection, Task } from "../db/schema";
+import { findDocumentById, markDocumentReady, updateDocument } from "../db/queries/documents";
+import { endTask, findTask, pendingTasksOfDocument, retryTaskLater } from "../db/queries/tasks";
+import type { Task } from "../db/schema";
 import type { Logger } from "../log";
-import { endReindexIfBuilt, isBuilding, noteDimensions, targetGeneration } from "./generations";
+import { endReindexIfBuilt, isBuilding, noteDimensions } from "./generations";
 
 export const MAX_ATTEMPTS = 5;
 
@@ -98,17 +98,4 @@ export async function recordOutcome(
       if (stopped()) return null;
     }
   }
-}
-
-/**
- * Queues a task for a document in the collection's target generation and marks
- * the document queued; a second waiting task for the same generation is not added.
- * A document inserted in this same transaction (`fresh`) has no task and is queued already.
- */
-export function queueTask(db: Db, documentId: string, col: Collection, now: number, fresh = false): void {
-  const generation = targetGeneration(col);
-  const waiting =
-    !fresh && pendingTasksOfDocument(db, documentId).some((t) => t.status === "queued" && t.generation === generation);
-  if (!waiting) insertTask(db, { documentId, collectionId: col.id, generation, now });
-  if (!fresh) markDocumentQueued(db, documentId, iso(now));
 }
