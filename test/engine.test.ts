@@ -287,6 +287,9 @@ function fakeRows(documentId: string, from: number, to: number, tag = "row"): Ro
   });
 }
 
+/** Where a document's rows go in generation 1 of a pipeline, as the sink takes it. */
+const table = (collectionId: string, documentId: string) => ({ collectionId, generation: 1, documentId });
+
 const pendingTasks = (documentId: string) =>
   sql("SELECT id FROM tasks WHERE document_id = ? AND status IN ('queued','processing')", documentId).length;
 
@@ -316,8 +319,8 @@ describe("idempotent writes", () => {
   test("a slice replayed through the engine's sink, one commit after the other, keeps each chunk id once", async () => {
     const { pid, sid, n } = await multiSliceSource("replay");
     // As a crash between commit and acknowledgement would: the same later slice, twice.
-    await t.services.engine.sink.write(pid, 1, sid, fakeRows(sid, 520, 540), false);
-    await t.services.engine.sink.write(pid, 1, sid, fakeRows(sid, 520, 540), false);
+    await t.services.engine.sink.append(table(pid, sid), fakeRows(sid, 520, 540));
+    await t.services.engine.sink.append(table(pid, sid), fakeRows(sid, 520, 540));
     const rows = await chunkRows(t.dataDir, pid, 1);
     expect(duplicates(rows.map((r) => r.id))).toEqual(NO_DUPLICATES);
     expect(rows).toHaveLength(n);
@@ -331,10 +334,10 @@ describe("the delete by id", () => {
     const original = store.replaceDocuments;
     const skipped: boolean[] = [];
     const deleted: string[] = [];
-    store.replaceDocuments = (cid, gen, ids, rows, appendedAreNew) => {
+    store.replaceDocuments = (cid, gen, ids, rows, opts) => {
       deleted.push(...ids);
-      if (rows.some((r) => !ids.includes(r.documentId))) skipped.push(appendedAreNew === true);
-      return original.call(store, cid, gen, ids, rows, appendedAreNew);
+      if (rows.some((r) => !ids.includes(r.documentId))) skipped.push(opts?.appendedAreNew === true);
+      return original.call(store, cid, gen, ids, rows, opts);
     };
     try {
       // Three slices or more: the third leaves only once the first is committed, so it is appended alone.
@@ -347,7 +350,7 @@ describe("the delete by id", () => {
       // New in this process and on its first attempt: its first write had nothing to delete either.
       expect(deleted).not.toContain(s.id);
       skipped.length = 0;
-      await t.services.engine.sink.write(pid, 1, s.id, fakeRows(s.id, 520, 540), false);
+      await t.services.engine.sink.append(table(pid, s.id), fakeRows(s.id, 520, 540));
       expect(skipped).toEqual([false]);
       const rows = await chunkRows(t.dataDir, pid, 1);
       expect(duplicates(rows.map((r) => r.id))).toEqual(NO_DUPLICATES);
@@ -365,11 +368,11 @@ describe("regressions (found by these tests, now fixed)", () => {
     const sink = t.services.engine.sink;
     // The first write starts a commit at once; the next two wait and are merged into one batch.
     const writes = [
-      sink.write(pid, 1, sid, fakeRows(sid, 0, 512, "a"), true),
-      sink.write(pid, 1, sid, fakeRows(sid, 0, 512, "b"), true),
-      sink.write(pid, 1, sid, fakeRows(sid, 0, 512, "c"), true),
-      sink.write(pid, 1, sid, fakeRows(sid, 512, n, "c"), false),
-      sink.write(pid, 1, sid, fakeRows(sid, 512, n, "d"), false),
+      sink.replace(table(pid, sid), fakeRows(sid, 0, 512, "a")),
+      sink.replace(table(pid, sid), fakeRows(sid, 0, 512, "b")),
+      sink.replace(table(pid, sid), fakeRows(sid, 0, 512, "c")),
+      sink.append(table(pid, sid), fakeRows(sid, 512, n, "c")),
+      sink.append(table(pid, sid), fakeRows(sid, 512, n, "d")),
     ];
     await Promise.all(writes);
     const rows = await chunkRows(t.dataDir, pid, 1);

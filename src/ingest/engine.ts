@@ -61,8 +61,6 @@ export class IngestEngine {
   /** Group commit for new documents, finished tasks and progress. */
   private readonly writes: WriteBatch;
   private readonly progress: ProgressBuffer;
-  /** Documents created in this process whose first task has not started yet. */
-  private readonly fresh = new Set<string>();
   /** Queue length as last counted, plus what was queued since; recounted at most every 250 ms. */
   private queued = { n: 0, at: -Infinity };
   private timer: Timer | null = null;
@@ -126,23 +124,15 @@ export class IngestEngine {
    * committed, with false when the collection was deleted before the commit.
    */
   async enqueueNew(row: DocumentRow, collection: Collection, content?: string): Promise<boolean> {
-    // Bounded: forgetting only costs the next first write a delete that finds nothing.
-    if (this.fresh.size >= QUEUE_LIMIT * 2) this.fresh.clear();
-    const stored = await this.writes
-      .run((t) => {
-        const col = findCollectionById(t, collection.id);
-        if (!col) return false;
-        insertDocument(t, row, content);
-        queueTask(t, row.id, col, Date.now(), true);
-        // Marked before the commit: a claim later in the same transaction must see it.
-        this.fresh.add(row.id);
-        return true;
-      })
-      .catch((err) => {
-        this.fresh.delete(row.id);
-        throw err;
-      });
+    const stored = await this.writes.run((t) => {
+      const col = findCollectionById(t, collection.id);
+      if (!col) return false;
+      insertDocument(t, row, content);
+      queueTask(t, row.id, col, Date.now(), true);
+      return true;
+    });
     if (stored) {
+      this.sink.markNew(row.id);
       this.queued.n++;
       this.kick();
     }
@@ -158,7 +148,6 @@ export class IngestEngine {
   /** Deletes a document everywhere, even mid-ingestion: job, row, tasks, file, chunks. */
   async removeDocument(collectionId: string, documentId: string): Promise<void> {
     this.cancelDocument(documentId);
-    this.fresh.delete(documentId);
     // Tasks go with the row (ON DELETE CASCADE); if it was the last one a re-index waited for, switch now.
     const drop = this.d.db.transaction((tx) => {
       deleteDocumentRow(tx as unknown as Db, documentId);
@@ -235,9 +224,6 @@ export class IngestEngine {
         if (!task) break;
         const job = jobFor(t, task, this.d);
         if (!job) continue;
-        // Its first run ever (created in this process, first attempt): nothing of it is stored.
-        if (this.fresh.delete(task.documentId) && task.attempts === 1)
-          this.sink.noteEmpty(task.collectionId, task.generation, task.documentId);
         this.running.set(job.jobId, { task, writes: [], failed: null });
         // A url or api source's size is not known before it is fetched: a whole unit.
         const bytes = job.document.content?.length ?? job.document.fileSize ?? null;
@@ -257,7 +243,7 @@ export class IngestEngine {
     if (e.type === "progress") {
       this.progress.set(task.documentId, e.done, e.total);
     } else if (e.type === "rows") {
-      const w = this.sink.write(task.collectionId, task.generation, task.documentId, e.rows, e.first);
+      const w = e.first ? this.sink.replace(task, e.rows) : this.sink.append(task, e.rows);
       // The job may send its next slice once this one is in (or has failed, which fails the task).
       w.then(
         () => this.d.pool.ack(e.jobId),
@@ -293,7 +279,7 @@ export class IngestEngine {
     this.running.delete(jobId);
     if (done.clearRows) {
       await this.sink
-        .write(task.collectionId, task.generation, task.documentId, [], true)
+        .clear(task)
         .catch((err) => this.d.log.warn("could not clear a failed document's rows", { error: err }));
     }
     if (done.dropGeneration !== null) {

@@ -67,7 +67,9 @@ export async function reconcile(d: Deps): Promise<void> {
       const doc = docs.get(docId);
       // A failed document keeps rows only when an abandoned re-index left its old chunks (chunkCount > 0).
       if (!doc || (doc.status === "failed" && doc.chunkCount === 0) || doc.status === "awaiting_upload") {
-        await d.engine.sink.write(col.id, t.generation, docId, [], true).catch(() => {});
+        await d.engine.sink
+          .clear({ collectionId: col.id, generation: t.generation, documentId: docId })
+          .catch(() => {});
         if (!doc) await d.store.deleteDocument(col.id, docId);
         cleared++;
       } else if (doc.status === "ready" && n !== doc.chunkCount && pendingTasksOfDocument(d.db, docId).length === 0) {
