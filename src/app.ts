@@ -30,7 +30,7 @@ export function buildApp(s: Services) {
     .use(modelRoutes(s.auth, s.config))
     .use(pipelineRoutes(s.auth, s.pipelines))
     .use(sourceRoutes(s.auth, s.pipelines, s.sources))
-    .use(uploadRoutes(s.db, s.sources))
+    .use(uploadRoutes(s.sources))
     .use(keyRoutes(s.auth, s.pipelines, s.keys))
     .use(queryRoutes(s.queries))
     .use(kbRoutes(s.auth, s.kbs));

@@ -156,34 +156,16 @@ describe("sources created while their pipeline is deleted", () => {
 });
 
 describe("a pipeline deleted between a create and its commit", () => {
-  test("the create is refused (false), and neither its row, its text nor its task is stored", async () => {
+  test("the create is refused (null), and neither its row, its text nor its task is stored", async () => {
     const pid = await c.pipeline({ name: "gone before commit" });
     const db = t.services.db;
-    const col = collection(pid);
-    const now = new Date().toISOString();
     const id = Bun.randomUUIDv7();
-    const row = {
-      id,
-      collectionId: pid,
-      type: "text" as const,
-      name: "late",
-      contentLength: 4,
-      url: null,
-      fileName: null,
-      fileSize: null,
-      filePath: null,
-      status: "queued" as const,
-      error: null,
-      chunkCount: 0,
-      progressDone: 0,
-      progressTotal: 0,
-      createdAt: now,
-      updatedAt: now,
-      indexedAt: null,
-    };
-    const stored = t.services.engine.enqueueNew(row, col, "late");
+    const stored = t.services.engine.createDocument(
+      { id, collectionId: pid, type: "text", name: "late", contentLength: 4 },
+      "late",
+    );
     deleteCollectionRow(db, pid); // in the same turn: before the group commit runs
-    expect(await stored).toBe(false);
+    expect(await stored).toBeNull();
     expect(sql("SELECT id FROM documents WHERE id = ?", id)).toEqual([]);
     expect(sql("SELECT document_id FROM document_texts WHERE document_id = ?", id)).toEqual([]);
     expect(tasksOf(id)).toEqual([]);
@@ -307,7 +289,7 @@ describe("idempotent writes", () => {
   test("a document ingested again through the engine, run after run, keeps each chunk id once", async () => {
     const { pid, sid, n } = await multiSliceSource("again");
     for (let run = 0; run < 2; run++) {
-      t.services.engine.enqueue(sid, collection(pid));
+      t.services.engine.enqueue(sid);
       await waitFor("the run to finish", () => pendingTasks(sid) === 0);
       expect((await c.settled(pid, sid)).chunkCount).toBe(n);
       const rows = await chunkRows(t.dataDir, pid, 1);
@@ -384,8 +366,8 @@ describe("regressions (found by these tests, now fixed)", () => {
     const { pid, sid, n } = await multiSliceSource("concurrent");
     // Two workers run the two tasks side by side; their slices often share a group commit.
     for (let round = 0; round < 3; round++) {
-      t.services.engine.enqueue(sid, collection(pid));
-      t.services.engine.enqueue(sid, collection(pid));
+      t.services.engine.enqueue(sid);
+      t.services.engine.enqueue(sid);
       await waitFor("both runs to finish", () => pendingTasks(sid) === 0);
       expect((await c.settled(pid, sid)).chunkCount).toBe(n);
       const rows = await chunkRows(t.dataDir, pid, 1);

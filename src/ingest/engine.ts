@@ -7,14 +7,21 @@ import type { Config } from "../config";
 import { WriteBatch } from "../db/batch";
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/queries/collections";
-import { deleteDocumentRow, existingDocumentIds, insertDocument } from "../db/queries/documents";
+import { deleteDocumentRow, existingDocumentIds } from "../db/queries/documents";
 import { claimTask, pruneFinishedTasks, queuedTaskCount } from "../db/queries/tasks";
-import type { Collection, DocumentRow, Task } from "../db/schema";
+import type { DocumentRow, Task } from "../db/schema";
 import type { FileStore } from "../files/store";
 import type { Logger } from "../log";
 import type { VectorStore } from "../vectors/store";
 import { recordOutcome, type Outcome } from "./outcome";
-import { queueTask } from "./queue";
+import {
+  type DocumentDraft,
+  type Enqueued,
+  insertNewDocument,
+  newDocumentRow,
+  requeueDocument,
+  type UploadedFile,
+} from "./queue";
 import { endReindexIfBuilt, isLive, startReindex } from "./generations";
 import { jobFor } from "./job-for";
 import type { JobEvent } from "./job";
@@ -106,37 +113,35 @@ export class IngestEngine {
   }
 
   /**
-   * Queues a document for the collection's current target generation. `prepare`
-   * runs first in the same transaction (claiming an upload, say), so a document is
-   * never stored without its task; when it returns false nothing is queued.
+   * Queues a stored document again (a retry, a repair) in its collection's target
+   * generation. With `upload`, the document first takes its uploaded file, once, in
+   * the same transaction, so a document never has its file without its task.
    */
-  enqueue(documentId: string, collection: Collection, prepare?: (tx: Db) => boolean): void {
-    this.d.db.transaction((tx) => {
-      const t = tx as unknown as Db;
-      if (prepare && !prepare(t)) return;
-      queueTask(t, documentId, findCollectionById(t, collection.id) ?? collection, Date.now());
-    });
-    this.kick();
+  enqueue(documentId: string, opts: { upload?: UploadedFile } = {}): Enqueued {
+    const result = this.d.db.transaction((tx) => requeueDocument(tx as unknown as Db, documentId, opts, Date.now()));
+    if (result === "queued") this.kick();
+    return result;
   }
 
   /**
-   * Stores a new document (status `queued`) together with its task; resolves once
-   * committed, with false when the collection was deleted before the commit.
+   * Creates a document: its row (and a text source's content) with its task, unless
+   * it waits for its file, in the next group commit. Resolves once committed, with
+   * the row, or null when the collection was deleted first.
    */
-  async enqueueNew(row: DocumentRow, collection: Collection, content?: string): Promise<boolean> {
+  async createDocument(draft: DocumentDraft, content?: string): Promise<DocumentRow | null> {
+    const row = newDocumentRow(draft);
     const stored = await this.writes.run((t) => {
-      const col = findCollectionById(t, collection.id);
-      if (!col) return false;
-      insertDocument(t, row, content);
-      queueTask(t, row.id, col, Date.now(), true);
-      return true;
+      const col = findCollectionById(t, row.collectionId);
+      if (col) insertNewDocument(t, row, col, Date.now(), content);
+      return col !== undefined;
     });
-    if (stored) {
-      this.sink.markNew(row.id);
+    if (!stored) return null;
+    this.sink.markNew(row.id);
+    if (row.status === "queued") {
       this.queued.n++;
       this.kick();
     }
-    return stored;
+    return row;
   }
 
   /** Stops a document's running job (its rows are then refused by the sink). */

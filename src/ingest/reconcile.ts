@@ -73,7 +73,7 @@ export async function reconcile(d: Deps): Promise<void> {
         if (!doc) await d.store.deleteDocument(col.id, docId);
         cleared++;
       } else if (doc.status === "ready" && n !== doc.chunkCount && pendingTasksOfDocument(d.db, docId).length === 0) {
-        d.engine.enqueue(doc.id, col);
+        d.engine.enqueue(doc.id);
         requeued++;
       }
     }
@@ -84,7 +84,7 @@ export async function reconcile(d: Deps): Promise<void> {
         !counts.has(doc.id) &&
         pendingTasksOfDocument(d.db, doc.id).length === 0
       ) {
-        d.engine.enqueue(doc.id, col);
+        d.engine.enqueue(doc.id);
         requeued++;
       }
     }

@@ -3,8 +3,6 @@
  * and PUT /uploads/:sourceId, where the signed uploadUrl points.
  */
 import { Elysia, t } from "elysia";
-import { findCollectionById } from "../../db/queries/collections";
-import type { Db } from "../../db/client";
 import { sessionAuth } from "../../http/auth";
 import { Deleted, ErrorBody } from "../../http/models";
 import type { AuthService } from "../auth/service";
@@ -94,11 +92,11 @@ export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sour
     );
 }
 
-export function uploadRoutes(db: Db, sources: SourceService) {
+export function uploadRoutes(sources: SourceService) {
   return new Elysia({ tags: ["Data sources"] }).put(
     "/uploads/:sourceId",
     async ({ params, query, request }) => ({
-      source: await sources.upload(params.sourceId, query, request.body, (id) => findCollectionById(db, id)),
+      source: await sources.upload(params.sourceId, query, request.body),
     }),
     {
       parse: "none",
