@@ -29,8 +29,8 @@ export function buildApp(s: Services) {
     .use(authRoutes(s.auth))
     .use(modelRoutes(s.auth, s.config))
     .use(pipelineRoutes(s.auth, s.pipelines))
-    .use(sourceRoutes(s.auth, s.pipelines, s.sources, s.sourceDeps))
-    .use(uploadRoutes(s.db, s.sources))
+    .use(sourceRoutes(s.auth, s.pipelines, s.sources))
+    .use(uploadRoutes(s.sources))
     .use(keyRoutes(s.auth, s.pipelines, s.keys))
     .use(queryRoutes(s.queries))
     .use(kbRoutes(s.auth, s.kbs));

@@ -10,7 +10,7 @@ import { KbService } from "./features/kb/service";
 import { KeyService } from "./features/keys/service";
 import { PipelineService } from "./features/pipelines/service";
 import { QueryService } from "./features/query/service";
-import { SourceService, type SourceDeps } from "./features/sources/service";
+import { SourceService } from "./features/sources/service";
 import { loadSecret } from "./files/signing";
 import { FileStore } from "./files/store";
 import { Metrics } from "./http/metrics";
@@ -37,7 +37,6 @@ export interface Services {
   keys: KeyService;
   queries: QueryService;
   sources: SourceService;
-  sourceDeps: SourceDeps;
   kbs: KbService;
   /** Set once the server listens: the base of upload URLs. */
   baseUrl: { value: string };
@@ -59,7 +58,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const searcher = new Searcher(db, store, config);
   const queries = new QueryService(db, keys, searcher, config);
   const baseUrl = { value: `http://${config.host}:${config.port}` };
-  const sourceDeps: SourceDeps = {
+  const sources = new SourceService({
     db,
     engine,
     store,
@@ -67,8 +66,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     secret: loadSecret(config.dataDir),
     config,
     baseUrl: () => baseUrl.value,
-  };
-  const sources = new SourceService(sourceDeps);
+  });
   const kbs = new KbService({ db, collections, engine, files, searcher, config });
   collections.onCollectionDeleted(async (id) => {
     keys.forgetCollection(id);
@@ -109,7 +107,6 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     keys,
     queries,
     sources,
-    sourceDeps,
     kbs,
     baseUrl,
     timers,

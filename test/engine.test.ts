@@ -156,34 +156,16 @@ describe("sources created while their pipeline is deleted", () => {
 });
 
 describe("a pipeline deleted between a create and its commit", () => {
-  test("the create is refused (false), and neither its row, its text nor its task is stored", async () => {
+  test("the create is refused (null), and neither its row, its text nor its task is stored", async () => {
     const pid = await c.pipeline({ name: "gone before commit" });
     const db = t.services.db;
-    const col = collection(pid);
-    const now = new Date().toISOString();
     const id = Bun.randomUUIDv7();
-    const row = {
-      id,
-      collectionId: pid,
-      type: "text" as const,
-      name: "late",
-      contentLength: 4,
-      url: null,
-      fileName: null,
-      fileSize: null,
-      filePath: null,
-      status: "queued" as const,
-      error: null,
-      chunkCount: 0,
-      progressDone: 0,
-      progressTotal: 0,
-      createdAt: now,
-      updatedAt: now,
-      indexedAt: null,
-    };
-    const stored = t.services.engine.enqueueNew(row, col, "late");
+    const stored = t.services.engine.createDocument(
+      { id, collectionId: pid, type: "text", name: "late", contentLength: 4 },
+      "late",
+    );
     deleteCollectionRow(db, pid); // in the same turn: before the group commit runs
-    expect(await stored).toBe(false);
+    expect(await stored).toBeNull();
     expect(sql("SELECT id FROM documents WHERE id = ?", id)).toEqual([]);
     expect(sql("SELECT document_id FROM document_texts WHERE document_id = ?", id)).toEqual([]);
     expect(tasksOf(id)).toEqual([]);
@@ -287,6 +269,9 @@ function fakeRows(documentId: string, from: number, to: number, tag = "row"): Ro
   });
 }
 
+/** Where a document's rows go in generation 1 of a pipeline, as the sink takes it. */
+const table = (collectionId: string, documentId: string) => ({ collectionId, generation: 1, documentId });
+
 const pendingTasks = (documentId: string) =>
   sql("SELECT id FROM tasks WHERE document_id = ? AND status IN ('queued','processing')", documentId).length;
 
@@ -304,7 +289,7 @@ describe("idempotent writes", () => {
   test("a document ingested again through the engine, run after run, keeps each chunk id once", async () => {
     const { pid, sid, n } = await multiSliceSource("again");
     for (let run = 0; run < 2; run++) {
-      t.services.engine.enqueue(sid, collection(pid));
+      t.services.engine.enqueue(sid);
       await waitFor("the run to finish", () => pendingTasks(sid) === 0);
       expect((await c.settled(pid, sid)).chunkCount).toBe(n);
       const rows = await chunkRows(t.dataDir, pid, 1);
@@ -316,8 +301,8 @@ describe("idempotent writes", () => {
   test("a slice replayed through the engine's sink, one commit after the other, keeps each chunk id once", async () => {
     const { pid, sid, n } = await multiSliceSource("replay");
     // As a crash between commit and acknowledgement would: the same later slice, twice.
-    await t.services.engine.sink.write(pid, 1, sid, fakeRows(sid, 520, 540), false);
-    await t.services.engine.sink.write(pid, 1, sid, fakeRows(sid, 520, 540), false);
+    await t.services.engine.sink.append(table(pid, sid), fakeRows(sid, 520, 540));
+    await t.services.engine.sink.append(table(pid, sid), fakeRows(sid, 520, 540));
     const rows = await chunkRows(t.dataDir, pid, 1);
     expect(duplicates(rows.map((r) => r.id))).toEqual(NO_DUPLICATES);
     expect(rows).toHaveLength(n);
@@ -331,10 +316,10 @@ describe("the delete by id", () => {
     const original = store.replaceDocuments;
     const skipped: boolean[] = [];
     const deleted: string[] = [];
-    store.replaceDocuments = (cid, gen, ids, rows, appendedAreNew) => {
+    store.replaceDocuments = (cid, gen, ids, rows, opts) => {
       deleted.push(...ids);
-      if (rows.some((r) => !ids.includes(r.documentId))) skipped.push(appendedAreNew === true);
-      return original.call(store, cid, gen, ids, rows, appendedAreNew);
+      if (rows.some((r) => !ids.includes(r.documentId))) skipped.push(opts?.appendedAreNew === true);
+      return original.call(store, cid, gen, ids, rows, opts);
     };
     try {
       // Three slices or more: the third leaves only once the first is committed, so it is appended alone.
@@ -347,7 +332,7 @@ describe("the delete by id", () => {
       // New in this process and on its first attempt: its first write had nothing to delete either.
       expect(deleted).not.toContain(s.id);
       skipped.length = 0;
-      await t.services.engine.sink.write(pid, 1, s.id, fakeRows(s.id, 520, 540), false);
+      await t.services.engine.sink.append(table(pid, s.id), fakeRows(s.id, 520, 540));
       expect(skipped).toEqual([false]);
       const rows = await chunkRows(t.dataDir, pid, 1);
       expect(duplicates(rows.map((r) => r.id))).toEqual(NO_DUPLICATES);
@@ -365,11 +350,11 @@ describe("regressions (found by these tests, now fixed)", () => {
     const sink = t.services.engine.sink;
     // The first write starts a commit at once; the next two wait and are merged into one batch.
     const writes = [
-      sink.write(pid, 1, sid, fakeRows(sid, 0, 512, "a"), true),
-      sink.write(pid, 1, sid, fakeRows(sid, 0, 512, "b"), true),
-      sink.write(pid, 1, sid, fakeRows(sid, 0, 512, "c"), true),
-      sink.write(pid, 1, sid, fakeRows(sid, 512, n, "c"), false),
-      sink.write(pid, 1, sid, fakeRows(sid, 512, n, "d"), false),
+      sink.replace(table(pid, sid), fakeRows(sid, 0, 512, "a")),
+      sink.replace(table(pid, sid), fakeRows(sid, 0, 512, "b")),
+      sink.replace(table(pid, sid), fakeRows(sid, 0, 512, "c")),
+      sink.append(table(pid, sid), fakeRows(sid, 512, n, "c")),
+      sink.append(table(pid, sid), fakeRows(sid, 512, n, "d")),
     ];
     await Promise.all(writes);
     const rows = await chunkRows(t.dataDir, pid, 1);
@@ -381,8 +366,8 @@ describe("regressions (found by these tests, now fixed)", () => {
     const { pid, sid, n } = await multiSliceSource("concurrent");
     // Two workers run the two tasks side by side; their slices often share a group commit.
     for (let round = 0; round < 3; round++) {
-      t.services.engine.enqueue(sid, collection(pid));
-      t.services.engine.enqueue(sid, collection(pid));
+      t.services.engine.enqueue(sid);
+      t.services.engine.enqueue(sid);
       await waitFor("both runs to finish", () => pendingTasks(sid) === 0);
       expect((await c.settled(pid, sid)).chunkCount).toBe(n);
       const rows = await chunkRows(t.dataDir, pid, 1);

@@ -14,16 +14,22 @@ export interface ReceivedFile {
   head: Uint8Array;
 }
 
+/** What a multipart upload needs of its request: the content type (with its boundary) and the body. */
+export interface MultipartBody {
+  contentType: string | null;
+  body: ReadableStream<Uint8Array> | null;
+}
+
 /**
  * Reads the part named `field` and hands it to `save` as a web stream.
  * 415 for a non-multipart request; 400 when the part is missing or empty.
  */
 export async function receiveFile(
-  request: Request,
+  request: MultipartBody,
   field: string,
   save: (body: ReadableStream<Uint8Array>) => Promise<number>,
 ): Promise<ReceivedFile> {
-  const type = request.headers.get("content-type") ?? "";
+  const type = request.contentType ?? "";
   if (!type.toLowerCase().startsWith("multipart/form-data")) {
     throw new AppError("unsupported_media_type", `send the file as multipart/form-data with a part named "${field}"`);
   }

@@ -7,13 +7,22 @@ import type { Config } from "../config";
 import { WriteBatch } from "../db/batch";
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/queries/collections";
-import { deleteDocumentRow, existingDocumentIds, insertDocument } from "../db/queries/documents";
+import { deleteDocumentRow, existingDocumentIds } from "../db/queries/documents";
 import { claimTask, pruneFinishedTasks, queuedTaskCount } from "../db/queries/tasks";
-import type { Collection, DocumentRow, Task } from "../db/schema";
+import type { DocumentRow, Task } from "../db/schema";
 import type { FileStore } from "../files/store";
 import type { Logger } from "../log";
 import type { VectorStore } from "../vectors/store";
-import { queueTask, recordOutcome, switchIfBuilt, type Outcome } from "./finish";
+import { recordOutcome, type Outcome } from "./outcome";
+import {
+  type DocumentDraft,
+  type Enqueued,
+  insertNewDocument,
+  newDocumentRow,
+  requeueDocument,
+  type UploadedFile,
+} from "./queue";
+import { endReindexIfBuilt, isLive, startReindex } from "./generations";
 import { jobFor } from "./job-for";
 import type { JobEvent } from "./job";
 import type { WorkerPool } from "./pool";
@@ -59,8 +68,6 @@ export class IngestEngine {
   /** Group commit for new documents, finished tasks and progress. */
   private readonly writes: WriteBatch;
   private readonly progress: ProgressBuffer;
-  /** Documents created in this process whose first task has not started yet. */
-  private readonly fresh = new Set<string>();
   /** Queue length as last counted, plus what was queued since; recounted at most every 250 ms. */
   private queued = { n: 0, at: -Infinity };
   private timer: Timer | null = null;
@@ -106,45 +113,35 @@ export class IngestEngine {
   }
 
   /**
-   * Queues a document for the collection's current target generation. `prepare`
-   * runs first in the same transaction (claiming an upload, say), so a document is
-   * never stored without its task; when it returns false nothing is queued.
+   * Queues a stored document again (a retry, a repair) in its collection's target
+   * generation. With `upload`, the document first takes its uploaded file, once, in
+   * the same transaction, so a document never has its file without its task.
    */
-  enqueue(documentId: string, collection: Collection, prepare?: (tx: Db) => boolean): void {
-    this.d.db.transaction((tx) => {
-      const t = tx as unknown as Db;
-      if (prepare && !prepare(t)) return;
-      queueTask(t, documentId, findCollectionById(t, collection.id) ?? collection, Date.now());
-    });
-    this.kick();
+  enqueue(documentId: string, opts: { upload?: UploadedFile } = {}): Enqueued {
+    const result = this.d.db.transaction((tx) => requeueDocument(tx as unknown as Db, documentId, opts, Date.now()));
+    if (result === "queued") this.kick();
+    return result;
   }
 
   /**
-   * Stores a new document (status `queued`) together with its task; resolves once
-   * committed, with false when the collection was deleted before the commit.
+   * Creates a document: its row (and a text source's content) with its task, unless
+   * it waits for its file, in the next group commit. Resolves once committed, with
+   * the row, or null when the collection was deleted first.
    */
-  async enqueueNew(row: DocumentRow, collection: Collection, content?: string): Promise<boolean> {
-    // Bounded: forgetting only costs the next first write a delete that finds nothing.
-    if (this.fresh.size >= QUEUE_LIMIT * 2) this.fresh.clear();
-    const stored = await this.writes
-      .run((t) => {
-        const col = findCollectionById(t, collection.id);
-        if (!col) return false;
-        insertDocument(t, row, content);
-        queueTask(t, row.id, col, Date.now(), true);
-        // Marked before the commit: a claim later in the same transaction must see it.
-        this.fresh.add(row.id);
-        return true;
-      })
-      .catch((err) => {
-        this.fresh.delete(row.id);
-        throw err;
-      });
-    if (stored) {
+  async createDocument(draft: DocumentDraft, content?: string): Promise<DocumentRow | null> {
+    const row = newDocumentRow(draft);
+    const stored = await this.writes.run((t) => {
+      const col = findCollectionById(t, row.collectionId);
+      if (col) insertNewDocument(t, row, col, Date.now(), content);
+      return col !== undefined;
+    });
+    if (!stored) return null;
+    this.sink.markNew(row.id);
+    if (row.status === "queued") {
       this.queued.n++;
       this.kick();
     }
-    return stored;
+    return row;
   }
 
   /** Stops a document's running job (its rows are then refused by the sink). */
@@ -156,15 +153,20 @@ export class IngestEngine {
   /** Deletes a document everywhere, even mid-ingestion: job, row, tasks, file, chunks. */
   async removeDocument(collectionId: string, documentId: string): Promise<void> {
     this.cancelDocument(documentId);
-    this.fresh.delete(documentId);
     // Tasks go with the row (ON DELETE CASCADE); if it was the last one a re-index waited for, switch now.
     const drop = this.d.db.transaction((tx) => {
       deleteDocumentRow(tx as unknown as Db, documentId);
-      return switchIfBuilt(tx as unknown as Db, collectionId, Date.now());
+      return endReindexIfBuilt(tx as unknown as Db, collectionId, Date.now());
     });
     this.d.files.remove(collectionId, documentId);
     await this.d.store.deleteDocument(collectionId, documentId);
     if (drop !== null) await this.d.store.dropGeneration(collectionId, drop);
+  }
+
+  /** Re-index: rebuild every document with the collection's current settings (generations.ts). */
+  async reindex(collectionId: string): Promise<void> {
+    for (const g of startReindex(this.d.db, collectionId)) await this.d.store.dropGeneration(collectionId, g);
+    this.kick();
   }
 
   /** Stops the running jobs of a collection being deleted. */
@@ -227,9 +229,6 @@ export class IngestEngine {
         if (!task) break;
         const job = jobFor(t, task, this.d);
         if (!job) continue;
-        // Its first run ever (created in this process, first attempt): nothing of it is stored.
-        if (this.fresh.delete(task.documentId) && task.attempts === 1)
-          this.sink.noteEmpty(task.collectionId, task.generation, task.documentId);
         this.running.set(job.jobId, { task, writes: [], failed: null });
         // A url or api source's size is not known before it is fetched: a whole unit.
         const bytes = job.document.content?.length ?? job.document.fileSize ?? null;
@@ -249,7 +248,7 @@ export class IngestEngine {
     if (e.type === "progress") {
       this.progress.set(task.documentId, e.done, e.total);
     } else if (e.type === "rows") {
-      const w = this.sink.write(task.collectionId, task.generation, task.documentId, e.rows, e.first);
+      const w = e.first ? this.sink.replace(task, e.rows) : this.sink.append(task, e.rows);
       // The job may send its next slice once this one is in (or has failed, which fails the task).
       w.then(
         () => this.d.pool.ack(e.jobId),
@@ -285,7 +284,7 @@ export class IngestEngine {
     this.running.delete(jobId);
     if (done.clearRows) {
       await this.sink
-        .write(task.collectionId, task.generation, task.documentId, [], true)
+        .clear(task)
         .catch((err) => this.d.log.warn("could not clear a failed document's rows", { error: err }));
     }
     if (done.dropGeneration !== null) {
@@ -299,7 +298,7 @@ export class IngestEngine {
   /** The documents among `ids` whose rows may still be written into this generation. */
   private writable(collectionId: string, generation: number, ids: string[]): Set<string> {
     const col = findCollectionById(this.d.db, collectionId);
-    if (!col || (generation !== col.activeGeneration && generation !== col.buildingGeneration)) return new Set();
+    if (!col || !isLive(col, generation)) return new Set();
     return existingDocumentIds(this.d.db, ids);
   }
 }

@@ -1,28 +1,109 @@
 /**
- * Re-indexing with generations: a re-index builds generation N+1 with the
- * collection's current settings while queries keep reading generation N; the
- * switch happens when the last task of N+1 ends (see finish.ts).
+ * Index generations, and the one module that reads or writes them. A collection's
+ * chunks live in one vector table per generation. Queries read the active generation,
+ * embedded with the model it was built with (`indexModel`, its vector size in
+ * `embeddingDimensions`). A re-index builds generation N+1 with the current settings
+ * and model (`buildingGeneration`, `buildingModel`) while N keeps answering; when the
+ * last task of N+1 ends, N+1 becomes active and N is dropped, unless every task of
+ * N+1 failed: then N+1 is abandoned and N keeps answering.
+ *
+ * Those five columns are read and written here only; callers ask by name (which
+ * model a generation uses, which generation a query reads, whether a generation is
+ * live) and are told which generation tables to drop. Changing the rule means
+ * changing this file.
  */
 import type { Db } from "../db/client";
-import { findCollectionById, updateCollection } from "../db/queries/collections";
-import { listDocuments, updateDocument } from "../db/queries/documents";
-import { dropQueuedTasksExcept, insertTask } from "../db/queries/tasks";
-import type { Collection } from "../db/schema";
+import { findCollectionById, listCollectionModels, updateCollection } from "../db/queries/collections";
+import { listDocuments, markRebuildFailed, updateDocument, zeroFailedChunkCounts } from "../db/queries/documents";
+import { dropQueuedTasksExcept, insertTask, pendingTaskCount, tasksOfGeneration } from "../db/queries/tasks";
+import type { Collection, NewCollection, Task } from "../db/schema";
 
-export interface ReindexPlan {
-  collection: Collection;
-  /** Generation tables that are now unwanted and should be dropped. */
-  drop: number[];
+/** The generation columns of a collection row (and the configured model they default to). */
+type Generations = Pick<
+  Collection,
+  "activeGeneration" | "buildingGeneration" | "indexModel" | "buildingModel" | "embeddingModel"
+>;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The generation fields of a new collection: generation 1 (the column default), built with `model`. */
+export function firstGeneration(model: string): Pick<NewCollection, "indexModel"> {
+  return { indexModel: model };
 }
 
-/** Starts (or restarts) a re-index of a collection in one transaction. */
-export function planReindex(db: Db, collectionId: string, now = Date.now()): ReindexPlan {
+/** The embedding model of one generation: the re-index's for the one being built, the index's otherwise. */
+export function modelOf(col: Generations, generation: number): string {
+  const model = generation === col.buildingGeneration ? col.buildingModel : col.indexModel;
+  return model ?? col.embeddingModel;
+}
+
+/** What a query reads: the active generation, and the model to embed the query with. */
+export function queryTarget(col: Generations): { generation: number; model: string } {
+  return { generation: col.activeGeneration, model: modelOf(col, col.activeGeneration) };
+}
+
+/** The generation new tasks write into: the one being built, if any, else the active one. */
+export function targetGeneration(col: Generations): number {
+  return col.buildingGeneration ?? col.activeGeneration;
+}
+
+/** True while rows may be written to `generation` (active or being built); any other is to be dropped. */
+export function isLive(col: Generations, generation: number): boolean {
+  return generation === col.activeGeneration || generation === col.buildingGeneration;
+}
+
+/** True for the generation a re-index is building. */
+export function isBuilding(col: Generations, generation: number): boolean {
+  return generation === col.buildingGeneration;
+}
+
+/** True when `generation` answers queries and no re-index runs: its rows must match SQLite's counts. */
+export function isSettled(col: Generations, generation: number): boolean {
+  return col.buildingGeneration === null && generation === col.activeGeneration;
+}
+
+/** The vector size of the active index; null until its first document is embedded. */
+export function indexDimensions(col: Pick<Collection, "embeddingDimensions">): number | null {
+  return col.embeddingDimensions;
+}
+
+/** The models that queries and ingestion use now: each index's model and any being built. */
+export function modelsInUse(db: Db): string[] {
+  const used = listCollectionModels(db).flatMap((c) => [
+    c.indexModel ?? c.embeddingModel,
+    ...(c.buildingModel !== null ? [c.buildingModel] : []),
+  ]);
+  return [...new Set(used)];
+}
+
+/**
+ * After the configured model changed: with no document there is no index to keep
+ * coherent, so the (empty) active generation takes the new model at once.
+ */
+export function followModelIfEmpty(db: Db, collectionId: string, model: string): void {
+  if (listDocuments(db, collectionId).length === 0) updateCollection(db, collectionId, { indexModel: model });
+}
+
+/** The first successful task of the active generation tells the model's vector size. */
+export function noteDimensions(db: Db, task: Task, dimensions: number): void {
+  const col = findCollectionById(db, task.collectionId);
+  if (col && col.activeGeneration === task.generation && col.embeddingDimensions === null) {
+    updateCollection(db, col.id, { embeddingDimensions: dimensions });
+  }
+}
+
+/**
+ * Starts (or restarts) a re-index in one transaction: every document gets a task in
+ * a new generation built with the current model. Returns the generations to drop
+ * (a re-index it supersedes; the old index itself when there is nothing to rebuild).
+ */
+export function startReindex(db: Db, collectionId: string, now = Date.now()): number[] {
   return db.transaction((tx) => {
     const t = tx as unknown as Db;
     const col = findCollectionById(t, collectionId)!;
     const previousBuild = col.buildingGeneration;
     const building = Math.max(col.activeGeneration, previousBuild ?? 0) + 1;
-    const stamp = new Date(now).toISOString();
+    const stamp = iso(now);
     const docs = listDocuments(t, collectionId).filter((d) => d.status !== "awaiting_upload");
     const drop = previousBuild !== null ? [previousBuild] : [];
     if (docs.length === 0) {
@@ -36,18 +117,53 @@ export function planReindex(db: Db, collectionId: string, now = Date.now()): Rei
         updatedAt: stamp,
       });
       drop.push(col.activeGeneration);
-    } else {
-      updateCollection(t, collectionId, {
-        buildingGeneration: building,
-        buildingModel: col.embeddingModel,
-        updatedAt: stamp,
-      });
-      dropQueuedTasksExcept(t, collectionId, building);
-      for (const d of docs) {
-        insertTask(t, { documentId: d.id, collectionId, generation: building, now });
-        updateDocument(t, d.id, { status: "queued", error: null, progressDone: 0, progressTotal: 0, updatedAt: stamp });
-      }
+      return drop;
     }
-    return { collection: findCollectionById(t, collectionId)!, drop };
+    updateCollection(t, collectionId, {
+      buildingGeneration: building,
+      buildingModel: col.embeddingModel,
+      updatedAt: stamp,
+    });
+    dropQueuedTasksExcept(t, collectionId, building);
+    for (const d of docs) {
+      insertTask(t, { documentId: d.id, collectionId, generation: building, now });
+      updateDocument(t, d.id, { status: "queued", error: null, progressDone: 0, progressTotal: 0, updatedAt: stamp });
+    }
+    return drop;
   });
+}
+
+/**
+ * Ends a re-index once nothing of it is pending (after its last task, or the delete of
+ * its last waiting document): completes it (the new generation becomes active), or
+ * abandons it when every task failed (a model never pulled, say), so the previous
+ * index keeps answering and each failed document says so. `lastDimensions` is the
+ * vector size the last task learned, if it succeeded. Returns the generation to drop.
+ */
+export function endReindexIfBuilt(
+  db: Db,
+  collectionId: string,
+  now: number,
+  lastDimensions: number | null = null,
+): number | null {
+  const col = findCollectionById(db, collectionId);
+  if (!col || col.buildingGeneration === null) return null;
+  if (pendingTaskCount(db, collectionId, col.buildingGeneration) > 0) return null;
+  const built = tasksOfGeneration(db, collectionId, col.buildingGeneration);
+  if (built.failed > 0 && built.succeeded === 0) {
+    updateCollection(db, collectionId, { buildingGeneration: null, buildingModel: null, updatedAt: iso(now) });
+    markRebuildFailed(db, collectionId, iso(now));
+    return col.buildingGeneration;
+  }
+  // Documents whose rebuild failed have no chunks in the new generation.
+  zeroFailedChunkCounts(db, collectionId);
+  updateCollection(db, collectionId, {
+    activeGeneration: col.buildingGeneration,
+    indexModel: col.buildingModel,
+    embeddingDimensions: lastDimensions ?? (col.buildingModel === col.indexModel ? col.embeddingDimensions : null),
+    buildingGeneration: null,
+    buildingModel: null,
+    updatedAt: iso(now),
+  });
+  return col.activeGeneration;
 }

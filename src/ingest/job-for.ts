@@ -5,6 +5,7 @@ import { findCollectionById } from "../db/queries/collections";
 import { findDocumentById, findDocumentText, markDocumentProcessing } from "../db/queries/documents";
 import type { Task } from "../db/schema";
 import type { FileStore } from "../files/store";
+import { modelOf } from "./generations";
 import type { Job } from "./job";
 
 export interface JobSettings {
@@ -18,8 +19,6 @@ export function jobFor(db: Db, task: Task, d: JobSettings): Job | null {
   const col = findCollectionById(db, task.collectionId);
   if (!doc || !col) return null;
   markDocumentProcessing(db, doc.id, new Date().toISOString());
-  const building = task.generation === col.buildingGeneration;
-  const model = (building ? col.buildingModel : col.indexModel) ?? col.embeddingModel;
   return {
     jobId: task.id,
     document: {
@@ -36,7 +35,7 @@ export function jobFor(db: Db, task: Task, d: JobSettings): Job | null {
       size: col.chunkSize,
       overlap: col.chunkOverlap,
     },
-    model,
+    model: modelOf(col, task.generation),
     embed: {
       ollamaUrl: d.config.ollamaUrl,
       openaiUrl: d.config.openaiUrl,

@@ -15,7 +15,8 @@ import type { FileStore } from "../files/store";
 import type { Logger } from "../log";
 import type { VectorStore } from "../vectors/store";
 import type { IngestEngine } from "./engine";
-import { queueTask } from "./finish";
+import { queueTask } from "./queue";
+import { isLive, isSettled } from "./generations";
 
 interface Deps {
   db: Db;
@@ -53,24 +54,26 @@ export async function reconcile(d: Deps): Promise<void> {
       dropped++;
       continue;
     }
-    if (t.generation !== col.activeGeneration && t.generation !== col.buildingGeneration) {
+    if (!isLive(col, t.generation)) {
       await d.store.dropGeneration(t.collectionId, t.generation);
       dropped++;
       continue;
     }
     // A re-index in flight re-writes every document anyway; only settled tables are checked.
-    if (col.buildingGeneration !== null || t.generation !== col.activeGeneration) continue;
+    if (!isSettled(col, t.generation)) continue;
     const counts = await d.store.documentCounts(t.collectionId, t.generation);
     const docs = new Map(listDocuments(d.db, col.id).map((x) => [x.id, x]));
     for (const [docId, n] of counts) {
       const doc = docs.get(docId);
       // A failed document keeps rows only when an abandoned re-index left its old chunks (chunkCount > 0).
       if (!doc || (doc.status === "failed" && doc.chunkCount === 0) || doc.status === "awaiting_upload") {
-        await d.engine.sink.write(col.id, t.generation, docId, [], true).catch(() => {});
+        await d.engine.sink
+          .clear({ collectionId: col.id, generation: t.generation, documentId: docId })
+          .catch(() => {});
         if (!doc) await d.store.deleteDocument(col.id, docId);
         cleared++;
       } else if (doc.status === "ready" && n !== doc.chunkCount && pendingTasksOfDocument(d.db, docId).length === 0) {
-        d.engine.enqueue(doc.id, col);
+        d.engine.enqueue(doc.id);
         requeued++;
       }
     }
@@ -81,7 +84,7 @@ export async function reconcile(d: Deps): Promise<void> {
         !counts.has(doc.id) &&
         pendingTasksOfDocument(d.db, doc.id).length === 0
       ) {
-        d.engine.enqueue(doc.id, col);
+        d.engine.enqueue(doc.id);
         requeued++;
       }
     }

@@ -1,19 +1,32 @@
 /**
- * Group commit of chunk rows into LanceDB. Rows for one table gather while the
- * previous write to it runs, then go in one replaceDocuments call, so many small
- * documents cost few commits. Right before each write, rows whose document was
- * deleted, or whose generation is no longer wanted, are dropped: the check and
- * the enqueue happen in one synchronous step, so a delete can never be undone.
+ * Group commit of chunk rows into LanceDB, and the one place that knows what is
+ * stored. Rows for one table gather while the previous write to it runs, then go in
+ * one replaceDocuments call, so many small documents cost few commits. Right before
+ * each write, rows whose document was deleted, or whose generation is no longer
+ * wanted, are dropped: the check and the enqueue happen in one synchronous step, so
+ * a delete can never be undone.
+ *
+ * Callers name what they do (replace, append, clear, markNew); the sink decides
+ * which of LanceDB's deletes a write needs. Both scan the table, and most writes
+ * need neither: a new document's first write has nothing to replace, and a later
+ * slice whose chunk indexes are all above those stored holds no stored id.
  */
 import { LruCache } from "../tools/lru";
 import type { VectorStore } from "../vectors/store";
 import type { RowOut } from "./job";
 
+/** One document's rows in one collection generation's table (a task names one). */
+export interface DocumentTable {
+  collectionId: string;
+  generation: number;
+  documentId: string;
+}
+
 interface Pending {
   collectionId: string;
   generation: number;
-  /** Documents whose rows this batch replaces (their first write of a run). */
-  deletes: Set<string>;
+  /** Documents whose stored rows this batch replaces. */
+  replaced: Set<string>;
   rows: RowOut[];
   waiters: { resolve: () => void; reject: (e: unknown) => void }[];
 }
@@ -21,45 +34,49 @@ interface Pending {
 /** Decides, at write time, which documents of a table may still be written. */
 export type KeepFilter = (collectionId: string, generation: number, documentIds: string[]) => Set<string>;
 
+/** In `written`: the document has no row in the table. */
+const NOTHING_STORED = -1;
+
 export class ChunkSink {
   private readonly pending = new Map<string, Pending>();
   private readonly running = new Set<string>();
   /**
    * Per table and document, the highest chunk index stored since the document's rows
-   * were last replaced (-1: none stored), while remembered. Both of LanceDB's deletes
-   * scan the table, and this spares them: a first write of a document with nothing
-   * stored deletes nothing, and a later slice whose indexes are all above the highest
-   * holds no stored id. A forgotten document (or one whose commit failed) takes the deletes.
+   * were last replaced (NOTHING_STORED: none), while remembered. A forgotten document
+   * (or one whose commit failed) takes the deletes.
    */
   private readonly written = new LruCache<string, number>(10_000);
+  /** Documents created in this process whose first write has not come yet (forgetting one costs a delete). */
+  private readonly fresh = new LruCache<string, true>(20_000);
 
   constructor(
     private readonly store: VectorStore,
     private readonly keep: KeepFilter,
   ) {}
 
-  /** Queues rows of one document; `first` replaces whatever rows it had. Resolves once committed. */
-  write(collectionId: string, generation: number, documentId: string, rows: RowOut[], first: boolean): Promise<void> {
-    const key = `${collectionId}/${generation}`;
-    let p = this.pending.get(key);
-    if (!p) {
-      p = { collectionId, generation, deletes: new Set(), rows: [], waiters: [] };
-      this.pending.set(key, p);
+  /** The first slice of a run: replaces whatever rows the document had. Resolves once committed. */
+  replace(at: DocumentTable, rows: RowOut[]): Promise<void> {
+    // A new document's first write: nothing of it is stored in any table.
+    if (this.fresh.get(at.documentId)) {
+      this.fresh.delete(at.documentId);
+      this.written.set(`${at.collectionId}/${at.generation}|${at.documentId}`, NOTHING_STORED);
     }
-    if (first) {
-      // A new first write supersedes whatever of this document is still waiting.
-      p.deletes.add(documentId);
-      if (p.rows.some((r) => r.documentId === documentId)) p.rows = p.rows.filter((r) => r.documentId !== documentId);
-    }
-    for (const r of rows) p.rows.push(r);
-    const done = new Promise<void>((resolve, reject) => p!.waiters.push({ resolve, reject }));
-    if (!this.running.has(key)) void this.flush(key);
-    return done;
+    return this.queue(at, rows, { replaces: true });
   }
 
-  /** Tells the sink that a document has nothing stored in this table (it was created in this process and never ran). */
-  noteEmpty(collectionId: string, generation: number, documentId: string): void {
-    this.written.set(`${collectionId}/${generation}|${documentId}`, -1);
+  /** A later slice of a run: adds rows (a replayed slice still leaves one copy of each). */
+  append(at: DocumentTable, rows: RowOut[]): Promise<void> {
+    return this.queue(at, rows, { replaces: false });
+  }
+
+  /** Removes every row of the document from the table (a failed run, a stray document). */
+  clear(at: DocumentTable): Promise<void> {
+    return this.replace(at, []);
+  }
+
+  /** Tells the sink that a document was just created here: it has no rows anywhere yet. */
+  markNew(documentId: string): void {
+    this.fresh.set(documentId, true);
   }
 
   /** Rows waiting for a commit (not counting the commit under way). */
@@ -74,9 +91,29 @@ export class ChunkSink {
     while (this.pending.size > 0 || this.running.size > 0) await Bun.sleep(10);
   }
 
+  /** Adds rows to the table's next commit; `replaces` drops the document's stored rows first. */
+  private queue(at: DocumentTable, rows: RowOut[], { replaces }: { replaces: boolean }): Promise<void> {
+    const { collectionId, generation, documentId } = at;
+    const key = `${collectionId}/${generation}`;
+    let p = this.pending.get(key);
+    if (!p) {
+      p = { collectionId, generation, replaced: new Set(), rows: [], waiters: [] };
+      this.pending.set(key, p);
+    }
+    if (replaces) {
+      // A new replace supersedes whatever of this document is still waiting.
+      p.replaced.add(documentId);
+      if (p.rows.some((r) => r.documentId === documentId)) p.rows = p.rows.filter((r) => r.documentId !== documentId);
+    }
+    for (const r of rows) p.rows.push(r);
+    const done = new Promise<void>((resolve, reject) => p!.waiters.push({ resolve, reject }));
+    if (!this.running.has(key)) void this.flush(key);
+    return done;
+  }
+
   /** Records, after a commit, the highest chunk index now stored for each document written. */
   private noteWritten(key: string, cleared: string[], rows: RowOut[]): void {
-    for (const id of cleared) this.written.set(`${key}|${id}`, -1);
+    for (const id of cleared) this.written.set(`${key}|${id}`, NOTHING_STORED);
     for (const [doc, max] of span(rows, Math.max)) {
       const known = this.written.get(`${key}|${doc}`);
       if (known !== undefined && max > known) this.written.set(`${key}|${doc}`, max);
@@ -88,19 +125,19 @@ export class ChunkSink {
     try {
       for (let batch = this.pending.get(key); batch; batch = this.pending.get(key)) {
         this.pending.delete(key);
-        const ids = [...new Set([...batch.deletes, ...batch.rows.map((r) => r.documentId)])];
+        const ids = [...new Set([...batch.replaced, ...batch.rows.map((r) => r.documentId)])];
         const alive = this.keep(batch.collectionId, batch.generation, ids);
         // One row per id (the latest), so a commit can never append an id twice.
         const rows = [...new Map(batch.rows.filter((r) => alive.has(r.documentId)).map((r) => [r.id, r])).values()];
-        const replaced = [...batch.deletes].filter((id) => alive.has(id));
-        const deletes = replaced.filter((id) => this.written.get(`${key}|${id}`) !== -1);
+        const replaced = [...batch.replaced].filter((id) => alive.has(id));
+        const deletes = replaced.filter((id) => this.written.get(`${key}|${id}`) !== NOTHING_STORED);
         const cleared = new Set(replaced);
         const appendedAreNew = [...span(rows, Math.min)].every(
           ([doc, min]) => cleared.has(doc) || min > (this.written.get(`${key}|${doc}`) ?? Infinity),
         );
         try {
           if (rows.length || deletes.length)
-            await this.store.replaceDocuments(batch.collectionId, batch.generation, deletes, rows, appendedAreNew);
+            await this.store.replaceDocuments(batch.collectionId, batch.generation, deletes, rows, { appendedAreNew });
           this.noteWritten(key, replaced, rows);
           for (const w of batch.waiters) w.resolve();
         } catch (err) {

@@ -12,6 +12,7 @@ import { listDocumentsByIds } from "../db/queries/documents";
 import type { Collection, DocumentRow } from "../db/schema";
 import { createEmbedder } from "../embed/index";
 import { EmbeddingError, type Embedder } from "../embed/types";
+import { queryTarget } from "../ingest/generations";
 import { LruCache } from "../tools/lru";
 import type { VectorStore } from "../vectors/store";
 import { RetrievalError } from "./errors";
@@ -66,10 +67,10 @@ export class Searcher {
   /** Searches the active generation and attaches each hit's source. */
   private async run(collection: Collection, req: ResolvedSearch): Promise<SearchResult[]> {
     // An empty index answers [] without asking an embedding backend that may be down.
-    if ((await this.store.countRows(collection.id, collection.activeGeneration)) === 0) return [];
-    const model = collection.indexModel ?? collection.embeddingModel;
+    const { generation, model } = queryTarget(collection);
+    if ((await this.store.countRows(collection.id, generation)) === 0) return [];
     const vector = req.mode === "keyword" ? undefined : await this.embedQuery(model, req.query);
-    const hits = await this.store.search(collection.id, collection.activeGeneration, {
+    const hits = await this.store.search(collection.id, generation, {
       mode: req.mode,
       text: req.query,
       vector,

@@ -13,10 +13,11 @@ import type { LanceConnection } from "./connection";
 import { Maintainer } from "./maintain";
 import { searchTable, type StoredHit, type TableSearch } from "./search";
 import { collectionPrefix, parseTableName, TableCache, tableName, type ChunkRow } from "./tables";
-import { TableWriter } from "./writer";
+import { TableWriter, type WriteOptions } from "./writer";
 
 export type { ChunkRow } from "./tables";
 export type { SearchMode, StoredHit, TableSearch } from "./search";
+export type { WriteOptions } from "./writer";
 
 export interface VectorStoreOptions {
   /** Rows after which maintain() builds an ANN index on a table. */
@@ -54,9 +55,9 @@ export class VectorStore {
     generation: number,
     documentIds: string[],
     rows: ChunkRow[],
-    appendedAreNew = false,
+    opts: WriteOptions = {},
   ): Promise<void> {
-    return this.writer.replaceDocuments(tableName(collectionId, generation), documentIds, rows, appendedAreNew);
+    return this.writer.replaceDocuments(tableName(collectionId, generation), documentIds, rows, opts);
   }
 
   /** Removes a document's rows from every generation table of the collection. */

@@ -38,6 +38,11 @@ export class SerialQueues {
 
 type Log = (msg: string, fields?: object) => void;
 
+export interface WriteOptions {
+  /** The appended rows outside the replaced documents cannot be stored yet: skip the delete of their ids. */
+  appendedAreNew?: boolean;
+}
+
 export class TableWriter {
   readonly queues = new SerialQueues();
   /** Tables written since the last takeDirty(), for maintain(). */
@@ -56,12 +61,12 @@ export class TableWriter {
    * Deletes rows of `documentIds` (and any earlier copy of the given row ids, unless
    * `appendedAreNew` says rows outside those documents cannot be stored yet), then appends `rows`.
    */
-  replaceDocuments(name: string, documentIds: string[], rows: ChunkRow[], appendedAreNew = false): Promise<void> {
+  replaceDocuments(name: string, documentIds: string[], rows: ChunkRow[], opts: WriteOptions = {}): Promise<void> {
     return this.queues.run(name, async () => {
       if (this.isDropped(name)) return this.log("vector write skipped: collection dropped", { table: name });
       const table = await this.tables.get(name);
       if (!table) return this.createWith(name, rows);
-      const predicate = replacePredicate(documentIds, appendedAreNew ? [] : rows);
+      const predicate = replacePredicate(documentIds, opts.appendedAreNew ? [] : rows);
       if (predicate) await table.delete(predicate);
       if (rows.length) await table.add(toArrowChecked(rows, await this.dimOf(name, table)));
       this.dirty.add(name);

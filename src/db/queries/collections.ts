@@ -127,17 +127,14 @@ export function deleteCollectionRow(db: Db, id: string): void {
   db.delete(collections).where(eq(collections.id, id)).run();
 }
 
-/** The embedding models queries and ingestion use: each index's model and any being built. */
-export function modelsInUse(db: Db): string[] {
-  const rows = db
+/** Every collection's models: configured, of its index, and of a re-index being built. */
+export function listCollectionModels(db: Db): Pick<Collection, "embeddingModel" | "indexModel" | "buildingModel">[] {
+  return db
     .select({
-      index: collections.indexModel,
-      building: collections.buildingModel,
-      configured: collections.embeddingModel,
+      embeddingModel: collections.embeddingModel,
+      indexModel: collections.indexModel,
+      buildingModel: collections.buildingModel,
     })
     .from(collections)
     .all();
-  return [
-    ...new Set(rows.flatMap((r) => [r.index ?? r.configured, r.building].filter((m): m is string => m !== null))),
-  ];
 }

@@ -2,8 +2,8 @@
 import { Elysia, t } from "elysia";
 import type { Config } from "../../config";
 import type { Db } from "../../db/client";
-import { modelsInUse } from "../../db/queries/collections";
 import { checkBackends } from "../../embed/health";
+import { modelsInUse } from "../../ingest/generations";
 import type { Metrics } from "../../http/metrics";
 import type { LanceConnection } from "../../vectors/connection";
 

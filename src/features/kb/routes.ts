@@ -49,7 +49,8 @@ export function kbRoutes(auth: AuthService, kbs: KbService) {
     .post(
       "/:id/upload",
       async ({ user, params, request, set }) => {
-        const document = await kbs.upload(user, params.id, request);
+        const form = { contentType: request.headers.get("content-type"), body: request.body };
+        const document = await kbs.upload(user, params.id, form);
         set.status = 202;
         return { document };
       },

@@ -15,10 +15,11 @@ import {
 import { findDocument, listDocuments } from "../../db/queries/documents";
 import type { DocumentRow, User } from "../../db/schema";
 import type { FileStore } from "../../files/store";
-import { receiveFile } from "../../files/multipart";
+import { type MultipartBody, type ReceivedFile, receiveFile } from "../../files/multipart";
 import { AppError, notFound } from "../../http/errors";
 import type { IngestEngine } from "../../ingest/engine";
 import { detectKind } from "../../ingest/extract/detect";
+import { firstGeneration } from "../../ingest/generations";
 import { ExtractionError } from "../../ingest/extract/errors";
 import type { SearchRequest } from "../../retrieval/request";
 import type { Searcher } from "../../retrieval/searcher";
@@ -73,7 +74,7 @@ export class KbService {
       chunkSize: 1000,
       chunkOverlap: 200,
       embeddingModel: model,
-      indexModel: model,
+      ...firstGeneration(model),
       vectorProvider: "lancedb",
       retrievalTopK: 5,
       createdAt: now,
@@ -100,7 +101,7 @@ export class KbService {
   }
 
   /** Streams the upload to disk, checks its type, then queues it: 202 with the document. */
-  async upload(user: User, id: string, request: Request): Promise<KbDocument> {
+  async upload(user: User, id: string, form: MultipartBody): Promise<KbDocument> {
     const kb = this.find(user, id).row;
     if (!this.d.engine.hasRoom())
       throw new AppError("rate_limited", "the ingestion queue is full; try again in a minute", undefined, {
@@ -108,36 +109,25 @@ export class KbService {
       });
     const docId = Bun.randomUUIDv7();
     const limit = this.d.config.maxUploadMb * 1024 * 1024;
-    let file: Awaited<ReturnType<typeof receiveFile>>;
+    let file: ReceivedFile;
     try {
-      file = await receiveFile(request, "file", (body) => this.d.files.save(kb.id, docId, body, limit));
+      file = await receiveFile(form, "file", (body) => this.d.files.save(kb.id, docId, body, limit));
       detectKind(file.head, { contentType: file.mimeType, fileName: file.fileName });
     } catch (err) {
       this.d.files.remove(kb.id, docId);
       if (err instanceof ExtractionError) throw new AppError("unsupported_media_type", err.message);
       throw err;
     }
-    const now = new Date().toISOString();
-    const row: DocumentRow = {
+    const row = await this.d.engine.createDocument({
       id: docId,
       collectionId: kb.id,
       type: "file",
       name: file.fileName.slice(0, 200),
-      contentLength: null,
-      url: null,
       fileName: file.fileName.slice(0, 255),
       fileSize: file.size,
       filePath: docId,
-      status: "queued",
-      error: null,
-      chunkCount: 0,
-      progressDone: 0,
-      progressTotal: 0,
-      createdAt: now,
-      updatedAt: now,
-      indexedAt: null,
-    };
-    if (!(await this.d.engine.enqueueNew(row, kb))) {
+    });
+    if (!row) {
       // Deleted while the bytes arrived.
       this.d.files.remove(kb.id, docId);
       this.d.files.removeCollectionIfEmpty(kb.id);

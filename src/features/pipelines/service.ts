@@ -16,10 +16,11 @@ import {
   type CollectionStatus,
   type CollectionWithStats,
 } from "../../db/queries/collections";
-import { listDocuments, listDocumentsWithPreview } from "../../db/queries/documents";
+import { listDocumentsWithPreview } from "../../db/queries/documents";
 import type { Collection, User } from "../../db/schema";
 import { parseModel } from "../../embed/models";
 import { AppError, notFound, type FieldProblem } from "../../http/errors";
+import { firstGeneration, followModelIfEmpty, indexDimensions } from "../../ingest/generations";
 import { presentSource } from "../sources/present";
 import type { Pipeline, PipelineCreateBody, PipelinePatchBody } from "./model";
 
@@ -56,7 +57,7 @@ export function presentPipeline(c: CollectionWithStats): Pipeline {
     chunkSize: r.chunkSize,
     chunkOverlap: r.chunkOverlap,
     embeddingModel: r.embeddingModel,
-    embeddingDimensions: r.embeddingDimensions,
+    embeddingDimensions: indexDimensions(r),
     vectorProvider: r.vectorProvider,
     retrievalTopK: r.retrievalTopK,
     status: c.status,
@@ -101,7 +102,7 @@ export class PipelineService {
         name: body.name.trim() || body.name,
         description: body.description ?? "",
         ...settings,
-        indexModel: settings.embeddingModel,
+        ...firstGeneration(settings.embeddingModel),
         vectorProvider: body.vectorProvider ?? "lancedb",
         retrievalTopK: body.retrievalTopK ?? 5,
         createdAt: now,
@@ -155,10 +156,10 @@ export class PipelineService {
     checkSettings(merged, this.config.openaiUrl !== null);
     const changes = stripUndefined(patch);
     if (Object.keys(changes).length > 0) {
-      // With nothing indexed yet there is nothing to keep coherent: the index follows the new model.
-      const empty = listDocuments(this.db, id).length === 0;
-      const indexModel = empty && changes.embeddingModel ? { indexModel: changes.embeddingModel } : {};
-      updateCollection(this.db, id, { ...changes, ...indexModel, updatedAt: new Date().toISOString() });
+      this.db.transaction((tx) => {
+        updateCollection(tx as unknown as Db, id, { ...changes, updatedAt: new Date().toISOString() });
+        if (changes.embeddingModel) followModelIfEmpty(tx as unknown as Db, id, changes.embeddingModel);
+      });
     }
     return this.get(user, id);
   }

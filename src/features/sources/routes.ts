@@ -3,20 +3,18 @@
  * and PUT /uploads/:sourceId, where the signed uploadUrl points.
  */
 import { Elysia, t } from "elysia";
-import { findCollectionById } from "../../db/queries/collections";
-import type { Db } from "../../db/client";
 import { sessionAuth } from "../../http/auth";
 import { Deleted, ErrorBody } from "../../http/models";
 import type { AuthService } from "../auth/service";
 import { PipelineModel } from "../pipelines/model";
 import type { PipelineService } from "../pipelines/service";
 import { SourceCreate, SourceCreated, SourceModel } from "./model";
-import { reindexCollection, type SourceDeps, type SourceService } from "./service";
+import type { SourceService } from "./service";
 
 const Params = t.Object({ id: t.String() });
 const SourceParams = t.Object({ id: t.String(), sourceId: t.String() });
 
-export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sources: SourceService, deps: SourceDeps) {
+export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sources: SourceService) {
   const pipelineOf = (user: Parameters<PipelineService["own"]>[0], id: string) => pipelines.own(user, id);
   return new Elysia({ prefix: "/api/rag/pipelines/:id", tags: ["Data sources"] })
     .use(sessionAuth(auth))
@@ -78,8 +76,7 @@ export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sour
     .post(
       "/reindex",
       async ({ user, params, set }) => {
-        pipelineOf(user, params.id);
-        await reindexCollection(deps, params.id);
+        await sources.reindex(pipelineOf(user, params.id));
         set.status = 202;
         return { pipeline: pipelines.get(user, params.id) };
       },
@@ -95,11 +92,11 @@ export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sour
     );
 }
 
-export function uploadRoutes(db: Db, sources: SourceService) {
+export function uploadRoutes(sources: SourceService) {
   return new Elysia({ tags: ["Data sources"] }).put(
     "/uploads/:sourceId",
     async ({ params, query, request }) => ({
-      source: await sources.upload(params.sourceId, query, request.body, (id) => findCollectionById(db, id)),
+      source: await sources.upload(params.sourceId, query, request.body),
     }),
     {
       parse: "none",

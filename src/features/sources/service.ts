@@ -5,11 +5,9 @@
 import type { Config } from "../../config";
 import type { Db } from "../../db/client";
 import {
-  claimUpload,
   findDocument,
   findDocumentById,
   findDocumentWithPreview,
-  insertDocument,
   listDocumentsWithPreview,
 } from "../../db/queries/documents";
 import type { Collection, DocumentRow } from "../../db/schema";
@@ -17,7 +15,7 @@ import type { FileStore } from "../../files/store";
 import { UPLOAD_TTL_MS, checkSignature, signUploadUrl } from "../../files/signing";
 import { AppError, notFound } from "../../http/errors";
 import type { IngestEngine } from "../../ingest/engine";
-import { planReindex } from "../../ingest/generations";
+import type { DocumentDraft } from "../../ingest/queue";
 import type { VectorStore } from "../../vectors/store";
 import type { SourceCreateBody } from "./model";
 import { presentSource } from "./present";
@@ -31,6 +29,17 @@ export interface SourceDeps {
   config: Pick<Config, "maxUploadMb">;
   baseUrl: () => string;
 }
+
+/** The new document a create body describes; a file source waits for its upload. */
+const draftOf = (collectionId: string, b: SourceCreateBody): DocumentDraft => ({
+  collectionId,
+  type: b.type,
+  name: nameFor(b),
+  contentLength: b.type === "text" ? b.content!.length : null,
+  url: b.type === "url" || b.type === "api" ? new URL(b.url!).href : null,
+  fileName: b.type === "file" ? b.fileName! : null,
+  fileSize: b.type === "file" ? b.fileSize! : null,
+});
 
 const nameFor = (b: SourceCreateBody): string =>
   (
@@ -56,31 +65,10 @@ export class SourceService {
         "retry-after": "60",
       });
     }
-    const now = new Date().toISOString();
-    const row: DocumentRow = {
-      id: Bun.randomUUIDv7(),
-      collectionId: collection.id,
-      type: body.type,
-      name: nameFor(body),
-      contentLength: body.type === "text" ? body.content!.length : null,
-      url: body.type === "url" || body.type === "api" ? new URL(body.url!).href : null,
-      fileName: body.type === "file" ? body.fileName! : null,
-      fileSize: body.type === "file" ? body.fileSize! : null,
-      filePath: null,
-      status: body.type === "file" ? "awaiting_upload" : "queued",
-      error: null,
-      chunkCount: 0,
-      progressDone: 0,
-      progressTotal: 0,
-      createdAt: now,
-      updatedAt: now,
-      indexedAt: null,
-    };
-    if (body.type !== "file") {
-      if (!(await this.d.engine.enqueueNew(row, collection, body.content))) throw notFound("pipeline");
-      return presentSource({ ...row, preview: body.content ?? null });
-    }
-    insertDocument(this.d.db, row);
+    const content = body.type === "text" ? body.content : undefined;
+    const row = await this.d.engine.createDocument(draftOf(collection.id, body), content);
+    if (!row) throw notFound("pipeline");
+    if (row.status !== "awaiting_upload") return presentSource({ ...row, preview: content ?? null });
     const expires = Date.now() + UPLOAD_TTL_MS;
     const uploadUrl = signUploadUrl(this.d.secret, this.d.baseUrl(), {
       sourceId: row.id,
@@ -107,17 +95,17 @@ export class SourceService {
     const doc = this.find(collection, id);
     if (doc.status !== "failed")
       throw new AppError("conflict", `only a failed source can be retried; this one is ${doc.status}`);
-    this.d.engine.enqueue(doc.id, collection);
+    if (this.d.engine.enqueue(doc.id) === "gone") throw notFound("source");
     return presentSource(findDocumentWithPreview(this.d.db, doc.id)!);
   }
 
+  /** Re-index: rebuild every source with the pipeline's current settings; the old index answers meanwhile. */
+  reindex(collection: Collection): Promise<void> {
+    return this.d.engine.reindex(collection.id);
+  }
+
   /** Receives the bytes of a file source through its signed URL. */
-  async upload(
-    sourceId: string,
-    query: Record<string, string | undefined>,
-    body: ReadableStream<Uint8Array> | null,
-    collectionOf: (id: string) => Collection | undefined,
-  ) {
+  async upload(sourceId: string, query: Record<string, string | undefined>, body: ReadableStream<Uint8Array> | null) {
     const problem = checkSignature(this.d.secret, sourceId, query);
     if (problem) throw new AppError("forbidden", problem);
     const doc = findDocumentById(this.d.db, sourceId);
@@ -134,27 +122,12 @@ export class SourceService {
         this.d.files.remove(doc.collectionId, doc.id);
         throw new AppError("invalid_request", "the uploaded file is empty");
       }
-      const col = collectionOf(doc.collectionId);
-      let claimed = false;
-      if (col) {
-        this.d.engine.enqueue(
-          doc.id,
-          col,
-          (tx) =>
-            (claimed = claimUpload(tx, doc.id, {
-              filePath: doc.id,
-              fileSize: size,
-              updatedAt: new Date().toISOString(),
-            })),
-        );
-      }
-      if (!claimed) {
+      const outcome = this.d.engine.enqueue(doc.id, { upload: { filePath: doc.id, fileSize: size } });
+      if (outcome !== "queued") {
         // The source (or its whole pipeline) was deleted while the bytes arrived, or another upload claimed it.
         this.d.files.remove(doc.collectionId, doc.id);
         this.d.files.removeCollectionIfEmpty(doc.collectionId);
-        throw findDocumentById(this.d.db, doc.id)
-          ? new AppError("conflict", "this source already has its file")
-          : notFound("source");
+        throw outcome === "gone" ? notFound("source") : new AppError("conflict", "this source already has its file");
       }
       return presentSource({ ...findDocumentById(this.d.db, doc.id)!, preview: null });
     } finally {
@@ -184,14 +157,4 @@ function checkFields(b: SourceCreateBody, maxBytes: number): void {
     if (b.fileSize! > maxBytes)
       throw new AppError("payload_too_large", `files larger than ${maxBytes} bytes are not accepted`);
   }
-}
-
-/** Re-index: rebuild every source with the collection's current settings. */
-export async function reindexCollection(
-  d: Pick<SourceDeps, "db" | "engine" | "store">,
-  collectionId: string,
-): Promise<void> {
-  const plan = planReindex(d.db, collectionId);
-  for (const g of plan.drop) await d.store.dropGeneration(collectionId, g);
-  d.engine.kick();
 }

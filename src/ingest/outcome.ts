@@ -1,0 +1,101 @@
+/**
+ * What happens when a task ends: success marks the document ready; a transient
+ * failure goes back to the queue with backoff until the attempts run out; other
+ * failures mark the document failed with the reason. The last task of a re-index
+ * ends it (generations.ts).
+ */
+import type { WriteBatch } from "../db/batch";
+import type { Db } from "../db/client";
+import { findCollectionById } from "../db/queries/collections";
+import { findDocumentById, markDocumentReady, updateDocument } from "../db/queries/documents";
+import { endTask, findTask, pendingTasksOfDocument, retryTaskLater } from "../db/queries/tasks";
+import type { Task } from "../db/schema";
+import type { Logger } from "../log";
+import { endReindexIfBuilt, isBuilding, noteDimensions } from "./generations";
+
+export const MAX_ATTEMPTS = 5;
+
+export type Outcome =
+  | { ok: true; chunkCount: number; dimensions: number }
+  | { ok: false; message: string; transient: boolean };
+
+export interface Finished {
+  /** A generation to drop from the vector store: a re-index has just switched over. */
+  dropGeneration: number | null;
+  /** The task failed for good: its partial rows in its generation must go. */
+  clearRows: boolean;
+}
+
+const NOTHING: Finished = { dropGeneration: null, clearRows: false };
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Backoff before attempt n+1: 2 s, 4 s, 8 s, … capped at 5 minutes. */
+export const backoffMs = (attempts: number) => Math.min(2000 * 2 ** Math.max(0, attempts - 1), 5 * 60_000);
+
+/**
+ * Records a task's outcome and says what the vector store must do. Call it inside a
+ * transaction (the engine's group commit gives each call its own savepoint).
+ */
+export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Finished {
+  const current = findTask(t, task.id);
+  if (current?.status !== "processing") return NOTHING; // deleted meanwhile
+  const doc = findDocumentById(t, task.documentId);
+  if (!doc) return NOTHING;
+  if (!outcome.ok && outcome.transient && current.attempts < MAX_ATTEMPTS) {
+    retryTaskLater(t, task.id, outcome.message, iso(now + backoffMs(current.attempts)), iso(now));
+    updateDocument(t, doc.id, { status: "queued", updatedAt: iso(now) });
+    return NOTHING;
+  }
+  endTask(t, task.id, outcome.ok ? "succeeded" : "failed", outcome.ok ? null : outcome.message, iso(now));
+  const stillPending = pendingTasksOfDocument(t, doc.id).length > 0;
+  if (outcome.ok && !stillPending) {
+    markDocumentReady(t, doc.id, outcome.chunkCount, iso(now));
+  } else if (outcome.ok) {
+    updateDocument(t, doc.id, {
+      error: null,
+      chunkCount: outcome.chunkCount,
+      progressDone: outcome.chunkCount,
+      progressTotal: outcome.chunkCount,
+      indexedAt: iso(now),
+      updatedAt: iso(now),
+    });
+  } else {
+    const attempts = current.attempts > 1 ? ` (after ${current.attempts} attempts)` : "";
+    // A failed rebuild task leaves the document's chunks in the index that still answers.
+    const col = findCollectionById(t, task.collectionId);
+    const rebuilding = col !== undefined && isBuilding(col, task.generation);
+    updateDocument(t, doc.id, {
+      ...(stillPending ? {} : { status: "failed" as const, error: outcome.message + attempts }),
+      ...(rebuilding ? {} : { chunkCount: 0 }),
+      updatedAt: iso(now),
+    });
+  }
+  if (outcome.ok) noteDimensions(t, task, outcome.dimensions);
+  const dropGeneration = endReindexIfBuilt(t, task.collectionId, now, outcome.ok ? outcome.dimensions : null);
+  return { dropGeneration, clearRows: !outcome.ok };
+}
+
+/**
+ * Records a task's outcome with the next group commit. While SQLite refuses (a full
+ * disk, say) it tries again, waiting up to a minute between tries, rather than leave the
+ * document processing; null once the engine stops (the restart requeues the task).
+ */
+export async function recordOutcome(
+  writes: WriteBatch,
+  task: Task,
+  outcome: Outcome,
+  stopped: () => boolean,
+  log: Logger,
+): Promise<Finished | null> {
+  for (let wait = 1000; ; wait = Math.min(wait * 2, 60_000)) {
+    try {
+      return await writes.run((t) => finishTask(t, task, outcome, Date.now()));
+    } catch (err) {
+      log.error("could not record the end of an ingestion task; trying again", { error: err, task: task.id });
+      if (stopped()) return null;
+      await Bun.sleep(wait);
+      if (stopped()) return null;
+    }
+  }
+}

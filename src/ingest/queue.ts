@@ -1,0 +1,82 @@
+/**
+ * Documents into the queue: the row a new document starts as, and the one waiting
+ * task in its collection's target generation (generations.ts says which).
+ */
+import type { Db } from "../db/client";
+import { findCollectionById } from "../db/queries/collections";
+import { claimUpload, findDocumentById, insertDocument, markDocumentQueued } from "../db/queries/documents";
+import { insertTask, pendingTasksOfDocument } from "../db/queries/tasks";
+import type { Collection, DocumentRow } from "../db/schema";
+import { targetGeneration } from "./generations";
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** What the caller knows of a new document; every other field starts the same for all. */
+export type DocumentDraft = Pick<DocumentRow, "collectionId" | "type" | "name"> &
+  Partial<Pick<DocumentRow, "id" | "contentLength" | "url" | "fileName" | "fileSize" | "filePath">>;
+
+/** What `engine.enqueue` did: queued it, found the document (or its collection) deleted, or its file already taken. */
+export type Enqueued = "queued" | "gone" | "has_file";
+
+/** An uploaded file as its document records it. */
+export interface UploadedFile {
+  filePath: string;
+  fileSize: number;
+}
+
+/** A new document's row: a file source without its bytes waits for the upload; anything else is queued. */
+export function newDocumentRow(d: DocumentDraft, now = Date.now()): DocumentRow {
+  const stamp = iso(now);
+  return {
+    id: d.id ?? Bun.randomUUIDv7(),
+    collectionId: d.collectionId,
+    type: d.type,
+    name: d.name,
+    contentLength: d.contentLength ?? null,
+    url: d.url ?? null,
+    fileName: d.fileName ?? null,
+    fileSize: d.fileSize ?? null,
+    filePath: d.filePath ?? null,
+    status: d.type === "file" && !d.filePath ? "awaiting_upload" : "queued",
+    error: null,
+    chunkCount: 0,
+    progressDone: 0,
+    progressTotal: 0,
+    createdAt: stamp,
+    updatedAt: stamp,
+    indexedAt: null,
+  };
+}
+
+/** Stores a new document (and a text source's content) with its task, unless it waits for its file. */
+export function insertNewDocument(db: Db, row: DocumentRow, col: Collection, now: number, content?: string): void {
+  insertDocument(db, row, content);
+  if (row.status === "queued")
+    insertTask(db, { documentId: row.id, collectionId: col.id, generation: targetGeneration(col), now });
+}
+
+/**
+ * Queues a task for a stored document in the collection's target generation and
+ * marks the document queued; a second waiting task for the same generation is not added.
+ */
+export function queueTask(db: Db, documentId: string, col: Collection, now: number): void {
+  const generation = targetGeneration(col);
+  const waiting = pendingTasksOfDocument(db, documentId).some(
+    (t) => t.status === "queued" && t.generation === generation,
+  );
+  if (!waiting) insertTask(db, { documentId, collectionId: col.id, generation, now });
+  markDocumentQueued(db, documentId, iso(now));
+}
+
+/**
+ * Queues a stored document again; with `upload`, it first takes its uploaded file
+ * (awaiting_upload to queued, once). Run it inside a transaction.
+ */
+export function requeueDocument(db: Db, documentId: string, opts: { upload?: UploadedFile }, now: number): Enqueued {
+  const doc = findDocumentById(db, documentId);
+  const col = doc && findCollectionById(db, doc.collectionId);
+  if (!doc || !col) return "gone";
+  if (opts.upload && !claimUpload(db, doc.id, { ...opts.upload, updatedAt: iso(now) })) return "has_file";
+  queueTask(db, doc.id, col, now);
+  return "queued";
+}
