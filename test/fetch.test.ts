@@ -1,5 +1,6 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { FetchError, safeFetch } from "../src/ingest/fetch";
+import { parseIp, refusedBy } from "../src/ingest/fetch/address";
 
 /** A server on 127.0.0.1 that counts requests and serves one route per test case. */
 function startServer() {
@@ -116,6 +117,48 @@ describe("refused addresses", () => {
     expect((await failure(url, opts({ allow: ["localhost"] }))).message).toMatch(/127.0.0.1 is refused .*\(loopback\)/);
     expect(main.state.hits).toBe(1);
     expect(other.state.hits).toBe(0);
+  });
+});
+
+describe("IPv4 carried inside IPv6", () => {
+  // Each form is judged as the IPv4 address it reaches: a NAT64 gateway or a translator
+  // would take a request for these to the embedded address.
+  const cases: [string, string | null][] = [
+    ["::ffff:127.0.0.1", "loopback"],
+    ["::ffff:0:127.0.0.1", "loopback"],
+    ["::ffff:0:169.254.169.254", "cloud metadata"],
+    ["::ffff:0:0.0.0.0", "unspecified"],
+    ["::ffff:0:224.0.0.1", "multicast"],
+    ["64:ff9b::127.0.0.1", "loopback"],
+    ["64:ff9b::7f00:1", "loopback"],
+    ["64:ff9b::169.254.169.254", "cloud metadata"],
+    ["64:ff9b::a9fe:101", "link-local"],
+    ["64:ff9b::0.0.0.0", "unspecified"],
+    ["64:ff9b::255.255.255.255", "broadcast"],
+    ["64:ff9b::239.1.1.1", "multicast"],
+    ["64:ff9b:1::127.0.0.1", "loopback"],
+    ["64:ff9b:1::169.254.169.254", "cloud metadata"],
+    ["64:ff9b::8.8.8.8", null],
+    ["64:ff9b::10.1.2.3", null],
+    ["::ffff:0:8.8.8.8", null],
+    ["64:ff9b:1::8.8.8.8", null],
+    ["64:ff9c::127.0.0.1", null],
+  ];
+  test.each(cases)("%s is refused as %p", (address, rule) => {
+    expect(refusedBy(parseIp(address)!)).toBe(rule);
+  });
+
+  test.each([
+    ["[64:ff9b::7f00:1]", "address 64:ff9b::7f00:1 is refused by the fetch rules (loopback)"],
+    ["[::ffff:0:7f00:1]", "address ::ffff:0:7f00:1 is refused by the fetch rules (loopback)"],
+  ])("a fetch of %s is refused before connecting", async (host, message) => {
+    expect((await failure(`http://${host}:${port}/ok`)).message).toBe(message);
+    expect(main.state.hits).toBe(0);
+  });
+
+  test("the deny list applies to the IPv4 address a NAT64 address reaches", async () => {
+    const err = await failure("http://[64:ff9b::a01:203]/", opts({ deny: ["10.0.0.0/8"] }));
+    expect(err.message).toBe("address 64:ff9b::a01:203 is refused by the fetch rules (deny list)");
   });
 });
 
