@@ -169,6 +169,7 @@ describe("a pipeline deleted between a create and its commit", () => {
       name: "late",
       contentLength: 4,
       url: null,
+      urlCredentials: null,
       fileName: null,
       fileSize: null,
       filePath: null,

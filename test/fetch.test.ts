@@ -14,6 +14,7 @@ function startServer() {
       const [, route, arg] = url.pathname.split("/");
       if (route === "ok") return new Response("hello");
       if (route === "host") return new Response(req.headers.get("host"));
+      if (route === "auth") return new Response(req.headers.get("authorization") ?? "none");
       if (route === "hop")
         return Number(arg) > 0 ? Response.redirect(`/hop/${Number(arg) - 1}`, 302) : new Response("landed");
       if (route === "to") return Response.redirect(url.searchParams.get("url")!, 302);
@@ -199,6 +200,38 @@ describe("allowed fetches", () => {
     const allow = opts({ allow: ["127.0.0.1"] });
     expect((await safeFetch(`http://127.0.0.1:${port}/hop/5`, allow)).finalUrl).toBe(`http://127.0.0.1:${port}/hop/0`);
     expect((await failure(`http://127.0.0.1:${port}/hop/6`, allow)).message).toMatch(/redirected more than 5 times/);
+  });
+});
+
+describe("credentials in the URL", () => {
+  const basic = `Basic ${btoa("us@er:pa:ss")}`;
+  const creds = "us%40er:pa%3Ass";
+  const cases: [string, () => string, string][] = [
+    ["the URL's own origin", () => `http://${creds}@127.0.0.1:${port}/auth`, basic],
+    ["a redirect within the origin", () => `http://${creds}@127.0.0.1:${port}/to?url=/auth`, basic],
+    [
+      "a redirect to another origin",
+      () => `http://${creds}@127.0.0.1:${port}/to?url=${encodeURIComponent(`http://127.0.0.1:${other.port}/auth`)}`,
+      "none",
+    ],
+    [
+      "credentials given in a Location header",
+      () => `http://127.0.0.1:${port}/to?url=${encodeURIComponent(`http://x:y@127.0.0.1:${port}/auth`)}`,
+      "none",
+    ],
+  ];
+  test.each(cases)("are sent as Basic authorization to %s only", async (_name, url, sent) => {
+    const res = await safeFetch(url(), opts({ allow: ["127.0.0.1"] }));
+    expect(new TextDecoder().decode(res.bytes)).toBe(sent);
+    expect(res.finalUrl).not.toContain("pa%3Ass");
+    expect(res.finalUrl).not.toContain("x:y@");
+  });
+
+  test("are not in an error message", async () => {
+    const err = await failure(`http://user:hunter2@127.0.0.1:${port}/status/404`, opts({ allow: ["127.0.0.1"] }));
+    expect(err.message).toBe(`http://127.0.0.1:${port}/status/404 answered 404`);
+    const bad = await failure("http://user:hunter2@exa mple.com/", opts());
+    expect(bad.message).not.toContain("hunter2");
   });
 });
 

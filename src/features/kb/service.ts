@@ -125,6 +125,7 @@ export class KbService {
       name: file.fileName.slice(0, 200),
       contentLength: null,
       url: null,
+      urlCredentials: null,
       fileName: file.fileName.slice(0, 255),
       fileSize: file.size,
       filePath: docId,

@@ -18,6 +18,7 @@ import { UPLOAD_TTL_MS, checkSignature, signUploadUrl } from "../../files/signin
 import { AppError, notFound } from "../../http/errors";
 import type { IngestEngine } from "../../ingest/engine";
 import { planReindex } from "../../ingest/generations";
+import { splitCredentials } from "../../tools/url-credentials";
 import type { VectorStore } from "../../vectors/store";
 import type { SourceCreateBody } from "./model";
 import { presentSource } from "./present";
@@ -32,10 +33,11 @@ export interface SourceDeps {
   baseUrl: () => string;
 }
 
-const nameFor = (b: SourceCreateBody): string =>
+/** The display name: given, or derived from the content, the file name or the URL shown. */
+const nameFor = (b: SourceCreateBody, shownUrl: string | null): string =>
   (
     b.name?.trim() ||
-    (b.type === "file" ? b.fileName : b.type === "text" ? b.content?.trim().slice(0, 60) : b.url) ||
+    (b.type === "file" ? b.fileName : b.type === "text" ? b.content?.trim().slice(0, 60) : shownUrl) ||
     b.type
   ).slice(0, 200);
 
@@ -57,13 +59,16 @@ export class SourceService {
       });
     }
     const now = new Date().toISOString();
+    // Credentials in the URL are kept apart: only the fetcher reads them (docs/API.md, data sources).
+    const fetched = body.type === "url" || body.type === "api" ? splitCredentials(body.url!) : null;
     const row: DocumentRow = {
       id: Bun.randomUUIDv7(),
       collectionId: collection.id,
       type: body.type,
-      name: nameFor(body),
+      name: nameFor(body, fetched?.url ?? null),
       contentLength: body.type === "text" ? body.content!.length : null,
-      url: body.type === "url" || body.type === "api" ? new URL(body.url!).href : null,
+      url: fetched?.url ?? null,
+      urlCredentials: fetched?.credentials ?? null,
       fileName: body.type === "file" ? body.fileName! : null,
       fileSize: body.type === "file" ? body.fileSize! : null,
       filePath: null,
