@@ -15,6 +15,7 @@ import { queryRoutes } from "./features/query/routes";
 import { sourceRoutes, uploadRoutes } from "./features/sources/routes";
 import { jsonBody } from "./http/body";
 import { errorHandler } from "./http/errors";
+import { hostGuard } from "./http/hosts";
 import { observe } from "./http/observe";
 import type { Services } from "./services";
 
@@ -22,6 +23,7 @@ export function buildApp(s: Services) {
   return new Elysia()
     .use(observe(s.log, s.metrics))
     .use(errorHandler(s.log))
+    .use(hostGuard(s.config))
     .use(jsonBody(s.config.maxJsonBytes))
     .use(docsRoutes())
     .use(dashboardRoutes())

@@ -15,6 +15,8 @@ export interface Config {
   port: number;
   dataDir: string;
   publicUrl: string | null;
+  /** Host names ragd answers for besides loopback and the public URL's host (docs/API.md). */
+  allowedHosts: string[];
   ollamaUrl: string;
   defaultEmbeddingModel: string;
   openaiUrl: string | null;
@@ -81,11 +83,24 @@ const list = (raw: string): string[] =>
     .filter(Boolean);
 const str = (raw: string): string => raw;
 
+/** Host names, IP addresses, or ".domain" / "*.domain" for a domain and its subdomains. */
+function hostList(raw: string, name: string): string[] {
+  const hosts = list(raw);
+  for (const h of hosts) {
+    const bare = h.replace(/^\*?\./, "").replace(/^\[|\]$/g, "");
+    if (!/^[A-Za-z0-9.-]+$/.test(bare) && !/^[0-9A-Fa-f:.]+$/.test(bare)) {
+      throw new ConfigError(`${name} must be comma-separated host names without scheme or port, got "${h}"`);
+    }
+  }
+  return hosts;
+}
+
 const SETTINGS: Setting<keyof Config>[] = [
   { key: "host", flag: "host", env: "RAGD_HOST", parse: str },
   { key: "port", flag: "port", env: "RAGD_PORT", parse: int(0, 65535) },
   { key: "dataDir", flag: "data-dir", env: "RAGD_DATA_DIR", parse: (r) => resolve(r) },
   { key: "publicUrl", flag: "public-url", env: "RAGD_PUBLIC_URL", parse: url },
+  { key: "allowedHosts", flag: "allowed-hosts", env: "RAGD_ALLOWED_HOSTS", parse: hostList },
   { key: "ollamaUrl", flag: "ollama-url", env: "RAGD_OLLAMA_URL", parse: url },
   { key: "defaultEmbeddingModel", flag: "default-embedding-model", env: "RAGD_DEFAULT_EMBEDDING_MODEL", parse: str },
   { key: "openaiUrl", flag: "openai-url", env: "RAGD_OPENAI_URL", parse: url },
@@ -109,6 +124,7 @@ export function defaultConfig(): Config {
     port: 8484,
     dataDir: resolve("./data"),
     publicUrl: null,
+    allowedHosts: [],
     ollamaUrl: "http://127.0.0.1:11434",
     defaultEmbeddingModel: "builtin",
     openaiUrl: null,

@@ -1,5 +1,6 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { FetchError, safeFetch } from "../src/ingest/fetch";
+import { parseIp, refusedBy } from "../src/ingest/fetch/address";
 
 /** A server on 127.0.0.1 that counts requests and serves one route per test case. */
 function startServer() {
@@ -13,6 +14,7 @@ function startServer() {
       const [, route, arg] = url.pathname.split("/");
       if (route === "ok") return new Response("hello");
       if (route === "host") return new Response(req.headers.get("host"));
+      if (route === "auth") return new Response(req.headers.get("authorization") ?? "none");
       if (route === "hop")
         return Number(arg) > 0 ? Response.redirect(`/hop/${Number(arg) - 1}`, 302) : new Response("landed");
       if (route === "to") return Response.redirect(url.searchParams.get("url")!, 302);
@@ -119,6 +121,48 @@ describe("refused addresses", () => {
   });
 });
 
+describe("IPv4 carried inside IPv6", () => {
+  // Each form is judged as the IPv4 address it reaches: a NAT64 gateway or a translator
+  // would take a request for these to the embedded address.
+  const cases: [string, string | null][] = [
+    ["::ffff:127.0.0.1", "loopback"],
+    ["::ffff:0:127.0.0.1", "loopback"],
+    ["::ffff:0:169.254.169.254", "cloud metadata"],
+    ["::ffff:0:0.0.0.0", "unspecified"],
+    ["::ffff:0:224.0.0.1", "multicast"],
+    ["64:ff9b::127.0.0.1", "loopback"],
+    ["64:ff9b::7f00:1", "loopback"],
+    ["64:ff9b::169.254.169.254", "cloud metadata"],
+    ["64:ff9b::a9fe:101", "link-local"],
+    ["64:ff9b::0.0.0.0", "unspecified"],
+    ["64:ff9b::255.255.255.255", "broadcast"],
+    ["64:ff9b::239.1.1.1", "multicast"],
+    ["64:ff9b:1::127.0.0.1", "loopback"],
+    ["64:ff9b:1::169.254.169.254", "cloud metadata"],
+    ["64:ff9b::8.8.8.8", null],
+    ["64:ff9b::10.1.2.3", null],
+    ["::ffff:0:8.8.8.8", null],
+    ["64:ff9b:1::8.8.8.8", null],
+    ["64:ff9c::127.0.0.1", null],
+  ];
+  test.each(cases)("%s is refused as %p", (address, rule) => {
+    expect(refusedBy(parseIp(address)!)).toBe(rule);
+  });
+
+  test.each([
+    ["[64:ff9b::7f00:1]", "address 64:ff9b::7f00:1 is refused by the fetch rules (loopback)"],
+    ["[::ffff:0:7f00:1]", "address ::ffff:0:7f00:1 is refused by the fetch rules (loopback)"],
+  ])("a fetch of %s is refused before connecting", async (host, message) => {
+    expect((await failure(`http://${host}:${port}/ok`)).message).toBe(message);
+    expect(main.state.hits).toBe(0);
+  });
+
+  test("the deny list applies to the IPv4 address a NAT64 address reaches", async () => {
+    const err = await failure("http://[64:ff9b::a01:203]/", opts({ deny: ["10.0.0.0/8"] }));
+    expect(err.message).toBe("address 64:ff9b::a01:203 is refused by the fetch rules (deny list)");
+  });
+});
+
 describe("allowed fetches", () => {
   test("an allowed loopback server answers, by IP, odd form or CIDR", async () => {
     for (const [url, allow] of [
@@ -156,6 +200,38 @@ describe("allowed fetches", () => {
     const allow = opts({ allow: ["127.0.0.1"] });
     expect((await safeFetch(`http://127.0.0.1:${port}/hop/5`, allow)).finalUrl).toBe(`http://127.0.0.1:${port}/hop/0`);
     expect((await failure(`http://127.0.0.1:${port}/hop/6`, allow)).message).toMatch(/redirected more than 5 times/);
+  });
+});
+
+describe("credentials in the URL", () => {
+  const basic = `Basic ${btoa("us@er:pa:ss")}`;
+  const creds = "us%40er:pa%3Ass";
+  const cases: [string, () => string, string][] = [
+    ["the URL's own origin", () => `http://${creds}@127.0.0.1:${port}/auth`, basic],
+    ["a redirect within the origin", () => `http://${creds}@127.0.0.1:${port}/to?url=/auth`, basic],
+    [
+      "a redirect to another origin",
+      () => `http://${creds}@127.0.0.1:${port}/to?url=${encodeURIComponent(`http://127.0.0.1:${other.port}/auth`)}`,
+      "none",
+    ],
+    [
+      "credentials given in a Location header",
+      () => `http://127.0.0.1:${port}/to?url=${encodeURIComponent(`http://x:y@127.0.0.1:${port}/auth`)}`,
+      "none",
+    ],
+  ];
+  test.each(cases)("are sent as Basic authorization to %s only", async (_name, url, sent) => {
+    const res = await safeFetch(url(), opts({ allow: ["127.0.0.1"] }));
+    expect(new TextDecoder().decode(res.bytes)).toBe(sent);
+    expect(res.finalUrl).not.toContain("pa%3Ass");
+    expect(res.finalUrl).not.toContain("x:y@");
+  });
+
+  test("are not in an error message", async () => {
+    const err = await failure(`http://user:hunter2@127.0.0.1:${port}/status/404`, opts({ allow: ["127.0.0.1"] }));
+    expect(err.message).toBe(`http://127.0.0.1:${port}/status/404 answered 404`);
+    const bad = await failure("http://user:hunter2@exa mple.com/", opts());
+    expect(bad.message).not.toContain("hunter2");
   });
 });
 

@@ -53,3 +53,52 @@ test("text sources stored with their content in the documents row move to docume
   expect(sqlite.query("SELECT count(*) AS n FROM document_texts").get()).toEqual({ n: 1 });
   sqlite.close();
 });
+
+test("url and api sources stored with credentials in their URL keep them apart after the upgrade", () => {
+  const sqlite = new Database(join(dir, "creds.db"), { create: true, strict: true });
+  const before = migrations.findIndex((m) => m.tag.startsWith("0005_"));
+  expect(before).toBeGreaterThan(0);
+  migrate(sqlite, migrations.slice(0, before));
+  sqlite.exec(
+    "INSERT INTO users (id, email, password_hash, tier, created_at) VALUES ('u', 'a@example.com', 'x', 'free', 'now')",
+  );
+  sqlite.exec(
+    `INSERT INTO collections (id, user_id, kind, name, chunking_strategy, chunk_size, chunk_overlap, embedding_model, vector_provider, retrieval_top_k, created_at, updated_at)
+     VALUES ('c', 'u', 'pipeline', 'p', 'recursive', 1000, 200, 'builtin', 'lancedb', 5, 'now', 'now')`,
+  );
+  const insert = sqlite.prepare(
+    "INSERT INTO documents (id, collection_id, type, name, url, status, created_at, updated_at) VALUES (?, 'c', ?, ?, ?, 'ready', 'now', 'now')",
+  );
+  const long = `https://u:pw@example.com/${"a".repeat(300)}`;
+  const rows: [string, string, string, string, string, string, string | null][] = [
+    // id, type, stored name, stored url → name, url, credentials after
+    [
+      "1",
+      "url",
+      "http://u:pw@wiki.corp/a",
+      "http://u:pw@wiki.corp/a",
+      "http://wiki.corp/a",
+      "http://wiki.corp/a",
+      "u:pw",
+    ],
+    [
+      "2",
+      "api",
+      "Inventory",
+      "https://t%40x:p%3Aw@api.corp/v1?q=a@b",
+      "Inventory",
+      "https://api.corp/v1?q=a@b",
+      "t%40x:p%3Aw",
+    ],
+    ["3", "url", long.slice(0, 200), long, long.replace("u:pw@", "").slice(0, 200), long.replace("u:pw@", ""), "u:pw"],
+    ["4", "url", "plain", "https://example.com/a@b", "plain", "https://example.com/a@b", null],
+    ["5", "url", "token", "https://tok@example.com/", "token", "https://example.com/", "tok"],
+  ];
+  for (const [id, type, name, url] of rows) insert.run(id, type, name, url);
+
+  migrate(sqlite);
+
+  const after = sqlite.query("SELECT id, name, url, url_credentials FROM documents ORDER BY id").all();
+  expect(after).toEqual(rows.map(([id, , , , name, url, creds]) => ({ id, name, url, url_credentials: creds })));
+  sqlite.close();
+});

@@ -1,6 +1,7 @@
 /** `ragd serve`: starts the HTTP server and stops it gracefully on SIGTERM/SIGINT. */
 import { buildApp } from "../app";
 import { publicBaseUrl, type Config } from "../config";
+import { servesOnlyLoopback } from "../http/hosts";
 import { createLogger, type Logger } from "../log";
 import { closeServices, createServices, type Services } from "../services";
 import { version } from "../version";
@@ -35,6 +36,11 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     dataDir: config.dataDir,
     version,
   });
+  if (servesOnlyLoopback(config)) {
+    log.warn("listening on every interface, but only loopback host names are served (421 for others)", {
+      fix: "set RAGD_PUBLIC_URL or RAGD_ALLOWED_HOSTS to the host names clients use to reach this server",
+    });
+  }
   let stopping: Promise<void> | undefined;
   return {
     url,

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { migrations } from "./migrations/index";
 import { LruCache } from "../tools/lru";
+import { splitCredentials } from "../tools/url-credentials";
 import * as schema from "./schema";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
@@ -52,6 +53,19 @@ const DATA_STEPS: Record<string, (sqlite: Database) => void> = {
       content: string;
     }>) {
       update.run(row.content.length, row.id);
+    }
+  },
+  // Sources stored before kept `user:password@` in `url` and in the default name (the URL):
+  // move it to url_credentials, which only the fetcher reads.
+  "0005_source_url_credentials": (sqlite) => {
+    const update = sqlite.prepare("UPDATE documents SET url = ?, url_credentials = ?, name = ? WHERE id = ?");
+    const rows = sqlite
+      .query("SELECT id, url, name FROM documents WHERE type IN ('url', 'api') AND url LIKE '%@%'")
+      .all() as { id: string; url: string; name: string }[];
+    for (const row of rows) {
+      const { url, credentials } = splitCredentials(row.url);
+      if (!credentials) continue;
+      update.run(url, credentials, row.name === row.url.slice(0, 200) ? url.slice(0, 200) : row.name, row.id);
     }
   },
 };

@@ -74,7 +74,10 @@ export const documents = sqliteTable(
     name: text("name").notNull(),
     /** Characters of a text source's content (kept in document_texts); null for other types. */
     contentLength: integer("content_length"),
+    /** A url/api source's URL without `user:password@` (what is shown). */
     url: text("url"),
+    /** The `user:password` taken out of the URL: for the fetcher only, never shown or logged. */
+    urlCredentials: text("url_credentials"),
     fileName: text("file_name"),
     fileSize: integer("file_size"),
     /** Relative path under data/files once the bytes are stored. */

@@ -17,6 +17,7 @@ export type ErrorCode =
   | "signup_closed"
   | "forbidden"
   | "not_found"
+  | "misdirected_request"
   | "conflict"
   | "payload_too_large"
   | "unsupported_media_type"
@@ -34,6 +35,7 @@ const STATUS: Record<ErrorCode, number> = {
   signup_closed: 403,
   forbidden: 403,
   not_found: 404,
+  misdirected_request: 421,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,

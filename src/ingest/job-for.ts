@@ -6,6 +6,7 @@ import { findDocumentById, findDocumentText, markDocumentProcessing } from "../d
 import type { Task } from "../db/schema";
 import type { FileStore } from "../files/store";
 import { modelOf } from "./generations";
+import { joinCredentials } from "../tools/url-credentials";
 import type { Job } from "./job";
 
 export interface JobSettings {
@@ -25,7 +26,7 @@ export function jobFor(db: Db, task: Task, d: JobSettings): Job | null {
       id: doc.id,
       type: doc.type,
       content: doc.type === "text" ? findDocumentText(db, doc.id) : null,
-      url: doc.url,
+      url: doc.url && joinCredentials(doc.url, doc.urlCredentials),
       fileName: doc.fileName,
       fileSize: doc.fileSize,
       filePath: doc.filePath ? d.files.pathOf(col.id, doc.id) : null,

@@ -13,7 +13,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /** What the caller knows of a new document; every other field starts the same for all. */
 export type DocumentDraft = Pick<DocumentRow, "collectionId" | "type" | "name"> &
-  Partial<Pick<DocumentRow, "id" | "contentLength" | "url" | "fileName" | "fileSize" | "filePath">>;
+  Partial<Pick<DocumentRow, "id" | "contentLength" | "url" | "urlCredentials" | "fileName" | "fileSize" | "filePath">>;
 
 /** What `engine.enqueue` did: queued it, found the document (or its collection) deleted, or its file already taken. */
 export type Enqueued = "queued" | "gone" | "has_file";
@@ -34,6 +34,7 @@ export function newDocumentRow(d: DocumentDraft, now = Date.now()): DocumentRow 
     name: d.name,
     contentLength: d.contentLength ?? null,
     url: d.url ?? null,
+    urlCredentials: d.urlCredentials ?? null,
     fileName: d.fileName ?? null,
     fileSize: d.fileSize ?? null,
     filePath: d.filePath ?? null,

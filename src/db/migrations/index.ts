@@ -5,4 +5,5 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0002_claim_index", sql: "DROP INDEX `tasks_status_run_idx`;--> statement-breakpoint\nCREATE INDEX `tasks_status_run_idx` ON `tasks` (`status`,`run_after`,`id`);" },
   { tag: "0003_document_texts", sql: "CREATE TABLE `document_texts` (\n\t`document_id` text PRIMARY KEY NOT NULL,\n\t`content` text NOT NULL,\n\tFOREIGN KEY (`document_id`) REFERENCES `documents`(`id`) ON UPDATE no action ON DELETE cascade\n);\n--> statement-breakpoint\nALTER TABLE `documents` ADD `content_length` integer;--> statement-breakpoint\nINSERT INTO `document_texts` (`document_id`, `content`) SELECT `id`, `content` FROM `documents` WHERE `content` IS NOT NULL;\n--> statement-breakpoint\nUPDATE `documents` SET `content_length` = length(`content`) WHERE `content` IS NOT NULL;\n" },
   { tag: "0004_document_texts_drop", sql: "ALTER TABLE `documents` DROP COLUMN `content`;" },
+  { tag: "0005_source_url_credentials", sql: "ALTER TABLE `documents` ADD `url_credentials` text;" },
 ];

@@ -48,6 +48,7 @@ const insert = (db: Db) => {
     name: null,
     contentLength: null,
     url: null,
+    urlCredentials: null,
     fileName: null,
     fileSize: null,
     filePath: null,

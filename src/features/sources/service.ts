@@ -16,6 +16,7 @@ import { UPLOAD_TTL_MS, checkSignature, signUploadUrl } from "../../files/signin
 import { AppError, notFound } from "../../http/errors";
 import type { IngestEngine } from "../../ingest/engine";
 import type { DocumentDraft } from "../../ingest/queue";
+import { splitCredentials } from "../../tools/url-credentials";
 import type { VectorStore } from "../../vectors/store";
 import type { SourceCreateBody } from "./model";
 import { presentSource } from "./present";
@@ -31,20 +32,26 @@ export interface SourceDeps {
 }
 
 /** The new document a create body describes; a file source waits for its upload. */
-const draftOf = (collectionId: string, b: SourceCreateBody): DocumentDraft => ({
-  collectionId,
-  type: b.type,
-  name: nameFor(b),
-  contentLength: b.type === "text" ? b.content!.length : null,
-  url: b.type === "url" || b.type === "api" ? new URL(b.url!).href : null,
-  fileName: b.type === "file" ? b.fileName! : null,
-  fileSize: b.type === "file" ? b.fileSize! : null,
-});
+const draftOf = (collectionId: string, b: SourceCreateBody): DocumentDraft => {
+  // Credentials in the URL are kept apart: only the fetcher reads them (docs/API.md, data sources).
+  const fetched = b.type === "url" || b.type === "api" ? splitCredentials(b.url!) : null;
+  return {
+    collectionId,
+    type: b.type,
+    name: nameFor(b, fetched?.url ?? null),
+    contentLength: b.type === "text" ? b.content!.length : null,
+    url: fetched?.url ?? null,
+    urlCredentials: fetched?.credentials ?? null,
+    fileName: b.type === "file" ? b.fileName! : null,
+    fileSize: b.type === "file" ? b.fileSize! : null,
+  };
+};
 
-const nameFor = (b: SourceCreateBody): string =>
+/** The display name: given, or derived from the content, the file name or the URL shown. */
+const nameFor = (b: SourceCreateBody, shownUrl: string | null): string =>
   (
     b.name?.trim() ||
-    (b.type === "file" ? b.fileName : b.type === "text" ? b.content?.trim().slice(0, 60) : b.url) ||
+    (b.type === "file" ? b.fileName : b.type === "text" ? b.content?.trim().slice(0, 60) : shownUrl) ||
     b.type
   ).slice(0, 200);
 

@@ -1,7 +1,8 @@
 /**
  * IP addresses as bytes (4 for IPv4, 16 for IPv6), CIDR matching, and the address classes
- * the fetch rules refuse. IPv4-mapped and IPv4-compatible IPv6 forms are judged as the IPv4
- * address they carry, so `::ffff:127.0.0.1` is loopback.
+ * the fetch rules refuse. IPv4-mapped, IPv4-translated and IPv4-compatible IPv6 forms are
+ * judged as the IPv4 address they carry, so `::ffff:127.0.0.1` is loopback; NAT64 addresses
+ * are judged as themselves and as the IPv4 address a NAT64 gateway would reach.
  */
 import { isIP } from "node:net";
 
@@ -58,7 +59,23 @@ const REFUSED_RANGES = REFUSED.map(([cidr, rule]) => [parseCidr(cidr)!, rule] as
 
 /** The rule that refuses this address ("loopback", "link-local", …), or null when it may be fetched. */
 export function refusedBy(ip: Uint8Array): string | null {
-  return REFUSED_RANGES.find(([cidr]) => inCidr(ip, cidr))?.[1] ?? null;
+  for (const form of forms(ip)) {
+    const rule = REFUSED_RANGES.find(([cidr]) => inCidr(form, cidr))?.[1];
+    if (rule) return rule;
+  }
+  return null;
+}
+
+const NAT64 = [parseCidr("64:ff9b::/96")!, parseCidr("64:ff9b:1::/48")!];
+
+/**
+ * The address itself and, for a NAT64 address, the IPv4 address a gateway would reach: the
+ * last 32 bits, as RFC 6052 lays out a /96 prefix. The local-use 64:ff9b:1::/48 is read the
+ * same way (its usual 64:ff9b:1::/96 deployment); other prefix lengths inside it are not
+ * decoded, so a site that uses them should add the prefix to RAGD_FETCH_DENY.
+ */
+export function forms(ip: Uint8Array): Uint8Array[] {
+  return NAT64.some((c) => inCidr(ip, c)) ? [ip, ip.slice(12)] : [ip];
 }
 
 function parseIpv6(s: string): Uint8Array {
@@ -80,10 +97,14 @@ function parseIpv6(s: string): Uint8Array {
   return bytes;
 }
 
-/** `::ffff:a.b.c.d` and `::a.b.c.d` carry an IPv4 address; judge them as that address. */
+/**
+ * `::ffff:a.b.c.d` (mapped), `::ffff:0:a.b.c.d` (translated, RFC 2765) and `::a.b.c.d`
+ * (compatible) carry an IPv4 address; judge them as that address.
+ */
 function canonical(v6: Uint8Array): Uint8Array {
   const zeros = (from: number, to: number) => v6.subarray(from, to).every((b) => b === 0);
   const mapped = zeros(0, 10) && v6[10] === 0xff && v6[11] === 0xff;
+  const translated = zeros(0, 8) && v6[8] === 0xff && v6[9] === 0xff && zeros(10, 12);
   const compatible = zeros(0, 12) && !zeros(12, 15);
-  return mapped || compatible ? v6.slice(12) : v6;
+  return mapped || translated || compatible ? v6.slice(12) : v6;
 }

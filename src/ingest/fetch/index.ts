@@ -43,9 +43,12 @@ export async function safeFetch(url: string, opts: SafeFetchOptions): Promise<Sa
   const signal = AbortSignal.timeout(timeoutMs);
   const rules = compileRules(opts.allow, opts.deny);
   let current = parseHttpUrl(url);
+  const auth = takeCredentials(current);
   try {
     for (let redirects = 0; ; redirects++) {
-      const res = await request(current, rules, opts.accept, signal);
+      // Like curl and browsers, credentials go only to the origin they were given for.
+      const authorization = auth && current.origin === auth.origin ? auth.header : undefined;
+      const res = await request(current, rules, { accept: opts.accept, authorization }, signal);
       const next = redirectTarget(res, current);
       if (!next) return await finish(res, current, opts.maxBytes);
       await res.body?.cancel();
@@ -67,7 +70,7 @@ export async function safeFetch(url: string, opts: SafeFetchOptions): Promise<Sa
 async function request(
   url: URL,
   rules: FetchRules,
-  accept: string | undefined,
+  extra: { accept?: string; authorization?: string },
   signal: AbortSignal,
 ): Promise<Response> {
   const addresses = await checkHost(url, rules, signal);
@@ -79,7 +82,12 @@ async function request(
     pinned.hash = "";
     try {
       return await fetch(pinned, {
-        headers: { Host: url.host, Accept: accept ?? "*/*", "User-Agent": `ragd/${version}` },
+        headers: {
+          Host: url.host,
+          Accept: extra.accept ?? "*/*",
+          "User-Agent": `ragd/${version}`,
+          ...(extra.authorization ? { Authorization: extra.authorization } : {}),
+        },
         redirect: "manual",
         signal,
         // Without this Bun applies HTTP(S)_PROXY and NO_PROXY, judged against the IP.
@@ -99,6 +107,7 @@ function redirectTarget(res: Response, from: URL): URL | null {
   if (!REDIRECTS.has(res.status) || !location) return null;
   // Resolve against the URL with the host name: the response came from the pinned IP.
   const next = new URL(location, from);
+  takeCredentials(next); // credentials in a Location header are not followed either
   if (next.protocol !== "http:" && next.protocol !== "https:") {
     throw new FetchError(`${show(from)} redirected to a ${next.protocol} URL, which cannot be fetched`, false);
   }
@@ -132,12 +141,33 @@ function parseHttpUrl(raw: string): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new FetchError(`invalid URL: ${raw}`, false);
+    throw new FetchError(`invalid URL: ${raw.replace(/\/\/[^/?#]*@/, "//")}`, false);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new FetchError(`only http and https URLs can be fetched, not ${url.protocol}`, false);
   }
   return url;
+}
+
+/**
+ * Moves `user:password@` out of the URL into a Basic Authorization header for its origin,
+ * so that the URL itself (in messages, `finalUrl`, the request line) never carries them.
+ */
+function takeCredentials(url: URL): { origin: string; header: string } | null {
+  if (!url.username && !url.password) return null;
+  const pair = `${decodeUserinfo(url.username)}:${decodeUserinfo(url.password)}`;
+  url.username = "";
+  url.password = "";
+  return { origin: url.origin, header: `Basic ${Buffer.from(pair).toString("base64")}` };
+}
+
+/** Percent-decodes a user name or password; a stray `%` is kept as it is. */
+function decodeUserinfo(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
 }
 
 /** A URL for messages: credentials removed. */

@@ -4,7 +4,7 @@
  * built-in rules (loopback, link-local, metadata, unspecified, multicast) would refuse.
  */
 import { lookup } from "node:dns/promises";
-import { inCidr, parseCidr, parseIp, refusedBy, type Cidr } from "./address";
+import { forms, inCidr, parseCidr, parseIp, refusedBy, type Cidr } from "./address";
 import { FetchError } from "./errors";
 
 export interface FetchRules {
@@ -41,8 +41,10 @@ export async function checkHost(url: URL, rules: FetchRules, signal: AbortSignal
   const addresses = parseIp(literal) ? [literal] : await resolve(literal, signal);
   for (const address of addresses) {
     const ip = parseIp(address)!;
-    if (rules.denyNets.some((c) => inCidr(ip, c))) throw refused("address", address, "deny list");
-    if (allowed || rules.allowNets.some((c) => inCidr(ip, c))) continue;
+    // A NAT64 address is also judged as the IPv4 address it reaches (see address.ts).
+    const inAny = (nets: Cidr[]) => forms(ip).some((form) => nets.some((c) => inCidr(form, c)));
+    if (inAny(rules.denyNets)) throw refused("address", address, "deny list");
+    if (allowed || inAny(rules.allowNets)) continue;
     const rule = refusedBy(ip);
     if (rule) throw refused("address", address, rule);
   }
