@@ -19,6 +19,21 @@ export const Deleted = t.Object({ deleted: t.Literal(true), id: t.String() });
 export const IdParam = t.Object({ id: t.String() });
 
 /**
+ * A name (of a pipeline, knowledge base, source or key): surrounding whitespace is
+ * trimmed before it is stored, and what is left must be 1..`max` characters, so a
+ * whitespace-only name is 400 naming the field (docs/API.md, Conventions).
+ */
+export function Name(max = 200, options: SchemaOptions = {}) {
+  // JavaScript's \s is exactly the set String.prototype.trim removes.
+  const pattern = `^\\s*\\S(?:[\\s\\S]{0,${max - 2}}\\S)?\\s*$`;
+  const error = `must be 1 to ${max} characters, not counting whitespace around it`;
+  return t
+    .Transform(t.String({ pattern, error, description: `1..${max} characters after trimming.`, ...options }))
+    .Decode((name) => name.trim())
+    .Encode((name) => name);
+}
+
+/**
  * A strict integer for JSON bodies. Elysia's `t.Integer` also accepts numeric
  * strings ("500"), which the contract calls a wrong type; TypeBox's does not.
  * (Query strings keep `t.Integer`, since there every value is a string.)

@@ -43,7 +43,7 @@ export class KeyService {
     const row: ApiKey = {
       id: Bun.randomUUIDv7(),
       collectionId,
-      name: name.trim() || name,
+      name,
       prefix: key.slice(0, VISIBLE_PREFIX),
       keyHash: sha256(key),
       createdAt: new Date().toISOString(),
