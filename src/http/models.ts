@@ -1,5 +1,5 @@
 /** Schemas shared by every feature: the error body and the delete result. */
-import { Type, type SchemaOptions, type TUnsafe } from "@sinclair/typebox";
+import { Kind, Type, TypeRegistry, type SchemaOptions, type TUnsafe } from "@sinclair/typebox";
 import { t } from "elysia";
 
 export const ErrorBody = t.Object(
@@ -36,7 +36,7 @@ export function Name(max = 200, options: SchemaOptions = {}) {
 /**
  * A strict integer for JSON bodies. Elysia's `t.Integer` also accepts numeric
  * strings ("500"), which the contract calls a wrong type; TypeBox's does not.
- * (Query strings keep `t.Integer`, since there every value is a string.)
+ * (Query strings use QueryInteger below, since there every value is a string.)
  */
 export { Integer as StrictInteger } from "@sinclair/typebox";
 
@@ -53,4 +53,29 @@ export function Enum<const T extends readonly string[]>(values: T, options: Sche
       { error, ...options },
     ),
   );
+}
+
+interface Bounds {
+  minimum: number;
+  maximum: number;
+}
+
+const QUERY_INTEGER = "RagdQueryInteger";
+TypeRegistry.Set<Bounds>(QUERY_INTEGER, ({ minimum, maximum }, value) => {
+  const n = typeof value === "string" && /^[+-]?\d{1,16}$/.test(value) ? Number(value) : value;
+  return Number.isInteger(n) && (n as number) >= minimum && (n as number) <= maximum;
+});
+
+/**
+ * An integer in the query string. Elysia's `t.Integer` checks the bounds only after
+ * decoding, and an error thrown there loses the field's name (`(property)`); this
+ * checks the string itself, so a failure names its field like any other.
+ */
+export function QueryInteger(bounds: Bounds & { default?: number; description?: string }) {
+  const error = `must be an integer from ${bounds.minimum} to ${bounds.maximum}`;
+  const raw = Type.Unsafe<number>({ [Kind]: QUERY_INTEGER, type: "integer", ...bounds, error });
+  return t
+    .Transform(raw)
+    .Decode((v) => Number(v))
+    .Encode((v) => v);
 }

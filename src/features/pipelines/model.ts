@@ -1,6 +1,6 @@
 /** Request and response schemas of the pipeline endpoints (CONTRACT 4 and 5). */
 import { t } from "elysia";
-import { Enum, Name, StrictInteger } from "../../http/models";
+import { Enum, Name, QueryInteger, StrictInteger } from "../../http/models";
 import { SourceModel } from "../sources/model";
 
 export const CHUNKING_STRATEGIES = ["recursive", "fixed", "sentence", "paragraph", "markdown", "token"] as const;
@@ -36,8 +36,8 @@ export const PipelineCreate = t.Object({
 export const PipelinePatch = t.Partial(t.Object(configFields), { minProperties: 0 });
 
 export const PipelineListQuery = t.Object({
-  page: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
-  pageSize: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 10 })),
+  page: t.Optional(QueryInteger({ minimum: 1, maximum: 1_000_000, default: 1 })),
+  pageSize: t.Optional(QueryInteger({ minimum: 1, maximum: 100, default: 10 })),
   search: t.Optional(t.String({ maxLength: 200 })),
   status: t.Optional(Enum(STATUSES)),
 });

@@ -44,7 +44,13 @@ export const SourceCreate = t.Object({
   content: t.Optional(t.String({ description: "For text sources." })),
   url: t.Optional(t.String({ maxLength: 4096, description: "For url and api sources: http(s) only." })),
   fileName: t.Optional(t.String({ maxLength: 255, description: "For file sources." })),
-  fileSize: t.Optional(StrictInteger({ minimum: 0, description: "For file sources: bytes you will upload." })),
+  fileSize: t.Optional(
+    StrictInteger({
+      minimum: 1,
+      error: "must be an integer of at least 1 (bytes; an empty file cannot be indexed)",
+      description: "For file sources: bytes you will upload, at least 1.",
+    }),
+  ),
 });
 
 export const SourceCreated = t.Composite([
