@@ -174,3 +174,33 @@ describe("unsupported content", () => {
     expect((await rejection(bytes)).message).toBe("unsupported file type: application/zip (ZIP archive)");
   });
 });
+
+describe("deeply nested json", () => {
+  const nest = (depth: number) => `${"[".repeat(depth)}"deep value"${"]".repeat(depth)}`;
+  const objects = (depth: number) => `${'{"k":'.repeat(depth)}"deep value"${"}".repeat(depth)}`;
+  const refused: [string, string][] = [
+    ["arrays 200,000 levels deep", nest(200_000)],
+    ["objects 200,000 levels deep", objects(200_000)],
+    ["arrays 1,001 levels deep", nest(1001)],
+    ["JSON Lines with one line 5,000 levels deep", `{"a":1}\n${nest(5000)}\n`],
+    ["unbalanced brackets 200,000 levels deep", "[".repeat(200_000)],
+  ];
+  for (const [label, json] of refused) {
+    test(`${label} is an extraction error that says so`, async () => {
+      const err = await rejection(utf8(json), { fileName: "deep.json" });
+      expect(err.message).toBe("JSON nested deeper than 1,000 levels");
+    });
+  }
+  const accepted: [string, string, string][] = [
+    ["arrays 1,000 levels deep", nest(1000), `${"[0]".repeat(998)}: deep value`],
+    ["objects 1,000 levels deep", objects(1000), `${Array(1000).fill("k").join(".")}: deep value`],
+    ["brackets inside strings", JSON.stringify({ s: "[".repeat(5000) }), `s: ${"[".repeat(5000)}`],
+    ["escaped quotes before brackets", JSON.stringify({ s: `\\"${"{".repeat(3000)}` }), `s: \\"${"{".repeat(3000)}`],
+  ];
+  for (const [label, json, text] of accepted) {
+    test(`${label} is read`, async () => {
+      const out = await extract(utf8(json), { fileName: "deep.json" });
+      expect(out.text.endsWith(text)).toBe(true);
+    });
+  }
+});
