@@ -86,3 +86,27 @@ describe("JSON nested too deep", () => {
     expect((await c.settled(pipelineId, after.id)).status).toBe("ready");
   });
 });
+
+describe("text without a declared charset", () => {
+  test("a Latin-1 upload and Latin-1 pages served without charset come out as Café crème", async () => {
+    const pid = await c.pipeline({ name: "encodings" });
+    const upload = await c.upload(pid, "menu.txt", latin1("Caf\xe9 cr\xe8me in the upload"));
+    expect(upload.put.status).toBe(200);
+    const pages = ["/latin1.txt", "/latin1.html"].map((p) => `http://127.0.0.1:${site.port}${p}`);
+    for (const url of pages) expect((await c.addSource(pid, { type: "url", url })).status).toBe(201);
+    const settled = await c.allSettled(pid);
+    expect(settled.map((s) => [s.name, s.status, s.error])).toEqual([
+      ["menu.txt", "ready", null],
+      [pages[0], "ready", null],
+      [pages[1], "ready", null],
+    ]);
+    const key = await c.key(pid);
+    const r = await c.query(key, { query: "crème", mode: "keyword", topK: 10 });
+    const found = r.body.results.map((x: { content: string }) => x.content).sort();
+    expect(found).toEqual([
+      "Caf\u00e9 cr\u00e8me and a croissant",
+      "Caf\u00e9 cr\u00e8me at the corner",
+      "Caf\u00e9 cr\u00e8me in the upload",
+    ]);
+  });
+});
