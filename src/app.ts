@@ -16,12 +16,14 @@ import { sourceRoutes, uploadRoutes } from "./features/sources/routes";
 import { jsonBody } from "./http/body";
 import { errorHandler } from "./http/errors";
 import { observe } from "./http/observe";
+import { requestHead } from "./http/request-head";
 import type { Services } from "./services";
 
 export function buildApp(s: Services) {
   return new Elysia()
     .use(observe(s.log, s.metrics))
     .use(errorHandler(s.log))
+    .use(requestHead())
     .use(jsonBody(s.config.maxJsonBytes))
     .use(docsRoutes())
     .use(dashboardRoutes())
