@@ -4,6 +4,7 @@
  */
 import { $ } from "bun";
 import { join } from "node:path";
+import { SERVER_HEAD_CAP_BYTES } from "../src/http/request-head";
 
 const root = join(import.meta.dir, "..");
 const out = join(root, "dist", "ragd");
@@ -11,8 +12,11 @@ const out = join(root, "dist", "ragd");
 await $`bun ${join(root, "scripts", "build-dashboard.ts")}`.cwd(root);
 // The ingestion worker is a second entry point: Bun bundles it into the same executable.
 // --smol: a heap that collects more eagerly (peak memory while ingesting is what users notice);
+// --max-http-header-size: Bun's own cap on the request head, raised above ragd's limits so
+// that an oversized URL or header gets ragd's error body, not Bun's empty 431;
 // no bunfig.toml from the working directory may change how the binary runs.
-await $`bun build --compile --compile-exec-argv=--smol --no-compile-autoload-bunfig --minify-syntax --minify-whitespace --sourcemap=none ${join(root, "src", "main.ts")} ${join(root, "src", "ingest", "worker.ts")} --outfile ${out}`.cwd(
+const execArgv = `--smol --max-http-header-size=${SERVER_HEAD_CAP_BYTES}`;
+await $`bun build --compile --compile-exec-argv=${execArgv} --no-compile-autoload-bunfig --minify-syntax --minify-whitespace --sourcemap=none ${join(root, "src", "main.ts")} ${join(root, "src", "ingest", "worker.ts")} --outfile ${out}`.cwd(
   root,
 );
 console.log(`built ${out}`);

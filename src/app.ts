@@ -17,6 +17,7 @@ import { jsonBody } from "./http/body";
 import { errorHandler } from "./http/errors";
 import { hostGuard } from "./http/hosts";
 import { observe } from "./http/observe";
+import { requestHead } from "./http/request-head";
 import type { Services } from "./services";
 
 export function buildApp(s: Services) {
@@ -24,6 +25,7 @@ export function buildApp(s: Services) {
     .use(observe(s.log, s.metrics))
     .use(errorHandler(s.log))
     .use(hostGuard(s.config))
+    .use(requestHead())
     .use(jsonBody(s.config.maxJsonBytes))
     .use(docsRoutes())
     .use(dashboardRoutes())

@@ -174,3 +174,113 @@ describe("unsupported content", () => {
     expect((await rejection(bytes)).message).toBe("unsupported file type: application/zip (ZIP archive)");
   });
 });
+
+describe("deeply nested json", () => {
+  const nest = (depth: number) => `${"[".repeat(depth)}"deep value"${"]".repeat(depth)}`;
+  const objects = (depth: number) => `${'{"k":'.repeat(depth)}"deep value"${"}".repeat(depth)}`;
+  const refused: [string, string][] = [
+    ["arrays 200,000 levels deep", nest(200_000)],
+    ["objects 200,000 levels deep", objects(200_000)],
+    ["arrays 1,001 levels deep", nest(1001)],
+    ["JSON Lines with one line 5,000 levels deep", `{"a":1}\n${nest(5000)}\n`],
+    ["unbalanced brackets 200,000 levels deep", "[".repeat(200_000)],
+  ];
+  for (const [label, json] of refused) {
+    test(`${label} is an extraction error that says so`, async () => {
+      const err = await rejection(utf8(json), { fileName: "deep.json" });
+      expect(err.message).toBe("JSON nested deeper than 1,000 levels");
+    });
+  }
+  const accepted: [string, string, string][] = [
+    ["arrays 1,000 levels deep", nest(1000), `${"[0]".repeat(998)}: deep value`],
+    ["objects 1,000 levels deep", objects(1000), `${Array(1000).fill("k").join(".")}: deep value`],
+    ["brackets inside strings", JSON.stringify({ s: "[".repeat(5000) }), `s: ${"[".repeat(5000)}`],
+    ["escaped quotes before brackets", JSON.stringify({ s: `\\"${"{".repeat(3000)}` }), `s: \\"${"{".repeat(3000)}`],
+  ];
+  for (const [label, json, text] of accepted) {
+    test(`${label} is read`, async () => {
+      const out = await extract(utf8(json), { fileName: "deep.json" });
+      expect(out.text.endsWith(text)).toBe(true);
+    });
+  }
+});
+
+describe("text that declares no charset", () => {
+  const latin1 = (s: string) => Uint8Array.from([...s].map((ch) => ch.charCodeAt(0)));
+  const cp1252 = (s: string) =>
+    Uint8Array.from(
+      [...s].map(
+        (ch) =>
+          ({ "\u201c": 0x93, "\u201d": 0x94, "\u2019": 0x92, "\u2026": 0x85, "\u20ac": 0x80 })[ch] ?? ch.charCodeAt(0),
+      ),
+    );
+  const utf16 = (s: string, le: boolean) => {
+    const out = [le ? 0xff : 0xfe, le ? 0xfe : 0xff];
+    for (const ch of s) {
+      const c = ch.charCodeAt(0);
+      out.push(...(le ? [c & 0xff, c >> 8] : [c >> 8, c & 0xff]));
+    }
+    return Uint8Array.from(out);
+  };
+  const FRENCH =
+    "Le caf\u00e9 cr\u00e8me est servi \u00e0 la terrasse, pr\u00e8s de la for\u00eat o\u00f9 l'on a d\u00e9j\u00e0 mang\u00e9.";
+  const cases: [string, Uint8Array, { fileName?: string; contentType?: string }, string][] = [
+    ["a short Latin-1 text file", latin1("Caf\u00e9 cr\u00e8me"), { fileName: "menu.txt" }, "Caf\u00e9 cr\u00e8me"],
+    ["a longer Latin-1 text file", latin1(FRENCH), { fileName: "menu.txt" }, FRENCH],
+    ["Latin-1 served as text/plain without charset", latin1(FRENCH), { contentType: "text/plain" }, FRENCH],
+    ["Latin-1 markdown", latin1(`# Menu\n\n${FRENCH}\n`), { fileName: "menu.md" }, `# Menu\n\n${FRENCH}\n`],
+    [
+      "windows-1252 smart quotes",
+      cp1252("\u201cHello,\u201d she said \u2026 it\u2019s \u20ac5 for the caf\u00e9."),
+      { fileName: "quote.txt" },
+      "\u201cHello,\u201d she said \u2026 it\u2019s \u20ac5 for the caf\u00e9.",
+    ],
+    [
+      "UTF-16LE with a BOM",
+      utf16("Caf\u00e9 cr\u00e8me \u2013 \u65e5\u672c", true),
+      { fileName: "a.txt" },
+      "Caf\u00e9 cr\u00e8me \u2013 \u65e5\u672c",
+    ],
+    ["UTF-16BE with a BOM", utf16("Caf\u00e9 cr\u00e8me", false), { fileName: "a.txt" }, "Caf\u00e9 cr\u00e8me"],
+    [
+      "valid UTF-8 stays UTF-8",
+      utf8("Caf\u00e9 cr\u00e8me \u00e9\u00e9\u00e9"),
+      { fileName: "a.txt" },
+      "Caf\u00e9 cr\u00e8me \u00e9\u00e9\u00e9",
+    ],
+    ["a declared charset wins", latin1("Caf\u00e9"), { contentType: "text/plain; charset=iso-8859-2" }, "Caf\u00e9"],
+    [
+      "an unknown declared charset is detected instead",
+      latin1("Caf\u00e9 cr\u00e8me"),
+      { contentType: "text/plain; charset=nonsense" },
+      "Caf\u00e9 cr\u00e8me",
+    ],
+    [
+      "Latin-1 CSV",
+      latin1("plat,prix\nCaf\u00e9 cr\u00e8me,3\n"),
+      { fileName: "menu.csv" },
+      "plat: Caf\u00e9 cr\u00e8me; prix: 3",
+    ],
+  ];
+  const RUSSIAN = "Привет, как дела? Это тестовый текст на русском языке для проверки кодировки.";
+  const cp1251 = (t: string) =>
+    Uint8Array.from([...t].map((ch) => (ch >= "А" && ch <= "я" ? ch.charCodeAt(0) - 0x410 + 0xc0 : ch.charCodeAt(0))));
+  cases.push([
+    "Russian in windows-1251 (the detector, not a fixed fallback)",
+    cp1251(RUSSIAN),
+    { fileName: "ru.txt" },
+    RUSSIAN,
+  ]);
+  for (const [label, bytes, hints, text] of cases) {
+    test(label, async () => {
+      expect((await extract(bytes, hints)).text).toBe(text);
+    });
+  }
+  test("HTML without a <meta charset> is detected; with one, the meta tag wins", async () => {
+    const page = (meta: string) => `<html><head>${meta}<title>Menu</title></head><body><p>${FRENCH}</p></body></html>`;
+    const bare = await extract(latin1(page("")), { contentType: "text/html" });
+    expect(bare.text).toContain(FRENCH);
+    const declared = await extract(utf8(page('<meta charset="utf-8">')), { contentType: "text/html" });
+    expect(declared.text).toContain(FRENCH);
+  });
+});

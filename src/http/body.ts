@@ -7,6 +7,7 @@
  * stop a global parser.
  */
 import { Elysia } from "elysia";
+import { nestsDeeperThan, TOO_DEEP } from "../tools/json-depth";
 import { readCapped } from "../tools/streams";
 import { AppError } from "./errors";
 
@@ -38,6 +39,8 @@ export function jsonBody(maxBytes: number) {
     if (type === "application/json" || type.endsWith("+json")) {
       const text = await readTextLimited(request, maxBytes);
       if (text.trim() === "") return {};
+      // Checked before parsing: validating a value nested this deep would overflow the stack.
+      if (nestsDeeperThan(text)) throw new AppError("invalid_request", `the request body is ${TOO_DEEP}`);
       try {
         return JSON.parse(text);
       } catch {

@@ -20,7 +20,9 @@ export type ErrorCode =
   | "misdirected_request"
   | "conflict"
   | "payload_too_large"
+  | "uri_too_long"
   | "unsupported_media_type"
+  | "request_header_fields_too_large"
   | "rate_limited"
   | "internal_error"
   | "embedding_unavailable";
@@ -38,8 +40,10 @@ const STATUS: Record<ErrorCode, number> = {
   misdirected_request: 421,
   conflict: 409,
   payload_too_large: 413,
+  uri_too_long: 414,
   unsupported_media_type: 415,
   rate_limited: 429,
+  request_header_fields_too_large: 431,
   internal_error: 500,
   embedding_unavailable: 503,
 };

@@ -1,10 +1,10 @@
 /** Schemas of the knowledge-base endpoints (seed 4.5, CONTRACT 4 and 5). */
 import { t } from "elysia";
-import { Enum, StrictInteger } from "../../http/models";
+import { Enum, Name, StrictInteger } from "../../http/models";
 import { SOURCE_STATUSES } from "../sources/model";
 
 export const KbCreate = t.Object({
-  name: t.String({ minLength: 1, maxLength: 200 }),
+  name: Name(200),
   description: t.Optional(t.Union([t.String({ maxLength: 5000 }), t.Null()])),
 });
 

@@ -68,7 +68,7 @@ export class KbService {
       id,
       userId: user.id,
       kind: "kb",
-      name: body.name.trim() || body.name,
+      name: body.name,
       description: body.description ?? null,
       chunkingStrategy: "recursive",
       chunkSize: 1000,

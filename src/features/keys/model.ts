@@ -1,7 +1,8 @@
 /** Schemas of the API key endpoints (seed 4.4). */
 import { t } from "elysia";
+import { Name } from "../../http/models";
 
-export const KeyCreate = t.Object({ name: t.String({ minLength: 1, maxLength: 200 }) });
+export const KeyCreate = t.Object({ name: Name(200) });
 
 export const KeyModel = t.Object({
   id: t.String(),

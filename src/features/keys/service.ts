@@ -31,6 +31,16 @@ export interface PublicKey {
   lastUsedAt: string | null;
 }
 
+/** Why a presented key cannot be a ragd key: a cut-short `rag_` key is told so. */
+function shapeProblem(raw: string): string {
+  if (!raw.startsWith(KEY_PREFIX)) return "that is not a ragd API key (they start with rag_)";
+  const tail = raw.slice(KEY_PREFIX.length);
+  const shape = `a ragd key is rag_ followed by ${KEY_BODY_LENGTH} letters and digits`;
+  if (tail.length < KEY_BODY_LENGTH && /^[0-9A-Za-z]*$/.test(tail))
+    return `that API key is incomplete: ${shape}, and this one has only ${tail.length} (was it cut short when copied?)`;
+  return `that API key is malformed: ${shape}`;
+}
+
 export class KeyService {
   private readonly cache = new Map<string, { keyId: string; collectionId: string }>();
   private pending = new Map<string, string>();
@@ -43,7 +53,7 @@ export class KeyService {
     const row: ApiKey = {
       id: Bun.randomUUIDv7(),
       collectionId,
-      name: name.trim() || name,
+      name,
       prefix: key.slice(0, VISIBLE_PREFIX),
       keyHash: sha256(key),
       createdAt: new Date().toISOString(),
@@ -76,8 +86,7 @@ export class KeyService {
   authenticate(authorization: string | null): { keyId: string; collectionId: string } {
     const raw = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
     if (!raw) throw new AppError("invalid_api_key", "send the pipeline's API key as Authorization: Bearer rag_…");
-    if (!KEY_SHAPE.test(raw))
-      throw new AppError("invalid_api_key", "that is not a ragd API key (they start with rag_)");
+    if (!KEY_SHAPE.test(raw)) throw new AppError("invalid_api_key", shapeProblem(raw));
     const hash = sha256(raw);
     let hit = this.cache.get(hash);
     if (!hit) {

@@ -1,6 +1,6 @@
 /** Request and response schemas of the pipeline endpoints (CONTRACT 4 and 5). */
 import { t } from "elysia";
-import { Enum, StrictInteger } from "../../http/models";
+import { Enum, Name, QueryInteger, StrictInteger } from "../../http/models";
 import { SourceModel } from "../sources/model";
 
 export const CHUNKING_STRATEGIES = ["recursive", "fixed", "sentence", "paragraph", "markdown", "token"] as const;
@@ -8,7 +8,7 @@ export const VECTOR_PROVIDERS = ["lancedb"] as const;
 export const STATUSES = ["empty", "processing", "error", "ready"] as const;
 
 const configFields = {
-  name: t.String({ minLength: 1, maxLength: 200 }),
+  name: Name(200),
   description: t.String({ maxLength: 5000 }),
   chunkingStrategy: Enum(CHUNKING_STRATEGIES),
   chunkSize: StrictInteger({ minimum: 50, maximum: 20000, description: "Characters (tokens for the token strategy)." }),
@@ -36,8 +36,8 @@ export const PipelineCreate = t.Object({
 export const PipelinePatch = t.Partial(t.Object(configFields), { minProperties: 0 });
 
 export const PipelineListQuery = t.Object({
-  page: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
-  pageSize: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 10 })),
+  page: t.Optional(QueryInteger({ minimum: 1, maximum: 1_000_000, default: 1 })),
+  pageSize: t.Optional(QueryInteger({ minimum: 1, maximum: 100, default: 10 })),
   search: t.Optional(t.String({ maxLength: 200 })),
   status: t.Optional(Enum(STATUSES)),
 });

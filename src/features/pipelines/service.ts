@@ -99,7 +99,7 @@ export class PipelineService {
         id,
         userId: user.id,
         kind: "pipeline",
-        name: body.name.trim() || body.name,
+        name: body.name,
         description: body.description ?? "",
         ...settings,
         ...firstGeneration(settings.embeddingModel),

@@ -1,6 +1,6 @@
 /** Schemas of data sources (CONTRACT 4). */
 import { t } from "elysia";
-import { Enum, StrictInteger } from "../../http/models";
+import { Enum, Name, StrictInteger } from "../../http/models";
 
 export const SOURCE_TYPES = ["text", "file", "url", "api"] as const;
 export const SOURCE_STATUSES = ["awaiting_upload", "queued", "processing", "ready", "failed"] as const;
@@ -36,12 +36,21 @@ export type Source = typeof SourceModel.static;
 export const SourceCreate = t.Object({
   type: Enum(SOURCE_TYPES),
   name: t.Optional(
-    t.String({ maxLength: 200, description: "Display name; derived from the content, URL or file name when omitted." }),
+    Name(200, {
+      description:
+        "Display name, 1..200 characters after trimming; derived from the content, URL or file name when omitted.",
+    }),
   ),
   content: t.Optional(t.String({ description: "For text sources." })),
   url: t.Optional(t.String({ maxLength: 4096, description: "For url and api sources: http(s) only." })),
   fileName: t.Optional(t.String({ maxLength: 255, description: "For file sources." })),
-  fileSize: t.Optional(StrictInteger({ minimum: 0, description: "For file sources: bytes you will upload." })),
+  fileSize: t.Optional(
+    StrictInteger({
+      minimum: 1,
+      error: "must be an integer of at least 1 (bytes; an empty file cannot be indexed)",
+      description: "For file sources: bytes you will upload, at least 1.",
+    }),
+  ),
 });
 
 export const SourceCreated = t.Composite([

@@ -2,6 +2,7 @@
  * JSON to text that keeps field names: each record becomes `path: value` lines, nested
  * paths dotted (`a.b: v`), records separated by a blank line. JSON Lines works too.
  */
+import { nestsDeeperThan, TOO_DEEP } from "../../tools/json-depth";
 import { ExtractionError } from "./errors";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -15,6 +16,8 @@ export function jsonToText(text: string): string {
 }
 
 function parse(text: string): Json {
+  // flatten() recurses once per level: refuse what would overflow the stack first.
+  if (nestsDeeperThan(text)) throw new ExtractionError(TOO_DEEP);
   try {
     return JSON.parse(text) as Json;
   } catch (err) {
