@@ -92,8 +92,18 @@ export const documents = sqliteTable(
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
     indexedAt: text("indexed_at"),
+    /** The client's labels, a flat JSON object (src/core/metadata.ts has the rules). */
+    metadata: text("metadata").notNull().default("{}"),
+    /** The id the client's own system knows the document by; unique within its collection. */
+    externalId: text("external_id"),
+    /** SHA-256 of what was indexed (text, file bytes, or fetched text), hex; null until known. */
+    contentHash: text("content_hash"),
   },
-  (t) => [index("documents_collection_idx").on(t.collectionId, t.id)],
+  (t) => [
+    index("documents_collection_idx").on(t.collectionId, t.id),
+    uniqueIndex("documents_external_id_unique").on(t.collectionId, t.externalId),
+    index("documents_collection_updated_idx").on(t.collectionId, t.updatedAt),
+  ],
 );
 
 /**
@@ -147,8 +157,80 @@ export const apiKeys = sqliteTable(
     keyHash: text("key_hash").notNull(),
     createdAt: text("created_at").notNull(),
     lastUsedAt: text("last_used_at"),
+    /** What the key may do, a JSON array of "query" and "ingest". */
+    scopes: text("scopes").notNull().default('["query"]'),
+    /** When the key stops working; null: never. */
+    expiresAt: text("expires_at"),
   },
   (t) => [uniqueIndex("api_keys_hash_unique").on(t.keyHash), index("api_keys_collection_idx").on(t.collectionId)],
+);
+
+/**
+ * What happened to a collection's documents, written in the same transaction as the
+ * change it reports; the integer id orders the stream and is the SSE event id.
+ */
+export const events = sqliteTable(
+  "events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    collectionId: text("collection_id")
+      .notNull()
+      .references(() => collections.id, { onDelete: "cascade" }),
+    /** source.queued, source.processing, source.ready, source.failed, source.deleted, reindex.completed */
+    type: text("type").notNull(),
+    /** No foreign key: a source.deleted event outlives its document. */
+    documentId: text("document_id"),
+    externalId: text("external_id"),
+    status: text("status"),
+    /** Extra fields of the event (progress, error), a JSON object. */
+    data: text("data").notNull().default("{}"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("events_collection_idx").on(t.collectionId, t.id), index("events_created_idx").on(t.createdAt)],
+);
+
+export const webhooks = sqliteTable(
+  "webhooks",
+  {
+    id: text("id").primaryKey(),
+    collectionId: text("collection_id")
+      .notNull()
+      .references(() => collections.id, { onDelete: "cascade" }),
+    url: text("url").notNull(),
+    /** The event types it receives, a JSON array; null: all. */
+    events: text("events"),
+    description: text("description"),
+    /** The HMAC secret for X-Ragd-Signature; shown once, at creation. */
+    secret: text("secret").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("webhooks_collection_idx").on(t.collectionId)],
+);
+
+/** The outbox: one row per event and webhook, stored before it is sent, kept as the delivery log. */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: text("id").primaryKey(),
+    webhookId: text("webhook_id")
+      .notNull()
+      .references(() => webhooks.id, { onDelete: "cascade" }),
+    eventId: integer("event_id").notNull(),
+    eventType: text("event_type").notNull(),
+    /** The exact JSON body sent (and signed). */
+    payload: text("payload").notNull(),
+    status: text("status", { enum: ["pending", "delivered", "failed"] }).notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: text("next_attempt_at"),
+    lastStatusCode: integer("last_status_code"),
+    lastError: text("last_error"),
+    createdAt: text("created_at").notNull(),
+    deliveredAt: text("delivered_at"),
+  },
+  (t) => [
+    index("webhook_deliveries_due_idx").on(t.status, t.nextAttemptAt),
+    index("webhook_deliveries_webhook_idx").on(t.webhookId, t.createdAt),
+  ],
 );
 
 export type User = typeof users.$inferSelect;
@@ -158,4 +240,7 @@ export type NewCollection = typeof collections.$inferInsert;
 export type DocumentRow = typeof documents.$inferSelect;
 export type Task = typeof tasks.$inferSelect;
 export type ApiKey = typeof apiKeys.$inferSelect;
+export type EventRow = typeof events.$inferSelect;
+export type Webhook = typeof webhooks.$inferSelect;
+export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;
 export type Tier = User["tier"];

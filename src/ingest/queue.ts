@@ -2,6 +2,7 @@
  * Documents into the queue: the row a new document starts as, and the one waiting
  * task in its collection's target generation (generations.ts says which).
  */
+import type { Metadata } from "../core/metadata";
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/queries/collections";
 import { claimUpload, findDocumentById, insertDocument, markDocumentQueued } from "../db/queries/documents";
@@ -12,7 +13,9 @@ import { targetGeneration } from "./generations";
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** What the caller knows of a new document; every other field starts the same for all. */
-export type DocumentDraft = Pick<DocumentRow, "collectionId" | "type" | "name"> &
+export type DocumentDraft = Pick<DocumentRow, "collectionId" | "type" | "name"> & {
+  metadata?: Metadata;
+} & Partial<Pick<DocumentRow, "externalId" | "contentHash">> &
   Partial<Pick<DocumentRow, "id" | "contentLength" | "url" | "urlCredentials" | "fileName" | "fileSize" | "filePath">>;
 
 /** What `engine.enqueue` did: queued it, found the document (or its collection) deleted, or its file already taken. */
@@ -46,6 +49,9 @@ export function newDocumentRow(d: DocumentDraft, now = Date.now()): DocumentRow 
     createdAt: stamp,
     updatedAt: stamp,
     indexedAt: null,
+    metadata: JSON.stringify(d.metadata ?? {}),
+    externalId: d.externalId ?? null,
+    contentHash: d.contentHash ?? null,
   };
 }
 

@@ -60,6 +60,9 @@ const insert = (db: Db) => {
     createdAt: null,
     updatedAt: null,
     indexedAt: null,
+    metadata: null,
+    externalId: null,
+    contentHash: null,
   };
   return db.insert(documents).values(placeholdersOf(row)).prepare();
 };

@@ -58,6 +58,8 @@ export class KeyService {
       keyHash: sha256(key),
       createdAt: new Date().toISOString(),
       lastUsedAt: null,
+      scopes: '["query"]',
+      expiresAt: null,
     };
     insertApiKey(this.db, row);
     return { ...this.present(row), key };
