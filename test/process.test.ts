@@ -1,0 +1,104 @@
+/**
+ * What belongs to the process, through the compiled `dist/ragd`: one server per
+ * data directory, a closed stderr, clients that hang up mid-upload, and the CLI
+ * refusing a data directory that holds no ragd data.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { connect } from "node:net";
+import { readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "./support/app";
+import { ensureBinary, startBinary, type RunningBinary } from "./support/binary";
+import { waitFor } from "./support/wait";
+
+const dirs: string[] = [];
+const procs: RunningBinary[] = [];
+
+function dir(prefix: string): string {
+  const d = tempDir(prefix);
+  dirs.push(d);
+  return d;
+}
+
+async function start(dataDir: string): Promise<RunningBinary> {
+  const s = await startBinary(dataDir);
+  procs.push(s);
+  return s;
+}
+
+beforeAll(async () => {
+  await ensureBinary();
+}, 120_000);
+
+afterAll(() => {
+  for (const p of procs) p.proc.kill("SIGKILL");
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** Signs up, creates a pipeline and a file source declaring `fileSize` bytes. */
+async function fileSource(s: RunningBinary, fileSize: number) {
+  const jar: { cookie?: string } = {};
+  await s.http("/api/auth/signup", { method: "POST", json: { email: "o@example.com", password: "password123" }, jar });
+  const p = await s.http("/api/rag/pipelines", { method: "POST", json: { name: "P" }, jar });
+  const src = await s.http(`/api/rag/pipelines/${p.body.id}/sources`, {
+    method: "POST",
+    json: { type: "file", fileName: "big.txt", fileSize },
+    jar,
+  });
+  expect(src.status).toBe(201);
+  return {
+    jar,
+    pipelineId: p.body.id as string,
+    sourceId: src.body.id as string,
+    uploadUrl: src.body.uploadUrl as string,
+  };
+}
+
+/** Sends the head of a PUT declaring `length` bytes, `sent` of them, then hangs up. */
+async function abortedPut(uploadUrl: string, length: number, sent: number): Promise<void> {
+  const u = new URL(uploadUrl);
+  const sock = connect(Number(u.port), u.hostname);
+  await new Promise<void>((resolve, reject) => sock.once("connect", resolve).once("error", reject));
+  sock.write(
+    `PUT ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: text/plain\r\nContent-Length: ${length}\r\n\r\n`,
+  );
+  sock.write(Buffer.alloc(sent, "a"));
+  await Bun.sleep(300); // the server is now reading the body
+  sock.destroy();
+}
+
+/** Every `ragd_http_requests_total` series with its count. */
+function requestSeries(metrics: string): { labels: string; status: number; count: number }[] {
+  return [...metrics.matchAll(/^ragd_http_requests_total\{(.*status="(\d+)".*)\} (\d+)$/gm)].map((m) => ({
+    labels: m[1]!,
+    status: Number(m[2]),
+    count: Number(m[3]),
+  }));
+}
+
+describe("a client that hangs up mid-upload", () => {
+  test("is logged at info, counted as 499 and not as a 5xx; the source can still be uploaded", async () => {
+    const dataDir = dir("ragd-abort-");
+    const s = await start(dataDir);
+    const { jar, pipelineId, sourceId, uploadUrl } = await fileSource(s, 4_000_000);
+    await abortedPut(uploadUrl, 4_000_000, 64 * 1024);
+    await waitFor(() => /"route":"\/uploads\/:sourceId"/.test(s.logs()), 5000);
+    const series = requestSeries(String((await s.http("/metrics")).body)).filter((x) =>
+      x.labels.includes('route="/uploads/:sourceId"'),
+    );
+    expect(series).toEqual([expect.objectContaining({ status: 499, count: 1 })]);
+    const lines = s
+      .logs()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines.filter((l) => l.level === "error")).toEqual([]);
+    expect(lines.find((l) => l.route === "/uploads/:sourceId")).toMatchObject({ level: "info", status: 499 });
+    // Nothing was kept (no half-written file): the source still awaits its file and the same URL takes it.
+    expect(readdirSync(join(dataDir, "files", ".tmp"))).toEqual([]);
+    const src = await s.http(`/api/rag/pipelines/${pipelineId}/sources`, { jar });
+    expect(src.body.find((x: { id: string }) => x.id === sourceId).status).toBe("awaiting_upload");
+    const again = await fetch(uploadUrl, { method: "PUT", body: "hello world" });
+    expect(again.status).toBe(200);
+  }, 60_000);
+});
