@@ -4,11 +4,12 @@
  * refusing a data directory that holds no ragd data.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { spawn } from "node:child_process";
 import { connect } from "node:net";
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "./support/app";
-import { ensureBinary, startBinary, type RunningBinary } from "./support/binary";
+import { BINARY, ensureBinary, startBinary, type RunningBinary } from "./support/binary";
 import { waitFor } from "./support/wait";
 
 const dirs: string[] = [];
@@ -100,5 +101,46 @@ describe("a client that hangs up mid-upload", () => {
     expect(src.body.find((x: { id: string }) => x.id === sourceId).status).toBe("awaiting_upload");
     const again = await fetch(uploadUrl, { method: "PUT", body: "hello world" });
     expect(again.status).toBe(200);
+  }, 60_000);
+});
+
+describe("a closed stderr", () => {
+  test("does not stop the server: it keeps answering after its log lines fail", async () => {
+    const dataDir = dir("ragd-stderr-");
+    const child = spawn(BINARY, ["serve", "--port", "0", "--data-dir", dataDir], {
+      cwd: dir("ragd-cwd-"),
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    try {
+      // Read the first line (it names the port), then close our end of the pipe, as `| head -1` does.
+      const first = await new Promise<string>((resolve, reject) => {
+        let text = "";
+        child.stderr!.on("data", (c: Buffer) => {
+          text += c.toString();
+          if (text.includes("\n")) resolve(text.split("\n")[0]!);
+        });
+        child.once("exit", () => reject(new Error(`exited before logging: ${text}`)));
+      });
+      child.stderr!.destroy();
+      const port = Number(/"port":(\d+)/.exec(first)![1]);
+      // Every request logs a line; a failed sign-in logs too.
+      for (let i = 0; i < 5; i++) {
+        const res = await fetch(`http://127.0.0.1:${port}/api/auth/login`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ email: "nobody@example.com", password: "wrong password" }),
+        });
+        expect(res.status).toBe(401);
+        await Bun.sleep(50);
+      }
+      const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(health.status).toBe(200);
+      expect(child.exitCode).toBeNull();
+    } finally {
+      child.kill("SIGKILL");
+      await exited;
+    }
   }, 60_000);
 });
