@@ -9,7 +9,7 @@ import { connect } from "node:net";
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "./support/app";
-import { BINARY, ensureBinary, startBinary, type RunningBinary } from "./support/binary";
+import { BINARY, ensureBinary, runCli, startBinary, type RunningBinary } from "./support/binary";
 import { waitFor } from "./support/wait";
 
 const dirs: string[] = [];
@@ -35,6 +35,21 @@ afterAll(() => {
   for (const p of procs) p.proc.kill("SIGKILL");
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
+
+/** Runs the binary with `args`; kills it if it is still running after `ms`. */
+async function runFor(args: string[], ms: number) {
+  const p = Bun.spawn([BINARY, ...args], {
+    cwd: dir("ragd-cwd-"),
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const timer = setTimeout(() => p.kill("SIGKILL"), ms);
+  const code = await p.exited;
+  clearTimeout(timer);
+  return { code, stderr: await new Response(p.stderr).text() };
+}
 
 /** Signs up, creates a pipeline and a file source declaring `fileSize` bytes. */
 async function fileSource(s: RunningBinary, fileSize: number) {
@@ -142,5 +157,61 @@ describe("a closed stderr", () => {
       child.kill("SIGKILL");
       await exited;
     }
+  }, 60_000);
+});
+
+describe("one server per data directory", () => {
+  test("a second server exits 2 naming the first; after kill -9 of the first a new one starts", async () => {
+    const dataDir = dir("ragd-lock-");
+    const first = await start(dataDir);
+    const second = await runFor(["serve", "--port", "0", "--data-dir", dataDir], 15_000);
+    expect(second.code).toBe(2);
+    expect(second.stderr.trim().split("\n")).toHaveLength(1);
+    expect(second.stderr).toStartWith("ragd: ");
+    expect(second.stderr).toContain(`ragd process ${first.proc.pid}`);
+    expect(second.stderr).toContain("--data-dir");
+    // The refused server touched nothing: the first still answers and writes.
+    const signup = await first.http("/api/auth/signup", {
+      method: "POST",
+      json: { email: "first@example.com", password: "password123" },
+    });
+    expect(signup.status).toBe(201);
+
+    first.proc.kill("SIGKILL");
+    await first.proc.exited;
+    const next = await start(dataDir);
+    expect((await next.http("/healthz")).status).toBe(200);
+    const login = await next.http("/api/auth/login", {
+      method: "POST",
+      json: { email: "first@example.com", password: "password123" },
+    });
+    expect(login.status).toBe(200);
+  }, 60_000);
+
+  test("`ragd user create` and `set-tier` work while a server holds the directory", async () => {
+    const dataDir = dir("ragd-lock-cli-");
+    const s = await start(dataDir);
+    const created = runCli([
+      "user",
+      "create",
+      "--email",
+      "cli@example.com",
+      "--password",
+      "password123",
+      "--data-dir",
+      dataDir,
+    ]);
+    expect(created).toMatchObject({ code: 0, stderr: "" });
+    expect(
+      runCli(["user", "set-tier", "--email", "cli@example.com", "--tier", "pro", "--data-dir", dataDir]).code,
+    ).toBe(0);
+    const jar: { cookie?: string } = {};
+    const login = await s.http("/api/auth/login", {
+      method: "POST",
+      json: { email: "cli@example.com", password: "password123" },
+      jar,
+    });
+    expect(login.status).toBe(200);
+    expect((await s.http("/api/auth/me", { jar })).body.user.tier).toBe("pro");
   }, 60_000);
 });
