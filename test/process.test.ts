@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import { connect } from "node:net";
-import { readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "./support/app";
 import { BINARY, ensureBinary, runCli, startBinary, type RunningBinary } from "./support/binary";
@@ -213,5 +213,45 @@ describe("one server per data directory", () => {
     });
     expect(login.status).toBe(200);
     expect((await s.http("/api/auth/me", { jar })).body.user.tier).toBe("pro");
+  }, 60_000);
+});
+
+describe("the user commands on a directory without ragd data", () => {
+  const create = (dataDir: string, ...more: string[]) =>
+    runCli(["user", "create", "--email", "a@example.com", "--password", "password123", "--data-dir", dataDir, ...more]);
+
+  test.each([
+    ["a missing directory", () => join(dir("ragd-typo-"), "typo")],
+    ["an empty directory", () => dir("ragd-empty-")],
+  ])("%s is refused with exit 2, naming --init, and nothing is created", (_name, where) => {
+    const dataDir = where();
+    for (const r of [
+      create(dataDir),
+      runCli(["user", "set-tier", "--email", "a@example.com", "--tier", "pro", "--data-dir", dataDir]),
+    ]) {
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toStartWith(`ragd: no ragd data in ${dataDir}`);
+      expect(existsSync(join(dataDir, "ragd.db"))).toBe(false);
+    }
+    expect(create(dataDir).stderr).toContain("--init");
+  });
+
+  test("--init starts a new data directory that a server then uses", async () => {
+    const dataDir = join(dir("ragd-init-"), "new");
+    expect(create(dataDir, "--init")).toMatchObject({ code: 0, stderr: "" });
+    expect(create(dataDir).code).toBe(1); // the same email again: the database is there now
+    expect(runCli(["user", "set-tier", "--email", "a@example.com", "--tier", "pro", "--data-dir", dataDir]).code).toBe(
+      0,
+    );
+    expect(
+      runCli(["user", "set-tier", "--email", "a@example.com", "--tier", "pro", "--data-dir", dataDir, "--init"]).code,
+    ).toBe(2);
+    const s = await start(dataDir);
+    const login = await s.http("/api/auth/login", {
+      method: "POST",
+      json: { email: "a@example.com", password: "password123" },
+    });
+    expect(login.status).toBe(200);
   }, 60_000);
 });
