@@ -70,18 +70,36 @@ async function fileSource(s: RunningBinary, fileSize: number) {
   };
 }
 
-/** Sends the head of a PUT declaring `length` bytes, `sent` of them, then hangs up. */
-async function abortedPut(uploadUrl: string, length: number, sent: number): Promise<void> {
-  const u = new URL(uploadUrl);
+/**
+ * Sends the head of a request declaring `length` bytes of body, then `body` (less than
+ * that), then hangs up while the server is still reading.
+ */
+async function abortedRequest(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  length: number,
+  body: Uint8Array,
+): Promise<void> {
+  const u = new URL(url);
   const sock = connect(Number(u.port), u.hostname);
   await new Promise<void>((resolve, reject) => sock.once("connect", resolve).once("error", reject));
-  sock.write(
-    `PUT ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: text/plain\r\nContent-Length: ${length}\r\n\r\n`,
+  const lines = Object.entries({ host: u.host, ...headers, "content-length": String(length) }).map(
+    ([k, v]) => `${k}: ${v}\r\n`,
   );
-  sock.write(Buffer.alloc(sent, "a"));
+  sock.write(`${method} ${u.pathname}${u.search} HTTP/1.1\r\n${lines.join("")}\r\n`);
+  sock.write(body);
   await Bun.sleep(300); // the server is now reading the body
   sock.destroy();
 }
+
+/** The log lines of a server, parsed. */
+const logLines = (s: RunningBinary) =>
+  s
+    .logs()
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
 
 /** Every `ragd_http_requests_total` series with its count. */
 function requestSeries(metrics: string): { labels: string; status: number; count: number }[] {
@@ -97,17 +115,13 @@ describe("a client that hangs up mid-upload", () => {
     const dataDir = dir("ragd-abort-");
     const s = await start(dataDir);
     const { jar, pipelineId, sourceId, uploadUrl } = await fileSource(s, 4_000_000);
-    await abortedPut(uploadUrl, 4_000_000, 64 * 1024);
+    await abortedRequest(uploadUrl, "PUT", { "content-type": "text/plain" }, 4_000_000, Buffer.alloc(64 * 1024, "a"));
     await waitFor(() => /"route":"\/uploads\/:sourceId"/.test(s.logs()), 5000);
     const series = requestSeries(String((await s.http("/metrics")).body)).filter((x) =>
       x.labels.includes('route="/uploads/:sourceId"'),
     );
     expect(series).toEqual([expect.objectContaining({ status: 499, count: 1 })]);
-    const lines = s
-      .logs()
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l));
+    const lines = logLines(s);
     expect(lines.filter((l) => l.level === "error")).toEqual([]);
     expect(lines.find((l) => l.route === "/uploads/:sourceId")).toMatchObject({ level: "info", status: 499 });
     // Nothing was kept (no half-written file): the source still awaits its file and the same URL takes it.
@@ -116,6 +130,34 @@ describe("a client that hangs up mid-upload", () => {
     expect(src.body.find((x: { id: string }) => x.id === sourceId).status).toBe("awaiting_upload");
     const again = await fetch(uploadUrl, { method: "PUT", body: "hello world" });
     expect(again.status).toBe(200);
+  }, 60_000);
+
+  test("a dropped knowledge-base upload (multipart) is a 499 too, and leaves no file behind", async () => {
+    const dataDir = dir("ragd-abort-kb-");
+    const s = await start(dataDir);
+    const jar: { cookie?: string } = {};
+    await s.http("/api/auth/signup", {
+      method: "POST",
+      json: { email: "k@example.com", password: "password123" },
+      jar,
+    });
+    const kb = await s.http("/api/kb", { method: "POST", json: { name: "KB" }, jar });
+    const head = Buffer.from(
+      '--B\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n',
+    );
+    await abortedRequest(
+      `${s.url}/api/kb/${kb.body.id}/upload`,
+      "POST",
+      { cookie: jar.cookie!, "content-type": "multipart/form-data; boundary=B" },
+      4_000_000,
+      Buffer.concat([head, Buffer.alloc(64 * 1024, "a")]),
+    );
+    await waitFor(() => /"route":"\/api\/kb\/:id\/upload"/.test(s.logs()), 5000);
+    expect(logLines(s).filter((l) => l.level === "error")).toEqual([]);
+    expect(logLines(s).find((l) => l.route === "/api/kb/:id/upload")).toMatchObject({ level: "info", status: 499 });
+    // The half-received file is removed at once, not at the next start.
+    await waitFor(() => readdirSync(join(dataDir, "files", ".tmp")).length === 0, 5000, "an empty files/.tmp");
+    expect((await s.http(`/api/kb/${kb.body.id}`, { jar })).body.documentCount).toBe(0);
   }, 60_000);
 });
 
