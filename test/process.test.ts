@@ -230,23 +230,19 @@ describe("one server per data directory", () => {
     expect(login.status).toBe(200);
   }, 60_000);
 
-  test("`ragd user create` and `set-tier` work while a server holds the directory", async () => {
+  test("`ragd user create` and `set-tier` work while a server holds the directory and writes", async () => {
     const dataDir = dir("ragd-lock-cli-");
     const s = await start(dataDir);
-    const created = runCli([
-      "user",
-      "create",
-      "--email",
-      "cli@example.com",
-      "--password",
-      "password123",
-      "--data-dir",
-      dataDir,
-    ]);
-    expect(created).toMatchObject({ code: 0, stderr: "" });
-    expect(
-      runCli(["user", "set-tier", "--email", "cli@example.com", "--tier", "pro", "--data-dir", dataDir]).code,
-    ).toBe(0);
+    // The server writes (sign-ups) while the CLI writes: SQLite's busy timeout lets both through.
+    const signups = Array.from({ length: 20 }, (_, i) =>
+      s.http("/api/auth/signup", { method: "POST", json: { email: `w${i}@example.com`, password: "password123" } }),
+    );
+    const cli = (args: string[]) => runFor(["user", ...args, "--data-dir", dataDir], 30_000);
+    const created = await cli(["create", "--email", "cli@example.com", "--password", "password123"]);
+    const tier = await cli(["set-tier", "--email", "cli@example.com", "--tier", "pro"]);
+    expect(created).toEqual({ code: 0, stderr: "" });
+    expect(tier).toEqual({ code: 0, stderr: "" });
+    expect((await Promise.all(signups)).map((r) => r.status)).toEqual(Array(20).fill(201));
     const jar: { cookie?: string } = {};
     const login = await s.http("/api/auth/login", {
       method: "POST",
