@@ -31,7 +31,12 @@ let libc: Libc | null | undefined;
 function loadLibc(): Libc | null {
   if (libc !== undefined) return libc;
   const platforms: Record<string, { names: string[]; errno: string; wouldBlock: number }> = {
-    linux: { names: ["libc.so.6", "libc.so"], errno: "__errno_location", wouldBlock: 11 },
+    linux: {
+      // glibc, then musl (Alpine)
+      names: ["libc.so.6", `libc.musl-${process.arch === "arm64" ? "aarch64" : "x86_64"}.so.1`],
+      errno: "__errno_location",
+      wouldBlock: 11,
+    },
     darwin: { names: ["libc.dylib", "libSystem.B.dylib"], errno: "__error", wouldBlock: 35 },
   };
   const p = platforms[process.platform];
