@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { connect } from "node:net";
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { createLogger } from "../src/log";
 import { tempDir } from "./support/app";
 import { BINARY, ensureBinary, runCli, startBinary, type RunningBinary } from "./support/binary";
 import { waitFor } from "./support/wait";
@@ -162,6 +163,17 @@ describe("a client that hangs up mid-upload", () => {
 });
 
 describe("a closed stderr", () => {
+  test("a log write that throws is swallowed", () => {
+    let calls = 0;
+    const log = createLogger("info", () => {
+      calls++;
+      throw Object.assign(new Error("write EPIPE"), { code: "EPIPE" });
+    });
+    expect(() => log.error("x", { n: 1 })).not.toThrow();
+    expect(() => log.info("y")).not.toThrow();
+    expect(calls).toBe(2);
+  });
+
   test("does not stop the server: it keeps answering after its log lines fail", async () => {
     const dataDir = dir("ragd-stderr-");
     const child = spawn(BINARY, ["serve", "--port", "0", "--data-dir", dataDir], {
