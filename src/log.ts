@@ -25,14 +25,41 @@ function mask(fields: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-/** Creates a logger that writes lines at or above `level`. */
-export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
+let stderrClosed = false;
+let stderrWatched = false;
+
+/**
+ * Writes a line to stderr. A log line is never worth the process: when stderr is
+ * closed (`ragd serve 2>&1 | head -1`), the stream reports EPIPE as an "error" event,
+ * which unhandled would end the server; it is swallowed and logging stops there.
+ */
+function writeStderr(line: string): void {
+  if (stderrClosed) return;
+  if (!stderrWatched) {
+    stderrWatched = true;
+    process.stderr.on("error", () => {
+      stderrClosed = true;
+    });
+  }
+  try {
+    process.stderr.write(line);
+  } catch {
+    stderrClosed = true;
+  }
+}
+
+/** Creates a logger that writes lines at or above `level`; a failing `write` is ignored. */
+export function createLogger(level: LogLevel, write: (line: string) => void = writeStderr): Logger {
   const min = ORDER[level];
   const emit =
     (lvl: LogLevel) =>
     (msg: string, fields: Record<string, unknown> = {}) => {
       if (ORDER[lvl] < min) return;
-      write(`${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...mask(fields) })}\n`);
+      try {
+        write(`${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...mask(fields) })}\n`);
+      } catch {
+        // see writeStderr: logging must never take the process down
+      }
     };
   return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
 }

@@ -17,8 +17,12 @@ async function run(argv: string[]): Promise<number | undefined> {
     }
     case "user": {
       const own = ["email", "password", "tier"];
-      const { config, rest: flags } = loadConfig(parseFlags(rest), process.env, own);
-      if (sub === "create") return userCreateCommand(config, flags);
+      // --init is the one flag without a value: `user create` may then start a new data directory.
+      const init = rest.includes("--init");
+      if (init && sub !== "create") throw new ConfigError(`--init goes only with "user create"`);
+      const args = init ? rest.filter((a) => a !== "--init") : rest;
+      const { config, rest: flags } = loadConfig(parseFlags(args), process.env, own);
+      if (sub === "create") return userCreateCommand(config, flags, init);
       if (sub === "set-tier") return userSetTierCommand(config, flags);
       throw new ConfigError(`unknown command "user ${sub ?? ""}"; use "user create" or "user set-tier"`);
     }

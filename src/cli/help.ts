@@ -10,10 +10,13 @@ export function helpText(): string {
 
 Usage:
   ragd serve   [--host 127.0.0.1] [--port 8484] [--data-dir ./data]
-  ragd user create --email E --password P [--tier free|pro|unlimited] [--data-dir D]
+  ragd user create --email E --password P [--tier free|pro|unlimited] [--data-dir D] [--init]
   ragd user set-tier --email E --tier free|pro|unlimited [--data-dir D]
   ragd version
   ragd help
+
+One server per data directory. "user" commands work beside it, on a data directory that
+already holds ragd data; --init lets "user create" start a new one.
 
 Settings (a flag wins over its environment variable):
 ${rows}

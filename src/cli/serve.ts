@@ -1,9 +1,12 @@
 /** `ragd serve`: starts the HTTP server and stops it gracefully on SIGTERM/SIGINT. */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { buildApp } from "../app";
-import { publicBaseUrl, type Config } from "../config";
+import { ConfigError, publicBaseUrl, type Config } from "../config";
 import { servesOnlyLoopback } from "../http/hosts";
 import { createLogger, type Logger } from "../log";
 import { closeServices, createServices, type Services } from "../services";
+import { lockFile } from "../tools/lockfile";
 import { version } from "../version";
 
 export interface RunningServer {
@@ -56,9 +59,28 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   };
 }
 
+/**
+ * One server per data directory (README, Operations): two would share the SQLite
+ * writer and each sweep the other's uploads. The lock is taken before anything in the
+ * directory is touched and held until the process ends; `ragd user …` takes none.
+ */
+function lockDataDir(dataDir: string, log: Logger): void {
+  mkdirSync(dataDir, { recursive: true });
+  const lock = lockFile(join(dataDir, "ragd.lock"));
+  if (lock.locked === false) {
+    const who = lock.holder ? `ragd process ${lock.holder}` : "another ragd process";
+    throw new ConfigError(
+      `the data directory ${dataDir} is in use by ${who}; stop it, or give this one another --data-dir`,
+    );
+  }
+  if (lock.locked === null)
+    log.warn("the data directory is not locked; run one server on it at a time", { reason: lock.reason });
+}
+
 /** Runs until a signal arrives, then stops and exits 0. */
 export async function serveCommand(config: Config): Promise<void> {
   const log = createLogger(config.log);
+  lockDataDir(config.dataDir, log);
   const running = await startServer(config, log);
   const shutdown = (signal: string) => {
     log.info("shutting down", { signal });

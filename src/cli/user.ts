@@ -1,10 +1,13 @@
 /**
- * `ragd user create --email E --password P [--tier T]` and
+ * `ragd user create --email E --password P [--tier T] [--init]` and
  * `ragd user set-tier --email E --tier T`. They open the same database as the
- * server (WAL mode), so they work while a server runs.
+ * server (WAL mode, with a busy timeout) and take no lock, so they work while a
+ * server runs.
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { ConfigError, type Config, type TierName } from "../config";
-import { openDb } from "../db/client";
+import { type Db, openDb } from "../db/client";
 import { updateUserTier } from "../db/queries/users";
 import { createUser } from "../features/auth/service";
 import { AppError } from "../http/errors";
@@ -23,13 +26,24 @@ function need(flags: Record<string, string>, name: string): string {
   return v;
 }
 
-export async function userCreateCommand(config: Config, flags: Record<string, string>): Promise<number> {
+/**
+ * Opens the data directory's database, refusing a directory with no ragd.db: a mistyped
+ * --data-dir would otherwise get a new, empty installation. `init` (--init) allows it.
+ */
+function openExisting(dataDir: string, init: boolean, hint: string): Db {
+  if (!init && !existsSync(join(dataDir, "ragd.db"))) {
+    throw new ConfigError(`no ragd data in ${dataDir} (it has no ragd.db); check --data-dir${hint}`);
+  }
+  return openDb(dataDir);
+}
+
+export async function userCreateCommand(config: Config, flags: Record<string, string>, init = false): Promise<number> {
   const email = need(flags, "email");
   const password = need(flags, "password");
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new ConfigError(`--email "${email}" is not an email address`);
   if (password.length < 8) throw new ConfigError("--password must be at least 8 characters");
   const tier = tierOf(flags.tier, "free");
-  const db = openDb(config.dataDir);
+  const db = openExisting(config.dataDir, init, ", or add --init to start a new data directory there");
   try {
     const user = await createUser(db, email, password, tier);
     console.log(`created user ${user.email} (${user.tier}), id ${user.id}`);
@@ -48,7 +62,7 @@ export async function userCreateCommand(config: Config, flags: Record<string, st
 export function userSetTierCommand(config: Config, flags: Record<string, string>): number {
   const email = need(flags, "email");
   const tier = tierOf(need(flags, "tier"));
-  const db = openDb(config.dataDir);
+  const db = openExisting(config.dataDir, false, "");
   try {
     if (!updateUserTier(db, email, tier)) {
       console.error(`ragd: no user with email ${email}`);

@@ -43,12 +43,14 @@ export async function receiveFile(
   return new Promise<ReceivedFile>((resolve, reject) => {
     let seen = false;
     let pending: Promise<void> | null = null;
+    let file: Readable | null = null;
     bb.on("file", (name, stream, info) => {
       if (name !== field || seen) {
         stream.resume();
         return;
       }
       seen = true;
+      file = stream;
       let head = new Uint8Array(0);
       stream.on("data", (c: Buffer) => {
         if (head.length < 4096) head = new Uint8Array(Buffer.concat([head, c.subarray(0, 4096 - head.length)]));
@@ -70,7 +72,12 @@ export async function receiveFile(
       if (!seen) reject(new AppError("invalid_request", `the request has no "${field}" part`));
     });
     Readable.fromWeb(request.body as unknown as import("node:stream/web").ReadableStream)
-      .on("error", reject)
+      .on("error", (err) => {
+        // The client hung up mid-file: busboy would wait for the rest forever, so the
+        // part ends with the error, and `save` stops and removes what it had written.
+        file?.destroy(err);
+        reject(err);
+      })
       .pipe(bb);
   });
 }

@@ -134,6 +134,9 @@ export function toAppError(code: string | number, error: unknown, log: Logger, r
   return new AppError("internal_error", `something went wrong on our side (request ${requestId})`);
 }
 
+/** The status recorded for a request whose client hung up before its answer (nginx's). */
+export const CLIENT_CLOSED = 499;
+
 /** The status of error responses, for the request log and metrics. */
 export const errorStatus = new WeakMap<Request, number>();
 
@@ -141,6 +144,12 @@ export const errorStatus = new WeakMap<Request, number>();
 export function errorHandler(log: Logger) {
   return new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, request }) => {
     const requestId = requestIdOf(request);
+    // The client hung up (mid-upload, say): nothing failed on our side and nobody reads
+    // this answer, so it is no 500 and no error log; the request line says 499.
+    if (request.signal.aborted) {
+      errorStatus.set(request, CLIENT_CLOSED);
+      return new Response(null, { status: CLIENT_CLOSED });
+    }
     const appError = toAppError(code, error, log, requestId);
     errorStatus.set(request, appError.status);
     return errorResponse(appError, requestId);
