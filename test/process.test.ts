@@ -117,7 +117,7 @@ describe("a client that hangs up mid-upload", () => {
     const s = await start(dataDir);
     const { jar, pipelineId, sourceId, uploadUrl } = await fileSource(s, 4_000_000);
     await abortedRequest(uploadUrl, "PUT", { "content-type": "text/plain" }, 4_000_000, Buffer.alloc(64 * 1024, "a"));
-    await waitFor(() => /"route":"\/uploads\/:sourceId"/.test(s.logs()), 5000);
+    await waitFor("the upload's log line", () => /"route":"\/uploads\/:sourceId"/.test(s.logs()), 5000);
     const series = requestSeries(String((await s.http("/metrics")).body)).filter((x) =>
       x.labels.includes('route="/uploads/:sourceId"'),
     );
@@ -153,11 +153,11 @@ describe("a client that hangs up mid-upload", () => {
       4_000_000,
       Buffer.concat([head, Buffer.alloc(64 * 1024, "a")]),
     );
-    await waitFor(() => /"route":"\/api\/kb\/:id\/upload"/.test(s.logs()), 5000);
+    await waitFor("the upload's log line", () => /"route":"\/api\/kb\/:id\/upload"/.test(s.logs()), 5000);
     expect(logLines(s).filter((l) => l.level === "error")).toEqual([]);
     expect(logLines(s).find((l) => l.route === "/api/kb/:id/upload")).toMatchObject({ level: "info", status: 499 });
     // The half-received file is removed at once, not at the next start.
-    await waitFor(() => readdirSync(join(dataDir, "files", ".tmp")).length === 0, 5000, "an empty files/.tmp");
+    await waitFor("an empty files/.tmp", () => readdirSync(join(dataDir, "files", ".tmp")).length === 0, 5000);
     expect((await s.http(`/api/kb/${kb.body.id}`, { jar })).body.documentCount).toBe(0);
   }, 60_000);
 });
