@@ -14,6 +14,7 @@ import { pipelineRoutes } from "./features/pipelines/routes";
 import { queryRoutes } from "./features/query/routes";
 import { sourceRoutes, uploadRoutes } from "./features/sources/routes";
 import { jsonBody } from "./http/body";
+import { ClientAddresses } from "./http/client-address";
 import { errorHandler } from "./http/errors";
 import { hostGuard } from "./http/hosts";
 import { observe } from "./http/observe";
@@ -30,7 +31,7 @@ export function buildApp(s: Services) {
     .use(docsRoutes())
     .use(dashboardRoutes())
     .use(healthRoutes(s.db, s.lance, s.config, s.metrics))
-    .use(authRoutes(s.auth))
+    .use(authRoutes(s.auth, new ClientAddresses(s.config.trustedProxies)))
     .use(modelRoutes(s.auth, s.config))
     .use(pipelineRoutes(s.auth, s.pipelines))
     .use(sourceRoutes(s.auth, s.pipelines, s.sources))

@@ -6,6 +6,7 @@
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { parseModel } from "./embed/models";
+import { parseCidr } from "./ingest/fetch/address";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type TierName = "free" | "pro" | "unlimited";
@@ -17,6 +18,8 @@ export interface Config {
   publicUrl: string | null;
   /** Host names ragd answers for besides loopback and the public URL's host (docs/API.md). */
   allowedHosts: string[];
+  /** Reverse proxies (IPs or CIDRs) whose X-Forwarded-For names the client. */
+  trustedProxies: string[];
   ollamaUrl: string;
   defaultEmbeddingModel: string;
   openaiUrl: string | null;
@@ -83,6 +86,15 @@ const list = (raw: string): string[] =>
     .filter(Boolean);
 const str = (raw: string): string => raw;
 
+/** IP addresses or CIDRs. */
+function cidrList(raw: string, name: string): string[] {
+  const entries = list(raw);
+  for (const e of entries) {
+    if (!parseCidr(e)) throw new ConfigError(`${name} must be comma-separated IP addresses or CIDRs, got "${e}"`);
+  }
+  return entries;
+}
+
 /** Host names, IP addresses, or ".domain" / "*.domain" for a domain and its subdomains. */
 function hostList(raw: string, name: string): string[] {
   const hosts = list(raw);
@@ -101,6 +113,7 @@ const SETTINGS: Setting<keyof Config>[] = [
   { key: "dataDir", flag: "data-dir", env: "RAGD_DATA_DIR", parse: (r) => resolve(r) },
   { key: "publicUrl", flag: "public-url", env: "RAGD_PUBLIC_URL", parse: url },
   { key: "allowedHosts", flag: "allowed-hosts", env: "RAGD_ALLOWED_HOSTS", parse: hostList },
+  { key: "trustedProxies", flag: "trusted-proxies", env: "RAGD_TRUSTED_PROXIES", parse: cidrList },
   { key: "ollamaUrl", flag: "ollama-url", env: "RAGD_OLLAMA_URL", parse: url },
   { key: "defaultEmbeddingModel", flag: "default-embedding-model", env: "RAGD_DEFAULT_EMBEDDING_MODEL", parse: str },
   { key: "openaiUrl", flag: "openai-url", env: "RAGD_OPENAI_URL", parse: url },
@@ -125,6 +138,7 @@ export function defaultConfig(): Config {
     dataDir: resolve("./data"),
     publicUrl: null,
     allowedHosts: [],
+    trustedProxies: [],
     ollamaUrl: "http://127.0.0.1:11434",
     defaultEmbeddingModel: "builtin",
     openaiUrl: null,

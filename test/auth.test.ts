@@ -131,7 +131,7 @@ describe("sessions", () => {
 });
 
 describe("login rate limit", () => {
-  test("10 failures for one email within the window lock it with 429 and Retry-After", async () => {
+  test("10 failures for one email from one address within the window lock that pair with 429 and Retry-After", async () => {
     const e = email("locked");
     await t.signup(e, "password123");
     for (let i = 0; i < 10; i++) {

@@ -160,6 +160,19 @@ describe("through the binary", () => {
     expect(r.status).toBe(200);
   });
 
+  test("an HTTP/1.0 request without Host is 421", async () => {
+    const { connect } = await import("node:net");
+    const reply = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      const socket = connect(bin.port, "127.0.0.1", () => socket.write("GET /healthz HTTP/1.0\r\n\r\n"));
+      socket.on("data", (d) => (out += d));
+      socket.on("end", () => resolve(out));
+      socket.on("error", reject);
+    });
+    expect(reply).toStartWith("HTTP/1.1 421");
+    expect(reply).toContain('"code":"misdirected_request"');
+  });
+
   test("binding 127.0.0.1 logs no host warning", () => {
     expect(bin.logs()).not.toContain("only loopback host names are served");
   });

@@ -3,6 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { buildApp } from "../app";
 import { ConfigError, publicBaseUrl, type Config } from "../config";
+import { recordPeer } from "../http/client-address";
 import { servesOnlyLoopback } from "../http/hosts";
 import { createLogger, type Logger } from "../log";
 import { closeServices, createServices, type Services } from "../services";
@@ -25,7 +26,10 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     port: config.port,
     // Uploads stream through their own size checks; this is only the outer bound.
     maxRequestBodySize: (config.maxUploadMb + 1) * 1024 * 1024,
-    fetch: (req) => app.handle(req),
+    fetch: (req, srv) => {
+      recordPeer(req, srv.requestIP(req)?.address);
+      return app.handle(req);
+    },
     error: () => new Response('{"error":{"code":"internal_error","message":"unexpected error"}}', { status: 500 }),
   });
   const port = server.port!;

@@ -69,7 +69,8 @@ export function hostGuard(config: Pick<Config, "host" | "publicUrl" | "allowedHo
   const served = servedHosts(config);
   return new Elysia({ name: "host-guard" }).onRequest(({ request }) => {
     // Bun fills request.url from the Host header; a request made in-process may have none.
-    const header = request.headers.get("host") ?? new URL(request.url).host;
+    // An HTTP/1.0 request without Host names nothing and is refused too.
+    const header = request.headers.get("host") ?? URL.parse(request.url)?.host ?? "";
     if (hostAllowed(header, served)) return;
     const err = new AppError(
       "misdirected_request",

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildApp } from "../../src/app";
 import { defaultConfig, type Config } from "../../src/config";
+import { recordPeer } from "../../src/http/client-address";
 import { createLogger } from "../../src/log";
 import { closeServices, createServices, type Services } from "../../src/services";
 
@@ -25,7 +26,7 @@ export interface TestApp {
   call(
     method: string,
     path: string,
-    opts?: { body?: unknown; cookie?: string; headers?: Record<string, string> },
+    opts?: { body?: unknown; cookie?: string; headers?: Record<string, string>; peer?: string },
   ): Promise<Reply>;
   /** Sends a prepared Request straight to the app (multipart, streams). */
   handle(request: Request): Promise<Response>;
@@ -60,7 +61,10 @@ export async function makeApp(overrides: Partial<Config> = {}): Promise<TestApp>
         headers["content-type"] = "application/json";
     }
     if (opts.cookie) headers.cookie = opts.cookie;
-    const res = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+    const request = new Request(`http://localhost${path}`, { method, headers, body });
+    // The address the connection came from, as the server would record it.
+    recordPeer(request, opts.peer);
+    const res = await app.handle(request);
     const text = await res.text();
     let parsed: unknown;
     try {

@@ -4,13 +4,14 @@
  */
 import { Elysia } from "elysia";
 import { readCookie, sessionAuth } from "../../http/auth";
+import type { ClientAddresses } from "../../http/client-address";
 import { checkCsrf } from "../../http/csrf";
 import { ErrorBody } from "../../http/models";
 import { Credentials, UserEnvelope } from "./model";
 import { SESSION_COOKIE, sessionCookie } from "./cookie";
 import { publicUser, type AuthService } from "./service";
 
-export function authRoutes(auth: AuthService) {
+export function authRoutes(auth: AuthService, clients: ClientAddresses) {
   return new Elysia({ prefix: "/api/auth", tags: ["Accounts"] })
     .use(sessionAuth(auth))
     .post(
@@ -34,7 +35,7 @@ export function authRoutes(auth: AuthService) {
       "/login",
       async ({ body, request, set }) => {
         checkCsrf(request);
-        const { user, token } = await auth.login(body.email, body.password);
+        const { user, token } = await auth.login(body.email, body.password, clients.of(request));
         set.headers["set-cookie"] = sessionCookie(token, request);
         return { user: publicUser(user) };
       },

@@ -52,8 +52,14 @@ export async function createUser(db: Db, email: string, password: string, tier: 
   return user;
 }
 
+/** Failed sign-ins allowed in the window: per (email, client address), and per address. */
+export const SIGN_IN_LIMITS = { perEmailAndAddress: 10, perAddress: 50, windowMs: 15 * 60_000 };
+
 export class AuthService {
-  private readonly failures = new FailureLimiter(10, 15 * 60_000);
+  // Counted per (email, address) and per address, never per email alone: a stranger's
+  // failures must not lock the owner out (docs/API.md, "Sign-in limits").
+  private readonly pairFailures = new FailureLimiter(SIGN_IN_LIMITS.perEmailAndAddress, SIGN_IN_LIMITS.windowMs);
+  private readonly addressFailures = new FailureLimiter(SIGN_IN_LIMITS.perAddress, SIGN_IN_LIMITS.windowMs);
 
   constructor(
     private readonly db: Db,
@@ -71,9 +77,10 @@ export class AuthService {
     return { user, token: this.startSession(user.id) };
   }
 
-  async login(email: string, password: string): Promise<{ user: User; token: string }> {
-    const key = email.trim().toLowerCase();
-    const wait = this.failures.retryAfter(key);
+  /** Signs in; `client` is the caller's address key (see http/client-address.ts). */
+  async login(email: string, password: string, client: string): Promise<{ user: User; token: string }> {
+    const pair = `${email.trim().toLowerCase()} ${client}`;
+    const wait = Math.max(this.pairFailures.retryAfter(pair), this.addressFailures.retryAfter(client));
     if (wait > 0) {
       throw new AppError("rate_limited", "too many failed sign-in attempts; try again later", undefined, {
         "retry-after": String(wait),
@@ -83,10 +90,13 @@ export class AuthService {
     // Verify against a dummy hash when the user is unknown, so timing does not tell.
     const ok = await Bun.password.verify(password, user?.passwordHash ?? (await dummyHash()));
     if (!user || !ok) {
-      this.failures.fail(key);
+      this.pairFailures.fail(pair);
+      this.addressFailures.fail(client);
       throw new AppError("unauthenticated", "wrong email or password");
     }
-    this.failures.reset(key);
+    // Only the pair is forgiven: signing in to one's own account must not reset the
+    // address's count of guesses at others.
+    this.pairFailures.reset(pair);
     return { user, token: this.startSession(user.id) };
   }
 

@@ -16,7 +16,7 @@ export const SourceModel = t.Object({
   contentLength: t.Optional(
     StrictInteger({ description: "Text sources: the full length of the text, in characters." }),
   ),
-  url: t.Optional(t.String()),
+  url: t.Optional(t.String({ description: "url and api sources: the URL, without any user:password@ it was given." })),
   fileName: t.Optional(t.String()),
   fileSize: t.Optional(StrictInteger()),
   status: Enum(SOURCE_STATUSES),
@@ -42,7 +42,13 @@ export const SourceCreate = t.Object({
     }),
   ),
   content: t.Optional(t.String({ description: "For text sources." })),
-  url: t.Optional(t.String({ maxLength: 4096, description: "For url and api sources: http(s) only." })),
+  url: t.Optional(
+    t.String({
+      maxLength: 4096,
+      description:
+        "For url and api sources: http(s) only. Credentials (user:password@) are used for the fetch and never shown.",
+    }),
+  ),
   fileName: t.Optional(t.String({ maxLength: 255, description: "For file sources." })),
   fileSize: t.Optional(
     StrictInteger({
