@@ -7,7 +7,7 @@
 import { mkdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { AppError } from "../http/errors";
+import { FileError } from "./errors";
 
 const ID = /^[0-9a-f-]{36}$/;
 
@@ -26,7 +26,7 @@ export class FileStore {
   }
 
   /**
-   * Streams `body` to disk; fails with 413 (and keeps nothing) past `limit` bytes.
+   * Streams `body` to disk; fails with a FileError "too_large" (and keeps nothing) past `limit` bytes.
    * Returns the byte count; the file is in place when this resolves.
    */
   async save(
@@ -43,7 +43,7 @@ export class FileStore {
       if (body) {
         for await (const part of body as unknown as AsyncIterable<Uint8Array>) {
           total += part.byteLength;
-          if (total > limit) throw new AppError("payload_too_large", `the file is larger than ${limit} bytes`);
+          if (total > limit) throw new FileError("too_large", `the file is larger than ${limit} bytes`);
           await fh.write(part);
         }
       }

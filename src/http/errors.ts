@@ -4,6 +4,7 @@
  * unexpected error is logged with the request id and never sent.
  */
 import { Elysia } from "elysia";
+import { FileError, type FileErrorCode } from "../files/errors";
 import type { Logger } from "../log";
 
 export type ErrorCode =
@@ -97,12 +98,29 @@ function validationDetails(error: unknown): FieldProblem[] {
   return out.slice(0, 20);
 }
 
+/** The status each code of the file store and multipart reader stands for. */
+const FILE_ERRORS: Record<FileErrorCode, ErrorCode> = {
+  too_large: "payload_too_large",
+  not_multipart: "unsupported_media_type",
+  malformed: "invalid_request",
+  missing_part: "invalid_request",
+  empty: "invalid_request",
+};
+
+/** Errors of the lower layers (which know nothing of HTTP) as the AppError they mean, if any. */
+function fromLowerLayer(error: unknown): AppError | null {
+  if (error instanceof FileError) return new AppError(FILE_ERRORS[error.code], error.message);
+  return null;
+}
+
 /** Maps any thrown value to an AppError; unknown errors become a logged 500. */
 export function toAppError(code: string | number, error: unknown, log: Logger, requestId: string): AppError {
   if (error instanceof AppError) return error;
   // Elysia wraps what a parse hook throws in its own ParseError; the cause is ours.
   const cause = (error as { cause?: unknown })?.cause;
   if (cause instanceof AppError) return cause;
+  const lower = fromLowerLayer(error) ?? fromLowerLayer(cause);
+  if (lower) return lower;
   switch (code) {
     case "VALIDATION": {
       const where = (error as ValidationLike).type ?? "body";
