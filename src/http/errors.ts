@@ -6,6 +6,8 @@
 import { Elysia } from "elysia";
 import { FileError, type FileErrorCode } from "../files/errors";
 import type { Logger } from "../log";
+import { DiskFullError, isOutOfSpace } from "../tools/disk";
+import { scrubMessage } from "../tools/scrub";
 
 export type ErrorCode =
   | "invalid_request"
@@ -22,7 +24,8 @@ export type ErrorCode =
   | "unsupported_media_type"
   | "rate_limited"
   | "internal_error"
-  | "embedding_unavailable";
+  | "embedding_unavailable"
+  | "insufficient_storage";
 
 const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -40,6 +43,7 @@ const STATUS: Record<ErrorCode, number> = {
   rate_limited: 429,
   internal_error: 500,
   embedding_unavailable: 503,
+  insufficient_storage: 507,
 };
 
 export interface FieldProblem {
@@ -64,9 +68,9 @@ export class AppError extends Error {
 /** Shorthand for the common 404: existence of other users' things is never leaked. */
 export const notFound = (what: string) => new AppError("not_found", `${what} not found`);
 
-/** Builds the JSON error response for an AppError. */
-export function errorResponse(err: AppError, requestId?: string): Response {
-  const body: Record<string, unknown> = { code: err.code, message: err.message };
+/** Builds the JSON error response for an AppError (its message cleaned of paths outside `dataDir`). */
+export function errorResponse(err: AppError, requestId?: string, dataDir?: string): Response {
+  const body: Record<string, unknown> = { code: err.code, message: scrubMessage(err.message, dataDir) };
   if (err.details) body.details = err.details;
   if (requestId && err.status >= 500) body.requestId = requestId;
   const headers: Record<string, string> = { "content-type": "application/json", ...err.headers };
@@ -107,19 +111,31 @@ const FILE_ERRORS: Record<FileErrorCode, ErrorCode> = {
   empty: "invalid_request",
 };
 
-/** Errors of the lower layers (which know nothing of HTTP) as the AppError they mean, if any. */
-function fromLowerLayer(error: unknown): AppError | null {
+/**
+ * Errors of the lower layers (which know nothing of HTTP) as the AppError they mean, if any.
+ * A write that found the disk full (SQLite, a file, LanceDB) is 507 with how full it is.
+ */
+function fromLowerLayer(error: unknown, dataDir?: string): AppError | null {
   if (error instanceof FileError) return new AppError(FILE_ERRORS[error.code], error.message);
+  if (error instanceof DiskFullError) return new AppError("insufficient_storage", error.message);
+  if (dataDir !== undefined && isOutOfSpace(error))
+    return new AppError("insufficient_storage", new DiskFullError(dataDir).message);
   return null;
 }
 
 /** Maps any thrown value to an AppError; unknown errors become a logged 500. */
-export function toAppError(code: string | number, error: unknown, log: Logger, requestId: string): AppError {
+export function toAppError(
+  code: string | number,
+  error: unknown,
+  log: Logger,
+  requestId: string,
+  dataDir?: string,
+): AppError {
   if (error instanceof AppError) return error;
   // Elysia wraps what a parse hook throws in its own ParseError; the cause is ours.
   const cause = (error as { cause?: unknown })?.cause;
   if (cause instanceof AppError) return cause;
-  const lower = fromLowerLayer(error) ?? fromLowerLayer(cause);
+  const lower = fromLowerLayer(error, dataDir) ?? fromLowerLayer(cause, dataDir);
   if (lower) return lower;
   switch (code) {
     case "VALIDATION": {
@@ -147,13 +163,13 @@ export function toAppError(code: string | number, error: unknown, log: Logger, r
 /** The status of error responses, for the request log and metrics. */
 export const errorStatus = new WeakMap<Request, number>();
 
-/** The global error handler plugin. */
-export function errorHandler(log: Logger) {
+/** The global error handler plugin; `dataDir` is where a full disk is named, and the one path shown. */
+export function errorHandler(log: Logger, dataDir?: string) {
   return new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, request }) => {
     const requestId = requestIdOf(request);
-    const appError = toAppError(code, error, log, requestId);
+    const appError = toAppError(code, error, log, requestId, dataDir);
     errorStatus.set(request, appError.status);
-    return errorResponse(appError, requestId);
+    return errorResponse(appError, requestId, dataDir);
   });
 }
 

@@ -12,7 +12,11 @@ import { claimTask, pruneFinishedTasks, queuedTaskCount } from "../db/queries/ta
 import type { Collection, DocumentRow, Task } from "../db/schema";
 import type { FileStore } from "../files/store";
 import type { Logger } from "../log";
+import { throttledLogger } from "../log-throttle";
+import { DiskFullError, isOutOfSpace } from "../tools/disk";
+import { scrubMessage } from "../tools/scrub";
 import type { VectorStore } from "../vectors/store";
+import type { DiskGate } from "./disk-watch";
 import { queueTask, recordOutcome, switchIfBuilt, type Outcome } from "./finish";
 import { jobFor } from "./job-for";
 import type { JobEvent } from "./job";
@@ -49,8 +53,13 @@ export interface EngineDeps {
   store: VectorStore;
   pool: WorkerPool;
   files: FileStore;
-  config: Pick<Config, "ollamaUrl" | "openaiUrl" | "openaiKey" | "fetchAllow" | "fetchDeny" | "maxUploadMb">;
+  config: Pick<
+    Config,
+    "ollamaUrl" | "openaiUrl" | "openaiKey" | "fetchAllow" | "fetchDeny" | "maxUploadMb" | "dataDir"
+  >;
   log: Logger;
+  /** Free space on the data directory's disk (see disk-watch.ts); without it, ingestion never waits for space. */
+  disk?: DiskGate;
 }
 
 export class IngestEngine {
@@ -66,11 +75,14 @@ export class IngestEngine {
   private timer: Timer | null = null;
   private started = false;
   private stopped = false;
+  /** For failures that recur on every tick (a full disk refusing each claim): once, then once a minute. */
+  private readonly quiet: Logger;
 
   constructor(private readonly d: EngineDeps) {
+    this.quiet = throttledLogger(d.log);
     this.sink = new ChunkSink(d.store, (collectionId, generation, ids) => this.writable(collectionId, generation, ids));
     this.writes = new WriteBatch(d.db);
-    this.progress = new ProgressBuffer(this.writes, d.log);
+    this.progress = new ProgressBuffer(this.writes, this.quiet);
   }
 
   /** Starts the scheduling loop. */
@@ -198,7 +210,7 @@ export class IngestEngine {
           this.d.pool.release(c.jobId);
           this.running.delete(c.jobId);
         }
-        this.d.log.error("could not start ingestion tasks", { error: err });
+        this.quiet.error("could not start ingestion tasks", { error: err });
       })
       .finally(() => (this.kickQueued = false));
   }
@@ -208,7 +220,8 @@ export class IngestEngine {
     return (
       this.d.pool.idle > 0 &&
       this.running.size < this.d.pool.size * AWAITING_COMMIT_PER_WORKER &&
-      this.sink.pendingRows() < MAX_PENDING_ROWS
+      this.sink.pendingRows() < MAX_PENDING_ROWS &&
+      (this.d.disk?.writable() ?? true)
     );
   }
 
@@ -235,7 +248,7 @@ export class IngestEngine {
         if (send) claimed.push({ jobId: job.jobId, send });
       }
     } catch (err) {
-      this.d.log.error("could not start an ingestion task", { error: err });
+      this.quiet.error("could not start an ingestion task", { error: err });
     }
     return claimed;
   }
@@ -276,9 +289,10 @@ export class IngestEngine {
     if (r.failed && outcome.ok) {
       outcome = { ok: false, message: `could not store the chunks: ${(r.failed as Error).message}`, transient: true };
     }
+    outcome = this.explain(outcome, r.failed);
     const { task } = r;
     this.progress.drop(task.documentId);
-    const done = await recordOutcome(this.writes, task, outcome, () => this.stopped, this.d.log);
+    const done = await recordOutcome(this.writes, task, outcome, () => this.stopped, this.quiet);
     if (!done) return; // stopping: the restart takes the task up again
     this.running.delete(jobId);
     if (done.clearRows) {
@@ -292,6 +306,20 @@ export class IngestEngine {
         .catch((err) => this.d.log.warn("could not drop an old index generation", { error: err }));
     }
     this.kick();
+  }
+
+  /**
+   * A failure as a person should read it. A full disk fails the task at once with the
+   * sentence saying which disk to clear (the disk watch re-queues it once space is back:
+   * retrying sooner only fails again); other messages lose any path of the build machine.
+   */
+  private explain(outcome: Outcome, failed: unknown): Outcome {
+    if (outcome.ok) return outcome;
+    if (isOutOfSpace(failed) || isOutOfSpace(outcome.message)) {
+      this.d.disk?.noteFull();
+      return { ok: false, message: new DiskFullError(this.d.config.dataDir).message, transient: false };
+    }
+    return { ...outcome, message: scrubMessage(outcome.message, this.d.config.dataDir) };
   }
 
   /** The documents among `ids` whose rows may still be written into this generation. */

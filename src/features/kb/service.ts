@@ -21,6 +21,7 @@ import type { IngestEngine } from "../../ingest/engine";
 import { detectKind } from "../../ingest/extract/detect";
 import { ExtractionError } from "../../ingest/extract/errors";
 import type { Searcher } from "../../retrieval/searcher";
+import { ensureRoom } from "../../tools/disk";
 import { normalizeQuery } from "../query/service";
 import type { Kb, KbDocument, KbSearchBody } from "./model";
 
@@ -30,7 +31,7 @@ export interface KbDeps {
   engine: IngestEngine;
   files: FileStore;
   searcher: Searcher;
-  config: Pick<Config, "defaultEmbeddingModel" | "maxUploadMb">;
+  config: Pick<Config, "defaultEmbeddingModel" | "maxUploadMb" | "dataDir" | "minFreeMb">;
 }
 
 const presentKb = (c: CollectionWithStats): Kb => ({
@@ -106,6 +107,8 @@ export class KbService {
       throw new AppError("rate_limited", "the ingestion queue is full; try again in a minute", undefined, {
         "retry-after": "60",
       });
+    // 507 up front when the body (its declared length) would take the disk under RAGD_MIN_FREE_MB.
+    ensureRoom(this.d.config.dataDir, this.d.config.minFreeMb, Number(request.headers.get("content-length")) || 0);
     const docId = Bun.randomUUIDv7();
     const limit = this.d.config.maxUploadMb * 1024 * 1024;
     let file;
