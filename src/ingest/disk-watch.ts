@@ -18,8 +18,8 @@ import { freeMb } from "../tools/disk";
 export interface DiskGate {
   /** False while free space is under RAGD_MIN_FREE_MB: no new task starts. */
   writable(): boolean;
-  /** A task has just failed for want of space; it is to be queued again once space is back. */
-  noteFull(): void;
+  /** A task's failure for want of space (`free` MB then) is recorded; queue it again once space is back. */
+  noteFull(free: number | null): void;
 }
 
 /** How often free space is measured (a statfs call: microseconds). */
@@ -64,10 +64,11 @@ export class DiskWatch implements DiskGate {
     return free === null || free >= this.d.minFreeMb;
   }
 
-  noteFull(): void {
+  noteFull(free: number | null): void {
+    // The least room any waiting failure saw: more than that, and it may fit now.
+    this.failedAt = this.waiting ? Math.min(this.failedAt, free ?? 0) : (free ?? 0);
     this.waiting = true;
     this.measuredAt = -Infinity;
-    this.failedAt = this.measure() ?? 0;
   }
 
   /** Free MB, measured at most once a second. */

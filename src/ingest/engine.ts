@@ -289,7 +289,8 @@ export class IngestEngine {
     if (r.failed && outcome.ok) {
       outcome = { ok: false, message: `could not store the chunks: ${(r.failed as Error).message}`, transient: true };
     }
-    outcome = this.explain(outcome, r.failed);
+    const full = this.diskFull(outcome, r.failed);
+    outcome = full ? { ok: false, message: full.message, transient: false } : this.scrubbed(outcome);
     const { task } = r;
     this.progress.drop(task.documentId);
     const done = await recordOutcome(this.writes, task, outcome, () => this.stopped, this.quiet);
@@ -305,21 +306,24 @@ export class IngestEngine {
         .dropGeneration(task.collectionId, done.dropGeneration)
         .catch((err) => this.d.log.warn("could not drop an old index generation", { error: err }));
     }
+    // Only now that the failure is recorded may the disk watch queue it again (once there is more room).
+    if (full) this.d.disk?.noteFull(full.free);
     this.kick();
   }
 
   /**
-   * A failure as a person should read it. A full disk fails the task at once with the
-   * sentence saying which disk to clear (the disk watch re-queues it once space is back:
-   * retrying sooner only fails again); other messages lose any path of the build machine.
+   * A failure for want of space, measured now. Such a task fails at once with the
+   * sentence saying which disk to clear: the disk watch queues it again once space is
+   * back (retrying sooner only fails again).
    */
-  private explain(outcome: Outcome, failed: unknown): Outcome {
-    if (outcome.ok) return outcome;
-    if (isOutOfSpace(failed) || isOutOfSpace(outcome.message)) {
-      this.d.disk?.noteFull();
-      return { ok: false, message: new DiskFullError(this.d.config.dataDir).message, transient: false };
-    }
-    return { ...outcome, message: scrubMessage(outcome.message, this.d.config.dataDir) };
+  private diskFull(outcome: Outcome, failed: unknown): DiskFullError | null {
+    if (outcome.ok || !(isOutOfSpace(failed) || isOutOfSpace(outcome.message))) return null;
+    return new DiskFullError(this.d.config.dataDir);
+  }
+
+  /** A failure's message without any path of the machine that built a library. */
+  private scrubbed(outcome: Outcome): Outcome {
+    return outcome.ok ? outcome : { ...outcome, message: scrubMessage(outcome.message, this.d.config.dataDir) };
   }
 
   /** The documents among `ids` whose rows may still be written into this generation. */
