@@ -63,6 +63,7 @@ export function kbRoutes(auth: AuthService, kbs: KbService) {
           404: ErrorBody,
           413: ErrorBody,
           415: ErrorBody,
+          507: ErrorBody,
         },
         detail: {
           summary: "Upload a document (multipart/form-data, one part named file); processed in the background",
