@@ -24,7 +24,7 @@ import type { Services } from "./services";
 export function buildApp(s: Services) {
   return new Elysia()
     .use(observe(s.log, s.metrics))
-    .use(errorHandler(s.log))
+    .use(errorHandler(s.log, s.config.dataDir))
     .use(hostGuard(s.config))
     .use(requestHead())
     .use(jsonBody(s.config.maxJsonBytes))

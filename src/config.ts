@@ -36,6 +36,8 @@ export interface Config {
   /** Queries per second allowed per API key, and the burst above it. */
   queryRate: number;
   queryBurst: number;
+  /** Below this many MB free on the data directory's disk: /readyz 503, new writes 507. */
+  minFreeMb: number;
 }
 
 export class ConfigError extends Error {}
@@ -128,6 +130,7 @@ const SETTINGS: Setting<keyof Config>[] = [
   { key: "log", flag: "log", env: "RAGD_LOG", parse: oneOf(LEVELS) },
   { key: "queryRate", flag: "query-rate", env: "RAGD_QUERY_RATE", parse: int(1, 1_000_000) },
   { key: "queryBurst", flag: "query-burst", env: "RAGD_QUERY_BURST", parse: int(1, 1_000_000) },
+  { key: "minFreeMb", flag: "min-free-mb", env: "RAGD_MIN_FREE_MB", parse: int(0, 100_000_000) },
 ];
 
 /** The defaults a fresh install runs with. */
@@ -153,6 +156,7 @@ export function defaultConfig(): Config {
     log: "info",
     queryRate: 50,
     queryBurst: 100,
+    minFreeMb: 256,
   };
 }
 

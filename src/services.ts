@@ -14,10 +14,12 @@ import { SourceService } from "./features/sources/service";
 import { loadSecret } from "./files/signing";
 import { FileStore } from "./files/store";
 import { Metrics } from "./http/metrics";
+import { DiskWatch } from "./ingest/disk-watch";
 import { IngestEngine } from "./ingest/engine";
 import { WorkerPool } from "./ingest/pool";
 import { reconcile, recoverInterrupted } from "./ingest/reconcile";
 import type { Logger } from "./log";
+import { throttledLogger } from "./log-throttle";
 import { Searcher } from "./retrieval/searcher";
 import { openLance, type LanceConnection } from "./vectors/connection";
 import { VectorStore } from "./vectors/store";
@@ -32,6 +34,7 @@ export interface Services {
   metrics: Metrics;
   collections: Collections;
   engine: IngestEngine;
+  disk: DiskWatch;
   auth: AuthService;
   pipelines: PipelineService;
   keys: KeyService;
@@ -51,7 +54,8 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const metrics = new Metrics();
   const collections = new Collections(db);
   const pool = new WorkerPool(config.workers, log);
-  const engine = new IngestEngine({ db, store, pool, files, config, log });
+  const disk = new DiskWatch({ db, dataDir: config.dataDir, minFreeMb: config.minFreeMb, log });
+  const engine = new IngestEngine({ db, store, pool, files, config, log, disk });
   const auth = new AuthService(db, config);
   const keys = new KeyService(db);
   const pipelines = new PipelineService(db, collections, config);
@@ -77,6 +81,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   recoverInterrupted({ db, files, log });
   await reconcile({ db, store, engine, files, log });
   engine.start();
+  disk.start((id) => engine.enqueue(id));
   const housekeeping = () => {
     auth.pruneSessions();
     engine.pruneTasks();
@@ -84,11 +89,13 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   housekeeping();
   // Index upkeep (compaction, full-text refresh, ANN training) is heavy on memory: while
   // ingestion runs it waits for a quiet moment, or two minutes at most.
+  // Compaction needs room to write: not while the disk is under RAGD_MIN_FREE_MB.
   let lastUpkeep = Date.now();
+  const quiet = throttledLogger(log);
   const upkeep = () => {
-    if (engine.busy() && Date.now() - lastUpkeep < 120_000) return;
+    if (!disk.writable() || (engine.busy() && Date.now() - lastUpkeep < 120_000)) return;
     lastUpkeep = Date.now();
-    void store.maintain().catch((err) => log.warn("index upkeep failed", { error: err }));
+    void store.maintain().catch((err) => quiet.warn("index upkeep failed", { error: err }));
   };
   const timers = [setInterval(upkeep, 10_000), setInterval(housekeeping, 3_600_000)];
   metrics.gauge("ragd_ingest_workers_busy", "Ingestion workers running a job.", () => pool.busy);
@@ -102,6 +109,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     metrics,
     collections,
     engine,
+    disk,
     auth,
     pipelines,
     keys,
@@ -116,6 +124,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
 /** Stops background work and releases what the services hold; pending writes are flushed first. */
 export async function closeServices(s: Services): Promise<void> {
   for (const t of s.timers) clearInterval(t);
+  s.disk.stop();
   await s.engine.stop();
   s.keys.flush();
   s.store.close();

@@ -4,7 +4,7 @@
  */
 import busboy from "busboy";
 import { Readable } from "node:stream";
-import { AppError } from "../http/errors";
+import { FileError } from "./errors";
 
 export interface ReceivedFile {
   fileName: string;
@@ -18,11 +18,13 @@ export interface ReceivedFile {
 export interface MultipartBody {
   contentType: string | null;
   body: ReadableStream<Uint8Array> | null;
+  /** The declared Content-Length, when the client sent one. */
+  contentLength?: number;
 }
 
 /**
  * Reads the part named `field` and hands it to `save` as a web stream.
- * 415 for a non-multipart request; 400 when the part is missing or empty.
+ * Fails with a FileError: "not_multipart", "malformed", "missing_part" or "empty".
  */
 export async function receiveFile(
   request: MultipartBody,
@@ -31,14 +33,14 @@ export async function receiveFile(
 ): Promise<ReceivedFile> {
   const type = request.contentType ?? "";
   if (!type.toLowerCase().startsWith("multipart/form-data")) {
-    throw new AppError("unsupported_media_type", `send the file as multipart/form-data with a part named "${field}"`);
+    throw new FileError("not_multipart", `send the file as multipart/form-data with a part named "${field}"`);
   }
-  if (!request.body) throw new AppError("invalid_request", `the request has no "${field}" part`);
+  if (!request.body) throw new FileError("missing_part", `the request has no "${field}" part`);
   let bb: busboy.Busboy;
   try {
     bb = busboy({ headers: { "content-type": type }, limits: { files: 1, fields: 20, parts: 25 } });
   } catch {
-    throw new AppError("invalid_request", "the multipart body is malformed (no boundary)");
+    throw new FileError("malformed", "the multipart body is malformed (no boundary)");
   }
   return new Promise<ReceivedFile>((resolve, reject) => {
     let seen = false;
@@ -57,7 +59,7 @@ export async function receiveFile(
       });
       pending = save(Readable.toWeb(stream) as unknown as ReadableStream<Uint8Array>).then(
         (size) => {
-          if (size === 0) throw new AppError("invalid_request", "the uploaded file is empty");
+          if (size === 0) throw new FileError("empty", "the uploaded file is empty");
           resolve({ fileName: info.filename || "upload", size, mimeType: info.mimeType, head });
         },
         (err) => {
@@ -67,9 +69,9 @@ export async function receiveFile(
       );
       pending.catch(reject);
     });
-    bb.on("error", () => reject(new AppError("invalid_request", "the multipart body is malformed")));
+    bb.on("error", () => reject(new FileError("malformed", "the multipart body is malformed")));
     bb.on("close", () => {
-      if (!seen) reject(new AppError("invalid_request", `the request has no "${field}" part`));
+      if (!seen) reject(new FileError("missing_part", `the request has no "${field}" part`));
     });
     Readable.fromWeb(request.body as unknown as import("node:stream/web").ReadableStream)
       .on("error", (err) => {

@@ -7,14 +7,15 @@
 import { mkdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { AppError } from "../http/errors";
+import { DiskFullError, isOutOfSpace } from "../tools/disk";
+import { FileError } from "./errors";
 
 const ID = /^[0-9a-f-]{36}$/;
 
 export class FileStore {
   readonly dir: string;
 
-  constructor(dataDir: string) {
+  constructor(private readonly dataDir: string) {
     this.dir = join(dataDir, "files");
     mkdirSync(join(this.dir, ".tmp"), { recursive: true });
   }
@@ -26,7 +27,8 @@ export class FileStore {
   }
 
   /**
-   * Streams `body` to disk; fails with 413 (and keeps nothing) past `limit` bytes.
+   * Streams `body` to disk; fails with a FileError "too_large" (and keeps nothing) past `limit` bytes,
+   * and with a DiskFullError (keeping nothing either) when the disk fills up.
    * Returns the byte count; the file is in place when this resolves.
    */
   async save(
@@ -37,13 +39,15 @@ export class FileStore {
   ): Promise<number> {
     const final = this.pathOf(collectionId, documentId);
     const tmp = join(this.dir, ".tmp", `${documentId}-${crypto.randomUUID()}`);
-    const fh = await open(tmp, "w", 0o600);
+    const fh = await open(tmp, "w", 0o600).catch((err) => {
+      throw isOutOfSpace(err) ? new DiskFullError(this.dataDir) : err;
+    });
     let total = 0;
     try {
       if (body) {
         for await (const part of body as unknown as AsyncIterable<Uint8Array>) {
           total += part.byteLength;
-          if (total > limit) throw new AppError("payload_too_large", `the file is larger than ${limit} bytes`);
+          if (total > limit) throw new FileError("too_large", `the file is larger than ${limit} bytes`);
           await fh.write(part);
         }
       }
@@ -55,7 +59,7 @@ export class FileStore {
     } catch (err) {
       await fh.close().catch(() => {});
       rmSync(tmp, { force: true });
-      throw err;
+      throw isOutOfSpace(err) ? new DiskFullError(this.dataDir) : err;
     }
   }
 

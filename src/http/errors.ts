@@ -4,8 +4,11 @@
  * unexpected error is logged with the request id and never sent.
  */
 import { Elysia } from "elysia";
+import { FileError, type FileErrorCode } from "../files/errors";
 import type { Logger } from "../log";
 import { RetrievalError } from "../retrieval/errors";
+import { DiskFullError, isOutOfSpace } from "../tools/disk";
+import { scrubMessage } from "../tools/scrub";
 
 export type ErrorCode =
   | "invalid_request"
@@ -25,7 +28,8 @@ export type ErrorCode =
   | "request_header_fields_too_large"
   | "rate_limited"
   | "internal_error"
-  | "embedding_unavailable";
+  | "embedding_unavailable"
+  | "insufficient_storage";
 
 const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -46,6 +50,7 @@ const STATUS: Record<ErrorCode, number> = {
   request_header_fields_too_large: 431,
   internal_error: 500,
   embedding_unavailable: 503,
+  insufficient_storage: 507,
 };
 
 export interface FieldProblem {
@@ -70,9 +75,9 @@ export class AppError extends Error {
 /** Shorthand for the common 404: existence of other users' things is never leaked. */
 export const notFound = (what: string) => new AppError("not_found", `${what} not found`);
 
-/** Builds the JSON error response for an AppError. */
-export function errorResponse(err: AppError, requestId?: string): Response {
-  const body: Record<string, unknown> = { code: err.code, message: err.message };
+/** Builds the JSON error response for an AppError (its message cleaned of paths outside `dataDir`). */
+export function errorResponse(err: AppError, requestId?: string, dataDir?: string): Response {
+  const body: Record<string, unknown> = { code: err.code, message: scrubMessage(err.message, dataDir) };
   if (err.details) body.details = err.details;
   if (requestId && err.status >= 500) body.requestId = requestId;
   const headers: Record<string, string> = { "content-type": "application/json", ...err.headers };
@@ -104,13 +109,42 @@ function validationDetails(error: unknown): FieldProblem[] {
   return out.slice(0, 20);
 }
 
+/** The status each code of the file store and multipart reader stands for. */
+const FILE_ERRORS: Record<FileErrorCode, ErrorCode> = {
+  too_large: "payload_too_large",
+  not_multipart: "unsupported_media_type",
+  malformed: "invalid_request",
+  missing_part: "invalid_request",
+  empty: "invalid_request",
+};
+
+/**
+ * Errors of the lower layers (which know nothing of HTTP) as the AppError they mean, if any.
+ * A write that found the disk full (SQLite, a file, LanceDB) is 507 with how full it is.
+ */
+function fromLowerLayer(error: unknown, dataDir?: string): AppError | null {
+  if (error instanceof FileError) return new AppError(FILE_ERRORS[error.code], error.message);
+  if (error instanceof DiskFullError) return new AppError("insufficient_storage", error.message);
+  if (dataDir !== undefined && isOutOfSpace(error))
+    return new AppError("insufficient_storage", new DiskFullError(dataDir).message);
+  return null;
+}
+
 /** Maps any thrown value to an AppError; unknown errors become a logged 500. */
-export function toAppError(code: string | number, error: unknown, log: Logger, requestId: string): AppError {
+export function toAppError(
+  code: string | number,
+  error: unknown,
+  log: Logger,
+  requestId: string,
+  dataDir?: string,
+): AppError {
   if (error instanceof AppError) return error;
   // Elysia wraps what a parse hook throws in its own ParseError; the cause is ours.
   const cause = (error as { cause?: unknown })?.cause;
   if (cause instanceof AppError) return cause;
   if (error instanceof RetrievalError) return new AppError(error.code, error.message, error.field && [error.field]);
+  const lower = fromLowerLayer(error, dataDir) ?? fromLowerLayer(cause, dataDir);
+  if (lower) return lower;
   switch (code) {
     case "VALIDATION": {
       const where = (error as ValidationLike).type ?? "body";
@@ -140,8 +174,8 @@ export const CLIENT_CLOSED = 499;
 /** The status of error responses, for the request log and metrics. */
 export const errorStatus = new WeakMap<Request, number>();
 
-/** The global error handler plugin. */
-export function errorHandler(log: Logger) {
+/** The global error handler plugin; `dataDir` is where a full disk is named, and the one path shown. */
+export function errorHandler(log: Logger, dataDir?: string) {
   return new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, request }) => {
     const requestId = requestIdOf(request);
     // The client hung up (mid-upload, say): nothing failed on our side and nobody reads
@@ -150,9 +184,9 @@ export function errorHandler(log: Logger) {
       errorStatus.set(request, CLIENT_CLOSED);
       return new Response(null, { status: CLIENT_CLOSED });
     }
-    const appError = toAppError(code, error, log, requestId);
+    const appError = toAppError(code, error, log, requestId, dataDir);
     errorStatus.set(request, appError.status);
-    return errorResponse(appError, requestId);
+    return errorResponse(appError, requestId, dataDir);
   });
 }
 

@@ -12,6 +12,9 @@ import { claimTask, pruneFinishedTasks, queuedTaskCount } from "../db/queries/ta
 import type { DocumentRow, Task } from "../db/schema";
 import type { FileStore } from "../files/store";
 import type { Logger } from "../log";
+import { throttledLogger } from "../log-throttle";
+import { DiskFullError, isOutOfSpace } from "../tools/disk";
+import { scrubMessage } from "../tools/scrub";
 import type { VectorStore } from "../vectors/store";
 import { recordOutcome, type Outcome } from "./outcome";
 import {
@@ -23,6 +26,7 @@ import {
   type UploadedFile,
 } from "./queue";
 import { endReindexIfBuilt, isLive, startReindex } from "./generations";
+import type { DiskGate } from "./disk-watch";
 import { jobFor } from "./job-for";
 import type { JobEvent } from "./job";
 import type { WorkerPool } from "./pool";
@@ -58,8 +62,13 @@ export interface EngineDeps {
   store: VectorStore;
   pool: WorkerPool;
   files: FileStore;
-  config: Pick<Config, "ollamaUrl" | "openaiUrl" | "openaiKey" | "fetchAllow" | "fetchDeny" | "maxUploadMb">;
+  config: Pick<
+    Config,
+    "ollamaUrl" | "openaiUrl" | "openaiKey" | "fetchAllow" | "fetchDeny" | "maxUploadMb" | "dataDir"
+  >;
   log: Logger;
+  /** Free space on the data directory's disk (see disk-watch.ts); without it, ingestion never waits for space. */
+  disk?: DiskGate;
 }
 
 export class IngestEngine {
@@ -73,11 +82,14 @@ export class IngestEngine {
   private timer: Timer | null = null;
   private started = false;
   private stopped = false;
+  /** For failures that recur on every tick (a full disk refusing each claim): once, then once a minute. */
+  private readonly quiet: Logger;
 
   constructor(private readonly d: EngineDeps) {
+    this.quiet = throttledLogger(d.log);
     this.sink = new ChunkSink(d.store, (collectionId, generation, ids) => this.writable(collectionId, generation, ids));
     this.writes = new WriteBatch(d.db);
-    this.progress = new ProgressBuffer(this.writes, d.log);
+    this.progress = new ProgressBuffer(this.writes, this.quiet);
   }
 
   /** Starts the scheduling loop. */
@@ -202,7 +214,7 @@ export class IngestEngine {
           this.d.pool.release(c.jobId);
           this.running.delete(c.jobId);
         }
-        this.d.log.error("could not start ingestion tasks", { error: err });
+        this.quiet.error("could not start ingestion tasks", { error: err });
       })
       .finally(() => (this.kickQueued = false));
   }
@@ -212,7 +224,8 @@ export class IngestEngine {
     return (
       this.d.pool.idle > 0 &&
       this.running.size < this.d.pool.size * AWAITING_COMMIT_PER_WORKER &&
-      this.sink.pendingRows() < MAX_PENDING_ROWS
+      this.sink.pendingRows() < MAX_PENDING_ROWS &&
+      (this.d.disk?.writable() ?? true)
     );
   }
 
@@ -236,7 +249,7 @@ export class IngestEngine {
         if (send) claimed.push({ jobId: job.jobId, send });
       }
     } catch (err) {
-      this.d.log.error("could not start an ingestion task", { error: err });
+      this.quiet.error("could not start an ingestion task", { error: err });
     }
     return claimed;
   }
@@ -277,9 +290,11 @@ export class IngestEngine {
     if (r.failed && outcome.ok) {
       outcome = { ok: false, message: `could not store the chunks: ${(r.failed as Error).message}`, transient: true };
     }
+    const full = this.diskFull(outcome, r.failed);
+    outcome = full ? { ok: false, message: full.message, transient: false } : this.scrubbed(outcome);
     const { task } = r;
     this.progress.drop(task.documentId);
-    const done = await recordOutcome(this.writes, task, outcome, () => this.stopped, this.d.log);
+    const done = await recordOutcome(this.writes, task, outcome, () => this.stopped, this.quiet);
     if (!done) return; // stopping: the restart takes the task up again
     this.running.delete(jobId);
     if (done.clearRows) {
@@ -292,7 +307,24 @@ export class IngestEngine {
         .dropGeneration(task.collectionId, done.dropGeneration)
         .catch((err) => this.d.log.warn("could not drop an old index generation", { error: err }));
     }
+    // Only now that the failure is recorded may the disk watch queue it again (once there is more room).
+    if (full) this.d.disk?.noteFull(full.free);
     this.kick();
+  }
+
+  /**
+   * A failure for want of space, measured now. Such a task fails at once with the
+   * sentence saying which disk to clear: the disk watch queues it again once space is
+   * back (retrying sooner only fails again).
+   */
+  private diskFull(outcome: Outcome, failed: unknown): DiskFullError | null {
+    if (outcome.ok || !(isOutOfSpace(failed) || isOutOfSpace(outcome.message))) return null;
+    return new DiskFullError(this.d.config.dataDir);
+  }
+
+  /** A failure's message without any path of the machine that built a library. */
+  private scrubbed(outcome: Outcome): Outcome {
+    return outcome.ok ? outcome : { ...outcome, message: scrubMessage(outcome.message, this.d.config.dataDir) };
   }
 
   /** The documents among `ids` whose rows may still be written into this generation. */

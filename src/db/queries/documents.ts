@@ -1,5 +1,6 @@
 /** Named queries on documents (pipeline sources and knowledge-base documents). */
-import { and, asc, eq, inArray, isNotNull, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, like, sql } from "drizzle-orm";
+import { DISK_FULL_LIKE } from "../../tools/disk";
 import type { Db } from "../client";
 import { once, ph, placeholdersOf } from "../prepared";
 import { documentTexts, documents, type DocumentRow } from "../schema";
@@ -241,4 +242,13 @@ export function zeroFailedChunkCounts(db: Db, collectionId: string): void {
     .set({ chunkCount: 0 })
     .where(and(eq(documents.collectionId, collectionId), eq(documents.status, "failed")))
     .run();
+}
+
+/** Failed documents whose error says the disk was full: they are queued again once space is back. */
+export function documentsFailedForSpace(db: Db): DocumentRow[] {
+  return db
+    .select()
+    .from(documents)
+    .where(and(eq(documents.status, "failed"), like(documents.error, DISK_FULL_LIKE)))
+    .all();
 }

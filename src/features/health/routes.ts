@@ -5,6 +5,8 @@ import type { Db } from "../../db/client";
 import { checkBackends } from "../../embed/health";
 import { modelsInUse } from "../../ingest/generations";
 import type { Metrics } from "../../http/metrics";
+import { diskFullMessage, freeMb } from "../../tools/disk";
+import { scrubMessage } from "../../tools/scrub";
 import type { LanceConnection } from "../../vectors/connection";
 
 const Check = t.Object({ name: t.String(), ok: t.Boolean(), error: t.Optional(t.String()) });
@@ -21,12 +23,21 @@ async function readiness(db: Db, lance: LanceConnection, config: Config) {
     await lance.tableNames();
     checks.push({ name: "lancedb", ok: true });
   } catch (err) {
-    checks.push({ name: "lancedb", ok: false, error: (err as Error).message });
+    checks.push({ name: "lancedb", ok: false, error: scrubMessage((err as Error).message, config.dataDir) });
   }
+  checks.push(diskCheck(config));
   for (const b of await checkBackends(modelsInUse(db), config)) {
     checks.push({ name: `embedding: ${b.backend}`, ok: b.ok, ...(b.error ? { error: b.error } : {}) });
   }
   return checks;
+}
+
+/** Not ready while the data directory's disk has less than RAGD_MIN_FREE_MB free. */
+function diskCheck(config: Config): { name: string; ok: boolean; error?: string } {
+  const free = freeMb(config.dataDir);
+  if (free === null || free >= config.minFreeMb) return { name: "disk", ok: true };
+  const error = `${diskFullMessage(config.dataDir, free)}; RAGD_MIN_FREE_MB is ${config.minFreeMb}`;
+  return { name: "disk", ok: false, error };
 }
 
 export function healthRoutes(db: Db, lance: LanceConnection, config: Config, metrics: Metrics) {
@@ -48,7 +59,10 @@ export function healthRoutes(db: Db, lance: LanceConnection, config: Config, met
           200: t.Object({ status: t.Literal("ready"), checks: t.Array(Check) }),
           503: t.Object({ status: t.Literal("unavailable"), checks: t.Array(Check) }),
         },
-        detail: { summary: "SQLite, LanceDB and the embedding backends of pipelines in use", security: [] },
+        detail: {
+          summary: "SQLite, LanceDB, free disk space and the embedding backends of pipelines in use",
+          security: [],
+        },
       },
     )
     .get(

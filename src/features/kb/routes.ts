@@ -49,7 +49,11 @@ export function kbRoutes(auth: AuthService, kbs: KbService) {
     .post(
       "/:id/upload",
       async ({ user, params, request, set }) => {
-        const form = { contentType: request.headers.get("content-type"), body: request.body };
+        const form = {
+          contentType: request.headers.get("content-type"),
+          body: request.body,
+          contentLength: Number(request.headers.get("content-length")) || 0,
+        };
         const document = await kbs.upload(user, params.id, form);
         set.status = 202;
         return { document };
@@ -66,6 +70,7 @@ export function kbRoutes(auth: AuthService, kbs: KbService) {
           404: ErrorBody,
           413: ErrorBody,
           415: ErrorBody,
+          507: ErrorBody,
         },
         detail: {
           summary: "Upload a document (multipart/form-data, one part named file); processed in the background",

@@ -23,6 +23,7 @@ import { firstGeneration } from "../../ingest/generations";
 import { ExtractionError } from "../../ingest/extract/errors";
 import type { SearchRequest } from "../../retrieval/request";
 import type { Searcher } from "../../retrieval/searcher";
+import { ensureRoom } from "../../tools/disk";
 import type { Kb, KbDocument } from "./model";
 
 export interface KbDeps {
@@ -31,7 +32,7 @@ export interface KbDeps {
   engine: IngestEngine;
   files: FileStore;
   searcher: Searcher;
-  config: Pick<Config, "defaultEmbeddingModel" | "maxUploadMb">;
+  config: Pick<Config, "defaultEmbeddingModel" | "maxUploadMb" | "dataDir" | "minFreeMb">;
 }
 
 const presentKb = (c: CollectionWithStats): Kb => ({
@@ -107,6 +108,8 @@ export class KbService {
       throw new AppError("rate_limited", "the ingestion queue is full; try again in a minute", undefined, {
         "retry-after": "60",
       });
+    // 507 up front when the body (its declared length) would take the disk under RAGD_MIN_FREE_MB.
+    ensureRoom(this.d.config.dataDir, this.d.config.minFreeMb, form.contentLength ?? 0);
     const docId = Bun.randomUUIDv7();
     const limit = this.d.config.maxUploadMb * 1024 * 1024;
     let file: ReceivedFile;

@@ -44,6 +44,7 @@ export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sour
           404: ErrorBody,
           413: ErrorBody,
           429: ErrorBody,
+          507: ErrorBody,
         },
         detail: { summary: "Add a source; text/url/api ingest at once, file returns an uploadUrl" },
       },
@@ -109,6 +110,7 @@ export function uploadRoutes(sources: SourceService) {
         404: ErrorBody,
         409: ErrorBody,
         413: ErrorBody,
+        507: ErrorBody,
       },
       detail: {
         summary: "Upload the raw bytes of a file source (the signed uploadUrl authorises it; no cookie)",

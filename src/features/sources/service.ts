@@ -17,6 +17,7 @@ import { AppError, notFound } from "../../http/errors";
 import type { IngestEngine } from "../../ingest/engine";
 import type { DocumentDraft } from "../../ingest/queue";
 import { splitCredentials } from "../../tools/url-credentials";
+import { ensureRoom } from "../../tools/disk";
 import type { VectorStore } from "../../vectors/store";
 import type { SourceCreateBody } from "./model";
 import { presentSource } from "./present";
@@ -27,7 +28,7 @@ export interface SourceDeps {
   store: VectorStore;
   files: FileStore;
   secret: Buffer;
-  config: Pick<Config, "maxUploadMb">;
+  config: Pick<Config, "maxUploadMb" | "dataDir" | "minFreeMb">;
   baseUrl: () => string;
 }
 
@@ -67,6 +68,8 @@ export class SourceService {
   /** Creates a source; text/url/api start ingesting at once, file waits for its upload. */
   async create(collection: Collection, body: SourceCreateBody) {
     checkFields(body, this.d.config.maxUploadMb * 1024 * 1024);
+    // 507 while the disk is under RAGD_MIN_FREE_MB, or would be once the declared bytes are in.
+    ensureRoom(this.d.config.dataDir, this.d.config.minFreeMb, body.fileSize ?? body.content?.length ?? 0);
     if (!this.d.engine.hasRoom()) {
       throw new AppError("rate_limited", "the ingestion queue is full; try again in a minute", undefined, {
         "retry-after": "60",
@@ -121,6 +124,7 @@ export class SourceService {
       throw new AppError("conflict", "this source already has its file; create a new source to upload another");
     }
     const declared = Number(query.size);
+    ensureRoom(this.d.config.dataDir, this.d.config.minFreeMb, declared);
     const limit = Math.min(declared, this.d.config.maxUploadMb * 1024 * 1024);
     this.uploading.add(doc.id);
     try {
