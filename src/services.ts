@@ -8,6 +8,8 @@ import { openDb, type Db } from "./db/client";
 import { AuthService } from "./features/auth/service";
 import { KbService } from "./features/kb/service";
 import { KeyService } from "./features/keys/service";
+import type { McpDeps } from "./features/mcp/routes";
+import { SourceReader } from "./features/mcp/source-text";
 import { PipelineService } from "./features/pipelines/service";
 import { QueryService } from "./features/query/service";
 import { SourceService, type SourceDeps } from "./features/sources/service";
@@ -39,6 +41,7 @@ export interface Services {
   sources: SourceService;
   sourceDeps: SourceDeps;
   kbs: KbService;
+  mcp: McpDeps;
   /** Set once the server listens: the base of upload URLs. */
   baseUrl: { value: string };
   timers: Timer[];
@@ -70,6 +73,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   };
   const sources = new SourceService(sourceDeps);
   const kbs = new KbService({ db, collections, engine, files, searcher, config });
+  const mcp: McpDeps = { queries, reader: new SourceReader(db, store), db, log };
   collections.onCollectionDeleted(async (id) => {
     keys.forgetCollection(id);
     engine.cancelCollection(id);
@@ -111,6 +115,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     sources,
     sourceDeps,
     kbs,
+    mcp,
     baseUrl,
     timers,
   };
