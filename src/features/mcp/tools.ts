@@ -33,10 +33,11 @@ export interface ToolContext {
 const LIST_PAGE_SIZE = 50;
 
 /**
- * The `filter` argument of `search`. Built per pipeline so that, once sources carry
- * metadata (docs/API.md, Source metadata), its description can name the keys that exist.
+ * The `filter` argument of `search`: what the query endpoint's filter takes. When
+ * sources carry metadata (docs/API.md, Source metadata), this is the one place to
+ * add it, and its description can then name the keys a pipeline has.
  */
-export function filterSchema(_collection: Collection) {
+export function filterSchema() {
   return z
     .object({
       sourceIds: z
@@ -48,6 +49,33 @@ export function filterSchema(_collection: Collection) {
     .strict()
     .describe("Narrows the search before ranking; unknown keys are refused.");
 }
+
+// The input schemas are built once: building a zod schema takes ~0.5 ms, a large share of
+// an MCP call, and each request has its own server (see routes.ts).
+const SEARCH_INPUT = z
+  .object({
+    query: z.string().min(1).max(MAX_QUERY_CHARS).describe("The question or the words to look for."),
+    topK: z.number().int().min(1).max(100).optional().describe("How many passages (default: the pipeline's)."),
+    mode: z.enum(SEARCH_MODES).optional().describe("hybrid (default), keyword or vector."),
+    minScore: z.number().min(0).max(1).optional().describe("Drop passages scoring below this."),
+    filter: filterSchema().optional(),
+  })
+  .strict();
+
+const READ_INPUT = z
+  .object({
+    sourceId: z.string().min(1).describe("A source id from search results or list_sources."),
+    start: z.number().int().min(0).optional().describe("First character (default 0)."),
+    end: z.number().int().min(1).optional().describe(`Character after the last; at most start + ${READ_MAX_CHARS}.`),
+  })
+  .strict();
+
+const LIST_INPUT = z
+  .object({
+    page: z.number().int().min(1).optional().describe("Page number, from 1."),
+    status: z.enum(SOURCE_STATUSES).optional().describe("Only sources with this status."),
+  })
+  .strict();
 
 const SEARCH_DESCRIPTION = `Search this pipeline's documents and return the passages (chunks) that best answer a question.
 Returns JSON {query, topK, results: [...]}, best first. Each result has: text (the passage), score, sourceId, sourceName,
@@ -77,15 +105,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     {
       title: "Search the knowledge base",
       description: SEARCH_DESCRIPTION,
-      inputSchema: z
-        .object({
-          query: z.string().min(1).max(MAX_QUERY_CHARS).describe("The question or the words to look for."),
-          topK: z.number().int().min(1).max(100).optional().describe("How many passages (default: the pipeline's)."),
-          mode: z.enum(SEARCH_MODES).optional().describe("hybrid (default), keyword or vector."),
-          minScore: z.number().min(0).max(1).optional().describe("Drop passages scoring below this."),
-          filter: filterSchema(ctx.collection).optional(),
-        })
-        .strict(),
+      inputSchema: SEARCH_INPUT,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     (args) => answer(ctx, () => search(ctx, args)),
@@ -95,18 +115,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     {
       title: "Read a span of a source",
       description: READ_DESCRIPTION,
-      inputSchema: z
-        .object({
-          sourceId: z.string().min(1).describe("A source id from search results or list_sources."),
-          start: z.number().int().min(0).optional().describe("First character (default 0)."),
-          end: z
-            .number()
-            .int()
-            .min(1)
-            .optional()
-            .describe(`Character after the last; at most start + ${READ_MAX_CHARS}.`),
-        })
-        .strict(),
+      inputSchema: READ_INPUT,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     (args) => answer(ctx, () => ctx.reader.read(ctx.collection, args.sourceId, args.start, args.end)),
@@ -116,21 +125,14 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     {
       title: "List the sources",
       description: LIST_DESCRIPTION,
-      inputSchema: z
-        .object({
-          page: z.number().int().min(1).optional().describe("Page number, from 1."),
-          status: z.enum(SOURCE_STATUSES).optional().describe("Only sources with this status."),
-        })
-        .strict(),
+      inputSchema: LIST_INPUT,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     (args) => answer(ctx, async () => listSources(ctx, args.page ?? 1, args.status)),
   );
 }
 
-type SearchArgs = { query: string; topK?: number; mode?: (typeof SEARCH_MODES)[number]; minScore?: number } & {
-  filter?: { sourceIds?: string[] };
-};
+type SearchArgs = z.infer<typeof SEARCH_INPUT>;
 
 async function search(ctx: ToolContext, args: SearchArgs) {
   const { results, query, topK } = await ctx.queries.query(ctx.collection, args);
