@@ -203,3 +203,36 @@ describe("keys on the MCP endpoint", () => {
     expect(res.status).toBe(405);
   });
 });
+
+describe("the key's rate limit", () => {
+  test("applies to MCP calls: 429 rate_limited with Retry-After", async () => {
+    const dir = tempDir("ragd-mcp-rate-");
+    const slow = await startBinary(dir, { RAGD_QUERY_RATE: "1", RAGD_QUERY_BURST: "3" });
+    try {
+      const t = await tenant(slow, "dave", {});
+      const call = () =>
+        fetch(`${slow.url}/mcp`, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${t.key}`,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_sources" } }),
+        });
+      const statuses: number[] = [];
+      let limited: Response | undefined;
+      for (let i = 0; i < 6 && !limited; i++) {
+        const res = await call();
+        statuses.push(res.status);
+        if (res.status === 429) limited = res;
+      }
+      expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
+      expect(limited?.headers.get("retry-after")).toMatch(/^\d+$/);
+      expect((await limited!.json()).error.code).toBe("rate_limited");
+    } finally {
+      slow.proc.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
