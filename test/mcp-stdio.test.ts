@@ -75,6 +75,24 @@ describe("ragd mcp (stdio bridge)", () => {
     );
   });
 
+  test("a server that cannot be reached fails the handshake and says where it looked", async () => {
+    await expect(launch(["--url", "http://127.0.0.1:9", "--key", a.key])).rejects.toThrow(
+      /cannot reach ragd at http:\/\/127\.0\.0\.1:9\/mcp/,
+    );
+  });
+
+  test("it exits 0 when its standard input closes", async () => {
+    const p = Bun.spawn([BINARY, "mcp", "--url", server.url], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RAGD_API_KEY: a.key },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const code = await Promise.race([p.exited, Bun.sleep(10_000).then(() => "still running")]);
+    if (code === "still running") p.kill("SIGKILL");
+    expect(code).toBe(0);
+  });
+
   test("no key at all exits 2 with one line", () => {
     const r = runCli(["mcp", "--url", server.url]);
     expect(r.code).toBe(2);
