@@ -121,6 +121,12 @@ describe("MCP over Streamable HTTP", () => {
     ["an end before the start", "read", { start: 50, end: 10 }, /end: must be greater than start/],
     ["a query of the wrong type", "search", { query: 42 }, /query/],
     ["a blank query", "search", { query: "   " }, /query: must not be empty/],
+    [
+      "a query too long",
+      "search",
+      { query: "word ".repeat(1601) },
+      /query: must be at most 8000 characters after trimming/,
+    ],
     ["an unknown filter key", "search", { query: "x", filter: { tags: ["a"] } }, /tags|unrecognized/i],
     ["an unknown tool", "delete_everything", {}, /delete_everything not found/],
   ];

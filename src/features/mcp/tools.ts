@@ -54,7 +54,13 @@ export function filterSchema() {
 // an MCP call, and each request has its own server (see routes.ts).
 const SEARCH_INPUT = z
   .object({
-    query: z.string().min(1).max(MAX_QUERY_CHARS).describe("The question or the words to look for."),
+    // The length rule is the query endpoint's (after trimming, in retrieval/request.ts), so the
+    // error says the same; this bound only caps what is read, as the endpoint's schema does.
+    query: z
+      .string()
+      .min(1)
+      .max(100_000)
+      .describe(`The question or the words to look for; at most ${MAX_QUERY_CHARS} characters.`),
     topK: z.number().int().min(1).max(100).optional().describe("How many passages (default: the pipeline's)."),
     mode: z.enum(SEARCH_MODES).optional().describe("hybrid (default), keyword or vector."),
     minScore: z.number().min(0).max(1).optional().describe("Drop passages scoring below this."),
