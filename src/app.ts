@@ -9,6 +9,7 @@ import { docsRoutes } from "./features/docs/routes";
 import { healthRoutes } from "./features/health/routes";
 import { kbRoutes } from "./features/kb/routes";
 import { keyRoutes } from "./features/keys/routes";
+import { mcpRoutes } from "./features/mcp/routes";
 import { modelRoutes } from "./features/models/routes";
 import { pipelineRoutes } from "./features/pipelines/routes";
 import { queryRoutes } from "./features/query/routes";
@@ -38,6 +39,7 @@ export function buildApp(s: Services) {
     .use(uploadRoutes(s.sources))
     .use(keyRoutes(s.auth, s.pipelines, s.keys))
     .use(queryRoutes(s.queries))
+    .use(mcpRoutes(s.mcp))
     .use(kbRoutes(s.auth, s.kbs));
 }
 

@@ -2,9 +2,10 @@
  * Entry point: argv → command. Bad flags or values print one line and exit 2.
  */
 import { helpText } from "./cli/help";
+import { mcpCommand } from "./cli/mcp";
 import { serveCommand } from "./cli/serve";
 import { userCreateCommand, userSetTierCommand } from "./cli/user";
-import { ConfigError, loadConfig, parseFlags } from "./config";
+import { ConfigError, loadBridgeConfig, loadConfig, parseFlags } from "./config";
 import { version } from "./version";
 
 async function run(argv: string[]): Promise<number | undefined> {
@@ -26,6 +27,8 @@ async function run(argv: string[]): Promise<number | undefined> {
       if (sub === "set-tier") return userSetTierCommand(config, flags);
       throw new ConfigError(`unknown command "user ${sub ?? ""}"; use "user create" or "user set-tier"`);
     }
+    case "mcp":
+      return mcpCommand(loadBridgeConfig(parseFlags(argv.slice(1))));
     case "version":
     case "--version":
       console.log(`ragd ${version}`);

@@ -8,6 +8,8 @@ import { openDb, type Db } from "./db/client";
 import { AuthService } from "./features/auth/service";
 import { KbService } from "./features/kb/service";
 import { KeyService } from "./features/keys/service";
+import type { McpDeps } from "./features/mcp/routes";
+import { SourceReader } from "./features/mcp/source-text";
 import { PipelineService } from "./features/pipelines/service";
 import { QueryService } from "./features/query/service";
 import { SourceService } from "./features/sources/service";
@@ -41,6 +43,7 @@ export interface Services {
   queries: QueryService;
   sources: SourceService;
   kbs: KbService;
+  mcp: McpDeps;
   /** Set once the server listens: the base of upload URLs. */
   baseUrl: { value: string };
   timers: Timer[];
@@ -72,6 +75,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     baseUrl: () => baseUrl.value,
   });
   const kbs = new KbService({ db, collections, engine, files, searcher, config });
+  const mcp: McpDeps = { queries, reader: new SourceReader(db, store), db, log };
   collections.onCollectionDeleted(async (id) => {
     keys.forgetCollection(id);
     engine.cancelCollection(id);
@@ -116,6 +120,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     queries,
     sources,
     kbs,
+    mcp,
     baseUrl,
     timers,
   };

@@ -12,7 +12,7 @@
 import type { LanceConnection } from "./connection";
 import { Maintainer } from "./maintain";
 import { searchTable, type StoredHit, type TableSearch } from "./search";
-import { collectionPrefix, parseTableName, TableCache, tableName, type ChunkRow } from "./tables";
+import { collectionPrefix, parseTableName, sqlString, TableCache, tableName, type ChunkRow } from "./tables";
 import { TableWriter, type WriteOptions } from "./writer";
 
 export type { ChunkRow } from "./tables";
@@ -102,6 +102,32 @@ export class VectorStore {
   async countRows(collectionId: string, generation: number): Promise<number> {
     const table = await this.tables.get(tableName(collectionId, generation));
     return table ? table.countRows() : 0;
+  }
+
+  /**
+   * A document's chunks that overlap the characters [from, to), by position, and the
+   * end of its last chunk (how far its indexed text reaches); none when it has no rows.
+   */
+  async documentChunks(
+    collectionId: string,
+    generation: number,
+    documentId: string,
+    from: number,
+    to: number,
+  ): Promise<{ chunks: { start: number; end: number; text: string }[]; extent: number }> {
+    const table = await this.tables.get(tableName(collectionId, generation));
+    if (!table) return { chunks: [], extent: 0 };
+    const where = `document_id = ${sqlString(documentId)}`;
+    const rows = (await table.query().where(where).select(["start", "end"]).toArray()) as { end: number }[];
+    const extent = rows.reduce((m, r) => Math.max(m, r.end), 0);
+    const span = `${where} AND \`start\` < ${Math.trunc(to)} AND \`end\` > ${Math.trunc(from)}`;
+    const chunks = (await table.query().where(span).select(["start", "end", "text"]).toArray()) as {
+      start: number;
+      end: number;
+      text: string;
+    }[];
+    chunks.sort((a, b) => a.start - b.start);
+    return { chunks: chunks.map((c) => ({ start: c.start, end: c.end, text: c.text })), extent };
   }
 
   /** Searches one generation table; [] when it does not exist. Scores are documented in search.ts. */

@@ -133,6 +133,28 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
     await dialog.getByText("will never show it again").waitFor();
     apiKey = await dialog.getByLabel("Your new API key").inputValue();
     expect(apiKey).toMatch(/^rag_[A-Za-z0-9]{40,}$/);
+    // Ready-to-paste client configurations carry the key and this server's address.
+    const config = dialog.getByTestId("client-config");
+    const mcp = JSON.parse((await config.textContent()) ?? "");
+    expect(mcp.mcpServers.ragd).toEqual({
+      type: "http",
+      url: `${ragd.url}/mcp`,
+      headers: { Authorization: `Bearer ${apiKey}` },
+    });
+    await dialog.getByLabel("MCP (command)").check();
+    expect(JSON.parse((await config.textContent()) ?? "").mcpServers.ragd).toMatchObject({
+      args: ["mcp", "--url", ragd.url],
+      env: { RAGD_API_KEY: apiKey },
+    });
+    for (const [client, line] of [
+      ["LangChain", "from langchain_core.retrievers import BaseRetriever"],
+      ["LlamaIndex", "from llama_index.core.retrievers import BaseRetriever"],
+    ]) {
+      await dialog.getByLabel(client!).check();
+      expect(await config.textContent()).toContain(line!);
+      expect(await config.textContent()).toContain(apiKey);
+    }
+    await dialog.getByLabel("MCP (HTTP)").check();
     await shootThemes(page, "key-created");
     await dialog.getByRole("button", { name: "I have stored it" }).click();
     await page.getByText(`${apiKey.slice(0, 12)}…`).waitFor();

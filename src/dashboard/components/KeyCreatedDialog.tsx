@@ -1,9 +1,10 @@
 /** The one and only time the full key is shown: copy it now. */
 import type { ApiKeyCreated } from "../api/types";
+import { ClientConfigs } from "./ClientConfigs";
 import { CopyButton } from "./CopyButton";
 import { Dialog } from "./Dialog";
 
-/** Shows the key in a read-only field with Copy, and a warning. */
+/** Shows the key in a read-only field with Copy, a warning, and client configurations that use it. */
 export function KeyCreatedDialog({ created, onClose }: { created: ApiKeyCreated; onClose: () => void }) {
   return (
     <Dialog
@@ -34,6 +35,7 @@ export function KeyCreatedDialog({ created, onClose }: { created: ApiKeyCreated;
         />
         <CopyButton text={created.key} class="btn btn-primary" />
       </div>
+      <ClientConfigs apiKey={created.key} />
     </Dialog>
   );
 }

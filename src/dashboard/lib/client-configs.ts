@@ -1,0 +1,101 @@
+/**
+ * Ready-to-paste configuration for the clients people already run, with a key filled
+ * in: MCP clients over HTTP or through `ragd mcp`, and LangChain and LlamaIndex
+ * retrievers over the query endpoint. The README's "Agents and MCP" shows the same.
+ */
+
+export interface ClientConfig {
+  id: "mcp-http" | "mcp-stdio" | "langchain" | "llamaindex";
+  /** Short name for the chooser. */
+  label: string;
+  /** Where the snippet goes. */
+  hint: string;
+  code: string;
+}
+
+/** The snippets for a server at `origin` (e.g. http://127.0.0.1:8484) and one API key. */
+export function clientConfigs(origin: string, key: string): ClientConfig[] {
+  const http = {
+    mcpServers: { ragd: { type: "http", url: `${origin}/mcp`, headers: { Authorization: `Bearer ${key}` } } },
+  };
+  const stdio = {
+    mcpServers: { ragd: { command: "ragd", args: ["mcp", "--url", origin], env: { RAGD_API_KEY: key } } },
+  };
+  return [
+    {
+      id: "mcp-http",
+      label: "MCP (HTTP)",
+      hint: "The mcpServers entry of an MCP client that speaks HTTP (Cursor, Claude Code's .mcp.json, and others).",
+      code: JSON.stringify(http, null, 2),
+    },
+    {
+      id: "mcp-stdio",
+      label: "MCP (command)",
+      hint: "For clients that only launch a command (Claude Desktop). Use the full path of the ragd executable if it is not on the PATH.",
+      code: JSON.stringify(stdio, null, 2),
+    },
+    { id: "langchain", label: "LangChain", hint: "A LangChain retriever (Python).", code: langchain(origin, key) },
+    { id: "llamaindex", label: "LlamaIndex", hint: "A LlamaIndex retriever (Python).", code: llamaindex(origin, key) },
+  ];
+}
+
+function langchain(origin: string, key: string): string {
+  return `import requests
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+
+
+class RagdRetriever(BaseRetriever):
+    url: str = "${origin}"
+    api_key: str = "${key}"
+    top_k: int = 5
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        r = requests.post(
+            f"{self.url}/api/rag/query",
+            json={"query": query, "topK": self.top_k},
+            headers={"Authorization": f"Bearer {self.api_key}"},
+            timeout=30,
+        )
+        r.raise_for_status()
+        return [
+            Document(page_content=x["content"], metadata={**x["metadata"], "score": x["score"]})
+            for x in r.json()["results"]
+        ]
+
+
+retriever = RagdRetriever()
+docs = retriever.invoke("your question")
+`;
+}
+
+function llamaindex(origin: string, key: string): string {
+  return `import requests
+from llama_index.core.retrievers import BaseRetriever
+from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+
+
+class RagdRetriever(BaseRetriever):
+    def __init__(self, url: str = "${origin}", api_key: str = "${key}", top_k: int = 5):
+        self._url, self._api_key, self._top_k = url, api_key, top_k
+        super().__init__()
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        r = requests.post(
+            f"{self._url}/api/rag/query",
+            json={"query": query_bundle.query_str, "topK": self._top_k},
+            headers={"Authorization": f"Bearer {self._api_key}"},
+            timeout=30,
+        )
+        r.raise_for_status()
+        return [
+            NodeWithScore(node=TextNode(text=x["content"], metadata=x["metadata"]), score=x["score"])
+            for x in r.json()["results"]
+        ]
+
+
+retriever = RagdRetriever()
+nodes = retriever.retrieve("your question")
+`;
+}

@@ -1,0 +1,191 @@
+/**
+ * The MCP tools of one pipeline (docs/API.md, MCP): `search`, `read` and
+ * `list_sources`. Each calls the service the HTTP API calls (search is the query
+ * endpoint's QueryService, so the two cannot drift), and a failure comes back as
+ * a tool error carrying the sentence the API would send. Descriptions are written
+ * for a model to read: what comes back, how scores behave, when to read more.
+ */
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { Db } from "../../db/client";
+import { listDocuments } from "../../db/queries/documents";
+import type { Collection } from "../../db/schema";
+import { AppError } from "../../http/errors";
+import type { Logger } from "../../log";
+import { MAX_QUERY_CHARS, SEARCH_MODES } from "../../retrieval/request";
+import type { SearchResult } from "../../retrieval/searcher";
+import type { QueryService } from "../query/service";
+import { presentSource } from "../sources/present";
+import { SOURCE_STATUSES } from "../sources/model";
+import { READ_MAX_CHARS, type SourceReader } from "./source-text";
+import { RetrievalError } from "../../retrieval/errors";
+
+/** What the tools of one request need: the key's pipeline and the shared services. */
+export interface ToolContext {
+  collection: Collection;
+  queries: QueryService;
+  reader: SourceReader;
+  db: Db;
+  log: Logger;
+}
+
+const LIST_PAGE_SIZE = 50;
+
+/**
+ * The `filter` argument of `search`: what the query endpoint's filter takes. When
+ * sources carry metadata (docs/API.md, Source metadata), this is the one place to
+ * add it, and its description can then name the keys a pipeline has.
+ */
+export function filterSchema() {
+  return z
+    .object({
+      sourceIds: z
+        .array(z.string())
+        .max(1000)
+        .optional()
+        .describe("Only chunks of these sources (ids from list_sources or from earlier results)."),
+    })
+    .strict()
+    .describe("Narrows the search before ranking; unknown keys are refused.");
+}
+
+// The input schemas are built once: building a zod schema takes ~0.5 ms, a large share of
+// an MCP call, and each request has its own server (see routes.ts).
+const SEARCH_INPUT = z
+  .object({
+    // The length rule is the query endpoint's (after trimming, in retrieval/request.ts), so the
+    // error says the same; this bound only caps what is read, as the endpoint's schema does.
+    query: z
+      .string()
+      .min(1)
+      .max(100_000)
+      .describe(`The question or the words to look for; at most ${MAX_QUERY_CHARS} characters.`),
+    topK: z.number().int().min(1).max(100).optional().describe("How many passages (default: the pipeline's)."),
+    mode: z.enum(SEARCH_MODES).optional().describe("hybrid (default), keyword or vector."),
+    minScore: z.number().min(0).max(1).optional().describe("Drop passages scoring below this."),
+    filter: filterSchema().optional(),
+  })
+  .strict();
+
+const READ_INPUT = z
+  .object({
+    sourceId: z.string().min(1).describe("A source id from search results or list_sources."),
+    start: z.number().int().min(0).optional().describe("First character (default 0)."),
+    end: z.number().int().min(1).optional().describe(`Character after the last; at most start + ${READ_MAX_CHARS}.`),
+  })
+  .strict();
+
+const LIST_INPUT = z
+  .object({
+    page: z.number().int().min(1).optional().describe("Page number, from 1."),
+    status: z.enum(SOURCE_STATUSES).optional().describe("Only sources with this status."),
+  })
+  .strict();
+
+const SEARCH_DESCRIPTION = `Search this pipeline's documents and return the passages (chunks) that best answer a question.
+Returns JSON {query, topK, results: [...]}, best first. Each result has: text (the passage), score, sourceId, sourceName,
+chunkIndex, start and end (character offsets of the passage in the source's text), and metadata (sourceType, url or
+fileName, and any metadata of the source). Cite a passage by sourceName and sourceId.
+Scores are in [0, 1], higher is better, and only comparable within one query; an empty list means nothing matched.
+mode: "hybrid" (default) mixes meaning and exact words; "keyword" is best for exact identifiers, error codes and names;
+"vector" finds paraphrases. A passage is cut from a longer text: call read with its sourceId and a span around
+start..end to see what comes before and after.`;
+
+const READ_DESCRIPTION = `Read part of one source's text by character offsets, e.g. to widen a search hit: pass the hit's
+sourceId with start = hit.start - 1000 (not below 0) and end = hit.end + 1000. Returns JSON {sourceId, sourceName, start,
+end, length, more, rebuilt, text}: text is characters [start, end) of the source, at most ${READ_MAX_CHARS} per call
+(end is cut to that; more = true when text continues after end, so call again with start = the returned end).
+Offsets agree with search results. rebuilt = true for file, url and api sources, whose text is rebuilt from the indexed
+passages: every word is exact, but whitespace between passages shows as spaces.`;
+
+const LIST_DESCRIPTION = `List the sources (documents) of this pipeline, oldest first, ${LIST_PAGE_SIZE} a page. Returns JSON
+{sources: [...], page, pageSize, total, totalPages}; each source has id, name, type (text, file, url or api), status
+(only "ready" sources are searchable), chunkCount, and url, fileName or contentLength. Use the ids with read, or in
+search's filter.sourceIds to search only some sources.`;
+
+/** Registers the tools on one server, bound to the key's pipeline. */
+export function registerTools(server: McpServer, ctx: ToolContext): void {
+  server.registerTool(
+    "search",
+    {
+      title: "Search the knowledge base",
+      description: SEARCH_DESCRIPTION,
+      inputSchema: SEARCH_INPUT,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) => answer(ctx, () => search(ctx, args)),
+  );
+  server.registerTool(
+    "read",
+    {
+      title: "Read a span of a source",
+      description: READ_DESCRIPTION,
+      inputSchema: READ_INPUT,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) => answer(ctx, () => ctx.reader.read(ctx.collection, args.sourceId, args.start, args.end)),
+  );
+  server.registerTool(
+    "list_sources",
+    {
+      title: "List the sources",
+      description: LIST_DESCRIPTION,
+      inputSchema: LIST_INPUT,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) => answer(ctx, async () => listSources(ctx, args.page ?? 1, args.status)),
+  );
+}
+
+type SearchArgs = z.infer<typeof SEARCH_INPUT>;
+
+async function search(ctx: ToolContext, args: SearchArgs) {
+  const { results, query, topK } = await ctx.queries.query(ctx.collection, args);
+  return { query, topK, results: results.map(citable) };
+}
+
+/** A result with what a citation needs at the top level; the rest stays in metadata. */
+function citable(r: SearchResult) {
+  const { sourceId, sourceName, chunkIndex, start, end, ...metadata } = r.metadata;
+  return { sourceId, sourceName, chunkIndex, start, end, score: r.score, text: r.content, metadata };
+}
+
+function listSources(ctx: ToolContext, page: number, status?: string) {
+  const all = listDocuments(ctx.db, ctx.collection.id).filter((d) => !status || d.status === status);
+  const rows = all.slice((page - 1) * LIST_PAGE_SIZE, page * LIST_PAGE_SIZE);
+  const sources = rows.map((d) => {
+    // The text itself is for read; a listing carries its length only.
+    const {
+      content: _preview,
+      progress: _progress,
+      pipelineId: _pipeline,
+      ...s
+    } = presentSource({ ...d, preview: null });
+    return s;
+  });
+  const total = all.length;
+  return { sources, page, pageSize: LIST_PAGE_SIZE, total, totalPages: Math.ceil(total / LIST_PAGE_SIZE) };
+}
+
+/** Runs a tool and turns its value, or its failure, into a tool result (never a protocol error). */
+async function answer(ctx: ToolContext, run: () => Promise<unknown>): Promise<CallToolResult> {
+  try {
+    const value = await run();
+    return { content: [{ type: "text", text: JSON.stringify(value) }] };
+  } catch (err) {
+    const { code, message } = publicError(err, ctx.log);
+    return {
+      content: [{ type: "text", text: message }],
+      structuredContent: { error: { code, message } },
+      isError: true,
+    };
+  }
+}
+
+/** The code and sentence the HTTP API would answer with; an unexpected error is logged, not shown. */
+function publicError(err: unknown, log: Logger): { code: string; message: string } {
+  if (err instanceof AppError || err instanceof RetrievalError) return { code: err.code, message: err.message };
+  log.error("mcp tool failed", { error: err instanceof Error ? err : String(err), stack: (err as Error)?.stack });
+  return { code: "internal_error", message: "something went wrong on our side" };
+}
