@@ -1,0 +1,98 @@
+/**
+ * Listing a pipeline's sources (docs/API.md, "GET /api/rag/pipelines/{id}/sources"):
+ * a page with search and a status filter, or, when none of those parameters is
+ * given, the whole list as a bare array, as before paging existed.
+ */
+import { t } from "elysia";
+import type { Db } from "../../db/client";
+import {
+  countDocumentsByStatus,
+  DOCUMENT_STATUSES,
+  type DocumentStatus,
+  headDocuments,
+  pageDocuments,
+} from "../../db/queries/document-pages";
+import { listDocumentsWithPreview } from "../../db/queries/documents";
+import { QueryInteger, StrictInteger } from "../../http/models";
+import { SourceModel, type Source } from "./model";
+import { presentSource } from "./present";
+
+/** A page holds this many sources unless `pageSize` says otherwise; a pipeline embeds as many. */
+export const SOURCE_PAGE_SIZE = 20;
+
+const statusWord = `(?:${DOCUMENT_STATUSES.join("|")})`;
+
+export const SourceListQuery = t.Object({
+  // No schema defaults: Elysia would fill them in, and a request without any of
+  // these parameters must still get the unpaged array.
+  page: t.Optional(QueryInteger({ minimum: 1, maximum: 1_000_000, description: "1 when absent." })),
+  pageSize: t.Optional(QueryInteger({ minimum: 1, maximum: 100, description: `${SOURCE_PAGE_SIZE} when absent.` })),
+  q: t.Optional(
+    t.String({ maxLength: 200, description: "Keeps sources whose name contains it, ignoring case; taken literally." }),
+  ),
+  status: t.Optional(
+    t.String({
+      pattern: `^${statusWord}(?:,${statusWord})*$`,
+      error: `must be one or more of ${DOCUMENT_STATUSES.join(", ")}, separated by commas`,
+      description: "One status, or several separated by commas (queued,processing).",
+    }),
+  ),
+});
+
+export type SourceListQueryIn = typeof SourceListQuery.static;
+
+const statusCounts = t.Object(
+  Object.fromEntries(DOCUMENT_STATUSES.map((s) => [s, StrictInteger()])) as Record<
+    DocumentStatus,
+    ReturnType<typeof StrictInteger>
+  >,
+  { description: "Sources per status among those matching `q` (the status filter is not applied)." },
+);
+
+export const SourcePage = t.Object({
+  data: t.Array(SourceModel),
+  page: StrictInteger(),
+  pageSize: StrictInteger(),
+  total: StrictInteger({ description: "Sources matching `q` and `status`." }),
+  totalPages: StrictInteger(),
+  counts: statusCounts,
+});
+
+export type SourcePageOut = typeof SourcePage.static;
+
+/** True when the caller asked for a page (any of page, pageSize, q, status). */
+export const wantsPage = (q: SourceListQueryIn): boolean =>
+  q.page !== undefined || q.pageSize !== undefined || q.q !== undefined || q.status !== undefined;
+
+/** One page of a pipeline's sources, oldest first, with the per-status counts. */
+export function pageSources(db: Db, collectionId: string, q: SourceListQueryIn): SourcePageOut {
+  const page = q.page ?? 1;
+  const pageSize = q.pageSize ?? SOURCE_PAGE_SIZE;
+  const nameContains = q.q?.trim() || undefined;
+  const statuses = q.status ? ([...new Set(q.status.split(","))] as DocumentStatus[]) : undefined;
+  const { rows, total } = pageDocuments(db, {
+    collectionId,
+    nameContains,
+    statuses,
+    limit: pageSize,
+    offset: (page - 1) * pageSize,
+  });
+  return {
+    data: rows.map(presentSource),
+    page,
+    pageSize,
+    total,
+    totalPages: Math.ceil(total / pageSize),
+    counts: countDocumentsByStatus(db, collectionId, nameContains),
+  };
+}
+
+/** Every source of a pipeline, oldest first: the unpaged answer kept for existing clients. */
+export function allSources(db: Db, collectionId: string): Source[] {
+  return listDocumentsWithPreview(db, collectionId).map(presentSource);
+}
+
+/** The sources a pipeline object embeds: the first page, never more (docs/API.md, pipelines). */
+export function embeddedSources(db: Db, collectionId: string): Source[] {
+  return headDocuments(db, collectionId, SOURCE_PAGE_SIZE).map(presentSource);
+}
