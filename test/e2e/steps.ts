@@ -42,6 +42,7 @@ export async function sourceSteps(page: Page, base: string, pipelineId: string):
   });
   await sourceRow(page, "faq.md").getByText("Ready").waitFor({ timeout: 90_000 });
   await shootThemes(page, "sources");
+  await sourceListSteps(page, base, pipelineId);
 
   await page.goto(`${base}/#/pipelines/${pipelineId}/playground`);
   await page.getByLabel("Query", { exact: true }).fill("refund original card");
@@ -52,6 +53,48 @@ export async function sourceSteps(page: Page, base: string, pipelineId: string):
   expect(await first.textContent()).toContain("Refunds");
   expect(await first.textContent()).toMatch(/chunk \d+/);
   await shootThemes(page, "playground-results");
+}
+
+/** With 23 sources the list pages by 20; the search box narrows it and the status filter picks the failed one. */
+async function sourceListSteps(page: Page, base: string, pipelineId: string): Promise<void> {
+  for (let i = 1; i <= 20; i++) {
+    const n = String(i).padStart(2, "0");
+    const r = await api(page.context(), `${base}/api/rag/pipelines/${pipelineId}/sources`, {
+      json: { type: "text", name: `Note ${n}`, content: `Parking rota for week ${n}: bay ${i} is free.` },
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+  }
+  await page.reload();
+  const rows = page.getByRole("list", { name: "Sources" }).getByRole("listitem");
+  await page.getByText("Page 1 of 2 · 23 in all").waitFor();
+  expect(await rows.count()).toBe(20);
+  await page.getByRole("link", { name: "Next →" }).click();
+  await page.getByText("Page 2 of 2").waitFor();
+  await sourceRow(page, "Note 20").waitFor();
+  expect(await rows.count()).toBe(3);
+
+  await page.getByLabel("Search sources by name").fill("NOTE 1");
+  await page.waitForURL(/q=NOTE(\+|%20)1/);
+  await page.getByText("10 of 23 sources").waitFor();
+  expect(await rows.allTextContents()).toEqual(
+    expect.arrayContaining([expect.stringContaining("Note 10"), expect.stringContaining("Note 19")]),
+  );
+  expect(await rows.count()).toBe(10);
+  expect(await page.getByRole("navigation", { name: "Pages" }).count()).toBe(0);
+  await page.getByLabel("Search sources by name").fill("zzz");
+  await page.getByText("No source matches").waitFor();
+  await page.getByRole("link", { name: "Clear search and filter" }).click();
+  await page.getByText("Page 1 of 2").waitFor();
+
+  // The refused page fails again after its retry; the filter finds it alone.
+  await sourceRow(page, "Local page").getByText("Failed", { exact: true }).waitFor({ timeout: 30_000 });
+  await page.getByLabel("Filter sources by status").selectOption("failed");
+  await page.getByText("1 of 23 sources").waitFor();
+  expect(await rows.count()).toBe(1);
+  await sourceRow(page, "Local page").waitFor();
+  await shootThemes(page, "sources-filtered");
+  await page.getByLabel("Filter sources by status").selectOption("");
+  await page.getByText("Page 1 of 2").waitFor();
 }
 
 /** Creates a knowledge base, uploads a document, searches it and deletes the base. */

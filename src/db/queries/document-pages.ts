@@ -71,21 +71,13 @@ function firstDocuments(db: Db, cond: SQL | undefined, limit: number, offset: nu
     .map((r) => ({ ...r.row, preview: r.preview }));
 }
 
-/**
- * How many of a collection's documents are in each status (every status present,
- * 0 when none), among those whose name contains `nameContains` when given. One
- * grouped query.
- */
-export function countDocumentsByStatus(
-  db: Db,
-  collectionId: string,
-  nameContains?: string,
-): Record<DocumentStatus, number> {
+/** How many of a collection's documents are in each status (every status present, 0 when none). One grouped query. */
+export function countDocumentsByStatus(db: Db, collectionId: string): Record<DocumentStatus, number> {
   const counts = Object.fromEntries(DOCUMENT_STATUSES.map((s) => [s, 0])) as Record<DocumentStatus, number>;
   const rows = db
     .select({ status: documents.status, n: count() })
     .from(documents)
-    .where(conditions({ collectionId, nameContains }))
+    .where(eq(documents.collectionId, collectionId))
     .groupBy(documents.status)
     .all();
   for (const r of rows) counts[r.status] = r.n;

@@ -46,7 +46,7 @@ const statusCounts = t.Object(
     DocumentStatus,
     ReturnType<typeof StrictInteger>
   >,
-  { description: "Sources per status among those matching `q` (the status filter is not applied)." },
+  { description: "How many of the pipeline's sources are in each status, whatever `q` and `status` ask for." },
 );
 
 export const SourcePage = t.Object({
@@ -83,7 +83,7 @@ export function pageSources(db: Db, collectionId: string, q: SourceListQueryIn):
     pageSize,
     total,
     totalPages: Math.ceil(total / pageSize),
-    counts: countDocumentsByStatus(db, collectionId, nameContains),
+    counts: countDocumentsByStatus(db, collectionId),
   };
 }
 
