@@ -7,10 +7,10 @@ import { t } from "elysia";
 import type { Db } from "../../db/client";
 import {
   countDocumentsByStatus,
+  countDocumentsMatching,
   DOCUMENT_STATUSES,
   type DocumentStatus,
-  headDocuments,
-  pageDocuments,
+  findDocumentPage,
 } from "../../db/queries/document-pages";
 import { listDocumentsWithPreview } from "../../db/queries/documents";
 import { QueryInteger, StrictInteger } from "../../http/models";
@@ -70,20 +70,20 @@ export function pageSources(db: Db, collectionId: string, q: SourceListQueryIn):
   const pageSize = q.pageSize ?? SOURCE_PAGE_SIZE;
   const nameContains = q.q?.trim() || undefined;
   const statuses = q.status ? ([...new Set(q.status.split(","))] as DocumentStatus[]) : undefined;
-  const { rows, total } = pageDocuments(db, {
-    collectionId,
-    nameContains,
-    statuses,
-    limit: pageSize,
-    offset: (page - 1) * pageSize,
-  });
+  const filter = { collectionId, nameContains, statuses, limit: pageSize, offset: (page - 1) * pageSize };
+  const counts = countDocumentsByStatus(db, collectionId);
+  // Without a search the counts already hold the total: one scan of the pipeline fewer.
+  const total = nameContains
+    ? countDocumentsMatching(db, filter)
+    : (statuses ?? DOCUMENT_STATUSES).reduce((n, s) => n + counts[s], 0);
+  const rows = findDocumentPage(db, filter);
   return {
     data: rows.map(presentSource),
     page,
     pageSize,
     total,
     totalPages: Math.ceil(total / pageSize),
-    counts: countDocumentsByStatus(db, collectionId),
+    counts,
   };
 }
 
@@ -94,5 +94,5 @@ export function allSources(db: Db, collectionId: string): Source[] {
 
 /** The sources a pipeline object embeds: the first page, never more (docs/API.md, pipelines). */
 export function embeddedSources(db: Db, collectionId: string): Source[] {
-  return headDocuments(db, collectionId, SOURCE_PAGE_SIZE).map(presentSource);
+  return findDocumentPage(db, { collectionId, limit: SOURCE_PAGE_SIZE, offset: 0 }).map(presentSource);
 }
