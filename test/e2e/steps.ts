@@ -1,6 +1,6 @@
 /** Browser steps for data sources and knowledge bases, driven as a user would. */
 import { expect } from "bun:test";
-import type { BrowserContext, Page } from "playwright-core";
+import type { BrowserContext, Page, Request } from "playwright-core";
 import { api, shootThemes, type Ragd } from "./support";
 
 /** A source row in the list, by its name. */
@@ -9,6 +9,12 @@ const sourceRow = (page: Page, name: string) =>
 
 /** Adds text, a refused URL and a file to the pipeline, then queries for the text. */
 export async function sourceSteps(page: Page, base: string, pipelineId: string): Promise<void> {
+  // The list is read a page at a time, never whole, even while sources are processing.
+  const listReads: string[] = [];
+  const onRequest = (r: Request) => {
+    if (r.method() === "GET" && new URL(r.url()).pathname.endsWith("/sources")) listReads.push(r.url());
+  };
+  page.on("request", onRequest);
   await page.goto(`${base}/#/pipelines/${pipelineId}/sources`);
   await page.getByText("No sources yet").waitFor();
 
@@ -43,6 +49,9 @@ export async function sourceSteps(page: Page, base: string, pipelineId: string):
   await sourceRow(page, "faq.md").getByText("Ready").waitFor({ timeout: 90_000 });
   await shootThemes(page, "sources");
   await sourceListSteps(page, base, pipelineId);
+  page.off("request", onRequest);
+  expect(listReads.length).toBeGreaterThan(3);
+  expect(listReads.filter((u) => !/[?&]page=\d+&pageSize=20\b/.test(u))).toEqual([]);
 
   await page.goto(`${base}/#/pipelines/${pipelineId}/playground`);
   await page.getByLabel("Query", { exact: true }).fill("refund original card");
