@@ -97,6 +97,10 @@ describe("GET /api/rag/pipelines/{id}/sources, paged", () => {
     { qs: "?q=", names: ALL.slice(0, 20), total: 30 },
     { qs: "?q=nothing-like-this", names: [], total: 0 },
     { qs: "?status=failed", names: ["Report 2024"] },
+    { qs: "?sort=-createdAt&pageSize=3", names: ALL.slice(-3).reverse(), total: 30 },
+    { qs: "?sort=-createdAt&page=2", names: ALL.slice(0, 10).reverse(), total: 30 },
+    { qs: "?sort=createdAt&pageSize=2", names: ALL.slice(0, 2), total: 30 },
+    { qs: "?sort=-createdAt&q=report", names: ["Report 2024", "report_2024", "Report 100% final"] },
     { qs: "?status=queued,processing", names: ["Budget 100 percent", "Minutes of the board"] },
     { qs: "?status=awaiting_upload", names: ["scan.pdf"] },
     { qs: "?status=ready&q=report", names: ["Report 100% final", "report_2024"] },
@@ -144,6 +148,8 @@ describe("GET /api/rag/pipelines/{id}/sources, paged", () => {
     ["?status=READY", "status"],
     ["?status=ready,,failed", "status"],
     [`?q=${"a".repeat(201)}`, "q"],
+    ["?sort=name", "sort"],
+    ["?sort=-updatedAt", "sort"],
   ];
   for (const [qs, field] of bad) {
     test(`${qs.slice(0, 40)} → 400 naming ${field}`, async () => {

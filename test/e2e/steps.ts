@@ -77,9 +77,11 @@ async function sourceListSteps(page: Page, base: string, pipelineId: string): Pr
   const rows = page.getByRole("list", { name: "Sources" }).getByRole("listitem");
   await page.getByText("Page 1 of 2 · 23 in all").waitFor();
   expect(await rows.count()).toBe(20);
+  expect(await rows.first().textContent()).toContain("Note 20");
   await page.getByRole("link", { name: "Next →" }).click();
   await page.getByText("Page 2 of 2").waitFor();
-  await sourceRow(page, "Note 20").waitFor();
+  // Newest first: the three sources added before the notes are on the second page.
+  await sourceRow(page, "Refunds").waitFor();
   expect(await rows.count()).toBe(3);
 
   await page.getByLabel("Search sources by name").fill("NOTE 1");
@@ -96,11 +98,10 @@ async function sourceListSteps(page: Page, base: string, pipelineId: string): Pr
   await page.getByText("Page 1 of 2").waitFor();
 
   // The refused page fails again after its retry; the filter finds it alone.
-  await sourceRow(page, "Local page").getByText("Failed", { exact: true }).waitFor({ timeout: 30_000 });
   await page.getByLabel("Filter sources by status").selectOption("failed");
+  await sourceRow(page, "Local page").getByText("Failed", { exact: true }).waitFor({ timeout: 30_000 });
   await page.getByText("1 of 23 sources").waitFor();
   expect(await rows.count()).toBe(1);
-  await sourceRow(page, "Local page").waitFor();
   await shootThemes(page, "sources-filtered");
   await page.getByLabel("Filter sources by status").selectOption("");
   await page.getByText("Page 1 of 2").waitFor();

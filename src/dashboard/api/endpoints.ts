@@ -69,6 +69,7 @@ export interface SourceListParams {
   pageSize?: number;
   q?: string;
   status?: SourceStatus | "";
+  sort?: "createdAt" | "-createdAt";
 }
 
 export const sources = {

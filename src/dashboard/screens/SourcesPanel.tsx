@@ -38,7 +38,8 @@ export function SourcesPanel({ pipeline, query, onChange }: Props) {
   const status = (query.get("status") ?? "") as SourceStatus | "";
   const page = Math.max(1, Number(query.get("page")) || 1);
   const list = useLoad(
-    () => sources.list(pipeline.id, { page, pageSize: PAGE_SIZE, q, status }),
+    // Newest first: what was just added, and is being processed, is on the first page.
+    () => sources.list(pipeline.id, { page, pageSize: PAGE_SIZE, q, status, sort: "-createdAt" }),
     [pipeline.id, page, q, status],
   );
   const [doomed, setDoomed] = useState<Source | undefined>(undefined);

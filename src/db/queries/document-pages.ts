@@ -4,7 +4,7 @@
  * read the (collection_id, id) index, so a page of a 20,000-source pipeline
  * costs a few milliseconds; no other index is needed for it.
  */
-import { and, asc, count, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../client";
 import { documents, documentTexts, type DocumentRow } from "../schema";
 import { CONTENT_PREVIEW_CHARS, type DocumentWithPreview } from "./documents";
@@ -25,6 +25,8 @@ export interface DocumentPageFilter {
   nameContains?: string;
   /** Keeps documents in any of these statuses; all when absent. */
   statuses?: DocumentStatus[];
+  /** Newest first instead of oldest first (ids are UUIDv7, so id order is creation order). */
+  newestFirst?: boolean;
   limit: number;
   offset: number;
 }
@@ -51,7 +53,7 @@ function conditions(f: Omit<DocumentPageFilter, "limit" | "offset">): SQL | unde
 }
 
 /**
- * A page of a collection's documents, oldest first, each with the start of its text.
+ * A page of a collection's documents, oldest (or newest) first, each with the start of its text.
  * Example: `findDocumentPage(db, { collectionId, nameContains: "faq", limit: 20, offset: 0 })`.
  */
 export function findDocumentPage(db: Db, f: DocumentPageFilter): DocumentWithPreview[] {
@@ -59,7 +61,7 @@ export function findDocumentPage(db: Db, f: DocumentPageFilter): DocumentWithPre
     .select({ row: documents, preview: previewSql })
     .from(documents)
     .where(conditions(f))
-    .orderBy(asc(documents.id))
+    .orderBy(f.newestFirst ? desc(documents.id) : asc(documents.id))
     .limit(f.limit)
     .offset(f.offset)
     .all()

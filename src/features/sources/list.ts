@@ -13,7 +13,7 @@ import {
   findDocumentPage,
 } from "../../db/queries/document-pages";
 import { listDocumentsWithPreview } from "../../db/queries/documents";
-import { QueryInteger, StrictInteger } from "../../http/models";
+import { Enum, QueryInteger, StrictInteger } from "../../http/models";
 import { SourceModel, type Source } from "./model";
 import { presentSource } from "./present";
 
@@ -35,6 +35,11 @@ export const SourceListQuery = t.Object({
       pattern: `^${statusWord}(?:,${statusWord})*$`,
       error: `must be one or more of ${DOCUMENT_STATUSES.join(", ")}, separated by commas`,
       description: "One status, or several separated by commas (queued,processing).",
+    }),
+  ),
+  sort: t.Optional(
+    Enum(["createdAt", "-createdAt"] as const, {
+      description: "createdAt (oldest first, when absent) or -createdAt (newest first).",
     }),
   ),
 });
@@ -60,17 +65,29 @@ export const SourcePage = t.Object({
 
 export type SourcePageOut = typeof SourcePage.static;
 
-/** True when the caller asked for a page (any of page, pageSize, q, status). */
+/** True when the caller asked for a page (any of page, pageSize, q, status, sort). */
 export const wantsPage = (q: SourceListQueryIn): boolean =>
-  q.page !== undefined || q.pageSize !== undefined || q.q !== undefined || q.status !== undefined;
+  q.page !== undefined ||
+  q.pageSize !== undefined ||
+  q.q !== undefined ||
+  q.status !== undefined ||
+  q.sort !== undefined;
 
-/** One page of a pipeline's sources, oldest first, with the per-status counts. */
+/** One page of a pipeline's sources, in the order asked, with the per-status counts. */
 export function pageSources(db: Db, collectionId: string, q: SourceListQueryIn): SourcePageOut {
   const page = q.page ?? 1;
   const pageSize = q.pageSize ?? SOURCE_PAGE_SIZE;
   const nameContains = q.q?.trim() || undefined;
   const statuses = q.status ? ([...new Set(q.status.split(","))] as DocumentStatus[]) : undefined;
-  const filter = { collectionId, nameContains, statuses, limit: pageSize, offset: (page - 1) * pageSize };
+  const offset = (page - 1) * pageSize;
+  const filter = {
+    collectionId,
+    nameContains,
+    statuses,
+    newestFirst: q.sort === "-createdAt",
+    limit: pageSize,
+    offset,
+  };
   const counts = countDocumentsByStatus(db, collectionId);
   // Without a search the counts already hold the total: one scan of the pipeline fewer.
   const total = nameContains

@@ -32,7 +32,7 @@ export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sour
       },
       detail: {
         summary:
-          "A page of a pipeline's sources, searchable by name and filterable by status; without page, pageSize, q or status, all of them as an array",
+          "A page of a pipeline's sources, searchable by name and filterable by status; without page, pageSize, q, status or sort, all of them as an array",
       },
     })
     .post(
