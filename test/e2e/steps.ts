@@ -1,6 +1,6 @@
 /** Browser steps for data sources and knowledge bases, driven as a user would. */
 import { expect } from "bun:test";
-import type { BrowserContext, Page } from "playwright-core";
+import type { BrowserContext, Page, Request } from "playwright-core";
 import { api, shootThemes, type Ragd } from "./support";
 
 /** A source row in the list, by its name. */
@@ -9,6 +9,12 @@ const sourceRow = (page: Page, name: string) =>
 
 /** Adds text, a refused URL and a file to the pipeline, then queries for the text. */
 export async function sourceSteps(page: Page, base: string, pipelineId: string): Promise<void> {
+  // The list is read a page at a time, never whole, even while sources are processing.
+  const listReads: string[] = [];
+  const onRequest = (r: Request) => {
+    if (r.method() === "GET" && new URL(r.url()).pathname.endsWith("/sources")) listReads.push(r.url());
+  };
+  page.on("request", onRequest);
   await page.goto(`${base}/#/pipelines/${pipelineId}/sources`);
   await page.getByText("No sources yet").waitFor();
 
@@ -42,6 +48,10 @@ export async function sourceSteps(page: Page, base: string, pipelineId: string):
   });
   await sourceRow(page, "faq.md").getByText("Ready").waitFor({ timeout: 90_000 });
   await shootThemes(page, "sources");
+  await sourceListSteps(page, base, pipelineId);
+  page.off("request", onRequest);
+  expect(listReads.length).toBeGreaterThan(3);
+  expect(listReads.filter((u) => !/[?&]page=\d+&pageSize=20\b/.test(u))).toEqual([]);
 
   await page.goto(`${base}/#/pipelines/${pipelineId}/playground`);
   await page.getByLabel("Query", { exact: true }).fill("refund original card");
@@ -52,6 +62,49 @@ export async function sourceSteps(page: Page, base: string, pipelineId: string):
   expect(await first.textContent()).toContain("Refunds");
   expect(await first.textContent()).toMatch(/chunk \d+/);
   await shootThemes(page, "playground-results");
+}
+
+/** With 23 sources the list pages by 20; the search box narrows it and the status filter picks the failed one. */
+async function sourceListSteps(page: Page, base: string, pipelineId: string): Promise<void> {
+  for (let i = 1; i <= 20; i++) {
+    const n = String(i).padStart(2, "0");
+    const r = await api(page.context(), `${base}/api/rag/pipelines/${pipelineId}/sources`, {
+      json: { type: "text", name: `Note ${n}`, content: `Parking rota for week ${n}: bay ${i} is free.` },
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+  }
+  await page.reload();
+  const rows = page.getByRole("list", { name: "Sources" }).getByRole("listitem");
+  await page.getByText("Page 1 of 2 · 23 in all").waitFor();
+  expect(await rows.count()).toBe(20);
+  expect(await rows.first().textContent()).toContain("Note 20");
+  await page.getByRole("link", { name: "Next →" }).click();
+  await page.getByText("Page 2 of 2").waitFor();
+  // Newest first: the three sources added before the notes are on the second page.
+  await sourceRow(page, "Refunds").waitFor();
+  expect(await rows.count()).toBe(3);
+
+  await page.getByLabel("Search sources by name").fill("NOTE 1");
+  await page.waitForURL(/q=NOTE(\+|%20)1/);
+  await page.getByText("10 of 23 sources").waitFor();
+  expect(await rows.allTextContents()).toEqual(
+    expect.arrayContaining([expect.stringContaining("Note 10"), expect.stringContaining("Note 19")]),
+  );
+  expect(await rows.count()).toBe(10);
+  expect(await page.getByRole("navigation", { name: "Pages" }).count()).toBe(0);
+  await page.getByLabel("Search sources by name").fill("zzz");
+  await page.getByText("No source matches").waitFor();
+  await page.getByRole("link", { name: "Clear search and filter" }).click();
+  await page.getByText("Page 1 of 2").waitFor();
+
+  // The refused page fails again after its retry; the filter finds it alone.
+  await page.getByLabel("Filter sources by status").selectOption("failed");
+  await sourceRow(page, "Local page").getByText("Failed", { exact: true }).waitFor({ timeout: 30_000 });
+  await page.getByText("1 of 23 sources").waitFor();
+  expect(await rows.count()).toBe(1);
+  await shootThemes(page, "sources-filtered");
+  await page.getByLabel("Filter sources by status").selectOption("");
+  await page.getByText("Page 1 of 2").waitFor();
 }
 
 /** Creates a knowledge base, uploads a document, searches it and deletes the base. */

@@ -20,6 +20,8 @@ import type {
   QueryResponse,
   Source,
   SourceCreated,
+  SourcePage,
+  SourceStatus,
   SourceType,
   User,
 } from "./types";
@@ -62,8 +64,18 @@ export interface NewSource {
   fileSize?: number;
 }
 
+export interface SourceListParams {
+  page?: number;
+  pageSize?: number;
+  q?: string;
+  status?: SourceStatus | "";
+  sort?: "createdAt" | "-createdAt";
+}
+
 export const sources = {
-  list: (pipelineId: string) => request<Source[]>("GET", `${pipelinePath(pipelineId)}/sources`),
+  /** Always asks for a page (page=1 at least), so the answer is the envelope, never the bare array. */
+  list: (pipelineId: string, p: SourceListParams) =>
+    request<SourcePage>("GET", `${pipelinePath(pipelineId)}/sources${qs({ page: 1, ...p })}`),
   create: (pipelineId: string, body: NewSource) =>
     request<SourceCreated>("POST", `${pipelinePath(pipelineId)}/sources`, { body }),
   retry: (pipelineId: string, sourceId: string) =>

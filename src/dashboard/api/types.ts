@@ -8,6 +8,7 @@ import type { UserModel } from "../../features/auth/model";
 import type { KeyCreated, KeyModel } from "../../features/keys/model";
 import type { CHUNKING_STRATEGIES, PipelineModel, STATUSES } from "../../features/pipelines/model";
 import type { QueryResponse as QueryResponseModel, SEARCH_MODES } from "../../features/query/model";
+import type { SourcePage as SourcePageModel } from "../../features/sources/list";
 import type { SourceModel, SOURCE_STATUSES, SOURCE_TYPES } from "../../features/sources/model";
 
 export type User = typeof UserModel.static;
@@ -33,7 +34,10 @@ export type PipelineConfig = Pick<
 export type Source = typeof SourceModel.static;
 export type SourceType = (typeof SOURCE_TYPES)[number];
 export type SourceStatus = (typeof SOURCE_STATUSES)[number];
+/** A pipeline with its first page of sources (at most 20; `sourceCount` counts all). */
 export type PipelineDetail = Pipeline & { dataSources: Source[] };
+/** A page of sources with the count of each status among those matching the search. */
+export type SourcePage = typeof SourcePageModel.static;
 
 /** The create response of a `file` source carries where to PUT the bytes. */
 export type SourceCreated = Source & { uploadUrl?: string; uploadExpiresAt?: string };

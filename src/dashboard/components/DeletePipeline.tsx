@@ -25,7 +25,9 @@ export function DeletePipeline({ pipeline: p }: { pipeline: PipelineDetail }) {
       () => setKeyCount(undefined),
     );
   };
+  // dataSources is the first page only; beyond it the number of files is not known here.
   const files = p.dataSources.filter((s) => s.type === "file").length;
+  const allListed = p.dataSources.length >= p.sourceCount;
 
   return (
     <section class="card card-danger" aria-labelledby="danger-h">
@@ -48,7 +50,12 @@ export function DeletePipeline({ pipeline: p }: { pipeline: PipelineDetail }) {
             <li>the pipeline “{p.name}” and its settings,</li>
             <li>
               {plural(p.sourceCount, "data source")} and {plural(p.chunkCount, "indexed chunk")}
-              {files > 0 ? `, with ${plural(files, "uploaded file")}` : ""},
+              {allListed
+                ? files > 0
+                  ? `, with ${plural(files, "uploaded file")}`
+                  : ""
+                : ", with their uploaded files"}
+              ,
             </li>
             <li>
               {keyCount === undefined ? "its API keys" : plural(keyCount, "API key")}, which stop working at once.

@@ -21,10 +21,11 @@ const TABS: [string, string][] = [
   ["settings", "Settings"],
 ];
 
-/** The pipeline page; `tab` comes from the URL. */
-export function PipelineScreen({ id, tab }: { id: string; tab: string }) {
+/** The pipeline page; `tab` and `query` come from the URL. */
+export function PipelineScreen({ id, tab, query }: { id: string; tab: string; query: URLSearchParams }) {
   const p = useLoad(() => pipelines.get(id), [id]);
-  usePoll(p.data?.status === "processing", p.reload, 2000);
+  // The Sources tab re-reads the header itself when its counts change.
+  usePoll(p.data?.status === "processing" && tab !== "sources", p.reload, 2000);
   useTitle(p.data?.name ?? "Pipeline");
 
   if (p.error?.status === 404 && !p.data) {
@@ -60,7 +61,7 @@ export function PipelineScreen({ id, tab }: { id: string; tab: string }) {
         ))}
       </nav>
       <ErrorNote error={p.error} context="Could not refresh the pipeline" />
-      {tab === "sources" && <SourcesPanel pipeline={pipeline} onChange={p.reload} />}
+      {tab === "sources" && <SourcesPanel pipeline={pipeline} query={query} onChange={p.reload} />}
       {tab === "keys" && <KeysPanel pipeline={pipeline} />}
       {tab === "playground" && <PlaygroundPanel pipeline={pipeline} />}
       {tab === "settings" && <SettingsPanel pipeline={pipeline} onSaved={p.reload} />}

@@ -21,7 +21,8 @@ import { PipelinesScreen } from "./PipelinesScreen";
 function screenFor(route: Route) {
   const [first, second, third] = route.segments;
   if (first === "pipelines" && second === "new") return <PipelineNewScreen />;
-  if (first === "pipelines" && second) return <PipelineScreen id={second} tab={third ?? "sources"} />;
+  if (first === "pipelines" && second)
+    return <PipelineScreen id={second} tab={third ?? "sources"} query={route.query} />;
   if (first === "pipelines") return <PipelinesScreen query={route.query} />;
   if (first === "kb" && second) return <KbScreen id={second} />;
   if (first === "kb") return <KbListScreen />;

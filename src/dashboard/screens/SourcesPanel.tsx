@@ -1,37 +1,60 @@
 /**
  * The Sources tab: add text, a URL, an API address or a file, and watch each
  * source move through queued → processing → ready (or failed, with its error and
- * a Retry). The list polls on its own while anything is still in flight.
+ * a Retry). The list is paged, searchable by name and filterable by status; the
+ * page, search and filter live in the URL (#/pipelines/<id>/sources?q=x&page=2),
+ * and only the visible page is re-read while ragd works (lib/source-refresh.ts).
  */
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { sources } from "../api/endpoints";
-import type { PipelineDetail, Source } from "../api/types";
+import type { PipelineDetail, Source, SourceStatus } from "../api/types";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { EmptyState, Loading } from "../components/EmptyState";
 import { ErrorNote } from "../components/ErrorNote";
+import { Pagination } from "../components/Pagination";
 import { SourceAddForm } from "../components/SourceAddForm";
+import { SourceFilters } from "../components/SourceFilters";
 import { SourceRow } from "../components/SourceRow";
-import { isBusy } from "../components/StatusBadge";
 import { plural } from "../lib/format";
-import { useAction, useLoad, usePoll } from "../lib/hooks";
+import { useAction, useLoad } from "../lib/hooks";
 import { useApp } from "../lib/session";
+import { useSourceRefresh } from "../lib/source-refresh";
+import { href, navigate } from "../router";
+
+const PAGE_SIZE = 20;
 
 interface Props {
   pipeline: PipelineDetail;
+  /** The route's query string: page, q and status. */
+  query: URLSearchParams;
   /** Tells the page to refresh its header (status, counts). */
   onChange: () => void;
 }
 
 /** Sources of one pipeline, with the add form above the list. */
-export function SourcesPanel({ pipeline, onChange }: Props) {
+export function SourcesPanel({ pipeline, query, onChange }: Props) {
   const { notify } = useApp();
-  const list = useLoad(() => sources.list(pipeline.id), [pipeline.id]);
+  const q = query.get("q") ?? "";
+  const status = (query.get("status") ?? "") as SourceStatus | "";
+  const page = Math.max(1, Number(query.get("page")) || 1);
+  const list = useLoad(
+    // Newest first: what was just added, and is being processed, is on the first page.
+    () => sources.list(pipeline.id, { page, pageSize: PAGE_SIZE, q, status, sort: "-createdAt" }),
+    [pipeline.id, page, q, status],
+  );
   const [doomed, setDoomed] = useState<Source | undefined>(undefined);
-  const busy = list.data?.some((s) => isBusy(s.status)) ?? false;
-  usePoll(busy, async () => {
-    await list.reload();
-    onChange();
-  });
+  const polling = useSourceRefresh(list.data, list.reload, onChange);
+
+  const path = `/pipelines/${encodeURIComponent(pipeline.id)}/sources`;
+  const go = (next: { q?: string; status?: string; page?: number }) =>
+    navigate(href(path, { q, status, ...next, page: next.page && next.page > 1 ? next.page : undefined }), true);
+
+  // A delete can empty the last page: step back to the new last one.
+  const data = list.data;
+  useEffect(() => {
+    if (data && data.data.length === 0 && data.total > 0 && page > data.totalPages) go({ page: data.totalPages });
+  }, [data]);
+
   const refresh = async () => {
     await list.reload();
     onChange();
@@ -43,7 +66,9 @@ export function SourcesPanel({ pipeline, onChange }: Props) {
     await refresh();
   });
 
-  const items = list.data ?? [];
+  const items = data?.data ?? [];
+  const filtered = q !== "" || status !== "";
+  const all = data ? Object.values(data.counts).reduce((a, b) => a + b, 0) : 0;
 
   return (
     <div class="stack">
@@ -54,19 +79,35 @@ export function SourcesPanel({ pipeline, onChange }: Props) {
       <section aria-labelledby="src-h">
         <div class="section-head">
           <h2 id="src-h">Sources</h2>
-          {list.data && (
+          {data && (
             <span class="muted" aria-live="polite">
-              {plural(items.length, "source")}
-              {busy && " · updating on its own while ragd works"}
+              {filtered ? `${data.total} of ${plural(all, "source")}` : plural(data.total, "source")}
+              {polling && " · updating on its own while ragd works"}
             </span>
           )}
         </div>
+        {(all > 0 || filtered) && (
+          <SourceFilters q={q} status={status} counts={data?.counts} onChange={(next) => go({ ...next, page: 1 })} />
+        )}
         <ErrorNote error={list.error} context="Could not load the sources" />
-        {!list.data && list.loading && <Loading />}
-        {list.data && items.length === 0 && (
+        {!data && list.loading && <Loading />}
+        {data && items.length === 0 && !filtered && data.total === 0 && (
           <EmptyState title="No sources yet">
             Add some text, a web page, an API address or a file above. ragd chunks and embeds it in the background; then
             try it on the Playground tab.
+          </EmptyState>
+        )}
+        {data && items.length === 0 && filtered && (
+          <EmptyState
+            title="No source matches"
+            action={
+              <a class="btn" href={`#${path}`}>
+                Clear search and filter
+              </a>
+            }
+          >
+            {q ? `Nothing is named like “${q}”` : "Nothing has this status"}
+            {status && q ? " with this status" : ""}.
           </EmptyState>
         )}
         {items.length > 0 && (
@@ -81,6 +122,14 @@ export function SourcesPanel({ pipeline, onChange }: Props) {
               />
             ))}
           </ul>
+        )}
+        {data && (
+          <Pagination
+            page={data.page}
+            totalPages={data.totalPages}
+            total={data.total}
+            hrefFor={(n) => href(path, { q, status, page: n > 1 ? n : undefined })}
+          />
         )}
       </section>
       {doomed && (

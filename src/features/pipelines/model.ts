@@ -60,7 +60,14 @@ export const PipelineModel = t.Object({
   updatedAt: t.String({ format: "date-time" }),
 });
 
-export const PipelineDetail = t.Composite([PipelineModel, t.Object({ dataSources: t.Array(SourceModel) })]);
+export const PipelineDetail = t.Composite([
+  PipelineModel,
+  t.Object({
+    dataSources: t.Array(SourceModel, {
+      description: "The first 20 sources, oldest first; GET .../sources pages through all of them.",
+    }),
+  }),
+]);
 
 export const PipelinePage = t.Object({
   data: t.Array(PipelineModel),

@@ -16,12 +16,11 @@ import {
   type CollectionStatus,
   type CollectionWithStats,
 } from "../../db/queries/collections";
-import { listDocumentsWithPreview } from "../../db/queries/documents";
 import type { Collection, User } from "../../db/schema";
 import { parseModel } from "../../embed/models";
 import { AppError, notFound, type FieldProblem } from "../../http/errors";
 import { firstGeneration, followModelIfEmpty, indexDimensions } from "../../ingest/generations";
-import { presentSource } from "../sources/present";
+import { embeddedSources } from "../sources/list";
 import type { Pipeline, PipelineCreateBody, PipelinePatchBody } from "./model";
 
 export const TIER_LIMITS: Record<TierName, number> = { free: 1, pro: 25, unlimited: Infinity };
@@ -144,9 +143,10 @@ export class PipelineService {
     return presentPipeline(this.find(user, id));
   }
 
+  /** The pipeline with its first page of sources; GET .../sources pages through the rest. */
   detail(user: User, id: string) {
     const p = this.get(user, id);
-    return { ...p, dataSources: listDocumentsWithPreview(this.db, id).map(presentSource) };
+    return { ...p, dataSources: embeddedSources(this.db, id) };
   }
 
   /** Updates settings; never re-indexes (POST .../reindex does). */

@@ -8,6 +8,7 @@ import { Deleted, ErrorBody } from "../../http/models";
 import type { AuthService } from "../auth/service";
 import { PipelineModel } from "../pipelines/model";
 import type { PipelineService } from "../pipelines/service";
+import { SourceListQuery, SourcePage } from "./list";
 import { SourceCreate, SourceCreated, SourceModel } from "./model";
 import type { SourceService } from "./service";
 
@@ -18,11 +19,21 @@ export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sour
   const pipelineOf = (user: Parameters<PipelineService["own"]>[0], id: string) => pipelines.own(user, id);
   return new Elysia({ prefix: "/api/rag/pipelines/:id", tags: ["Data sources"] })
     .use(sessionAuth(auth))
-    .get("/sources", ({ user, params }) => sources.list(pipelineOf(user, params.id)), {
+    .get("/sources", ({ user, params, query }) => sources.list(pipelineOf(user, params.id), query), {
       session: true,
       params: Params,
-      response: { 200: t.Array(SourceModel), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
-      detail: { summary: "All data sources of a pipeline" },
+      query: SourceListQuery,
+      response: {
+        200: t.Union([SourcePage, t.Array(SourceModel)]),
+        400: ErrorBody,
+        401: ErrorBody,
+        403: ErrorBody,
+        404: ErrorBody,
+      },
+      detail: {
+        summary:
+          "A page of a pipeline's sources, searchable by name and filterable by status; without page, pageSize, q, status or sort, all of them as an array",
+      },
     })
     .post(
       "/sources",

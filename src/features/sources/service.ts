@@ -4,12 +4,7 @@
  */
 import type { Config } from "../../config";
 import type { Db } from "../../db/client";
-import {
-  findDocument,
-  findDocumentById,
-  findDocumentWithPreview,
-  listDocumentsWithPreview,
-} from "../../db/queries/documents";
+import { findDocument, findDocumentById, findDocumentWithPreview } from "../../db/queries/documents";
 import type { Collection, DocumentRow } from "../../db/schema";
 import type { FileStore } from "../../files/store";
 import { UPLOAD_TTL_MS, checkSignature, signUploadUrl } from "../../files/signing";
@@ -19,6 +14,7 @@ import type { DocumentDraft } from "../../ingest/queue";
 import { splitCredentials } from "../../tools/url-credentials";
 import { ensureRoom } from "../../tools/disk";
 import type { VectorStore } from "../../vectors/store";
+import { allSources, pageSources, type SourceListQueryIn, wantsPage } from "./list";
 import type { SourceCreateBody } from "./model";
 import { presentSource } from "./present";
 
@@ -61,8 +57,9 @@ export class SourceService {
 
   constructor(private readonly d: SourceDeps) {}
 
-  list(collection: Collection) {
-    return listDocumentsWithPreview(this.d.db, collection.id).map(presentSource);
+  /** A page when any paging parameter is given, else every source (docs/API.md, listing sources). */
+  list(collection: Collection, query: SourceListQueryIn = {}) {
+    return wantsPage(query) ? pageSources(this.d.db, collection.id, query) : allSources(this.d.db, collection.id);
   }
 
   /** Creates a source; text/url/api start ingesting at once, file waits for its upload. */

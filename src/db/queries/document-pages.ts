@@ -1,0 +1,83 @@
+/**
+ * Named queries that page through a collection's documents: one page with the
+ * start of each text, the total that matched, and the count per status. A page
+ * reads the (collection_id, id) index and only its own rows. The per-status
+ * count reads every row of the collection (about 15 ms at 20,000); an index on
+ * (collection_id, status) would cut that to a few ms, but needs a migration for
+ * a figure that is already small, so there is none.
+ */
+import { and, asc, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../client";
+import { documents, documentTexts, type DocumentRow } from "../schema";
+import { CONTENT_PREVIEW_CHARS, type DocumentWithPreview } from "./documents";
+
+export type DocumentStatus = DocumentRow["status"];
+
+export const DOCUMENT_STATUSES: readonly DocumentStatus[] = documents.status.enumValues;
+
+export interface DocumentPageFilter {
+  collectionId: string;
+  /** Keeps documents whose name contains it, ignoring the case of A–Z; taken literally (no wildcards). */
+  nameContains?: string;
+  /** Keeps documents in any of these statuses; all when absent. */
+  statuses?: DocumentStatus[];
+  /** Newest first instead of oldest first (ids are UUIDv7, so id order is creation order). */
+  newestFirst?: boolean;
+  limit: number;
+  offset: number;
+}
+
+// Spelled out in full: drizzle may render a column bare inside a subquery.
+const outerId = sql.raw(`"documents"."id"`);
+/**
+ * The start of a text source's content, as a scalar subquery rather than a join:
+ * SQLite then reads texts only for the rows of the page, not for the rows an
+ * OFFSET skips (page 1,000 of a 20,000-source pipeline: 2 ms instead of 46).
+ */
+const previewSql = sql<
+  string | null
+>`(SELECT substr(${documentTexts.content}, 1, ${CONTENT_PREVIEW_CHARS}) FROM ${documentTexts} WHERE ${documentTexts.documentId} = ${outerId})`;
+
+/** `instr` matches the text as given, so `%` and `_` in a search are plain characters. */
+const nameMatches = (needle: string): SQL => sql`instr(lower(${documents.name}), lower(${needle})) > 0`;
+
+function conditions(f: Omit<DocumentPageFilter, "limit" | "offset">): SQL | undefined {
+  const where: SQL[] = [eq(documents.collectionId, f.collectionId)];
+  if (f.nameContains) where.push(nameMatches(f.nameContains));
+  if (f.statuses?.length) where.push(inArray(documents.status, f.statuses));
+  return and(...where);
+}
+
+/**
+ * A page of a collection's documents, oldest (or newest) first, each with the start of its text.
+ * Example: `findDocumentPage(db, { collectionId, nameContains: "faq", limit: 20, offset: 0 })`.
+ */
+export function findDocumentPage(db: Db, f: DocumentPageFilter): DocumentWithPreview[] {
+  return db
+    .select({ row: documents, preview: previewSql })
+    .from(documents)
+    .where(conditions(f))
+    .orderBy(f.newestFirst ? desc(documents.id) : asc(documents.id))
+    .limit(f.limit)
+    .offset(f.offset)
+    .all()
+    .map((r) => ({ ...r.row, preview: r.preview }));
+}
+
+/** How many of a collection's documents match the filter's name and statuses. */
+export function countDocumentsMatching(db: Db, f: Omit<DocumentPageFilter, "limit" | "offset">): number {
+  return db.select({ n: count() }).from(documents).where(conditions(f)).get()?.n ?? 0;
+}
+
+/** How many of a collection's documents are in each status (every status present, 0 when none). One grouped query. */
+export function countDocumentsByStatus(db: Db, collectionId: string): Record<DocumentStatus, number> {
+  const counts = Object.fromEntries(DOCUMENT_STATUSES.map((s) => [s, 0])) as Record<DocumentStatus, number>;
+  const rows = db
+    .select({ status: documents.status, n: count() })
+    .from(documents)
+    .where(eq(documents.collectionId, collectionId))
+    .groupBy(documents.status)
+    .all();
+  for (const r of rows) counts[r.status] = r.n;
+  return counts;
+}
