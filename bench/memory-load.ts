@@ -4,21 +4,24 @@
  * sources are ingested, and how far it falls once ingestion ends.
  *
  *   ./node_modules/.bin/bun bench/memory-load.ts [--sources 150] [--kb 150] [--clients 48]
- *                                                [--preload 10] [--settle 90]
+ *                                                [--preload 10] [--settle 90] [--modes hybrid,vector,keyword]
+ *                                                [--env NAME=value]…
  *
  * 1. Starts dist/ragd on a fresh data directory (query rate limit lifted), reads its
  *    idle RSS, creates a pipeline and a key, and ingests `--preload` sources so that
  *    queries find something.
- * 2. Runs `--clients` concurrent query clients (each asks hybrid, vector and keyword
- *    queries in turn, topK 10) while `--sources` text sources of about `--kb` KB each
- *    are added, 8 requests at a time, and waits until the pipeline is no longer
- *    processing. RSS (VmRSS of /proc/PID/status) is sampled every 250 ms throughout.
+ * 2. Runs `--clients` concurrent query clients (each asks the `--modes` in turn,
+ *    by default hybrid, vector and keyword, topK 10) while `--sources` text sources
+ *    of about `--kb` KB each are added, 8 requests at a time, and waits until the
+ *    pipeline is no longer processing. RSS (VmRSS of /proc/PID/status) is sampled every 250 ms throughout.
  * 3. Stops the clients and keeps sampling for up to `--settle` seconds (index upkeep
  *    runs in that time); stops early once RSS has stayed within 5 MB for 20 s.
  *
- * Prints: RSS of the idle fresh server, after the preload, the peak during the load
- * (sampled, and the kernel's high-water mark), at the end of ingestion, idle after
- * settling, and the time to settle (from the end of ingestion until RSS stays within
+ * `--env` passes a setting to the server (repeatable), to compare configurations.
+ *
+ * Prints: the queries answered during ingestion and their latency; RSS of the idle
+ * fresh server, after the preload, the peak during the load (sampled, and the
+ * kernel's high-water mark), at the end of ingestion, idle after settling, and the time to settle (from the end of ingestion until RSS stays within
  * max(10 MB, 3 %) of its final value).
  *
  * Text is prose of a made-up 20,000-word language with skewed word frequencies,
@@ -28,7 +31,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { tempDir } from "../test/support/app";
 import { ensureBinary, type RunningBinary } from "../test/support/binary";
-import { peakRssMb, pooled, random, startRagd, waitIdle } from "./support";
+import { peakRssMb, percentile, pooled, random, startRagd, waitIdle } from "./support";
 
 const { values: args } = parseArgs({
   options: {
@@ -37,6 +40,8 @@ const { values: args } = parseArgs({
     clients: { type: "string", default: "48" },
     preload: { type: "string", default: "10" },
     settle: { type: "string", default: "90" },
+    modes: { type: "string", default: "hybrid,vector,keyword" },
+    env: { type: "string", multiple: true, default: [] },
   },
 });
 const SOURCES = Number(args.sources);
@@ -44,7 +49,9 @@ const SOURCE_BYTES = Number(args.kb) * 1024;
 const CLIENTS = Number(args.clients);
 const PRELOAD = Number(args.preload);
 const SETTLE_MS = Number(args.settle) * 1000;
-const MODES = ["hybrid", "vector", "keyword"] as const;
+/** Extra settings for the server, `--env RAGD_WORKERS=1` (repeatable), to compare configurations. */
+const ENV = Object.fromEntries(args.env.map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
+const MODES = args.modes.split(",");
 
 const SYLLABLES = "ka ro mi tan vel sor qu ix len dra po ne ul ga thi ber zo fen mar lit".split(" ");
 const VOCAB = ((rnd) =>
@@ -102,10 +109,12 @@ async function addSources(server: RunningBinary, jar: { cookie?: string }, pipel
 function queryClients(url: string, key: string, n: number) {
   let running = true;
   const counts = { ok: 0, failed: 0 };
+  const ms: number[] = [];
   const rnd = random(99);
   const loops = Array.from({ length: n }, async (_, c) => {
     for (let i = c; running; i++) {
       const query = Array.from({ length: 2 + Math.floor(rnd() * 5) }, () => word(rnd)).join(" ");
+      const t0 = performance.now();
       try {
         const res = await fetch(`${url}/api/rag/query`, {
           method: "POST",
@@ -113,6 +122,7 @@ function queryClients(url: string, key: string, n: number) {
           body: JSON.stringify({ query, topK: 10, mode: MODES[i % MODES.length] }),
         });
         await res.arrayBuffer();
+        ms.push(performance.now() - t0);
         if (res.status === 200) counts.ok++;
         else counts.failed++;
       } catch {
@@ -122,6 +132,7 @@ function queryClients(url: string, key: string, n: number) {
   });
   return {
     counts,
+    ms,
     stop: async () => {
       running = false;
       await Promise.all(loops);
@@ -147,7 +158,11 @@ async function settle(rss: ReturnType<typeof sampler>, from: number) {
 async function main(): Promise<void> {
   await ensureBinary();
   const dir = tempDir("ragd-bench-mem-");
-  const { server, jar } = await startRagd(dir, { RAGD_QUERY_RATE: "1000000", RAGD_QUERY_BURST: "1000000" });
+  const { server, jar } = await startRagd(dir, {
+    RAGD_QUERY_RATE: "1000000",
+    RAGD_QUERY_BURST: "1000000",
+    ...ENV,
+  });
   const pid = server.proc.pid;
   try {
     await Bun.sleep(2000);
@@ -184,7 +199,7 @@ async function main(): Promise<void> {
     );
     console.log(`  chunks               ${done.chunkCount} (status ${done.status})`);
     console.log(
-      `  queries              ${clients.counts.ok} answered, ${clients.counts.failed} failed, during ${((ingestEnd - t0) / 1000).toFixed(1)} s of ingestion`,
+      `  queries              ${clients.counts.ok} answered, ${clients.counts.failed} failed, during ${((ingestEnd - t0) / 1000).toFixed(1)} s of ingestion; latency p50 ${percentile(clients.ms, 50)?.toFixed(0)} ms, p95 ${percentile(clients.ms, 95)?.toFixed(0)} ms`,
     );
     console.log(`  idle fresh server    ${mb(fresh)}`);
     console.log(`  after preload        ${mb(preloaded)}`);
