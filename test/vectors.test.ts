@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openLance, type LanceConnection } from "../src/vectors/connection";
+import { lanceSession, openLance, type LanceConnection } from "../src/vectors/connection";
 import { searchTable } from "../src/vectors/search";
 import { VectorStore, type ChunkRow } from "../src/vectors/store";
 
@@ -334,5 +334,27 @@ describe("ANN index", () => {
       found += hits.filter((h) => truth.has(h.documentId)).length;
     }
     expect(found / 500).toBeGreaterThanOrEqual(0.9);
+  });
+});
+
+describe("caches", () => {
+  test("the connection keeps its index and metadata in the session it was opened with", async () => {
+    const own = mkdtempSync(join(tmpdir(), "ragd-session-"));
+    const session = lanceSession();
+    const c2 = await openLance(own, session);
+    const s2 = new VectorStore(c2);
+    try {
+      const id = crypto.randomUUID();
+      await s2.replaceDocuments(id, 1, ["cats"], rows("cats", CORPUS.cats!));
+      await s2.maintain();
+      expect((await s2.search(id, 1, { mode: "keyword", text: "kitten", topK: 1 }))[0]?.documentId).toBe("cats");
+      // A session the connection ignored would stay empty, and LanceDB's unbounded defaults would hold all this.
+      expect(session.approxNumItems()).toBeGreaterThan(0);
+      expect(Number(session.sizeBytes())).toBeGreaterThan(0);
+    } finally {
+      s2.close();
+      c2.close();
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 });
