@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { lanceSession, openLance, type LanceConnection } from "../src/vectors/connection";
 import { searchTable } from "../src/vectors/search";
-import { VectorStore, type ChunkRow } from "../src/vectors/store";
+import { SEARCH_CONCURRENCY, VectorStore, type ChunkRow } from "../src/vectors/store";
 
 const DIM = 64;
 let dir: string;
@@ -337,7 +337,33 @@ describe("ANN index", () => {
   });
 });
 
-describe("caches", () => {
+describe("memory bounds", () => {
+  test("at most SEARCH_CONCURRENCY table searches run at once; the rest wait", async () => {
+    const c = await corpus();
+    let running = 0;
+    let waiting = 0;
+    let done = false;
+    const all = Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        store.search(c, 1, {
+          mode: i % 2 ? "keyword" : "vector",
+          text: "bread oven",
+          vector: embed("bread oven"),
+          topK: 3,
+        }),
+      ),
+    ).finally(() => (done = true));
+    while (!done) {
+      running = Math.max(running, store.searchLoad.running);
+      waiting = Math.max(waiting, store.searchLoad.waiting);
+      await Bun.sleep(0);
+    }
+    expect((await all).every((hits) => hits[0]?.documentId === "bread")).toBe(true);
+    expect(running).toBe(SEARCH_CONCURRENCY);
+    expect(waiting).toBeGreaterThan(0);
+    expect(store.searchLoad).toEqual({ running: 0, waiting: 0 });
+  });
+
   test("the connection keeps its index and metadata in the session it was opened with", async () => {
     const own = mkdtempSync(join(tmpdir(), "ragd-session-"));
     const session = lanceSession();

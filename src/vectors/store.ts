@@ -9,6 +9,7 @@
  * not remembered: a caller that drops a generation must stop writing to it (the
  * ingestion sink checks before each write); writes queued before the drop finish first.
  */
+import { Semaphore } from "../tools/semaphore";
 import type { LanceConnection } from "./connection";
 import { Maintainer } from "./maintain";
 import { searchTable, type SearchRequest, type StoredHit } from "./search";
@@ -18,9 +19,20 @@ import { TableWriter } from "./writer";
 export type { ChunkRow } from "./tables";
 export type { SearchMode, SearchRequest, StoredHit } from "./search";
 
+/**
+ * Table searches that run at once; the rest wait their turn. A search without an ANN
+ * index reads every vector of the table (and a keyword search every row not yet in the
+ * full-text index), tens of MB each on a table of 35,000 chunks: 48 clients asking at
+ * once while 150 sources of 150 KB were ingested took the server to 2.1 GB. Searches
+ * are CPU-bound, so more at once than this only adds memory, not answers.
+ */
+export const SEARCH_CONCURRENCY = 4;
+
 export interface VectorStoreOptions {
   /** Rows after which maintain() builds an ANN index on a table. */
   annThreshold?: number;
+  /** Table searches that may run at once (default SEARCH_CONCURRENCY). */
+  searchConcurrency?: number;
   log?: (msg: string, fields?: object) => void;
 }
 
@@ -28,12 +40,14 @@ export class VectorStore {
   private readonly tables: TableCache;
   private readonly writer: TableWriter;
   private readonly maintainer: Maintainer;
+  private readonly searches: Semaphore;
 
   constructor(conn: LanceConnection, opts: VectorStoreOptions = {}) {
     const log = opts.log ?? (() => {});
     this.tables = new TableCache(conn);
     this.writer = new TableWriter(this.tables, log);
     this.maintainer = new Maintainer(this.tables, this.writer, opts.annThreshold ?? 100_000, log);
+    this.searches = new Semaphore(opts.searchConcurrency ?? SEARCH_CONCURRENCY);
   }
 
   /** The table name of a collection generation: `c_<uuid without dashes>_g<generation>`. */
@@ -108,7 +122,13 @@ export class VectorStore {
     const name = tableName(collectionId, generation);
     const table = await this.tables.get(name);
     if (!table) return [];
-    return searchTable(table, req, await this.maintainer.probesFor(name, table));
+    const probes = await this.maintainer.probesFor(name, table);
+    return this.searches.run(() => searchTable(table, req, probes));
+  }
+
+  /** Table searches running now, and waiting for their turn. */
+  get searchLoad(): { running: number; waiting: number } {
+    return { running: this.searches.running, waiting: this.searches.queued };
   }
 
   /** Periodic upkeep of the tables written since the last call (all tables on the first call). */
