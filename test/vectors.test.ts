@@ -364,6 +364,17 @@ describe("memory bounds", () => {
     expect(store.searchLoad).toEqual({ running: 0, waiting: 0 });
   });
 
+  test("takeActivity reports once that a search or write ended", async () => {
+    const c = await corpus();
+    store.takeActivity();
+    expect(store.takeActivity()).toBe(false);
+    await store.search(c, 1, { mode: "keyword", text: "bread", topK: 1 });
+    expect(store.takeActivity()).toBe(true);
+    expect(store.takeActivity()).toBe(false);
+    await store.replaceDocuments(c, 1, ["bread"], rows("bread", CORPUS.bread!));
+    expect(store.takeActivity()).toBe(true);
+  });
+
   test("the connection keeps its index and metadata in the session it was opened with", async () => {
     const own = mkdtempSync(join(tmpdir(), "ragd-session-"));
     const session = lanceSession();

@@ -41,6 +41,8 @@ export class VectorStore {
   private readonly writer: TableWriter;
   private readonly maintainer: Maintainer;
   private readonly searches: Semaphore;
+  /** Searches and writes since the last takeActivity(), counted as they end. */
+  private activity = 0;
 
   constructor(conn: LanceConnection, opts: VectorStoreOptions = {}) {
     const log = opts.log ?? (() => {});
@@ -70,7 +72,9 @@ export class VectorStore {
     rows: ChunkRow[],
     appendedAreNew = false,
   ): Promise<void> {
-    return this.writer.replaceDocuments(tableName(collectionId, generation), documentIds, rows, appendedAreNew);
+    return this.writer
+      .replaceDocuments(tableName(collectionId, generation), documentIds, rows, appendedAreNew)
+      .finally(() => this.activity++);
   }
 
   /** Removes a document's rows from every generation table of the collection. */
@@ -123,7 +127,7 @@ export class VectorStore {
     const table = await this.tables.get(name);
     if (!table) return [];
     const probes = await this.maintainer.probesFor(name, table);
-    return this.searches.run(() => searchTable(table, req, probes));
+    return this.searches.run(() => searchTable(table, req, probes)).finally(() => this.activity++);
   }
 
   /** Table searches running now, and waiting for their turn. */
@@ -134,6 +138,13 @@ export class VectorStore {
   /** Periodic upkeep of the tables written since the last call (all tables on the first call). */
   maintain(): Promise<void> {
     return this.maintainer.maintain();
+  }
+
+  /** Whether a search or write ended since the last call. */
+  takeActivity(): boolean {
+    const any = this.activity > 0;
+    this.activity = 0;
+    return any;
   }
 
   /** Closes the open table handles; the connection belongs to the caller. */
