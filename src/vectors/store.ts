@@ -22,9 +22,10 @@ export type { SearchMode, SearchRequest, StoredHit } from "./search";
 /**
  * Table searches that run at once; the rest wait their turn. A search without an ANN
  * index reads every vector of the table (and a keyword search every row not yet in the
- * full-text index), tens of MB each on a table of 35,000 chunks: 48 clients asking at
- * once while 150 sources of 150 KB were ingested took the server to 2.1 GB. Searches
- * are CPU-bound, so more at once than this only adds memory, not answers.
+ * full-text index), tens of MB each on a table of 35,000 chunks: 48 vector clients
+ * asking at once while 150 sources of 150 KB were ingested took the server to 2.2 GB,
+ * 620 MB with 4 at a time (bench/memory-load.ts). Searches are CPU-bound: more at once
+ * only adds memory, while 2 at a time answered a third fewer queries on 2 cores.
  */
 export const SEARCH_CONCURRENCY = 4;
 
