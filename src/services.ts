@@ -22,6 +22,7 @@ import { WorkerPool } from "./ingest/pool";
 import { reconcile, recoverInterrupted } from "./ingest/reconcile";
 import type { Logger } from "./log";
 import { throttledLogger } from "./log-throttle";
+import { limitMallocArenas, releaseMemory } from "./tools/memory";
 import { Searcher } from "./retrieval/searcher";
 import { openLance, type LanceConnection } from "./vectors/connection";
 import { VectorStore } from "./vectors/store";
@@ -49,7 +50,16 @@ export interface Services {
   timers: Timer[];
 }
 
+/**
+ * glibc malloc arenas for LanceDB's threads. Its default, 8 per core, left 14 arenas
+ * holding about 250 MB after a load that had ended; with 2 (and the release when
+ * ingestion goes quiet, below), bench/memory-load.ts settles near 300 MB. See
+ * tools/memory.ts.
+ */
+const MALLOC_ARENAS = 2;
+
 export async function createServices(config: Config, log: Logger): Promise<Services> {
+  limitMallocArenas(MALLOC_ARENAS);
   const db = openDb(config.dataDir);
   const lance = await openLance(config.dataDir);
   const store = new VectorStore(lance, { log: (msg, fields) => log.info(msg, fields as Record<string, unknown>) });
@@ -99,7 +109,13 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const upkeep = () => {
     if (!disk.writable() || (engine.busy() && Date.now() - lastUpkeep < 120_000)) return;
     lastUpkeep = Date.now();
-    void store.maintain().catch((err) => quiet.warn("index upkeep failed", { error: err }));
+    void store
+      .maintain()
+      .catch((err) => quiet.warn("index upkeep failed", { error: err }))
+      .then(() => {
+        // Once ingestion is quiet, what its bursts (and the searches beside them) freed goes back to the system.
+        if (!engine.busy() && store.takeActivity()) releaseMemory();
+      });
   };
   const timers = [setInterval(upkeep, 10_000), setInterval(housekeeping, 3_600_000)];
   metrics.gauge("ragd_ingest_workers_busy", "Ingestion workers running a job.", () => pool.busy);

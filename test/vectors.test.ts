@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openLance, type LanceConnection } from "../src/vectors/connection";
+import { lanceSession, openLance, type LanceConnection } from "../src/vectors/connection";
 import { searchTable } from "../src/vectors/search";
-import { VectorStore, type ChunkRow } from "../src/vectors/store";
+import { SEARCH_CONCURRENCY, VectorStore, type ChunkRow } from "../src/vectors/store";
 
 const DIM = 64;
 let dir: string;
@@ -334,5 +334,64 @@ describe("ANN index", () => {
       found += hits.filter((h) => truth.has(h.documentId)).length;
     }
     expect(found / 500).toBeGreaterThanOrEqual(0.9);
+  });
+});
+
+describe("memory bounds", () => {
+  test("at most SEARCH_CONCURRENCY table searches run at once; the rest wait", async () => {
+    const c = await corpus();
+    let running = 0;
+    let waiting = 0;
+    let done = false;
+    const all = Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        store.search(c, 1, {
+          mode: i % 2 ? "keyword" : "vector",
+          text: "bread oven",
+          vector: embed("bread oven"),
+          topK: 3,
+        }),
+      ),
+    ).finally(() => (done = true));
+    while (!done) {
+      running = Math.max(running, store.searchLoad.running);
+      waiting = Math.max(waiting, store.searchLoad.waiting);
+      await Bun.sleep(0);
+    }
+    expect((await all).every((hits) => hits[0]?.documentId === "bread")).toBe(true);
+    expect(running).toBe(SEARCH_CONCURRENCY);
+    expect(waiting).toBeGreaterThan(0);
+    expect(store.searchLoad).toEqual({ running: 0, waiting: 0 });
+  });
+
+  test("takeActivity reports once that a search or write ended", async () => {
+    const c = await corpus();
+    store.takeActivity();
+    expect(store.takeActivity()).toBe(false);
+    await store.search(c, 1, { mode: "keyword", text: "bread", topK: 1 });
+    expect(store.takeActivity()).toBe(true);
+    expect(store.takeActivity()).toBe(false);
+    await store.replaceDocuments(c, 1, ["bread"], rows("bread", CORPUS.bread!));
+    expect(store.takeActivity()).toBe(true);
+  });
+
+  test("the connection keeps its index and metadata in the session it was opened with", async () => {
+    const own = mkdtempSync(join(tmpdir(), "ragd-session-"));
+    const session = lanceSession();
+    const c2 = await openLance(own, session);
+    const s2 = new VectorStore(c2);
+    try {
+      const id = crypto.randomUUID();
+      await s2.replaceDocuments(id, 1, ["cats"], rows("cats", CORPUS.cats!));
+      await s2.maintain();
+      expect((await s2.search(id, 1, { mode: "keyword", text: "kitten", topK: 1 }))[0]?.documentId).toBe("cats");
+      // A session the connection ignored would stay empty, and LanceDB's unbounded defaults would hold all this.
+      expect(session.approxNumItems()).toBeGreaterThan(0);
+      expect(Number(session.sizeBytes())).toBeGreaterThan(0);
+    } finally {
+      s2.close();
+      c2.close();
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 });

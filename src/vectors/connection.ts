@@ -16,9 +16,15 @@ const MB = 1024n * 1024n;
 const INDEX_CACHE_BYTES = 512n * MB;
 const METADATA_CACHE_BYTES = 64n * MB;
 
-export async function openLance(dataDir: string): Promise<LanceConnection> {
+/** The caches a connection uses, with ragd's bounds. */
+export function lanceSession(): lancedb.Session {
+  return new lancedb.Session(INDEX_CACHE_BYTES, METADATA_CACHE_BYTES);
+}
+
+export async function openLance(dataDir: string, session = lanceSession()): Promise<LanceConnection> {
   const dir = join(dataDir, "lance");
   mkdirSync(dir, { recursive: true });
-  const session = new lancedb.Session(INDEX_CACHE_BYTES, METADATA_CACHE_BYTES);
-  return lancedb.connect(dir, { readConsistencyInterval: 0 }, session);
+  // The session goes inside the options: connect(uri, options, session) drops a third
+  // argument that is a session, and the connection then runs on the unbounded defaults.
+  return lancedb.connect(dir, { readConsistencyInterval: 0, session });
 }

@@ -9,6 +9,7 @@
  * not remembered: a caller that drops a generation must stop writing to it (the
  * ingestion sink checks before each write); writes queued before the drop finish first.
  */
+import { Semaphore } from "../tools/semaphore";
 import type { LanceConnection } from "./connection";
 import { Maintainer } from "./maintain";
 import { searchTable, type StoredHit, type TableSearch } from "./search";
@@ -19,9 +20,21 @@ export type { ChunkRow } from "./tables";
 export type { SearchMode, StoredHit, TableSearch } from "./search";
 export type { WriteOptions } from "./writer";
 
+/**
+ * Table searches that run at once; the rest wait their turn. A search without an ANN
+ * index reads every vector of the table (and a keyword search every row not yet in the
+ * full-text index), tens of MB each on a table of 35,000 chunks: 48 vector clients
+ * asking at once while 150 sources of 150 KB were ingested took the server to 2.2 GB,
+ * 620 MB with 4 at a time (bench/memory-load.ts). Searches are CPU-bound: more at once
+ * only adds memory, while 2 at a time answered a third fewer queries on 2 cores.
+ */
+export const SEARCH_CONCURRENCY = 4;
+
 export interface VectorStoreOptions {
   /** Rows after which maintain() builds an ANN index on a table. */
   annThreshold?: number;
+  /** Table searches that may run at once (default SEARCH_CONCURRENCY). */
+  searchConcurrency?: number;
   log?: (msg: string, fields?: object) => void;
 }
 
@@ -29,12 +42,16 @@ export class VectorStore {
   private readonly tables: TableCache;
   private readonly writer: TableWriter;
   private readonly maintainer: Maintainer;
+  private readonly searches: Semaphore;
+  /** Searches and writes since the last takeActivity(), counted as they end. */
+  private activity = 0;
 
   constructor(conn: LanceConnection, opts: VectorStoreOptions = {}) {
     const log = opts.log ?? (() => {});
     this.tables = new TableCache(conn);
     this.writer = new TableWriter(this.tables, log);
     this.maintainer = new Maintainer(this.tables, this.writer, opts.annThreshold ?? 100_000, log);
+    this.searches = new Semaphore(opts.searchConcurrency ?? SEARCH_CONCURRENCY);
   }
 
   /** The table name of a collection generation: `c_<uuid without dashes>_g<generation>`. */
@@ -57,7 +74,9 @@ export class VectorStore {
     rows: ChunkRow[],
     opts: WriteOptions = {},
   ): Promise<void> {
-    return this.writer.replaceDocuments(tableName(collectionId, generation), documentIds, rows, opts);
+    return this.writer
+      .replaceDocuments(tableName(collectionId, generation), documentIds, rows, opts)
+      .finally(() => this.activity++);
   }
 
   /** Removes a document's rows from every generation table of the collection. */
@@ -135,12 +154,25 @@ export class VectorStore {
     const name = tableName(collectionId, generation);
     const table = await this.tables.get(name);
     if (!table) return [];
-    return searchTable(table, req, await this.maintainer.probesFor(name, table));
+    const probes = await this.maintainer.probesFor(name, table);
+    return this.searches.run(() => searchTable(table, req, probes)).finally(() => this.activity++);
+  }
+
+  /** Table searches running now, and waiting for their turn. */
+  get searchLoad(): { running: number; waiting: number } {
+    return { running: this.searches.running, waiting: this.searches.queued };
   }
 
   /** Periodic upkeep of the tables written since the last call (all tables on the first call). */
   maintain(): Promise<void> {
     return this.maintainer.maintain();
+  }
+
+  /** Whether a search or write ended since the last call. */
+  takeActivity(): boolean {
+    const any = this.activity > 0;
+    this.activity = 0;
+    return any;
   }
 
   /** Closes the open table handles; the connection belongs to the caller. */
