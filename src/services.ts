@@ -6,6 +6,7 @@ import type { Config } from "./config";
 import { Collections } from "./core/collections";
 import { openDb, type Db } from "./db/client";
 import { AuthService } from "./features/auth/service";
+import { DocumentService } from "./features/documents/service";
 import { KbService } from "./features/kb/service";
 import { KeyService } from "./features/keys/service";
 import { PipelineService } from "./features/pipelines/service";
@@ -37,6 +38,7 @@ export interface Services {
   keys: KeyService;
   queries: QueryService;
   sources: SourceService;
+  documents: DocumentService;
   kbs: KbService;
   /** Set once the server listens: the base of upload URLs. */
   baseUrl: { value: string };
@@ -67,6 +69,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     config,
     baseUrl: () => baseUrl.value,
   });
+  const documents = new DocumentService({ db, engine, files, store, keys, config });
   const kbs = new KbService({ db, collections, engine, files, searcher, config });
   collections.onCollectionDeleted(async (id) => {
     keys.forgetCollection(id);
@@ -107,6 +110,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     keys,
     queries,
     sources,
+    documents,
     kbs,
     baseUrl,
     timers,
