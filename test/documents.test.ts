@@ -15,7 +15,7 @@ let key: string;
 
 beforeAll(async () => {
   fake = await startFakeOllama({ models: { "all-minilm": 384 } });
-  t = await makeApp({ ollamaUrl: fake.url, workers: 1 });
+  t = await makeApp({ ollamaUrl: fake.url, workers: 1, fetchAllow: ["127.0.0.1"] });
   c = await Client.create(t);
   pid = await c.pipeline({ name: "docs", embeddingModel: "ollama/all-minilm", chunkSize: 100, chunkOverlap: 0 });
   key = await keyFor(pid, ["query", "ingest"]);
@@ -149,6 +149,43 @@ describe("upsert lifecycle, checked through queries", () => {
     const badMeta = await send("Epsilon.", { metadata: "{not json" });
     expect(badMeta.status).toBe(400);
     expect(((await badMeta.json()) as { error: { message: string } }).error.message).toContain("metadata");
+  });
+});
+
+describe("url documents are compared after extraction", () => {
+  test("a re-fetch that brings the same text embeds nothing; new text is embedded", async () => {
+    let page = "<html><body><p>Zeta page text, first edition.</p></body></html>";
+    let fetches = 0;
+    const site = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () => {
+        fetches++;
+        return new Response(page, { headers: { "content-type": "text/html" } });
+      },
+    });
+    try {
+      const url = `http://127.0.0.1:${site.port}/page`;
+      expect((await put("page-1", { type: "url", url })).status).toBe(201);
+      await settled("page-1");
+      const before = fake.stats().inputs;
+      // Different markup, same extracted text.
+      page = "<html><head><title>x</title></head><body><p>Zeta page text, first edition.</p></body></html>";
+      const again = await put("page-1", { type: "url", url });
+      expect(again.body.status).toBe("replaced");
+      await waitFor("the second fetch", () => fetches >= 2);
+      expect((await settled("page-1")).chunkCount).toBe(1);
+      expect(fake.stats().inputs).toBe(before);
+      page = "<html><body><p>Zeta page text, second edition.</p></body></html>";
+      await put("page-1", { type: "url", url });
+      await waitFor("the new text to be served", async () =>
+        (await contents()).includes("Zeta page text, second edition."),
+      );
+      expect(fake.stats().inputs).toBeGreaterThan(before);
+      expect(await contents()).not.toContain("Zeta page text, first edition.");
+    } finally {
+      site.stop(true);
+    }
   });
 });
 
