@@ -2,7 +2,7 @@
  * Named queries of the documents API (docs/API.md, Documents API): documents by the
  * client's external id, a page of them, and the text and tasks an upsert replaces.
  */
-import { and, asc, count, eq, gt, inArray, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gt, inArray, ne, type SQL } from "drizzle-orm";
 import type { Db } from "../client";
 import { once, ph } from "../prepared";
 import { documentTexts, documents, tasks, type DocumentRow } from "../schema";
@@ -70,4 +70,29 @@ export function dropPendingTasksOfDocument(db: Db, documentId: string): void {
   db.delete(tasks)
     .where(and(eq(tasks.documentId, documentId), inArray(tasks.status, ["queued", "processing"])))
     .run();
+}
+
+/**
+ * Another document of the collection whose indexed (or queued) content has this hash:
+ * the same file uploaded again. Failed documents do not count.
+ */
+export function findSameContent(
+  db: Db,
+  collectionId: string,
+  contentHash: string,
+  exceptId: string,
+): DocumentRow | undefined {
+  return db
+    .select()
+    .from(documents)
+    .where(
+      and(
+        eq(documents.collectionId, collectionId),
+        eq(documents.contentHash, contentHash),
+        ne(documents.id, exceptId),
+        ne(documents.status, "failed"),
+      ),
+    )
+    .orderBy(asc(documents.id))
+    .get();
 }
