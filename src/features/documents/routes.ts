@@ -4,6 +4,7 @@
  * The pipeline is the key's; a session cookie does not open this door.
  */
 import { Elysia, t } from "elysia";
+import { AppError } from "../../http/errors";
 import { ErrorBody } from "../../http/models";
 import { unknownFields } from "../../http/unknown-fields";
 import { BatchBody, BatchResponse, DocumentModel, DocumentPage, ListQuery, UpsertResult } from "./model";
@@ -36,7 +37,13 @@ export function documentRoutes(docs: DocumentService, files: FileStore, maxUploa
       .put(
         "/:externalId",
         async ({ pipeline, params, request, body, set }) => {
-          const multipart = (request.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data");
+          const type = (request.headers.get("content-type") ?? "").toLowerCase();
+          const multipart = type.startsWith("multipart/form-data");
+          if (!multipart && !/^application\/([\w.+-]*\+)?json\b/.test(type))
+            throw new AppError(
+              "unsupported_media_type",
+              "send the document as JSON (Content-Type: application/json) or a file as multipart/form-data",
+            );
           const result = multipart
             ? await docs.upsertFile(
                 pipeline,
