@@ -160,6 +160,11 @@ export class KeyService {
     return { keyId: grant.keyId, collectionId: grant.collectionId };
   }
 
+  /** authorize() for the query scope, for callers that predate scopes (the query scope is what they served). */
+  authenticate(authorization: string | null): { keyId: string; collectionId: string } {
+    return this.authorize(authorization, "query");
+  }
+
   /** The grant behind a presented key; invalid_api_key when it is missing, malformed, unknown or revoked. */
   private lookup(authorization: string | null): Grant {
     const raw = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
