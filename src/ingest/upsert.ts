@@ -108,6 +108,7 @@ export function upsertDocumentTx(t: Db, p: UpsertPlan, now: number): Upserted | 
     filePath: p.file ? existing.id : null,
     // url/api keep the hash of what is indexed: their job compares the new text with it.
     contentHash: p.contentHash ?? existing.contentHash,
+    updatedAt: iso(now),
   } satisfies Partial<DocumentRow>);
   updateDocument(t, existing.id, patch);
   replaceDocumentText(t, existing.id, p.content ?? null);
