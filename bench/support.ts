@@ -12,9 +12,9 @@ export interface Doc {
   text: string;
 }
 
-/** SciFact abstracts when the shared datasets are beside the checkout, else generated prose. */
-export function loadCorpus(limit = Infinity): Doc[] {
-  const path = join(DATASETS, "scifact", "corpus.jsonl");
+/** SciFact abstracts when the shared datasets are beside the checkout (or in `datasets`), else generated prose. */
+export function loadCorpus(limit = Infinity, datasets = DATASETS): Doc[] {
+  const path = join(datasets, "scifact", "corpus.jsonl");
   if (!existsSync(path)) return generated(Math.min(limit, 5000));
   const out: Doc[] = [];
   for (const line of readFileSync(path, "utf8").split("\n")) {

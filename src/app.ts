@@ -6,6 +6,7 @@ import { Elysia } from "elysia";
 import { dashboardRoutes } from "./dashboard/routes";
 import { authRoutes } from "./features/auth/routes";
 import { docsRoutes } from "./features/docs/routes";
+import { documentRoutes } from "./features/documents/routes";
 import { healthRoutes } from "./features/health/routes";
 import { kbRoutes } from "./features/kb/routes";
 import { keyRoutes } from "./features/keys/routes";
@@ -39,6 +40,7 @@ export function buildApp(s: Services) {
     .use(uploadRoutes(s.sources))
     .use(keyRoutes(s.auth, s.pipelines, s.keys))
     .use(queryRoutes(s.queries))
+    .use(documentRoutes(s.documents, s.files, s.config.maxUploadMb))
     .use(mcpRoutes(s.mcp))
     .use(kbRoutes(s.auth, s.kbs));
 }

@@ -6,6 +6,7 @@ import type { Config } from "./config";
 import { Collections } from "./core/collections";
 import { openDb, type Db } from "./db/client";
 import { AuthService } from "./features/auth/service";
+import { DocumentService } from "./features/documents/service";
 import { KbService } from "./features/kb/service";
 import { KeyService } from "./features/keys/service";
 import type { McpDeps } from "./features/mcp/routes";
@@ -43,6 +44,7 @@ export interface Services {
   keys: KeyService;
   queries: QueryService;
   sources: SourceService;
+  documents: DocumentService;
   kbs: KbService;
   mcp: McpDeps;
   /** Set once the server listens: the base of upload URLs. */
@@ -84,6 +86,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     config,
     baseUrl: () => baseUrl.value,
   });
+  const documents = new DocumentService({ db, engine, files, store, keys, config });
   const kbs = new KbService({ db, collections, engine, files, searcher, config });
   const mcp: McpDeps = { queries, reader: new SourceReader(db, store), db, log };
   collections.onCollectionDeleted(async (id) => {
@@ -135,6 +138,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     keys,
     queries,
     sources,
+    documents,
     kbs,
     mcp,
     baseUrl,

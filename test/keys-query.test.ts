@@ -30,7 +30,15 @@ describe("API key lifecycle", () => {
     const list = await t.call("GET", `/api/rag/pipelines/${pipelineId}/keys`, { cookie });
     expect(list.status).toBe(200);
     const listed = list.body.find((k: { id: string }) => k.id === id);
-    expect(Object.keys(listed).sort()).toEqual(["createdAt", "id", "lastUsedAt", "name", "prefix"]);
+    expect(Object.keys(listed).sort()).toEqual([
+      "createdAt",
+      "expiresAt",
+      "id",
+      "lastUsedAt",
+      "name",
+      "prefix",
+      "scopes",
+    ]);
     expect(list.text).not.toContain(key);
 
     const stored = t.services.db.$client.query("SELECT * FROM api_keys WHERE id = ?").get(id) as Record<string, string>;

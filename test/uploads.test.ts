@@ -52,7 +52,11 @@ async function statusOf(id: string): Promise<string | undefined> {
   return (await c.source(pid, id))?.status;
 }
 
-const body32 = () => bytesOf("thirty-two bytes of upload text.");
+// Different bytes each time: the same file twice in one pipeline is refused (docs/API.md).
+let uploads = 0;
+const text32 = () => `32 bytes of upload text, no ${String(++uploads).padStart(3, "0")}.`;
+let lastText = "";
+const body32 = () => bytesOf((lastText = text32()));
 
 describe("the signed upload URL", () => {
   test("a valid URL takes the raw bytes without a cookie and stores them under files/<pipeline>/<source>", async () => {
@@ -65,7 +69,7 @@ describe("the signed upload URL", () => {
     expect(put.status).toBe(200);
     expect(put.body.source).toMatchObject({ id: s.id, status: "queued", fileSize: 32 });
     kept.push(`${pid}/${s.id}`);
-    expect(readFileSync(join(filesDir(), pid, s.id), "utf8")).toBe("thirty-two bytes of upload text.");
+    expect(readFileSync(join(filesDir(), pid, s.id), "utf8")).toBe(lastText);
     expectFilesTree();
     expect((await c.settled(pid, s.id)).status).toBe("ready");
   });
@@ -120,11 +124,12 @@ describe("the signed upload URL", () => {
   test("a replayed PUT is 409 and the first file is kept as it was", async () => {
     const s = await newFileSource();
     expect((await c.put(s.uploadUrl, body32())).status).toBe(200);
+    const first = lastText;
     kept.push(`${pid}/${s.id}`);
     const replay = await c.put(s.uploadUrl, bytesOf("THIRTY-TWO BYTES, A DIFFERENT 1!"));
     expect(replay.status).toBe(409);
     expect(replay.body.error.code).toBe("conflict");
-    expect(readFileSync(join(filesDir(), pid, s.id), "utf8")).toBe("thirty-two bytes of upload text.");
+    expect(readFileSync(join(filesDir(), pid, s.id), "utf8")).toBe(first);
     await c.settled(pid, s.id);
     expectFilesTree();
   });

@@ -37,7 +37,18 @@ export class FileStore {
     body: ReadableStream<Uint8Array> | null,
     limit: number,
   ): Promise<number> {
+    return (await this.saveHashed(collectionId, documentId, body, limit)).size;
+  }
+
+  /** As save(), and the SHA-256 (hex) of the bytes, to recognise the same file sent again. */
+  async saveHashed(
+    collectionId: string,
+    documentId: string,
+    body: ReadableStream<Uint8Array> | null,
+    limit: number,
+  ): Promise<{ size: number; hash: string }> {
     const final = this.pathOf(collectionId, documentId);
+    const hasher = new Bun.CryptoHasher("sha256");
     const tmp = join(this.dir, ".tmp", `${documentId}-${crypto.randomUUID()}`);
     const fh = await open(tmp, "w", 0o600).catch((err) => {
       throw isOutOfSpace(err) ? new DiskFullError(this.dataDir) : err;
@@ -48,6 +59,7 @@ export class FileStore {
         for await (const part of body as unknown as AsyncIterable<Uint8Array>) {
           total += part.byteLength;
           if (total > limit) throw new FileError("too_large", `the file is larger than ${limit} bytes`);
+          hasher.update(part);
           await fh.write(part);
         }
       }
@@ -55,7 +67,7 @@ export class FileStore {
       await fh.close();
       mkdirSync(dirname(final), { recursive: true });
       renameSync(tmp, final);
-      return total;
+      return { size: total, hash: hasher.digest("hex") };
     } catch (err) {
       await fh.close().catch(() => {});
       rmSync(tmp, { force: true });

@@ -36,7 +36,10 @@ export function authenticateSession(
 ): { user: User; renewed: boolean; token: string } {
   const token = readCookie(request, SESSION_COOKIE);
   if (carriesApiKey(request, token)) {
-    throw new AppError("api_key_not_allowed", "API keys only work on POST /api/rag/query; sign in to manage pipelines");
+    throw new AppError(
+      "api_key_not_allowed",
+      "API keys only work on POST /api/rag/query and /api/rag/documents; sign in to manage pipelines",
+    );
   }
   const found = token ? auth.userForToken(token) : undefined;
   if (!found || !token) throw new AppError("unauthenticated", "sign in first (no valid session cookie)");

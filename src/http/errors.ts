@@ -15,6 +15,7 @@ export type ErrorCode =
   | "unauthenticated"
   | "invalid_api_key"
   | "api_key_not_allowed"
+  | "insufficient_scope"
   | "tier_limit_reached"
   | "csrf_rejected"
   | "signup_closed"
@@ -36,6 +37,7 @@ const STATUS: Record<ErrorCode, number> = {
   unauthenticated: 401,
   invalid_api_key: 401,
   api_key_not_allowed: 403,
+  insufficient_scope: 403,
   tier_limit_reached: 403,
   csrf_rejected: 403,
   signup_closed: 403,

@@ -25,6 +25,7 @@ import {
   requeueDocument,
   type UploadedFile,
 } from "./queue";
+import { type UpsertPlan, type Upserted, upsertDocumentTx } from "./upsert";
 import { endReindexIfBuilt, isLive, startReindex } from "./generations";
 import type { DiskGate } from "./disk-watch";
 import { jobFor } from "./job-for";
@@ -156,6 +157,26 @@ export class IngestEngine {
     return row;
   }
 
+  /**
+   * Creates, replaces or leaves a document by its external id (upsert.ts), in the
+   * next group commit: the items of a batch request share one transaction, each in
+   * its own savepoint, so a refused item undoes only itself. Null when the collection is gone.
+   */
+  async upsertDocument(plan: UpsertPlan): Promise<Upserted | null> {
+    const done = await this.writes.run((t) => {
+      const r = upsertDocumentTx(t, plan, Date.now());
+      // Cancelled before any claim of this commit can start the new version's task.
+      if (r?.status === "replaced") this.cancelDocument(r.row.id);
+      return r;
+    });
+    if (done?.status === "created") this.sink.markNew(done.row.id);
+    if (done?.queued) {
+      this.queued.n++;
+      this.kick();
+    }
+    return done;
+  }
+
   /** Stops a document's running job (its rows are then refused by the sink). */
   cancelDocument(documentId: string): void {
     this.d.pool.cancelDocument(documentId);
@@ -274,8 +295,10 @@ export class IngestEngine {
     } else {
       const outcome: Outcome =
         e.type === "done"
-          ? { ok: true, chunkCount: e.chunkCount, dimensions: e.dimensions }
-          : { ok: false, message: e.message, transient: e.transient };
+          ? { ok: true, chunkCount: e.chunkCount, dimensions: e.dimensions, contentHash: e.contentHash }
+          : e.type === "unchanged"
+            ? { ok: true, chunkCount: 0, dimensions: 0, contentHash: e.contentHash, unchanged: true }
+            : { ok: false, message: e.message, transient: e.transient };
       this.finish(e.jobId, r, outcome).catch((err) =>
         this.d.log.error("could not finish an ingestion task", { error: err }),
       );

@@ -5,7 +5,7 @@ import { findCollectionById } from "../db/queries/collections";
 import { findDocumentById, findDocumentText, markDocumentProcessing } from "../db/queries/documents";
 import type { Task } from "../db/schema";
 import type { FileStore } from "../files/store";
-import { modelOf } from "./generations";
+import { isSettled, modelOf } from "./generations";
 import { joinCredentials } from "../tools/url-credentials";
 import type { Job } from "./job";
 
@@ -30,6 +30,8 @@ export function jobFor(db: Db, task: Task, d: JobSettings): Job | null {
       fileName: doc.fileName,
       fileSize: doc.fileSize,
       filePath: doc.filePath ? d.files.pathOf(col.id, doc.id) : null,
+      // Only a settled index still holds the chunks of that hash, for the job to keep.
+      indexedHash: isSettled(col, task.generation) && doc.chunkCount > 0 ? doc.contentHash : null,
     },
     chunking: {
       strategy: col.chunkingStrategy as Job["chunking"]["strategy"],

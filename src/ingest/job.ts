@@ -5,6 +5,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { EmbeddingError, type Embedder } from "../embed/types";
+import { sha256 } from "../tools/crypto";
 import { chunkText } from "./chunk/index";
 import { ExtractionError, extract } from "./extract/index";
 import { FetchError, safeFetch } from "./fetch/index";
@@ -19,6 +20,11 @@ export interface JobDocument {
   fileName: string | null;
   fileSize: number | null;
   filePath: string | null;
+  /**
+   * url/api: the hash of the text already indexed in the task's generation, if any.
+   * When the fetched text hashes the same, the job ends `unchanged` and embeds nothing.
+   */
+  indexedHash?: string | null;
 }
 
 export interface Job {
@@ -54,7 +60,8 @@ export interface JobContext {
 export type JobEvent =
   | { type: "progress"; jobId: string; done: number; total: number }
   | { type: "rows"; jobId: string; rows: RowOut[]; first: boolean }
-  | { type: "done"; jobId: string; chunkCount: number; dimensions: number }
+  | { type: "done"; jobId: string; chunkCount: number; dimensions: number; contentHash: string | null }
+  | { type: "unchanged"; jobId: string; contentHash: string }
   | { type: "error"; jobId: string; message: string; transient: boolean };
 
 /** Rows handed back per message: bounds the memory a big document holds at once. */
@@ -90,6 +97,11 @@ export async function runJob(
 ): Promise<void> {
   try {
     const extracted = await textOf(job);
+    // Text and files are hashed where they arrive; a fetched source only once it is extracted.
+    const fetched = job.document.type === "url" || job.document.type === "api";
+    const contentHash = fetched ? sha256(extracted.text) : null;
+    if (contentHash !== null && contentHash === job.document.indexedHash)
+      return emit({ type: "unchanged", jobId: job.jobId, contentHash });
     const chunks = chunkText(extracted.text, job.chunking);
     if (chunks.length === 0) throw new ExtractionError(`no text found in the ${extracted.kind} content`);
     const embedder = ctx.embedder;
@@ -124,7 +136,8 @@ export async function runJob(
       if (report && i + SLICE < chunks.length)
         emit({ type: "progress", jobId: job.jobId, done: i + SLICE, total: chunks.length });
     }
-    emit({ type: "done", jobId: job.jobId, chunkCount: chunks.length, dimensions: await embedder.dimensions() });
+    const dimensions = await embedder.dimensions();
+    emit({ type: "done", jobId: job.jobId, chunkCount: chunks.length, dimensions, contentHash });
   } catch (err) {
     emit({ type: "error", jobId: job.jobId, ...describe(err) });
   }

@@ -16,7 +16,15 @@ import { endReindexIfBuilt, isBuilding, noteDimensions } from "./generations";
 export const MAX_ATTEMPTS = 5;
 
 export type Outcome =
-  | { ok: true; chunkCount: number; dimensions: number }
+  | {
+      ok: true;
+      chunkCount: number;
+      dimensions: number;
+      /** Of the text indexed (url/api, learned by the job); undefined keeps the stored one. */
+      contentHash?: string | null;
+      /** The fetched text was already indexed: the stored chunks stay, chunkCount is ignored. */
+      unchanged?: boolean;
+    }
   | { ok: false; message: string; transient: boolean };
 
 export interface Finished {
@@ -48,6 +56,8 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
     return NOTHING;
   }
   endTask(t, task.id, outcome.ok ? "succeeded" : "failed", outcome.ok ? null : outcome.message, iso(now));
+  if (outcome.ok && outcome.unchanged) outcome = { ...outcome, chunkCount: doc.chunkCount };
+  if (outcome.ok && outcome.contentHash) updateDocument(t, doc.id, { contentHash: outcome.contentHash });
   const stillPending = pendingTasksOfDocument(t, doc.id).length > 0;
   if (outcome.ok && !stillPending) {
     markDocumentReady(t, doc.id, outcome.chunkCount, iso(now));
@@ -71,8 +81,9 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
       updatedAt: iso(now),
     });
   }
-  if (outcome.ok) noteDimensions(t, task, outcome.dimensions);
-  const dropGeneration = endReindexIfBuilt(t, task.collectionId, now, outcome.ok ? outcome.dimensions : null);
+  const learned = outcome.ok && !outcome.unchanged ? outcome.dimensions : null;
+  if (learned !== null) noteDimensions(t, task, learned);
+  const dropGeneration = endReindexIfBuilt(t, task.collectionId, now, learned);
   return { dropGeneration, clearRows: !outcome.ok };
 }
 

@@ -25,6 +25,8 @@ export type Enqueued = "queued" | "gone" | "has_file";
 export interface UploadedFile {
   filePath: string;
   fileSize: number;
+  /** SHA-256 of the bytes, when the receiver computed it. */
+  contentHash?: string;
 }
 
 /** A new document's row: a file source without its bytes waits for the upload; anything else is queued. */

@@ -59,13 +59,27 @@ export class TableWriter {
 
   /**
    * Deletes rows of `documentIds` (and any earlier copy of the given row ids, unless
-   * `appendedAreNew` says rows outside those documents cannot be stored yet), then appends `rows`.
+   * `appendedAreNew` says rows outside those documents cannot be stored yet), then appends
+   * `rows`; when it both deletes documents and adds rows, in a single commit.
    */
   replaceDocuments(name: string, documentIds: string[], rows: ChunkRow[], opts: WriteOptions = {}): Promise<void> {
     return this.queues.run(name, async () => {
       if (this.isDropped(name)) return this.log("vector write skipped: collection dropped", { table: name });
       const table = await this.tables.get(name);
       if (!table) return this.createWith(name, rows);
+      if (documentIds.length && rows.length) {
+        // A replaced document with new rows: one commit, so a query sees the old version or the
+        // new one, never neither (docs/API.md, Documents API). Merging on id also keeps one copy
+        // of a replayed row.
+        await table
+          .mergeInsert("id")
+          .whenMatchedUpdateAll()
+          .whenNotMatchedInsertAll()
+          .whenNotMatchedBySourceDelete({ where: inList("document_id", documentIds) })
+          .execute(toArrowChecked(rows, await this.dimOf(name, table)));
+        this.dirty.add(name);
+        return;
+      }
       const predicate = replacePredicate(documentIds, opts.appendedAreNew ? [] : rows);
       if (predicate) await table.delete(predicate);
       if (rows.length) await table.add(toArrowChecked(rows, await this.dimOf(name, table)));

@@ -161,6 +161,25 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
     await shootThemes(page, "keys");
   }, 30_000);
 
+  test("a key with the ingest scope and an expiry shows both in the key table", async () => {
+    await at(`/pipelines/${pipelineId}/keys`);
+    await page.getByLabel("Key name").fill("sync job");
+    await page.getByRole("checkbox", { name: /Query/ }).uncheck();
+    await page.getByRole("checkbox", { name: /Ingest/ }).check();
+    await page.getByLabel("Expires (optional)").fill("2030-01-31");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByRole("button", { name: "I have stored it" }).click();
+    const row = page.getByRole("row", { name: /sync job/ });
+    await row.waitFor();
+    expect(await row.getByRole("cell").nth(1).textContent()).toBe("ingest");
+    expect(await row.locator("time").first().getAttribute("datetime")).toMatch(/^2030-0[12]-/);
+    // Revoked again, so the steps below find only the first key.
+    await page.getByRole("button", { name: "Revoke sync job" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
+    await row.waitFor({ state: "detached" });
+  }, 30_000);
+
   test("the playground queries with the key: no results for the empty pipeline, and a curl command", async () => {
     await at(`/pipelines/${pipelineId}/playground`);
     await page.getByLabel("Paste a key").fill(apiKey);

@@ -84,10 +84,17 @@ export const sources = {
     request<Deleted>("DELETE", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}`),
 };
 
+/** What a new key is created with: scopes default to ["query"], no expiry to never. */
+export interface KeyInput {
+  name: string;
+  scopes?: string[];
+  expiresAt?: string;
+}
+
 export const keys = {
   list: (pipelineId: string) => request<ApiKey[]>("GET", `${pipelinePath(pipelineId)}/keys`),
-  create: (pipelineId: string, name: string) =>
-    request<ApiKeyCreated>("POST", `${pipelinePath(pipelineId)}/keys`, { body: { name } }),
+  create: (pipelineId: string, name: string, opts: Omit<KeyInput, "name"> = {}) =>
+    request<ApiKeyCreated>("POST", `${pipelinePath(pipelineId)}/keys`, { body: { name, ...opts } }),
   revoke: (pipelineId: string, keyId: string) =>
     request<Deleted>("DELETE", `${pipelinePath(pipelineId)}/keys/${enc(keyId)}`),
 };

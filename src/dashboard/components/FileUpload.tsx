@@ -46,8 +46,10 @@ export function FileUpload({ pipelineId, onUploaded }: { pipelineId: string; onU
       notify(`“${file.name}” uploaded; ragd is indexing it.`);
     } catch (e) {
       const err = e as ApiError;
-      // A cancelled upload leaves nothing behind; a failed one stays visible with its error.
-      if (created && err.code === "aborted") await sources.remove(pipelineId, created.id).catch(() => undefined);
+      // A cancelled upload leaves nothing behind, nor does the same file sent twice (409: the
+      // error names the source that has it); a failed one stays visible with its error.
+      if (created && (err.code === "aborted" || err.status === 409))
+        await sources.remove(pipelineId, created.id).catch(() => undefined);
       if (err.code !== "aborted") setError(err);
     } finally {
       setProgress(undefined);

@@ -1,4 +1,4 @@
-/** The keys of a pipeline by prefix, with created and last-used times. */
+/** The keys of a pipeline by prefix, with their scopes, expiry, created and last-used times. */
 import type { ApiKey } from "../api/types";
 import { formatDate, timeAgo } from "../lib/format";
 
@@ -12,6 +12,8 @@ export function KeyTable({ items, onRevoke }: { items: ApiKey[]; onRevoke: (k: A
           <tr>
             <th scope="col">Name</th>
             <th scope="col">Key</th>
+            <th scope="col">Scopes</th>
+            <th scope="col">Expires</th>
             <th scope="col">Created</th>
             <th scope="col">Last used</th>
             <th scope="col">
@@ -27,6 +29,10 @@ export function KeyTable({ items, onRevoke }: { items: ApiKey[]; onRevoke: (k: A
               </th>
               <td data-label="Key">
                 <code>{k.prefix}…</code>
+              </td>
+              <td data-label="Scopes">{k.scopes.join(", ")}</td>
+              <td data-label="Expires">
+                <Expiry at={k.expiresAt} />
               </td>
               <td data-label="Created">
                 <time dateTime={k.createdAt} title={formatDate(k.createdAt)}>
@@ -57,5 +63,16 @@ export function KeyTable({ items, onRevoke }: { items: ApiKey[]; onRevoke: (k: A
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** When a key expires: never, a date, or a warning once it has. */
+function Expiry({ at }: { at: string | null }) {
+  if (!at) return <span class="muted">never</span>;
+  const past = Date.parse(at) <= Date.now();
+  return (
+    <time dateTime={at} title={formatDate(at)} class={past ? "badge badge-bad" : undefined}>
+      {past ? "expired" : formatDate(at)}
+    </time>
   );
 }

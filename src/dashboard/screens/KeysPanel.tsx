@@ -1,15 +1,15 @@
 /**
- * The API keys tab: create a key (shown in full exactly once), see keys by prefix
- * with when they were made and last used, and revoke them.
+ * The API keys tab: create a key with its scopes and expiry (shown in full exactly
+ * once), see keys by prefix with what they may do, when they expire, were made and
+ * last used, and revoke them.
  */
 import { useState } from "preact/hooks";
-import { fieldError } from "../api/client";
 import { keys } from "../api/endpoints";
 import type { ApiKey, ApiKeyCreated, Pipeline } from "../api/types";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { EmptyState, Loading } from "../components/EmptyState";
 import { ErrorNote } from "../components/ErrorNote";
-import { Field } from "../components/Field";
+import { KeyCreateForm } from "../components/KeyCreateForm";
 import { KeyCreatedDialog } from "../components/KeyCreatedDialog";
 import { KeyTable } from "../components/KeyTable";
 import { useAction, useLoad } from "../lib/hooks";
@@ -20,15 +20,8 @@ import { forgetPlaygroundKey } from "../lib/playground-key";
 export function KeysPanel({ pipeline }: { pipeline: Pipeline }) {
   const { notify } = useApp();
   const list = useLoad(() => keys.list(pipeline.id), [pipeline.id]);
-  const [name, setName] = useState("");
   const [created, setCreated] = useState<ApiKeyCreated | undefined>(undefined);
   const [doomed, setDoomed] = useState<ApiKey | undefined>(undefined);
-  const create = useAction(async () => {
-    const k = await keys.create(pipeline.id, name.trim());
-    setCreated(k);
-    setName("");
-    await list.reload();
-  });
   const revoke = useAction(async (k: ApiKey) => {
     await keys.revoke(pipeline.id, k.id);
     forgetPlaygroundKey(pipeline.id, k.prefix);
@@ -42,23 +35,17 @@ export function KeysPanel({ pipeline }: { pipeline: Pipeline }) {
       <section class="card" aria-labelledby="new-key-h">
         <h2 id="new-key-h">Create an API key</h2>
         <p class="muted">
-          A key lets a program query this pipeline (and nothing else) with <code>POST /api/rag/query</code>.
+          A key lets a program use this pipeline (and nothing else): <strong>query</strong> it with{" "}
+          <code>POST /api/rag/query</code>, and, with the <strong>ingest</strong> scope, keep its documents in step
+          through <code>/api/rag/documents</code>.
         </p>
-        <form class="inline-form" onSubmit={(e) => (e.preventDefault(), void create.run())}>
-          <Field
-            label="Key name"
-            hint="Say where it will be used, e.g. “support bot”."
-            error={fieldError(create.error, "name")}
-          >
-            {(ids) => (
-              <input {...ids} required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-            )}
-          </Field>
-          <button type="submit" class="btn btn-primary" disabled={create.busy || !name.trim()}>
-            {create.busy ? "Creating…" : "Create key"}
-          </button>
-        </form>
-        <ErrorNote error={create.error} context="Could not create the key" />
+        <KeyCreateForm
+          create={({ name, ...opts }) => keys.create(pipeline.id, name, opts)}
+          onCreated={async (k) => {
+            setCreated(k);
+            await list.reload();
+          }}
+        />
       </section>
       <section aria-labelledby="keys-h">
         <h2 id="keys-h">Keys</h2>

@@ -16,6 +16,7 @@ import { findDocument, listDocuments } from "../../db/queries/documents";
 import type { DocumentRow, User } from "../../db/schema";
 import type { FileStore } from "../../files/store";
 import { type MultipartBody, type ReceivedFile, receiveFile } from "../../files/multipart";
+import { refuseDuplicateFile } from "../../core/duplicates";
 import { AppError, notFound } from "../../http/errors";
 import type { IngestEngine } from "../../ingest/engine";
 import { detectKind } from "../../ingest/extract/detect";
@@ -113,9 +114,15 @@ export class KbService {
     const docId = Bun.randomUUIDv7();
     const limit = this.d.config.maxUploadMb * 1024 * 1024;
     let file: ReceivedFile;
+    let hash = "";
     try {
-      file = await receiveFile(form, "file", (body) => this.d.files.save(kb.id, docId, body, limit));
+      file = await receiveFile(form, "file", async (body) => {
+        const saved = await this.d.files.saveHashed(kb.id, docId, body, limit);
+        hash = saved.hash;
+        return saved.size;
+      });
       detectKind(file.head, { contentType: file.mimeType, fileName: file.fileName });
+      refuseDuplicateFile(this.d.db, kb.id, docId, hash);
     } catch (err) {
       this.d.files.remove(kb.id, docId);
       if (err instanceof ExtractionError) throw new AppError("unsupported_media_type", err.message);
@@ -129,6 +136,7 @@ export class KbService {
       fileName: file.fileName.slice(0, 255),
       fileSize: file.size,
       filePath: docId,
+      contentHash: hash,
     });
     if (!row) {
       // Deleted while the bytes arrived.

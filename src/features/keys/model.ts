@@ -1,13 +1,25 @@
-/** Schemas of the API key endpoints (seed 4.4). */
+/** Schemas of the API key endpoints (docs/API.md, API keys). */
 import { t } from "elysia";
 import { Name } from "../../http/models";
 
-export const KeyCreate = t.Object({ name: Name(200) });
+export const KeyCreate = t.Object({
+  name: Name(200),
+  scopes: t.Optional(
+    t.Array(t.String(), {
+      description: 'What the key may do: a non-empty subset of "query", "ingest". Default ["query"].',
+    }),
+  ),
+  expiresAt: t.Optional(
+    t.String({ description: "When the key stops working: an ISO 8601 date-time in the future. Default: never." }),
+  ),
+});
 
 export const KeyModel = t.Object({
   id: t.String(),
   name: t.String(),
   prefix: t.String({ description: "The first 12 characters of the key, for recognising it." }),
+  scopes: t.Array(t.String()),
+  expiresAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
   createdAt: t.String({ format: "date-time" }),
   lastUsedAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
 });

@@ -1,4 +1,4 @@
-/** API key routes (seed 4.4): list, create, revoke, under a pipeline. */
+/** API key routes (docs/API.md, API keys): list, create, revoke, under a pipeline. */
 import { Elysia, t } from "elysia";
 import { sessionAuth } from "../../http/auth";
 import { Deleted, ErrorBody } from "../../http/models";
@@ -28,7 +28,7 @@ export function keyRoutes(auth: AuthService, pipelines: PipelineService, keys: K
       ({ user, params, body, set }) => {
         pipelines.own(user, params.id);
         set.status = 201;
-        return keys.create(params.id, body.name);
+        return keys.create(params.id, body.name, { scopes: body.scopes, expiresAt: body.expiresAt });
       },
       {
         session: true,

@@ -3,6 +3,8 @@
  * the first 12 characters kept as the visible prefix. Lookups are cached by hash
  * and the cache entry goes the moment a key is revoked. Last-used times are
  * gathered in memory and written in batches (flush), never once per query.
+ * Each key carries scopes (what it may do) and an optional expiry; `authorize`
+ * is the one check every key-authenticated route makes (docs/API.md, API keys).
  */
 import type { Db } from "../../db/client";
 import {
@@ -23,12 +25,62 @@ const VISIBLE_PREFIX = 12;
 const CACHE_MAX = 10_000;
 const KEY_SHAPE = /^rag_[0-9A-Za-z]{40,200}$/;
 
+export const KEY_SCOPES = ["query", "ingest"] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
+
 export interface PublicKey {
   id: string;
   name: string;
   prefix: string;
+  scopes: KeyScope[];
+  expiresAt: string | null;
   createdAt: string;
   lastUsedAt: string | null;
+}
+
+/** What a presented key may do, as cached by its hash. */
+interface Grant {
+  keyId: string;
+  collectionId: string;
+  scopes: KeyScope[];
+  /** Epoch milliseconds; Infinity when the key never expires. */
+  expires: number;
+}
+
+/** Reads the stored scopes; a damaged value grants nothing. */
+function parseScopes(json: string): KeyScope[] {
+  try {
+    const v = JSON.parse(json);
+    return Array.isArray(v) ? v.filter((s): s is KeyScope => (KEY_SCOPES as readonly string[]).includes(s)) : [];
+  } catch {
+    return [];
+  }
+}
+
+const field = (name: string, message: string) =>
+  new AppError("invalid_request", `${name}: ${message}`, [{ field: name, message }]);
+
+/** Checks requested scopes: a non-empty list of distinct known scopes; `["query"]` when omitted. */
+export function checkScopes(input: unknown): KeyScope[] {
+  if (input === undefined) return ["query"];
+  if (!Array.isArray(input) || input.length === 0)
+    throw field("scopes", `must be a non-empty array of: ${KEY_SCOPES.join(", ")}`);
+  for (const s of input)
+    if (!(KEY_SCOPES as readonly unknown[]).includes(s))
+      throw field("scopes", `unknown scope ${JSON.stringify(s)}; known scopes: ${KEY_SCOPES.join(", ")}`);
+  if (new Set(input).size !== input.length) throw field("scopes", "lists a scope twice");
+  return input as KeyScope[];
+}
+
+/** Checks an expiry: an ISO 8601 date-time with a time zone, in the future; null when omitted. */
+export function checkExpiry(input: unknown, now = Date.now()): string | null {
+  if (input === undefined || input === null) return null;
+  const shape = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+  const ms = typeof input === "string" && shape.test(input) ? Date.parse(input) : Number.NaN;
+  if (Number.isNaN(ms))
+    throw field("expiresAt", "must be an ISO 8601 date-time with a time zone, e.g. 2030-01-31T00:00:00Z");
+  if (ms <= now) throw field("expiresAt", "must be in the future");
+  return new Date(ms).toISOString();
 }
 
 /** Why a presented key cannot be a ragd key: a cut-short `rag_` key is told so. */
@@ -42,13 +94,19 @@ function shapeProblem(raw: string): string {
 }
 
 export class KeyService {
-  private readonly cache = new Map<string, { keyId: string; collectionId: string }>();
+  private readonly cache = new Map<string, Grant>();
   private pending = new Map<string, string>();
 
   constructor(private readonly db: Db) {}
 
-  /** Creates a key; the raw key is in the result and nowhere else, ever. */
-  create(collectionId: string, name: string): PublicKey & { key: string } {
+  /** Creates a key; the raw key is in the result and nowhere else, ever. Scopes and expiry are checked here. */
+  create(
+    collectionId: string,
+    name: string,
+    opts: { scopes?: unknown; expiresAt?: unknown } = {},
+  ): PublicKey & { key: string } {
+    const scopes = checkScopes(opts.scopes);
+    const expiresAt = checkExpiry(opts.expiresAt);
     const key = KEY_PREFIX + randomBase62(KEY_BODY_LENGTH);
     const row: ApiKey = {
       id: Bun.randomUUIDv7(),
@@ -58,8 +116,8 @@ export class KeyService {
       keyHash: sha256(key),
       createdAt: new Date().toISOString(),
       lastUsedAt: null,
-      scopes: '["query"]',
-      expiresAt: null,
+      scopes: JSON.stringify(scopes),
+      expiresAt,
     };
     insertApiKey(this.db, row);
     return { ...this.present(row), key };
@@ -84,8 +142,31 @@ export class KeyService {
     for (const [hash, v] of this.cache) if (v.collectionId === collectionId) this.cache.delete(hash);
   }
 
-  /** The key id and pipeline id behind a raw key; invalid_api_key otherwise. */
+  /**
+   * The one check of a key-authenticated route: the key id and pipeline id behind
+   * `Authorization: Bearer rag_…` when the key is known, unexpired and holds `scope`;
+   * otherwise invalid_api_key (401) or insufficient_scope (403).
+   */
+  authorize(authorization: string | null, scope: KeyScope): { keyId: string; collectionId: string } {
+    const grant = this.lookup(authorization);
+    if (Date.now() >= grant.expires)
+      throw new AppError("invalid_api_key", `this API key expired at ${new Date(grant.expires).toISOString()}`);
+    if (!grant.scopes.includes(scope))
+      throw new AppError(
+        "insufficient_scope",
+        `this API key lacks the "${scope}" scope (it has: ${grant.scopes.join(", ") || "none"}); create a key with it`,
+      );
+    this.pending.set(grant.keyId, new Date().toISOString());
+    return { keyId: grant.keyId, collectionId: grant.collectionId };
+  }
+
+  /** authorize() for the query scope, for callers that predate scopes (the query scope is what they served). */
   authenticate(authorization: string | null): { keyId: string; collectionId: string } {
+    return this.authorize(authorization, "query");
+  }
+
+  /** The grant behind a presented key; invalid_api_key when it is missing, malformed, unknown or revoked. */
+  private lookup(authorization: string | null): Grant {
     const raw = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
     if (!raw) throw new AppError("invalid_api_key", "send the pipeline's API key as Authorization: Bearer rag_…");
     if (!KEY_SHAPE.test(raw)) throw new AppError("invalid_api_key", shapeProblem(raw));
@@ -94,11 +175,15 @@ export class KeyService {
     if (!hit) {
       const found = findApiKeyByHash(this.db, hash);
       if (!found) throw new AppError("invalid_api_key", "unknown or revoked API key");
-      hit = { keyId: found.key.id, collectionId: found.collection.id };
+      hit = {
+        keyId: found.key.id,
+        collectionId: found.collection.id,
+        scopes: parseScopes(found.key.scopes),
+        expires: found.key.expiresAt ? Date.parse(found.key.expiresAt) : Number.POSITIVE_INFINITY,
+      };
       if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(hash, hit);
     }
-    this.pending.set(hit.keyId, new Date().toISOString());
     return hit;
   }
 
@@ -115,6 +200,8 @@ export class KeyService {
       id: k.id,
       name: k.name,
       prefix: k.prefix,
+      scopes: parseScopes(k.scopes),
+      expiresAt: k.expiresAt,
       createdAt: k.createdAt,
       lastUsedAt: this.pending.get(k.id) ?? k.lastUsedAt,
     };

@@ -26,7 +26,7 @@ export class QueryService {
 
   /** Authenticates and rate-limits the caller before anything else is looked at. */
   admit(authorization: string | null): Collection {
-    const { keyId, collectionId } = this.keys.authenticate(authorization);
+    const { keyId, collectionId } = this.keys.authorize(authorization, "query");
     const wait = this.limiter.take(keyId);
     if (wait > 0) {
       throw new AppError("rate_limited", "too many queries with this key; slow down", undefined, {

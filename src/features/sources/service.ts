@@ -8,6 +8,7 @@ import { findDocument, findDocumentById, findDocumentWithPreview } from "../../d
 import type { Collection, DocumentRow } from "../../db/schema";
 import type { FileStore } from "../../files/store";
 import { UPLOAD_TTL_MS, checkSignature, signUploadUrl } from "../../files/signing";
+import { refuseDuplicateFile } from "../../core/duplicates";
 import { AppError, notFound } from "../../http/errors";
 import type { IngestEngine } from "../../ingest/engine";
 import type { DocumentDraft } from "../../ingest/queue";
@@ -125,12 +126,20 @@ export class SourceService {
     const limit = Math.min(declared, this.d.config.maxUploadMb * 1024 * 1024);
     this.uploading.add(doc.id);
     try {
-      const size = await this.d.files.save(doc.collectionId, doc.id, body, limit);
+      const { size, hash } = await this.d.files.saveHashed(doc.collectionId, doc.id, body, limit);
       if (size === 0) {
         this.d.files.remove(doc.collectionId, doc.id);
         throw new AppError("invalid_request", "the uploaded file is empty");
       }
-      const outcome = this.d.engine.enqueue(doc.id, { upload: { filePath: doc.id, fileSize: size } });
+      try {
+        // The source keeps waiting for a file: another one may still be uploaded to it.
+        refuseDuplicateFile(this.d.db, doc.collectionId, doc.id, hash);
+      } catch (err) {
+        this.d.files.remove(doc.collectionId, doc.id);
+        throw err;
+      }
+      const upload = { filePath: doc.id, fileSize: size, contentHash: hash };
+      const outcome = this.d.engine.enqueue(doc.id, { upload });
       if (outcome !== "queued") {
         // The source (or its whole pipeline) was deleted while the bytes arrived, or another upload claimed it.
         this.d.files.remove(doc.collectionId, doc.id);

@@ -1,0 +1,111 @@
+/**
+ * Many small documents through the documents API: the SciFact abstracts sent to
+ * POST /api/rag/documents/batch in batches of 500 (built-in embedder, compiled binary,
+ * over HTTP), until every one is indexed; chunks/s end to end as a share of a raw
+ * LanceDB bulk add() of the same chunks in this run (rows prepared beforehand, as in
+ * bench/ingest.ts). Target ≥ 50 %. Then the same batches again: every item should
+ * answer unchanged, with nothing embedded.
+ *
+ *   bun bench/batch.ts [--docs N] [--batch 500] [--in-flight 2] [--datasets DIR]
+ *
+ * --datasets names the directory holding scifact/corpus.jsonl when it is not beside the
+ * checkout; the corpus is read from there, never copied.
+ */
+import { rmSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
+import { parseArgs } from "node:util";
+import { tempDir } from "../test/support/app";
+import { ensureBinary } from "../test/support/binary";
+import { rawBulkAdd } from "./raw-add";
+import { cpuSeconds, DATASETS, loadCorpus, pooled, startRagd, waitIdle, type Doc } from "./support";
+
+const { values: args } = parseArgs({
+  options: {
+    docs: { type: "string", default: "5183" },
+    batch: { type: "string", default: "500" },
+    "in-flight": { type: "string", default: "2" },
+    datasets: { type: "string" },
+  },
+});
+const BATCH = Number(args.batch);
+const corpus = loadCorpus(Number(args.docs), args.datasets ?? DATASETS);
+const textOf = (d: Doc) => `${d.title}\n\n${d.text}`;
+const batches = Array.from({ length: Math.ceil(corpus.length / BATCH) }, (_, i) =>
+  corpus.slice(i * BATCH, (i + 1) * BATCH).map((d) => ({ externalId: d.id, type: "text", content: textOf(d) })),
+);
+
+await ensureBinary();
+const dir = tempDir("ragd-batch-");
+const { server, jar } = await startRagd(dir);
+const pipeline = (await server.http("/api/rag/pipelines", { method: "POST", json: { name: "batch" }, jar })).body;
+const key = (
+  await server.http(`/api/rag/pipelines/${pipeline.id}/keys`, {
+    method: "POST",
+    json: { name: "bench", scopes: ["ingest"] },
+    jar,
+  })
+).body.key as string;
+
+/** Sends every batch, `in-flight` at a time; returns the statuses the items got. */
+async function sendAll(): Promise<Map<string, number>> {
+  const statuses = new Map<string, number>();
+  await pooled(batches, Number(args["in-flight"]), async (documents) => {
+    for (;;) {
+      const r = await server.http("/api/rag/documents/batch", {
+        method: "POST",
+        json: { documents },
+        headers: { authorization: `Bearer ${key}` },
+      });
+      if (r.status === 429) {
+        await Bun.sleep(1000 * Number(r.headers.get("retry-after") ?? 1));
+        continue;
+      }
+      if (r.status !== 200) throw new Error(`batch failed: ${r.status} ${JSON.stringify(r.body)}`);
+      for (const x of r.body.results as { status: string }[]) statuses.set(x.status, (statuses.get(x.status) ?? 0) + 1);
+      return;
+    }
+  });
+  return statuses;
+}
+
+const load0 = loadavg()[0]!;
+const cpu0 = cpuSeconds(server.proc.pid);
+const t0 = performance.now();
+const first = await sendAll();
+const accepted = (performance.now() - t0) / 1000;
+const done = await waitIdle(server, jar, pipeline.id);
+const seconds = (performance.now() - t0) / 1000;
+const cpu = cpuSeconds(server.proc.pid) - cpu0;
+
+const t1 = performance.now();
+const second = await sendAll();
+const resendSeconds = (performance.now() - t1) / 1000;
+const after = (await server.http(`/api/rag/pipelines/${pipeline.id}`, { jar })).body;
+
+server.proc.kill("SIGTERM");
+await server.proc.exited;
+rmSync(dir, { recursive: true, force: true });
+
+const raw = await rawBulkAdd(corpus.map(textOf));
+const e2eRate = done.chunkCount / seconds;
+const rawRate = raw.rows / raw.bulkS;
+const show = (m: Map<string, number>) => [...m].map(([k, v]) => `${v} ${k}`).join(", ");
+console.log(
+  `\nbatch upserts, builtin, ${corpus.length} documents in ${batches.length} batches of ≤ ${BATCH} (${args["in-flight"]} in flight), ${done.chunkCount} chunks (status ${done.status})`,
+);
+console.log(`   items                ${show(first)}; all accepted after ${accepted.toFixed(1)} s`);
+console.log(
+  `   end to end           ${e2eRate.toFixed(0)} chunks/s   (${seconds.toFixed(1)} s; server CPU ${cpu.toFixed(1)} s, all threads)`,
+);
+console.log(
+  `   raw add(), bulk      ${rawRate.toFixed(0)} chunks/s   → end to end is ${((100 * e2eRate) / rawRate).toFixed(0)} % of it (target ≥ 50 %)`,
+);
+console.log(
+  `   CPU                  server ${((1000 * cpu) / done.chunkCount).toFixed(3)} ms per chunk; raw add() ${((1000 * raw.bulkCpu) / raw.rows).toFixed(3)} ms + built-in embedding ${((1000 * raw.embedCpu) / raw.rows).toFixed(3)} ms per chunk (done before timing)`,
+);
+console.log(
+  `   machine              load average ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end, on ${availableParallelism()} cores`,
+);
+console.log(
+  `   sent again           ${show(second)} in ${resendSeconds.toFixed(1)} s; chunks still ${after.chunkCount ?? "?"}`,
+);

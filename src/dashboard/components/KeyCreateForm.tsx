@@ -1,0 +1,98 @@
+/**
+ * The form that creates a key: its name, what it may do (scopes) and, optionally,
+ * the day it stops working (docs/API.md, API keys).
+ */
+import { useState } from "preact/hooks";
+import { fieldError } from "../api/client";
+import type { KeyInput } from "../api/endpoints";
+import type { ApiKeyCreated } from "../api/types";
+import { useAction } from "../lib/hooks";
+import { ErrorNote } from "./ErrorNote";
+import { Field } from "./Field";
+
+const SCOPES = [
+  { value: "query", label: "Query", hint: "search with POST /api/rag/query" },
+  { value: "ingest", label: "Ingest", hint: "add, replace and delete documents with /api/rag/documents" },
+] as const;
+
+/** Tomorrow as yyyy-mm-dd in local time: the earliest expiry the date picker offers. */
+function tomorrow(): string {
+  const d = new Date(Date.now() + 86_400_000);
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+}
+
+/** A chosen day (yyyy-mm-dd) as the end of that day in the browser's time zone, in ISO 8601. */
+export const endOfDay = (day: string): string => new Date(`${day}T23:59:59`).toISOString();
+
+export function KeyCreateForm({
+  create,
+  onCreated,
+}: {
+  create: (input: KeyInput) => Promise<ApiKeyCreated>;
+  onCreated: (k: ApiKeyCreated) => void | Promise<void>;
+}) {
+  const [name, setName] = useState("");
+  const [scopes, setScopes] = useState<string[]>(["query"]);
+  const [expires, setExpires] = useState("");
+  const submit = useAction(async () => {
+    const k = await create({ name: name.trim(), scopes, ...(expires ? { expiresAt: endOfDay(expires) } : {}) });
+    setName("");
+    setExpires("");
+    await onCreated(k);
+  });
+  const toggle = (scope: string, on: boolean) =>
+    setScopes((s) => (on ? [...s.filter((x) => x !== scope), scope] : s.filter((x) => x !== scope)));
+  return (
+    <form class="form" onSubmit={(e) => (e.preventDefault(), void submit.run())}>
+      <Field
+        label="Key name"
+        hint="Say where it will be used, e.g. “support bot”."
+        error={fieldError(submit.error, "name")}
+      >
+        {(ids) => (
+          <input {...ids} required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        )}
+      </Field>
+      <fieldset>
+        <legend>What it may do</legend>
+        {SCOPES.map((s) => (
+          <label class="check" key={s.value}>
+            <input
+              type="checkbox"
+              name="scopes"
+              value={s.value}
+              checked={scopes.includes(s.value)}
+              onChange={(e) => toggle(s.value, e.currentTarget.checked)}
+            />
+            <span>
+              <strong>{s.label}</strong>: {s.hint}
+            </span>
+          </label>
+        ))}
+        {scopes.length === 0 && <p class="field-error">Choose at least one.</p>}
+        {fieldError(submit.error, "scopes") && <p class="field-error">{fieldError(submit.error, "scopes")}</p>}
+      </fieldset>
+      <Field
+        label="Expires (optional)"
+        hint="The key stops working at the end of this day. Leave empty for a key that never expires."
+        error={fieldError(submit.error, "expiresAt")}
+      >
+        {(ids) => (
+          <input
+            {...ids}
+            type="date"
+            min={tomorrow()}
+            value={expires}
+            onInput={(e) => setExpires(e.currentTarget.value)}
+          />
+        )}
+      </Field>
+      <div>
+        <button type="submit" class="btn btn-primary" disabled={submit.busy || !name.trim() || scopes.length === 0}>
+          {submit.busy ? "Creating…" : "Create key"}
+        </button>
+      </div>
+      <ErrorNote error={submit.error} context="Could not create the key" />
+    </form>
+  );
+}

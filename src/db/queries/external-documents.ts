@@ -1,0 +1,98 @@
+/**
+ * Named queries of the documents API (docs/API.md, Documents API): documents by the
+ * client's external id, a page of them, and the text and tasks an upsert replaces.
+ */
+import { and, asc, count, eq, gt, inArray, ne, type SQL } from "drizzle-orm";
+import type { Db } from "../client";
+import { once, ph } from "../prepared";
+import { documentTexts, documents, tasks, type DocumentRow } from "../schema";
+
+const byExternalId = (db: Db) =>
+  db
+    .select()
+    .from(documents)
+    .where(and(eq(documents.collectionId, ph("collectionId")), eq(documents.externalId, ph("externalId"))))
+    .prepare();
+
+/** The document a client knows as `externalId` in a collection. */
+export function findDocumentByExternalId(db: Db, collectionId: string, externalId: string): DocumentRow | undefined {
+  return once(db, byExternalId).get({ collectionId, externalId });
+}
+
+/** The documents of a collection that carry an external id, with any of `ids`. */
+export function findDocumentsByExternalIds(db: Db, collectionId: string, ids: string[]): DocumentRow[] {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(documents)
+    .where(and(eq(documents.collectionId, collectionId), inArray(documents.externalId, ids)))
+    .all();
+}
+
+export interface DocumentPageQuery {
+  status?: DocumentRow["status"];
+  /** Only documents changed after this instant (ISO 8601). */
+  updatedSince?: string;
+  page: number;
+  pageSize: number;
+}
+
+/** A page of a collection's documents, oldest change first (so a sync can resume), and the total. */
+export function listDocumentPage(
+  db: Db,
+  collectionId: string,
+  q: DocumentPageQuery,
+): { rows: DocumentRow[]; total: number } {
+  const where: SQL[] = [eq(documents.collectionId, collectionId)];
+  if (q.status) where.push(eq(documents.status, q.status));
+  if (q.updatedSince) where.push(gt(documents.updatedAt, q.updatedSince));
+  const cond = and(...where);
+  const rows = db
+    .select()
+    .from(documents)
+    .where(cond)
+    .orderBy(asc(documents.updatedAt), asc(documents.id))
+    .limit(q.pageSize)
+    .offset((q.page - 1) * q.pageSize)
+    .all();
+  const total = db.select({ n: count() }).from(documents).where(cond).get()?.n ?? 0;
+  return { rows, total };
+}
+
+/** Sets (or, with null, removes) a document's stored text. */
+export function replaceDocumentText(db: Db, documentId: string, content: string | null): void {
+  db.delete(documentTexts).where(eq(documentTexts.documentId, documentId)).run();
+  if (content !== null) db.insert(documentTexts).values({ documentId, content }).run();
+}
+
+/** Removes a document's waiting and running tasks: a newer version supersedes them. */
+export function dropPendingTasksOfDocument(db: Db, documentId: string): void {
+  db.delete(tasks)
+    .where(and(eq(tasks.documentId, documentId), inArray(tasks.status, ["queued", "processing"])))
+    .run();
+}
+
+/**
+ * Another document of the collection whose indexed (or queued) content has this hash:
+ * the same file uploaded again. Failed documents do not count.
+ */
+export function findSameContent(
+  db: Db,
+  collectionId: string,
+  contentHash: string,
+  exceptId: string,
+): DocumentRow | undefined {
+  return db
+    .select()
+    .from(documents)
+    .where(
+      and(
+        eq(documents.collectionId, collectionId),
+        eq(documents.contentHash, contentHash),
+        ne(documents.id, exceptId),
+        ne(documents.status, "failed"),
+      ),
+    )
+    .orderBy(asc(documents.id))
+    .get();
+}

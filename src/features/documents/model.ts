@@ -1,0 +1,69 @@
+/** Schemas of the key-authenticated documents API (docs/API.md, Documents API). */
+import { t } from "elysia";
+import { Enum, QueryInteger } from "../../http/models";
+import { SOURCE_STATUSES, SourceModel } from "../sources/model";
+
+export const DOCUMENT_TYPES = ["text", "url", "api"] as const;
+export const UPSERT_STATUSES = ["created", "replaced", "unchanged"] as const;
+export const BATCH_MAX = 1000;
+
+/** A source as the documents API shows it: its external id and metadata, without the text preview. */
+export const DocumentModel = t.Composite([
+  t.Omit(SourceModel, ["content"]),
+  t.Object({
+    externalId: t.Union([t.String(), t.Null()]),
+    metadata: t.Record(t.String(), t.Unknown()),
+  }),
+]);
+
+export type DocumentOut = typeof DocumentModel.static;
+
+export const UpsertResult = t.Object({
+  externalId: t.String(),
+  status: Enum(UPSERT_STATUSES),
+  unchanged: t.Boolean({ description: "True when the content was already indexed: nothing was re-embedded." }),
+  metadataChanged: t.Boolean({ description: "True when only the name or metadata changed (no re-embedding)." }),
+  source: DocumentModel,
+});
+
+export const BatchBody = t.Object(
+  {
+    documents: t.Array(t.Unknown(), {
+      minItems: 1,
+      maxItems: BATCH_MAX,
+      description: "Up to 1,000 items {externalId, type, name?, content?, url?, metadata?}; each is checked alone.",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const BatchItemResult = t.Object({
+  externalId: t.Union([t.String(), t.Null()]),
+  status: Enum([...UPSERT_STATUSES, "error"] as const),
+  unchanged: t.Optional(t.Boolean()),
+  metadataChanged: t.Optional(t.Boolean()),
+  source: t.Optional(DocumentModel),
+  error: t.Optional(
+    t.Object({
+      code: t.String(),
+      message: t.String(),
+      details: t.Optional(t.Array(t.Object({ field: t.String(), message: t.String() }))),
+    }),
+  ),
+});
+
+export const BatchResponse = t.Object({ results: t.Array(BatchItemResult) });
+
+export const ListQuery = t.Object({
+  page: t.Optional(QueryInteger({ minimum: 1, maximum: 1_000_000, default: 1 })),
+  pageSize: t.Optional(QueryInteger({ minimum: 1, maximum: 1000, default: 100 })),
+  status: t.Optional(Enum(SOURCE_STATUSES)),
+  updatedSince: t.Optional(t.String({ description: "ISO 8601: only documents changed after this instant." })),
+});
+
+export const DocumentPage = t.Object({
+  documents: t.Array(DocumentModel),
+  page: t.Integer(),
+  pageSize: t.Integer(),
+  total: t.Integer(),
+});

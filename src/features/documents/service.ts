@@ -1,0 +1,182 @@
+/**
+ * The documents API: an application keeps a pipeline in step with its own system
+ * by external id (docs/API.md, Documents API). It is a third door to the same
+ * engine as the session API and knowledge bases: every write is the engine's
+ * upsert (ingest/upsert.ts), and deletes are the engine's too.
+ */
+import { rmSync } from "node:fs";
+
+import type { Config } from "../../config";
+import { parseStoredMetadata } from "../../core/metadata";
+import type { Db } from "../../db/client";
+import { findCollectionById } from "../../db/queries/collections";
+import { findDocumentByExternalId, listDocumentPage } from "../../db/queries/external-documents";
+import type { Collection, DocumentRow } from "../../db/schema";
+import type { FileStore } from "../../files/store";
+import { AppError, type FieldProblem, notFound } from "../../http/errors";
+import type { IngestEngine } from "../../ingest/engine";
+import type { UpsertPlan, Upserted } from "../../ingest/upsert";
+import type { VectorStore } from "../../vectors/store";
+import type { KeyService } from "../keys/service";
+import { presentSource } from "../sources/present";
+import { updateChunkMetadata } from "./chunk-metadata";
+import { checkExternalId, planJsonDocument } from "./input";
+import type { DocumentOut } from "./model";
+import { type ReceivedDocumentFile, planFileDocument } from "./upload";
+
+export interface DocumentDeps {
+  db: Db;
+  engine: IngestEngine;
+  files: FileStore;
+  store: VectorStore;
+  keys: KeyService;
+  config: Pick<Config, "maxUploadMb">;
+}
+
+/** One item's answer in a batch; the same fields as a single upsert, or its error. */
+export type BatchItemOut =
+  | (ReturnType<DocumentService["answer"]> & { error?: undefined })
+  | { externalId: string | null; status: "error"; error: { code: string; message: string; details?: FieldProblem[] } };
+
+/** A source as the documents API shows it (no text preview: `contentLength` gives the size). */
+export function presentDocument(d: DocumentRow): DocumentOut {
+  const { content: _preview, ...source } = presentSource({ ...d, preview: null });
+  return { ...source, externalId: d.externalId, metadata: parseStoredMetadata(d.metadata) };
+}
+
+export class DocumentService {
+  constructor(private readonly d: DocumentDeps) {}
+
+  /** The pipeline of a key with the ingest scope (the one check, KeyService.authorize). */
+  admit(authorization: string | null): Collection {
+    const { collectionId } = this.d.keys.authorize(authorization, "ingest");
+    const collection = findCollectionById(this.d.db, collectionId);
+    if (!collection) throw new AppError("invalid_api_key", "unknown or revoked API key");
+    return collection;
+  }
+
+  /** PUT with a JSON body: text, url or api. */
+  upsertJson(collection: Collection, externalId: string, body: unknown) {
+    const id = checkExternalId(externalId);
+    this.roomFor(1);
+    return this.apply(planJsonDocument(body, id, this.context(collection, "")));
+  }
+
+  /** PUT with a multipart body: a file part and an optional metadata part. */
+  async upsertFile(collection: Collection, externalId: string, received: ReceivedDocumentFile) {
+    try {
+      const id = checkExternalId(externalId);
+      this.roomFor(1);
+      return await this.apply(planFileDocument(received, id, this.context(collection, "")));
+    } finally {
+      // Moved into place when stored; anything left here was refused.
+      rmSync(received.tempPath, { force: true });
+    }
+  }
+
+  /**
+   * Up to 1,000 upserts, a result per item in order. Every item is planned first, then the
+   * valid ones are handed to the engine in the same turn, so they share one group commit.
+   */
+  async batch(collection: Collection, items: unknown[]): Promise<{ results: BatchItemOut[] }> {
+    this.roomFor(items.length);
+    const seen = new Set<string>();
+    const pending = items.map((item, i): Promise<BatchItemOut> => {
+      const prefix = `documents.${i}.`;
+      const raw = (item as { externalId?: unknown } | null)?.externalId;
+      const externalId = typeof raw === "string" ? raw : null;
+      try {
+        const id = checkExternalId(raw, `${prefix}externalId`);
+        if (seen.has(id)) throw new AppError("invalid_request", `${prefix}externalId: appears twice in this batch`);
+        seen.add(id);
+        const { externalId: _, ...fields } = item as Record<string, unknown>;
+        return this.apply(planJsonDocument(fields, id, this.context(collection, prefix))).catch((err) =>
+          failed(externalId, err),
+        );
+      } catch (err) {
+        return Promise.resolve(failed(externalId, err));
+      }
+    });
+    return { results: await Promise.all(pending) };
+  }
+
+  list(
+    collection: Collection,
+    q: { page?: number; pageSize?: number; status?: DocumentRow["status"]; updatedSince?: string },
+  ) {
+    let since: string | undefined;
+    if (q.updatedSince !== undefined) {
+      const ms = Date.parse(q.updatedSince);
+      if (Number.isNaN(ms))
+        throw new AppError("invalid_request", "updatedSince: must be an ISO 8601 date-time", [
+          { field: "updatedSince", message: "must be an ISO 8601 date-time" },
+        ]);
+      since = new Date(ms).toISOString();
+    }
+    const page = q.page ?? 1;
+    const pageSize = q.pageSize ?? 100;
+    const { rows, total } = listDocumentPage(this.d.db, collection.id, {
+      page,
+      pageSize,
+      status: q.status,
+      updatedSince: since,
+    });
+    return { documents: rows.map(presentDocument), page, pageSize, total };
+  }
+
+  get(collection: Collection, externalId: string): DocumentOut {
+    return presentDocument(this.find(collection, externalId));
+  }
+
+  /** Removes the document, its chunks (every generation) and its file. */
+  async remove(collection: Collection, externalId: string) {
+    const doc = this.find(collection, externalId);
+    await this.d.engine.removeDocument(collection.id, doc.id);
+    return { deleted: true as const, id: doc.id, externalId: doc.externalId! };
+  }
+
+  private find(collection: Collection, externalId: string): DocumentRow {
+    const doc = findDocumentByExternalId(this.d.db, collection.id, checkExternalId(externalId));
+    if (!doc) throw notFound("document");
+    return doc;
+  }
+
+  private context(collection: Collection, prefix: string) {
+    return { collectionId: collection.id, prefix, filePathOf: (id: string) => this.d.files.pathOf(collection.id, id) };
+  }
+
+  /** The ingestion queue must hold `n` more tasks (a batch is refused whole rather than half-queued). */
+  private roomFor(n: number): void {
+    if (!this.d.engine.hasRoom(n))
+      throw new AppError("rate_limited", "the ingestion queue is full; try again in a minute", undefined, {
+        "retry-after": "60",
+      });
+  }
+
+  private async apply(plan: UpsertPlan) {
+    const done = await this.d.engine.upsertDocument(plan);
+    if (!done) throw notFound("pipeline");
+    if (done.metadataChanged) await updateChunkMetadata(this.d.store, done.row);
+    return this.answer(plan.externalId, done);
+  }
+
+  answer(externalId: string, u: Upserted) {
+    return {
+      externalId,
+      status: u.status,
+      unchanged: u.status === "unchanged",
+      metadataChanged: u.metadataChanged,
+      source: presentDocument(u.row),
+    };
+  }
+}
+
+/** A refused batch item's result. */
+function failed(externalId: string | null, err: unknown): BatchItemOut {
+  if (!(err instanceof AppError)) throw err;
+  return {
+    externalId,
+    status: "error",
+    error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) },
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * Upsert by external id, decided inside the write transaction so two requests for
+ * the same id cannot both create it (docs/API.md, Documents API). Content that
+ * hashes the same as what is indexed keeps its chunks and embeds nothing; a new
+ * version is queued while the old chunks keep answering until the new ones are
+ * committed (sink.ts replaces them in one commit).
+ */
+import { mkdirSync, renameSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
+import type { Metadata } from "../core/metadata";
+import type { Db } from "../db/client";
+import { findCollectionById } from "../db/queries/collections";
+import { updateDocument } from "../db/queries/documents";
+import {
+  dropPendingTasksOfDocument,
+  findDocumentByExternalId,
+  replaceDocumentText,
+} from "../db/queries/external-documents";
+import type { DocumentRow } from "../db/schema";
+import { insertNewDocument, newDocumentRow, queueTask } from "./queue";
+
+/** One document as a client sends it, checked and ready to store. */
+export interface UpsertPlan {
+  collectionId: string;
+  externalId: string;
+  type: DocumentRow["type"];
+  /** The name given, if any; `derivedName` names a new document that has none. */
+  name?: string;
+  derivedName: string;
+  content?: string;
+  url?: string;
+  urlCredentials?: string | null;
+  /** A file already written to a temporary path, moved into place if it is stored. */
+  file?: { fileName: string; fileSize: number; tempPath: string };
+  /** Where a document's file is stored (files/store.ts). */
+  filePathOf: (documentId: string) => string;
+  /** SHA-256 of the text or the file bytes; null for url/api (their job hashes the fetched text). */
+  contentHash: string | null;
+  /** Undefined keeps a replaced document's metadata. */
+  metadata?: Metadata;
+}
+
+export type UpsertStatus = "created" | "replaced" | "unchanged";
+
+export interface Upserted {
+  status: UpsertStatus;
+  row: DocumentRow;
+  /** Name or metadata changed without new content: the chunk rows' copy must follow. */
+  metadataChanged: boolean;
+  /** A task was queued: the engine must cancel an older running job and look for work. */
+  queued: boolean;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** True when the stored document already indexes exactly this content. */
+function sameContent(doc: DocumentRow, p: UpsertPlan): boolean {
+  if (doc.type !== p.type || doc.status === "failed" || doc.status === "awaiting_upload") return false;
+  // url/api: the job fetches again and compares the extracted text with the stored hash.
+  if (p.type === "url" || p.type === "api") return false;
+  return doc.contentHash !== null && doc.contentHash === p.contentHash;
+}
+
+/** Creates, replaces or leaves the document `p` names. Run it inside a transaction; null when the collection is gone. */
+export function upsertDocumentTx(t: Db, p: UpsertPlan, now: number): Upserted | null {
+  const col = findCollectionById(t, p.collectionId);
+  if (!col) return null;
+  const existing = findDocumentByExternalId(t, p.collectionId, p.externalId);
+  if (!existing) {
+    const row = newDocumentRow(
+      {
+        collectionId: p.collectionId,
+        type: p.type,
+        name: p.name ?? p.derivedName,
+        contentLength: p.content?.length ?? null,
+        url: p.url ?? null,
+        urlCredentials: p.urlCredentials ?? null,
+        fileName: p.file?.fileName ?? null,
+        fileSize: p.file?.fileSize ?? null,
+        externalId: p.externalId,
+        contentHash: p.contentHash,
+        metadata: p.metadata ?? {},
+      },
+      now,
+    );
+    if (p.file) Object.assign(row, { filePath: row.id, status: "queued" });
+    insertNewDocument(t, row, col, now, p.content);
+    if (p.file) moveInto(p.file.tempPath, p.filePathOf(row.id));
+    return { status: "created", row, metadataChanged: false, queued: true };
+  }
+  const patch: Partial<DocumentRow> = {};
+  if (p.name !== undefined && p.name !== existing.name) patch.name = p.name;
+  const metadata = p.metadata === undefined ? existing.metadata : JSON.stringify(p.metadata);
+  if (metadata !== existing.metadata) patch.metadata = metadata;
+  if (sameContent(existing, p)) {
+    if (p.file) rmSync(p.file.tempPath, { force: true });
+    const metadataChanged = Object.keys(patch).length > 0;
+    if (metadataChanged) updateDocument(t, existing.id, { ...patch, updatedAt: iso(now) });
+    return { status: "unchanged", row: { ...existing, ...patch }, metadataChanged, queued: false };
+  }
+  Object.assign(patch, {
+    type: p.type,
+    contentLength: p.content?.length ?? null,
+    url: p.url ?? null,
+    urlCredentials: p.urlCredentials ?? null,
+    fileName: p.file?.fileName ?? null,
+    fileSize: p.file?.fileSize ?? null,
+    filePath: p.file ? existing.id : null,
+    // url/api keep the hash of what is indexed: their job compares the new text with it.
+    contentHash: p.contentHash ?? existing.contentHash,
+    updatedAt: iso(now),
+  } satisfies Partial<DocumentRow>);
+  updateDocument(t, existing.id, patch);
+  replaceDocumentText(t, existing.id, p.content ?? null);
+  // The previous version's waiting or running job is superseded: its rows are refused from now on.
+  dropPendingTasksOfDocument(t, existing.id);
+  queueTask(t, existing.id, col, now);
+  if (p.file) moveInto(p.file.tempPath, p.filePathOf(existing.id));
+  else if (existing.filePath) rmSync(p.filePathOf(existing.id), { force: true });
+  return { status: "replaced", row: { ...existing, ...patch, status: "queued" }, metadataChanged: false, queued: true };
+}
+
+/** Moves a received file into place (last step of the write, so a refused write leaves none). */
+function moveInto(tempPath: string, finalPath: string): void {
+  mkdirSync(dirname(finalPath), { recursive: true });
+  renameSync(tempPath, finalPath);
+}

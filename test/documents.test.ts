@@ -1,0 +1,279 @@
+/**
+ * The key-authenticated documents API (docs/API.md, Documents API), through
+ * app.handle on a real data directory, with the fake Ollama counting what is embedded.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startFakeOllama, type FakeOllama } from "./support/fake-ollama";
+import { makeApp, type Reply, type TestApp } from "./support/app";
+import { Client, waitFor } from "./support/ingest";
+
+let fake: FakeOllama;
+let t: TestApp;
+let c: Client;
+let pid: string;
+let key: string;
+
+beforeAll(async () => {
+  fake = await startFakeOllama({ models: { "all-minilm": 384 } });
+  t = await makeApp({ ollamaUrl: fake.url, workers: 1 });
+  c = await Client.create(t);
+  pid = await c.pipeline({ name: "docs", embeddingModel: "ollama/all-minilm", chunkSize: 100, chunkOverlap: 0 });
+  key = await keyFor(pid, ["query", "ingest"]);
+});
+afterAll(async () => {
+  await t.close();
+  await fake.stop();
+});
+
+async function keyFor(pipelineId: string, scopes: string[]): Promise<string> {
+  const r = await c.call("POST", `/api/rag/pipelines/${pipelineId}/keys`, { name: "app", scopes });
+  if (r.status !== 201) throw new Error(`key: ${r.status} ${r.text}`);
+  return r.body.key;
+}
+
+const auth = (k = key) => ({ authorization: `Bearer ${k}` });
+const put = (id: string, body: unknown, k = key) =>
+  t.call("PUT", `/api/rag/documents/${encodeURIComponent(id)}`, { headers: auth(k), body });
+const get = (id: string, k = key) =>
+  t.call("GET", `/api/rag/documents/${encodeURIComponent(id)}`, { headers: auth(k) });
+const sql = <T>(q: string, ...args: string[]) => t.services.db.$client.query(q).all(...args) as T[];
+
+/** Waits until the document is ready (and not re-queued) and returns it. */
+async function settled(id: string, k = key) {
+  return waitFor(`document ${id} to be ready`, async () => {
+    const r = await get(id, k);
+    return r.body?.status === "ready" || r.body?.status === "failed" ? r.body : null;
+  });
+}
+
+/** Every chunk text the pipeline answers with for a vector query (topK 100 covers all of these small corpora). */
+async function contents(k = key): Promise<string[]> {
+  const r = await t.call("POST", "/api/rag/query", {
+    headers: auth(k),
+    body: { query: "anything", topK: 100, mode: "vector" },
+  });
+  if (r.status !== 200) throw new Error(`query: ${r.status} ${r.text}`);
+  return r.body.results.map((x: { content: string }) => x.content);
+}
+
+describe("upsert lifecycle, checked through queries", () => {
+  test("create → unchanged → metadata only → changed → delete", async () => {
+    const created = await put("wiki/4711", {
+      type: "text",
+      content: "Alpha version of the handbook.",
+      metadata: { team: "hr" },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ externalId: "wiki/4711", status: "created", unchanged: false });
+    expect(created.body.source).toMatchObject({ externalId: "wiki/4711", metadata: { team: "hr" }, type: "text" });
+    expect((await settled("wiki/4711")).chunkCount).toBe(1);
+    expect(await contents()).toContain("Alpha version of the handbook.");
+    const hash = sql<{ content_hash: string }>("SELECT content_hash FROM documents WHERE external_id = ?", "wiki/4711");
+    expect(hash[0]!.content_hash).toBe(
+      new Bun.CryptoHasher("sha256").update("Alpha version of the handbook.").digest("hex"),
+    );
+
+    const before = fake.stats().inputs;
+    const same = await put("wiki/4711", {
+      type: "text",
+      content: "Alpha version of the handbook.",
+      metadata: { team: "hr" },
+    });
+    expect(same.status).toBe(200);
+    expect(same.body).toMatchObject({ status: "unchanged", unchanged: true, metadataChanged: false });
+    expect(same.body.source.status).toBe("ready");
+
+    const relabelled = await put("wiki/4711", {
+      type: "text",
+      name: "Handbook",
+      content: "Alpha version of the handbook.",
+      metadata: { team: "ops" },
+    });
+    expect(relabelled.status).toBe(200);
+    expect(relabelled.body).toMatchObject({ status: "unchanged", unchanged: true, metadataChanged: true });
+    expect((await get("wiki/4711")).body).toMatchObject({
+      name: "Handbook",
+      metadata: { team: "ops" },
+      status: "ready",
+    });
+    await Bun.sleep(300); // a queued task would have started by now
+    expect(fake.stats().inputs).toBe(before);
+    expect(sql("SELECT id FROM tasks WHERE status IN ('queued','processing')")).toEqual([]);
+
+    const changed = await put("wiki/4711", { type: "text", content: "Beta version of the handbook." });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ status: "replaced", unchanged: false });
+    // Metadata left out of a replace is kept.
+    expect(changed.body.source.metadata).toEqual({ team: "ops" });
+    await settled("wiki/4711");
+    expect(fake.stats().inputs).toBeGreaterThan(before);
+    const now = await contents();
+    expect(now).toContain("Beta version of the handbook.");
+    expect(now).not.toContain("Alpha version of the handbook.");
+
+    const del = await t.call("DELETE", "/api/rag/documents/wiki%2F4711", { headers: auth() });
+    expect(del.status).toBe(200);
+    expect(del.body).toMatchObject({ deleted: true, externalId: "wiki/4711" });
+    expect((await get("wiki/4711")).status).toBe(404);
+    expect(await contents()).not.toContain("Beta version of the handbook.");
+  });
+
+  test("a file by multipart: same bytes are unchanged, new bytes replace, an unreadable type is 415", async () => {
+    const send = (text: string, extra: Record<string, string> = {}, type = "text/plain", fileName = "notes.txt") => {
+      const form = new FormData();
+      form.append("file", new File([text], fileName, { type }));
+      for (const [k, v] of Object.entries(extra)) form.append(k, v);
+      return t.handle(
+        new Request("http://localhost/api/rag/documents/file-1", { method: "PUT", headers: auth(), body: form }),
+      );
+    };
+    const first = await send("Gamma file body.", { metadata: JSON.stringify({ lang: "en" }) });
+    expect(first.status).toBe(201);
+    const body = (await first.json()) as { source: { type: string; fileName: string; metadata: unknown } };
+    expect(body.source).toMatchObject({ type: "file", fileName: "notes.txt", metadata: { lang: "en" } });
+    await settled("file-1");
+    const before = fake.stats().inputs;
+    const again = await send("Gamma file body.");
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ status: "unchanged", unchanged: true });
+    expect(fake.stats().inputs).toBe(before);
+    const changed = await send("Delta file body.");
+    expect(changed.status).toBe(200);
+    expect(await changed.json()).toMatchObject({ status: "replaced" });
+    await settled("file-1");
+    const now = await contents();
+    expect(now).toContain("Delta file body.");
+    expect(now).not.toContain("Gamma file body.");
+    const bad = await send("\u0000\u0001\u0002binary", {}, "application/octet-stream", "x.bin");
+    expect(bad.status).toBe(415);
+    const badMeta = await send("Epsilon.", { metadata: "{not json" });
+    expect(badMeta.status).toBe(400);
+    expect(((await badMeta.json()) as { error: { message: string } }).error.message).toContain("metadata");
+  });
+});
+
+describe("bad input", () => {
+  test.each([
+    ["too long", "x".repeat(257), "externalId"],
+    ["a control character", "a\u0001b", "externalId"],
+    ["only spaces", "   ", "externalId"],
+  ])("an external id with %s is 400 naming the field", async (_what, id, field) => {
+    const r = await put(id, { type: "text", content: "hello" });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe("invalid_request");
+    expect(r.body.error.details[0].field).toBe(field);
+    expect(sql("SELECT id FROM documents WHERE external_id = ?", id)).toEqual([]);
+  });
+
+  test("a body that is neither JSON nor multipart is 415", async () => {
+    const r = await t.call("PUT", "/api/rag/documents/plain", {
+      headers: { ...auth(), "content-type": "text/plain" },
+      body: "just text",
+    });
+    expect([r.status, r.body.error.code]).toEqual([415, "unsupported_media_type"]);
+  });
+
+  test.each([
+    [{ type: "file", content: "x" }, "type"],
+    [{ type: "text" }, "content"],
+    [{ type: "text", content: "x", extra: 1 }, "extra"],
+    [{ type: "url", url: "ftp://example.com/" }, "url"],
+    [{ type: "text", content: "x", metadata: { sourceId: "no" } }, "metadata.sourceId"],
+    [{ type: "text", content: "x", name: "   " }, "name"],
+  ])("%j is 400 naming %s", async (body, field) => {
+    const r = await put("bad-1", body);
+    expect(r.status).toBe(400);
+    expect(r.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
+    expect((await get("bad-1")).status).toBe(404);
+  });
+});
+
+describe("batch", () => {
+  test("a result per item in order; valid items stored, refused ones leave nothing", async () => {
+    const counts = () =>
+      sql<{ d: number; x: number; k: number }>(
+        "SELECT (SELECT count(*) FROM documents) d, (SELECT count(*) FROM document_texts) x, (SELECT count(*) FROM tasks) k",
+      )[0]!;
+    const start = counts();
+    const r = await t.call("POST", "/api/rag/documents/batch", {
+      headers: auth(),
+      body: {
+        documents: [
+          { externalId: "b-1", type: "text", content: "Batch one." },
+          { externalId: "b-2", type: "text" },
+          { externalId: "b\u0000", type: "text", content: "bad id" },
+          { externalId: "b-3", type: "text", content: "Batch three.", metadata: { n: 3 } },
+          { externalId: "b-4", type: "text", content: "x", metadata: { url: "reserved" } },
+          { externalId: "b-1", type: "text", content: "twice" },
+          "not an object",
+        ],
+      },
+    });
+    expect(r.status).toBe(200);
+    const results = r.body.results as {
+      externalId: string | null;
+      status: string;
+      error?: { details?: { field: string }[] };
+    }[];
+    expect(results.map((x) => x.status)).toEqual(["created", "error", "error", "created", "error", "error", "error"]);
+    expect(results.map((x) => x.externalId)).toEqual(["b-1", "b-2", "b\u0000", "b-3", "b-4", "b-1", null]);
+    expect(results[1]!.error!.details![0]!.field).toBe("documents.1.content");
+    expect(results[2]!.error!.details![0]!.field).toBe("documents.2.externalId");
+    expect(results[4]!.error!.details![0]!.field).toBe("documents.4.metadata.url");
+    const end = counts();
+    expect(end.d - start.d).toBe(2);
+    expect(end.x - start.x).toBe(2);
+    expect(end.k - start.k).toBe(2);
+    await settled("b-1");
+    await settled("b-3");
+    expect(await contents()).toEqual(expect.arrayContaining(["Batch one.", "Batch three."]));
+    // Sent again: both unchanged, nothing queued.
+    const again = await t.call("POST", "/api/rag/documents/batch", {
+      headers: auth(),
+      body: {
+        documents: [
+          { externalId: "b-1", type: "text", content: "Batch one." },
+          { externalId: "b-3", type: "text", content: "Batch three.", metadata: { n: 3 } },
+        ],
+      },
+    });
+    expect(again.body.results.map((x: { status: string }) => x.status)).toEqual(["unchanged", "unchanged"]);
+    expect(counts().k).toBe(end.k);
+  });
+
+  test("more than 1,000 items is 400 and stores nothing", async () => {
+    const documents = Array.from({ length: 1001 }, (_, i) => ({ externalId: `over-${i}`, type: "text", content: "x" }));
+    const r = await t.call("POST", "/api/rag/documents/batch", { headers: auth(), body: { documents } });
+    expect(r.status).toBe(400);
+    expect(sql("SELECT id FROM documents WHERE external_id LIKE 'over-%'")).toEqual([]);
+  });
+});
+
+describe("listing", () => {
+  test("pages with status and updatedSince", async () => {
+    const p2 = await c.pipeline({ name: "list", chunkSize: 100, chunkOverlap: 0 });
+    const k2 = await keyFor(p2, ["ingest"]);
+    const docs = Array.from({ length: 5 }, (_, i) => ({
+      externalId: `l-${i}`,
+      type: "text",
+      content: `List item ${i}.`,
+    }));
+    await t.call("POST", "/api/rag/documents/batch", { headers: auth(k2), body: { documents: docs } });
+    for (const d of docs) await settled(d.externalId, k2);
+    const list = (q: string) => t.call("GET", `/api/rag/documents?${q}`, { headers: auth(k2) });
+    const page1 = await list("pageSize=2");
+    expect(page1.body).toMatchObject({ page: 1, pageSize: 2, total: 5 });
+    expect(page1.body.documents).toHaveLength(2);
+    const page3 = await list("pageSize=2&page=3");
+    expect(page3.body.documents).toHaveLength(1);
+    expect((await list("status=failed")).body.total).toBe(0);
+    expect((await list("status=ready")).body.total).toBe(5);
+    const mark = new Date().toISOString();
+    await Bun.sleep(5);
+    await put("l-2", { type: "text", content: "List item 2, edited." }, k2);
+    const since: Reply = await list(`updatedSince=${encodeURIComponent(mark)}`);
+    expect(since.body.documents.map((d: { externalId: string }) => d.externalId)).toEqual(["l-2"]);
+    expect((await list("updatedSince=yesterday")).status).toBe(400);
+    expect((await list("status=nope")).status).toBe(400);
+  });
+});
