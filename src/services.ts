@@ -15,6 +15,7 @@ import { loadSecret } from "./files/signing";
 import { FileStore } from "./files/store";
 import { Metrics } from "./http/metrics";
 import { IngestEngine } from "./ingest/engine";
+import { metadataLookup } from "./ingest/metadata-lookup";
 import { WorkerPool } from "./ingest/pool";
 import { reconcile, recoverInterrupted } from "./ingest/reconcile";
 import type { Logger } from "./log";
@@ -46,7 +47,10 @@ export interface Services {
 export async function createServices(config: Config, log: Logger): Promise<Services> {
   const db = openDb(config.dataDir);
   const lance = await openLance(config.dataDir);
-  const store = new VectorStore(lance, { log: (msg, fields) => log.info(msg, fields as Record<string, unknown>) });
+  const store = new VectorStore(lance, {
+    log: (msg, fields) => log.info(msg, fields as Record<string, unknown>),
+    metadataOf: metadataLookup(db),
+  });
   const files = new FileStore(config.dataDir);
   const metrics = new Metrics();
   const collections = new Collections(db);

@@ -11,6 +11,7 @@
  */
 import type { LanceConnection } from "./connection";
 import { Maintainer } from "./maintain";
+import type { MetadataLookup } from "./metadata-column";
 import { searchTable, type StoredHit, type TableSearch } from "./search";
 import { collectionPrefix, parseTableName, TableCache, tableName, type ChunkRow } from "./tables";
 import { TableWriter, type WriteOptions } from "./writer";
@@ -18,11 +19,14 @@ import { TableWriter, type WriteOptions } from "./writer";
 export type { ChunkRow } from "./tables";
 export type { SearchMode, StoredHit, TableSearch } from "./search";
 export type { WriteOptions } from "./writer";
+export type { MetadataLookup } from "./metadata-column";
 
 export interface VectorStoreOptions {
   /** Rows after which maintain() builds an ANN index on a table. */
   annThreshold?: number;
   log?: (msg: string, fields?: object) => void;
+  /** Each document's metadata in its index form (meta-index.ts), read when its rows are written. */
+  metadataOf?: MetadataLookup;
 }
 
 export class VectorStore {
@@ -33,7 +37,7 @@ export class VectorStore {
   constructor(conn: LanceConnection, opts: VectorStoreOptions = {}) {
     const log = opts.log ?? (() => {});
     this.tables = new TableCache(conn);
-    this.writer = new TableWriter(this.tables, log);
+    this.writer = new TableWriter(this.tables, log, opts.metadataOf);
     this.maintainer = new Maintainer(this.tables, this.writer, opts.annThreshold ?? 100_000, log);
   }
 
@@ -63,6 +67,11 @@ export class VectorStore {
   /** Removes a document's rows from every generation table of the collection. */
   deleteDocument(collectionId: string, documentId: string): Promise<void> {
     return this.writer.deleteDocument(collectionId, documentId);
+  }
+
+  /** Rewrites a document's metadata in its rows of every generation, keeping their vectors (no re-embedding). */
+  refreshMetadata(collectionId: string, documentId: string): Promise<void> {
+    return this.writer.refreshMetadata(collectionId, documentId);
   }
 
   /** Drops one generation's table once the writes queued for it have run. */
@@ -109,6 +118,7 @@ export class VectorStore {
     const name = tableName(collectionId, generation);
     const table = await this.tables.get(name);
     if (!table) return [];
+    if (req.where) await this.writer.ensureMetadataColumn(name);
     return searchTable(table, req, await this.maintainer.probesFor(name, table));
   }
 
