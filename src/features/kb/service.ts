@@ -4,6 +4,7 @@
  * multipart files and processed by the same tasks, workers and index.
  */
 import type { Config } from "../../config";
+import { type Metadata, metadataProblems, parseStoredMetadata } from "../../core/metadata";
 import type { Collections } from "../../core/collections";
 import type { Db } from "../../db/client";
 import {
@@ -51,7 +52,26 @@ const presentDoc = (d: DocumentRow): KbDocument => ({
   error: d.error,
   chunkCount: d.chunkCount,
   created_at: d.createdAt,
+  metadata: parseStoredMetadata(d.metadata),
 });
+
+/** The optional `metadata` part of an upload: a JSON object under the metadata rules; 400 naming the problem. */
+function uploadMetadata(fields: Record<string, string>): Metadata | undefined {
+  const raw = fields.metadata;
+  if (raw === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new AppError("invalid_request", "metadata: must be a JSON object", [
+      { field: "metadata", message: "must be a JSON object" },
+    ]);
+  }
+  const problems = metadataProblems(value);
+  if (problems.length)
+    throw new AppError("invalid_request", `${problems[0]!.field}: ${problems[0]!.message}`, problems);
+  return value as Metadata;
+}
 
 export class KbService {
   constructor(private readonly d: KbDeps) {}
@@ -110,8 +130,10 @@ export class KbService {
     const docId = Bun.randomUUIDv7();
     const limit = this.d.config.maxUploadMb * 1024 * 1024;
     let file: ReceivedFile;
+    let metadata: Metadata | undefined;
     try {
       file = await receiveFile(form, "file", (body) => this.d.files.save(kb.id, docId, body, limit));
+      metadata = uploadMetadata(file.fields);
       detectKind(file.head, { contentType: file.mimeType, fileName: file.fileName });
     } catch (err) {
       this.d.files.remove(kb.id, docId);
@@ -126,6 +148,7 @@ export class KbService {
       fileName: file.fileName.slice(0, 255),
       fileSize: file.size,
       filePath: docId,
+      metadata,
     });
     if (!row) {
       // Deleted while the bytes arrived.
