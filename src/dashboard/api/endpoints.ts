@@ -60,12 +60,16 @@ export interface NewSource {
   url?: string;
   fileName?: string;
   fileSize?: number;
+  metadata?: Record<string, unknown>;
+  externalId?: string;
 }
 
 export const sources = {
   list: (pipelineId: string) => request<Source[]>("GET", `${pipelinePath(pipelineId)}/sources`),
   create: (pipelineId: string, body: NewSource) =>
     request<SourceCreated>("POST", `${pipelinePath(pipelineId)}/sources`, { body }),
+  update: (pipelineId: string, sourceId: string, body: { name?: string; metadata?: Record<string, unknown> }) =>
+    request<Source>("PATCH", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}`, { body }),
   retry: (pipelineId: string, sourceId: string) =>
     request<{ source: Source }>("POST", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}/retry`),
   remove: (pipelineId: string, sourceId: string) =>
@@ -84,6 +88,7 @@ export interface QueryInput {
   query: string;
   topK?: number;
   mode?: QueryMode;
+  filter?: { metadata?: Record<string, unknown> };
 }
 
 /** POST /api/rag/query with a pipeline API key (never the session cookie). */
