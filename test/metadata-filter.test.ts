@@ -36,6 +36,8 @@ const CASES: [string, unknown, string[]][] = [
   ["$lt number", { year: { $lt: 2021 } }, ["D"]],
   ["$lte number", { year: { $lte: 2021 } }, ["B", "D"]],
   ["number equality", { year: 2024 }, ["A", "C"]],
+  ["an exponent literal", { year: { $lt: 1e21 } }, ["A", "B", "C", "D", "G"]],
+  ["a tiny negative literal", { year: { $gt: -1e-7 } }, ["A", "B", "C", "D", "G"]],
   ["fractional number", { year: 2030.5 }, ["G"]],
   ["a number never equals a string", { year: "2024" }, []],
   ["two operators on one key", { year: { $gt: 2020, $lt: 2030 } }, ["A", "B", "C"]],
