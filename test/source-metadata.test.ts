@@ -75,6 +75,24 @@ describe("create, GET one, PATCH", () => {
     expect((await c.source(pipeline, r.body.id))?.status).toBe("ready");
   }, 30_000);
 
+  test("PATCH while the source is being ingested: every chunk ends with the new metadata", async () => {
+    const builtin = await c.pipeline({ name: "Racing", chunkSize: 100, chunkOverlap: 0 });
+    const k = await c.key(builtin);
+    const text = Array.from({ length: 3000 }, (_, i) => `Line ${i} of the long ledger.`).join(" ");
+    const r = await c.addSource(builtin, { type: "text", content: text, metadata: { v: "old" } });
+    const p = await c.call("PATCH", `${sourcesPath(builtin)}/${r.body.id}`, { metadata: { v: "new" } });
+    expect(p.status).toBe(200);
+    const ready = await c.settled(builtin, r.body.id, 60_000);
+    expect(ready.status).toBe("ready");
+    expect(ready.chunkCount).toBeGreaterThan(100);
+    const count = async (v: unknown) =>
+      (await c.query(k, { query: "ledger", mode: "keyword", topK: 100, filter: { metadata: { v } } })).body.results
+        .length;
+    expect(await count("old")).toBe(0);
+    expect(await count({ $ne: "new" })).toBe(0); // no chunk without the new value
+    expect(await count("new")).toBe(100);
+  }, 90_000);
+
   test("GET one source, 404 for another id", async () => {
     const r = await c.addSource(pipeline, { type: "text", content: "A note on parking.", externalId: "wiki/4711" });
     const one = await c.call("GET", `${sourcesPath(pipeline)}/${r.body.id}`);
