@@ -19,6 +19,7 @@ import { FileStore } from "./files/store";
 import { Metrics } from "./http/metrics";
 import { DiskWatch } from "./ingest/disk-watch";
 import { IngestEngine } from "./ingest/engine";
+import { metadataLookup } from "./ingest/metadata-lookup";
 import { WorkerPool } from "./ingest/pool";
 import { reconcile, recoverInterrupted } from "./ingest/reconcile";
 import type { Logger } from "./log";
@@ -64,7 +65,10 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   limitMallocArenas(MALLOC_ARENAS);
   const db = openDb(config.dataDir);
   const lance = await openLance(config.dataDir);
-  const store = new VectorStore(lance, { log: (msg, fields) => log.info(msg, fields as Record<string, unknown>) });
+  const store = new VectorStore(lance, {
+    log: (msg, fields) => log.info(msg, fields as Record<string, unknown>),
+    metadataOf: metadataLookup(db),
+  });
   const files = new FileStore(config.dataDir);
   const metrics = new Metrics();
   const collections = new Collections(db);

@@ -15,7 +15,9 @@ afterAll(() => t.close());
 /** POSTs a multipart upload the way curl -F does. */
 async function upload(kbId: string, parts: Record<string, Blob | string>, c = cookie) {
   const form = new FormData();
-  for (const [k, v] of Object.entries(parts)) form.append(k, v as Blob, v instanceof File ? v.name : undefined);
+  for (const [k, v] of Object.entries(parts))
+    if (typeof v === "string") form.append(k, v);
+    else form.append(k, v, v instanceof File ? v.name : undefined);
   const res = await t.handle(
     new Request(`http://localhost/api/kb/${kbId}/upload`, { method: "POST", body: form, headers: { cookie: c } }),
   );
@@ -125,5 +127,63 @@ describe("knowledge bases", () => {
     expect((await t.call("GET", `/api/kb/${kbId}`, { cookie })).status).toBe(404);
     expect(existsSync(join(t.dataDir, "files", kbId))).toBe(false);
     expect((await t.services.store.listTables()).filter((x) => x.collectionId === kbId)).toEqual([]);
+  });
+});
+
+describe("knowledge-base metadata", () => {
+  test("an upload's metadata part labels the document; search takes filter.metadata", async () => {
+    const kb = (await t.call("POST", "/api/kb", { cookie, body: { name: "Labelled" } })).body.id;
+    // The metadata part may come after the file.
+    const hr = await upload(kb, {
+      file: file("leave.txt", "Annual leave requests go to the office."),
+      metadata: '{"team":"hr","year":2024}',
+    });
+    expect(hr.status).toBe(202);
+    expect(hr.body.document.metadata).toEqual({ team: "hr", year: 2024 });
+    const form = new FormData();
+    form.append("metadata", JSON.stringify({ team: "eng" }));
+    form.append("file", file("deploy.txt", "Deploy requests go to the office on Monday."), "deploy.txt");
+    const eng = await t.handle(
+      new Request(`http://localhost/api/kb/${kb}/upload`, { method: "POST", body: form, headers: { cookie } }),
+    );
+    expect(eng.status).toBe(202);
+    await waitFor("both documents to be ready", async () =>
+      (await t.call("GET", `/api/kb/${kb}`, { cookie })).body.documents.every(
+        (d: { status: string }) => d.status === "ready",
+      ),
+    );
+    for (const [team, name] of [
+      ["hr", "leave.txt"],
+      ["eng", "deploy.txt"],
+    ]) {
+      const s = await t.call("POST", `/api/kb/${kb}/search`, {
+        cookie,
+        body: { query: "requests go to the office", mode: "keyword", filter: { metadata: { team } } },
+      });
+      expect(s.status).toBe(200);
+      expect(s.body.results.map((r: { metadata: { sourceName: string } }) => r.metadata.sourceName)).toEqual([name]);
+      expect(s.body.results[0].metadata.team).toBe(team);
+    }
+    const bad = await t.call("POST", `/api/kb/${kb}/search`, {
+      cookie,
+      body: { query: "office", filter: { metadata: { year: { $gt: "x", $foo: 1 } } } },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain("filter.metadata.year.$foo");
+  });
+
+  test("a bad metadata part is 400 naming it and stores nothing", async () => {
+    const kb = (await t.call("POST", "/api/kb", { cookie, body: { name: "Strict" } })).body.id;
+    for (const [metadata, field] of [
+      ["{not json", "metadata"],
+      ['{"sourceName":"x"}', "metadata.sourceName"],
+      ["[1]", "metadata"],
+    ]) {
+      const r = await upload(kb, { metadata: metadata!, file: file("a.txt", "hello there") });
+      expect(r.status).toBe(400);
+      expect(r.body.error.message.startsWith(`${field}:`)).toBe(true);
+    }
+    expect((await t.call("GET", `/api/kb/${kb}`, { cookie })).body.documents).toEqual([]);
+    expect(existsSync(join(t.dataDir, "files", kb)) ? readdirSync(join(t.dataDir, "files", kb)) : []).toEqual([]);
   });
 });

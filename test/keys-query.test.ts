@@ -190,12 +190,8 @@ describe("unknown fields in a search body are 400, never ignored", () => {
   const DOORS = ["query", "kb"] as const;
   // [case, body, the fields named in details]
   const unknown: [string, unknown, string[]][] = [
-    [
-      "a metadata filter (not supported yet)",
-      { query: "x", filter: { metadata: { lang: "en" } } },
-      ["filter.metadata"],
-    ],
-    ["metadata beside sourceIds", { query: "x", filter: { sourceIds: [], metadata: {} } }, ["filter.metadata"]],
+    ["meta for metadata", { query: "x", filter: { meta: { lang: "en" } } }, ["filter.meta"]],
+    ["metadata at the top", { query: "x", metadata: {} }, ["metadata"]],
     ["a misspelt filter key", { query: "x", filter: { sourceID: ["a"] } }, ["filter.sourceID"]],
     ["top_k for topK", { query: "x", top_k: 3 }, ["top_k"]],
     ["min_score for minScore", { query: "x", min_score: 0.9 }, ["min_score"]],
@@ -216,7 +212,8 @@ describe("unknown fields in a search body are 400, never ignored", () => {
   });
 
   test.each(DOORS)("%s: every known field, filter included, is still accepted", async (door) => {
-    const r = await send(door, { query: "x", topK: 2, mode: "keyword", minScore: 0.1, filter: { sourceIds: [] } });
+    const filter = { sourceIds: [], metadata: { lang: "en" } };
+    const r = await send(door, { query: "x", topK: 2, mode: "keyword", minScore: 0.1, filter });
     expect(r.status).toBe(200);
     expect(r.body.results).toEqual([]);
   });

@@ -12,7 +12,9 @@ export type FileErrorCode =
   /** The expected file part is not there. */
   | "missing_part"
   /** The file part has no bytes. */
-  | "empty";
+  | "empty"
+  /** A text part (such as metadata) is over its limit. */
+  | "part_too_large";
 
 /** A file that cannot be received or stored, with a message a person can act on. */
 export class FileError extends Error {

@@ -12,7 +12,12 @@ export interface ReceivedFile {
   mimeType: string;
   /** The first bytes, for type detection. */
   head: Uint8Array;
+  /** The text parts sent beside the file (e.g. `metadata`), by name; the first of a name wins. */
+  fields: Record<string, string>;
 }
+
+/** The longest text part read; longer ones are a 400 rather than silently cut. */
+const FIELD_BYTES = 64 * 1024;
 
 /** What a multipart upload needs of its request: the content type (with its boundary) and the body. */
 export interface MultipartBody {
@@ -38,11 +43,38 @@ export async function receiveFile(
   if (!request.body) throw new FileError("missing_part", `the request has no "${field}" part`);
   let bb: busboy.Busboy;
   try {
-    bb = busboy({ headers: { "content-type": type }, limits: { files: 1, fields: 20, parts: 25 } });
+    bb = busboy({
+      headers: { "content-type": type },
+      limits: { files: 1, fields: 20, parts: 25, fieldSize: FIELD_BYTES },
+    });
   } catch {
     throw new FileError("malformed", "the multipart body is malformed (no boundary)");
   }
-  return new Promise<ReceivedFile>((resolve, reject) => {
+  const fields: Record<string, string> = {};
+  let fieldProblem: FileError | null = null;
+  bb.on("field", (name, value, info) => {
+    if (info.valueTruncated) fieldProblem = new FileError("part_too_large", `${name}: the part is longer than 64 KB`);
+    else if (!Object.hasOwn(fields, name)) fields[name] = value;
+  });
+  // Text parts may come after the file: the result waits for the end of the body too.
+  const closed = new Promise<void>((resolve, reject) => {
+    bb.on("error", () => reject(new FileError("malformed", "the multipart body is malformed")));
+    bb.on("close", resolve);
+  });
+  closed.catch(() => {}); // awaited only once the file is in
+  const file = await receiveFilePart(request, bb, field, save);
+  await closed;
+  if (fieldProblem) throw fieldProblem;
+  return { ...file, fields };
+}
+
+function receiveFilePart(
+  request: MultipartBody,
+  bb: busboy.Busboy,
+  field: string,
+  save: (body: ReadableStream<Uint8Array>) => Promise<number>,
+): Promise<Omit<ReceivedFile, "fields">> {
+  return new Promise((resolve, reject) => {
     let seen = false;
     let pending: Promise<void> | null = null;
     let file: Readable | null = null;
@@ -78,6 +110,7 @@ export async function receiveFile(
         // The client hung up mid-file: busboy would wait for the rest forever, so the
         // part ends with the error, and `save` stops and removes what it had written.
         file?.destroy(err);
+        bb.destroy(err);
         reject(err);
       })
       .pipe(bb);

@@ -114,6 +114,7 @@ function validationDetails(error: unknown): FieldProblem[] {
 /** The status each code of the file store and multipart reader stands for. */
 const FILE_ERRORS: Record<FileErrorCode, ErrorCode> = {
   too_large: "payload_too_large",
+  part_too_large: "invalid_request",
   not_multipart: "unsupported_media_type",
   malformed: "invalid_request",
   missing_part: "invalid_request",

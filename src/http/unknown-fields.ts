@@ -1,7 +1,7 @@
 /**
  * Refusing unknown fields. Elysia's body normalisation drops properties a schema
  * does not list before it validates, so `additionalProperties: false` alone never
- * fails: `{"filter":{"metadata":{…}}}` reached the search as an empty filter and
+ * fails: a misspelt `{"filter":{"metdata":{…}}}` reached the search as an empty filter and
  * answered 200 with unfiltered results. This check runs on the raw body before
  * validation (as a `transform` hook) and names every unknown field.
  */

@@ -7,6 +7,7 @@
 import type { Collection } from "../db/schema";
 import type { SearchMode } from "../vectors/store";
 import { RetrievalError } from "./errors";
+import { compileMetadataFilter } from "./filter";
 
 export type { SearchMode } from "../vectors/store";
 
@@ -19,6 +20,8 @@ export const MAX_QUERY_CHARS = 8000;
 export interface SearchFilter {
   /** Only chunks of these sources (documents); `[]` matches nothing. */
   sourceIds?: string[];
+  /** Conditions on source metadata, `sourceType` and `externalId` (retrieval/filter.ts). */
+  metadata?: Record<string, unknown>;
 }
 
 /** A search as a client sends it: only `query` is required. */
@@ -37,11 +40,13 @@ export interface ResolvedSearch {
   mode: SearchMode;
   minScore: number;
   sourceIds?: string[];
+  /** The metadata filter compiled to SQL over the chunk table; absent when there is none. */
+  where?: string;
 }
 
 /**
  * Checks the query text and fills in the defaults: topK is the collection's
- * retrievalTopK, mode hybrid, minScore 0, no filter. The text is trimmed first; an
+ * retrievalTopK, mode hybrid, minScore 0, no filter. A bad metadata filter is refused the same way. The text is trimmed first; an
  * empty one or one over MAX_QUERY_CHARS is an `invalid_request` RetrievalError.
  */
 export function resolveSearch(req: SearchRequest, collection: Pick<Collection, "retrievalTopK">): ResolvedSearch {
@@ -59,5 +64,6 @@ export function resolveSearch(req: SearchRequest, collection: Pick<Collection, "
     mode: req.mode ?? "hybrid",
     minScore: req.minScore ?? 0,
     sourceIds: req.filter?.sourceIds,
+    where: compileMetadataFilter(req.filter?.metadata) ?? undefined,
   };
 }

@@ -7,6 +7,7 @@
  * filter says.
  */
 import type { Config } from "../config";
+import { parseStoredMetadata } from "../core/metadata";
 import type { Db } from "../db/client";
 import { listDocumentsByIds } from "../db/queries/documents";
 import type { Collection, DocumentRow } from "../db/schema";
@@ -28,8 +29,9 @@ export interface SearchResult {
   metadata: ResultMetadata;
 }
 
-/** The reserved metadata keys of a result (docs/API.md, Query). */
+/** The reserved metadata keys of a result (docs/API.md, Query), then the source's own metadata, flat. */
 export interface ResultMetadata {
+  [key: string]: unknown;
   sourceId: string;
   sourceName: string;
   chunkIndex: number;
@@ -38,6 +40,7 @@ export interface ResultMetadata {
   end: number;
   url?: string;
   fileName?: string;
+  externalId?: string;
 }
 
 /** The results with the query as searched (trimmed) and the topK used. */
@@ -77,6 +80,7 @@ export class Searcher {
       topK: req.topK,
       minScore: req.minScore,
       documentIds: req.sourceIds,
+      where: req.where,
       // The built-in embedder only sees words, so its list adds less than BM25's (SciFact nDCG@10:
       // keyword 0.662, vector 0.422); a real model's list is trusted as much as the keyword list.
       keywordWeight: model === "builtin" ? BUILTIN_KEYWORD_WEIGHT : 0.5,
@@ -119,7 +123,9 @@ export class Searcher {
 }
 
 function metadataOf(d: DocumentRow, h: { chunkIndex: number; start: number; end: number }): ResultMetadata {
+  // The source's keys first: reserved names are refused on write, but the reserved values must win anyway.
   const m: ResultMetadata = {
+    ...parseStoredMetadata(d.metadata),
     sourceId: d.id,
     sourceName: d.name,
     chunkIndex: h.chunkIndex,
@@ -129,5 +135,6 @@ function metadataOf(d: DocumentRow, h: { chunkIndex: number; start: number; end:
   };
   if (d.url) m.url = d.url;
   if (d.fileName) m.fileName = d.fileName;
+  if (d.externalId !== null) m.externalId = d.externalId;
   return m;
 }

@@ -44,6 +44,8 @@ export interface TableSearch {
   topK: number;
   minScore?: number;
   documentIds?: string[];
+  /** A metadata filter as SQL over the metadata column (retrieval/filter.ts); applied before ranking. */
+  where?: string;
   /** Hybrid only: the keyword list's share of the fusion, 0..1 (default 0.5). */
   keywordWeight?: number;
 }
@@ -69,7 +71,9 @@ export async function searchTable(table: Table, req: TableSearch, ann: AnnProbes
     throw new RangeError(`topK must be a positive integer, got ${req.topK}`);
   if (req.mode !== "keyword" && !req.vector) throw new Error(`a query vector is required for ${req.mode} search`);
   if (req.documentIds && req.documentIds.length === 0) return [];
-  const filter = req.documentIds ? inList("document_id", req.documentIds) : null;
+  const parts = [req.documentIds ? inList("document_id", req.documentIds) : null, req.where ?? null];
+  const present = parts.filter((p) => p !== null);
+  const filter = present.length ? present.map((p) => `(${p})`).join(" AND ") : null;
   let hits: Ranked[];
   if (req.mode === "vector") hits = await vectorHits(table, req.vector!, req.topK, filter, ann);
   else if (req.mode === "keyword") hits = await keywordHits(table, req.text, req.topK, filter);

@@ -12,6 +12,7 @@
 import { Semaphore } from "../tools/semaphore";
 import type { LanceConnection } from "./connection";
 import { Maintainer } from "./maintain";
+import type { MetadataLookup } from "./metadata-column";
 import { searchTable, type StoredHit, type TableSearch } from "./search";
 import { collectionPrefix, parseTableName, sqlString, TableCache, tableName, type ChunkRow } from "./tables";
 import { TableWriter, type WriteOptions } from "./writer";
@@ -19,6 +20,7 @@ import { TableWriter, type WriteOptions } from "./writer";
 export type { ChunkRow } from "./tables";
 export type { SearchMode, StoredHit, TableSearch } from "./search";
 export type { WriteOptions } from "./writer";
+export type { MetadataLookup } from "./metadata-column";
 
 /**
  * Table searches that run at once; the rest wait their turn. A search without an ANN
@@ -36,6 +38,8 @@ export interface VectorStoreOptions {
   /** Table searches that may run at once (default SEARCH_CONCURRENCY). */
   searchConcurrency?: number;
   log?: (msg: string, fields?: object) => void;
+  /** Each document's metadata in its index form (meta-index.ts), read when its rows are written. */
+  metadataOf?: MetadataLookup;
 }
 
 export class VectorStore {
@@ -49,7 +53,7 @@ export class VectorStore {
   constructor(conn: LanceConnection, opts: VectorStoreOptions = {}) {
     const log = opts.log ?? (() => {});
     this.tables = new TableCache(conn);
-    this.writer = new TableWriter(this.tables, log);
+    this.writer = new TableWriter(this.tables, log, opts.metadataOf);
     this.maintainer = new Maintainer(this.tables, this.writer, opts.annThreshold ?? 100_000, log);
     this.searches = new Semaphore(opts.searchConcurrency ?? SEARCH_CONCURRENCY);
   }
@@ -83,6 +87,11 @@ export class VectorStore {
   /** Removes a document's rows from every generation table of the collection. */
   deleteDocument(collectionId: string, documentId: string): Promise<void> {
     return this.writer.deleteDocument(collectionId, documentId);
+  }
+
+  /** Rewrites a document's metadata in its rows of every generation, keeping their vectors (no re-embedding). */
+  refreshMetadata(collectionId: string, documentId: string): Promise<void> {
+    return this.writer.refreshMetadata(collectionId, documentId);
   }
 
   /** Drops one generation's table once the writes queued for it have run. */
@@ -156,6 +165,7 @@ export class VectorStore {
     const table = await this.tables.get(name);
     if (!table) return [];
     const probes = await this.maintainer.probesFor(name, table);
+    if (req.where) await this.writer.ensureMetadataColumn(name);
     return this.searches.run(() => searchTable(table, req, probes)).finally(() => this.activity++);
   }
 

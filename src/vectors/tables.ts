@@ -15,6 +15,8 @@ export interface ChunkRow {
   start: number;
   end: number;
   vector: Float32Array;
+  /** The source's metadata in its index form (meta-index.ts); the writer fills it in at write time. */
+  metadata?: string;
 }
 
 const NAME = /^c_([0-9a-f]{32})_g(\d+)$/;
@@ -70,7 +72,16 @@ export function chunkSchema(dim: number): arrow.Schema {
     new arrow.Field("start", new arrow.Int32(), false),
     new arrow.Field("end", new arrow.Int32(), false),
     new arrow.Field("vector", vectorType(dim), false),
+    metadataField(),
   ]);
+}
+
+/**
+ * The metadata column: UTF-8 JSON marked `arrow.json`, which LanceDB stores as
+ * binary JSON that its `json_get*` filter functions read.
+ */
+export function metadataField(): arrow.Field {
+  return new arrow.Field("metadata", new arrow.Utf8(), true, new Map([["ARROW:extension:name", "arrow.json"]]));
 }
 
 function vectorType(dim: number) {
@@ -99,6 +110,7 @@ export function rowsToArrow(rows: ChunkRow[]): arrow.Table {
     int((r) => r.start),
     int((r) => r.end),
     vectors,
+    str((r) => r.metadata ?? "{}"),
   ];
   const struct = arrow.makeData({ type: new arrow.Struct(schema.fields), length: rows.length, nullCount: 0, children });
   return new arrow.Table([new arrow.RecordBatch(schema, struct)]);

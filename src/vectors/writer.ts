@@ -4,6 +4,7 @@
  * writers) while different tables proceed in parallel.
  */
 import { Index, type Table } from "@lancedb/lancedb";
+import { MetadataColumn, type MetadataLookup } from "./metadata-column";
 import {
   collectionPrefix,
   inList,
@@ -51,11 +52,15 @@ export class TableWriter {
   private readonly droppedCollections = new Set<string>();
   /** Vector dimension per table: fixed once the table exists, and asked on every write. */
   private readonly dims = new Map<string, number>();
+  private readonly metadata: MetadataColumn;
 
   constructor(
     private readonly tables: TableCache,
     private readonly log: Log,
-  ) {}
+    lookup: MetadataLookup = () => new Map(),
+  ) {
+    this.metadata = new MetadataColumn(lookup, log);
+  }
 
   /**
    * Deletes rows of `documentIds` (and any earlier copy of the given row ids, unless
@@ -66,7 +71,10 @@ export class TableWriter {
     return this.queues.run(name, async () => {
       if (this.isDropped(name)) return this.log("vector write skipped: collection dropped", { table: name });
       const table = await this.tables.get(name);
-      if (!table) return this.createWith(name, rows);
+      // Metadata is read now, in the table's queue, so a rewrite queued by a later change runs after this write.
+      const withMeta = this.metadata.attach(name, rows);
+      if (!table) return this.createWith(name, withMeta);
+      await this.metadata.ensure(name, table);
       if (documentIds.length && rows.length) {
         // A replaced document with new rows: one commit, so a query sees the old version or the
         // new one, never neither (docs/API.md, Documents API). Merging on id also keeps one copy
@@ -76,14 +84,38 @@ export class TableWriter {
           .whenMatchedUpdateAll()
           .whenNotMatchedInsertAll()
           .whenNotMatchedBySourceDelete({ where: inList("document_id", documentIds) })
-          .execute(toArrowChecked(rows, await this.dimOf(name, table)));
+          .execute(toArrowChecked(withMeta, await this.dimOf(name, table)));
         this.dirty.add(name);
         return;
       }
       const predicate = replacePredicate(documentIds, opts.appendedAreNew ? [] : rows);
       if (predicate) await table.delete(predicate);
-      if (rows.length) await table.add(toArrowChecked(rows, await this.dimOf(name, table)));
+      if (rows.length) await table.add(toArrowChecked(withMeta, await this.dimOf(name, table)));
       this.dirty.add(name);
+    });
+  }
+
+  /** Rewrites the metadata of one document's rows in every table of the collection, keeping their vectors. */
+  async refreshMetadata(collectionId: string, documentId: string): Promise<void> {
+    const names = await this.collectionTables(collectionId);
+    await Promise.all(
+      names.map((name) =>
+        this.queues.run(name, async () => {
+          const table = await this.tables.get(name);
+          if (!table || !(await this.metadata.ensure(name, table))) return;
+          await this.metadata.rewrite(name, table, [documentId]);
+          this.dirty.add(name);
+        }),
+      ),
+    );
+  }
+
+  /** Gives a table written before metadata existed its column (in its queue); later calls cost nothing. */
+  async ensureMetadataColumn(name: string): Promise<void> {
+    if (this.metadata.known(name)) return;
+    await this.queues.run(name, async () => {
+      const table = await this.tables.get(name);
+      if (table) await this.metadata.ensure(name, table);
     });
   }
 
@@ -107,6 +139,7 @@ export class TableWriter {
   dropTable(name: string): Promise<void> {
     return this.queues.run(name, () => {
       this.dims.delete(name);
+      this.metadata.forget(name);
       return this.tables.drop(name);
     });
   }
@@ -158,6 +191,7 @@ export class TableWriter {
   private async createWith(name: string, rows: ChunkRow[]): Promise<void> {
     if (!rows.length) return;
     const table = await this.tables.create(name, rows);
+    this.metadata.markCurrent(name);
     await ensureFtsIndex(table);
     this.dirty.add(name);
     this.log("vector table created", { table: name, dim: rows[0]!.vector.length });

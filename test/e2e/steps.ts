@@ -25,6 +25,18 @@ export async function sourceSteps(page: Page, base: string, pipelineId: string):
   await page.getByRole("button", { name: "Add source" }).click();
   await sourceRow(page, "Refunds").getByText("Ready").waitFor({ timeout: 90_000 });
 
+  // Label it: the metadata editor saves with PATCH and the row shows the labels.
+  await sourceRow(page, "Refunds").getByRole("button", { name: "Metadata" }).click();
+  await page.getByLabel("Key 1").fill("team");
+  await page.getByLabel("Value 1").fill("support");
+  await page.getByRole("button", { name: "Add a row" }).click();
+  await page.getByLabel("Key 2").fill("year");
+  await page.getByLabel("Type 2").selectOption("number");
+  await page.getByLabel("Value 2").fill("2026");
+  await page.getByRole("button", { name: "Save metadata" }).click();
+  await sourceRow(page, "Refunds").getByText("team: support").waitFor();
+  await sourceRow(page, "Refunds").getByText("year: 2026").waitFor();
+
   // A loopback address is refused by the fetch rules: the source fails and says why.
   await page.getByLabel("Web page").check();
   await page.getByLabel("Name", { exact: true }).fill("Local page");
@@ -62,6 +74,22 @@ export async function sourceSteps(page: Page, base: string, pipelineId: string):
   expect(await first.textContent()).toContain("Refunds");
   expect(await first.textContent()).toMatch(/chunk \d+/);
   await shootThemes(page, "playground-results");
+
+  // The filter builder: only the labelled source matches team = support and year ≥ 2026.
+  await page.getByRole("button", { name: "Filter on metadata" }).click();
+  await page.getByLabel("Key 1").fill("team");
+  await page.getByLabel("Value 1").fill("support");
+  await page.getByRole("button", { name: "Add a row" }).click();
+  await page.getByLabel("Key 2").fill("year");
+  await page.getByLabel("Operator").nth(1).selectOption("$gte");
+  await page.getByLabel("Type 2").selectOption("number");
+  await page.getByLabel("Value 2").fill("2026");
+  await page.getByLabel("Query", { exact: true }).fill("opening hours refund");
+  await page.getByRole("button", { name: "Search" }).click();
+  await page.locator(".result").first().waitFor();
+  const names = await page.locator(".result-source").allTextContents();
+  expect(names.length).toBeGreaterThan(0);
+  expect(new Set(names)).toEqual(new Set(["Refunds"]));
 }
 
 /** With 23 sources the list pages by 20; the search box narrows it and the status filter picks the failed one. */

@@ -62,6 +62,8 @@ export interface NewSource {
   url?: string;
   fileName?: string;
   fileSize?: number;
+  metadata?: Record<string, unknown>;
+  externalId?: string;
 }
 
 export interface SourceListParams {
@@ -78,6 +80,8 @@ export const sources = {
     request<SourcePage>("GET", `${pipelinePath(pipelineId)}/sources${qs({ page: 1, ...p })}`),
   create: (pipelineId: string, body: NewSource) =>
     request<SourceCreated>("POST", `${pipelinePath(pipelineId)}/sources`, { body }),
+  update: (pipelineId: string, sourceId: string, body: { name?: string; metadata?: Record<string, unknown> }) =>
+    request<Source>("PATCH", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}`, { body }),
   retry: (pipelineId: string, sourceId: string) =>
     request<{ source: Source }>("POST", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}/retry`),
   remove: (pipelineId: string, sourceId: string) =>
@@ -103,6 +107,7 @@ export interface QueryInput {
   query: string;
   topK?: number;
   mode?: QueryMode;
+  filter?: { metadata?: Record<string, unknown> };
 }
 
 /** POST /api/rag/query with a pipeline API key (never the session cookie). */

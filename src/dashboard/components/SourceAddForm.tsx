@@ -8,10 +8,12 @@ import { fieldError } from "../api/client";
 import { sources, type NewSource } from "../api/endpoints";
 import type { SourceType } from "../api/types";
 import { useAction } from "../lib/hooks";
+import { type MetaRow, fromRows } from "../lib/metadata-rows";
 import { useApp } from "../lib/session";
 import { ErrorNote } from "./ErrorNote";
 import { Field } from "./Field";
 import { FileUpload } from "./FileUpload";
+import { MetadataRowsInput } from "./MetadataRowsInput";
 import { Segmented } from "./Segmented";
 
 const KINDS: [SourceType, string, string][] = [
@@ -38,12 +40,20 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
   const [name, setName] = useState("");
   const [content, setContent] = useState("");
   const [url, setUrl] = useState("");
+  const [externalId, setExternalId] = useState("");
+  const [rows, setRows] = useState<MetaRow[]>([]);
+  const labels = fromRows(rows);
   const add = useAction(async (body: NewSource) => {
+    if ("error" in labels) return;
+    if (Object.keys(labels.metadata).length) body.metadata = labels.metadata;
+    if (externalId.trim()) body.externalId = externalId.trim();
     const s = await sources.create(pipelineId, body);
     notify(`Source “${s.name}” added; ragd is indexing it.`);
     setName("");
     setContent("");
     setUrl("");
+    setExternalId("");
+    setRows([]);
     onAdded();
   });
 
@@ -103,9 +113,39 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
               )}
             </Field>
           )}
+          <details>
+            <summary>Metadata and external id (optional)</summary>
+            <div class="stack">
+              <Field
+                label="External id"
+                hint="The id your own system knows this document by; unique in the pipeline."
+                error={fieldError(add.error, "externalId")}
+              >
+                {(ids) => (
+                  <input
+                    {...ids}
+                    value={externalId}
+                    maxLength={256}
+                    onInput={(e) => setExternalId(e.currentTarget.value)}
+                  />
+                )}
+              </Field>
+              <MetadataRowsInput
+                label="Metadata (queries can filter on it)"
+                rows={rows}
+                onChange={setRows}
+                blank={() => ({ key: "", type: "text", value: "" })}
+              />
+              {"error" in labels && (
+                <p class="field-error" role="alert">
+                  {labels.error}
+                </p>
+              )}
+            </div>
+          </details>
           <ErrorNote error={add.error} context="Could not add the source" />
           <div class="form-actions">
-            <button type="submit" class="btn btn-primary" disabled={add.busy}>
+            <button type="submit" class="btn btn-primary" disabled={add.busy || "error" in labels}>
               {add.busy ? "Adding…" : "Add source"}
             </button>
           </div>

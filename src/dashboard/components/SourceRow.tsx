@@ -1,9 +1,11 @@
 /** One data source: what it is, its status and progress, its error and actions. */
+import { useState } from "preact/hooks";
 import { sources } from "../api/endpoints";
 import type { Source } from "../api/types";
 import { formatBytes, formatDate, plural, timeAgo } from "../lib/format";
 import { useAction } from "../lib/hooks";
 import { ErrorNote } from "./ErrorNote";
+import { MetadataEditor } from "./MetadataEditor";
 import { ProgressBar } from "./ProgressBar";
 import { StatusBadge } from "./StatusBadge";
 
@@ -31,6 +33,8 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
     onChanged();
   });
   const progress = s.progress;
+  const [editing, setEditing] = useState(false);
+  const labels = Object.entries(s.metadata ?? {});
   return (
     <li class="row">
       <div class="row-main">
@@ -40,6 +44,33 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
           <StatusBadge status={s.status} />
         </div>
         <div class="muted break small">{origin(s)}</div>
+        {s.externalId && (
+          <div class="small muted break">
+            External id: <code>{s.externalId}</code>
+          </div>
+        )}
+        {labels.length > 0 && !editing && (
+          <ul class="chips small" aria-label={`Metadata of ${s.name}`}>
+            {labels.map(([k, v]) => (
+              <li key={k}>
+                <code>
+                  {k}: {Array.isArray(v) ? v.join(", ") : String(v)}
+                </code>
+              </li>
+            ))}
+          </ul>
+        )}
+        {editing && (
+          <MetadataEditor
+            pipelineId={pipelineId}
+            source={s}
+            onCancel={() => setEditing(false)}
+            onSaved={() => {
+              setEditing(false);
+              onChanged();
+            }}
+          />
+        )}
         {s.status === "processing" && (
           <ProgressBar
             label={`Progress of ${s.name}`}
@@ -75,6 +106,11 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
           {s.status === "failed" && (
             <button type="button" class="btn btn-small" onClick={() => void retry.run()} disabled={retry.busy}>
               {retry.busy ? "Retrying…" : "Retry"}
+            </button>
+          )}
+          {!editing && (
+            <button type="button" class="btn btn-small" onClick={() => setEditing(true)}>
+              Metadata
             </button>
           )}
           <button

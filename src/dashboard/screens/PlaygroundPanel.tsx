@@ -8,6 +8,7 @@ import type { Pipeline, QueryMode, QueryResponse } from "../api/types";
 import { CurlCommand } from "../components/CurlCommand";
 import { ErrorNote } from "../components/ErrorNote";
 import { Field } from "../components/Field";
+import { blankFilterRow, FilterBuilder, type FilterRow, filterOf } from "../components/FilterBuilder";
 import { PlaygroundKey } from "../components/PlaygroundKey";
 import { ResultList } from "../components/ResultList";
 import { Segmented } from "../components/Segmented";
@@ -32,7 +33,10 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
   const [topK, setTopK] = useState(pipeline.retrievalTopK);
   const [mode, setMode] = useState<QueryMode>("hybrid");
   const [answer, setAnswer] = useState<{ res: QueryResponse; ms: number } | undefined>(undefined);
+  const [filterRows, setFilterRows] = useState<FilterRow[]>([]);
+  const filter = filterOf(filterRows);
   const input: QueryInput = { query: query.trim(), topK, mode };
+  if ("metadata" in filter && filter.metadata) input.filter = { metadata: filter.metadata };
   const search = useAction(async () => {
     if (!apiKey) return;
     const t0 = performance.now();
@@ -91,9 +95,27 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
               <p class="hint">{MODE_HINT[mode]}</p>
             </div>
           </div>
+          {filterRows.length > 0 ? (
+            <FilterBuilder rows={filterRows} onChange={setFilterRows} />
+          ) : (
+            <div>
+              <button type="button" class="btn btn-small" onClick={() => setFilterRows([blankFilterRow()])}>
+                Filter on metadata
+              </button>
+            </div>
+          )}
+          {"error" in filter && (
+            <p class="field-error" role="alert">
+              {filter.error}
+            </p>
+          )}
           <ErrorNote error={search.error} context="The query failed" />
           <div class="form-actions">
-            <button type="submit" class="btn btn-primary" disabled={!apiKey || !input.query || search.busy}>
+            <button
+              type="submit"
+              class="btn btn-primary"
+              disabled={!apiKey || !input.query || search.busy || "error" in filter}
+            >
               {search.busy ? "Searching…" : "Search"}
             </button>
             {!apiKey && <span class="muted small">Choose a key above first.</span>}

@@ -24,6 +24,15 @@ const byId = (db: Db) =>
     .where(eq(documents.id, ph("id")))
     .prepare();
 
+/** The document of a collection with this external id, if any. */
+export function findDocumentByExternalId(db: Db, collectionId: string, externalId: string): DocumentRow | undefined {
+  return db
+    .select()
+    .from(documents)
+    .where(and(eq(documents.collectionId, collectionId), eq(documents.externalId, externalId)))
+    .get();
+}
+
 export function findDocumentById(db: Db, id: string): DocumentRow | undefined {
   return once(db, byId).get({ id });
 }

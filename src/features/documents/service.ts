@@ -19,7 +19,6 @@ import type { UpsertPlan, Upserted } from "../../ingest/upsert";
 import type { VectorStore } from "../../vectors/store";
 import type { KeyService } from "../keys/service";
 import { presentSource } from "../sources/present";
-import { updateChunkMetadata } from "./chunk-metadata";
 import { checkExternalId, planJsonDocument } from "./input";
 import type { DocumentOut } from "./model";
 import { type ReceivedDocumentFile, planFileDocument } from "./upload";
@@ -156,7 +155,8 @@ export class DocumentService {
   private async apply(plan: UpsertPlan) {
     const done = await this.d.engine.upsertDocument(plan);
     if (!done) throw notFound("pipeline");
-    if (done.metadataChanged) await updateChunkMetadata(this.d.store, done.row);
+    // Only the labels changed: the chunk rows get them in place, nothing is embedded again.
+    if (done.metadataChanged) await this.d.store.refreshMetadata(done.row.collectionId, done.row.id);
     return this.answer(plan.externalId, done);
   }
 

@@ -25,6 +25,7 @@ export const KbDocumentModel = t.Object({
   error: t.Union([t.String(), t.Null()]),
   chunkCount: StrictInteger(),
   created_at: t.String({ format: "date-time" }),
+  metadata: t.Record(t.String(), t.Unknown(), { description: "The labels sent with the upload ({} when none)." }),
 });
 
 export const KbDetail = t.Composite([KbModel, t.Object({ documents: t.Array(KbDocumentModel) })]);

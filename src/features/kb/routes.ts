@@ -73,13 +73,21 @@ export function kbRoutes(auth: AuthService, kbs: KbService) {
           507: ErrorBody,
         },
         detail: {
-          summary: "Upload a document (multipart/form-data, one part named file); processed in the background",
+          summary:
+            "Upload a document (multipart/form-data: a part named file, and optionally a part named metadata holding a JSON object); processed in the background",
           requestBody: {
             content: {
               "multipart/form-data": {
                 schema: {
                   type: "object",
-                  properties: { file: { type: "string", format: "binary" } },
+                  properties: {
+                    file: { type: "string", format: "binary" },
+                    metadata: {
+                      type: "string",
+                      description:
+                        'Optional: a JSON object of labels, e.g. {"team": "hr"}; the same rules as a source\'s metadata.',
+                    },
+                  },
                   required: ["file"],
                 },
               },

@@ -4,6 +4,7 @@
  * multipart files and processed by the same tasks, workers and index.
  */
 import type { Config } from "../../config";
+import { type Metadata, metadataProblems, parseStoredMetadata } from "../../core/metadata";
 import type { Collections } from "../../core/collections";
 import type { Db } from "../../db/client";
 import {
@@ -53,7 +54,26 @@ const presentDoc = (d: DocumentRow): KbDocument => ({
   error: d.error,
   chunkCount: d.chunkCount,
   created_at: d.createdAt,
+  metadata: parseStoredMetadata(d.metadata),
 });
+
+/** The optional `metadata` part of an upload: a JSON object under the metadata rules; 400 naming the problem. */
+function uploadMetadata(fields: Record<string, string>): Metadata | undefined {
+  const raw = fields.metadata;
+  if (raw === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new AppError("invalid_request", "metadata: must be a JSON object", [
+      { field: "metadata", message: "must be a JSON object" },
+    ]);
+  }
+  const problems = metadataProblems(value);
+  if (problems.length)
+    throw new AppError("invalid_request", `${problems[0]!.field}: ${problems[0]!.message}`, problems);
+  return value as Metadata;
+}
 
 export class KbService {
   constructor(private readonly d: KbDeps) {}
@@ -115,12 +135,14 @@ export class KbService {
     const limit = this.d.config.maxUploadMb * 1024 * 1024;
     let file: ReceivedFile;
     let hash = "";
+    let metadata: Metadata | undefined;
     try {
       file = await receiveFile(form, "file", async (body) => {
         const saved = await this.d.files.saveHashed(kb.id, docId, body, limit);
         hash = saved.hash;
         return saved.size;
       });
+      metadata = uploadMetadata(file.fields);
       detectKind(file.head, { contentType: file.mimeType, fileName: file.fileName });
       refuseDuplicateFile(this.d.db, kb.id, docId, hash);
     } catch (err) {
@@ -137,6 +159,7 @@ export class KbService {
       fileSize: file.size,
       filePath: docId,
       contentHash: hash,
+      metadata,
     });
     if (!row) {
       // Deleted while the bytes arrived.

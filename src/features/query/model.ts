@@ -26,6 +26,12 @@ export const SearchBody = t.Object(
       t.Object(
         {
           sourceIds: t.Optional(t.Array(t.String(), { maxItems: 1000, description: "Only chunks of these sources." })),
+          metadata: t.Optional(
+            t.Record(t.String(), t.Unknown(), {
+              description:
+                'Conditions on source metadata keys, sourceType and externalId: a literal (equality) or an operator object with $eq $ne $in $nin $gt $gte $lt $lte $exists; $and/$or take arrays of such objects. Applied before ranking. Example: {"team": "hr", "year": {"$gte": 2024}}.',
+            }),
+          ),
         },
         { additionalProperties: false, description: "Unknown keys are 400." },
       ),
@@ -45,8 +51,13 @@ export const ResultModel = t.Object({
       sourceId: t.String(),
       sourceName: t.String(),
       chunkIndex: StrictInteger(),
+      externalId: t.Optional(t.String()),
     },
-    { additionalProperties: true },
+    {
+      additionalProperties: true,
+      description:
+        "The reserved keys (sourceType, start, end, url, fileName…) and the source's own metadata keys, flat.",
+    },
   ),
 });
 

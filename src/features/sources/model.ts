@@ -29,9 +29,21 @@ export const SourceModel = t.Object({
   createdAt: t.String({ format: "date-time" }),
   updatedAt: t.String({ format: "date-time" }),
   indexedAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
+  metadata: t.Record(t.String(), t.Unknown(), {
+    description: "The source's labels: strings, numbers, booleans or arrays of strings ({} when none).",
+  }),
+  externalId: t.Union([t.String(), t.Null()], {
+    description: "The id your own system knows it by; unique in the pipeline.",
+  }),
 });
 
 export type Source = typeof SourceModel.static;
+
+/** Metadata as a client sends it; src/core/metadata.ts checks the rules (docs/API.md, Data sources). */
+const metadataInput = (more = "") =>
+  t.Record(t.String(), t.Unknown(), {
+    description: `A flat object: keys ^[A-Za-z_][A-Za-z0-9_.-]{0,63}$, values strings (≤ 2,000 chars), finite numbers, booleans or arrays of up to 100 strings; at most 64 keys and 16 KB.${more}`,
+  });
 
 export const SourceCreate = t.Object({
   type: Enum(SOURCE_TYPES),
@@ -57,7 +69,22 @@ export const SourceCreate = t.Object({
       description: "For file sources: bytes you will upload, at least 1.",
     }),
   ),
+  metadata: t.Optional(metadataInput()),
+  externalId: t.Optional(
+    t.String({ description: "1..256 characters, no control characters; unique in the pipeline (409 otherwise)." }),
+  ),
 });
+
+/** PATCH of a source: only what changes without re-embedding. */
+export const SourcePatch = t.Object(
+  {
+    name: t.Optional(Name(200, { description: "1..200 characters after trimming." })),
+    metadata: t.Optional(metadataInput(" Replaces the whole object; {} clears it.")),
+  },
+  { additionalProperties: false },
+);
+
+export type SourcePatchBody = typeof SourcePatch.static;
 
 export const SourceCreated = t.Composite([
   SourceModel,

@@ -1,4 +1,5 @@
 /** Turns a stored document row into the public Source shape. */
+import { parseStoredMetadata } from "../../core/metadata";
 import { CONTENT_PREVIEW_CHARS } from "../../db/queries/documents";
 import type { DocumentRow } from "../../db/schema";
 import type { Source } from "./model";
@@ -17,6 +18,8 @@ export function presentSource(d: DocumentRow & { preview: string | null }): Sour
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
     indexedAt: d.indexedAt,
+    metadata: parseStoredMetadata(d.metadata),
+    externalId: d.externalId,
   };
   if (d.contentLength !== null) {
     s.content = (d.preview ?? "").slice(0, CONTENT_PREVIEW_CHARS);

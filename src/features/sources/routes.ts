@@ -8,8 +8,9 @@ import { Deleted, ErrorBody } from "../../http/models";
 import type { AuthService } from "../auth/service";
 import { PipelineModel } from "../pipelines/model";
 import type { PipelineService } from "../pipelines/service";
+import { unknownFields } from "../../http/unknown-fields";
 import { SourceListQuery, SourcePage } from "./list";
-import { SourceCreate, SourceCreated, SourceModel } from "./model";
+import { SourceCreate, SourceCreated, SourceModel, SourcePatch } from "./model";
 import type { SourceService } from "./service";
 
 const Params = t.Object({ id: t.String() });
@@ -19,6 +20,7 @@ export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sour
   const pipelineOf = (user: Parameters<PipelineService["own"]>[0], id: string) => pipelines.own(user, id);
   return new Elysia({ prefix: "/api/rag/pipelines/:id", tags: ["Data sources"] })
     .use(sessionAuth(auth))
+    .use(unknownFields)
     .get("/sources", ({ user, params, query }) => sources.list(pipelineOf(user, params.id), query), {
       session: true,
       params: Params,
@@ -53,11 +55,33 @@ export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sour
           401: ErrorBody,
           403: ErrorBody,
           404: ErrorBody,
+          409: ErrorBody,
           413: ErrorBody,
           429: ErrorBody,
           507: ErrorBody,
         },
         detail: { summary: "Add a source; text/url/api ingest at once, file returns an uploadUrl" },
+      },
+    )
+    .get("/sources/:sourceId", ({ user, params }) => sources.get(pipelineOf(user, params.id), params.sourceId), {
+      session: true,
+      params: SourceParams,
+      response: { 200: SourceModel, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+      detail: { summary: "One data source" },
+    })
+    .patch(
+      "/sources/:sourceId",
+      ({ user, params, body }) => sources.update(pipelineOf(user, params.id), params.sourceId, body),
+      {
+        session: true,
+        rejectUnknownFields: SourcePatch,
+        params: SourceParams,
+        parse: "json",
+        body: SourcePatch,
+        response: { 200: SourceModel, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+        detail: {
+          summary: "Rename a source or replace its metadata; the chunks get the new metadata without re-embedding",
+        },
       },
     )
     .delete("/sources/:sourceId", ({ user, params }) => sources.remove(pipelineOf(user, params.id), params.sourceId), {

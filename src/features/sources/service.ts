@@ -4,7 +4,14 @@
  */
 import type { Config } from "../../config";
 import type { Db } from "../../db/client";
-import { findDocument, findDocumentById, findDocumentWithPreview } from "../../db/queries/documents";
+import { externalIdProblem, type Metadata, metadataProblems } from "../../core/metadata";
+import {
+  findDocument,
+  findDocumentByExternalId,
+  findDocumentById,
+  findDocumentWithPreview,
+  updateDocument,
+} from "../../db/queries/documents";
 import type { Collection, DocumentRow } from "../../db/schema";
 import type { FileStore } from "../../files/store";
 import { UPLOAD_TTL_MS, checkSignature, signUploadUrl } from "../../files/signing";
@@ -16,7 +23,7 @@ import { splitCredentials } from "../../tools/url-credentials";
 import { ensureRoom } from "../../tools/disk";
 import type { VectorStore } from "../../vectors/store";
 import { allSources, pageSources, type SourceListQueryIn, wantsPage } from "./list";
-import type { SourceCreateBody } from "./model";
+import type { SourceCreateBody, SourcePatchBody } from "./model";
 import { presentSource } from "./present";
 
 export interface SourceDeps {
@@ -42,6 +49,8 @@ const draftOf = (collectionId: string, b: SourceCreateBody): DocumentDraft => {
     urlCredentials: fetched?.credentials ?? null,
     fileName: b.type === "file" ? b.fileName! : null,
     fileSize: b.type === "file" ? b.fileSize! : null,
+    metadata: b.metadata as Metadata | undefined,
+    externalId: b.externalId ?? null,
   };
 };
 
@@ -73,8 +82,14 @@ export class SourceService {
         "retry-after": "60",
       });
     }
+    this.checkExternalIdFree(collection, body.externalId);
     const content = body.type === "text" ? body.content : undefined;
-    const row = await this.d.engine.createDocument(draftOf(collection.id, body), content);
+    const row = await this.d.engine.createDocument(draftOf(collection.id, body), content).catch((err) => {
+      // A concurrent create with the same external id won the unique index.
+      if (/UNIQUE constraint failed: documents\.collection_id, documents\.external_id/.test(String(err)))
+        throw externalIdTaken(body.externalId!);
+      throw err;
+    });
     if (!row) throw notFound("pipeline");
     if (row.status !== "awaiting_upload") return presentSource({ ...row, preview: content ?? null });
     const expires = Date.now() + UPLOAD_TTL_MS;
@@ -84,6 +99,32 @@ export class SourceService {
       size: row.fileSize!,
     });
     return { ...presentSource({ ...row, preview: null }), uploadUrl, uploadExpiresAt: new Date(expires).toISOString() };
+  }
+
+  /** One source, as the list shows it. */
+  get(collection: Collection, id: string) {
+    return presentSource(findDocumentWithPreview(this.d.db, this.find(collection, id).id)!);
+  }
+
+  /**
+   * Renames a source or replaces its metadata. The chunk rows get the new metadata in
+   * place (vectors kept, nothing embedded) before this returns, so the next query filters on it.
+   */
+  async update(collection: Collection, id: string, body: SourcePatchBody) {
+    const doc = this.find(collection, id);
+    if (body.metadata !== undefined) refuseProblems(metadataProblems(body.metadata));
+    const patch: Partial<DocumentRow> = {};
+    if (body.name !== undefined) patch.name = body.name.trim();
+    if (body.metadata !== undefined) patch.metadata = JSON.stringify(body.metadata);
+    if (Object.keys(patch).length) updateDocument(this.d.db, doc.id, { ...patch, updatedAt: new Date().toISOString() });
+    if (patch.metadata !== undefined && patch.metadata !== doc.metadata)
+      await this.d.store.refreshMetadata(collection.id, doc.id);
+    return this.get(collection, doc.id);
+  }
+
+  private checkExternalIdFree(collection: Collection, externalId: string | undefined): void {
+    if (externalId !== undefined && findDocumentByExternalId(this.d.db, collection.id, externalId))
+      throw externalIdTaken(externalId);
   }
 
   find(collection: Collection, id: string): DocumentRow {
@@ -153,8 +194,24 @@ export class SourceService {
   }
 }
 
+function externalIdTaken(externalId: string): AppError {
+  return new AppError(
+    "conflict",
+    `externalId ${JSON.stringify(externalId)} is already used by another source of this pipeline`,
+    [{ field: "externalId", message: "is already used by another source of this pipeline" }],
+  );
+}
+
+/** 400 naming every metadata or externalId problem. */
+function refuseProblems(problems: { field: string; message: string }[]): void {
+  const first = problems[0];
+  if (first) throw new AppError("invalid_request", `${first.field}: ${first.message}`, problems.slice(0, 20));
+}
+
 /** Checks the fields each source type needs. */
 function checkFields(b: SourceCreateBody, maxBytes: number): void {
+  if (b.metadata !== undefined) refuseProblems(metadataProblems(b.metadata));
+  if (b.externalId !== undefined) refuseProblems([externalIdProblem(b.externalId)].filter((p) => p !== undefined));
   const need = (field: keyof SourceCreateBody, message: string) => {
     throw new AppError("invalid_request", `${field}: ${message}`, [{ field, message }]);
   };

@@ -1,0 +1,61 @@
+/** A source's metadata as key/value rows, saved with PATCH (nothing is embedded again). */
+import { useState } from "preact/hooks";
+import { sources } from "../api/endpoints";
+import type { Source } from "../api/types";
+import { useAction } from "../lib/hooks";
+import { type MetaRow, fromRows, toRows } from "../lib/metadata-rows";
+import { ErrorNote } from "./ErrorNote";
+import { MetadataRowsInput } from "./MetadataRowsInput";
+
+interface Props {
+  pipelineId: string;
+  source: Source;
+  onSaved: () => void;
+  onCancel: () => void;
+}
+
+export function MetadataEditor({ pipelineId, source, onSaved, onCancel }: Props) {
+  const [rows, setRows] = useState<MetaRow[]>(() => {
+    const r = toRows(source.metadata ?? {});
+    return r.length ? r : [{ key: "", type: "text", value: "" }];
+  });
+  const [problem, setProblem] = useState<string | null>(null);
+  const save = useAction(async () => {
+    const parsed = fromRows(rows);
+    if ("error" in parsed) return setProblem(parsed.error);
+    setProblem(null);
+    await sources.update(pipelineId, source.id, { metadata: parsed.metadata });
+    onSaved();
+  });
+  return (
+    <form
+      class="form meta-editor"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save.run();
+      }}
+    >
+      <MetadataRowsInput
+        label={`Metadata of ${source.name}`}
+        rows={rows}
+        onChange={setRows}
+        blank={() => ({ key: "", type: "text", value: "" })}
+      />
+      <p class="hint">Queries can filter on these. Saving does not re-embed anything.</p>
+      {problem && (
+        <p class="field-error" role="alert">
+          {problem}
+        </p>
+      )}
+      <ErrorNote error={save.error} context="Saving the metadata failed" />
+      <div class="form-actions">
+        <button type="submit" class="btn btn-primary btn-small" disabled={save.busy}>
+          {save.busy ? "Saving…" : "Save metadata"}
+        </button>
+        <button type="button" class="btn btn-small" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

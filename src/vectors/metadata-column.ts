@@ -1,0 +1,94 @@
+/**
+ * The `metadata` column of chunk tables (meta-index.ts says what it holds): filled
+ * in at write time from the source's current metadata, rewritten in place when the
+ * metadata changes (vectors kept, nothing embedded), and added to tables written
+ * before the column existed, with their rows backfilled, the first time such a
+ * table is written or filtered.
+ */
+import { makeArrowTable, type Table } from "@lancedb/lancedb";
+import * as arrow from "apache-arrow";
+import { METADATA_COLUMN } from "./meta-index";
+import { inList, metadataField, parseTableName, rowsToArrow, type ChunkRow } from "./tables";
+
+/** The index form of the metadata of each listed document of a collection (absent: deleted). */
+export type MetadataLookup = (collectionId: string, documentIds: string[]) => Map<string, string>;
+
+type Log = (msg: string, fields?: object) => void;
+
+const STORED = ["id", "document_id", "chunk_index", "text", "start", "end", "vector"];
+const BACKFILL_BATCH = 200;
+
+export class MetadataColumn {
+  /** Tables known to have the column. */
+  private readonly current = new Set<string>();
+
+  constructor(
+    private readonly lookup: MetadataLookup,
+    private readonly log: Log,
+  ) {}
+
+  known(name: string): boolean {
+    return this.current.has(name);
+  }
+
+  markCurrent(name: string): void {
+    this.current.add(name);
+  }
+
+  forget(name: string): void {
+    this.current.delete(name);
+  }
+
+  /** The rows with their documents' metadata filled in. */
+  attach(name: string, rows: ChunkRow[]): ChunkRow[] {
+    if (!rows.length) return rows;
+    const collectionId = parseTableName(name)?.collectionId;
+    if (!collectionId) return rows;
+    const meta = this.lookup(collectionId, [...new Set(rows.map((r) => r.documentId))]);
+    return rows.map((r) => ({ ...r, metadata: meta.get(r.documentId) ?? "{}" }));
+  }
+
+  /** Adds the column (and backfills it) when the table lacks it. Run it in the table's queue. */
+  async ensure(name: string, table: Table): Promise<boolean> {
+    if (this.current.has(name)) return true;
+    const schema = await table.schema();
+    if (!schema.fields.some((f) => f.name === METADATA_COLUMN)) {
+      // makeArrowTable hands back LanceDB's own Arrow classes, which addColumns insists on.
+      await table.addColumns(makeArrowTable([], { schema: new arrow.Schema([metadataField()]) }).schema);
+      const ids = await documentIds(table);
+      for (let i = 0; i < ids.length; i += BACKFILL_BATCH)
+        await this.rewrite(name, table, ids.slice(i, i + BACKFILL_BATCH));
+      this.log("vector table given a metadata column", { table: name, documents: ids.length });
+    }
+    this.current.add(name);
+    return true;
+  }
+
+  /** Rewrites the metadata of the documents' rows in one commit, keeping every other column. */
+  async rewrite(name: string, table: Table, docIds: string[]): Promise<void> {
+    const stored = await table.query().where(inList("document_id", docIds)).select(STORED).toArray();
+    if (!stored.length) return;
+    const rows: ChunkRow[] = stored.map((r) => ({
+      id: String(r.id),
+      documentId: String(r.document_id),
+      chunkIndex: Number(r.chunk_index),
+      text: String(r.text),
+      start: Number(r.start),
+      end: Number(r.end),
+      vector: Float32Array.from(r.vector as ArrayLike<number>),
+    }));
+    await table
+      .mergeInsert("id")
+      .whenMatchedUpdateAll()
+      .execute(rowsToArrow(this.attach(name, rows)));
+  }
+}
+
+async function documentIds(table: Table): Promise<string[]> {
+  const ids = new Set<string>();
+  for await (const batch of table.query().select(["document_id"])) {
+    const col = batch.getChild("document_id")!;
+    for (let i = 0; i < col.length; i++) ids.add(col.get(i) as string);
+  }
+  return [...ids];
+}
