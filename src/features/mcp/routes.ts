@@ -28,7 +28,8 @@ export interface McpDeps {
 
 const INSTRUCTIONS =
   "Tools over one ragd pipeline (a searchable collection of documents). Use search to find passages, " +
-  "read to see the text around a passage, list_sources to see what the collection holds.";
+  "read to see the text around a passage, list_sources to see what the collection holds, list_metadata to see " +
+  "the metadata keys search's filter can narrow on.";
 
 export function mcpRoutes(d: McpDeps) {
   return new Elysia({ tags: ["MCP"] })

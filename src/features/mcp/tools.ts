@@ -1,6 +1,6 @@
 /**
- * The MCP tools of one pipeline (docs/API.md, MCP): `search`, `read` and
- * `list_sources`. Each calls the service the HTTP API calls (search is the query
+ * The MCP tools of one pipeline (docs/API.md, MCP): `search`, `read`,
+ * `list_sources` and `list_metadata`. Each calls the service the HTTP API calls (search is the query
  * endpoint's QueryService, so the two cannot drift), and a failure comes back as
  * a tool error carrying the sentence the API would send. Descriptions are written
  * for a model to read: what comes back, how scores behave, when to read more.
@@ -18,6 +18,7 @@ import type { SearchResult } from "../../retrieval/searcher";
 import type { QueryService } from "../query/service";
 import { presentSource } from "../sources/present";
 import { SOURCE_STATUSES } from "../sources/model";
+import { pipelineMetadata } from "./metadata-summary";
 import { READ_MAX_CHARS, type SourceReader } from "./source-text";
 import { RetrievalError } from "../../retrieval/errors";
 
@@ -33,9 +34,10 @@ export interface ToolContext {
 const LIST_PAGE_SIZE = 50;
 
 /**
- * The `filter` argument of `search`: what the query endpoint's filter takes. When
- * sources carry metadata (docs/API.md, Source metadata), this is the one place to
- * add it, and its description can then name the keys a pipeline has.
+ * The `filter` argument of `search`: what the query endpoint's filter takes. The
+ * metadata filter is any object here and is checked by retrieval/filter.ts, as the
+ * endpoint's is, so both refuse the same filters with the same sentence. The keys a
+ * pipeline has are named in the tool's description (metadata-summary.ts).
  */
 export function filterSchema() {
   return z
@@ -45,6 +47,15 @@ export function filterSchema() {
         .max(1000)
         .optional()
         .describe("Only chunks of these sources (ids from list_sources or from earlier results)."),
+      metadata: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe(
+          "Conditions on the sources' metadata keys (listed in this tool's description and by list_metadata), " +
+            "sourceType and externalId, all of which must hold: a literal means equality, or an object of operators " +
+            "$eq $ne $in $nin $gt $gte $lt $lte $exists; $and/$or take arrays of such objects. An array value " +
+            'matches when any item matches. Example: {"team": "hr", "year": {"$gte": 2024}, "tags": {"$in": ["policy"]}}.',
+        ),
     })
     .strict()
     .describe("Narrows the search before ranking; unknown keys are refused.");
@@ -90,7 +101,8 @@ fileName, and any metadata of the source). Cite a passage by sourceName and sour
 Scores are in [0, 1], higher is better, and only comparable within one query; an empty list means nothing matched.
 mode: "hybrid" (default) mixes meaning and exact words; "keyword" is best for exact identifiers, error codes and names;
 "vector" finds paraphrases. A passage is cut from a longer text: call read with its sourceId and a span around
-start..end to see what comes before and after.`;
+start..end to see what comes before and after. filter.metadata narrows the search to sources whose metadata match,
+before ranking.`;
 
 const READ_DESCRIPTION = `Read part of one source's text by character offsets, e.g. to widen a search hit: pass the hit's
 sourceId with start = hit.start - 1000 (not below 0) and end = hit.end + 1000. Returns JSON {sourceId, sourceName, start,
@@ -98,6 +110,13 @@ end, length, more, rebuilt, text}: text is characters [start, end) of the source
 (end is cut to that; more = true when text continues after end, so call again with start = the returned end).
 Offsets agree with search results. rebuilt = true for file, url and api sources, whose text is rebuilt from the indexed
 passages: every word is exact, but whitespace between passages shows as spaces.`;
+
+const METADATA_DESCRIPTION = `List the metadata keys of this pipeline's sources, to write search's filter.metadata. Returns JSON
+{keys: [...], totalKeys}; each key has key, types (string, number, boolean, string[]), sources (how many hold it), and
+for strings distinctValues and values (the most common, with how many sources hold each), for numbers min and max. At
+most 100 keys, most used first, 10 values each. sourceType and externalId can be filtered on too.`;
+
+const NO_INPUT = z.object({}).strict();
 
 const LIST_DESCRIPTION = `List the sources (documents) of this pipeline, oldest first, ${LIST_PAGE_SIZE} a page. Returns JSON
 {sources: [...], page, pageSize, total, totalPages}; each source has id, name, type (text, file, url or api), status
@@ -110,7 +129,8 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     "search",
     {
       title: "Search the knowledge base",
-      description: SEARCH_DESCRIPTION,
+      // The keys differ by pipeline; the text is cached per pipeline, the schema shared.
+      description: `${SEARCH_DESCRIPTION}\n\n${pipelineMetadata(ctx.db, ctx.collection.id).description}`,
       inputSchema: SEARCH_INPUT,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -135,6 +155,16 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     (args) => answer(ctx, async () => listSources(ctx, args.page ?? 1, args.status)),
+  );
+  server.registerTool(
+    "list_metadata",
+    {
+      title: "List the metadata keys",
+      description: METADATA_DESCRIPTION,
+      inputSchema: NO_INPUT,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    () => answer(ctx, async () => pipelineMetadata(ctx.db, ctx.collection.id).summary),
   );
 }
 
