@@ -21,7 +21,8 @@ const RECHECK_MS = 1000;
 /** Deleting a source does not move the stamp: a summary is recomputed after this anyway. */
 const MAX_AGE_MS = 60_000;
 const COST_SHARE = 20;
-const MAX_PIPELINES = 1000;
+/** A summary can reach ~200 KB (100 keys × 10 values × 200 characters): this bounds the cache to ~20 MB. */
+const MAX_PIPELINES = 100;
 
 export type ValueType = "string" | "number" | "boolean" | "string[]";
 
