@@ -5,7 +5,7 @@ import { api, shootThemes, type Ragd } from "./support";
 
 /** A source row in the list, by its name. */
 const sourceRow = (page: Page, name: string) =>
-  page.getByRole("list", { name: "Sources" }).getByRole("listitem").filter({ hasText: name });
+  page.getByRole("list", { name: "Sources" }).locator(":scope > li").filter({ hasText: name });
 
 /** Adds text, a refused URL and a file to the pipeline, then queries for the text. */
 export async function sourceSteps(page: Page, base: string, pipelineId: string): Promise<void> {
@@ -102,7 +102,7 @@ async function sourceListSteps(page: Page, base: string, pipelineId: string): Pr
     expect(r.status, JSON.stringify(r.body)).toBe(201);
   }
   await page.reload();
-  const rows = page.getByRole("list", { name: "Sources" }).getByRole("listitem");
+  const rows = page.getByRole("list", { name: "Sources" }).locator(":scope > li");
   await page.getByText("Page 1 of 2 · 23 in all").waitFor();
   expect(await rows.count()).toBe(20);
   expect(await rows.first().textContent()).toContain("Note 20");
