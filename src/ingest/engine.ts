@@ -22,6 +22,7 @@ import {
   requeueDocument,
   type UploadedFile,
 } from "./queue";
+import { recordSourceEvent } from "./events";
 import { endReindexIfBuilt, isLive, startReindex } from "./generations";
 import { jobFor } from "./job-for";
 import type { JobEvent } from "./job";
@@ -155,6 +156,7 @@ export class IngestEngine {
     this.cancelDocument(documentId);
     // Tasks go with the row (ON DELETE CASCADE); if it was the last one a re-index waited for, switch now.
     const drop = this.d.db.transaction((tx) => {
+      recordSourceEvent(tx as unknown as Db, "source.deleted", documentId, { status: "deleted" });
       deleteDocumentRow(tx as unknown as Db, documentId);
       return endReindexIfBuilt(tx as unknown as Db, collectionId, Date.now());
     });
