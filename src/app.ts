@@ -6,6 +6,7 @@ import { Elysia } from "elysia";
 import { dashboardRoutes } from "./dashboard/routes";
 import { authRoutes } from "./features/auth/routes";
 import { docsRoutes } from "./features/docs/routes";
+import { eventRoutes } from "./features/events/routes";
 import { healthRoutes } from "./features/health/routes";
 import { kbRoutes } from "./features/kb/routes";
 import { keyRoutes } from "./features/keys/routes";
@@ -35,6 +36,7 @@ export function buildApp(s: Services) {
     .use(pipelineRoutes(s.auth, s.pipelines))
     .use(sourceRoutes(s.auth, s.pipelines, s.sources))
     .use(uploadRoutes(s.sources))
+    .use(eventRoutes(s.auth, s.pipelines, s.events, s.webhooks))
     .use(keyRoutes(s.auth, s.pipelines, s.keys))
     .use(queryRoutes(s.queries))
     .use(kbRoutes(s.auth, s.kbs));

@@ -33,6 +33,11 @@ export interface Config {
   /** Queries per second allowed per API key, and the burst above it. */
   queryRate: number;
   queryBurst: number;
+  /**
+   * Waits between the attempts of a webhook delivery (docs/API.md, Events): one
+   * attempt more than entries. Not a setting of its own; tests shorten it.
+   */
+  webhookRetryDelaysMs: number[];
 }
 
 export class ConfigError extends Error {}
@@ -139,6 +144,8 @@ export function defaultConfig(): Config {
     log: "info",
     queryRate: 50,
     queryBurst: 100,
+    // Six attempts over about an hour: at once, then after 10 s, 1, 5, 15 and 40 minutes.
+    webhookRetryDelaysMs: [10_000, 60_000, 5 * 60_000, 15 * 60_000, 40 * 60_000],
   };
 }
 

@@ -6,6 +6,9 @@ import type { Config } from "./config";
 import { Collections } from "./core/collections";
 import { openDb, type Db } from "./db/client";
 import { AuthService } from "./features/auth/service";
+import { WebhookDeliverer } from "./features/events/deliverer";
+import { EventService } from "./features/events/service";
+import { WebhookService } from "./features/events/webhooks";
 import { KbService } from "./features/kb/service";
 import { KeyService } from "./features/keys/service";
 import { PipelineService } from "./features/pipelines/service";
@@ -38,6 +41,9 @@ export interface Services {
   queries: QueryService;
   sources: SourceService;
   kbs: KbService;
+  events: EventService;
+  webhooks: WebhookService;
+  deliverer: WebhookDeliverer;
   /** Set once the server listens: the base of upload URLs. */
   baseUrl: { value: string };
   timers: Timer[];
@@ -68,6 +74,9 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     baseUrl: () => baseUrl.value,
   });
   const kbs = new KbService({ db, collections, engine, files, searcher, config });
+  const events = new EventService(db);
+  const webhooks = new WebhookService(db, config);
+  const deliverer = new WebhookDeliverer({ db, config, log });
   collections.onCollectionDeleted(async (id) => {
     keys.forgetCollection(id);
     engine.cancelCollection(id);
@@ -77,9 +86,11 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   recoverInterrupted({ db, files, log });
   await reconcile({ db, store, engine, files, log });
   engine.start();
+  deliverer.start();
   const housekeeping = () => {
     auth.pruneSessions();
     engine.pruneTasks();
+    events.prune();
   };
   housekeeping();
   // Index upkeep (compaction, full-text refresh, ANN training) is heavy on memory: while
@@ -108,6 +119,9 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     queries,
     sources,
     kbs,
+    events,
+    webhooks,
+    deliverer,
     baseUrl,
     timers,
   };
@@ -117,6 +131,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
 export async function closeServices(s: Services): Promise<void> {
   for (const t of s.timers) clearInterval(t);
   await s.engine.stop();
+  await s.deliverer.stop();
   s.keys.flush();
   s.store.close();
   s.lance.close();
