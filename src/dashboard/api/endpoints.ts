@@ -22,6 +22,9 @@ import type {
   SourceCreated,
   SourceType,
   User,
+  Webhook,
+  WebhookCreated,
+  WebhookDelivery,
 } from "./types";
 
 const enc = encodeURIComponent;
@@ -78,6 +81,22 @@ export const keys = {
     request<ApiKeyCreated>("POST", `${pipelinePath(pipelineId)}/keys`, { body: { name } }),
   revoke: (pipelineId: string, keyId: string) =>
     request<Deleted>("DELETE", `${pipelinePath(pipelineId)}/keys/${enc(keyId)}`),
+};
+
+export interface NewWebhook {
+  url: string;
+  events?: string[];
+  description?: string;
+}
+
+export const webhooks = {
+  list: (pipelineId: string) => request<Webhook[]>("GET", `${pipelinePath(pipelineId)}/webhooks`),
+  create: (pipelineId: string, body: NewWebhook) =>
+    request<WebhookCreated>("POST", `${pipelinePath(pipelineId)}/webhooks`, { body }),
+  remove: (pipelineId: string, id: string) =>
+    request<Deleted>("DELETE", `${pipelinePath(pipelineId)}/webhooks/${enc(id)}`),
+  deliveries: (pipelineId: string, id: string) =>
+    request<WebhookDelivery[]>("GET", `${pipelinePath(pipelineId)}/webhooks/${enc(id)}/deliveries`),
 };
 
 export interface QueryInput {

@@ -1,7 +1,8 @@
 /**
  * The Sources tab: add text, a URL, an API address or a file, and watch each
  * source move through queued → processing → ready (or failed, with its error and
- * a Retry). The list polls on its own while anything is still in flight.
+ * a Retry). The list follows the pipeline's event stream; only when the stream is
+ * down does it poll, slowly, while anything is still in flight.
  */
 import { useState } from "preact/hooks";
 import { sources } from "../api/endpoints";
@@ -13,6 +14,7 @@ import { SourceAddForm } from "../components/SourceAddForm";
 import { SourceRow } from "../components/SourceRow";
 import { isBusy } from "../components/StatusBadge";
 import { plural } from "../lib/format";
+import { useCoalesced, usePipelineEvents } from "../lib/events";
 import { useAction, useLoad, usePoll } from "../lib/hooks";
 import { useApp } from "../lib/session";
 
@@ -28,14 +30,13 @@ export function SourcesPanel({ pipeline, onChange }: Props) {
   const list = useLoad(() => sources.list(pipeline.id), [pipeline.id]);
   const [doomed, setDoomed] = useState<Source | undefined>(undefined);
   const busy = list.data?.some((s) => isBusy(s.status)) ?? false;
-  usePoll(busy, async () => {
-    await list.reload();
-    onChange();
-  });
   const refresh = async () => {
     await list.reload();
     onChange();
   };
+  const refreshSoon = useCoalesced(refresh, 500);
+  const live = usePipelineEvents(pipeline.id, refreshSoon);
+  usePoll(busy && !live, refresh, 5000);
   const remove = useAction(async (s: Source) => {
     await sources.remove(pipeline.id, s.id);
     setDoomed(undefined);
@@ -57,7 +58,7 @@ export function SourcesPanel({ pipeline, onChange }: Props) {
           {list.data && (
             <span class="muted" aria-live="polite">
               {plural(items.length, "source")}
-              {busy && " · updating on its own while ragd works"}
+              {busy && (live ? " · live" : " · updating on its own while ragd works")}
             </span>
           )}
         </div>
