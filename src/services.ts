@@ -129,6 +129,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
 
 /** Stops background work and releases what the services hold; pending writes are flushed first. */
 export async function closeServices(s: Services): Promise<void> {
+  s.events.closeStreams();
   for (const t of s.timers) clearInterval(t);
   await s.engine.stop();
   await s.deliverer.stop();

@@ -14,7 +14,15 @@ export const EVENTS_PER_PIPELINE = 10_000;
 export const DELIVERY_RETENTION_MS = 7 * 24 * 3_600_000;
 
 export class EventService {
+  /** Aborted at shutdown: open streams end, so a graceful stop does not wait for them forever. */
+  private readonly closing = new AbortController();
+
   constructor(private readonly db: Db) {}
+
+  /** Ends every open stream (clients reconnect, with Last-Event-ID, to the next server). */
+  closeStreams(): void {
+    this.closing.abort();
+  }
 
   /**
    * The `text/event-stream` Response of a collection's events after `lastEventId`;
@@ -22,7 +30,7 @@ export class EventService {
    * @example app.get("/api/rag/events", ({ request }) => events.eventStream(key.collectionId, request.headers.get("last-event-id"), request.signal))
    */
   eventStream(collectionId: string, lastEventId: string | null, signal: AbortSignal): Response {
-    return eventStream(this.db, collectionId, lastEventId, signal);
+    return eventStream(this.db, collectionId, lastEventId, AbortSignal.any([signal, this.closing.signal]));
   }
 
   /** Drops events past the retention window or count, and old settled deliveries; run by housekeeping. */
