@@ -5,6 +5,9 @@
  * comes back with Last-Event-ID misses nothing.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { WriteBatch } from "../src/db/batch";
+import { ProgressBuffer } from "../src/ingest/progress";
+import { createLogger } from "../src/log";
 import { makeApp, type TestApp } from "./support/app";
 import { Client } from "./support/ingest";
 import { SseReader, type SseFrame } from "./support/sse";
@@ -152,6 +155,7 @@ describe("resuming with Last-Event-ID", () => {
     const reset = await sse.next();
     expect(reset.event).toBe("stream.reset");
     expect(reset.id).toBeNull();
+    expect(reset.data).toEqual({ lastEventId: Number(all[0]!.id), oldestEventId: Number(all[1]!.id) });
     const kept = await sse.collect((f) => f.event === "source.ready");
     await sse.close();
     expect(kept.map((f) => f.id)).toEqual(all.slice(1).map((f) => f.id));
@@ -183,5 +187,31 @@ describe("pruning", () => {
     db.run("UPDATE events SET created_at = '2000-01-01T00:00:00.000Z' WHERE collection_id = ?", [pid]);
     t.services.events.prune();
     expect(count()).toBe(0);
+  });
+});
+
+describe("progress events", () => {
+  test("a long-running document reports progress at most every 2 s, not on every progress report", async () => {
+    const pid = await c.pipeline();
+    const s = await c.addText(pid, "A long document, as far as the progress buffer knows.");
+    await c.settled(pid, s.id);
+    const db = t.services.db;
+    const progress = new ProgressBuffer(
+      new WriteBatch(db),
+      createLogger("error", () => {}),
+    );
+    // 45 reports over 4.5 s, as a worker embedding a large file sends them.
+    for (let i = 1; i <= 45; i++) {
+      progress.set(s.id, i, 45);
+      await Bun.sleep(100);
+    }
+    const rows = db.$client
+      .query("SELECT data FROM events WHERE document_id = ? AND type = 'source.processing' AND data <> '{}'")
+      .all(s.id) as { data: string }[];
+    expect(rows.length).toBeGreaterThanOrEqual(1);
+    expect(rows.length).toBeLessThanOrEqual(3);
+    const first = JSON.parse(rows[0]!.data);
+    expect(first.progress.total).toBe(45);
+    expect(first.progress.done).toBeGreaterThanOrEqual(15);
   });
 });

@@ -7,7 +7,14 @@
  * the transaction is over; they read the table, so a missed wake-up loses nothing.
  */
 import type { Db } from "../db/client";
-import { insertCollectionEvent, insertDelivery, insertSourceEvent, webhookTargets } from "../db/queries/events";
+import {
+  collectionsWithWebhooks,
+  findEvent,
+  insertCollectionEvent,
+  insertDelivery,
+  insertSourceEvent,
+  webhookTargets,
+} from "../db/queries/events";
 import type { EventRow } from "../db/schema";
 
 export const EVENT_TYPES = [
@@ -72,20 +79,45 @@ export function recordSourceEvent(
   now = Date.now(),
 ): void {
   const { status, ...rest } = extra;
-  const row = insertSourceEvent(db, { type, documentId, status, data: JSON.stringify(rest), now: iso(now) });
-  if (row) fanOut(db, row);
+  const data = rest.progress || rest.error ? JSON.stringify(rest) : "{}";
+  const id = insertSourceEvent(db, { type, documentId, status, data, now: iso(now) });
+  if (id !== null) fanOut(db, id, null);
 }
 
 /** Records the end of a re-index: `completed` (the new index answers) or `abandoned` (every rebuild failed). */
 export function recordReindexEnd(db: Db, collectionId: string, status: "completed" | "abandoned", now = Date.now()) {
-  fanOut(db, insertCollectionEvent(db, { collectionId, type: "reindex.completed", status, data: "{}", now: iso(now) }));
+  const id = insertCollectionEvent(db, { collectionId, type: "reindex.completed", status, data: "{}", now: iso(now) });
+  fanOut(db, id, collectionId);
+}
+
+/**
+ * Collections with webhooks, per database (a transaction shares its database's
+ * session), known in memory so that the common case (none) costs no query per event;
+ * loaded on first use, kept by `noteWebhook`. A stale entry (its webhooks since
+ * deleted) only costs a query.
+ */
+const hookedByDb = new WeakMap<object, Set<string>>();
+const sessionOf = (db: Db) => (db as unknown as { session: object }).session;
+
+function hookedOf(db: Db): Set<string> {
+  let set = hookedByDb.get(sessionOf(db));
+  if (!set) hookedByDb.set(sessionOf(db), (set = new Set(collectionsWithWebhooks(db))));
+  return set;
+}
+
+/** Tells the event log that a collection has a webhook now (call it after storing one). */
+export function noteWebhook(db: Db, collectionId: string): void {
+  hookedOf(db).add(collectionId);
 }
 
 /** The outbox rows of one event, and a wake-up for the listeners after the transaction. */
-function fanOut(db: Db, row: EventRow): void {
-  notifier.note(row.collectionId);
+function fanOut(db: Db, eventId: number, collectionId: string | null): void {
+  notifier.note(collectionId);
+  const hooked = hookedOf(db);
+  if (hooked.size === 0 || (collectionId !== null && !hooked.has(collectionId))) return;
+  const row = findEvent(db, eventId)!;
+  if (!hooked.has(row.collectionId)) return;
   const targets = webhookTargets(db, row.collectionId);
-  if (targets.length === 0) return;
   let payload: string | null = null;
   for (const t of targets) {
     if (t.events !== null && !(JSON.parse(t.events) as string[]).includes(row.type)) continue;
@@ -132,9 +164,12 @@ class EventNotifier {
     return () => this.outboxListeners.delete(fn);
   }
 
-  note(collectionId: string): void {
-    if (!this.listeners.has(collectionId)) return;
-    this.pending.add(collectionId);
+  /** Events of `collectionId` (null: of some collection the writer did not look up) were written. */
+  note(collectionId: string | null): void {
+    if (this.listeners.size === 0) return;
+    if (collectionId === null) for (const id of this.listeners.keys()) this.pending.add(id);
+    else if (this.listeners.has(collectionId)) this.pending.add(collectionId);
+    else return;
     this.schedule();
   }
 

@@ -46,7 +46,8 @@ export function eventStream(db: Db, collectionId: string, lastEventId: string | 
       start(controller) {
         controller.enqueue(encoder.encode("retry: 3000\n\n"));
         if (start.reset) {
-          controller.enqueue(frame(null, "stream.reset", { lastEventId: Number(lastEventId), oldestEventId: cursor }));
+          const oldest = oldestEventId(db, collectionId);
+          controller.enqueue(frame(null, "stream.reset", { lastEventId: Number(lastEventId), oldestEventId: oldest }));
         }
         let sending = false;
         send = () => {

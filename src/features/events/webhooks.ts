@@ -9,6 +9,7 @@ import type { Db } from "../../db/client";
 import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listWebhooks } from "../../db/queries/events";
 import type { Webhook, WebhookDelivery } from "../../db/schema";
 import { AppError, notFound } from "../../http/errors";
+import { noteWebhook } from "../../ingest/events";
 import { checkLiteralHost, FetchError } from "../../ingest/fetch";
 import { randomToken } from "../../tools/crypto";
 import { splitCredentials } from "../../tools/url-credentials";
@@ -63,6 +64,7 @@ export class WebhookService {
       createdAt: new Date().toISOString(),
     };
     insertWebhook(this.db, row);
+    noteWebhook(this.db, collectionId);
     return { ...presentWebhook(row), secret: row.secret };
   }
 
