@@ -158,6 +158,7 @@ describe("managing webhooks", () => {
     [{ url: "RECEIVER", events: ["source.exploded"] }, "events", ""],
     [{ url: "RECEIVER", events: [] }, "events", ""],
     [{ url: "RECEIVER", description: "x".repeat(501) }, "description", ""],
+    [{ url: "RECEIVER", event: ["source.ready"] }, "event", ""],
   ])("bad input %j is 400 naming %s", async (body, field, words) => {
     const pid = await c.pipeline();
     const sent = { ...body, url: body.url === "RECEIVER" ? hookUrl() : body.url };

@@ -7,13 +7,17 @@ const EventType = t.Union(
   { description: "An event type" },
 );
 
-export const WebhookCreate = t.Object({
-  url: t.String({ maxLength: 2048, description: "http(s) URL that receives a POST per event" }),
-  events: t.Optional(
-    t.Array(EventType, { minItems: 1, uniqueItems: true, description: "The event types it receives; all if absent" }),
-  ),
-  description: t.Optional(t.String({ maxLength: 500 })),
-});
+/** Unknown fields are 400: a misspelt `events` must not quietly subscribe to everything. */
+export const WebhookCreate = t.Object(
+  {
+    url: t.String({ maxLength: 2048, description: "http(s) URL that receives a POST per event" }),
+    events: t.Optional(
+      t.Array(EventType, { minItems: 1, uniqueItems: true, description: "The event types it receives; all if absent" }),
+    ),
+    description: t.Optional(t.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
 
 export const WebhookModel = t.Object({
   id: t.String(),

@@ -5,6 +5,7 @@
 import { Elysia, t } from "elysia";
 import { sessionAuth } from "../../http/auth";
 import { Deleted, ErrorBody } from "../../http/models";
+import { unknownFields } from "../../http/unknown-fields";
 import type { AuthService } from "../auth/service";
 import type { PipelineService } from "../pipelines/service";
 import { DeliveryModel, WebhookCreate, WebhookCreated, WebhookModel } from "./model";
@@ -24,6 +25,7 @@ export function eventRoutes(
   const own = (user: Parameters<PipelineService["own"]>[0], id: string) => pipelines.own(user, id).id;
   return new Elysia({ prefix: "/api/rag/pipelines/:id", tags: ["Events"] })
     .use(sessionAuth(auth))
+    .use(unknownFields)
     .get(
       "/events",
       ({ user, params, query, request }) =>
@@ -57,6 +59,7 @@ export function eventRoutes(
       },
       {
         session: true,
+        rejectUnknownFields: WebhookCreate, // after session, so a missing session is 401 first
         params: Params,
         parse: "json",
         body: WebhookCreate,
