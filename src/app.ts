@@ -7,6 +7,7 @@ import { dashboardRoutes } from "./dashboard/routes";
 import { authRoutes } from "./features/auth/routes";
 import { docsRoutes } from "./features/docs/routes";
 import { documentRoutes } from "./features/documents/routes";
+import { eventRoutes } from "./features/events/routes";
 import { healthRoutes } from "./features/health/routes";
 import { kbRoutes } from "./features/kb/routes";
 import { keyRoutes } from "./features/keys/routes";
@@ -38,6 +39,7 @@ export function buildApp(s: Services) {
     .use(pipelineRoutes(s.auth, s.pipelines))
     .use(sourceRoutes(s.auth, s.pipelines, s.sources))
     .use(uploadRoutes(s.sources))
+    .use(eventRoutes(s.auth, s.pipelines, s.events, s.webhooks))
     .use(keyRoutes(s.auth, s.pipelines, s.keys))
     .use(queryRoutes(s.queries))
     .use(documentRoutes(s.documents, s.files, s.config.maxUploadMb))

@@ -38,6 +38,11 @@ export interface Config {
   queryBurst: number;
   /** Below this many MB free on the data directory's disk: /readyz 503, new writes 507. */
   minFreeMb: number;
+  /**
+   * Waits between the attempts of a webhook delivery (docs/API.md, Events): one
+   * attempt more than entries. Not a setting of its own; tests shorten it.
+   */
+  webhookRetryDelaysMs: number[];
 }
 
 export class ConfigError extends Error {}
@@ -157,6 +162,8 @@ export function defaultConfig(): Config {
     queryRate: 50,
     queryBurst: 100,
     minFreeMb: 256,
+    // Six attempts over about an hour: at once, then after 10 s, 1, 5, 15 and 40 minutes.
+    webhookRetryDelaysMs: [10_000, 60_000, 5 * 60_000, 15 * 60_000, 40 * 60_000],
   };
 }
 

@@ -7,6 +7,9 @@ import { Collections } from "./core/collections";
 import { openDb, type Db } from "./db/client";
 import { AuthService } from "./features/auth/service";
 import { DocumentService } from "./features/documents/service";
+import { WebhookDeliverer } from "./features/events/deliverer";
+import { EventService } from "./features/events/service";
+import { WebhookService } from "./features/events/webhooks";
 import { KbService } from "./features/kb/service";
 import { KeyService } from "./features/keys/service";
 import type { McpDeps } from "./features/mcp/routes";
@@ -48,6 +51,9 @@ export interface Services {
   documents: DocumentService;
   kbs: KbService;
   mcp: McpDeps;
+  events: EventService;
+  webhooks: WebhookService;
+  deliverer: WebhookDeliverer;
   /** Set once the server listens: the base of upload URLs. */
   baseUrl: { value: string };
   timers: Timer[];
@@ -93,6 +99,9 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const documents = new DocumentService({ db, engine, files, store, keys, config });
   const kbs = new KbService({ db, collections, engine, files, searcher, config });
   const mcp: McpDeps = { queries, reader: new SourceReader(db, store), db, log };
+  const events = new EventService(db);
+  const webhooks = new WebhookService(db, config);
+  const deliverer = new WebhookDeliverer({ db, config, log });
   collections.onCollectionDeleted(async (id) => {
     keys.forgetCollection(id);
     engine.cancelCollection(id);
@@ -103,9 +112,11 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   await reconcile({ db, store, engine, files, log });
   engine.start();
   disk.start((id) => engine.enqueue(id));
+  deliverer.start();
   const housekeeping = () => {
     auth.pruneSessions();
     engine.pruneTasks();
+    events.prune();
   };
   housekeeping();
   // Index upkeep (compaction, full-text refresh, ANN training) is heavy on memory: while
@@ -145,6 +156,9 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     documents,
     kbs,
     mcp,
+    events,
+    webhooks,
+    deliverer,
     baseUrl,
     timers,
   };
@@ -152,9 +166,11 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
 
 /** Stops background work and releases what the services hold; pending writes are flushed first. */
 export async function closeServices(s: Services): Promise<void> {
+  s.events.closeStreams();
   for (const t of s.timers) clearInterval(t);
   s.disk.stop();
   await s.engine.stop();
+  await s.deliverer.stop();
   s.keys.flush();
   s.store.close();
   s.lance.close();

@@ -56,6 +56,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     stop: () =>
       (stopping ??= (async () => {
         clearInterval(flusher);
+        services.events.closeStreams(); // an event stream never finishes on its own
         await server.stop(false); // lets in-flight requests finish
         await closeServices(services);
         log.info("stopped");

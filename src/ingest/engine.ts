@@ -26,6 +26,7 @@ import {
   type UploadedFile,
 } from "./queue";
 import { type UpsertPlan, type Upserted, upsertDocumentTx } from "./upsert";
+import { recordSourceEvent } from "./events";
 import { endReindexIfBuilt, isLive, startReindex } from "./generations";
 import type { DiskGate } from "./disk-watch";
 import { jobFor } from "./job-for";
@@ -188,6 +189,7 @@ export class IngestEngine {
     this.cancelDocument(documentId);
     // Tasks go with the row (ON DELETE CASCADE); if it was the last one a re-index waited for, switch now.
     const drop = this.d.db.transaction((tx) => {
+      recordSourceEvent(tx as unknown as Db, "source.deleted", documentId, { status: "deleted" });
       deleteDocumentRow(tx as unknown as Db, documentId);
       return endReindexIfBuilt(tx as unknown as Db, collectionId, Date.now());
     });

@@ -17,6 +17,7 @@ import { findCollectionById, listCollectionModels, updateCollection } from "../d
 import { listDocuments, markRebuildFailed, updateDocument, zeroFailedChunkCounts } from "../db/queries/documents";
 import { dropQueuedTasksExcept, insertTask, pendingTaskCount, tasksOfGeneration } from "../db/queries/tasks";
 import type { Collection, NewCollection, Task } from "../db/schema";
+import { recordReindexEnd, recordSourceEvent } from "./events";
 
 /** The generation columns of a collection row (and the configured model they default to). */
 type Generations = Pick<
@@ -117,6 +118,7 @@ export function startReindex(db: Db, collectionId: string, now = Date.now()): nu
         updatedAt: stamp,
       });
       drop.push(col.activeGeneration);
+      recordReindexEnd(t, collectionId, "completed", now);
       return drop;
     }
     updateCollection(t, collectionId, {
@@ -128,6 +130,7 @@ export function startReindex(db: Db, collectionId: string, now = Date.now()): nu
     for (const d of docs) {
       insertTask(t, { documentId: d.id, collectionId, generation: building, now });
       updateDocument(t, d.id, { status: "queued", error: null, progressDone: 0, progressTotal: 0, updatedAt: stamp });
+      recordSourceEvent(t, "source.queued", d.id, {}, now);
     }
     return drop;
   });
@@ -153,6 +156,7 @@ export function endReindexIfBuilt(
   if (built.failed > 0 && built.succeeded === 0) {
     updateCollection(db, collectionId, { buildingGeneration: null, buildingModel: null, updatedAt: iso(now) });
     markRebuildFailed(db, collectionId, iso(now));
+    recordReindexEnd(db, collectionId, "abandoned", now);
     return col.buildingGeneration;
   }
   // Documents whose rebuild failed have no chunks in the new generation.
@@ -165,5 +169,6 @@ export function endReindexIfBuilt(
     buildingModel: null,
     updatedAt: iso(now),
   });
+  recordReindexEnd(db, collectionId, "completed", now);
   return col.activeGeneration;
 }

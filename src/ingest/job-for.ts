@@ -5,6 +5,7 @@ import { findCollectionById } from "../db/queries/collections";
 import { findDocumentById, findDocumentText, markDocumentProcessing } from "../db/queries/documents";
 import type { Task } from "../db/schema";
 import type { FileStore } from "../files/store";
+import { recordSourceEvent } from "./events";
 import { isSettled, modelOf } from "./generations";
 import { joinCredentials } from "../tools/url-credentials";
 import type { Job } from "./job";
@@ -19,7 +20,9 @@ export function jobFor(db: Db, task: Task, d: JobSettings): Job | null {
   const doc = findDocumentById(db, task.documentId);
   const col = findCollectionById(db, task.collectionId);
   if (!doc || !col) return null;
-  markDocumentProcessing(db, doc.id, new Date().toISOString());
+  const now = Date.now();
+  markDocumentProcessing(db, doc.id, new Date(now).toISOString());
+  recordSourceEvent(db, "source.processing", doc.id, {}, now);
   return {
     jobId: task.id,
     document: {

@@ -11,6 +11,7 @@ import { findDocumentById, markDocumentReady, updateDocument } from "../db/queri
 import { endTask, findTask, pendingTasksOfDocument, retryTaskLater } from "../db/queries/tasks";
 import type { Task } from "../db/schema";
 import type { Logger } from "../log";
+import { recordSourceEvent } from "./events";
 import { endReindexIfBuilt, isBuilding, noteDimensions } from "./generations";
 
 export const MAX_ATTEMPTS = 5;
@@ -53,6 +54,7 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
   if (!outcome.ok && outcome.transient && current.attempts < MAX_ATTEMPTS) {
     retryTaskLater(t, task.id, outcome.message, iso(now + backoffMs(current.attempts)), iso(now));
     updateDocument(t, doc.id, { status: "queued", updatedAt: iso(now) });
+    recordSourceEvent(t, "source.queued", doc.id, { error: `will try again: ${outcome.message}` }, now);
     return NOTHING;
   }
   endTask(t, task.id, outcome.ok ? "succeeded" : "failed", outcome.ok ? null : outcome.message, iso(now));
@@ -61,6 +63,7 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
   const stillPending = pendingTasksOfDocument(t, doc.id).length > 0;
   if (outcome.ok && !stillPending) {
     markDocumentReady(t, doc.id, outcome.chunkCount, iso(now));
+    recordSourceEvent(t, "source.ready", doc.id, {}, now);
   } else if (outcome.ok) {
     updateDocument(t, doc.id, {
       error: null,
@@ -80,6 +83,7 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
       ...(rebuilding ? {} : { chunkCount: 0 }),
       updatedAt: iso(now),
     });
+    if (!stillPending) recordSourceEvent(t, "source.failed", doc.id, { error: outcome.message + attempts }, now);
   }
   const learned = outcome.ok && !outcome.unchanged ? outcome.dimensions : null;
   if (learned !== null) noteDimensions(t, task, learned);

@@ -1,13 +1,21 @@
 /**
  * Progress of running documents, written with the next group commit: a burst of
  * progress events from many jobs costs one write per document, not one per event.
+ * A `source.processing` event with the progress is recorded at most every
+ * PROGRESS_EVENT_MS per document, and not before a document has run that long: a
+ * small source that is done within it adds no progress event at all.
  */
 import type { WriteBatch } from "../db/batch";
 import { setDocumentProgress } from "../db/queries/documents";
 import type { Logger } from "../log";
+import { recordSourceEvent } from "./events";
+
+export const PROGRESS_EVENT_MS = 2000;
 
 export class ProgressBuffer {
   private readonly latest = new Map<string, { done: number; total: number }>();
+  /** When each running document last had a progress event (or first reported progress). */
+  private readonly announced = new Map<string, number>();
   private queued = false;
 
   constructor(
@@ -17,12 +25,19 @@ export class ProgressBuffer {
 
   set(documentId: string, done: number, total: number): void {
     this.latest.set(documentId, { done, total });
+    if (!this.announced.has(documentId)) this.announced.set(documentId, Date.now());
     if (this.queued) return;
     this.queued = true;
     this.writes
       .run((t) => {
         this.queued = false;
-        for (const [id, p] of this.latest) setDocumentProgress(t, id, p.done, p.total);
+        const now = Date.now();
+        for (const [id, p] of this.latest) {
+          setDocumentProgress(t, id, p.done, p.total);
+          if (now - (this.announced.get(id) ?? now) < PROGRESS_EVENT_MS) continue;
+          this.announced.set(id, now);
+          recordSourceEvent(t, "source.processing", id, { progress: p }, now);
+        }
         this.latest.clear();
       })
       .catch((err) => this.log.warn("could not record progress", { error: err }))
@@ -32,5 +47,6 @@ export class ProgressBuffer {
   /** Forgets a document's unwritten progress (its outcome is being recorded). */
   drop(documentId: string): void {
     this.latest.delete(documentId);
+    this.announced.delete(documentId);
   }
 }

@@ -8,6 +8,7 @@ import { findCollectionById } from "../db/queries/collections";
 import { claimUpload, findDocumentById, insertDocument, markDocumentQueued } from "../db/queries/documents";
 import { insertTask, pendingTasksOfDocument } from "../db/queries/tasks";
 import type { Collection, DocumentRow } from "../db/schema";
+import { recordSourceEvent } from "./events";
 import { targetGeneration } from "./generations";
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -60,8 +61,9 @@ export function newDocumentRow(d: DocumentDraft, now = Date.now()): DocumentRow 
 /** Stores a new document (and a text source's content) with its task, unless it waits for its file. */
 export function insertNewDocument(db: Db, row: DocumentRow, col: Collection, now: number, content?: string): void {
   insertDocument(db, row, content);
-  if (row.status === "queued")
-    insertTask(db, { documentId: row.id, collectionId: col.id, generation: targetGeneration(col), now });
+  if (row.status !== "queued") return;
+  insertTask(db, { documentId: row.id, collectionId: col.id, generation: targetGeneration(col), now });
+  recordSourceEvent(db, "source.queued", row.id, {}, now);
 }
 
 /**
@@ -75,6 +77,7 @@ export function queueTask(db: Db, documentId: string, col: Collection, now: numb
   );
   if (!waiting) insertTask(db, { documentId, collectionId: col.id, generation, now });
   markDocumentQueued(db, documentId, iso(now));
+  recordSourceEvent(db, "source.queued", documentId, {}, now);
 }
 
 /**

@@ -15,6 +15,7 @@ import type { FileStore } from "../files/store";
 import type { Logger } from "../log";
 import type { VectorStore } from "../vectors/store";
 import type { IngestEngine } from "./engine";
+import { recordSourceEvent } from "./events";
 import { queueTask } from "./queue";
 import { isLive, isSettled } from "./generations";
 
@@ -33,7 +34,12 @@ interface Deps {
  */
 export function recoverInterrupted(d: Pick<Deps, "db" | "files" | "log">): void {
   const now = Date.now();
-  const n = requeueInterrupted(d.db, now);
+  const n = d.db.transaction((tx) => {
+    const t = tx as unknown as Db;
+    const back = requeueInterrupted(t, now);
+    for (const id of back.documents) recordSourceEvent(t, "source.queued", id, {}, now);
+    return back.tasks;
+  });
   if (n) d.log.info("requeued interrupted ingestion tasks", { count: n });
   // Belt and braces: a waiting document without a task would wait forever.
   for (const doc of waitingDocumentsWithoutTask(d.db)) {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import type { BrowserContext, Page } from "playwright-core";
 import { api, CHROMIUM, launchChromium, recordRequests, shootThemes, startRagd, type Ragd } from "./support";
-import { knowledgeBaseSteps, listSteps, phoneSteps, sourceSteps } from "./steps";
+import { knowledgeBaseSteps, listSteps, phoneSteps, sourceSteps, webhookSteps } from "./steps";
 import { startFakeOllama, type FakeOllama } from "../support/fake-ollama";
 
 const haveChromium = existsSync(CHROMIUM);
@@ -197,7 +197,13 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
 
   test("sources: text → ready → found by a query; a failed source shows why; a file uploads", async () => {
     await sourceSteps(page, ragd.url, pipelineId);
+    // Statuses came from the pipeline's event stream, not from polling every 1.5 s.
+    expect(requests.urls.some((u) => u.endsWith(`/api/rag/pipelines/${pipelineId}/events`))).toBe(true);
   }, 240_000);
+
+  test("webhooks: a refused address is named at the field; the secret is shown once; the log", async () => {
+    await webhookSteps(page, ragd.url, pipelineId);
+  }, 60_000);
 
   test("knowledge bases: create, upload, see status, search, delete", async () => {
     await knowledgeBaseSteps(page, ragd.url);

@@ -224,3 +224,28 @@ export async function phoneSteps(page: Page, base: string, pipelineId: string): 
   }
   await page.setViewportSize({ width: 1280, height: 860 });
 }
+
+/** The Webhooks tab: a loopback URL is refused next to the field; a good one shows its secret once. */
+export async function webhookSteps(page: Page, base: string, pipelineId: string): Promise<void> {
+  await page.goto(`${base}/#/pipelines/${pipelineId}/webhooks`);
+  await page.getByText("No webhooks yet").waitFor();
+  await page.getByLabel("URL", { exact: true }).fill("http://127.0.0.1:9/hook");
+  await page.getByRole("button", { name: "Add webhook" }).click();
+  await page.getByText("refused by the fetch rules (loopback)").first().waitFor();
+
+  // A name is checked when it is delivered to; `.invalid` never resolves.
+  await page.getByLabel("URL", { exact: true }).fill("http://hooks.invalid/ragd");
+  await page.getByLabel("source.ready").check();
+  await page.getByRole("button", { name: "Add webhook" }).click();
+  const secret = await page.getByTestId("webhook-secret").inputValue();
+  expect(secret).toMatch(/^whsec_/);
+  await page.getByRole("button", { name: "I have stored it" }).click();
+  await page.getByRole("list", { name: "Webhooks" }).getByText("http://hooks.invalid/ragd").waitFor();
+  expect(await page.content()).not.toContain(secret);
+  await page.getByRole("button", { name: "Deliveries" }).click();
+  await page.getByText("No deliveries yet").waitFor();
+  await shootThemes(page, "webhooks");
+  await page.getByRole("button", { name: "Delete" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Delete webhook" }).click();
+  await page.getByText("No webhooks yet").waitFor();
+}

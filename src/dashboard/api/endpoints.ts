@@ -24,6 +24,9 @@ import type {
   SourceStatus,
   SourceType,
   User,
+  Webhook,
+  WebhookCreated,
+  WebhookDelivery,
 } from "./types";
 
 const enc = encodeURIComponent;
@@ -101,6 +104,22 @@ export const keys = {
     request<ApiKeyCreated>("POST", `${pipelinePath(pipelineId)}/keys`, { body: { name, ...opts } }),
   revoke: (pipelineId: string, keyId: string) =>
     request<Deleted>("DELETE", `${pipelinePath(pipelineId)}/keys/${enc(keyId)}`),
+};
+
+export interface NewWebhook {
+  url: string;
+  events?: string[];
+  description?: string;
+}
+
+export const webhooks = {
+  list: (pipelineId: string) => request<Webhook[]>("GET", `${pipelinePath(pipelineId)}/webhooks`),
+  create: (pipelineId: string, body: NewWebhook) =>
+    request<WebhookCreated>("POST", `${pipelinePath(pipelineId)}/webhooks`, { body }),
+  remove: (pipelineId: string, id: string) =>
+    request<Deleted>("DELETE", `${pipelinePath(pipelineId)}/webhooks/${enc(id)}`),
+  deliveries: (pipelineId: string, id: string) =>
+    request<WebhookDelivery[]>("GET", `${pipelinePath(pipelineId)}/webhooks/${enc(id)}/deliveries`),
 };
 
 export interface QueryInput {

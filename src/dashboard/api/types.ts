@@ -5,6 +5,7 @@
  * compile time. The rest is written from CONTRACT.md until those schemas land.
  */
 import type { UserModel } from "../../features/auth/model";
+import type { DeliveryModel, WebhookCreated as WebhookCreatedModel, WebhookModel } from "../../features/events/model";
 import type { KeyCreated, KeyModel } from "../../features/keys/model";
 import type { CHUNKING_STRATEGIES, PipelineModel, STATUSES } from "../../features/pipelines/model";
 import type { QueryResponse as QueryResponseModel, SEARCH_MODES } from "../../features/query/model";
@@ -52,6 +53,10 @@ export interface Page<T> {
 
 export type ApiKey = typeof KeyModel.static;
 export type ApiKeyCreated = typeof KeyCreated.static;
+
+export type Webhook = typeof WebhookModel.static;
+export type WebhookCreated = typeof WebhookCreatedModel.static;
+export type WebhookDelivery = typeof DeliveryModel.static;
 
 export type QueryMode = (typeof SEARCH_MODES)[number];
 export type QueryResponse = typeof QueryResponseModel.static;

@@ -1,6 +1,6 @@
 /**
- * One pipeline: its header (status, settings at a glance) and four tabs:
- * Sources, API keys, Playground and Settings. Each tab has its own URL.
+ * One pipeline: its header (status, settings at a glance) and five tabs:
+ * Sources, API keys, Playground, Webhooks and Settings. Each tab has its own URL.
  */
 import { pipelines } from "../api/endpoints";
 import type { PipelineDetail } from "../api/types";
@@ -13,11 +13,13 @@ import { KeysPanel } from "./KeysPanel";
 import { PlaygroundPanel } from "./PlaygroundPanel";
 import { SettingsPanel } from "./SettingsPanel";
 import { SourcesPanel } from "./SourcesPanel";
+import { WebhooksPanel } from "./WebhooksPanel";
 
 const TABS: [string, string][] = [
   ["sources", "Sources"],
   ["keys", "API keys"],
   ["playground", "Playground"],
+  ["webhooks", "Webhooks"],
   ["settings", "Settings"],
 ];
 
@@ -64,6 +66,7 @@ export function PipelineScreen({ id, tab, query }: { id: string; tab: string; qu
       {tab === "sources" && <SourcesPanel pipeline={pipeline} query={query} onChange={p.reload} />}
       {tab === "keys" && <KeysPanel pipeline={pipeline} />}
       {tab === "playground" && <PlaygroundPanel pipeline={pipeline} />}
+      {tab === "webhooks" && <WebhooksPanel pipeline={pipeline} />}
       {tab === "settings" && <SettingsPanel pipeline={pipeline} onSaved={p.reload} />}
       {!TABS.some(([k]) => k === tab) && <p class="muted">Unknown section. Pick one of the tabs above.</p>}
     </>

@@ -2,8 +2,9 @@
  * The Sources tab: add text, a URL, an API address or a file, and watch each
  * source move through queued → processing → ready (or failed, with its error and
  * a Retry). The list is paged, searchable by name and filterable by status; the
- * page, search and filter live in the URL (#/pipelines/<id>/sources?q=x&page=2),
- * and only the visible page is re-read while ragd works (lib/source-refresh.ts).
+ * page, search and filter live in the URL (#/pipelines/<id>/sources?q=x&page=2).
+ * The visible page follows the pipeline's event stream, and is polled only while
+ * the stream is down (lib/source-refresh.ts).
  */
 import { useEffect, useState } from "preact/hooks";
 import { sources } from "../api/endpoints";
@@ -43,7 +44,7 @@ export function SourcesPanel({ pipeline, query, onChange }: Props) {
     [pipeline.id, page, q, status],
   );
   const [doomed, setDoomed] = useState<Source | undefined>(undefined);
-  const polling = useSourceRefresh(list.data, list.reload, onChange);
+  const { polling, live } = useSourceRefresh(pipeline.id, list.data, list.reload, onChange);
 
   const path = `/pipelines/${encodeURIComponent(pipeline.id)}/sources`;
   const go = (next: { q?: string; status?: string; page?: number }) =>
@@ -82,7 +83,7 @@ export function SourcesPanel({ pipeline, query, onChange }: Props) {
           {data && (
             <span class="muted" aria-live="polite">
               {filtered ? `${data.total} of ${plural(all, "source")}` : plural(data.total, "source")}
-              {polling && " · updating on its own while ragd works"}
+              {live ? " · live" : polling && " · updating on its own while ragd works"}
             </span>
           )}
         </div>

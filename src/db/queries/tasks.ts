@@ -153,18 +153,24 @@ export function dropQueuedTasksExcept(db: Db, collectionId: string, keep: number
     .run();
 }
 
-/** After a crash: running tasks and documents go back to the queue. Returns how many. */
-export function requeueInterrupted(db: Db, now: number): number {
-  return db.transaction((tx) => {
-    const n = tx
-      .update(tasks)
-      .set({ status: "queued", leaseUntil: null, runAfter: iso(now), updatedAt: iso(now) })
-      .where(eq(tasks.status, "processing"))
-      .returning({ id: tasks.id })
-      .all().length;
-    tx.update(documents).set({ status: "queued" }).where(eq(documents.status, "processing")).run();
-    return n;
-  });
+/**
+ * After a crash: running tasks and documents go back to the queue. Returns how many
+ * tasks, and the documents that went back (run it inside a transaction).
+ */
+export function requeueInterrupted(db: Db, now: number): { tasks: number; documents: string[] } {
+  const n = db
+    .update(tasks)
+    .set({ status: "queued", leaseUntil: null, runAfter: iso(now), updatedAt: iso(now) })
+    .where(eq(tasks.status, "processing"))
+    .returning({ id: tasks.id })
+    .all().length;
+  const requeued = db
+    .update(documents)
+    .set({ status: "queued" })
+    .where(eq(documents.status, "processing"))
+    .returning({ id: documents.id })
+    .all();
+  return { tasks: n, documents: requeued.map((r) => r.id) };
 }
 
 /** Deletes finished tasks older than `beforeMs` so the table does not grow without bound. */

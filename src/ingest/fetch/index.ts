@@ -5,6 +5,7 @@
  * for https `tls.serverName` makes Bun send SNI and verify the certificate for the name.
  * Redirects are followed by hand so each hop is checked the same way.
  */
+import { isIP } from "node:net";
 import { version } from "../../version";
 import { FetchError } from "./errors";
 import { checkHost, compileRules, type FetchRules } from "./rules";
@@ -66,12 +67,54 @@ export async function safeFetch(url: string, opts: SafeFetchOptions): Promise<Sa
   }
 }
 
+/**
+ * POSTs `body` once under the same fetch rules (webhook deliveries): the host is
+ * resolved and checked, the checked address is connected to, and a redirect is not
+ * followed (it answers with its 3xx status). Throws FetchError on refusal or failure.
+ * @example const { status } = await safePost(url, json, { "content-type": "application/json" }, rules);
+ */
+export async function safePost(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  opts: Pick<SafeFetchOptions, "allow" | "deny" | "timeoutMs">,
+): Promise<{ status: number }> {
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const signal = AbortSignal.timeout(timeoutMs);
+  const target = parseHttpUrl(url);
+  const auth = takeCredentials(target);
+  try {
+    const res = await request(target, compileRules(opts.allow, opts.deny), { authorization: auth?.header }, signal, {
+      method: "POST",
+      body,
+      headers,
+    });
+    await res.body?.cancel();
+    return { status: res.status };
+  } catch (err) {
+    if (err instanceof FetchError) throw err;
+    if (signal.aborted) throw new FetchError(`${show(target)} did not answer within ${seconds(timeoutMs)}`, true);
+    throw new FetchError(`could not reach ${show(target)}: ${(err as Error).message}`, true, { cause: err });
+  }
+}
+
+/** Checks a URL's host when it is an IP literal or a loopback name, without any lookup; throws FetchError. */
+export async function checkLiteralHost(url: URL, opts: Pick<SafeFetchOptions, "allow" | "deny">): Promise<void> {
+  const host = url.hostname
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.+$/, "")
+    .toLowerCase();
+  if (!isIP(host) && host !== "localhost" && !host.endsWith(".localhost")) return;
+  await checkHost(url, compileRules(opts.allow, opts.deny), AbortSignal.timeout(1000));
+}
+
 /** One hop: check the host, then try its checked addresses in order until one connects. */
 async function request(
   url: URL,
   rules: FetchRules,
   extra: { accept?: string; authorization?: string },
   signal: AbortSignal,
+  post?: { method: "POST"; body: string; headers: Record<string, string> },
 ): Promise<Response> {
   const addresses = await checkHost(url, rules, signal);
   const literal = addresses.length === 1 && url.hostname.replace(/^\[|\]$/g, "") === addresses[0];
@@ -82,7 +125,10 @@ async function request(
     pinned.hash = "";
     try {
       return await fetch(pinned, {
+        method: post?.method ?? "GET",
+        body: post?.body,
         headers: {
+          ...post?.headers,
           Host: url.host,
           Accept: extra.accept ?? "*/*",
           "User-Agent": `ragd/${version}`,

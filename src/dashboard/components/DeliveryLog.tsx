@@ -1,0 +1,50 @@
+/** A webhook's newest deliveries: what was sent, how often, and how the receiver answered. */
+import type { WebhookDelivery } from "../api/types";
+import { formatDate, timeAgo } from "../lib/format";
+
+const TONE: Record<string, string> = { delivered: "good", pending: "busy", failed: "bad" };
+
+export function DeliveryLog({ items }: { items: WebhookDelivery[] }) {
+  if (items.length === 0) return <p class="muted">No deliveries yet. They appear here as events happen.</p>;
+  return (
+    <div class="table-wrap">
+      <table class="table table-cards">
+        <caption class="sr-only">Deliveries</caption>
+        <thead>
+          <tr>
+            <th scope="col">Event</th>
+            <th scope="col">Status</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Last answer</th>
+            <th scope="col">Created</th>
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((d) => (
+            <tr key={d.id}>
+              <th scope="row" data-label="Event">
+                <code>{d.eventType}</code> <span class="muted">#{d.eventId}</span>
+              </th>
+              <td data-label="Status">
+                <span class={`badge badge-${TONE[d.status] ?? "neutral"}`}>
+                  <span class="badge-dot" aria-hidden="true" />
+                  {d.status}
+                </span>
+                {d.nextAttemptAt && <span class="muted"> · next {formatDate(d.nextAttemptAt)}</span>}
+              </td>
+              <td data-label="Attempts">{d.attempts}</td>
+              <td data-label="Last answer">
+                {d.lastStatusCode !== null && <code>{d.lastStatusCode}</code>} {d.lastError ?? ""}
+              </td>
+              <td data-label="Created">
+                <time dateTime={d.createdAt} title={formatDate(d.createdAt)}>
+                  {timeAgo(d.createdAt)}
+                </time>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

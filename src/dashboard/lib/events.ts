@@ -1,0 +1,76 @@
+/**
+ * Live events of a pipeline (docs/API.md, Events) through EventSource: the browser
+ * reconnects by itself and sends Last-Event-ID, so nothing is missed in between.
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
+
+/** One event as the stream sends it. `stream.reset`: events were missed; reload everything. */
+export interface PipelineEvent {
+  id: number;
+  type: string;
+  pipelineId: string;
+  sourceId: string | null;
+  externalId: string | null;
+  status: string | null;
+  time: string;
+  progress?: { done: number; total: number };
+  error?: string;
+}
+
+export const EVENT_TYPES = [
+  "source.queued",
+  "source.processing",
+  "source.ready",
+  "source.failed",
+  "source.deleted",
+  "reindex.completed",
+  "stream.reset",
+] as const;
+
+/**
+ * Calls `onEvent` for each event of the pipeline while mounted. Returns true while
+ * the stream is connected; callers keep a slow poll for when it is not.
+ */
+export function usePipelineEvents(pipelineId: string, onEvent: (e: PipelineEvent) => void): boolean {
+  const [live, setLive] = useState(false);
+  const handler = useRef(onEvent);
+  handler.current = onEvent;
+  useEffect(() => {
+    if (typeof EventSource === "undefined") return;
+    const es = new EventSource(`/api/rag/pipelines/${encodeURIComponent(pipelineId)}/events`);
+    const deliver = (m: MessageEvent<string>) => {
+      try {
+        handler.current({ type: m.type, ...JSON.parse(m.data) } as PipelineEvent);
+      } catch {
+        // A frame that is not JSON is not ours to act on.
+      }
+    };
+    for (const t of EVENT_TYPES) es.addEventListener(t, deliver as EventListener);
+    es.onopen = () => setLive(true);
+    // CONNECTING: the browser retries on its own; CLOSED (401, 404): it has given up.
+    es.onerror = () => setLive(es.readyState === EventSource.OPEN);
+    return () => {
+      es.close();
+      setLive(false);
+    };
+  }, [pipelineId]);
+  return live;
+}
+
+/**
+ * Runs `fn` at most once per `ms` however many times `trigger` is called: a burst of
+ * events (a thousand sources queued by a re-index) costs one reload, not a thousand.
+ */
+export function useCoalesced(fn: () => unknown, ms = 1000): () => void {
+  const fnRef = useRef(fn);
+  fnRef.current = fn;
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  return () => {
+    if (timer.current !== undefined) return;
+    timer.current = setTimeout(() => {
+      timer.current = undefined;
+      fnRef.current();
+    }, ms);
+  };
+}

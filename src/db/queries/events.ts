@@ -1,0 +1,194 @@
+/**
+ * Named queries on the event log and the webhook outbox. The writes run on the
+ * ingestion path (several per source), so they are prepared once, in plain SQL.
+ */
+import type { Statement } from "bun:sqlite";
+import { and, asc, desc, eq, gt, lte, sql } from "drizzle-orm";
+import type { Db } from "../client";
+import { events, webhookDeliveries, webhooks, type EventRow, type Webhook, type WebhookDelivery } from "../schema";
+
+/** The bun:sqlite connection behind a database or one of its transactions (they share it). */
+const clientOf = (db: Db) =>
+  (db as unknown as { session: { client: { prepare(sql: string): Statement } } }).session.client;
+
+// The document's own row gives the event its collection, external id and status, as
+// they are in this very transaction: an event can only say what was written.
+const INSERT_SOURCE_EVENT = `INSERT INTO events (collection_id, type, document_id, external_id, status, data, created_at)
+  SELECT collection_id, $type, id, external_id, coalesce($status, status), $data, $now FROM documents WHERE id = $id`;
+const INSERT_EVENT = `INSERT INTO events (collection_id, type, document_id, external_id, status, data, created_at)
+  VALUES ($collectionId, $type, NULL, NULL, $status, $data, $now)`;
+const EVENT_BY_ID = "SELECT * FROM events WHERE id = $id";
+const HOOKED_COLLECTIONS = "SELECT DISTINCT collection_id AS id FROM webhooks";
+const WEBHOOKS_OF = "SELECT id, events FROM webhooks WHERE collection_id = $collectionId";
+const INSERT_DELIVERY = `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_type, payload, status, attempts, next_attempt_at, created_at)
+  VALUES ($id, $webhookId, $eventId, $eventType, $payload, 'pending', 0, $now, $now)`;
+
+/** A stored event, as the database returns it (snake_case columns). */
+interface RawEvent {
+  id: number;
+  collection_id: string;
+  type: string;
+  document_id: string | null;
+  external_id: string | null;
+  status: string | null;
+  data: string;
+  created_at: string;
+}
+
+const toRow = (r: RawEvent): EventRow => ({
+  id: r.id,
+  collectionId: r.collection_id,
+  type: r.type,
+  documentId: r.document_id,
+  externalId: r.external_id,
+  status: r.status,
+  data: r.data,
+  createdAt: r.created_at,
+});
+
+/**
+ * Stores an event about a document (status from its row unless given); returns its
+ * id, or null when the row is gone. (RETURNING would cost a third more per event.)
+ */
+export function insertSourceEvent(
+  db: Db,
+  e: { type: string; documentId: string; status?: string | null; data: string; now: string },
+): number | null {
+  const r = clientOf(db)
+    .prepare(INSERT_SOURCE_EVENT)
+    .run({ type: e.type, id: e.documentId, status: e.status ?? null, data: e.data, now: e.now });
+  return r.changes === 0 ? null : Number(r.lastInsertRowid);
+}
+
+/** Stores an event about a whole collection (reindex.completed); returns its id. */
+export function insertCollectionEvent(
+  db: Db,
+  e: { collectionId: string; type: string; status: string; data: string; now: string },
+): number {
+  return Number(clientOf(db).prepare(INSERT_EVENT).run(e).lastInsertRowid);
+}
+
+export function findEvent(db: Db, id: number): EventRow | undefined {
+  const r = clientOf(db).prepare(EVENT_BY_ID).get({ id }) as RawEvent | null;
+  return r ? toRow(r) : undefined;
+}
+
+/** The collections that have at least one webhook. */
+export function collectionsWithWebhooks(db: Db): string[] {
+  return (clientOf(db).prepare(HOOKED_COLLECTIONS).all() as { id: string }[]).map((r) => r.id);
+}
+
+/** The webhooks of a collection with the event types each takes (JSON array text, null: all). */
+export function webhookTargets(db: Db, collectionId: string): { id: string; events: string | null }[] {
+  return clientOf(db).prepare(WEBHOOKS_OF).all({ collectionId }) as { id: string; events: string | null }[];
+}
+
+/** Adds a delivery to the outbox, due now. */
+export function insertDelivery(
+  db: Db,
+  d: { id: string; webhookId: string; eventId: number; eventType: string; payload: string; now: string },
+): void {
+  clientOf(db).prepare(INSERT_DELIVERY).run(d);
+}
+
+/** Events of a collection after `afterId`, oldest first. */
+export function eventsAfter(db: Db, collectionId: string, afterId: number, limit: number): EventRow[] {
+  return db
+    .select()
+    .from(events)
+    .where(and(eq(events.collectionId, collectionId), gt(events.id, afterId)))
+    .orderBy(asc(events.id))
+    .limit(limit)
+    .all();
+}
+
+/** The oldest event id a collection still keeps; null when it keeps none. */
+export function oldestEventId(db: Db, collectionId: string): number | null {
+  return (
+    db
+      .select({ id: sql<number>`min(${events.id})` })
+      .from(events)
+      .where(eq(events.collectionId, collectionId))
+      .get()?.id ?? null
+  );
+}
+
+/** The newest event id of all (0 when none). */
+export function lastEventId(db: Db): number {
+  return (
+    db
+      .select({ id: sql<number>`coalesce(max(${events.id}), 0)` })
+      .from(events)
+      .get()?.id ?? 0
+  );
+}
+
+/** Deletes events older than `before` and, per collection, all but the newest `keep`. */
+export function pruneEvents(db: Db, before: string, keep: number): number {
+  const old = clientOf(db).prepare("DELETE FROM events WHERE created_at <= $before").run({ before }).changes;
+  const extra = clientOf(db)
+    .prepare(
+      `DELETE FROM events WHERE id IN (SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY collection_id ORDER BY id DESC) AS n FROM events) WHERE n > $keep)`,
+    )
+    .run({ keep }).changes;
+  return old + extra;
+}
+
+export function insertWebhook(db: Db, w: Webhook): void {
+  db.insert(webhooks).values(w).run();
+}
+
+export function listWebhooks(db: Db, collectionId: string): Webhook[] {
+  return db
+    .select()
+    .from(webhooks)
+    .where(eq(webhooks.collectionId, collectionId))
+    .orderBy(asc(webhooks.createdAt))
+    .all();
+}
+
+export function findWebhook(db: Db, collectionId: string, id: string): Webhook | undefined {
+  return db
+    .select()
+    .from(webhooks)
+    .where(and(eq(webhooks.collectionId, collectionId), eq(webhooks.id, id)))
+    .get();
+}
+
+export function deleteWebhook(db: Db, id: string): void {
+  db.delete(webhooks).where(eq(webhooks.id, id)).run();
+}
+
+/** The newest deliveries of a webhook first. */
+export function listDeliveries(db: Db, webhookId: string, limit: number): WebhookDelivery[] {
+  return db
+    .select()
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.webhookId, webhookId))
+    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.eventId))
+    .limit(limit)
+    .all();
+}
+
+/** Pending deliveries due by `now`, oldest first, with their webhook. */
+export function dueDeliveries(db: Db, now: string, limit: number): { delivery: WebhookDelivery; webhook: Webhook }[] {
+  return db
+    .select({ delivery: webhookDeliveries, webhook: webhooks })
+    .from(webhookDeliveries)
+    .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
+    .where(and(eq(webhookDeliveries.status, "pending"), lte(webhookDeliveries.nextAttemptAt, now)))
+    .orderBy(asc(webhookDeliveries.nextAttemptAt))
+    .limit(limit)
+    .all();
+}
+
+export function updateDelivery(db: Db, id: string, patch: Partial<WebhookDelivery>): void {
+  db.update(webhookDeliveries).set(patch).where(eq(webhookDeliveries.id, id)).run();
+}
+
+/** Forgets settled deliveries created before `before`. */
+export function pruneDeliveries(db: Db, before: string): number {
+  return clientOf(db)
+    .prepare("DELETE FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND created_at <= $before")
+    .run({ before }).changes;
+}

@@ -1,0 +1,113 @@
+/**
+ * The webhook deliverer: a timer (and a wake-up when deliveries are queued) reads
+ * the outbox for due deliveries and POSTs each under the fetch rules, signed with
+ * the webhook's secret. Every attempt is recorded on its row; a failure or non-2xx
+ * answer is tried again after the next delay of the schedule, and after the last
+ * one the delivery is failed. The rows are the stored tasks: a restart carries on
+ * with whatever is pending, and `stop` waits for the attempts in flight.
+ */
+import { createHmac } from "node:crypto";
+import type { Config } from "../../config";
+import type { Db } from "../../db/client";
+import { dueDeliveries, updateDelivery } from "../../db/queries/events";
+import type { Webhook, WebhookDelivery } from "../../db/schema";
+import { notifier } from "../../ingest/events";
+import { FetchError, safePost } from "../../ingest/fetch";
+import type { Logger } from "../../log";
+import { version } from "../../version";
+
+/** At most this many deliveries are in flight at once. */
+const CONCURRENCY = 8;
+/** Each attempt may take this long, connection and answer together. */
+const ATTEMPT_TIMEOUT_MS = 10_000;
+const TICK_MS = 1000;
+
+/** The hex HMAC-SHA256 of `body` with `secret`: X-Ragd-Signature is `sha256=` and this. */
+export const signature = (secret: string, body: string) => createHmac("sha256", secret).update(body).digest("hex");
+
+export interface DelivererDeps {
+  db: Db;
+  config: Pick<Config, "fetchAllow" | "fetchDeny" | "webhookRetryDelaysMs">;
+  log: Logger;
+}
+
+export class WebhookDeliverer {
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private timer: Timer | null = null;
+  private unsubscribe = () => {};
+  private stopped = false;
+
+  constructor(private readonly d: DelivererDeps) {}
+
+  start(): void {
+    this.timer = setInterval(() => this.tick(), TICK_MS);
+    this.unsubscribe = notifier.subscribeOutbox(() => this.tick());
+    this.tick();
+  }
+
+  /** Stops taking deliveries and waits for those in flight. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.unsubscribe();
+    await Promise.allSettled(this.inFlight.values());
+  }
+
+  /** Starts the due deliveries there is room for. */
+  tick(): void {
+    if (this.stopped || this.inFlight.size >= CONCURRENCY) return;
+    let due: { delivery: WebhookDelivery; webhook: Webhook }[];
+    try {
+      due = dueDeliveries(this.d.db, new Date().toISOString(), CONCURRENCY + this.inFlight.size);
+    } catch (err) {
+      this.d.log.warn("could not read the webhook outbox", { error: err });
+      return;
+    }
+    for (const { delivery, webhook } of due) {
+      if (this.inFlight.size >= CONCURRENCY) break;
+      if (this.inFlight.has(delivery.id)) continue;
+      const attempt = this.attempt(delivery, webhook)
+        .catch((err) => this.d.log.error("could not record a webhook delivery", { error: err, id: delivery.id }))
+        .finally(() => {
+          this.inFlight.delete(delivery.id);
+          this.tick();
+        });
+      this.inFlight.set(delivery.id, attempt);
+    }
+  }
+
+  /** One attempt: POST, then record its outcome and when (if ever) to try again. */
+  private async attempt(d: WebhookDelivery, w: Webhook): Promise<void> {
+    const { status, error } = await this.post(d, w);
+    const attempts = d.attempts + 1;
+    const now = Date.now();
+    const delays = this.d.config.webhookRetryDelaysMs;
+    const ok = status !== null && status >= 200 && status < 300;
+    const last = attempts > delays.length;
+    updateDelivery(this.d.db, d.id, {
+      attempts,
+      lastStatusCode: status,
+      lastError: ok ? null : error,
+      status: ok ? "delivered" : last ? "failed" : "pending",
+      nextAttemptAt: ok || last ? null : new Date(now + delays[attempts - 1]!).toISOString(),
+      deliveredAt: ok ? new Date(now).toISOString() : null,
+    });
+  }
+
+  private async post(d: WebhookDelivery, w: Webhook): Promise<{ status: number | null; error: string | null }> {
+    const headers = {
+      "content-type": "application/json",
+      "user-agent": `ragd/${version}`,
+      "x-ragd-event": d.eventType,
+      "x-ragd-delivery": d.id,
+      "x-ragd-signature": `sha256=${signature(w.secret, d.payload)}`,
+    };
+    try {
+      const rules = { allow: this.d.config.fetchAllow, deny: this.d.config.fetchDeny, timeoutMs: ATTEMPT_TIMEOUT_MS };
+      const { status } = await safePost(w.url, d.payload, headers, rules);
+      return { status, error: status >= 200 && status < 300 ? null : `the receiver answered ${status}` };
+    } catch (err) {
+      return { status: null, error: err instanceof FetchError ? err.message : String(err) };
+    }
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Event routes under a pipeline (docs/API.md, Events): the SSE stream and the
+ * webhooks with their delivery log. Session doors; the pipeline must be the user's.
+ */
+import { Elysia, t } from "elysia";
+import { sessionAuth } from "../../http/auth";
+import { Deleted, ErrorBody } from "../../http/models";
+import { unknownFields } from "../../http/unknown-fields";
+import type { AuthService } from "../auth/service";
+import type { PipelineService } from "../pipelines/service";
+import { DeliveryModel, WebhookCreate, WebhookCreated, WebhookModel } from "./model";
+import type { EventService } from "./service";
+import type { WebhookService } from "./webhooks";
+
+const Params = t.Object({ id: t.String() });
+const HookParams = t.Object({ id: t.String(), webhookId: t.String() });
+const Errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
+
+export function eventRoutes(
+  auth: AuthService,
+  pipelines: PipelineService,
+  events: EventService,
+  hooks: WebhookService,
+) {
+  const own = (user: Parameters<PipelineService["own"]>[0], id: string) => pipelines.own(user, id).id;
+  return new Elysia({ prefix: "/api/rag/pipelines/:id", tags: ["Events"] })
+    .use(sessionAuth(auth))
+    .use(unknownFields)
+    .get(
+      "/events",
+      ({ user, params, query, request }) =>
+        events.eventStream(
+          own(user, params.id),
+          request.headers.get("last-event-id") ?? query.lastEventId ?? null,
+          request.signal,
+        ),
+      {
+        session: true,
+        params: Params,
+        query: t.Object({ lastEventId: t.Optional(t.String()) }),
+        detail: {
+          summary: "Server-Sent Events of the pipeline's sources; Last-Event-ID (or ?lastEventId=) resumes",
+          responses: { 200: { description: "text/event-stream", content: { "text/event-stream": {} } } },
+        },
+      },
+    )
+    .get("/webhooks", ({ user, params }) => hooks.list(own(user, params.id)), {
+      session: true,
+      params: Params,
+      response: { 200: t.Array(WebhookModel), ...Errors },
+      detail: { summary: "List the pipeline's webhooks (without secrets)" },
+    })
+    .post(
+      "/webhooks",
+      async ({ user, params, body, set }) => {
+        const created = await hooks.create(own(user, params.id), body);
+        set.status = 201;
+        return created;
+      },
+      {
+        session: true,
+        rejectUnknownFields: WebhookCreate, // after session, so a missing session is 401 first
+        params: Params,
+        parse: "json",
+        body: WebhookCreate,
+        response: { 201: WebhookCreated, 400: ErrorBody, ...Errors },
+        detail: { summary: "Add a webhook; its signing secret is returned only here" },
+      },
+    )
+    .delete("/webhooks/:webhookId", ({ user, params }) => hooks.remove(own(user, params.id), params.webhookId), {
+      session: true,
+      params: HookParams,
+      response: { 200: Deleted, ...Errors },
+      detail: { summary: "Delete a webhook and its delivery log" },
+    })
+    .get(
+      "/webhooks/:webhookId/deliveries",
+      ({ user, params }) => hooks.deliveries(own(user, params.id), params.webhookId),
+      {
+        session: true,
+        params: HookParams,
+        response: { 200: t.Array(DeliveryModel), ...Errors },
+        detail: { summary: "The webhook's newest deliveries (at most 100), with attempts and last outcome" },
+      },
+    );
+}

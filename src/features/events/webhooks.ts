@@ -1,0 +1,117 @@
+/**
+ * Webhooks of a pipeline: create (the secret is shown once), list, delete, and the
+ * delivery log. Their URLs obey the fetch rules of url sources (docs/API.md, Events):
+ * an IP literal or loopback name they refuse is refused here at once; a host name
+ * is checked again, resolved, at every delivery.
+ */
+import type { Config } from "../../config";
+import type { Db } from "../../db/client";
+import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listWebhooks } from "../../db/queries/events";
+import type { Webhook, WebhookDelivery } from "../../db/schema";
+import { AppError, notFound } from "../../http/errors";
+import { noteWebhook } from "../../ingest/events";
+import { checkLiteralHost, FetchError } from "../../ingest/fetch";
+import { randomToken } from "../../tools/crypto";
+import { splitCredentials } from "../../tools/url-credentials";
+
+/** A pipeline has at most this many webhooks. */
+export const MAX_WEBHOOKS = 20;
+/** The delivery log returns at most this many deliveries, newest first. */
+export const DELIVERY_LOG_LIMIT = 100;
+
+export interface WebhookBody {
+  url: string;
+  events?: string[];
+  description?: string;
+}
+
+const badUrl = (message: string) => new AppError("invalid_request", `url: ${message}`, [{ field: "url", message }]);
+
+/** A webhook as the API shows it: never its secret, never credentials inside its URL. */
+export function presentWebhook(w: Webhook) {
+  return {
+    id: w.id,
+    pipelineId: w.collectionId,
+    url: splitCredentials(w.url).url,
+    events: w.events === null ? null : (JSON.parse(w.events) as string[]),
+    description: w.description,
+    createdAt: w.createdAt,
+  };
+}
+
+export class WebhookService {
+  constructor(
+    private readonly db: Db,
+    private readonly config: Pick<Config, "fetchAllow" | "fetchDeny">,
+  ) {}
+
+  list(collectionId: string) {
+    return listWebhooks(this.db, collectionId).map(presentWebhook);
+  }
+
+  /** Creates a webhook; the answer carries its secret, which is never shown again. */
+  async create(collectionId: string, body: WebhookBody) {
+    const url = await this.checkUrl(body.url);
+    if (listWebhooks(this.db, collectionId).length >= MAX_WEBHOOKS)
+      throw new AppError("invalid_request", `a pipeline has at most ${MAX_WEBHOOKS} webhooks; delete one first`);
+    const row: Webhook = {
+      id: Bun.randomUUIDv7(),
+      collectionId,
+      url,
+      events: body.events ? JSON.stringify(body.events) : null,
+      description: body.description?.trim() || null,
+      secret: `whsec_${randomToken(24)}`,
+      createdAt: new Date().toISOString(),
+    };
+    insertWebhook(this.db, row);
+    noteWebhook(this.db, collectionId);
+    return { ...presentWebhook(row), secret: row.secret };
+  }
+
+  remove(collectionId: string, id: string) {
+    const w = findWebhook(this.db, collectionId, id);
+    if (!w) throw notFound("webhook");
+    deleteWebhook(this.db, w.id);
+    return { deleted: true as const, id: w.id };
+  }
+
+  deliveries(collectionId: string, id: string) {
+    const w = findWebhook(this.db, collectionId, id);
+    if (!w) throw notFound("webhook");
+    return listDeliveries(this.db, w.id, DELIVERY_LOG_LIMIT).map(presentDelivery);
+  }
+
+  /** An absolute http(s) URL whose host, if written as an address or a loopback name, the fetch rules allow. */
+  private async checkUrl(raw: string): Promise<string> {
+    let u: URL;
+    try {
+      u = new URL(raw.trim());
+    } catch {
+      throw badUrl("must be an absolute http(s) URL");
+    }
+    if (u.protocol !== "http:" && u.protocol !== "https:") throw badUrl("must be an http(s) URL");
+    u.hash = "";
+    try {
+      await checkLiteralHost(u, { allow: this.config.fetchAllow, deny: this.config.fetchDeny });
+    } catch (err) {
+      if (err instanceof FetchError) throw badUrl(err.message);
+      throw err;
+    }
+    return u.href;
+  }
+}
+
+const presentDelivery = (d: WebhookDelivery) => ({
+  id: d.id,
+  webhookId: d.webhookId,
+  eventId: d.eventId,
+  eventType: d.eventType,
+  status: d.status,
+  attempts: d.attempts,
+  nextAttemptAt: d.status === "pending" ? d.nextAttemptAt : null,
+  lastStatusCode: d.lastStatusCode,
+  lastError: d.lastError,
+  createdAt: d.createdAt,
+  deliveredAt: d.deliveredAt,
+  payload: d.payload,
+});

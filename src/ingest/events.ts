@@ -1,0 +1,198 @@
+/**
+ * The event log (docs/API.md, Events): every status change of a source, and the end
+ * of a re-index, is written here by the code that makes the change, inside the same
+ * transaction, so an event is never lost (it commits with the change) nor invented
+ * (it rolls back with it). Each event also puts one outbox row per subscribed webhook
+ * in that transaction. Listeners (SSE streams, the webhook deliverer) are woken once
+ * the transaction is over; they read the table, so a missed wake-up loses nothing.
+ */
+import type { Db } from "../db/client";
+import {
+  collectionsWithWebhooks,
+  findEvent,
+  insertCollectionEvent,
+  insertDelivery,
+  insertSourceEvent,
+  webhookTargets,
+} from "../db/queries/events";
+import type { EventRow } from "../db/schema";
+
+export const EVENT_TYPES = [
+  "source.queued",
+  "source.processing",
+  "source.ready",
+  "source.failed",
+  "source.deleted",
+  "reindex.completed",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** An event as clients see it: the SSE `data:` and the webhook body. */
+export interface EventBody {
+  id: number;
+  type: string;
+  pipelineId: string;
+  sourceId: string | null;
+  externalId: string | null;
+  status: string | null;
+  time: string;
+  progress?: { done: number; total: number };
+  error?: string;
+}
+
+/** The extra fields an event may carry. */
+interface Extra {
+  progress?: { done: number; total: number };
+  error?: string | null;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The public JSON of a stored event. */
+export function presentEvent(row: EventRow): EventBody {
+  const extra = JSON.parse(row.data) as Extra;
+  return {
+    id: row.id,
+    type: row.type,
+    pipelineId: row.collectionId,
+    sourceId: row.documentId,
+    externalId: row.externalId,
+    status: row.status,
+    time: row.createdAt,
+    ...(extra.progress ? { progress: extra.progress } : {}),
+    ...(extra.error ? { error: extra.error } : {}),
+  };
+}
+
+/**
+ * Records an event about a document, reading its collection, external id and (unless
+ * `status` is given) status from its row as this transaction sees it. Call it right
+ * after the write it reports, in the same transaction; nothing is recorded for a
+ * document that no longer exists.
+ * @example recordSourceEvent(tx, "source.ready", doc.id)
+ */
+export function recordSourceEvent(
+  db: Db,
+  type: EventType,
+  documentId: string,
+  extra: Extra & { status?: string } = {},
+  now = Date.now(),
+): void {
+  const { status, ...rest } = extra;
+  const data = rest.progress || rest.error ? JSON.stringify(rest) : "{}";
+  const id = insertSourceEvent(db, { type, documentId, status, data, now: iso(now) });
+  if (id !== null) fanOut(db, id, null);
+}
+
+/** Records the end of a re-index: `completed` (the new index answers) or `abandoned` (every rebuild failed). */
+export function recordReindexEnd(db: Db, collectionId: string, status: "completed" | "abandoned", now = Date.now()) {
+  const id = insertCollectionEvent(db, { collectionId, type: "reindex.completed", status, data: "{}", now: iso(now) });
+  fanOut(db, id, collectionId);
+}
+
+/**
+ * Collections with webhooks, per database (a transaction shares its database's
+ * session), known in memory so that the common case (none) costs no query per event;
+ * loaded on first use, kept by `noteWebhook`. A stale entry (its webhooks since
+ * deleted) only costs a query.
+ */
+const hookedByDb = new WeakMap<object, Set<string>>();
+const sessionOf = (db: Db) => (db as unknown as { session: object }).session;
+
+function hookedOf(db: Db): Set<string> {
+  let set = hookedByDb.get(sessionOf(db));
+  if (!set) hookedByDb.set(sessionOf(db), (set = new Set(collectionsWithWebhooks(db))));
+  return set;
+}
+
+/** Tells the event log that a collection has a webhook now (call it after storing one). */
+export function noteWebhook(db: Db, collectionId: string): void {
+  hookedOf(db).add(collectionId);
+}
+
+/** The outbox rows of one event, and a wake-up for the listeners after the transaction. */
+function fanOut(db: Db, eventId: number, collectionId: string | null): void {
+  notifier.note(collectionId);
+  const hooked = hookedOf(db);
+  if (hooked.size === 0 || (collectionId !== null && !hooked.has(collectionId))) return;
+  const row = findEvent(db, eventId)!;
+  if (!hooked.has(row.collectionId)) return;
+  const targets = webhookTargets(db, row.collectionId);
+  let payload: string | null = null;
+  for (const t of targets) {
+    if (t.events !== null && !(JSON.parse(t.events) as string[]).includes(row.type)) continue;
+    payload ??= JSON.stringify(presentEvent(row));
+    insertDelivery(db, {
+      id: Bun.randomUUIDv7(),
+      webhookId: t.id,
+      eventId: row.id,
+      eventType: row.type,
+      payload,
+      now: row.createdAt,
+    });
+    notifier.noteOutbox();
+  }
+}
+
+type Listener = () => void;
+
+/**
+ * Wakes whoever waits for a collection's events once the current synchronous work
+ * (the transaction that wrote them) is over. A wake-up only says "look again".
+ */
+class EventNotifier {
+  private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly outboxListeners = new Set<Listener>();
+  private readonly pending = new Set<string>();
+  private outbox = false;
+  private scheduled = false;
+
+  /** Calls `fn` after events of `collectionId` are written; returns the unsubscribe. */
+  subscribe(collectionId: string, fn: Listener): () => void {
+    let set = this.listeners.get(collectionId);
+    if (!set) this.listeners.set(collectionId, (set = new Set()));
+    set.add(fn);
+    return () => {
+      set.delete(fn);
+      if (set.size === 0) this.listeners.delete(collectionId);
+    };
+  }
+
+  /** Calls `fn` after webhook deliveries are queued; returns the unsubscribe. */
+  subscribeOutbox(fn: Listener): () => void {
+    this.outboxListeners.add(fn);
+    return () => this.outboxListeners.delete(fn);
+  }
+
+  /** Events of `collectionId` (null: of some collection the writer did not look up) were written. */
+  note(collectionId: string | null): void {
+    if (this.listeners.size === 0) return;
+    if (collectionId === null) for (const id of this.listeners.keys()) this.pending.add(id);
+    else if (this.listeners.has(collectionId)) this.pending.add(collectionId);
+    else return;
+    this.schedule();
+  }
+
+  noteOutbox(): void {
+    this.outbox = true;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    // setImmediate: after the synchronous transaction has committed (or rolled back).
+    setImmediate(() => {
+      this.scheduled = false;
+      const ids = [...this.pending];
+      this.pending.clear();
+      for (const id of ids) for (const fn of this.listeners.get(id) ?? []) fn();
+      if (this.outbox) {
+        this.outbox = false;
+        for (const fn of this.outboxListeners) fn();
+      }
+    });
+  }
+}
+
+export const notifier = new EventNotifier();
