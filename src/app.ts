@@ -7,7 +7,7 @@ import { dashboardRoutes } from "./dashboard/routes";
 import { authRoutes } from "./features/auth/routes";
 import { docsRoutes } from "./features/docs/routes";
 import { documentRoutes } from "./features/documents/routes";
-import { eventRoutes } from "./features/events/routes";
+import { eventRoutes, keyEventRoutes } from "./features/events/routes";
 import { healthRoutes } from "./features/health/routes";
 import { kbRoutes } from "./features/kb/routes";
 import { keyRoutes } from "./features/keys/routes";
@@ -40,6 +40,7 @@ export function buildApp(s: Services) {
     .use(sourceRoutes(s.auth, s.pipelines, s.sources))
     .use(uploadRoutes(s.sources))
     .use(eventRoutes(s.auth, s.pipelines, s.events, s.webhooks))
+    .use(keyEventRoutes(s.keys, s.events))
     .use(keyRoutes(s.auth, s.pipelines, s.keys))
     .use(queryRoutes(s.queries))
     .use(documentRoutes(s.documents, s.files, s.config.maxUploadMb))

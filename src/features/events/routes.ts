@@ -7,6 +7,7 @@ import { sessionAuth } from "../../http/auth";
 import { Deleted, ErrorBody } from "../../http/models";
 import { unknownFields } from "../../http/unknown-fields";
 import type { AuthService } from "../auth/service";
+import type { KeyService } from "../keys/service";
 import type { PipelineService } from "../pipelines/service";
 import { DeliveryModel, WebhookCreate, WebhookCreated, WebhookModel } from "./model";
 import type { EventService } from "./service";
@@ -83,4 +84,30 @@ export function eventRoutes(
         detail: { summary: "The webhook's newest deliveries (at most 100), with attempts and last outcome" },
       },
     );
+}
+
+/**
+ * The same stream for applications (docs/API.md, Events): a key with the ingest
+ * scope opens it, and the pipeline is the key's. A session cookie does not.
+ */
+export function keyEventRoutes(keys: KeyService, events: EventService) {
+  return new Elysia({ tags: ["Events"] }).get(
+    "/api/rag/events",
+    ({ query, request }) => {
+      const { collectionId } = keys.authorize(request.headers.get("authorization"), "ingest");
+      return events.eventStream(
+        collectionId,
+        request.headers.get("last-event-id") ?? query.lastEventId ?? null,
+        request.signal,
+      );
+    },
+    {
+      query: t.Object({ lastEventId: t.Optional(t.String()) }),
+      detail: {
+        summary: "Server-Sent Events of the key's pipeline (ingest scope); Last-Event-ID resumes",
+        security: [{ apiKey: [] }],
+        responses: { 200: { description: "text/event-stream", content: { "text/event-stream": {} } } },
+      },
+    },
+  );
 }
