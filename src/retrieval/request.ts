@@ -28,6 +28,8 @@ export interface SearchRequest {
   mode?: SearchMode;
   minScore?: number;
   filter?: SearchFilter;
+  /** Hybrid blend, 0 = keyword only … 1 = vector only (docs/API.md, Scores and the hybrid blend). */
+  hybridAlpha?: number;
 }
 
 /** A search request with its text trimmed and every default applied: what the searcher runs. */
@@ -37,14 +39,19 @@ export interface ResolvedSearch {
   mode: SearchMode;
   minScore: number;
   sourceIds?: string[];
+  /** The request's blend, else the collection's; undefined = the default for the index's embedder. */
+  hybridAlpha?: number;
 }
 
 /**
  * Checks the query text and fills in the defaults: topK is the collection's
- * retrievalTopK, mode hybrid, minScore 0, no filter. The text is trimmed first; an
+ * retrievalTopK, mode hybrid, minScore 0, no filter, hybridAlpha the collection's. The text is trimmed first; an
  * empty one or one over MAX_QUERY_CHARS is an `invalid_request` RetrievalError.
  */
-export function resolveSearch(req: SearchRequest, collection: Pick<Collection, "retrievalTopK">): ResolvedSearch {
+export function resolveSearch(
+  req: SearchRequest,
+  collection: Pick<Collection, "retrievalTopK" | "hybridAlpha">,
+): ResolvedSearch {
   const query = req.query.trim();
   const problem =
     query.length === 0
@@ -59,5 +66,6 @@ export function resolveSearch(req: SearchRequest, collection: Pick<Collection, "
     mode: req.mode ?? "hybrid",
     minScore: req.minScore ?? 0,
     sourceIds: req.filter?.sourceIds,
+    hybridAlpha: req.hybridAlpha ?? collection.hybridAlpha ?? undefined,
   };
 }

@@ -16,10 +16,8 @@ import { queryTarget } from "../ingest/generations";
 import { LruCache } from "../tools/lru";
 import type { VectorStore } from "../vectors/store";
 import { RetrievalError } from "./errors";
+import { defaultHybridAlpha } from "./fusion";
 import { resolveSearch, type ResolvedSearch, type SearchRequest } from "./request";
-
-/** Hybrid fusion weight of the keyword list for pipelines on the built-in embedder. */
-export const BUILTIN_KEYWORD_WEIGHT = 0.8;
 
 /** One chunk found: its text, its score in [0, 1] and where it came from. */
 export interface SearchResult {
@@ -77,9 +75,7 @@ export class Searcher {
       topK: req.topK,
       minScore: req.minScore,
       documentIds: req.sourceIds,
-      // The built-in embedder only sees words, so its list adds less than BM25's (SciFact nDCG@10:
-      // keyword 0.662, vector 0.422); a real model's list is trusted as much as the keyword list.
-      keywordWeight: model === "builtin" ? BUILTIN_KEYWORD_WEIGHT : 0.5,
+      hybridAlpha: req.hybridAlpha ?? defaultHybridAlpha(model),
     });
     const docs = new Map(
       listDocumentsByIds(this.db, [...new Set(hits.map((h) => h.documentId))]).map((d) => [d.id, d]),

@@ -28,6 +28,7 @@ export type PipelineConfig = Pick<
   | "embeddingModel"
   | "vectorProvider"
   | "retrievalTopK"
+  | "hybridAlpha"
 >;
 
 export type Source = typeof SourceModel.static;

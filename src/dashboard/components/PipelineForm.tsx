@@ -29,6 +29,7 @@ export const DEFAULT_CONFIG: PipelineConfig = {
   embeddingModel: "", // the picker fills in the server's default
   vectorProvider: "lancedb",
   retrievalTopK: 5,
+  hybridAlpha: null,
 };
 
 /** The editable fields of a pipeline. */
@@ -42,6 +43,7 @@ export function configOf(p: PipelineConfig): PipelineConfig {
     embeddingModel,
     vectorProvider,
     retrievalTopK,
+    hybridAlpha,
   } = p;
   return {
     name,
@@ -52,6 +54,7 @@ export function configOf(p: PipelineConfig): PipelineConfig {
     embeddingModel,
     vectorProvider,
     retrievalTopK,
+    hybridAlpha,
   };
 }
 
@@ -67,6 +70,8 @@ export function checkConfig(c: PipelineConfig): Partial<Record<keyof PipelineCon
     out.chunkOverlap = `Must be less than the chunk size (${c.chunkSize} ${unit}).`;
   if (!Number.isInteger(c.retrievalTopK) || c.retrievalTopK < 1 || c.retrievalTopK > 100)
     out.retrievalTopK = "Use a whole number from 1 to 100.";
+  const a = c.hybridAlpha;
+  if (a !== null && (Number.isNaN(a) || a < 0 || a > 1)) out.hybridAlpha = "Use a number from 0 to 1, or leave empty.";
   if (!c.embeddingModel.trim()) out.embeddingModel = "Choose or type a model.";
   return out;
 }
@@ -214,6 +219,25 @@ export function PipelineForm({ initial, submitLabel, busy, error, onSubmit, foot
             )}
           </Field>
         </div>
+        <Field
+          label="Hybrid blend (alpha)"
+          error={err("hybridAlpha")}
+          hint="0 = keyword only, 1 = vector only. Empty = the measured default for the embedder."
+        >
+          {(ids) => (
+            <input
+              {...ids}
+              type="number"
+              inputMode="decimal"
+              min={0}
+              max={1}
+              step={0.05}
+              placeholder="default"
+              value={c.hybridAlpha === null || Number.isNaN(c.hybridAlpha) ? "" : c.hybridAlpha}
+              onInput={(e) => set("hybridAlpha", e.currentTarget.value === "" ? null : Number(e.currentTarget.value))}
+            />
+          )}
+        </Field>
       </fieldset>
       {footer}
       <ErrorNote error={error} />

@@ -20,6 +20,9 @@ const configFields = {
   }),
   vectorProvider: Enum(VECTOR_PROVIDERS),
   retrievalTopK: StrictInteger({ minimum: 1, maximum: 100 }),
+  hybridAlpha: t.Union([t.Number({ minimum: 0, maximum: 1 }), t.Null()], {
+    description: "Hybrid blend, 0 keyword only … 1 vector only; null = the default for the embedder.",
+  }),
 };
 
 export const PipelineCreate = t.Object({
@@ -31,6 +34,7 @@ export const PipelineCreate = t.Object({
   embeddingModel: t.Optional(configFields.embeddingModel),
   vectorProvider: t.Optional(configFields.vectorProvider),
   retrievalTopK: t.Optional(configFields.retrievalTopK),
+  hybridAlpha: t.Optional(configFields.hybridAlpha),
 });
 
 export const PipelinePatch = t.Partial(t.Object(configFields), { minProperties: 0 });
@@ -53,6 +57,7 @@ export const PipelineModel = t.Object({
   embeddingDimensions: t.Union([StrictInteger(), t.Null()], { description: "Learned on first use of the model." }),
   vectorProvider: t.String(),
   retrievalTopK: StrictInteger(),
+  hybridAlpha: t.Union([t.Number(), t.Null()], { description: "null = the default for the embedder." }),
   status: Enum(STATUSES),
   sourceCount: StrictInteger(),
   chunkCount: StrictInteger(),

@@ -60,6 +60,7 @@ export function presentPipeline(c: CollectionWithStats): Pipeline {
     embeddingDimensions: indexDimensions(r),
     vectorProvider: r.vectorProvider,
     retrievalTopK: r.retrievalTopK,
+    hybridAlpha: r.hybridAlpha ?? null,
     status: c.status,
     sourceCount: Number(c.sourceCount),
     chunkCount: Number(c.chunkCount),
@@ -105,6 +106,7 @@ export class PipelineService {
         ...firstGeneration(settings.embeddingModel),
         vectorProvider: body.vectorProvider ?? "lancedb",
         retrievalTopK: body.retrievalTopK ?? 5,
+        hybridAlpha: body.hybridAlpha ?? null,
         createdAt: now,
         updatedAt: now,
       });

@@ -22,6 +22,9 @@ export const SearchBody = t.Object(
     ),
     mode: t.Optional(Enum(SEARCH_MODES, { description: "Default hybrid." })),
     minScore: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
+    hybridAlpha: t.Optional(
+      t.Number({ minimum: 0, maximum: 1, description: "Hybrid blend: 0 keyword only … 1 vector only." }),
+    ),
     filter: t.Optional(
       t.Object(
         {
