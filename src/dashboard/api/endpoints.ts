@@ -84,6 +84,8 @@ export interface QueryInput {
   query: string;
   topK?: number;
   mode?: QueryMode;
+  /** Hybrid only: 0 = keyword only … 1 = vector only; omitted = the pipeline's. */
+  hybridAlpha?: number;
 }
 
 /** POST /api/rag/query with a pipeline API key (never the session cookie). */

@@ -10,7 +10,12 @@ const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 export function CurlCommand({ input, apiKey }: { input: QueryInput; apiKey: string | null }) {
   const [withKey, setWithKey] = useState(false);
   const key = withKey && apiKey ? apiKey : "$RAGD_API_KEY";
-  const body = JSON.stringify({ query: input.query || "your question", topK: input.topK, mode: input.mode });
+  const body = JSON.stringify({
+    query: input.query || "your question",
+    topK: input.topK,
+    mode: input.mode,
+    hybridAlpha: input.hybridAlpha,
+  });
   const cmd = [
     `curl -X POST ${location.origin}/api/rag/query \\`,
     `  -H "Authorization: Bearer ${key}" \\`,

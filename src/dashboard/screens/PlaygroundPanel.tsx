@@ -31,8 +31,11 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
   const [query, setQuery] = useState("");
   const [topK, setTopK] = useState(pipeline.retrievalTopK);
   const [mode, setMode] = useState<QueryMode>("hybrid");
+  // null = the pipeline's own blend (its setting, else the embedder's default).
+  const [alpha, setAlpha] = useState<number | null>(null);
   const [answer, setAnswer] = useState<{ res: QueryResponse; ms: number } | undefined>(undefined);
   const input: QueryInput = { query: query.trim(), topK, mode };
+  if (mode === "hybrid" && alpha !== null) input.hybridAlpha = alpha;
   const search = useAction(async () => {
     if (!apiKey) return;
     const t0 = performance.now();
@@ -91,6 +94,31 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
               <p class="hint">{MODE_HINT[mode]}</p>
             </div>
           </div>
+          {mode === "hybrid" && (
+            <Field
+              label={`Blend (alpha): ${alpha === null ? "pipeline's" : alpha.toFixed(2)}`}
+              hint="0 = keyword only, 1 = vector only. Untouched, the pipeline's setting applies."
+            >
+              {(ids) => (
+                <div class="field-control">
+                  <input
+                    {...ids}
+                    type="range"
+                    min={0}
+                    max={1}
+                    step={0.05}
+                    value={alpha ?? pipeline.hybridAlpha ?? 0.5}
+                    onInput={(e) => setAlpha(Number(e.currentTarget.value))}
+                  />
+                  {alpha !== null && (
+                    <button type="button" class="btn btn-small" onClick={() => setAlpha(null)}>
+                      Reset
+                    </button>
+                  )}
+                </div>
+              )}
+            </Field>
+          )}
           <ErrorNote error={search.error} context="The query failed" />
           <div class="form-actions">
             <button type="submit" class="btn btn-primary" disabled={!apiKey || !input.query || search.busy}>
