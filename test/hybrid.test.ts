@@ -5,8 +5,9 @@
  * chunk's own keyword and vector scores whichever candidate lists found it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { RELEVANCE_FLOOR } from "../src/retrieval/fusion";
 import { makeApp, type TestApp } from "./support/app";
-import { Client } from "./support/ingest";
+import { Client, waitFor } from "./support/ingest";
 
 const DOCS = [
   "The velcorastat trial enrolled 412 adults with chronic migraine across nine clinics.",
@@ -118,5 +119,52 @@ describe("the blend", () => {
   test("a pipeline can be created with its blend", async () => {
     const id = await c.pipeline({ name: "Blend 0.3", hybridAlpha: 0.3 });
     expect((await c.getPipeline(id)).hybridAlpha).toBe(0.3);
+  });
+});
+
+describe("relevance", () => {
+  test("a query about nothing in the pipeline says so; one about something does not", async () => {
+    const off = await c.query(key, { query: "quarterly tax filing deadline for freelancers" });
+    expect(off.status).toBe(200);
+    expect(off.body.results.length).toBeGreaterThan(0); // still the closest chunks, scored low
+    expect(off.body.noRelevantResults).toBe(true);
+    const on = await c.query(key, { query: "velcorastat migraine trial" });
+    expect(on.body.noRelevantResults).toBe(false);
+    expect(on.body.results[0].content).toContain("velcorastat");
+  });
+
+  test("knowledge-base search takes mode, minScore and hybridAlpha, and says when nothing is relevant", async () => {
+    const kbId = (await c.call("POST", "/api/kb", { name: "Blend KB" })).body.id as string;
+    for (const [i, d] of DOCS.slice(0, 4).entries()) {
+      const form = new FormData();
+      form.append("file", new File([d], `doc-${i}.txt`, { type: "text/plain" }));
+      const up = await t.handle(
+        new Request(`http://localhost/api/kb/${kbId}/upload`, {
+          method: "POST",
+          body: form,
+          headers: { cookie: c.cookie },
+        }),
+      );
+      expect(up.status).toBe(202);
+    }
+    const kbSearch = (body: Record<string, unknown>) => c.call("POST", `/api/kb/${kbId}/search`, body);
+    await waitFor("the knowledge base to be ready", async () =>
+      ((await c.call("GET", `/api/kb/${kbId}`)).body.documents as { status: string }[]).every(
+        (d) => d.status === "ready",
+      ),
+    );
+    const all = await kbSearch({ query: "honey pump", topK: 10 });
+    expect(all.body.results).toHaveLength(4);
+    const keyword = await kbSearch({ query: "honey pump", mode: "keyword", topK: 10 });
+    expect(keyword.body.results.map((h: Hit) => h.content).sort()).toEqual(
+      DOCS.filter((d) => /honey|pump/.test(d)).sort(),
+    );
+    const floor = await kbSearch({ query: "honey pump", topK: 10, minScore: RELEVANCE_FLOOR });
+    expect(floor.body.results.length).toBeLessThan(4);
+    expect(floor.body.results.every((h: Hit) => h.score >= RELEVANCE_FLOOR)).toBe(true);
+    expect(floor.body.noRelevantResults).toBe(false);
+    const off = await kbSearch({ query: "quarterly tax filing deadline for freelancers", minScore: RELEVANCE_FLOOR });
+    expect(off.body).toMatchObject({ results: [], noRelevantResults: true });
+    expect((await kbSearch({ query: "honey", hybridAlpha: 2 })).status).toBe(400);
   });
 });

@@ -24,6 +24,16 @@ export const BUILTIN_HYBRID_ALPHA = 0.1;
  */
 export const MODEL_HYBRID_ALPHA = 0.5;
 
+/**
+ * The score below which a chunk is taken as noise rather than an answer
+ * (docs/API.md, Scores and the hybrid blend): a response whose best result is
+ * below it says `noRelevantResults: true`. Below it a chunk shares no rare word
+ * with the query and is not close in meaning. Low on purpose: BM25 scores shrink
+ * in small collections (rare words are rarer in large ones), and on SciFact and
+ * SQuAD no query's best result scored under 0.2.
+ */
+export const RELEVANCE_FLOOR = 0.05;
+
 /** The default blend for an index built with `model`. */
 export function defaultHybridAlpha(model: string): number {
   return model === "builtin" ? BUILTIN_HYBRID_ALPHA : MODEL_HYBRID_ALPHA;

@@ -16,7 +16,7 @@ import { queryTarget } from "../ingest/generations";
 import { LruCache } from "../tools/lru";
 import type { VectorStore } from "../vectors/store";
 import { RetrievalError } from "./errors";
-import { defaultHybridAlpha } from "./fusion";
+import { defaultHybridAlpha, RELEVANCE_FLOOR } from "./fusion";
 import { resolveSearch, type ResolvedSearch, type SearchRequest } from "./request";
 
 /** One chunk found: its text, its score in [0, 1] and where it came from. */
@@ -38,11 +38,12 @@ export interface ResultMetadata {
   fileName?: string;
 }
 
-/** The results with the query as searched (trimmed) and the topK used. */
+/** The results with the query as searched (trimmed), the topK used and whether any result reaches the relevance floor. */
 export interface SearchAnswer {
   results: SearchResult[];
   query: string;
   topK: number;
+  noRelevantResults: boolean;
 }
 
 /** Searches collections; one instance serves every pipeline and knowledge base (its caches are shared). */
@@ -59,7 +60,9 @@ export class Searcher {
   /** Runs a client's search request on one collection (see resolveSearch for its defaults and rules). */
   async search(collection: Collection, request: SearchRequest): Promise<SearchAnswer> {
     const req = resolveSearch(request, collection);
-    return { results: await this.run(collection, req), query: req.query, topK: req.topK };
+    const results = await this.run(collection, req);
+    const noRelevantResults = !results.some((r) => r.score >= RELEVANCE_FLOOR);
+    return { results, query: req.query, topK: req.topK, noRelevantResults };
   }
 
   /** Searches the active generation and attaches each hit's source. */

@@ -58,4 +58,7 @@ export const QueryResponse = t.Object({
   pipelineId: t.String(),
   query: t.String(),
   topK: StrictInteger(),
+  noRelevantResults: t.Boolean({
+    description: "True when no result reaches the relevance floor (docs/API.md, Scores and the hybrid blend).",
+  }),
 });
