@@ -30,6 +30,8 @@ export interface SearchRequest {
   filter?: SearchFilter;
   /** Hybrid blend, 0 = keyword only … 1 = vector only (docs/API.md, Scores and the hybrid blend). */
   hybridAlpha?: number;
+  /** 0 (default) … 1: how much maximal marginal relevance trades score for variety (retrieval/diversity.ts). */
+  diversity?: number;
 }
 
 /** A search request with its text trimmed and every default applied: what the searcher runs. */
@@ -41,6 +43,7 @@ export interface ResolvedSearch {
   sourceIds?: string[];
   /** The request's blend, else the collection's; undefined = the default for the index's embedder. */
   hybridAlpha?: number;
+  diversity: number;
 }
 
 /**
@@ -67,5 +70,6 @@ export function resolveSearch(
     minScore: req.minScore ?? 0,
     sourceIds: req.filter?.sourceIds,
     hybridAlpha: req.hybridAlpha ?? collection.hybridAlpha ?? undefined,
+    diversity: req.diversity ?? 0,
   };
 }

@@ -16,6 +16,7 @@ import { queryTarget } from "../ingest/generations";
 import { LruCache } from "../tools/lru";
 import type { VectorStore } from "../vectors/store";
 import { RetrievalError } from "./errors";
+import { diversify } from "./diversity";
 import { defaultHybridAlpha, RELEVANCE_FLOOR } from "./fusion";
 import { resolveSearch, type ResolvedSearch, type SearchRequest } from "./request";
 
@@ -60,7 +61,9 @@ export class Searcher {
   /** Runs a client's search request on one collection (see resolveSearch for its defaults and rules). */
   async search(collection: Collection, request: SearchRequest): Promise<SearchAnswer> {
     const req = resolveSearch(request, collection);
-    const results = await this.run(collection, req);
+    // MMR picks topK from a wider pool of candidates (docs/API.md, Query: diversity).
+    const pool = req.diversity > 0 ? Math.max(req.topK * 4, 50) : req.topK;
+    const results = diversify(await this.run(collection, { ...req, topK: pool }), req.topK, req.diversity);
     const noRelevantResults = !results.some((r) => r.score >= RELEVANCE_FLOOR);
     return { results, query: req.query, topK: req.topK, noRelevantResults };
   }

@@ -25,6 +25,9 @@ export const SearchBody = t.Object(
     hybridAlpha: t.Optional(
       t.Number({ minimum: 0, maximum: 1, description: "Hybrid blend: 0 keyword only … 1 vector only." }),
     ),
+    diversity: t.Optional(
+      t.Number({ minimum: 0, maximum: 1, description: "0 (default) off … 1: prefer results unlike those above." }),
+    ),
     filter: t.Optional(
       t.Object(
         {
