@@ -52,6 +52,8 @@ export const collections = sqliteTable(
     retrievalTopK: integer("retrieval_top_k").notNull(),
     /** Hybrid blend, 0 = keyword only … 1 = vector only; null = the default for the index's embedder. */
     hybridAlpha: real("hybrid_alpha"),
+    /** The reranking model queries send their candidates to; null = no reranking. */
+    rerankModel: text("rerank_model"),
     /** Index generation that queries read; a re-index builds generation+1 and then switches. */
     activeGeneration: integer("active_generation").notNull().default(1),
     /** The embedding model the active generation was built with (queries embed with it). */

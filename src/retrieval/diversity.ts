@@ -16,10 +16,19 @@ export interface Diversifiable {
   score: number;
 }
 
-/** Picks `topK` of `candidates` (best first) by MMR; d = 0 keeps the order as it is. */
-export function diversify<T extends Diversifiable>(candidates: T[], topK: number, d: number): T[] {
+/**
+ * Picks `topK` of `candidates` (best first) by MMR; d = 0 keeps the order as it is.
+ * `relevance` replaces the score, e.g. by rank once a reranker has ordered them.
+ */
+export function diversify<T extends Diversifiable>(
+  candidates: T[],
+  topK: number,
+  d: number,
+  relevance: (c: T, i: number, n: number) => number = (c) => c.score,
+): T[] {
   if (d <= 0 || candidates.length <= 1) return candidates.slice(0, topK);
   const bags = candidates.map((c) => wordBag(c.content));
+  const rel = candidates.map((c, i) => relevance(c, i, candidates.length));
   const closest = candidates.map(() => 0); // max similarity to the picked ones
   const left = new Set(candidates.keys());
   const picked: T[] = [];
@@ -27,7 +36,7 @@ export function diversify<T extends Diversifiable>(candidates: T[], topK: number
     let best = -1;
     let bestValue = -Infinity;
     for (const i of left) {
-      const value = (1 - d) * candidates[i]!.score - d * closest[i]!;
+      const value = (1 - d) * rel[i]! - d * closest[i]!;
       if (value > bestValue) [best, bestValue] = [i, value];
     }
     left.delete(best);

@@ -17,6 +17,7 @@ import { LruCache } from "../tools/lru";
 import type { VectorStore } from "../vectors/store";
 import { RetrievalError } from "./errors";
 import { diversify } from "./diversity";
+import { Reranker, RerankFailure } from "./rerank";
 import { defaultHybridAlpha, RELEVANCE_FLOOR } from "./fusion";
 import { resolveSearch, type ResolvedSearch, type SearchRequest } from "./request";
 
@@ -24,6 +25,8 @@ import { resolveSearch, type ResolvedSearch, type SearchRequest } from "./reques
 export interface SearchResult {
   content: string;
   score: number;
+  /** The reranker's score, when the pipeline reranks and the reranker answered. */
+  rerankScore?: number;
   metadata: ResultMetadata;
 }
 
@@ -45,6 +48,10 @@ export interface SearchAnswer {
   query: string;
   topK: number;
   noRelevantResults: boolean;
+  /** Only when the collection has a rerank model: whether the reranker ordered these results. */
+  reranked?: boolean;
+  /** Why they were not reranked. */
+  warning?: string;
 }
 
 /** Searches collections; one instance serves every pipeline and knowledge base (its caches are shared). */
@@ -56,16 +63,45 @@ export class Searcher {
     private readonly db: Db,
     private readonly store: VectorStore,
     private readonly config: Pick<Config, "ollamaUrl" | "openaiUrl" | "openaiKey">,
+    private readonly reranker: Reranker = new Reranker(null, silent),
   ) {}
 
   /** Runs a client's search request on one collection (see resolveSearch for its defaults and rules). */
   async search(collection: Collection, request: SearchRequest): Promise<SearchAnswer> {
     const req = resolveSearch(request, collection);
-    // MMR picks topK from a wider pool of candidates (docs/API.md, Query: diversity).
-    const pool = req.diversity > 0 ? Math.max(req.topK * 4, 50) : req.topK;
-    const results = diversify(await this.run(collection, { ...req, topK: pool }), req.topK, req.diversity);
+    // Reranking and MMR choose topK from a wider pool of candidates (docs/API.md, Query).
+    const model = collection.rerankModel;
+    const pool = req.diversity > 0 || model ? Math.max(req.topK * 4, 50) : req.topK;
+    let results = await this.run(collection, { ...req, topK: pool });
+    const rerank = model ? await this.rerank(model, req.query, results) : undefined;
+    if (rerank?.results) results = rerank.results;
+    results = diversify(results, req.topK, req.diversity, rerank?.results ? byRank : undefined);
     const noRelevantResults = !results.some((r) => r.score >= RELEVANCE_FLOOR);
-    return { results, query: req.query, topK: req.topK, noRelevantResults };
+    const answer: SearchAnswer = { results, query: req.query, topK: req.topK, noRelevantResults };
+    if (rerank) answer.reranked = rerank.results !== undefined;
+    if (rerank?.warning) answer.warning = rerank.warning;
+    return answer;
+  }
+
+  /** The candidates in the reranker's order, or why not (the query then answers unreranked). */
+  private async rerank(
+    model: string,
+    query: string,
+    results: SearchResult[],
+  ): Promise<{ results?: SearchResult[]; warning?: string }> {
+    if (results.length === 0) return { results };
+    try {
+      const scores = await this.reranker.scores(
+        model,
+        query,
+        results.map((r) => r.content),
+      );
+      const out = results.map((r, i) => ({ ...r, rerankScore: scores[i]! }));
+      return { results: out.sort((a, b) => b.rerankScore - a.rerankScore) };
+    } catch (err) {
+      if (!(err instanceof RerankFailure)) throw err;
+      return { warning: `${err.message}; the results are not reranked` };
+    }
   }
 
   /** Searches the active generation and attaches each hit's source. */
@@ -119,6 +155,11 @@ export class Searcher {
     }
   }
 }
+
+/** MMR's relevance after reranking: the reranker's order, as 1 for the first down to near 0. */
+const byRank = (_r: SearchResult, i: number, n: number) => 1 - i / n;
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 function metadataOf(d: DocumentRow, h: { chunkIndex: number; start: number; end: number }): ResultMetadata {
   const m: ResultMetadata = {

@@ -1,1 +1,2 @@
-ALTER TABLE `collections` ADD `hybrid_alpha` real;
+ALTER TABLE `collections` ADD `hybrid_alpha` real;--> statement-breakpoint
+ALTER TABLE `collections` ADD `rerank_model` text;

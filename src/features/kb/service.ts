@@ -150,7 +150,7 @@ export class KbService {
   /** Searches one of the user's knowledge bases: the query endpoint's answer, with kbId. */
   async search(user: User, id: string, body: SearchRequest) {
     const kb = this.find(user, id).row;
-    const { results, query, topK, noRelevantResults } = await this.d.searcher.search(kb, body);
-    return { results, kbId: kb.id, query, topK, noRelevantResults };
+    const { results, query, topK, ...rest } = await this.d.searcher.search(kb, body);
+    return { results, kbId: kb.id, query, topK, ...rest };
   }
 }

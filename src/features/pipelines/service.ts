@@ -61,6 +61,7 @@ export function presentPipeline(c: CollectionWithStats): Pipeline {
     vectorProvider: r.vectorProvider,
     retrievalTopK: r.retrievalTopK,
     hybridAlpha: r.hybridAlpha ?? null,
+    rerankModel: r.rerankModel ?? null,
     status: c.status,
     sourceCount: Number(c.sourceCount),
     chunkCount: Number(c.chunkCount),
@@ -107,6 +108,7 @@ export class PipelineService {
         vectorProvider: body.vectorProvider ?? "lancedb",
         retrievalTopK: body.retrievalTopK ?? 5,
         hybridAlpha: body.hybridAlpha ?? null,
+        rerankModel: body.rerankModel ?? null,
         createdAt: now,
         updatedAt: now,
       });

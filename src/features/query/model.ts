@@ -46,6 +46,7 @@ export const SearchBody = t.Object(
 export const ResultModel = t.Object({
   content: t.String(),
   score: t.Number({ minimum: 0, maximum: 1 }),
+  rerankScore: t.Optional(t.Number({ description: "The reranker's score, when the results were reranked." })),
   metadata: t.Object(
     {
       sourceId: t.String(),
@@ -64,4 +65,8 @@ export const QueryResponse = t.Object({
   noRelevantResults: t.Boolean({
     description: "True when no result reaches the relevance floor (docs/API.md, Scores and the hybrid blend).",
   }),
+  reranked: t.Optional(
+    t.Boolean({ description: "Only on a pipeline with a rerankModel: whether the reranker ordered the results." }),
+  ),
+  warning: t.Optional(t.String({ description: "Why the results were not reranked." })),
 });
