@@ -29,6 +29,7 @@ export type PipelineConfig = Pick<
   | "vectorProvider"
   | "retrievalTopK"
   | "hybridAlpha"
+  | "rerankModel"
 >;
 
 export type Source = typeof SourceModel.static;

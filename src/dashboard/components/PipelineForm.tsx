@@ -30,6 +30,7 @@ export const DEFAULT_CONFIG: PipelineConfig = {
   vectorProvider: "lancedb",
   retrievalTopK: 5,
   hybridAlpha: null,
+  rerankModel: null,
 };
 
 /** The editable fields of a pipeline. */
@@ -44,6 +45,7 @@ export function configOf(p: PipelineConfig): PipelineConfig {
     vectorProvider,
     retrievalTopK,
     hybridAlpha,
+    rerankModel,
   } = p;
   return {
     name,
@@ -55,6 +57,7 @@ export function configOf(p: PipelineConfig): PipelineConfig {
     vectorProvider,
     retrievalTopK,
     hybridAlpha,
+    rerankModel,
   };
 }
 
@@ -235,6 +238,21 @@ export function PipelineForm({ initial, submitLabel, busy, error, onSubmit, foot
               placeholder="default"
               value={c.hybridAlpha === null || Number.isNaN(c.hybridAlpha) ? "" : c.hybridAlpha}
               onInput={(e) => set("hybridAlpha", e.currentTarget.value === "" ? null : Number(e.currentTarget.value))}
+            />
+          )}
+        </Field>
+        <Field
+          label="Rerank model"
+          error={err("rerankModel")}
+          hint="Optional. A model of the reranking server ragd is started with (RAGD_RERANK_URL); empty = no reranking."
+        >
+          {(ids) => (
+            <input
+              {...ids}
+              value={c.rerankModel ?? ""}
+              maxLength={200}
+              placeholder="none"
+              onInput={(e) => set("rerankModel", e.currentTarget.value.trim() === "" ? null : e.currentTarget.value)}
             />
           )}
         </Field>
