@@ -94,7 +94,12 @@ export async function runQuality(run: QualityRun, dump?: string): Promise<void> 
     });
     const p = await waitIdle(server, jar, pipeline.id);
     const ingestMs = performance.now() - t0;
-    const rowsSpec = run.rows ?? { keyword: { mode: "keyword" }, vector: { mode: "vector" }, hybrid: {} };
+    const rowsSpec = run.rows ?? {
+      keyword: { mode: "keyword" },
+      vector: { mode: "vector" },
+      hybrid: {},
+      "hybrid, diversity 0.3": { diversity: 0.3 },
+    };
     const table: Record<string, Record<string, string>> = {};
     const dumped: string[] = [];
     for (const [label, extra] of Object.entries(rowsSpec)) {

@@ -146,20 +146,23 @@ async function hybridHits(
   ]);
   const vecScore = new Map(vec.map((h) => [h.id, h.score]));
   const keyScore = new Map(key.map((h) => [h.id, h.score]));
-  const vecOnly = vec.filter((h) => !keyScore.has(h.id)).map((h) => h.id);
-  const keyOnly = key.filter((h) => !vecScore.has(h.id)).map((h) => h.id);
+  const alpha = req.hybridAlpha ?? 0.5;
+  // A list shorter than n holds every match, so a chunk missing from it scores exactly 0 there.
+  const bound = { key: key.length < n ? 0 : key.at(-1)!.score, vec: vec.length < n ? 0 : vec.at(-1)!.score };
+  const keep = contenders(vec, key, vecScore, keyScore, bound, alpha, req.topK);
+  const vecOnly = vec.filter((h) => !keyScore.has(h.id) && keep.has(h.id) && bound.key > 0).map((h) => h.id);
+  const keyOnly = key.filter((h) => !vecScore.has(h.id) && keep.has(h.id)).map((h) => h.id);
   const [moreKey, moreVec] = await Promise.all([
     vecOnly.length ? keywordHits(table, req.text, vecOnly.length, inList("id", vecOnly)) : [],
     cosines(table, req.vector!, keyOnly),
   ]);
   for (const h of moreKey) keyScore.set(h.id, h.score);
   for (const [id, c] of moreVec) vecScore.set(id, c);
-  const alpha = req.hybridAlpha ?? 0.5;
   const [first, second] = alpha > 0.5 ? [vec, key] : [key, vec];
   const seen = new Set<string>();
   const candidates: (Ranked & { keyword: number; vector: number })[] = [];
   for (const h of [...first, ...second]) {
-    if (seen.has(h.id)) continue;
+    if (seen.has(h.id) || !keep.has(h.id)) continue;
     seen.add(h.id);
     candidates.push({ ...h, keyword: keyScore.get(h.id) ?? 0, vector: vecScore.get(h.id) ?? 0 });
   }
@@ -167,6 +170,35 @@ async function hybridHits(
   return fuse(candidates, alpha)
     .filter((h) => alpha > 0 || h.keyword > 0)
     .map(({ keyword: _k, vector: _v, ...h }) => h);
+}
+
+/**
+ * The candidates that can still make the top `topK`. A chunk found by one list
+ * scores at most `bound` in the other (the other list's last score), at least 0;
+ * one whose best case is below the topK-th best worst case cannot rank, so its
+ * missing score is never looked up. The rest get their exact score, so every
+ * score returned is exact.
+ */
+function contenders(
+  vec: Ranked[],
+  key: Ranked[],
+  vecScore: Map<string, number>,
+  keyScore: Map<string, number>,
+  bound: { key: number; vec: number },
+  alpha: number,
+  topK: number,
+): Set<string> {
+  const ids = [...new Set([...vec.map((h) => h.id), ...key.map((h) => h.id)])];
+  const range = ids.map((id) => {
+    const v = vecScore.get(id);
+    const k = keyScore.get(id);
+    const low = alpha * (v ?? 0) + (1 - alpha) * (k ?? 0);
+    const high = alpha * (v ?? bound.vec) + (1 - alpha) * (k ?? bound.key);
+    return { id, low, high };
+  });
+  const lows = range.map((r) => r.low).sort((a, b) => b - a);
+  const threshold = lows[Math.min(topK, lows.length) - 1] ?? 0;
+  return new Set(range.filter((r) => r.high >= threshold).map((r) => r.id));
 }
 
 /** Exact cosine similarity of the query to the stored vectors of `ids` (clamped to [0, 1], as vector mode). */
