@@ -86,6 +86,8 @@ export interface QueryInput {
   mode?: QueryMode;
   /** Hybrid only: 0 = keyword only … 1 = vector only; omitted = the pipeline's. */
   hybridAlpha?: number;
+  /** 0 (off) … 1: prefer results unlike those above them. */
+  diversity?: number;
 }
 
 /** POST /api/rag/query with a pipeline API key (never the session cookie). */

@@ -15,6 +15,7 @@ export function CurlCommand({ input, apiKey }: { input: QueryInput; apiKey: stri
     topK: input.topK,
     mode: input.mode,
     hybridAlpha: input.hybridAlpha,
+    diversity: input.diversity,
   });
   const cmd = [
     `curl -X POST ${location.origin}/api/rag/query \\`,

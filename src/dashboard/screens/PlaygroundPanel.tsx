@@ -33,9 +33,11 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
   const [mode, setMode] = useState<QueryMode>("hybrid");
   // null = the pipeline's own blend (its setting, else the embedder's default).
   const [alpha, setAlpha] = useState<number | null>(null);
+  const [diversity, setDiversity] = useState(0);
   const [answer, setAnswer] = useState<{ res: QueryResponse; ms: number } | undefined>(undefined);
   const input: QueryInput = { query: query.trim(), topK, mode };
   if (mode === "hybrid" && alpha !== null) input.hybridAlpha = alpha;
+  if (diversity > 0) input.diversity = diversity;
   const search = useAction(async () => {
     if (!apiKey) return;
     const t0 = performance.now();
@@ -119,6 +121,22 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
               )}
             </Field>
           )}
+          <Field
+            label={`Diversity: ${diversity === 0 ? "off" : diversity.toFixed(2)}`}
+            hint="Above 0, results unlike those above them move up, so overlapping chunks of one page do not fill the list."
+          >
+            {(ids) => (
+              <input
+                {...ids}
+                type="range"
+                min={0}
+                max={1}
+                step={0.05}
+                value={diversity}
+                onInput={(e) => setDiversity(Number(e.currentTarget.value))}
+              />
+            )}
+          </Field>
           <ErrorNote error={search.error} context="The query failed" />
           <div class="form-actions">
             <button type="submit" class="btn btn-primary" disabled={!apiKey || !input.query || search.busy}>
