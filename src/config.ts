@@ -24,6 +24,8 @@ export interface Config {
   defaultEmbeddingModel: string;
   openaiUrl: string | null;
   openaiKey: string | null;
+  /** A reranking server answering POST {url}/v1/rerank; null = no reranking (docs/API.md, Reranking). */
+  rerankUrl: string | null;
   workers: number;
   signup: "open" | "closed";
   defaultTier: TierName;
@@ -125,6 +127,7 @@ const SETTINGS: Setting<keyof Config>[] = [
   { key: "defaultEmbeddingModel", flag: "default-embedding-model", env: "RAGD_DEFAULT_EMBEDDING_MODEL", parse: str },
   { key: "openaiUrl", flag: "openai-url", env: "RAGD_OPENAI_URL", parse: url },
   { key: "openaiKey", flag: "openai-key", env: "RAGD_OPENAI_KEY", parse: str },
+  { key: "rerankUrl", flag: "rerank-url", env: "RAGD_RERANK_URL", parse: url },
   { key: "workers", flag: "workers", env: "RAGD_WORKERS", parse: int(1, 256) },
   { key: "signup", flag: "signup", env: "RAGD_SIGNUP", parse: oneOf(["open", "closed"] as const) },
   { key: "defaultTier", flag: "default-tier", env: "RAGD_DEFAULT_TIER", parse: oneOf(TIERS) },
@@ -151,6 +154,7 @@ export function defaultConfig(): Config {
     defaultEmbeddingModel: "builtin",
     openaiUrl: null,
     openaiKey: null,
+    rerankUrl: null,
     workers: Math.max(1, availableParallelism()),
     signup: "open",
     defaultTier: "free",

@@ -28,6 +28,7 @@ import { reconcile, recoverInterrupted } from "./ingest/reconcile";
 import type { Logger } from "./log";
 import { throttledLogger } from "./log-throttle";
 import { limitMallocArenas, releaseMemory } from "./tools/memory";
+import { Reranker } from "./retrieval/rerank";
 import { Searcher } from "./retrieval/searcher";
 import { openLance, type LanceConnection } from "./vectors/connection";
 import { VectorStore } from "./vectors/store";
@@ -84,7 +85,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const auth = new AuthService(db, config);
   const keys = new KeyService(db);
   const pipelines = new PipelineService(db, collections, config);
-  const searcher = new Searcher(db, store, config);
+  const searcher = new Searcher(db, store, config, new Reranker(config.rerankUrl, log));
   const queries = new QueryService(db, keys, searcher, config);
   const baseUrl = { value: `http://${config.host}:${config.port}` };
   const sources = new SourceService({

@@ -204,10 +204,38 @@ describe("search", () => {
     expect((await ask("keyword", "ERR_7731"))[0]?.documentId).toBe("errors");
   });
 
-  test("a chunk first in both lists scores 1 in hybrid mode", async () => {
-    const [hit] = await ask("hybrid", CORPUS.cats![0]!);
-    expect(hit).toMatchObject({ documentId: "cats", chunkIndex: 0 });
-    expect(hit!.score).toBe(1);
+  test.each([0.1, 0.5, 0.8])(
+    "hybrid score is α·vector + (1 − α)·keyword of the chunk's own scores (α %p)",
+    async (a) => {
+      const text = "kitten yarn compiler";
+      const all = { topK: 100 };
+      const [vec, key, hyb] = await Promise.all([
+        ask("vector", text, all),
+        ask("keyword", text, all),
+        ask("hybrid", text, { ...all, hybridAlpha: a }),
+      ]);
+      const score = (hits: typeof vec) => new Map(hits.map((h) => [`${h.documentId}#${h.chunkIndex}`, h.score]));
+      const [v, k] = [score(vec), score(key)];
+      expect(hyb.length).toBeGreaterThan(3);
+      // Whether or not a chunk is in the keyword list, its score is the same blend of its two scores.
+      expect(hyb.some((h) => !k.has(`${h.documentId}#${h.chunkIndex}`))).toBe(true);
+      for (const h of hyb) {
+        const id = `${h.documentId}#${h.chunkIndex}`;
+        expect(h.score).toBeCloseTo(a * (v.get(id) ?? 0) + (1 - a) * (k.get(id) ?? 0), 5);
+      }
+    },
+  );
+
+  test.each([
+    [0, "keyword"],
+    [1, "vector"],
+  ] as const)("hybrid at α %p answers exactly as %s mode", async (a, mode) => {
+    for (const text of ["kitten yarn", "sourdough compiler lifetimes", CORPUS.bread![1]!]) {
+      const single = await ask(mode, text, { topK: 5 });
+      const hybrid = await ask("hybrid", text, { topK: 5, hybridAlpha: a });
+      expect(hybrid.map((h) => [h.documentId, h.chunkIndex])).toEqual(single.map((h) => [h.documentId, h.chunkIndex]));
+      for (const [i, h] of hybrid.entries()) expect(h.score).toBeCloseTo(single[i]!.score, 5);
+    }
   });
 
   test("minScore drops weak hits", async () => {

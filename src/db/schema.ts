@@ -4,7 +4,7 @@
  * Timestamps are ISO 8601 strings (UTC), ids are UUIDv7 strings (time-ordered).
  */
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const users = sqliteTable(
   "users",
@@ -50,6 +50,10 @@ export const collections = sqliteTable(
     embeddingDimensions: integer("embedding_dimensions"),
     vectorProvider: text("vector_provider").notNull(),
     retrievalTopK: integer("retrieval_top_k").notNull(),
+    /** Hybrid blend, 0 = keyword only … 1 = vector only; null = the default for the index's embedder. */
+    hybridAlpha: real("hybrid_alpha"),
+    /** The reranking model queries send their candidates to; null = no reranking. */
+    rerankModel: text("rerank_model"),
     /** Index generation that queries read; a re-index builds generation+1 and then switches. */
     activeGeneration: integer("active_generation").notNull().default(1),
     /** The embedding model the active generation was built with (queries embed with it). */

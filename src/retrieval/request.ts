@@ -31,6 +31,10 @@ export interface SearchRequest {
   mode?: SearchMode;
   minScore?: number;
   filter?: SearchFilter;
+  /** Hybrid blend, 0 = keyword only … 1 = vector only (docs/API.md, Scores and the hybrid blend). */
+  hybridAlpha?: number;
+  /** 0 (default) … 1: how much maximal marginal relevance trades score for variety (retrieval/diversity.ts). */
+  diversity?: number;
 }
 
 /** A search request with its text trimmed and every default applied: what the searcher runs. */
@@ -42,14 +46,21 @@ export interface ResolvedSearch {
   sourceIds?: string[];
   /** The metadata filter compiled to SQL over the chunk table; absent when there is none. */
   where?: string;
+  /** The request's blend, else the collection's; undefined = the default for the index's embedder. */
+  hybridAlpha?: number;
+  diversity: number;
 }
 
 /**
  * Checks the query text and fills in the defaults: topK is the collection's
- * retrievalTopK, mode hybrid, minScore 0, no filter. A bad metadata filter is refused the same way. The text is trimmed first; an
+ * retrievalTopK, mode hybrid, minScore 0, no filter, hybridAlpha the collection's. A bad metadata
+ * filter is refused the same way. The text is trimmed first; an
  * empty one or one over MAX_QUERY_CHARS is an `invalid_request` RetrievalError.
  */
-export function resolveSearch(req: SearchRequest, collection: Pick<Collection, "retrievalTopK">): ResolvedSearch {
+export function resolveSearch(
+  req: SearchRequest,
+  collection: Pick<Collection, "retrievalTopK" | "hybridAlpha">,
+): ResolvedSearch {
   const query = req.query.trim();
   const problem =
     query.length === 0
@@ -65,5 +76,7 @@ export function resolveSearch(req: SearchRequest, collection: Pick<Collection, "
     minScore: req.minScore ?? 0,
     sourceIds: req.filter?.sourceIds,
     where: compileMetadataFilter(req.filter?.metadata) ?? undefined,
+    hybridAlpha: req.hybridAlpha ?? collection.hybridAlpha ?? undefined,
+    diversity: req.diversity ?? 0,
   };
 }

@@ -17,15 +17,17 @@ import { queryTarget } from "../ingest/generations";
 import { LruCache } from "../tools/lru";
 import type { VectorStore } from "../vectors/store";
 import { RetrievalError } from "./errors";
+import { diversify } from "./diversity";
+import { Reranker, RerankFailure } from "./rerank";
+import { defaultHybridAlpha, RELEVANCE_FLOOR } from "./fusion";
 import { resolveSearch, type ResolvedSearch, type SearchRequest } from "./request";
-
-/** Hybrid fusion weight of the keyword list for pipelines on the built-in embedder. */
-export const BUILTIN_KEYWORD_WEIGHT = 0.8;
 
 /** One chunk found: its text, its score in [0, 1] and where it came from. */
 export interface SearchResult {
   content: string;
   score: number;
+  /** The reranker's score, when the pipeline reranks and the reranker answered. */
+  rerankScore?: number;
   metadata: ResultMetadata;
 }
 
@@ -43,11 +45,16 @@ export interface ResultMetadata {
   externalId?: string;
 }
 
-/** The results with the query as searched (trimmed) and the topK used. */
+/** The results with the query as searched (trimmed), the topK used and whether any result reaches the relevance floor. */
 export interface SearchAnswer {
   results: SearchResult[];
   query: string;
   topK: number;
+  noRelevantResults: boolean;
+  /** Only when the collection has a rerank model: whether the reranker ordered these results. */
+  reranked?: boolean;
+  /** Why they were not reranked. */
+  warning?: string;
 }
 
 /** Searches collections; one instance serves every pipeline and knowledge base (its caches are shared). */
@@ -59,12 +66,45 @@ export class Searcher {
     private readonly db: Db,
     private readonly store: VectorStore,
     private readonly config: Pick<Config, "ollamaUrl" | "openaiUrl" | "openaiKey">,
+    private readonly reranker: Reranker = new Reranker(null, silent),
   ) {}
 
   /** Runs a client's search request on one collection (see resolveSearch for its defaults and rules). */
   async search(collection: Collection, request: SearchRequest): Promise<SearchAnswer> {
     const req = resolveSearch(request, collection);
-    return { results: await this.run(collection, req), query: req.query, topK: req.topK };
+    // Reranking and MMR choose topK from a wider pool of candidates (docs/API.md, Query).
+    const model = collection.rerankModel;
+    const pool = req.diversity > 0 || model ? Math.max(req.topK * 4, 50) : req.topK;
+    let results = await this.run(collection, { ...req, topK: pool });
+    const rerank = model ? await this.rerank(model, req.query, results) : undefined;
+    if (rerank?.results) results = rerank.results;
+    results = diversify(results, req.topK, req.diversity, rerank?.results ? byRank : undefined);
+    const noRelevantResults = !results.some((r) => r.score >= RELEVANCE_FLOOR);
+    const answer: SearchAnswer = { results, query: req.query, topK: req.topK, noRelevantResults };
+    if (rerank) answer.reranked = rerank.results !== undefined;
+    if (rerank?.warning) answer.warning = rerank.warning;
+    return answer;
+  }
+
+  /** The candidates in the reranker's order, or why not (the query then answers unreranked). */
+  private async rerank(
+    model: string,
+    query: string,
+    results: SearchResult[],
+  ): Promise<{ results?: SearchResult[]; warning?: string }> {
+    if (results.length === 0) return { results };
+    try {
+      const scores = await this.reranker.scores(
+        model,
+        query,
+        results.map((r) => r.content),
+      );
+      const out = results.map((r, i) => ({ ...r, rerankScore: scores[i]! }));
+      return { results: out.sort((a, b) => b.rerankScore - a.rerankScore) };
+    } catch (err) {
+      if (!(err instanceof RerankFailure)) throw err;
+      return { warning: `${err.message}; the results are not reranked` };
+    }
   }
 
   /** Searches the active generation and attaches each hit's source. */
@@ -81,9 +121,7 @@ export class Searcher {
       minScore: req.minScore,
       documentIds: req.sourceIds,
       where: req.where,
-      // The built-in embedder only sees words, so its list adds less than BM25's (SciFact nDCG@10:
-      // keyword 0.662, vector 0.422); a real model's list is trusted as much as the keyword list.
-      keywordWeight: model === "builtin" ? BUILTIN_KEYWORD_WEIGHT : 0.5,
+      hybridAlpha: req.hybridAlpha ?? defaultHybridAlpha(model),
     });
     const docs = new Map(
       listDocumentsByIds(this.db, [...new Set(hits.map((h) => h.documentId))]).map((d) => [d.id, d]),
@@ -121,6 +159,11 @@ export class Searcher {
     }
   }
 }
+
+/** MMR's relevance after reranking: the reranker's order, as 1 for the first down to near 0. */
+const byRank = (_r: SearchResult, i: number, n: number) => 1 - i / n;
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 function metadataOf(d: DocumentRow, h: { chunkIndex: number; start: number; end: number }): ResultMetadata {
   // The source's keys first: reserved names are refused on write, but the reserved values must win anyway.

@@ -12,16 +12,16 @@
  *   raw sums. k = 4 is about one rare term matched once in a medium collection
  *   (idf ≈ 4–7), which scores ≈ 0.5–0.65; matching every query term well scores
  *   higher, matching a fraction of them lower.
- * - hybrid: both of the above fetch max(topK × 4, 50) candidates; reciprocal rank
- *   fusion with k = 60 sums w / (60 + rank) over the lists a chunk is in (w is
- *   `keywordWeight` for the keyword list, 1 − it for the vector list; 0.5 each
- *   unless the caller says otherwise), and the sum is divided by the best
- *   possible, 1 / 61, so a chunk first in both lists scores 1.0 and one first in
- *   only one list scores that list's weight.
+ * - hybrid: both of the above fetch max(topK × 4, 50) candidates; a candidate
+ *   found by only one of them gets its exact score in the other (its cosine from
+ *   its stored vector; its BM25 from a keyword search narrowed to it, 0 when it
+ *   shares no term), and the two scores are blended α · vector + (1 − α) · keyword
+ *   (retrieval/fusion.ts), so a chunk's score never depends on which lists it was in.
  *
  * `minScore` applies after scoring, then the list is cut to topK.
  */
 import { MatchQuery, type Table, type VectorQuery } from "@lancedb/lancedb";
+import { fuse } from "../retrieval/fusion";
 import { inList } from "./tables";
 
 export type SearchMode = "vector" | "keyword" | "hybrid";
@@ -46,8 +46,8 @@ export interface TableSearch {
   documentIds?: string[];
   /** A metadata filter as SQL over the metadata column (retrieval/filter.ts); applied before ranking. */
   where?: string;
-  /** Hybrid only: the keyword list's share of the fusion, 0..1 (default 0.5). */
-  keywordWeight?: number;
+  /** Hybrid only: the blend, 0 = keyword only … 1 = vector only (default 0.5). */
+  hybridAlpha?: number;
 }
 
 /** Probe settings when the table has an IVF index; null means exact (flat) search. */
@@ -57,7 +57,6 @@ export interface AnnProbes {
 }
 
 const BM25_K = 4;
-const RRF_K = 60;
 const REFINE_FACTOR = 10;
 const COLUMNS = ["id", "document_id", "chunk_index", "text", "start", "end"];
 
@@ -149,22 +148,82 @@ async function hybridHits(
     vectorHits(table, req.vector!, n, filter, ann),
     keywordHits(table, req.text, n, filter),
   ]);
-  const fused = new Map<string, Ranked>();
-  const kw = req.keywordWeight ?? 0.5;
-  for (const [list, weight] of [
-    [vec, 1 - kw],
-    [key, kw],
-  ] as const) {
-    list.forEach((hit, i) => {
-      const rrf = weight / (RRF_K + i + 1);
-      const seen = fused.get(hit.id);
-      if (seen) seen.score += rrf;
-      else fused.set(hit.id, { ...hit, score: rrf });
-    });
+  const vecScore = new Map(vec.map((h) => [h.id, h.score]));
+  const keyScore = new Map(key.map((h) => [h.id, h.score]));
+  const alpha = req.hybridAlpha ?? 0.5;
+  // A list shorter than n holds every match, so a chunk missing from it scores exactly 0 there.
+  const bound = { key: key.length < n ? 0 : key.at(-1)!.score, vec: vec.length < n ? 0 : vec.at(-1)!.score };
+  const keep = contenders(vec, key, vecScore, keyScore, bound, alpha, req.topK);
+  const vecOnly = vec.filter((h) => !keyScore.has(h.id) && keep.has(h.id) && bound.key > 0).map((h) => h.id);
+  const keyOnly = key.filter((h) => !vecScore.has(h.id) && keep.has(h.id)).map((h) => h.id);
+  const [moreKey, moreVec] = await Promise.all([
+    vecOnly.length ? keywordHits(table, req.text, vecOnly.length, inList("id", vecOnly)) : [],
+    cosines(table, req.vector!, keyOnly),
+  ]);
+  for (const h of moreKey) keyScore.set(h.id, h.score);
+  for (const [id, c] of moreVec) vecScore.set(id, c);
+  const [first, second] = alpha > 0.5 ? [vec, key] : [key, vec];
+  const seen = new Set<string>();
+  const candidates: (Ranked & { keyword: number; vector: number })[] = [];
+  for (const h of [...first, ...second]) {
+    if (seen.has(h.id) || !keep.has(h.id)) continue;
+    seen.add(h.id);
+    candidates.push({ ...h, keyword: keyScore.get(h.id) ?? 0, vector: vecScore.get(h.id) ?? 0 });
   }
-  // Summed the way a chunk first in both lists sums, so that chunk scores exactly 1.
-  const best = (1 - kw) / (RRF_K + 1) + kw / (RRF_K + 1);
-  return [...fused.values()].map((h) => ({ ...h, score: clamp01(h.score / best) })).sort((a, b) => b.score - a.score);
+  // At α = 0 the vector half has no say: as in keyword mode, a chunk needs a query term.
+  return fuse(candidates, alpha)
+    .filter((h) => alpha > 0 || h.keyword > 0)
+    .map(({ keyword: _k, vector: _v, ...h }) => h);
+}
+
+/**
+ * The candidates that can still make the top `topK`. A chunk found by one list
+ * scores at most `bound` in the other (the other list's last score), at least 0;
+ * one whose best case is below the topK-th best worst case cannot rank, so its
+ * missing score is never looked up. The rest get their exact score, so every
+ * score returned is exact.
+ */
+function contenders(
+  vec: Ranked[],
+  key: Ranked[],
+  vecScore: Map<string, number>,
+  keyScore: Map<string, number>,
+  bound: { key: number; vec: number },
+  alpha: number,
+  topK: number,
+): Set<string> {
+  const ids = [...new Set([...vec.map((h) => h.id), ...key.map((h) => h.id)])];
+  const range = ids.map((id) => {
+    const v = vecScore.get(id);
+    const k = keyScore.get(id);
+    const low = alpha * (v ?? 0) + (1 - alpha) * (k ?? 0);
+    const high = alpha * (v ?? bound.vec) + (1 - alpha) * (k ?? bound.key);
+    return { id, low, high };
+  });
+  const lows = range.map((r) => r.low).sort((a, b) => b - a);
+  const threshold = lows[Math.min(topK, lows.length) - 1] ?? 0;
+  return new Set(range.filter((r) => r.high >= threshold).map((r) => r.id));
+}
+
+/** Exact cosine similarity of the query to the stored vectors of `ids` (clamped to [0, 1], as vector mode). */
+async function cosines(table: Table, query: Float32Array, ids: string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (ids.length === 0) return out;
+  const rows = await table.query().where(inList("id", ids)).select(["id", "vector"]).limit(ids.length).toArray();
+  const qNorm = Math.hypot(...query);
+  for (const r of rows) {
+    // An Arrow vector is iterable but not indexable.
+    const v = Float32Array.from(r.vector as Iterable<number>);
+    let dot = 0;
+    let norm = 0;
+    for (let i = 0; i < query.length; i++) {
+      const x = v[i]!;
+      dot += x * query[i]!;
+      norm += x * x;
+    }
+    out.set(String(r.id), clamp01(norm > 0 && qNorm > 0 ? dot / (Math.sqrt(norm) * qNorm) : 0));
+  }
+  return out;
 }
 
 function toHit(r: Record<string, unknown>, score: number): Ranked {

@@ -127,6 +127,10 @@ export interface QueryInput {
   topK?: number;
   mode?: QueryMode;
   filter?: { metadata?: Record<string, unknown> };
+  /** Hybrid only: 0 = keyword only … 1 = vector only; omitted = the pipeline's. */
+  hybridAlpha?: number;
+  /** 0 (off) … 1: prefer results unlike those above them. */
+  diversity?: number;
 }
 
 /** POST /api/rag/query with a pipeline API key (never the session cookie). */

@@ -30,6 +30,8 @@ export type PipelineConfig = Pick<
   | "embeddingModel"
   | "vectorProvider"
   | "retrievalTopK"
+  | "hybridAlpha"
+  | "rerankModel"
 >;
 
 export type Source = typeof SourceModel.static;

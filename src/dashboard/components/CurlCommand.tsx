@@ -15,6 +15,8 @@ export function CurlCommand({ input, apiKey }: { input: QueryInput; apiKey: stri
     topK: input.topK,
     mode: input.mode,
     filter: input.filter,
+    hybridAlpha: input.hybridAlpha,
+    diversity: input.diversity,
   });
   const cmd = [
     `curl -X POST ${location.origin}/api/rag/query \\`,

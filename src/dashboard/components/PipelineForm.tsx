@@ -29,6 +29,8 @@ export const DEFAULT_CONFIG: PipelineConfig = {
   embeddingModel: "", // the picker fills in the server's default
   vectorProvider: "lancedb",
   retrievalTopK: 5,
+  hybridAlpha: null,
+  rerankModel: null,
 };
 
 /** The editable fields of a pipeline. */
@@ -42,6 +44,8 @@ export function configOf(p: PipelineConfig): PipelineConfig {
     embeddingModel,
     vectorProvider,
     retrievalTopK,
+    hybridAlpha,
+    rerankModel,
   } = p;
   return {
     name,
@@ -52,6 +56,8 @@ export function configOf(p: PipelineConfig): PipelineConfig {
     embeddingModel,
     vectorProvider,
     retrievalTopK,
+    hybridAlpha,
+    rerankModel,
   };
 }
 
@@ -67,6 +73,8 @@ export function checkConfig(c: PipelineConfig): Partial<Record<keyof PipelineCon
     out.chunkOverlap = `Must be less than the chunk size (${c.chunkSize} ${unit}).`;
   if (!Number.isInteger(c.retrievalTopK) || c.retrievalTopK < 1 || c.retrievalTopK > 100)
     out.retrievalTopK = "Use a whole number from 1 to 100.";
+  const a = c.hybridAlpha;
+  if (a !== null && (Number.isNaN(a) || a < 0 || a > 1)) out.hybridAlpha = "Use a number from 0 to 1, or leave empty.";
   if (!c.embeddingModel.trim()) out.embeddingModel = "Choose or type a model.";
   return out;
 }
@@ -214,6 +222,40 @@ export function PipelineForm({ initial, submitLabel, busy, error, onSubmit, foot
             )}
           </Field>
         </div>
+        <Field
+          label="Hybrid blend (alpha)"
+          error={err("hybridAlpha")}
+          hint="0 = keyword only, 1 = vector only. Empty = the measured default for the embedder."
+        >
+          {(ids) => (
+            <input
+              {...ids}
+              type="number"
+              inputMode="decimal"
+              min={0}
+              max={1}
+              step={0.05}
+              placeholder="default"
+              value={c.hybridAlpha === null || Number.isNaN(c.hybridAlpha) ? "" : c.hybridAlpha}
+              onInput={(e) => set("hybridAlpha", e.currentTarget.value === "" ? null : Number(e.currentTarget.value))}
+            />
+          )}
+        </Field>
+        <Field
+          label="Rerank model"
+          error={err("rerankModel")}
+          hint="Optional. A model of the reranking server ragd is started with (RAGD_RERANK_URL); empty = no reranking."
+        >
+          {(ids) => (
+            <input
+              {...ids}
+              value={c.rerankModel ?? ""}
+              maxLength={200}
+              placeholder="none"
+              onInput={(e) => set("rerankModel", e.currentTarget.value.trim() === "" ? null : e.currentTarget.value)}
+            />
+          )}
+        </Field>
       </fieldset>
       {footer}
       <ErrorNote error={error} />

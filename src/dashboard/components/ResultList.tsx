@@ -4,7 +4,7 @@ import { formatScore } from "../lib/format";
 import { EmptyState } from "./EmptyState";
 
 interface Props {
-  response: { results: QueryResult[]; query: string };
+  response: { results: QueryResult[]; query: string; noRelevantResults?: boolean; warning?: string };
   ms?: number;
   emptyHint: string;
 }
@@ -20,6 +20,10 @@ export function ResultList({ response, ms, emptyHint }: Props) {
           {results.length} for “{query}”{ms !== undefined ? ` · ${ms} ms` : ""}
         </span>
       </div>
+      {response.warning && <p class="note note-warn">{response.warning}</p>}
+      {results.length > 0 && response.noRelevantResults && (
+        <p class="note note-info">Nothing here looks relevant: every result scores below the relevance floor.</p>
+      )}
       {results.length === 0 ? (
         <EmptyState title="No results">{emptyHint}</EmptyState>
       ) : (

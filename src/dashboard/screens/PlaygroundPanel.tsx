@@ -32,11 +32,16 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
   const [query, setQuery] = useState("");
   const [topK, setTopK] = useState(pipeline.retrievalTopK);
   const [mode, setMode] = useState<QueryMode>("hybrid");
+  // null = the pipeline's own blend (its setting, else the embedder's default).
+  const [alpha, setAlpha] = useState<number | null>(null);
+  const [diversity, setDiversity] = useState(0);
   const [answer, setAnswer] = useState<{ res: QueryResponse; ms: number } | undefined>(undefined);
   const [filterRows, setFilterRows] = useState<FilterRow[]>([]);
   const filter = filterOf(filterRows);
   const input: QueryInput = { query: query.trim(), topK, mode };
   if ("metadata" in filter && filter.metadata) input.filter = { metadata: filter.metadata };
+  if (mode === "hybrid" && alpha !== null) input.hybridAlpha = alpha;
+  if (diversity > 0) input.diversity = diversity;
   const search = useAction(async () => {
     if (!apiKey) return;
     const t0 = performance.now();
@@ -109,6 +114,47 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
               {filter.error}
             </p>
           )}
+          {mode === "hybrid" && (
+            <Field
+              label={`Blend (alpha): ${alpha === null ? "pipeline's" : alpha.toFixed(2)}`}
+              hint="0 = keyword only, 1 = vector only. Untouched, the pipeline's setting applies."
+            >
+              {(ids) => (
+                <div class="field-control">
+                  <input
+                    {...ids}
+                    type="range"
+                    min={0}
+                    max={1}
+                    step={0.05}
+                    value={alpha ?? pipeline.hybridAlpha ?? 0.5}
+                    onInput={(e) => setAlpha(Number(e.currentTarget.value))}
+                  />
+                  {alpha !== null && (
+                    <button type="button" class="btn btn-small" onClick={() => setAlpha(null)}>
+                      Reset
+                    </button>
+                  )}
+                </div>
+              )}
+            </Field>
+          )}
+          <Field
+            label={`Diversity: ${diversity === 0 ? "off" : diversity.toFixed(2)}`}
+            hint="Above 0, results unlike those above them move up, so overlapping chunks of one page do not fill the list."
+          >
+            {(ids) => (
+              <input
+                {...ids}
+                type="range"
+                min={0}
+                max={1}
+                step={0.05}
+                value={diversity}
+                onInput={(e) => setDiversity(Number(e.currentTarget.value))}
+              />
+            )}
+          </Field>
           <ErrorNote error={search.error} context="The query failed" />
           <div class="form-actions">
             <button

@@ -181,7 +181,7 @@ export class KbService {
   /** Searches one of the user's knowledge bases: the query endpoint's answer, with kbId. */
   async search(user: User, id: string, body: SearchRequest) {
     const kb = this.find(user, id).row;
-    const { results, query, topK } = await this.d.searcher.search(kb, body);
-    return { results, kbId: kb.id, query, topK };
+    const { results, query, topK, ...rest } = await this.d.searcher.search(kb, body);
+    return { results, kbId: kb.id, query, topK, ...rest };
   }
 }

@@ -20,6 +20,12 @@ const configFields = {
   }),
   vectorProvider: Enum(VECTOR_PROVIDERS),
   retrievalTopK: StrictInteger({ minimum: 1, maximum: 100 }),
+  hybridAlpha: t.Union([t.Number({ minimum: 0, maximum: 1 }), t.Null()], {
+    description: "Hybrid blend, 0 keyword only … 1 vector only; null = the default for the embedder.",
+  }),
+  rerankModel: t.Union([t.String({ minLength: 1, maxLength: 200 }), t.Null()], {
+    description: "The model the reranker at RAGD_RERANK_URL orders query candidates with; null = no reranking.",
+  }),
 };
 
 export const PipelineCreate = t.Object({
@@ -31,6 +37,8 @@ export const PipelineCreate = t.Object({
   embeddingModel: t.Optional(configFields.embeddingModel),
   vectorProvider: t.Optional(configFields.vectorProvider),
   retrievalTopK: t.Optional(configFields.retrievalTopK),
+  hybridAlpha: t.Optional(configFields.hybridAlpha),
+  rerankModel: t.Optional(configFields.rerankModel),
 });
 
 export const PipelinePatch = t.Partial(t.Object(configFields), { minProperties: 0 });
@@ -53,6 +61,8 @@ export const PipelineModel = t.Object({
   embeddingDimensions: t.Union([StrictInteger(), t.Null()], { description: "Learned on first use of the model." }),
   vectorProvider: t.String(),
   retrievalTopK: StrictInteger(),
+  hybridAlpha: t.Union([t.Number(), t.Null()], { description: "null = the default for the embedder." }),
+  rerankModel: t.Union([t.String(), t.Null()], { description: "null = no reranking." }),
   status: Enum(STATUSES),
   sourceCount: StrictInteger(),
   chunkCount: StrictInteger(),

@@ -59,6 +59,8 @@ export function presentPipeline(c: CollectionWithStats): Pipeline {
     embeddingDimensions: indexDimensions(r),
     vectorProvider: r.vectorProvider,
     retrievalTopK: r.retrievalTopK,
+    hybridAlpha: r.hybridAlpha ?? null,
+    rerankModel: r.rerankModel ?? null,
     status: c.status,
     sourceCount: Number(c.sourceCount),
     chunkCount: Number(c.chunkCount),
@@ -104,6 +106,8 @@ export class PipelineService {
         ...firstGeneration(settings.embeddingModel),
         vectorProvider: body.vectorProvider ?? "lancedb",
         retrievalTopK: body.retrievalTopK ?? 5,
+        hybridAlpha: body.hybridAlpha ?? null,
+        rerankModel: body.rerankModel ?? null,
         createdAt: now,
         updatedAt: now,
       });

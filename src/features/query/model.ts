@@ -22,6 +22,12 @@ export const SearchBody = t.Object(
     ),
     mode: t.Optional(Enum(SEARCH_MODES, { description: "Default hybrid." })),
     minScore: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
+    hybridAlpha: t.Optional(
+      t.Number({ minimum: 0, maximum: 1, description: "Hybrid blend: 0 keyword only … 1 vector only." }),
+    ),
+    diversity: t.Optional(
+      t.Number({ minimum: 0, maximum: 1, description: "0 (default) off … 1: prefer results unlike those above." }),
+    ),
     filter: t.Optional(
       t.Object(
         {
@@ -46,6 +52,7 @@ export const SearchBody = t.Object(
 export const ResultModel = t.Object({
   content: t.String(),
   score: t.Number({ minimum: 0, maximum: 1 }),
+  rerankScore: t.Optional(t.Number({ description: "The reranker's score, when the results were reranked." })),
   metadata: t.Object(
     {
       sourceId: t.String(),
@@ -66,4 +73,11 @@ export const QueryResponse = t.Object({
   pipelineId: t.String(),
   query: t.String(),
   topK: StrictInteger(),
+  noRelevantResults: t.Boolean({
+    description: "True when no result reaches the relevance floor (docs/API.md, Scores and the hybrid blend).",
+  }),
+  reranked: t.Optional(
+    t.Boolean({ description: "Only on a pipeline with a rerankModel: whether the reranker ordered the results." }),
+  ),
+  warning: t.Optional(t.String({ description: "Why the results were not reranked." })),
 });

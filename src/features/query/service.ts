@@ -40,7 +40,7 @@ export class QueryService {
 
   /** Searches the key's pipeline: {results, pipelineId, query, topK}. */
   async query(collection: Collection, body: SearchRequest) {
-    const { results, query, topK } = await this.searcher.search(collection, body);
-    return { results, pipelineId: collection.id, query, topK };
+    const { results, query, topK, ...rest } = await this.searcher.search(collection, body);
+    return { results, pipelineId: collection.id, query, topK, ...rest };
   }
 }

@@ -1,0 +1,158 @@
+/**
+ * Shared harness of the retrieval-quality benchmarks (bench/scifact.ts,
+ * bench/squad.ts): ingest a corpus as text sources into one pipeline of the
+ * compiled binary over HTTP, ask every query in each mode and score the ranking.
+ *
+ * Metrics (BEIR definitions, as pytrec_eval computes them): nDCG@10 with graded
+ * gain and log2 discount, recall@100 over the relevant documents of the query,
+ * hit@1 = the first document is relevant. A document ranks where its best chunk
+ * ranks. `--dump file` writes every query's ranked chunks per mode as JSONL, for
+ * tuning fusion offline (bench/fusion-tune.ts).
+ */
+import { rmSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { tempDir } from "../test/support/app";
+import { ensureBinary, startBinary, type RunningBinary } from "../test/support/binary";
+import { percentile, pooled, waitIdle } from "./support";
+
+export interface BenchDoc {
+  id: string;
+  content: string;
+}
+
+export interface BenchQuery {
+  id: string;
+  text: string;
+  /** corpus id → graded relevance */
+  rel: Map<string, number>;
+}
+
+export interface QualityRun {
+  name: string;
+  docs: BenchDoc[];
+  queries: BenchQuery[];
+  pipeline?: Record<string, unknown>;
+  /** Extra request fields per row label, e.g. {"hybrid α 0.3": {mode: "hybrid", hybridAlpha: 0.3}}. */
+  rows?: Record<string, Record<string, unknown>>;
+}
+
+const TOP_K = 100;
+const CONCURRENCY = 8;
+
+/** nDCG@k with linear gain, as trec_eval's ndcg_cut. */
+export function ndcg(ranked: string[], rel: Map<string, number>, k: number): number {
+  const dcg = ranked.slice(0, k).reduce((sum, d, i) => sum + (rel.get(d) ?? 0) / Math.log2(i + 2), 0);
+  const ideal = [...rel.values()]
+    .filter((r) => r > 0)
+    .sort((a, b) => b - a)
+    .slice(0, k);
+  const idcg = ideal.reduce((sum, r, i) => sum + r / Math.log2(i + 2), 0);
+  return idcg > 0 ? dcg / idcg : 0;
+}
+
+export function recall(ranked: string[], rel: Map<string, number>, k: number): number {
+  const relevant = [...rel].filter(([, r]) => r > 0).map(([d]) => d);
+  const top = new Set(ranked.slice(0, k));
+  return relevant.length ? relevant.filter((d) => top.has(d)).length / relevant.length : 0;
+}
+
+export const hit1 = (ranked: string[], rel: Map<string, number>) => ((rel.get(ranked[0] ?? "") ?? 0) > 0 ? 1 : 0);
+
+/** POSTs with the session cookie; retries a 429 (full ingestion queue) after its Retry-After. */
+async function post(server: RunningBinary, jar: { cookie?: string }, path: string, json: unknown) {
+  for (;;) {
+    const r = await server.http(path, { method: "POST", json, jar });
+    if (r.status !== 429) return r;
+    await Bun.sleep(1000 * Number(r.headers.get("retry-after") ?? 1));
+  }
+}
+
+type Hit = { score: number; metadata: { sourceName: string; chunkIndex: number } };
+
+/** Runs one benchmark end to end and prints its table; `dump` is a JSONL path or undefined. */
+export async function runQuality(run: QualityRun, dump?: string): Promise<void> {
+  await ensureBinary();
+  const dataDir = tempDir("ragd-quality-");
+  const server = await startBinary(dataDir, { RAGD_QUERY_RATE: "1000000", RAGD_QUERY_BURST: "1000000" });
+  try {
+    const jar: { cookie?: string } = {};
+    await post(server, jar, "/api/auth/signup", { email: "quality@example.com", password: "benchmark-password" });
+    const pipeline = (
+      await post(server, jar, "/api/rag/pipelines", { name: run.name, embeddingModel: "builtin", ...run.pipeline })
+    ).body;
+    const key = (await post(server, jar, `/api/rag/pipelines/${pipeline.id}/keys`, { name: "bench" })).body
+      .key as string;
+    console.error(`ingesting ${run.docs.length} documents over HTTP`);
+    const t0 = performance.now();
+    await pooled(run.docs, CONCURRENCY, async (d) => {
+      const r = await post(server, jar, `/api/rag/pipelines/${pipeline.id}/sources`, {
+        type: "text",
+        name: d.id,
+        content: d.content,
+      });
+      if (r.status !== 201) throw new Error(`source ${d.id}: ${r.status} ${JSON.stringify(r.body)}`);
+    });
+    const p = await waitIdle(server, jar, pipeline.id);
+    const ingestMs = performance.now() - t0;
+    const rowsSpec = run.rows ?? {
+      keyword: { mode: "keyword" },
+      vector: { mode: "vector" },
+      hybrid: {},
+      "hybrid, diversity 0.3": { diversity: 0.3 },
+    };
+    const table: Record<string, Record<string, string>> = {};
+    const dumped: string[] = [];
+    for (const [label, extra] of Object.entries(rowsSpec)) {
+      let n10 = 0;
+      let r100 = 0;
+      let h1 = 0;
+      const times: number[] = [];
+      for (const q of run.queries) {
+        const s = performance.now();
+        const r = await server.http("/api/rag/query", {
+          method: "POST",
+          json: { query: q.text, topK: TOP_K, ...extra },
+          headers: { authorization: `Bearer ${key}` },
+        });
+        times.push(performance.now() - s);
+        if (r.status !== 200) throw new Error(`query ${q.id} (${label}): ${r.status} ${JSON.stringify(r.body)}`);
+        const hits = r.body.results as Hit[];
+        const ranked = [...new Set(hits.map((x) => x.metadata.sourceName))];
+        n10 += ndcg(ranked, q.rel, 10);
+        r100 += recall(ranked, q.rel, 100);
+        h1 += hit1(ranked, q.rel);
+        if (dump) {
+          const list = hits.map((x) => [`${x.metadata.sourceName}#${x.metadata.chunkIndex}`, x.score]);
+          dumped.push(JSON.stringify({ q: q.id, label, list }));
+        }
+      }
+      const n = run.queries.length;
+      table[label] = {
+        "nDCG@10": (n10 / n).toFixed(3),
+        "hit@1": (h1 / n).toFixed(3),
+        "recall@100": (r100 / n).toFixed(3),
+        "p50 query": `${percentile(times, 50).toFixed(1)} ms`,
+      };
+    }
+    if (dump) writeFileSync(dump, `${dumped.join("\n")}\n`);
+    const [l1, l5, l15] = loadavg().map((x) => x.toFixed(2));
+    console.log(
+      `\n${run.name}: ${run.docs.length} documents → ${p.chunkCount ?? "?"} chunks, ${run.queries.length} queries, topK ${TOP_K}; ` +
+        `ingest ${(ingestMs / 1000).toFixed(1)} s; load average ${l1} ${l5} ${l15}`,
+    );
+    console.table(table);
+  } finally {
+    server.proc.kill("SIGTERM");
+    await server.proc.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** `--dump file` from argv, and the remaining positional arguments. */
+export function benchArgs(): { dump?: string; rest: string[] } {
+  const args = process.argv.slice(2);
+  const i = args.indexOf("--dump");
+  const dump = i >= 0 ? args[i + 1] : undefined;
+  if (i >= 0) args.splice(i, 2);
+  return { dump, rest: args };
+}

@@ -1,0 +1,126 @@
+/**
+ * Reranking (docs/API.md, Reranking): a pipeline with a rerankModel sends its
+ * query candidates to the reranker at RAGD_RERANK_URL and answers in its order;
+ * when the reranker is down, slow or answers a wrong shape, the query still
+ * answers, unreranked, and says so.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { makeApp, type TestApp } from "./support/app";
+import { fakeRelevance, startFakeReranker, type FakeReranker, type RerankMode } from "./support/fake-rerank";
+import { Client } from "./support/ingest";
+
+const DOCS = [
+  "Solar panels: cleaning solar panels twice a year keeps their output high, and a clean panel is a happy panel for many long years of service on the roof.",
+  "Cleaning solar panels.",
+  "Inverter maintenance for solar panels means checking the fan and the filter of the inverter every spring before the heat of the summer months arrives.",
+  "Solar panels cleaning schedule and solar panels output log.",
+  "A bakery sells rye bread and cinnamon buns every morning from seven.",
+];
+const QUERY = "cleaning solar panels";
+
+interface Hit {
+  content: string;
+  score: number;
+  rerankScore?: number;
+}
+
+let t: TestApp;
+let c: Client;
+let rr: FakeReranker;
+let pipeline: string;
+let key: string;
+
+beforeAll(async () => {
+  rr = await startFakeReranker();
+  t = await makeApp({ workers: 1, queryRate: 100_000, queryBurst: 100_000, rerankUrl: rr.url });
+  c = await Client.create(t);
+  pipeline = await c.pipeline({ name: "Reranked", embeddingModel: "builtin", rerankModel: "test-reranker" });
+  key = await c.key(pipeline);
+  for (const [i, d] of DOCS.entries()) await c.addText(pipeline, d, `doc-${i}`);
+  await c.allSettled(pipeline);
+}, 60_000);
+
+afterAll(async () => {
+  await t?.close();
+  await rr?.stop();
+});
+
+const ask = (body: Record<string, unknown> = {}) => c.query(key, { query: QUERY, topK: 3, ...body });
+
+describe("reranking", () => {
+  test("the answer follows the reranker's order and says it was reranked", async () => {
+    const plain = (await c.query(key, { query: QUERY, topK: 3, mode: "hybrid" })).body;
+    // Longest first: an order BM25, which favours short texts, would not give.
+    const longest = (_q: string, d: string) => d.length / 1000;
+    rr.set({ scorer: longest });
+    try {
+      const before = rr.requests.length;
+      const r = await ask();
+      expect(r.status).toBe(200);
+      expect(r.body.reranked).toBe(true);
+      expect(r.body.warning).toBeUndefined();
+      const sent = rr.requests[before]!;
+      expect(sent.model).toBe("test-reranker");
+      expect(sent.query).toBe(QUERY);
+      expect(sent.top_n).toBe(sent.documents.length);
+      // The reranker saw every candidate; the answer is its best three, in its order.
+      const expected = [...sent.documents].sort((a, b) => b.length - a.length).slice(0, 3);
+      expect(r.body.results.map((h: Hit) => h.content)).toEqual(expected);
+      for (const h of r.body.results as Hit[]) expect(h.rerankScore).toBeCloseTo(h.content.length / 1000, 9);
+      expect(expected).not.toEqual(plain.results.map((h: Hit) => h.content));
+    } finally {
+      rr.set({ scorer: fakeRelevance });
+    }
+  });
+
+  test.each<RerankMode>(["error500", "badShape", "fewer", "badIndex", "nanScore"])(
+    "a reranker answering %s is treated as down: unreranked, with a warning",
+    async (mode) => {
+      rr.set({ mode });
+      try {
+        const r = await ask();
+        expect(r.status).toBe(200);
+        expect(r.body.reranked).toBe(false);
+        expect(r.body.warning).toContain("not reranked");
+        expect(r.body.results).toHaveLength(3);
+        expect(r.body.results.every((h: Hit) => h.rerankScore === undefined)).toBe(true);
+        const plain = (await c.query(key, { query: QUERY, topK: 3, mode: "hybrid" })).body.results;
+        expect(r.body.results.map((h: Hit) => h.content)).toEqual(plain.map((h: Hit) => h.content));
+      } finally {
+        rr.set({ mode: "ok" });
+      }
+    },
+  );
+
+  test("a reranker that is down: the query answers unreranked, then reranks again once it is back", async () => {
+    await rr.down();
+    try {
+      const r = await ask();
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ reranked: false });
+      expect(r.body.warning).toContain("unreachable");
+      expect(r.body.results).toHaveLength(3);
+    } finally {
+      rr.up();
+    }
+    expect((await ask()).body.reranked).toBe(true);
+  });
+
+  test("a pipeline without a rerankModel is not reranked and says nothing about it", async () => {
+    const other = await c.pipeline({ name: "Plain", embeddingModel: "builtin" });
+    const otherKey = await c.key(other);
+    await c.addText(other, DOCS[0]!, "only");
+    await c.allSettled(other);
+    const before = rr.requests.length;
+    const r = await c.query(otherKey, { query: QUERY });
+    expect(r.status).toBe(200);
+    expect("reranked" in r.body).toBe(false);
+    expect(rr.requests.length).toBe(before);
+  });
+
+  test.each(["", "x".repeat(201), 5])("rerankModel %p is 400 naming the field", async (m) => {
+    const r = await c.call("PATCH", `/api/rag/pipelines/${pipeline}`, { rerankModel: m });
+    expect(r.status).toBe(400);
+    expect(JSON.stringify(r.body.error)).toContain("rerankModel");
+  });
+});
