@@ -6,7 +6,9 @@
 import { describe, expect, test } from "bun:test";
 import * as XLSX from "@e965/xlsx";
 import JSZip from "jszip";
+import { FILE_ACCEPT, FILE_EXTENSIONS } from "../src/dashboard/lib/formats";
 import { extract, ExtractionError } from "../src/ingest/extract";
+import { READABLE_EXTENSIONS } from "../src/ingest/extract/detect";
 import { type Chapter, fixture, makeEpub, makeOdf, makePptx, makeWorkbook, odpPage } from "./support/office";
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
@@ -280,4 +282,9 @@ describe("corrupt office files", () => {
       "unsupported file type: application/vnd.oasis.opendocument.graphics (OpenDocument file of a kind ragd does not read)",
     );
   });
+});
+
+test("the dashboard's file pickers accept exactly the extensions the server reads", () => {
+  expect([...FILE_EXTENSIONS].sort()).toEqual([...READABLE_EXTENSIONS].sort());
+  for (const ext of ["xlsx", "ods", "pptx", "odp", "odt", "epub", "rtf"]) expect(FILE_ACCEPT).toContain(`.${ext},`);
 });

@@ -68,6 +68,9 @@ const EXTENSIONS: Record<string, Kind> = {
   text: "text",
 };
 
+/** File name extensions ragd reads (the dashboard's file pickers list the same). */
+export const READABLE_EXTENSIONS = Object.keys(EXTENSIONS);
+
 const GENERIC = new Set(["", "text/plain", "application/octet-stream", "binary/octet-stream"]);
 
 /** The kind of document, or ExtractionError naming the type when it is binary or unsupported. */
