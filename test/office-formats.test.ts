@@ -166,6 +166,18 @@ describe("epub", () => {
     });
   }
 
+  const encryption = (uri: string) =>
+    `<?xml version="1.0"?><encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData><enc:CipherData><enc:CipherReference URI="${uri}"/></enc:CipherData></enc:EncryptedData></encryption>`;
+  test("encrypted chapters (DRM) fail saying so; an obfuscated font does not matter", async () => {
+    const zip = await JSZip.loadAsync(await makeEpub("Sea Stories", CHAPTERS, 3));
+    zip.file("META-INF/encryption.xml", encryption("OEBPS/fonts/serif.otf"));
+    expect((await extract(await zip.generateAsync({ type: "uint8array" }), {})).text).toBe(TEXT);
+    zip.file("META-INF/encryption.xml", encryption("OEBPS/text/c2.xhtml"));
+    expect(await rejection(await zip.generateAsync({ type: "uint8array" }))).toBe(
+      "epub is encrypted (DRM) and cannot be read",
+    );
+  });
+
   test("a missing chapter names it", async () => {
     const zip = await JSZip.loadAsync(await makeEpub("Sea Stories", CHAPTERS, 3));
     zip.remove("OEBPS/text/c2.xhtml");
