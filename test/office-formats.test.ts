@@ -12,6 +12,12 @@ import { READABLE_EXTENSIONS } from "../src/ingest/extract/detect";
 import { type Chapter, fixture, makeEpub, makeOdf, makePptx, makeWorkbook, odpPage } from "./support/office";
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
+/** Real-world files from ../shared/fixtures; their tests are skipped when it is absent. */
+const REAL = {
+  xlsx: fixture("officeparser-test.xlsx"),
+  pptx: fixture("officeparser-test.pptx"),
+  odt: fixture("officeparser-test.odt"),
+};
 const latin1 = (s: string) => Uint8Array.from([...s].map((c) => c.charCodeAt(0)));
 
 async function rejection(bytes: Uint8Array, hints = {}): Promise<string> {
@@ -69,10 +75,8 @@ describe("spreadsheets", () => {
     expect((await extract(makeWorkbook(SHEETS, "xlsx"), { fileName: "upload.bin" })).kind).toBe("xlsx");
   });
 
-  test("the real-world xlsx fixture reads as its sheets", async () => {
-    const bytes = fixture("officeparser-test.xlsx");
-    if (!bytes) return;
-    const out = await extract(bytes, { fileName: "officeparser-test.xlsx" });
+  test.skipIf(!REAL.xlsx)("the real-world xlsx fixture reads as its sheets", async () => {
+    const out = await extract(REAL.xlsx!, { fileName: "officeparser-test.xlsx" });
     expect(out.kind).toBe("xlsx");
     expect(out.text).toStartWith("# Sheet1\n\nDemonstration of DOCX support in calibre");
     expect(out.text).toContain("# Chart Sheet");
@@ -103,10 +107,8 @@ describe("slides", () => {
     });
   });
 
-  test("the real-world pptx fixture reads slide by slide with its notes", async () => {
-    const bytes = fixture("officeparser-test.pptx");
-    if (!bytes) return;
-    const out = await extract(bytes, { fileName: "officeparser-test.pptx" });
+  test.skipIf(!REAL.pptx)("the real-world pptx fixture reads slide by slide with its notes", async () => {
+    const out = await extract(REAL.pptx!, { fileName: "officeparser-test.pptx" });
     expect(out.kind).toBe("pptx");
     expect(out.text).toStartWith("# Slide 1: Demonstration of DOCX support in calibre\n\n");
     expect(out.text).toContain("Notes: Slide Note 1.");
@@ -140,10 +142,8 @@ describe("odt", () => {
     });
   });
 
-  test("the real-world odt fixture reads with its headings", async () => {
-    const bytes = fixture("officeparser-test.odt");
-    if (!bytes) return;
-    const out = await extract(bytes, { fileName: "officeparser-test.odt" });
+  test.skipIf(!REAL.odt)("the real-world odt fixture reads with its headings", async () => {
+    const out = await extract(REAL.odt!, { fileName: "officeparser-test.odt" });
     expect(out.kind).toBe("odt");
     expect(out.text).toStartWith("# Demonstration of DOCX support in calibre\n\nThis document demonstrates");
     expect(out.text).toContain("## Inline formatting");
@@ -255,11 +255,12 @@ describe("zip limits before any parser", () => {
     ["officeparser-oversized_archive.docx", "deck.pptx", /^zip archive refused: entry .* compression ratio of \d+:1/],
     ["officeparser-many_entries_archive.docx", "book.epub", /^zip archive refused: \d+ entries \(limit 2000\)/],
   ];
-  test.each(bombs)("the real-world bomb %s disguised as %s is refused", async (name, fileName, message) => {
+  for (const [name, fileName, message] of bombs) {
     const bytes = fixture(name);
-    if (!bytes) return;
-    expect(await rejection(bytes, { fileName })).toMatch(message);
-  });
+    test.skipIf(!bytes)(`the real-world bomb ${name} disguised as ${fileName} is refused`, async () => {
+      expect(await rejection(bytes!, { fileName })).toMatch(message);
+    });
+  }
 });
 
 describe("corrupt office files", () => {

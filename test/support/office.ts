@@ -144,7 +144,7 @@ export function makeEpub(title: string, chapters: Chapter[], version: 2 | 3): Pr
 export function fixture(name: string): Uint8Array | undefined {
   const path = join(import.meta.dir, "..", "..", "..", "shared", "fixtures", name);
   if (!existsSync(path)) {
-    console.warn(`skipped: fixture ${name} is not in ../shared/fixtures`);
+    console.warn(`fixture ${name} is not in ../shared/fixtures: its tests are skipped`);
     return undefined;
   }
   return new Uint8Array(readFileSync(path));

@@ -47,10 +47,12 @@ function officeBody(bytes: Uint8Array, zip: ZipDirectory, format: string, kind: 
 function slideSection(page: Element, n: number): string {
   let title = "";
   const texts: string[] = [];
-  for (const frame of childrenNamed(page, "frame").concat(childrenNamed(page, "custom-shape"))) {
-    const text = tidy(blocks(frame).join("\n"));
+  // Frames, shapes and groups in drawing order; the notes page is read apart.
+  for (const shape of page.children) {
+    if (localName(shape) === "notes" || localName(shape) === "forms") continue;
+    const text = tidy(blocks(shape).join("\n"));
     if (!text) continue;
-    if (!title && attr(frame, "class") === "title") title = text.replace(/\s+/g, " ");
+    if (!title && attr(shape, "class") === "title") title = text.replace(/\s+/g, " ");
     else texts.push(text);
   }
   const notes = childrenNamed(page, "notes")

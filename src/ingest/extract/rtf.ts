@@ -34,6 +34,8 @@ const TEXT: Record<string, string> = {
 };
 /** Table cells end with \cell; marked here and turned into ` | ` between cells at the end. */
 const CELL = "\uE001";
+const PLAIN = /[\x20-\x5b\x5d-\x7a\x7c\x7e]/;
+const PLAIN_RUN = /[\x20-\x5b\x5d-\x7a\x7c\x7e]+/y;
 const SYMBOLS: Record<string, string> = { "~": "\u00a0", _: "-", "-": "", "\\": "\\", "{": "{", "}": "}" };
 const CODE_PAGES: Record<number, string> = {
   932: "shift_jis",
@@ -97,7 +99,14 @@ class RtfReader {
         this.pendingSkip = 0;
         this.i++;
       } else if (c === "\\") this.control();
-      else {
+      else if (this.pendingSkip === 0 && PLAIN.test(c)) {
+        // A run of plain ASCII text at once: one piece instead of one per character.
+        PLAIN_RUN.lastIndex = this.i;
+        const run = PLAIN_RUN.exec(s)![0];
+        this.i += run.length;
+        this.fresh = false;
+        this.emit(run);
+      } else {
         this.i++;
         if (c === "\r" || c === "\n") continue;
         this.fresh = false;
