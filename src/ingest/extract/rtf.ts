@@ -34,6 +34,8 @@ const TEXT: Record<string, string> = {
 };
 /** Table cells end with \cell; marked here and turned into ` | ` between cells at the end. */
 const CELL = "\uE001";
+/** `\word`, an optional signed number, and the one space that may end it. */
+const CONTROL_WORD = /\\([a-zA-Z]{1,32})(-?\d{1,10})? ?/y;
 const PLAIN = /[\x20-\x5b\x5d-\x7a\x7c\x7e]/;
 const PLAIN_RUN = /[\x20-\x5b\x5d-\x7a\x7c\x7e]+/y;
 const SYMBOLS: Record<string, string> = { "~": "\u00a0", _: "-", "-": "", "\\": "\\", "{": "{", "}": "}" };
@@ -131,8 +133,8 @@ class RtfReader {
   }
 
   private control(): void {
-    const s = this.src;
-    const m = /^\\([a-zA-Z]{1,32})(-?\d{1,10})? ?/.exec(s.slice(this.i, this.i + 48));
+    CONTROL_WORD.lastIndex = this.i;
+    const m = CONTROL_WORD.exec(this.src);
     if (!m) {
       this.symbol();
       return;
