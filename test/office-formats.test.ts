@@ -244,6 +244,16 @@ describe("zip limits before any parser", () => {
     );
   });
 
+  test("a workbook whose sheets expand beyond 50 MB in all is refused before any is inflated", async () => {
+    const six = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`S${i + 1}`, [["a", "b"]]]));
+    let bytes = makeWorkbook(six, "xlsx");
+    // 9 MB each stays under the zip guard's per-entry ratio rule (entries over 10 MB).
+    for (let i = 1; i <= 6; i++) bytes = declareSize(bytes, `xl/worksheets/sheet${i}.xml`, 9 * 2 ** 20);
+    expect(await rejection(bytes, { fileName: "big.xlsx" })).toMatch(
+      /^xlsx too large: its sheets expand to 54\.\d MB \(limit 50 MB\)$/,
+    );
+  });
+
   test("an epub that declares a 150 MB chapter is refused", async () => {
     const book = await makeEpub("x", [{ file: "c1.xhtml", title: "One", paragraphs: ["a"] }], 3);
     const bomb = declareSize(book, "OEBPS/text/c1.xhtml", 150 * 2 ** 20);
