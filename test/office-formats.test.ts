@@ -254,6 +254,16 @@ describe("zip limits before any parser", () => {
     );
   });
 
+  test("an odt whose content.xml expands beyond 32 MB is refused before it is parsed", async () => {
+    // 300 KB of stored, incompressible filler keeps a 40 MB declaration under the 200:1 ratio rule.
+    const filler = Buffer.from(crypto.getRandomValues(new Uint8Array(225_000))).toString("base64");
+    const zip = await JSZip.loadAsync(await makeOdf("text", `<text:p>hi</text:p><!-- ${filler} -->`));
+    const bytes = await zip.generateAsync({ type: "uint8array", compression: "STORE" });
+    expect(await rejection(declareSize(bytes, "content.xml", 40 * 2 ** 20), { fileName: "big.odt" })).toBe(
+      "document part content.xml is too large to read: 40.0 MB (limit 32 MB)",
+    );
+  });
+
   test("an epub that declares a 150 MB chapter is refused", async () => {
     const book = await makeEpub("x", [{ file: "c1.xhtml", title: "One", paragraphs: ["a"] }], 3);
     const bomb = declareSize(book, "OEBPS/text/c1.xhtml", 150 * 2 ** 20);

@@ -5,10 +5,18 @@
  */
 import { ExtractionError } from "./errors";
 import { htmlBodyText } from "./html";
-import { attr, childrenNamed, descendantsNamed, firstNamed, readXml, requireXml, resolvePart } from "./xml";
-import { inflateEntry, type ZipDirectory } from "./zip";
+import {
+  attr,
+  childrenNamed,
+  descendantsNamed,
+  firstNamed,
+  inflatePart,
+  readXml,
+  requireXml,
+  resolvePart,
+} from "./xml";
+import type { ZipDirectory } from "./zip";
 
-const utf8 = new TextDecoder();
 const XHTML = /^(application\/xhtml\+xml|text\/html)$/i;
 
 interface Item {
@@ -48,7 +56,7 @@ export function extractEpub(bytes: Uint8Array, zip: ZipDirectory): { text: strin
 function chapterText(bytes: Uint8Array, zip: ZipDirectory, item: Item, tocTitle?: string): string {
   const entry = zip.get(item.href);
   if (!entry) throw new ExtractionError(`epub chapter ${item.href} is missing`);
-  const { text, title } = htmlBodyText(utf8.decode(inflateEntry(bytes, entry)));
+  const { text, title } = htmlBodyText(inflatePart(bytes, entry));
   const heading = tocTitle ?? title;
   if (!text) return heading ? `# ${heading}` : "";
   // A chapter that opens with its own title says it once.
