@@ -309,6 +309,13 @@ describe("corrupt office files", () => {
     expect(await rejection(utf8("plain words, not a zip"), { fileName })).toBe(message);
   });
 
+  test("an odt nested 100,000 spans deep fails with a sentence", async () => {
+    const body = `<text:p>${"<text:span>".repeat(100_000)}deep${"</text:span>".repeat(100_000)}</text:p>`;
+    expect(await rejection(await makeOdf("text", body), { fileName: "deep.odt" })).toBe(
+      "document is nested too deeply to read",
+    );
+  });
+
   test("a zip of some other OpenDocument kind names its type", async () => {
     const zip = new JSZip().file("mimetype", "application/vnd.oasis.opendocument.graphics").file("content.xml", "<x/>");
     expect(await rejection(await zip.generateAsync({ type: "uint8array" }))).toBe(

@@ -28,7 +28,13 @@ export type { Hints } from "./detect";
  * @example const { text, kind, title } = await extract(bytes, { contentType: "application/pdf" });
  */
 export async function extract(bytes: Uint8Array, hints: Hints = {}): Promise<Extracted> {
-  const result = await extractByKind(bytes, hints);
+  const result = await extractByKind(bytes, hints).catch((err: unknown) => {
+    // Readers of nested markup recurse once per level; a document nested deeper than the
+    // stack allows is refused with a sentence rather than a stack trace.
+    if (err instanceof RangeError && /call stack/i.test(err.message))
+      throw new ExtractionError("document is nested too deeply to read");
+    throw err;
+  });
   if (!result.text.trim()) throw new ExtractionError(`no text found in ${result.kind}`);
   return result;
 }
