@@ -116,6 +116,17 @@ describe("slides", () => {
     expect(out.text.indexOf("# Slide 2: Text Formatting")).toBeGreaterThan(out.text.indexOf("Slide Note 1."));
   });
 
+  test("a pptx without a slide list is read in the order of its slide files", async () => {
+    const zip = await JSZip.loadAsync(await makePptx(SLIDES));
+    const main = await zip.file("ppt/presentation.xml")!.async("string");
+    zip.file("ppt/presentation.xml", main.replace(/<p:sldIdLst>.*<\/p:sldIdLst>/, ""));
+    const out = await extract(await zip.generateAsync({ type: "uint8array" }), { fileName: "deck.pptx" });
+    // makePptx numbers the files in reverse: slide1.xml holds the last slide.
+    expect(out.text).toStartWith(
+      "# Slide 1: Thanks\n\n# Slide 2: Next steps\n\nHire two engineers\n\n# Slide 3: Quarterly review",
+    );
+  });
+
   test("a missing slide part names it", async () => {
     const zip = await JSZip.loadAsync(await makePptx(SLIDES));
     zip.remove("ppt/slides/slide3.xml");

@@ -54,7 +54,7 @@ test("ods, odp and rtf uploads are indexed and searchable; a legacy .xls is 415"
   expect(refused.status).toBe(415);
   expect(refused.body.error).toEqual({
     code: "unsupported_media_type",
-    message: "unsupported file type: application/msword (legacy Office document)",
+    message: "unsupported file type: application/x-cfb (legacy or password-protected Office document)",
   });
   const docs = await waitFor("the documents to settle", async () => {
     const all = (await t.call("GET", `/api/kb/${kbId}`, { cookie })).body.documents as {

@@ -29,7 +29,7 @@ const SIGNATURES: [number, string, string, string][] = [
   [0, "\x1f\x8b", "application/gzip", "gzip archive"],
   [0, "7z\xbc\xaf\x27\x1c", "application/x-7z-compressed", "7-Zip archive"],
   [0, "Rar!\x1a\x07", "application/vnd.rar", "RAR archive"],
-  [0, "\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "application/msword", "legacy Office document"],
+  [0, "\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "application/x-cfb", "legacy or password-protected Office document"],
   [0, "\x00asm", "application/wasm", "WebAssembly module"],
 ];
 

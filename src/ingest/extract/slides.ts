@@ -27,7 +27,9 @@ export function extractPptx(bytes: Uint8Array, zip: ZipDirectory): string {
   const presentation = requireXml(bytes, zip, main, "pptx");
   const rels = relationships(bytes, zip, main);
   const ids = descendantsNamed(presentation, "sldId").map((s) => attr(s, "id", true));
-  const slides = ids.map((id) => (id ? rels.get(id)?.target : undefined)).filter((p): p is string => !!p);
+  let slides = ids.map((id) => (id ? rels.get(id)?.target : undefined)).filter((p): p is string => !!p);
+  // Without a slide list, the slide relationships in the order of their numbers.
+  if (slides.length === 0) slides = slideParts([...rels.values()]);
   if (slides.length === 0) throw new ExtractionError("pptx has no slides");
   return slides
     .map((part, i) => slideSection(bytes, zip, part, i + 1))
@@ -100,6 +102,14 @@ function paragraphs(el: Element): string[] {
     }
     return s;
   });
+}
+
+function slideParts(rels: Rel[]): string[] {
+  const number = (part: string) => Number(/(\d+)\.xml$/.exec(part)?.[1] ?? 0);
+  return rels
+    .filter((r) => /\/slide$/.test(r.type))
+    .map((r) => r.target)
+    .sort((a, b) => number(a) - number(b));
 }
 
 interface Rel {
