@@ -4,11 +4,13 @@ import { useId, useState } from "preact/hooks";
 interface Props {
   label: string;
   hint?: string;
+  /** The input's `accept` list; the file dialog shows these types first. */
+  accept?: string;
   onPick: (file: File) => void;
 }
 
 /** Calls `onPick` with the chosen or dropped file. */
-export function FilePicker({ label, hint, onPick }: Props) {
+export function FilePicker({ label, hint, accept, onPick }: Props) {
   const id = useId();
   const [over, setOver] = useState(false);
   return (
@@ -27,6 +29,7 @@ export function FilePicker({ label, hint, onPick }: Props) {
       <input
         id={id}
         type="file"
+        accept={accept}
         class="sr-only"
         onChange={(e) => {
           const f = e.currentTarget.files?.[0];

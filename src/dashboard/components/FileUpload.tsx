@@ -8,6 +8,7 @@ import { sources } from "../api/endpoints";
 import type { Source } from "../api/types";
 import { sameOriginUploadUrl, uploadWithProgress, type UploadProgress } from "../api/upload";
 import { formatBytes } from "../lib/format";
+import { FILE_ACCEPT, FILE_FORMATS_HINT } from "../lib/formats";
 import { useApp } from "../lib/session";
 import { ErrorNote } from "./ErrorNote";
 import { FilePicker } from "./FilePicker";
@@ -73,7 +74,12 @@ export function FileUpload({ pipelineId, onUploaded }: { pipelineId: string; onU
           </button>
         </div>
       ) : (
-        <FilePicker label="Choose a file or drop it here" onPick={(f) => void upload(f)} />
+        <FilePicker
+          label="Choose a file or drop it here"
+          hint={FILE_FORMATS_HINT}
+          accept={FILE_ACCEPT}
+          onPick={(f) => void upload(f)}
+        />
       )}
       <ErrorNote error={error} context="Upload failed" />
     </div>

@@ -4,6 +4,7 @@ import type { ApiError } from "../api/client";
 import { knowledgeBases } from "../api/endpoints";
 import { uploadWithProgress, type UploadProgress } from "../api/upload";
 import { formatBytes } from "../lib/format";
+import { FILE_ACCEPT, FILE_FORMATS_HINT } from "../lib/formats";
 import { useApp } from "../lib/session";
 import { ErrorNote } from "./ErrorNote";
 import { FilePicker } from "./FilePicker";
@@ -48,7 +49,8 @@ export function KbUpload({ kbId, onUploaded }: { kbId: string; onUploaded: () =>
       ) : (
         <FilePicker
           label="Choose a file or drop it here"
-          hint="PDF, Word, Markdown, HTML or text."
+          hint={FILE_FORMATS_HINT}
+          accept={FILE_ACCEPT}
           onPick={(f) => void upload(f)}
         />
       )}

@@ -20,7 +20,7 @@ const KINDS: [SourceType, string, string][] = [
   ["text", "Text", "Paste text; it is indexed as it is."],
   ["url", "Web page", "ragd fetches the page and keeps its readable text."],
   ["api", "API", "ragd GETs the address and indexes the JSON or text it answers."],
-  ["file", "File", "PDF, Word, Markdown, HTML, plain text and more."],
+  ["file", "File", "Documents, spreadsheets, slides and e-books: ragd indexes their text."],
 ];
 
 /** A name from a URL when the user gave none: host and path. */

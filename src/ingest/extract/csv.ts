@@ -8,14 +8,17 @@ export function csvToText(text: string, delimiter?: string): string {
   if (rows.length === 1) return header.join(", ");
   return rows
     .slice(1)
-    .map((row) =>
-      row
-        .map((value, i) => (clean(value) ? `${header[i] ?? `column ${i + 1}`}: ${clean(value)}` : ""))
-        .filter(Boolean)
-        .join("; "),
-    )
+    .map((row) => rowToText(header, row))
     .filter(Boolean)
     .join("\n");
+}
+
+/** One row as `header: value; header: value`, empty cells left out; columns past the header are `column N`. */
+export function rowToText(header: string[], row: string[]): string {
+  return row
+    .map((value, i) => (clean(value) ? `${header[i] || `column ${i + 1}`}: ${clean(value)}` : ""))
+    .filter(Boolean)
+    .join("; ");
 }
 
 /** RFC 4180 parsing: quoted fields may hold delimiters, doubled quotes and line breaks. */

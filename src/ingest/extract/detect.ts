@@ -1,9 +1,13 @@
 /** Decides what a document is: magic bytes first, then the content type, then the file extension. */
-import { ExtractionError } from "./errors";
+import { ExtractionError, unsupported } from "./errors";
+
+export { unsupported } from "./errors";
+import { isRtf } from "./rtf";
 import { looksBinary } from "./text";
 import { isZip } from "./zip";
+import { EXTENSION_FORMATS } from "./zip-format";
 
-export type Kind = "pdf" | "zip" | "html" | "markdown" | "csv" | "tsv" | "json" | "text";
+export type Kind = "pdf" | "zip" | "rtf" | "html" | "markdown" | "csv" | "tsv" | "json" | "text";
 
 export interface Hints {
   contentType?: string;
@@ -25,7 +29,7 @@ const SIGNATURES: [number, string, string, string][] = [
   [0, "\x1f\x8b", "application/gzip", "gzip archive"],
   [0, "7z\xbc\xaf\x27\x1c", "application/x-7z-compressed", "7-Zip archive"],
   [0, "Rar!\x1a\x07", "application/vnd.rar", "RAR archive"],
-  [0, "\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "application/msword", "legacy Office document"],
+  [0, "\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "application/x-cfb", "legacy or password-protected Office document"],
   [0, "\x00asm", "application/wasm", "WebAssembly module"],
 ];
 
@@ -41,11 +45,15 @@ const TYPES: Record<string, Kind> = {
   "application/json": "json",
   "application/x-ndjson": "json",
   "application/jsonl": "json",
+  "application/rtf": "rtf",
+  "text/rtf": "rtf",
+  "application/epub+zip": "zip",
 };
 
 const EXTENSIONS: Record<string, Kind> = {
+  ...Object.fromEntries(Object.keys(EXTENSION_FORMATS).map((ext) => [ext, "zip" as const])),
   pdf: "pdf",
-  docx: "zip",
+  rtf: "rtf",
   html: "html",
   htm: "html",
   xhtml: "html",
@@ -60,30 +68,31 @@ const EXTENSIONS: Record<string, Kind> = {
   text: "text",
 };
 
+/** File name extensions ragd reads (the dashboard's file pickers list the same). */
+export const READABLE_EXTENSIONS = Object.keys(EXTENSIONS);
+
 const GENERIC = new Set(["", "text/plain", "application/octet-stream", "binary/octet-stream"]);
 
 /** The kind of document, or ExtractionError naming the type when it is binary or unsupported. */
 export function detectKind(bytes: Uint8Array, hints: Hints): Kind {
   if (isPdf(bytes)) return "pdf";
   if (isZip(bytes)) return "zip";
+  if (isRtf(bytes)) return "rtf";
   const signature = SIGNATURES.find(([at, sig]) => matches(bytes, at, sig));
   if (signature) throw unsupported(signature[2], signature[3]);
   const type = (hints.contentType ?? "").split(";")[0]!.trim().toLowerCase();
   if (looksBinary(bytes)) throw unsupported(GENERIC.has(type) ? "application/octet-stream" : type, "binary data");
   const claimed =
     TYPES[type] ??
+    (OFFICE_TYPE.test(type) ? "zip" : undefined) ??
     (type.endsWith("+json") ? "json" : undefined) ??
     (GENERIC.has(type) ? fromExtension(hints) : undefined);
-  if (claimed === "pdf" || claimed === "zip")
-    throw new ExtractionError(`content is not a valid ${claimed === "pdf" ? "pdf" : "docx"} file`);
+  // The bytes did not start as this kind does (checked above), so they are not one.
+  if (claimed === "pdf" || claimed === "zip" || claimed === "rtf")
+    throw new ExtractionError(`content is not a valid ${claimed === "zip" ? zipLabel(hints) : claimed} file`);
   if (claimed) return claimed;
   if (/^(image|audio|video|font|model)\//.test(type)) throw unsupported(type, "media");
   return sniffText(bytes) ?? "text";
-}
-
-/** The ExtractionError for content ragd cannot index. */
-export function unsupported(type: string, label: string): ExtractionError {
-  return new ExtractionError(`unsupported file type: ${type} (${label})`);
 }
 
 function isPdf(bytes: Uint8Array): boolean {
@@ -96,10 +105,24 @@ function matches(bytes: Uint8Array, at: number, sig: string): boolean {
   return true;
 }
 
+/** OOXML and OpenDocument content types: zips that ragd reads. */
+const OFFICE_TYPE =
+  /^application\/vnd\.(openxmlformats-officedocument\.|oasis\.opendocument\.|ms-(excel|powerpoint|word)\.[\w.]*macroenabled)/;
+
 function fromExtension(hints: Hints): Kind | undefined {
-  const path = hints.fileName ?? (hints.url ? safePath(hints.url) : "");
-  const ext = /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase();
+  const ext = extensionOf(hints);
   return ext ? EXTENSIONS[ext] : undefined;
+}
+
+function extensionOf(hints: Hints): string | undefined {
+  const path = hints.fileName ?? (hints.url ? safePath(hints.url) : "");
+  return /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase();
+}
+
+/** What a file that should have been a zip claimed to be, for the error: `xlsx`, `epub`, or `zip`. */
+function zipLabel(hints: Hints): string {
+  const ext = extensionOf(hints);
+  return ext && EXTENSION_FORMATS[ext] ? ext : "zip";
 }
 
 function safePath(url: string): string {

@@ -2,3 +2,8 @@
 export class ExtractionError extends Error {
   override name = "ExtractionError";
 }
+
+/** The ExtractionError for content ragd cannot index. */
+export function unsupported(type: string, label: string): ExtractionError {
+  return new ExtractionError(`unsupported file type: ${type} (${label})`);
+}

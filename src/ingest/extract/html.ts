@@ -30,6 +30,13 @@ export function extractHtml(html: string): { text: string; title?: string } {
   return { text, title };
 }
 
+/** All the body text of a page, with no guess at what is main content (for book chapters), and its `<title>`. */
+export function htmlBodyText(html: string): { text: string; title?: string } {
+  const { document } = parseHTML(normalise(html));
+  const title = document.querySelector("title")?.textContent?.replace(/\s+/g, " ").trim() || undefined;
+  return { text: nodeText(document.body), title };
+}
+
 /** linkedom is no HTML5 tree builder: a page without <html>/<body> gets no body, so add them. */
 function normalise(html: string): string {
   if (/<body[\s>]/i.test(html)) return /<html[\s>]/i.test(html) ? html : `<html>${html}</html>`;

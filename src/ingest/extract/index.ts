@@ -5,14 +5,20 @@
  */
 import type { Extracted } from "../types";
 import { csvToText } from "./csv";
-import { detectKind, unsupported, type Hints } from "./detect";
+import { detectKind, type Hints } from "./detect";
 import { extractDocx } from "./docx";
+import { extractEpub } from "./epub";
 import { ExtractionError } from "./errors";
 import { extractHtml } from "./html";
 import { jsonToText } from "./json";
+import { extractOdp, extractOdt } from "./odf";
 import { extractPdf } from "./pdf";
+import { rtfToText } from "./rtf";
+import { extractSheets } from "./sheet";
+import { extractPptx } from "./slides";
 import { decodeText } from "./text";
 import { readZipDirectory } from "./zip";
+import { zipFormat } from "./zip-format";
 
 export { ExtractionError } from "./errors";
 export type { Hints } from "./detect";
@@ -22,7 +28,13 @@ export type { Hints } from "./detect";
  * @example const { text, kind, title } = await extract(bytes, { contentType: "application/pdf" });
  */
 export async function extract(bytes: Uint8Array, hints: Hints = {}): Promise<Extracted> {
-  const result = await extractByKind(bytes, hints);
+  const result = await extractByKind(bytes, hints).catch((err: unknown) => {
+    // Readers of nested markup recurse once per level; a document nested deeper than the
+    // stack allows is refused with a sentence rather than a stack trace.
+    if (err instanceof RangeError && /call stack/i.test(err.message))
+      throw new ExtractionError("document is nested too deeply to read");
+    throw err;
+  });
   if (!result.text.trim()) throw new ExtractionError(`no text found in ${result.kind}`);
   return result;
 }
@@ -33,7 +45,9 @@ async function extractByKind(bytes: Uint8Array, hints: Hints): Promise<Extracted
     case "pdf":
       return { kind, ...(await extractPdf(bytes)) };
     case "zip":
-      return { kind: "docx", text: await extractZip(bytes) };
+      return extractZip(bytes, hints);
+    case "rtf":
+      return { kind, text: rtfToText(bytes) };
     case "html": {
       const { text, title } = extractHtml(decodeText(bytes, hints.contentType));
       return title ? { kind, text, title } : { kind, text };
@@ -48,16 +62,25 @@ async function extractByKind(bytes: Uint8Array, hints: Hints): Promise<Extracted
   }
 }
 
-/** Zip limits are checked on the directory before anything is inflated; only DOCX is text. */
-async function extractZip(bytes: Uint8Array): Promise<string> {
+/** Zip limits are checked on the directory before anything is inflated, whatever the format. */
+async function extractZip(bytes: Uint8Array, hints: Hints): Promise<Extracted> {
   const zip = readZipDirectory(bytes);
-  if (zip.has("word/document.xml")) return extractDocx(bytes, zip);
-  if (zip.has("xl/workbook.xml"))
-    throw unsupported("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "XLSX spreadsheet");
-  if (zip.has("ppt/presentation.xml"))
-    throw unsupported("application/vnd.openxmlformats-officedocument.presentationml.presentation", "PPTX presentation");
-  if (zip.has("content.xml") && zip.has("mimetype"))
-    throw unsupported("application/vnd.oasis.opendocument", "OpenDocument file");
-  if (zip.has("META-INF/container.xml")) throw unsupported("application/epub+zip", "EPUB book");
-  throw unsupported("application/zip", "ZIP archive");
+  const kind = zipFormat(bytes, zip, hints);
+  switch (kind) {
+    case "docx":
+      return { kind, text: await extractDocx(bytes, zip) };
+    case "xlsx":
+    case "ods":
+      return { kind, text: extractSheets(bytes, zip, kind) };
+    case "pptx":
+      return { kind, text: extractPptx(bytes, zip) };
+    case "odp":
+      return { kind, text: extractOdp(bytes, zip) };
+    case "odt":
+      return { kind, text: extractOdt(bytes, zip) };
+    case "epub": {
+      const { text, title } = extractEpub(bytes, zip);
+      return title ? { kind, text, title } : { kind, text };
+    }
+  }
 }
