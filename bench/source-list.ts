@@ -8,7 +8,7 @@
  */
 import { parseArgs } from "node:util";
 import type { Db } from "../src/db/client";
-import { insertDocument } from "../src/db/queries/documents";
+import { insertDocument } from "../src/db/repo/documents";
 import { newDocumentRow } from "../src/ingest/queue";
 import { makeApp } from "../test/support/app";
 import { percentile } from "./support";

@@ -12,7 +12,7 @@ import { healthRoutes } from "./features/health/routes";
 import { kbRoutes } from "./features/kb/routes";
 import { keyRoutes } from "./features/keys/routes";
 import { mcpRoutes } from "./features/mcp/routes";
-import { modelRoutes } from "./features/models/routes";
+import { modelRoutes } from "./features/embedding-models/routes";
 import { pipelineRoutes } from "./features/pipelines/routes";
 import { queryRoutes } from "./features/query/routes";
 import { sourceRoutes, uploadRoutes } from "./features/sources/routes";

@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { deleteCollectionRow, findCollectionById } from "../src/db/queries/collections";
-import { findDocumentById } from "../src/db/queries/documents";
+import { deleteCollectionRow, findCollectionById } from "../src/db/repo/collections";
+import { findDocumentById } from "../src/db/repo/documents";
 import type { RowOut } from "../src/ingest/job";
 import { makeApp, type TestApp } from "./support/app";
 import { startFakeOllama, type FakeOllama } from "./support/fake-ollama";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { updateUserTier } from "../src/db/queries/users";
+import { updateUserTier } from "../src/db/repo/users";
 import { email, makeApp, type TestApp } from "./support/app";
 
 let t: TestApp;

@@ -3,7 +3,7 @@
  * never pulled) is abandoned, and the previous index keeps answering.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { findCollectionById } from "../src/db/queries/collections";
+import { findCollectionById } from "../src/db/repo/collections";
 import { makeApp, type TestApp } from "./support/app";
 import { startFakeOllama, type FakeOllama } from "./support/fake-ollama";
 import { Client, waitFor } from "./support/ingest";

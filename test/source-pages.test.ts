@@ -6,7 +6,7 @@
  * queries in a real SQLite file; ingestion is not what is tested here.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { insertDocument } from "../src/db/queries/documents";
+import { insertDocument } from "../src/db/repo/documents";
 import type { Db } from "../src/db/client";
 import type { DocumentRow } from "../src/db/schema";
 import { newDocumentRow } from "../src/ingest/queue";

@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, type Config, type TierName } from "../config";
 import { type Db, openDb } from "../db/client";
-import { updateUserTier } from "../db/queries/users";
+import { updateUserTier } from "../db/repo/users";
 import { createUser } from "../features/auth/service";
 import { AppError } from "../http/errors";
 

@@ -5,7 +5,7 @@
  * Later parts register their own clean-up with `onCollectionDeleted`.
  */
 import type { Db } from "../db/client";
-import { deleteCollectionRow } from "../db/queries/collections";
+import { deleteCollectionRow } from "../db/repo/collections";
 
 type Cleanup = (collectionId: string) => void | Promise<void>;
 

@@ -5,7 +5,7 @@
  * answering every query with the same chunk twice.
  */
 import type { Db } from "../db/client";
-import { findSameContent } from "../db/queries/external-documents";
+import { findSameContent } from "../db/repo/external-documents";
 import { AppError } from "../http/errors";
 
 /** Throws 409 `conflict` when another document of the collection has these bytes. */

@@ -7,7 +7,7 @@
  * Its rerun replaces whatever rows the failed run left, so nothing is duplicated.
  */
 import type { Db } from "../db/client";
-import { documentsFailedForSpace } from "../db/queries/documents";
+import { documentsFailedForSpace } from "../db/repo/documents";
 import type { Logger } from "../log";
 import { throttledLogger } from "../log-throttle";
 import { freeMb } from "../tools/disk";

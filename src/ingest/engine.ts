@@ -6,9 +6,9 @@
 import type { Config } from "../config";
 import { WriteBatch } from "../db/batch";
 import type { Db } from "../db/client";
-import { findCollectionById } from "../db/queries/collections";
-import { deleteDocumentRow, existingDocumentIds } from "../db/queries/documents";
-import { claimTask, pruneFinishedTasks, queuedTaskCount } from "../db/queries/tasks";
+import { findCollectionById } from "../db/repo/collections";
+import { deleteDocumentRow, existingDocumentIds } from "../db/repo/documents";
+import { claimTask, pruneFinishedTasks, queuedTaskCount } from "../db/repo/tasks";
 import type { DocumentRow, Task } from "../db/schema";
 import type { FileStore } from "../files/store";
 import type { Logger } from "../log";

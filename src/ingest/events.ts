@@ -14,7 +14,7 @@ import {
   insertDelivery,
   insertSourceEvent,
   webhookTargets,
-} from "../db/queries/events";
+} from "../db/repo/events";
 import type { EventRow } from "../db/schema";
 
 export const EVENT_TYPES = [

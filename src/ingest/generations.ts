@@ -13,9 +13,9 @@
  * changing this file.
  */
 import type { Db } from "../db/client";
-import { findCollectionById, listCollectionModels, updateCollection } from "../db/queries/collections";
-import { listDocuments, markRebuildFailed, updateDocument, zeroFailedChunkCounts } from "../db/queries/documents";
-import { dropQueuedTasksExcept, insertTask, pendingTaskCount, tasksOfGeneration } from "../db/queries/tasks";
+import { findCollectionById, listCollectionModels, updateCollection } from "../db/repo/collections";
+import { listDocuments, markRebuildFailed, updateDocument, zeroFailedChunkCounts } from "../db/repo/documents";
+import { dropQueuedTasksExcept, insertTask, pendingTaskCount, tasksOfGeneration } from "../db/repo/tasks";
 import type { Collection, NewCollection, Task } from "../db/schema";
 import { recordReindexEnd, recordSourceEvent } from "./events";
 

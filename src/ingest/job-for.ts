@@ -1,8 +1,8 @@
 /** The worker's job for a claimed task: what to read, how to chunk, which model, which limits. */
 import type { Config } from "../config";
 import type { Db } from "../db/client";
-import { findCollectionById } from "../db/queries/collections";
-import { findDocumentById, findDocumentText, markDocumentProcessing } from "../db/queries/documents";
+import { findCollectionById } from "../db/repo/collections";
+import { findDocumentById, findDocumentText, markDocumentProcessing } from "../db/repo/documents";
 import type { Task } from "../db/schema";
 import type { FileStore } from "../files/store";
 import { recordSourceEvent } from "./events";

@@ -4,7 +4,7 @@
  */
 import { parseStoredMetadata } from "../core/metadata";
 import type { Db } from "../db/client";
-import { listDocumentsByIds } from "../db/queries/documents";
+import { listDocumentsByIds } from "../db/repo/documents";
 import type { DocumentRow } from "../db/schema";
 import { encodeChunkMetadata } from "../vectors/meta-index";
 import type { MetadataLookup } from "../vectors/store";

@@ -6,9 +6,9 @@
  */
 import type { WriteBatch } from "../db/batch";
 import type { Db } from "../db/client";
-import { findCollectionById } from "../db/queries/collections";
-import { findDocumentById, markDocumentReady, updateDocument } from "../db/queries/documents";
-import { endTask, findTask, pendingTasksOfDocument, retryTaskLater } from "../db/queries/tasks";
+import { findCollectionById } from "../db/repo/collections";
+import { findDocumentById, markDocumentReady, updateDocument } from "../db/repo/documents";
+import { endTask, findTask, pendingTasksOfDocument, retryTaskLater } from "../db/repo/tasks";
 import type { Task } from "../db/schema";
 import type { Logger } from "../log";
 import { recordSourceEvent } from "./events";

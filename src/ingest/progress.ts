@@ -6,7 +6,7 @@
  * small source that is done within it adds no progress event at all.
  */
 import type { WriteBatch } from "../db/batch";
-import { setDocumentProgress } from "../db/queries/documents";
+import { setDocumentProgress } from "../db/repo/documents";
 import type { Logger } from "../log";
 import { recordSourceEvent } from "./events";
 

@@ -4,9 +4,9 @@
  */
 import type { Metadata } from "../core/metadata";
 import type { Db } from "../db/client";
-import { findCollectionById } from "../db/queries/collections";
-import { claimUpload, findDocumentById, insertDocument, markDocumentQueued } from "../db/queries/documents";
-import { insertTask, pendingTasksOfDocument } from "../db/queries/tasks";
+import { findCollectionById } from "../db/repo/collections";
+import { claimUpload, findDocumentById, insertDocument, markDocumentQueued } from "../db/repo/documents";
+import { insertTask, pendingTasksOfDocument } from "../db/repo/tasks";
 import type { Collection, DocumentRow } from "../db/schema";
 import { recordSourceEvent } from "./events";
 import { targetGeneration } from "./generations";

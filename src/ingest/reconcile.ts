@@ -8,9 +8,9 @@
  */
 import { readdirSync } from "node:fs";
 import type { Db } from "../db/client";
-import { findCollectionById } from "../db/queries/collections";
-import { listDocuments } from "../db/queries/documents";
-import { pendingTasksOfDocument, requeueInterrupted, waitingDocumentsWithoutTask } from "../db/queries/tasks";
+import { findCollectionById } from "../db/repo/collections";
+import { listDocuments } from "../db/repo/documents";
+import { pendingTasksOfDocument, requeueInterrupted, waitingDocumentsWithoutTask } from "../db/repo/tasks";
 import type { FileStore } from "../files/store";
 import type { Logger } from "../log";
 import type { VectorStore } from "../vectors/store";

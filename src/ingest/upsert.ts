@@ -9,13 +9,13 @@ import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Metadata } from "../core/metadata";
 import type { Db } from "../db/client";
-import { findCollectionById } from "../db/queries/collections";
-import { updateDocument } from "../db/queries/documents";
+import { findCollectionById } from "../db/repo/collections";
+import { updateDocument } from "../db/repo/documents";
 import {
   dropPendingTasksOfDocument,
   findDocumentByExternalId,
   replaceDocumentText,
-} from "../db/queries/external-documents";
+} from "../db/repo/external-documents";
 import type { DocumentRow } from "../db/schema";
 import { insertNewDocument, newDocumentRow, queueTask } from "./queue";
 

@@ -9,7 +9,7 @@
 import type { Config } from "../config";
 import { parseStoredMetadata } from "../core/metadata";
 import type { Db } from "../db/client";
-import { listDocumentsByIds } from "../db/queries/documents";
+import { listDocumentsByIds } from "../db/repo/documents";
 import type { Collection, DocumentRow } from "../db/schema";
 import { createEmbedder } from "../embed/index";
 import { EmbeddingError, type Embedder } from "../embed/types";

@@ -11,7 +11,7 @@ import { connect } from "node:net";
 import { join, relative } from "node:path";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { buildApp } from "../../src/app";
-import { updateUserTier } from "../../src/db/queries/users";
+import { updateUserTier } from "../../src/db/repo/users";
 import { email, type Reply, type TestApp } from "./app";
 
 import { waitFor } from "./wait";

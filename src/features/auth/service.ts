@@ -12,7 +12,7 @@ import {
   findUserBySession,
   insertSession,
   insertUser,
-} from "../../db/queries/users";
+} from "../../db/repo/users";
 import type { User } from "../../db/schema";
 import { AppError } from "../../http/errors";
 import { randomToken, sha256 } from "../../tools/crypto";

@@ -9,7 +9,7 @@
 import { createHmac } from "node:crypto";
 import type { Config } from "../../config";
 import type { Db } from "../../db/client";
-import { dueDeliveries, updateDelivery } from "../../db/queries/events";
+import { dueDeliveries, updateDelivery } from "../../db/repo/events";
 import type { Webhook, WebhookDelivery } from "../../db/schema";
 import { notifier } from "../../ingest/events";
 import { FetchError, safePost } from "../../ingest/fetch";

@@ -3,7 +3,7 @@
  * housekeeping of the log and the delivery log.
  */
 import type { Db } from "../../db/client";
-import { pruneDeliveries, pruneEvents } from "../../db/queries/events";
+import { pruneDeliveries, pruneEvents } from "../../db/repo/events";
 import { eventStream } from "./stream";
 
 /** Events are kept this long … */

@@ -5,7 +5,7 @@
  * API key) that has found the collection answers with `eventStream`.
  */
 import type { Db } from "../../db/client";
-import { eventsAfter, lastEventId, oldestEventId } from "../../db/queries/events";
+import { eventsAfter, lastEventId, oldestEventId } from "../../db/repo/events";
 import { notifier, presentEvent } from "../../ingest/events";
 
 /** Every 15 s a comment line keeps proxies from closing an idle stream. */

@@ -6,7 +6,7 @@
  */
 import type { Config } from "../../config";
 import type { Db } from "../../db/client";
-import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listWebhooks } from "../../db/queries/events";
+import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listWebhooks } from "../../db/repo/events";
 import type { Webhook, WebhookDelivery } from "../../db/schema";
 import { AppError, notFound } from "../../http/errors";
 import { noteWebhook } from "../../ingest/events";

@@ -7,13 +7,8 @@ import type { Config } from "../../config";
 import { type Metadata, metadataProblems, parseStoredMetadata } from "../../core/metadata";
 import type { Collections } from "../../core/collections";
 import type { Db } from "../../db/client";
-import {
-  findCollection,
-  insertCollection,
-  listCollections,
-  type CollectionWithStats,
-} from "../../db/queries/collections";
-import { findDocument, listDocuments } from "../../db/queries/documents";
+import { findCollection, insertCollection, listCollections, type CollectionWithStats } from "../../db/repo/collections";
+import { findDocument, listDocuments } from "../../db/repo/documents";
 import type { DocumentRow, User } from "../../db/schema";
 import type { FileStore } from "../../files/store";
 import { type MultipartBody, type ReceivedFile, receiveFile } from "../../files/multipart";

@@ -14,7 +14,7 @@ import {
   insertApiKey,
   listApiKeys,
   touchApiKeys,
-} from "../../db/queries/api-keys";
+} from "../../db/repo/api-keys";
 import type { ApiKey } from "../../db/schema";
 import { AppError, notFound } from "../../http/errors";
 import { randomBase62, sha256 } from "../../tools/crypto";

@@ -10,7 +10,7 @@
  * each it costs 0.2–1 s (two cores under load), hence the cache and its rate bound.
  */
 import type { Db } from "../../db/client";
-import { metadataKeys, metadataStamp, topMetadataValues } from "../../db/queries/metadata-keys";
+import { metadataKeys, metadataStamp, topMetadataValues } from "../../db/repo/metadata-keys";
 
 export const SUMMARY_LIMITS = { keys: 100, values: 10, valueChars: 200 } as const;
 /** What goes into the tool description, which every model reads on every turn. */

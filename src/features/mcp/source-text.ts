@@ -9,7 +9,7 @@
  * (which keeps every offset right).
  */
 import type { Db } from "../../db/client";
-import { findDocument, findDocumentText } from "../../db/queries/documents";
+import { findDocument, findDocumentText } from "../../db/repo/documents";
 import type { Collection } from "../../db/schema";
 import { AppError, notFound } from "../../http/errors";
 import type { VectorStore } from "../../vectors/store";

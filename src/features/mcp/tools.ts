@@ -9,7 +9,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { Db } from "../../db/client";
-import { listDocuments } from "../../db/queries/documents";
+import { listDocuments } from "../../db/repo/documents";
 import type { Collection } from "../../db/schema";
 import { AppError } from "../../http/errors";
 import type { Logger } from "../../log";

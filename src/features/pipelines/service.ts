@@ -15,7 +15,7 @@ import {
   updateCollection,
   type CollectionStatus,
   type CollectionWithStats,
-} from "../../db/queries/collections";
+} from "../../db/repo/collections";
 import type { Collection, User } from "../../db/schema";
 import { parseModel } from "../../embed/models";
 import { AppError, notFound, type FieldProblem } from "../../http/errors";

@@ -4,7 +4,7 @@
  * with no chunks answers []).
  */
 import type { Db } from "../../db/client";
-import { findCollectionById } from "../../db/queries/collections";
+import { findCollectionById } from "../../db/repo/collections";
 import type { Collection } from "../../db/schema";
 import { AppError } from "../../http/errors";
 import type { SearchRequest } from "../../retrieval/request";

@@ -11,8 +11,8 @@ import {
   DOCUMENT_STATUSES,
   type DocumentStatus,
   findDocumentPage,
-} from "../../db/queries/document-pages";
-import { listDocumentsWithPreview } from "../../db/queries/documents";
+} from "../../db/repo/document-pages";
+import { listDocumentsWithPreview } from "../../db/repo/documents";
 import { Enum, QueryInteger, StrictInteger } from "../../http/models";
 import { SourceModel, type Source } from "./model";
 import { presentSource } from "./present";

@@ -1,6 +1,6 @@
 /** Turns a stored document row into the public Source shape. */
 import { parseStoredMetadata } from "../../core/metadata";
-import { CONTENT_PREVIEW_CHARS } from "../../db/queries/documents";
+import { CONTENT_PREVIEW_CHARS } from "../../db/repo/documents";
 import type { DocumentRow } from "../../db/schema";
 import type { Source } from "./model";
 

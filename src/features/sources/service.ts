@@ -11,7 +11,7 @@ import {
   findDocumentById,
   findDocumentWithPreview,
   updateDocument,
-} from "../../db/queries/documents";
+} from "../../db/repo/documents";
 import type { Collection, DocumentRow } from "../../db/schema";
 import type { FileStore } from "../../files/store";
 import { UPLOAD_TTL_MS, checkSignature, signUploadUrl } from "../../files/signing";

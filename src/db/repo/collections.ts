@@ -20,7 +20,7 @@ export interface CollectionStats {
 // which the subquery would read as the document's own id.
 const outerId = sql.raw(`"collections"."id"`);
 
-/** SQL that derives a collection's status from its documents (CONTRACT 4). */
+/** SQL that derives a collection's status from its documents (docs/API.md, "The pipeline object"). */
 const statusSql = sql<CollectionStatus>`(
   SELECT CASE
     WHEN count(*) = 0 THEN 'empty'
