@@ -195,7 +195,7 @@ export function errorHandler(log: Logger, dataDir?: string) {
 
 const ids = new WeakMap<Request, string>();
 
-/** The id given to a request when it arrived (see http/request-log.ts). */
+/** The id given to a request when it arrived (see http/observe.ts). */
 export function requestIdOf(request: Request): string {
   let id = ids.get(request);
   if (!id) {

@@ -1,6 +1,6 @@
 /**
  * Typed calls for every endpoint the dashboard uses, named after what they do.
- * Paths and bodies follow CONTRACT.md; nothing here knows about screens.
+ * Paths and bodies follow docs/API.md; nothing here knows about screens.
  */
 import { qs, request } from "./client";
 import type {

@@ -2,7 +2,7 @@
  * The shapes the dashboard reads from ragd's public API. Where the server already
  * has a schema, the type is derived from it (type-only imports: nothing of the
  * server ends up in the browser bundle), so a change there shows up here at
- * compile time. The rest is written from CONTRACT.md until those schemas land.
+ * compile time. The rest is written from docs/API.md.
  */
 import type { UserModel } from "../../features/auth/model";
 import type { DeliveryModel, WebhookCreated as WebhookCreatedModel, WebhookModel } from "../../features/events/model";

@@ -21,7 +21,7 @@ export function useApp(): AppState {
   return s;
 }
 
-/** What a tier allows, in the words of CONTRACT.md (free 1, pro 25, unlimited none). */
+/** What a tier allows, in the words of docs/API.md (free 1, pro 25, unlimited none). */
 export const TIER_PIPELINES: Record<User["tier"], number | null> = { free: 1, pro: 25, unlimited: null };
 
 /** The tier to ask an administrator for. */

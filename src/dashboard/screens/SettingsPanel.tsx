@@ -1,6 +1,6 @@
 /**
  * The Settings tab: edit the pipeline, re-index it, delete it. Saving never
- * re-indexes by itself (CONTRACT: an update does not touch existing data), so the
+ * re-indexes by itself (docs/API.md, PATCH of a pipeline: an update does not touch existing data), so the
  * form says so under its Save button and offers "Re-index now" right there.
  */
 import { useState } from "preact/hooks";

@@ -1,4 +1,4 @@
-/** Schemas of the knowledge-base endpoints (seed 4.5, CONTRACT 4 and 5). */
+/** Schemas of the knowledge-base endpoints (docs/API.md, "Knowledge bases"). */
 import { t } from "elysia";
 import { Enum, Name, StrictInteger } from "../../http/models";
 import { SOURCE_STATUSES } from "../sources/model";

@@ -1,4 +1,4 @@
-/** Knowledge-base routes (seed 4.5, CONTRACT 5): per user, session cookie. */
+/** Knowledge-base routes (docs/API.md, "Knowledge bases"): per user, session cookie. */
 import { Elysia, t } from "elysia";
 import { sessionAuth } from "../../http/auth";
 import { Deleted, ErrorBody } from "../../http/models";

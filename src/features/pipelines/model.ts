@@ -1,4 +1,4 @@
-/** Request and response schemas of the pipeline endpoints (CONTRACT 4 and 5). */
+/** Request and response schemas of the pipeline endpoints (docs/API.md, "Pipelines"). */
 import { t } from "elysia";
 import { Enum, Name, QueryInteger, StrictInteger } from "../../http/models";
 import { SourceModel } from "../sources/model";

@@ -1,4 +1,4 @@
-/** Pipeline routes (seed 4.2): list, create, get, patch, delete. */
+/** Pipeline routes (docs/API.md, "Pipelines"): list, create, get, patch, delete. */
 import { Elysia, t } from "elysia";
 import type { AuthService } from "../auth/service";
 import { sessionAuth } from "../../http/auth";

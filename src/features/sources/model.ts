@@ -1,4 +1,4 @@
-/** Schemas of data sources (CONTRACT 4). */
+/** Schemas of data sources (docs/API.md, "The source object"). */
 import { t } from "elysia";
 import { Enum, Name, StrictInteger } from "../../http/models";
 

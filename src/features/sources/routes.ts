@@ -1,5 +1,5 @@
 /**
- * Data source routes (seed 4.3) and the re-index trigger, under a pipeline;
+ * Data source routes (docs/API.md, "Data sources") and the re-index trigger, under a pipeline;
  * and PUT /uploads/:sourceId, where the signed uploadUrl points.
  */
 import { Elysia, t } from "elysia";

@@ -1,5 +1,5 @@
 /**
- * The guarded fetcher for url and api sources (CONTRACT §8). It resolves each host itself,
+ * The guarded fetcher for url and api sources (docs/API.md, "POST /api/rag/pipelines/{id}/sources": the fetch rules). It resolves each host itself,
  * checks every address against the fetch rules, then connects to the checked address,
  * never to a name resolved again: the URL carries the IP, `Host` carries the name, and
  * for https `tls.serverName` makes Bun send SNI and verify the certificate for the name.

@@ -1,5 +1,5 @@
 /**
- * The fetch rules (CONTRACT §8): which hosts and addresses a url/api source may reach.
+ * The fetch rules (docs/API.md, "POST /api/rag/pipelines/{id}/sources"): which hosts and addresses a url/api source may reach.
  * The deny list always wins; the allow list lets a host or address through that the
  * built-in rules (loopback, link-local, metadata, unspecified, multicast) would refuse.
  */
