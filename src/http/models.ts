@@ -16,8 +16,6 @@ export const ErrorBody = t.Object(
 
 export const Deleted = t.Object({ deleted: t.Literal(true), id: t.String() });
 
-export const IdParam = t.Object({ id: t.String() });
-
 /**
  * A name (of a pipeline, knowledge base, source or key): surrounding whitespace is
  * trimmed before it is stored, and what is left must be 1..`max` characters, so a

@@ -53,7 +53,7 @@ interface Claimed {
   send: () => void;
 }
 
-interface Running {
+interface RunningTask {
   task: Task;
   writes: Promise<void>[];
   failed: unknown;
@@ -75,7 +75,7 @@ export interface EngineDeps {
 
 export class IngestEngine {
   readonly sink: ChunkSink;
-  private readonly running = new Map<string, Running>();
+  private readonly running = new Map<string, RunningTask>();
   /** Group commit for new documents, finished tasks and progress. */
   private readonly writes: WriteBatch;
   private readonly progress: ProgressBuffer;
@@ -309,7 +309,7 @@ export class IngestEngine {
   }
 
   /** Waits for the job's rows to be committed, then records the outcome (with the next group commit). */
-  private async finish(jobId: string, r: Running, outcome: Outcome): Promise<void> {
+  private async finish(jobId: string, r: RunningTask, outcome: Outcome): Promise<void> {
     await Promise.allSettled(r.writes);
     if (!this.running.has(jobId)) return;
     if (r.failed && outcome.ok) {

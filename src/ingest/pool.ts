@@ -38,7 +38,7 @@ export const jobWeight = (bytes: number | null) =>
 /** The worker's embedder a job uses when it batches remote calls; null for the built-in model, which needs no batches. */
 const batchKey = (job: Job): string | null => (job.model.trim() === "builtin" ? null : embedderKey(job));
 
-interface Running {
+interface AssignedJob {
   job: Job;
   weight: number;
   batch: string | null;
@@ -48,10 +48,10 @@ interface Running {
 
 interface Slot {
   worker: Worker;
-  jobs: Map<string, Running>;
+  jobs: Map<string, AssignedJob>;
   /** Sum of the weights of `jobs`, kept as they come and go: it is read on every scheduling step. */
   load: number;
-  /** Running jobs per batch key. */
+  /** Assigned jobs per batch key. */
   batches: Map<string, number>;
   /** Set while waiting for a pong: the worker may be stuck in synchronous code. */
   probe: Timer | null;

@@ -10,13 +10,13 @@ import { embedderKey, runJob, type Job, type JobEvent, type ToWorker } from "./j
 
 declare const self: Worker;
 
-interface Running {
+interface JobInWorker {
   abort: AbortController;
   acks: number;
   wake: (() => void) | null;
 }
 
-const running = new Map<string, Running>();
+const running = new Map<string, JobInWorker>();
 const embedders = new Map<string, Embedder>();
 
 /** One shared, batching embedder per model and backend settings. */
@@ -45,7 +45,7 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   if (msg.type === "cancel") return running.get(msg.jobId)?.abort.abort();
   const job = msg.job;
   const abort = new AbortController();
-  const r: Running = { abort, acks: 0, wake: null };
+  const r: JobInWorker = { abort, acks: 0, wake: null };
   running.set(job.jobId, r);
   const emit = (e: JobEvent, transfer?: ArrayBuffer[]) => {
     if (!abort.signal.aborted) self.postMessage(e, transfer ?? []);

@@ -1,5 +1,5 @@
 /** Named queries on documents (pipeline sources and knowledge-base documents). */
-import { and, asc, eq, inArray, isNotNull, like, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, like, sql } from "drizzle-orm";
 import { DISK_FULL_LIKE } from "../../tools/disk";
 import type { Db } from "../client";
 import { once, ph, placeholdersOf } from "../prepared";
@@ -215,18 +215,6 @@ export function claimUpload(db: Db, id: string, patch: Partial<DocumentRow>): bo
 
 export function deleteDocumentRow(db: Db, id: string): void {
   db.delete(documents).where(eq(documents.id, id)).run();
-}
-
-/** Documents with a stored file, for start-up clean-up of orphaned files. */
-export function documentsWithFiles(db: Db): Set<string> {
-  return new Set(
-    db
-      .select({ id: documents.id })
-      .from(documents)
-      .where(isNotNull(documents.filePath))
-      .all()
-      .map((r) => r.id),
-  );
 }
 
 export function listDocumentsByIds(db: Db, ids: string[]): DocumentRow[] {

@@ -19,16 +19,6 @@ export function findDocumentByExternalId(db: Db, collectionId: string, externalI
   return once(db, byExternalId).get({ collectionId, externalId });
 }
 
-/** The documents of a collection that carry an external id, with any of `ids`. */
-export function findDocumentsByExternalIds(db: Db, collectionId: string, ids: string[]): DocumentRow[] {
-  if (ids.length === 0) return [];
-  return db
-    .select()
-    .from(documents)
-    .where(and(eq(documents.collectionId, collectionId), inArray(documents.externalId, ids)))
-    .all();
-}
-
 export interface DocumentPageQuery {
   status?: DocumentRow["status"];
   /** Only documents changed after this instant (ISO 8601). */

@@ -142,10 +142,6 @@ export function queuedTaskCount(db: Db): number {
   return once(db, queuedCount).get()?.n ?? 0;
 }
 
-export function runningTaskCount(db: Db): number {
-  return db.select({ n: count() }).from(tasks).where(eq(tasks.status, "processing")).get()?.n ?? 0;
-}
-
 /** Removes waiting tasks of a collection for generations other than `keep` (a re-index supersedes them). */
 export function dropQueuedTasksExcept(db: Db, collectionId: string, keep: number): void {
   db.delete(tasks)

@@ -9,10 +9,6 @@ export function findUserByEmail(db: Db, email: string): User | undefined {
   return db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`).get();
 }
 
-export function findUserById(db: Db, id: string): User | undefined {
-  return db.select().from(users).where(eq(users.id, id)).get();
-}
-
 export function insertUser(db: Db, user: User): void {
   db.insert(users).values(user).run();
 }

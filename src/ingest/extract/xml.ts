@@ -8,8 +8,6 @@ import { DOMParser } from "linkedom";
 import { ExtractionError } from "./errors";
 import { inflateEntry, type ZipDirectory, type ZipEntry } from "./zip";
 
-export type XmlElement = Element;
-
 const utf8 = new TextDecoder();
 
 /** The local part of an element's name: `a:t` → `t`. */
