@@ -10,8 +10,8 @@ export function KeyCreatedDialog({ created, onClose }: { created: ApiKeyCreated;
       title={`Key “${created.name}” created`}
       warning={
         <>
-          <strong>Copy this key now.</strong> ragd keeps only a hash of it and will never show it again. If you lose
-          it, revoke it and create a new one.
+          <strong>Copy this key now.</strong> ragd keeps only a hash of it and will never show it again. If you lose it,
+          revoke it and create a new one.
         </>
       }
       label="Your new API key"

@@ -8,8 +8,8 @@ export function WebhookSecretDialog({ created, onClose }: { created: WebhookCrea
       title="Webhook created"
       warning={
         <>
-          <strong>Copy this secret now.</strong> It is shown only once. Your receiver checks each request with it:
-          the <code>X-Ragd-Signature</code> header is <code>sha256=</code> and the hex HMAC-SHA256 of the raw body.
+          <strong>Copy this secret now.</strong> It is shown only once. Your receiver checks each request with it: the{" "}
+          <code>X-Ragd-Signature</code> header is <code>sha256=</code> and the hex HMAC-SHA256 of the raw body.
         </>
       }
       label="Signing secret"
