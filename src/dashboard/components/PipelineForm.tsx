@@ -34,32 +34,12 @@ export const DEFAULT_CONFIG: PipelineConfig = {
   rerankModel: null,
 };
 
-/** The editable fields of a pipeline. */
+/** The editable fields of a pipeline: the keys of the defaults, which name every one of them. */
+const CONFIG_KEYS = Object.keys(DEFAULT_CONFIG) as (keyof PipelineConfig)[];
+
+/** The editable fields of a pipeline, without its id, counts and dates. */
 export function configOf(p: PipelineConfig): PipelineConfig {
-  const {
-    name,
-    description,
-    chunkingStrategy,
-    chunkSize,
-    chunkOverlap,
-    embeddingModel,
-    vectorProvider,
-    retrievalTopK,
-    hybridAlpha,
-    rerankModel,
-  } = p;
-  return {
-    name,
-    description,
-    chunkingStrategy,
-    chunkSize,
-    chunkOverlap,
-    embeddingModel,
-    vectorProvider,
-    retrievalTopK,
-    hybridAlpha,
-    rerankModel,
-  };
+  return Object.fromEntries(CONFIG_KEYS.map((k) => [k, p[k]])) as PipelineConfig;
 }
 
 /** Problems the browser can see before asking the server, by field. */
