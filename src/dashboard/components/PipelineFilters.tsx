@@ -1,9 +1,9 @@
 /**
  * The search box and status filter above the pipeline list. Typing is debounced
- * before it reaches the URL, so each pause costs one request, not one per key.
+ * before it reaches the URL (useSearchBox).
  */
-import { useEffect, useState } from "preact/hooks";
 import type { PipelineStatus } from "../api/types";
+import { useSearchBox } from "../lib/hooks";
 
 const STATUS_OPTIONS: [PipelineStatus | "", string][] = [
   ["", "Any status"],
@@ -21,22 +21,11 @@ interface Props {
 
 /** A role=search form; the URL stays the source of truth. */
 export function PipelineFilters({ search, status, onChange }: Props) {
-  const [typed, setTyped] = useState(search);
-
-  // Follow the URL (back button, "clear") unless the user is typing in the box.
-  useEffect(() => {
-    if (document.activeElement?.id !== "pl-search") setTyped(search);
-  }, [search]);
-
-  useEffect(() => {
-    if (typed.trim() === search) return;
-    const t = setTimeout(() => onChange({ search: typed.trim() }), 250);
-    return () => clearTimeout(t);
-  }, [typed]);
+  const { typed, setTyped, commit } = useSearchBox(search, "pl-search", (search) => onChange({ search }));
 
   return (
     // biome-ignore lint/a11y/useSemanticElements: <search> is not yet styled or announced everywhere
-    <form class="toolbar" role="search" onSubmit={(e) => (e.preventDefault(), onChange({ search: typed.trim() }))}>
+    <form class="toolbar" role="search" onSubmit={(e) => (e.preventDefault(), commit())}>
       <label class="sr-only" for="pl-search">
         Search pipelines by name
       </label>

@@ -1,9 +1,9 @@
 /**
  * The search box and status filter above a pipeline's sources. Typing is debounced
- * before it reaches the URL, so each pause costs one request, not one per key.
+ * before it reaches the URL (useSearchBox).
  */
-import { useEffect, useState } from "preact/hooks";
 import type { SourcePage, SourceStatus } from "../api/types";
+import { useSearchBox } from "../lib/hooks";
 
 const STATUS_OPTIONS: [SourceStatus, string][] = [
   ["ready", "Ready"],
@@ -23,22 +23,11 @@ interface Props {
 
 /** A role=search form; the URL stays the source of truth. */
 export function SourceFilters({ q, status, counts, onChange }: Props) {
-  const [typed, setTyped] = useState(q);
-
-  // Follow the URL (back button, "clear") unless the user is typing in the box.
-  useEffect(() => {
-    if (document.activeElement?.id !== "src-search") setTyped(q);
-  }, [q]);
-
-  useEffect(() => {
-    if (typed.trim() === q) return;
-    const t = setTimeout(() => onChange({ q: typed.trim() }), 250);
-    return () => clearTimeout(t);
-  }, [typed]);
+  const { typed, setTyped, commit } = useSearchBox(q, "src-search", (q) => onChange({ q }));
 
   return (
     // biome-ignore lint/a11y/useSemanticElements: <search> is not yet styled or announced everywhere
-    <form class="toolbar" role="search" onSubmit={(e) => (e.preventDefault(), onChange({ q: typed.trim() }))}>
+    <form class="toolbar" role="search" onSubmit={(e) => (e.preventDefault(), commit())}>
       <label class="sr-only" for="src-search">
         Search sources by name
       </label>
