@@ -85,7 +85,11 @@ export async function sourceSteps(page: Page, base: string, pipelineId: string):
   await page.getByLabel("Type 2").selectOption("number");
   await page.getByLabel("Value 2").fill("2026");
   await page.getByLabel("Query", { exact: true }).fill("opening hours refund");
+  // The first query's results stay on screen until this one answers: wait for the answer.
+  const answered = page.waitForResponse((r) => r.url().endsWith("/api/rag/query"));
   await page.getByRole("button", { name: "Search" }).click();
+  await answered;
+  await page.getByRole("button", { name: "Search", exact: true }).waitFor();
   await page.locator(".result").first().waitFor();
   const names = await page.locator(".result-source").allTextContents();
   expect(names.length).toBeGreaterThan(0);
