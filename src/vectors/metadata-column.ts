@@ -8,7 +8,7 @@
 import { makeArrowTable, type Table } from "@lancedb/lancedb";
 import * as arrow from "apache-arrow";
 import { METADATA_COLUMN } from "./meta-index";
-import { inList, metadataField, parseTableName, rowsToArrow, type ChunkRow } from "./tables";
+import { chunkFieldsOf, inList, metadataField, parseTableName, rowsToArrow, type ChunkRow } from "./tables";
 
 /** The index form of the metadata of each listed document of a collection (absent: deleted). */
 export type MetadataLookup = (collectionId: string, documentIds: string[]) => Map<string, string>;
@@ -69,12 +69,7 @@ export class MetadataColumn {
     const stored = await table.query().where(inList("document_id", docIds)).select(STORED).toArray();
     if (!stored.length) return;
     const rows: ChunkRow[] = stored.map((r) => ({
-      id: String(r.id),
-      documentId: String(r.document_id),
-      chunkIndex: Number(r.chunk_index),
-      text: String(r.text),
-      start: Number(r.start),
-      end: Number(r.end),
+      ...chunkFieldsOf(r),
       vector: Float32Array.from(r.vector as ArrayLike<number>),
     }));
     await table

@@ -22,7 +22,7 @@
  */
 import { MatchQuery, type Table, type VectorQuery } from "@lancedb/lancedb";
 import { fuse } from "../retrieval/fusion";
-import { inList } from "./tables";
+import { chunkFieldsOf, inList } from "./tables";
 
 export type SearchMode = "vector" | "keyword" | "hybrid";
 
@@ -227,15 +227,7 @@ async function cosines(table: Table, query: Float32Array, ids: string[]): Promis
 }
 
 function toHit(r: Record<string, unknown>, score: number): Ranked {
-  return {
-    id: String(r.id),
-    documentId: String(r.document_id),
-    chunkIndex: Number(r.chunk_index),
-    text: String(r.text),
-    start: Number(r.start),
-    end: Number(r.end),
-    score,
-  };
+  return { ...chunkFieldsOf(r), score };
 }
 
 function saturate(perTerm: number): number {

@@ -116,6 +116,18 @@ export function rowsToArrow(rows: ChunkRow[]): arrow.Table {
   return new arrow.Table([new arrow.RecordBatch(schema, struct)]);
 }
 
+/** A stored row's chunk columns (not its vector or metadata), typed back from Arrow's values. */
+export function chunkFieldsOf(r: Record<string, unknown>): Omit<ChunkRow, "vector" | "metadata"> {
+  return {
+    id: String(r.id),
+    documentId: String(r.document_id),
+    chunkIndex: Number(r.chunk_index),
+    text: String(r.text),
+    start: Number(r.start),
+    end: Number(r.end),
+  };
+}
+
 const encoder = new TextEncoder();
 
 /** A UTF-8 column written straight into one buffer (Arrow's own builder goes value by value). */

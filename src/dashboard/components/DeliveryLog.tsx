@@ -1,6 +1,7 @@
 /** A webhook's newest deliveries: what was sent, how often, and how the receiver answered. */
 import type { WebhookDelivery } from "../api/types";
-import { formatDate, timeAgo } from "../lib/format";
+import { formatDate } from "../lib/format";
+import { TimeAgo } from "./TimeAgo";
 
 const TONE: Record<string, string> = { delivered: "good", pending: "busy", failed: "bad" };
 
@@ -37,9 +38,7 @@ export function DeliveryLog({ items }: { items: WebhookDelivery[] }) {
                 {d.lastStatusCode !== null && <code>{d.lastStatusCode}</code>} {d.lastError ?? ""}
               </td>
               <td data-label="Created">
-                <time dateTime={d.createdAt} title={formatDate(d.createdAt)}>
-                  {timeAgo(d.createdAt)}
-                </time>
+                <TimeAgo at={d.createdAt} />
               </td>
             </tr>
           ))}

@@ -2,12 +2,15 @@
 import type { ComponentChildren } from "preact";
 import { useId } from "preact/hooks";
 
+/** The ids a control must carry to be tied to its label, hint and error. */
+export type FieldIds = { id: string; "aria-describedby"?: string; "aria-invalid"?: boolean };
+
 interface Props {
   label: string;
   hint?: ComponentChildren;
   error?: string;
   /** Renders the control with the ids it must carry. */
-  children: (ids: { id: string; "aria-describedby"?: string; "aria-invalid"?: boolean }) => ComponentChildren;
+  children: (ids: FieldIds) => ComponentChildren;
   /** Text after the control, such as a unit. */
   suffix?: ComponentChildren;
   /** Extra class on the wrapper, e.g. "field-narrow" in an inline form. */

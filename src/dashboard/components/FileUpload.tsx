@@ -8,11 +8,9 @@ import { sources } from "../api/endpoints";
 import type { Source } from "../api/types";
 import { sameOriginUploadUrl, uploadWithProgress, type UploadProgress } from "../api/upload";
 import { formatBytes } from "../lib/format";
-import { FILE_ACCEPT, FILE_FORMATS_HINT } from "../lib/formats";
 import { useApp } from "../lib/session";
-import { ErrorNote } from "./ErrorNote";
-import { FilePicker } from "./FilePicker";
 import { ProgressBar } from "./ProgressBar";
+import { UploadBox } from "./UploadBox";
 
 /** Picks a file and uploads it with a progress bar and a Cancel button. */
 export function FileUpload({ pipelineId, onUploaded }: { pipelineId: string; onUploaded: () => void }) {
@@ -60,28 +58,24 @@ export function FileUpload({ pipelineId, onUploaded }: { pipelineId: string; onU
   };
 
   return (
-    <div class="stack-sm">
-      {progress ? (
-        <div class="upload-status">
-          <ProgressBar
-            label="Upload progress"
-            value={progress.loaded}
-            max={progress.total}
-            text={`${formatBytes(progress.loaded)} of ${formatBytes(progress.total)}`}
-          />
-          <button type="button" class="btn btn-small" onClick={() => abort.current?.abort()}>
-            Cancel
-          </button>
-        </div>
-      ) : (
-        <FilePicker
-          label="Choose a file or drop it here"
-          hint={FILE_FORMATS_HINT}
-          accept={FILE_ACCEPT}
-          onPick={(f) => void upload(f)}
-        />
-      )}
-      <ErrorNote error={error} context="Upload failed" />
-    </div>
+    <UploadBox
+      uploading={
+        progress && (
+          <div class="upload-status">
+            <ProgressBar
+              label="Upload progress"
+              value={progress.loaded}
+              max={progress.total}
+              text={`${formatBytes(progress.loaded)} of ${formatBytes(progress.total)}`}
+            />
+            <button type="button" class="btn btn-small" onClick={() => abort.current?.abort()}>
+              Cancel
+            </button>
+          </div>
+        )
+      }
+      onPick={(f) => void upload(f)}
+      error={error}
+    />
   );
 }

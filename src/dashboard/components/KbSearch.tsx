@@ -6,6 +6,7 @@ import { useAction } from "../lib/hooks";
 import { ErrorNote } from "./ErrorNote";
 import { Field } from "./Field";
 import { ResultList } from "./ResultList";
+import { TopKField } from "./TopKField";
 
 /** A query box, a top-K and the ranked results. */
 export function KbSearch({ kbId, hasDocuments }: { kbId: string; hasDocuments: boolean }) {
@@ -26,18 +27,7 @@ export function KbSearch({ kbId, hasDocuments }: { kbId: string; hasDocuments: b
           <Field label="Query">
             {(ids) => <input {...ids} type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />}
           </Field>
-          <Field label="Top-K" class="field-narrow">
-            {(ids) => (
-              <input
-                {...ids}
-                type="number"
-                min={1}
-                max={100}
-                value={topK}
-                onInput={(e) => setTopK(Math.max(1, Math.min(100, Number(e.currentTarget.value) || 1)))}
-              />
-            )}
-          </Field>
+          <TopKField label="Top-K" class="field-narrow" value={topK} onChange={setTopK} />
           <button type="submit" class="btn btn-primary" disabled={search.busy || !query.trim()}>
             {search.busy ? "Searching…" : "Search"}
           </button>

@@ -4,11 +4,9 @@ import type { ApiError } from "../api/client";
 import { knowledgeBases } from "../api/endpoints";
 import { uploadWithProgress, type UploadProgress } from "../api/upload";
 import { formatBytes } from "../lib/format";
-import { FILE_ACCEPT, FILE_FORMATS_HINT } from "../lib/formats";
 import { useApp } from "../lib/session";
-import { ErrorNote } from "./ErrorNote";
-import { FilePicker } from "./FilePicker";
 import { ProgressBar } from "./ProgressBar";
+import { UploadBox } from "./UploadBox";
 
 /** One file at a time; the document appears in the list as soon as it is accepted. */
 export function KbUpload({ kbId, onUploaded }: { kbId: string; onUploaded: () => void }) {
@@ -38,23 +36,19 @@ export function KbUpload({ kbId, onUploaded }: { kbId: string; onUploaded: () =>
   };
 
   return (
-    <div class="stack-sm">
-      {progress ? (
-        <ProgressBar
-          label={`Uploading ${progress.name}`}
-          value={progress.loaded}
-          max={progress.total}
-          text={`${progress.name}: ${formatBytes(progress.loaded)} of ${formatBytes(progress.total)}`}
-        />
-      ) : (
-        <FilePicker
-          label="Choose a file or drop it here"
-          hint={FILE_FORMATS_HINT}
-          accept={FILE_ACCEPT}
-          onPick={(f) => void upload(f)}
-        />
-      )}
-      <ErrorNote error={error} context="Upload failed" />
-    </div>
+    <UploadBox
+      uploading={
+        progress && (
+          <ProgressBar
+            label={`Uploading ${progress.name}`}
+            value={progress.loaded}
+            max={progress.total}
+            text={`${progress.name}: ${formatBytes(progress.loaded)} of ${formatBytes(progress.total)}`}
+          />
+        )
+      }
+      onPick={(f) => void upload(f)}
+      error={error}
+    />
   );
 }

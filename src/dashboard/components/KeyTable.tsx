@@ -1,6 +1,7 @@
 /** The keys of a pipeline by prefix, with their scopes, expiry, created and last-used times. */
 import type { ApiKey } from "../api/types";
-import { formatDate, timeAgo } from "../lib/format";
+import { formatDate } from "../lib/format";
+import { TimeAgo } from "./TimeAgo";
 
 /** A table on wide screens, stacked on a phone. */
 export function KeyTable({ items, onRevoke }: { items: ApiKey[]; onRevoke: (k: ApiKey) => void }) {
@@ -35,18 +36,10 @@ export function KeyTable({ items, onRevoke }: { items: ApiKey[]; onRevoke: (k: A
                 <Expiry at={k.expiresAt} />
               </td>
               <td data-label="Created">
-                <time dateTime={k.createdAt} title={formatDate(k.createdAt)}>
-                  {timeAgo(k.createdAt)}
-                </time>
+                <TimeAgo at={k.createdAt} />
               </td>
               <td data-label="Last used">
-                {k.lastUsedAt ? (
-                  <time dateTime={k.lastUsedAt} title={formatDate(k.lastUsedAt)}>
-                    {timeAgo(k.lastUsedAt)}
-                  </time>
-                ) : (
-                  <span class="muted">never</span>
-                )}
+                {k.lastUsedAt ? <TimeAgo at={k.lastUsedAt} /> : <span class="muted">never</span>}
               </td>
               <td class="actions">
                 <button

@@ -1,9 +1,6 @@
-/**
- * The search box and status filter above the pipeline list. Typing is debounced
- * before it reaches the URL, so each pause costs one request, not one per key.
- */
-import { useEffect, useState } from "preact/hooks";
+/** The search box and status filter above the pipeline list. */
 import type { PipelineStatus } from "../api/types";
+import { FilterToolbar } from "./FilterToolbar";
 
 const STATUS_OPTIONS: [PipelineStatus | "", string][] = [
   ["", "Any status"],
@@ -19,42 +16,22 @@ interface Props {
   onChange: (next: { search?: string; status?: string }) => void;
 }
 
-/** A role=search form; the URL stays the source of truth. */
+/** Search by name and filter by status. */
 export function PipelineFilters({ search, status, onChange }: Props) {
-  const [typed, setTyped] = useState(search);
-
-  // Follow the URL (back button, "clear") unless the user is typing in the box.
-  useEffect(() => {
-    if (document.activeElement?.id !== "pl-search") setTyped(search);
-  }, [search]);
-
-  useEffect(() => {
-    if (typed.trim() === search) return;
-    const t = setTimeout(() => onChange({ search: typed.trim() }), 250);
-    return () => clearTimeout(t);
-  }, [typed]);
-
   return (
-    // biome-ignore lint/a11y/useSemanticElements: <search> is not yet styled or announced everywhere
-    <form class="toolbar" role="search" onSubmit={(e) => (e.preventDefault(), onChange({ search: typed.trim() }))}>
-      <label class="sr-only" for="pl-search">
-        Search pipelines by name
-      </label>
-      <input
-        id="pl-search"
-        type="search"
-        placeholder="Search by name"
-        value={typed}
-        onInput={(e) => setTyped(e.currentTarget.value)}
-      />
-      <label class="sr-only" for="pl-status">
-        Filter by status
-      </label>
-      <select id="pl-status" value={status} onChange={(e) => onChange({ status: e.currentTarget.value })}>
-        {STATUS_OPTIONS.map(([v, label]) => (
-          <option value={v}>{label}</option>
-        ))}
-      </select>
-    </form>
+    <FilterToolbar
+      idPrefix="pl"
+      searchLabel="Search pipelines by name"
+      placeholder="Search by name"
+      statusLabel="Filter by status"
+      search={search}
+      status={status}
+      onSearch={(search) => onChange({ search })}
+      onStatus={(status) => onChange({ status })}
+    >
+      {STATUS_OPTIONS.map(([v, label]) => (
+        <option value={v}>{label}</option>
+      ))}
+    </FilterToolbar>
   );
 }

@@ -10,6 +10,7 @@ import type { ChunkingStrategy, PipelineConfig } from "../api/types";
 import { ErrorNote } from "./ErrorNote";
 import { Field } from "./Field";
 import { ModelPicker } from "./ModelPicker";
+import { NumberField } from "./NumberField";
 
 export const STRATEGIES: [ChunkingStrategy, string, string][] = [
   ["recursive", "Recursive (default)", "Splits at paragraphs, then sentences, then words, to stay near the size."],
@@ -33,32 +34,12 @@ export const DEFAULT_CONFIG: PipelineConfig = {
   rerankModel: null,
 };
 
-/** The editable fields of a pipeline. */
+/** The editable fields of a pipeline: the keys of the defaults, which name every one of them. */
+const CONFIG_KEYS = Object.keys(DEFAULT_CONFIG) as (keyof PipelineConfig)[];
+
+/** The editable fields of a pipeline, without its id, counts and dates. */
 export function configOf(p: PipelineConfig): PipelineConfig {
-  const {
-    name,
-    description,
-    chunkingStrategy,
-    chunkSize,
-    chunkOverlap,
-    embeddingModel,
-    vectorProvider,
-    retrievalTopK,
-    hybridAlpha,
-    rerankModel,
-  } = p;
-  return {
-    name,
-    description,
-    chunkingStrategy,
-    chunkSize,
-    chunkOverlap,
-    embeddingModel,
-    vectorProvider,
-    retrievalTopK,
-    hybridAlpha,
-    rerankModel,
-  };
+  return Object.fromEntries(CONFIG_KEYS.map((k) => [k, p[k]])) as PipelineConfig;
 }
 
 /** Problems the browser can see before asking the server, by field. */
@@ -96,8 +77,8 @@ export function PipelineForm({ initial, submitLabel, busy, error, onSubmit, foot
   const [c, setC] = useState<PipelineConfig>(initial);
   const [checked, setChecked] = useState(false);
   const set = <K extends keyof PipelineConfig>(k: K, v: PipelineConfig[K]) => setC((old) => ({ ...old, [k]: v }));
-  const num = (k: "chunkSize" | "chunkOverlap" | "retrievalTopK") => (e: { currentTarget: HTMLInputElement }) =>
-    set(k, e.currentTarget.value === "" ? Number.NaN : Number(e.currentTarget.value));
+  // An emptied whole-number box is NaN, which the checks below report as not a whole number.
+  const num = (k: "chunkSize" | "chunkOverlap" | "retrievalTopK") => (v: number | null) => set(k, v ?? Number.NaN);
   const local = checked ? checkConfig(c) : {};
   const err = (k: keyof PipelineConfig) => local[k] ?? fieldError(error, k);
   const unit = c.chunkingStrategy === "token" ? "tokens" : "characters";
@@ -148,41 +129,25 @@ export function PipelineForm({ initial, submitLabel, busy, error, onSubmit, foot
           )}
         </Field>
         <div class="grid-2">
-          <Field
+          <NumberField
             label="Chunk size"
             suffix={unit}
             error={err("chunkSize")}
             hint={`50 to 20,000 ${unit}. 1,000 characters is a long paragraph.`}
-          >
-            {(ids) => (
-              <input
-                {...ids}
-                type="number"
-                inputMode="numeric"
-                min={50}
-                max={20000}
-                value={Number.isNaN(c.chunkSize) ? "" : c.chunkSize}
-                onInput={num("chunkSize")}
-              />
-            )}
-          </Field>
-          <Field
+            min={50}
+            max={20000}
+            value={c.chunkSize}
+            onChange={num("chunkSize")}
+          />
+          <NumberField
             label="Overlap"
             suffix={unit}
             error={err("chunkOverlap")}
             hint="Shared by neighbouring chunks, so an idea cut at a boundary is still found."
-          >
-            {(ids) => (
-              <input
-                {...ids}
-                type="number"
-                inputMode="numeric"
-                min={0}
-                value={Number.isNaN(c.chunkOverlap) ? "" : c.chunkOverlap}
-                onInput={num("chunkOverlap")}
-              />
-            )}
-          </Field>
+            min={0}
+            value={c.chunkOverlap}
+            onChange={num("chunkOverlap")}
+          />
         </div>
       </fieldset>
       <fieldset>
@@ -204,43 +169,28 @@ export function PipelineForm({ initial, submitLabel, busy, error, onSubmit, foot
               </select>
             )}
           </Field>
-          <Field
+          <NumberField
             label="Results per query (top-K)"
             error={err("retrievalTopK")}
             hint="Used when a query does not ask for a number. 1 to 100."
-          >
-            {(ids) => (
-              <input
-                {...ids}
-                type="number"
-                inputMode="numeric"
-                min={1}
-                max={100}
-                value={Number.isNaN(c.retrievalTopK) ? "" : c.retrievalTopK}
-                onInput={num("retrievalTopK")}
-              />
-            )}
-          </Field>
+            min={1}
+            max={100}
+            value={c.retrievalTopK}
+            onChange={num("retrievalTopK")}
+          />
         </div>
-        <Field
+        <NumberField
           label="Hybrid blend (alpha)"
           error={err("hybridAlpha")}
           hint="0 = keyword only, 1 = vector only. Empty = the measured default for the embedder."
-        >
-          {(ids) => (
-            <input
-              {...ids}
-              type="number"
-              inputMode="decimal"
-              min={0}
-              max={1}
-              step={0.05}
-              placeholder="default"
-              value={c.hybridAlpha === null || Number.isNaN(c.hybridAlpha) ? "" : c.hybridAlpha}
-              onInput={(e) => set("hybridAlpha", e.currentTarget.value === "" ? null : Number(e.currentTarget.value))}
-            />
-          )}
-        </Field>
+          inputMode="decimal"
+          min={0}
+          max={1}
+          step={0.05}
+          placeholder="default"
+          value={c.hybridAlpha}
+          onChange={(v) => set("hybridAlpha", v)}
+        />
         <Field
           label="Rerank model"
           error={err("rerankModel")}

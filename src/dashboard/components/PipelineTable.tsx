@@ -1,6 +1,7 @@
 /** The pipeline rows: a table on wide screens, stacked cards on a phone (CSS). */
 import type { Pipeline } from "../api/types";
-import { formatDate, formatNumber, timeAgo } from "../lib/format";
+import { formatNumber } from "../lib/format";
+import { TimeAgo } from "./TimeAgo";
 import { StatusBadge } from "./StatusBadge";
 
 /** One row per pipeline; the name links to its page. */
@@ -45,9 +46,7 @@ export function PipelineTable({ items }: { items: Pipeline[] }) {
                 <code>{p.embeddingModel}</code>
               </td>
               <td data-label="Updated">
-                <time dateTime={p.updatedAt} title={formatDate(p.updatedAt)}>
-                  {timeAgo(p.updatedAt)}
-                </time>
+                <TimeAgo at={p.updatedAt} />
               </td>
             </tr>
           ))}

@@ -1,9 +1,6 @@
-/**
- * The search box and status filter above a pipeline's sources. Typing is debounced
- * before it reaches the URL, so each pause costs one request, not one per key.
- */
-import { useEffect, useState } from "preact/hooks";
+/** The search box and status filter above a pipeline's sources. */
 import type { SourcePage, SourceStatus } from "../api/types";
+import { FilterToolbar } from "./FilterToolbar";
 
 const STATUS_OPTIONS: [SourceStatus, string][] = [
   ["ready", "Ready"],
@@ -21,43 +18,23 @@ interface Props {
   onChange: (next: { q?: string; status?: string }) => void;
 }
 
-/** A role=search form; the URL stays the source of truth. */
+/** Search by name and filter by status, with how many sources have each. */
 export function SourceFilters({ q, status, counts, onChange }: Props) {
-  const [typed, setTyped] = useState(q);
-
-  // Follow the URL (back button, "clear") unless the user is typing in the box.
-  useEffect(() => {
-    if (document.activeElement?.id !== "src-search") setTyped(q);
-  }, [q]);
-
-  useEffect(() => {
-    if (typed.trim() === q) return;
-    const t = setTimeout(() => onChange({ q: typed.trim() }), 250);
-    return () => clearTimeout(t);
-  }, [typed]);
-
   return (
-    // biome-ignore lint/a11y/useSemanticElements: <search> is not yet styled or announced everywhere
-    <form class="toolbar" role="search" onSubmit={(e) => (e.preventDefault(), onChange({ q: typed.trim() }))}>
-      <label class="sr-only" for="src-search">
-        Search sources by name
-      </label>
-      <input
-        id="src-search"
-        type="search"
-        placeholder="Search sources by name"
-        value={typed}
-        onInput={(e) => setTyped(e.currentTarget.value)}
-      />
-      <label class="sr-only" for="src-status">
-        Filter sources by status
-      </label>
-      <select id="src-status" value={status} onChange={(e) => onChange({ status: e.currentTarget.value })}>
-        <option value="">Any status</option>
-        {STATUS_OPTIONS.map(([v, label]) => (
-          <option value={v}>{counts ? `${label} (${counts[v]})` : label}</option>
-        ))}
-      </select>
-    </form>
+    <FilterToolbar
+      idPrefix="src"
+      searchLabel="Search sources by name"
+      placeholder="Search sources by name"
+      statusLabel="Filter sources by status"
+      search={q}
+      status={status}
+      onSearch={(q) => onChange({ q })}
+      onStatus={(status) => onChange({ status })}
+    >
+      <option value="">Any status</option>
+      {STATUS_OPTIONS.map(([v, label]) => (
+        <option value={v}>{counts ? `${label} (${counts[v]})` : label}</option>
+      ))}
+    </FilterToolbar>
   );
 }

@@ -2,7 +2,8 @@
 import { useState } from "preact/hooks";
 import { sources } from "../api/endpoints";
 import type { Source } from "../api/types";
-import { formatBytes, formatDate, plural, timeAgo } from "../lib/format";
+import { formatBytes, plural } from "../lib/format";
+import { TimeAgo } from "./TimeAgo";
 import { useAction } from "../lib/hooks";
 import { ErrorNote } from "./ErrorNote";
 import { MetadataEditor } from "./MetadataEditor";
@@ -98,9 +99,7 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
         <span class="small muted">
           {s.status === "ready" ? plural(s.chunkCount, "chunk") : ""}
           {s.status === "ready" && " · "}
-          <time dateTime={s.updatedAt} title={formatDate(s.updatedAt)}>
-            {timeAgo(s.updatedAt)}
-          </time>
+          <TimeAgo at={s.updatedAt} />
         </span>
         <div class="row-actions">
           {s.status === "failed" && (

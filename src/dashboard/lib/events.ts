@@ -3,20 +3,15 @@
  * reconnects by itself and sends Last-Event-ID, so nothing is missed in between.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
+import type { EventBody, EventType } from "../../ingest/events";
 
 /** One event as the stream sends it. `stream.reset`: events were missed; reload everything. */
-export interface PipelineEvent {
-  id: number;
-  type: string;
-  pipelineId: string;
-  sourceId: string | null;
-  externalId: string | null;
-  status: string | null;
-  time: string;
-  progress?: { done: number; total: number };
-  error?: string;
-}
+export type PipelineEvent = EventBody;
 
+/**
+ * The types to listen for. The server's list is a value in a module that reaches the
+ * database, so it cannot come into the browser bundle; its type checks this copy instead.
+ */
 export const EVENT_TYPES = [
   "source.queued",
   "source.processing",
@@ -25,7 +20,9 @@ export const EVENT_TYPES = [
   "source.deleted",
   "reindex.completed",
   "stream.reset",
-] as const;
+] as const satisfies readonly (EventType | "stream.reset")[];
+/** Fails to compile when the server gains an event type this list lacks. */
+const _everyServerType: [Exclude<EventType, (typeof EVENT_TYPES)[number]>] extends [never] ? true : never = true;
 
 /**
  * Calls `onEvent` for each event of the pipeline while mounted. Returns true while

@@ -87,3 +87,22 @@ export function useAction<A extends unknown[], R>(fn: (...args: A) => Promise<R>
   };
   return { run, busy, error, setError };
 }
+
+/**
+ * A search box whose committed value lives in the URL. Typing is debounced before it is
+ * committed, so each pause costs one request, not one per key; the box follows the URL
+ * (back button, "clear") unless the user is typing in it (the input with `inputId`).
+ * Returns the text in the box, its setter, and `commit` for an explicit submit.
+ */
+export function useSearchBox(committed: string, inputId: string, onCommit: (text: string) => void) {
+  const [typed, setTyped] = useState(committed);
+  useEffect(() => {
+    if (document.activeElement?.id !== inputId) setTyped(committed);
+  }, [committed]);
+  useEffect(() => {
+    if (typed.trim() === committed) return;
+    const t = setTimeout(() => onCommit(typed.trim()), 250);
+    return () => clearTimeout(t);
+  }, [typed]);
+  return { typed, setTyped, commit: () => onCommit(typed.trim()) };
+}

@@ -5,7 +5,8 @@ import { knowledgeBases } from "../api/endpoints";
 import { EmptyState, Loading } from "../components/EmptyState";
 import { ErrorNote } from "../components/ErrorNote";
 import { Field } from "../components/Field";
-import { formatDate, plural, timeAgo } from "../lib/format";
+import { plural } from "../lib/format";
+import { TimeAgo } from "../components/TimeAgo";
 import { useAction, useLoad, useTitle } from "../lib/hooks";
 import { useApp } from "../lib/session";
 import { navigate } from "../router";
@@ -69,10 +70,7 @@ export function KbListScreen() {
                 </a>
                 <p class="muted clamp">{kb.description ?? "No description"}</p>
                 <p class="small muted">
-                  {plural(kb.documentCount ?? 0, "document")} · created{" "}
-                  <time dateTime={kb.created_at} title={formatDate(kb.created_at)}>
-                    {timeAgo(kb.created_at)}
-                  </time>
+                  {plural(kb.documentCount ?? 0, "document")} · created <TimeAgo at={kb.created_at} />
                 </p>
               </li>
             ))}

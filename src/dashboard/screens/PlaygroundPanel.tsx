@@ -12,6 +12,8 @@ import { blankFilterRow, FilterBuilder, type FilterRow, filterOf } from "../comp
 import { PlaygroundKey } from "../components/PlaygroundKey";
 import { ResultList } from "../components/ResultList";
 import { Segmented } from "../components/Segmented";
+import { ShareSlider } from "../components/ShareSlider";
+import { TopKField } from "../components/TopKField";
 import { useAction } from "../lib/hooks";
 import { forgetPlaygroundKey, loadPlaygroundKey } from "../lib/playground-key";
 
@@ -80,18 +82,7 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
             )}
           </Field>
           <div class="grid-2">
-            <Field label="Results (top-K)" hint="1 to 100.">
-              {(ids) => (
-                <input
-                  {...ids}
-                  type="number"
-                  min={1}
-                  max={100}
-                  value={topK}
-                  onInput={(e) => setTopK(Math.max(1, Math.min(100, Number(e.currentTarget.value) || 1)))}
-                />
-              )}
-            </Field>
+            <TopKField label="Results (top-K)" hint="1 to 100." value={topK} onChange={setTopK} />
             <div class="field">
               <span class="label" aria-hidden="true">
                 Mode
@@ -121,15 +112,7 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
             >
               {(ids) => (
                 <div class="field-control">
-                  <input
-                    {...ids}
-                    type="range"
-                    min={0}
-                    max={1}
-                    step={0.05}
-                    value={alpha ?? pipeline.hybridAlpha ?? 0.5}
-                    onInput={(e) => setAlpha(Number(e.currentTarget.value))}
-                  />
+                  <ShareSlider {...ids} value={alpha ?? pipeline.hybridAlpha ?? 0.5} onChange={setAlpha} />
                   {alpha !== null && (
                     <button type="button" class="btn btn-small" onClick={() => setAlpha(null)}>
                       Reset
@@ -143,17 +126,7 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
             label={`Diversity: ${diversity === 0 ? "off" : diversity.toFixed(2)}`}
             hint="Above 0, results unlike those above them move up, so overlapping chunks of one page do not fill the list."
           >
-            {(ids) => (
-              <input
-                {...ids}
-                type="range"
-                min={0}
-                max={1}
-                step={0.05}
-                value={diversity}
-                onInput={(e) => setDiversity(Number(e.currentTarget.value))}
-              />
-            )}
+            {(ids) => <ShareSlider {...ids} value={diversity} onChange={setDiversity} />}
           </Field>
           <ErrorNote error={search.error} context="The query failed" />
           <div class="form-actions">
