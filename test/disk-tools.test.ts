@@ -45,7 +45,23 @@ describe("scrubMessage", () => {
       "Execution error: failed at /home/runner/.cargo/git/checkouts/lance/src/io.rs:12:3",
       "Execution error: failed",
     ],
-    ["other absolute paths are hidden", "cannot open /etc/ragd/x.pem: denied", "cannot open [path]: denied"],
+    ["other filesystem paths are hidden", "cannot open /etc/ragd/x.pem: denied", "cannot open [path]: denied"],
+    [
+      "a cargo registry path without a line number",
+      "failed in /usr/local/cargo/registry/src/index-1/lance-0.9/x",
+      "failed in [path]",
+    ],
+    ["a source file anywhere", "panicked in /ci/src/store.ts:12", "panicked in [path]"],
+    [
+      "URL paths are ragd's routes, not files",
+      "API keys only work on POST /api/rag/query and /api/rag/documents; sign in to manage pipelines",
+      "API keys only work on POST /api/rag/query and /api/rag/documents; sign in to manage pipelines",
+    ],
+    [
+      "an embedder's missing route survives",
+      "Ollama at http://127.0.0.1:11434 has no /api/embed (404: not found); it needs Ollama 0.3.4 or newer",
+      "Ollama at http://127.0.0.1:11434 has no /api/embed (404: not found); it needs Ollama 0.3.4 or newer",
+    ],
     ["URLs are not paths", "GET https://example.com/a/b failed: 404", "GET https://example.com/a/b failed: 404"],
     ["a plain sentence is left alone", "the file is larger than 10 bytes", "the file is larger than 10 bytes"],
   ])("%s", (_, message, expected) => {

@@ -8,7 +8,6 @@ import { FileError, type FileErrorCode } from "../files/errors";
 import type { Logger } from "../log";
 import { RetrievalError } from "../retrieval/errors";
 import { DiskFullError, isOutOfSpace } from "../tools/disk";
-import { scrubMessage } from "../tools/scrub";
 
 export type ErrorCode =
   | "invalid_request"
@@ -77,9 +76,12 @@ export class AppError extends Error {
 /** Shorthand for the common 404: existence of other users' things is never leaked. */
 export const notFound = (what: string) => new AppError("not_found", `${what} not found`);
 
-/** Builds the JSON error response for an AppError (its message cleaned of paths outside `dataDir`). */
-export function errorResponse(err: AppError, requestId?: string, dataDir?: string): Response {
-  const body: Record<string, unknown> = { code: err.code, message: scrubMessage(err.message, dataDir) };
+/**
+ * Builds the JSON error response for an AppError. Its message is ragd's own; text from a
+ * library is cleaned where it enters an AppError (see tools/scrub.ts).
+ */
+export function errorResponse(err: AppError, requestId?: string): Response {
+  const body: Record<string, unknown> = { code: err.code, message: err.message };
   if (err.details) body.details = err.details;
   if (requestId && err.status >= 500) body.requestId = requestId;
   const headers: Record<string, string> = { "content-type": "application/json", ...err.headers };
@@ -189,7 +191,7 @@ export function errorHandler(log: Logger, dataDir?: string) {
     }
     const appError = toAppError(code, error, log, requestId, dataDir);
     errorStatus.set(request, appError.status);
-    return errorResponse(appError, requestId, dataDir);
+    return errorResponse(appError, requestId);
   });
 }
 

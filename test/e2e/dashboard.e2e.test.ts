@@ -169,11 +169,29 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
     await page.getByLabel("Expires (optional)").fill("2030-01-31");
     await page.getByRole("button", { name: "Create key" }).click();
     const dialog = page.getByRole("dialog");
+    const ingestKey = await dialog.getByLabel("Your new API key").inputValue();
+    // It cannot query, so no agent or retriever snippets: a documents API call instead.
+    const example = (await dialog.getByTestId("ingest-example").textContent()) ?? "";
+    expect(example).toContain(`PUT ${ragd.url}/api/rag/documents/`);
+    expect(example).toContain(`Bearer ${ingestKey}`);
+    expect(await dialog.getByTestId("client-config").count()).toBe(0);
     await dialog.getByRole("button", { name: "I have stored it" }).click();
     const row = page.getByRole("row", { name: /sync job/ });
     await row.waitFor();
     expect(await row.getByRole("cell").nth(1).textContent()).toBe("ingest");
     expect(await row.locator("time").first().getAttribute("datetime")).toMatch(/^2030-0[12]-/);
+    // In the playground it fails with the reason; choosing another key clears that failure.
+    await at(`/pipelines/${pipelineId}/playground`);
+    await page.getByLabel("Paste a key").fill(ingestKey);
+    await page.getByRole("button", { name: "Use key" }).click();
+    await page.getByLabel("Query", { exact: true }).fill("refunds");
+    await page.getByRole("button", { name: "Search" }).click();
+    const failure = page.getByRole("alert").filter({ hasText: /The query failed.*lacks the "query" scope/ });
+    await failure.waitFor();
+    await page.getByRole("button", { name: "Use another key" }).click();
+    await page.getByLabel("Paste a key").waitFor();
+    expect(await failure.count()).toBe(0);
+    await at(`/pipelines/${pipelineId}/keys`);
     // Revoked again, so the steps below find only the first key.
     await page.getByRole("button", { name: "Revoke sync job" }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
@@ -185,6 +203,9 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
     await page.getByLabel("Paste a key").fill(apiKey);
     await page.getByRole("button", { name: "Use key" }).click();
     await page.getByLabel("Query", { exact: true }).fill("how long do refunds take");
+    // The blend shows what applies: the built-in embedder's default, not a neutral 0.5.
+    await page.getByText("Blend (alpha): 0.10 (pipeline's)").waitFor();
+    expect(await page.getByLabel(/Blend \(alpha\)/).inputValue()).toBe("0.1");
     await page.getByLabel("Keyword").check();
     await page.getByRole("button", { name: "Search" }).click();
     await page.getByRole("heading", { name: "No results" }).waitFor();

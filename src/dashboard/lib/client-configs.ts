@@ -99,3 +99,15 @@ retriever = RagdRetriever()
 nodes = retriever.retrieve("your question")
 `;
 }
+
+/**
+ * For a key that may ingest but not query: a document pushed with the documents API
+ * (docs/API.md, Documents by external ID), the call such a key exists for.
+ */
+export function documentsExample(origin: string, key: string): string {
+  return `curl -X PUT ${origin}/api/rag/documents/refund-policy \\
+  -H "Authorization: Bearer ${key}" \\
+  -H "content-type: application/json" \\
+  -d '{"type":"text","content":"Refunds take 5 business days.","metadata":{"lang":"en"}}'
+`;
+}

@@ -16,6 +16,8 @@ import { ShareSlider } from "../components/ShareSlider";
 import { TopKField } from "../components/TopKField";
 import { useAction } from "../lib/hooks";
 import { forgetPlaygroundKey, loadPlaygroundKey } from "../lib/playground-key";
+// fusion.ts imports nothing, so only these few lines reach the bundle.
+import { defaultHybridAlpha } from "../../retrieval/fusion";
 
 const MODES: [QueryMode, string][] = [
   ["hybrid", "Hybrid"],
@@ -37,6 +39,8 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
   // null = the pipeline's own blend (its setting, else the embedder's default).
   const [alpha, setAlpha] = useState<number | null>(null);
   const [diversity, setDiversity] = useState(0);
+  // What the server uses when the query names no blend (docs/API.md, Scores and the hybrid blend).
+  const pipelineAlpha = pipeline.hybridAlpha ?? defaultHybridAlpha(pipeline.embeddingModel);
   const [answer, setAnswer] = useState<{ res: QueryResponse; ms: number } | undefined>(undefined);
   const [filterRows, setFilterRows] = useState<FilterRow[]>([]);
   const filter = filterOf(filterRows);
@@ -58,6 +62,11 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
       throw e;
     }
   });
+  // Another key is another question: the last key's failure no longer applies.
+  const chooseKey = (k: string | null) => {
+    setApiKey(k);
+    search.setError(undefined);
+  };
   const submit = (e: Event) => {
     e.preventDefault();
     if (input.query) void search.run();
@@ -65,7 +74,7 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
 
   return (
     <div class="stack">
-      <PlaygroundKey pipeline={pipeline} apiKey={apiKey} onKey={setApiKey} />
+      <PlaygroundKey pipeline={pipeline} apiKey={apiKey} onKey={chooseKey} />
       <section class="card" aria-labelledby="pg-h">
         <h2 id="pg-h">Ask</h2>
         <form class="form" onSubmit={submit}>
@@ -107,12 +116,12 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
           )}
           {mode === "hybrid" && (
             <Field
-              label={`Blend (alpha): ${alpha === null ? "pipeline's" : alpha.toFixed(2)}`}
-              hint="0 = keyword only, 1 = vector only. Untouched, the pipeline's setting applies."
+              label={`Blend (alpha): ${(alpha ?? pipelineAlpha).toFixed(2)}${alpha === null ? " (pipeline's)" : ""}`}
+              hint="0 = keyword only, 1 = vector only. Untouched, the pipeline's setting applies (else its embedder's default)."
             >
               {(ids) => (
-                <div class="field-control">
-                  <ShareSlider {...ids} value={alpha ?? pipeline.hybridAlpha ?? 0.5} onChange={setAlpha} />
+                <div class="field-control field-control-wide">
+                  <ShareSlider {...ids} value={alpha ?? pipelineAlpha} onChange={setAlpha} />
                   {alpha !== null && (
                     <button type="button" class="btn btn-small" onClick={() => setAlpha(null)}>
                       Reset

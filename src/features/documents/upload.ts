@@ -11,6 +11,7 @@ import type { FileStore } from "../../files/store";
 import { AppError } from "../../http/errors";
 import { detectKind } from "../../ingest/extract/detect";
 import { ExtractionError } from "../../ingest/extract/errors";
+import { scrubMessage } from "../../tools/scrub";
 import type { UpsertPlan } from "../../ingest/upsert";
 import { readCapped } from "../../tools/streams";
 import { checkMetadata, type ItemContext } from "./input";
@@ -58,7 +59,7 @@ export async function receiveDocumentFile(
   try {
     detectKind(data.subarray(0, 4096), { contentType: file.type, fileName });
   } catch (err) {
-    if (err instanceof ExtractionError) throw new AppError("unsupported_media_type", err.message);
+    if (err instanceof ExtractionError) throw new AppError("unsupported_media_type", scrubMessage(err.message));
     throw err;
   }
   const metadata = parseMetadataPart(form.get("metadata"));

@@ -17,7 +17,7 @@ async function readiness(db: Db, lance: LanceConnection, config: Config) {
     db.$client.query("SELECT 1").get();
     checks.push({ name: "sqlite", ok: true });
   } catch (err) {
-    checks.push({ name: "sqlite", ok: false, error: (err as Error).message });
+    checks.push({ name: "sqlite", ok: false, error: scrubMessage((err as Error).message, config.dataDir) });
   }
   try {
     await lance.tableNames();

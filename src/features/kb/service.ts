@@ -18,6 +18,7 @@ import type { IngestEngine } from "../../ingest/engine";
 import { detectKind } from "../../ingest/extract/detect";
 import { firstGeneration } from "../../ingest/generations";
 import { ExtractionError } from "../../ingest/extract/errors";
+import { scrubMessage } from "../../tools/scrub";
 import type { SearchRequest } from "../../retrieval/request";
 import type { Searcher } from "../../retrieval/searcher";
 import { ensureRoom } from "../../tools/disk";
@@ -142,7 +143,7 @@ export class KbService {
       refuseDuplicateFile(this.d.db, kb.id, docId, hash);
     } catch (err) {
       this.d.files.remove(kb.id, docId);
-      if (err instanceof ExtractionError) throw new AppError("unsupported_media_type", err.message);
+      if (err instanceof ExtractionError) throw new AppError("unsupported_media_type", scrubMessage(err.message));
       throw err;
     }
     const row = await this.d.engine.createDocument({
