@@ -82,7 +82,7 @@ describe("search with filter.metadata", () => {
     expect(await names({ sourceType: "url" })).toEqual([]);
   });
 
-  const bad: [string, Record<string, unknown>, string][] = [
+  const bad: [string, unknown, string][] = [
     [
       "an array for $gt",
       { year: { $gt: [1] } },
@@ -94,6 +94,8 @@ describe("search with filter.metadata", () => {
       "filter.metadata.team.$like: unknown operator $like; expected one of $eq $ne $in $nin $gt $gte $lt $lte $exists",
     ],
     ["a reserved key", { sourceId: "x" }, "filter.metadata.sourceId: filter by source with filter.sourceIds"],
+    ["an array", [], "filter.metadata: must be an object of metadata keys and conditions, not an array"],
+    ["a string", "team=hr", "filter.metadata: must be an object of metadata keys and conditions, not a string"],
   ];
   test.each(bad)("%s is a tool error with the query endpoint's sentence", async (_what, metadata, sentence) => {
     const r = await client.callTool({ name: "search", arguments: { query: "leave", filter: { metadata } } });

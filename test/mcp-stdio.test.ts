@@ -42,6 +42,35 @@ async function launch(args: string[], env: Record<string, string> = {}): Promise
   return client;
 }
 
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+};
+
+/** Writes `lines` to the bridge's stdin and closes it, as `printf ... | ragd mcp` does. */
+async function pipe(args: string[], lines: unknown[]): Promise<{ code: number; messages: any[] }> {
+  const p = Bun.spawn([BINARY, "mcp", ...args], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  p.stdin.write(lines.map((l) => `${typeof l === "string" ? l : JSON.stringify(l)}\n`).join(""));
+  await p.stdin.end();
+  const timer = setTimeout(() => p.kill("SIGKILL"), 20_000);
+  const [code, text] = await Promise.all([p.exited, new Response(p.stdout).text()]);
+  clearTimeout(timer);
+  return {
+    code,
+    messages: text
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l)),
+  };
+}
+
 describe("ragd mcp (stdio bridge)", () => {
   test("with --url and --key: the same tools, and search finds the fact", async () => {
     const client = await launch(["--url", server.url, "--key", a.key]);
@@ -91,6 +120,43 @@ describe("ragd mcp (stdio bridge)", () => {
     const code = await Promise.race([p.exited, Bun.sleep(10_000).then(() => "still running")]);
     if (code === "still running") p.kill("SIGKILL");
     expect(code).toBe(0);
+  });
+
+  test("piped input: every request read is answered before it exits, in any order", async () => {
+    const out = await pipe(
+      ["--url", server.url, "--key", a.key],
+      [
+        INITIALIZE,
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        { jsonrpc: "2.0", id: 2, method: "tools/list" },
+        { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "list_sources", arguments: {} } },
+      ],
+    );
+    expect(out.code).toBe(0);
+    const byId = new Map(out.messages.map((m) => [m.id, m]));
+    expect(out.messages).toHaveLength(3);
+    expect(byId.get(1)?.result?.serverInfo?.name).toBe("ragd");
+    expect(byId.get(2)?.result?.tools.map((t: { name: string }) => t.name)).toContain("search");
+    expect(JSON.parse(byId.get(3)?.result?.content[0].text).total).toBe(1);
+  });
+
+  test.each([
+    ["a bad key", () => ["--url", server.url, "--key", `rag_${"z".repeat(40)}`], /invalid_api_key/],
+    ["an unreachable server", () => ["--url", "http://127.0.0.1:9", "--key", a.key], /cannot reach ragd/],
+  ])("piped input with %s: the request gets an error answer", async (_what, args, sentence) => {
+    const out = await pipe(args(), [INITIALIZE]);
+    expect(out.code).toBe(0);
+    expect(out.messages).toHaveLength(1);
+    expect(out.messages[0]).toMatchObject({ jsonrpc: "2.0", id: 1, error: { code: -32000 } });
+    expect(out.messages[0].error.message).toMatch(sentence);
+  });
+
+  test("a line that is not JSON gets a parse error; JSON that is not JSON-RPC an invalid request", async () => {
+    const out = await pipe(["--url", server.url, "--key", a.key], ["{not json", { id: 7, hello: "x" }, INITIALIZE]);
+    expect(out.code).toBe(0);
+    expect(out.messages).toContainEqual({ jsonrpc: "2.0", id: null, error: expect.objectContaining({ code: -32700 }) });
+    expect(out.messages).toContainEqual({ jsonrpc: "2.0", id: 7, error: expect.objectContaining({ code: -32600 }) });
+    expect(out.messages.find((m) => m.id === 1)?.result?.serverInfo?.name).toBe("ragd");
   });
 
   test("no key at all exits 2 with one line", () => {

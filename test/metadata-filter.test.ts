@@ -93,6 +93,11 @@ const BAD: [string, unknown, string][] = [
     "filter.metadata.$or.0.$or.0.$or.0.$or.0.$or.0.$or.0",
   ],
   ["NUL in a value", { team: "a\u0000b" }, "filter.metadata.team"],
+  ["an empty array", [], "filter.metadata"],
+  ["an array of conditions", [{ team: "hr" }], "filter.metadata"],
+  ["a string", "team=hr", "filter.metadata"],
+  ["a number", 5, "filter.metadata"],
+  ["null itself", null, "filter.metadata"],
 ];
 
 let fake: FakeOllama;
@@ -145,6 +150,7 @@ describe("bad filters are 400 naming the field", () => {
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe("invalid_request");
     expect(r.body.error.message.startsWith(`${field}:`)).toBe(true);
+    if (field === "filter.metadata") expect(r.body.error.message).toStartWith("filter.metadata: must be an object");
   });
 
   test("filter.metadata that is not an object", async () => {

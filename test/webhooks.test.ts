@@ -155,7 +155,7 @@ describe("managing webhooks", () => {
   test.each([
     [{ url: "not a url" }, "url", "absolute"],
     [{ url: "ftp://example.com/hook" }, "url", "http(s)"],
-    [{ url: "RECEIVER", events: ["source.exploded"] }, "events", ""],
+    [{ url: "RECEIVER", events: ["source.exploded"] }, "events.0", "must be one of: source.queued, source.processing"],
     [{ url: "RECEIVER", events: [] }, "events", ""],
     [{ url: "RECEIVER", description: "x".repeat(501) }, "description", ""],
     [{ url: "RECEIVER", event: ["source.ready"] }, "event", ""],

@@ -24,8 +24,10 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const server = Bun.serve({
     hostname: config.host,
     port: config.port,
-    // Uploads stream through their own size checks; this is only the outer bound.
-    maxRequestBodySize: (config.maxUploadMb + 1) * 1024 * 1024,
+    // Every body reader counts bytes against its own limit (JSON, multipart, signed PUT,
+    // documents upload) and answers 413 with the error body (docs/API.md, Errors). Bun's
+    // bound answers a bare 413 before any of them runs, so it sits far above them all.
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     fetch: (req, srv) => {
       recordPeer(req, srv.requestIP(req)?.address);
       return app.handle(req);

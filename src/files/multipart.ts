@@ -18,6 +18,9 @@ export interface ReceivedFile {
 
 /** The longest text part read; longer ones are a 400 rather than silently cut. */
 const FIELD_BYTES = 64 * 1024;
+const FIELDS = 20;
+/** What a form may add to its file's bytes: its text fields, boundaries and part headers. */
+export const MULTIPART_OVERHEAD = FIELDS * FIELD_BYTES + 64 * 1024;
 
 /** What a multipart upload needs of its request: the content type (with its boundary) and the body. */
 export interface MultipartBody {
@@ -45,7 +48,7 @@ export async function receiveFile(
   try {
     bb = busboy({
       headers: { "content-type": type },
-      limits: { files: 1, fields: 20, parts: 25, fieldSize: FIELD_BYTES },
+      limits: { files: 1, fields: FIELDS, parts: 25, fieldSize: FIELD_BYTES },
     });
   } catch {
     throw new FileError("malformed", "the multipart body is malformed (no boundary)");
@@ -78,6 +81,7 @@ function receiveFilePart(
     let seen = false;
     let pending: Promise<void> | null = null;
     let file: Readable | null = null;
+    const source = Readable.fromWeb(request.body as unknown as import("node:stream/web").ReadableStream);
     bb.on("file", (name, stream, info) => {
       if (name !== field || seen) {
         stream.resume();
@@ -95,7 +99,9 @@ function receiveFilePart(
           resolve({ fileName: info.filename || "upload", size, mimeType: info.mimeType, head });
         },
         (err) => {
-          stream.resume();
+          // Over the limit (or the disk full): stop reading the body rather than drain it.
+          source.unpipe(bb);
+          source.destroy();
           throw err;
         },
       );
@@ -105,7 +111,7 @@ function receiveFilePart(
     bb.on("close", () => {
       if (!seen) reject(new FileError("missing_part", `the request has no "${field}" part`));
     });
-    Readable.fromWeb(request.body as unknown as import("node:stream/web").ReadableStream)
+    source
       .on("error", (err) => {
         // The client hung up mid-file: busboy would wait for the rest forever, so the
         // part ends with the error, and `save` stops and removes what it had written.

@@ -25,7 +25,7 @@ class Compiler {
   /** A filter object: every entry must hold (AND). */
   object(value: unknown, path: string, depth: number): string {
     if (depth > FILTER_LIMITS.depth) fail(path, `nests $and/$or more than ${FILTER_LIMITS.depth} levels deep`);
-    if (!isPlainObject(value)) fail(path, "must be an object of metadata keys and conditions");
+    if (!isPlainObject(value)) fail(path, `must be an object of metadata keys and conditions, not ${describe(value)}`);
     const parts = Object.entries(value).map(([key, v]) => this.entry(key, v, `${path}.${key}`, depth));
     return parts.length ? join(parts, "AND") : "true";
   }

@@ -21,7 +21,7 @@ export interface SearchFilter {
   /** Only chunks of these sources (documents); `[]` matches nothing. */
   sourceIds?: string[];
   /** Conditions on source metadata, `sourceType` and `externalId` (retrieval/filter.ts). */
-  metadata?: Record<string, unknown>;
+  metadata?: unknown;
 }
 
 /** A search as a client sends it: only `query` is required. */

@@ -1,11 +1,10 @@
 /** Schemas of the event stream and webhook endpoints (docs/API.md, Events). */
 import { t } from "elysia";
+import { Enum } from "../../http/models";
 import { EVENT_TYPES } from "../../ingest/events";
 
-const EventType = t.Union(
-  EVENT_TYPES.map((e) => t.Literal(e)),
-  { description: "An event type" },
-);
+// Enum: an unknown type's 400 lists the valid names, not "one of: 'string', 'string', ...".
+const EventType = Enum(EVENT_TYPES, { description: "An event type" });
 
 /** Unknown fields are 400: a misspelt `events` must not quietly subscribe to everything. */
 export const WebhookCreate = t.Object(

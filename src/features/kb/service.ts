@@ -11,7 +11,7 @@ import { findCollection, insertCollection, listCollections, type CollectionWithS
 import { findDocument, listDocuments } from "../../db/repo/documents";
 import type { DocumentRow, User } from "../../db/schema";
 import type { FileStore } from "../../files/store";
-import { type MultipartBody, type ReceivedFile, receiveFile } from "../../files/multipart";
+import { MULTIPART_OVERHEAD, type MultipartBody, type ReceivedFile, receiveFile } from "../../files/multipart";
 import { refuseDuplicateFile } from "../../core/duplicates";
 import { AppError, notFound } from "../../http/errors";
 import type { IngestEngine } from "../../ingest/engine";
@@ -125,10 +125,13 @@ export class KbService {
       throw new AppError("rate_limited", "the ingestion queue is full; try again in a minute", undefined, {
         "retry-after": "60",
       });
+    const limit = this.d.config.maxUploadMb * 1024 * 1024;
+    // A declared length over the limit is 413 before a byte is read.
+    if ((form.contentLength ?? 0) > limit + MULTIPART_OVERHEAD)
+      throw new AppError("payload_too_large", `files larger than ${limit} bytes are not accepted`);
     // 507 up front when the body (its declared length) would take the disk under RAGD_MIN_FREE_MB.
     ensureRoom(this.d.config.dataDir, this.d.config.minFreeMb, form.contentLength ?? 0);
     const docId = Bun.randomUUIDv7();
-    const limit = this.d.config.maxUploadMb * 1024 * 1024;
     let file: ReceivedFile;
     let hash = "";
     let metadata: Metadata | undefined;

@@ -48,7 +48,7 @@ export function filterSchema() {
         .optional()
         .describe("Only chunks of these sources (ids from list_sources or from earlier results)."),
       metadata: z
-        .record(z.string(), z.unknown())
+        .unknown()
         .optional()
         .describe(
           "Conditions on the sources' metadata keys (listed in this tool's description and by list_metadata), " +

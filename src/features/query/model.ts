@@ -32,8 +32,10 @@ export const SearchBody = t.Object(
       t.Object(
         {
           sourceIds: t.Optional(t.Array(t.String(), { maxItems: 1000, description: "Only chunks of these sources." })),
+          // Unknown here: a Record schema let [] through and turned a string into an object of
+          // characters; retrieval/filter.ts checks the shape and names the field at fault.
           metadata: t.Optional(
-            t.Record(t.String(), t.Unknown(), {
+            t.Unknown({
               description:
                 'Conditions on source metadata keys, sourceType and externalId: a literal (equality) or an operator object with $eq $ne $in $nin $gt $gte $lt $lte $exists; $and/$or take arrays of such objects. Applied before ranking. Example: {"team": "hr", "year": {"$gte": 2024}}.',
             }),

@@ -132,7 +132,12 @@ export function uploadRoutes(sources: SourceService) {
   return new Elysia({ tags: ["Data sources"] }).put(
     "/uploads/:sourceId",
     async ({ params, query, request }) => ({
-      source: await sources.upload(params.sourceId, query, request.body),
+      source: await sources.upload(
+        params.sourceId,
+        query,
+        request.body,
+        Number(request.headers.get("content-length") ?? Number.NaN),
+      ),
     }),
     {
       parse: "none",

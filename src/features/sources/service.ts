@@ -154,7 +154,12 @@ export class SourceService {
   }
 
   /** Receives the bytes of a file source through its signed URL. */
-  async upload(sourceId: string, query: Record<string, string | undefined>, body: ReadableStream<Uint8Array> | null) {
+  async upload(
+    sourceId: string,
+    query: Record<string, string | undefined>,
+    body: ReadableStream<Uint8Array> | null,
+    contentLength = Number.NaN,
+  ) {
     const problem = checkSignature(this.d.secret, sourceId, query);
     if (problem) throw new AppError("forbidden", problem);
     const doc = findDocumentById(this.d.db, sourceId);
@@ -165,6 +170,8 @@ export class SourceService {
     const declared = Number(query.size);
     ensureRoom(this.d.config.dataDir, this.d.config.minFreeMb, declared);
     const limit = Math.min(declared, this.d.config.maxUploadMb * 1024 * 1024);
+    // A Content-Length over what the URL allows is 413 before a byte is read.
+    if (contentLength > limit) throw new AppError("payload_too_large", `the file is larger than ${limit} bytes`);
     this.uploading.add(doc.id);
     try {
       const { size, hash } = await this.d.files.saveHashed(doc.collectionId, doc.id, body, limit);
