@@ -2,7 +2,6 @@
  * Entry point: argv → command. Bad flags or values print one line and exit 2.
  */
 import { helpText } from "./cli/help";
-import { mcpCommand } from "./cli/mcp";
 import { serveCommand } from "./cli/serve";
 import { userCreateCommand, userSetTierCommand } from "./cli/user";
 import { ConfigError, loadBridgeConfig, loadConfig, parseFlags } from "./config";
@@ -28,7 +27,8 @@ async function run(argv: string[]): Promise<number | undefined> {
       throw new ConfigError(`unknown command "user ${sub ?? ""}"; use "user create" or "user set-tier"`);
     }
     case "mcp":
-      return mcpCommand(loadBridgeConfig(parseFlags(argv.slice(1))));
+      // Loaded only for this command: the MCP client code would slow every `ragd serve` start.
+      return (await import("./cli/mcp")).mcpCommand(loadBridgeConfig(parseFlags(argv.slice(1))));
     case "version":
     case "--version":
       console.log(`ragd ${version}`);

@@ -10,14 +10,11 @@
  * memory to expire; any instance can answer any request.
  */
 import { Elysia } from "elysia";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Db } from "../../db/client";
 import type { Logger } from "../../log";
-import { version } from "../../version";
 import type { QueryService } from "../query/service";
 import type { SourceReader } from "./source-text";
-import { registerTools, type ToolContext } from "./tools";
+import type { ToolContext } from "./tools";
 
 export interface McpDeps {
   queries: QueryService;
@@ -25,11 +22,6 @@ export interface McpDeps {
   db: Db;
   log: Logger;
 }
-
-const INSTRUCTIONS =
-  "Tools over one ragd pipeline (a searchable collection of documents). Use search to find passages, " +
-  "read to see the text around a passage, list_sources to see what the collection holds, list_metadata to see " +
-  "the metadata keys search's filter can narrow on.";
 
 export function mcpRoutes(d: McpDeps) {
   return new Elysia({ tags: ["MCP"] })
@@ -45,21 +37,10 @@ export function mcpRoutes(d: McpDeps) {
     .delete("/mcp", notAllowed, { detail: { hide: true } });
 }
 
-/** One MCP exchange: a fresh server bound to the key's pipeline answers one POST. */
+/** One MCP exchange, through the protocol code loaded on first use (exchange.ts says why). */
 async function answer(request: Request, body: unknown, ctx: ToolContext): Promise<Response> {
-  const server = new McpServer({ name: "ragd", version }, { instructions: INSTRUCTIONS });
-  registerTools(server, ctx);
-  // JSON responses rather than an event stream: every tool answers in one piece.
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-  });
-  await server.connect(transport);
-  try {
-    return await transport.handleRequest(request, { parsedBody: body });
-  } finally {
-    void server.close();
-  }
+  const exchange = await import("./exchange");
+  return exchange.answer(request, body, ctx);
 }
 
 /** No server-initiated stream and no sessions to end, so only POST is served (clients expect 405 here). */
