@@ -5,6 +5,7 @@
  */
 import { Elysia } from "elysia";
 import { FileError, type FileErrorCode } from "../files/errors";
+import { QueueFullError } from "../ingest/errors";
 import type { Logger } from "../log";
 import { RetrievalError } from "../retrieval/errors";
 import { DiskFullError, isOutOfSpace } from "../tools/disk";
@@ -130,6 +131,8 @@ const FILE_ERRORS: Record<FileErrorCode, ErrorCode> = {
 function fromLowerLayer(error: unknown, dataDir?: string): AppError | null {
   if (error instanceof FileError) return new AppError(FILE_ERRORS[error.code], error.message);
   if (error instanceof DiskFullError) return new AppError("insufficient_storage", error.message);
+  if (error instanceof QueueFullError)
+    return new AppError("rate_limited", error.message, undefined, { "retry-after": "60" });
   if (dataDir !== undefined && isOutOfSpace(error))
     return new AppError("insufficient_storage", new DiskFullError(dataDir).message);
   return null;

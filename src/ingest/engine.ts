@@ -16,6 +16,7 @@ import { throttledLogger } from "../log-throttle";
 import { DiskFullError, isOutOfSpace } from "../tools/disk";
 import { scrubMessage } from "../tools/scrub";
 import type { VectorStore } from "../vectors/store";
+import { QueueFullError } from "./errors";
 import { recordOutcome, type Outcome } from "./outcome";
 import {
   type DocumentDraft,
@@ -119,11 +120,14 @@ export class IngestEngine {
     return this.running.size > 0 || queuedTaskCount(this.d.db) > 0;
   }
 
-  /** True when the queue has room for `n` more tasks (a bound, so a count a moment old will do). */
-  hasRoom(n = 1): boolean {
+  /**
+   * Refuses (QueueFullError) unless the queue has room for `n` more tasks; a batch is
+   * refused whole rather than half-queued. A bound, so a count a moment old will do.
+   */
+  requireRoom(n = 1): void {
     const now = performance.now();
     if (now - this.queued.at > 250) this.queued = { n: queuedTaskCount(this.d.db), at: now };
-    return this.queued.n + n <= QUEUE_LIMIT;
+    if (this.queued.n + n > QUEUE_LIMIT) throw new QueueFullError();
   }
 
   /**

@@ -57,7 +57,7 @@ export class DocumentService {
   /** PUT with a JSON body: text, url or api. */
   upsertJson(collection: Collection, externalId: string, body: unknown) {
     const id = checkExternalId(externalId);
-    this.roomFor(1);
+    this.d.engine.requireRoom(1);
     return this.apply(planJsonDocument(body, id, this.context(collection, "")));
   }
 
@@ -65,7 +65,7 @@ export class DocumentService {
   async upsertFile(collection: Collection, externalId: string, received: ReceivedDocumentFile) {
     try {
       const id = checkExternalId(externalId);
-      this.roomFor(1);
+      this.d.engine.requireRoom(1);
       return await this.apply(planFileDocument(received, id, this.context(collection, "")));
     } finally {
       // Moved into place when stored; anything left here was refused.
@@ -78,7 +78,7 @@ export class DocumentService {
    * valid ones are handed to the engine in the same turn, so they share one group commit.
    */
   async batch(collection: Collection, items: unknown[]): Promise<{ results: BatchItemOut[] }> {
-    this.roomFor(items.length);
+    this.d.engine.requireRoom(items.length);
     const seen = new Set<string>();
     const pending = items.map((item, i): Promise<BatchItemOut> => {
       const prefix = `documents.${i}.`;
@@ -142,14 +142,6 @@ export class DocumentService {
 
   private context(collection: Collection, prefix: string) {
     return { collectionId: collection.id, prefix, filePathOf: (id: string) => this.d.files.pathOf(collection.id, id) };
-  }
-
-  /** The ingestion queue must hold `n` more tasks (a batch is refused whole rather than half-queued). */
-  private roomFor(n: number): void {
-    if (!this.d.engine.hasRoom(n))
-      throw new AppError("rate_limited", "the ingestion queue is full; try again in a minute", undefined, {
-        "retry-after": "60",
-      });
   }
 
   private async apply(plan: UpsertPlan) {

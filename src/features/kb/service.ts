@@ -121,10 +121,7 @@ export class KbService {
   /** Streams the upload to disk, checks its type, then queues it: 202 with the document. */
   async upload(user: User, id: string, form: MultipartBody): Promise<KbDocument> {
     const kb = this.find(user, id).row;
-    if (!this.d.engine.hasRoom())
-      throw new AppError("rate_limited", "the ingestion queue is full; try again in a minute", undefined, {
-        "retry-after": "60",
-      });
+    this.d.engine.requireRoom();
     const limit = this.d.config.maxUploadMb * 1024 * 1024;
     // A declared length over the limit is 413 before a byte is read.
     if ((form.contentLength ?? 0) > limit + MULTIPART_OVERHEAD)

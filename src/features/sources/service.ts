@@ -77,11 +77,7 @@ export class SourceService {
     checkFields(body, this.d.config.maxUploadMb * 1024 * 1024);
     // 507 while the disk is under RAGD_MIN_FREE_MB, or would be once the declared bytes are in.
     ensureRoom(this.d.config.dataDir, this.d.config.minFreeMb, body.fileSize ?? body.content?.length ?? 0);
-    if (!this.d.engine.hasRoom()) {
-      throw new AppError("rate_limited", "the ingestion queue is full; try again in a minute", undefined, {
-        "retry-after": "60",
-      });
-    }
+    this.d.engine.requireRoom();
     this.checkExternalIdFree(collection, body.externalId);
     const content = body.type === "text" ? body.content : undefined;
     const row = await this.d.engine.createDocument(draftOf(collection.id, body), content).catch((err) => {

@@ -1,0 +1,12 @@
+/**
+ * The ingestion engine's own refusal. It knows nothing of HTTP: src/http/errors.ts
+ * answers it with 429 and a Retry-After.
+ */
+
+/** The queue already holds QUEUE_LIMIT tasks: new work is refused rather than queued without bound. */
+export class QueueFullError extends Error {
+  constructor() {
+    super("the ingestion queue is full; try again in a minute");
+    this.name = "QueueFullError";
+  }
+}
