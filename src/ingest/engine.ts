@@ -13,11 +13,9 @@ import type { DocumentRow, Task } from "../db/schema";
 import type { FileStore } from "../files/store";
 import type { Logger } from "../log";
 import { throttledLogger } from "../log-throttle";
-import { DiskFullError, isOutOfSpace } from "../tools/disk";
-import { scrubMessage } from "../tools/scrub";
 import type { VectorStore } from "../vectors/store";
 import { QueueFullError } from "./errors";
-import { recordOutcome, type Outcome } from "./outcome";
+import { type Outcome, outcomeOf, recordOutcome, settleOutcome } from "./outcome";
 import {
   type DocumentDraft,
   type Enqueued,
@@ -299,12 +297,7 @@ export class IngestEngine {
       );
       r.writes.push(w);
     } else {
-      const outcome: Outcome =
-        e.type === "done"
-          ? { ok: true, chunkCount: e.chunkCount, dimensions: e.dimensions, contentHash: e.contentHash }
-          : e.type === "unchanged"
-            ? { ok: true, chunkCount: 0, dimensions: 0, contentHash: e.contentHash, unchanged: true }
-            : { ok: false, message: e.message, transient: e.transient };
+      const outcome = outcomeOf(e);
       this.finish(e.jobId, r, outcome).catch((err) =>
         this.d.log.error("could not finish an ingestion task", { error: err }),
       );
@@ -316,11 +309,9 @@ export class IngestEngine {
   private async finish(jobId: string, r: RunningTask, outcome: Outcome): Promise<void> {
     await Promise.allSettled(r.writes);
     if (!this.running.has(jobId)) return;
-    if (r.failed && outcome.ok) {
-      outcome = { ok: false, message: `could not store the chunks: ${(r.failed as Error).message}`, transient: true };
-    }
-    const full = this.diskFull(outcome, r.failed);
-    outcome = full ? { ok: false, message: full.message, transient: false } : this.scrubbed(outcome);
+    const settled = settleOutcome(outcome, r.failed, this.d.config.dataDir);
+    const { full } = settled;
+    outcome = settled.outcome;
     const { task } = r;
     this.progress.drop(task.documentId);
     const done = await recordOutcome(this.writes, task, outcome, () => this.stopped, this.quiet);
@@ -339,21 +330,6 @@ export class IngestEngine {
     // Only now that the failure is recorded may the disk watch queue it again (once there is more room).
     if (full) this.d.disk?.noteFull(full.free);
     this.kick();
-  }
-
-  /**
-   * A failure for want of space, measured now. Such a task fails at once with the
-   * sentence saying which disk to clear: the disk watch queues it again once space is
-   * back (retrying sooner only fails again).
-   */
-  private diskFull(outcome: Outcome, failed: unknown): DiskFullError | null {
-    if (outcome.ok || !(isOutOfSpace(failed) || isOutOfSpace(outcome.message))) return null;
-    return new DiskFullError(this.d.config.dataDir);
-  }
-
-  /** A failure's message without any path of the machine that built a library. */
-  private scrubbed(outcome: Outcome): Outcome {
-    return outcome.ok ? outcome : { ...outcome, message: scrubMessage(outcome.message, this.d.config.dataDir) };
   }
 
   /** The documents among `ids` whose rows may still be written into this generation. */

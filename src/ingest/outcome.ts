@@ -11,8 +11,11 @@ import { findDocumentById, markDocumentReady, updateDocument } from "../db/repo/
 import { endTask, findTask, pendingTasksOfDocument, retryTaskLater } from "../db/repo/tasks";
 import type { Task } from "../db/schema";
 import type { Logger } from "../log";
+import { DiskFullError, isOutOfSpace } from "../tools/disk";
+import { scrubMessage } from "../tools/scrub";
 import { recordSourceEvent } from "./events";
 import { endReindexIfBuilt, isBuilding, noteDimensions } from "./generations";
+import type { JobEvent } from "./job";
 
 export const MAX_ATTEMPTS = 5;
 
@@ -36,6 +39,37 @@ export interface Finished {
 }
 
 const NOTHING: Finished = { dropGeneration: null, clearRows: false };
+
+/** The ending a job reported (job.ts), as the outcome to record. */
+export function outcomeOf(e: Extract<JobEvent, { type: "done" | "unchanged" | "error" }>): Outcome {
+  if (e.type === "done")
+    return { ok: true, chunkCount: e.chunkCount, dimensions: e.dimensions, contentHash: e.contentHash };
+  if (e.type === "unchanged")
+    return { ok: true, chunkCount: 0, dimensions: 0, contentHash: e.contentHash, unchanged: true };
+  return { ok: false, message: e.message, transient: e.transient };
+}
+
+/**
+ * The outcome to record once the job's rows are written (or not): a write that
+ * failed fails a job that succeeded (transient); a failure for want of space fails
+ * at once with the sentence naming the disk (`full`: the disk watch queues it again
+ * once there is room; retrying sooner only fails again); any other failure's message
+ * loses the paths of the machine that built a library.
+ */
+export function settleOutcome(
+  outcome: Outcome,
+  writeFailure: unknown,
+  dataDir: string,
+): { outcome: Outcome; full: DiskFullError | null } {
+  if (writeFailure && outcome.ok)
+    outcome = { ok: false, message: `could not store the chunks: ${(writeFailure as Error).message}`, transient: true };
+  if (outcome.ok) return { outcome, full: null };
+  if (isOutOfSpace(writeFailure) || isOutOfSpace(outcome.message)) {
+    const full = new DiskFullError(dataDir);
+    return { outcome: { ok: false, message: full.message, transient: false }, full };
+  }
+  return { outcome: { ...outcome, message: scrubMessage(outcome.message, dataDir) }, full: null };
+}
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
