@@ -124,6 +124,9 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   // ingestion runs it waits for a quiet moment, or two minutes at most.
   // Compaction needs room to write: not while the disk is under RAGD_MIN_FREE_MB.
   let lastUpkeep = Date.now();
+  // A release is a full collection on this thread plus malloc_trim: under steady query
+  // traffic it would otherwise run after every upkeep (10 s); once a minute is enough.
+  let lastRelease = Number.NEGATIVE_INFINITY;
   const quiet = throttledLogger(log);
   const upkeep = () => {
     if (!disk.writable() || (engine.busy() && Date.now() - lastUpkeep < 120_000)) return;
@@ -133,7 +136,9 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
       .catch((err) => quiet.warn("index upkeep failed", { error: err }))
       .then(() => {
         // Once ingestion is quiet, what its bursts (and the searches beside them) freed goes back to the system.
-        if (!engine.busy() && store.takeActivity()) releaseMemory();
+        if (engine.busy() || Date.now() - lastRelease < 60_000 || !store.takeActivity()) return;
+        lastRelease = Date.now();
+        releaseMemory();
       });
   };
   const timers = [setInterval(upkeep, 10_000), setInterval(housekeeping, 3_600_000)];
