@@ -4,57 +4,20 @@
  * re-fetched text is compared with what is indexed. The fake Ollama counts embeddings.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startFakeOllama, type FakeOllama } from "./support/fake-ollama";
-import { makeApp, type TestApp } from "./support/app";
-import { Client, waitFor } from "./support/ingest";
+import { DocumentsFixture } from "./support/documents";
+import type { FakeOllama } from "./support/fake-ollama";
+import { type Client, waitFor } from "./support/ingest";
 
+const f = new DocumentsFixture();
+const { keyFor, put, settled, contents } = f;
 let fake: FakeOllama;
-let t: TestApp;
 let c: Client;
-let pid: string;
-let key: string;
 
 beforeAll(async () => {
-  fake = await startFakeOllama({ models: { "all-minilm": 384 } });
-  t = await makeApp({ ollamaUrl: fake.url, workers: 1, fetchAllow: ["127.0.0.1"] });
-  c = await Client.create(t);
-  pid = await c.pipeline({ name: "docs", embeddingModel: "ollama/all-minilm", chunkSize: 100, chunkOverlap: 0 });
-  key = await keyFor(pid, ["query", "ingest"]);
+  await f.open({ fetchAllow: ["127.0.0.1"] });
+  ({ fake, c } = f);
 });
-afterAll(async () => {
-  await t.close();
-  await fake.stop();
-});
-
-async function keyFor(pipelineId: string, scopes: string[]): Promise<string> {
-  const r = await c.call("POST", `/api/rag/pipelines/${pipelineId}/keys`, { name: "app", scopes });
-  if (r.status !== 201) throw new Error(`key: ${r.status} ${r.text}`);
-  return r.body.key;
-}
-
-const auth = (k = key) => ({ authorization: `Bearer ${k}` });
-const put = (id: string, body: unknown, k = key) =>
-  t.call("PUT", `/api/rag/documents/${encodeURIComponent(id)}`, { headers: auth(k), body });
-const get = (id: string, k = key) =>
-  t.call("GET", `/api/rag/documents/${encodeURIComponent(id)}`, { headers: auth(k) });
-
-/** Waits until the document is ready (and not re-queued) and returns it. */
-async function settled(id: string, k = key) {
-  return waitFor(`document ${id} to be ready`, async () => {
-    const r = await get(id, k);
-    return r.body?.status === "ready" || r.body?.status === "failed" ? r.body : null;
-  });
-}
-
-/** Every chunk text the pipeline answers with for a vector query (topK 100 covers all of these small corpora). */
-async function contents(k = key): Promise<string[]> {
-  const r = await t.call("POST", "/api/rag/query", {
-    headers: auth(k),
-    body: { query: "anything", topK: 100, mode: "vector" },
-  });
-  if (r.status !== 200) throw new Error(`query: ${r.status} ${r.text}`);
-  return r.body.results.map((x: { content: string }) => x.content);
-}
+afterAll(() => f.close());
 
 describe("replacement is atomic for queries", () => {
   test("concurrent queries see all of the old version or all of the new, never neither nor both", async () => {

@@ -3,58 +3,23 @@
  * app.handle on a real data directory, with the fake Ollama counting what is embedded.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startFakeOllama, type FakeOllama } from "./support/fake-ollama";
-import { makeApp, type Reply, type TestApp } from "./support/app";
-import { Client, waitFor } from "./support/ingest";
+import { DocumentsFixture } from "./support/documents";
+import type { FakeOllama } from "./support/fake-ollama";
+import type { Reply, TestApp } from "./support/app";
+import type { Client } from "./support/ingest";
 
+const f = new DocumentsFixture();
+const { keyFor, auth, put, get, settled, contents } = f;
 let fake: FakeOllama;
 let t: TestApp;
 let c: Client;
-let pid: string;
-let key: string;
 
 beforeAll(async () => {
-  fake = await startFakeOllama({ models: { "all-minilm": 384 } });
-  t = await makeApp({ ollamaUrl: fake.url, workers: 1 });
-  c = await Client.create(t);
-  pid = await c.pipeline({ name: "docs", embeddingModel: "ollama/all-minilm", chunkSize: 100, chunkOverlap: 0 });
-  key = await keyFor(pid, ["query", "ingest"]);
+  await f.open({});
+  ({ fake, t, c } = f);
 });
-afterAll(async () => {
-  await t.close();
-  await fake.stop();
-});
-
-async function keyFor(pipelineId: string, scopes: string[]): Promise<string> {
-  const r = await c.call("POST", `/api/rag/pipelines/${pipelineId}/keys`, { name: "app", scopes });
-  if (r.status !== 201) throw new Error(`key: ${r.status} ${r.text}`);
-  return r.body.key;
-}
-
-const auth = (k = key) => ({ authorization: `Bearer ${k}` });
-const put = (id: string, body: unknown, k = key) =>
-  t.call("PUT", `/api/rag/documents/${encodeURIComponent(id)}`, { headers: auth(k), body });
-const get = (id: string, k = key) =>
-  t.call("GET", `/api/rag/documents/${encodeURIComponent(id)}`, { headers: auth(k) });
+afterAll(() => f.close());
 const sql = <T>(q: string, ...args: string[]) => t.services.db.$client.query(q).all(...args) as T[];
-
-/** Waits until the document is ready (and not re-queued) and returns it. */
-async function settled(id: string, k = key) {
-  return waitFor(`document ${id} to be ready`, async () => {
-    const r = await get(id, k);
-    return r.body?.status === "ready" || r.body?.status === "failed" ? r.body : null;
-  });
-}
-
-/** Every chunk text the pipeline answers with for a vector query (topK 100 covers all of these small corpora). */
-async function contents(k = key): Promise<string[]> {
-  const r = await t.call("POST", "/api/rag/query", {
-    headers: auth(k),
-    body: { query: "anything", topK: 100, mode: "vector" },
-  });
-  if (r.status !== 200) throw new Error(`query: ${r.status} ${r.text}`);
-  return r.body.results.map((x: { content: string }) => x.content);
-}
 
 describe("upsert lifecycle, checked through queries", () => {
   test("create → unchanged → metadata only → changed → delete", async () => {
