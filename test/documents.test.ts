@@ -3,6 +3,8 @@
  * app.handle on a real data directory, with the fake Ollama counting what is embedded.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import { DocumentsFixture } from "./support/documents";
 import type { FakeOllama } from "./support/fake-ollama";
 import type { Reply, TestApp } from "./support/app";
@@ -128,6 +130,21 @@ describe("bad input", () => {
     expect(r.body.error.code).toBe("invalid_request");
     expect(r.body.error.details[0].field).toBe(field);
     expect(sql("SELECT id FROM documents WHERE external_id = ?", id)).toEqual([]);
+  });
+
+  test("a multipart upload refuses a metadata part sent as a file, and keeps no file", async () => {
+    const form = new FormData();
+    form.append("file", new File(["Delta file body."], "delta.txt", { type: "text/plain" }));
+    form.append("metadata", new File(['{"lang":"en"}'], "meta.json", { type: "application/json" }));
+    const res = await t.handle(
+      new Request("http://localhost/api/rag/documents/file-meta", { method: "PUT", headers: auth(), body: form }),
+    );
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.details).toEqual([
+      { field: "metadata", message: "must be a JSON object in a plain form field, not a file" },
+    ]);
+    expect(readdirSync(join(t.dataDir, "files", ".tmp"))).toEqual([]);
+    expect((await get("file-meta")).status).toBe(404);
   });
 
   test("a body that is neither JSON nor multipart is 415", async () => {

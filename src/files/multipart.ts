@@ -14,6 +14,8 @@ export interface ReceivedFile {
   head: Uint8Array;
   /** The text parts sent beside the file (e.g. `metadata`), by name; the first of a name wins. */
   fields: Record<string, string>;
+  /** Names of other file parts, which are skipped (a caller may refuse one it expects as text). */
+  skippedFiles: string[];
 }
 
 /** The longest text part read; longer ones are a 400 rather than silently cut. */
@@ -48,7 +50,8 @@ export async function receiveFile(
   try {
     bb = busboy({
       headers: { "content-type": type },
-      limits: { files: 1, fields: FIELDS, parts: 25, fieldSize: FIELD_BYTES },
+      // A few file parts, so one sent where text was expected is seen (and skipped), not dropped unseen.
+      limits: { files: 5, fields: FIELDS, parts: 25, fieldSize: FIELD_BYTES },
     });
   } catch {
     throw new FileError("malformed", "the multipart body is malformed (no boundary)");
@@ -65,10 +68,11 @@ export async function receiveFile(
     bb.on("close", resolve);
   });
   closed.catch(() => {}); // awaited only once the file is in
-  const file = await receiveFilePart(request, bb, field, save);
+  const skippedFiles: string[] = [];
+  const file = await receiveFilePart(request, bb, field, save, skippedFiles);
   await closed;
   if (fieldProblem) throw fieldProblem;
-  return { ...file, fields };
+  return { ...file, fields, skippedFiles };
 }
 
 function receiveFilePart(
@@ -76,7 +80,8 @@ function receiveFilePart(
   bb: busboy.Busboy,
   field: string,
   save: (body: ReadableStream<Uint8Array>) => Promise<number>,
-): Promise<Omit<ReceivedFile, "fields">> {
+  skippedFiles: string[],
+): Promise<Omit<ReceivedFile, "fields" | "skippedFiles">> {
   return new Promise((resolve, reject) => {
     let seen = false;
     let pending: Promise<void> | null = null;
@@ -84,6 +89,7 @@ function receiveFilePart(
     const source = Readable.fromWeb(request.body as unknown as import("node:stream/web").ReadableStream);
     bb.on("file", (name, stream, info) => {
       if (name !== field || seen) {
+        if (name !== field) skippedFiles.push(name);
         stream.resume();
         return;
       }

@@ -48,8 +48,23 @@ export class FileStore {
     limit: number,
   ): Promise<{ size: number; hash: string }> {
     const final = this.pathOf(collectionId, documentId);
+    const received = await this.receiveTemp(body, limit, documentId);
+    mkdirSync(dirname(final), { recursive: true });
+    renameSync(received.path, final);
+    return { size: received.size, hash: received.hash };
+  }
+
+  /**
+   * Streams `body` into a new file under files/.tmp, hashing it as it goes; the caller
+   * moves it into place (or removes it). Fails as save() does, keeping nothing.
+   */
+  async receiveTemp(
+    body: ReadableStream<Uint8Array> | null,
+    limit: number,
+    tag = "upload",
+  ): Promise<{ path: string; size: number; hash: string }> {
     const hasher = new Bun.CryptoHasher("sha256");
-    const tmp = join(this.dir, ".tmp", `${documentId}-${crypto.randomUUID()}`);
+    const tmp = join(this.dir, ".tmp", `${tag}-${crypto.randomUUID()}`);
     const fh = await open(tmp, "w", 0o600).catch((err) => {
       throw isOutOfSpace(err) ? new DiskFullError(this.dataDir) : err;
     });
@@ -65,9 +80,7 @@ export class FileStore {
       }
       await fh.sync();
       await fh.close();
-      mkdirSync(dirname(final), { recursive: true });
-      renameSync(tmp, final);
-      return { size: total, hash: hasher.digest("hex") };
+      return { path: tmp, size: total, hash: hasher.digest("hex") };
     } catch (err) {
       await fh.close().catch(() => {});
       rmSync(tmp, { force: true });

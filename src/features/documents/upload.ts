@@ -1,19 +1,18 @@
 /**
  * The multipart form of PUT /api/rag/documents/{externalId}: a `file` part, and
- * optional `metadata` (JSON) and `name` parts. The body is read whole (up to the
- * upload limit) because its bytes are hashed before anything is stored: the same
- * file sent again is recognised and embeds nothing.
+ * optional `metadata` (JSON) and `name` parts. The file streams through the shared
+ * multipart reader into files/.tmp, hashed as it goes: the same file sent again is
+ * recognised and embeds nothing, and the upsert moves a new one into place.
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import type { Metadata } from "../../core/metadata";
+import { MULTIPART_OVERHEAD, receiveFile } from "../../files/multipart";
 import type { FileStore } from "../../files/store";
 import { AppError } from "../../http/errors";
 import { detectKind } from "../../ingest/extract/detect";
 import { ExtractionError } from "../../ingest/extract/errors";
-import { scrubMessage } from "../../tools/scrub";
 import type { UpsertPlan } from "../../ingest/upsert";
-import { readCapped } from "../../tools/streams";
+import { scrubMessage } from "../../tools/scrub";
 import { checkMetadata, type ItemContext } from "./input";
 
 /** A received file, written to a temporary path, with what the form said of it. */
@@ -29,54 +28,44 @@ export interface ReceivedDocumentFile {
 const field = (name: string, message: string) =>
   new AppError("invalid_request", `${name}: ${message}`, [{ field: name, message }]);
 
-/** Reads the form, checks the file's type and the metadata part, and writes the bytes to a temporary file. */
+/** Reads the form, checks the file's type and the metadata and name parts; the bytes wait in a temporary file. */
 export async function receiveDocumentFile(
   request: Request,
   files: FileStore,
   maxBytes: number,
 ): Promise<ReceivedDocumentFile> {
-  const type = request.headers.get("content-type") ?? "";
-  // Room for the form's own boundaries and small parts beside the file.
-  const limit = maxBytes + 64 * 1024;
   const declared = Number(request.headers.get("content-length") ?? "NaN");
-  const tooLarge = (): never => {
+  if (declared > maxBytes + MULTIPART_OVERHEAD)
     throw new AppError("payload_too_large", `files larger than ${maxBytes} bytes are not accepted`);
-  };
-  if (declared > limit) tooLarge();
-  const bytes = await readCapped(request.body, limit, tooLarge);
-  let form: FormData;
+  let temp: { path: string; size: number; hash: string } | undefined;
   try {
-    form = await new Response(bytes as unknown as BodyInit, { headers: { "content-type": type } }).formData();
-  } catch {
-    throw new AppError("invalid_request", "the multipart body is malformed");
-  }
-  const file = form.get("file");
-  if (!(file instanceof Blob)) throw field("file", 'the form has no "file" part');
-  const data = new Uint8Array(await file.arrayBuffer());
-  if (data.length === 0) throw field("file", "the uploaded file is empty");
-  if (data.length > maxBytes) tooLarge();
-  const fileName = ((file as File).name || "upload").slice(0, 255);
-  try {
-    detectKind(data.subarray(0, 4096), { contentType: file.type, fileName });
+    const form = { contentType: request.headers.get("content-type"), body: request.body };
+    const file = await receiveFile(form, "file", async (body) => {
+      temp = await files.receiveTemp(body, maxBytes, "doc");
+      return temp.size;
+    });
+    const fileName = file.fileName.slice(0, 255);
+    try {
+      detectKind(file.head, { contentType: file.mimeType, fileName });
+    } catch (err) {
+      if (err instanceof ExtractionError) throw new AppError("unsupported_media_type", scrubMessage(err.message));
+      throw err;
+    }
+    if (file.skippedFiles.includes("metadata"))
+      throw field("metadata", "must be a JSON object in a plain form field, not a file");
+    const metadata = parseMetadataPart(file.fields.metadata);
+    const name = file.fields.name?.trim();
+    if (name !== undefined && (name.length === 0 || name.length > 200))
+      throw field("name", "must be 1 to 200 characters, not counting whitespace around it");
+    return { tempPath: temp!.path, fileName, fileSize: temp!.size, hash: temp!.hash, name, metadata };
   } catch (err) {
-    if (err instanceof ExtractionError) throw new AppError("unsupported_media_type", scrubMessage(err.message));
+    if (temp) rmSync(temp.path, { force: true });
     throw err;
   }
-  const metadata = parseMetadataPart(form.get("metadata"));
-  const nameValue = form.get("name");
-  const name = typeof nameValue === "string" ? nameValue.trim() : undefined;
-  if (name !== undefined && (name.length === 0 || name.length > 200))
-    throw field("name", "must be 1 to 200 characters, not counting whitespace around it");
-  const tempPath = join(files.dir, ".tmp", `doc-${crypto.randomUUID()}`);
-  writeFileSync(tempPath, data, { mode: 0o600 });
-  const hash = new Bun.CryptoHasher("sha256").update(data).digest("hex");
-  return { tempPath, fileName, fileSize: data.length, hash, name, metadata };
 }
 
-function parseMetadataPart(part: FormDataEntryValue | null): Metadata | undefined {
-  if (part === null) return undefined;
-  const text = typeof part === "string" ? part : null;
-  if (text === null) throw field("metadata", "must be a JSON object in a plain form field, not a file");
+function parseMetadataPart(text: string | undefined): Metadata | undefined {
+  if (text === undefined) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(text);
