@@ -94,6 +94,12 @@ describe("deliveries", () => {
       lastError: null,
       payload: attempts[0]!.body,
     });
+    // Every try is in the log with its own answer, not only the last one.
+    expect(log[0].attemptLog.map((a: { attempt: number }) => a.attempt)).toEqual([1, 2, 3]);
+    expect(log[0].attemptLog.map((a: { statusCode: number }) => a.statusCode)).toEqual([500, 500, 204]);
+    expect(log[0].attemptLog[0].error).toContain("500");
+    expect(log[0].attemptLog[2].error).toBeNull();
+    for (const a of log[0].attemptLog) expect(a.durationMs).toBeGreaterThanOrEqual(0);
     // The event the webhook got is the one the stream serves.
     const stored = t.services.db.$client.query("SELECT type, document_id FROM events WHERE id = ?").get(event.id);
     expect(stored).toEqual({ type: "source.ready", document_id: s.id });
@@ -114,6 +120,8 @@ describe("deliveries", () => {
     failuresLeft = 0;
     expect(log[0]).toMatchObject({ attempts: 6, lastStatusCode: 500, nextAttemptAt: null });
     expect(log[0].lastError).toContain("500");
+    expect(log[0].attemptLog).toHaveLength(6);
+    expect(new Set(log[0].attemptLog.map((a: { statusCode: number }) => a.statusCode))).toEqual(new Set([500]));
   });
 });
 

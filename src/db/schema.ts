@@ -237,12 +237,32 @@ export const webhookDeliveries = sqliteTable(
   ],
 );
 
+/** One row per try of a delivery: the delivery log keeps every answer, not only the last. */
+export const webhookAttempts = sqliteTable(
+  "webhook_attempts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    deliveryId: text("delivery_id")
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: "cascade" }),
+    /** 1 for the first try. */
+    attempt: integer("attempt").notNull(),
+    at: text("at").notNull(),
+    /** The receiver's HTTP status; null when no answer came. */
+    statusCode: integer("status_code"),
+    error: text("error"),
+    durationMs: integer("duration_ms").notNull(),
+  },
+  (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId, t.attempt)],
+);
+
 export type User = typeof users.$inferSelect;
 export type Session = typeof sessions.$inferSelect;
 export type Collection = typeof collections.$inferSelect;
 export type NewCollection = typeof collections.$inferInsert;
 export type DocumentRow = typeof documents.$inferSelect;
 export type Task = typeof tasks.$inferSelect;
+export type WebhookAttempt = typeof webhookAttempts.$inferSelect;
 export type ApiKey = typeof apiKeys.$inferSelect;
 export type EventRow = typeof events.$inferSelect;
 export type Webhook = typeof webhooks.$inferSelect;

@@ -33,7 +33,9 @@ export function DeliveryLog({ items }: { items: WebhookDelivery[] }) {
                 </span>
                 {d.nextAttemptAt && <span class="muted"> · next {formatDate(d.nextAttemptAt)}</span>}
               </td>
-              <td data-label="Attempts">{d.attempts}</td>
+              <td data-label="Attempts">
+                <AttemptList delivery={d} />
+              </td>
               <td data-label="Last answer">
                 {d.lastStatusCode !== null && <code>{d.lastStatusCode}</code>} {d.lastError ?? ""}
               </td>
@@ -45,5 +47,23 @@ export function DeliveryLog({ items }: { items: WebhookDelivery[] }) {
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** The count, and under it every try with its answer, so a flaky receiver shows as such. */
+function AttemptList({ delivery }: { delivery: WebhookDelivery }) {
+  if (delivery.attemptLog.length === 0) return <>{delivery.attempts}</>;
+  return (
+    <details>
+      <summary>{delivery.attempts}</summary>
+      <ol class="attempt-list">
+        {delivery.attemptLog.map((a) => (
+          <li key={a.attempt}>
+            {formatDate(a.at)}: {a.statusCode !== null ? <code>{a.statusCode}</code> : "no answer"}
+            {a.error && a.statusCode === null ? ` (${a.error})` : ""} <span class="muted">{a.durationMs} ms</span>
+          </li>
+        ))}
+      </ol>
+    </details>
   );
 }

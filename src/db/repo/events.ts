@@ -3,9 +3,18 @@
  * ingestion path (several per source), so they are prepared once, in plain SQL.
  */
 import type { Statement } from "bun:sqlite";
-import { and, asc, desc, eq, gt, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, lte, sql } from "drizzle-orm";
 import type { Db } from "../client";
-import { events, webhookDeliveries, webhooks, type EventRow, type Webhook, type WebhookDelivery } from "../schema";
+import {
+  events,
+  type EventRow,
+  type Webhook,
+  type WebhookAttempt,
+  type WebhookDelivery,
+  webhookAttempts,
+  webhookDeliveries,
+  webhooks,
+} from "../schema";
 
 /** The bun:sqlite connection behind a database or one of its transactions (they share it). */
 const clientOf = (db: Db) =>
@@ -182,8 +191,30 @@ export function dueDeliveries(db: Db, now: string, limit: number): { delivery: W
     .all();
 }
 
-export function updateDelivery(db: Db, id: string, patch: Partial<WebhookDelivery>): void {
-  db.update(webhookDeliveries).set(patch).where(eq(webhookDeliveries.id, id)).run();
+/** Records one try and the delivery's new state together: the log never shows one without the other. */
+export function recordAttempt(db: Db, attempt: Omit<WebhookAttempt, "id">, patch: Partial<WebhookDelivery>): void {
+  db.transaction((tx) => {
+    tx.insert(webhookAttempts).values(attempt).run();
+    tx.update(webhookDeliveries).set(patch).where(eq(webhookDeliveries.id, attempt.deliveryId)).run();
+  });
+}
+
+/** The tries of these deliveries, first try first, by delivery id. */
+export function attemptsOf(db: Db, deliveryIds: string[]): Map<string, WebhookAttempt[]> {
+  const out = new Map<string, WebhookAttempt[]>();
+  if (deliveryIds.length === 0) return out;
+  const rows = db
+    .select()
+    .from(webhookAttempts)
+    .where(inArray(webhookAttempts.deliveryId, deliveryIds))
+    .orderBy(asc(webhookAttempts.deliveryId), asc(webhookAttempts.attempt))
+    .all();
+  for (const r of rows) {
+    const list = out.get(r.deliveryId);
+    if (list) list.push(r);
+    else out.set(r.deliveryId, [r]);
+  }
+  return out;
 }
 
 /** Forgets settled deliveries created before `before`. */

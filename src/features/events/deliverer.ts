@@ -1,7 +1,7 @@
 /**
  * The webhook deliverer: a timer (and a wake-up when deliveries are queued) reads
  * the outbox for due deliveries and POSTs each under the fetch rules, signed with
- * the webhook's secret. Every attempt is recorded on its row; a failure or non-2xx
+ * the webhook's secret. Every attempt is recorded, in its own row and on the delivery's; a failure or non-2xx
  * answer is tried again after the next delay of the schedule, and after the last
  * one the delivery is failed. The rows are the stored tasks: a restart carries on
  * with whatever is pending, and `stop` waits for the attempts in flight.
@@ -9,7 +9,7 @@
 import { createHmac } from "node:crypto";
 import type { Config } from "../../config";
 import type { Db } from "../../db/client";
-import { dueDeliveries, updateDelivery } from "../../db/repo/events";
+import { dueDeliveries, recordAttempt } from "../../db/repo/events";
 import type { Webhook, WebhookDelivery } from "../../db/schema";
 import { notifier } from "../../ingest/events";
 import { FetchError, safePost } from "../../ingest/fetch";
@@ -78,20 +78,26 @@ export class WebhookDeliverer {
 
   /** One attempt: POST, then record its outcome and when (if ever) to try again. */
   private async attempt(d: WebhookDelivery, w: Webhook): Promise<void> {
+    const started = Date.now();
     const { status, error } = await this.post(d, w);
     const attempts = d.attempts + 1;
     const now = Date.now();
     const delays = this.d.config.webhookRetryDelaysMs;
     const ok = status !== null && status >= 200 && status < 300;
     const last = attempts > delays.length;
-    updateDelivery(this.d.db, d.id, {
-      attempts,
-      lastStatusCode: status,
-      lastError: ok ? null : error,
-      status: ok ? "delivered" : last ? "failed" : "pending",
-      nextAttemptAt: ok || last ? null : new Date(now + delays[attempts - 1]!).toISOString(),
-      deliveredAt: ok ? new Date(now).toISOString() : null,
-    });
+    const at = new Date(started).toISOString();
+    recordAttempt(
+      this.d.db,
+      { deliveryId: d.id, attempt: attempts, at, statusCode: status, error, durationMs: now - started },
+      {
+        attempts,
+        lastStatusCode: status,
+        lastError: ok ? null : error,
+        status: ok ? "delivered" : last ? "failed" : "pending",
+        nextAttemptAt: ok || last ? null : new Date(now + delays[attempts - 1]!).toISOString(),
+        deliveredAt: ok ? new Date(now).toISOString() : null,
+      },
+    );
   }
 
   private async post(d: WebhookDelivery, w: Webhook): Promise<{ status: number | null; error: string | null }> {

@@ -47,4 +47,14 @@ export const DeliveryModel = t.Object({
   createdAt: t.String(),
   deliveredAt: t.Union([t.String(), t.Null()]),
   payload: t.String({ description: "The exact body sent (and signed)" }),
+  attemptLog: t.Array(
+    t.Object({
+      attempt: t.Number({ description: "1 for the first try" }),
+      at: t.String({ description: "When the try started" }),
+      statusCode: t.Union([t.Number(), t.Null()], { description: "The receiver's answer; null when none came" }),
+      error: t.Union([t.String(), t.Null()]),
+      durationMs: t.Number(),
+    }),
+    { description: "Every try so far, first first" },
+  ),
 });

@@ -6,8 +6,15 @@
  */
 import type { Config } from "../../config";
 import type { Db } from "../../db/client";
-import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listWebhooks } from "../../db/repo/events";
-import type { Webhook, WebhookDelivery } from "../../db/schema";
+import {
+  attemptsOf,
+  deleteWebhook,
+  findWebhook,
+  insertWebhook,
+  listDeliveries,
+  listWebhooks,
+} from "../../db/repo/events";
+import type { Webhook, WebhookAttempt, WebhookDelivery } from "../../db/schema";
 import { AppError, notFound } from "../../http/errors";
 import { noteWebhook } from "../../ingest/events";
 import { checkLiteralHost, FetchError } from "../../ingest/fetch";
@@ -78,7 +85,12 @@ export class WebhookService {
   deliveries(collectionId: string, id: string) {
     const w = findWebhook(this.db, collectionId, id);
     if (!w) throw notFound("webhook");
-    return listDeliveries(this.db, w.id, DELIVERY_LOG_LIMIT).map(presentDelivery);
+    const list = listDeliveries(this.db, w.id, DELIVERY_LOG_LIMIT);
+    const tries = attemptsOf(
+      this.db,
+      list.map((d) => d.id),
+    );
+    return list.map((d) => presentDelivery(d, tries.get(d.id) ?? []));
   }
 
   /** An absolute http(s) URL whose host, if written as an address or a loopback name, the fetch rules allow. */
@@ -101,7 +113,7 @@ export class WebhookService {
   }
 }
 
-const presentDelivery = (d: WebhookDelivery) => ({
+const presentDelivery = (d: WebhookDelivery, tries: WebhookAttempt[]) => ({
   id: d.id,
   webhookId: d.webhookId,
   eventId: d.eventId,
@@ -114,4 +126,11 @@ const presentDelivery = (d: WebhookDelivery) => ({
   createdAt: d.createdAt,
   deliveredAt: d.deliveredAt,
   payload: d.payload,
+  attemptLog: tries.map((a) => ({
+    attempt: a.attempt,
+    at: a.at,
+    statusCode: a.statusCode,
+    error: a.error,
+    durationMs: a.durationMs,
+  })),
 });
