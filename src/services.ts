@@ -5,6 +5,7 @@
 import type { Config } from "./config";
 import { Collections } from "./core/collections";
 import { openDb, type Db } from "./db/client";
+import { AdminService } from "./features/admin/service";
 import { AuthService } from "./features/auth/service";
 import { DocumentService } from "./features/documents/service";
 import { WebhookDeliverer } from "./features/events/deliverer";
@@ -45,6 +46,7 @@ export interface Services {
   engine: IngestEngine;
   disk: DiskWatch;
   auth: AuthService;
+  admin: AdminService;
   pipelines: PipelineService;
   keys: KeyService;
   queries: QueryService;
@@ -84,6 +86,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const engine = new IngestEngine({ db, store, pool, files, config, log, disk });
   const auth = new AuthService(db, config);
   const keys = new KeyService(db);
+  const admin = new AdminService(db, (id) => collections.deleteCollection(id));
   const pipelines = new PipelineService(db, collections, config);
   const searcher = new Searcher(db, store, config, new Reranker(config.rerankUrl, log));
   const queries = new QueryService(db, keys, searcher, config);
@@ -155,6 +158,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     engine,
     disk,
     auth,
+    admin,
     pipelines,
     keys,
     queries,

@@ -10,6 +10,7 @@ export const UserModel = t.Object({
   id: t.String(),
   email: t.String(),
   tier: t.Union([t.Literal("free"), t.Literal("pro"), t.Literal("unlimited")]),
+  isAdmin: t.Boolean({ description: "An administrator: manages accounts, no pipeline limit." }),
   createdAt: t.String({ format: "date-time" }),
 });
 

@@ -12,6 +12,7 @@ import {
   findUserBySession,
   insertSession,
   insertUser,
+  touchSignIn,
 } from "../../db/repo/users";
 import type { User } from "../../db/schema";
 import { AppError } from "../../http/errors";
@@ -27,15 +28,36 @@ export interface PublicUser {
   id: string;
   email: string;
   tier: TierName;
+  /** Administrators manage accounts and have no pipeline limit (docs/API.md, Administration). */
+  isAdmin: boolean;
   createdAt: string;
 }
 
-export const publicUser = (u: User): PublicUser => ({ id: u.id, email: u.email, tier: u.tier, createdAt: u.createdAt });
+export const publicUser = (u: User): PublicUser => ({
+  id: u.id,
+  email: u.email,
+  tier: u.tier,
+  isAdmin: u.isAdmin,
+  createdAt: u.createdAt,
+});
 
-/** Creates a user; used by sign-up and by `ragd user create`. */
-export async function createUser(db: Db, email: string, password: string, tier: TierName): Promise<User> {
+/** The error a disabled account's sign-in, session or key gets. */
+export const accountDisabled = () =>
+  new AppError("account_disabled", "this account is disabled; ask an administrator to enable it");
+
+/**
+ * Creates a user; used by sign-up and by `ragd user create`. The first account of an
+ * install is an administrator whatever `admin` says (see insertUser).
+ */
+export async function createUser(
+  db: Db,
+  email: string,
+  password: string,
+  tier: TierName,
+  admin = false,
+): Promise<User> {
   if (findUserByEmail(db, email)) throw new AppError("conflict", `a user with email ${email} already exists`);
-  const user: User = {
+  const row = {
     id: Bun.randomUUIDv7(),
     email: email.trim(),
     passwordHash: await Bun.password.hash(password, { algorithm: "argon2id" }),
@@ -43,13 +65,12 @@ export async function createUser(db: Db, email: string, password: string, tier: 
     createdAt: new Date().toISOString(),
   };
   try {
-    insertUser(db, user);
+    return insertUser(db, row, admin);
   } catch (err) {
     // Two sign-ups racing for one email: the unique index decides.
     if (String(err).includes("UNIQUE")) throw new AppError("conflict", `a user with email ${email} already exists`);
     throw err;
   }
-  return user;
 }
 
 /** Failed sign-ins allowed in the window: per (email, client address), and per address. */
@@ -94,6 +115,8 @@ export class AuthService {
       this.addressFailures.fail(client);
       throw new AppError("unauthenticated", "wrong email or password");
     }
+    // Told only after the right password: a stranger learns nothing about the account.
+    if (user.disabledAt) throw accountDisabled();
     // Only the pair is forgiven: signing in to one's own account must not reset the
     // address's count of guesses at others.
     this.pairFailures.reset(pair);
@@ -118,14 +141,18 @@ export class AuthService {
     const hash = sha256(token);
     const found = findUserBySession(this.db, hash, new Date(now).toISOString());
     if (!found) return undefined;
+    // Disabling ends the sessions too; this covers a request racing the disable.
+    if (found.user.disabledAt) throw accountDisabled();
     const renewed = Date.parse(found.expiresAt) < now + (SESSION_DAYS - 1) * DAY_MS;
     if (renewed) extendSession(this.db, hash, new Date(now + SESSION_DAYS * DAY_MS).toISOString());
     return { user: found.user, renewed };
   }
 
-  private startSession(userId: string): string {
+  /** Starts a session and records the sign-in; the token goes into the cookie. */
+  startSession(userId: string): string {
     const token = randomToken(32);
     const now = Date.now();
+    touchSignIn(this.db, userId, new Date(now).toISOString());
     insertSession(this.db, {
       tokenHash: sha256(token),
       userId,
