@@ -326,6 +326,15 @@ describe("the command line does what the Admin screen does", () => {
     expectNothingOf(daveId, p);
   });
 
+  test("help names the commands; the OpenAPI document has the admin routes", async () => {
+    const help = runCli(["help"]).stdout;
+    for (const c of ["user set-admin", "user list", "user reset-password", "user delete", "admin audit"])
+      expect(help).toContain(c);
+    const spec = (await server.http("/docs/openapi.json")).body;
+    for (const p of ["/api/admin/users", "/api/admin/users/{id}", "/api/admin/users/{id}/disable", "/api/admin/audit"])
+      expect(Object.keys(spec.paths)).toContain(p);
+  });
+
   test("admin audit prints JSON lines, the command line named as the actor", () => {
     const r = cli("admin", "audit");
     expect(r.code).toBe(0);
