@@ -30,15 +30,24 @@ export function AccountScreen() {
             </dd>
           </div>
           <div>
+            <dt>Role</dt>
+            <dd>{user.isAdmin ? <span class="badge badge-good">Administrator</span> : "User"}</dd>
+          </div>
+          <div>
             <dt>Pipelines allowed</dt>
-            <dd>{limit === null ? "No limit" : limit}</dd>
+            <dd>{user.isAdmin ? "No limit (administrator)" : limit === null ? "No limit" : limit}</dd>
           </div>
           <div>
             <dt>Member since</dt>
             <dd>{formatDate(user.createdAt)}</dd>
           </div>
         </dl>
-        {user.tier !== "unlimited" && (
+        {user.isAdmin && (
+          <p class="muted">
+            As an administrator you manage every account on the <a href="#/admin">Admin</a> screen.
+          </p>
+        )}
+        {!user.isAdmin && user.tier !== "unlimited" && (
           <p class="muted">
             An administrator can change your tier on the server with{" "}
             <code>
