@@ -69,7 +69,9 @@ describe.skipIf(!existsSync(CHROMIUM))("the Admin screen in a real browser", () 
     await row(MEMBER).getByLabel(`Tier of ${MEMBER}`).selectOption("pro");
     await page.getByText(`${MEMBER}: tier changed.`).first().waitFor();
 
-    await row(MEMBER).getByRole("button", { name: `Reset password: ${MEMBER}` }).click();
+    await row(MEMBER)
+      .getByRole("button", { name: `Reset password: ${MEMBER}` })
+      .click();
     await page.getByRole("button", { name: "Reset password", exact: true }).click();
     const temp = await page.getByTestId("temp-password").inputValue();
     expect(temp).toMatch(/^[0-9A-Za-z]{16,}$/);
@@ -78,13 +80,17 @@ describe.skipIf(!existsSync(CHROMIUM))("the Admin screen in a real browser", () 
     const login = await api(ctx, `${ragd.url}/api/auth/login`, { json: { email: MEMBER, password: temp } });
     expect(login.status).toBe(200);
 
-    await row(MEMBER).getByRole("button", { name: `Disable: ${MEMBER}` }).click();
+    await row(MEMBER)
+      .getByRole("button", { name: `Disable: ${MEMBER}` })
+      .click();
     await row(MEMBER).getByText("Disabled").waitFor();
     const refused = await api(ctx, `${ragd.url}/api/auth/login`, { json: { email: MEMBER, password: temp } });
     expect(refused.body.error.code).toBe("account_disabled");
     await shootThemes(page, "admin-users");
 
-    await row(MEMBER).getByRole("button", { name: `Delete…: ${MEMBER}` }).click();
+    await row(MEMBER)
+      .getByRole("button", { name: `Delete…: ${MEMBER}` })
+      .click();
     const confirm = page.getByRole("button", { name: "Delete user" });
     expect(await confirm.isDisabled()).toBe(true);
     await page.getByLabel(/to confirm/).fill(MEMBER);
