@@ -275,6 +275,37 @@ describe("the command line does what the Admin screen does", () => {
   const CAROL = "carol@example.com";
   const DAVE = "dave@example.com";
 
+  test("on a fresh data directory the first account made by the command line is the administrator", () => {
+    const fresh = tempDir("ragd-admin-fresh-");
+    try {
+      const first = runCli([
+        "user",
+        "create",
+        "--email",
+        "a@example.com",
+        "--password",
+        PASSWORD,
+        "--data-dir",
+        fresh,
+        "--init",
+      ]);
+      expect(first.stdout).toContain("(free, administrator)");
+      const second = runCli([
+        "user",
+        "create",
+        "--email",
+        "b@example.com",
+        "--password",
+        PASSWORD,
+        "--data-dir",
+        fresh,
+      ]);
+      expect(second.stdout).toContain("(free)");
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
   test("user create --admin, set-admin and its last-administrator guard", () => {
     expect(cli("user", "create", "--email", CAROL, "--password", PASSWORD, "--admin").stdout).toContain(
       "administrator",
