@@ -19,6 +19,7 @@ const bob: { cookie?: string } = {};
 const ADMIN = "root@example.com";
 const BOB = "bob@example.com";
 const PASSWORD = "correct horse battery";
+const NEW_PASSWORD = "a password of bob's own";
 
 beforeAll(async () => {
   await ensureBinary();
@@ -139,7 +140,27 @@ describe("the administrator's lifecycle of an account", () => {
     expect(tempPassword.length).toBeGreaterThanOrEqual(16);
     expect((await server.http("/api/auth/me", { jar: bob })).status).toBe(401);
     expect((await signIn(BOB, PASSWORD)).status).toBe(401);
-    expect((await signIn(BOB, tempPassword, bob)).status).toBe(200);
+    const signedIn = await signIn(BOB, tempPassword, bob);
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.body.user.mustChangePassword).toBe(true);
+  });
+
+  test("after a reset the user chooses their own password; the temporary one then stops working", async () => {
+    const other: { cookie?: string } = {};
+    await signIn(BOB, tempPassword, other);
+    const change = (currentPassword: string) =>
+      post("/api/auth/password", bob, { currentPassword, newPassword: NEW_PASSWORD });
+    const wrong = await change("not the password");
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error.details[0].field).toBe("currentPassword");
+    const r = await change(tempPassword);
+    expect(r.status).toBe(200);
+    expect(r.body.user.mustChangePassword).toBe(false);
+    // This session goes on; the others end.
+    expect((await server.http("/api/auth/me", { jar: bob })).status).toBe(200);
+    expect((await server.http("/api/auth/me", { jar: other })).status).toBe(401);
+    expect((await signIn(BOB, tempPassword)).status).toBe(401);
+    expect((await signIn(BOB, NEW_PASSWORD)).status).toBe(200);
   });
 
   test("disabling ends sessions, refuses sign-in and stops keys with 401 account_disabled; enabling restores", async () => {
@@ -147,7 +168,7 @@ describe("the administrator's lifecycle of an account", () => {
     expect(r.status).toBe(200);
     expect(r.body.user.disabled).toBe(true);
     expect((await server.http("/api/auth/me", { jar: bob })).status).toBe(401);
-    const login = await signIn(BOB, tempPassword);
+    const login = await signIn(BOB, NEW_PASSWORD);
     expect(login.status).toBe(401);
     expect(login.body.error.code).toBe("account_disabled");
     const q = await query(bobKey);
@@ -157,7 +178,7 @@ describe("the administrator's lifecycle of an account", () => {
 
     expect((await post(`/api/admin/users/${bobId}/enable`, admin)).body.user.disabled).toBe(false);
     expect((await query(bobKey)).status).toBe(200);
-    expect((await signIn(BOB, tempPassword, bob)).status).toBe(200);
+    expect((await signIn(BOB, NEW_PASSWORD, bob)).status).toBe(200);
   });
 
   test("the last administrator cannot be disabled, demoted or deleted (409)", async () => {
@@ -213,7 +234,7 @@ describe("the administrator's lifecycle of an account", () => {
     const q = await query(bobKey);
     expect(q.status).toBe(401);
     expect(q.body.error.code).toBe("invalid_api_key");
-    expect((await signIn(BOB, tempPassword)).status).toBe(401);
+    expect((await signIn(BOB, NEW_PASSWORD)).status).toBe(401);
     expect((await server.http(`/api/admin/users/${bobId}`, { jar: admin })).status).toBe(404);
     expectNothingOf(bobId, bobPipeline);
   });

@@ -118,10 +118,14 @@ test("an upgraded install makes its oldest account the administrator, and only t
 
   migrate(sqlite);
 
-  expect(sqlite.query("SELECT id, is_admin, disabled_at, last_sign_in_at FROM users ORDER BY id").all()).toEqual([
-    { id: "middle", is_admin: 0, disabled_at: null, last_sign_in_at: null },
-    { id: "newer", is_admin: 0, disabled_at: null, last_sign_in_at: null },
-    { id: "oldest", is_admin: 1, disabled_at: null, last_sign_in_at: null },
+  const rows = sqlite.query(
+    "SELECT id, is_admin, disabled_at, last_sign_in_at, must_change_password FROM users ORDER BY id",
+  );
+  const old = { disabled_at: null, last_sign_in_at: null, must_change_password: 0 };
+  expect(rows.all()).toEqual([
+    { id: "middle", is_admin: 0, ...old },
+    { id: "newer", is_admin: 0, ...old },
+    { id: "oldest", is_admin: 1, ...old },
   ]);
   expect(sqlite.query("SELECT count(*) AS n FROM audit_log").get()).toEqual({ n: 0 });
   sqlite.close();

@@ -21,6 +21,8 @@ export const users = sqliteTable(
     /** Set while the account is disabled: no sign-in, no session, no key answers. */
     disabledAt: text("disabled_at"),
     lastSignInAt: text("last_sign_in_at"),
+    /** Set by an administrator's password reset; cleared when the user picks their own. */
+    mustChangePassword: integer("must_change_password", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [uniqueIndex("users_email_unique").on(sql`lower(${t.email})`)],
 );

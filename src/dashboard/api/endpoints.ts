@@ -42,6 +42,8 @@ export const auth = {
   login: (email: string, password: string) =>
     request<{ user: User }>("POST", "/api/auth/login", { body: { email, password } }),
   logout: () => request<void>("POST", "/api/auth/logout"),
+  changePassword: (currentPassword: string, newPassword: string) =>
+    request<{ user: User }>("POST", "/api/auth/password", { body: { currentPassword, newPassword } }),
 };
 
 export interface PipelineListParams {

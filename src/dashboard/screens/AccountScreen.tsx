@@ -1,4 +1,5 @@
 /** Who you are, your tier and what it allows, and signing out. */
+import { PasswordForm } from "../components/PasswordForm";
 import { TierBadge } from "../components/TierBadge";
 import { formatDate } from "../lib/format";
 import { useTitle } from "../lib/hooks";
@@ -59,6 +60,15 @@ export function AccountScreen() {
         <button type="button" class="btn" onClick={() => void signOut()}>
           Sign out
         </button>
+      </section>
+      <section class="card" aria-labelledby="pw-h">
+        <h2 id="pw-h">Password</h2>
+        {user.mustChangePassword && (
+          <p class="note note-warn" role="alert">
+            An administrator reset your password. Choose one of your own: the temporary password is known to them.
+          </p>
+        )}
+        <PasswordForm />
       </section>
     </>
   );

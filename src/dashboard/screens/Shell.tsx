@@ -89,6 +89,11 @@ export function Shell({ route }: { route: Route }) {
         </div>
       </header>
       <main id="main" class="container" tabIndex={-1} ref={main}>
+        {user.mustChangePassword && first !== "account" && (
+          <p class="note note-warn" role="alert">
+            An administrator reset your password. <a href="#/account">Choose a password of your own</a>.
+          </p>
+        )}
         <ScreenBoundary key={pathKey}>{screenFor(route, user.isAdmin)}</ScreenBoundary>
       </main>
     </>

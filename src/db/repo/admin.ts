@@ -80,8 +80,9 @@ export function updateUserTierById(db: Db, id: string, tier: Tier): void {
   db.update(users).set({ tier }).where(eq(users.id, id)).run();
 }
 
-export function updateUserPassword(db: Db, id: string, passwordHash: string): void {
-  db.update(users).set({ passwordHash }).where(eq(users.id, id)).run();
+/** Sets a password hash; `temporary` marks an administrator's reset, to be replaced by the user. */
+export function updateUserPassword(db: Db, id: string, passwordHash: string, temporary: boolean): void {
+  db.update(users).set({ passwordHash, mustChangePassword: temporary }).where(eq(users.id, id)).run();
 }
 
 /** Ids of every collection (pipelines and knowledge bases) a user owns. */

@@ -1,5 +1,5 @@
 /** Named queries on users and their sessions. */
-import { and, eq, gt, lt, sql } from "drizzle-orm";
+import { and, eq, gt, lt, ne, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { once, ph } from "../prepared";
 import { sessions, users, type Tier, type User } from "../schema";
@@ -88,9 +88,12 @@ export function extendSession(db: Db, tokenHash: string, expiresAt: string): voi
   db.update(sessions).set({ expiresAt }).where(eq(sessions.tokenHash, tokenHash)).run();
 }
 
-/** Ends every session of a user (disable, password reset). */
-export function deleteSessionsOf(db: Db, userId: string): void {
-  db.delete(sessions).where(eq(sessions.userId, userId)).run();
+/** Ends every session of a user (disable, password reset), or all but `keep` (a token hash). */
+export function deleteSessionsOf(db: Db, userId: string, keep?: string): void {
+  const others = keep === undefined ? undefined : ne(sessions.tokenHash, keep);
+  db.delete(sessions)
+    .where(and(eq(sessions.userId, userId), others))
+    .run();
 }
 
 export function deleteSession(db: Db, tokenHash: string): void {

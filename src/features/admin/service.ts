@@ -120,14 +120,15 @@ export class AdminService {
 
   /**
    * Replaces the password with a random temporary one, shown only in this result,
-   * and ends the user's sessions: whoever held the old password is signed out.
+   * and ends the user's sessions: whoever held the old password is signed out. The
+   * user is asked to choose their own at the next sign-in (mustChangePassword).
    */
   async resetPassword(actor: Actor, id: string): Promise<{ user: AdminUser; temporaryPassword: string }> {
     const before = this.getUser(id);
     const temporaryPassword = randomBase62(TEMP_PASSWORD_LENGTH);
     const hash = await Bun.password.hash(temporaryPassword, { algorithm: "argon2id" });
     this.db.transaction((tx) => {
-      updateUserPassword(tx as unknown as Db, id, hash);
+      updateUserPassword(tx as unknown as Db, id, hash, true);
       deleteSessionsOf(tx as unknown as Db, id);
       this.record(tx as unknown as Db, actor, "user.password_reset", before);
     });

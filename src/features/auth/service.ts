@@ -4,8 +4,10 @@
  */
 import type { Config, TierName } from "../../config";
 import type { Db } from "../../db/client";
+import { updateUserPassword } from "../../db/repo/admin";
 import {
   deleteExpiredSessions,
+  deleteSessionsOf,
   deleteSession,
   extendSession,
   findUserByEmail,
@@ -30,6 +32,8 @@ export interface PublicUser {
   tier: TierName;
   /** Administrators manage accounts and have no pipeline limit (docs/API.md, Administration). */
   isAdmin: boolean;
+  /** After an administrator's password reset: the user should choose a password of their own. */
+  mustChangePassword: boolean;
   createdAt: string;
 }
 
@@ -38,6 +42,7 @@ export const publicUser = (u: User): PublicUser => ({
   email: u.email,
   tier: u.tier,
   isAdmin: u.isAdmin,
+  mustChangePassword: u.mustChangePassword,
   createdAt: u.createdAt,
 });
 
@@ -121,6 +126,23 @@ export class AuthService {
     // address's count of guesses at others.
     this.pairFailures.reset(pair);
     return { user, token: this.startSession(user.id) };
+  }
+
+  /**
+   * Changes the signed-in user's password after checking the current one, clears a
+   * pending change after a reset, and ends every other session of theirs.
+   */
+  async changePassword(user: User, token: string, current: string, next: string): Promise<User> {
+    if (!(await Bun.password.verify(current, user.passwordHash))) {
+      const message = "is not your current password";
+      throw new AppError("invalid_request", `currentPassword: ${message}`, [{ field: "currentPassword", message }]);
+    }
+    const hash = await Bun.password.hash(next, { algorithm: "argon2id" });
+    this.db.transaction((tx) => {
+      updateUserPassword(tx as unknown as Db, user.id, hash, false);
+      deleteSessionsOf(tx as unknown as Db, user.id, sha256(token));
+    });
+    return { ...user, passwordHash: hash, mustChangePassword: false };
   }
 
   /** Deletes sessions past their expiry; run by the hourly housekeeping. */
