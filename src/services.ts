@@ -86,7 +86,6 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const engine = new IngestEngine({ db, store, pool, files, config, log, disk });
   const auth = new AuthService(db, config);
   const keys = new KeyService(db);
-  const admin = new AdminService(db, (id) => collections.deleteCollection(id));
   const pipelines = new PipelineService(db, collections, config);
   const searcher = new Searcher(db, store, config, new Reranker(config.rerankUrl, log));
   const queries = new QueryService(db, keys, searcher, config);
@@ -104,6 +103,10 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const kbs = new KbService({ db, collections, engine, files, searcher, config });
   const mcp: McpDeps = { queries, reader: new SourceReader(db, store), db, log };
   const events = new EventService(db);
+  const admin = new AdminService(db, {
+    deleteCollection: (id) => collections.deleteCollection(id),
+    closeStreams: (ids) => events.closeStreamsOf(ids),
+  });
   const webhooks = new WebhookService(db, config);
   const deliverer = new WebhookDeliverer({ db, config, log });
   collections.onCollectionDeleted(async (id) => {

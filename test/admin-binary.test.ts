@@ -164,9 +164,16 @@ describe("the administrator's lifecycle of an account", () => {
   });
 
   test("disabling ends sessions, refuses sign-in and stops keys with 401 account_disabled; enabling restores", async () => {
+    const stream = await fetch(`${server.url}/api/rag/pipelines/${bobPipeline}/events`, {
+      headers: { cookie: bob.cookie! },
+    });
+    expect(stream.status).toBe(200);
     const r = await post(`/api/admin/users/${bobId}/disable`, admin);
     expect(r.status).toBe(200);
     expect(r.body.user.disabled).toBe(true);
+    // The event stream the user had open ends too (it would otherwise stay open for good).
+    const ended = await Promise.race([stream.text().then(() => true), Bun.sleep(5_000).then(() => false)]);
+    expect(ended).toBe(true);
     expect((await server.http("/api/auth/me", { jar: bob })).status).toBe(401);
     const login = await signIn(BOB, NEW_PASSWORD);
     expect(login.status).toBe(401);

@@ -58,7 +58,8 @@ export async function withAdmin(
   const db = openExisting(config.dataDir, false, "");
   try {
     const collections = cliCollections(db, config.dataDir);
-    await fn(new AdminService(db, (id) => collections.deleteCollection(id)), cliActor());
+    // Open event streams are the server's: it ends them at its next heartbeat.
+    await fn(new AdminService(db, { deleteCollection: (id) => collections.deleteCollection(id) }), cliActor());
     return 0;
   } catch (err) {
     if (err instanceof AppError) {

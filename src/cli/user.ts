@@ -54,7 +54,7 @@ export async function userCreateCommand(
   const db = openExisting(config.dataDir, init, ", or add --init to start a new data directory there");
   try {
     const user = await createUser(db, email, password, tier, admin);
-    new AdminService(db, async () => {}).recordCreated(cliActor(), user.id);
+    new AdminService(db, { deleteCollection: async () => {} }).recordCreated(cliActor(), user.id);
     const role = user.isAdmin ? ", administrator" : "";
     console.log(`created user ${user.email} (${user.tier}${role}), id ${user.id}`);
     return 0;

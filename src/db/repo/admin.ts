@@ -95,6 +95,17 @@ export function collectionIdsOf(db: Db, userId: string): string[] {
     .map((r) => r.id);
 }
 
+/** Whether a collection still exists and its owner is enabled (open event streams ask this). */
+export function collectionOwnerActive(db: Db, collectionId: string): boolean {
+  const row = db
+    .select({ disabledAt: users.disabledAt })
+    .from(collections)
+    .innerJoin(users, eq(users.id, collections.userId))
+    .where(eq(collections.id, collectionId))
+    .get();
+  return row !== undefined && row.disabledAt === null;
+}
+
 /** Deletes the user row; sessions (and any collection left) go by ON DELETE CASCADE. */
 export function deleteUserRow(db: Db, id: string): void {
   db.delete(users).where(eq(users.id, id)).run();

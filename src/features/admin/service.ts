@@ -42,6 +42,14 @@ export interface AdminUser {
 
 const TEMP_PASSWORD_LENGTH = 20;
 
+/** What administration needs from the rest of ragd. */
+export interface AdminHooks {
+  /** Removes one collection with its rows, vector tables and files. */
+  deleteCollection(id: string): Promise<void>;
+  /** Ends open event streams of these collections (in this process). */
+  closeStreams?(collectionIds: string[]): void;
+}
+
 export function presentAdminUser(s: UserWithStats): AdminUser {
   const u = s.user;
   return {
@@ -65,10 +73,9 @@ const lastAdmin = (what: string) =>
 export class AdminService {
   readonly audit: AuditLog;
 
-  /** `deleteCollection` removes one collection with its rows, vector tables and files. */
   constructor(
     private readonly db: Db,
-    private readonly deleteCollection: (id: string) => Promise<void>,
+    private readonly hooks: AdminHooks,
   ) {
     this.audit = new AuditLog(db);
   }
@@ -147,6 +154,7 @@ export class AdminService {
       if (disabled) deleteSessionsOf(t, id);
       this.record(t, actor, disabled ? "user.disabled" : "user.enabled", before);
     });
+    if (disabled) this.hooks.closeStreams?.(collectionIdsOf(this.db, id));
     return this.getUser(id);
   }
 
@@ -167,7 +175,9 @@ export class AdminService {
       if (res === "missing") throw notFound("user");
       deleteSessionsOf(tx as unknown as Db, id);
     });
-    for (const collectionId of collectionIdsOf(this.db, id)) await this.deleteCollection(collectionId);
+    const owned = collectionIdsOf(this.db, id);
+    this.hooks.closeStreams?.(owned);
+    for (const collectionId of owned) await this.hooks.deleteCollection(collectionId);
     this.db.transaction((tx) => {
       deleteUserRow(tx as unknown as Db, id);
       this.record(tx as unknown as Db, actor, "user.deleted", before, {
