@@ -4,6 +4,14 @@
 import { helpText } from "./cli/help";
 import { serveCommand } from "./cli/serve";
 import { userCreateCommand, userSetTierCommand } from "./cli/user";
+import {
+  adminAuditCommand,
+  userDeleteCommand,
+  userListCommand,
+  userResetPasswordCommand,
+  userSetAdminCommand,
+  userSetDisabledCommand,
+} from "./cli/user-admin";
 import { ConfigError, loadBridgeConfig, loadConfig, parseFlags } from "./config";
 import { version } from "./version";
 
@@ -15,16 +23,12 @@ async function run(argv: string[]): Promise<number | undefined> {
       await serveCommand(config);
       return undefined; // keeps running
     }
-    case "user": {
-      const own = ["email", "password", "tier"];
-      // --init is the one flag without a value: `user create` may then start a new data directory.
-      const init = rest.includes("--init");
-      if (init && sub !== "create") throw new ConfigError(`--init goes only with "user create"`);
-      const args = init ? rest.filter((a) => a !== "--init") : rest;
-      const { config, rest: flags } = loadConfig(parseFlags(args), process.env, own);
-      if (sub === "create") return userCreateCommand(config, flags, init);
-      if (sub === "set-tier") return userSetTierCommand(config, flags);
-      throw new ConfigError(`unknown command "user ${sub ?? ""}"; use "user create" or "user set-tier"`);
+    case "user":
+      return userCommand(sub, rest);
+    case "admin": {
+      if (sub !== "audit") throw new ConfigError(`unknown command "admin ${sub ?? ""}"; use "admin audit"`);
+      const { config, rest: flags } = loadConfig(parseFlags(rest), process.env, ["after"]);
+      return adminAuditCommand(config, flags);
     }
     case "mcp":
       // Loaded only for this command: the MCP client code would slow every `ragd serve` start.
@@ -41,6 +45,44 @@ async function run(argv: string[]): Promise<number | undefined> {
       return 0;
     default:
       throw new ConfigError(`unknown command "${cmd}"; run "ragd help"`);
+  }
+}
+
+/** Flags without a value, per `user` command. */
+const SWITCHES: Record<string, string[]> = { create: ["init", "admin"], "set-admin": ["revoke"] };
+
+async function userCommand(sub: string | undefined, rest: string[]): Promise<number> {
+  const allowed = SWITCHES[sub ?? ""] ?? [];
+  const on = new Set<string>();
+  const args = rest.filter((a) => {
+    const name = a.startsWith("--") ? a.slice(2) : "";
+    if (!Object.values(SWITCHES).flat().includes(name)) return true;
+    if (!allowed.includes(name)) throw new ConfigError(`--${name} does not go with "user ${sub ?? ""}"`);
+    on.add(name);
+    return false;
+  });
+  const own = ["email", "password", "tier", "confirm"];
+  const { config, rest: flags } = loadConfig(parseFlags(args), process.env, own);
+  switch (sub) {
+    case "create":
+      return userCreateCommand(config, flags, on.has("init"), on.has("admin"));
+    case "set-tier":
+      return userSetTierCommand(config, flags);
+    case "set-admin":
+      return userSetAdminCommand(config, flags, on.has("revoke"));
+    case "list":
+      return userListCommand(config);
+    case "reset-password":
+      return userResetPasswordCommand(config, flags);
+    case "disable":
+    case "enable":
+      return userSetDisabledCommand(config, flags, sub === "disable");
+    case "delete":
+      return userDeleteCommand(config, flags);
+    default:
+      throw new ConfigError(
+        `unknown command "user ${sub ?? ""}"; use create, set-tier, set-admin, list, reset-password, disable, enable or delete`,
+      );
   }
 }
 

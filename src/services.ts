@@ -5,6 +5,7 @@
 import type { Config } from "./config";
 import { Collections } from "./core/collections";
 import { openDb, type Db } from "./db/client";
+import { AdminService } from "./features/admin/service";
 import { AuthService } from "./features/auth/service";
 import { DocumentService } from "./features/documents/service";
 import { WebhookDeliverer } from "./features/events/deliverer";
@@ -45,6 +46,7 @@ export interface Services {
   engine: IngestEngine;
   disk: DiskWatch;
   auth: AuthService;
+  admin: AdminService;
   pipelines: PipelineService;
   keys: KeyService;
   queries: QueryService;
@@ -101,6 +103,10 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const kbs = new KbService({ db, collections, engine, files, searcher, config });
   const mcp: McpDeps = { queries, reader: new SourceReader(db, store), db, log };
   const events = new EventService(db);
+  const admin = new AdminService(db, {
+    deleteCollection: (id) => collections.deleteCollection(id),
+    closeStreams: (ids) => events.closeStreamsOf(ids),
+  });
   const webhooks = new WebhookService(db, config);
   const deliverer = new WebhookDeliverer({ db, config, log });
   collections.onCollectionDeleted(async (id) => {
@@ -155,6 +161,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     engine,
     disk,
     auth,
+    admin,
     pipelines,
     keys,
     queries,

@@ -14,7 +14,14 @@ describe("sign-up", () => {
     const r = await t.call("POST", "/api/auth/signup", { body: { email: e, password: "password123" } });
     expect(r.status).toBe(201);
     expect(r.body.user).toMatchObject({ email: e, tier: "free" });
-    expect(Object.keys(r.body.user).sort()).toEqual(["createdAt", "email", "id", "tier"]);
+    expect(Object.keys(r.body.user).sort()).toEqual([
+      "createdAt",
+      "email",
+      "id",
+      "isAdmin",
+      "mustChangePassword",
+      "tier",
+    ]);
     const cookie = r.headers.get("set-cookie")!;
     expect(cookie).toMatch(/^ragd_session=[A-Za-z0-9_-]{43};/);
     expect(cookie).toContain("HttpOnly");

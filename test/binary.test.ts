@@ -70,6 +70,10 @@ describe("the served API over real HTTP", () => {
   });
 
   test("sign up, create a pipeline and a key, query, revoke", async () => {
+    // The first account is an administrator with no pipeline limit: make it first, so
+    // the sign-up below is an ordinary user on the free tier.
+    const admin = ["user", "create", "--email", "root@example.com", "--password", PASSWORD, "--data-dir", dataDir];
+    expect(runCli(admin).code).toBe(0);
     const signup = await server.http("/api/auth/signup", {
       method: "POST",
       json: { email: EMAIL, password: PASSWORD },

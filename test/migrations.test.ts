@@ -102,3 +102,31 @@ test("url and api sources stored with credentials in their URL keep them apart a
   expect(after).toEqual(rows.map(([id, , , , name, url, creds]) => ({ id, name, url, url_credentials: creds })));
   sqlite.close();
 });
+
+test("an upgraded install makes its oldest account the administrator, and only that one", () => {
+  const sqlite = new Database(join(dir, "admin.db"), { create: true, strict: true });
+  const before = migrations.findIndex((m) => m.tag.startsWith("0008_"));
+  expect(before).toBeGreaterThan(0);
+  migrate(sqlite, migrations.slice(0, before));
+  const insert = sqlite.prepare(
+    "INSERT INTO users (id, email, password_hash, tier, created_at) VALUES (?, ?, 'x', 'free', ?)",
+  );
+  // Inserted out of order: the oldest by created_at wins, not the first row.
+  insert.run("newer", "newer@example.com", "2026-03-01T00:00:00.000Z");
+  insert.run("oldest", "oldest@example.com", "2025-01-01T00:00:00.000Z");
+  insert.run("middle", "middle@example.com", "2025-06-01T00:00:00.000Z");
+
+  migrate(sqlite);
+
+  const rows = sqlite.query(
+    "SELECT id, is_admin, disabled_at, last_sign_in_at, must_change_password FROM users ORDER BY id",
+  );
+  const old = { disabled_at: null, last_sign_in_at: null, must_change_password: 0 };
+  expect(rows.all()).toEqual([
+    { id: "middle", is_admin: 0, ...old },
+    { id: "newer", is_admin: 0, ...old },
+    { id: "oldest", is_admin: 1, ...old },
+  ]);
+  expect(sqlite.query("SELECT count(*) AS n FROM audit_log").get()).toEqual({ n: 0 });
+  sqlite.close();
+});

@@ -10,13 +10,19 @@ export function helpText(): string {
 
 Usage:
   ragd serve   [--host 127.0.0.1] [--port 8484] [--data-dir ./data]
-  ragd user create --email E --password P [--tier free|pro|unlimited] [--data-dir D] [--init]
+  ragd user create --email E --password P [--tier free|pro|unlimited] [--admin] [--data-dir D] [--init]
   ragd user set-tier --email E --tier free|pro|unlimited [--data-dir D]
+  ragd user set-admin --email E [--revoke] [--data-dir D]
+  ragd user list [--data-dir D]
+  ragd user reset-password | disable | enable --email E [--data-dir D]
+  ragd user delete --email E --confirm E [--data-dir D]
+  ragd admin audit [--after ID] [--data-dir D]        the audit log as JSON lines
   ragd mcp     [--url http://127.0.0.1:8484] [--key rag_… | RAGD_API_KEY]   stdio MCP bridge
   ragd version
   ragd help
 
-One server per data directory. "user" commands work beside it, on a data directory that
+The first account is an administrator. One server per data directory. "user" and
+"admin" commands work beside it, on a data directory that
 already holds ragd data; --init lets "user create" start a new one.
 
 Settings (a flag wins over its environment variable):

@@ -1,6 +1,7 @@
 /**
- * `ragd user create --email E --password P [--tier T] [--init]` and
- * `ragd user set-tier --email E --tier T`. They open the same database as the
+ * `ragd user create --email E --password P [--tier T] [--admin] [--init]` and
+ * `ragd user set-tier --email E --tier T` (the other administration commands are in
+ * user-admin.ts). They open the same database as the
  * server (WAL mode, with a busy timeout) and take no lock, so they work while a
  * server runs.
  */
@@ -8,9 +9,10 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, type Config, type TierName } from "../config";
 import { type Db, openDb } from "../db/client";
-import { updateUserTier } from "../db/repo/users";
+import { AdminService } from "../features/admin/service";
 import { createUser } from "../features/auth/service";
 import { AppError } from "../http/errors";
+import { cliActor, withAdmin } from "./user-admin";
 
 const TIERS: TierName[] = ["free", "pro", "unlimited"];
 
@@ -20,7 +22,7 @@ function tierOf(raw: string | undefined, fallback?: TierName): TierName {
   return raw as TierName;
 }
 
-function need(flags: Record<string, string>, name: string): string {
+export function need(flags: Record<string, string>, name: string): string {
   const v = flags[name];
   if (!v) throw new ConfigError(`--${name} is required`);
   return v;
@@ -30,14 +32,20 @@ function need(flags: Record<string, string>, name: string): string {
  * Opens the data directory's database, refusing a directory with no ragd.db: a mistyped
  * --data-dir would otherwise get a new, empty installation. `init` (--init) allows it.
  */
-function openExisting(dataDir: string, init: boolean, hint: string): Db {
+export function openExisting(dataDir: string, init: boolean, hint: string): Db {
   if (!init && !existsSync(join(dataDir, "ragd.db"))) {
     throw new ConfigError(`no ragd data in ${dataDir} (it has no ragd.db); check --data-dir${hint}`);
   }
   return openDb(dataDir);
 }
 
-export async function userCreateCommand(config: Config, flags: Record<string, string>, init = false): Promise<number> {
+/** `ragd user create`; `admin` (--admin) makes an administrator, as the first account always is. */
+export async function userCreateCommand(
+  config: Config,
+  flags: Record<string, string>,
+  init = false,
+  admin = false,
+): Promise<number> {
   const email = need(flags, "email");
   const password = need(flags, "password");
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new ConfigError(`--email "${email}" is not an email address`);
@@ -45,8 +53,10 @@ export async function userCreateCommand(config: Config, flags: Record<string, st
   const tier = tierOf(flags.tier, "free");
   const db = openExisting(config.dataDir, init, ", or add --init to start a new data directory there");
   try {
-    const user = await createUser(db, email, password, tier);
-    console.log(`created user ${user.email} (${user.tier}), id ${user.id}`);
+    const user = await createUser(db, email, password, tier, admin);
+    new AdminService(db, { deleteCollection: async () => {} }).recordCreated(cliActor(), user.id);
+    const role = user.isAdmin ? ", administrator" : "";
+    console.log(`created user ${user.email} (${user.tier}${role}), id ${user.id}`);
     return 0;
   } catch (err) {
     if (err instanceof AppError && err.code === "conflict") {
@@ -59,18 +69,11 @@ export async function userCreateCommand(config: Config, flags: Record<string, st
   }
 }
 
-export function userSetTierCommand(config: Config, flags: Record<string, string>): number {
+export function userSetTierCommand(config: Config, flags: Record<string, string>): Promise<number> {
   const email = need(flags, "email");
   const tier = tierOf(need(flags, "tier"));
-  const db = openExisting(config.dataDir, false, "");
-  try {
-    if (!updateUserTier(db, email, tier)) {
-      console.error(`ragd: no user with email ${email}`);
-      return 1;
-    }
-    console.log(`${email} is now on the ${tier} tier`);
-    return 0;
-  } finally {
-    db.$client.close();
-  }
+  return withAdmin(config, (admin, actor) => {
+    const u = admin.setTier(actor, admin.idByEmail(email), tier);
+    console.log(`${u.email} is now on the ${u.tier} tier`);
+  });
 }

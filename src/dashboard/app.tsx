@@ -66,7 +66,9 @@ export function App() {
     );
   }
   return (
-    <AppContext.Provider value={{ user: session.user, notify: toast.show, signOut }}>
+    <AppContext.Provider
+      value={{ user: session.user, notify: toast.show, signOut, setUser: (user) => setSession({ state: "in", user }) }}
+    >
       <Shell route={route} />
       <Toast message={toast.message} />
     </AppContext.Provider>

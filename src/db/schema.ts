@@ -16,6 +16,13 @@ export const users = sqliteTable(
       .notNull()
       .default("free"),
     createdAt: text("created_at").notNull(),
+    /** Administrators manage every account and have no pipeline limit (docs/API.md, Administration). */
+    isAdmin: integer("is_admin", { mode: "boolean" }).notNull().default(false),
+    /** Set while the account is disabled: no sign-in, no session, no key answers. */
+    disabledAt: text("disabled_at"),
+    lastSignInAt: text("last_sign_in_at"),
+    /** Set by an administrator's password reset; cleared when the user picks their own. */
+    mustChangePassword: integer("must_change_password", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [uniqueIndex("users_email_unique").on(sql`lower(${t.email})`)],
 );
@@ -255,6 +262,21 @@ export const webhookAttempts = sqliteTable(
   },
   (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId, t.attempt)],
 );
+/** Who did what administrative action when; kept after the accounts it names are gone. */
+export const auditLog = sqliteTable("audit_log", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  at: text("at").notNull(),
+  /** The administrator's user id; null for the command line. */
+  actorId: text("actor_id"),
+  /** The administrator's email, or "cli (<os user>)". */
+  actor: text("actor").notNull(),
+  action: text("action").notNull(),
+  /** No foreign key: the entry outlives a deleted user. */
+  targetId: text("target_id"),
+  targetEmail: text("target_email"),
+  /** Extra facts (old and new tier, …), a JSON object. */
+  details: text("details").notNull().default("{}"),
+});
 
 export type User = typeof users.$inferSelect;
 export type Session = typeof sessions.$inferSelect;
@@ -268,3 +290,4 @@ export type EventRow = typeof events.$inferSelect;
 export type Webhook = typeof webhooks.$inferSelect;
 export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;
 export type Tier = User["tier"];
+export type AuditRow = typeof auditLog.$inferSelect;

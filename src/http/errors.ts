@@ -14,6 +14,7 @@ export type ErrorCode =
   | "invalid_request"
   | "unauthenticated"
   | "invalid_api_key"
+  | "account_disabled"
   | "api_key_not_allowed"
   | "insufficient_scope"
   | "tier_limit_reached"
@@ -36,6 +37,7 @@ const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
   unauthenticated: 401,
   invalid_api_key: 401,
+  account_disabled: 401,
   api_key_not_allowed: 403,
   insufficient_scope: 403,
   tier_limit_reached: 403,

@@ -32,6 +32,7 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
   let requests: ReturnType<typeof recordRequests>;
   const pageErrors: string[] = [];
   const email = `e2e-${Date.now()}@example.com`;
+  const adminEmail = `admin-${Date.now()}@example.com`;
   const password = "correct horse battery";
   let pipelineId = "";
   let apiKey = "";
@@ -41,6 +42,8 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
     // A stand-in Ollama on loopback, so the model picker has installed models to offer.
     ollama = await startFakeOllama({ models: { "nomic-embed-text:latest": 768 } });
     ragd = await startRagd({ RAGD_OLLAMA_URL: ollama.url });
+    // The first account is the administrator; the user walked through below signs up after it.
+    expect(ragd.cli(["user", "create", "--email", adminEmail, "--password", password]).code).toBe(0);
     console.log(`dashboard e2e: ragd from ${ragd.kind} at ${ragd.url}`);
     chrome = await launchChromium();
     ctx = await chrome.browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: "light" });

@@ -4,7 +4,9 @@
  */
 import { qs, request } from "./client";
 import type {
+  AdminUser,
   ApiKey,
+  AuditPage,
   ApiKeyCreated,
   Deleted,
   EmbeddingModels,
@@ -20,6 +22,7 @@ import type {
   QueryResponse,
   Source,
   SourceCreated,
+  Tier,
   SourcePage,
   SourceStatus,
   SourceType,
@@ -39,6 +42,8 @@ export const auth = {
   login: (email: string, password: string) =>
     request<{ user: User }>("POST", "/api/auth/login", { body: { email, password } }),
   logout: () => request<void>("POST", "/api/auth/logout"),
+  changePassword: (currentPassword: string, newPassword: string) =>
+    request<{ user: User }>("POST", "/api/auth/password", { body: { currentPassword, newPassword } }),
 };
 
 export interface PipelineListParams {
@@ -151,3 +156,20 @@ export const knowledgeBases = {
 };
 
 export const embeddingModels = () => request<EmbeddingModels>("GET", "/api/embedding-models");
+
+const adminUser = (id: string) => `/api/admin/users/${enc(id)}`;
+
+/** Administration (docs/API.md, Administration): administrators only. */
+export const admin = {
+  users: () => request<{ data: AdminUser[] }>("GET", "/api/admin/users"),
+  update: (id: string, body: { tier?: Tier; isAdmin?: boolean }) =>
+    request<{ user: AdminUser }>("PATCH", adminUser(id), { body }),
+  resetPassword: (id: string) =>
+    request<{ user: AdminUser; temporaryPassword: string }>("POST", `${adminUser(id)}/password-reset`),
+  setDisabled: (id: string, disabled: boolean) =>
+    request<{ user: AdminUser }>("POST", `${adminUser(id)}/${disabled ? "disable" : "enable"}`),
+  remove: (id: string, confirm: string) => request<Deleted>("DELETE", `${adminUser(id)}${qs({ confirm })}`),
+  audit: (before?: number) => request<AuditPage>("GET", `/api/admin/audit${qs({ limit: 50, before })}`),
+  /** The whole log as JSON lines, for a download link (the session cookie goes with it). */
+  auditLinesPath: "/api/admin/audit?format=jsonl",
+};

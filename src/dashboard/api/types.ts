@@ -4,6 +4,7 @@
  * server ends up in the browser bundle), so a change there shows up here at
  * compile time. The rest is written from docs/API.md.
  */
+import type { AdminUserModel, AuditEntryModel, AuditPage as AuditPageModel } from "../../features/admin/model";
 import type { UserModel } from "../../features/auth/model";
 import type { DeliveryModel, WebhookCreated as WebhookCreatedModel, WebhookModel } from "../../features/events/model";
 import type { KeyCreated, KeyModel } from "../../features/keys/model";
@@ -14,6 +15,9 @@ import type { SourceModel, SOURCE_STATUSES, SOURCE_TYPES } from "../../features/
 
 export type User = typeof UserModel.static;
 export type Tier = User["tier"];
+export type AdminUser = typeof AdminUserModel.static;
+export type AuditEntry = typeof AuditEntryModel.static;
+export type AuditPage = typeof AuditPageModel.static;
 
 export type Pipeline = typeof PipelineModel.static;
 export type PipelineStatus = (typeof STATUSES)[number];

@@ -9,13 +9,15 @@ interface Props {
   children: ComponentChildren;
   confirmLabel: string;
   busy?: boolean;
+  /** The confirm button is inert (e.g. until a confirmation is typed). */
+  disabled?: boolean;
   error?: ApiError;
   onConfirm: () => void;
   onCancel: () => void;
 }
 
 /** A danger dialog; focus starts on Cancel so Enter never destroys by accident. */
-export function ConfirmDialog({ title, children, confirmLabel, busy, error, onConfirm, onCancel }: Props) {
+export function ConfirmDialog({ title, children, confirmLabel, busy, disabled, error, onConfirm, onCancel }: Props) {
   return (
     <Dialog
       title={title}
@@ -27,7 +29,7 @@ export function ConfirmDialog({ title, children, confirmLabel, busy, error, onCo
           <button type="button" class="btn" onClick={onCancel} autoFocus>
             Cancel
           </button>
-          <button type="button" class="btn btn-danger" onClick={onConfirm} disabled={busy}>
+          <button type="button" class="btn btn-danger" onClick={onConfirm} disabled={busy || disabled}>
             {busy ? "Working…" : confirmLabel}
           </button>
         </>

@@ -10,6 +10,8 @@ export interface AppState {
   user: User;
   notify: (message: string) => void;
   signOut: () => Promise<void>;
+  /** Replaces the signed-in user after a change the server answered with (a new password). */
+  setUser: (user: User) => void;
 }
 
 export const AppContext = createContext<AppState | null>(null);

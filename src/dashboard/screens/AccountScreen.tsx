@@ -1,4 +1,5 @@
 /** Who you are, your tier and what it allows, and signing out. */
+import { PasswordForm } from "../components/PasswordForm";
 import { TierBadge } from "../components/TierBadge";
 import { formatDate } from "../lib/format";
 import { useTitle } from "../lib/hooks";
@@ -30,15 +31,24 @@ export function AccountScreen() {
             </dd>
           </div>
           <div>
+            <dt>Role</dt>
+            <dd>{user.isAdmin ? <span class="badge badge-good">Administrator</span> : "User"}</dd>
+          </div>
+          <div>
             <dt>Pipelines allowed</dt>
-            <dd>{limit === null ? "No limit" : limit}</dd>
+            <dd>{user.isAdmin ? "No limit (administrator)" : limit === null ? "No limit" : limit}</dd>
           </div>
           <div>
             <dt>Member since</dt>
             <dd>{formatDate(user.createdAt)}</dd>
           </div>
         </dl>
-        {user.tier !== "unlimited" && (
+        {user.isAdmin && (
+          <p class="muted">
+            As an administrator you manage every account on the <a href="#/admin">Admin</a> screen.
+          </p>
+        )}
+        {!user.isAdmin && user.tier !== "unlimited" && (
           <p class="muted">
             An administrator can change your tier on the server with{" "}
             <code>
@@ -50,6 +60,15 @@ export function AccountScreen() {
         <button type="button" class="btn" onClick={() => void signOut()}>
           Sign out
         </button>
+      </section>
+      <section class="card" aria-labelledby="pw-h">
+        <h2 id="pw-h">Password</h2>
+        {user.mustChangePassword && (
+          <p class="note note-warn" role="alert">
+            An administrator reset your password. Choose one of your own: the temporary password is known to them.
+          </p>
+        )}
+        <PasswordForm />
       </section>
     </>
   );

@@ -10,6 +10,7 @@ import { TierBadge } from "../components/TierBadge";
 import { useApp } from "../lib/session";
 import { navigate, type Route } from "../router";
 import { AccountScreen } from "./AccountScreen";
+import { AdminScreen } from "./AdminScreen";
 import { KbListScreen } from "./KbListScreen";
 import { KbScreen } from "./KbScreen";
 import { NotFoundScreen } from "./NotFoundScreen";
@@ -18,7 +19,7 @@ import { PipelineScreen } from "./PipelineScreen";
 import { PipelinesScreen } from "./PipelinesScreen";
 
 /** Picks the screen for a route. */
-function screenFor(route: Route) {
+function screenFor(route: Route, isAdmin: boolean) {
   const [first, second, third] = route.segments;
   if (first === "pipelines" && second === "new") return <PipelineNewScreen />;
   if (first === "pipelines" && second)
@@ -27,6 +28,8 @@ function screenFor(route: Route) {
   if (first === "kb" && second) return <KbScreen id={second} />;
   if (first === "kb") return <KbListScreen />;
   if (first === "account") return <AccountScreen />;
+  // Not for other users: for them the route does not exist (and the API answers 403).
+  if (first === "admin" && isAdmin) return <AdminScreen />;
   return <NotFoundScreen />;
 }
 
@@ -67,6 +70,11 @@ export function Shell({ route }: { route: Route }) {
             <a href="#/kb" aria-current={first === "kb" ? "page" : undefined}>
               Knowledge bases
             </a>
+            {user.isAdmin && (
+              <a href="#/admin" aria-current={first === "admin" ? "page" : undefined}>
+                Admin
+              </a>
+            )}
             <a href="/docs">API docs</a>
           </nav>
           <div class="whoami">
@@ -81,7 +89,12 @@ export function Shell({ route }: { route: Route }) {
         </div>
       </header>
       <main id="main" class="container" tabIndex={-1} ref={main}>
-        <ScreenBoundary key={pathKey}>{screenFor(route)}</ScreenBoundary>
+        {user.mustChangePassword && first !== "account" && (
+          <p class="note note-warn" role="alert">
+            An administrator reset your password. <a href="#/account">Choose a password of your own</a>.
+          </p>
+        )}
+        <ScreenBoundary key={pathKey}>{screenFor(route, user.isAdmin)}</ScreenBoundary>
       </main>
     </>
   );

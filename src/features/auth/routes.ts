@@ -7,7 +7,7 @@ import { readCookie, sessionAuth } from "../../http/auth";
 import type { ClientAddresses } from "../../http/client-address";
 import { checkCsrf } from "../../http/csrf";
 import { ErrorBody } from "../../http/models";
-import { Credentials, UserEnvelope } from "./model";
+import { Credentials, PasswordChange, UserEnvelope } from "./model";
 import { SESSION_COOKIE, sessionCookie } from "./cookie";
 import { publicUser, type AuthService } from "./service";
 
@@ -61,5 +61,19 @@ export function authRoutes(auth: AuthService, clients: ClientAddresses) {
       session: true,
       response: { 200: UserEnvelope, 401: ErrorBody, 403: ErrorBody },
       detail: { summary: "The signed-in user" },
-    });
+    })
+    .post(
+      "/password",
+      async ({ user, body, request }) => {
+        const token = readCookie(request, SESSION_COOKIE)!;
+        return { user: publicUser(await auth.changePassword(user, token, body.currentPassword, body.newPassword)) };
+      },
+      {
+        session: true,
+        parse: "json",
+        body: PasswordChange,
+        response: { 200: UserEnvelope, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
+        detail: { summary: "Change your password; signs out your other sessions" },
+      },
+    );
 }

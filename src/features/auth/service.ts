@@ -4,14 +4,17 @@
  */
 import type { Config, TierName } from "../../config";
 import type { Db } from "../../db/client";
+import { updateUserPassword } from "../../db/repo/admin";
 import {
   deleteExpiredSessions,
+  deleteSessionsOf,
   deleteSession,
   extendSession,
   findUserByEmail,
   findUserBySession,
   insertSession,
   insertUser,
+  touchSignIn,
 } from "../../db/repo/users";
 import type { User } from "../../db/schema";
 import { AppError } from "../../http/errors";
@@ -27,15 +30,39 @@ export interface PublicUser {
   id: string;
   email: string;
   tier: TierName;
+  /** Administrators manage accounts and have no pipeline limit (docs/API.md, Administration). */
+  isAdmin: boolean;
+  /** After an administrator's password reset: the user should choose a password of their own. */
+  mustChangePassword: boolean;
   createdAt: string;
 }
 
-export const publicUser = (u: User): PublicUser => ({ id: u.id, email: u.email, tier: u.tier, createdAt: u.createdAt });
+export const publicUser = (u: User): PublicUser => ({
+  id: u.id,
+  email: u.email,
+  tier: u.tier,
+  isAdmin: u.isAdmin,
+  mustChangePassword: u.mustChangePassword,
+  createdAt: u.createdAt,
+});
 
-/** Creates a user; used by sign-up and by `ragd user create`. */
-export async function createUser(db: Db, email: string, password: string, tier: TierName): Promise<User> {
+/** The error a disabled account's sign-in, session or key gets. */
+export const accountDisabled = () =>
+  new AppError("account_disabled", "this account is disabled; ask an administrator to enable it");
+
+/**
+ * Creates a user; used by sign-up and by `ragd user create`. The first account of an
+ * install is an administrator whatever `admin` says (see insertUser).
+ */
+export async function createUser(
+  db: Db,
+  email: string,
+  password: string,
+  tier: TierName,
+  admin = false,
+): Promise<User> {
   if (findUserByEmail(db, email)) throw new AppError("conflict", `a user with email ${email} already exists`);
-  const user: User = {
+  const row = {
     id: Bun.randomUUIDv7(),
     email: email.trim(),
     passwordHash: await Bun.password.hash(password, { algorithm: "argon2id" }),
@@ -43,13 +70,12 @@ export async function createUser(db: Db, email: string, password: string, tier: 
     createdAt: new Date().toISOString(),
   };
   try {
-    insertUser(db, user);
+    return insertUser(db, row, admin);
   } catch (err) {
     // Two sign-ups racing for one email: the unique index decides.
     if (String(err).includes("UNIQUE")) throw new AppError("conflict", `a user with email ${email} already exists`);
     throw err;
   }
-  return user;
 }
 
 /** Failed sign-ins allowed in the window: per (email, client address), and per address. */
@@ -94,10 +120,29 @@ export class AuthService {
       this.addressFailures.fail(client);
       throw new AppError("unauthenticated", "wrong email or password");
     }
+    // Told only after the right password: a stranger learns nothing about the account.
+    if (user.disabledAt) throw accountDisabled();
     // Only the pair is forgiven: signing in to one's own account must not reset the
     // address's count of guesses at others.
     this.pairFailures.reset(pair);
     return { user, token: this.startSession(user.id) };
+  }
+
+  /**
+   * Changes the signed-in user's password after checking the current one, clears a
+   * pending change after a reset, and ends every other session of theirs.
+   */
+  async changePassword(user: User, token: string, current: string, next: string): Promise<User> {
+    if (!(await Bun.password.verify(current, user.passwordHash))) {
+      const message = "is not your current password";
+      throw new AppError("invalid_request", `currentPassword: ${message}`, [{ field: "currentPassword", message }]);
+    }
+    const hash = await Bun.password.hash(next, { algorithm: "argon2id" });
+    this.db.transaction((tx) => {
+      updateUserPassword(tx as unknown as Db, user.id, hash, false);
+      deleteSessionsOf(tx as unknown as Db, user.id, sha256(token));
+    });
+    return { ...user, passwordHash: hash, mustChangePassword: false };
   }
 
   /** Deletes sessions past their expiry; run by the hourly housekeeping. */
@@ -118,14 +163,18 @@ export class AuthService {
     const hash = sha256(token);
     const found = findUserBySession(this.db, hash, new Date(now).toISOString());
     if (!found) return undefined;
+    // Disabling ends the sessions too; this covers a request racing the disable.
+    if (found.user.disabledAt) throw accountDisabled();
     const renewed = Date.parse(found.expiresAt) < now + (SESSION_DAYS - 1) * DAY_MS;
     if (renewed) extendSession(this.db, hash, new Date(now + SESSION_DAYS * DAY_MS).toISOString());
     return { user: found.user, renewed };
   }
 
-  private startSession(userId: string): string {
+  /** Starts a session and records the sign-in; the token goes into the cookie. */
+  startSession(userId: string): string {
     const token = randomToken(32);
     const now = Date.now();
+    touchSignIn(this.db, userId, new Date(now).toISOString());
     insertSession(this.db, {
       tokenHash: sha256(token),
       userId,

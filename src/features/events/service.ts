@@ -3,6 +3,7 @@
  * housekeeping of the log and the delivery log.
  */
 import type { Db } from "../../db/client";
+import { collectionOwnerActive } from "../../db/repo/admin";
 import { pruneDeliveries, pruneEvents } from "../../db/repo/events";
 import { eventStream } from "./stream";
 
@@ -16,6 +17,8 @@ export const DELIVERY_RETENTION_MS = 7 * 24 * 3_600_000;
 export class EventService {
   /** Aborted at shutdown: open streams end, so a graceful stop does not wait for them forever. */
   private readonly closing = new AbortController();
+  /** Open streams by collection, so that disabling or deleting their owner ends them at once. */
+  private readonly open = new Map<string, Set<AbortController>>();
 
   constructor(private readonly db: Db) {}
 
@@ -30,7 +33,25 @@ export class EventService {
    * @example app.get("/api/rag/events", ({ request }) => events.eventStream(key.collectionId, request.headers.get("last-event-id"), request.signal))
    */
   eventStream(collectionId: string, lastEventId: string | null, signal: AbortSignal): Response {
-    return eventStream(this.db, collectionId, lastEventId, AbortSignal.any([signal, this.closing.signal]));
+    const own = new AbortController();
+    const streams = this.open.get(collectionId) ?? new Set();
+    this.open.set(collectionId, streams.add(own));
+    const ended = AbortSignal.any([signal, this.closing.signal, own.signal]);
+    ended.addEventListener(
+      "abort",
+      () => {
+        streams.delete(own);
+        if (streams.size === 0 && this.open.get(collectionId) === streams) this.open.delete(collectionId);
+      },
+      { once: true },
+    );
+    const alive = () => collectionOwnerActive(this.db, collectionId);
+    return eventStream(this.db, collectionId, lastEventId, ended, alive);
+  }
+
+  /** Ends the open streams of these collections: their owner was disabled or deleted. */
+  closeStreamsOf(collectionIds: string[]): void {
+    for (const id of collectionIds) for (const c of this.open.get(id) ?? []) c.abort();
   }
 
   /** Drops events past the retention window or count, and old settled deliveries; run by housekeeping. */

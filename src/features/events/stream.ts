@@ -32,11 +32,17 @@ const frame = (id: number | null, type: string, data: unknown) =>
 
 /**
  * A `text/event-stream` Response of a collection's events after `lastEventId`
- * (null: only new ones; "0": all that are kept), until `signal` aborts or the
- * client goes away.
+ * (null: only new ones; "0": all that are kept), until `signal` aborts, the
+ * client goes away, or `alive` (asked at each heartbeat) says the reader may no longer read.
  * @example return eventStream(db, pipeline.id, request.headers.get("last-event-id"), request.signal);
  */
-export function eventStream(db: Db, collectionId: string, lastEventId: string | null, signal: AbortSignal): Response {
+export function eventStream(
+  db: Db,
+  collectionId: string,
+  lastEventId: string | null,
+  signal: AbortSignal,
+  alive: () => boolean = () => true,
+): Response {
   const start = startOf(db, collectionId, lastEventId);
   let cursor = start.cursor;
   let stop = () => {};
@@ -70,6 +76,8 @@ export function eventStream(db: Db, collectionId: string, lastEventId: string | 
         };
         const unsubscribe = notifier.subscribe(collectionId, send);
         const heartbeat = setInterval(() => {
+          // A change made by another process (`ragd user disable`) is seen here.
+          if (!alive()) return stop();
           controller.enqueue(encoder.encode(": heartbeat\n\n"));
           send();
         }, HEARTBEAT_MS);

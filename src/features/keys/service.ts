@@ -15,6 +15,7 @@ import {
   listApiKeys,
   touchApiKeys,
 } from "../../db/repo/api-keys";
+import { findUserState } from "../../db/repo/users";
 import type { ApiKey } from "../../db/schema";
 import { AppError, notFound } from "../../http/errors";
 import { randomBase62, sha256 } from "../../tools/crypto";
@@ -42,6 +43,8 @@ export interface PublicKey {
 interface Grant {
   keyId: string;
   collectionId: string;
+  /** The pipeline's owner: a disabled owner's keys stop answering. */
+  userId: string;
   scopes: KeyScope[];
   /** Epoch milliseconds; Infinity when the key never expires. */
   expires: number;
@@ -145,10 +148,11 @@ export class KeyService {
   /**
    * The one check of a key-authenticated route: the key id and pipeline id behind
    * `Authorization: Bearer rag_…` when the key is known, unexpired and holds `scope`;
-   * otherwise invalid_api_key (401) or insufficient_scope (403).
+   * otherwise invalid_api_key (401), account_disabled (401) or insufficient_scope (403).
    */
   authorize(authorization: string | null, scope: KeyScope): { keyId: string; collectionId: string } {
     const grant = this.lookup(authorization);
+    this.checkOwner(grant);
     if (Date.now() >= grant.expires)
       throw new AppError("invalid_api_key", `this API key expired at ${new Date(grant.expires).toISOString()}`);
     if (!grant.scopes.includes(scope))
@@ -165,6 +169,20 @@ export class KeyService {
     return this.authorize(authorization, "query");
   }
 
+  /**
+   * The owner's state is read on every use, not cached: `ragd user disable` in another
+   * process must stop the key at once (a prepared primary-key read, a few microseconds).
+   */
+  private checkOwner(grant: Grant): void {
+    const owner = findUserState(this.db, grant.userId);
+    if (!owner) {
+      this.forgetCollection(grant.collectionId);
+      throw new AppError("invalid_api_key", "unknown or revoked API key");
+    }
+    if (owner.disabledAt)
+      throw new AppError("account_disabled", "the account that owns this API key is disabled; ask an administrator");
+  }
+
   /** The grant behind a presented key; invalid_api_key when it is missing, malformed, unknown or revoked. */
   private lookup(authorization: string | null): Grant {
     const raw = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
@@ -178,6 +196,7 @@ export class KeyService {
       hit = {
         keyId: found.key.id,
         collectionId: found.collection.id,
+        userId: found.collection.userId,
         scopes: parseScopes(found.key.scopes),
         expires: found.key.expiresAt ? Date.parse(found.key.expiresAt) : Number.POSITIVE_INFINITY,
       };

@@ -88,7 +88,8 @@ export class PipelineService {
     const id = Bun.randomUUIDv7();
     // Count and insert in one transaction so two racing creates cannot both pass the limit.
     this.db.transaction((tx) => {
-      const limit = TIER_LIMITS[user.tier];
+      // Administrators have no pipeline limit, whatever their tier (docs/API.md, Administration).
+      const limit = user.isAdmin ? Number.POSITIVE_INFINITY : TIER_LIMITS[user.tier];
       const have = countCollections(tx as unknown as Db, user.id, "pipeline");
       if (have >= limit) {
         throw new AppError(

@@ -1,0 +1,142 @@
+/**
+ * The Admin screen, for administrators only (the route and its nav link are hidden
+ * from everyone else, and the API answers them 403): every account with its tier,
+ * counts and last sign-in; change a tier, reset a password (the temporary password
+ * is shown once), disable or enable, grant or take administration, delete after
+ * typing the email; and the audit log. It shows accounts, never their pipelines.
+ */
+import { useState } from "preact/hooks";
+import { admin } from "../api/endpoints";
+import type { AdminUser, Tier } from "../api/types";
+import { AdminUserTable, type UserAction } from "../components/AdminUserTable";
+import { AuditTable } from "../components/AuditTable";
+import { ConfirmDialog } from "../components/ConfirmDialog";
+import { DeleteUserDialog } from "../components/DeleteUserDialog";
+import { EmptyState, Loading } from "../components/EmptyState";
+import { ErrorNote } from "../components/ErrorNote";
+import { SecretOnceDialog } from "../components/SecretOnceDialog";
+import { useAction, useLoad, useTitle } from "../lib/hooks";
+import { useApp } from "../lib/session";
+
+type Pending = { user: AdminUser; action: "reset" | "delete" };
+
+export function AdminScreen() {
+  const { user: me, notify } = useApp();
+  useTitle("Admin");
+  const users = useLoad(() => admin.users(), []);
+  const audit = useLoad(() => admin.audit(), []);
+  const [pending, setPending] = useState<Pending | undefined>(undefined);
+  const [temp, setTemp] = useState<{ email: string; password: string } | undefined>(undefined);
+  const refresh = () => Promise.all([users.reload(), audit.reload()]);
+
+  const change = useAction(async (u: AdminUser, action: UserAction | "tier", tier?: Tier) => {
+    if (action === "tier" && tier) await admin.update(u.id, { tier });
+    if (action === "grant" || action === "revoke") await admin.update(u.id, { isAdmin: action === "grant" });
+    if (action === "disable" || action === "enable") await admin.setDisabled(u.id, action === "disable");
+    notify(`${u.email}: ${DONE[action]}.`);
+    await refresh();
+  });
+  const reset = useAction(async (u: AdminUser) => {
+    const r = await admin.resetPassword(u.id);
+    setPending(undefined);
+    setTemp({ email: u.email, password: r.temporaryPassword });
+    await refresh();
+  });
+  const remove = useAction(async (u: AdminUser, typed: string) => {
+    await admin.remove(u.id, typed);
+    setPending(undefined);
+    notify(`${u.email} deleted.`);
+    await refresh();
+  });
+  const onAction = (u: AdminUser, action: UserAction) => {
+    if (action === "reset" || action === "delete") setPending({ user: u, action });
+    else void change.run(u, action);
+  };
+  const cancel = () => (setPending(undefined), reset.setError(undefined), remove.setError(undefined));
+
+  return (
+    <>
+      <div class="page-head">
+        <h1>Admin</h1>
+      </div>
+      <div class="stack">
+        <section class="stack-sm" aria-labelledby="admin-users-h">
+          <h2 id="admin-users-h">Users</h2>
+          <p class="muted">
+            Administrators manage accounts; they do not see other users' pipelines, sources or keys. The command line
+            does the same with <code>ragd user …</code>.
+          </p>
+          <ErrorNote error={change.error} context="That change was refused" />
+          <ErrorNote error={users.error} context="Could not load the users" />
+          {!users.data && users.loading && <Loading />}
+          {users.data && (
+            <AdminUserTable
+              items={users.data.data}
+              selfId={me.id}
+              busy={change.busy}
+              onTier={(u, tier) => void change.run(u, "tier", tier)}
+              onAction={onAction}
+            />
+          )}
+        </section>
+        <section class="stack-sm" aria-labelledby="admin-audit-h">
+          <h2 id="admin-audit-h">Audit log</h2>
+          <p class="muted">
+            Who did what, newest first. <a href={admin.auditLinesPath}>Download the whole log as JSON lines</a>, or run{" "}
+            <code>ragd admin audit</code>.
+          </p>
+          <ErrorNote error={audit.error} context="Could not load the audit log" />
+          {audit.data?.data.length === 0 && (
+            <EmptyState title="Nothing yet">Administrative actions show here.</EmptyState>
+          )}
+          {audit.data && audit.data.data.length > 0 && <AuditTable items={audit.data.data} />}
+        </section>
+      </div>
+      {pending?.action === "reset" && (
+        <ConfirmDialog
+          title={`Reset the password of ${pending.user.email}?`}
+          confirmLabel="Reset password"
+          busy={reset.busy}
+          error={reset.error}
+          onConfirm={() => void reset.run(pending.user)}
+          onCancel={cancel}
+        >
+          <p>
+            Their password is replaced by a temporary one, shown to you once, and they are signed out everywhere. Give
+            them the temporary password yourself.
+          </p>
+        </ConfirmDialog>
+      )}
+      {pending?.action === "delete" && (
+        <DeleteUserDialog
+          user={pending.user}
+          busy={remove.busy}
+          error={remove.error}
+          onConfirm={(typed) => void remove.run(pending.user, typed)}
+          onCancel={cancel}
+        />
+      )}
+      {temp && (
+        <SecretOnceDialog
+          title={`Temporary password for ${temp.email}`}
+          warning="This is the only time it is shown. Copy it now and hand it to them."
+          label="Temporary password"
+          id="temp-password"
+          testId="temp-password"
+          secret={temp.password}
+          onClose={() => setTemp(undefined)}
+        />
+      )}
+    </>
+  );
+}
+
+const DONE: Record<UserAction | "tier", string> = {
+  tier: "tier changed",
+  grant: "now an administrator",
+  revoke: "no longer an administrator",
+  disable: "disabled",
+  enable: "enabled",
+  reset: "password reset",
+  delete: "deleted",
+};

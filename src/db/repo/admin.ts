@@ -1,0 +1,135 @@
+/**
+ * Named queries of the administration: every user with their counts, and the
+ * changes guarded so that an install always keeps one enabled administrator. Each
+ * guarded change is one UPDATE whose WHERE holds the guard, so a change made by
+ * `ragd user …` beside a running server cannot slip between a check and a write.
+ */
+import { and, asc, desc, eq, gt, lt, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../client";
+import { auditLog, collections, documents, users, type AuditRow, type Tier, type User } from "../schema";
+
+export interface UserWithStats {
+  user: User;
+  pipelineCount: number;
+  chunkCount: number;
+}
+
+const userId = sql.raw(`"users"."id"`);
+const pipelineCountSql = sql<number>`(SELECT count(*) FROM ${collections} c WHERE c.user_id = ${userId} AND c.kind = 'pipeline')`;
+// Chunks of all the user's collections, pipelines and knowledge bases alike: what they store.
+const chunkCountSql = sql<number>`(SELECT coalesce(sum(d.chunk_count), 0) FROM ${documents} d
+  JOIN ${collections} c ON c.id = d.collection_id WHERE c.user_id = ${userId})`;
+
+/** Every user, oldest first, with their pipeline and chunk counts. */
+export function listUsersWithStats(db: Db): UserWithStats[] {
+  return usersWhere(db);
+}
+
+/** One user with their counts. */
+export function findUserWithStats(db: Db, id: string): UserWithStats | undefined {
+  return usersWhere(db, eq(users.id, id))[0];
+}
+
+function usersWhere(db: Db, where?: SQL): UserWithStats[] {
+  return db
+    .select({ user: users, pipelineCount: pipelineCountSql, chunkCount: chunkCountSql })
+    .from(users)
+    .where(where)
+    .orderBy(asc(users.createdAt), asc(users.id))
+    .all()
+    .map((r) => ({ user: r.user, pipelineCount: Number(r.pipelineCount), chunkCount: Number(r.chunkCount) }));
+}
+
+/** True while another enabled administrator than `id` exists: the guard of the last one. */
+const anotherAdmin = (id: string) =>
+  sql`EXISTS (SELECT 1 FROM ${users} o WHERE o.is_admin = 1 AND o.disabled_at IS NULL AND o.id <> ${id})`;
+
+/** A user that is not an enabled administrator, or one that is not the last. */
+const notLastAdmin = (id: string) =>
+  sql`(${users.isAdmin} = 0 OR ${users.disabledAt} IS NOT NULL OR ${anotherAdmin(id)})`;
+
+/** Grants or takes administration; "last_admin" when it would leave none. */
+export function updateUserAdmin(db: Db, id: string, isAdmin: boolean): "ok" | "missing" | "last_admin" {
+  const guard = isAdmin ? sql`1` : notLastAdmin(id);
+  const changed = db
+    .update(users)
+    .set({ isAdmin })
+    .where(and(eq(users.id, id), guard))
+    .returning()
+    .all();
+  if (changed.length) return "ok";
+  return db.select({ id: users.id }).from(users).where(eq(users.id, id)).get() ? "last_admin" : "missing";
+}
+
+/** Disables (at `at`) or enables a user; "last_admin" when disabling would leave no administrator. */
+export function updateUserDisabled(db: Db, id: string, at: string | null): "ok" | "missing" | "last_admin" {
+  const guard = at === null ? sql`1` : notLastAdmin(id);
+  // A user already disabled keeps the time it was first disabled.
+  const value = at === null ? null : sql`coalesce(${users.disabledAt}, ${at})`;
+  const changed = db
+    .update(users)
+    .set({ disabledAt: value as string | null })
+    .where(and(eq(users.id, id), guard))
+    .returning()
+    .all();
+  if (changed.length) return "ok";
+  return db.select({ id: users.id }).from(users).where(eq(users.id, id)).get() ? "last_admin" : "missing";
+}
+
+export function updateUserTierById(db: Db, id: string, tier: Tier): void {
+  db.update(users).set({ tier }).where(eq(users.id, id)).run();
+}
+
+/** Sets a password hash; `temporary` marks an administrator's reset, to be replaced by the user. */
+export function updateUserPassword(db: Db, id: string, passwordHash: string, temporary: boolean): void {
+  db.update(users).set({ passwordHash, mustChangePassword: temporary }).where(eq(users.id, id)).run();
+}
+
+/** Ids of every collection (pipelines and knowledge bases) a user owns. */
+export function collectionIdsOf(db: Db, userId: string): string[] {
+  return db
+    .select({ id: collections.id })
+    .from(collections)
+    .where(eq(collections.userId, userId))
+    .all()
+    .map((r) => r.id);
+}
+
+/** Whether a collection still exists and its owner is enabled (open event streams ask this). */
+export function collectionOwnerActive(db: Db, collectionId: string): boolean {
+  const row = db
+    .select({ disabledAt: users.disabledAt })
+    .from(collections)
+    .innerJoin(users, eq(users.id, collections.userId))
+    .where(eq(collections.id, collectionId))
+    .get();
+  return row !== undefined && row.disabledAt === null;
+}
+
+/** Deletes the user row; sessions (and any collection left) go by ON DELETE CASCADE. */
+export function deleteUserRow(db: Db, id: string): void {
+  db.delete(users).where(eq(users.id, id)).run();
+}
+
+export function insertAudit(db: Db, row: Omit<AuditRow, "id">): void {
+  db.insert(auditLog).values(row).run();
+}
+
+/** Audit entries: newest first below `before` (an id), or oldest first above `after`. */
+export function listAudit(db: Db, opts: { limit: number; before?: number; after?: number }): AuditRow[] {
+  if (opts.after !== undefined)
+    return db
+      .select()
+      .from(auditLog)
+      .where(gt(auditLog.id, opts.after))
+      .orderBy(asc(auditLog.id))
+      .limit(opts.limit)
+      .all();
+  return db
+    .select()
+    .from(auditLog)
+    .where(opts.before === undefined ? undefined : lt(auditLog.id, opts.before))
+    .orderBy(desc(auditLog.id))
+    .limit(opts.limit)
+    .all();
+}
