@@ -5,6 +5,7 @@
 import type { Config } from "./config";
 import { Collections } from "./core/collections";
 import { openDb, type Db } from "./db/client";
+import { SingleSignOn } from "./features/auth/oidc";
 import { AuthService } from "./features/auth/service";
 import { DocumentService } from "./features/documents/service";
 import { WebhookDeliverer } from "./features/events/deliverer";
@@ -45,6 +46,8 @@ export interface Services {
   engine: IngestEngine;
   disk: DiskWatch;
   auth: AuthService;
+  /** Single sign-on with the configured OpenID Connect provider; null when none is set. */
+  sso: SingleSignOn | null;
   pipelines: PipelineService;
   keys: KeyService;
   queries: QueryService;
@@ -88,12 +91,14 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const searcher = new Searcher(db, store, config, new Reranker(config.rerankUrl, log));
   const queries = new QueryService(db, keys, searcher, config);
   const baseUrl = { value: `http://${config.host}:${config.port}` };
+  const secret = loadSecret(config.dataDir);
+  const sso = config.oidcIssuer ? new SingleSignOn(config, secret, log) : null;
   const sources = new SourceService({
     db,
     engine,
     store,
     files,
-    secret: loadSecret(config.dataDir),
+    secret,
     config,
     baseUrl: () => baseUrl.value,
   });
@@ -155,6 +160,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     engine,
     disk,
     auth,
+    sso,
     pipelines,
     keys,
     queries,

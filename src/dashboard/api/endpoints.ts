@@ -4,6 +4,7 @@
  */
 import { qs, request } from "./client";
 import type {
+  AuthMethods,
   ApiKey,
   ApiKeyCreated,
   Deleted,
@@ -39,6 +40,7 @@ export const auth = {
   login: (email: string, password: string) =>
     request<{ user: User }>("POST", "/api/auth/login", { body: { email, password } }),
   logout: () => request<void>("POST", "/api/auth/logout"),
+  methods: () => request<AuthMethods>("GET", "/api/auth/methods"),
 };
 
 export interface PipelineListParams {

@@ -14,6 +14,12 @@ import type { SourceModel, SOURCE_STATUSES, SOURCE_TYPES } from "../../features/
 
 export type User = typeof UserModel.static;
 export type Tier = User["tier"];
+/** GET /api/auth/methods: which ways of signing in this server offers. */
+export interface AuthMethods {
+  password: boolean;
+  signup: boolean;
+  oidc: { name: string; startUrl: string } | null;
+}
 
 export type Pipeline = typeof PipelineModel.static;
 export type PipelineStatus = (typeof STATUSES)[number];

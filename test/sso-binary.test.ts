@@ -1,0 +1,154 @@
+/**
+ * Single sign-on through the compiled binary against a real OpenID Connect provider
+ * (the oidc-provider library) on loopback: the whole authorization code flow, with the
+ * provider's own login and consent forms submitted the way a browser would.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { tempDir } from "./support/app";
+import { ensureBinary, runCli, startBinary, type RunningBinary } from "./support/binary";
+import { Browser } from "./support/browser";
+import { startTestProvider, type TestProvider } from "./support/oidc-provider";
+
+let provider: TestProvider;
+/** Passwords and single sign-on both on. */
+let both: RunningBinary;
+/** RAGD_PASSWORD_LOGIN=off. */
+let ssoOnly: RunningBinary;
+const dirs: string[] = [];
+const CALLBACK = "/api/auth/oidc/callback";
+
+beforeAll(async () => {
+  await ensureBinary();
+  provider = await startTestProvider();
+  const env = {
+    RAGD_OIDC_ISSUER: provider.issuer,
+    RAGD_OIDC_CLIENT_ID: provider.clientId,
+    RAGD_OIDC_CLIENT_SECRET: provider.clientSecret,
+    RAGD_OIDC_NAME: "Example Corp",
+  };
+  dirs.push(tempDir("ragd-sso-"), tempDir("ragd-sso-"));
+  both = await startBinary(dirs[0]!, env);
+  ssoOnly = await startBinary(dirs[1]!, { ...env, RAGD_PASSWORD_LOGIN: "off" });
+  provider.register([both.url + CALLBACK, ssoOnly.url + CALLBACK]);
+}, 120_000);
+
+afterAll(async () => {
+  both?.proc.kill("SIGKILL");
+  ssoOnly?.proc.kill("SIGKILL");
+  await provider?.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+async function me(server: RunningBinary, session: string | undefined) {
+  return server.http("/api/auth/me", { jar: { cookie: `ragd_session=${session}` } });
+}
+
+describe("single sign-on", () => {
+  test("the sign-in methods are public and name the provider", async () => {
+    const res = await both.http("/api/auth/methods");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      password: true,
+      signup: true,
+      oidc: { name: "Example Corp", startUrl: "/api/auth/oidc/start" },
+    });
+  });
+
+  test("the first sign-in creates the account; the next one reuses it", async () => {
+    const first = await new Browser().signIn(`${both.url}/api/auth/oidc/start`, "alice", both.url);
+    expect(first.status).toBe(303);
+    expect(first.location).toBe("/");
+    expect(first.session).toBeString();
+    const a = await me(both, first.session);
+    expect(a.status).toBe(200);
+    expect(a.body.user.email).toBe("alice@example.test");
+    expect(a.body.user.tier).toBe("free");
+
+    const second = await new Browser().signIn(`${both.url}/api/auth/oidc/start`, "alice", both.url);
+    expect(second.status).toBe(303);
+    expect(second.session).not.toBe(first.session);
+    const b = await me(both, second.session);
+    expect(b.body.user.id).toBe(a.body.user.id);
+    expect(both.logs()).toContain('"msg":"signed in with single sign-on"');
+  });
+
+  test("an account made with a password is matched by its email, whatever the case", async () => {
+    const made = runCli(["user", "create", "--email", "Bob@Example.test", "--password", "a-long-password"], {
+      RAGD_DATA_DIR: dirs[0]!,
+    });
+    expect(made.code).toBe(0);
+    const login = await both.http("/api/auth/login", {
+      method: "POST",
+      json: { email: "bob@example.test", password: "a-long-password" },
+    });
+    expect(login.status).toBe(200);
+    const flow = await new Browser().signIn(`${both.url}/api/auth/oidc/start`, "bob", both.url);
+    expect(flow.status).toBe(303);
+    expect((await me(both, flow.session)).body.user.id).toBe(login.body.user.id);
+  });
+
+  test("an email the provider has not verified is refused with a clear page", async () => {
+    const flow = await new Browser().signIn(`${both.url}/api/auth/oidc/start`, "unverified-carol", both.url);
+    expect(flow.status).toBe(403);
+    expect(flow.body).toContain("has not verified unverified-carol@example.test");
+    expect(flow.body).toContain("email_not_verified");
+    expect(flow.session).toBeUndefined();
+  });
+
+  test("a callback without the browser's pending sign-in is refused", async () => {
+    const browser = new Browser();
+    const start = await browser.go(`${both.url}/api/auth/oidc/start`);
+    expect(start.status).toBe(303);
+    const state = new URL(start.headers.get("location")!).searchParams.get("state");
+    // Another browser (no ragd_oidc cookie) arriving with this state: a login-CSRF attempt.
+    const res = await fetch(`${both.url}${CALLBACK}?code=made-up&state=${state}`, { redirect: "manual" });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("sso_failed");
+    expect(res.headers.getSetCookie().some((c) => c.startsWith("ragd_session="))).toBe(false);
+  });
+
+  test("with passwords off, sign-up and password sign-in are 403 and sign-on still works", async () => {
+    const methods = await ssoOnly.http("/api/auth/methods");
+    expect(methods.body.password).toBe(false);
+    const made = runCli(["user", "create", "--email", "dave@example.test", "--password", "a-long-password"], {
+      RAGD_DATA_DIR: dirs[1]!,
+    });
+    expect(made.code).toBe(0);
+    for (const path of ["/api/auth/signup", "/api/auth/login"]) {
+      const res = await ssoOnly.http(path, {
+        method: "POST",
+        json: {
+          email: path.endsWith("signup") ? "eve@example.test" : "dave@example.test",
+          password: "a-long-password",
+        },
+      });
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe("password_login_disabled");
+    }
+    const flow = await new Browser().signIn(`${ssoOnly.url}/api/auth/oidc/start`, "dave", ssoOnly.url);
+    expect(flow.status).toBe(303);
+    expect((await me(ssoOnly, flow.session)).body.user.email).toBe("dave@example.test");
+  });
+});
+
+describe("single sign-on settings", () => {
+  const issuer = { RAGD_OIDC_ISSUER: "https://id.example.test", RAGD_OIDC_CLIENT_ID: "ragd" };
+  const cases: [string, Record<string, string>, RegExp][] = [
+    ["an issuer without its client secret", issuer, /must be set together/],
+    [
+      "plain http to an issuer that is not on loopback",
+      { ...issuer, RAGD_OIDC_ISSUER: "http://id.example.test", RAGD_OIDC_CLIENT_SECRET: "s" },
+      /must be https unless it is on loopback/,
+    ],
+    ["passwords off without single sign-on", { RAGD_PASSWORD_LOGIN: "off" }, /needs single sign-on/],
+  ];
+  for (const [what, env, message] of cases) {
+    test(`${what} stops the server with exit code 2`, () => {
+      dirs.push(tempDir("ragd-sso-cfg-"));
+      const res = runCli(["serve", "--data-dir", dirs.at(-1)!], env);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toMatch(message);
+    });
+  }
+});
