@@ -20,6 +20,8 @@ import { QueryService } from "./features/query/service";
 import { SourceService } from "./features/sources/service";
 import { loadSecret } from "./files/signing";
 import { FileStore } from "./files/store";
+import { EmbedMetrics } from "./embed/calls";
+import { addCollectors } from "./features/health/collectors";
 import { Metrics } from "./http/metrics";
 import { DiskWatch } from "./ingest/disk-watch";
 import { IngestEngine } from "./ingest/engine";
@@ -88,7 +90,9 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const auth = new AuthService(db, config);
   const keys = new KeyService(db);
   const pipelines = new PipelineService(db, collections, config);
-  const searcher = new Searcher(db, store, config, new Reranker(config.rerankUrl, log));
+  const embedMetrics = new EmbedMetrics();
+  pool.onEmbed = embedMetrics.record;
+  const searcher = new Searcher(db, store, config, new Reranker(config.rerankUrl, log), embedMetrics.record);
   const queries = new QueryService(db, keys, searcher, config);
   const baseUrl = { value: `http://${config.host}:${config.port}` };
   const secret = loadSecret(config.dataDir);
@@ -148,6 +152,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   };
   const timers = [setInterval(upkeep, 10_000), setInterval(housekeeping, 3_600_000)];
   metrics.gauge("ragd_ingest_workers_busy", "Ingestion workers running a job.", () => pool.busy);
+  addCollectors(metrics, { db, engine, store, embed: embedMetrics });
   return {
     config,
     log,
