@@ -15,6 +15,8 @@ let provider: TestProvider;
 let both: RunningBinary;
 /** RAGD_PASSWORD_LOGIN=off. */
 let ssoOnly: RunningBinary;
+/** RAGD_SIGNUP=closed. */
+let closed: RunningBinary;
 const dirs: string[] = [];
 const CALLBACK = "/api/auth/oidc/callback";
 
@@ -27,15 +29,17 @@ beforeAll(async () => {
     RAGD_OIDC_CLIENT_SECRET: provider.clientSecret,
     RAGD_OIDC_NAME: "Example Corp",
   };
-  dirs.push(tempDir("ragd-sso-"), tempDir("ragd-sso-"));
+  dirs.push(tempDir("ragd-sso-"), tempDir("ragd-sso-"), tempDir("ragd-sso-"));
   both = await startBinary(dirs[0]!, env);
   ssoOnly = await startBinary(dirs[1]!, { ...env, RAGD_PASSWORD_LOGIN: "off" });
-  provider.register([both.url + CALLBACK, ssoOnly.url + CALLBACK]);
+  closed = await startBinary(dirs[2]!, { ...env, RAGD_SIGNUP: "closed" });
+  provider.register([both.url + CALLBACK, ssoOnly.url + CALLBACK, closed.url + CALLBACK]);
 }, 120_000);
 
 afterAll(async () => {
   both?.proc.kill("SIGKILL");
   ssoOnly?.proc.kill("SIGKILL");
+  closed?.proc.kill("SIGKILL");
   await provider?.close();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
@@ -132,6 +136,20 @@ describe("single sign-on", () => {
   });
 });
 
+test("with sign-up closed, only people who have an account get in", async () => {
+  const stranger = await new Browser().signIn(`${closed.url}/api/auth/oidc/start`, "grace", closed.url);
+  expect(stranger.status).toBe(403);
+  expect(stranger.body).toContain("signup_closed");
+  expect(stranger.session).toBeUndefined();
+  const made = runCli(["user", "create", "--email", "grace@example.test", "--password", "a-long-password"], {
+    RAGD_DATA_DIR: dirs[2]!,
+  });
+  expect(made.code).toBe(0);
+  const member = await new Browser().signIn(`${closed.url}/api/auth/oidc/start`, "grace", closed.url);
+  expect(member.status).toBe(303);
+  expect((await me(closed, member.session)).body.user.email).toBe("grace@example.test");
+});
+
 describe("single sign-on settings", () => {
   const issuer = { RAGD_OIDC_ISSUER: "https://id.example.test", RAGD_OIDC_CLIENT_ID: "ragd" };
   const cases: [string, Record<string, string>, RegExp][] = [
@@ -150,5 +168,28 @@ describe("single sign-on settings", () => {
       expect(res.code).toBe(2);
       expect(res.stderr).toMatch(message);
     });
+  }
+});
+
+test("an issuer that does not answer makes sign-on a 503 page, and the rest of ragd keeps working", async () => {
+  const dir = tempDir("ragd-sso-down-");
+  dirs.push(dir);
+  // A loopback port with nothing behind it.
+  const gone = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = gone.port;
+  gone.stop(true);
+  const server = await startBinary(dir, {
+    RAGD_OIDC_ISSUER: `http://127.0.0.1:${port}`,
+    RAGD_OIDC_CLIENT_ID: "ragd",
+    RAGD_OIDC_CLIENT_SECRET: "secret",
+  });
+  try {
+    const res = await fetch(`${server.url}/api/auth/oidc/start`, { redirect: "manual" });
+    expect(res.status).toBe(503);
+    expect(await res.text()).toContain("sso_unavailable");
+    expect((await server.http("/api/auth/methods")).body.oidc).not.toBeNull();
+    expect(server.logs()).toContain("identity provider discovery failed");
+  } finally {
+    server.proc.kill("SIGKILL");
   }
 });

@@ -76,7 +76,8 @@ export class SingleSignOn {
     if (typeof claims.email !== "string" || claims.email === "") {
       throw new AppError("forbidden", "the identity provider did not share an email address; ragd needs one");
     }
-    if (claims.email_verified !== true) {
+    // A few providers send the claim as the string "true".
+    if (claims.email_verified !== true && claims.email_verified !== "true") {
       throw new AppError(
         "email_not_verified",
         `the identity provider has not verified ${claims.email}; verify it there, then sign in again`,
