@@ -125,6 +125,17 @@ test("ingestion moves the queue, outcome, stage, embedding, table and memory ser
   expect(value(m, 'ragd_embedding_errors_total{backend="ollama"}')).toBe(2);
   expect(value(m, 'ragd_embedding_calls_total{backend="ollama"}')).toBe(3);
 
+  // A query embeds its text too, with the pipeline's backend.
+  const key = await server.http(`/api/rag/pipelines/${builtin}/keys`, { method: "POST", json: { name: "app" }, jar });
+  const calls = value(m, 'ragd_embedding_calls_total{backend="builtin"}')!;
+  const q = await server.http("/api/rag/query", {
+    method: "POST",
+    json: { query: "quarterly revenue" },
+    headers: { authorization: `Bearer ${key.body.key}` },
+  });
+  expect(q.status).toBe(200);
+  expect(value(await scrape(), 'ragd_embedding_calls_total{backend="builtin"}')).toBe(calls + 1);
+
   // LanceDB: the built-in pipeline's table holds its chunks; upkeep then builds its full-text index.
   const rows = `ragd_lancedb_table_rows{collection="${builtin}",generation="1"}`;
   await waitFor("the table's rows in /metrics", async () => value(await scrape(), rows) === chunks, 30_000);
