@@ -89,4 +89,19 @@ describe.skipIf(!existsSync(CHROMIUM))("single sign-on and the ingestion strip i
     await strip.waitFor({ state: "detached", timeout: 60_000 });
     expect(await page.getByText("Ready").count()).toBeGreaterThanOrEqual(4);
   }, 120_000);
+
+  test("with sign-up closed, the sign-in screen does not offer to create an account", async () => {
+    const shut = await startRagd({ RAGD_SIGNUP: "closed" });
+    try {
+      const fresh = await chrome.browser.newPage();
+      await fresh.goto(`${shut.url}/#/signup`);
+      await fresh.locator('input[type="password"]').waitFor();
+      // The methods answer arrives after the first paint: wait for the link to go.
+      await fresh.getByRole("link", { name: "Create account" }).waitFor({ state: "detached" });
+      expect(await fresh.getByRole("button", { name: "Sign in" }).count()).toBe(1);
+      await fresh.close();
+    } finally {
+      await shut.stop();
+    }
+  }, 60_000);
 });

@@ -20,7 +20,9 @@ export function AuthScreen({ mode, notice, onSignedIn }: Props) {
   const methods = useLoad(() => auth.methods(), []).data;
   // Until the server says otherwise, the password form shows (the common case).
   const passwords = methods?.password ?? true;
-  const signup = mode === "signup" && passwords;
+  // Sign-up closed: no invitation to a form that can only answer 403.
+  const canSignUp = passwords && (methods?.signup ?? true);
+  const signup = mode === "signup" && canSignUp;
   useTitle(signup ? "Create account" : "Sign in");
   return (
     <main id="main" class="auth">
@@ -29,7 +31,7 @@ export function AuthScreen({ mode, notice, onSignedIn }: Props) {
           <Logo />
           <p class="muted">Retrieval for your own documents, on your own machine.</p>
         </div>
-        {passwords && (
+        {canSignUp && (
           <nav class="segmented" aria-label="Account">
             <a href="#/signin" aria-current={!signup ? "page" : undefined}>
               Sign in
@@ -53,9 +55,9 @@ export function AuthScreen({ mode, notice, onSignedIn }: Props) {
         {methods?.oidc && passwords && <p class="auth-or muted">or</p>}
         {passwords && <PasswordForm signup={signup} onSignedIn={onSignedIn} />}
         <p class="auth-foot muted">
-          {passwords && (signup ? "Already have an account? " : "New here? ")}
-          {passwords && <a href={signup ? "#/signin" : "#/signup"}>{signup ? "Sign in" : "Create an account"}</a>}
-          {passwords && " · "}
+          {canSignUp && (signup ? "Already have an account? " : "New here? ")}
+          {canSignUp && <a href={signup ? "#/signin" : "#/signup"}>{signup ? "Sign in" : "Create an account"}</a>}
+          {canSignUp && " · "}
           <a href="/docs">API docs</a>
         </p>
       </div>
