@@ -193,3 +193,25 @@ test("an issuer that does not answer makes sign-on a 503 page, and the rest of r
     server.proc.kill("SIGKILL");
   }
 });
+
+test("cancelling at the provider comes back as a clear 400 page", async () => {
+  const browser = new Browser();
+  let res = await browser.go(`${both.url}/api/auth/oidc/start`);
+  let url = new URL(res.headers.get("location")!, both.url).href;
+  // Follow the provider's redirects to its login page, then take its "cancel" link.
+  while ((res = await browser.go(url)).headers.get("location")) url = new URL(res.headers.get("location")!, url).href;
+  expect(new URL(url).pathname).toStartWith("/interaction/");
+  res = await browser.go(`${url}/abort`);
+  url = new URL(res.headers.get("location")!, url).href;
+  while (new URL(url).origin !== both.url) {
+    res = await browser.go(url);
+    url = new URL(res.headers.get("location")!, url).href;
+  }
+  expect(new URL(url).pathname).toBe(CALLBACK);
+  const back = await browser.go(url);
+  expect(back.status).toBe(400);
+  const page = await back.text();
+  expect(page).toContain("the identity provider refused the sign-in (access_denied)");
+  expect(back.headers.getSetCookie().some((c) => c.startsWith("ragd_oidc=;"))).toBe(true);
+  expect(browser.cookie(both.url, "ragd_session")).toBeUndefined();
+});

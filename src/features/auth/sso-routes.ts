@@ -36,10 +36,10 @@ export function ssoRoutes(d: SsoDeps) {
       response: { 200: Methods },
       detail: { summary: "How to sign in on this server (no session needed)", security: [] },
     })
-    .get("/oidc/start", ({ request }) => browserPage(() => start(d, request, redirectUri())), {
+    .get("/oidc/start", ({ request }) => browserPage(request, () => start(d, request, redirectUri())), {
       detail: { summary: "Begin single sign-on: redirects to the identity provider", security: [] },
     })
-    .get("/oidc/callback", ({ request }) => browserPage(() => finish(d, request, redirectUri())), {
+    .get("/oidc/callback", ({ request }) => browserPage(request, () => finish(d, request, redirectUri())), {
       detail: { summary: "Where the identity provider returns; sets the session cookie", security: [] },
     });
 }
@@ -82,12 +82,15 @@ function oidcCookie(value: string, request: Request, maxAge: number): string {
  * Runs a browser-facing step. A failure is a small HTML page with the error's status,
  * message and code, and a way back to the sign-in screen.
  */
-async function browserPage(step: () => Promise<Response>): Promise<Response> {
+async function browserPage(request: Request, step: () => Promise<Response>): Promise<Response> {
   try {
     return await step();
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    return errorPage(err);
+    const page = errorPage(err);
+    // The pending sign-in is spent either way: the next attempt starts afresh.
+    page.headers.append("set-cookie", oidcCookie("", request, 0));
+    return page;
   }
 }
 
