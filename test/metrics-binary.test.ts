@@ -139,6 +139,14 @@ test("ingestion moves the queue, outcome, stage, embedding, table and memory ser
   // LanceDB: the built-in pipeline's table holds its chunks; upkeep then builds its full-text index.
   const rows = `ragd_lancedb_table_rows{collection="${builtin}",generation="1"}`;
   await waitFor("the table's rows in /metrics", async () => value(await scrape(), rows) === chunks, 30_000);
+  const after = await scrape();
+  expect(value(after, `ragd_lancedb_table_bytes{collection="${builtin}",generation="1"}`)).toBeGreaterThan(
+    chunks * 384 * 4,
+  );
+  expect(
+    value(after, `ragd_lancedb_table_fragments{collection="${builtin}",generation="1",size="all"}`),
+  ).toBeGreaterThan(0);
+  expect(value(after, "ragd_lancedb_tables")).toBe(2);
   const fts = new RegExp(
     `^ragd_lancedb_index_indexed_rows\\{collection="${builtin}",generation="1",column="text",type="\\w+"\\} ${chunks}$`,
     "m",

@@ -1,6 +1,6 @@
 /**
  * Sizes and index state of the store's tables, for /metrics. Reads only table
- * metadata (row counts, index lists and their statistics), never rows.
+ * metadata (the manifest's statistics, index lists and theirs), never rows.
  */
 import { parseTableName, type TableCache } from "./tables";
 
@@ -16,10 +16,15 @@ export interface TableStats {
   collectionId: string;
   generation: number;
   rows: number;
+  /** Bytes of data and index files, from the manifest. */
+  bytes: number;
+  /** Fragments, and those small enough that the next compaction merges them. */
+  fragments: number;
+  smallFragments: number;
   indexes: IndexState[];
 }
 
-/** Every store table's row count and indexes; a table dropped meanwhile is left out. */
+/** Every store table's size and indexes; a table dropped meanwhile is left out. */
 export async function readTableStats(tables: TableCache): Promise<TableStats[]> {
   const out: TableStats[] = [];
   for (const name of await tables.names()) {
@@ -36,10 +41,14 @@ export async function readTableStats(tables: TableCache): Promise<TableStats[]> 
         unindexedRows: s?.numUnindexedRows ?? 0,
       });
     }
+    const stats = await table.stats();
     out.push({
       collectionId: parsed.collectionId,
       generation: parsed.generation,
-      rows: await table.countRows(),
+      rows: stats.numRows,
+      bytes: stats.totalBytes,
+      fragments: stats.fragmentStats.numFragments,
+      smallFragments: stats.fragmentStats.numSmallFragments,
       indexes,
     });
   }

@@ -48,11 +48,15 @@ function tableGauges(store: VectorStore): () => Promise<string[]> {
       throw err;
     });
     const rows: [Labels, number][] = [];
+    const bytes: [Labels, number][] = [];
+    const fragments: [Labels, number][] = [];
     const indexed: [Labels, number][] = [];
     const unindexed: [Labels, number][] = [];
     for (const t of stats) {
       const table = { collection: t.collectionId, generation: String(t.generation) };
       rows.push([table, t.rows]);
+      bytes.push([table, t.bytes]);
+      fragments.push([{ ...table, size: "all" }, t.fragments], [{ ...table, size: "small" }, t.smallFragments]);
       for (const i of t.indexes) {
         const labels = { ...table, column: i.column, type: i.type };
         indexed.push([labels, i.indexedRows]);
@@ -64,6 +68,12 @@ function tableGauges(store: VectorStore): () => Promise<string[]> {
         [{}, stats.length],
       ]),
       ...renderGauge("ragd_lancedb_table_rows", "Chunks in each LanceDB table.", rows),
+      ...renderGauge("ragd_lancedb_table_bytes", "Bytes of a table's data and index files.", bytes),
+      ...renderGauge(
+        "ragd_lancedb_table_fragments",
+        "Fragments of a table: all, and small ones the next compaction merges.",
+        fragments,
+      ),
       ...renderGauge(
         "ragd_lancedb_index_indexed_rows",
         "Rows an index of a table covers, by column and type.",
