@@ -44,6 +44,8 @@ export async function startTestProvider(): Promise<TestProvider> {
           claims: () => ({ sub: id, email: `${id}@example.test`, email_verified: !id.startsWith("unverified") }),
         }),
         pkce: { required: () => true },
+        // Fixed lifetimes: the library's defaults print a notice for each.
+        ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600 },
       });
       server.on("request", provider.callback());
     },
