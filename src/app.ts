@@ -6,6 +6,7 @@ import { Elysia } from "elysia";
 import { dashboardRoutes } from "./dashboard/routes";
 import { adminRoutes } from "./features/admin/routes";
 import { authRoutes } from "./features/auth/routes";
+import { ssoRoutes } from "./features/auth/sso-routes";
 import { docsRoutes } from "./features/docs/routes";
 import { documentRoutes } from "./features/documents/routes";
 import { eventRoutes, keyEventRoutes } from "./features/events/routes";
@@ -36,6 +37,7 @@ export function buildApp(s: Services) {
     .use(dashboardRoutes())
     .use(healthRoutes(s.db, s.lance, s.config, s.metrics))
     .use(authRoutes(s.auth, new ClientAddresses(s.config.trustedProxies)))
+    .use(ssoRoutes({ auth: s.auth, sso: s.sso, config: s.config, baseUrl: () => s.baseUrl.value, log: s.log }))
     .use(modelRoutes(s.auth, s.config))
     .use(pipelineRoutes(s.auth, s.pipelines))
     .use(sourceRoutes(s.auth, s.pipelines, s.sources))

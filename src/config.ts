@@ -45,6 +45,14 @@ export interface Config {
    * attempt more than entries. Not a setting of its own; tests shorten it.
    */
   webhookRetryDelaysMs: number[];
+  /** The organisation's OpenID Connect issuer; null = no single sign-on (README, Single sign-on). */
+  oidcIssuer: string | null;
+  oidcClientId: string | null;
+  oidcClientSecret: string | null;
+  /** The name on the dashboard's "Sign in with …" button. */
+  oidcName: string;
+  /** `off`: sign-up and sign-in with a password are refused; single sign-on only. */
+  passwordLogin: "on" | "off";
 }
 
 export class ConfigError extends Error {}
@@ -139,6 +147,11 @@ const SETTINGS: Setting<keyof Config>[] = [
   { key: "queryRate", flag: "query-rate", env: "RAGD_QUERY_RATE", parse: int(1, 1_000_000) },
   { key: "queryBurst", flag: "query-burst", env: "RAGD_QUERY_BURST", parse: int(1, 1_000_000) },
   { key: "minFreeMb", flag: "min-free-mb", env: "RAGD_MIN_FREE_MB", parse: int(0, 100_000_000) },
+  { key: "oidcIssuer", flag: "oidc-issuer", env: "RAGD_OIDC_ISSUER", parse: url },
+  { key: "oidcClientId", flag: "oidc-client-id", env: "RAGD_OIDC_CLIENT_ID", parse: str },
+  { key: "oidcClientSecret", flag: "oidc-client-secret", env: "RAGD_OIDC_CLIENT_SECRET", parse: str },
+  { key: "oidcName", flag: "oidc-name", env: "RAGD_OIDC_NAME", parse: str },
+  { key: "passwordLogin", flag: "password-login", env: "RAGD_PASSWORD_LOGIN", parse: oneOf(["on", "off"] as const) },
 ];
 
 /** The defaults a fresh install runs with. */
@@ -168,6 +181,11 @@ export function defaultConfig(): Config {
     minFreeMb: 256,
     // Six attempts over about an hour: at once, then after 10 s, 1, 5, 15 and 40 minutes.
     webhookRetryDelaysMs: [10_000, 60_000, 5 * 60_000, 15 * 60_000, 40 * 60_000],
+    oidcIssuer: null,
+    oidcClientId: null,
+    oidcClientSecret: null,
+    oidcName: "single sign-on",
+    passwordLogin: "on",
   };
 }
 
@@ -221,8 +239,29 @@ export function loadConfig(
       flags["default-embedding-model"] !== undefined ? "--default-embedding-model" : "RAGD_DEFAULT_EMBEDDING_MODEL";
     throw new ConfigError(`${from}: ${model.error}`);
   }
+  checkSingleSignOn(config);
   return { config, rest };
 }
+
+/**
+ * Single sign-on needs its three settings together; plain http only to a loopback
+ * issuer (a provider run beside ragd), since the client secret and tokens cross it.
+ * Passwords off without single sign-on would leave no way in.
+ */
+function checkSingleSignOn(c: Config): void {
+  const set = [c.oidcIssuer, c.oidcClientId, c.oidcClientSecret].filter((v) => v !== null).length;
+  if (set > 0 && set < 3) {
+    throw new ConfigError("RAGD_OIDC_ISSUER, RAGD_OIDC_CLIENT_ID and RAGD_OIDC_CLIENT_SECRET must be set together");
+  }
+  if (c.oidcIssuer?.startsWith("http:") && !isLoopbackHost(new URL(c.oidcIssuer).hostname)) {
+    throw new ConfigError(`RAGD_OIDC_ISSUER must be https unless it is on loopback, got "${c.oidcIssuer}"`);
+  }
+  if (c.passwordLogin === "off" && set === 0) {
+    throw new ConfigError("RAGD_PASSWORD_LOGIN=off needs single sign-on (RAGD_OIDC_ISSUER and its client)");
+  }
+}
+
+const isLoopbackHost = (h: string) => h === "localhost" || h === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(h);
 
 /** The base URL that upload URLs and docs links are built on. */
 export function publicBaseUrl(config: Config, boundPort: number): string {

@@ -6,6 +6,7 @@ import type { Config } from "./config";
 import { Collections } from "./core/collections";
 import { openDb, type Db } from "./db/client";
 import { AdminService } from "./features/admin/service";
+import { SingleSignOn } from "./features/auth/oidc";
 import { AuthService } from "./features/auth/service";
 import { DocumentService } from "./features/documents/service";
 import { WebhookDeliverer } from "./features/events/deliverer";
@@ -20,6 +21,8 @@ import { QueryService } from "./features/query/service";
 import { SourceService } from "./features/sources/service";
 import { loadSecret } from "./files/signing";
 import { FileStore } from "./files/store";
+import { EmbedMetrics } from "./embed/calls";
+import { addCollectors } from "./features/health/collectors";
 import { Metrics } from "./http/metrics";
 import { DiskWatch } from "./ingest/disk-watch";
 import { IngestEngine } from "./ingest/engine";
@@ -47,6 +50,8 @@ export interface Services {
   disk: DiskWatch;
   auth: AuthService;
   admin: AdminService;
+  /** Single sign-on with the configured OpenID Connect provider; null when none is set. */
+  sso: SingleSignOn | null;
   pipelines: PipelineService;
   keys: KeyService;
   queries: QueryService;
@@ -87,15 +92,19 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const auth = new AuthService(db, config);
   const keys = new KeyService(db);
   const pipelines = new PipelineService(db, collections, config);
-  const searcher = new Searcher(db, store, config, new Reranker(config.rerankUrl, log));
+  const embedMetrics = new EmbedMetrics();
+  pool.onEmbed = embedMetrics.record;
+  const searcher = new Searcher(db, store, config, new Reranker(config.rerankUrl, log), embedMetrics.record);
   const queries = new QueryService(db, keys, searcher, config);
   const baseUrl = { value: `http://${config.host}:${config.port}` };
+  const secret = loadSecret(config.dataDir);
+  const sso = config.oidcIssuer ? new SingleSignOn(config, secret, log) : null;
   const sources = new SourceService({
     db,
     engine,
     store,
     files,
-    secret: loadSecret(config.dataDir),
+    secret,
     config,
     baseUrl: () => baseUrl.value,
   });
@@ -149,6 +158,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   };
   const timers = [setInterval(upkeep, 10_000), setInterval(housekeeping, 3_600_000)];
   metrics.gauge("ragd_ingest_workers_busy", "Ingestion workers running a job.", () => pool.busy);
+  addCollectors(metrics, { db, engine, store, embed: embedMetrics });
   return {
     config,
     log,
@@ -162,6 +172,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     disk,
     auth,
     admin,
+    sso,
     pipelines,
     keys,
     queries,

@@ -132,3 +132,54 @@ test("jobs of one remote model share a worker while it has room (and its embeddi
     await two.close();
   }
 });
+
+/** Runs one job to its end on `pool`, acknowledging its rows; resolves with its events. */
+function runToEnd(j: Job): Promise<JobEvent[]> {
+  return new Promise((resolve) => {
+    const seen: JobEvent[] = [];
+    const send = pool.assign(
+      j,
+      {
+        onEvent: (e) => {
+          seen.push(e);
+          if (e.type === "rows") pool.ack(e.jobId);
+          if (e.type === "done" || e.type === "error" || e.type === "unchanged") resolve(seen);
+        },
+      },
+      null,
+    );
+    send!();
+  });
+}
+
+test("a fetched source whose text is unchanged gives its room back too", async () => {
+  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("The same text as before.") });
+  try {
+    const url = (id: string, indexedHash: string | null): Job => {
+      const j = job(id, "");
+      return {
+        ...j,
+        document: { ...j.document, type: "url", content: null, url: `${server.url}page`, indexedHash },
+        fetch: { ...j.fetch, allow: ["127.0.0.1"] },
+      };
+    };
+    const before = pool.idle;
+    const first = (await runToEnd(url("fetched", null))).at(-1)!;
+    expect(first.type).toBe("done");
+    const hash = (first as Extract<JobEvent, { type: "done" }>).contentHash!;
+    const again = await runToEnd(url("fetched-again", hash));
+    expect(again.map((e) => e.type)).toEqual(["unchanged"]);
+    expect(pool.idle).toBe(before);
+    expect(pool.busy).toBe(0);
+  } finally {
+    server.stop(true);
+  }
+});
+
+test("each ending reports the seconds of the stages the job went through", async () => {
+  const end = (await runToEnd(job("timed", "Some text to time, stage by stage."))).at(-1)!;
+  expect(end.type).toBe("done");
+  const stages = (end as Extract<JobEvent, { type: "done" }>).stages!;
+  expect(Object.keys(stages).sort()).toEqual(["chunk", "embed"]);
+  for (const s of Object.values(stages)) expect(s).toBeGreaterThanOrEqual(0);
+});

@@ -31,7 +31,11 @@ export type ErrorCode =
   | "rate_limited"
   | "internal_error"
   | "embedding_unavailable"
-  | "insufficient_storage";
+  | "insufficient_storage"
+  | "password_login_disabled"
+  | "email_not_verified"
+  | "sso_failed"
+  | "sso_unavailable";
 
 const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -55,6 +59,10 @@ const STATUS: Record<ErrorCode, number> = {
   internal_error: 500,
   embedding_unavailable: 503,
   insufficient_storage: 507,
+  password_login_disabled: 403,
+  email_not_verified: 403,
+  sso_failed: 400,
+  sso_unavailable: 503,
 };
 
 export interface FieldProblem {

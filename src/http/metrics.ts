@@ -14,6 +14,7 @@ interface Series {
 export class Metrics {
   private readonly series = new Map<string, Series>();
   private readonly gauges: { name: string; help: string; read: () => number }[] = [];
+  private readonly collectors: { name: string; lines: () => string[] | Promise<string[]> }[] = [];
 
   /** Records one finished request. */
   observe(method: string, route: string, status: number, seconds: number): void {
@@ -33,8 +34,16 @@ export class Metrics {
     this.gauges.push({ name, help, read });
   }
 
+  /**
+   * Adds metric families written at scrape time (tools/prom.ts writes them). One that
+   * fails is left out of that scrape, never the whole exposition.
+   */
+  collect(name: string, lines: () => string[] | Promise<string[]>): void {
+    this.collectors.push({ name, lines });
+  }
+
   /** The Prometheus text exposition. */
-  render(): string {
+  async render(): Promise<string> {
     const out: string[] = [
       "# HELP ragd_http_requests_total HTTP requests by method, route and status.",
       "# TYPE ragd_http_requests_total counter",
@@ -54,6 +63,13 @@ export class Metrics {
     }
     for (const g of this.gauges) {
       out.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`, `${g.name} ${g.read()}`);
+    }
+    for (const c of this.collectors) {
+      try {
+        out.push(...(await c.lines()));
+      } catch {
+        out.push(`# ${c.name}: not available in this scrape`);
+      }
     }
     return `${out.join("\n")}\n`;
   }

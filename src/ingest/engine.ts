@@ -29,10 +29,11 @@ import { recordSourceEvent } from "./events";
 import { endReindexIfBuilt, isLive, startReindex } from "./generations";
 import type { DiskGate } from "./disk-watch";
 import { jobFor } from "./job-for";
-import type { JobEvent } from "./job";
+import type { JobEvent, StageTimes } from "./job";
 import type { WorkerPool } from "./pool";
 import { ProgressBuffer } from "./progress";
 import { ChunkSink } from "./sink";
+import { IngestStats } from "./stats";
 
 const LEASE_MS = 30 * 60_000;
 /**
@@ -56,6 +57,10 @@ interface RunningTask {
   task: Task;
   writes: Promise<void>[];
   failed: unknown;
+  /** The document's type, and what /metrics and the log learn of the task (stats.ts). */
+  type: string;
+  started: number;
+  writeSeconds: number;
 }
 
 export interface EngineDeps {
@@ -74,6 +79,8 @@ export interface EngineDeps {
 
 export class IngestEngine {
   readonly sink: ChunkSink;
+  /** Counters, stage durations and the log line of each ended task. */
+  readonly stats: IngestStats;
   private readonly running = new Map<string, RunningTask>();
   /** Group commit for new documents, finished tasks and progress. */
   private readonly writes: WriteBatch;
@@ -88,6 +95,7 @@ export class IngestEngine {
 
   constructor(private readonly d: EngineDeps) {
     this.quiet = throttledLogger(d.log);
+    this.stats = new IngestStats(d.log);
     this.sink = new ChunkSink(d.store, (collectionId, generation, ids) => this.writable(collectionId, generation, ids));
     this.writes = new WriteBatch(d.db);
     this.progress = new ProgressBuffer(this.writes, this.quiet);
@@ -267,7 +275,15 @@ export class IngestEngine {
         if (!task) break;
         const job = jobFor(t, task, this.d);
         if (!job) continue;
-        this.running.set(job.jobId, { task, writes: [], failed: null });
+        const type = job.document.type;
+        this.running.set(job.jobId, {
+          task,
+          writes: [],
+          failed: null,
+          type,
+          started: performance.now(),
+          writeSeconds: 0,
+        });
         // A url or api source's size is not known before it is fetched: a whole unit.
         const bytes = job.document.content?.length ?? job.document.fileSize ?? null;
         const send = this.d.pool.assign(job, { onEvent: (e) => this.onEvent(e) }, bytes);
@@ -287,9 +303,13 @@ export class IngestEngine {
       this.progress.set(task.documentId, e.done, e.total);
     } else if (e.type === "rows") {
       const w = e.first ? this.sink.replace(task, e.rows) : this.sink.append(task, e.rows);
+      const sent = performance.now();
       // The job may send its next slice once this one is in (or has failed, which fails the task).
       w.then(
-        () => this.d.pool.ack(e.jobId),
+        () => {
+          r.writeSeconds += (performance.now() - sent) / 1000;
+          this.d.pool.ack(e.jobId);
+        },
         (err) => {
           r.failed = err;
           this.d.pool.ack(e.jobId);
@@ -298,7 +318,7 @@ export class IngestEngine {
       r.writes.push(w);
     } else {
       const outcome = outcomeOf(e);
-      this.finish(e.jobId, r, outcome).catch((err) =>
+      this.finish(e.jobId, r, outcome, e.stages ?? {}).catch((err) =>
         this.d.log.error("could not finish an ingestion task", { error: err }),
       );
       this.kick(); // the worker is free now; its rows commit meanwhile
@@ -306,7 +326,7 @@ export class IngestEngine {
   }
 
   /** Waits for the job's rows to be committed, then records the outcome (with the next group commit). */
-  private async finish(jobId: string, r: RunningTask, outcome: Outcome): Promise<void> {
+  private async finish(jobId: string, r: RunningTask, outcome: Outcome, stages: StageTimes): Promise<void> {
     await Promise.allSettled(r.writes);
     if (!this.running.has(jobId)) return;
     const settled = settleOutcome(outcome, r.failed, this.d.config.dataDir);
@@ -317,6 +337,18 @@ export class IngestEngine {
     const done = await recordOutcome(this.writes, task, outcome, () => this.stopped, this.quiet);
     if (!done) return; // stopping: the restart takes the task up again
     this.running.delete(jobId);
+    if (done.result) {
+      const write = r.writes.length > 0 ? { write: r.writeSeconds } : {};
+      this.stats.record({
+        sourceId: task.documentId,
+        collectionId: task.collectionId,
+        type: r.type,
+        result: done.result,
+        outcome,
+        stages: { ...stages, ...write },
+        seconds: (performance.now() - r.started) / 1000,
+      });
+    }
     if (done.clearRows) {
       await this.sink
         .clear(task)

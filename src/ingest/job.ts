@@ -4,6 +4,7 @@
  * SQLite and LanceDB: the main thread owns both (one writer per table).
  */
 import { readFile } from "node:fs/promises";
+import type { EmbedCall } from "../embed/calls";
 import { EmbeddingError, type Embedder } from "../embed/types";
 import { sha256 } from "../tools/crypto";
 import { chunkText } from "./chunk/index";
@@ -57,32 +58,58 @@ export interface JobContext {
   committed: (n: number) => Promise<void>;
 }
 
+/** The stages a job runs in the worker; the main thread adds "write" (committing its rows). */
+export type Stage = "fetch" | "extract" | "chunk" | "embed";
+/** Seconds a job spent in each stage it reached (/metrics). */
+export type StageTimes = Partial<Record<Stage, number>>;
+
 export type JobEvent =
   | { type: "progress"; jobId: string; done: number; total: number }
   | { type: "rows"; jobId: string; rows: RowOut[]; first: boolean }
-  | { type: "done"; jobId: string; chunkCount: number; dimensions: number; contentHash: string | null }
-  | { type: "unchanged"; jobId: string; contentHash: string }
-  | { type: "error"; jobId: string; message: string; transient: boolean };
+  | {
+      type: "done";
+      jobId: string;
+      chunkCount: number;
+      dimensions: number;
+      contentHash: string | null;
+      stages?: StageTimes;
+    }
+  | { type: "unchanged"; jobId: string; contentHash: string; stages?: StageTimes }
+  | { type: "error"; jobId: string; message: string; transient: boolean; stages?: StageTimes };
+
+/** Everything a worker posts: its jobs' events, its answer to a ping, and its embedding calls. */
+export type FromWorker = JobEvent | { type: "pong" } | { type: "embed"; call: EmbedCall };
 
 /** Rows handed back per message: bounds the memory a big document holds at once. */
 const SLICE = 512;
 /** Progress within a slice is sent at most this often. */
 const PROGRESS_EVERY_MS = 250;
 
-async function textOf(job: Job): Promise<Extracted> {
+/** Runs `step`, adding its seconds to `stage` in `times` (also when it throws). */
+async function timed<T>(times: StageTimes, stage: Stage, step: () => T | Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await step();
+  } finally {
+    times[stage] = (times[stage] ?? 0) + (performance.now() - started) / 1000;
+  }
+}
+
+/** The document's text: its bytes read or fetched ("fetch"), then extracted ("extract"). */
+async function textOf(job: Job, times: StageTimes): Promise<Extracted> {
   const d = job.document;
   if (d.type === "text") return { text: d.content ?? "", kind: "text" };
   if (d.type === "file") {
-    const bytes = new Uint8Array(await readFile(d.filePath!));
-    return extract(bytes, { fileName: d.fileName ?? undefined });
+    const bytes = await timed(times, "fetch", async () => new Uint8Array(await readFile(d.filePath!)));
+    return timed(times, "extract", () => extract(bytes, { fileName: d.fileName ?? undefined }));
   }
   const accept = d.type === "api" ? "application/json, */*;q=0.5" : "text/html, application/pdf, */*;q=0.5";
-  const res = await safeFetch(d.url!, { ...job.fetch, accept });
+  const res = await timed(times, "fetch", () => safeFetch(d.url!, { ...job.fetch, accept }));
   const hints = { contentType: res.contentType, url: res.finalUrl };
   // An api source is JSON by contract, whatever the server labels it.
-  return extract(
-    res.bytes,
-    d.type === "api" && !/json/i.test(res.contentType) ? { ...hints, contentType: "application/json" } : hints,
+  const asJson = d.type === "api" && !/json/i.test(res.contentType);
+  return timed(times, "extract", () =>
+    extract(res.bytes, asJson ? { ...hints, contentType: "application/json" } : hints),
   );
 }
 
@@ -95,14 +122,15 @@ export async function runJob(
   emit: (e: JobEvent, transfer?: ArrayBuffer[]) => void,
   ctx: JobContext,
 ): Promise<void> {
+  const stages: StageTimes = {};
   try {
-    const extracted = await textOf(job);
+    const extracted = await textOf(job, stages);
     // Text and files are hashed where they arrive; a fetched source only once it is extracted.
     const fetched = job.document.type === "url" || job.document.type === "api";
     const contentHash = fetched ? sha256(extracted.text) : null;
     if (contentHash !== null && contentHash === job.document.indexedHash)
-      return emit({ type: "unchanged", jobId: job.jobId, contentHash });
-    const chunks = chunkText(extracted.text, job.chunking);
+      return emit({ type: "unchanged", jobId: job.jobId, contentHash, stages });
+    const chunks = await timed(stages, "chunk", () => chunkText(extracted.text, job.chunking));
     if (chunks.length === 0) throw new ExtractionError(`no text found in the ${extracted.kind} content`);
     const embedder = ctx.embedder;
     // With the built-in embedder a document of one slice is done within milliseconds of
@@ -122,10 +150,12 @@ export async function runJob(
       if (ctx.signal.aborted) return;
       const slice = chunks.slice(i, i + SLICE);
       let embedded = 0;
-      const vectors = await embedder.embed(
-        slice.map((c) => c.text),
-        undefined,
-        (_from, count) => tell(i + (embedded += count)),
+      const vectors = await timed(stages, "embed", () =>
+        embedder.embed(
+          slice.map((c) => c.text),
+          undefined,
+          (_from, count) => tell(i + (embedded += count)),
+        ),
       );
       const rows = slice.map((c, k) => toRow(job.document.id, c, vectors[k]!));
       emit({ type: "rows", jobId: job.jobId, rows, first }, [
@@ -137,9 +167,9 @@ export async function runJob(
         emit({ type: "progress", jobId: job.jobId, done: i + SLICE, total: chunks.length });
     }
     const dimensions = await embedder.dimensions();
-    emit({ type: "done", jobId: job.jobId, chunkCount: chunks.length, dimensions, contentHash });
+    emit({ type: "done", jobId: job.jobId, chunkCount: chunks.length, dimensions, contentHash, stages });
   } catch (err) {
-    emit({ type: "error", jobId: job.jobId, ...describe(err) });
+    emit({ type: "error", jobId: job.jobId, ...describe(err), stages });
   }
 }
 

@@ -16,6 +16,7 @@ import { scrubMessage } from "../tools/scrub";
 import { recordSourceEvent } from "./events";
 import { endReindexIfBuilt, isBuilding, noteDimensions } from "./generations";
 import type { JobEvent } from "./job";
+import type { SourceResult } from "./stats";
 
 export const MAX_ATTEMPTS = 5;
 
@@ -36,9 +37,11 @@ export interface Finished {
   dropGeneration: number | null;
   /** The task failed for good: its partial rows in its generation must go. */
   clearRows: boolean;
+  /** How the task ended; null when its document or task was deleted meanwhile. */
+  result: SourceResult | null;
 }
 
-const NOTHING: Finished = { dropGeneration: null, clearRows: false };
+const NOTHING: Finished = { dropGeneration: null, clearRows: false, result: null };
 
 /** The ending a job reported (job.ts), as the outcome to record. */
 export function outcomeOf(e: Extract<JobEvent, { type: "done" | "unchanged" | "error" }>): Outcome {
@@ -89,7 +92,7 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
     retryTaskLater(t, task.id, outcome.message, iso(now + backoffMs(current.attempts)), iso(now));
     updateDocument(t, doc.id, { status: "queued", updatedAt: iso(now) });
     recordSourceEvent(t, "source.queued", doc.id, { error: `will try again: ${outcome.message}` }, now);
-    return NOTHING;
+    return { ...NOTHING, result: "retry" };
   }
   endTask(t, task.id, outcome.ok ? "succeeded" : "failed", outcome.ok ? null : outcome.message, iso(now));
   if (outcome.ok && outcome.unchanged) outcome = { ...outcome, chunkCount: doc.chunkCount };
@@ -122,7 +125,8 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
   const learned = outcome.ok && !outcome.unchanged ? outcome.dimensions : null;
   if (learned !== null) noteDimensions(t, task, learned);
   const dropGeneration = endReindexIfBuilt(t, task.collectionId, now, learned);
-  return { dropGeneration, clearRows: !outcome.ok };
+  const result = !outcome.ok ? "failed" : outcome.unchanged ? "unchanged" : "ready";
+  return { dropGeneration, clearRows: !outcome.ok, result };
 }
 
 /**

@@ -10,7 +10,8 @@
  * texts share that worker's embedding batches.
  */
 import type { Logger } from "../log";
-import { embedderKey, type Job, type JobEvent, type ToWorker } from "./job";
+import type { EmbedCall } from "../embed/calls";
+import { embedderKey, type FromWorker, type Job, type JobEvent, type ToWorker } from "./job";
 
 /**
  * Where the worker's code is. From source it sits beside this file; inside the
@@ -23,6 +24,9 @@ function workerEntry(): string {
 export interface JobHandlers {
   onEvent(e: JobEvent): void;
 }
+
+/** Hears of each call a worker made to an embedding backend (/metrics). */
+export type EmbedListener = (call: EmbedCall) => void;
 
 /** Bytes of document per unit of a worker's capacity. */
 const WEIGHT_UNIT = 128 * 1024;
@@ -60,6 +64,8 @@ interface Slot {
 export class WorkerPool {
   private readonly slots: Slot[] = [];
   private closed = false;
+  /** Set by whoever counts embedding calls; none by default. */
+  onEmbed: EmbedListener = () => {};
 
   constructor(
     size: number,
@@ -157,7 +163,7 @@ export class WorkerPool {
   private spawn(index: number): Worker {
     // smol: a smaller heap that collects more eagerly; ingestion holds little between jobs.
     const worker = new Worker(workerEntry(), { smol: true });
-    worker.onmessage = (ev: MessageEvent<JobEvent | { type: "pong" }>) => this.deliver(this.slots[index]!, ev.data);
+    worker.onmessage = (ev: MessageEvent<FromWorker>) => this.deliver(this.slots[index]!, ev.data);
     worker.onerror = (ev) => {
       this.log.error("ingestion worker crashed", { error: ev.message });
       this.replace(index, `the ingestion worker crashed: ${ev.message}`);
@@ -165,7 +171,11 @@ export class WorkerPool {
     return worker;
   }
 
-  private deliver(slot: Slot, e: JobEvent | { type: "pong" }): void {
+  private deliver(slot: Slot, e: FromWorker): void {
+    if (e.type === "embed") {
+      this.onEmbed(e.call);
+      return;
+    }
     if (e.type === "pong") {
       if (slot.probe) clearTimeout(slot.probe);
       slot.probe = null;
@@ -173,7 +183,8 @@ export class WorkerPool {
     }
     const r = slot.jobs.get(e.jobId);
     if (!r) return; // a cancelled job's late message
-    if (e.type === "done" || e.type === "error") this.forget(slot, e.jobId);
+    // Every ending gives the job's room back ("unchanged" too: a re-fetch that found the same text).
+    if (e.type === "done" || e.type === "error" || e.type === "unchanged") this.forget(slot, e.jobId);
     r.handlers.onEvent(e);
   }
 

@@ -5,8 +5,9 @@
  */
 import type { Embedder } from "../embed/types";
 import { BatchingEmbedder } from "../embed/batcher";
+import { CountingEmbedder } from "../embed/calls";
 import { createEmbedder } from "../embed/index";
-import { embedderKey, runJob, type Job, type JobEvent, type ToWorker } from "./job";
+import { embedderKey, runJob, type FromWorker, type Job, type JobEvent, type ToWorker } from "./job";
 
 declare const self: Worker;
 
@@ -24,7 +25,10 @@ function embedderFor(job: Job): Embedder {
   const key = embedderKey(job);
   let e = embedders.get(key);
   if (!e) {
-    const inner = createEmbedder(job.model, job.embed);
+    // Each call to the backend is reported to the main thread, which counts it for /metrics.
+    const inner = new CountingEmbedder(createEmbedder(job.model, job.embed), (call) =>
+      self.postMessage({ type: "embed", call } satisfies FromWorker),
+    );
     e = inner.name === "builtin" ? inner : new BatchingEmbedder(inner, job.embed.batchSize, job.embed.batchSize * 8);
     embedders.set(key, e);
   }

@@ -11,6 +11,7 @@ import { parseStoredMetadata } from "../core/metadata";
 import type { Db } from "../db/client";
 import { listDocumentsByIds } from "../db/repo/documents";
 import type { Collection, DocumentRow } from "../db/schema";
+import { CountingEmbedder, type EmbedCall } from "../embed/calls";
 import { createEmbedder } from "../embed/index";
 import { EmbeddingError, type Embedder } from "../embed/types";
 import { queryTarget } from "../ingest/generations";
@@ -67,6 +68,8 @@ export class Searcher {
     private readonly store: VectorStore,
     private readonly config: Pick<Config, "ollamaUrl" | "openaiUrl" | "openaiKey">,
     private readonly reranker: Reranker = new Reranker(null, silent),
+    /** Hears of every call to an embedding backend (/metrics). */
+    private readonly onEmbed: (call: EmbedCall) => void = () => {},
   ) {}
 
   /** Runs a client's search request on one collection (see resolveSearch for its defaults and rules). */
@@ -143,7 +146,10 @@ export class Searcher {
     let embedder = this.embedders.get(model);
     if (!embedder) {
       // A query waits for a person: fail fast (one retry, 5 s each) rather than hang.
-      embedder = createEmbedder(model, { ...this.config, timeoutMs: 5000, attempts: 2 });
+      embedder = new CountingEmbedder(
+        createEmbedder(model, { ...this.config, timeoutMs: 5000, attempts: 2 }),
+        this.onEmbed,
+      );
       this.embedders.set(model, embedder);
     }
     try {

@@ -14,6 +14,7 @@ import type { LanceConnection } from "./connection";
 import { Maintainer } from "./maintain";
 import type { MetadataLookup } from "./metadata-column";
 import { searchTable, type StoredHit, type TableSearch } from "./search";
+import { readTableStats, type TableStats } from "./stats";
 import { collectionPrefix, parseTableName, sqlString, TableCache, tableName, type ChunkRow } from "./tables";
 import { TableWriter, type WriteOptions } from "./writer";
 
@@ -21,6 +22,7 @@ export type { ChunkRow } from "./tables";
 export type { SearchMode, StoredHit, TableSearch } from "./search";
 export type { WriteOptions } from "./writer";
 export type { MetadataLookup } from "./metadata-column";
+export type { TableStats } from "./stats";
 
 /**
  * Table searches that run at once; the rest wait their turn. A search without an ANN
@@ -110,6 +112,11 @@ export class VectorStore {
   /** Every store table with its collection id (lower-case, dashed) and generation. */
   async listTables(): Promise<{ collectionId: string; generation: number; name: string }[]> {
     return (await this.tables.names()).map(parseTableName).filter((t) => t !== null);
+  }
+
+  /** Row counts and index state of every table (stats.ts), for /metrics. */
+  tableStats(): Promise<TableStats[]> {
+    return readTableStats(this.tables);
   }
 
   /** Rows per document id in one table, reading only the document_id column. */

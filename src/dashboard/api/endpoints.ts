@@ -5,6 +5,7 @@
 import { qs, request } from "./client";
 import type {
   AdminUser,
+  AuthMethods,
   ApiKey,
   AuditPage,
   ApiKeyCreated,
@@ -44,6 +45,7 @@ export const auth = {
   logout: () => request<void>("POST", "/api/auth/logout"),
   changePassword: (currentPassword: string, newPassword: string) =>
     request<{ user: User }>("POST", "/api/auth/password", { body: { currentPassword, newPassword } }),
+  methods: () => request<AuthMethods>("GET", "/api/auth/methods"),
 };
 
 export interface PipelineListParams {

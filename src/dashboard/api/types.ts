@@ -18,6 +18,12 @@ export type Tier = User["tier"];
 export type AdminUser = typeof AdminUserModel.static;
 export type AuditEntry = typeof AuditEntryModel.static;
 export type AuditPage = typeof AuditPageModel.static;
+/** GET /api/auth/methods: which ways of signing in this server offers. */
+export interface AuthMethods {
+  password: boolean;
+  signup: boolean;
+  oidc: { name: string; startUrl: string } | null;
+}
 
 export type Pipeline = typeof PipelineModel.static;
 export type PipelineStatus = (typeof STATUSES)[number];

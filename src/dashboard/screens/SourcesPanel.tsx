@@ -11,6 +11,7 @@ import { sources } from "../api/endpoints";
 import type { PipelineDetail, Source, SourceStatus } from "../api/types";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { EmptyState, Loading } from "../components/EmptyState";
+import { IngestStrip } from "../components/IngestStrip";
 import { ErrorNote } from "../components/ErrorNote";
 import { Pagination } from "../components/Pagination";
 import { SourceAddForm } from "../components/SourceAddForm";
@@ -87,6 +88,7 @@ export function SourcesPanel({ pipeline, query, onChange }: Props) {
             </span>
           )}
         </div>
+        <IngestStrip counts={data?.counts} />
         {(all > 0 || filtered) && (
           <SourceFilters q={q} status={status} counts={data?.counts} onChange={(next) => go({ ...next, page: 1 })} />
         )}

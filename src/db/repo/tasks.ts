@@ -142,6 +142,26 @@ export function queuedTaskCount(db: Db): number {
   return once(db, queuedCount).get()?.n ?? 0;
 }
 
+/**
+ * Tasks waiting and running, for /metrics: `queued` may start now, `waiting` is
+ * queued for a retry after its backoff, `processing` runs. Reads only the status index.
+ */
+export function taskQueueDepth(db: Db, now: number): { queued: number; waiting: number; processing: number } {
+  const rows = db
+    .select({ status: tasks.status, later: sql<number>`${tasks.runAfter} > ${iso(now)}`, n: count() })
+    .from(tasks)
+    .where(inArray(tasks.status, ["queued", "processing"]))
+    .groupBy(tasks.status, sql`2`)
+    .all();
+  const depth = { queued: 0, waiting: 0, processing: 0 };
+  for (const r of rows) {
+    if (r.status === "processing") depth.processing += r.n;
+    else if (r.later) depth.waiting += r.n;
+    else depth.queued += r.n;
+  }
+  return depth;
+}
+
 /** Removes waiting tasks of a collection for generations other than `keep` (a re-index supersedes them). */
 export function dropQueuedTasksExcept(db: Db, collectionId: string, keep: number): void {
   db.delete(tasks)

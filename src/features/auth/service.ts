@@ -89,10 +89,11 @@ export class AuthService {
 
   constructor(
     private readonly db: Db,
-    private readonly config: Pick<Config, "signup" | "defaultTier">,
+    private readonly config: Pick<Config, "signup" | "defaultTier" | "passwordLogin">,
   ) {}
 
   async signup(email: string, password: string): Promise<{ user: User; token: string }> {
+    this.checkPasswordsOn();
     if (this.config.signup === "closed") {
       throw new AppError(
         "signup_closed",
@@ -105,6 +106,7 @@ export class AuthService {
 
   /** Signs in; `client` is the caller's address key (see http/client-address.ts). */
   async login(email: string, password: string, client: string): Promise<{ user: User; token: string }> {
+    this.checkPasswordsOn();
     const pair = `${email.trim().toLowerCase()} ${client}`;
     const wait = Math.max(this.pairFailures.retryAfter(pair), this.addressFailures.retryAfter(client));
     if (wait > 0) {
@@ -143,6 +145,41 @@ export class AuthService {
       deleteSessionsOf(tx as unknown as Db, user.id, sha256(token));
     });
     return { ...user, passwordHash: hash, mustChangePassword: false };
+  }
+
+  /**
+   * Signs in the person whose email the identity provider verified: the account with
+   * that email (any case), or a new one with the default tier when sign-up is open.
+   * The new account's password is random and never shown, so only single sign-on
+   * (or a password set later through the CLI) gets in.
+   */
+  async signInVerified(email: string): Promise<{ user: User; token: string; created: boolean }> {
+    let user = findUserByEmail(this.db, email);
+    let created = false;
+    if (!user) {
+      if (this.config.signup === "closed") {
+        throw new AppError("signup_closed", `there is no account for ${email}; ask an administrator to create it`);
+      }
+      try {
+        user = await createUser(this.db, email, randomToken(32), this.config.defaultTier);
+        created = true;
+      } catch (err) {
+        // The same person's second tab got there first: use the account it made.
+        user = findUserByEmail(this.db, email);
+        if (!user) throw err;
+      }
+    }
+    if (user.disabledAt) throw accountDisabled();
+    return { user, token: this.startSession(user.id), created };
+  }
+
+  private checkPasswordsOn(): void {
+    if (this.config.passwordLogin === "off") {
+      throw new AppError(
+        "password_login_disabled",
+        "passwords are turned off on this server; sign in with single sign-on",
+      );
+    }
   }
 
   /** Deletes sessions past their expiry; run by the hourly housekeeping. */

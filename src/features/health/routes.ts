@@ -67,9 +67,9 @@ export function healthRoutes(db: Db, lance: LanceConnection, config: Config, met
     )
     .get(
       "/metrics",
-      ({ set }) => {
+      async ({ set }) => {
         set.headers["content-type"] = "text/plain; version=0.0.4; charset=utf-8";
-        return metrics.render();
+        return await metrics.render();
       },
       { detail: { summary: "Prometheus metrics", security: [] } },
     );

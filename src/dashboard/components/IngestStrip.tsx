@@ -1,0 +1,78 @@
+/**
+ * A strip above a pipeline's sources while ragd ingests: how many sources are queued
+ * and processing, how many finished in the last minute, and about how long the rest
+ * will take. It reads the per-status counts the sources list already carries, which
+ * follow the pipeline's event stream (lib/source-refresh.ts), so it costs no request.
+ */
+import { useRef } from "preact/hooks";
+import type { SourcePage } from "../api/types";
+import { ProgressBar } from "./ProgressBar";
+
+type Counts = SourcePage["counts"];
+
+/** Throughput is measured over this window. */
+const WINDOW_MS = 60_000;
+
+interface Sample {
+  at: number;
+  /** Sources that have finished (ready or failed) at that moment. */
+  done: number;
+}
+
+/**
+ * Sources finished per minute, from the counts seen over the last minute; null in
+ * the first seconds of watching.
+ */
+export function useThroughput(counts: Counts | undefined): number | null {
+  const samples = useRef<Sample[]>([]);
+  if (!counts) return null;
+  const now = Date.now();
+  const done = counts.ready + counts.failed;
+  const list = samples.current;
+  if (list.at(-1)?.done !== done) list.push({ at: now, done });
+  // A sample is pushed at every change, so the count held still from one sample to the next.
+  while (list.length > 1 && list[1]!.at <= now - WINDOW_MS) list.shift();
+  const from = Math.max(list[0]!.at, now - WINDOW_MS);
+  if (now - from < 3000) return null;
+  // A delete lowers the count: never a negative rate.
+  return (Math.max(0, done - list[0]!.done) / (now - from)) * 60_000;
+}
+
+/** "about 3 min", "under a minute", or nothing when unknown. */
+function eta(left: number, perMinute: number | null): string {
+  if (!perMinute || perMinute <= 0) return "";
+  const minutes = left / perMinute;
+  if (minutes < 1) return " · under a minute left";
+  if (minutes < 90) return ` · about ${Math.round(minutes)} min left`;
+  return ` · about ${Math.round(minutes / 60)} h left`;
+}
+
+/** Shown only while a source is queued or processing. */
+export function IngestStrip({ counts }: { counts: Counts | undefined }) {
+  const perMinute = useThroughput(counts);
+  const started = useRef<number | null>(null);
+  if (!counts) return null;
+  const left = counts.queued + counts.processing;
+  const done = counts.ready + counts.failed;
+  if (left === 0) {
+    started.current = null;
+    return null;
+  }
+  // The bar covers this run of ingestion: what was finished when the strip appeared does not count.
+  started.current ??= done;
+  const finished = done - started.current;
+  const rate = perMinute === null ? "" : ` · ${perMinute < 10 ? perMinute.toFixed(1) : Math.round(perMinute)}/min`;
+  return (
+    <div class="ingest-strip note note-info" role="status" aria-live="polite">
+      <strong>Ingesting</strong> {counts.processing} processing · {counts.queued} queued
+      {rate}
+      {eta(left, perMinute)}
+      <ProgressBar
+        value={finished}
+        max={finished + left}
+        label="Sources finished in this run"
+        text={`${finished} of ${finished + left}`}
+      />
+    </div>
+  );
+}
