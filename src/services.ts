@@ -7,6 +7,8 @@ import { Collections } from "./core/collections";
 import { openDb, type Db } from "./db/client";
 import { AuthService } from "./features/auth/service";
 import { DocumentService } from "./features/documents/service";
+import { ReindexGate } from "./features/evals/gate";
+import { EvalService } from "./features/evals/service";
 import { WebhookDeliverer } from "./features/events/deliverer";
 import { EventService } from "./features/events/service";
 import { WebhookService } from "./features/events/webhooks";
@@ -48,6 +50,7 @@ export interface Services {
   pipelines: PipelineService;
   keys: KeyService;
   queries: QueryService;
+  evals: EvalService;
   sources: SourceService;
   documents: DocumentService;
   kbs: KbService;
@@ -87,6 +90,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const pipelines = new PipelineService(db, collections, config);
   const searcher = new Searcher(db, store, config, new Reranker(config.rerankUrl, log));
   const queries = new QueryService(db, keys, searcher, config);
+  const evals = new EvalService(db, searcher);
   const baseUrl = { value: `http://${config.host}:${config.port}` };
   const sources = new SourceService({
     db,
@@ -109,6 +113,8 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     files.removeCollection(id);
     await store.dropCollection(id);
   });
+  // Listening before the engine starts, so no built re-index goes unnoticed.
+  new ReindexGate({ db, store, engine, evals, log }).start();
   recoverInterrupted({ db, files, log });
   await reconcile({ db, store, engine, files, log });
   engine.start();
@@ -158,6 +164,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     pipelines,
     keys,
     queries,
+    evals,
     sources,
     documents,
     kbs,

@@ -84,9 +84,24 @@ export function recordSourceEvent(
   if (id !== null) fanOut(db, id, null);
 }
 
-/** Records the end of a re-index: `completed` (the new index answers) or `abandoned` (every rebuild failed). */
-export function recordReindexEnd(db: Db, collectionId: string, status: "completed" | "abandoned", now = Date.now()) {
-  const id = insertCollectionEvent(db, { collectionId, type: "reindex.completed", status, data: "{}", now: iso(now) });
+/**
+ * Records the end of a re-index: `completed` (the new index answers), `abandoned` (every
+ * rebuild failed) or `kept` (its evaluation found it worse; `data` holds the comparison).
+ */
+export function recordReindexEnd(
+  db: Db,
+  collectionId: string,
+  status: "completed" | "abandoned" | "kept",
+  now = Date.now(),
+  data: Record<string, unknown> = {},
+) {
+  const id = insertCollectionEvent(db, {
+    collectionId,
+    type: "reindex.completed",
+    status,
+    data: JSON.stringify(data),
+    now: iso(now),
+  });
   fanOut(db, id, collectionId);
 }
 

@@ -34,11 +34,13 @@ export type Outcome =
 export interface Finished {
   /** A generation to drop from the vector store: a re-index has just switched over. */
   dropGeneration: number | null;
+  /** A gated re-index is built: its evaluation decides whether it switches (generations.ts). */
+  gated: boolean;
   /** The task failed for good: its partial rows in its generation must go. */
   clearRows: boolean;
 }
 
-const NOTHING: Finished = { dropGeneration: null, clearRows: false };
+const NOTHING: Finished = { dropGeneration: null, clearRows: false, gated: false };
 
 /** The ending a job reported (job.ts), as the outcome to record. */
 export function outcomeOf(e: Extract<JobEvent, { type: "done" | "unchanged" | "error" }>): Outcome {
@@ -121,8 +123,8 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
   }
   const learned = outcome.ok && !outcome.unchanged ? outcome.dimensions : null;
   if (learned !== null) noteDimensions(t, task, learned);
-  const dropGeneration = endReindexIfBuilt(t, task.collectionId, now, learned);
-  return { dropGeneration, clearRows: !outcome.ok };
+  const end = endReindexIfBuilt(t, task.collectionId, now, learned);
+  return { dropGeneration: end.drop, clearRows: !outcome.ok, gated: end.gated };
 }
 
 /**
