@@ -26,7 +26,7 @@ beforeAll(async () => {
   });
   src.garden = garden.body.id;
   await c.allSettled(pid);
-});
+}, 30_000);
 afterAll(async () => {
   await t?.close();
 });
@@ -135,4 +135,17 @@ describe("evaluation sets", () => {
     expect((await c.call("POST", path(`/${s.body.id}/run`), { modes: ["semantic"] })).status).toBe(400);
     expect((await c.call("POST", path(`/${s.body.id}/run`), { mode: "keyword" })).status).toBe(400);
   });
+});
+
+test("the OpenAPI document lists the evaluation routes and the owner's query route", async () => {
+  const doc = (await t.call("GET", "/docs/openapi.json")).body;
+  for (const p of [
+    "/api/rag/pipelines/{id}/evals",
+    "/api/rag/pipelines/{id}/evals/{evalId}",
+    "/api/rag/pipelines/{id}/evals/{evalId}/run",
+    "/api/rag/pipelines/{id}/evals/{evalId}/runs",
+    "/api/rag/pipelines/{id}/query",
+  ])
+    expect(Object.keys(doc.paths)).toContain(p);
+  expect(doc.paths["/api/rag/pipelines/{id}/reindex"].post.requestBody).toBeDefined();
 });

@@ -38,7 +38,7 @@ beforeAll(async () => {
   });
   t = await makeApp({ ollamaUrl: fake.url });
   c = await Client.create(t);
-});
+}, 30_000);
 afterAll(async () => {
   await t?.close();
   await fake?.stop();
@@ -91,14 +91,14 @@ test("ifNotWorse keeps the serving index when the new model answers worse, and s
     .query("SELECT status, data FROM events WHERE collection_id = ? AND type = 'reindex.completed' ORDER BY id")
     .all(pid) as { status: string; data: string }[];
   expect(ends.map((e) => e.status)).toEqual(["kept"]);
-  expect(JSON.parse(ends[0]!.data)).toMatchObject({ decision: "kept", serving: { ndcgAt10: 1 } });
+  expect(JSON.parse(ends[0]!.data).evaluation).toMatchObject({ decision: "kept", serving: { ndcgAt10: 1 } });
 
   const switched = await reindexTo("ollama/twin");
   expect(switched.result.decision).toBe("switched");
   expect(findCollectionById(t.services.db, pid)).toMatchObject({ activeGeneration: 2, indexModel: "ollama/twin" });
   expect(await tables()).toEqual([2]);
   expect(await top()).toBe(sea.id);
-});
+}, 60_000);
 
 test("ifNotWorse without a set, or with another pipeline's set, is 400 and starts nothing", async () => {
   const pid = await c.pipeline({ name: "gate-bad", embeddingModel: "ollama/sharp" });

@@ -19,7 +19,7 @@ beforeAll(async () => {
   await c.addText(pid, "The lighthouse keeper logs the fog horn schedule every evening.");
   await c.addText(pid, "Quarterly budget reviews happen in the second week of April.");
   await c.allSettled(pid);
-});
+}, 30_000);
 afterAll(async () => {
   await t?.close();
 });

@@ -38,12 +38,15 @@ export interface EventBody {
   time: string;
   progress?: { done: number; total: number };
   error?: string;
+  /** reindex.completed of a re-index gated on an evaluation set: its decision and figures. */
+  evaluation?: Record<string, unknown>;
 }
 
 /** The extra fields an event may carry. */
 interface Extra {
   progress?: { done: number; total: number };
   error?: string | null;
+  evaluation?: Record<string, unknown>;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -61,6 +64,7 @@ export function presentEvent(row: EventRow): EventBody {
     time: row.createdAt,
     ...(extra.progress ? { progress: extra.progress } : {}),
     ...(extra.error ? { error: extra.error } : {}),
+    ...(extra.evaluation ? { evaluation: extra.evaluation } : {}),
   };
 }
 
@@ -86,20 +90,21 @@ export function recordSourceEvent(
 
 /**
  * Records the end of a re-index: `completed` (the new index answers), `abandoned` (every
- * rebuild failed) or `kept` (its evaluation found it worse; `data` holds the comparison).
+ * rebuild failed) or `kept` (its evaluation found it worse). `evaluation` is a gated
+ * re-index's comparison (features/evals/gate.ts), shown in the event.
  */
 export function recordReindexEnd(
   db: Db,
   collectionId: string,
   status: "completed" | "abandoned" | "kept",
   now = Date.now(),
-  data: Record<string, unknown> = {},
+  evaluation: Record<string, unknown> | null = null,
 ) {
   const id = insertCollectionEvent(db, {
     collectionId,
     type: "reindex.completed",
     status,
-    data: JSON.stringify(data),
+    data: evaluation ? JSON.stringify({ evaluation }) : "{}",
     now: iso(now),
   });
   fanOut(db, id, collectionId);

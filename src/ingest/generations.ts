@@ -191,7 +191,7 @@ export function endReindexIfBuilt(
     if (lastDimensions !== null) pendingDimensions.set(collectionId, lastDimensions);
     return { drop: null, gated: true };
   }
-  return { drop: completeReindex(db, col, now, {}, lastDimensions), gated: false };
+  return { drop: completeReindex(db, col, now, null, lastDimensions), gated: false };
 }
 
 /** Vector sizes learned by gated builds, until their switch (a restart re-learns it from the next query's task). */
@@ -205,7 +205,7 @@ export function completeReindex(
   db: Db,
   col: Collection,
   now: number,
-  data: Record<string, unknown> = {},
+  evaluation: Record<string, unknown> | null = null,
   lastDimensions: number | null = null,
 ): number {
   const learned = lastDimensions ?? pendingDimensions.get(col.id) ?? null;
@@ -221,16 +221,16 @@ export function completeReindex(
     reindexGate: null,
     updatedAt: iso(now),
   });
-  recordReindexEnd(db, col.id, "completed", now, data);
+  recordReindexEnd(db, col.id, "completed", now, evaluation);
   return col.activeGeneration;
 }
 
 /**
  * A gated re-index that did worse: the serving generation stays, the built one is
  * to be dropped (returned). Chunk counts are then put back by the caller from the
- * serving generation's rows. `data` (the comparison) goes into the reindex.completed event.
+ * serving generation's rows. `evaluation` (the comparison) goes into the reindex.completed event.
  */
-export function keepServing(db: Db, col: Collection, now: number, data: Record<string, unknown>): number {
+export function keepServing(db: Db, col: Collection, now: number, evaluation: Record<string, unknown>): number {
   pendingDimensions.delete(col.id);
   updateCollection(db, col.id, {
     buildingGeneration: null,
@@ -238,6 +238,6 @@ export function keepServing(db: Db, col: Collection, now: number, data: Record<s
     reindexGate: null,
     updatedAt: iso(now),
   });
-  recordReindexEnd(db, col.id, "kept", now, data);
+  recordReindexEnd(db, col.id, "kept", now, evaluation);
   return col.buildingGeneration!;
 }
