@@ -6,6 +6,8 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { findCollectionById } from "../src/db/repo/collections";
+import { ReindexGate } from "../src/features/evals/gate";
+import { awaitsGate } from "../src/ingest/generations";
 import { makeApp, type TestApp } from "./support/app";
 import { startFakeOllama, type FakeOllama } from "./support/fake-ollama";
 import { Client, waitFor } from "./support/ingest";
@@ -112,3 +114,38 @@ test("ifNotWorse without a set, or with another pipeline's set, is 400 and start
   expect(findCollectionById(t.services.db, pid)).toMatchObject({ activeGeneration: 1, buildingGeneration: null });
   expect((await c.call("POST", `/api/rag/pipelines/${pid}/reindex`)).status).toBe(202);
 });
+
+test("a built re-index whose decision was cut short (a restart) is decided when the gate starts again", async () => {
+  const pid = await c.pipeline({ name: "gate-restart", embeddingModel: "ollama/sharp" });
+  const sea = await c.addText(pid, "The ocean waves crash on the rocks.");
+  await c.addText(pid, "The quarterly budget and finance report.");
+  await c.allSettled(pid);
+  const set = await c.call("POST", `/api/rag/pipelines/${pid}/evals`, {
+    name: "restart",
+    queries: [{ query: "maritime", expectedSourceIds: [sea.id] }],
+  });
+  // Nobody listens for the build: as if the process stopped right after it.
+  const listener = t.services.engine.onBuilt;
+  t.services.engine.onBuilt = null;
+  await c.call("PATCH", `/api/rag/pipelines/${pid}`, { embeddingModel: "ollama/worse" });
+  await c.call("POST", `/api/rag/pipelines/${pid}/reindex`, { switch: "ifNotWorse", evalSet: set.body.id });
+  const waiting = await waitFor("the build to wait for its gate", async () => {
+    const col = findCollectionById(t.services.db, pid)!;
+    return awaitsGate(t.services.db, col) ? col : null;
+  });
+  expect(waiting).toMatchObject({ activeGeneration: 1, buildingGeneration: 2, reindexGate: set.body.id });
+  expect(listener).not.toBeNull();
+
+  const { db, store, engine, evals, log } = t.services;
+  new ReindexGate({ db, store, engine, evals, log }).start();
+  const decided = await waitFor("the decision", async () => {
+    const runs = (await c.call("GET", `/api/rag/pipelines/${pid}/evals/${set.body.id}/runs`)).body;
+    return runs[0] ?? null;
+  });
+  expect(decided.result.decision).toBe("kept");
+  expect(findCollectionById(t.services.db, pid)).toMatchObject({
+    activeGeneration: 1,
+    buildingGeneration: null,
+    reindexGate: null,
+  });
+}, 60_000);
