@@ -5,6 +5,7 @@
  */
 import { useState } from "preact/hooks";
 import type { EvalFigures, EvalGateResult, EvalRun, EvalRunResult, QueryMode } from "../api/types";
+import { plural } from "../lib/format";
 import { Segmented } from "./Segmented";
 import { TimeAgo } from "./TimeAgo";
 
@@ -59,7 +60,8 @@ function RunView({ run, result, names }: { run: EvalRun; result: EvalRunResult; 
   return (
     <div class="stack">
       <p class="muted small">
-        Run <TimeAgo at={run.createdAt} /> · {result.evaluated} queries · k = {result.k} · {result.durationMs} ms
+        Run <TimeAgo at={run.createdAt} /> · {plural(result.evaluated, "query", "queries")} · k = {result.k} ·{" "}
+        {result.durationMs} ms
         {!result.complete && " · stopped at the time budget: the figures cover the queries asked"}
       </p>
       <Overall result={result} caption="Overall figures per mode" />
