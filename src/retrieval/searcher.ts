@@ -78,11 +78,7 @@ export class Searcher {
     // Reranking and MMR choose topK from a wider pool of candidates (docs/API.md, Query).
     const model = collection.rerankModel;
     const pool = req.diversity > 0 || model ? Math.max(req.topK * 4, 50) : req.topK;
-    // The reranker orders the pool itself, so a hybrid search need not look 4 × deeper
-    // to order it exactly (bench/rerank.ts: most of a reranked query's time beyond the
-    // reranker's own went there).
-    const depth = model && req.diversity === 0 ? pool : undefined;
-    const hits = await this.hits(collection, { ...req, topK: pool }, generation, depth);
+    const hits = await this.hits(collection, { ...req, topK: pool }, generation);
     // The reranker works while the sources are read from SQLite.
     const scoring = model && hits.length ? this.rerankScores(model, req.query, hits) : undefined;
     const found = this.attach(collection, hits);
@@ -125,7 +121,7 @@ export class Searcher {
   }
 
   /** Searches a generation (the active one by default); an empty one answers [] without embedding. */
-  private async hits(collection: Collection, req: ResolvedSearch, which?: number, depth?: number) {
+  private async hits(collection: Collection, req: ResolvedSearch, which?: number) {
     const { generation, model } =
       which === undefined ? queryTarget(collection) : { generation: which, model: modelOf(collection, which) };
     if ((await this.store.countRows(collection.id, generation)) === 0) return [];
@@ -139,7 +135,6 @@ export class Searcher {
       documentIds: req.sourceIds,
       where: req.where,
       hybridAlpha: req.hybridAlpha ?? defaultHybridAlpha(model),
-      depth,
     });
   }
 

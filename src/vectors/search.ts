@@ -12,7 +12,7 @@
  *   raw sums. k = 4 is about one rare term matched once in a medium collection
  *   (idf ≈ 4–7), which scores ≈ 0.5–0.65; matching every query term well scores
  *   higher, matching a fraction of them lower.
- * - hybrid: both of the above fetch max(topK × 4, 50) candidates (or `depth`); a candidate
+ * - hybrid: both of the above fetch max(topK × 4, 50) candidates; a candidate
  *   found by only one of them gets its exact score in the other (its cosine from
  *   its stored vector; its BM25 from a keyword search narrowed to it, 0 when it
  *   shares no term), and the two scores are blended α · vector + (1 − α) · keyword
@@ -48,8 +48,6 @@ export interface TableSearch {
   where?: string;
   /** Hybrid only: the blend, 0 = keyword only … 1 = vector only (default 0.5). */
   hybridAlpha?: number;
-  /** Hybrid only: how deep each list looks; default max(topK × 4, 50). */
-  depth?: number;
 }
 
 /** Probe settings when the table has an IVF index; null means exact (flat) search. */
@@ -145,7 +143,7 @@ async function hybridHits(
   filter: string | null,
   ann: AnnProbes | null,
 ): Promise<Ranked[]> {
-  const n = req.depth !== undefined ? Math.max(req.depth, req.topK) : Math.max(req.topK * 4, 50);
+  const n = Math.max(req.topK * 4, 50);
   const [vec, key] = await Promise.all([
     vectorHits(table, req.vector!, n, filter, ann),
     keywordHits(table, req.text, n, filter),
