@@ -13,7 +13,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ndcg } from "./quality";
+import { ndcg } from "../src/retrieval/metrics";
 import { DATASETS } from "./support";
 
 type List = [string, number][];

@@ -5,7 +5,8 @@
  *
  * Metrics (BEIR definitions, as pytrec_eval computes them): nDCG@10 with graded
  * gain and log2 discount, recall@100 over the relevant documents of the query,
- * hit@1 = the first document is relevant. A document ranks where its best chunk
+ * hit@1 = the first document is relevant (src/retrieval/metrics.ts, shared with the
+ * evaluation API). A document ranks where its best chunk
  * ranks. `--dump file` writes every query's ranked chunks per mode as JSONL, for
  * tuning fusion offline (bench/fusion-tune.ts).
  */
@@ -13,6 +14,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { tempDir } from "../test/support/app";
 import { ensureBinary, startBinary, type RunningBinary } from "../test/support/binary";
+import { distinctInOrder, hitAt, ndcg, recall } from "../src/retrieval/metrics";
 import { percentile, pooled, waitIdle } from "./support";
 
 export interface BenchDoc {
@@ -38,25 +40,6 @@ export interface QualityRun {
 
 const TOP_K = 100;
 const CONCURRENCY = 8;
-
-/** nDCG@k with linear gain, as trec_eval's ndcg_cut. */
-export function ndcg(ranked: string[], rel: Map<string, number>, k: number): number {
-  const dcg = ranked.slice(0, k).reduce((sum, d, i) => sum + (rel.get(d) ?? 0) / Math.log2(i + 2), 0);
-  const ideal = [...rel.values()]
-    .filter((r) => r > 0)
-    .sort((a, b) => b - a)
-    .slice(0, k);
-  const idcg = ideal.reduce((sum, r, i) => sum + r / Math.log2(i + 2), 0);
-  return idcg > 0 ? dcg / idcg : 0;
-}
-
-export function recall(ranked: string[], rel: Map<string, number>, k: number): number {
-  const relevant = [...rel].filter(([, r]) => r > 0).map(([d]) => d);
-  const top = new Set(ranked.slice(0, k));
-  return relevant.length ? relevant.filter((d) => top.has(d)).length / relevant.length : 0;
-}
-
-export const hit1 = (ranked: string[], rel: Map<string, number>) => ((rel.get(ranked[0] ?? "") ?? 0) > 0 ? 1 : 0);
 
 /** POSTs with the session cookie; retries a 429 (full ingestion queue) after its Retry-After. */
 async function post(server: RunningBinary, jar: { cookie?: string }, path: string, json: unknown) {
@@ -117,10 +100,10 @@ export async function runQuality(run: QualityRun, dump?: string): Promise<void> 
         times.push(performance.now() - s);
         if (r.status !== 200) throw new Error(`query ${q.id} (${label}): ${r.status} ${JSON.stringify(r.body)}`);
         const hits = r.body.results as Hit[];
-        const ranked = [...new Set(hits.map((x) => x.metadata.sourceName))];
+        const ranked = distinctInOrder(hits.map((x) => x.metadata.sourceName));
         n10 += ndcg(ranked, q.rel, 10);
         r100 += recall(ranked, q.rel, 100);
-        h1 += hit1(ranked, q.rel);
+        h1 += hitAt(ranked, q.rel, 1);
         if (dump) {
           const list = hits.map((x) => [`${x.metadata.sourceName}#${x.metadata.chunkIndex}`, x.score]);
           dumped.push(JSON.stringify({ q: q.id, label, list }));

@@ -16,7 +16,8 @@ import { keyRoutes } from "./features/keys/routes";
 import { mcpRoutes } from "./features/mcp/routes";
 import { modelRoutes } from "./features/embedding-models/routes";
 import { pipelineRoutes } from "./features/pipelines/routes";
-import { queryRoutes } from "./features/query/routes";
+import { queryRoutes, sessionQueryRoutes } from "./features/query/routes";
+import { evalRoutes } from "./features/evals/routes";
 import { sourceRoutes, uploadRoutes } from "./features/sources/routes";
 import { jsonBody } from "./http/body";
 import { ClientAddresses } from "./http/client-address";
@@ -40,12 +41,14 @@ export function buildApp(s: Services) {
     .use(ssoRoutes({ auth: s.auth, sso: s.sso, config: s.config, baseUrl: () => s.baseUrl.value, log: s.log }))
     .use(modelRoutes(s.auth, s.config))
     .use(pipelineRoutes(s.auth, s.pipelines))
-    .use(sourceRoutes(s.auth, s.pipelines, s.sources))
+    .use(sourceRoutes(s.auth, s.pipelines, s.sources, s.evals))
     .use(uploadRoutes(s.sources))
     .use(eventRoutes(s.auth, s.pipelines, s.events, s.webhooks))
     .use(keyEventRoutes(s.keys, s.events))
     .use(keyRoutes(s.auth, s.pipelines, s.keys))
     .use(queryRoutes(s.queries))
+    .use(sessionQueryRoutes(s.auth, s.pipelines, s.queries))
+    .use(evalRoutes(s.auth, s.pipelines, s.evals))
     .use(documentRoutes(s.documents, s.files, s.config.maxUploadMb))
     .use(mcpRoutes(s.mcp))
     .use(kbRoutes(s.auth, s.kbs))

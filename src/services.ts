@@ -9,6 +9,8 @@ import { AdminService } from "./features/admin/service";
 import { SingleSignOn } from "./features/auth/oidc";
 import { AuthService } from "./features/auth/service";
 import { DocumentService } from "./features/documents/service";
+import { ReindexGate } from "./features/evals/gate";
+import { EvalService } from "./features/evals/service";
 import { WebhookDeliverer } from "./features/events/deliverer";
 import { EventService } from "./features/events/service";
 import { WebhookService } from "./features/events/webhooks";
@@ -55,6 +57,7 @@ export interface Services {
   pipelines: PipelineService;
   keys: KeyService;
   queries: QueryService;
+  evals: EvalService;
   sources: SourceService;
   documents: DocumentService;
   kbs: KbService;
@@ -96,6 +99,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   pool.onEmbed = embedMetrics.record;
   const searcher = new Searcher(db, store, config, new Reranker(config.rerankUrl, log), embedMetrics.record);
   const queries = new QueryService(db, keys, searcher, config);
+  const evals = new EvalService(db, searcher);
   const baseUrl = { value: `http://${config.host}:${config.port}` };
   const secret = loadSecret(config.dataDir);
   const sso = config.oidcIssuer ? new SingleSignOn(config, secret, log) : null;
@@ -124,6 +128,8 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     files.removeCollection(id);
     await store.dropCollection(id);
   });
+  // Listening before the engine starts, so no built re-index goes unnoticed.
+  new ReindexGate({ db, store, engine, evals, log }).start();
   recoverInterrupted({ db, files, log });
   await reconcile({ db, store, engine, files, log });
   engine.start();
@@ -176,6 +182,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     pipelines,
     keys,
     queries,
+    evals,
     sources,
     documents,
     kbs,

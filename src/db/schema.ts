@@ -68,6 +68,8 @@ export const collections = sqliteTable(
     /** The generation a re-index is building, with its model; null when none runs. */
     buildingGeneration: integer("building_generation"),
     buildingModel: text("building_model"),
+    /** The evaluation set a re-index must not do worse on before it switches; null = switch when built. */
+    reindexGate: text("reindex_gate"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -277,6 +279,38 @@ export const auditLog = sqliteTable("audit_log", {
   /** Extra facts (old and new tier, …), a JSON object. */
   details: text("details").notNull().default("{}"),
 });
+/** A pipeline's saved test queries, each with the sources that should answer it (docs/API.md, Evaluation). */
+export const evalSets = sqliteTable(
+  "eval_sets",
+  {
+    id: text("id").primaryKey(),
+    collectionId: text("collection_id")
+      .notNull()
+      .references(() => collections.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** A JSON array of {query, expectedSourceIds}. */
+    queries: text("queries").notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("eval_sets_collection_idx").on(t.collectionId, t.id)],
+);
+
+/** One run of a set (or a re-index's comparison of two generations on it), with its figures. */
+export const evalRuns = sqliteTable(
+  "eval_runs",
+  {
+    id: text("id").primaryKey(),
+    setId: text("set_id")
+      .notNull()
+      .references(() => evalSets.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ["run", "reindex"] }).notNull(),
+    /** The figures, a JSON object (docs/API.md, Evaluation). */
+    result: text("result").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("eval_runs_set_idx").on(t.setId, t.id)],
+);
 
 export type User = typeof users.$inferSelect;
 export type Session = typeof sessions.$inferSelect;
@@ -291,3 +325,5 @@ export type Webhook = typeof webhooks.$inferSelect;
 export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;
 export type Tier = User["tier"];
 export type AuditRow = typeof auditLog.$inferSelect;
+export type EvalSetRow = typeof evalSets.$inferSelect;
+export type EvalRunRow = typeof evalRuns.$inferSelect;

@@ -77,6 +77,9 @@ export interface EngineDeps {
   disk?: DiskGate;
 }
 
+/** Told when a gated re-index has built its generation (generations.ts); it decides the switch. */
+export type BuiltListener = (collectionId: string) => void;
+
 export class IngestEngine {
   readonly sink: ChunkSink;
   /** Counters, stage durations and the log line of each ended task. */
@@ -198,19 +201,27 @@ export class IngestEngine {
   async removeDocument(collectionId: string, documentId: string): Promise<void> {
     this.cancelDocument(documentId);
     // Tasks go with the row (ON DELETE CASCADE); if it was the last one a re-index waited for, switch now.
-    const drop = this.d.db.transaction((tx) => {
+    const end = this.d.db.transaction((tx) => {
       recordSourceEvent(tx as unknown as Db, "source.deleted", documentId, { status: "deleted" });
       deleteDocumentRow(tx as unknown as Db, documentId);
       return endReindexIfBuilt(tx as unknown as Db, collectionId, Date.now());
     });
     this.d.files.remove(collectionId, documentId);
     await this.d.store.deleteDocument(collectionId, documentId);
-    if (drop !== null) await this.d.store.dropGeneration(collectionId, drop);
+    if (end.drop !== null) await this.d.store.dropGeneration(collectionId, end.drop);
+    if (end.gated) this.onBuilt?.(collectionId);
   }
 
-  /** Re-index: rebuild every document with the collection's current settings (generations.ts). */
-  async reindex(collectionId: string): Promise<void> {
-    for (const g of startReindex(this.d.db, collectionId)) await this.d.store.dropGeneration(collectionId, g);
+  /** Set by the evaluation gate (features/evals/gate.ts): told when a gated re-index has built. */
+  onBuilt: BuiltListener | null = null;
+
+  /**
+   * Re-index: rebuild every document with the collection's current settings (generations.ts).
+   * With `gate` (an evaluation set id) the new generation switches only if it does not do worse.
+   */
+  async reindex(collectionId: string, gate: string | null = null): Promise<void> {
+    for (const g of startReindex(this.d.db, collectionId, Date.now(), gate))
+      await this.d.store.dropGeneration(collectionId, g);
     this.kick();
   }
 
@@ -359,6 +370,7 @@ export class IngestEngine {
         .dropGeneration(task.collectionId, done.dropGeneration)
         .catch((err) => this.d.log.warn("could not drop an old index generation", { error: err }));
     }
+    if (done.gated) this.onBuilt?.(task.collectionId);
     // Only now that the failure is recorded may the disk watch queue it again (once there is more room).
     if (full) this.d.disk?.noteFull(full.free);
     this.kick();

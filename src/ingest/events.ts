@@ -38,12 +38,15 @@ export interface EventBody {
   time: string;
   progress?: { done: number; total: number };
   error?: string;
+  /** reindex.completed of a re-index gated on an evaluation set: its decision and figures. */
+  evaluation?: Record<string, unknown>;
 }
 
 /** The extra fields an event may carry. */
 interface Extra {
   progress?: { done: number; total: number };
   error?: string | null;
+  evaluation?: Record<string, unknown>;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -61,6 +64,7 @@ export function presentEvent(row: EventRow): EventBody {
     time: row.createdAt,
     ...(extra.progress ? { progress: extra.progress } : {}),
     ...(extra.error ? { error: extra.error } : {}),
+    ...(extra.evaluation ? { evaluation: extra.evaluation } : {}),
   };
 }
 
@@ -84,9 +88,25 @@ export function recordSourceEvent(
   if (id !== null) fanOut(db, id, null);
 }
 
-/** Records the end of a re-index: `completed` (the new index answers) or `abandoned` (every rebuild failed). */
-export function recordReindexEnd(db: Db, collectionId: string, status: "completed" | "abandoned", now = Date.now()) {
-  const id = insertCollectionEvent(db, { collectionId, type: "reindex.completed", status, data: "{}", now: iso(now) });
+/**
+ * Records the end of a re-index: `completed` (the new index answers), `abandoned` (every
+ * rebuild failed) or `kept` (its evaluation found it worse). `evaluation` is a gated
+ * re-index's comparison (features/evals/gate.ts), shown in the event.
+ */
+export function recordReindexEnd(
+  db: Db,
+  collectionId: string,
+  status: "completed" | "abandoned" | "kept",
+  now = Date.now(),
+  evaluation: Record<string, unknown> | null = null,
+) {
+  const id = insertCollectionEvent(db, {
+    collectionId,
+    type: "reindex.completed",
+    status,
+    data: evaluation ? JSON.stringify({ evaluation }) : "{}",
+    now: iso(now),
+  });
   fanOut(db, id, collectionId);
 }
 

@@ -5,7 +5,10 @@
  * `embeddingDimensions`). A re-index builds generation N+1 with the current settings
  * and model (`buildingGeneration`, `buildingModel`) while N keeps answering; when the
  * last task of N+1 ends, N+1 becomes active and N is dropped, unless every task of
- * N+1 failed: then N+1 is abandoned and N keeps answering.
+ * N+1 failed: then N+1 is abandoned and N keeps answering. A re-index started with an
+ * evaluation set (`reindexGate`) does not switch when built: it waits for the set to
+ * be run on both generations (features/evals/gate.ts), which then switches to N+1
+ * (completeReindex) or keeps N and drops N+1 (keepServing).
  *
  * Those five columns are read and written here only; callers ask by name (which
  * model a generation uses, which generation a query reads, whether a generation is
@@ -22,7 +25,7 @@ import { recordReindexEnd, recordSourceEvent } from "./events";
 /** The generation columns of a collection row (and the configured model they default to). */
 type Generations = Pick<
   Collection,
-  "activeGeneration" | "buildingGeneration" | "indexModel" | "buildingModel" | "embeddingModel"
+  "activeGeneration" | "buildingGeneration" | "indexModel" | "buildingModel" | "embeddingModel" | "reindexGate"
 >;
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -98,7 +101,7 @@ export function noteDimensions(db: Db, task: Task, dimensions: number): void {
  * a new generation built with the current model. Returns the generations to drop
  * (a re-index it supersedes; the old index itself when there is nothing to rebuild).
  */
-export function startReindex(db: Db, collectionId: string, now = Date.now()): number[] {
+export function startReindex(db: Db, collectionId: string, now = Date.now(), gate: string | null = null): number[] {
   return db.transaction((tx) => {
     const t = tx as unknown as Db;
     const col = findCollectionById(t, collectionId)!;
@@ -115,6 +118,7 @@ export function startReindex(db: Db, collectionId: string, now = Date.now()): nu
         embeddingDimensions: null,
         buildingGeneration: null,
         buildingModel: null,
+        reindexGate: null,
         updatedAt: stamp,
       });
       drop.push(col.activeGeneration);
@@ -124,6 +128,7 @@ export function startReindex(db: Db, collectionId: string, now = Date.now()): nu
     updateCollection(t, collectionId, {
       buildingGeneration: building,
       buildingModel: col.embeddingModel,
+      reindexGate: gate,
       updatedAt: stamp,
     });
     dropQueuedTasksExcept(t, collectionId, building);
@@ -136,39 +141,103 @@ export function startReindex(db: Db, collectionId: string, now = Date.now()): nu
   });
 }
 
+/** What the end of a task (or a delete) means for a re-index: a generation to drop, or a build awaiting its gate. */
+export interface ReindexEnd {
+  drop: number | null;
+  /** The build is complete but waits for its evaluation set before it may switch. */
+  gated: boolean;
+}
+
+/** True while a gated re-index is built and waits for its evaluation (after a restart too). */
+export function awaitsGate(db: Db, col: Collection): boolean {
+  return (
+    col.reindexGate !== null &&
+    col.buildingGeneration !== null &&
+    pendingTaskCount(db, col.id, col.buildingGeneration) === 0
+  );
+}
+
 /**
  * Ends a re-index once nothing of it is pending (after its last task, or the delete of
  * its last waiting document): completes it (the new generation becomes active), or
  * abandons it when every task failed (a model never pulled, say), so the previous
- * index keeps answering and each failed document says so. `lastDimensions` is the
- * vector size the last task learned, if it succeeded. Returns the generation to drop.
+ * index keeps answering and each failed document says so. A gated re-index that built
+ * is left for its evaluation (`gated`). `lastDimensions` is the vector size the last
+ * task learned, if it succeeded.
  */
 export function endReindexIfBuilt(
   db: Db,
   collectionId: string,
   now: number,
   lastDimensions: number | null = null,
-): number | null {
+): ReindexEnd {
   const col = findCollectionById(db, collectionId);
-  if (!col || col.buildingGeneration === null) return null;
-  if (pendingTaskCount(db, collectionId, col.buildingGeneration) > 0) return null;
+  if (!col || col.buildingGeneration === null) return { drop: null, gated: false };
+  if (pendingTaskCount(db, collectionId, col.buildingGeneration) > 0) return { drop: null, gated: false };
   const built = tasksOfGeneration(db, collectionId, col.buildingGeneration);
   if (built.failed > 0 && built.succeeded === 0) {
-    updateCollection(db, collectionId, { buildingGeneration: null, buildingModel: null, updatedAt: iso(now) });
+    updateCollection(db, collectionId, {
+      buildingGeneration: null,
+      buildingModel: null,
+      reindexGate: null,
+      updatedAt: iso(now),
+    });
     markRebuildFailed(db, collectionId, iso(now));
     recordReindexEnd(db, collectionId, "abandoned", now);
-    return col.buildingGeneration;
+    return { drop: col.buildingGeneration, gated: false };
   }
+  if (col.reindexGate !== null) {
+    // The size the build learned is kept until the switch, which is decided later.
+    if (lastDimensions !== null) pendingDimensions.set(collectionId, lastDimensions);
+    return { drop: null, gated: true };
+  }
+  return { drop: completeReindex(db, col, now, null, lastDimensions), gated: false };
+}
+
+/** Vector sizes learned by gated builds, until their switch (a restart re-learns it from the next query's task). */
+const pendingDimensions = new Map<string, number>();
+
+/**
+ * Makes the built generation active and returns the old one to drop. Call it in a
+ * transaction, with the collection as read in it.
+ */
+export function completeReindex(
+  db: Db,
+  col: Collection,
+  now: number,
+  evaluation: Record<string, unknown> | null = null,
+  lastDimensions: number | null = null,
+): number {
+  const learned = lastDimensions ?? pendingDimensions.get(col.id) ?? null;
+  pendingDimensions.delete(col.id);
   // Documents whose rebuild failed have no chunks in the new generation.
-  zeroFailedChunkCounts(db, collectionId);
-  updateCollection(db, collectionId, {
-    activeGeneration: col.buildingGeneration,
+  zeroFailedChunkCounts(db, col.id);
+  updateCollection(db, col.id, {
+    activeGeneration: col.buildingGeneration!,
     indexModel: col.buildingModel,
-    embeddingDimensions: lastDimensions ?? (col.buildingModel === col.indexModel ? col.embeddingDimensions : null),
+    embeddingDimensions: learned ?? (col.buildingModel === col.indexModel ? col.embeddingDimensions : null),
     buildingGeneration: null,
     buildingModel: null,
+    reindexGate: null,
     updatedAt: iso(now),
   });
-  recordReindexEnd(db, collectionId, "completed", now);
+  recordReindexEnd(db, col.id, "completed", now, evaluation);
   return col.activeGeneration;
+}
+
+/**
+ * A gated re-index that did worse: the serving generation stays, the built one is
+ * to be dropped (returned). Chunk counts are then put back by the caller from the
+ * serving generation's rows. `evaluation` (the comparison) goes into the reindex.completed event.
+ */
+export function keepServing(db: Db, col: Collection, now: number, evaluation: Record<string, unknown>): number {
+  pendingDimensions.delete(col.id);
+  updateCollection(db, col.id, {
+    buildingGeneration: null,
+    buildingModel: null,
+    reindexGate: null,
+    updatedAt: iso(now),
+  });
+  recordReindexEnd(db, col.id, "kept", now, evaluation);
+  return col.buildingGeneration!;
 }

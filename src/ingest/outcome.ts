@@ -35,13 +35,15 @@ export type Outcome =
 export interface Finished {
   /** A generation to drop from the vector store: a re-index has just switched over. */
   dropGeneration: number | null;
+  /** A gated re-index is built: its evaluation decides whether it switches (generations.ts). */
+  gated: boolean;
   /** The task failed for good: its partial rows in its generation must go. */
   clearRows: boolean;
   /** How the task ended; null when its document or task was deleted meanwhile. */
   result: SourceResult | null;
 }
 
-const NOTHING: Finished = { dropGeneration: null, clearRows: false, result: null };
+const NOTHING: Finished = { dropGeneration: null, clearRows: false, gated: false, result: null };
 
 /** The ending a job reported (job.ts), as the outcome to record. */
 export function outcomeOf(e: Extract<JobEvent, { type: "done" | "unchanged" | "error" }>): Outcome {
@@ -124,9 +126,9 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
   }
   const learned = outcome.ok && !outcome.unchanged ? outcome.dimensions : null;
   if (learned !== null) noteDimensions(t, task, learned);
-  const dropGeneration = endReindexIfBuilt(t, task.collectionId, now, learned);
+  const end = endReindexIfBuilt(t, task.collectionId, now, learned);
   const result = !outcome.ok ? "failed" : outcome.unchanged ? "unchanged" : "ready";
-  return { dropGeneration, clearRows: !outcome.ok, result };
+  return { dropGeneration: end.drop, clearRows: !outcome.ok, gated: end.gated, result };
 }
 
 /**

@@ -14,9 +14,9 @@ import type { Collection, DocumentRow } from "../db/schema";
 import { CountingEmbedder, type EmbedCall } from "../embed/calls";
 import { createEmbedder } from "../embed/index";
 import { EmbeddingError, type Embedder } from "../embed/types";
-import { queryTarget } from "../ingest/generations";
+import { modelOf, queryTarget } from "../ingest/generations";
 import { LruCache } from "../tools/lru";
-import type { VectorStore } from "../vectors/store";
+import type { StoredHit, VectorStore } from "../vectors/store";
 import { RetrievalError } from "./errors";
 import { diversify } from "./diversity";
 import { Reranker, RerankFailure } from "./rerank";
@@ -72,51 +72,64 @@ export class Searcher {
     private readonly onEmbed: (call: EmbedCall) => void = () => {},
   ) {}
 
-  /** Runs a client's search request on one collection (see resolveSearch for its defaults and rules). */
-  async search(collection: Collection, request: SearchRequest): Promise<SearchAnswer> {
+  /**
+   * Runs a client's search request on one collection (see resolveSearch for its defaults and rules).
+   * `generation` searches another live generation than the active one (an evaluation of a re-index).
+   */
+  async search(collection: Collection, request: SearchRequest, generation?: number): Promise<SearchAnswer> {
     const req = resolveSearch(request, collection);
     // Reranking and MMR choose topK from a wider pool of candidates (docs/API.md, Query).
     const model = collection.rerankModel;
     const pool = req.diversity > 0 || model ? Math.max(req.topK * 4, 50) : req.topK;
-    let results = await this.run(collection, { ...req, topK: pool });
-    const rerank = model ? await this.rerank(model, req.query, results) : undefined;
-    if (rerank?.results) results = rerank.results;
-    results = diversify(results, req.topK, req.diversity, rerank?.results ? byRank : undefined);
+    const hits = await this.hits(collection, { ...req, topK: pool }, generation);
+    // The reranker works while the sources are read from SQLite.
+    const scoring = model && hits.length ? this.rerankScores(model, req.query, hits) : undefined;
+    const found = this.attach(collection, hits);
+    const rerank = await scoring;
+    let results = found.filter((r) => r !== undefined);
+    if (rerank?.scores) {
+      const scores = rerank.scores;
+      results = found
+        .map((r, i) => r && { ...r, rerankScore: scores[i]! })
+        .filter((r) => r !== undefined)
+        .sort((a, b) => b.rerankScore - a.rerankScore);
+    }
+    const reranked = rerank === undefined ? model !== null : rerank.scores !== undefined;
+    results = diversify(results, req.topK, req.diversity, model && reranked ? byRank : undefined);
     const noRelevantResults = !results.some((r) => r.score >= RELEVANCE_FLOOR);
     const answer: SearchAnswer = { results, query: req.query, topK: req.topK, noRelevantResults };
-    if (rerank) answer.reranked = rerank.results !== undefined;
+    if (model) answer.reranked = reranked;
     if (rerank?.warning) answer.warning = rerank.warning;
     return answer;
   }
 
-  /** The candidates in the reranker's order, or why not (the query then answers unreranked). */
-  private async rerank(
+  /** The reranker's score of each hit, in order, or why not (the query then answers unreranked). */
+  private async rerankScores(
     model: string,
     query: string,
-    results: SearchResult[],
-  ): Promise<{ results?: SearchResult[]; warning?: string }> {
-    if (results.length === 0) return { results };
+    hits: StoredHit[],
+  ): Promise<{ scores?: number[]; warning?: string }> {
     try {
-      const scores = await this.reranker.scores(
-        model,
-        query,
-        results.map((r) => r.content),
-      );
-      const out = results.map((r, i) => ({ ...r, rerankScore: scores[i]! }));
-      return { results: out.sort((a, b) => b.rerankScore - a.rerankScore) };
+      return {
+        scores: await this.reranker.scores(
+          model,
+          query,
+          hits.map((h) => h.text),
+        ),
+      };
     } catch (err) {
       if (!(err instanceof RerankFailure)) throw err;
       return { warning: `${err.message}; the results are not reranked` };
     }
   }
 
-  /** Searches the active generation and attaches each hit's source. */
-  private async run(collection: Collection, req: ResolvedSearch): Promise<SearchResult[]> {
-    // An empty index answers [] without asking an embedding backend that may be down.
-    const { generation, model } = queryTarget(collection);
+  /** Searches a generation (the active one by default); an empty one answers [] without embedding. */
+  private async hits(collection: Collection, req: ResolvedSearch, which?: number) {
+    const { generation, model } =
+      which === undefined ? queryTarget(collection) : { generation: which, model: modelOf(collection, which) };
     if ((await this.store.countRows(collection.id, generation)) === 0) return [];
     const vector = req.mode === "keyword" ? undefined : await this.embedQuery(model, req.query);
-    const hits = await this.store.search(collection.id, generation, {
+    return this.store.search(collection.id, generation, {
       mode: req.mode,
       text: req.query,
       vector,
@@ -126,16 +139,18 @@ export class Searcher {
       where: req.where,
       hybridAlpha: req.hybridAlpha ?? defaultHybridAlpha(model),
     });
+  }
+
+  /** Each hit with its source's metadata, in order; undefined where the source was deleted a moment ago. */
+  private attach(collection: Collection, hits: StoredHit[]): (SearchResult | undefined)[] {
     const docs = new Map(
       listDocumentsByIds(this.db, [...new Set(hits.map((h) => h.documentId))]).map((d) => [d.id, d]),
     );
-    const out: SearchResult[] = [];
-    for (const h of hits) {
+    return hits.map((h) => {
       const d = docs.get(h.documentId);
-      if (!d || d.collectionId !== collection.id) continue; // deleted a moment ago
-      out.push({ content: h.text, score: h.score, metadata: metadataOf(d, h) });
-    }
-    return out;
+      if (!d || d.collectionId !== collection.id) return undefined;
+      return { content: h.text, score: h.score, metadata: metadataOf(d, h) };
+    });
   }
 
   /** The query's vector; a backend that does not answer is an `embedding_unavailable` RetrievalError. */

@@ -10,9 +10,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import type { BrowserContext, Page } from "playwright-core";
+import type { BrowserContext, Page, Request } from "playwright-core";
 import { api, CHROMIUM, launchChromium, recordRequests, shootThemes, startRagd, type Ragd } from "./support";
 import { knowledgeBaseSteps, listSteps, phoneSteps, sourceSteps, webhookSteps } from "./steps";
+import { qualitySteps } from "./quality-steps";
 import { startFakeOllama, type FakeOllama } from "../support/fake-ollama";
 
 const haveChromium = existsSync(CHROMIUM);
@@ -183,28 +184,26 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
     await row.waitFor();
     expect(await row.getByRole("cell").nth(1).textContent()).toBe("ingest");
     expect(await row.locator("time").first().getAttribute("datetime")).toMatch(/^2030-0[12]-/);
-    // In the playground it fails with the reason; choosing another key clears that failure.
-    await at(`/pipelines/${pipelineId}/playground`);
-    await page.getByLabel("Paste a key").fill(ingestKey);
-    await page.getByRole("button", { name: "Use key" }).click();
-    await page.getByLabel("Query", { exact: true }).fill("refunds");
-    await page.getByRole("button", { name: "Search" }).click();
-    const failure = page.getByRole("alert").filter({ hasText: /The query failed.*lacks the "query" scope/ });
-    await failure.waitFor();
-    await page.getByRole("button", { name: "Use another key" }).click();
-    await page.getByLabel("Paste a key").waitFor();
-    expect(await failure.count()).toBe(0);
-    await at(`/pipelines/${pipelineId}/keys`);
+    // It cannot query with its key either.
+    const refused = await api(ctx, `${ragd.url}/api/rag/query`, {
+      headers: { authorization: `Bearer ${ingestKey}` },
+      json: { query: "refunds" },
+    });
+    expect(refused.status).toBe(403);
     // Revoked again, so the steps below find only the first key.
     await page.getByRole("button", { name: "Revoke sync job" }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
     await row.waitFor({ state: "detached" });
   }, 30_000);
 
-  test("the playground queries with the key: no results for the empty pipeline, and a curl command", async () => {
+  test("the playground searches as the signed-in owner and creates no key; a curl command", async () => {
+    const keyNames = async () =>
+      (await api(ctx, `${ragd.url}/api/rag/pipelines/${pipelineId}/keys`)).body.map((k: { name: string }) => k.name);
+    const keysBefore = await keyNames();
+    const sent: string[] = [];
+    const onRequest = (r: Request) => void sent.push(`${r.method()} ${new URL(r.url()).pathname}`);
+    page.on("request", onRequest);
     await at(`/pipelines/${pipelineId}/playground`);
-    await page.getByLabel("Paste a key").fill(apiKey);
-    await page.getByRole("button", { name: "Use key" }).click();
     await page.getByLabel("Query", { exact: true }).fill("how long do refunds take");
     // The blend shows what applies: the built-in embedder's default, not a neutral 0.5.
     await page.getByText("Blend (alpha): 0.10 (pipeline's)").waitFor();
@@ -216,6 +215,11 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
     expect(curl).toContain("/api/rag/query");
     expect(curl).toContain('"mode":"keyword"');
     expect(curl).not.toContain(apiKey);
+    expect(curl).toContain("$RAGD_API_KEY");
+    page.off("request", onRequest);
+    expect(sent).toContain(`POST /api/rag/pipelines/${pipelineId}/query`);
+    expect(sent.filter((x) => x.startsWith("POST") && x.endsWith("/keys"))).toEqual([]);
+    expect(await keyNames()).toEqual(keysBefore);
     await shootThemes(page, "playground-empty");
   }, 30_000);
 
@@ -224,6 +228,10 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
     // Statuses came from the pipeline's event stream, not from polling every 1.5 s.
     expect(requests.urls.some((u) => u.endsWith(`/api/rag/pipelines/${pipelineId}/events`))).toBe(true);
   }, 240_000);
+
+  test("quality: a typed set runs in every mode and shows its figures; a re-index can wait on it", async () => {
+    await qualitySteps(page, ragd.url, pipelineId);
+  }, 120_000);
 
   test("webhooks: a refused address is named at the field; the secret is shown once; the log", async () => {
     await webhookSteps(page, ragd.url, pipelineId);
@@ -262,13 +270,12 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
     });
     expect(res.status).toBe(401);
 
-    // The playground forgot the revoked key; it can make its own on the spot.
+    // The playground needs no key: it still searches, and still no key appears.
     await at(`/pipelines/${pipelineId}/playground`);
-    await page.getByRole("button", { name: "Create a playground key" }).click();
-    await page.getByText("Querying with key").waitFor();
     await page.getByLabel("Query", { exact: true }).fill("opening hours");
     await page.getByRole("button", { name: "Search" }).click();
     await page.getByRole("heading", { name: "Results" }).waitFor();
+    expect((await api(ctx, `${ragd.url}/api/rag/pipelines/${pipelineId}/keys`)).body).toEqual([]);
   }, 30_000);
 
   test("delete the pipeline after a confirmation that names what goes", async () => {

@@ -86,7 +86,7 @@ export async function sourceSteps(page: Page, base: string, pipelineId: string):
   await page.getByLabel("Value 2").fill("2026");
   await page.getByLabel("Query", { exact: true }).fill("opening hours refund");
   // The first query's results stay on screen until this one answers: wait for the answer.
-  const answered = page.waitForResponse((r) => r.url().endsWith("/api/rag/query"));
+  const answered = page.waitForResponse((r) => r.url().endsWith(`/api/rag/pipelines/${pipelineId}/query`));
   await page.getByRole("button", { name: "Search" }).click();
   await answered;
   await page.getByRole("button", { name: "Search", exact: true }).waitFor();

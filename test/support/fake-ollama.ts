@@ -28,6 +28,8 @@ export interface FakeOllamaSettings {
   apiKey: string | null;
   /** Return /v1/embeddings data in reverse order, to test that clients sort by index. */
   reverseOpenAI: boolean;
+  /** Model name → its own embedding of a text instead of fakeVector's (e.g. one model that answers worse). */
+  vectorOf: Record<string, (text: string) => number[]>;
 }
 
 export interface FakeOllamaStats {
@@ -148,7 +150,8 @@ class FakeOllamaServer {
     const size = body.dimensions ?? dim;
     if (!Number.isInteger(size) || size < 1 || size > dim!) return fail(400, "invalid dimensions");
     const kept = input.map((t: string) => t.slice(0, ctx * CHARS_PER_TOKEN));
-    const vectors = kept.map((t) => unit(fakeVector(body.model, t, dim!).slice(0, size)));
+    const own = Object.entries(this.s.vectorOf).find(([name]) => withTag(name) === withTag(body.model))?.[1];
+    const vectors = kept.map((t) => unit((own ? own(t) : fakeVector(body.model, t, dim!)).slice(0, size)));
     this.stats.truncated += tooLong;
     this.stats.inputs += input.length;
     return { model: body.model, vectors, count: kept.reduce((n, t) => n + tokens(t), 0) };
@@ -228,7 +231,12 @@ function entry(name: string, dim: number) {
 
 /** Starts the fake on 127.0.0.1 and a free port. */
 export async function startFakeOllama(opts: Partial<FakeOllamaSettings> = {}): Promise<FakeOllama> {
-  const defaults = { models: { "nomic-embed-text": 768, "all-minilm": 384 }, contextLength: {}, latencyMs: 0 };
+  const defaults = {
+    models: { "nomic-embed-text": 768, "all-minilm": 384 },
+    contextLength: {},
+    latencyMs: 0,
+    vectorOf: {},
+  };
   const fake = new FakeOllamaServer({ ...defaults, mode: "ok", apiKey: null, reverseOpenAI: false, ...opts });
   const listen = (port: number) => Bun.serve({ hostname: "127.0.0.1", port, fetch: fake.route });
   let server: Server<undefined> | null = listen(0);

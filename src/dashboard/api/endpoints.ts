@@ -11,6 +11,9 @@ import type {
   ApiKeyCreated,
   Deleted,
   EmbeddingModels,
+  EvalQueryRow,
+  EvalRun,
+  EvalSet,
   KbSearchResponse,
   KnowledgeBase,
   KnowledgeBaseDetail,
@@ -62,7 +65,26 @@ export const pipelines = {
     request<Pipeline>("POST", "/api/rag/pipelines", { body }),
   update: (id: string, body: Partial<PipelineConfig>) => request<Pipeline>("PATCH", pipelinePath(id), { body }),
   remove: (id: string) => request<Deleted>("DELETE", pipelinePath(id)),
-  reindex: (id: string) => request<{ pipeline: Pipeline }>("POST", `${pipelinePath(id)}/reindex`),
+  /** With an evaluation set, the new index switches in only if it is not worse on it. */
+  reindex: (id: string, evalSet?: string) =>
+    request<{ pipeline: Pipeline }>("POST", `${pipelinePath(id)}/reindex`, {
+      body: evalSet ? { switch: "ifNotWorse", evalSet } : undefined,
+    }),
+  /** The owner's own search, with the session (no API key). */
+  query: (id: string, body: QueryInput) => request<QueryResponse>("POST", `${pipelinePath(id)}/query`, { body }),
+};
+
+export const evals = {
+  list: (pipelineId: string) => request<EvalSet[]>("GET", `${pipelinePath(pipelineId)}/evals`),
+  get: (pipelineId: string, id: string) => request<EvalSet>("GET", `${pipelinePath(pipelineId)}/evals/${enc(id)}`),
+  create: (pipelineId: string, name: string, input: { queries: EvalQueryRow[] } | { jsonl: string }) =>
+    request<EvalSet>("POST", `${pipelinePath(pipelineId)}/evals`, { body: { name, ...input } }),
+  remove: (pipelineId: string, id: string) =>
+    request<Deleted>("DELETE", `${pipelinePath(pipelineId)}/evals/${enc(id)}`),
+  run: (pipelineId: string, id: string) =>
+    request<EvalRun>("POST", `${pipelinePath(pipelineId)}/evals/${enc(id)}/run`, { body: {} }),
+  runs: (pipelineId: string, id: string) =>
+    request<EvalRun[]>("GET", `${pipelinePath(pipelineId)}/evals/${enc(id)}/runs`),
 };
 
 export interface NewSource {
@@ -139,10 +161,6 @@ export interface QueryInput {
   /** 0 (off) … 1: prefer results unlike those above them. */
   diversity?: number;
 }
-
-/** POST /api/rag/query with a pipeline API key (never the session cookie). */
-export const runQuery = (apiKey: string, body: QueryInput) =>
-  request<QueryResponse>("POST", "/api/rag/query", { body, apiKey });
 
 export const knowledgeBases = {
   list: () => request<KnowledgeBase[]>("GET", "/api/kb"),

@@ -6,6 +6,7 @@
  */
 import type { AdminUserModel, AuditEntryModel, AuditPage as AuditPageModel } from "../../features/admin/model";
 import type { UserModel } from "../../features/auth/model";
+import type { EvalResult, Figures } from "../../features/evals/evaluate";
 import type { DeliveryModel, WebhookCreated as WebhookCreatedModel, WebhookModel } from "../../features/events/model";
 import type { KeyCreated, KeyModel } from "../../features/keys/model";
 import type { CHUNKING_STRATEGIES, PipelineModel, STATUSES } from "../../features/pipelines/model";
@@ -111,4 +112,41 @@ export interface EmbeddingModels {
 export interface Deleted {
   deleted: true;
   id: string;
+}
+
+/** The figures of a ranking, each in [0, 1] (docs/API.md, Evaluation). */
+export type EvalFigures = Figures;
+export type EvalRunResult = EvalResult;
+
+/** A re-index's comparison of the serving and the new generation on a set. */
+export interface EvalGateResult {
+  decision: "switched" | "kept";
+  reason: string;
+  serving?: EvalResult;
+  candidate?: EvalResult;
+  tolerance: number;
+}
+
+export interface EvalRun {
+  id: string;
+  setId: string;
+  kind: "run" | "reindex";
+  createdAt: string;
+  result: EvalResult | EvalGateResult;
+}
+
+export interface EvalQueryRow {
+  query: string;
+  expectedSourceIds: string[];
+}
+
+export interface EvalSet {
+  id: string;
+  pipelineId: string;
+  name: string;
+  queryCount: number;
+  queries?: EvalQueryRow[];
+  createdAt: string;
+  updatedAt: string;
+  lastRun: EvalRun | null;
 }

@@ -1,15 +1,13 @@
-/** The playground's query as a curl command, ready to paste into a terminal. */
-import { useState } from "preact/hooks";
+/** The playground's query as a curl command for a program with an API key. */
 import type { QueryInput } from "../api/endpoints";
 import { CopyButton } from "./CopyButton";
 
 /** Single-quotes a string for a POSIX shell. */
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** The command for the same query; the key stays a variable unless asked for. */
-export function CurlCommand({ input, apiKey }: { input: QueryInput; apiKey: string | null }) {
-  const [withKey, setWithKey] = useState(false);
-  const key = withKey && apiKey ? apiKey : "$RAGD_API_KEY";
+/** The command for the same query; the key is a variable (the dashboard never holds one). */
+export function CurlCommand({ input }: { input: QueryInput }) {
+  const key = "$RAGD_API_KEY";
   const body = JSON.stringify({
     query: input.query || "your question",
     topK: input.topK,
@@ -35,15 +33,9 @@ export function CurlCommand({ input, apiKey }: { input: QueryInput; apiKey: stri
       <pre class="code" tabIndex={0} aria-label="curl command">
         <code>{cmd}</code>
       </pre>
-      <label class="check">
-        <input
-          type="checkbox"
-          checked={withKey}
-          disabled={!apiKey}
-          onChange={(e) => setWithKey(e.currentTarget.checked)}
-        />
-        Put the key itself in the command (otherwise set <code>RAGD_API_KEY</code> first)
-      </label>
+      <p class="hint">
+        Set <code>RAGD_API_KEY</code> to a key of this pipeline first (the API keys tab makes one).
+      </p>
     </section>
   );
 }

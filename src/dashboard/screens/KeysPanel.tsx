@@ -14,7 +14,6 @@ import { KeyCreatedDialog } from "../components/KeyCreatedDialog";
 import { KeyTable } from "../components/KeyTable";
 import { useAction, useLoad } from "../lib/hooks";
 import { useApp } from "../lib/session";
-import { forgetPlaygroundKey } from "../lib/playground-key";
 
 /** Keys of one pipeline. */
 export function KeysPanel({ pipeline }: { pipeline: Pipeline }) {
@@ -24,7 +23,6 @@ export function KeysPanel({ pipeline }: { pipeline: Pipeline }) {
   const [doomed, setDoomed] = useState<ApiKey | undefined>(undefined);
   const revoke = useAction(async (k: ApiKey) => {
     await keys.revoke(pipeline.id, k.id);
-    forgetPlaygroundKey(pipeline.id, k.prefix);
     setDoomed(undefined);
     notify(`Key “${k.name}” revoked.`);
     await list.reload();

@@ -1,6 +1,6 @@
 /**
- * One pipeline: its header (status, settings at a glance) and five tabs:
- * Sources, API keys, Playground, Webhooks and Settings. Each tab has its own URL.
+ * One pipeline: its header (status, settings at a glance) and six tabs:
+ * Sources, API keys, Playground, Quality, Webhooks and Settings. Each tab has its own URL.
  */
 import { pipelines } from "../api/endpoints";
 import type { PipelineDetail } from "../api/types";
@@ -11,6 +11,7 @@ import { formatNumber, plural } from "../lib/format";
 import { useLoad, usePoll, useTitle } from "../lib/hooks";
 import { KeysPanel } from "./KeysPanel";
 import { PlaygroundPanel } from "./PlaygroundPanel";
+import { QualityPanel } from "./QualityPanel";
 import { SettingsPanel } from "./SettingsPanel";
 import { SourcesPanel } from "./SourcesPanel";
 import { WebhooksPanel } from "./WebhooksPanel";
@@ -19,6 +20,7 @@ const TABS: [string, string][] = [
   ["sources", "Sources"],
   ["keys", "API keys"],
   ["playground", "Playground"],
+  ["quality", "Quality"],
   ["webhooks", "Webhooks"],
   ["settings", "Settings"],
 ];
@@ -66,6 +68,7 @@ export function PipelineScreen({ id, tab, query }: { id: string; tab: string; qu
       {tab === "sources" && <SourcesPanel pipeline={pipeline} query={query} onChange={p.reload} />}
       {tab === "keys" && <KeysPanel pipeline={pipeline} />}
       {tab === "playground" && <PlaygroundPanel pipeline={pipeline} />}
+      {tab === "quality" && <QualityPanel pipeline={pipeline} />}
       {tab === "webhooks" && <WebhooksPanel pipeline={pipeline} />}
       {tab === "settings" && <SettingsPanel pipeline={pipeline} onSaved={p.reload} />}
       {!TABS.some(([k]) => k === tab) && <p class="muted">Unknown section. Pick one of the tabs above.</p>}

@@ -1,21 +1,20 @@
 /**
- * The query playground: ask the pipeline a question the way a program would,
- * with an API key, see the ranked chunks, and copy the same call as curl.
+ * The query playground: ask the pipeline a question as its signed-in owner (no
+ * API key is needed or made), see the ranked chunks, and copy the same call as
+ * curl for a program with a key.
  */
 import { useState } from "preact/hooks";
-import { runQuery, type QueryInput } from "../api/endpoints";
+import { pipelines, type QueryInput } from "../api/endpoints";
 import type { Pipeline, QueryMode, QueryResponse } from "../api/types";
 import { CurlCommand } from "../components/CurlCommand";
 import { ErrorNote } from "../components/ErrorNote";
 import { Field } from "../components/Field";
 import { blankFilterRow, FilterBuilder, type FilterRow, filterOf } from "../components/FilterBuilder";
-import { PlaygroundKey } from "../components/PlaygroundKey";
 import { ResultList } from "../components/ResultList";
 import { Segmented } from "../components/Segmented";
 import { ShareSlider } from "../components/ShareSlider";
 import { TopKField } from "../components/TopKField";
 import { useAction } from "../lib/hooks";
-import { forgetPlaygroundKey, loadPlaygroundKey } from "../lib/playground-key";
 // fusion.ts imports nothing, so only these few lines reach the bundle.
 import { defaultHybridAlpha } from "../../retrieval/fusion";
 
@@ -32,7 +31,6 @@ const MODE_HINT: Record<QueryMode, string> = {
 
 /** The playground tab of a pipeline. */
 export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
-  const [apiKey, setApiKey] = useState<string | null>(() => loadPlaygroundKey(pipeline.id));
   const [query, setQuery] = useState("");
   const [topK, setTopK] = useState(pipeline.retrievalTopK);
   const [mode, setMode] = useState<QueryMode>("hybrid");
@@ -49,24 +47,10 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
   if (mode === "hybrid" && alpha !== null) input.hybridAlpha = alpha;
   if (diversity > 0) input.diversity = diversity;
   const search = useAction(async () => {
-    if (!apiKey) return;
     const t0 = performance.now();
-    try {
-      const res = await runQuery(apiKey, input);
-      setAnswer({ res, ms: Math.round(performance.now() - t0) });
-    } catch (e) {
-      if ((e as { code?: string }).code === "invalid_api_key") {
-        forgetPlaygroundKey(pipeline.id);
-        setApiKey(null);
-      }
-      throw e;
-    }
+    const res = await pipelines.query(pipeline.id, input);
+    setAnswer({ res, ms: Math.round(performance.now() - t0) });
   });
-  // Another key is another question: the last key's failure no longer applies.
-  const chooseKey = (k: string | null) => {
-    setApiKey(k);
-    search.setError(undefined);
-  };
   const submit = (e: Event) => {
     e.preventDefault();
     if (input.query) void search.run();
@@ -74,7 +58,6 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
 
   return (
     <div class="stack">
-      <PlaygroundKey pipeline={pipeline} apiKey={apiKey} onKey={chooseKey} />
       <section class="card" aria-labelledby="pg-h">
         <h2 id="pg-h">Ask</h2>
         <form class="form" onSubmit={submit}>
@@ -139,19 +122,15 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
           </Field>
           <ErrorNote error={search.error} context="The query failed" />
           <div class="form-actions">
-            <button
-              type="submit"
-              class="btn btn-primary"
-              disabled={!apiKey || !input.query || search.busy || "error" in filter}
-            >
+            <button type="submit" class="btn btn-primary" disabled={!input.query || search.busy || "error" in filter}>
               {search.busy ? "Searching…" : "Search"}
             </button>
-            {!apiKey && <span class="muted small">Choose a key above first.</span>}
+            <span class="muted small">Searches as you, signed in: no API key is used or created.</span>
           </div>
         </form>
       </section>
       {answer && <ResultList response={answer.res} ms={answer.ms} emptyHint={emptyHint(pipeline)} />}
-      <CurlCommand input={input} apiKey={apiKey} />
+      <CurlCommand input={input} />
     </div>
   );
 }

@@ -1,6 +1,13 @@
-/** POST /api/rag/query: the one endpoint that takes a pipeline API key. */
-import { Elysia } from "elysia";
+/**
+ * POST /api/rag/query: the one endpoint that takes a pipeline API key; and
+ * POST /api/rag/pipelines/:id/query, the same search for the signed-in owner
+ * (the dashboard's playground), with no key at all.
+ */
+import { Elysia, t } from "elysia";
+import { sessionAuth } from "../../http/auth";
 import { ErrorBody } from "../../http/models";
+import type { AuthService } from "../auth/service";
+import type { PipelineService } from "../pipelines/service";
 import { unknownFields } from "../../http/unknown-fields";
 import { QueryResponse, SearchBody } from "./model";
 import type { QueryService } from "./service";
@@ -24,4 +31,32 @@ export function queryRoutes(queries: QueryService) {
         },
       })
   );
+}
+
+/** The owner's own searches, on the session door (docs/API.md, Query: from the dashboard). */
+export function sessionQueryRoutes(auth: AuthService, pipelines: PipelineService, queries: QueryService) {
+  return new Elysia({ tags: ["Query"] })
+    .use(sessionAuth(auth))
+    .use(unknownFields)
+    .post(
+      "/api/rag/pipelines/:id/query",
+      ({ user, params, body }) => queries.query(queries.admitOwner(user.id, pipelines.own(user, params.id)), body),
+      {
+        session: true,
+        params: t.Object({ id: t.String() }),
+        parse: "json",
+        rejectUnknownFields: SearchBody,
+        body: SearchBody,
+        response: {
+          200: QueryResponse,
+          400: ErrorBody,
+          401: ErrorBody,
+          403: ErrorBody,
+          404: ErrorBody,
+          429: ErrorBody,
+          503: ErrorBody,
+        },
+        detail: { summary: "Query your pipeline as its signed-in owner (the dashboard's playground); no key needed" },
+      },
+    );
 }

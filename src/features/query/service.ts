@@ -38,6 +38,15 @@ export class QueryService {
     return collection;
   }
 
+  /** Rate-limits the owner's own searches (one bucket per user, as a key has), then passes the pipeline on. */
+  admitOwner(userId: string, collection: Collection): Collection {
+    const wait = this.limiter.take(`user:${userId}`);
+    if (wait > 0) {
+      throw new AppError("rate_limited", "too many queries; slow down", undefined, { "retry-after": String(wait) });
+    }
+    return collection;
+  }
+
   /** Searches the key's pipeline: {results, pipelineId, query, topK}. */
   async query(collection: Collection, body: SearchRequest) {
     const { results, query, topK, ...rest } = await this.searcher.search(collection, body);

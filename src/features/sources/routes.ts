@@ -6,6 +6,8 @@ import { Elysia, t } from "elysia";
 import { sessionAuth } from "../../http/auth";
 import { Deleted, ErrorBody } from "../../http/models";
 import type { AuthService } from "../auth/service";
+import { ReindexBody } from "../evals/model";
+import type { EvalService } from "../evals/service";
 import { PipelineModel } from "../pipelines/model";
 import type { PipelineService } from "../pipelines/service";
 import { unknownFields } from "../../http/unknown-fields";
@@ -16,7 +18,12 @@ import type { SourceService } from "./service";
 const Params = t.Object({ id: t.String() });
 const SourceParams = t.Object({ id: t.String(), sourceId: t.String() });
 
-export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sources: SourceService) {
+export function sourceRoutes(
+  auth: AuthService,
+  pipelines: PipelineService,
+  sources: SourceService,
+  evals: EvalService,
+) {
   const pipelineOf = (user: Parameters<PipelineService["own"]>[0], id: string) => pipelines.own(user, id);
   return new Elysia({ prefix: "/api/rag/pipelines/:id", tags: ["Data sources"] })
     .use(sessionAuth(auth))
@@ -111,18 +118,27 @@ export function sourceRoutes(auth: AuthService, pipelines: PipelineService, sour
     )
     .post(
       "/reindex",
-      async ({ user, params, set }) => {
-        await sources.reindex(pipelineOf(user, params.id));
+      async ({ user, params, body, set }) => {
+        const col = pipelineOf(user, params.id);
+        await sources.reindex(col, evals.gateFor(col, body ?? {}));
         set.status = 202;
         return { pipeline: pipelines.get(user, params.id) };
       },
       {
         session: true,
         params: Params,
-        response: { 202: t.Object({ pipeline: PipelineModel }), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+        rejectUnknownFields: ReindexBody,
+        body: t.Optional(ReindexBody),
+        response: {
+          202: t.Object({ pipeline: PipelineModel }),
+          400: ErrorBody,
+          401: ErrorBody,
+          403: ErrorBody,
+          404: ErrorBody,
+        },
         detail: {
           summary:
-            "Re-chunk and re-embed every source with the current settings; the old index answers until the new one is complete",
+            "Re-chunk and re-embed every source with the current settings; the old index answers until the new one is complete (and, with switch ifNotWorse, is not worse on an evaluation set)",
         },
       },
     );

@@ -145,8 +145,8 @@ export class SourceService {
   }
 
   /** Re-index: rebuild every source with the pipeline's current settings; the old index answers meanwhile. */
-  reindex(collection: Collection): Promise<void> {
-    return this.d.engine.reindex(collection.id);
+  reindex(collection: Collection, gate: string | null = null): Promise<void> {
+    return this.d.engine.reindex(collection.id, gate);
   }
 
   /** Receives the bytes of a file source through its signed URL. */

@@ -1,0 +1,127 @@
+/**
+ * One evaluation run: the overall figures per search mode, and a per-query table
+ * for the mode chosen. A re-index comparison shows its decision and both indexes'
+ * figures instead (docs/API.md, Evaluation).
+ */
+import { useState } from "preact/hooks";
+import type { EvalFigures, EvalGateResult, EvalRun, EvalRunResult, QueryMode } from "../api/types";
+import { plural } from "../lib/format";
+import { Segmented } from "./Segmented";
+import { TimeAgo } from "./TimeAgo";
+
+const pct = (x: number) => x.toFixed(3);
+const FIGURE_LABELS: [keyof EvalFigures, string][] = [
+  ["hitAt1", "hit@1"],
+  ["hitAtK", "hit@k"],
+  ["mrr", "MRR"],
+  ["ndcgAt10", "nDCG@10"],
+];
+
+interface Props {
+  run: EvalRun;
+  /** Source id → name, to show expected and found sources by name. */
+  names: Map<string, string>;
+}
+
+export function EvalRunView({ run, names }: Props) {
+  if (run.kind === "reindex") return <GateView run={run} result={run.result as EvalGateResult} />;
+  return <RunView run={run} result={run.result as EvalRunResult} names={names} />;
+}
+
+function Overall({ result, caption }: { result: EvalRunResult; caption: string }) {
+  return (
+    <table class="table">
+      <caption class="sr-only">{caption}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Mode</th>
+          {FIGURE_LABELS.map(([, l]) => (
+            <th scope="col">{l}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {result.modes.map((m) => (
+          <tr>
+            <th scope="row">{m}</th>
+            {FIGURE_LABELS.map(([k]) => (
+              <td class="num">{pct(result.overall[m]![k])}</td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function RunView({ run, result, names }: { run: EvalRun; result: EvalRunResult; names: Map<string, string> }) {
+  const [mode, setMode] = useState<QueryMode>(result.modes.includes("hybrid") ? "hybrid" : result.modes[0]!);
+  const name = (id: string) => names.get(id) ?? id;
+  return (
+    <div class="stack">
+      <p class="muted small">
+        Run <TimeAgo at={run.createdAt} /> · {plural(result.evaluated, "query", "queries")} · k = {result.k} ·{" "}
+        {result.durationMs} ms
+        {!result.complete && " · stopped at the time budget: the figures cover the queries asked"}
+      </p>
+      <Overall result={result} caption="Overall figures per mode" />
+      <Segmented
+        legend="Per-query figures for mode"
+        value={mode}
+        options={result.modes.map((m) => [m, m])}
+        onChange={setMode}
+      />
+      <div class="table-wrap">
+        <table class="table" aria-label="Per-query figures">
+          <thead>
+            <tr>
+              <th scope="col">Query</th>
+              <th scope="col">Expected</th>
+              {FIGURE_LABELS.map(([, l]) => (
+                <th scope="col">{l}</th>
+              ))}
+              <th scope="col">Top sources found</th>
+            </tr>
+          </thead>
+          <tbody>
+            {result.queries.map((q) => {
+              const f = q.modes[mode];
+              return (
+                <tr class={f && f.hitAtK === 0 ? "row-miss" : undefined}>
+                  <td>{q.query}</td>
+                  <td>{q.expectedSourceIds.map(name).join(", ")}</td>
+                  {FIGURE_LABELS.map(([k]) => (
+                    <td class="num">{f ? pct(f[k]) : "–"}</td>
+                  ))}
+                  <td class="muted">{f?.rankedSourceIds.slice(0, 3).map(name).join(", ")}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}
+
+function GateView({ run, result }: { run: EvalRun; result: EvalGateResult }) {
+  const kept = result.decision === "kept";
+  return (
+    <div class={`note ${kept ? "note-warn" : "note-info"}`} role="status">
+      <div>
+        <strong>
+          Re-index <TimeAgo at={run.createdAt} />: {kept ? "kept the serving index" : "switched to the new index"}
+        </strong>{" "}
+        ({result.reason}).
+        {result.serving && result.candidate && (
+          <span>
+            {" "}
+            Serving nDCG@10 {pct(result.serving.overall.hybrid?.ndcgAt10 ?? 0)}, new{" "}
+            {pct(result.candidate.overall.hybrid?.ndcgAt10 ?? 0)} (hybrid, k = 10; a drop of up to {result.tolerance}{" "}
+            counts as not worse).
+          </span>
+        )}
+      </div>
+    </div>
+  );
+}
