@@ -45,6 +45,10 @@ export interface Config {
    * attempt more than entries. Not a setting of its own; tests shorten it.
    */
   webhookRetryDelaysMs: number[];
+  /** Tesseract language data OCR reads images with, e.g. ["eng", "deu"] (docs/API.md, OCR). */
+  ocrLanguages: string[];
+  /** Longest OCR of one page or image before the source fails. */
+  ocrPageTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -116,6 +120,15 @@ function hostList(raw: string, name: string): string[] {
   return hosts;
 }
 
+/** Language data names: `eng`, `chi_sim`, `deu_latf`; each a file `<name>.traineddata`. */
+function languageList(raw: string, name: string): string[] {
+  const langs = list(raw.replaceAll("+", ","));
+  if (langs.length === 0) throw new ConfigError(`${name} must name at least one language, e.g. "eng"`);
+  for (const l of langs)
+    if (!/^[A-Za-z][A-Za-z0-9_]{0,39}$/.test(l)) throw new ConfigError(`${name} has an invalid language name "${l}"`);
+  return [...new Set(langs)];
+}
+
 const SETTINGS: Setting<keyof Config>[] = [
   { key: "host", flag: "host", env: "RAGD_HOST", parse: str },
   { key: "port", flag: "port", env: "RAGD_PORT", parse: int(0, 65535) },
@@ -139,6 +152,8 @@ const SETTINGS: Setting<keyof Config>[] = [
   { key: "queryRate", flag: "query-rate", env: "RAGD_QUERY_RATE", parse: int(1, 1_000_000) },
   { key: "queryBurst", flag: "query-burst", env: "RAGD_QUERY_BURST", parse: int(1, 1_000_000) },
   { key: "minFreeMb", flag: "min-free-mb", env: "RAGD_MIN_FREE_MB", parse: int(0, 100_000_000) },
+  { key: "ocrLanguages", flag: "ocr-languages", env: "RAGD_OCR_LANGUAGES", parse: languageList },
+  { key: "ocrPageTimeoutMs", flag: "ocr-page-timeout-ms", env: "RAGD_OCR_PAGE_TIMEOUT_MS", parse: int(100, 3_600_000) },
 ];
 
 /** The defaults a fresh install runs with. */
@@ -168,6 +183,8 @@ export function defaultConfig(): Config {
     minFreeMb: 256,
     // Six attempts over about an hour: at once, then after 10 s, 1, 5, 15 and 40 minutes.
     webhookRetryDelaysMs: [10_000, 60_000, 5 * 60_000, 15 * 60_000, 40 * 60_000],
+    ocrLanguages: ["eng"],
+    ocrPageTimeoutMs: 120_000,
   };
 }
 

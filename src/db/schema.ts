@@ -102,6 +102,8 @@ export const documents = sqliteTable(
     externalId: text("external_id"),
     /** SHA-256 of what was indexed (text, file bytes, or fetched text), hex; null until known. */
     contentHash: text("content_hash"),
+    /** When OCR read some of the indexed text: {"languages":["eng"],"pages":n} (JSON); else null. */
+    ocr: text("ocr"),
   },
   (t) => [
     index("documents_collection_idx").on(t.collectionId, t.id),

@@ -7,9 +7,10 @@ import { readFile } from "node:fs/promises";
 import { EmbeddingError, type Embedder } from "../embed/types";
 import { sha256 } from "../tools/crypto";
 import { chunkText } from "./chunk/index";
-import { ExtractionError, extract } from "./extract/index";
+import { ExtractionError, extract, type Ocr } from "./extract/index";
 import { FetchError, safeFetch } from "./fetch/index";
 import type { ChunkRow } from "../vectors/tables";
+import type { OcrThread } from "./ocr/client";
 import type { Chunk, ChunkOptions, Extracted } from "./types";
 
 export interface JobDocument {
@@ -34,6 +35,8 @@ export interface Job {
   model: string;
   embed: { ollamaUrl: string; openaiUrl: string | null; openaiKey: string | null; batchSize: number };
   fetch: { allow: string[]; deny: string[]; maxBytes: number; timeoutMs: number };
+  /** Images and scanned PDF pages (docs/API.md, "OCR"); language data files are under dataDir/ocr. */
+  ocr: { languages: string[]; pageTimeoutMs: number; dataDir: string };
 }
 
 /** Which of a worker's embedders a job uses: one per model and backend settings. */
@@ -55,12 +58,22 @@ export interface JobContext {
   signal: AbortSignal;
   /** Resolves once `n` slices of rows have been committed by the main thread. */
   committed: (n: number) => Promise<void>;
+  /** The worker's OCR thread, shared by its jobs (one page at a time). */
+  ocr: OcrThread;
 }
 
 export type JobEvent =
   | { type: "progress"; jobId: string; done: number; total: number }
   | { type: "rows"; jobId: string; rows: RowOut[]; first: boolean }
-  | { type: "done"; jobId: string; chunkCount: number; dimensions: number; contentHash: string | null }
+  | {
+      type: "done";
+      jobId: string;
+      chunkCount: number;
+      dimensions: number;
+      contentHash: string | null;
+      /** Set when OCR read some of the text. */
+      ocr: Extracted["ocr"] | null;
+    }
   | { type: "unchanged"; jobId: string; contentHash: string }
   | { type: "error"; jobId: string; message: string; transient: boolean };
 
@@ -69,12 +82,22 @@ const SLICE = 512;
 /** Progress within a slice is sent at most this often. */
 const PROGRESS_EVERY_MS = 250;
 
-async function textOf(job: Job): Promise<Extracted> {
+/** OCR for one job: its pages go to the worker's OCR thread, their progress to the source. */
+function ocrFor(job: Job, emit: (e: JobEvent) => void, ctx: JobContext): Ocr {
+  const { languages, pageTimeoutMs, dataDir } = job.ocr;
+  return {
+    languages,
+    recognize: (image, label, dpi) => ctx.ocr.run({ image, languages, dataDir, dpi }, label, pageTimeoutMs, ctx.signal),
+    progress: (done, total) => emit({ type: "progress", jobId: job.jobId, done, total }),
+  };
+}
+
+async function textOf(job: Job, ocr: Ocr): Promise<Extracted> {
   const d = job.document;
   if (d.type === "text") return { text: d.content ?? "", kind: "text" };
   if (d.type === "file") {
     const bytes = new Uint8Array(await readFile(d.filePath!));
-    return extract(bytes, { fileName: d.fileName ?? undefined });
+    return extract(bytes, { fileName: d.fileName ?? undefined }, ocr);
   }
   const accept = d.type === "api" ? "application/json, */*;q=0.5" : "text/html, application/pdf, */*;q=0.5";
   const res = await safeFetch(d.url!, { ...job.fetch, accept });
@@ -83,6 +106,7 @@ async function textOf(job: Job): Promise<Extracted> {
   return extract(
     res.bytes,
     d.type === "api" && !/json/i.test(res.contentType) ? { ...hints, contentType: "application/json" } : hints,
+    ocr,
   );
 }
 
@@ -96,7 +120,7 @@ export async function runJob(
   ctx: JobContext,
 ): Promise<void> {
   try {
-    const extracted = await textOf(job);
+    const extracted = await textOf(job, ocrFor(job, emit, ctx));
     // Text and files are hashed where they arrive; a fetched source only once it is extracted.
     const fetched = job.document.type === "url" || job.document.type === "api";
     const contentHash = fetched ? sha256(extracted.text) : null;
@@ -137,7 +161,8 @@ export async function runJob(
         emit({ type: "progress", jobId: job.jobId, done: i + SLICE, total: chunks.length });
     }
     const dimensions = await embedder.dimensions();
-    emit({ type: "done", jobId: job.jobId, chunkCount: chunks.length, dimensions, contentHash });
+    const ocr = extracted.ocr ?? null;
+    emit({ type: "done", jobId: job.jobId, chunkCount: chunks.length, dimensions, contentHash, ocr });
   } catch (err) {
     emit({ type: "error", jobId: job.jobId, ...describe(err) });
   }

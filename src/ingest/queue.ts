@@ -55,6 +55,7 @@ export function newDocumentRow(d: DocumentDraft, now = Date.now()): DocumentRow 
     metadata: JSON.stringify(d.metadata ?? {}),
     externalId: d.externalId ?? null,
     contentHash: d.contentHash ?? null,
+    ocr: null,
   };
 }
 

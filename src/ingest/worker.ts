@@ -7,6 +7,7 @@ import type { Embedder } from "../embed/types";
 import { BatchingEmbedder } from "../embed/batcher";
 import { createEmbedder } from "../embed/index";
 import { embedderKey, runJob, type Job, type JobEvent, type ToWorker } from "./job";
+import { OcrThread } from "./ocr/client";
 
 declare const self: Worker;
 
@@ -18,6 +19,8 @@ interface JobInWorker {
 
 const running = new Map<string, JobInWorker>();
 const embedders = new Map<string, Embedder>();
+/** Started on the first page to recognise; ended when idle (ocr/client.ts). */
+const ocr = new OcrThread();
 
 /** One shared, batching embedder per model and backend settings. */
 function embedderFor(job: Job): Embedder {
@@ -54,7 +57,7 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   const committed = async (n: number) => {
     while (r.acks < n && !abort.signal.aborted) await new Promise<void>((resolve) => (r.wake = resolve));
   };
-  void runJob(job, emit, { embedder: embedderFor(job), signal: abort.signal, committed }).finally(() =>
+  void runJob(job, emit, { embedder: embedderFor(job), signal: abort.signal, committed, ocr }).finally(() =>
     running.delete(job.jobId),
   );
 };

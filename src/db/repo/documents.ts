@@ -73,6 +73,7 @@ const insert = (db: Db) => {
     metadata: null,
     externalId: null,
     contentHash: null,
+    ocr: null,
   };
   return db.insert(documents).values(placeholdersOf(row)).prepare();
 };

@@ -1,0 +1,57 @@
+/**
+ * OCR through the server (docs/API.md, "OCR"): an uploaded picture and a mixed PDF are
+ * indexed through the ingestion worker and its OCR thread, found by a query, and their
+ * sources say OCR read them and with which language data; a source of text says nothing
+ * of OCR; a page past RAGD_OCR_PAGE_TIMEOUT_MS fails its source with a sentence.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { makeApp, type TestApp } from "./support/app";
+import { Client } from "./support/ingest";
+import { makeScannedPdf, ocrImage } from "./support/ocr-text";
+
+let t: TestApp;
+let c: Client;
+beforeAll(async () => {
+  t = await makeApp();
+  c = await Client.create(t);
+});
+afterAll(() => t.close());
+
+test("a picture and a mixed PDF are indexed by OCR, found by a query, and their sources say so", async () => {
+  const pid = await c.pipeline({ name: "Scans" });
+  await c.upload(pid, "receipt.jpg", await ocrImage("jpg"));
+  await c.upload(pid, "mixed.pdf", await makeScannedPdf(["Harbour permits renew every March.", "scan"]));
+  await c.addText(pid, "Plain text about lighthouses.");
+  const sources = await c.allSettled(pid, 120_000);
+  const byName = Object.fromEntries(sources.map((s) => [s.name, s]));
+  expect(sources.map((s) => [s.name, s.status, s.error]).sort()).toEqual([
+    ["Plain text about lighthouses.", "ready", null],
+    ["mixed.pdf", "ready", null],
+    ["receipt.jpg", "ready", null],
+  ]);
+  expect(byName["receipt.jpg"]!.ocr).toEqual({ languages: ["eng"], pages: 1 });
+  expect(byName["mixed.pdf"]!.ocr).toEqual({ languages: ["eng"], pages: 1 });
+  expect("ocr" in byName["Plain text about lighthouses."]!).toBe(false);
+  const key = await c.key(pid);
+  const found = await c.query(key, { query: "Invoice 4821 paid March", mode: "keyword", topK: 5 });
+  expect(found.status).toBe(200);
+  const names = new Set(found.body.results.map((r: { metadata: { sourceName: string } }) => r.metadata.sourceName));
+  expect([...names].sort()).toEqual(["mixed.pdf", "receipt.jpg"]);
+}, 180_000);
+
+test("a page past RAGD_OCR_PAGE_TIMEOUT_MS fails its source with a sentence, not a hang", async () => {
+  const slow = await makeApp({ ocrPageTimeoutMs: 100 });
+  try {
+    const sc = await Client.create(slow);
+    const pid = await sc.pipeline({ name: "Slow" });
+    const { created } = await sc.upload(pid, "page.png", await ocrImage("png"));
+    const done = await sc.settled(pid, created.id, 30_000);
+    expect([done.status, done.error]).toEqual([
+      "failed",
+      "OCR of the image took longer than 100 ms and was stopped (RAGD_OCR_PAGE_TIMEOUT_MS)",
+    ]);
+    expect("ocr" in done).toBe(false);
+  } finally {
+    await slow.close();
+  }
+}, 60_000);
