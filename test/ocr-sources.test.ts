@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { makeApp, type TestApp } from "./support/app";
-import { Client } from "./support/ingest";
+import { Client, waitFor } from "./support/ingest";
 import { makeScannedPdf, ocrImage } from "./support/ocr-text";
 
 let t: TestApp;
@@ -55,3 +55,25 @@ test("a page past RAGD_OCR_PAGE_TIMEOUT_MS fails its source with a sentence, not
     await slow.close();
   }
 }, 60_000);
+
+test("while OCR runs, a source's progress counts pages recognised (unit: pages)", async () => {
+  const pid = await c.pipeline({ name: "Progress" });
+  const { created } = await c.upload(pid, "three.pdf", await makeScannedPdf(["scan", "scan", "scan"]));
+  const seen: unknown[] = [];
+  const done = await waitFor(
+    "the three-page scan to settle",
+    async () => {
+      const s = await c.source(pid, created.id);
+      if (s?.status === "processing" && s.progress.total > 0) seen.push(s.progress);
+      return s && (s.status === "ready" || s.status === "failed") ? s : null;
+    },
+    180_000,
+    20,
+  );
+  expect([done.status, done.ocr, done.progress]).toEqual([
+    "ready",
+    { languages: ["eng"], pages: 3 },
+    { done: done.chunkCount, total: done.chunkCount },
+  ]);
+  expect(seen).toContainEqual(expect.objectContaining({ total: 3, unit: "pages" }));
+}, 200_000);

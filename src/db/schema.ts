@@ -93,6 +93,10 @@ export const documents = sqliteTable(
     chunkCount: integer("chunk_count").notNull().default(0),
     progressDone: integer("progress_done").notNull().default(0),
     progressTotal: integer("progress_total").notNull().default(0),
+    /** What progress counts: chunks embedded, or pages recognised while OCR runs. */
+    progressUnit: text("progress_unit", { enum: ["chunks", "pages"] })
+      .notNull()
+      .default("chunks"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
     indexedAt: text("indexed_at"),

@@ -292,7 +292,7 @@ export class IngestEngine {
     if (!r) return; // cancelled
     const { task } = r;
     if (e.type === "progress") {
-      this.progress.set(task.documentId, e.done, e.total);
+      this.progress.set(task.documentId, e.done, e.total, e.unit);
     } else if (e.type === "rows") {
       const w = e.first ? this.sink.replace(task, e.rows) : this.sink.append(task, e.rows);
       // The job may send its next slice once this one is in (or has failed, which fails the task).

@@ -36,13 +36,13 @@ export interface EventBody {
   externalId: string | null;
   status: string | null;
   time: string;
-  progress?: { done: number; total: number };
+  progress?: { done: number; total: number; unit?: "pages" };
   error?: string;
 }
 
 /** The extra fields an event may carry. */
 interface Extra {
-  progress?: { done: number; total: number };
+  progress?: { done: number; total: number; unit?: "pages" };
   error?: string | null;
 }
 

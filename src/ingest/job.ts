@@ -63,7 +63,7 @@ export interface JobContext {
 }
 
 export type JobEvent =
-  | { type: "progress"; jobId: string; done: number; total: number }
+  | { type: "progress"; jobId: string; done: number; total: number; unit?: "pages" }
   | { type: "rows"; jobId: string; rows: RowOut[]; first: boolean }
   | {
       type: "done";
@@ -88,7 +88,7 @@ function ocrFor(job: Job, emit: (e: JobEvent) => void, ctx: JobContext): Ocr {
   return {
     languages,
     recognize: (image, label, dpi) => ctx.ocr.run({ image, languages, dataDir, dpi }, label, pageTimeoutMs, ctx.signal),
-    progress: (done, total) => emit({ type: "progress", jobId: job.jobId, done, total }),
+    progress: (done, total) => emit({ type: "progress", jobId: job.jobId, done, total, unit: "pages" }),
   };
 }
 

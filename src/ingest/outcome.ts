@@ -108,6 +108,7 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
       chunkCount: outcome.chunkCount,
       progressDone: outcome.chunkCount,
       progressTotal: outcome.chunkCount,
+      progressUnit: "chunks",
       indexedAt: iso(now),
       updatedAt: iso(now),
     });

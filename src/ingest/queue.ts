@@ -49,6 +49,7 @@ export function newDocumentRow(d: DocumentDraft, now = Date.now()): DocumentRow 
     chunkCount: 0,
     progressDone: 0,
     progressTotal: 0,
+    progressUnit: "chunks",
     createdAt: stamp,
     updatedAt: stamp,
     indexedAt: null,

@@ -83,7 +83,9 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
             value={progress?.done ?? 0}
             max={progress?.total ?? 0}
             text={
-              progress && progress.total > 0 ? `${progress.done} of ${plural(progress.total, "chunk")}` : "Reading…"
+              progress && progress.total > 0
+                ? `${progress.done} of ${plural(progress.total, progress.unit === "pages" ? "page" : "chunk")}${progress.unit === "pages" ? " read by OCR" : ""}`
+                : "Reading…"
             }
           />
         )}

@@ -1,1 +1,2 @@
+ALTER TABLE `documents` ADD `progress_unit` text DEFAULT 'chunks' NOT NULL;--> statement-breakpoint
 ALTER TABLE `documents` ADD `ocr` text;

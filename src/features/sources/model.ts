@@ -32,8 +32,12 @@ export const SourceModel = t.Object({
   error: t.Union([t.String(), t.Null()]),
   chunkCount: StrictInteger(),
   progress: t.Object(
-    { done: StrictInteger(), total: StrictInteger() },
-    { description: "Chunks embedded of total while processing." },
+    {
+      done: StrictInteger(),
+      total: StrictInteger(),
+      unit: t.Optional(t.Literal("pages", { description: "Present while OCR runs: pages recognised of total." })),
+    },
+    { description: "Chunks embedded of total while processing (pages while OCR runs, with unit: pages)." },
   ),
   createdAt: t.String({ format: "date-time" }),
   updatedAt: t.String({ format: "date-time" }),
