@@ -31,6 +31,6 @@ export function presentSource(d: DocumentRow & { preview: string | null }): Sour
   if (d.url !== null) s.url = d.url;
   if (d.fileName !== null) s.fileName = d.fileName;
   if (d.fileSize !== null) s.fileSize = d.fileSize;
-  if (d.ocr !== null) s.ocr = JSON.parse(d.ocr) as NonNullable<Source["ocr"]>;
+  if (d.ocr) s.ocr = JSON.parse(d.ocr) as NonNullable<Source["ocr"]>;
   return s;
 }
