@@ -77,3 +77,23 @@ test("while OCR runs, a source's progress counts pages recognised (unit: pages)"
   ]);
   expect(seen).toContainEqual(expect.objectContaining({ total: 3, unit: "pages" }));
 }, 200_000);
+
+test("a picture uploaded into a knowledge base is read by OCR and its document says so", async () => {
+  const cookie = c.cookie;
+  const kbId = (await t.call("POST", "/api/kb", { cookie, body: { name: "Receipts" } })).body.id;
+  const form = new FormData();
+  form.append("file", new File([(await ocrImage("webp")) as Uint8Array<ArrayBuffer>], "receipt.webp"), "receipt.webp");
+  const res = await t.handle(
+    new Request(`http://localhost/api/kb/${kbId}/upload`, { method: "POST", body: form, headers: { cookie } }),
+  );
+  expect(res.status).toBe(202);
+  const doc = await waitFor(
+    "the document to settle",
+    async () => {
+      const [d] = (await t.call("GET", `/api/kb/${kbId}`, { cookie })).body.documents;
+      return d.status === "ready" || d.status === "failed" ? d : null;
+    },
+    120_000,
+  );
+  expect([doc.status, doc.error, doc.ocr]).toEqual(["ready", null, { languages: ["eng"], pages: 1 }]);
+}, 150_000);
