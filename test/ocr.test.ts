@@ -120,6 +120,19 @@ describe("bounds and language data", () => {
     expect(charErrorRate(got.text, TEXT)).toBeLessThan(MAX_CER);
   }, 60_000);
 
+  test("a cancelled job stops its page at once (the thread is ended), and the next page still runs", async () => {
+    thread.stop();
+    const abort = new AbortController();
+    const image = await ocrImage("png");
+    const started = performance.now();
+    const running = thread.run({ image, languages: ["eng"], dataDir: tempDir() }, "page 1", 60_000, abort.signal);
+    setTimeout(() => abort.abort(), 50);
+    await expect(running).rejects.toThrow("cancelled");
+    expect(performance.now() - started).toBeLessThan(2_000);
+    const got = await extract(await ocrImage("jpg"), {}, ocrWith());
+    expect(charErrorRate(got.text, TEXT)).toBeLessThan(MAX_CER);
+  }, 60_000);
+
   test("a language's data is read from <data dir>/ocr/<lang>.traineddata; a missing one is named", async () => {
     const dataDir = tempDir();
     mkdirSync(join(dataDir, "ocr"));
