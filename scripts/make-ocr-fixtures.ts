@@ -24,9 +24,21 @@ const out = await page.evaluate(async (lines) => {
     const blob: Blob = await new Promise((r) => c.toBlob((b) => r(b!), type, 0.85));
     return Array.from(new Uint8Array(await blob.arrayBuffer()));
   };
+  // The same page photographed sideways: pixels turned a quarter left, as a phone stores
+  // them, with EXIF orientation 6 (added below) saying to turn them right to view.
+  const side = document.createElement("canvas");
+  side.width = c.height;
+  side.height = c.width;
+  const sg = side.getContext("2d")!;
+  sg.translate(0, c.width);
+  sg.rotate(-Math.PI / 2);
+  sg.drawImage(c, 0, 0);
+  const sideways: Blob = await new Promise((r) => side.toBlob((b) => r(b!), "image/jpeg", 0.85));
+  const rotated = Array.from(new Uint8Array(await sideways.arrayBuffer()));
   const rgba = g.getImageData(0, 0, c.width, c.height).data;
   const gray = Array.from({ length: c.width * c.height }, (_, i) => rgba[i * 4]!);
   return {
+    rotated,
     png: await encode("image/png"),
     jpg: await encode("image/jpeg"),
     webp: await encode("image/webp"),
@@ -38,6 +50,7 @@ const out = await page.evaluate(async (lines) => {
 await browser.close();
 for (const ext of ["png", "jpg", "webp"] as const) await Bun.write(join(dir, `page.${ext}`), new Uint8Array(out[ext]));
 await Bun.write(join(dir, "page.tif"), tiff(new Uint8Array(out.gray), out.width, out.height));
+await Bun.write(join(dir, "page-exif6.jpg"), withOrientation(new Uint8Array(out.rotated), 6));
 console.log(`wrote ${dir}`);
 
 /** A grayscale TIFF, one PackBits-compressed strip per row (little-endian). */
@@ -82,6 +95,41 @@ function tiff(gray: Uint8Array, width: number, height: number): Uint8Array {
     dataAt += r.length;
   });
   return buf;
+}
+
+/** A JPEG with an EXIF segment (big-endian, one IFD entry) giving its orientation, right after SOI. */
+function withOrientation(jpeg: Uint8Array, orientation: number): Uint8Array {
+  const tiffPart = [
+    0x4d,
+    0x4d,
+    0,
+    42,
+    0,
+    0,
+    0,
+    8,
+    0,
+    1,
+    0x01,
+    0x12,
+    0,
+    3,
+    0,
+    0,
+    0,
+    1,
+    0,
+    orientation,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+  ];
+  const payload = [0x45, 0x78, 0x69, 0x66, 0, 0, ...tiffPart];
+  const app1 = [0xff, 0xe1, (payload.length + 2) >> 8, (payload.length + 2) & 0xff, ...payload];
+  return new Uint8Array([...jpeg.subarray(0, 2), ...app1, ...jpeg.subarray(2)]);
 }
 
 function packBits(row: Uint8Array): Uint8Array {

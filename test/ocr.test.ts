@@ -31,9 +31,9 @@ function ocrWith(opts: { languages?: string[]; dataDir?: string; timeoutMs?: num
   const seen: Seen = { labels: [], told: [] };
   return Object.assign(seen, {
     languages,
-    recognize: (image: Uint8Array, label: string, dpi?: number) => {
+    recognize: (image: Uint8Array, label: string, more?: { dpi?: number; exif?: number }) => {
       seen.labels.push(label);
-      const job = { image, languages, dataDir: opts.dataDir ?? tempDir(), dpi };
+      const job = { image, languages, dataDir: opts.dataDir ?? tempDir(), ...more };
       return thread.run(job, label, opts.timeoutMs ?? 60_000, new AbortController().signal);
     },
     progress: (done: number, total: number) => void seen.told.push([done, total]),
@@ -54,6 +54,11 @@ describe("images", () => {
       ]);
     }, 60_000);
   }
+
+  test("a sideways JPEG is turned upright by its EXIF orientation before OCR", async () => {
+    const got = await extract(await ocrImage("exif6.jpg"), { fileName: "photo.jpg" }, ocrWith());
+    expect(charErrorRate(got.text, TEXT)).toBeLessThan(MAX_CER);
+  }, 60_000);
 
   test("a picture larger than OCR takes is refused from its header, before any recognition", async () => {
     const png = await ocrImage("png");

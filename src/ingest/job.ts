@@ -87,7 +87,8 @@ function ocrFor(job: Job, emit: (e: JobEvent) => void, ctx: JobContext): Ocr {
   const { languages, pageTimeoutMs, dataDir } = job.ocr;
   return {
     languages,
-    recognize: (image, label, dpi) => ctx.ocr.run({ image, languages, dataDir, dpi }, label, pageTimeoutMs, ctx.signal),
+    recognize: (image, label, opts) =>
+      ctx.ocr.run({ image, languages, dataDir, ...opts }, label, pageTimeoutMs, ctx.signal),
     progress: (done, total) => emit({ type: "progress", jobId: job.jobId, done, total, unit: "pages" }),
   };
 }

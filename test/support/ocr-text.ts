@@ -24,9 +24,9 @@ export function charErrorRate(got: string, expected: string): number {
 
 const FIXTURES = join(import.meta.dir, "..", "fixtures", "ocr");
 
-/** The committed picture of OCR_LINES in one format: png, jpg, tif or webp. */
-export const ocrImage = (ext: "png" | "jpg" | "tif" | "webp"): Promise<Uint8Array> =>
-  Bun.file(join(FIXTURES, `page.${ext}`)).bytes();
+/** The committed picture of OCR_LINES in one format: png, jpg, tif or webp; exif6.jpg is a sideways photo. */
+export const ocrImage = (ext: "png" | "jpg" | "tif" | "webp" | "exif6.jpg"): Promise<Uint8Array> =>
+  Bun.file(join(FIXTURES, ext === "exif6.jpg" ? "page-exif6.jpg" : `page.${ext}`)).bytes();
 
 /**
  * A PDF of `pages`: a string is a page with that text in a text layer; "scan" is a page

@@ -27,7 +27,8 @@ export async function extractImage(bytes: Uint8Array, ocr: Ocr | undefined): Pro
   if (!size) throw new ExtractionError(`content is not a valid ${LABEL[format]} image`);
   checkPixels(size.width, size.height, `the ${LABEL[format]} image`);
   ocr.progress(0, 1);
-  const text = await ocr.recognize(new Uint8Array(bytes), "the image");
+  const exif = format === "jpeg" ? jpegOrientation(bytes) : undefined;
+  const text = await ocr.recognize(new Uint8Array(bytes), "the image", { exif });
   ocr.progress(1, 1);
   return { text, pages: 1 };
 }
@@ -55,6 +56,32 @@ function jpegSize(b: Uint8Array, v: DataView): { width: number; height: number }
     i += 2 + v.getUint16(i + 2);
   }
   return null;
+}
+
+/**
+ * The EXIF orientation of a JPEG (1–8; 1 is upright), as cameras and phones record a
+ * photo taken sideways: tag 0x0112 of the first IFD in the APP1 "Exif" segment.
+ */
+export function jpegOrientation(b: Uint8Array): number | undefined {
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  try {
+    for (let i = 2; i + 4 < b.length && b[i] === 0xff; i += 2 + v.getUint16(i + 2)) {
+      const marker = b[i + 1]!;
+      if (marker === 0xda) return undefined; // image data: no EXIF before it
+      if (marker !== 0xe1 || ascii(b, i + 4, 6) !== "Exif\0\0") continue;
+      const tiff = i + 10;
+      const le = b[tiff] === 0x49;
+      const ifd = tiff + v.getUint32(tiff + 4, le);
+      for (let k = 0, n = v.getUint16(ifd, le); k < n; k++) {
+        const at = ifd + 2 + k * 12;
+        if (v.getUint16(at, le) !== 0x0112) continue;
+        const value = v.getUint16(at + 8, le);
+        return value >= 1 && value <= 8 ? value : undefined;
+      }
+      return undefined;
+    }
+  } catch {} // a truncated segment: read it as upright
+  return undefined;
 }
 
 function webpSize(b: Uint8Array, v: DataView): { width: number; height: number } | null {

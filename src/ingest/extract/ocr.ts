@@ -7,8 +7,11 @@ import { ExtractionError } from "./errors";
 export interface Ocr {
   /** Language data names, in Tesseract's order of preference. */
   languages: string[];
-  /** Recognises one image, an encoded file or PNM; `label` ("page 3") names it in errors. */
-  recognize(image: Uint8Array, label: string, dpi?: number): Promise<string>;
+  /**
+   * Recognises one image, an encoded file or PNM; `label` ("page 3") names it in errors.
+   * `dpi`: the resolution to assume; `exif`: the EXIF orientation (1–8) to turn it upright by.
+   */
+  recognize(image: Uint8Array, label: string, opts?: { dpi?: number; exif?: number }): Promise<string>;
   /** Pages recognised so far of those to recognise. */
   progress(done: number, total: number): void;
 }

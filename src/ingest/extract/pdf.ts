@@ -51,7 +51,7 @@ async function ocrPage(pdf: Pdf, n: number, ocr: Ocr): Promise<string> {
     checkPixels(img.width, img.height, `the image on ${label}`);
     // The resolution the scan was made at, as if the image fills the page's width.
     const dpi = widthInches > 0 ? Math.round(Math.min(1200, Math.max(70, img.width / widthInches))) : 300;
-    texts.push(await ocr.recognize(toPnm(img.data, img.width, img.height, img.channels), label, dpi));
+    texts.push(await ocr.recognize(toPnm(img.data, img.width, img.height, img.channels), label, { dpi }));
   }
   return texts.join("\n");
 }

@@ -80,19 +80,20 @@ async function apiFor(languages: string[], dataDir: string): Promise<TessApi> {
 
 /**
  * Recognises the text of one image: an encoded file (PNG, JPEG, TIFF, WebP, PNM).
- * `dpi` is the resolution to assume when the file does not say (pixels out of a PDF).
+ * `dpi` is the resolution to assume when the file does not say (pixels out of a PDF);
+ * `exif` the EXIF orientation to turn the image upright by.
  */
 export async function recognize(
   image: Uint8Array,
   languages: string[],
   dataDir: string,
-  dpi?: number,
+  { dpi, exif }: { dpi?: number; exif?: number } = {},
 ): Promise<string> {
   const tess = await apiFor(languages, dataDir);
   core!.FS.writeFile("/input", image);
   try {
     tess.SetVariable("user_defined_dpi", String(dpi ?? 0));
-    if (tess.SetImageFile(1, 0) !== 0) throw new OcrError("the image could not be decoded");
+    if (tess.SetImageFile(exif ?? 1, 0) !== 0) throw new OcrError("the image could not be decoded");
     tess.Recognize(null);
     return tess.GetUTF8Text();
   } finally {

@@ -13,14 +13,16 @@ export interface OcrRequest {
   languages: string[];
   dataDir: string;
   dpi?: number;
+  /** EXIF orientation, 1–8: the core turns the image upright by it. */
+  exif?: number;
 }
 
 export type OcrReply = { id: number; text: string } | { id: number; error: string; known: boolean };
 
 self.onmessage = async (event: MessageEvent<OcrRequest>) => {
-  const { id, image, languages, dataDir, dpi } = event.data;
+  const { id, image, languages, dataDir, dpi, exif } = event.data;
   try {
-    self.postMessage({ id, text: await recognize(image, languages, dataDir, dpi) } satisfies OcrReply);
+    self.postMessage({ id, text: await recognize(image, languages, dataDir, { dpi, exif }) } satisfies OcrReply);
   } catch (err) {
     const known = err instanceof OcrError;
     self.postMessage({ id, error: known ? err.message : String(err), known } satisfies OcrReply);
