@@ -5,6 +5,9 @@
  * of OCR; a page past RAGD_OCR_PAGE_TIMEOUT_MS fails its source with a sentence.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { makeApp, type TestApp } from "./support/app";
 import { Client, waitFor } from "./support/ingest";
 import { makeScannedPdf, ocrImage } from "./support/ocr-text";
@@ -96,4 +99,25 @@ test("a picture uploaded into a knowledge base is read by OCR and its document s
     120_000,
   );
   expect([doc.status, doc.error, doc.ocr]).toEqual(["ready", null, { languages: ["eng"], pages: 1 }]);
+}, 150_000);
+
+test("a pipeline picks its OCR language data; a language without data is refused with 400", async () => {
+  const refused = await c.call("POST", "/api/rag/pipelines", { name: "German", ocrLanguages: ["deu"] });
+  expect([refused.status, refused.body.error.code, refused.body.error.message]).toEqual([
+    400,
+    "invalid_request",
+    'ocrLanguages: OCR language data "deu" is missing: place deu.traineddata in the data directory\'s ocr folder',
+  ]);
+  // The built-in English under another name stands in for a language the user adds.
+  mkdirSync(join(t.dataDir, "ocr"), { recursive: true });
+  const eng = gunzipSync(readFileSync(require.resolve("@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz")));
+  writeFileSync(join(t.dataDir, "ocr", "mine.traineddata"), eng);
+  const created = await c.call("POST", "/api/rag/pipelines", { name: "Mine", ocrLanguages: ["mine"] });
+  expect([created.status, created.body.ocrLanguages]).toEqual([201, ["mine"]]);
+  const { created: source } = await c.upload(created.body.id, "page.png", await ocrImage("png"));
+  const done = await c.settled(created.body.id, source.id, 120_000);
+  expect([done.status, done.ocr]).toEqual(["ready", { languages: ["mine"], pages: 1 }]);
+  const reset = await c.call("PATCH", `/api/rag/pipelines/${created.body.id}`, { ocrLanguages: null });
+  expect([reset.status, reset.body.ocrLanguages]).toEqual([200, null]);
+  expect((await c.getPipeline(await c.pipeline({ name: "Default" }))).ocrLanguages).toBeNull();
 }, 150_000);

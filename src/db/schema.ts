@@ -54,6 +54,8 @@ export const collections = sqliteTable(
     hybridAlpha: real("hybrid_alpha"),
     /** The reranking model queries send their candidates to; null = no reranking. */
     rerankModel: text("rerank_model"),
+    /** Language data OCR reads this collection's pictures with, e.g. ["eng","deu"]; null = RAGD_OCR_LANGUAGES. */
+    ocrLanguages: text("ocr_languages", { mode: "json" }).$type<string[]>(),
     /** Index generation that queries read; a re-index builds generation+1 and then switches. */
     activeGeneration: integer("active_generation").notNull().default(1),
     /** The embedding model the active generation was built with (queries embed with it). */

@@ -65,6 +65,10 @@ export function jobFor(db: Db, task: Task, d: JobSettings): Job | null {
       maxBytes: d.config.maxUploadMb * 1024 * 1024,
       timeoutMs: 30_000,
     },
-    ocr: { languages: d.config.ocrLanguages, pageTimeoutMs: d.config.ocrPageTimeoutMs, dataDir: d.config.dataDir },
+    ocr: {
+      languages: col.ocrLanguages ?? d.config.ocrLanguages,
+      pageTimeoutMs: d.config.ocrPageTimeoutMs,
+      dataDir: d.config.dataDir,
+    },
   };
 }

@@ -5,13 +5,13 @@
  * PNG, JPEG, TIFF and WebP are decoded by the core itself; raw pixels go as PNM.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 // The SIMD + LSTM-only build: the smallest and fastest for LSTM language data.
 import wasmPath from "tesseract.js-core/tesseract-core-simd-lstm.wasm" with { type: "file" };
 import engPath from "@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz" with { type: "file" };
 // @ts-expect-error: an Emscripten factory without type declarations
 import TesseractCore from "tesseract.js-core/tesseract-core-simd-lstm.js";
+import { languageFile, missingLanguageMessage } from "./languages";
 
 interface TessApi {
   Init(dataPath: string, langs: string, oem: number): number;
@@ -44,12 +44,10 @@ let loadedLanguages = "";
  * (which also overrides the built-in English), else the built-in English.
  */
 function languageData(lang: string, dataDir: string): Uint8Array {
-  const file = join(dataDir, "ocr", `${lang}.traineddata`);
+  const file = languageFile(dataDir, lang);
   if (existsSync(file)) return new Uint8Array(readFileSync(file));
   if (lang === "eng") return gunzipSync(readFileSync(engPath));
-  throw new OcrError(
-    `OCR language data "${lang}" is missing: place ${lang}.traineddata in the data directory's ocr folder`,
-  );
+  throw new OcrError(missingLanguageMessage(lang));
 }
 
 async function loadCore(): Promise<TessModule> {
