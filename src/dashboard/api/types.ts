@@ -32,6 +32,7 @@ export type PipelineConfig = Pick<
   | "retrievalTopK"
   | "hybridAlpha"
   | "rerankModel"
+  | "ocrLanguages"
 >;
 
 export type Source = typeof SourceModel.static;
