@@ -53,6 +53,10 @@ export interface Config {
   oidcName: string;
   /** `off`: sign-up and sign-in with a password are refused; single sign-on only. */
   passwordLogin: "on" | "off";
+  /** Tesseract language data OCR reads images with, e.g. ["eng", "deu"] (docs/API.md, OCR). */
+  ocrLanguages: string[];
+  /** Longest OCR of one page or image before the source fails. */
+  ocrPageTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -124,6 +128,15 @@ function hostList(raw: string, name: string): string[] {
   return hosts;
 }
 
+/** Language data names: `eng`, `chi_sim`, `deu_latf`; each a file `<name>.traineddata`. */
+function languageList(raw: string, name: string): string[] {
+  const langs = list(raw.replaceAll("+", ","));
+  if (langs.length === 0) throw new ConfigError(`${name} must name at least one language, e.g. "eng"`);
+  for (const l of langs)
+    if (!/^[A-Za-z][A-Za-z0-9_]{0,39}$/.test(l)) throw new ConfigError(`${name} has an invalid language name "${l}"`);
+  return [...new Set(langs)];
+}
+
 const SETTINGS: Setting<keyof Config>[] = [
   { key: "host", flag: "host", env: "RAGD_HOST", parse: str },
   { key: "port", flag: "port", env: "RAGD_PORT", parse: int(0, 65535) },
@@ -152,6 +165,8 @@ const SETTINGS: Setting<keyof Config>[] = [
   { key: "oidcClientSecret", flag: "oidc-client-secret", env: "RAGD_OIDC_CLIENT_SECRET", parse: str },
   { key: "oidcName", flag: "oidc-name", env: "RAGD_OIDC_NAME", parse: str },
   { key: "passwordLogin", flag: "password-login", env: "RAGD_PASSWORD_LOGIN", parse: oneOf(["on", "off"] as const) },
+  { key: "ocrLanguages", flag: "ocr-languages", env: "RAGD_OCR_LANGUAGES", parse: languageList },
+  { key: "ocrPageTimeoutMs", flag: "ocr-page-timeout-ms", env: "RAGD_OCR_PAGE_TIMEOUT_MS", parse: int(100, 3_600_000) },
 ];
 
 /** The defaults a fresh install runs with. */
@@ -186,6 +201,8 @@ export function defaultConfig(): Config {
     oidcClientSecret: null,
     oidcName: "single sign-on",
     passwordLogin: "on",
+    ocrLanguages: ["eng"],
+    ocrPageTimeoutMs: 120_000,
   };
 }
 

@@ -296,14 +296,14 @@ describe("derived status and counts", () => {
     );
     expect(listed).toContain(p.id);
 
-    const png = await t.call("POST", `/api/rag/pipelines/${p.id}/sources`, {
+    const gif = await t.call("POST", `/api/rag/pipelines/${p.id}/sources`, {
       cookie,
-      body: { type: "file", fileName: "x.png", fileSize: 12 },
+      body: { type: "file", fileName: "x.gif", fileSize: 12 },
     });
     const put = await t.handle(
-      new Request(png.body.uploadUrl.replace(/^http:\/\/[^/]+/, "http://localhost"), {
+      new Request(gif.body.uploadUrl.replace(/^http:\/\/[^/]+/, "http://localhost"), {
         method: "PUT",
-        body: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 13, 10, 26, 10, 0, 0, 0, 0]),
+        body: new Uint8Array([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0, 0, 0, 0, 0, 0]),
       }),
     );
     expect(put.status).toBe(200);
@@ -312,7 +312,7 @@ describe("derived status and counts", () => {
       return r.status === "error" ? r : null;
     });
     expect(errored.sourceCount).toBe(2);
-    expect(errored.dataSources.find((d: { type: string }) => d.type === "file").error).toContain("image/png");
+    expect(errored.dataSources.find((d: { type: string }) => d.type === "file").error).toContain("image/gif");
     expect((await t.call("GET", "/api/rag/pipelines?status=error", { cookie })).body.total).toBe(1);
   });
 });

@@ -22,6 +22,7 @@ const job = (id: string, content: string): Job => ({
   model: "builtin",
   embed: { ollamaUrl: "http://127.0.0.1:1", openaiUrl: null, openaiKey: null, batchSize: 32 },
   fetch: { allow: [], deny: [], maxBytes: 1024, timeoutMs: 1000 },
+  ocr: { languages: ["eng"], pageTimeoutMs: 1000, dataDir: "." },
 });
 
 test("weights: eighths of 128 KB, at least 1/8; an unknown size takes a whole unit", () => {

@@ -280,13 +280,13 @@ describe("failures say what to do", () => {
     pid = await c.pipeline({ name: "Failures" });
   });
 
-  test("PNG bytes fail with an error that names the type", async () => {
-    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...new Uint8Array(64).fill(7)]);
-    const { created, put } = await c.upload(pid, "photo.png", png);
+  test("GIF bytes fail with an error that names the type", async () => {
+    const gif = new Uint8Array([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, ...new Uint8Array(64).fill(7)]);
+    const { created, put } = await c.upload(pid, "photo.gif", gif);
     expect(put.status).toBe(200);
     const done = await c.settled(pid, created.id);
     expect(done.status).toBe("failed");
-    expect(done.error).toContain("image/png");
+    expect(done.error).toContain("image/gif");
     expect(done.chunkCount).toBe(0);
   });
 

@@ -61,6 +61,8 @@ export const collections = sqliteTable(
     hybridAlpha: real("hybrid_alpha"),
     /** The reranking model queries send their candidates to; null = no reranking. */
     rerankModel: text("rerank_model"),
+    /** Language data OCR reads this collection's pictures with, e.g. ["eng","deu"]; null = RAGD_OCR_LANGUAGES. */
+    ocrLanguages: text("ocr_languages", { mode: "json" }).$type<string[]>(),
     /** Index generation that queries read; a re-index builds generation+1 and then switches. */
     activeGeneration: integer("active_generation").notNull().default(1),
     /** The embedding model the active generation was built with (queries embed with it). */
@@ -102,6 +104,10 @@ export const documents = sqliteTable(
     chunkCount: integer("chunk_count").notNull().default(0),
     progressDone: integer("progress_done").notNull().default(0),
     progressTotal: integer("progress_total").notNull().default(0),
+    /** What progress counts: chunks embedded, or pages recognised while OCR runs. */
+    progressUnit: text("progress_unit", { enum: ["chunks", "pages"] })
+      .notNull()
+      .default("chunks"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
     indexedAt: text("indexed_at"),
@@ -111,6 +117,8 @@ export const documents = sqliteTable(
     externalId: text("external_id"),
     /** SHA-256 of what was indexed (text, file bytes, or fetched text), hex; null until known. */
     contentHash: text("content_hash"),
+    /** When OCR read some of the indexed text: {"languages":["eng"],"pages":n} (JSON); else null. */
+    ocr: text("ocr"),
   },
   (t) => [
     index("documents_collection_idx").on(t.collectionId, t.id),

@@ -70,7 +70,15 @@ export interface EngineDeps {
   files: FileStore;
   config: Pick<
     Config,
-    "ollamaUrl" | "openaiUrl" | "openaiKey" | "fetchAllow" | "fetchDeny" | "maxUploadMb" | "dataDir"
+    | "ollamaUrl"
+    | "openaiUrl"
+    | "openaiKey"
+    | "fetchAllow"
+    | "fetchDeny"
+    | "maxUploadMb"
+    | "dataDir"
+    | "ocrLanguages"
+    | "ocrPageTimeoutMs"
   >;
   log: Logger;
   /** Free space on the data directory's disk (see disk-watch.ts); without it, ingestion never waits for space. */
@@ -311,7 +319,7 @@ export class IngestEngine {
     if (!r) return; // cancelled
     const { task } = r;
     if (e.type === "progress") {
-      this.progress.set(task.documentId, e.done, e.total);
+      this.progress.set(task.documentId, e.done, e.total, e.unit);
     } else if (e.type === "rows") {
       const w = e.first ? this.sink.replace(task, e.rows) : this.sink.append(task, e.rows);
       const sent = performance.now();

@@ -36,7 +36,7 @@ export interface EventBody {
   externalId: string | null;
   status: string | null;
   time: string;
-  progress?: { done: number; total: number };
+  progress?: { done: number; total: number; unit?: "pages" };
   error?: string;
   /** reindex.completed of a re-index gated on an evaluation set: its decision and figures. */
   evaluation?: Record<string, unknown>;
@@ -44,7 +44,7 @@ export interface EventBody {
 
 /** The extra fields an event may carry. */
 interface Extra {
-  progress?: { done: number; total: number };
+  progress?: { done: number; total: number; unit?: "pages" };
   error?: string | null;
   evaluation?: Record<string, unknown>;
 }

@@ -12,7 +12,18 @@ import type { Job } from "./job";
 
 export interface JobSettings {
   files: FileStore;
-  config: Pick<Config, "ollamaUrl" | "openaiUrl" | "openaiKey" | "fetchAllow" | "fetchDeny" | "maxUploadMb">;
+  config: Pick<
+    Config,
+    | "ollamaUrl"
+    | "openaiUrl"
+    | "openaiKey"
+    | "fetchAllow"
+    | "fetchDeny"
+    | "maxUploadMb"
+    | "ocrLanguages"
+    | "ocrPageTimeoutMs"
+    | "dataDir"
+  >;
 }
 
 /** Marks the document processing and builds its job; null when the document or its collection is gone. */
@@ -53,6 +64,11 @@ export function jobFor(db: Db, task: Task, d: JobSettings): Job | null {
       deny: d.config.fetchDeny,
       maxBytes: d.config.maxUploadMb * 1024 * 1024,
       timeoutMs: 30_000,
+    },
+    ocr: {
+      languages: col.ocrLanguages ?? d.config.ocrLanguages,
+      pageTimeoutMs: d.config.ocrPageTimeoutMs,
+      dataDir: d.config.dataDir,
     },
   };
 }

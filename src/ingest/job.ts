@@ -8,9 +8,10 @@ import type { EmbedCall } from "../embed/calls";
 import { EmbeddingError, type Embedder } from "../embed/types";
 import { sha256 } from "../tools/crypto";
 import { chunkText } from "./chunk/index";
-import { ExtractionError, extract } from "./extract/index";
+import { ExtractionError, extract, type Ocr } from "./extract/index";
 import { FetchError, safeFetch } from "./fetch/index";
 import type { ChunkRow } from "../vectors/tables";
+import type { OcrThread } from "./ocr/client";
 import type { Chunk, ChunkOptions, Extracted } from "./types";
 
 export interface JobDocument {
@@ -35,6 +36,8 @@ export interface Job {
   model: string;
   embed: { ollamaUrl: string; openaiUrl: string | null; openaiKey: string | null; batchSize: number };
   fetch: { allow: string[]; deny: string[]; maxBytes: number; timeoutMs: number };
+  /** Images and scanned PDF pages (docs/API.md, "OCR"); language data files are under dataDir/ocr. */
+  ocr: { languages: string[]; pageTimeoutMs: number; dataDir: string };
 }
 
 /** Which of a worker's embedders a job uses: one per model and backend settings. */
@@ -56,6 +59,8 @@ export interface JobContext {
   signal: AbortSignal;
   /** Resolves once `n` slices of rows have been committed by the main thread. */
   committed: (n: number) => Promise<void>;
+  /** The worker's OCR thread, shared by its jobs (one page at a time). */
+  ocr: OcrThread;
 }
 
 /** The stages a job runs in the worker; the main thread adds "write" (committing its rows). */
@@ -64,7 +69,7 @@ export type Stage = "fetch" | "extract" | "chunk" | "embed";
 export type StageTimes = Partial<Record<Stage, number>>;
 
 export type JobEvent =
-  | { type: "progress"; jobId: string; done: number; total: number }
+  | { type: "progress"; jobId: string; done: number; total: number; unit?: "pages" }
   | { type: "rows"; jobId: string; rows: RowOut[]; first: boolean }
   | {
       type: "done";
@@ -72,6 +77,8 @@ export type JobEvent =
       chunkCount: number;
       dimensions: number;
       contentHash: string | null;
+      /** Set when OCR read some of the text. */
+      ocr: Extracted["ocr"] | null;
       stages?: StageTimes;
     }
   | { type: "unchanged"; jobId: string; contentHash: string; stages?: StageTimes }
@@ -95,13 +102,24 @@ async function timed<T>(times: StageTimes, stage: Stage, step: () => T | Promise
   }
 }
 
+/** OCR for one job: its pages go to the worker's OCR thread, their progress to the source. */
+function ocrFor(job: Job, emit: (e: JobEvent) => void, ctx: JobContext): Ocr {
+  const { languages, pageTimeoutMs, dataDir } = job.ocr;
+  return {
+    languages,
+    recognize: (image, label, opts) =>
+      ctx.ocr.run({ image, languages, dataDir, ...opts }, label, pageTimeoutMs, ctx.signal),
+    progress: (done, total) => emit({ type: "progress", jobId: job.jobId, done, total, unit: "pages" }),
+  };
+}
+
 /** The document's text: its bytes read or fetched ("fetch"), then extracted ("extract"). */
-async function textOf(job: Job, times: StageTimes): Promise<Extracted> {
+async function textOf(job: Job, ocr: Ocr, times: StageTimes): Promise<Extracted> {
   const d = job.document;
   if (d.type === "text") return { text: d.content ?? "", kind: "text" };
   if (d.type === "file") {
     const bytes = await timed(times, "fetch", async () => new Uint8Array(await readFile(d.filePath!)));
-    return timed(times, "extract", () => extract(bytes, { fileName: d.fileName ?? undefined }));
+    return timed(times, "extract", () => extract(bytes, { fileName: d.fileName ?? undefined }, ocr));
   }
   const accept = d.type === "api" ? "application/json, */*;q=0.5" : "text/html, application/pdf, */*;q=0.5";
   const res = await timed(times, "fetch", () => safeFetch(d.url!, { ...job.fetch, accept }));
@@ -109,7 +127,7 @@ async function textOf(job: Job, times: StageTimes): Promise<Extracted> {
   // An api source is JSON by contract, whatever the server labels it.
   const asJson = d.type === "api" && !/json/i.test(res.contentType);
   return timed(times, "extract", () =>
-    extract(res.bytes, asJson ? { ...hints, contentType: "application/json" } : hints),
+    extract(res.bytes, asJson ? { ...hints, contentType: "application/json" } : hints, ocr),
   );
 }
 
@@ -124,7 +142,7 @@ export async function runJob(
 ): Promise<void> {
   const stages: StageTimes = {};
   try {
-    const extracted = await textOf(job, stages);
+    const extracted = await textOf(job, ocrFor(job, emit, ctx), stages);
     // Text and files are hashed where they arrive; a fetched source only once it is extracted.
     const fetched = job.document.type === "url" || job.document.type === "api";
     const contentHash = fetched ? sha256(extracted.text) : null;
@@ -167,7 +185,8 @@ export async function runJob(
         emit({ type: "progress", jobId: job.jobId, done: i + SLICE, total: chunks.length });
     }
     const dimensions = await embedder.dimensions();
-    emit({ type: "done", jobId: job.jobId, chunkCount: chunks.length, dimensions, contentHash, stages });
+    const ocr = extracted.ocr ?? null;
+    emit({ type: "done", jobId: job.jobId, chunkCount: chunks.length, dimensions, contentHash, ocr, stages });
   } catch (err) {
     emit({ type: "error", jobId: job.jobId, ...describe(err), stages });
   }

@@ -29,6 +29,8 @@ export type Outcome =
       contentHash?: string | null;
       /** The fetched text was already indexed: the stored chunks stay, chunkCount is ignored. */
       unchanged?: boolean;
+      /** OCR read some of the text (languages, pages); null: none did. Undefined keeps the stored note. */
+      ocr?: { languages: string[]; pages: number } | null;
     }
   | { ok: false; message: string; transient: boolean };
 
@@ -48,7 +50,7 @@ const NOTHING: Finished = { dropGeneration: null, clearRows: false, gated: false
 /** The ending a job reported (job.ts), as the outcome to record. */
 export function outcomeOf(e: Extract<JobEvent, { type: "done" | "unchanged" | "error" }>): Outcome {
   if (e.type === "done")
-    return { ok: true, chunkCount: e.chunkCount, dimensions: e.dimensions, contentHash: e.contentHash };
+    return { ok: true, chunkCount: e.chunkCount, dimensions: e.dimensions, contentHash: e.contentHash, ocr: e.ocr };
   if (e.type === "unchanged")
     return { ok: true, chunkCount: 0, dimensions: 0, contentHash: e.contentHash, unchanged: true };
   return { ok: false, message: e.message, transient: e.transient };
@@ -99,6 +101,8 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
   endTask(t, task.id, outcome.ok ? "succeeded" : "failed", outcome.ok ? null : outcome.message, iso(now));
   if (outcome.ok && outcome.unchanged) outcome = { ...outcome, chunkCount: doc.chunkCount };
   if (outcome.ok && outcome.contentHash) updateDocument(t, doc.id, { contentHash: outcome.contentHash });
+  if (outcome.ok && outcome.ocr !== undefined)
+    updateDocument(t, doc.id, { ocr: outcome.ocr ? JSON.stringify(outcome.ocr) : null });
   const stillPending = pendingTasksOfDocument(t, doc.id).length > 0;
   if (outcome.ok && !stillPending) {
     markDocumentReady(t, doc.id, outcome.chunkCount, iso(now));
@@ -109,6 +113,7 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
       chunkCount: outcome.chunkCount,
       progressDone: outcome.chunkCount,
       progressTotal: outcome.chunkCount,
+      progressUnit: "chunks",
       indexedAt: iso(now),
       updatedAt: iso(now),
     });

@@ -13,7 +13,7 @@ import { recordSourceEvent } from "./events";
 export const PROGRESS_EVENT_MS = 2000;
 
 export class ProgressBuffer {
-  private readonly latest = new Map<string, { done: number; total: number }>();
+  private readonly latest = new Map<string, { done: number; total: number; unit?: "pages" }>();
   /** When each running document last had a progress event (or first reported progress). */
   private readonly announced = new Map<string, number>();
   private queued = false;
@@ -23,8 +23,9 @@ export class ProgressBuffer {
     private readonly log: Logger,
   ) {}
 
-  set(documentId: string, done: number, total: number): void {
-    this.latest.set(documentId, { done, total });
+  /** `unit` "pages": pages recognised by OCR; otherwise chunks embedded. */
+  set(documentId: string, done: number, total: number, unit?: "pages"): void {
+    this.latest.set(documentId, unit ? { done, total, unit } : { done, total });
     if (!this.announced.has(documentId)) this.announced.set(documentId, Date.now());
     if (this.queued) return;
     this.queued = true;
@@ -33,7 +34,7 @@ export class ProgressBuffer {
         this.queued = false;
         const now = Date.now();
         for (const [id, p] of this.latest) {
-          setDocumentProgress(t, id, p.done, p.total);
+          setDocumentProgress(t, id, p.done, p.total, p.unit ?? "chunks");
           if (now - (this.announced.get(id) ?? now) < PROGRESS_EVENT_MS) continue;
           this.announced.set(id, now);
           recordSourceEvent(t, "source.processing", id, { progress: p }, now);

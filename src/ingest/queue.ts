@@ -49,12 +49,14 @@ export function newDocumentRow(d: DocumentDraft, now = Date.now()): DocumentRow 
     chunkCount: 0,
     progressDone: 0,
     progressTotal: 0,
+    progressUnit: "chunks",
     createdAt: stamp,
     updatedAt: stamp,
     indexedAt: null,
     metadata: JSON.stringify(d.metadata ?? {}),
     externalId: d.externalId ?? null,
     contentHash: d.contentHash ?? null,
+    ocr: null,
   };
 }
 

@@ -25,4 +25,6 @@ export interface Extracted {
   /** Detected type, e.g. "pdf", "docx", "html", "markdown", "csv", "json", "text". */
   kind: string;
   title?: string;
+  /** Set when some of the text was read by OCR (docs/API.md, "OCR"). */
+  ocr?: { languages: string[]; pages: number };
 }

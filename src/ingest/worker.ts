@@ -8,6 +8,7 @@ import { BatchingEmbedder } from "../embed/batcher";
 import { CountingEmbedder } from "../embed/calls";
 import { createEmbedder } from "../embed/index";
 import { embedderKey, runJob, type FromWorker, type Job, type JobEvent, type ToWorker } from "./job";
+import { OcrThread } from "./ocr/client";
 
 declare const self: Worker;
 
@@ -19,6 +20,8 @@ interface JobInWorker {
 
 const running = new Map<string, JobInWorker>();
 const embedders = new Map<string, Embedder>();
+/** Started on the first page to recognise; ended when idle (ocr/client.ts). */
+const ocr = new OcrThread();
 
 /** One shared, batching embedder per model and backend settings. */
 function embedderFor(job: Job): Embedder {
@@ -58,7 +61,7 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   const committed = async (n: number) => {
     while (r.acks < n && !abort.signal.aborted) await new Promise<void>((resolve) => (r.wake = resolve));
   };
-  void runJob(job, emit, { embedder: embedderFor(job), signal: abort.signal, committed }).finally(() =>
+  void runJob(job, emit, { embedder: embedderFor(job), signal: abort.signal, committed, ocr }).finally(() =>
     running.delete(job.jobId),
   );
 };

@@ -43,6 +43,7 @@ export type PipelineConfig = Pick<
   | "retrievalTopK"
   | "hybridAlpha"
   | "rerankModel"
+  | "ocrLanguages"
 >;
 
 export type Source = typeof SourceModel.static;

@@ -11,6 +11,7 @@ import { ErrorNote } from "./ErrorNote";
 import { Field } from "./Field";
 import { ModelPicker } from "./ModelPicker";
 import { NumberField } from "./NumberField";
+import { checkLanguages, OcrLanguagesField } from "./OcrLanguagesField";
 
 export const STRATEGIES: [ChunkingStrategy, string, string][] = [
   ["recursive", "Recursive (default)", "Splits at paragraphs, then sentences, then words, to stay near the size."],
@@ -32,6 +33,7 @@ export const DEFAULT_CONFIG: PipelineConfig = {
   retrievalTopK: 5,
   hybridAlpha: null,
   rerankModel: null,
+  ocrLanguages: null,
 };
 
 /** The editable fields of a pipeline: the keys of the defaults, which name every one of them. */
@@ -57,6 +59,8 @@ export function checkConfig(c: PipelineConfig): Partial<Record<keyof PipelineCon
   const a = c.hybridAlpha;
   if (a !== null && (Number.isNaN(a) || a < 0 || a > 1)) out.hybridAlpha = "Use a number from 0 to 1, or leave empty.";
   if (!c.embeddingModel.trim()) out.embeddingModel = "Choose or type a model.";
+  const languages = checkLanguages(c.ocrLanguages);
+  if (languages) out.ocrLanguages = languages;
   return out;
 }
 
@@ -206,6 +210,11 @@ export function PipelineForm({ initial, submitLabel, busy, error, onSubmit, foot
             />
           )}
         </Field>
+        <OcrLanguagesField
+          value={c.ocrLanguages}
+          error={err("ocrLanguages")}
+          onChange={(v) => set("ocrLanguages", v)}
+        />
       </fieldset>
       {footer}
       <ErrorNote error={error} />

@@ -45,6 +45,11 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
           <StatusBadge status={s.status} />
         </div>
         <div class="muted break small">{origin(s)}</div>
+        {s.ocr && (
+          <div class="small muted" title="Text read from pictures by optical character recognition">
+            OCR'd: {plural(s.ocr.pages, "page")} with {s.ocr.languages.join(", ")}
+          </div>
+        )}
         {s.externalId && (
           <div class="small muted break">
             External id: <code>{s.externalId}</code>
@@ -78,7 +83,9 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
             value={progress?.done ?? 0}
             max={progress?.total ?? 0}
             text={
-              progress && progress.total > 0 ? `${progress.done} of ${plural(progress.total, "chunk")}` : "Reading…"
+              progress && progress.total > 0
+                ? `${progress.done} of ${plural(progress.total, progress.unit === "pages" ? "page" : "chunk")}${progress.unit === "pages" ? " read by OCR" : ""}`
+                : "Reading…"
             }
           />
         )}

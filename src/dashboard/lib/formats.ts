@@ -27,6 +27,12 @@ export const FILE_EXTENSIONS = [
   "ndjson",
   "txt",
   "text",
+  "png",
+  "jpg",
+  "jpeg",
+  "tif",
+  "tiff",
+  "webp",
 ];
 
 /** The `accept` attribute: the extensions above, and any text file (logs, code) as plain text. */
@@ -34,4 +40,4 @@ export const FILE_ACCEPT = [...FILE_EXTENSIONS.map((e) => `.${e}`), "text/*"].jo
 
 /** What the pickers say they take. */
 export const FILE_FORMATS_HINT =
-  "PDF, Word (DOCX), Excel (XLSX), PowerPoint (PPTX), OpenDocument (ODT, ODS, ODP), EPUB, RTF, Markdown, HTML, CSV, JSON or plain text.";
+  "PDF, Word (DOCX), Excel (XLSX), PowerPoint (PPTX), OpenDocument (ODT, ODS, ODP), EPUB, RTF, Markdown, HTML, CSV, JSON, plain text, or images of text (PNG, JPEG, TIFF, WebP; read by OCR).";

@@ -12,7 +12,14 @@ import { ReindexNote } from "../components/ReindexNote";
 import { useAction } from "../lib/hooks";
 import { useApp } from "../lib/session";
 
-const INDEX_FIELDS: (keyof PipelineConfig)[] = ["chunkingStrategy", "chunkSize", "chunkOverlap", "embeddingModel"];
+// OCR languages change the text read from pictures: that too needs a re-index to apply.
+const INDEX_FIELDS: (keyof PipelineConfig)[] = [
+  "chunkingStrategy",
+  "chunkSize",
+  "chunkOverlap",
+  "embeddingModel",
+  "ocrLanguages",
+];
 
 /** The fields of `next` that differ from the pipeline. */
 function changes(p: PipelineDetail, next: PipelineConfig): Partial<PipelineConfig> {

@@ -67,12 +67,14 @@ const insert = (db: Db) => {
     chunkCount: null,
     progressDone: null,
     progressTotal: null,
+    progressUnit: null,
     createdAt: null,
     updatedAt: null,
     indexedAt: null,
     metadata: null,
     externalId: null,
     contentHash: null,
+    ocr: null,
   };
   return db.insert(documents).values(placeholdersOf(row)).prepare();
 };
@@ -161,18 +163,31 @@ export function markDocumentProcessing(db: Db, id: string, now: string): void {
 const progress = (db: Db) =>
   db
     .update(documents)
-    .set({ progressDone: ph("done"), progressTotal: ph("total") })
+    .set({ progressDone: ph("done"), progressTotal: ph("total"), progressUnit: ph("unit") })
     .where(eq(documents.id, ph("id")))
     .prepare();
 
-export function setDocumentProgress(db: Db, id: string, done: number, total: number): void {
-  once(db, progress).run({ id, done, total });
+export function setDocumentProgress(
+  db: Db,
+  id: string,
+  done: number,
+  total: number,
+  unit: "chunks" | "pages" = "chunks",
+): void {
+  once(db, progress).run({ id, done, total, unit });
 }
 
 const queued = (db: Db) =>
   db
     .update(documents)
-    .set({ status: "queued", error: null, progressDone: 0, progressTotal: 0, updatedAt: ph("now") })
+    .set({
+      status: "queued",
+      error: null,
+      progressDone: 0,
+      progressTotal: 0,
+      progressUnit: "chunks",
+      updatedAt: ph("now"),
+    })
     .where(eq(documents.id, ph("id")))
     .prepare();
 
@@ -190,6 +205,7 @@ const ready = (db: Db) =>
       chunkCount: ph("n"),
       progressDone: ph("n"),
       progressTotal: ph("n"),
+      progressUnit: "chunks",
       indexedAt: ph("now"),
       updatedAt: ph("now"),
     })

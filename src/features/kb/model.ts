@@ -26,6 +26,12 @@ export const KbDocumentModel = t.Object({
   chunkCount: StrictInteger(),
   created_at: t.String({ format: "date-time" }),
   metadata: t.Record(t.String(), t.Unknown(), { description: "The labels sent with the upload ({} when none)." }),
+  ocr: t.Optional(
+    t.Object(
+      { languages: t.Array(t.String()), pages: StrictInteger() },
+      { description: "Present when OCR read some of the indexed text, as on a source." },
+    ),
+  ),
 });
 
 export const KbDetail = t.Composite([KbModel, t.Object({ documents: t.Array(KbDocumentModel) })]);

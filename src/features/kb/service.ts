@@ -51,6 +51,7 @@ const presentDoc = (d: DocumentRow): KbDocument => ({
   chunkCount: d.chunkCount,
   created_at: d.createdAt,
   metadata: parseStoredMetadata(d.metadata),
+  ...(d.ocr ? { ocr: JSON.parse(d.ocr) as NonNullable<KbDocument["ocr"]> } : {}),
 });
 
 /** The optional `metadata` part of an upload: a JSON object under the metadata rules; 400 naming the problem. */

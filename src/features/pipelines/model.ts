@@ -26,6 +26,16 @@ const configFields = {
   rerankModel: t.Union([t.String({ minLength: 1, maxLength: 200 }), t.Null()], {
     description: "The model the reranker at RAGD_RERANK_URL orders query candidates with; null = no reranking.",
   }),
+  ocrLanguages: t.Union(
+    [
+      t.Array(t.String({ pattern: "^[A-Za-z][A-Za-z0-9_]{0,39}$" }), { minItems: 1, maxItems: 8, uniqueItems: true }),
+      t.Null(),
+    ],
+    {
+      description:
+        'Language data OCR reads this pipeline\'s pictures and scanned pages with, e.g. ["eng", "deu"]: eng is built in, others are <data dir>/ocr/<lang>.traineddata; null = the server\'s RAGD_OCR_LANGUAGES.',
+    },
+  ),
 };
 
 export const PipelineCreate = t.Object({
@@ -39,6 +49,7 @@ export const PipelineCreate = t.Object({
   retrievalTopK: t.Optional(configFields.retrievalTopK),
   hybridAlpha: t.Optional(configFields.hybridAlpha),
   rerankModel: t.Optional(configFields.rerankModel),
+  ocrLanguages: t.Optional(configFields.ocrLanguages),
 });
 
 export const PipelinePatch = t.Partial(t.Object(configFields), { minProperties: 0 });
@@ -63,6 +74,7 @@ export const PipelineModel = t.Object({
   retrievalTopK: StrictInteger(),
   hybridAlpha: t.Union([t.Number(), t.Null()], { description: "null = the default for the embedder." }),
   rerankModel: t.Union([t.String(), t.Null()], { description: "null = no reranking." }),
+  ocrLanguages: t.Union([t.Array(t.String()), t.Null()], { description: "null = the server's RAGD_OCR_LANGUAGES." }),
   status: Enum(STATUSES),
   sourceCount: StrictInteger(),
   chunkCount: StrictInteger(),

@@ -20,6 +20,7 @@ import type { Collection, User } from "../../db/schema";
 import { parseModel } from "../../embed/models";
 import { AppError, notFound, type FieldProblem } from "../../http/errors";
 import { firstGeneration, followModelIfEmpty, indexDimensions } from "../../ingest/generations";
+import { missingLanguage, missingLanguageMessage } from "../../ingest/ocr/languages";
 import { embeddedSources } from "../sources/list";
 import type { Pipeline, PipelineCreateBody, PipelinePatchBody } from "./model";
 
@@ -45,6 +46,14 @@ export function checkSettings(s: PipelineSettings, openaiConfigured: boolean): v
   }
 }
 
+/** 400 when a language OCR is asked to read with has no data (docs/API.md, "OCR"). */
+function checkOcrLanguages(languages: string[] | null | undefined, dataDir: string): void {
+  const missing = languages ? missingLanguage(languages, dataDir) : undefined;
+  if (missing === undefined) return;
+  const message = missingLanguageMessage(missing);
+  throw new AppError("invalid_request", `ocrLanguages: ${message}`, [{ field: "ocrLanguages", message }]);
+}
+
 /** The public shape of a pipeline row. */
 export function presentPipeline(c: CollectionWithStats): Pipeline {
   const r = c.row;
@@ -61,6 +70,7 @@ export function presentPipeline(c: CollectionWithStats): Pipeline {
     retrievalTopK: r.retrievalTopK,
     hybridAlpha: r.hybridAlpha ?? null,
     rerankModel: r.rerankModel ?? null,
+    ocrLanguages: r.ocrLanguages ?? null,
     status: c.status,
     sourceCount: Number(c.sourceCount),
     chunkCount: Number(c.chunkCount),
@@ -73,7 +83,7 @@ export class PipelineService {
   constructor(
     private readonly db: Db,
     private readonly collections: Collections,
-    private readonly config: Pick<Config, "defaultEmbeddingModel" | "openaiUrl">,
+    private readonly config: Pick<Config, "defaultEmbeddingModel" | "openaiUrl" | "dataDir">,
   ) {}
 
   create(user: User, body: PipelineCreateBody): Pipeline {
@@ -84,6 +94,7 @@ export class PipelineService {
       embeddingModel: body.embeddingModel ?? this.config.defaultEmbeddingModel,
     };
     checkSettings(settings, this.config.openaiUrl !== null);
+    checkOcrLanguages(body.ocrLanguages, this.config.dataDir);
     const now = new Date().toISOString();
     const id = Bun.randomUUIDv7();
     // Count and insert in one transaction so two racing creates cannot both pass the limit.
@@ -109,6 +120,7 @@ export class PipelineService {
         retrievalTopK: body.retrievalTopK ?? 5,
         hybridAlpha: body.hybridAlpha ?? null,
         rerankModel: body.rerankModel ?? null,
+        ocrLanguages: body.ocrLanguages ?? null,
         createdAt: now,
         updatedAt: now,
       });
@@ -159,6 +171,7 @@ export class PipelineService {
     const current = this.find(user, id).row;
     const merged = { ...current, ...stripUndefined(patch) };
     checkSettings(merged, this.config.openaiUrl !== null);
+    checkOcrLanguages(patch.ocrLanguages, this.config.dataDir);
     const changes = stripUndefined(patch);
     if (Object.keys(changes).length > 0) {
       this.db.transaction((tx) => {

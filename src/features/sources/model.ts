@@ -19,12 +19,25 @@ export const SourceModel = t.Object({
   url: t.Optional(t.String({ description: "url and api sources: the URL, without any user:password@ it was given." })),
   fileName: t.Optional(t.String()),
   fileSize: t.Optional(StrictInteger()),
+  ocr: t.Optional(
+    t.Object(
+      { languages: t.Array(t.String()), pages: StrictInteger() },
+      {
+        description:
+          "Present when OCR read some of the indexed text: the language data it used and how many pages (an image is one).",
+      },
+    ),
+  ),
   status: Enum(SOURCE_STATUSES),
   error: t.Union([t.String(), t.Null()]),
   chunkCount: StrictInteger(),
   progress: t.Object(
-    { done: StrictInteger(), total: StrictInteger() },
-    { description: "Chunks embedded of total while processing." },
+    {
+      done: StrictInteger(),
+      total: StrictInteger(),
+      unit: t.Optional(t.Literal("pages", { description: "Present while OCR runs: pages recognised of total." })),
+    },
+    { description: "Chunks embedded of total while processing (pages while OCR runs, with unit: pages)." },
   ),
   createdAt: t.String({ format: "date-time" }),
   updatedAt: t.String({ format: "date-time" }),

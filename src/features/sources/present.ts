@@ -14,7 +14,10 @@ export function presentSource(d: DocumentRow & { preview: string | null }): Sour
     status: d.status,
     error: d.error,
     chunkCount: d.chunkCount,
-    progress: { done: d.progressDone, total: d.progressTotal },
+    progress:
+      d.progressUnit === "pages"
+        ? { done: d.progressDone, total: d.progressTotal, unit: "pages" as const }
+        : { done: d.progressDone, total: d.progressTotal },
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
     indexedAt: d.indexedAt,
@@ -28,5 +31,6 @@ export function presentSource(d: DocumentRow & { preview: string | null }): Sour
   if (d.url !== null) s.url = d.url;
   if (d.fileName !== null) s.fileName = d.fileName;
   if (d.fileSize !== null) s.fileSize = d.fileSize;
+  if (d.ocr) s.ocr = JSON.parse(d.ocr) as NonNullable<Source["ocr"]>;
   return s;
 }

@@ -2,12 +2,13 @@
 import { ExtractionError, unsupported } from "./errors";
 
 export { unsupported } from "./errors";
+import { imageFormat } from "./image";
 import { isRtf } from "./rtf";
 import { looksBinary } from "./text";
 import { isZip } from "./zip";
 import { EXTENSION_FORMATS } from "./zip-format";
 
-export type Kind = "pdf" | "zip" | "rtf" | "html" | "markdown" | "csv" | "tsv" | "json" | "text";
+export type Kind = "pdf" | "image" | "zip" | "rtf" | "html" | "markdown" | "csv" | "tsv" | "json" | "text";
 
 export interface Hints {
   contentType?: string;
@@ -48,6 +49,10 @@ const TYPES: Record<string, Kind> = {
   "application/rtf": "rtf",
   "text/rtf": "rtf",
   "application/epub+zip": "zip",
+  "image/png": "image",
+  "image/jpeg": "image",
+  "image/tiff": "image",
+  "image/webp": "image",
 };
 
 const EXTENSIONS: Record<string, Kind> = {
@@ -66,6 +71,12 @@ const EXTENSIONS: Record<string, Kind> = {
   ndjson: "json",
   txt: "text",
   text: "text",
+  png: "image",
+  jpg: "image",
+  jpeg: "image",
+  tif: "image",
+  tiff: "image",
+  webp: "image",
 };
 
 /** File name extensions ragd reads (the dashboard's file pickers list the same). */
@@ -78,6 +89,7 @@ export function detectKind(bytes: Uint8Array, hints: Hints): Kind {
   if (isPdf(bytes)) return "pdf";
   if (isZip(bytes)) return "zip";
   if (isRtf(bytes)) return "rtf";
+  if (imageFormat(bytes)) return "image";
   const signature = SIGNATURES.find(([at, sig]) => matches(bytes, at, sig));
   if (signature) throw unsupported(signature[2], signature[3]);
   const type = (hints.contentType ?? "").split(";")[0]!.trim().toLowerCase();
@@ -88,7 +100,7 @@ export function detectKind(bytes: Uint8Array, hints: Hints): Kind {
     (type.endsWith("+json") ? "json" : undefined) ??
     (GENERIC.has(type) ? fromExtension(hints) : undefined);
   // The bytes did not start as this kind does (checked above), so they are not one.
-  if (claimed === "pdf" || claimed === "zip" || claimed === "rtf")
+  if (claimed === "pdf" || claimed === "zip" || claimed === "rtf" || claimed === "image")
     throw new ExtractionError(`content is not a valid ${claimed === "zip" ? zipLabel(hints) : claimed} file`);
   if (claimed) return claimed;
   if (/^(image|audio|video|font|model)\//.test(type)) throw unsupported(type, "media");

@@ -10,7 +10,9 @@ import { extractDocx } from "./docx";
 import { extractEpub } from "./epub";
 import { ExtractionError } from "./errors";
 import { extractHtml } from "./html";
+import { extractImage } from "./image";
 import { jsonToText } from "./json";
+import type { Ocr } from "./ocr";
 import { extractOdp, extractOdt } from "./odf";
 import { extractPdf } from "./pdf";
 import { rtfToText } from "./rtf";
@@ -22,13 +24,15 @@ import { zipFormat } from "./zip-format";
 
 export { ExtractionError } from "./errors";
 export type { Hints } from "./detect";
+export type { Ocr } from "./ocr";
 
 /**
- * Extracts the text of a document.
+ * Extracts the text of a document. With `ocr`, images and scanned PDF pages are read by
+ * OCR; without, images are refused and scanned pages yield nothing.
  * @example const { text, kind, title } = await extract(bytes, { contentType: "application/pdf" });
  */
-export async function extract(bytes: Uint8Array, hints: Hints = {}): Promise<Extracted> {
-  const result = await extractByKind(bytes, hints).catch((err: unknown) => {
+export async function extract(bytes: Uint8Array, hints: Hints = {}, ocr?: Ocr): Promise<Extracted> {
+  const result = await extractByKind(bytes, hints, ocr).catch((err: unknown) => {
     // Readers of nested markup recurse once per level; a document nested deeper than the
     // stack allows is refused with a sentence rather than a stack trace.
     if (err instanceof RangeError && /call stack/i.test(err.message))
@@ -39,11 +43,17 @@ export async function extract(bytes: Uint8Array, hints: Hints = {}): Promise<Ext
   return result;
 }
 
-async function extractByKind(bytes: Uint8Array, hints: Hints): Promise<Extracted> {
+async function extractByKind(bytes: Uint8Array, hints: Hints, ocr?: Ocr): Promise<Extracted> {
   const kind = detectKind(bytes, hints);
   switch (kind) {
-    case "pdf":
-      return { kind, ...(await extractPdf(bytes)) };
+    case "pdf": {
+      const { ocrPages, ...pdf } = await extractPdf(bytes, ocr);
+      return ocrPages && ocr ? { kind, ...pdf, ocr: { languages: ocr.languages, pages: ocrPages } } : { kind, ...pdf };
+    }
+    case "image": {
+      const { text, pages } = await extractImage(bytes, ocr);
+      return { kind, text, ocr: { languages: ocr!.languages, pages } };
+    }
     case "zip":
       return extractZip(bytes, hints);
     case "rtf":
