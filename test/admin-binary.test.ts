@@ -261,6 +261,11 @@ describe("the administrator's lifecycle of an account", () => {
     ]);
     for (const e of page.body.data) expect(e).toMatchObject({ actor: ADMIN, targetEmail: BOB, targetId: bobId });
     expect(page.body.data.at(-1).details).toEqual({ from: "free", to: "pro" });
+    const first = await server.http("/api/admin/audit?limit=3", { jar: admin });
+    expect(first.body.data.map((e: { action: string }) => e.action)).toEqual(actions.slice(0, 3));
+    const next = await server.http(`/api/admin/audit?limit=3&before=${first.body.nextBefore}`, { jar: admin });
+    expect(next.body.data.map((e: { action: string }) => e.action)).toEqual(actions.slice(3, 6));
+    expect((await server.http("/api/admin/audit?limit=0", { jar: admin })).status).toBe(400);
 
     const lines = await fetch(`${server.url}/api/admin/audit?format=jsonl`, { headers: { cookie: admin.cookie! } });
     expect(lines.headers.get("content-type")).toContain("application/x-ndjson");
