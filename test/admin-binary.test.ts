@@ -97,6 +97,8 @@ describe("the administrator's lifecycle of an account", () => {
       server.http("/api/admin/audit", { jar: bob }),
       post(`/api/admin/users/${bobId}/disable`, bob),
       server.http(`/api/admin/users/${bobId}`, { method: "PATCH", json: { tier: "unlimited" }, jar: bob }),
+      // Refused before the body is looked at: a non-administrator learns nothing from a 400.
+      server.http(`/api/admin/users/${bobId}`, { method: "PATCH", json: { tier: "gold", x: 1 }, jar: bob }),
     ];
     for (const r of await Promise.all(tries)) {
       expect(r.status).toBe(403);
