@@ -26,5 +26,8 @@ export function useApp(): AppState {
 /** What a tier allows, in the words of docs/API.md (free 1, pro 25, unlimited none). */
 export const TIER_PIPELINES: Record<User["tier"], number | null> = { free: 1, pro: 25, unlimited: null };
 
+/** How many pipelines the user may have: null for no limit (administrators have none, whatever their tier). */
+export const pipelineLimit = (user: User): number | null => (user.isAdmin ? null : TIER_PIPELINES[user.tier]);
+
 /** The tier to ask an administrator for. */
 export const NEXT_TIER: Record<User["tier"], User["tier"]> = { free: "pro", pro: "unlimited", unlimited: "unlimited" };

@@ -3,13 +3,13 @@ import { PasswordForm } from "../components/PasswordForm";
 import { TierBadge } from "../components/TierBadge";
 import { formatDate } from "../lib/format";
 import { useTitle } from "../lib/hooks";
-import { NEXT_TIER, TIER_PIPELINES, useApp } from "../lib/session";
+import { NEXT_TIER, pipelineLimit, useApp } from "../lib/session";
 
 /** The account page. */
 export function AccountScreen() {
   const { user, signOut } = useApp();
   useTitle("Account");
-  const limit = TIER_PIPELINES[user.tier];
+  const limit = pipelineLimit(user);
   return (
     <>
       <div class="page-head">
@@ -36,7 +36,7 @@ export function AccountScreen() {
           </div>
           <div>
             <dt>Pipelines allowed</dt>
-            <dd>{user.isAdmin ? "No limit (administrator)" : limit === null ? "No limit" : limit}</dd>
+            <dd>{limit !== null ? limit : user.isAdmin ? "No limit (administrator)" : "No limit"}</dd>
           </div>
           <div>
             <dt>Member since</dt>

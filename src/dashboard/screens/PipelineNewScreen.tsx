@@ -3,7 +3,7 @@ import { pipelines } from "../api/endpoints";
 import { DEFAULT_CONFIG, PipelineForm } from "../components/PipelineForm";
 import { TierLimitNote } from "../components/TierLimitNote";
 import { useAction, useLoad, useTitle } from "../lib/hooks";
-import { TIER_PIPELINES, useApp } from "../lib/session";
+import { pipelineLimit, useApp } from "../lib/session";
 import { navigate } from "../router";
 import type { PipelineConfig } from "../api/types";
 
@@ -12,7 +12,7 @@ export function PipelineNewScreen() {
   useTitle("New pipeline");
   const { notify, user } = useApp();
   const owned = useLoad(() => pipelines.list({ page: 1, pageSize: 1 }), []);
-  const limit = TIER_PIPELINES[user.tier];
+  const limit = pipelineLimit(user);
   const full = limit !== null && (owned.data?.total ?? 0) >= limit;
   const create = useAction(async (c: PipelineConfig) => {
     const p = await pipelines.create(c);

@@ -11,7 +11,7 @@ import { Pagination } from "../components/Pagination";
 import { PipelineFilters } from "../components/PipelineFilters";
 import { PipelineTable } from "../components/PipelineTable";
 import { useLoad, usePoll, useTitle } from "../lib/hooks";
-import { TIER_PIPELINES, useApp } from "../lib/session";
+import { pipelineLimit, useApp } from "../lib/session";
 import { href, navigate } from "../router";
 
 const PAGE_SIZE = 10;
@@ -33,7 +33,7 @@ export function PipelinesScreen({ query }: { query: URLSearchParams }) {
       true,
     );
 
-  const limit = TIER_PIPELINES[user.tier];
+  const limit = pipelineLimit(user);
   const owned = total.data?.total;
   const filtered = search !== "" || status !== "";
 

@@ -5,9 +5,10 @@
  * disable, enable, delete. Audit log: JSON pages or JSON lines.
  */
 import { Elysia, t } from "elysia";
-import { sessionAuth } from "../../http/auth";
+import { authenticateSession } from "../../http/auth";
 import { Deleted, ErrorBody } from "../../http/models";
 import { unknownFields } from "../../http/unknown-fields";
+import { sessionCookie } from "../auth/cookie";
 import type { AuthService } from "../auth/service";
 import {
   AdminUserEnvelope,
@@ -18,43 +19,55 @@ import {
   DeleteUserQuery,
   PasswordReset,
 } from "./model";
-import { AdminService } from "./service";
+import { type Actor, AdminService } from "./service";
 
 const Id = t.Object({ id: t.String() });
 const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody };
-const actor = AdminService.actorOf;
+
+/**
+ * The `admin` macro: the session checks of every session route (docs/API.md,
+ * Authentication), then 403 forbidden for a user who is not an administrator, all
+ * before the body is validated, so a non-administrator learns nothing from a 400.
+ * Resolves `actor`, the administrator acting.
+ */
+function adminAuth(auth: AuthService) {
+  const seen = new WeakMap<Request, ReturnType<typeof authenticateSession>>();
+  const check = (request: Request) => {
+    const s = seen.get(request) ?? authenticateSession(auth, request);
+    seen.set(request, s);
+    return { s, actor: AdminService.actorOf(s.user) };
+  };
+  return new Elysia({ name: "admin-auth" }).macro({
+    admin: {
+      transform({ request }) {
+        check(request);
+      },
+      resolve({ request, set }) {
+        const { s, actor } = check(request);
+        if (s.renewed) set.headers["set-cookie"] = sessionCookie(s.token, request);
+        return { actor };
+      },
+    },
+  });
+}
 
 export function adminRoutes(auth: AuthService, admin: AdminService) {
   return new Elysia({ prefix: "/api/admin", tags: ["Administration"] })
-    .use(sessionAuth(auth))
+    .use(adminAuth(auth))
     .use(unknownFields)
-    .get(
-      "/users",
-      ({ user }) => {
-        actor(user);
-        return { data: admin.listUsers() };
-      },
-      {
-        session: true,
-        response: { 200: AdminUserList, ...errors },
-        detail: { summary: "Every user with tier, counts and last sign-in" },
-      },
-    )
-    .get(
-      "/users/:id",
-      ({ user, params }) => {
-        actor(user);
-        return { user: admin.getUser(params.id) };
-      },
-      {
-        session: true,
-        params: Id,
-        response: { 200: AdminUserEnvelope, ...errors },
-        detail: { summary: "One user" },
-      },
-    )
-    .patch("/users/:id", ({ user, params, body }) => ({ user: patchUser(admin, user, params.id, body) }), {
-      session: true,
+    .get("/users", () => ({ data: admin.listUsers() }), {
+      admin: true,
+      response: { 200: AdminUserList, ...errors },
+      detail: { summary: "Every user with tier, counts and last sign-in" },
+    })
+    .get("/users/:id", ({ params }) => ({ user: admin.getUser(params.id) }), {
+      admin: true,
+      params: Id,
+      response: { 200: AdminUserEnvelope, ...errors },
+      detail: { summary: "One user" },
+    })
+    .patch("/users/:id", ({ actor, params, body }) => ({ user: patchUser(admin, actor, params.id, body) }), {
+      admin: true,
       rejectUnknownFields: AdminUserPatch,
       params: Id,
       parse: "json",
@@ -62,54 +75,41 @@ export function adminRoutes(auth: AuthService, admin: AdminService) {
       response: { 200: AdminUserEnvelope, 400: ErrorBody, ...errors },
       detail: { summary: "Change a user's tier or administration (409 for the last administrator)" },
     })
-    .post("/users/:id/password-reset", ({ user, params }) => admin.resetPassword(actor(user), params.id), {
-      session: true,
+    .post("/users/:id/password-reset", ({ actor, params }) => admin.resetPassword(actor, params.id), {
+      admin: true,
       params: Id,
       response: { 200: PasswordReset, ...errors },
       detail: { summary: "Set a temporary password, shown once; ends the user's sessions" },
     })
-    .post("/users/:id/disable", ({ user, params }) => ({ user: admin.setDisabled(actor(user), params.id, true) }), {
-      session: true,
+    .post("/users/:id/disable", ({ actor, params }) => ({ user: admin.setDisabled(actor, params.id, true) }), {
+      admin: true,
       params: Id,
       response: { 200: AdminUserEnvelope, ...errors },
       detail: { summary: "Disable an account: sessions end, keys answer 401 account_disabled" },
     })
-    .post("/users/:id/enable", ({ user, params }) => ({ user: admin.setDisabled(actor(user), params.id, false) }), {
-      session: true,
+    .post("/users/:id/enable", ({ actor, params }) => ({ user: admin.setDisabled(actor, params.id, false) }), {
+      admin: true,
       params: Id,
       response: { 200: AdminUserEnvelope, ...errors },
       detail: { summary: "Enable a disabled account again" },
     })
-    .delete("/users/:id", ({ user, params, query }) => admin.deleteUser(actor(user), params.id, query.confirm), {
-      session: true,
+    .delete("/users/:id", ({ actor, params, query }) => admin.deleteUser(actor, params.id, query.confirm), {
+      admin: true,
       params: Id,
       query: DeleteUserQuery,
       response: { 200: Deleted, 400: ErrorBody, ...errors },
       detail: { summary: "Delete a user and everything they own; ?confirm=<their email>" },
     })
-    .get(
-      "/audit",
-      ({ user, query }) => {
-        actor(user);
-        return auditAnswer(admin, query);
-      },
-      {
-        session: true,
-        query: AuditQuery,
-        response: { 200: t.Union([AuditPage, t.String()]), 400: ErrorBody, ...errors },
-        detail: { summary: "The audit log: newest first as JSON, or ?format=jsonl (oldest first, JSON lines)" },
-      },
-    );
+    .get("/audit", ({ query }) => auditAnswer(admin, query), {
+      admin: true,
+      query: AuditQuery,
+      response: { 200: t.Union([AuditPage, t.String()]), 400: ErrorBody, ...errors },
+      detail: { summary: "The audit log: newest first as JSON, or ?format=jsonl (oldest first, JSON lines)" },
+    });
 }
 
 /** Applies a PATCH: tier, then administration, each audited on its own. */
-function patchUser(
-  admin: AdminService,
-  user: Parameters<typeof actor>[0],
-  id: string,
-  body: typeof AdminUserPatch.static,
-) {
-  const by = actor(user);
+function patchUser(admin: AdminService, by: Actor, id: string, body: typeof AdminUserPatch.static) {
   let out = admin.getUser(id);
   if (body.tier !== undefined) out = admin.setTier(by, id, body.tier);
   if (body.isAdmin !== undefined) out = admin.setAdmin(by, id, body.isAdmin);

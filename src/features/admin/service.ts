@@ -175,9 +175,12 @@ export class AdminService {
       if (res === "missing") throw notFound("user");
       deleteSessionsOf(tx as unknown as Db, id);
     });
-    const owned = collectionIdsOf(this.db, id);
-    this.hooks.closeStreams?.(owned);
-    for (const collectionId of owned) await this.hooks.deleteCollection(collectionId);
+    // Again until none is left: a request that passed its session check before the
+    // disable may still have made a pipeline while the others were going.
+    for (let owned = collectionIdsOf(this.db, id); owned.length > 0; owned = collectionIdsOf(this.db, id)) {
+      this.hooks.closeStreams?.(owned);
+      for (const collectionId of owned) await this.hooks.deleteCollection(collectionId);
+    }
     this.db.transaction((tx) => {
       deleteUserRow(tx as unknown as Db, id);
       this.record(tx as unknown as Db, actor, "user.deleted", before, {
