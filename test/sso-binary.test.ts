@@ -133,6 +133,27 @@ describe("single sign-on", () => {
     const flow = await new Browser().signIn(`${ssoOnly.url}/api/auth/oidc/start`, "dave", ssoOnly.url);
     expect(flow.status).toBe(303);
     expect((await me(ssoOnly, flow.session)).body.user.email).toBe("dave@example.test");
+    // Nor can a signed-in user set a password the operator turned off.
+    const change = await ssoOnly.http("/api/auth/password", {
+      method: "POST",
+      json: { currentPassword: "a-long-password", newPassword: "another-long-password" },
+      jar: { cookie: `ragd_session=${flow.session}` },
+    });
+    expect(change.status).toBe(403);
+    expect(change.body.error.code).toBe("password_login_disabled");
+    // A disabled account does not get in through the provider either. (Dave, the first
+    // account, is the administrator: another one must exist before he can be disabled.)
+    const admin = runCli(
+      ["user", "create", "--email", "root@example.test", "--password", "a-long-password", "--admin"],
+      { RAGD_DATA_DIR: dirs[1]! },
+    );
+    expect(admin.code).toBe(0);
+    const off = runCli(["user", "disable", "--email", "dave@example.test"], { RAGD_DATA_DIR: dirs[1]! });
+    expect(off.code).toBe(0);
+    const refused = await new Browser().signIn(`${ssoOnly.url}/api/auth/oidc/start`, "dave", ssoOnly.url);
+    expect(refused.status).toBe(401);
+    expect(refused.body).toContain("account_disabled");
+    expect(refused.session).toBeUndefined();
   });
 });
 
