@@ -45,6 +45,8 @@ export interface Config {
    * attempt more than entries. Not a setting of its own; tests shorten it.
    */
   webhookRetryDelaysMs: number[];
+  /** Least wait between two requests of a crawl to one host, in ms (docs/API.md, "Refresh and crawl"). */
+  crawlDelayMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -139,6 +141,7 @@ const SETTINGS: Setting<keyof Config>[] = [
   { key: "queryRate", flag: "query-rate", env: "RAGD_QUERY_RATE", parse: int(1, 1_000_000) },
   { key: "queryBurst", flag: "query-burst", env: "RAGD_QUERY_BURST", parse: int(1, 1_000_000) },
   { key: "minFreeMb", flag: "min-free-mb", env: "RAGD_MIN_FREE_MB", parse: int(0, 100_000_000) },
+  { key: "crawlDelayMs", flag: "crawl-delay-ms", env: "RAGD_CRAWL_DELAY_MS", parse: int(0, 60_000) },
 ];
 
 /** The defaults a fresh install runs with. */
@@ -168,6 +171,7 @@ export function defaultConfig(): Config {
     minFreeMb: 256,
     // Six attempts over about an hour: at once, then after 10 s, 1, 5, 15 and 40 minutes.
     webhookRetryDelaysMs: [10_000, 60_000, 5 * 60_000, 15 * 60_000, 40 * 60_000],
+    crawlDelayMs: 500,
   };
 }
 

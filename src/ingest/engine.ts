@@ -33,6 +33,9 @@ import type { JobEvent } from "./job";
 import type { WorkerPool } from "./pool";
 import { ProgressBuffer } from "./progress";
 import { ChunkSink } from "./sink";
+import { CrawlSync } from "./crawl-sync";
+import { crawledPageIds, saveSourceFetch } from "../db/repo/source-fetches";
+import { nextCheckAt, queueRefetch } from "./refresh";
 
 const LEASE_MS = 30 * 60_000;
 /**
@@ -65,7 +68,7 @@ export interface EngineDeps {
   files: FileStore;
   config: Pick<
     Config,
-    "ollamaUrl" | "openaiUrl" | "openaiKey" | "fetchAllow" | "fetchDeny" | "maxUploadMb" | "dataDir"
+    "ollamaUrl" | "openaiUrl" | "openaiKey" | "fetchAllow" | "fetchDeny" | "maxUploadMb" | "dataDir" | "crawlDelayMs"
   >;
   log: Logger;
   /** Free space on the data directory's disk (see disk-watch.ts); without it, ingestion never waits for space. */
@@ -74,6 +77,8 @@ export interface EngineDeps {
 
 export class IngestEngine {
   readonly sink: ChunkSink;
+  /** Makes documents of the pages crawls reach (crawl-sync.ts). */
+  private readonly crawls: CrawlSync;
   private readonly running = new Map<string, RunningTask>();
   /** Group commit for new documents, finished tasks and progress. */
   private readonly writes: WriteBatch;
@@ -91,6 +96,7 @@ export class IngestEngine {
     this.sink = new ChunkSink(d.store, (collectionId, generation, ids) => this.writable(collectionId, generation, ids));
     this.writes = new WriteBatch(d.db);
     this.progress = new ProgressBuffer(this.writes, this.quiet);
+    this.crawls = new CrawlSync(d.db, this);
   }
 
   /** Starts the scheduling loop. */
@@ -144,11 +150,16 @@ export class IngestEngine {
    * it waits for its file, in the next group commit. Resolves once committed, with
    * the row, or null when the collection was deleted first.
    */
-  async createDocument(draft: DocumentDraft, content?: string): Promise<DocumentRow | null> {
+  async createDocument(
+    draft: DocumentDraft,
+    content?: string,
+    also?: (t: Db, row: DocumentRow) => void,
+  ): Promise<DocumentRow | null> {
     const row = newDocumentRow(draft);
     const stored = await this.writes.run((t) => {
       const col = findCollectionById(t, row.collectionId);
       if (col) insertNewDocument(t, row, col, Date.now(), content);
+      if (col) also?.(t, row);
       return col !== undefined;
     });
     if (!stored) return null;
@@ -180,6 +191,33 @@ export class IngestEngine {
     return done;
   }
 
+  /**
+   * Runs `fn` (which queues `documentId` again) in the next group commit, cancelling
+   * the document's running job in the same turn, then looks for work.
+   */
+  async requeueWith<T>(fn: (t: Db) => T, documentId: string): Promise<T> {
+    const result = await this.writes.run((t) => {
+      const r = fn(t);
+      this.cancelDocument(documentId);
+      return r;
+    });
+    this.queued.n++;
+    this.kick();
+    return result;
+  }
+
+  /** Queues a re-fetch of a url/api source (refresh.ts) unless one waits or runs; a schedule restarts from now. */
+  refetch(documentId: string, refreshEvery: number | null): boolean {
+    const now = Date.now();
+    const queued = this.d.db.transaction((tx) => {
+      const t = tx as unknown as Db;
+      if (refreshEvery) saveSourceFetch(t, documentId, { nextCheckAt: nextCheckAt(refreshEvery, now) });
+      return queueRefetch(t, documentId, now);
+    });
+    if (queued) this.kick();
+    return queued;
+  }
+
   /** Stops a document's running job (its rows are then refused by the sink). */
   cancelDocument(documentId: string): void {
     this.d.pool.cancelDocument(documentId);
@@ -188,6 +226,8 @@ export class IngestEngine {
 
   /** Deletes a document everywhere, even mid-ingestion: job, row, tasks, file, chunks. */
   async removeDocument(collectionId: string, documentId: string): Promise<void> {
+    // A crawl source's pages go with it.
+    for (const page of crawledPageIds(this.d.db, documentId)) await this.removeDocument(collectionId, page);
     this.cancelDocument(documentId);
     // Tasks go with the row (ON DELETE CASCADE); if it was the last one a re-index waited for, switch now.
     const drop = this.d.db.transaction((tx) => {
@@ -296,6 +336,8 @@ export class IngestEngine {
         },
       );
       r.writes.push(w);
+    } else if (e.type === "page") {
+      r.writes.push(this.crawls.page(task, e.page));
     } else {
       const outcome = outcomeOf(e);
       this.finish(e.jobId, r, outcome).catch((err) =>
@@ -308,7 +350,9 @@ export class IngestEngine {
   /** Waits for the job's rows to be committed, then records the outcome (with the next group commit). */
   private async finish(jobId: string, r: RunningTask, outcome: Outcome): Promise<void> {
     await Promise.allSettled(r.writes);
-    if (!this.running.has(jobId)) return;
+    if (!this.running.has(jobId)) return this.crawls.drop(jobId);
+    if (outcome.ok && outcome.crawl) await this.crawls.finish(r.task, outcome.crawl);
+    else this.crawls.drop(jobId);
     const settled = settleOutcome(outcome, r.failed, this.d.config.dataDir);
     const { full } = settled;
     outcome = settled.outcome;

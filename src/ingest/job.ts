@@ -7,8 +7,10 @@ import { readFile } from "node:fs/promises";
 import { EmbeddingError, type Embedder } from "../embed/types";
 import { sha256 } from "../tools/crypto";
 import { chunkText } from "./chunk/index";
+import { runCrawl } from "./crawl/run";
 import { ExtractionError, extract } from "./extract/index";
-import { FetchError, safeFetch } from "./fetch/index";
+import { FetchError, safeFetch, type Validators } from "./fetch/index";
+import type { CrawlEvent, CrawlJob } from "./crawl/types";
 import type { ChunkRow } from "../vectors/tables";
 import type { Chunk, ChunkOptions, Extracted } from "./types";
 
@@ -25,6 +27,8 @@ export interface JobDocument {
    * When the fetched text hashes the same, the job ends `unchanged` and embeds nothing.
    */
   indexedHash?: string | null;
+  /** url/api with `indexedHash`: the validators of the answer it came from, for a conditional request. */
+  validators?: Validators | null;
 }
 
 export interface Job {
@@ -34,6 +38,8 @@ export interface Job {
   model: string;
   embed: { ollamaUrl: string; openaiUrl: string | null; openaiKey: string | null; batchSize: number };
   fetch: { allow: string[]; deny: string[]; maxBytes: number; timeoutMs: number };
+  /** A crawl source: the job crawls (crawl/run.ts) instead of indexing one page. */
+  crawl?: CrawlJob | null;
 }
 
 /** Which of a worker's embedders a job uses: one per model and backend settings. */
@@ -60,8 +66,16 @@ export interface JobContext {
 export type JobEvent =
   | { type: "progress"; jobId: string; done: number; total: number }
   | { type: "rows"; jobId: string; rows: RowOut[]; first: boolean }
-  | { type: "done"; jobId: string; chunkCount: number; dimensions: number; contentHash: string | null }
-  | { type: "unchanged"; jobId: string; contentHash: string }
+  | {
+      type: "done";
+      jobId: string;
+      chunkCount: number;
+      dimensions: number;
+      contentHash: string | null;
+      validators?: Validators | null;
+    }
+  | { type: "unchanged"; jobId: string; contentHash: string; validators?: Validators | null }
+  | CrawlEvent
   | { type: "error"; jobId: string; message: string; transient: boolean };
 
 /** Rows handed back per message: bounds the memory a big document holds at once. */
@@ -69,21 +83,31 @@ const SLICE = 512;
 /** Progress within a slice is sent at most this often. */
 const PROGRESS_EVERY_MS = 250;
 
-async function textOf(job: Job): Promise<Extracted> {
+/** The text to index; `extracted` null when a conditional fetch answered 304 (nothing changed). */
+interface Got {
+  extracted: Extracted | null;
+  validators: Validators | null;
+}
+
+async function textOf(job: Job): Promise<Got> {
   const d = job.document;
-  if (d.type === "text") return { text: d.content ?? "", kind: "text" };
+  if (d.type === "text") return { extracted: { text: d.content ?? "", kind: "text" }, validators: null };
+  // A crawled page: its crawl fetched and extracted the text already.
+  if (d.content !== null) return { extracted: { text: d.content, kind: "html" }, validators: null };
   if (d.type === "file") {
     const bytes = new Uint8Array(await readFile(d.filePath!));
-    return extract(bytes, { fileName: d.fileName ?? undefined });
+    return { extracted: await extract(bytes, { fileName: d.fileName ?? undefined }), validators: null };
   }
   const accept = d.type === "api" ? "application/json, */*;q=0.5" : "text/html, application/pdf, */*;q=0.5";
-  const res = await safeFetch(d.url!, { ...job.fetch, accept });
+  const res = await safeFetch(d.url!, { ...job.fetch, accept, validators: d.validators });
+  if (res.notModified) return { extracted: null, validators: res.validators };
   const hints = { contentType: res.contentType, url: res.finalUrl };
   // An api source is JSON by contract, whatever the server labels it.
-  return extract(
+  const extracted = await extract(
     res.bytes,
     d.type === "api" && !/json/i.test(res.contentType) ? { ...hints, contentType: "application/json" } : hints,
   );
+  return { extracted, validators: res.validators };
 }
 
 /**
@@ -96,12 +120,18 @@ export async function runJob(
   ctx: JobContext,
 ): Promise<void> {
   try {
-    const extracted = await textOf(job);
+    if (job.crawl) return await runCrawl(job, job.crawl, emit, ctx.signal);
+    const { extracted, validators } = await textOf(job);
+    const indexed = job.document.indexedHash;
+    if (extracted === null && indexed)
+      return emit({ type: "unchanged", jobId: job.jobId, contentHash: indexed, validators });
+    if (extracted === null)
+      throw new FetchError(`${job.document.url} answered 304 to a request that was not conditional`, false);
     // Text and files are hashed where they arrive; a fetched source only once it is extracted.
     const fetched = job.document.type === "url" || job.document.type === "api";
     const contentHash = fetched ? sha256(extracted.text) : null;
-    if (contentHash !== null && contentHash === job.document.indexedHash)
-      return emit({ type: "unchanged", jobId: job.jobId, contentHash });
+    if (contentHash !== null && contentHash === indexed)
+      return emit({ type: "unchanged", jobId: job.jobId, contentHash, validators });
     const chunks = chunkText(extracted.text, job.chunking);
     if (chunks.length === 0) throw new ExtractionError(`no text found in the ${extracted.kind} content`);
     const embedder = ctx.embedder;
@@ -137,7 +167,7 @@ export async function runJob(
         emit({ type: "progress", jobId: job.jobId, done: i + SLICE, total: chunks.length });
     }
     const dimensions = await embedder.dimensions();
-    emit({ type: "done", jobId: job.jobId, chunkCount: chunks.length, dimensions, contentHash });
+    emit({ type: "done", jobId: job.jobId, chunkCount: chunks.length, dimensions, contentHash, validators });
   } catch (err) {
     emit({ type: "error", jobId: job.jobId, ...describe(err) });
   }

@@ -9,7 +9,10 @@ import type { Db } from "../db/client";
 import { findCollectionById } from "../db/repo/collections";
 import { findDocumentById, markDocumentReady, updateDocument } from "../db/repo/documents";
 import { endTask, findTask, pendingTasksOfDocument, retryTaskLater } from "../db/repo/tasks";
-import type { Task } from "../db/schema";
+import type { DocumentRow, Task } from "../db/schema";
+import { saveSourceFetch } from "../db/repo/source-fetches";
+import type { CrawlReport } from "./crawl/types";
+import type { Validators } from "./fetch/index";
 import type { Logger } from "../log";
 import { DiskFullError, isOutOfSpace } from "../tools/disk";
 import { scrubMessage } from "../tools/scrub";
@@ -28,6 +31,10 @@ export type Outcome =
       contentHash?: string | null;
       /** The fetched text was already indexed: the stored chunks stay, chunkCount is ignored. */
       unchanged?: boolean;
+      /** url/api: the validators of the answer, for the next conditional request. */
+      validators?: Validators | null;
+      /** A crawl source: what its crawl found (crawl-sync.ts has stored the pages). */
+      crawl?: CrawlReport;
     }
   | { ok: false; message: string; transient: boolean };
 
@@ -41,11 +48,13 @@ export interface Finished {
 const NOTHING: Finished = { dropGeneration: null, clearRows: false };
 
 /** The ending a job reported (job.ts), as the outcome to record. */
-export function outcomeOf(e: Extract<JobEvent, { type: "done" | "unchanged" | "error" }>): Outcome {
+export function outcomeOf(e: Extract<JobEvent, { type: "done" | "unchanged" | "error" | "crawled" }>): Outcome {
+  const validators = "validators" in e ? e.validators : undefined;
   if (e.type === "done")
-    return { ok: true, chunkCount: e.chunkCount, dimensions: e.dimensions, contentHash: e.contentHash };
+    return { ok: true, chunkCount: e.chunkCount, dimensions: e.dimensions, contentHash: e.contentHash, validators };
   if (e.type === "unchanged")
-    return { ok: true, chunkCount: 0, dimensions: 0, contentHash: e.contentHash, unchanged: true };
+    return { ok: true, chunkCount: 0, dimensions: 0, contentHash: e.contentHash, unchanged: true, validators };
+  if (e.type === "crawled") return { ok: true, chunkCount: 0, dimensions: 0, contentHash: null, crawl: e.report };
   return { ok: false, message: e.message, transient: e.transient };
 }
 
@@ -92,6 +101,7 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
     return NOTHING;
   }
   endTask(t, task.id, outcome.ok ? "succeeded" : "failed", outcome.ok ? null : outcome.message, iso(now));
+  if (outcome.ok) noteFetch(t, doc, outcome, now);
   if (outcome.ok && outcome.unchanged) outcome = { ...outcome, chunkCount: doc.chunkCount };
   if (outcome.ok && outcome.contentHash) updateDocument(t, doc.id, { contentHash: outcome.contentHash });
   const stillPending = pendingTasksOfDocument(t, doc.id).length > 0;
@@ -123,6 +133,21 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
   if (learned !== null) noteDimensions(t, task, learned);
   const dropGeneration = endReindexIfBuilt(t, task.collectionId, now, learned);
   return { dropGeneration, clearRows: !outcome.ok };
+}
+
+/**
+ * A url/api source's check (docs/API.md, "Refresh and crawl"): when it was checked,
+ * when its text last changed (a hash unlike the one indexed), and the answer's
+ * validators. A crawl source's own times are kept by crawl-sync.ts.
+ */
+function noteFetch(t: Db, doc: DocumentRow, outcome: Extract<Outcome, { ok: true }>, now: number): void {
+  if ((doc.type !== "url" && doc.type !== "api") || outcome.crawl) return;
+  const changed = !outcome.unchanged && outcome.contentHash !== doc.contentHash;
+  saveSourceFetch(t, doc.id, {
+    lastCheckedAt: iso(now),
+    ...(changed ? { lastChangedAt: iso(now) } : {}),
+    ...(outcome.validators ? { etag: outcome.validators.etag, lastModified: outcome.validators.lastModified } : {}),
+  });
 }
 
 /**
