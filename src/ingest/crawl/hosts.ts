@@ -1,6 +1,6 @@
 /**
- * Politeness per host: one request at a time (the crawl is sequential), at least the
- * delay apart (or robots.txt's Crawl-delay, up to 10 s), and robots.txt read once
+ * Politeness per host: one request at a time (the crawl is sequential), the next one
+ * the delay after the last answer (or robots.txt's Crawl-delay, up to 10 s), and robots.txt read once
  * per origin under the fetch rules. A robots.txt that answers 4xx allows everything;
  * one that cannot be read (5xx, refused, unreachable) allows nothing, as RFC 9309 asks.
  */
@@ -11,9 +11,15 @@ import { ALLOW_ALL, DISALLOW_ALL, parseRobots, type RobotsRules } from "./robots
 const MAX_CRAWL_DELAY_MS = 10_000;
 const ROBOTS_MAX_BYTES = 512 * 1024;
 
+interface Robots {
+  rules: RobotsRules;
+  /** Why robots.txt could not be read, when it could not. */
+  problem?: string;
+}
+
 export class HostGate {
   private readonly last = new Map<string, number>();
-  private readonly robots = new Map<string, Promise<RobotsRules>>();
+  private readonly robots = new Map<string, Promise<Robots>>();
 
   constructor(
     readonly fetch: Job["fetch"],
@@ -21,29 +27,36 @@ export class HostGate {
     private readonly signal: AbortSignal,
   ) {}
 
-  /** True when the origin's robots.txt lets ragd fetch this URL. */
-  async allowed(url: string): Promise<boolean> {
+  /** Null when the origin's robots.txt lets ragd fetch this URL, else why not. */
+  async refusal(url: string): Promise<string | null> {
     const u = new URL(url);
-    return (await this.rulesOf(u.origin)).allows(u.pathname + u.search);
+    const { rules, problem } = await this.rulesOf(u.origin);
+    if (rules.allows(u.pathname + u.search)) return null;
+    return problem ? `robots.txt could not be read: ${problem}` : "disallowed by robots.txt";
   }
 
-  /** Waits until this host may be asked again, and books the request. */
+  /** Notes that a request to this host has its answer: the delay counts from here. */
+  release(url: string): void {
+    this.last.set(new URL(url).host, performance.now());
+  }
+
+  /** Waits until this host may be asked again (the delay after its last answer), and books the request. */
   async turn(url: string): Promise<void> {
     const u = new URL(url);
-    const rules = await this.rulesOf(u.origin);
+    const { rules } = await this.rulesOf(u.origin);
     const delay = Math.min(Math.max(this.delayMs, (rules.delaySeconds ?? 0) * 1000), MAX_CRAWL_DELAY_MS);
     const wait = (this.last.get(u.host) ?? Number.NEGATIVE_INFINITY) + delay - performance.now();
     if (wait > 0 && !this.signal.aborted) await Bun.sleep(wait);
     this.last.set(u.host, performance.now());
   }
 
-  private rulesOf(origin: string): Promise<RobotsRules> {
+  private rulesOf(origin: string): Promise<Robots> {
     let rules = this.robots.get(origin);
     if (!rules) this.robots.set(origin, (rules = this.readRobots(origin)));
     return rules;
   }
 
-  private async readRobots(origin: string): Promise<RobotsRules> {
+  private async readRobots(origin: string): Promise<Robots> {
     const host = new URL(origin).host;
     this.last.set(host, performance.now());
     try {
@@ -52,10 +65,11 @@ export class HostGate {
         maxBytes: Math.min(this.fetch.maxBytes, ROBOTS_MAX_BYTES),
         accept: "text/plain",
       });
-      return parseRobots(new TextDecoder().decode(res.bytes), "ragd");
+      return { rules: parseRobots(new TextDecoder().decode(res.bytes), "ragd") };
     } catch (err) {
       const status = err instanceof FetchError ? err.status : null;
-      return status !== null && status >= 400 && status < 500 ? ALLOW_ALL : DISALLOW_ALL;
+      if (status !== null && status >= 400 && status < 500) return { rules: ALLOW_ALL };
+      return { rules: DISALLOW_ALL, problem: (err as Error).message };
     } finally {
       this.last.set(host, performance.now());
     }

@@ -105,9 +105,24 @@ interface Page {
 async function fetchPage(url: string, gate: HostGate, known: Validators | undefined, job: Job): Promise<Page> {
   const validators = known ?? { etag: null, lastModified: null };
   const empty = { finalUrl: url, notModified: false, text: null, title: null, links: [], validators };
-  if (!(await gate.allowed(url))) return { ...empty, robots: "disallowed by robots.txt" };
+  const refusal = await gate.refusal(url);
+  if (refusal) return { ...empty, robots: refusal };
   await gate.turn(url);
-  const res = await safeFetch(url, { ...job.fetch, accept: HTML_ACCEPT, validators: known ?? null });
+  // Each hop of a redirect waits its turn and asks robots.txt like a page.
+  let hop = url;
+  const beforeRedirect = async (next: URL, from: URL) => {
+    gate.release(from.href);
+    hop = next.href;
+    const refusal = await gate.refusal(next.href);
+    if (refusal) throw new FetchError(`redirected to ${next.href}: ${refusal}`, false);
+    await gate.turn(next.href);
+  };
+  const res = await safeFetch(url, {
+    ...job.fetch,
+    accept: HTML_ACCEPT,
+    validators: known ?? null,
+    beforeRedirect,
+  }).finally(() => gate.release(hop));
   if (res.notModified) return { ...empty, finalUrl: res.finalUrl, notModified: true, validators: res.validators };
   const html = /html/i.test(res.contentType) ? new TextDecoder().decode(res.bytes) : null;
   const links = html !== null ? htmlLinks(html, res.finalUrl) : [];
@@ -123,7 +138,9 @@ async function fetchPage(url: string, gate: HostGate, known: Validators | undefi
 /** The page URLs a sitemap (or a sitemap index, followed a few levels down) lists. */
 async function readSitemap(url: string, gate: HostGate, level = 0): Promise<string[]> {
   await gate.turn(url);
-  const res = await safeFetch(url, { ...gate.fetch, accept: "application/xml, text/xml;q=0.9, */*;q=0.5" });
+  const res = await safeFetch(url, { ...gate.fetch, accept: "application/xml, text/xml;q=0.9, */*;q=0.5" }).finally(
+    () => gate.release(url),
+  );
   const { index, urls } = sitemapEntries(new TextDecoder().decode(res.bytes));
   if (!index) return urls;
   if (level >= SITEMAP_DEPTH) return [];

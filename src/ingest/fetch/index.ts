@@ -22,6 +22,8 @@ export interface SafeFetchOptions {
   timeoutMs?: number;
   maxBytes: number;
   accept?: string;
+  /** Awaited before each redirect is followed (a crawl's pace and robots.txt); may throw FetchError. */
+  beforeRedirect?: (next: URL, from: URL) => Promise<void>;
   /** What the last answer said (docs/API.md, "Refresh and crawl"): sent back so an unchanged page answers 304. */
   validators?: Validators | null;
 }
@@ -66,6 +68,7 @@ export async function safeFetch(url: string, opts: SafeFetchOptions): Promise<Sa
       await res.body?.cancel();
       if (redirects === MAX_REDIRECTS)
         throw new FetchError(`${show(url)} redirected more than ${MAX_REDIRECTS} times`, false);
+      await opts.beforeRedirect?.(next, current);
       current = next;
     }
   } catch (err) {
