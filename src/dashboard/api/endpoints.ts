@@ -67,6 +67,9 @@ export interface NewSource {
   fileSize?: number;
   metadata?: Record<string, unknown>;
   externalId?: string;
+  /** url/api: seconds or "1h"-style; see docs/API.md, Refresh and crawl. */
+  refreshEvery?: number | string | null;
+  crawl?: Record<string, unknown>;
 }
 
 export interface SourceListParams {
@@ -87,6 +90,9 @@ export const sources = {
     request<Source>("PATCH", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}`, { body }),
   retry: (pipelineId: string, sourceId: string) =>
     request<{ source: Source }>("POST", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}/retry`),
+  /** Fetch a url/api source again now (a crawl source crawls again). */
+  refetch: (pipelineId: string, sourceId: string) =>
+    request<{ source: Source }>("POST", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}/refetch`),
   remove: (pipelineId: string, sourceId: string) =>
     request<Deleted>("DELETE", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}`),
 };

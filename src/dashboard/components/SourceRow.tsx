@@ -8,6 +8,7 @@ import { useAction } from "../lib/hooks";
 import { ErrorNote } from "./ErrorNote";
 import { MetadataEditor } from "./MetadataEditor";
 import { ProgressBar } from "./ProgressBar";
+import { SourceFetchInfo } from "./SourceFetchInfo";
 import { StatusBadge } from "./StatusBadge";
 
 const TYPE_LABEL: Record<Source["type"], string> = { text: "Text", file: "File", url: "URL", api: "API" };
@@ -33,6 +34,12 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
     await sources.retry(pipelineId, s.id);
     onChanged();
   });
+  const refetch = useAction(async () => {
+    await sources.refetch(pipelineId, s.id);
+    onChanged();
+  });
+  // A crawled page is fetched again with its crawl source.
+  const canRefetch = (s.type === "url" || s.type === "api") && !s.crawlSourceId;
   const progress = s.progress;
   const [editing, setEditing] = useState(false);
   const labels = Object.entries(s.metadata ?? {});
@@ -50,6 +57,7 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
             External id: <code>{s.externalId}</code>
           </div>
         )}
+        <SourceFetchInfo source={s} />
         {labels.length > 0 && !editing && (
           <ul class="chips small" aria-label={`Metadata of ${s.name}`}>
             {labels.map(([k, v]) => (
@@ -94,6 +102,7 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
           </p>
         )}
         <ErrorNote error={retry.error} context="Retry failed" />
+        <ErrorNote error={refetch.error} context="Could not fetch it again" />
       </div>
       <div class="row-side">
         <span class="small muted">
@@ -105,6 +114,17 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
           {s.status === "failed" && (
             <button type="button" class="btn btn-small" onClick={() => void retry.run()} disabled={retry.busy}>
               {retry.busy ? "Retrying…" : "Retry"}
+            </button>
+          )}
+          {canRefetch && s.status === "ready" && (
+            <button
+              type="button"
+              class="btn btn-small"
+              onClick={() => void refetch.run()}
+              disabled={refetch.busy}
+              aria-label={`Fetch ${s.name} again now`}
+            >
+              {refetch.busy ? "Fetching…" : "Re-fetch now"}
             </button>
           )}
           {!editing && (
