@@ -11,6 +11,7 @@ import { type SourceJson, waitFor } from "./support/ingest";
 function startSite() {
   const pages = new Map<string, string>();
   const log: { path: string; at: number }[] = [];
+  const notModified: string[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
   const server = Bun.serve({
@@ -31,14 +32,17 @@ function startSite() {
         const body = pages.get(path);
         if (body === undefined) return new Response("not found", { status: 404 });
         const type = path.endsWith(".xml") ? "application/xml" : "text/html";
-        return new Response(body, { headers: { "content-type": type } });
+        const etag = `"${Bun.hash(body).toString(16)}"`;
+        if (req.headers.get("if-none-match") === etag)
+          return (notModified.push(path), new Response(null, { status: 304 }));
+        return new Response(body, { headers: { "content-type": type, etag } });
       } finally {
         inFlight--;
       }
     },
   });
   const base = `http://127.0.0.1:${server.port}`;
-  return { pages, log, server, base, maxInFlight: () => maxInFlight };
+  return { pages, log, notModified, server, base, maxInFlight: () => maxInFlight };
 }
 
 const site = startSite();
@@ -222,6 +226,16 @@ describe("limits and sitemaps", () => {
     const s = await crawl({ crawl: { depth: 0, sitemap: true } }, "/sitemap.xml");
     expect([...(await pagesOf(s.id)).keys()].sort()).toEqual(["/a", "/b"]);
     expect(reasonFor(s, "/private/p")).toContain("robots.txt");
+
+    // Pages it follows no links from are asked with their ETag again: 304, nothing embedded.
+    site.notModified.length = 0;
+    const inputs = f.fake.stats().inputs;
+    await f.c.call("POST", `/api/rag/pipelines/${f.pid}/sources/${s.id}/refetch`);
+    const again = await crawled(s.id, (s.crawlReport as { finishedAt: string }).finishedAt);
+    expect(site.notModified.sort()).toEqual(["/a", "/b"]);
+    expect(f.fake.stats().inputs).toBe(inputs);
+    expect(again.crawlReport).toMatchObject({ pages: 2, added: 0, changed: 0, removed: 0 });
+    expect([...(await pagesOf(s.id)).keys()].sort()).toEqual(["/a", "/b"]);
   });
 
   test("a re-sync whose start page cannot be read fails, and keeps the pages it had", async () => {

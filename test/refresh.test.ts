@@ -167,6 +167,34 @@ describe("re-sync", () => {
   });
 });
 
+describe("sources from elsewhere", () => {
+  test("a url source without fetch state (stored before refresh existed) shows nulls and can be re-fetched", async () => {
+    site.state.bodies.set("/old", text("old"));
+    const s = await addUrl("/old");
+    f.t.services.db.run(sql`DELETE FROM source_fetches WHERE document_id = ${s.id}`);
+    const bare = (await f.c.source(f.pid, s.id))!;
+    expect([bare.refreshEvery, bare.lastCheckedAt, bare.lastChangedAt]).toEqual([null, null, null]);
+    const after = await refetch(s.id);
+    expect(after.lastCheckedAt).toBeTruthy();
+  });
+
+  test("a documents API replace with another URL does not send the old URL's validators", async () => {
+    // Both pages answer the same Last-Modified: the old validators would get a 304 from the new URL.
+    site.state.bodies.set("/lm-old", text("oldpage"));
+    site.state.bodies.set("/lm-new", text("newpage"));
+    expect((await f.put("moving", { type: "url", url: site.url("/lm-old") })).status).toBe(201);
+    expect((await f.settled("moving")).status).toBe("ready");
+    const answered = site.state.answered304;
+    expect((await f.put("moving", { type: "url", url: site.url("/lm-new") })).status).toBe(200);
+    const doc = await f.settled("moving");
+    expect(doc.status).toBe("ready");
+    expect(site.state.answered304).toBe(answered);
+    const { chunks } = await f.t.services.store.documentChunks(f.pid, 1, doc.id, 0, 1e9);
+    expect(chunks.length).toBeGreaterThan(0);
+    expect(chunks.every((c) => c.text.includes("newpage"))).toBe(true);
+  });
+});
+
 describe("schedule", () => {
   test("a due source is queued by the scheduler as an ordinary task, and its next due time is booked", async () => {
     site.state.bodies.set("/due", text("due"));

@@ -226,9 +226,9 @@ export class IngestEngine {
 
   /** Deletes a document everywhere, even mid-ingestion: job, row, tasks, file, chunks. */
   async removeDocument(collectionId: string, documentId: string): Promise<void> {
-    // A crawl source's pages go with it.
-    for (const page of crawledPageIds(this.d.db, documentId)) await this.removeDocument(collectionId, page);
+    // Its job first, so that a crawl adds no page while its pages go with it.
     this.cancelDocument(documentId);
+    for (const page of crawledPageIds(this.d.db, documentId)) await this.removeDocument(collectionId, page);
     // Tasks go with the row (ON DELETE CASCADE); if it was the last one a re-index waited for, switch now.
     const drop = this.d.db.transaction((tx) => {
       recordSourceEvent(tx as unknown as Db, "source.deleted", documentId, { status: "deleted" });
