@@ -34,8 +34,7 @@ import type { WorkerPool } from "./pool";
 import { ProgressBuffer } from "./progress";
 import { ChunkSink } from "./sink";
 import { CrawlSync } from "./crawl-sync";
-import { crawledPageIds, saveSourceFetch } from "../db/repo/source-fetches";
-import { nextCheckAt, queueRefetch } from "./refresh";
+import { crawledPageIds } from "../db/repo/source-fetches";
 
 const LEASE_MS = 30 * 60_000;
 /**
@@ -204,18 +203,6 @@ export class IngestEngine {
     this.queued.n++;
     this.kick();
     return result;
-  }
-
-  /** Queues a re-fetch of a url/api source (refresh.ts) unless one waits or runs; a schedule restarts from now. */
-  refetch(documentId: string, refreshEvery: number | null): boolean {
-    const now = Date.now();
-    const queued = this.d.db.transaction((tx) => {
-      const t = tx as unknown as Db;
-      if (refreshEvery) saveSourceFetch(t, documentId, { nextCheckAt: nextCheckAt(refreshEvery, now) });
-      return queueRefetch(t, documentId, now);
-    });
-    if (queued) this.kick();
-    return queued;
   }
 
   /** Stops a document's running job (its rows are then refused by the sink). */

@@ -102,3 +102,15 @@ export function queueRefetch(t: Db, documentId: string, now: number): boolean {
   queueTask(t, doc.id, col, now);
   return true;
 }
+
+/**
+ * "Fetch again now": queues a re-fetch unless one waits or runs, and restarts a
+ * schedule from now, in one transaction; true when a task was queued (then kick the engine).
+ */
+export function refetchNow(db: Db, documentId: string, refreshEvery: number | null, now = Date.now()): boolean {
+  return db.transaction((tx) => {
+    const t = tx as unknown as Db;
+    if (refreshEvery) saveSourceFetch(t, documentId, { nextCheckAt: nextCheckAt(refreshEvery, now) });
+    return queueRefetch(t, documentId, now);
+  });
+}

@@ -27,6 +27,7 @@ import type { SourceCreateBody, SourcePatchBody } from "./model";
 import { presentSource } from "./present";
 import { checkFetchSettings, crawledPage, fetchRowOf, patchFetchSettings } from "./refresh";
 import { findSourceFetch, saveSourceFetch } from "../../db/repo/source-fetches";
+import { refetchNow } from "../../ingest/refresh";
 
 export interface SourceDeps {
   db: Db;
@@ -165,7 +166,7 @@ export class SourceService {
       throw new AppError("conflict", `only url and api sources can be fetched again; this one is ${doc.type}`);
     const state = findSourceFetch(this.d.db, doc.id);
     if (state?.crawlSourceId) throw crawledPage(state.crawlSourceId);
-    this.d.engine.refetch(doc.id, state?.refreshEvery ?? null);
+    if (refetchNow(this.d.db, doc.id, state?.refreshEvery ?? null)) this.d.engine.kick();
     return this.get(collection, doc.id);
   }
 
