@@ -238,6 +238,23 @@ describe("limits and sitemaps", () => {
     expect([...(await pagesOf(s.id)).keys()].sort()).toEqual(["/a", "/b"]);
   });
 
+  test("a crawl that ends before its pages are embedded does not set the index's vector size", async () => {
+    buildSite();
+    const pid = await f.c.pipeline({ name: "dims", embeddingModel: "ollama/all-minilm" });
+    await f.fake.set({ latencyMs: 1500 });
+    try {
+      const r = await f.c.addSource(pid, { type: "url", url: `${site.base}/b`, crawl: { depth: 0 } });
+      await waitFor("the crawl and its page", async () => {
+        const all = await f.c.sources(pid);
+        return all.length === 2 && all.every((s) => s.status === "ready") ? true : undefined;
+      });
+      expect((await f.c.source(pid, r.body.id))!.chunkCount).toBe(0);
+      expect((await f.c.getPipeline(pid)).embeddingDimensions).toBe(384);
+    } finally {
+      await f.fake.set({ latencyMs: 0 });
+    }
+  });
+
   test("a re-sync whose start page cannot be read fails, and keeps the pages it had", async () => {
     buildSite();
     const s = await crawl({ crawl: { depth: 1 } });

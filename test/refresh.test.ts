@@ -122,6 +122,14 @@ describe("settings", () => {
     expect((await f.c.call("POST", `/api/rag/pipelines/${f.pid}/sources/${s.id}/refetch`)).status).toBe(202);
   });
 
+  test("the OpenAPI document has the refetch route and the new source fields", async () => {
+    const spec = (await f.t.call("GET", "/docs/openapi.json")).body;
+    expect(spec.paths["/api/rag/pipelines/{id}/sources/{sourceId}/refetch"]?.post).toBeDefined();
+    const text = JSON.stringify(spec);
+    for (const field of ["refreshEvery", "lastCheckedAt", "lastChangedAt", "crawlReport", "crawlSourceId", "maxPages"])
+      expect(text).toContain(`"${field}"`);
+  });
+
   test("refetch of a text source is 409", async () => {
     const s = await f.c.addText(f.pid, "some text to index here");
     const r = await f.c.call("POST", `/api/rag/pipelines/${f.pid}/sources/${s.id}/refetch`);

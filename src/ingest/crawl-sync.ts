@@ -99,6 +99,7 @@ export class CrawlSync {
    * on the crawl source, with its check time (and change time, when a page came, changed or went).
    */
   async finish(task: Task, report: CrawlReport): Promise<void> {
+    if (report.kept === null) return this.drop(task.id); // nothing was crawled (a re-index)
     const run = this.runOf(task);
     this.running.delete(task.id);
     let removed = 0;

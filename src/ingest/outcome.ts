@@ -129,7 +129,8 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
     });
     if (!stillPending) recordSourceEvent(t, "source.failed", doc.id, { error: outcome.message + attempts }, now);
   }
-  const learned = outcome.ok && !outcome.unchanged ? outcome.dimensions : null;
+  // Neither an unchanged text nor a crawl (its pages are embedded by tasks of their own) embedded anything.
+  const learned = outcome.ok && !outcome.unchanged && !outcome.crawl ? outcome.dimensions : null;
   if (learned !== null) noteDimensions(t, task, learned);
   const dropGeneration = endReindexIfBuilt(t, task.collectionId, now, learned);
   return { dropGeneration, clearRows: !outcome.ok };
