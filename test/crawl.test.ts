@@ -29,6 +29,8 @@ function startSite() {
         // Redirects to an address the fetch rules refuse (only 127.0.0.1 is allowed).
         if (path === "/leak") return Response.redirect(`http://127.0.0.2:${url.port}/secret`, 302);
         if (path === "/moved") return Response.redirect(`/a`, 301);
+        const authorized = req.headers.get("authorization") === `Basic ${btoa("reader:s3cret")}`;
+        if (path.startsWith("/auth/") && !authorized) return new Response("who are you", { status: 401 });
         const body = pages.get(path);
         if (body === undefined) return new Response("not found", { status: 404 });
         const type = path.endsWith(".xml") ? "application/xml" : "text/html";
@@ -253,6 +255,19 @@ describe("limits and sitemaps", () => {
     } finally {
       await f.fake.set({ latencyMs: 0 });
     }
+  });
+
+  test("credentials in the URL reach every page of its origin and no page, report or list shows them", async () => {
+    buildSite();
+    site.pages.set("/auth/", page("members", ["/auth/x", "/auth/missing"]));
+    site.pages.set("/auth/x", page("member x", []));
+    const url = `http://reader:s3cret@127.0.0.1:${site.server.port}/auth/`;
+    const r = await f.c.addSource(f.pid, { type: "url", url, crawl: { depth: 1 } });
+    expect(r.status).toBe(201);
+    const s = await crawled(r.body.id);
+    expect([...(await pagesOf(s.id)).keys()].sort()).toEqual(["/auth/", "/auth/x"]);
+    expect(reasonFor(s, "/auth/missing")).toContain("404");
+    expect(JSON.stringify(await f.c.sources(f.pid))).not.toContain("s3cret");
   });
 
   test("a re-sync whose start page cannot be read fails, and keeps the pages it had", async () => {

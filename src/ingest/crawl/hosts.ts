@@ -25,6 +25,8 @@ export class HostGate {
     readonly fetch: Job["fetch"],
     private readonly delayMs: number,
     private readonly signal: AbortSignal,
+    /** Puts the start URL's credentials back on a URL of its origin (run.ts). */
+    readonly authed: (url: string) => string = (u) => u,
   ) {}
 
   /** Null when the origin's robots.txt lets ragd fetch this URL, else why not. */
@@ -60,7 +62,7 @@ export class HostGate {
     const host = new URL(origin).host;
     this.last.set(host, performance.now());
     try {
-      const res = await safeFetch(`${origin}/robots.txt`, {
+      const res = await safeFetch(this.authed(`${origin}/robots.txt`), {
         ...this.fetch,
         maxBytes: Math.min(this.fetch.maxBytes, ROBOTS_MAX_BYTES),
         accept: "text/plain",

@@ -21,18 +21,13 @@ const SITEMAP_DEPTH = 3;
 export async function runCrawl(job: Job, crawl: CrawlJob, emit: (e: JobEvent) => void, signal: AbortSignal) {
   const report: CrawlReport = { pages: 0, kept: [], skipped: [], leftOver: 0 };
   if (crawl.skip) return emit({ type: "crawled", jobId: job.jobId, report: { ...report, kept: null } });
-  const c: Crawl = {
-    job,
-    crawl,
-    emit,
-    report,
-    gate: new HostGate(job.fetch, crawl.delayMs, signal),
-    frontier: new Frontier(crawl.settings, job.document.url!),
-    firstError: null,
-  };
+  const { start, authed } = credentialsOf(job.document.url!);
+  const gate = new HostGate(job.fetch, crawl.delayMs, signal, authed);
+  const frontier = new Frontier(crawl.settings, start);
+  const c: Crawl = { job, crawl, emit, report, gate, frontier, firstError: null };
   if (crawl.settings.sitemap) {
-    for (const url of await readSitemap(job.document.url!, c.gate)) c.frontier.offer(url, 0);
-  } else c.frontier.offer(job.document.url!, 0, true);
+    for (const url of await readSitemap(start, gate)) frontier.offer(url, 0);
+  } else frontier.offer(start, 0, true);
   for (let next = c.frontier.take(); next && report.pages < crawl.settings.maxPages; next = c.frontier.take()) {
     if (signal.aborted) return;
     await visit(c, next.url, next.depth);
@@ -43,6 +38,27 @@ export async function runCrawl(job: Job, crawl: CrawlJob, emit: (e: JobEvent) =>
     throw new FetchError(`the crawl reached no page: ${report.skipped[0]?.reason ?? "no links"}`, false);
   report.leftOver = c.frontier.size();
   emit({ type: "crawled", jobId: job.jobId, report });
+}
+
+/**
+ * The start URL without its `user:password@` (pages, reports and messages never carry
+ * them), and a function that puts them back on URLs of the start URL's own origin, as
+ * the fetcher sends credentials only to the origin they were given for.
+ */
+function credentialsOf(url: string): { start: string; authed: (u: string) => string } {
+  const u = new URL(url);
+  const { username, password, origin } = u;
+  u.username = "";
+  u.password = "";
+  if (!username && !password) return { start: u.href, authed: (x) => x };
+  const authed = (x: string) => {
+    const target = new URL(x);
+    if (target.origin !== origin) return x;
+    target.username = username;
+    target.password = password;
+    return target.href;
+  };
+  return { start: u.href, authed };
 }
 
 interface Crawl {
@@ -117,7 +133,7 @@ async function fetchPage(url: string, gate: HostGate, known: Validators | undefi
     if (refusal) throw new FetchError(`redirected to ${next.href}: ${refusal}`, false);
     await gate.turn(next.href);
   };
-  const res = await safeFetch(url, {
+  const res = await safeFetch(gate.authed(url), {
     ...job.fetch,
     accept: HTML_ACCEPT,
     validators: known ?? null,
@@ -138,9 +154,8 @@ async function fetchPage(url: string, gate: HostGate, known: Validators | undefi
 /** The page URLs a sitemap (or a sitemap index, followed a few levels down) lists. */
 async function readSitemap(url: string, gate: HostGate, level = 0): Promise<string[]> {
   await gate.turn(url);
-  const res = await safeFetch(url, { ...gate.fetch, accept: "application/xml, text/xml;q=0.9, */*;q=0.5" }).finally(
-    () => gate.release(url),
-  );
+  const accept = "application/xml, text/xml;q=0.9, */*;q=0.5";
+  const res = await safeFetch(gate.authed(url), { ...gate.fetch, accept }).finally(() => gate.release(url));
   const { index, urls } = sitemapEntries(new TextDecoder().decode(res.bytes));
   if (!index) return urls;
   if (level >= SITEMAP_DEPTH) return [];
