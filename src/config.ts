@@ -47,6 +47,11 @@ export interface Config {
   webhookRetryDelaysMs: number[];
   /** Least wait between two requests of a crawl to one host, in ms (docs/API.md, "Refresh and crawl"). */
   crawlDelayMs: number;
+  /**
+   * How long one crawl may run before it stops and keeps what it has, inside the
+   * 15-minute cap of a task. Not a setting of its own; tests shorten it.
+   */
+  crawlBudgetMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -172,6 +177,7 @@ export function defaultConfig(): Config {
     // Six attempts over about an hour: at once, then after 10 s, 1, 5, 15 and 40 minutes.
     webhookRetryDelaysMs: [10_000, 60_000, 5 * 60_000, 15 * 60_000, 40 * 60_000],
     crawlDelayMs: 500,
+    crawlBudgetMs: 12 * 60_000,
   };
 }
 

@@ -211,6 +211,24 @@ describe("limits and sitemaps", () => {
     expect((s.crawlReport as { leftOver: number }).leftOver).toBeGreaterThan(0);
   });
 
+  test("a crawl out of time stops, says so, and removes none of the pages it did not reach", async () => {
+    buildSite();
+    const s = await crawl({ crawl: { depth: 2 } });
+    const before = [...(await pagesOf(s.id)).keys()].sort();
+    expect(before.length).toBeGreaterThan(3);
+    const budget = f.t.config.crawlBudgetMs;
+    f.t.config.crawlBudgetMs = 1;
+    try {
+      await f.c.call("POST", `/api/rag/pipelines/${f.pid}/sources/${s.id}/refetch`);
+      const after = await crawled(s.id, (s.crawlReport as { finishedAt: string }).finishedAt);
+      expect(after.crawlReport).toMatchObject({ pages: 1, stoppedEarly: true, removed: 0 });
+      expect((after.crawlReport as { leftOver: number }).leftOver).toBeGreaterThan(0);
+      expect([...(await pagesOf(s.id)).keys()].sort()).toEqual(before);
+    } finally {
+      f.t.config.crawlBudgetMs = budget;
+    }
+  });
+
   test("include patterns keep only matching pages (the start page is always taken)", async () => {
     buildSite();
     const s = await crawl({ crawl: { depth: 3, include: ["/a", "/a/*"] } });

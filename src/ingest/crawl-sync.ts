@@ -44,6 +44,7 @@ export interface StoredCrawlReport {
   removed: number;
   skipped: CrawlReport["skipped"];
   leftOver: number;
+  stoppedEarly: boolean;
 }
 
 export class CrawlSync {
@@ -103,7 +104,7 @@ export class CrawlSync {
     const run = this.runOf(task);
     this.running.delete(task.id);
     let removed = 0;
-    if (report.kept !== null) {
+    if (report.kept !== null && !report.stoppedEarly) {
       const kept = new Set(report.kept);
       for (const page of crawledPagesOf(this.db, task.documentId)) {
         if (kept.has(page.url)) continue;
@@ -120,6 +121,7 @@ export class CrawlSync {
       removed,
       skipped: report.skipped,
       leftOver: report.leftOver,
+      stoppedEarly: report.stoppedEarly,
     };
     const changedAny = run.added + run.changed + removed > 0;
     saveSourceFetch(this.db, task.documentId, {

@@ -67,7 +67,15 @@ export interface EngineDeps {
   files: FileStore;
   config: Pick<
     Config,
-    "ollamaUrl" | "openaiUrl" | "openaiKey" | "fetchAllow" | "fetchDeny" | "maxUploadMb" | "dataDir" | "crawlDelayMs"
+    | "ollamaUrl"
+    | "openaiUrl"
+    | "openaiKey"
+    | "fetchAllow"
+    | "fetchDeny"
+    | "maxUploadMb"
+    | "dataDir"
+    | "crawlDelayMs"
+    | "crawlBudgetMs"
   >;
   log: Logger;
   /** Free space on the data directory's disk (see disk-watch.ts); without it, ingestion never waits for space. */

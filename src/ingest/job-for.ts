@@ -20,22 +20,30 @@ function crawlJob(
   documentId: string,
   state: SourceFetch | undefined,
   settled: boolean,
-  delayMs: number,
+  config: JobSettings["config"],
 ): CrawlJob | null {
   if (!state?.crawl) return null;
   const settings = JSON.parse(state.crawl) as CrawlSettings;
+  const times = { delayMs: config.crawlDelayMs, budgetMs: config.crawlBudgetMs };
   // A re-index rebuilds the pages from their stored text: the crawl itself waits for its next sync.
-  if (!settled) return { settings, known: {}, delayMs, skip: true };
+  if (!settled) return { settings, known: {}, ...times, skip: true };
   const known: CrawlJob["known"] = {};
   for (const p of crawledPagesOf(db, documentId)) known[p.url] = { etag: p.etag, lastModified: p.lastModified };
-  return { settings, known, delayMs };
+  return { settings, known, ...times };
 }
 
 export interface JobSettings {
   files: FileStore;
   config: Pick<
     Config,
-    "ollamaUrl" | "openaiUrl" | "openaiKey" | "fetchAllow" | "fetchDeny" | "maxUploadMb" | "crawlDelayMs"
+    | "ollamaUrl"
+    | "openaiUrl"
+    | "openaiKey"
+    | "fetchAllow"
+    | "fetchDeny"
+    | "maxUploadMb"
+    | "crawlDelayMs"
+    | "crawlBudgetMs"
   >;
 }
 
@@ -64,7 +72,7 @@ export function jobFor(db: Db, task: Task, d: JobSettings): Job | null {
       indexedHash,
       validators: indexedHash && fetchState ? { etag: fetchState.etag, lastModified: fetchState.lastModified } : null,
     },
-    crawl: crawlJob(db, doc.id, fetchState, isSettled(col, task.generation), d.config.crawlDelayMs),
+    crawl: crawlJob(db, doc.id, fetchState, isSettled(col, task.generation), d.config),
     chunking: {
       strategy: col.chunkingStrategy as Job["chunking"]["strategy"],
       size: col.chunkSize,

@@ -13,6 +13,7 @@ interface CrawlReport {
   changed: number;
   removed: number;
   leftOver: number;
+  stoppedEarly?: boolean;
   skipped: { url: string; reason: string }[];
 }
 
@@ -56,7 +57,8 @@ export function SourceFetchInfo({ source: s }: { source: Source }) {
             Crawl: {plural(report.pages, "page")} · {report.added} added, {report.changed} changed, {report.removed}{" "}
             removed
             {report.skipped.length > 0 && ` · ${report.skipped.length} skipped`}
-            {report.leftOver > 0 && ` · ${plural(report.leftOver, "link")} left (page limit)`}
+            {report.leftOver > 0 &&
+              ` · ${plural(report.leftOver, "link")} left (${report.stoppedEarly ? "out of time" : "page limit"})`}
           </summary>
           <ul>
             {report.skipped.map((x) => (

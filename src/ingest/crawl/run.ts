@@ -19,7 +19,8 @@ const SITEMAP_DEPTH = 3;
 
 /** Crawls and reports through `emit`; throws (failing the source) when no page could be read. */
 export async function runCrawl(job: Job, crawl: CrawlJob, emit: (e: JobEvent) => void, signal: AbortSignal) {
-  const report: CrawlReport = { pages: 0, kept: [], skipped: [], leftOver: 0 };
+  const report: CrawlReport = { pages: 0, kept: [], skipped: [], leftOver: 0, stoppedEarly: false };
+  const deadline = performance.now() + crawl.budgetMs;
   if (crawl.skip) return emit({ type: "crawled", jobId: job.jobId, report: { ...report, kept: null } });
   const { start, authed } = credentialsOf(job.document.url!);
   const gate = new HostGate(job.fetch, crawl.delayMs, signal, authed);
@@ -30,13 +31,19 @@ export async function runCrawl(job: Job, crawl: CrawlJob, emit: (e: JobEvent) =>
   } else frontier.offer(start, 0, true);
   for (let next = c.frontier.take(); next && report.pages < crawl.settings.maxPages; next = c.frontier.take()) {
     if (signal.aborted) return;
+    // The first page is always taken: a crawl that stops reports something.
+    if (report.pages > 0 && performance.now() > deadline) {
+      report.stoppedEarly = true;
+      report.leftOver++; // the page just taken
+      break;
+    }
     await visit(c, next.url, next.depth);
   }
   // Nothing reached (the site down, robots.txt unreadable): fail rather than remove every page.
   if (report.pages === 0 && c.firstError) throw c.firstError;
   if (report.pages === 0)
     throw new FetchError(`the crawl reached no page: ${report.skipped[0]?.reason ?? "no links"}`, false);
-  report.leftOver = c.frontier.size();
+  report.leftOver += c.frontier.size();
   emit({ type: "crawled", jobId: job.jobId, report });
 }
 

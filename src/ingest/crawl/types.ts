@@ -8,6 +8,8 @@ export interface CrawlJob {
   known: Record<string, Validators>;
   /** Wait between two requests to one host, in ms (robots.txt's Crawl-delay may lengthen it). */
   delayMs: number;
+  /** How long the crawl may run; then it stops and keeps every page it holds. */
+  budgetMs: number;
   /** A re-index builds a new generation from the pages' stored text: nothing is crawled. */
   skip?: boolean;
 }
@@ -24,8 +26,10 @@ export interface CrawlReport {
   kept: string[] | null;
   /** Pages not taken, with why (robots.txt, the fetch rules, an error); the first 100. */
   skipped: { url: string; reason: string }[];
-  /** Links left unvisited because maxPages was reached. */
+  /** Links left unvisited because maxPages was reached or time ran out. */
   leftOver: number;
+  /** Time ran out: pages not reached this time are kept, not removed. */
+  stoppedEarly: boolean;
 }
 
 export type CrawlEvent =
