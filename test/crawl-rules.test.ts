@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { parseCrawl, parseRefreshEvery, patternMatcher } from "../src/core/fetch-settings";
-import { htmlLinks, sitemapEntries } from "../src/ingest/crawl/links";
+import { htmlLinks, metaRobots, sitemapEntries } from "../src/ingest/crawl/links";
 import { parseRobots } from "../src/ingest/crawl/robots";
 
 describe("robots.txt", () => {
@@ -78,6 +78,17 @@ describe("links and sitemaps", () => {
     expect(htmlLinks(`<base href="http://site.test/root/"><a href="x">x</a>`, "http://site.test/a/b")).toEqual([
       "http://site.test/root/x",
     ]);
+  });
+
+  test.each([
+    [`<meta name="robots" content="noindex, nofollow">`, true, true],
+    [`<meta content='noindex' name='ROBOTS'>`, true, false],
+    [`<meta name="ragd" content="nofollow">`, false, true],
+    [`<meta name="robots" content="none">`, true, true],
+    [`<meta name="googlebot" content="noindex">`, false, false],
+    [`<meta name="description" content="noindex">`, false, false],
+  ])("meta %s: noindex %p, nofollow %p", (html, noindex, nofollow) => {
+    expect(metaRobots(html)).toEqual({ noindex, nofollow });
   });
 
   test("a urlset and a sitemap index", () => {

@@ -69,6 +69,7 @@ function buildSite() {
       "/skip/s",
       "/leak",
       "/moved",
+      "/noindex",
       "mailto:x@example.com",
       `http://localhost:${site.server.port}/other-host`,
     ]),
@@ -80,6 +81,11 @@ function buildSite() {
   site.pages.set("/private/p", page("private", []));
   site.pages.set("/skip/s", page("skipped", []));
   site.pages.set("/other-host", page("other", []));
+  site.pages.set(
+    "/noindex",
+    page("hidden", ["/via-noindex"]).replace("<head>", `<head><meta name="robots" content="noindex">`),
+  );
+  site.pages.set("/via-noindex", page("via", []));
 }
 
 beforeAll(async () => {
@@ -132,8 +138,9 @@ describe("a crawl", () => {
 
   test("takes the pages within depth, same host, not excluded, allowed by robots.txt", async () => {
     const pages = await pagesOf(source.id);
-    expect([...pages.keys()].sort()).toEqual(["/", "/a", "/a/deep", "/b"]);
+    expect([...pages.keys()].sort()).toEqual(["/", "/a", "/a/deep", "/b", "/via-noindex"]);
     expect(pages.get("/a")!.name).toBe("Page alpha");
+    expect(reasonFor(source, "/noindex")).toContain("noindex"); // not indexed, its links followed
     expect(pages.get("/a")!.chunkCount).toBeGreaterThan(0);
     expect(site.log.some((r) => r.path === "/a/deeper")).toBe(false); // depth 3
     expect(site.log.some((r) => r.path === "/skip/s")).toBe(false); // excluded
@@ -181,10 +188,10 @@ describe("a crawl", () => {
     expect(r.status).toBe(202);
     const after = await crawled(source.id, (source.crawlReport as { finishedAt: string }).finishedAt);
     const pages = await pagesOf(source.id);
-    expect([...pages.keys()].sort()).toEqual(["/", "/a", "/a/deep", "/c"]);
-    expect(after.crawlReport).toMatchObject({ pages: 4, added: 1, changed: 1, removed: 1 });
-    // "/a" changed, "/c" is new; "/" and "/a/deep" are the same pages, not embedded again.
-    for (const same of ["/", "/a/deep"]) {
+    expect([...pages.keys()].sort()).toEqual(["/", "/a", "/a/deep", "/c", "/via-noindex"]);
+    expect(after.crawlReport).toMatchObject({ pages: 5, added: 1, changed: 1, removed: 1 });
+    // "/a" changed, "/c" is new; the others are the same pages, not embedded again.
+    for (const same of ["/", "/a/deep", "/via-noindex"]) {
       expect(pages.get(same)!.id).toBe(before.get(same)!.id);
       expect(pages.get(same)!.indexedAt).toBe(before.get(same)!.indexedAt);
     }

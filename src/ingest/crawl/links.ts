@@ -41,3 +41,18 @@ export function resolve(href: string, base: string | undefined): string | null {
     return null;
   }
 }
+
+/** What a page's `<meta name="robots">` (or `name="ragd"`) asks: not to be indexed, its links not followed. */
+export function metaRobots(html: string): { noindex: boolean; nofollow: boolean } {
+  let noindex = false;
+  let nofollow = false;
+  for (const m of html.matchAll(/<meta\b[^>]*>/gi)) {
+    const tag = m[0];
+    if (!/\bname\s*=\s*["']?(robots|ragd)\b/i.test(tag)) continue;
+    const content = /\bcontent\s*=\s*(?:"([^"]*)"|'([^']*)')/i.exec(tag);
+    const words = (content?.[1] ?? content?.[2] ?? "").toLowerCase();
+    if (/\b(noindex|none)\b/.test(words)) noindex = true;
+    if (/\b(nofollow|none)\b/.test(words)) nofollow = true;
+  }
+  return { noindex, nofollow };
+}

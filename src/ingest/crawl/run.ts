@@ -9,7 +9,7 @@ import { extract } from "../extract/index";
 import { FetchError, safeFetch, type Validators } from "../fetch/index";
 import type { Job, JobEvent } from "../job";
 import { HostGate } from "./hosts";
-import { htmlLinks, resolve, sitemapEntries } from "./links";
+import { htmlLinks, metaRobots, resolve, sitemapEntries } from "./links";
 import { Frontier } from "./frontier";
 import type { CrawlJob, CrawlReport } from "./types";
 
@@ -148,7 +148,16 @@ async function fetchPage(url: string, gate: HostGate, known: Validators | undefi
   }).finally(() => gate.release(hop));
   if (res.notModified) return { ...empty, finalUrl: res.finalUrl, notModified: true, validators: res.validators };
   const html = /html/i.test(res.contentType) ? new TextDecoder().decode(res.bytes) : null;
-  const links = html !== null ? htmlLinks(html, res.finalUrl) : [];
+  const meta = html !== null ? metaRobots(html) : { noindex: false, nofollow: false };
+  const links = html !== null && !meta.nofollow ? htmlLinks(html, res.finalUrl) : [];
+  if (meta.noindex)
+    return {
+      ...empty,
+      finalUrl: res.finalUrl,
+      links,
+      validators: res.validators,
+      problem: "the page asks not to be indexed (meta robots noindex)",
+    };
   try {
     const extracted = await extract(res.bytes, { contentType: res.contentType, url: res.finalUrl });
     const title = extracted.title ?? null;
