@@ -2,7 +2,8 @@
  * The dashboard's refresh and crawl settings in a real browser (system Chromium,
  * headless) against ragd run as a process: a web page source added with a schedule
  * and "follow links" crawls a site on loopback, its row shows what the crawl found
- * and when it was checked, its pages say whose they are, and "Re-fetch now" checks again.
+ * and when it was checked, its pages say whose they are, "Re-fetch now" checks again,
+ * and "Schedule" changes how often.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
@@ -95,5 +96,16 @@ describe.skipIf(!haveChromium)("refresh and crawl in the dashboard", () => {
     for (let i = 0; i < 200 && (await crawlOf()).crawlReport.finishedAt === before; i++) await Bun.sleep(100);
     expect((await crawlOf()).crawlReport.finishedAt > before).toBe(true);
     await row("Help site").getByText("0 added, 0 changed, 0 removed").waitFor();
+
+    // The schedule is changed in place (PATCH), nothing fetched or embedded for it.
+    await row("Help site").getByRole("button", { name: "Schedule of Help site" }).click();
+    await tab.getByLabel("Fetch Help site again", { exact: true }).selectOption("7d");
+    await shootThemes(tab, "source-schedule");
+    await tab.getByRole("button", { name: "Save schedule" }).click();
+    await row("Help site").getByText("fetched again every week").waitFor();
+    const saved = ((await api(ctx, sourcesUrl)).body as { name: string; refreshEvery: number }[]).find(
+      (s) => s.name === "Help site",
+    )!;
+    expect(saved.refreshEvery).toBe(604_800);
   }, 120_000);
 });

@@ -86,8 +86,11 @@ export const sources = {
     request<SourcePage>("GET", `${pipelinePath(pipelineId)}/sources${qs({ page: 1, ...p })}`),
   create: (pipelineId: string, body: NewSource) =>
     request<SourceCreated>("POST", `${pipelinePath(pipelineId)}/sources`, { body }),
-  update: (pipelineId: string, sourceId: string, body: { name?: string; metadata?: Record<string, unknown> }) =>
-    request<Source>("PATCH", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}`, { body }),
+  update: (
+    pipelineId: string,
+    sourceId: string,
+    body: { name?: string; metadata?: Record<string, unknown>; refreshEvery?: number | null },
+  ) => request<Source>("PATCH", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}`, { body }),
   retry: (pipelineId: string, sourceId: string) =>
     request<{ source: Source }>("POST", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}/retry`),
   /** Fetch a url/api source again now (a crawl source crawls again). */

@@ -29,7 +29,8 @@ export const NO_FETCH_SETTINGS: FetchSettingsState = {
   sitemap: false,
 };
 
-const EVERY: [string, string][] = [
+/** The schedules the menus offer: a duration ragd accepts, and its label. */
+export const REFRESH_CHOICES: [string, string][] = [
   ["", "Never (only when asked)"],
   ["1h", "Every hour"],
   ["6h", "Every 6 hours"],
@@ -79,7 +80,7 @@ export function FetchSettingsInput({ kind, value: v, onChange, error }: Props) {
       >
         {(ids) => (
           <select {...ids} value={v.refreshEvery} onChange={(e) => set({ refreshEvery: e.currentTarget.value })}>
-            {EVERY.map(([value, label]) => (
+            {REFRESH_CHOICES.map(([value, label]) => (
               <option key={value} value={value}>
                 {label}
               </option>

@@ -20,6 +20,7 @@ interface CrawlReport {
 /** "every 6 hours" from seconds. */
 function every(seconds: number): string {
   const units: [number, string][] = [
+    [604_800, "week"],
     [86_400, "day"],
     [3600, "hour"],
     [60, "minute"],

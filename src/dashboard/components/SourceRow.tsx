@@ -8,6 +8,7 @@ import { useAction } from "../lib/hooks";
 import { ErrorNote } from "./ErrorNote";
 import { MetadataEditor } from "./MetadataEditor";
 import { ProgressBar } from "./ProgressBar";
+import { RefreshEditor } from "./RefreshEditor";
 import { SourceFetchInfo } from "./SourceFetchInfo";
 import { StatusBadge } from "./StatusBadge";
 
@@ -42,6 +43,7 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
   const canRefetch = (s.type === "url" || s.type === "api") && !s.crawlSourceId;
   const progress = s.progress;
   const [editing, setEditing] = useState(false);
+  const [scheduling, setScheduling] = useState(false);
   const labels = Object.entries(s.metadata ?? {});
   return (
     <li class="row">
@@ -58,6 +60,17 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
           </div>
         )}
         <SourceFetchInfo source={s} />
+        {scheduling && (
+          <RefreshEditor
+            pipelineId={pipelineId}
+            source={s}
+            onCancel={() => setScheduling(false)}
+            onSaved={() => {
+              setScheduling(false);
+              onChanged();
+            }}
+          />
+        )}
         {labels.length > 0 && !editing && (
           <ul class="chips small" aria-label={`Metadata of ${s.name}`}>
             {labels.map(([k, v]) => (
@@ -125,6 +138,16 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
               aria-label={`Fetch ${s.name} again now`}
             >
               {refetch.busy ? "Fetching…" : "Re-fetch now"}
+            </button>
+          )}
+          {canRefetch && !scheduling && (
+            <button
+              type="button"
+              class="btn btn-small"
+              onClick={() => setScheduling(true)}
+              aria-label={`Schedule of ${s.name}`}
+            >
+              Schedule
             </button>
           )}
           {!editing && (
