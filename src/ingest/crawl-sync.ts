@@ -91,7 +91,7 @@ export class CrawlSync {
     const row = await this.engine.createDocument(draft, p.text, (t, r) =>
       saveSourceFetch(t, r.id, { crawlSourceId: task.documentId, lastCheckedAt: at, ...validators }),
     );
-    run.added++;
+    if (row) run.added++;
     if (row) run.pages.set(p.url, { documentId: row.id, url: p.url, contentHash: p.hash, ...validators });
   }
 

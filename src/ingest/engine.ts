@@ -332,7 +332,10 @@ export class IngestEngine {
       );
       r.writes.push(w);
     } else if (e.type === "page") {
-      r.writes.push(this.crawls.page(task, e.page));
+      // A page that cannot be stored (its crawl source deleted meanwhile, say) is left for the next sync.
+      const stored = this.crawls.page(task, e.page);
+      stored.catch((err) => this.quiet.warn("could not store a crawled page", { error: err }));
+      r.writes.push(stored);
     } else {
       const outcome = outcomeOf(e);
       this.finish(e.jobId, r, outcome).catch((err) =>
@@ -346,7 +349,11 @@ export class IngestEngine {
   private async finish(jobId: string, r: RunningTask, outcome: Outcome): Promise<void> {
     await Promise.allSettled(r.writes);
     if (!this.running.has(jobId)) return this.crawls.drop(jobId);
-    if (outcome.ok && outcome.crawl) await this.crawls.finish(r.task, outcome.crawl);
+    // The crawl's end (vanished pages, its report) must not keep its task from ending.
+    if (outcome.ok && outcome.crawl)
+      await this.crawls
+        .finish(r.task, outcome.crawl)
+        .catch((err) => this.d.log.warn("could not finish a crawl's sync", { error: err }));
     else this.crawls.drop(jobId);
     const settled = settleOutcome(outcome, r.failed, this.d.config.dataDir);
     const { full } = settled;
