@@ -295,6 +295,22 @@ describe("limits and sitemaps", () => {
     expect(JSON.stringify(await f.c.sources(f.pid))).not.toContain("s3cret");
   });
 
+  test("deleting a crawl source while it crawls leaves none of its pages behind", async () => {
+    buildSite();
+    const many = Array.from({ length: 30 }, (_, i) => `/many/${i}`);
+    site.pages.set("/many/", page("many", many));
+    for (const p of many) site.pages.set(p, page(`many ${p}`, []));
+    const r = await f.c.addSource(f.pid, { type: "url", url: `${site.base}/many/`, crawl: { depth: 1 } });
+    const id = r.body.id as string;
+    await waitFor("a few pages", async () => ((await pagesOf(id)).size >= 3 ? true : undefined));
+    expect((await f.c.call("DELETE", `/api/rag/pipelines/${f.pid}/sources/${id}`)).status).toBe(200);
+    const requests = site.log.length;
+    await Bun.sleep(500);
+    expect(site.log.length - requests).toBeLessThanOrEqual(1); // the crawl stopped
+    const left = (await f.c.sources(f.pid)).filter((s) => String(s.url).includes("/many/"));
+    expect(left).toEqual([]);
+  });
+
   test("a re-sync whose start page cannot be read fails, and keeps the pages it had", async () => {
     buildSite();
     const s = await crawl({ crawl: { depth: 1 } });

@@ -34,7 +34,7 @@ import type { WorkerPool } from "./pool";
 import { ProgressBuffer } from "./progress";
 import { ChunkSink } from "./sink";
 import { CrawlSync } from "./crawl-sync";
-import { crawledPageIds } from "../db/repo/source-fetches";
+import { crawledPageIds, findSourceFetch } from "../db/repo/source-fetches";
 
 const LEASE_MS = 30 * 60_000;
 /**
@@ -223,7 +223,7 @@ export class IngestEngine {
   async removeDocument(collectionId: string, documentId: string): Promise<void> {
     // Its job first, so that a crawl adds no page while its pages go with it.
     this.cancelDocument(documentId);
-    for (const page of crawledPageIds(this.d.db, documentId)) await this.removeDocument(collectionId, page);
+    if (findSourceFetch(this.d.db, documentId)?.crawl) await this.removeCrawledPages(collectionId, documentId);
     // Tasks go with the row (ON DELETE CASCADE); if it was the last one a re-index waited for, switch now.
     const drop = this.d.db.transaction((tx) => {
       recordSourceEvent(tx as unknown as Db, "source.deleted", documentId, { status: "deleted" });
@@ -233,6 +233,12 @@ export class IngestEngine {
     this.d.files.remove(collectionId, documentId);
     await this.d.store.deleteDocument(collectionId, documentId);
     if (drop !== null) await this.d.store.dropGeneration(collectionId, drop);
+  }
+
+  /** Deletes a crawl source's pages, once a page already in the group commit is committed too. */
+  private async removeCrawledPages(collectionId: string, crawlSourceId: string): Promise<void> {
+    await this.writes.run(() => undefined);
+    for (const page of crawledPageIds(this.d.db, crawlSourceId)) await this.removeDocument(collectionId, page);
   }
 
   /** Re-index: rebuild every document with the collection's current settings (generations.ts). */
