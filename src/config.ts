@@ -57,6 +57,13 @@ export interface Config {
   ocrLanguages: string[];
   /** Longest OCR of one page or image before the source fails. */
   ocrPageTimeoutMs: number;
+  /** Least wait between two requests of a crawl to one host, in ms (docs/API.md, "Refresh and crawl"). */
+  crawlDelayMs: number;
+  /**
+   * How long one crawl may run before it stops and keeps what it has, inside the
+   * 15-minute cap of a task. Not a setting of its own; tests shorten it.
+   */
+  crawlBudgetMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -167,6 +174,7 @@ const SETTINGS: Setting<keyof Config>[] = [
   { key: "passwordLogin", flag: "password-login", env: "RAGD_PASSWORD_LOGIN", parse: oneOf(["on", "off"] as const) },
   { key: "ocrLanguages", flag: "ocr-languages", env: "RAGD_OCR_LANGUAGES", parse: languageList },
   { key: "ocrPageTimeoutMs", flag: "ocr-page-timeout-ms", env: "RAGD_OCR_PAGE_TIMEOUT_MS", parse: int(100, 3_600_000) },
+  { key: "crawlDelayMs", flag: "crawl-delay-ms", env: "RAGD_CRAWL_DELAY_MS", parse: int(0, 60_000) },
 ];
 
 /** The defaults a fresh install runs with. */
@@ -203,6 +211,8 @@ export function defaultConfig(): Config {
     passwordLogin: "on",
     ocrLanguages: ["eng"],
     ocrPageTimeoutMs: 120_000,
+    crawlDelayMs: 500,
+    crawlBudgetMs: 12 * 60_000,
   };
 }
 

@@ -28,6 +28,7 @@ import { addCollectors } from "./features/health/collectors";
 import { Metrics } from "./http/metrics";
 import { DiskWatch } from "./ingest/disk-watch";
 import { IngestEngine } from "./ingest/engine";
+import { RefreshScheduler } from "./ingest/refresh";
 import { metadataLookup } from "./ingest/metadata-lookup";
 import { WorkerPool } from "./ingest/pool";
 import { reconcile, recoverInterrupted } from "./ingest/reconcile";
@@ -49,6 +50,8 @@ export interface Services {
   metrics: Metrics;
   collections: Collections;
   engine: IngestEngine;
+  /** Re-fetches url/api sources on their schedule (ingest/refresh.ts). */
+  refresh: RefreshScheduler;
   disk: DiskWatch;
   auth: AuthService;
   admin: AdminService;
@@ -133,6 +136,8 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   recoverInterrupted({ db, files, log });
   await reconcile({ db, store, engine, files, log });
   engine.start();
+  const refresh = new RefreshScheduler(db, () => engine.kick(), log);
+  refresh.start();
   disk.start((id) => engine.enqueue(id));
   deliverer.start();
   const housekeeping = () => {
@@ -175,6 +180,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     metrics,
     collections,
     engine,
+    refresh,
     disk,
     auth,
     admin,
@@ -200,6 +206,7 @@ export async function closeServices(s: Services): Promise<void> {
   s.events.closeStreams();
   for (const t of s.timers) clearInterval(t);
   s.disk.stop();
+  s.refresh.stop();
   await s.engine.stop();
   await s.deliverer.stop();
   s.keys.flush();

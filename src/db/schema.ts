@@ -320,6 +320,36 @@ export const evalRuns = sqliteTable(
   (t) => [index("eval_runs_set_idx").on(t.setId, t.id)],
 );
 
+/**
+ * How a url or api source is fetched again, and what the last fetch learned
+ * (docs/API.md, "Refresh and crawl"): one row per url/api source and per crawled
+ * page, apart from the document row that every status change rewrites.
+ */
+export const sourceFetches = sqliteTable(
+  "source_fetches",
+  {
+    documentId: text("document_id")
+      .primaryKey()
+      .references(() => documents.id, { onDelete: "cascade" }),
+    /** Seconds between re-fetches; null: only when asked. */
+    refreshEvery: integer("refresh_every"),
+    /** When the scheduler queues the next re-fetch; null when none is scheduled. */
+    nextCheckAt: text("next_check_at"),
+    lastCheckedAt: text("last_checked_at"),
+    lastChangedAt: text("last_changed_at"),
+    /** Validators of the last answer, sent back as If-None-Match / If-Modified-Since. */
+    etag: text("etag"),
+    lastModified: text("last_modified"),
+    /** A crawl source's settings, a JSON object; null for a single page. */
+    crawl: text("crawl"),
+    /** What the last crawl found, a JSON object (pages, added, removed, skipped…). */
+    crawlReport: text("crawl_report"),
+    /** A crawled page: the crawl source it belongs to. */
+    crawlSourceId: text("crawl_source_id").references(() => documents.id, { onDelete: "cascade" }),
+  },
+  (t) => [index("source_fetches_due_idx").on(t.nextCheckAt), index("source_fetches_crawl_idx").on(t.crawlSourceId)],
+);
+
 export type User = typeof users.$inferSelect;
 export type Session = typeof sessions.$inferSelect;
 export type Collection = typeof collections.$inferSelect;
@@ -335,3 +365,4 @@ export type Tier = User["tier"];
 export type AuditRow = typeof auditLog.$inferSelect;
 export type EvalSetRow = typeof evalSets.$inferSelect;
 export type EvalRunRow = typeof evalRuns.$inferSelect;
+export type SourceFetch = typeof sourceFetches.$inferSelect;

@@ -34,6 +34,8 @@ import type { WorkerPool } from "./pool";
 import { ProgressBuffer } from "./progress";
 import { ChunkSink } from "./sink";
 import { IngestStats } from "./stats";
+import { CrawlSync } from "./crawl-sync";
+import { crawledPageIds, findSourceFetch } from "../db/repo/source-fetches";
 
 const LEASE_MS = 30 * 60_000;
 /**
@@ -79,6 +81,8 @@ export interface EngineDeps {
     | "dataDir"
     | "ocrLanguages"
     | "ocrPageTimeoutMs"
+    | "crawlDelayMs"
+    | "crawlBudgetMs"
   >;
   log: Logger;
   /** Free space on the data directory's disk (see disk-watch.ts); without it, ingestion never waits for space. */
@@ -92,6 +96,8 @@ export class IngestEngine {
   readonly sink: ChunkSink;
   /** Counters, stage durations and the log line of each ended task. */
   readonly stats: IngestStats;
+  /** Makes documents of the pages crawls reach (crawl-sync.ts). */
+  private readonly crawls: CrawlSync;
   private readonly running = new Map<string, RunningTask>();
   /** Group commit for new documents, finished tasks and progress. */
   private readonly writes: WriteBatch;
@@ -110,6 +116,7 @@ export class IngestEngine {
     this.sink = new ChunkSink(d.store, (collectionId, generation, ids) => this.writable(collectionId, generation, ids));
     this.writes = new WriteBatch(d.db);
     this.progress = new ProgressBuffer(this.writes, this.quiet);
+    this.crawls = new CrawlSync(d.db, this);
   }
 
   /** Starts the scheduling loop. */
@@ -163,11 +170,16 @@ export class IngestEngine {
    * it waits for its file, in the next group commit. Resolves once committed, with
    * the row, or null when the collection was deleted first.
    */
-  async createDocument(draft: DocumentDraft, content?: string): Promise<DocumentRow | null> {
+  async createDocument(
+    draft: DocumentDraft,
+    content?: string,
+    also?: (t: Db, row: DocumentRow) => void,
+  ): Promise<DocumentRow | null> {
     const row = newDocumentRow(draft);
     const stored = await this.writes.run((t) => {
       const col = findCollectionById(t, row.collectionId);
       if (col) insertNewDocument(t, row, col, Date.now(), content);
+      if (col) also?.(t, row);
       return col !== undefined;
     });
     if (!stored) return null;
@@ -199,6 +211,21 @@ export class IngestEngine {
     return done;
   }
 
+  /**
+   * Runs `fn` (which queues `documentId` again) in the next group commit, cancelling
+   * the document's running job in the same turn, then looks for work.
+   */
+  async requeueWith<T>(fn: (t: Db) => T, documentId: string): Promise<T> {
+    const result = await this.writes.run((t) => {
+      const r = fn(t);
+      this.cancelDocument(documentId);
+      return r;
+    });
+    this.queued.n++;
+    this.kick();
+    return result;
+  }
+
   /** Stops a document's running job (its rows are then refused by the sink). */
   cancelDocument(documentId: string): void {
     this.d.pool.cancelDocument(documentId);
@@ -207,7 +234,9 @@ export class IngestEngine {
 
   /** Deletes a document everywhere, even mid-ingestion: job, row, tasks, file, chunks. */
   async removeDocument(collectionId: string, documentId: string): Promise<void> {
+    // Its job first, so that a crawl adds no page while its pages go with it.
     this.cancelDocument(documentId);
+    if (findSourceFetch(this.d.db, documentId)?.crawl) await this.removeCrawledPages(collectionId, documentId);
     // Tasks go with the row (ON DELETE CASCADE); if it was the last one a re-index waited for, switch now.
     const end = this.d.db.transaction((tx) => {
       recordSourceEvent(tx as unknown as Db, "source.deleted", documentId, { status: "deleted" });
@@ -222,6 +251,12 @@ export class IngestEngine {
 
   /** Set by the evaluation gate (features/evals/gate.ts): told when a gated re-index has built. */
   onBuilt: BuiltListener | null = null;
+
+  /** Deletes a crawl source's pages, once a page already in the group commit is committed too. */
+  private async removeCrawledPages(collectionId: string, crawlSourceId: string): Promise<void> {
+    await this.writes.run(() => undefined);
+    for (const page of crawledPageIds(this.d.db, crawlSourceId)) await this.removeDocument(collectionId, page);
+  }
 
   /**
    * Re-index: rebuild every document with the collection's current settings (generations.ts).
@@ -335,9 +370,14 @@ export class IngestEngine {
         },
       );
       r.writes.push(w);
+    } else if (e.type === "page") {
+      // A page that cannot be stored (its crawl source deleted meanwhile, say) is left for the next sync.
+      const stored = this.crawls.page(task, e.page);
+      stored.catch((err) => this.quiet.warn("could not store a crawled page", { error: err }));
+      r.writes.push(stored);
     } else {
       const outcome = outcomeOf(e);
-      this.finish(e.jobId, r, outcome, e.stages ?? {}).catch((err) =>
+      this.finish(e.jobId, r, outcome, ("stages" in e ? e.stages : undefined) ?? {}).catch((err) =>
         this.d.log.error("could not finish an ingestion task", { error: err }),
       );
       this.kick(); // the worker is free now; its rows commit meanwhile
@@ -347,7 +387,13 @@ export class IngestEngine {
   /** Waits for the job's rows to be committed, then records the outcome (with the next group commit). */
   private async finish(jobId: string, r: RunningTask, outcome: Outcome, stages: StageTimes): Promise<void> {
     await Promise.allSettled(r.writes);
-    if (!this.running.has(jobId)) return;
+    if (!this.running.has(jobId)) return this.crawls.drop(jobId);
+    // The crawl's end (vanished pages, its report) must not keep its task from ending.
+    if (outcome.ok && outcome.crawl)
+      await this.crawls
+        .finish(r.task, outcome.crawl)
+        .catch((err) => this.d.log.warn("could not finish a crawl's sync", { error: err }));
+    else this.crawls.drop(jobId);
     const settled = settleOutcome(outcome, r.failed, this.d.config.dataDir);
     const { full } = settled;
     outcome = settled.outcome;

@@ -9,6 +9,28 @@ import { recordSourceEvent } from "./events";
 import { isSettled, modelOf } from "./generations";
 import { joinCredentials } from "../tools/url-credentials";
 import type { Job } from "./job";
+import type { CrawlJob } from "./crawl/types";
+import type { CrawlSettings } from "../core/fetch-settings";
+import { crawledPagesOf, findSourceFetch } from "../db/repo/source-fetches";
+import type { SourceFetch } from "../db/schema";
+
+/** A crawl source's crawl: its settings and the validators of the pages it holds; null for a single page. */
+function crawlJob(
+  db: Db,
+  documentId: string,
+  state: SourceFetch | undefined,
+  settled: boolean,
+  config: JobSettings["config"],
+): CrawlJob | null {
+  if (!state?.crawl) return null;
+  const settings = JSON.parse(state.crawl) as CrawlSettings;
+  const times = { delayMs: config.crawlDelayMs, budgetMs: config.crawlBudgetMs };
+  // A re-index rebuilds the pages from their stored text: the crawl itself waits for its next sync.
+  if (!settled) return { settings, known: {}, ...times, skip: true };
+  const known: CrawlJob["known"] = {};
+  for (const p of crawledPagesOf(db, documentId)) known[p.url] = { etag: p.etag, lastModified: p.lastModified };
+  return { settings, known, ...times };
+}
 
 export interface JobSettings {
   files: FileStore;
@@ -23,6 +45,8 @@ export interface JobSettings {
     | "ocrLanguages"
     | "ocrPageTimeoutMs"
     | "dataDir"
+    | "crawlDelayMs"
+    | "crawlBudgetMs"
   >;
 }
 
@@ -34,19 +58,24 @@ export function jobFor(db: Db, task: Task, d: JobSettings): Job | null {
   const now = Date.now();
   markDocumentProcessing(db, doc.id, new Date(now).toISOString());
   recordSourceEvent(db, "source.processing", doc.id, {}, now);
+  const fetchState = doc.type === "url" || doc.type === "api" ? findSourceFetch(db, doc.id) : undefined;
+  // Only a settled index still holds the chunks of that hash, for the job to keep.
+  const indexedHash = isSettled(col, task.generation) && doc.chunkCount > 0 ? doc.contentHash : null;
   return {
     jobId: task.id,
     document: {
       id: doc.id,
       type: doc.type,
-      content: doc.type === "text" ? findDocumentText(db, doc.id) : null,
+      // A crawled page is indexed from the text its crawl stored.
+      content: doc.type === "text" || fetchState?.crawlSourceId ? findDocumentText(db, doc.id) : null,
       url: doc.url && joinCredentials(doc.url, doc.urlCredentials),
       fileName: doc.fileName,
       fileSize: doc.fileSize,
       filePath: doc.filePath ? d.files.pathOf(col.id, doc.id) : null,
-      // Only a settled index still holds the chunks of that hash, for the job to keep.
-      indexedHash: isSettled(col, task.generation) && doc.chunkCount > 0 ? doc.contentHash : null,
+      indexedHash,
+      validators: indexedHash && fetchState ? { etag: fetchState.etag, lastModified: fetchState.lastModified } : null,
     },
+    crawl: crawlJob(db, doc.id, fetchState, isSettled(col, task.generation), d.config),
     chunking: {
       strategy: col.chunkingStrategy as Job["chunking"]["strategy"],
       size: col.chunkSize,

@@ -9,7 +9,9 @@ import { EmbeddingError, type Embedder } from "../embed/types";
 import { sha256 } from "../tools/crypto";
 import { chunkText } from "./chunk/index";
 import { ExtractionError, extract, type Ocr } from "./extract/index";
-import { FetchError, safeFetch } from "./fetch/index";
+import { runCrawl } from "./crawl/run";
+import type { CrawlEvent, CrawlJob } from "./crawl/types";
+import { FetchError, safeFetch, type Validators } from "./fetch/index";
 import type { ChunkRow } from "../vectors/tables";
 import type { OcrThread } from "./ocr/client";
 import type { Chunk, ChunkOptions, Extracted } from "./types";
@@ -27,6 +29,8 @@ export interface JobDocument {
    * When the fetched text hashes the same, the job ends `unchanged` and embeds nothing.
    */
   indexedHash?: string | null;
+  /** url/api with `indexedHash`: the validators of the answer it came from, for a conditional request. */
+  validators?: Validators | null;
 }
 
 export interface Job {
@@ -38,6 +42,8 @@ export interface Job {
   fetch: { allow: string[]; deny: string[]; maxBytes: number; timeoutMs: number };
   /** Images and scanned PDF pages (docs/API.md, "OCR"); language data files are under dataDir/ocr. */
   ocr: { languages: string[]; pageTimeoutMs: number; dataDir: string };
+  /** A crawl source: the job crawls (crawl/run.ts) instead of indexing one page. */
+  crawl?: CrawlJob | null;
 }
 
 /** Which of a worker's embedders a job uses: one per model and backend settings. */
@@ -79,9 +85,11 @@ export type JobEvent =
       contentHash: string | null;
       /** Set when OCR read some of the text. */
       ocr: Extracted["ocr"] | null;
+      validators?: Validators | null;
       stages?: StageTimes;
     }
-  | { type: "unchanged"; jobId: string; contentHash: string; stages?: StageTimes }
+  | { type: "unchanged"; jobId: string; contentHash: string; validators?: Validators | null; stages?: StageTimes }
+  | CrawlEvent
   | { type: "error"; jobId: string; message: string; transient: boolean; stages?: StageTimes };
 
 /** Everything a worker posts: its jobs' events, its answer to a ping, and its embedding calls. */
@@ -113,22 +121,33 @@ function ocrFor(job: Job, emit: (e: JobEvent) => void, ctx: JobContext): Ocr {
   };
 }
 
+/** The text to index; `extracted` null when a conditional fetch answered 304 (nothing changed). */
+interface Got {
+  extracted: Extracted | null;
+  validators: Validators | null;
+}
+
 /** The document's text: its bytes read or fetched ("fetch"), then extracted ("extract"). */
-async function textOf(job: Job, ocr: Ocr, times: StageTimes): Promise<Extracted> {
+async function textOf(job: Job, ocr: Ocr, times: StageTimes): Promise<Got> {
   const d = job.document;
-  if (d.type === "text") return { text: d.content ?? "", kind: "text" };
+  if (d.type === "text") return { extracted: { text: d.content ?? "", kind: "text" }, validators: null };
+  // A crawled page: its crawl fetched and extracted the text already.
+  if (d.content !== null) return { extracted: { text: d.content, kind: "html" }, validators: null };
   if (d.type === "file") {
     const bytes = await timed(times, "fetch", async () => new Uint8Array(await readFile(d.filePath!)));
-    return timed(times, "extract", () => extract(bytes, { fileName: d.fileName ?? undefined }, ocr));
+    const extracted = await timed(times, "extract", () => extract(bytes, { fileName: d.fileName ?? undefined }, ocr));
+    return { extracted, validators: null };
   }
   const accept = d.type === "api" ? "application/json, */*;q=0.5" : "text/html, application/pdf, */*;q=0.5";
-  const res = await timed(times, "fetch", () => safeFetch(d.url!, { ...job.fetch, accept }));
+  const res = await timed(times, "fetch", () => safeFetch(d.url!, { ...job.fetch, accept, validators: d.validators }));
+  if (res.notModified) return { extracted: null, validators: res.validators };
   const hints = { contentType: res.contentType, url: res.finalUrl };
   // An api source is JSON by contract, whatever the server labels it.
   const asJson = d.type === "api" && !/json/i.test(res.contentType);
-  return timed(times, "extract", () =>
+  const extracted = await timed(times, "extract", () =>
     extract(res.bytes, asJson ? { ...hints, contentType: "application/json" } : hints, ocr),
   );
+  return { extracted, validators: res.validators };
 }
 
 /**
@@ -142,12 +161,18 @@ export async function runJob(
 ): Promise<void> {
   const stages: StageTimes = {};
   try {
-    const extracted = await textOf(job, ocrFor(job, emit, ctx), stages);
+    if (job.crawl) return await runCrawl(job, job.crawl, emit, ctx.signal);
+    const { extracted, validators } = await textOf(job, ocrFor(job, emit, ctx), stages);
+    const indexed = job.document.indexedHash;
+    if (extracted === null && indexed)
+      return emit({ type: "unchanged", jobId: job.jobId, contentHash: indexed, validators, stages });
+    if (extracted === null)
+      throw new FetchError(`${job.document.url} answered 304 to a request that was not conditional`, false);
     // Text and files are hashed where they arrive; a fetched source only once it is extracted.
     const fetched = job.document.type === "url" || job.document.type === "api";
     const contentHash = fetched ? sha256(extracted.text) : null;
-    if (contentHash !== null && contentHash === job.document.indexedHash)
-      return emit({ type: "unchanged", jobId: job.jobId, contentHash, stages });
+    if (contentHash !== null && contentHash === indexed)
+      return emit({ type: "unchanged", jobId: job.jobId, contentHash, validators, stages });
     const chunks = await timed(stages, "chunk", () => chunkText(extracted.text, job.chunking));
     if (chunks.length === 0) throw new ExtractionError(`no text found in the ${extracted.kind} content`);
     const embedder = ctx.embedder;
@@ -186,7 +211,16 @@ export async function runJob(
     }
     const dimensions = await embedder.dimensions();
     const ocr = extracted.ocr ?? null;
-    emit({ type: "done", jobId: job.jobId, chunkCount: chunks.length, dimensions, contentHash, ocr, stages });
+    emit({
+      type: "done",
+      jobId: job.jobId,
+      chunkCount: chunks.length,
+      dimensions,
+      contentHash,
+      ocr,
+      validators,
+      stages,
+    });
   } catch (err) {
     emit({ type: "error", jobId: job.jobId, ...describe(err), stages });
   }

@@ -9,7 +9,10 @@ import type { Db } from "../db/client";
 import { findCollectionById } from "../db/repo/collections";
 import { findDocumentById, markDocumentReady, updateDocument } from "../db/repo/documents";
 import { endTask, findTask, pendingTasksOfDocument, retryTaskLater } from "../db/repo/tasks";
-import type { Task } from "../db/schema";
+import type { DocumentRow, Task } from "../db/schema";
+import { saveSourceFetch } from "../db/repo/source-fetches";
+import type { CrawlReport } from "./crawl/types";
+import type { Validators } from "./fetch/index";
 import type { Logger } from "../log";
 import { DiskFullError, isOutOfSpace } from "../tools/disk";
 import { scrubMessage } from "../tools/scrub";
@@ -31,6 +34,10 @@ export type Outcome =
       unchanged?: boolean;
       /** OCR read some of the text (languages, pages); null: none did. Undefined keeps the stored note. */
       ocr?: { languages: string[]; pages: number } | null;
+      /** url/api: the validators of the answer, for the next conditional request. */
+      validators?: Validators | null;
+      /** A crawl source: what its crawl found (crawl-sync.ts has stored the pages). */
+      crawl?: CrawlReport;
     }
   | { ok: false; message: string; transient: boolean };
 
@@ -48,11 +55,20 @@ export interface Finished {
 const NOTHING: Finished = { dropGeneration: null, clearRows: false, gated: false, result: null };
 
 /** The ending a job reported (job.ts), as the outcome to record. */
-export function outcomeOf(e: Extract<JobEvent, { type: "done" | "unchanged" | "error" }>): Outcome {
+export function outcomeOf(e: Extract<JobEvent, { type: "done" | "unchanged" | "error" | "crawled" }>): Outcome {
+  const validators = "validators" in e ? e.validators : undefined;
   if (e.type === "done")
-    return { ok: true, chunkCount: e.chunkCount, dimensions: e.dimensions, contentHash: e.contentHash, ocr: e.ocr };
+    return {
+      ok: true,
+      chunkCount: e.chunkCount,
+      dimensions: e.dimensions,
+      contentHash: e.contentHash,
+      ocr: e.ocr,
+      validators,
+    };
   if (e.type === "unchanged")
-    return { ok: true, chunkCount: 0, dimensions: 0, contentHash: e.contentHash, unchanged: true };
+    return { ok: true, chunkCount: 0, dimensions: 0, contentHash: e.contentHash, unchanged: true, validators };
+  if (e.type === "crawled") return { ok: true, chunkCount: 0, dimensions: 0, contentHash: null, crawl: e.report };
   return { ok: false, message: e.message, transient: e.transient };
 }
 
@@ -99,6 +115,7 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
     return { ...NOTHING, result: "retry" };
   }
   endTask(t, task.id, outcome.ok ? "succeeded" : "failed", outcome.ok ? null : outcome.message, iso(now));
+  if (outcome.ok) noteFetch(t, doc, outcome, now);
   if (outcome.ok && outcome.unchanged) outcome = { ...outcome, chunkCount: doc.chunkCount };
   if (outcome.ok && outcome.contentHash) updateDocument(t, doc.id, { contentHash: outcome.contentHash });
   if (outcome.ok && outcome.ocr !== undefined)
@@ -129,11 +146,27 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
     });
     if (!stillPending) recordSourceEvent(t, "source.failed", doc.id, { error: outcome.message + attempts }, now);
   }
-  const learned = outcome.ok && !outcome.unchanged ? outcome.dimensions : null;
+  // Neither an unchanged text nor a crawl (its pages are embedded by tasks of their own) embedded anything.
+  const learned = outcome.ok && !outcome.unchanged && !outcome.crawl ? outcome.dimensions : null;
   if (learned !== null) noteDimensions(t, task, learned);
   const end = endReindexIfBuilt(t, task.collectionId, now, learned);
   const result = !outcome.ok ? "failed" : outcome.unchanged ? "unchanged" : "ready";
   return { dropGeneration: end.drop, clearRows: !outcome.ok, gated: end.gated, result };
+}
+
+/**
+ * A url/api source's check (docs/API.md, "Refresh and crawl"): when it was checked,
+ * when its text last changed (a hash unlike the one indexed), and the answer's
+ * validators. A crawl source's own times are kept by crawl-sync.ts.
+ */
+function noteFetch(t: Db, doc: DocumentRow, outcome: Extract<Outcome, { ok: true }>, now: number): void {
+  if ((doc.type !== "url" && doc.type !== "api") || outcome.crawl) return;
+  const changed = !outcome.unchanged && outcome.contentHash !== doc.contentHash;
+  saveSourceFetch(t, doc.id, {
+    lastCheckedAt: iso(now),
+    ...(changed ? { lastChangedAt: iso(now) } : {}),
+    ...(outcome.validators ? { etag: outcome.validators.etag, lastModified: outcome.validators.lastModified } : {}),
+  });
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   replaceDocumentText,
 } from "../db/repo/external-documents";
 import type { DocumentRow } from "../db/schema";
+import { saveSourceFetch } from "../db/repo/source-fetches";
 import { insertNewDocument, newDocumentRow, queueTask } from "./queue";
 
 /** One document as a client sends it, checked and ready to store. */
@@ -112,6 +113,8 @@ export function upsertDocumentTx(t: Db, p: UpsertPlan, now: number): Upserted | 
   } satisfies Partial<DocumentRow>);
   updateDocument(t, existing.id, patch);
   replaceDocumentText(t, existing.id, p.content ?? null);
+  // Validators belong to the URL they came from: the next fetch of a replaced source asks afresh.
+  if (p.type === "url" || p.type === "api") saveSourceFetch(t, existing.id, { etag: null, lastModified: null });
   // The previous version's waiting or running job is superseded: its rows are refused from now on.
   dropPendingTasksOfDocument(t, existing.id);
   queueTask(t, existing.id, col, now);

@@ -96,6 +96,9 @@ export interface NewSource {
   fileSize?: number;
   metadata?: Record<string, unknown>;
   externalId?: string;
+  /** url/api: seconds or "1h"-style; see docs/API.md, Refresh and crawl. */
+  refreshEvery?: number | string | null;
+  crawl?: Record<string, unknown>;
 }
 
 export interface SourceListParams {
@@ -112,10 +115,16 @@ export const sources = {
     request<SourcePage>("GET", `${pipelinePath(pipelineId)}/sources${qs({ page: 1, ...p })}`),
   create: (pipelineId: string, body: NewSource) =>
     request<SourceCreated>("POST", `${pipelinePath(pipelineId)}/sources`, { body }),
-  update: (pipelineId: string, sourceId: string, body: { name?: string; metadata?: Record<string, unknown> }) =>
-    request<Source>("PATCH", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}`, { body }),
+  update: (
+    pipelineId: string,
+    sourceId: string,
+    body: { name?: string; metadata?: Record<string, unknown>; refreshEvery?: number | null },
+  ) => request<Source>("PATCH", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}`, { body }),
   retry: (pipelineId: string, sourceId: string) =>
     request<{ source: Source }>("POST", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}/retry`),
+  /** Fetch a url/api source again now (a crawl source crawls again). */
+  refetch: (pipelineId: string, sourceId: string) =>
+    request<{ source: Source }>("POST", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}/refetch`),
   remove: (pipelineId: string, sourceId: string) =>
     request<Deleted>("DELETE", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}`),
 };

@@ -12,6 +12,7 @@ import { type MetaRow, fromRows } from "../lib/metadata-rows";
 import { useApp } from "../lib/session";
 import { ErrorNote } from "./ErrorNote";
 import { Field } from "./Field";
+import { FetchSettingsInput, fetchSettingsBody, NO_FETCH_SETTINGS } from "./FetchSettingsInput";
 import { FileUpload } from "./FileUpload";
 import { MetadataRowsInput } from "./MetadataRowsInput";
 import { Segmented } from "./Segmented";
@@ -42,11 +43,13 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
   const [url, setUrl] = useState("");
   const [externalId, setExternalId] = useState("");
   const [rows, setRows] = useState<MetaRow[]>([]);
+  const [fetching, setFetching] = useState(NO_FETCH_SETTINGS);
   const labels = fromRows(rows);
   const add = useAction(async (body: NewSource) => {
     if ("error" in labels) return;
     if (Object.keys(labels.metadata).length) body.metadata = labels.metadata;
     if (externalId.trim()) body.externalId = externalId.trim();
+    if (body.type === "url" || body.type === "api") Object.assign(body, fetchSettingsBody(fetching, body.type));
     const s = await sources.create(pipelineId, body);
     notify(`Source “${s.name}” added; ragd is indexing it.`);
     setName("");
@@ -54,6 +57,7 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
     setUrl("");
     setExternalId("");
     setRows([]);
+    setFetching(NO_FETCH_SETTINGS);
     onAdded();
   });
 
@@ -112,6 +116,12 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
                 />
               )}
             </Field>
+          )}
+          {(kind === "url" || kind === "api") && (
+            <details>
+              <summary>{kind === "url" ? "Refresh and crawl (optional)" : "Refresh (optional)"}</summary>
+              <FetchSettingsInput kind={kind} value={fetching} onChange={setFetching} error={add.error} />
+            </details>
           )}
           <details>
             <summary>Metadata and external id (optional)</summary>

@@ -8,6 +8,8 @@ import { useAction } from "../lib/hooks";
 import { ErrorNote } from "./ErrorNote";
 import { MetadataEditor } from "./MetadataEditor";
 import { ProgressBar } from "./ProgressBar";
+import { RefreshEditor } from "./RefreshEditor";
+import { SourceFetchInfo } from "./SourceFetchInfo";
 import { StatusBadge } from "./StatusBadge";
 
 const TYPE_LABEL: Record<Source["type"], string> = { text: "Text", file: "File", url: "URL", api: "API" };
@@ -33,8 +35,15 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
     await sources.retry(pipelineId, s.id);
     onChanged();
   });
+  const refetch = useAction(async () => {
+    await sources.refetch(pipelineId, s.id);
+    onChanged();
+  });
+  // A crawled page is fetched again with its crawl source.
+  const canRefetch = (s.type === "url" || s.type === "api") && !s.crawlSourceId;
   const progress = s.progress;
   const [editing, setEditing] = useState(false);
+  const [scheduling, setScheduling] = useState(false);
   const labels = Object.entries(s.metadata ?? {});
   return (
     <li class="row">
@@ -54,6 +63,18 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
           <div class="small muted break">
             External id: <code>{s.externalId}</code>
           </div>
+        )}
+        <SourceFetchInfo source={s} />
+        {scheduling && (
+          <RefreshEditor
+            pipelineId={pipelineId}
+            source={s}
+            onCancel={() => setScheduling(false)}
+            onSaved={() => {
+              setScheduling(false);
+              onChanged();
+            }}
+          />
         )}
         {labels.length > 0 && !editing && (
           <ul class="chips small" aria-label={`Metadata of ${s.name}`}>
@@ -101,6 +122,7 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
           </p>
         )}
         <ErrorNote error={retry.error} context="Retry failed" />
+        <ErrorNote error={refetch.error} context="Could not fetch it again" />
       </div>
       <div class="row-side">
         <span class="small muted">
@@ -112,6 +134,27 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
           {s.status === "failed" && (
             <button type="button" class="btn btn-small" onClick={() => void retry.run()} disabled={retry.busy}>
               {retry.busy ? "Retrying…" : "Retry"}
+            </button>
+          )}
+          {canRefetch && s.status === "ready" && (
+            <button
+              type="button"
+              class="btn btn-small"
+              onClick={() => void refetch.run()}
+              disabled={refetch.busy}
+              aria-label={`Fetch ${s.name} again now`}
+            >
+              {refetch.busy ? "Fetching…" : "Re-fetch now"}
+            </button>
+          )}
+          {canRefetch && !scheduling && (
+            <button
+              type="button"
+              class="btn btn-small"
+              onClick={() => setScheduling(true)}
+              aria-label={`Schedule of ${s.name}`}
+            >
+              Schedule
             </button>
           )}
           {!editing && (

@@ -15,7 +15,7 @@ import {
 import { listDocumentsWithPreview } from "../../db/repo/documents";
 import { Enum, QueryInteger, StrictInteger } from "../../http/models";
 import { SourceModel, type Source } from "./model";
-import { presentSource } from "./present";
+import { presentSources } from "./present";
 
 /** A page holds this many sources unless `pageSize` says otherwise; a pipeline embeds as many. */
 export const SOURCE_PAGE_SIZE = 20;
@@ -95,7 +95,7 @@ export function pageSources(db: Db, collectionId: string, q: SourceListQueryIn):
     : (statuses ?? DOCUMENT_STATUSES).reduce((n, s) => n + counts[s], 0);
   const rows = findDocumentPage(db, filter);
   return {
-    data: rows.map(presentSource),
+    data: presentSources(db, rows),
     page,
     pageSize,
     total,
@@ -106,10 +106,10 @@ export function pageSources(db: Db, collectionId: string, q: SourceListQueryIn):
 
 /** Every source of a pipeline, oldest first: the unpaged answer kept for existing clients. */
 export function allSources(db: Db, collectionId: string): Source[] {
-  return listDocumentsWithPreview(db, collectionId).map(presentSource);
+  return presentSources(db, listDocumentsWithPreview(db, collectionId));
 }
 
 /** The sources a pipeline object embeds: the first page, never more (docs/API.md, pipelines). */
 export function embeddedSources(db: Db, collectionId: string): Source[] {
-  return findDocumentPage(db, { collectionId, limit: SOURCE_PAGE_SIZE, offset: 0 }).map(presentSource);
+  return presentSources(db, findDocumentPage(db, { collectionId, limit: SOURCE_PAGE_SIZE, offset: 0 }));
 }

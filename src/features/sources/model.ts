@@ -48,9 +48,68 @@ export const SourceModel = t.Object({
   externalId: t.Union([t.String(), t.Null()], {
     description: "The id your own system knows it by; unique in the pipeline.",
   }),
+  refreshEvery: t.Optional(
+    t.Union([StrictInteger(), t.Null()], {
+      description: "url and api sources: seconds between re-fetches; null: none.",
+    }),
+  ),
+  nextCheckAt: t.Optional(t.Union([t.String({ format: "date-time" }), t.Null()])),
+  lastCheckedAt: t.Optional(
+    t.Union([t.String({ format: "date-time" }), t.Null()], {
+      description: "url and api sources: the last fetch that answered.",
+    }),
+  ),
+  lastChangedAt: t.Optional(
+    t.Union([t.String({ format: "date-time" }), t.Null()], {
+      description: "url and api sources: when the fetched text last differed from what was indexed.",
+    }),
+  ),
+  crawl: t.Optional(
+    t.Object({
+      depth: StrictInteger(),
+      maxPages: StrictInteger(),
+      sameSite: t.Boolean(),
+      include: t.Array(t.String()),
+      exclude: t.Array(t.String()),
+      sitemap: t.Boolean(),
+    }),
+  ),
+  crawlReport: t.Optional(
+    t.Union([t.Record(t.String(), t.Unknown()), t.Null()], {
+      description: "Crawl sources: what the last crawl found (pages, added, changed, removed, skipped with reasons).",
+    }),
+  ),
+  crawlSourceId: t.Optional(t.String({ description: "A crawled page: the crawl source it belongs to." })),
 });
 
 export type Source = typeof SourceModel.static;
+
+const refreshEveryInput = t.Union([t.Integer(), t.String(), t.Null()], {
+  description:
+    'url and api sources: fetch again every so often: whole seconds (at least 60) or a duration such as "15m", "1h", "1h30m", "1d" (up to 365 days); null: only when asked (POST …/refetch).',
+});
+
+const CrawlInput = t.Object(
+  {
+    depth: t.Optional(
+      StrictInteger({ minimum: 0, maximum: 10, description: "Links followed from the start page, 0..10; default 2." }),
+    ),
+    maxPages: t.Optional(
+      StrictInteger({ minimum: 1, maximum: 1000, description: "Pages at most, 1..1000; default 100." }),
+    ),
+    sameSite: t.Optional(t.Boolean({ description: "Only pages of the start URL's host; default true." })),
+    include: t.Optional(
+      t.Array(t.String(), {
+        description: 'Patterns on a page\'s path and query, `*` any run of characters ("/docs/*"); none: every page.',
+      }),
+    ),
+    exclude: t.Optional(
+      t.Array(t.String(), { description: "Patterns as in include; a page matching one is skipped." }),
+    ),
+    sitemap: t.Optional(t.Boolean({ description: "The URL is a sitemap (or sitemap index): its pages are crawled." })),
+  },
+  { description: "url sources: crawl from the URL; each page becomes a source of the pipeline." },
+);
 
 /** Metadata as a client sends it; src/core/metadata.ts checks the rules (docs/API.md, Data sources). */
 const metadataInput = (more = "") =>
@@ -86,6 +145,8 @@ export const SourceCreate = t.Object({
   externalId: t.Optional(
     t.String({ description: "1..256 characters, no control characters; unique in the pipeline (409 otherwise)." }),
   ),
+  refreshEvery: t.Optional(refreshEveryInput),
+  crawl: t.Optional(CrawlInput),
 });
 
 /** PATCH of a source: only what changes without re-embedding. */
@@ -93,6 +154,8 @@ export const SourcePatch = t.Object(
   {
     name: t.Optional(Name(200, { description: "1..200 characters after trimming." })),
     metadata: t.Optional(metadataInput(" Replaces the whole object; {} clears it.")),
+    refreshEvery: t.Optional(refreshEveryInput),
+    crawl: t.Optional(CrawlInput),
   },
   { additionalProperties: false },
 );

@@ -1,11 +1,16 @@
 /** Turns a stored document row into the public Source shape. */
 import { parseStoredMetadata } from "../../core/metadata";
 import { CONTENT_PREVIEW_CHARS } from "../../db/repo/documents";
-import type { DocumentRow } from "../../db/schema";
+import type { Db } from "../../db/client";
+import { sourceFetchesOf } from "../../db/repo/source-fetches";
+import type { DocumentRow, SourceFetch } from "../../db/schema";
 import type { Source } from "./model";
 
-/** `preview` is the start of a text source's content (its first CONTENT_PREVIEW_CHARS characters). */
-export function presentSource(d: DocumentRow & { preview: string | null }): Source {
+/**
+ * `preview` is the start of a text source's content (its first CONTENT_PREVIEW_CHARS characters);
+ * `fetch` the refresh and crawl state of a url/api source (docs/API.md, "Refresh and crawl").
+ */
+export function presentSource(d: DocumentRow & { preview: string | null }, fetch?: SourceFetch): Source {
   const s: Source = {
     id: d.id,
     pipelineId: d.collectionId,
@@ -32,5 +37,29 @@ export function presentSource(d: DocumentRow & { preview: string | null }): Sour
   if (d.fileName !== null) s.fileName = d.fileName;
   if (d.fileSize !== null) s.fileSize = d.fileSize;
   if (d.ocr) s.ocr = JSON.parse(d.ocr) as NonNullable<Source["ocr"]>;
+  if (d.type === "url" || d.type === "api") Object.assign(s, fetchFields(fetch));
   return s;
+}
+
+/** The refresh and crawl fields of a url/api source; a source from before they existed has none set. */
+function fetchFields(f: SourceFetch | undefined): Partial<Source> {
+  const out: Partial<Source> = {
+    refreshEvery: f?.refreshEvery ?? null,
+    nextCheckAt: f?.nextCheckAt ?? null,
+    lastCheckedAt: f?.lastCheckedAt ?? null,
+    lastChangedAt: f?.lastChangedAt ?? null,
+  };
+  if (f?.crawl) {
+    out.crawl = JSON.parse(f.crawl);
+    out.crawlReport = f.crawlReport ? JSON.parse(f.crawlReport) : null;
+  }
+  if (f?.crawlSourceId) out.crawlSourceId = f.crawlSourceId;
+  return out;
+}
+
+/** Many sources at once, their fetch state read in one query per 500. */
+export function presentSources(db: Db, rows: (DocumentRow & { preview: string | null })[]): Source[] {
+  const fetched = rows.filter((r) => r.type === "url" || r.type === "api").map((r) => r.id);
+  const states = fetched.length ? sourceFetchesOf(db, fetched) : new Map<string, SourceFetch>();
+  return rows.map((r) => presentSource(r, states.get(r.id)));
 }

@@ -117,6 +117,28 @@ export function sourceRoutes(
       },
     )
     .post(
+      "/sources/:sourceId/refetch",
+      ({ user, params, set }) => {
+        set.status = 202;
+        return { source: sources.refetch(pipelineOf(user, params.id), params.sourceId) };
+      },
+      {
+        session: true,
+        params: SourceParams,
+        response: {
+          202: t.Object({ source: SourceModel }),
+          401: ErrorBody,
+          403: ErrorBody,
+          404: ErrorBody,
+          409: ErrorBody,
+        },
+        detail: {
+          summary:
+            "Fetch a url or api source again now (a crawl source crawls again); only changed text is embedded again",
+        },
+      },
+    )
+    .post(
       "/reindex",
       async ({ user, params, body, set }) => {
         const col = pipelineOf(user, params.id);

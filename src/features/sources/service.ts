@@ -25,6 +25,9 @@ import type { VectorStore } from "../../vectors/store";
 import { allSources, pageSources, type SourceListQueryIn, wantsPage } from "./list";
 import type { SourceCreateBody, SourcePatchBody } from "./model";
 import { presentSource } from "./present";
+import { checkFetchSettings, crawledPage, fetchRowOf, patchFetchSettings } from "./refresh";
+import { findSourceFetch, saveSourceFetch } from "../../db/repo/source-fetches";
+import { refetchNow } from "../../ingest/refresh";
 
 export interface SourceDeps {
   db: Db;
@@ -75,19 +78,26 @@ export class SourceService {
   /** Creates a source; text/url/api start ingesting at once, file waits for its upload. */
   async create(collection: Collection, body: SourceCreateBody) {
     checkFields(body, this.d.config.maxUploadMb * 1024 * 1024);
+    const fetchSettings = checkFetchSettings(body.type, body);
     // 507 while the disk is under RAGD_MIN_FREE_MB, or would be once the declared bytes are in.
     ensureRoom(this.d.config.dataDir, this.d.config.minFreeMb, body.fileSize ?? body.content?.length ?? 0);
     this.d.engine.requireRoom();
     this.checkExternalIdFree(collection, body.externalId);
     const content = body.type === "text" ? body.content : undefined;
-    const row = await this.d.engine.createDocument(draftOf(collection.id, body), content).catch((err) => {
-      // A concurrent create with the same external id won the unique index.
-      if (/UNIQUE constraint failed: documents\.collection_id, documents\.external_id/.test(String(err)))
-        throw externalIdTaken(body.externalId!);
-      throw err;
-    });
+    // A url/api source gets its refresh schedule (and crawl) in the same commit as its row.
+    const fetched = body.type === "url" || body.type === "api";
+    const also = (t: Db, r: DocumentRow) => saveSourceFetch(t, r.id, fetchRowOf(fetchSettings, Date.now()));
+    const row = await this.d.engine
+      .createDocument(draftOf(collection.id, body), content, fetched ? also : undefined)
+      .catch((err) => {
+        // A concurrent create with the same external id won the unique index.
+        if (/UNIQUE constraint failed: documents\.collection_id, documents\.external_id/.test(String(err)))
+          throw externalIdTaken(body.externalId!);
+        throw err;
+      });
     if (!row) throw notFound("pipeline");
-    if (row.status !== "awaiting_upload") return presentSource({ ...row, preview: content ?? null });
+    if (row.status !== "awaiting_upload")
+      return presentSource({ ...row, preview: content ?? null }, findSourceFetch(this.d.db, row.id));
     const expires = Date.now() + UPLOAD_TTL_MS;
     const uploadUrl = signUploadUrl(this.d.secret, this.d.baseUrl(), {
       sourceId: row.id,
@@ -99,7 +109,8 @@ export class SourceService {
 
   /** One source, as the list shows it. */
   get(collection: Collection, id: string) {
-    return presentSource(findDocumentWithPreview(this.d.db, this.find(collection, id).id)!);
+    const doc = this.find(collection, id);
+    return presentSource(findDocumentWithPreview(this.d.db, doc.id)!, findSourceFetch(this.d.db, doc.id));
   }
 
   /**
@@ -109,6 +120,7 @@ export class SourceService {
   async update(collection: Collection, id: string, body: SourcePatchBody) {
     const doc = this.find(collection, id);
     if (body.metadata !== undefined) refuseProblems(metadataProblems(body.metadata));
+    patchFetchSettings(this.d.db, doc, body);
     const patch: Partial<DocumentRow> = {};
     if (body.name !== undefined) patch.name = body.name.trim();
     if (body.metadata !== undefined) patch.metadata = JSON.stringify(body.metadata);
@@ -141,7 +153,21 @@ export class SourceService {
     if (doc.status !== "failed")
       throw new AppError("conflict", `only a failed source can be retried; this one is ${doc.status}`);
     if (this.d.engine.enqueue(doc.id) === "gone") throw notFound("source");
-    return presentSource(findDocumentWithPreview(this.d.db, doc.id)!);
+    return this.get(collection, doc.id);
+  }
+
+  /**
+   * Fetches a url/api source again now (a crawl source crawls again), as an ordinary
+   * task; nothing is queued when one already waits or runs. A schedule restarts from now.
+   */
+  refetch(collection: Collection, id: string) {
+    const doc = this.find(collection, id);
+    if (doc.type !== "url" && doc.type !== "api")
+      throw new AppError("conflict", `only url and api sources can be fetched again; this one is ${doc.type}`);
+    const state = findSourceFetch(this.d.db, doc.id);
+    if (state?.crawlSourceId) throw crawledPage(state.crawlSourceId);
+    if (refetchNow(this.d.db, doc.id, state?.refreshEvery ?? null)) this.d.engine.kick();
+    return this.get(collection, doc.id);
   }
 
   /** Re-index: rebuild every source with the pipeline's current settings; the old index answers meanwhile. */

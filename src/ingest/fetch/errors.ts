@@ -4,8 +4,12 @@ export class FetchError extends Error {
   constructor(
     message: string,
     readonly transient: boolean,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; status?: number },
   ) {
     super(message, options);
+    this.status = options?.status ?? null;
   }
+
+  /** The HTTP status that refused the fetch, when it was one. */
+  readonly status: number | null;
 }

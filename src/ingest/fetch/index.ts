@@ -22,6 +22,16 @@ export interface SafeFetchOptions {
   timeoutMs?: number;
   maxBytes: number;
   accept?: string;
+  /** Awaited before each redirect is followed (a crawl's pace and robots.txt); may throw FetchError. */
+  beforeRedirect?: (next: URL, from: URL) => Promise<void>;
+  /** What the last answer said (docs/API.md, "Refresh and crawl"): sent back so an unchanged page answers 304. */
+  validators?: Validators | null;
+}
+
+/** An answer's ETag and Last-Modified headers. */
+export interface Validators {
+  etag: string | null;
+  lastModified: string | null;
 }
 
 export interface SafeFetchResult {
@@ -30,6 +40,9 @@ export interface SafeFetchResult {
   /** The URL after redirects, with its host name (not the address connected to). */
   finalUrl: string;
   status: number;
+  /** 304: the validators sent still hold; `bytes` is empty. */
+  notModified: boolean;
+  validators: Validators;
 }
 
 const MAX_REDIRECTS = 5;
@@ -49,12 +62,13 @@ export async function safeFetch(url: string, opts: SafeFetchOptions): Promise<Sa
     for (let redirects = 0; ; redirects++) {
       // Like curl and browsers, credentials go only to the origin they were given for.
       const authorization = auth && current.origin === auth.origin ? auth.header : undefined;
-      const res = await request(current, rules, { accept: opts.accept, authorization }, signal);
+      const res = await request(current, rules, { accept: opts.accept, authorization, ...conditional(opts) }, signal);
       const next = redirectTarget(res, current);
       if (!next) return await finish(res, current, opts.maxBytes);
       await res.body?.cancel();
       if (redirects === MAX_REDIRECTS)
         throw new FetchError(`${show(url)} redirected more than ${MAX_REDIRECTS} times`, false);
+      await opts.beforeRedirect?.(next, current);
       current = next;
     }
   } catch (err) {
@@ -112,7 +126,7 @@ export async function checkLiteralHost(url: URL, opts: Pick<SafeFetchOptions, "a
 async function request(
   url: URL,
   rules: FetchRules,
-  extra: { accept?: string; authorization?: string },
+  extra: { accept?: string; authorization?: string; conditional?: Record<string, string> },
   signal: AbortSignal,
   post?: { method: "POST"; body: string; headers: Record<string, string> },
 ): Promise<Response> {
@@ -133,6 +147,7 @@ async function request(
           Accept: extra.accept ?? "*/*",
           "User-Agent": `ragd/${version}`,
           ...(extra.authorization ? { Authorization: extra.authorization } : {}),
+          ...extra.conditional,
         },
         redirect: "manual",
         signal,
@@ -160,14 +175,35 @@ function redirectTarget(res: Response, from: URL): URL | null {
   return next;
 }
 
+/** If-None-Match / If-Modified-Since from the validators of the last answer. */
+function conditional(opts: SafeFetchOptions): { conditional?: Record<string, string> } {
+  const v = opts.validators;
+  if (!v?.etag && !v?.lastModified) return {};
+  const headers: Record<string, string> = {};
+  if (v.etag) headers["If-None-Match"] = v.etag;
+  if (v.lastModified) headers["If-Modified-Since"] = v.lastModified;
+  return { conditional: headers };
+}
+
 async function finish(res: Response, url: URL, maxBytes: number): Promise<SafeFetchResult> {
+  const validators = { etag: res.headers.get("etag"), lastModified: res.headers.get("last-modified") };
+  const base = {
+    contentType: res.headers.get("content-type") ?? "",
+    finalUrl: url.href,
+    status: res.status,
+    validators,
+  };
+  if (res.status === 304) {
+    await res.body?.cancel();
+    return { ...base, bytes: new Uint8Array(), notModified: true };
+  }
   if (!res.ok) {
     await res.body?.cancel();
     const transient = res.status >= 500 || res.status === 408 || res.status === 429;
-    throw new FetchError(`${show(url)} answered ${res.status}`, transient);
+    throw new FetchError(`${show(url)} answered ${res.status}`, transient, { status: res.status });
   }
   const bytes = await readCapped(res, maxBytes, url);
-  return { bytes, contentType: res.headers.get("content-type") ?? "", finalUrl: url.href, status: res.status };
+  return { ...base, bytes, notModified: false };
 }
 
 /** Reads the body while counting, and stops as soon as it passes `maxBytes`. */

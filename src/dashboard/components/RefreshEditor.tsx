@@ -1,0 +1,59 @@
+/** A url/api source's refresh schedule, changed with PATCH (docs/API.md, "Refresh and crawl"). */
+import { useState } from "preact/hooks";
+import { sources } from "../api/endpoints";
+import type { Source } from "../api/types";
+import { useAction } from "../lib/hooks";
+import { ErrorNote } from "./ErrorNote";
+import { Field } from "./Field";
+import { REFRESH_CHOICES } from "./FetchSettingsInput";
+
+interface Props {
+  pipelineId: string;
+  source: Source;
+  onSaved: () => void;
+  onCancel: () => void;
+}
+
+const SECONDS: Record<string, number> = { "1h": 3600, "6h": 21_600, "1d": 86_400, "7d": 604_800 };
+
+export function RefreshEditor({ pipelineId, source, onSaved, onCancel }: Props) {
+  const current = Object.entries(SECONDS).find(([, n]) => n === source.refreshEvery)?.[0];
+  // A schedule set through the API that the menu does not offer stays as it is until changed.
+  const custom = source.refreshEvery && !current ? String(source.refreshEvery) : null;
+  const [every, setEvery] = useState(current ?? custom ?? "");
+  const save = useAction(async () => {
+    await sources.update(pipelineId, source.id, { refreshEvery: every ? (SECONDS[every] ?? Number(every)) : null });
+    onSaved();
+  });
+  return (
+    <form
+      class="form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save.run();
+      }}
+    >
+      <Field label={`Fetch ${source.name} again`} hint="Only a changed text is embedded again.">
+        {(ids) => (
+          <select {...ids} value={every} onChange={(e) => setEvery(e.currentTarget.value)}>
+            {REFRESH_CHOICES.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+            {custom && <option value={custom}>Every {custom} seconds</option>}
+          </select>
+        )}
+      </Field>
+      <ErrorNote error={save.error} context="Saving the schedule failed" />
+      <div class="form-actions">
+        <button type="submit" class="btn btn-primary btn-small" disabled={save.busy}>
+          {save.busy ? "Saving…" : "Save schedule"}
+        </button>
+        <button type="button" class="btn btn-small" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

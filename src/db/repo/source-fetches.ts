@@ -1,0 +1,96 @@
+/**
+ * Named queries on source_fetches: the refresh schedule of url/api sources, the
+ * validators and times of their last fetch, and which crawl a crawled page belongs to.
+ */
+import { and, asc, eq, inArray, isNotNull, lte, sql } from "drizzle-orm";
+import type { Db } from "../client";
+import { documents, type SourceFetch, sourceFetches } from "../schema";
+
+export type SourceFetchPatch = Partial<Omit<SourceFetch, "documentId">>;
+
+/** Creates the row of a document, or changes the given fields of it. */
+export function saveSourceFetch(db: Db, documentId: string, patch: SourceFetchPatch): void {
+  if (Object.keys(patch).length === 0) {
+    db.insert(sourceFetches).values({ documentId }).onConflictDoNothing().run();
+    return;
+  }
+  db.insert(sourceFetches)
+    .values({ documentId, ...patch })
+    .onConflictDoUpdate({ target: sourceFetches.documentId, set: patch })
+    .run();
+}
+
+/** The fetch state of one document; undefined for text/file sources and url/api sources from before refresh. */
+export function findSourceFetch(db: Db, documentId: string): SourceFetch | undefined {
+  return db.select().from(sourceFetches).where(eq(sourceFetches.documentId, documentId)).get();
+}
+
+/** The fetch states of many documents, by id (500 ids per query). */
+export function sourceFetchesOf(db: Db, ids: string[]): Map<string, SourceFetch> {
+  const out = new Map<string, SourceFetch>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = db
+      .select()
+      .from(sourceFetches)
+      .where(inArray(sourceFetches.documentId, ids.slice(i, i + 500)))
+      .all();
+    for (const r of rows) out.set(r.documentId, r);
+  }
+  return out;
+}
+
+/** Up to `limit` sources whose re-fetch is due at `now`, the longest overdue first. */
+export function dueRefetches(db: Db, now: string, limit: number): SourceFetch[] {
+  return db
+    .select()
+    .from(sourceFetches)
+    .where(and(isNotNull(sourceFetches.nextCheckAt), lte(sourceFetches.nextCheckAt, now)))
+    .orderBy(asc(sourceFetches.nextCheckAt))
+    .limit(limit)
+    .all();
+}
+
+/** Every scheduled source whose due time is before `now` (after a restart). */
+export function overdueRefetches(db: Db, now: string): SourceFetch[] {
+  return db
+    .select()
+    .from(sourceFetches)
+    .where(and(isNotNull(sourceFetches.nextCheckAt), lte(sourceFetches.nextCheckAt, now)))
+    .orderBy(asc(sourceFetches.nextCheckAt))
+    .all();
+}
+
+/** A crawled page as its crawl source's next sync sees it. */
+export interface CrawledPage {
+  documentId: string;
+  url: string;
+  contentHash: string | null;
+  etag: string | null;
+  lastModified: string | null;
+}
+
+/** The pages a crawl source holds now. */
+export function crawledPagesOf(db: Db, crawlSourceId: string): CrawledPage[] {
+  return db
+    .select({
+      documentId: documents.id,
+      url: sql<string>`coalesce(${documents.url}, '')`,
+      contentHash: documents.contentHash,
+      etag: sourceFetches.etag,
+      lastModified: sourceFetches.lastModified,
+    })
+    .from(sourceFetches)
+    .innerJoin(documents, eq(documents.id, sourceFetches.documentId))
+    .where(eq(sourceFetches.crawlSourceId, crawlSourceId))
+    .all();
+}
+
+/** Ids of the pages a crawl source holds (to delete them with it). */
+export function crawledPageIds(db: Db, crawlSourceId: string): string[] {
+  return db
+    .select({ id: sourceFetches.documentId })
+    .from(sourceFetches)
+    .where(eq(sourceFetches.crawlSourceId, crawlSourceId))
+    .all()
+    .map((r) => r.id);
+}

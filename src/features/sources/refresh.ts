@@ -1,0 +1,74 @@
+/**
+ * The refresh and crawl settings of a url/api source as the sources API takes them
+ * (docs/API.md, "Refresh and crawl"): checked on create and PATCH, stored beside the
+ * source, and the "fetch again now" action.
+ */
+import { type CrawlSettings, parseCrawl, parseRefreshEvery, type Problem } from "../../core/fetch-settings";
+import type { Db } from "../../db/client";
+import { findSourceFetch, type SourceFetchPatch, saveSourceFetch } from "../../db/repo/source-fetches";
+import type { DocumentRow } from "../../db/schema";
+import { AppError } from "../../http/errors";
+import { nextCheckAt } from "../../ingest/refresh";
+
+export interface FetchSettingsInput {
+  refreshEvery?: unknown;
+  crawl?: unknown;
+}
+
+/** What a create or PATCH body asks of a source's schedule and crawl; undefined fields stay as they are. */
+export interface FetchSettings {
+  refreshEvery?: number | null;
+  crawl?: CrawlSettings;
+}
+
+function refuse(problems: Problem[]): never {
+  throw new AppError("invalid_request", `${problems[0]!.field}: ${problems[0]!.message}`, problems.slice(0, 20));
+}
+
+/** Checks the refresh and crawl fields for a source of `type`; 400 naming the problem. */
+export function checkFetchSettings(type: DocumentRow["type"], b: FetchSettingsInput): FetchSettings {
+  const out: FetchSettings = {};
+  if (b.refreshEvery !== undefined) {
+    if (type !== "url" && type !== "api") refuse([{ field: "refreshEvery", message: "is for url and api sources" }]);
+    const r = parseRefreshEvery(b.refreshEvery);
+    if ("field" in r) refuse([r]);
+    out.refreshEvery = r.seconds;
+  }
+  if (b.crawl !== undefined) {
+    if (type !== "url") refuse([{ field: "crawl", message: "is for url sources" }]);
+    const c = parseCrawl(b.crawl);
+    if (Array.isArray(c)) refuse(c);
+    out.crawl = c;
+  }
+  return out;
+}
+
+/** The stored form of the settings, with the next due time when a schedule is set. */
+export function fetchRowOf(s: FetchSettings, now: number): SourceFetchPatch {
+  const patch: SourceFetchPatch = {};
+  if (s.refreshEvery !== undefined) {
+    patch.refreshEvery = s.refreshEvery;
+    patch.nextCheckAt = s.refreshEvery === null ? null : nextCheckAt(s.refreshEvery, now);
+  }
+  if (s.crawl !== undefined) patch.crawl = JSON.stringify(s.crawl);
+  return patch;
+}
+
+/** Changes a stored source's settings (PATCH); a crawled page takes them from its crawl source. */
+export function patchFetchSettings(db: Db, doc: DocumentRow, b: FetchSettingsInput): void {
+  if (b.refreshEvery === undefined && b.crawl === undefined) return;
+  const settings = checkFetchSettings(doc.type, b);
+  const state = findSourceFetch(db, doc.id);
+  if (state?.crawlSourceId) throw crawledPage(state.crawlSourceId);
+  if (settings.crawl && doc.chunkCount > 0 && !state?.crawl)
+    refuse([{ field: "crawl", message: "cannot turn an indexed single-page source into a crawl; add a new source" }]);
+  saveSourceFetch(db, doc.id, fetchRowOf(settings, Date.now()));
+}
+
+/** 409 for an action a crawled page cannot take on its own. */
+export function crawledPage(crawlSourceId: string): AppError {
+  return new AppError(
+    "conflict",
+    `this page belongs to the crawl source ${crawlSourceId}; change or refetch that source instead`,
+  );
+}

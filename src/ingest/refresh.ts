@@ -1,0 +1,116 @@
+/**
+ * The refresh schedule of url/api sources (docs/API.md, "Refresh and crawl"). Each
+ * scheduled source has its due time in SQLite (source_fetches.next_check_at), so a
+ * restart keeps it. A due source is queued as an ordinary task of the durable queue;
+ * its next due time is set in the same transaction, one interval on, with up to a
+ * tenth of the interval of jitter so sources created together drift apart.
+ *
+ * After a restart (or any pause) the sources that fell due meanwhile are spread over
+ * the next interval (at most ten minutes), evenly with jitter, instead of all being
+ * fetched at once; and a tick queues at most MAX_PER_TICK of them.
+ */
+import type { Db } from "../db/client";
+import { findCollectionById } from "../db/repo/collections";
+import { findDocumentById } from "../db/repo/documents";
+import { pendingTasksOfDocument } from "../db/repo/tasks";
+import { dueRefetches, overdueRefetches, saveSourceFetch } from "../db/repo/source-fetches";
+import type { Logger } from "../log";
+import { queueTask } from "./queue";
+
+/** How often the schedule is looked at. */
+export const TICK_MS = 5000;
+/** Sources queued per tick at most: 120 a minute, whatever fell due at once. */
+export const MAX_PER_TICK = 10;
+/** Overdue sources found at start are spread over at most this long. */
+export const MAX_SPREAD_MS = 10 * 60_000;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The due time after a check at `now`: one interval on, plus up to a tenth of it. */
+export function nextCheckAt(everySeconds: number, now: number, random = Math.random): string {
+  return iso(now + everySeconds * 1000 * (1 + 0.1 * random()));
+}
+
+export class RefreshScheduler {
+  private timer: Timer | null = null;
+
+  constructor(
+    private readonly db: Db,
+    /** Looks for work once sources were queued (the engine's kick). */
+    private readonly kick: () => void,
+    private readonly log: Logger,
+  ) {}
+
+  /** Spreads what fell due while ragd was stopped, then looks at the schedule every TICK_MS. */
+  start(now = Date.now()): void {
+    this.spreadOverdue(now);
+    this.timer = setInterval(() => this.tick(), TICK_MS);
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /**
+   * Gives each overdue source a due time within the next min(interval, MAX_SPREAD_MS):
+   * the i-th of n at (i + random) / n of that window, so they come one after another.
+   */
+  spreadOverdue(now: number, random = Math.random): number {
+    return this.db.transaction((tx) => {
+      const t = tx as unknown as Db;
+      const overdue = overdueRefetches(t, iso(now));
+      overdue.forEach((s, i) => {
+        const window = Math.min((s.refreshEvery ?? 60) * 1000, MAX_SPREAD_MS);
+        saveSourceFetch(t, s.documentId, { nextCheckAt: iso(now + ((i + random()) / overdue.length) * window) });
+      });
+      return overdue.length;
+    });
+  }
+
+  /** Queues the sources that are due (up to MAX_PER_TICK) and books their next check. Returns how many were queued. */
+  tick(now = Date.now()): number {
+    let queued = 0;
+    try {
+      queued = this.db.transaction((tx) => {
+        const t = tx as unknown as Db;
+        let n = 0;
+        for (const s of dueRefetches(t, iso(now), MAX_PER_TICK)) {
+          const next = s.refreshEvery ? nextCheckAt(s.refreshEvery, now) : null;
+          saveSourceFetch(t, s.documentId, { nextCheckAt: next });
+          if (queueRefetch(t, s.documentId, now)) n++;
+        }
+        return n;
+      });
+    } catch (err) {
+      this.log.error("could not queue scheduled re-fetches", { error: err });
+    }
+    if (queued > 0) this.kick();
+    return queued;
+  }
+}
+
+/**
+ * Queues a re-fetch of a url/api source unless one waits or runs already, or it waits
+ * for nothing to fetch; true when a task was queued. Run it inside a transaction.
+ */
+export function queueRefetch(t: Db, documentId: string, now: number): boolean {
+  const doc = findDocumentById(t, documentId);
+  const col = doc && findCollectionById(t, doc.collectionId);
+  if (!doc || !col || (doc.type !== "url" && doc.type !== "api")) return false;
+  if (pendingTasksOfDocument(t, doc.id).length > 0) return false;
+  queueTask(t, doc.id, col, now);
+  return true;
+}
+
+/**
+ * "Fetch again now": queues a re-fetch unless one waits or runs, and restarts a
+ * schedule from now, in one transaction; true when a task was queued (then kick the engine).
+ */
+export function refetchNow(db: Db, documentId: string, refreshEvery: number | null, now = Date.now()): boolean {
+  return db.transaction((tx) => {
+    const t = tx as unknown as Db;
+    if (refreshEvery) saveSourceFetch(t, documentId, { nextCheckAt: nextCheckAt(refreshEvery, now) });
+    return queueRefetch(t, documentId, now);
+  });
+}
