@@ -22,6 +22,7 @@
  */
 import { MatchQuery, type Table, type VectorQuery } from "@lancedb/lancedb";
 import { fuse } from "../retrieval/fusion";
+import type { AnnProbes } from "./ann";
 import { chunkFieldsOf, inList } from "./tables";
 
 export type SearchMode = "vector" | "keyword" | "hybrid";
@@ -50,11 +51,7 @@ export interface TableSearch {
   hybridAlpha?: number;
 }
 
-/** Probe settings when the table has an IVF index; null means exact (flat) search. */
-export interface AnnProbes {
-  minimum: number;
-  maximum: number;
-}
+export type { AnnProbes } from "./ann";
 
 const BM25_K = 4;
 const REFINE_FACTOR = 10;
