@@ -9,8 +9,8 @@
  * 2. Writes N chunks (10 per document) of generated text straight into the
  *    pipeline's LanceDB table with the project's VectorStore, vectors from
  *    embedBuiltin, and the matching `documents` rows (ready, chunk_count 10) into
- *    ragd.db, then runs maintain() (full-text, document and, from 100,000 rows,
- *    the IVF index from 10,000 rows).
+ *    ragd.db, then runs maintain() (full-text, document and row-id indexes, and
+ *    from 10,000 rows the IVF index).
  * 3. Restarts the binary and measures, with 500 sequential vector-mode queries:
  *    HTTP latency (fetch, query text, topK 10) and ragd's own logged time, the
  *    builtin query embedding alone, and the same search raw through
