@@ -82,7 +82,7 @@ describe("ANN index as a table grows", () => {
   const vectors: Float32Array[] = [];
   let store: VectorStore;
   beforeAll(() => {
-    store = new VectorStore(conn, { annThreshold: THRESHOLD });
+    store = new VectorStore(conn, { annThreshold: THRESHOLD, ftsTailRows: 1 });
   });
   afterAll(() => store.close());
 
@@ -133,7 +133,7 @@ describe("ANN index as a table grows", () => {
     expect(await recall()).toBeGreaterThanOrEqual(0.95);
   });
 
-  test("writes and searches during a retrain finish before it does", async () => {
+  test("writes and searches during a retrain finish before it does; compaction waits for it", async () => {
     await grow(4000);
     let built = false;
     const build = store.maintain().then(() => (built = true));
@@ -144,9 +144,15 @@ describe("ANN index as a table grows", () => {
       store.search(c, 1, { mode: "vector", text: "", vector: q, topK: 5 }),
       store.replaceDocuments(c, 1, [], [chunk(4000, q)], { appendedAreNew: true }),
     ]);
-    expect(built).toBe(false);
     expect(hits.length).toBe(5);
+    // A full-text refresh would compact the table and so preempt the new index's commit: it waits.
+    await store.refreshTails();
+    const ftsTail = async () => (await indexes(c)).find((i) => i.indexType === "FTS")!.numUnindexedRows;
+    expect(await ftsTail()).toBeGreaterThan(0);
+    expect(built).toBe(false);
     await build;
+    await store.refreshTails();
+    expect(await ftsTail()).toBe(0);
     expect(await vectorIndexes()).toEqual(["vector_ivfflat_4000"]);
     const [self] = await store.search(c, 1, { mode: "vector", text: "", vector: q, topK: 1 });
     expect(self?.documentId).toBe("d4000");

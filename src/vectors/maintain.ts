@@ -26,6 +26,8 @@ export class Maintainer {
   private running: Promise<void> | null = null;
   /** ANN builds run apart from passes: a build takes minutes, and tail refreshes must not wait for it. */
   private builds: Promise<void> | null = null;
+  /** The table whose ANN index is being trained now. */
+  private training: string | null = null;
   /** The first pass covers every table: writes before a restart were never maintained. */
   private firstPass = true;
   private readonly probes = new Map<string, AnnProbes | null>();
@@ -81,7 +83,9 @@ export class Maintainer {
     const built: [string, Table][] = [];
     for (const name of names) {
       try {
-        if (tailsOnly && !(await this.tailReached(name))) {
+        // Compaction during a training run preempts the new index's commit (a retryable conflict
+        // that restarts the training): the table waits for the build to end instead.
+        if (name === this.training || (tailsOnly && !(await this.tailReached(name)))) {
           this.writer.markDirty(name);
           continue;
         }
@@ -129,10 +133,13 @@ export class Maintainer {
   private async buildAll(tables: [string, Table][]): Promise<void> {
     for (const [name, table] of tables) {
       try {
+        this.training = name;
         await this.maybeBuildAnn(name, table);
       } catch (err) {
         this.writer.markDirty(name);
         this.log("vector index build failed", { table: name, error: String(err) });
+      } finally {
+        this.training = null;
       }
     }
   }
