@@ -8,7 +8,7 @@
  * embedder (384 dimensions). Kinds: `flat` (no index), `ivfflat[:partitions]` at
  * probe shares SHARES (default 0.2,0.5), `ivfpq[:partitions]` (refine ×10) and
  * `hnsw[:partitions]` (IVF_HNSW_SQ) at ef values EFS (default 40,80,160). Partitions
- * default to √rows for IVF kinds and 1 for HNSW. Each index replaces the previous.
+ * default to √rows for IVF kinds and 1 for HNSW; REFINE sets HNSW's refine factor. Each index replaces the previous.
  */
 import { Index, type Table } from "@lancedb/lancedb";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -24,6 +24,8 @@ const N = Number(process.argv[2] ?? 20_000);
 const KINDS = (process.argv[3] ?? "flat,ivfflat,hnsw").split(",");
 const SHARES = (process.env.SHARES ?? "0.2,0.5").split(",").map(Number);
 const EFS = (process.env.EFS ?? "40,80,160").split(",").map(Number);
+/** Refine factor for HNSW_SQ (its distances come from 8-bit codes); 1 re-ranks only the k hits. */
+const HNSW_REFINE = Number(process.env.REFINE ?? 1);
 const DIM = 384;
 const COLLECTION = "00000000-0000-4000-8000-0000000000a1";
 
@@ -145,7 +147,7 @@ async function main(): Promise<void> {
       if (hnsw)
         for (const ef of EFS)
           await measure(`${kind} ef ${ef}`, queries, truth, (q) =>
-            search(table, q, (v) => v.nprobes(partitions).ef(ef)),
+            search(table, q, (v) => v.nprobes(partitions).ef(ef).refineFactor(HNSW_REFINE)),
           );
       else
         for (const share of SHARES) {
