@@ -7,7 +7,7 @@
  * Writes `chunks` chunks, ten per document; each document carries metadata
  * `{bucket: "b<d % 100>", tenth: "t<d % 10>", year: 2000 + d % 10, tags: [...]}`.
  * maintain() then builds the indexes production builds (full-text, and ANN from
- * 100,000 rows). Each mode (vector, keyword, hybrid) is timed without a filter and
+ * 10,000 rows). Each mode (vector, keyword, hybrid) is timed without a filter and
  * with filters matching 1 %, 10 % and 100 % of the chunks, compiled by the real
  * filter compiler; p50 and p95 of 60 queries each, topK 10.
  */

@@ -4,7 +4,7 @@
  *   ./node_modules/.bin/bun bench/query-latency.ts [rows=10000] [uniform|clustered]
  *
  * Writes `rows` random 384-d unit vectors (one chunk per document, short texts) in
- * batches, runs maintain() (which builds the ANN index from 100,000 rows), then
+ * batches, runs maintain() (which builds the ANN index from 10,000 rows), then
  * times 200 random queries (topK 10) and measures recall@10 of 50 more against
  * brute-force search in JS.
  *

@@ -155,7 +155,12 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   let lastRelease = Number.NEGATIVE_INFINITY;
   const quiet = throttledLogger(log);
   const upkeep = () => {
-    if (!disk.writable() || (engine.busy() && Date.now() - lastUpkeep < 120_000)) return;
+    if (!disk.writable()) return;
+    if (engine.busy() && Date.now() - lastUpkeep < 120_000) {
+      // Keyword searches re-tokenise every row the full-text index lacks: refresh long tails now.
+      void store.refreshTails().catch((err) => quiet.warn("index upkeep failed", { error: err }));
+      return;
+    }
     lastUpkeep = Date.now();
     void store
       .maintain()

@@ -22,6 +22,7 @@
  */
 import { MatchQuery, type Table, type VectorQuery } from "@lancedb/lancedb";
 import { fuse } from "../retrieval/fusion";
+import type { AnnProbes } from "./ann";
 import { chunkFieldsOf, inList } from "./tables";
 
 export type SearchMode = "vector" | "keyword" | "hybrid";
@@ -50,11 +51,7 @@ export interface TableSearch {
   hybridAlpha?: number;
 }
 
-/** Probe settings when the table has an IVF index; null means exact (flat) search. */
-export interface AnnProbes {
-  minimum: number;
-  maximum: number;
-}
+export type { AnnProbes } from "./ann";
 
 const BM25_K = 4;
 const REFINE_FACTOR = 10;
@@ -62,6 +59,8 @@ const COLUMNS = ["id", "document_id", "chunk_index", "text", "start", "end"];
 
 interface Ranked extends StoredHit {
   id: string;
+  /** Its stored vector, when asked for. */
+  stored?: Iterable<number>;
 }
 
 /** Searches one table in the requested mode; results best first. */
@@ -81,7 +80,7 @@ export async function searchTable(table: Table, req: TableSearch, ann: AnnProbes
   return hits
     .filter((h) => h.score >= min)
     .slice(0, req.topK)
-    .map(({ id: _id, ...hit }) => hit);
+    .map(({ id: _id, stored: _stored, ...hit }) => hit);
 }
 
 async function vectorHits(
@@ -110,7 +109,14 @@ async function vectorHits(
   return rows.map((r) => toHit(r, clamp01(1 - Number(r._distance))));
 }
 
-async function keywordHits(table: Table, text: string, limit: number, filter: string | null): Promise<Ranked[]> {
+/** Keyword hits; with `withVectors`, each carries its stored vector (hybrid scores keyword-only hits with it). */
+async function keywordHits(
+  table: Table,
+  text: string,
+  limit: number,
+  filter: string | null,
+  withVectors = false,
+): Promise<Ranked[]> {
   // A match query takes the words as plain terms (OR-ed), so quotes, colons or
   // AND/OR in user text are never parsed as query syntax; cleaning drops the rest.
   const cleaned = text.replace(/[^\p{L}\p{N}\p{M}_]+/gu, " ").trim();
@@ -120,11 +126,15 @@ async function keywordHits(table: Table, text: string, limit: number, filter: st
   let q = table
     .query()
     .fullTextSearch(new MatchQuery(cleaned, "text"))
-    .select([...COLUMNS, "_score"])
+    .select(withVectors ? [...COLUMNS, "_score", "vector"] : [...COLUMNS, "_score"])
     .limit(limit);
   if (filter) q = q.where(filter);
   const rows = await q.toArray();
-  return rows.map((r) => toHit(r, saturate(Number(r._score) / terms)));
+  return rows.map((r) => {
+    const hit = toHit(r, saturate(Number(r._score) / terms));
+    if (withVectors) hit.stored = r.vector as Iterable<number>;
+    return hit;
+  });
 }
 
 /** Distinct terms of the query as the full-text index sees them; word count if it has no index yet. */
@@ -146,7 +156,8 @@ async function hybridHits(
   const n = Math.max(req.topK * 4, 50);
   const [vec, key] = await Promise.all([
     vectorHits(table, req.vector!, n, filter, ann),
-    keywordHits(table, req.text, n, filter),
+    // The keyword hits bring their vectors: a hit the vector list missed is scored without another read.
+    keywordHits(table, req.text, n, filter, true),
   ]);
   const vecScore = new Map(vec.map((h) => [h.id, h.score]));
   const keyScore = new Map(key.map((h) => [h.id, h.score]));
@@ -155,20 +166,18 @@ async function hybridHits(
   const bound = { key: key.length < n ? 0 : key.at(-1)!.score, vec: vec.length < n ? 0 : vec.at(-1)!.score };
   const keep = contenders(vec, key, vecScore, keyScore, bound, alpha, req.topK);
   const vecOnly = vec.filter((h) => !keyScore.has(h.id) && keep.has(h.id) && bound.key > 0).map((h) => h.id);
-  const keyOnly = key.filter((h) => !vecScore.has(h.id) && keep.has(h.id)).map((h) => h.id);
-  const [moreKey, moreVec] = await Promise.all([
-    vecOnly.length ? keywordHits(table, req.text, vecOnly.length, inList("id", vecOnly)) : [],
-    cosines(table, req.vector!, keyOnly),
-  ]);
+  const keyOnly = new Set(key.filter((h) => !vecScore.has(h.id) && keep.has(h.id)).map((h) => h.id));
+  const moreKey = vecOnly.length ? await keywordHits(table, req.text, vecOnly.length, inList("id", vecOnly)) : [];
   for (const h of moreKey) keyScore.set(h.id, h.score);
-  for (const [id, c] of moreVec) vecScore.set(id, c);
+  const qNorm = Math.hypot(...req.vector!);
+  for (const h of key) if (keyOnly.has(h.id) && h.stored) vecScore.set(h.id, cosine(req.vector!, qNorm, h.stored));
   const [first, second] = alpha > 0.5 ? [vec, key] : [key, vec];
   const seen = new Set<string>();
   const candidates: (Ranked & { keyword: number; vector: number })[] = [];
   for (const h of [...first, ...second]) {
     if (seen.has(h.id) || !keep.has(h.id)) continue;
     seen.add(h.id);
-    candidates.push({ ...h, keyword: keyScore.get(h.id) ?? 0, vector: vecScore.get(h.id) ?? 0 });
+    candidates.push({ ...h, stored: undefined, keyword: keyScore.get(h.id) ?? 0, vector: vecScore.get(h.id) ?? 0 });
   }
   // At α = 0 the vector half has no say: as in keyword mode, a chunk needs a query term.
   return fuse(candidates, alpha)
@@ -205,25 +214,18 @@ function contenders(
   return new Set(range.filter((r) => r.high >= threshold).map((r) => r.id));
 }
 
-/** Exact cosine similarity of the query to the stored vectors of `ids` (clamped to [0, 1], as vector mode). */
-async function cosines(table: Table, query: Float32Array, ids: string[]): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  if (ids.length === 0) return out;
-  const rows = await table.query().where(inList("id", ids)).select(["id", "vector"]).limit(ids.length).toArray();
-  const qNorm = Math.hypot(...query);
-  for (const r of rows) {
-    // An Arrow vector is iterable but not indexable.
-    const v = Float32Array.from(r.vector as Iterable<number>);
-    let dot = 0;
-    let norm = 0;
-    for (let i = 0; i < query.length; i++) {
-      const x = v[i]!;
-      dot += x * query[i]!;
-      norm += x * x;
-    }
-    out.set(String(r.id), clamp01(norm > 0 && qNorm > 0 ? dot / (Math.sqrt(norm) * qNorm) : 0));
+/** Exact cosine similarity of the query to a stored vector (clamped to [0, 1], as vector mode). */
+function cosine(query: Float32Array, qNorm: number, stored: Iterable<number>): number {
+  // An Arrow vector is iterable but not indexable.
+  const v = Float32Array.from(stored);
+  let dot = 0;
+  let norm = 0;
+  for (let i = 0; i < query.length; i++) {
+    const x = v[i]!;
+    dot += x * query[i]!;
+    norm += x * x;
   }
-  return out;
+  return clamp01(norm > 0 && qNorm > 0 ? dot / (Math.sqrt(norm) * qNorm) : 0);
 }
 
 function toHit(r: Record<string, unknown>, score: number): Ranked {

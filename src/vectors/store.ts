@@ -11,7 +11,8 @@
  */
 import { Semaphore } from "../tools/semaphore";
 import type { LanceConnection } from "./connection";
-import { Maintainer } from "./maintain";
+import { ANN_THRESHOLD } from "./ann";
+import { FTS_TAIL_ROWS, Maintainer } from "./maintain";
 import type { MetadataLookup } from "./metadata-column";
 import { searchTable, type StoredHit, type TableSearch } from "./search";
 import { readTableStats, type TableStats } from "./stats";
@@ -35,8 +36,10 @@ export type { TableStats } from "./stats";
 export const SEARCH_CONCURRENCY = 4;
 
 export interface VectorStoreOptions {
-  /** Rows after which maintain() builds an ANN index on a table. */
+  /** Rows after which maintain() builds an ANN index on a table (default ANN_THRESHOLD). */
   annThreshold?: number;
+  /** Full-text tail (unindexed rows) at which refreshTails() refreshes a table (default FTS_TAIL_ROWS). */
+  ftsTailRows?: number;
   /** Table searches that may run at once (default SEARCH_CONCURRENCY). */
   searchConcurrency?: number;
   log?: (msg: string, fields?: object) => void;
@@ -56,7 +59,13 @@ export class VectorStore {
     const log = opts.log ?? (() => {});
     this.tables = new TableCache(conn);
     this.writer = new TableWriter(this.tables, log, opts.metadataOf);
-    this.maintainer = new Maintainer(this.tables, this.writer, opts.annThreshold ?? 100_000, log);
+    this.maintainer = new Maintainer(
+      this.tables,
+      this.writer,
+      opts.annThreshold ?? ANN_THRESHOLD,
+      log,
+      opts.ftsTailRows ?? FTS_TAIL_ROWS,
+    );
     this.searches = new Semaphore(opts.searchConcurrency ?? SEARCH_CONCURRENCY);
   }
 
@@ -184,6 +193,16 @@ export class VectorStore {
   /** Periodic upkeep of the tables written since the last call (all tables on the first call). */
   maintain(): Promise<void> {
     return this.maintainer.maintain();
+  }
+
+  /** Whether an ANN index is being trained now (beside the serving one; searches do not wait for it). */
+  get indexBuilding(): boolean {
+    return this.maintainer.building;
+  }
+
+  /** While ingestion runs: refreshes the full-text index of the written tables whose tail grew long (maintain.ts). */
+  refreshTails(): Promise<void> {
+    return this.maintainer.refreshTails();
   }
 
   /** Whether a search or write ended since the last call. */

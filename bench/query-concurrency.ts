@@ -1,0 +1,134 @@
+/**
+ * Throughput and tail latency under many clients, over HTTP against the compiled
+ * binary, next to in-process LanceDB running the same searches 32 at a time:
+ *
+ *   ./node_modules/.bin/bun bench/query-concurrency.ts [20000|100000] [topical|flat] [seconds=10]
+ *
+ * Provisions and loads the corpus of bench/query-corpus.ts, restarts the binary,
+ * then for vector and hybrid mode: 1, 4, 32 and 64 clients each asking back to back
+ * for `seconds` (requests/s, p50, p99), and the reference: searchTable() on the same
+ * table in this process with the server's probe settings, 32 searches in flight,
+ * with query vectors embedded beforehand (for hybrid: its vector and full-text
+ * searches and their follow-up lookups). The last line is HTTP throughput at 32
+ * clients as a share of the reference.
+ */
+import { rmSync } from "node:fs";
+import { loadavg } from "node:os";
+import { embedBuiltin } from "../src/embed/builtin";
+import { probesForRows, vectorIndexes } from "../src/vectors/ann";
+import { openLance } from "../src/vectors/connection";
+import { searchTable, type SearchMode } from "../src/vectors/search";
+import { VectorStore } from "../src/vectors/store";
+import { tempDir } from "../test/support/app";
+import { ensureBinary } from "../test/support/binary";
+import { N, SHAPE, load, provision, sentence, serve, stop, type Server } from "./query-corpus";
+import { percentile, random } from "./support";
+
+const SECONDS = Number(process.argv[4] ?? 10);
+const CLIENT_STEPS = [1, 4, 32, 64];
+const REFERENCE_CLIENTS = 32;
+const TOP_K = 10;
+
+interface Run {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+/** `clients` loops asking back to back for SECONDS; each picks the next query text. */
+async function drive(clients: number, ask: (i: number) => Promise<void>): Promise<Run> {
+  const lat: number[] = [];
+  let errors = 0;
+  let next = 0;
+  const until = performance.now() + SECONDS * 1000;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < until) {
+        const t = performance.now();
+        try {
+          await ask(next++);
+          lat.push(performance.now() - t);
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  const s = (performance.now() - t0) / 1000;
+  return { rps: lat.length / s, p50: percentile(lat, 50), p99: percentile(lat, 99), errors };
+}
+
+const row = (r: Run) => ({
+  "req/s": r.rps.toFixed(0),
+  "p50 ms": r.p50.toFixed(1),
+  "p99 ms": r.p99.toFixed(1),
+  "p99/p50": (r.p99 / r.p50).toFixed(1),
+  errors: r.errors,
+});
+
+async function main(): Promise<void> {
+  await ensureBinary();
+  const dataDir = tempDir("ragd-bench-conc-");
+  let server: Server | null = null;
+  try {
+    server = await serve(dataDir);
+    const { pipelineId, key } = await provision(server);
+    await stop(server);
+    server = null;
+    console.error(`writing ${N.toLocaleString()} chunks`);
+    await load(dataDir, pipelineId, new Float32Array(N * 384), new Array(N));
+    server = await serve(dataDir);
+    const s = server;
+    const qrnd = random(7);
+    const texts = Array.from({ length: 5000 }, () => sentence(qrnd, 3 + Math.floor(qrnd() * 4)));
+    const vectors = texts.map((t) => embedBuiltin(t));
+    const http = (mode: SearchMode) => async (i: number) => {
+      const res = await fetch(`${s.url}/api/rag/query`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ query: texts[i % texts.length], topK: TOP_K, mode }),
+      });
+      if (res.status !== 200) throw new Error(`query: ${res.status}`);
+      await res.arrayBuffer();
+    };
+    const conn = await openLance(dataDir);
+    const table = await conn.openTable(VectorStore.tableName(pipelineId, 1));
+    const serving = vectorIndexes(await table.listIndices())[0];
+    const probes = serving ? probesForRows(serving.trainedRows, serving.indexType) : null;
+    const inProcess = (mode: SearchMode) => async (i: number) => {
+      const k = i % texts.length;
+      await searchTable(table, { mode, text: texts[k]!, vector: vectors[k], topK: TOP_K }, probes);
+    };
+    // Warm both sides; the server runs its first upkeep pass 10 s after start: let it pass.
+    for (let i = 0; i < 100; i++) await Promise.all([http("hybrid")(i), inProcess("hybrid")(i)]);
+    await Bun.sleep(Math.max(0, 12_000 - (performance.now() - s.startedAt)));
+    const results: Record<string, ReturnType<typeof row>> = {};
+    const share: Record<string, string> = {};
+    for (const mode of ["vector", "hybrid"] as const) {
+      let at32 = 0;
+      for (const clients of CLIENT_STEPS) {
+        const r = await drive(clients, http(mode));
+        if (clients === REFERENCE_CLIENTS) at32 = r.rps;
+        results[`${mode}, HTTP, ${clients} clients`] = row(r);
+      }
+      const ref = await drive(REFERENCE_CLIENTS, inProcess(mode));
+      results[`${mode}, in-process LanceDB, ${REFERENCE_CLIENTS} at once`] = row(ref);
+      share[`${mode}: HTTP at ${REFERENCE_CLIENTS} clients / in-process`] = `${((100 * at32) / ref.rps).toFixed(0)} %`;
+    }
+    table.close();
+    conn.close();
+    const [l1, l5, l15] = loadavg().map((x) => x.toFixed(2));
+    console.log(
+      `\nquery-concurrency: ${N.toLocaleString()} ${SHAPE} chunks, index ${serving?.name ?? "none"}, topK ${TOP_K}, ${SECONDS} s per step; load average ${l1} ${l5} ${l15}`,
+    );
+    console.table(results);
+    console.table(share);
+  } finally {
+    if (server) await stop(server);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
