@@ -6,6 +6,7 @@
 import type { Embedder } from "../embed/types";
 import { BatchingEmbedder } from "../embed/batcher";
 import { createEmbedder } from "../embed/index";
+import { isBuiltinModel } from "../embed/models";
 import { embedderKey, runJob, type Job, type JobEvent, type ToWorker } from "./job";
 
 declare const self: Worker;
@@ -25,7 +26,7 @@ function embedderFor(job: Job): Embedder {
   let e = embedders.get(key);
   if (!e) {
     const inner = createEmbedder(job.model, job.embed);
-    e = inner.name === "builtin" ? inner : new BatchingEmbedder(inner, job.embed.batchSize, job.embed.batchSize * 8);
+    e = isBuiltinModel(inner.name) ? inner : new BatchingEmbedder(inner, job.embed.batchSize, job.embed.batchSize * 8);
     embedders.set(key, e);
   }
   return e;
