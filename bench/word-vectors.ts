@@ -4,13 +4,15 @@
  * embeds every chunk with `builtin` and with the word-vector part of
  * `builtin-glove`, and ranks by exact cosine, for a grid of word-vector weights β.
  *
- *   ./node_modules/.bin/bun bench/word-vectors.ts [β ...]
+ *   ./node_modules/.bin/bun bench/word-vectors.ts [--speed] [β ...]
  *
  * Prints nDCG@10, hit@1 and recall@100 on SciFact half a (even query ids: the half
  * the weights are chosen on), half b and SQuAD dev (1,000 sampled questions, as
- * bench/squad.ts), and the embedding throughput of each model in chunks/s.
+ * bench/squad.ts), and the embedding throughput of each model in chunks/s (only
+ * that with `--speed`).
  */
 import { existsSync, readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { embedBuiltin } from "../src/embed/builtin";
 import { GLOVE_WEIGHT, embedGlove, embedWords } from "../src/embed/builtin-glove";
@@ -113,14 +115,20 @@ if (!existsSync(join(DATASETS, "scifact", "corpus.jsonl")) || !existsSync(join(D
   console.log("SciFact or SQuAD not found; skipping.");
   process.exit(0);
 }
-const betas = process.argv.slice(2).map(Number);
+const speedOnly = process.argv.includes("--speed");
+const betas = process.argv
+  .slice(2)
+  .filter((a) => a !== "--speed")
+  .map(Number);
 const grid = betas.length ? betas : [0, 0.5, 0.75, 1, 1.25, 1.5, -1];
 const sets = [...scifact(), squad()];
 const texts = sets[0]!.chunks.map((c) => c.text);
 console.log(
   `throughput on ${texts.length} SciFact chunks: builtin ${throughput(texts, embedBuiltin).toFixed(0)}/s, ` +
-    `builtin-glove ${throughput(texts, (t) => embedGlove(t)).toFixed(0)}/s (default β ${GLOVE_WEIGHT})`,
+    `builtin-glove ${throughput(texts, (t) => embedGlove(t)).toFixed(0)}/s (default β ${GLOVE_WEIGHT}); ` +
+    `load average ${loadavg()[0].toFixed(2)}`,
 );
+if (speedOnly) process.exit(0);
 for (const set of [sets[0]!, sets[2]!]) {
   const hashed = set.chunks.map((c) => embedBuiltin(c.text));
   const words = set.chunks.map((c) => embedWords(c.text));
