@@ -4,7 +4,7 @@
  * GloVe word vectors (100 dimensions: meaning — "heart attack" near "myocardial
  * infarction"), 484 in all. No network, no model download: the word table is derived
  * at build time (scripts/build-word-vectors.ts) and carried inside the executable.
- * The weights are in glove-features.ts; docs/API.md (Embedding models) says what
+ * The weights are in glove-features.ts; docs/API.md (The built-in models) says what
  * the model is for and how it was measured.
  */
 import { readFileSync } from "node:fs";
@@ -22,7 +22,7 @@ export const GLOVE_DIMENSIONS = BUILTIN_DIMENSIONS + GLOVE_WORD_DIMENSIONS;
 /**
  * How much the word-vector part weighs against the hashed part: cosine similarity
  * of two texts is (hashed cosine + β² · word-vector cosine) / (1 + β²) when both
- * parts are non-zero. Chosen on half a of SciFact (docs/API.md, Embedding models).
+ * parts are non-zero. Chosen on half a of SciFact (docs/API.md, The built-in models).
  */
 export const GLOVE_WEIGHT = 0.75;
 

@@ -11,7 +11,7 @@ export interface ModelRef {
   model: string;
 }
 
-/** The built-in models, newest first: the first is the default for new pipelines (docs/API.md, Embedding models). */
+/** The built-in models, newest first: the first is the default for new pipelines (docs/API.md, The built-in models). */
 export const BUILTIN_MODELS = ["builtin-glove", "builtin"] as const;
 
 /** True for a model computed inside ragd (no network, no batching). */

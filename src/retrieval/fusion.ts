@@ -18,7 +18,7 @@
 
 /** The blend for an index built with the built-in embedder, measured (docs/ARCHITECTURE.md, Retrieval quality). */
 export const BUILTIN_HYBRID_ALPHA = 0.1;
-/** The blend for an index built with builtin-glove, measured the same way (docs/API.md, Embedding models). */
+/** The blend for an index built with builtin-glove, measured the same way (docs/API.md, The built-in models). */
 export const GLOVE_HYBRID_ALPHA = 0.2;
 /**
  * The blend for every other embedder. Not measured: no sentence-embedding model

@@ -10,7 +10,7 @@ import { useLoad } from "../lib/hooks";
 import { Field } from "./Field";
 
 const OTHER = "\u0000other";
-/** The server's default when the endpoint does not say (docs/API.md, Embedding models). */
+/** The server's default when the endpoint does not say (docs/API.md, The built-in models). */
 const DEFAULT_MODEL = "builtin-glove";
 const PROVIDERS: [EmbeddingModels["models"][number]["provider"], string][] = [
   ["builtin", "Built in"],
