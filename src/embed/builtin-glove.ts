@@ -40,11 +40,13 @@ interface Loaded {
 
 let loaded: Loaded | null = null;
 
-/** FNV-1a of text[from .. to), finished with Murmur3's mixer so the low bits spread. */
-function hashOf(text: string | Uint16Array, from: number, to: number): number {
-  let h = 0x811c9dc5;
-  for (let i = from; i < to; i++)
-    h = Math.imul(h ^ (typeof text === "string" ? text.charCodeAt(i) : text[i]), 0x01000193);
+const FNV_BASIS = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** FNV-1a of chars[from .. to), finished with Murmur3's mixer so the low bits spread. */
+function hashOf(chars: Uint16Array, from: number, to: number): number {
+  let h = FNV_BASIS;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ chars[i], FNV_PRIME);
   return mix(h);
 }
 
@@ -74,11 +76,11 @@ function table(): Loaded {
   return loaded;
 }
 
-/** The index of the word text[from .. to) in the table, or -1. */
-function lookup(t: Loaded, text: string, from: number, to: number): number {
+/** The index of the word text[from .. to), whose hashOf is `hash`, in the table, or -1. */
+function lookup(t: Loaded, text: string, from: number, to: number, hash: number): number {
   const mask = t.slots.length - 1;
   const len = to - from;
-  for (let s = hashOf(text, from, to) & mask; t.slots[s] !== 0; s = (s + 1) & mask) {
+  for (let s = hash & mask; t.slots[s] !== 0; s = (s + 1) & mask) {
     const i = t.slots[s] - 1;
     const at = t.starts[i];
     if (t.starts[i + 1] - at !== len) continue;
@@ -115,9 +117,11 @@ export function embedWords(text: string): Float32Array<ArrayBuffer> {
       start++;
       continue;
     }
-    let end = start + 1;
-    while (end < norm.length && inWord(norm, end)) end++;
-    const i = lookup(t, norm, start, end);
+    // The word's hash as it is scanned, as hashOf computes it from the table's units.
+    let h = FNV_BASIS;
+    let end = start;
+    while (end < norm.length && inWord(norm, end)) h = Math.imul(h ^ norm.charCodeAt(end++), FNV_PRIME);
+    const i = lookup(t, norm, start, end, mix(h));
     start = end;
     if (i < 0) continue;
     const f = factors[i];
