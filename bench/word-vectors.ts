@@ -128,7 +128,10 @@ const texts = sets[0]!.chunks.map((c) => c.text);
 const best = { builtin: 0, glove: 0 };
 for (let pass = 0; pass < 3; pass++) {
   best.builtin = Math.max(best.builtin, throughput(texts, embedBuiltin));
-  best.glove = Math.max(best.glove, throughput(texts, (t) => embedGlove(t)));
+  best.glove = Math.max(
+    best.glove,
+    throughput(texts, (t) => embedGlove(t)),
+  );
 }
 console.log(
   `throughput on ${texts.length} SciFact chunks (best of 3): builtin ${best.builtin.toFixed(0)}/s, ` +
