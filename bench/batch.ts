@@ -37,7 +37,9 @@ const batches = Array.from({ length: Math.ceil(corpus.length / BATCH) }, (_, i) 
 await ensureBinary();
 const dir = tempDir("ragd-batch-");
 const { server, jar } = await startRagd(dir);
-const pipeline = (await server.http("/api/rag/pipelines", { method: "POST", json: { name: "batch" }, jar })).body;
+const pipeline = (
+  await server.http("/api/rag/pipelines", { method: "POST", json: { name: "batch", embeddingModel: "builtin" }, jar })
+).body;
 const key = (
   await server.http(`/api/rag/pipelines/${pipeline.id}/keys`, {
     method: "POST",

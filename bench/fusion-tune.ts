@@ -138,7 +138,7 @@ for (const a of [0.05, 0.1, 0.15, 0.2, 0.25, 0.3]) {
   fusions.push([`raw.9 α=${a}`, convex(identity, a, 0.9)]);
   fusions.push([`raw.8 α=${a}`, convex(identity, a, 0.8)]);
 }
-for (const a of [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]) {
+for (const a of [0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6]) {
   fusions.push([`raw α=${a}`, convex(identity, a, "min")]);
   fusions.push([`raw0 α=${a}`, convex(identity, a, "zero")]);
   fusions.push([`minmax α=${a}`, convex(minmax, a, "min")]);

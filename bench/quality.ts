@@ -8,13 +8,21 @@
  * hit@1 = the first document is relevant (src/retrieval/metrics.ts, shared with the
  * evaluation API). A document ranks where its best chunk
  * ranks. `--dump file` writes every query's ranked chunks per mode as JSONL, for
- * tuning fusion offline (bench/fusion-tune.ts).
+ * tuning fusion offline (bench/fusion-tune.ts). `--model name` sets the pipeline's
+ * embedding model (default builtin-glove); a model that is not built in is served by
+ * the test Ollama (test/support/fake-ollama.ts), whose vectors are pseudo-random unit
+ * vectors seeded by the text — a stand-in for the path, not for a model's quality.
+ * The last row reranks hybrid's candidates through the test reranker
+ * (test/support/fake-rerank.ts: the share of a chunk's words that are query words).
  */
 import { rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { tempDir } from "../test/support/app";
 import { ensureBinary, startBinary, type RunningBinary } from "../test/support/binary";
 import { distinctInOrder, hitAt, ndcg, recall } from "../src/retrieval/metrics";
+import { startFakeOllama } from "../test/support/fake-ollama";
+import { startFakeReranker } from "../test/support/fake-rerank";
+import { isBuiltinModel } from "../src/embed/models";
 import { percentile, pooled, waitIdle } from "./support";
 
 export interface BenchDoc {
@@ -36,6 +44,8 @@ export interface QualityRun {
   pipeline?: Record<string, unknown>;
   /** Extra request fields per row label, e.g. {"hybrid α 0.3": {mode: "hybrid", hybridAlpha: 0.3}}. */
   rows?: Record<string, Record<string, unknown>>;
+  /** The pipeline's embedding model; builtin-glove when absent. */
+  model?: string;
 }
 
 const TOP_K = 100;
@@ -56,12 +66,20 @@ type Hit = { score: number; metadata: { sourceName: string; chunkIndex: number }
 export async function runQuality(run: QualityRun, dump?: string): Promise<void> {
   await ensureBinary();
   const dataDir = tempDir("ragd-quality-");
-  const server = await startBinary(dataDir, { RAGD_QUERY_RATE: "1000000", RAGD_QUERY_BURST: "1000000" });
+  const model = run.model ?? "builtin-glove";
+  const remote = isBuiltinModel(model) ? null : await startFakeOllama({ models: { [model]: 384 } });
+  const reranker = await startFakeReranker();
+  const server = await startBinary(dataDir, {
+    RAGD_QUERY_RATE: "1000000",
+    RAGD_QUERY_BURST: "1000000",
+    RAGD_RERANK_URL: reranker.url,
+    ...(remote ? { RAGD_OLLAMA_URL: remote.url } : {}),
+  });
   try {
     const jar: { cookie?: string } = {};
     await post(server, jar, "/api/auth/signup", { email: "quality@example.com", password: "benchmark-password" });
     const pipeline = (
-      await post(server, jar, "/api/rag/pipelines", { name: run.name, embeddingModel: "builtin", ...run.pipeline })
+      await post(server, jar, "/api/rag/pipelines", { name: run.name, embeddingModel: model, ...run.pipeline })
     ).body;
     const key = (await post(server, jar, `/api/rag/pipelines/${pipeline.id}/keys`, { name: "bench" })).body
       .key as string;
@@ -82,10 +100,14 @@ export async function runQuality(run: QualityRun, dump?: string): Promise<void> 
       vector: { mode: "vector" },
       hybrid: {},
       "hybrid, diversity 0.3": { diversity: 0.3 },
+      "hybrid + rerank": { rerank: true },
     };
     const table: Record<string, Record<string, string>> = {};
     const dumped: string[] = [];
-    for (const [label, extra] of Object.entries(rowsSpec)) {
+    for (const [label, { rerank, ...extra }] of Object.entries(rowsSpec)) {
+      // Reranking is a pipeline setting: switched on for the rows that ask for it.
+      const rerankModel = rerank ? "bench" : null;
+      await server.http(`/api/rag/pipelines/${pipeline.id}`, { method: "PATCH", json: { rerankModel }, jar });
       let n10 = 0;
       let r100 = 0;
       let h1 = 0;
@@ -120,22 +142,27 @@ export async function runQuality(run: QualityRun, dump?: string): Promise<void> 
     if (dump) writeFileSync(dump, `${dumped.join("\n")}\n`);
     const [l1, l5, l15] = loadavg().map((x) => x.toFixed(2));
     console.log(
-      `\n${run.name}: ${run.docs.length} documents → ${p.chunkCount ?? "?"} chunks, ${run.queries.length} queries, topK ${TOP_K}; ` +
+      `\n${run.name}, ${model}: ${run.docs.length} documents → ${p.chunkCount ?? "?"} chunks, ${run.queries.length} queries, topK ${TOP_K}; ` +
         `ingest ${(ingestMs / 1000).toFixed(1)} s; load average ${l1} ${l5} ${l15}`,
     );
     console.table(table);
   } finally {
     server.proc.kill("SIGTERM");
     await server.proc.exited;
+    await remote?.stop();
+    await reranker.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-/** `--dump file` from argv, and the remaining positional arguments. */
-export function benchArgs(): { dump?: string; rest: string[] } {
+/** `--dump file` and `--model name` from argv, and the remaining positional arguments. */
+export function benchArgs(): { dump?: string; model?: string; rest: string[] } {
   const args = process.argv.slice(2);
-  const i = args.indexOf("--dump");
-  const dump = i >= 0 ? args[i + 1] : undefined;
-  if (i >= 0) args.splice(i, 2);
-  return { dump, rest: args };
+  const take = (flag: string) => {
+    const i = args.indexOf(flag);
+    return i >= 0 ? args.splice(i, 2)[1] : undefined;
+  };
+  const dump = take("--dump");
+  const model = take("--model");
+  return { dump, model, rest: args };
 }

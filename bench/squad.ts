@@ -2,7 +2,7 @@
  * Retrieval quality on SQuAD v1.1 dev as question → its paragraph, end to end
  * through the compiled binary.
  *
- *   ./node_modules/.bin/bun bench/squad.ts [questions] [--dump file]
+ *   ./node_modules/.bin/bun bench/squad.ts [questions] [--dump file] [--model name]
  *
  * Every paragraph of ../shared/datasets/squad/dev-v1.1.json (2,067, from 48
  * articles) becomes a text source named by its position; a deterministic sample of
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     console.log(`SQuAD not found at ${FILE}; skipping.`);
     return;
   }
-  const { dump, rest } = benchArgs();
+  const { dump, model, rest } = benchArgs();
   const sample = rest[0] ? Number(rest[0]) : 1000;
   const squad = JSON.parse(readFileSync(FILE, "utf8")) as Squad;
   const docs: BenchDoc[] = [];
@@ -45,7 +45,7 @@ async function main(): Promise<void> {
     const j = Math.floor(rnd() * (i + 1));
     [all[i], all[j]] = [all[j]!, all[i]!];
   }
-  await runQuality({ name: "SQuAD v1.1 dev (question → paragraph)", docs, queries: all.slice(0, sample) }, dump);
+  await runQuality({ name: "SQuAD v1.1 dev (question → paragraph)", docs, queries: all.slice(0, sample), model }, dump);
 }
 
 await main();

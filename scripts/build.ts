@@ -1,6 +1,7 @@
 /**
- * Builds the single executable `dist/ragd`: the dashboard bundle first (it is
- * embedded), then `bun build --compile` of src/main.ts with everything inside.
+ * Builds the single executable `dist/ragd`: the dashboard bundle and the word-vector
+ * table first (both are embedded), then `bun build --compile` of src/main.ts with
+ * everything inside.
  */
 import { $ } from "bun";
 import { join } from "node:path";
@@ -10,6 +11,8 @@ const root = join(import.meta.dir, "..");
 const out = join(root, "dist", "ragd");
 
 await $`bun ${join(root, "scripts", "build-dashboard.ts")}`.cwd(root);
+// Fails, saying what to install, when the word vectors' source package is missing.
+await $`bun ${join(root, "scripts", "build-word-vectors.ts")}`.cwd(root);
 // The ingestion worker is a second entry point, and the OCR thread (which an ingestion worker
 // starts) a third: Bun bundles them into the same executable, with the files they embed.
 // --smol: a heap that collects more eagerly (peak memory while ingesting is what users notice);

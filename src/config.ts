@@ -187,7 +187,7 @@ export function defaultConfig(): Config {
     allowedHosts: [],
     trustedProxies: [],
     ollamaUrl: "http://127.0.0.1:11434",
-    defaultEmbeddingModel: "builtin",
+    defaultEmbeddingModel: "builtin-glove",
     openaiUrl: null,
     openaiKey: null,
     rerankUrl: null,

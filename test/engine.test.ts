@@ -277,7 +277,8 @@ const pendingTasks = (documentId: string) =>
 
 /** A ready builtin-model source of more than one 512-row slice. */
 async function multiSliceSource(name: string) {
-  const pid = await c.pipeline({ name, chunkSize: 50, chunkOverlap: 0 });
+  // builtin: the replayed rows below are 384-dimensional.
+  const pid = await c.pipeline({ name, chunkSize: 50, chunkOverlap: 0, embeddingModel: "builtin" });
   const s = await c.addText(pid, longText(name, 700), name);
   const first = await c.settled(pid, s.id);
   expect(first.status).toBe("ready");
@@ -323,7 +324,7 @@ describe("the delete by id", () => {
     };
     try {
       // Three slices or more: the third leaves only once the first is committed, so it is appended alone.
-      const pid = await c.pipeline({ name: "fast path", chunkSize: 50, chunkOverlap: 0 });
+      const pid = await c.pipeline({ name: "fast path", chunkSize: 50, chunkOverlap: 0, embeddingModel: "builtin" });
       const s = await c.addText(pid, longText("fastpath", 2000), "fast path");
       const done = await c.settled(pid, s.id);
       expect(done.chunkCount).toBeGreaterThan(1024);

@@ -13,22 +13,25 @@ afterAll(async () => {
   fake.stop();
 });
 
-test("lists builtin plus the models pulled into Ollama", async () => {
+test("lists both built-in models plus the models pulled into Ollama; builtin-glove is the default", async () => {
   const cookie = await t.signup();
   const r = await t.call("GET", "/api/embedding-models", { cookie });
   expect(r.status).toBe(200);
   expect(r.body.models.map((m: { name: string }) => m.name).sort()).toEqual(
-    ["builtin", "ollama/all-minilm", "ollama/nomic-embed-text"].sort(),
+    ["builtin", "builtin-glove", "ollama/all-minilm", "ollama/nomic-embed-text"].sort(),
   );
   expect(r.body.ollama).toEqual({ reachable: true, url: fake.url });
-  expect(r.body.default).toBe("builtin");
+  expect(r.body.default).toBe("builtin-glove");
 });
 
-test("offers builtin alone, and says so, when Ollama is down", async () => {
+test("offers the built-in models alone, and says so, when Ollama is down", async () => {
   const cookie = await t.signup();
   await fake.down();
   const r = await t.call("GET", "/api/embedding-models", { cookie });
-  expect(r.body.models).toEqual([{ name: "builtin", provider: "builtin" }]);
+  expect(r.body.models).toEqual([
+    { name: "builtin-glove", provider: "builtin" },
+    { name: "builtin", provider: "builtin" },
+  ]);
   expect(r.body.ollama.reachable).toBe(false);
   fake.up();
 });

@@ -27,7 +27,7 @@ describe("create", () => {
       chunkingStrategy: "recursive",
       chunkSize: 1000,
       chunkOverlap: 200,
-      embeddingModel: "builtin",
+      embeddingModel: "builtin-glove",
       embeddingDimensions: null,
       vectorProvider: "lancedb",
       retrievalTopK: 5,

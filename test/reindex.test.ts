@@ -47,7 +47,7 @@ test("a re-index to a model Ollama lacks fails every source, is abandoned, and t
 
   expect(after.status).toBe("error");
   const col = findCollectionById(t.services.db, pid)!;
-  expect(col).toMatchObject({ activeGeneration: 1, buildingGeneration: null, indexModel: "builtin" });
+  expect(col).toMatchObject({ activeGeneration: 1, buildingGeneration: null, indexModel: "builtin-glove" });
   expect(after.chunkCount).toBe(before.chunkCount);
   for (const s of after.dataSources) {
     expect(s.status).toBe("failed");

@@ -237,7 +237,7 @@ describe("every source type, end to end", () => {
     expect(await t.services.store.countRows(pipelineId, 1)).toBe(sum);
     const perDoc = await t.services.store.documentCounts(pipelineId, 1);
     for (const s of sources) expect(perDoc.get(s.id)).toBe(s.chunkCount);
-    expect(p.embeddingDimensions).toBe(384);
+    expect(p.embeddingDimensions).toBe(484); // builtin-glove, the default model
   });
 });
 

@@ -4,6 +4,7 @@
  */
 import { Ollama } from "ollama";
 import { BuiltinEmbedder } from "./builtin";
+import { GloveEmbedder } from "./builtin-glove";
 import { parseModel } from "./models";
 import { OllamaEmbedder, type RemoteOptions } from "./ollama";
 import { OpenAIEmbedder } from "./openai";
@@ -16,7 +17,7 @@ export interface EmbedderConfig extends Pick<RemoteOptions, "batchSize" | "concu
 }
 
 /**
- * Builds the embedder for `modelName` (`builtin`, `ollama/<m>`, a bare Ollama name
+ * Builds the embedder for `modelName` (`builtin-glove`, `builtin`, `ollama/<m>`, a bare Ollama name
  * or `openai/<m>`); its `name` is the name as given. Throws EmbeddingError when the
  * name cannot be used.
  *
@@ -35,7 +36,7 @@ export function createEmbedder(modelName: string, cfg: EmbedderConfig): Embedder
   };
   switch (ref.provider) {
     case "builtin":
-      return new BuiltinEmbedder();
+      return ref.model === "builtin" ? new BuiltinEmbedder() : new GloveEmbedder();
     case "ollama":
       return new OllamaEmbedder(cfg.ollamaUrl, ref.model, opts);
     case "openai":

@@ -5,6 +5,7 @@
  */
 import { readFile } from "node:fs/promises";
 import type { EmbedCall } from "../embed/calls";
+import { isBuiltinModel } from "../embed/models";
 import { EmbeddingError, type Embedder } from "../embed/types";
 import { sha256 } from "../tools/crypto";
 import { chunkText } from "./chunk/index";
@@ -178,7 +179,7 @@ export async function runJob(
     const embedder = ctx.embedder;
     // With the built-in embedder a document of one slice is done within milliseconds of
     // starting: its progress would cost two writes that nobody sees.
-    const report = chunks.length > SLICE || embedder.name !== "builtin";
+    const report = chunks.length > SLICE || !isBuiltinModel(embedder.name);
     if (report) emit({ type: "progress", jobId: job.jobId, done: 0, total: chunks.length });
     // A remote model reports batches as they come back: progress moves within a slice too.
     let sent = 0;

@@ -11,6 +11,7 @@
  */
 import type { Logger } from "../log";
 import type { EmbedCall } from "../embed/calls";
+import { isBuiltinModel } from "../embed/models";
 import { embedderKey, type FromWorker, type Job, type JobEvent, type ToWorker } from "./job";
 
 /**
@@ -40,7 +41,7 @@ export const jobWeight = (bytes: number | null) =>
   bytes === null ? 1 : Math.max(1, Math.ceil((8 * bytes) / WEIGHT_UNIT)) / 8;
 
 /** The worker's embedder a job uses when it batches remote calls; null for the built-in model, which needs no batches. */
-const batchKey = (job: Job): string | null => (job.model.trim() === "builtin" ? null : embedderKey(job));
+const batchKey = (job: Job): string | null => (isBuiltinModel(job.model) ? null : embedderKey(job));
 
 interface AssignedJob {
   job: Job;

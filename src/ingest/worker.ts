@@ -7,6 +7,7 @@ import type { Embedder } from "../embed/types";
 import { BatchingEmbedder } from "../embed/batcher";
 import { CountingEmbedder } from "../embed/calls";
 import { createEmbedder } from "../embed/index";
+import { isBuiltinModel } from "../embed/models";
 import { embedderKey, runJob, type FromWorker, type Job, type JobEvent, type ToWorker } from "./job";
 import { OcrThread } from "./ocr/client";
 
@@ -32,7 +33,7 @@ function embedderFor(job: Job): Embedder {
     const inner = new CountingEmbedder(createEmbedder(job.model, job.embed), (call) =>
       self.postMessage({ type: "embed", call } satisfies FromWorker),
     );
-    e = inner.name === "builtin" ? inner : new BatchingEmbedder(inner, job.embed.batchSize, job.embed.batchSize * 8);
+    e = isBuiltinModel(inner.name) ? inner : new BatchingEmbedder(inner, job.embed.batchSize, job.embed.batchSize * 8);
     embedders.set(key, e);
   }
   return e;

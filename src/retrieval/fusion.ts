@@ -18,6 +18,8 @@
 
 /** The blend for an index built with the built-in embedder, measured (docs/ARCHITECTURE.md, Retrieval quality). */
 export const BUILTIN_HYBRID_ALPHA = 0.1;
+/** The blend for an index built with builtin-glove, measured the same way (docs/API.md, The built-in models). */
+export const GLOVE_HYBRID_ALPHA = 0.2;
 /**
  * The blend for every other embedder. Not measured: no sentence-embedding model
  * could be run here, so it trusts both lists equally, as Weaviate's default does.
@@ -36,7 +38,9 @@ export const RELEVANCE_FLOOR = 0.05;
 
 /** The default blend for an index built with `model`. */
 export function defaultHybridAlpha(model: string): number {
-  return model === "builtin" ? BUILTIN_HYBRID_ALPHA : MODEL_HYBRID_ALPHA;
+  const m = model.trim();
+  if (m === "builtin") return BUILTIN_HYBRID_ALPHA;
+  return m === "builtin-glove" ? GLOVE_HYBRID_ALPHA : MODEL_HYBRID_ALPHA;
 }
 
 /** One chunk with both of its scores, each in [0, 1]. */

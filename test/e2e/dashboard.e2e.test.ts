@@ -94,7 +94,7 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
       model = await page.getByLabel("Embedding model").inputValue();
       if (!model) await page.waitForTimeout(100);
     }
-    expect(model).toBe("builtin");
+    expect(model).toBe("builtin-glove");
     const offered = await page.getByLabel("Embedding model").locator("option").allTextContents();
     expect(offered).toContain("ollama/nomic-embed-text");
     await page.getByText("installed in Ollama").waitFor();

@@ -10,13 +10,15 @@ import { useLoad } from "../lib/hooks";
 import { Field } from "./Field";
 
 const OTHER = "\u0000other";
+/** The server's default when the endpoint does not say (docs/API.md, The built-in models). */
+const DEFAULT_MODEL = "builtin-glove";
 const PROVIDERS: [EmbeddingModels["models"][number]["provider"], string][] = [
   ["builtin", "Built in"],
   ["ollama", "Ollama"],
   ["openai", "OpenAI-compatible"],
 ];
 const NAME_HINT =
-  "builtin (works offline, nothing to install), ollama/<model> or a bare Ollama name, or openai/<model>.";
+  "builtin-glove or builtin (work offline, nothing to install), ollama/<model> or a bare Ollama name, or openai/<model>.";
 
 interface Props {
   value: string;
@@ -31,12 +33,12 @@ export function ModelPicker({ value, onChange, error }: Props) {
   const known = models.data?.models ?? [];
   // Until the effect below fills it in, an empty value shows as the default, so the
   // picker never flashes "Other" (and its text field) while the list arrives.
-  const shown = value === "" ? (models.data?.default ?? "builtin") : value;
+  const shown = value === "" ? (models.data?.default ?? DEFAULT_MODEL) : value;
   const listed = known.some((m) => m.name === shown);
 
-  // An empty value means "the server's default": that of the endpoint, else builtin.
+  // An empty value means "the server's default": that of the endpoint, else builtin-glove.
   useEffect(() => {
-    if (value === "" && !models.loading) onChange(models.data?.default ?? "builtin");
+    if (value === "" && !models.loading) onChange(models.data?.default ?? DEFAULT_MODEL);
   }, [models.loading]);
 
   if (!models.data) {

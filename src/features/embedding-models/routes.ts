@@ -24,6 +24,7 @@ export function modelRoutes(
       const ollamaUp = pulled.length > 0 || (await checkOllama(config.ollamaUrl)).ok;
       return {
         models: [
+          { name: "builtin-glove", provider: "builtin" as const },
           { name: "builtin", provider: "builtin" as const },
           // ":latest" is what Ollama assumes anyway; the short name is what people type.
           ...pulled.map((name) => ({ name: `ollama/${name.replace(/:latest$/, "")}`, provider: "ollama" as const })),

@@ -16,7 +16,7 @@ const configFields = {
   embeddingModel: t.String({
     minLength: 1,
     maxLength: 210,
-    description: "builtin, ollama/<model>, a bare Ollama model name, or openai/<model>.",
+    description: "builtin-glove (the default), builtin, ollama/<model>, a bare Ollama model name, or openai/<model>.",
   }),
   vectorProvider: Enum(VECTOR_PROVIDERS),
   retrievalTopK: StrictInteger({ minimum: 1, maximum: 100 }),
