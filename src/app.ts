@@ -5,6 +5,7 @@
 import { Elysia } from "elysia";
 import { dashboardRoutes } from "./dashboard/routes";
 import { authRoutes } from "./features/auth/routes";
+import { backupRoutes } from "./features/backup/routes";
 import { docsRoutes } from "./features/docs/routes";
 import { documentRoutes } from "./features/documents/routes";
 import { eventRoutes, keyEventRoutes } from "./features/events/routes";
@@ -45,7 +46,8 @@ export function buildApp(s: Services) {
     .use(queryRoutes(s.queries))
     .use(documentRoutes(s.documents, s.files, s.config.maxUploadMb))
     .use(mcpRoutes(s.mcp))
-    .use(kbRoutes(s.auth, s.kbs));
+    .use(kbRoutes(s.auth, s.kbs))
+    .use(backupRoutes(s.auth, s.backups));
 }
 
 export type App = ReturnType<typeof buildApp>;

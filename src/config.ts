@@ -45,6 +45,12 @@ export interface Config {
    * attempt more than entries. Not a setting of its own; tests shorten it.
    */
   webhookRetryDelaysMs: number[];
+  /** Where scheduled backups go; null = no scheduled backups (docs/API.md, Backup and restore). */
+  backupDir: string | null;
+  /** Time between scheduled backups, in milliseconds. */
+  backupEveryMs: number;
+  /** Scheduled backups kept; older ones are removed. */
+  backupKeep: number;
 }
 
 export class ConfigError extends Error {}
@@ -116,6 +122,16 @@ function hostList(raw: string, name: string): string[] {
   return hosts;
 }
 
+/** A duration: a whole number with s, m, h or d ("30m", "6h", "1d"); at least a minute. */
+function duration(raw: string, name: string): number {
+  const m = /^(\d+)([smhd])$/.exec(raw.trim());
+  const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+  const ms = m ? Number(m[1]) * unit[m[2] as keyof typeof unit] : Number.NaN;
+  if (!(ms >= 60_000))
+    throw new ConfigError(`${name} must be a duration of at least a minute like 30m, 6h or 1d, got "${raw}"`);
+  return ms;
+}
+
 const SETTINGS: Setting<keyof Config>[] = [
   { key: "host", flag: "host", env: "RAGD_HOST", parse: str },
   { key: "port", flag: "port", env: "RAGD_PORT", parse: int(0, 65535) },
@@ -139,6 +155,9 @@ const SETTINGS: Setting<keyof Config>[] = [
   { key: "queryRate", flag: "query-rate", env: "RAGD_QUERY_RATE", parse: int(1, 1_000_000) },
   { key: "queryBurst", flag: "query-burst", env: "RAGD_QUERY_BURST", parse: int(1, 1_000_000) },
   { key: "minFreeMb", flag: "min-free-mb", env: "RAGD_MIN_FREE_MB", parse: int(0, 100_000_000) },
+  { key: "backupDir", flag: "backup-dir", env: "RAGD_BACKUP_DIR", parse: (r) => resolve(r) },
+  { key: "backupEveryMs", flag: "backup-every", env: "RAGD_BACKUP_EVERY", parse: duration },
+  { key: "backupKeep", flag: "backup-keep", env: "RAGD_BACKUP_KEEP", parse: int(1, 10_000) },
 ];
 
 /** The defaults a fresh install runs with. */
@@ -168,6 +187,9 @@ export function defaultConfig(): Config {
     minFreeMb: 256,
     // Six attempts over about an hour: at once, then after 10 s, 1, 5, 15 and 40 minutes.
     webhookRetryDelaysMs: [10_000, 60_000, 5 * 60_000, 15 * 60_000, 40 * 60_000],
+    backupDir: null,
+    backupEveryMs: 86_400_000,
+    backupKeep: 7,
   };
 }
 

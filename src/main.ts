@@ -26,6 +26,12 @@ async function run(argv: string[]): Promise<number | undefined> {
       if (sub === "set-tier") return userSetTierCommand(config, flags);
       throw new ConfigError(`unknown command "user ${sub ?? ""}"; use "user create" or "user set-tier"`);
     }
+    case "backup":
+    case "restore": {
+      const { config, rest: own } = loadConfig(parseFlags(argv.slice(1)), process.env, ["to", "from"]);
+      const cli = await import("./cli/backup");
+      return cmd === "backup" ? cli.backupCommand(config.dataDir, own) : cli.restoreCommand(config.dataDir, own);
+    }
     case "mcp":
       // Loaded only for this command: the MCP client code would slow every `ragd serve` start.
       return (await import("./cli/mcp")).mcpCommand(loadBridgeConfig(parseFlags(argv.slice(1))));

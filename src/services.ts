@@ -2,10 +2,12 @@
  * Builds every long-lived service from the configuration, in dependency order.
  * Routes receive the services they need; nothing reaches for globals.
  */
+import { sweepSnapshots } from "./backup/snapshot";
 import type { Config } from "./config";
 import { Collections } from "./core/collections";
 import { openDb, type Db } from "./db/client";
 import { AuthService } from "./features/auth/service";
+import { BackupService } from "./features/backup/service";
 import { DocumentService } from "./features/documents/service";
 import { WebhookDeliverer } from "./features/events/deliverer";
 import { EventService } from "./features/events/service";
@@ -55,6 +57,7 @@ export interface Services {
   events: EventService;
   webhooks: WebhookService;
   deliverer: WebhookDeliverer;
+  backups: BackupService;
   /** Set once the server listens: the base of upload URLs. */
   baseUrl: { value: string };
   timers: Timer[];
@@ -110,10 +113,14 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     await store.dropCollection(id);
   });
   recoverInterrupted({ db, files, log });
+  sweepSnapshots(config.dataDir); // a backup's staging copy left by a kill
+  const backups = new BackupService(config.dataDir, store, log);
   await reconcile({ db, store, engine, files, log });
   engine.start();
   disk.start((id) => engine.enqueue(id));
   deliverer.start();
+  if (config.backupDir)
+    backups.schedule({ dir: config.backupDir, everyMs: config.backupEveryMs, keep: config.backupKeep });
   const housekeeping = () => {
     auth.pruneSessions();
     engine.pruneTasks();
@@ -165,6 +172,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     events,
     webhooks,
     deliverer,
+    backups,
     baseUrl,
     timers,
   };
@@ -175,6 +183,7 @@ export async function closeServices(s: Services): Promise<void> {
   s.events.closeStreams();
   for (const t of s.timers) clearInterval(t);
   s.disk.stop();
+  await s.backups.stop();
   await s.engine.stop();
   await s.deliverer.stop();
   s.keys.flush();

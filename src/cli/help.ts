@@ -12,6 +12,8 @@ Usage:
   ragd serve   [--host 127.0.0.1] [--port 8484] [--data-dir ./data]
   ragd user create --email E --password P [--tier free|pro|unlimited] [--data-dir D] [--init]
   ragd user set-tier --email E --tier free|pro|unlimited [--data-dir D]
+  ragd backup  --to FILE [--data-dir D]           a consistent archive, beside a running server
+  ragd restore --from FILE --data-dir D           into a new or empty directory
   ragd mcp     [--url http://127.0.0.1:8484] [--key rag_… | RAGD_API_KEY]   stdio MCP bridge
   ragd version
   ragd help

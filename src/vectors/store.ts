@@ -169,6 +169,29 @@ export class VectorStore {
     return this.searches.run(() => searchTable(table, req, probes)).finally(() => this.activity++);
   }
 
+  /**
+   * Runs `fn` while no table is written: writes queued meanwhile wait (searches go on).
+   * A backup records each table's version and links its files then.
+   */
+  async frozen<T>(fn: () => Promise<T>): Promise<T> {
+    const release = await this.writer.queues.pause();
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+
+  /** The current version of every store table, by name. */
+  async tableVersions(): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const t of await this.listTables()) {
+      const table = await this.tables.get(t.name);
+      if (table) out[t.name] = await table.version();
+    }
+    return out;
+  }
+
   /** Table searches running now, and waiting for their turn. */
   get searchLoad(): { running: number; waiting: number } {
     return { running: this.searches.running, waiting: this.searches.queued };
