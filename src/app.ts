@@ -17,6 +17,7 @@ import { modelRoutes } from "./features/embedding-models/routes";
 import { pipelineRoutes } from "./features/pipelines/routes";
 import { queryRoutes } from "./features/query/routes";
 import { sourceRoutes, uploadRoutes } from "./features/sources/routes";
+import { transferRoutes } from "./features/transfer/routes";
 import { jsonBody } from "./http/body";
 import { ClientAddresses } from "./http/client-address";
 import { errorHandler } from "./http/errors";
@@ -37,6 +38,7 @@ export function buildApp(s: Services) {
     .use(healthRoutes(s.db, s.lance, s.config, s.metrics))
     .use(authRoutes(s.auth, new ClientAddresses(s.config.trustedProxies)))
     .use(modelRoutes(s.auth, s.config))
+    .use(transferRoutes(s.transfers))
     .use(pipelineRoutes(s.auth, s.pipelines))
     .use(sourceRoutes(s.auth, s.pipelines, s.sources))
     .use(uploadRoutes(s.sources))

@@ -19,6 +19,7 @@ import { SourceReader } from "./features/mcp/source-text";
 import { PipelineService } from "./features/pipelines/service";
 import { QueryService } from "./features/query/service";
 import { SourceService } from "./features/sources/service";
+import { TransferService } from "./features/transfer/service";
 import { loadSecret } from "./files/signing";
 import { FileStore } from "./files/store";
 import { Metrics } from "./http/metrics";
@@ -58,6 +59,7 @@ export interface Services {
   webhooks: WebhookService;
   deliverer: WebhookDeliverer;
   backups: BackupService;
+  transfers: TransferService;
   /** Set once the server listens: the base of upload URLs. */
   baseUrl: { value: string };
   timers: Timer[];
@@ -115,6 +117,19 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   recoverInterrupted({ db, files, log });
   sweepSnapshots(config.dataDir); // a backup's staging copy left by a kill
   const backups = new BackupService(config.dataDir, store, log);
+  const transfers = new TransferService({
+    db,
+    store,
+    pipelines,
+    collections,
+    config,
+    auth,
+    files,
+    filePath: (c, d) => files.pathOf(c, d),
+    controlToken: backups.controlToken,
+    // An export carries vectors as well as files: it may be larger than one upload.
+    maxArchiveBytes: config.maxUploadMb * 20 * 1024 * 1024,
+  });
   await reconcile({ db, store, engine, files, log });
   engine.start();
   disk.start((id) => engine.enqueue(id));
@@ -173,6 +188,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     webhooks,
     deliverer,
     backups,
+    transfers,
     baseUrl,
     timers,
   };

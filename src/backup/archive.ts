@@ -223,3 +223,23 @@ async function collect(parts: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
   for await (const p of parts) chunks.push(p.slice());
   return Buffer.concat(chunks);
 }
+
+/** A pull-driven response body of an archive; a client that hangs up ends it, and `discard` runs either way. */
+export function archiveStream(gen: AsyncGenerator<Uint8Array>, discard: () => void): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    async pull(c) {
+      try {
+        const next = await gen.next();
+        if (next.done) c.close();
+        else c.enqueue(next.value);
+      } catch (err) {
+        discard();
+        c.error(err);
+      }
+    },
+    async cancel() {
+      await gen.return(undefined);
+      discard();
+    },
+  });
+}

@@ -14,7 +14,15 @@ import type { LanceConnection } from "./connection";
 import { Maintainer } from "./maintain";
 import type { MetadataLookup } from "./metadata-column";
 import { searchTable, type StoredHit, type TableSearch } from "./search";
-import { collectionPrefix, parseTableName, sqlString, TableCache, tableName, type ChunkRow } from "./tables";
+import {
+  chunkFieldsOf,
+  collectionPrefix,
+  parseTableName,
+  sqlString,
+  TableCache,
+  tableName,
+  type ChunkRow,
+} from "./tables";
 import { TableWriter, type WriteOptions } from "./writer";
 
 export type { ChunkRow } from "./tables";
@@ -190,6 +198,36 @@ export class VectorStore {
       if (table) out[t.name] = await table.version();
     }
     return out;
+  }
+
+  /**
+   * Every chunk of one generation as of `version`, in slices of `slice` rows (the
+   * metadata column is left out: it is rebuilt from SQLite wherever the rows go).
+   */
+  async *readChunks(
+    collectionId: string,
+    generation: number,
+    version: number,
+    slice = 5000,
+  ): AsyncGenerator<ChunkRow[]> {
+    const table = await this.tables.openUncached(tableName(collectionId, generation));
+    try {
+      await table.checkout(version);
+      let rows: ChunkRow[] = [];
+      const cols = ["id", "document_id", "chunk_index", "text", "start", "end", "vector"];
+      for await (const batch of table.query().select(cols)) {
+        for (const r of batch.toArray() as Record<string, unknown>[]) {
+          rows.push({ ...chunkFieldsOf(r), vector: Float32Array.from(r.vector as ArrayLike<number>) });
+          if (rows.length >= slice) {
+            yield rows;
+            rows = [];
+          }
+        }
+      }
+      if (rows.length) yield rows;
+    } finally {
+      table.close();
+    }
   }
 
   /** Table searches running now, and waiting for their turn. */

@@ -4,6 +4,7 @@
  * for the local command line with the control token.
  */
 import { Elysia } from "elysia";
+import { archiveStream } from "../../backup/archive";
 import { authenticateSession } from "../../http/auth";
 import { AppError } from "../../http/errors";
 import type { AuthService } from "../auth/service";
@@ -18,7 +19,7 @@ export function backupRoutes(auth: AuthService, backups: BackupService) {
       authorize(auth, backups, request);
       const b = await backups.prepare();
       const name = `ragd-backup-${b.manifest.takenAt.replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}.tar`;
-      return new Response(streamOf(b.bytes, b.discard), {
+      return new Response(archiveStream(b.bytes, b.discard), {
         headers: {
           "content-type": "application/x-tar",
           "content-disposition": `attachment; filename="${name}"`,
@@ -43,24 +44,4 @@ function authorize(auth: AuthService, backups: BackupService, request: Request):
     return;
   }
   requireAdmin(authenticateSession(auth, request).user);
-}
-
-/** A pull-driven stream of the archive; a client that hangs up ends it and removes the snapshot. */
-function streamOf(gen: AsyncGenerator<Uint8Array>, discard: () => void): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>({
-    async pull(c) {
-      try {
-        const next = await gen.next();
-        if (next.done) c.close();
-        else c.enqueue(next.value);
-      } catch (err) {
-        discard();
-        c.error(err);
-      }
-    },
-    async cancel() {
-      await gen.return(undefined);
-      discard();
-    },
-  });
 }
