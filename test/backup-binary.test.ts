@@ -16,6 +16,7 @@ const dirA = join(root, "a");
 const jar: { cookie?: string } = {};
 let server: RunningBinary;
 let key = "";
+let pipelineId = "";
 let expected: unknown[] = [];
 
 const QUERIES = ["billing address change", "refund policy", "password reset", "shipping to Norway"];
@@ -49,6 +50,7 @@ beforeAll(async () => {
     ).status,
   ).toBe(201);
   const p = (await server.http("/api/rag/pipelines", { method: "POST", json: { name: "Help" }, jar })).body.id;
+  pipelineId = p;
   const topics = ["billing address", "refund policy", "password reset", "shipping abroad", "gift cards", "invoices"];
   for (const [i, t] of topics.entries()) {
     // Distinct wording per document: chunks that tie on a score may come back in either order.
@@ -213,4 +215,31 @@ describe("ragd backup and restore (binary)", () => {
       await restored.proc.exited;
     }
   }, 120_000);
+
+  test("ragd export and ragd import go through the running server; the copy answers the same", async () => {
+    const file = join(root, "help.ragd-export.tar");
+    const e = runCli(["export", "--pipeline", pipelineId, "--to", file, "--data-dir", dirA]);
+    expect(e.stderr).toBe("");
+    expect(e.code).toBe(0);
+    const i = runCli(["import", "--from", file, "--email", "b@example.com", "--data-dir", dirA]);
+    expect(i.stderr).toBe("");
+    expect(i.code).toBe(0);
+    expect(i.stdout).toContain('renamed: a pipeline called "Help" exists');
+    expect(i.stdout).toContain("model ok: the built-in model is always available");
+    const id = /imported pipeline (\S+)/.exec(i.stdout)![1]!;
+    const copyKey = (await server.http(`/api/rag/pipelines/${id}/keys`, { method: "POST", json: { name: "c" }, jar }))
+      .body.key;
+    const original = key;
+    try {
+      key = copyKey;
+      const got = await answers(server);
+      const strip = (all: unknown[]) => (all as unknown[][][]).map((r) => r.map((x) => [x[0], x[1], x[3]]));
+      expect(strip(got)).toEqual(strip(expected));
+    } finally {
+      key = original;
+    }
+    const bad = runCli(["import", "--from", file, "--email", "nobody@example.com", "--data-dir", dirA]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("no user with email nobody@example.com");
+  }, 60_000);
 });
