@@ -9,7 +9,7 @@
  * The snapshot is what a kill -9 at that instant would have left.
  */
 import { Database } from "bun:sqlite";
-import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 
 /** Where snapshots are staged, inside the data directory (so links stay on one file system). */
@@ -100,13 +100,33 @@ export function manifestVersion(file: string): number | null {
  */
 function linkTable(dataDir: string, into: string, name: string, version: number): void {
   const rel = join("lance", `${name}.lance`);
+  const used = dataFilesOf(join(dataDir, rel), version);
   linkTree(join(dataDir, rel), join(into, rel), (p) => {
     const file = p.slice(p.lastIndexOf("/") + 1);
     if (file.includes("#") || file === "latest_version_hint.json") return false;
+    if (p.startsWith("data/")) return used === null || used.has(file);
     if (!p.startsWith("_versions/")) return true;
     const v = manifestVersion(file);
     return v !== null && v <= version;
   });
+}
+
+/**
+ * The data files the manifest of `version` names (its protobuf holds each data file's
+ * name as a plain string), so that files of older versions, kept a while after a
+ * compaction, stay out of the archive. Null (keep every data file) when the manifest
+ * cannot be read or names none of them.
+ */
+function dataFilesOf(tableDir: string, version: number): Set<string> | null {
+  try {
+    const manifests = readdirSync(join(tableDir, "_versions")).filter((f) => manifestVersion(f) === version);
+    if (manifests.length !== 1) return null;
+    const text = readFileSync(join(tableDir, "_versions", manifests[0]!)).toString("latin1");
+    const used = new Set(readdirSync(join(tableDir, "data")).filter((f) => text.includes(f)));
+    return used.size ? used : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Hard-links (or, across file systems, copies) every file under `from` that `keep` accepts. */
