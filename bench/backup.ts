@@ -92,11 +92,20 @@ const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length
 await queries(null, 20); // warm the caches
 const idle = await queries(null, 100);
 const file = join(root, "backup.tar");
+// The longest the event loop went without running a timer while the backup ran.
+let lag = 0;
+let tick = performance.now();
+const lagTimer = setInterval(() => {
+  const now = performance.now();
+  lag = Math.max(lag, now - tick - 10);
+  tick = now;
+}, 10);
 started = Date.now();
-const backup = backupToFile(dataDir, services.store, file);
+const backup = backupToFile(dataDir, services.store, services.files, file);
 const during = await queries(backup);
 const { size } = await backup;
 const backupMs = Date.now() - started;
+clearInterval(lagTimer);
 started = Date.now();
 await restoreBackup(file, join(root, "restored"));
 const restoreMs = Date.now() - started;
@@ -104,7 +113,9 @@ console.log(`query p50 without a backup: ${p50(idle)} ms (${idle.length} queries
 console.log(
   `backup: ${(backupMs / 1000).toFixed(1)} s, archive ${(size / 1e6).toFixed(1)} MB (data dir ${(statSync(join(dataDir, "ragd.db")).size / 1e6).toFixed(1)} MB in SQLite)`,
 );
-console.log(`query p50 during the backup: ${p50(during)} ms (${during.length} queries)`);
+console.log(
+  `query p50 during the backup: ${p50(during)} ms (${during.length} queries); longest event-loop stall ${lag.toFixed(0)} ms`,
+);
 console.log(`restore: ${(restoreMs / 1000).toFixed(1)} s`);
 await closeServices(services);
 rmSync(root, { recursive: true, force: true });

@@ -116,7 +116,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   });
   recoverInterrupted({ db, files, log });
   sweepSnapshots(config.dataDir); // a backup's staging copy left by a kill
-  const backups = new BackupService(config.dataDir, store, log);
+  const backups = new BackupService(config.dataDir, store, files, log);
   const transfers = new TransferService({
     db,
     store,

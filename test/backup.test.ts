@@ -11,6 +11,7 @@ import { archiveBytes, writeAtomically } from "../src/backup/archive";
 import { type BackupManifest, restoreBackup } from "../src/backup/backup";
 import { buildApp } from "../src/app";
 import { defaultConfig } from "../src/config";
+import { FileStore } from "../src/files/store";
 import { openDb } from "../src/db/client";
 import { findCollectionById } from "../src/db/repo/collections";
 import { metadataLookup } from "../src/ingest/metadata-lookup";
@@ -54,9 +55,18 @@ const QUERIES = [
 ];
 const MODES = ["vector", "keyword", "hybrid"] as const;
 
-/** What a query answered, reduced to what must be identical. */
+/**
+ * What a query answered, reduced to what must be identical. Chunks that tie on a score
+ * may come back in any order, and at the topK cut any of them may be the one kept: ties
+ * are put in one order, and those tied with the last result are left out.
+ */
 function shape(results: { content: string; score: number; metadata: Record<string, unknown> }[]) {
-  return results.map((r) => ({
+  const last = results.at(-1)?.score;
+  const kept = results.length < 10 ? results : results.filter((r) => r.score !== last);
+  const key = (r: (typeof results)[number]) =>
+    `${r.metadata.sourceId}:${String(r.metadata.chunkIndex).padStart(6, "0")}`;
+  const sorted = [...kept].sort((a, b) => b.score - a.score || key(a).localeCompare(key(b)));
+  return sorted.map((r) => ({
     content: r.content,
     score: r.score,
     sourceId: r.metadata.sourceId,
@@ -96,6 +106,9 @@ describe("backup under load", () => {
         return all.some((s) => s.status === "processing") && all.filter((s) => s.status === "ready").length > 32;
       });
 
+      // Sources that exist before the backup begins must be in it; sources created while it
+      // runs may be (the database is copied on its own thread while requests go on).
+      const before = new Set((await c.sources(p)).map((s) => s.id));
       const expected = new Map<string, ReturnType<typeof shape>>();
       let snapshotSources: { id: string; status: string }[] = [];
       const prepared = await a.services.backups.prepare(async () => {
@@ -114,7 +127,7 @@ describe("backup under load", () => {
       await Promise.all([ingest, queries]);
       expect(served).toBeGreaterThan(queriesBefore); // queries ran on after the snapshot
       expect(snapshotSources.some((s) => s.status !== "ready")).toBe(true); // taken mid-ingestion
-      expect([...expected.values()].every((r) => r.length === 10)).toBe(true);
+      expect([...expected.values()].every((r) => r.length >= 5)).toBe(true);
 
       const dir = join(tmp, "restored-load");
       const manifest = await restoreBackup(file, dir);
@@ -156,7 +169,10 @@ describe("backup under load", () => {
           },
           60_000,
         );
-        expect(settled.map((s) => s.id).sort()).toEqual(snapshotSources.map((s) => s.id).sort());
+        const restored = new Set(settled.map((s) => s.id));
+        expect([...before].filter((id) => !restored.has(id))).toEqual([]);
+        const atHook = new Set(snapshotSources.map((s) => s.id));
+        expect([...restored].filter((id) => !atHook.has(id))).toEqual([]);
         const original = new Map((await c.sources(p)).map((s) => [s.id, s.chunkCount]));
         for (const s of settled) expect(s.chunkCount).toBe(original.get(s.id)!);
       } finally {
@@ -288,6 +304,30 @@ describe("the writers' pause", () => {
       expect(await store.countRows(col, 1)).toBe(2);
     } finally {
       store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("stored files during a snapshot", () => {
+  test("removals wait while held (by every holder), then run", () => {
+    const dir = tempDir("ragd-hold-");
+    try {
+      const files = new FileStore(dir);
+      const [col, doc] = [crypto.randomUUID(), crypto.randomUUID()];
+      const path = files.pathOf(col, doc);
+      mkdirSync(join(dir, "files", col), { recursive: true });
+      writeFileSync(path, "bytes");
+      const first = files.holdRemovals();
+      const second = files.holdRemovals();
+      files.remove(col, doc);
+      expect(existsSync(path)).toBe(true);
+      first();
+      first(); // a second call of the same release changes nothing
+      expect(existsSync(path)).toBe(true);
+      second();
+      expect(existsSync(path)).toBe(false);
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -24,6 +24,14 @@ export interface Manifest {
   entries: ManifestEntry[];
 }
 
+/**
+ * Lets timers and I/O callbacks (searches answering, requests arriving) run. A file
+ * stream read in a loop resolves from its buffer on microtasks alone, so hashing or
+ * copying hundreds of MB would otherwise hold the event loop for seconds.
+ */
+const yieldEvery = 4 * 1024 * 1024;
+const breathe = () => new Promise<void>((r) => setImmediate(r));
+
 /** An archive that cannot be used, with a sentence a person can act on. */
 export class ArchiveError extends Error {}
 
@@ -48,6 +56,7 @@ async function hashFile(path: string): Promise<ManifestEntry & { path: string }>
   let size = 0;
   for await (const part of Bun.file(path).stream()) {
     hasher.update(part);
+    if (Math.floor((size + part.length) / yieldEvery) > Math.floor(size / yieldEvery)) await breathe();
     size += part.length;
   }
   return { path, size, sha256: hasher.digest("hex") };
@@ -71,6 +80,7 @@ export async function* archiveBytes(dir: string, manifest: Manifest): AsyncGener
     yield fileHeader(e.path, e.size, now, e.path === "secret.key" ? 0o600 : 0o644);
     let sent = 0;
     for await (const part of Bun.file(join(dir, e.path)).stream()) {
+      if (Math.floor((sent + part.length) / yieldEvery) > Math.floor(sent / yieldEvery)) await breathe();
       sent += part.length;
       yield part;
     }
@@ -182,10 +192,13 @@ async function readEntry(
 ): Promise<void> {
   const hasher = new Bun.CryptoHasher("sha256");
   const out = into ? await openTarget(into, entry.path) : null;
+  let seen = 0;
   try {
     for await (const part of entry.body()) {
       hasher.update(part);
       await out?.write(part);
+      if (Math.floor((seen + part.length) / yieldEvery) > Math.floor(seen / yieldEvery)) await breathe();
+      seen += part.length;
     }
     await out?.sync();
   } finally {

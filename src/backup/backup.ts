@@ -17,7 +17,7 @@ import {
   syncDir,
   writeAtomically,
 } from "./archive";
-import { type Freezable, takeSnapshot } from "./snapshot";
+import { type Freezable, type RemovalHold, takeSnapshot } from "./snapshot";
 
 export const BACKUP_FORMAT = "ragd-backup";
 export const BACKUP_FORMAT_VERSION = 1;
@@ -41,9 +41,10 @@ export interface PreparedBackup {
 export async function prepareBackup(
   dataDir: string,
   store: Freezable,
+  files: RemovalHold,
   whileFrozen?: () => Promise<void>,
 ): Promise<PreparedBackup> {
-  const snap = await takeSnapshot(dataDir, store, whileFrozen);
+  const snap = await takeSnapshot(dataDir, store, files, whileFrozen);
   try {
     const manifest = await manifestOf<BackupManifest>(snap.dir, {
       format: BACKUP_FORMAT,
@@ -72,9 +73,10 @@ export async function prepareBackup(
 export async function backupToFile(
   dataDir: string,
   store: Freezable,
+  files: RemovalHold,
   target: string,
 ): Promise<{ size: number; manifest: BackupManifest }> {
-  const b = await prepareBackup(dataDir, store);
+  const b = await prepareBackup(dataDir, store, files);
   try {
     return { size: await writeAtomically(target, b.bytes), manifest: b.manifest };
   } finally {

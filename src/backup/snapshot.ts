@@ -1,12 +1,13 @@
 /**
  * A consistent snapshot of a data directory, taken beside a running server
  * (docs/API.md, Backup and restore). While LanceDB's writers are paused it records
- * each table's version, then in one synchronous step (nothing else runs on this
- * thread meanwhile) copies SQLite through `VACUUM INTO` on a connection of its own
- * and hard-links the files of those table versions, the stored files and the secret
- * key into a staging directory. LanceDB and ragd never change a finished file in
+ * each table's version, links those versions' files, copies SQLite through `VACUUM INTO` on a connection and thread of its own, and
+ * hard-links the files of those table versions, the stored files and the secret key
+ * into a staging directory. LanceDB and ragd never change a finished file in
  * place, so a link is a copy that later writes, compactions and deletes leave alone.
- * The snapshot is what a kill -9 at that instant would have left.
+ * The snapshot is what a kill -9 at the instant of the SQLite copy would have left:
+ * while the tables stand still, any state of SQLite agrees with them as it does at
+ * any moment of the server's life.
  */
 import { Database } from "bun:sqlite";
 import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -32,6 +33,14 @@ export interface Freezable {
   tableVersions(): Promise<Record<string, number>>;
 }
 
+/** Holds the removal of stored files while the snapshot links them; the returned function lets them go. */
+export interface RemovalHold {
+  holdRemovals(): () => void;
+}
+
+/** For a directory no server runs on: nothing removes files, nothing to hold. */
+export const NO_REMOVALS: RemovalHold = { holdRemovals: () => () => {} };
+
 /**
  * Takes a snapshot of `dataDir` into a new staging directory inside it. `whileFrozen`
  * runs after the copy, before writes resume: what it reads is the snapshot's state
@@ -40,6 +49,7 @@ export interface Freezable {
 export async function takeSnapshot(
   dataDir: string,
   store: Freezable,
+  files: RemovalHold,
   whileFrozen?: () => Promise<void>,
 ): Promise<Snapshot> {
   const dir = join(dataDir, STAGING, `snap-${Date.now()}-${crypto.randomUUID().slice(0, 8)}`);
@@ -48,11 +58,19 @@ export async function takeSnapshot(
   try {
     return await store.frozen(async () => {
       const tables = await store.tableVersions();
-      // From here on, synchronous: SQLite, the tables' files and the stored files at one instant.
-      const takenAt = new Date().toISOString();
-      vacuumInto(join(dataDir, "ragd.db"), join(dir, "ragd.db"));
       for (const [name, version] of Object.entries(tables)) linkTable(dataDir, dir, name, version);
-      linkTree(join(dataDir, "files"), join(dir, "files"), (rel) => !rel.startsWith(".tmp"));
+      // SQLite is read at one instant while the tables stand still. Stored files are linked
+      // after it, with their removal held meanwhile: each file a row names was stored before
+      // the row, and is still there.
+      const releaseFiles = files.holdRemovals();
+      let takenAt: string;
+      try {
+        takenAt = new Date().toISOString();
+        await vacuumInto(join(dataDir, "ragd.db"), join(dir, "ragd.db"));
+        linkTree(join(dataDir, "files"), join(dir, "files"), (rel) => !rel.startsWith(".tmp"));
+      } finally {
+        releaseFiles();
+      }
       if (existsSync(join(dataDir, "secret.key"))) copyFileSync(join(dataDir, "secret.key"), join(dir, "secret.key"));
       await whileFrozen?.();
       return { dir, takenAt, tables, migrations: migrationsOf(join(dir, "ragd.db")), discard };
@@ -63,15 +81,22 @@ export async function takeSnapshot(
   }
 }
 
-/** SQLite's own consistent copy, from a read-only connection of its own (WAL lets it read beside writers). */
-function vacuumInto(from: string, to: string): void {
-  const db = new Database(from, { readonly: true });
-  try {
-    db.exec("PRAGMA busy_timeout = 5000");
-    db.query("VACUUM INTO ?").run(to);
-  } finally {
-    db.close();
-  }
+/** Where the copying thread's code is: beside this file, or inside the compiled binary by its path under src/. */
+function vacuumWorker(): string {
+  return import.meta.url.includes("$bunfs")
+    ? "./backup/vacuum-worker.ts"
+    : new URL("./vacuum-worker.ts", import.meta.url).href;
+}
+
+/** SQLite's own consistent copy (`VACUUM INTO`), made on a worker thread (vacuum-worker.ts). */
+function vacuumInto(from: string, to: string): Promise<void> {
+  const worker = new Worker(vacuumWorker(), { smol: true });
+  return new Promise<void>((resolve, reject) => {
+    worker.onmessage = (e: MessageEvent<{ ok: boolean; error?: string }>) =>
+      e.data.ok ? resolve() : reject(new Error(`copying the database failed: ${e.data.error}`));
+    worker.onerror = (e) => reject(new Error(`copying the database failed: ${e.message}`));
+    worker.postMessage({ from, to });
+  }).finally(() => worker.terminate());
 }
 
 function migrationsOf(path: string): string[] {

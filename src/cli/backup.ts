@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ArchiveError, readArchive, writeAtomically } from "../backup/archive";
 import { backupToFile, checkBackupManifest, restoreBackup, type BackupManifest } from "../backup/backup";
-import type { Freezable } from "../backup/snapshot";
+import { type Freezable, NO_REMOVALS } from "../backup/snapshot";
 import { ConfigError } from "../config";
 import { CONTROL_HEADER, readControlFile } from "../features/backup/control";
 import { lockFile } from "../tools/lockfile";
@@ -27,7 +27,7 @@ export async function backupCommand(dataDir: string, flags: Record<string, strin
   if (lock.locked === false) ({ manifest, size } = await askServer(dataDir, target));
   else {
     try {
-      ({ manifest, size } = await backupToFile(dataDir, await offlineStore(dataDir), target));
+      ({ manifest, size } = await backupToFile(dataDir, await offlineStore(dataDir), NO_REMOVALS, target));
     } finally {
       if (lock.locked) lock.release();
     }

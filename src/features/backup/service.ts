@@ -5,7 +5,7 @@
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { backupToFile, type PreparedBackup, prepareBackup } from "../../backup/backup";
-import type { Freezable } from "../../backup/snapshot";
+import type { Freezable, RemovalHold } from "../../backup/snapshot";
 import type { Logger } from "../../log";
 import { newControlToken } from "./control";
 
@@ -27,12 +27,13 @@ export class BackupService {
   constructor(
     private readonly dataDir: string,
     private readonly store: Freezable,
+    private readonly files: RemovalHold,
     private readonly log: Logger,
   ) {}
 
   /** A snapshot now and its archive's bytes (for streaming); see takeSnapshot for `whileFrozen`. */
   prepare(whileFrozen?: () => Promise<void>): Promise<PreparedBackup> {
-    return prepareBackup(this.dataDir, this.store, whileFrozen);
+    return prepareBackup(this.dataDir, this.store, this.files, whileFrozen);
   }
 
   /** Starts scheduled backups: the first once `everyMs` has passed since the newest kept one. */
@@ -72,7 +73,7 @@ export class BackupService {
       .replace(/\.\d+Z$/, "Z")}.tar`;
     const started = Date.now();
     try {
-      const { size } = await backupToFile(this.dataDir, this.store, join(s.dir, name));
+      const { size } = await backupToFile(this.dataDir, this.store, this.files, join(s.dir, name));
       this.log.info("backup written", { file: name, bytes: size, ms: Date.now() - started });
       for (const old of archives(s.dir).slice(0, -s.keep)) rmSync(join(s.dir, old), { force: true });
     } catch (err) {
