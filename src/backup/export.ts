@@ -9,7 +9,7 @@
  * table version are read at one instant (the writers' pause), the rows at that version.
  */
 import * as arrow from "apache-arrow";
-import { existsSync, linkSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/repo/collections";
@@ -163,10 +163,13 @@ function sourceOf(d: ExportDeps, doc: DocumentRow, dir: string): ExportedSource 
   let hasFile = false;
   if (doc.type === "file" && doc.filePath) {
     const from = d.filePath(doc.collectionId, doc.id);
-    if (existsSync(from)) {
-      mkdirSync(join(dir, "files"), { recursive: true });
+    mkdirSync(join(dir, "files"), { recursive: true });
+    try {
       linkSync(from, join(dir, "files", doc.id));
       hasFile = true;
+    } catch (err) {
+      // Removed since the sources were read (the source was deleted): exported without it.
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
     }
   }
   return {
