@@ -7,6 +7,7 @@ import { dashboardRoutes } from "./dashboard/routes";
 import { adminRoutes } from "./features/admin/routes";
 import { authRoutes } from "./features/auth/routes";
 import { ssoRoutes } from "./features/auth/sso-routes";
+import { backupRoutes } from "./features/backup/routes";
 import { docsRoutes } from "./features/docs/routes";
 import { documentRoutes } from "./features/documents/routes";
 import { eventRoutes, keyEventRoutes } from "./features/events/routes";
@@ -19,6 +20,7 @@ import { pipelineRoutes } from "./features/pipelines/routes";
 import { queryRoutes, sessionQueryRoutes } from "./features/query/routes";
 import { evalRoutes } from "./features/evals/routes";
 import { sourceRoutes, uploadRoutes } from "./features/sources/routes";
+import { transferRoutes } from "./features/transfer/routes";
 import { jsonBody } from "./http/body";
 import { ClientAddresses } from "./http/client-address";
 import { errorHandler } from "./http/errors";
@@ -40,6 +42,7 @@ export function buildApp(s: Services) {
     .use(authRoutes(s.auth, new ClientAddresses(s.config.trustedProxies)))
     .use(ssoRoutes({ auth: s.auth, sso: s.sso, config: s.config, baseUrl: () => s.baseUrl.value, log: s.log }))
     .use(modelRoutes(s.auth, s.config))
+    .use(transferRoutes(s.transfers))
     .use(pipelineRoutes(s.auth, s.pipelines))
     .use(sourceRoutes(s.auth, s.pipelines, s.sources, s.evals))
     .use(uploadRoutes(s.sources))
@@ -52,7 +55,8 @@ export function buildApp(s: Services) {
     .use(documentRoutes(s.documents, s.files, s.config.maxUploadMb))
     .use(mcpRoutes(s.mcp))
     .use(kbRoutes(s.auth, s.kbs))
-    .use(adminRoutes(s.auth, s.admin));
+    .use(adminRoutes(s.auth, s.admin))
+    .use(backupRoutes(s.auth, s.backups));
 }
 
 export type App = ReturnType<typeof buildApp>;

@@ -64,6 +64,12 @@ export interface Config {
    * 15-minute cap of a task. Not a setting of its own; tests shorten it.
    */
   crawlBudgetMs: number;
+  /** Where scheduled backups go; null = no scheduled backups (docs/API.md, Backup and restore). */
+  backupDir: string | null;
+  /** Time between scheduled backups, in milliseconds. */
+  backupEveryMs: number;
+  /** Scheduled backups kept; older ones are removed. */
+  backupKeep: number;
 }
 
 export class ConfigError extends Error {}
@@ -144,6 +150,16 @@ function languageList(raw: string, name: string): string[] {
   return [...new Set(langs)];
 }
 
+/** A duration: a whole number with s, m, h or d ("30m", "6h", "1d"); at least a minute. */
+function duration(raw: string, name: string): number {
+  const m = /^(\d+)([smhd])$/.exec(raw.trim());
+  const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+  const ms = m ? Number(m[1]) * unit[m[2] as keyof typeof unit] : Number.NaN;
+  if (!(ms >= 60_000))
+    throw new ConfigError(`${name} must be a duration of at least a minute like 30m, 6h or 1d, got "${raw}"`);
+  return ms;
+}
+
 const SETTINGS: Setting<keyof Config>[] = [
   { key: "host", flag: "host", env: "RAGD_HOST", parse: str },
   { key: "port", flag: "port", env: "RAGD_PORT", parse: int(0, 65535) },
@@ -175,6 +191,9 @@ const SETTINGS: Setting<keyof Config>[] = [
   { key: "ocrLanguages", flag: "ocr-languages", env: "RAGD_OCR_LANGUAGES", parse: languageList },
   { key: "ocrPageTimeoutMs", flag: "ocr-page-timeout-ms", env: "RAGD_OCR_PAGE_TIMEOUT_MS", parse: int(100, 3_600_000) },
   { key: "crawlDelayMs", flag: "crawl-delay-ms", env: "RAGD_CRAWL_DELAY_MS", parse: int(0, 60_000) },
+  { key: "backupDir", flag: "backup-dir", env: "RAGD_BACKUP_DIR", parse: (r) => resolve(r) },
+  { key: "backupEveryMs", flag: "backup-every", env: "RAGD_BACKUP_EVERY", parse: duration },
+  { key: "backupKeep", flag: "backup-keep", env: "RAGD_BACKUP_KEEP", parse: int(1, 10_000) },
 ];
 
 /** The defaults a fresh install runs with. */
@@ -213,6 +232,9 @@ export function defaultConfig(): Config {
     ocrPageTimeoutMs: 120_000,
     crawlDelayMs: 500,
     crawlBudgetMs: 12 * 60_000,
+    backupDir: null,
+    backupEveryMs: 86_400_000,
+    backupKeep: 7,
   };
 }
 

@@ -30,6 +30,19 @@ async function run(argv: string[]): Promise<number | undefined> {
       const { config, rest: flags } = loadConfig(parseFlags(rest), process.env, ["after"]);
       return adminAuditCommand(config, flags);
     }
+    case "backup":
+    case "restore": {
+      const { config, rest: own } = loadConfig(parseFlags(argv.slice(1)), process.env, ["to", "from"]);
+      const cli = await import("./cli/backup");
+      return cmd === "backup" ? cli.backupCommand(config.dataDir, own) : cli.restoreCommand(config.dataDir, own);
+    }
+    case "export":
+    case "import": {
+      const own = ["pipeline", "to", "from", "email", "name"];
+      const { config, rest: flags } = loadConfig(parseFlags(argv.slice(1)), process.env, own);
+      const cli = await import("./cli/transfer");
+      return cmd === "export" ? cli.exportCommand(config.dataDir, flags) : cli.importCommand(config.dataDir, flags);
+    }
     case "mcp":
       // Loaded only for this command: the MCP client code would slow every `ragd serve` start.
       return (await import("./cli/mcp")).mcpCommand(loadBridgeConfig(parseFlags(argv.slice(1))));

@@ -2,12 +2,14 @@
  * Builds every long-lived service from the configuration, in dependency order.
  * Routes receive the services they need; nothing reaches for globals.
  */
+import { sweepSnapshots } from "./backup/snapshot";
 import type { Config } from "./config";
 import { Collections } from "./core/collections";
 import { openDb, type Db } from "./db/client";
 import { AdminService } from "./features/admin/service";
 import { SingleSignOn } from "./features/auth/oidc";
 import { AuthService } from "./features/auth/service";
+import { BackupService } from "./features/backup/service";
 import { DocumentService } from "./features/documents/service";
 import { ReindexGate } from "./features/evals/gate";
 import { EvalService } from "./features/evals/service";
@@ -21,6 +23,7 @@ import { SourceReader } from "./features/mcp/source-text";
 import { PipelineService } from "./features/pipelines/service";
 import { QueryService } from "./features/query/service";
 import { SourceService } from "./features/sources/service";
+import { TransferService } from "./features/transfer/service";
 import { loadSecret } from "./files/signing";
 import { FileStore } from "./files/store";
 import { EmbedMetrics } from "./embed/calls";
@@ -68,6 +71,8 @@ export interface Services {
   events: EventService;
   webhooks: WebhookService;
   deliverer: WebhookDeliverer;
+  backups: BackupService;
+  transfers: TransferService;
   /** Set once the server listens: the base of upload URLs. */
   baseUrl: { value: string };
   timers: Timer[];
@@ -134,12 +139,29 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   // Listening before the engine starts, so no built re-index goes unnoticed.
   new ReindexGate({ db, store, engine, evals, log }).start();
   recoverInterrupted({ db, files, log });
+  sweepSnapshots(config.dataDir); // a backup's staging copy left by a kill
+  const backups = new BackupService(config.dataDir, store, files, log);
+  const transfers = new TransferService({
+    db,
+    store,
+    pipelines,
+    collections,
+    config,
+    auth,
+    files,
+    filePath: (c, d) => files.pathOf(c, d),
+    controlToken: backups.controlToken,
+    // An export carries vectors as well as files: it may be larger than one upload.
+    maxArchiveBytes: config.maxUploadMb * 20 * 1024 * 1024,
+  });
   await reconcile({ db, store, engine, files, log });
   engine.start();
   const refresh = new RefreshScheduler(db, () => engine.kick(), log);
   refresh.start();
   disk.start((id) => engine.enqueue(id));
   deliverer.start();
+  if (config.backupDir)
+    backups.schedule({ dir: config.backupDir, everyMs: config.backupEveryMs, keep: config.backupKeep });
   const housekeeping = () => {
     auth.pruneSessions();
     engine.pruneTasks();
@@ -201,6 +223,8 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     events,
     webhooks,
     deliverer,
+    backups,
+    transfers,
     baseUrl,
     timers,
   };
@@ -212,6 +236,7 @@ export async function closeServices(s: Services): Promise<void> {
   for (const t of s.timers) clearInterval(t);
   s.disk.stop();
   s.refresh.stop();
+  await s.backups.stop();
   await s.engine.stop();
   await s.deliverer.stop();
   s.keys.flush();

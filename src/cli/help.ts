@@ -17,6 +17,10 @@ Usage:
   ragd user reset-password | disable | enable --email E [--data-dir D]
   ragd user delete --email E --confirm E [--data-dir D]
   ragd admin audit [--after ID] [--data-dir D]        the audit log as JSON lines
+  ragd backup  --to FILE [--data-dir D]           a consistent archive, beside a running server
+  ragd restore --from FILE --data-dir D           into a new or empty directory
+  ragd export  --pipeline ID --to FILE [--data-dir D]   one pipeline, vectors included
+  ragd import  --from FILE --email E [--name N] [--data-dir D]
   ragd mcp     [--url http://127.0.0.1:8484] [--key rag_… | RAGD_API_KEY]   stdio MCP bridge
   ragd version
   ragd help

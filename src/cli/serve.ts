@@ -3,6 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { buildApp } from "../app";
 import { ConfigError, publicBaseUrl, type Config } from "../config";
+import { removeControlFile, writeControlFile } from "../features/backup/control";
 import { recordPeer } from "../http/client-address";
 import { servesOnlyLoopback } from "../http/hosts";
 import { createLogger, type Logger } from "../log";
@@ -45,6 +46,12 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     dataDir: config.dataDir,
     version,
   });
+  // For `ragd backup` on this machine (features/backup/control.ts).
+  writeControlFile(config.dataDir, {
+    pid: process.pid,
+    url: loopbackUrl(config.host, port),
+    token: services.backups.controlToken,
+  });
   if (servesOnlyLoopback(config)) {
     log.warn("listening on every interface, but only loopback host names are served (421 for others)", {
       fix: "set RAGD_PUBLIC_URL or RAGD_ALLOWED_HOSTS to the host names clients use to reach this server",
@@ -58,12 +65,20 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     stop: () =>
       (stopping ??= (async () => {
         clearInterval(flusher);
+        removeControlFile(config.dataDir);
         services.events.closeStreams(); // an event stream never finishes on its own
         await server.stop(false); // lets in-flight requests finish
         await closeServices(services);
         log.info("stopped");
       })()),
   };
+}
+
+/** The address a command on this machine reaches the server at. */
+function loopbackUrl(host: string, port: number): string {
+  const h =
+    host === "0.0.0.0" || host === "" ? "127.0.0.1" : host === "::" ? "[::1]" : host.includes(":") ? `[${host}]` : host;
+  return `http://${h}:${port}`;
 }
 
 /**

@@ -14,6 +14,9 @@ const ID = /^[0-9a-f-]{36}$/;
 
 export class FileStore {
   readonly dir: string;
+  /** Removals waiting while backups link the stored files (holdRemovals), and how many hold them. */
+  private held: (() => void)[] = [];
+  private holds = 0;
 
   constructor(private readonly dataDir: string) {
     this.dir = join(dataDir, "files");
@@ -90,13 +93,36 @@ export class FileStore {
 
   /** Removes a document's file; missing files are fine. */
   remove(collectionId: string, documentId: string): void {
-    rmSync(this.pathOf(collectionId, documentId), { force: true });
+    const path = this.pathOf(collectionId, documentId);
+    this.removing(() => rmSync(path, { force: true }));
   }
 
   /** Removes every file of a collection. */
   removeCollection(collectionId: string): void {
     if (!ID.test(collectionId)) throw new Error("bad id");
-    rmSync(join(this.dir, collectionId), { recursive: true, force: true });
+    this.removing(() => rmSync(join(this.dir, collectionId), { recursive: true, force: true }));
+  }
+
+  /**
+   * Holds removals until the returned function is called, which runs them: a backup's
+   * snapshot links the files that its copy of the database names (backup/snapshot.ts).
+   */
+  holdRemovals(): () => void {
+    this.holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.holds > 0) return;
+      const waiting = this.held;
+      this.held = [];
+      for (const run of waiting) run();
+    };
+  }
+
+  private removing(run: () => void): void {
+    if (this.holds > 0) this.held.push(run);
+    else run();
   }
 
   /** Removes a collection's directory when nothing is left in it. */

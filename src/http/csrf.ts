@@ -19,7 +19,9 @@ export function checkCsrf(request: Request): void {
   }
   if (method === "POST" || method === "PATCH") {
     const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-    const upload = type === "multipart/form-data" && new URL(request.url).pathname.endsWith("/upload");
+    const path = new URL(request.url).pathname;
+    // Multipart is for file uploads and pipeline imports (docs/API.md, Export and import).
+    const upload = type === "multipart/form-data" && (path.endsWith("/upload") || path === "/api/rag/pipelines/import");
     if (type !== "application/json" && !upload) {
       throw new AppError(
         "csrf_rejected",

@@ -16,7 +16,15 @@ import { FTS_TAIL_ROWS, Maintainer } from "./maintain";
 import type { MetadataLookup } from "./metadata-column";
 import { searchTable, type StoredHit, type TableSearch } from "./search";
 import { readTableStats, type TableStats } from "./stats";
-import { collectionPrefix, parseTableName, sqlString, TableCache, tableName, type ChunkRow } from "./tables";
+import {
+  chunkFieldsOf,
+  collectionPrefix,
+  parseTableName,
+  sqlString,
+  TableCache,
+  tableName,
+  type ChunkRow,
+} from "./tables";
 import { TableWriter, type WriteOptions } from "./writer";
 
 export type { ChunkRow } from "./tables";
@@ -183,6 +191,59 @@ export class VectorStore {
     const probes = await this.maintainer.probesFor(name, table);
     if (req.where) await this.writer.ensureMetadataColumn(name);
     return this.searches.run(() => searchTable(table, req, probes)).finally(() => this.activity++);
+  }
+
+  /**
+   * Runs `fn` while no table is written: writes queued meanwhile wait (searches go on).
+   * A backup records each table's version and links its files then.
+   */
+  async frozen<T>(fn: () => Promise<T>): Promise<T> {
+    const release = await this.writer.queues.pause();
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+
+  /** The current version of every store table, by name. */
+  async tableVersions(): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const t of await this.listTables()) {
+      const table = await this.tables.get(t.name);
+      if (table) out[t.name] = await table.version();
+    }
+    return out;
+  }
+
+  /**
+   * Every chunk of one generation as of `version`, in slices of `slice` rows (the
+   * metadata column is left out: it is rebuilt from SQLite wherever the rows go).
+   */
+  async *readChunks(
+    collectionId: string,
+    generation: number,
+    version: number,
+    slice = 5000,
+  ): AsyncGenerator<ChunkRow[]> {
+    const table = await this.tables.openUncached(tableName(collectionId, generation));
+    try {
+      await table.checkout(version);
+      let rows: ChunkRow[] = [];
+      const cols = ["id", "document_id", "chunk_index", "text", "start", "end", "vector"];
+      for await (const batch of table.query().select(cols)) {
+        for (const r of batch.toArray() as Record<string, unknown>[]) {
+          rows.push({ ...chunkFieldsOf(r), vector: Float32Array.from(r.vector as ArrayLike<number>) });
+          if (rows.length >= slice) {
+            yield rows;
+            rows = [];
+          }
+        }
+      }
+      if (rows.length) yield rows;
+    } finally {
+      table.close();
+    }
   }
 
   /** Table searches running now, and waiting for their turn. */

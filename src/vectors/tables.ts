@@ -178,6 +178,11 @@ export class TableCache {
     return t;
   }
 
+  /** A new handle of its own (not cached): for reading an older version with checkout(). */
+  openUncached(name: string): Promise<Table> {
+    return this.conn.openTable(name);
+  }
+
   /** Creates a table from its first rows. */
   async create(name: string, rows: ChunkRow[]): Promise<Table> {
     const t = await this.conn.createTable(name, rowsToArrow(rows));

@@ -1,0 +1,51 @@
+/**
+ * "Download backup" for the Admin screen (docs/API.md, Backup and restore): asks
+ * POST /api/admin/backup and saves the archive it streams under the server's file name.
+ * Not placed on a screen here: the Admin screen is built apart and places it.
+ */
+import { useState } from "preact/hooks";
+import { ApiError, errorFrom } from "../api/client";
+import { ErrorNote } from "./ErrorNote";
+
+export function BackupButton() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | undefined>(undefined);
+
+  const download = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const res = await fetch("/api/admin/backup", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+        credentials: "same-origin",
+      });
+      if (!res.ok) throw await errorFrom(res);
+      const name = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "")?.[1] ?? "ragd-backup.tar";
+      const url = URL.createObjectURL(await res.blob());
+      const a = document.createElement("a");
+      a.href = url;
+      a.download = name;
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    } catch (err) {
+      setError(err instanceof ApiError ? err : new ApiError(0, "network", "the backup did not arrive; try again"));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div class="backup">
+      <button type="button" class="btn" onClick={download} disabled={busy} aria-busy={busy}>
+        {busy ? "Preparing backup…" : "Download backup"}
+      </button>
+      <p class="small">
+        One archive of everything: database, vector tables, files and key, taken without stopping the server. Restore it
+        with <code>ragd restore --from FILE --data-dir DIR</code>.
+      </p>
+      <ErrorNote error={error} context="Could not download the backup" />
+    </div>
+  );
+}

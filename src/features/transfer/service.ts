@@ -1,0 +1,85 @@
+/**
+ * Pipeline export and import over HTTP (docs/API.md, Export and import): who may
+ * act (a session, or the local command line with the control token), and the
+ * upload of an archive to a temporary file before it is imported.
+ */
+import { rmSync } from "node:fs";
+import { type PreparedArchive, type ExportManifest, prepareExport } from "../../backup/export";
+import { ArchiveError } from "../../backup/archive";
+import { importPipeline, type ImportDeps, type ImportResult } from "../../backup/import";
+import type { Db } from "../../db/client";
+import { findCollectionById } from "../../db/repo/collections";
+import { findUserByEmail } from "../../db/repo/users";
+import type { User } from "../../db/schema";
+import type { FileStore } from "../../files/store";
+import { receiveFile } from "../../files/multipart";
+import { authenticateSession } from "../../http/auth";
+import { AppError, notFound } from "../../http/errors";
+import type { AuthService } from "../auth/service";
+import { CONTROL_HEADER, tokenMatches } from "../backup/control";
+
+export interface TransferDeps extends ImportDeps {
+  auth: AuthService;
+  files: FileStore;
+  controlToken: string;
+  /** Largest archive accepted, in bytes. */
+  maxArchiveBytes: number;
+}
+
+/** Who is asking: a signed-in user, or the control token (acting for `owner` when it names one). */
+type Caller = { kind: "user"; user: User } | { kind: "control" };
+
+export class TransferService {
+  constructor(private readonly d: TransferDeps) {}
+
+  /** The caller of a request; 401/403 as for any session endpoint, 403 for a wrong control token. */
+  caller(request: Request): Caller {
+    const token = request.headers.get(CONTROL_HEADER);
+    if (token === null) return { kind: "user", user: authenticateSession(this.d.auth, request).user };
+    if (!tokenMatches(this.d.controlToken, token)) throw new AppError("forbidden", "the control token is not valid");
+    return { kind: "control" };
+  }
+
+  /** Prepares the export of a pipeline the caller owns (any pipeline, for the control token). */
+  export(caller: Caller, id: string): Promise<PreparedArchive<ExportManifest>> {
+    const col = findCollectionById(this.d.db, id);
+    const owned = col?.kind === "pipeline" && (caller.kind === "control" || col.userId === caller.user.id);
+    if (!owned) throw notFound("pipeline");
+    return prepareExport(
+      { db: this.d.db, store: this.d.store, dataDir: this.d.config.dataDir, filePath: this.d.filePath },
+      id,
+    );
+  }
+
+  /** Receives the `archive` part (and `name`, and for the control token `owner`), then imports it. */
+  async import(caller: Caller, request: Request): Promise<ImportResult> {
+    let tmp: string | null = null;
+    try {
+      const received = await receiveFile(
+        { contentType: request.headers.get("content-type"), body: request.body },
+        "archive",
+        async (body) => {
+          const r = await this.d.files.receiveTemp(body, this.d.maxArchiveBytes, "import");
+          tmp = r.path;
+          return r.size;
+        },
+      );
+      const user = caller.kind === "user" ? caller.user : ownerOf(this.d.db, received.fields.owner);
+      const name = received.fields.name?.trim();
+      return await importPipeline(this.d, user, tmp!, name || undefined);
+    } catch (err) {
+      if (err instanceof ArchiveError)
+        throw new AppError("invalid_request", `import refused: ${err.message}; nothing was stored`);
+      throw err;
+    } finally {
+      if (tmp) rmSync(tmp, { force: true });
+    }
+  }
+}
+
+function ownerOf(db: Db, email: string | undefined): User {
+  if (!email) throw new AppError("invalid_request", "owner: name the user (email) the pipeline is imported for");
+  const user = findUserByEmail(db, email);
+  if (!user) throw new AppError("invalid_request", `owner: no user with email ${email}`);
+  return user;
+}

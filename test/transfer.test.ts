@@ -1,0 +1,183 @@
+/**
+ * Pipeline export and import (docs/API.md, Export and import): carried to another
+ * ragd and imported for another user, a pipeline answers the same queries at once,
+ * and the importing side embeds nothing to get there (counted at its Ollama).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { email, makeApp, type TestApp } from "./support/app";
+import { type FakeOllama, startFakeOllama } from "./support/fake-ollama";
+import { Client } from "./support/ingest";
+
+const MODEL = "nomic-embed-text";
+let ollamaA: FakeOllama;
+let ollamaB: FakeOllama;
+let a: TestApp;
+let b: TestApp;
+let ca: Client;
+let pipelineId = "";
+let exported: Uint8Array;
+
+const QUERIES = ["tidal energy in estuaries", "copper wiring cost", "lighthouse keepers", "orchard frost"];
+const MODES = ["vector", "keyword", "hybrid"];
+
+/** A query's answer without the source ids, which are new on the importing side. */
+async function answers(c: Client, key: string) {
+  const out: unknown[] = [];
+  for (const query of QUERIES)
+    for (const mode of MODES) {
+      const r = await c.query(key, { query, mode, topK: 6 });
+      expect(r.status).toBe(200);
+      out.push(
+        r.body.results.map((x: any) => {
+          const { sourceId: _, ...meta } = x.metadata;
+          return { content: x.content, score: x.score, meta };
+        }),
+      );
+    }
+  return out;
+}
+
+function importForm(bytes: Uint8Array, fields: Record<string, string> = {}): FormData {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) form.append(k, v);
+  form.append("archive", new Blob([bytes as Uint8Array<ArrayBuffer>]), "export.tar");
+  return form;
+}
+
+async function importAs(t: TestApp, cookie: string, bytes: Uint8Array, fields: Record<string, string> = {}) {
+  const res = await t.handle(
+    new Request("http://localhost/api/rag/pipelines/import", {
+      method: "POST",
+      headers: { cookie },
+      body: importForm(bytes, fields),
+    }),
+  );
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+beforeAll(async () => {
+  ollamaA = await startFakeOllama({ models: { [MODEL]: 64 } });
+  ollamaB = await startFakeOllama({ models: { [MODEL]: 64 } });
+  a = await makeApp({ ollamaUrl: ollamaA.url, queryRate: 100_000, queryBurst: 100_000 });
+  b = await makeApp({ ollamaUrl: ollamaB.url, queryRate: 100_000, queryBurst: 100_000 });
+  ca = await Client.create(a);
+  pipelineId = await ca.pipeline({ name: "Field notes", embeddingModel: MODEL, chunkSize: 200, chunkOverlap: 20 });
+  const topics = [
+    "tidal energy in estuaries",
+    "copper wiring and its cost",
+    "lighthouse keepers' logs",
+    "orchard frost nights",
+  ];
+  for (const [i, topic] of topics.entries()) {
+    const r = await ca.addSource(pipelineId, {
+      type: "text",
+      name: topic,
+      // Topic words repeated a varying number of times: chunks that tie on a score may come back in either order.
+      content: Array.from(
+        { length: 12 },
+        (_, j) => `Note ${i}.${j}: ${`${topic} `.repeat(1 + ((j * 7 + i) % 5))}seen ${j * 13 + i}.`,
+      ).join(" "),
+      metadata: { topic, year: 2000 + i, tags: ["field", `t${i}`] },
+      externalId: `note-${i}`,
+    });
+    expect(r.status).toBe(201);
+  }
+  const file = new TextEncoder().encode(
+    "A file about copper wiring in old lighthouses, and the cost of repairs.\n".repeat(30),
+  );
+  await ca.upload(pipelineId, "wiring.txt", file);
+  await ca.allSettled(pipelineId);
+  const res = await a.handle(
+    new Request(`http://localhost/api/rag/pipelines/${pipelineId}/export`, {
+      method: "POST",
+      headers: { cookie: ca.cookie, "content-type": "application/json" },
+      body: "{}",
+    }),
+  );
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toBe("application/x-tar");
+  exported = new Uint8Array(await res.arrayBuffer());
+}, 60_000);
+
+afterAll(async () => {
+  await a?.close();
+  await b?.close();
+  await ollamaA?.stop();
+  await ollamaB?.stop();
+});
+
+describe("export and import", () => {
+  test("the imported pipeline answers as the original, with nothing embedded on import", async () => {
+    // Answers of the original with its indexes up to date (as they are after its periodic upkeep).
+    await a.services.store.maintain();
+    await a.services.store.maintain();
+    const keyA = await ca.key(pipelineId);
+    const expected = await answers(ca, keyA);
+    const cb = await Client.create(b);
+    await cb.pipeline({ name: "Field notes" }); // the name is taken on the importing side
+    const before = ollamaB.stats().calls;
+    const r = await importAs(b, cb.cookie, exported);
+    expect(r.status).toBe(201);
+    expect(ollamaB.stats().calls).toBe(before); // no embedding on import
+    expect(r.body).toMatchObject({ renamedFrom: "Field notes", sources: 5, model: { name: MODEL, available: true } });
+    expect(r.body.pipelineId).not.toBe(pipelineId);
+    const p = await cb.getPipeline(r.body.pipelineId);
+    expect(p).toMatchObject({
+      name: "Field notes (imported)",
+      status: "ready",
+      embeddingModel: MODEL,
+      embeddingDimensions: 64,
+    });
+    expect(p.chunkCount).toBe(r.body.chunks);
+    const sources = await cb.sources(r.body.pipelineId);
+    expect(sources.map((s) => s.externalId).sort()).toEqual(["note-0", "note-1", "note-2", "note-3", null]);
+    expect(await answers(cb, await cb.key(r.body.pipelineId))).toEqual(expected);
+  });
+
+  test("a model the importing Ollama lacks is said so, and keyword queries still work", async () => {
+    const c = await Client.create(b);
+    await ollamaB.set({ models: { "all-minilm": 384 } });
+    try {
+      const r = await importAs(b, c.cookie, exported);
+      expect(r.status).toBe(201);
+      expect(r.body.model.available).toBe(false);
+      expect(r.body.model.message).toContain(`${MODEL} is not installed`);
+      const key = await c.key(r.body.pipelineId);
+      expect((await c.query(key, { query: "copper", mode: "keyword" })).body.results.length).toBeGreaterThan(0);
+    } finally {
+      await ollamaB.set({ models: { [MODEL]: 64 } });
+    }
+  });
+
+  test("refused: damaged or truncated exports, a backup, and a tier without room", async () => {
+    const c = await Client.create(b);
+    const count = async () => (await c.call("GET", "/api/rag/pipelines")).body.total;
+    const damaged = exported.slice();
+    damaged[Math.floor(damaged.length * 0.7)]! ^= 0xff;
+    for (const bytes of [damaged, exported.subarray(0, Math.floor(exported.length / 2))]) {
+      const r = await importAs(b, c.cookie, bytes);
+      expect(r.status).toBe(400);
+      expect(r.body.error.message).toMatch(/import refused: .*(damaged|truncated|incomplete).*nothing was stored/);
+    }
+    const backup = await b.services.backups.prepare();
+    const chunks: Uint8Array[] = [];
+    for await (const part of backup.bytes) chunks.push(part.slice());
+    const r = await importAs(b, c.cookie, Buffer.concat(chunks));
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toContain("not a ragd pipeline export");
+    expect(await count()).toBe(0);
+    // A free user may have one pipeline.
+    const free = await b.signup(email("free"));
+    await b.call("POST", "/api/rag/pipelines", { cookie: free, body: { name: "mine" } });
+    const over = await importAs(b, free, exported);
+    expect(over.status).toBe(403);
+    expect(over.body.error.code).toBe("tier_limit_reached");
+  });
+
+  test("no session, no import; a foreign pipeline is not exported", async () => {
+    expect((await importAs(b, "", exported)).status).toBe(401);
+    const other = await Client.create(a);
+    const r = await other.call("POST", `/api/rag/pipelines/${pipelineId}/export`);
+    expect(r.status).toBe(404);
+  });
+});
