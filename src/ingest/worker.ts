@@ -18,6 +18,25 @@ interface JobInWorker {
 }
 
 const running = new Map<string, JobInWorker>();
+
+/**
+ * What the jobs say within one turn goes to the main thread as one message (in order),
+ * with the buffers it hands over: many small documents run side by side, and a message
+ * per event would cost both threads more than the events themselves.
+ */
+let outbox: FromWorker[] = [];
+let transfers: ArrayBuffer[] = [];
+function post(e: FromWorker, transfer: ArrayBuffer[] = []): void {
+  outbox.push(e);
+  for (const b of transfer) transfers.push(b);
+  if (outbox.length > 1) return;
+  setImmediate(() => {
+    const [msgs, bufs] = [outbox, transfers];
+    outbox = [];
+    transfers = [];
+    self.postMessage(msgs, bufs);
+  });
+}
 const embedders = new Map<string, Embedder>();
 
 /** One shared, batching embedder per model and backend settings. */
@@ -26,18 +45,23 @@ function embedderFor(job: Job): Embedder {
   let e = embedders.get(key);
   if (!e) {
     // Each call to the backend is reported to the main thread, which counts it for /metrics.
-    const inner = new CountingEmbedder(createEmbedder(job.model, job.embed), (call) =>
-      self.postMessage({ type: "embed", call } satisfies FromWorker),
-    );
+    const inner = new CountingEmbedder(createEmbedder(job.model, job.embed), (call) => post({ type: "embed", call }));
     e = inner.name === "builtin" ? inner : new BatchingEmbedder(inner, job.embed.batchSize, job.embed.batchSize * 8);
     embedders.set(key, e);
   }
   return e;
 }
 
-self.onmessage = (event: MessageEvent<ToWorker>) => {
-  const msg = event.data;
-  if (msg.type === "ping") return self.postMessage({ type: "pong" });
+// The main thread sends the messages of one turn as one (pool.ts).
+self.onmessage = (event: MessageEvent<ToWorker[]>) => {
+  for (const msg of event.data) take(msg);
+};
+
+function take(msg: ToWorker): void {
+  if (msg.type === "ping") {
+    post({ type: "pong" });
+    return;
+  }
   if (msg.type === "ack") {
     const r = running.get(msg.jobId);
     if (r) {
@@ -46,13 +70,16 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
     }
     return;
   }
-  if (msg.type === "cancel") return running.get(msg.jobId)?.abort.abort();
+  if (msg.type === "cancel") {
+    running.get(msg.jobId)?.abort.abort();
+    return;
+  }
   const job = msg.job;
   const abort = new AbortController();
   const r: JobInWorker = { abort, acks: 0, wake: null };
   running.set(job.jobId, r);
   const emit = (e: JobEvent, transfer?: ArrayBuffer[]) => {
-    if (!abort.signal.aborted) self.postMessage(e, transfer ?? []);
+    if (!abort.signal.aborted) post(e, transfer);
   };
   // Resolves once the main thread has acknowledged `n` committed slices of rows.
   const committed = async (n: number) => {
@@ -61,4 +88,4 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   void runJob(job, emit, { embedder: embedderFor(job), signal: abort.signal, committed }).finally(() =>
     running.delete(job.jobId),
   );
-};
+}
