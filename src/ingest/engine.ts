@@ -28,7 +28,7 @@ import { type UpsertPlan, type Upserted, upsertDocumentTx } from "./upsert";
 import { recordSourceEvent } from "./events";
 import { endReindexIfBuilt, isLive, startReindex } from "./generations";
 import type { DiskGate } from "./disk-watch";
-import { jobFor } from "./job-for";
+import { collectionsOnce, jobFor } from "./job-for";
 import type { JobEvent, StageTimes } from "./job";
 import type { WorkerPool } from "./pool";
 import { ProgressBuffer } from "./progress";
@@ -268,12 +268,13 @@ export class IngestEngine {
    */
   private startQueued(t: Db): Claimed[] {
     const claimed: Claimed[] = [];
+    const collectionOf = collectionsOnce(t);
     try {
       // idle > 0: a claimed task always finds room (assign() only refuses a full pool).
       while (!this.stopped && this.hasCapacity()) {
         const task = claimTask(t, Date.now(), LEASE_MS);
         if (!task) break;
-        const job = jobFor(t, task, this.d);
+        const job = jobFor(t, task, this.d, collectionOf);
         if (!job) continue;
         const type = job.document.type;
         this.running.set(job.jobId, {

@@ -88,6 +88,8 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
   if (current?.status !== "processing") return NOTHING; // deleted meanwhile
   const doc = findDocumentById(t, task.documentId);
   if (!doc) return NOTHING;
+  // Read once: what follows changes no field of it that the re-index checks read.
+  const col = findCollectionById(t, task.collectionId);
   if (!outcome.ok && outcome.transient && current.attempts < MAX_ATTEMPTS) {
     retryTaskLater(t, task.id, outcome.message, iso(now + backoffMs(current.attempts)), iso(now));
     updateDocument(t, doc.id, { status: "queued", updatedAt: iso(now) });
@@ -113,7 +115,6 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
   } else {
     const attempts = current.attempts > 1 ? ` (after ${current.attempts} attempts)` : "";
     // A failed rebuild task leaves the document's chunks in the index that still answers.
-    const col = findCollectionById(t, task.collectionId);
     const rebuilding = col !== undefined && isBuilding(col, task.generation);
     updateDocument(t, doc.id, {
       ...(stillPending ? {} : { status: "failed" as const, error: outcome.message + attempts }),
@@ -123,8 +124,8 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
     if (!stillPending) recordSourceEvent(t, "source.failed", doc.id, { error: outcome.message + attempts }, now);
   }
   const learned = outcome.ok && !outcome.unchanged ? outcome.dimensions : null;
-  if (learned !== null) noteDimensions(t, task, learned);
-  const dropGeneration = endReindexIfBuilt(t, task.collectionId, now, learned);
+  if (learned !== null) noteDimensions(t, task, learned, col);
+  const dropGeneration = endReindexIfBuilt(t, task.collectionId, now, learned, col);
   const result = !outcome.ok ? "failed" : outcome.unchanged ? "unchanged" : "ready";
   return { dropGeneration, clearRows: !outcome.ok, result };
 }
