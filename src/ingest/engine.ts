@@ -82,6 +82,8 @@ export class IngestEngine {
   /** Counters, stage durations and the log line of each ended task. */
   readonly stats: IngestStats;
   private readonly running = new Map<string, RunningTask>();
+  /** Endings being recorded (finish()): a stop waits for them. */
+  private readonly finishing = new Set<Promise<void>>();
   /** Group commit for new documents, finished tasks and progress. */
   private readonly writes: WriteBatch;
   private readonly progress: ProgressBuffer;
@@ -113,6 +115,8 @@ export class IngestEngine {
     if (this.timer) clearInterval(this.timer);
     await this.d.pool.close();
     await this.sink.drain();
+    // An ending being recorded finishes its work (a re-index's switch drops the old index).
+    await Promise.allSettled([...this.finishing]);
     this.writes.flush();
   }
 
@@ -319,9 +323,11 @@ export class IngestEngine {
       r.writes.push(w);
     } else {
       const outcome = outcomeOf(e);
-      this.finish(e.jobId, r, outcome, e.stages ?? {}).catch((err) =>
+      const f = this.finish(e.jobId, r, outcome, e.stages ?? {}).catch((err) =>
         this.d.log.error("could not finish an ingestion task", { error: err }),
       );
+      this.finishing.add(f);
+      void f.finally(() => this.finishing.delete(f));
       this.kick(); // the worker is free now; its rows commit meanwhile
     }
   }
