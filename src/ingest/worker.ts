@@ -29,14 +29,37 @@ let transfers: ArrayBuffer[] = [];
 function post(e: FromWorker, transfer: ArrayBuffer[] = []): void {
   outbox.push(e);
   for (const b of transfer) transfers.push(b);
-  if (outbox.length > 1) return;
-  setImmediate(() => {
-    const [msgs, bufs] = [outbox, transfers];
-    outbox = [];
-    transfers = [];
-    self.postMessage(msgs, bufs);
-  });
+  if (outbox.length === 1) setImmediate(flush);
 }
+
+function flush(): void {
+  if (outbox.length === 0) return;
+  const [msgs, bufs] = [outbox, transfers];
+  outbox = [];
+  transfers = [];
+  self.postMessage(msgs, bufs);
+}
+
+/**
+ * Jobs received and not started yet. They start a few per turn, and what the previous
+ * few said is posted first: a job of a small document runs to its end within its turn
+ * (the built-in model computes in place), so its rows reach the writer while the next
+ * few embed, rather than all of a message's jobs at once at the end.
+ */
+const waiting = new Map<string, Job>();
+const JOBS_PER_TURN = 8;
+
+function pump(): void {
+  flush();
+  let n = 0;
+  for (const [jobId, job] of waiting) {
+    if (n++ === JOBS_PER_TURN) break;
+    waiting.delete(jobId);
+    start(job);
+  }
+  if (waiting.size > 0) setImmediate(pump);
+}
+
 const embedders = new Map<string, Embedder>();
 
 /** One shared, batching embedder per model and backend settings. */
@@ -71,10 +94,15 @@ function take(msg: ToWorker): void {
     return;
   }
   if (msg.type === "cancel") {
+    waiting.delete(msg.jobId);
     running.get(msg.jobId)?.abort.abort();
     return;
   }
-  const job = msg.job;
+  waiting.set(msg.job.jobId, msg.job);
+  if (waiting.size === 1) setImmediate(pump);
+}
+
+function start(job: Job): void {
   const abort = new AbortController();
   const r: JobInWorker = { abort, acks: 0, wake: null };
   running.set(job.jobId, r);
