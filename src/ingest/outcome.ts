@@ -7,8 +7,8 @@
 import type { WriteBatch } from "../db/batch";
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/repo/collections";
-import { findDocumentById, markDocumentReady, updateDocument } from "../db/repo/documents";
-import { endTask, findTask, pendingTasksOfDocument, retryTaskLater } from "../db/repo/tasks";
+import { markDocumentReady, updateDocument } from "../db/repo/documents";
+import { endTask, retryTaskLater, taskEnding } from "../db/repo/tasks";
 import type { Task } from "../db/schema";
 import type { Logger } from "../log";
 import { DiskFullError, isOutOfSpace } from "../tools/disk";
@@ -84,10 +84,10 @@ export const backoffMs = (attempts: number) => Math.min(2000 * 2 ** Math.max(0, 
  * transaction (the engine's group commit gives each call its own savepoint).
  */
 export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Finished {
-  const current = findTask(t, task.id);
+  // The task, its document, and whether another task of the document is pending, in one query.
+  const current = taskEnding(t, task.id);
   if (current?.status !== "processing") return NOTHING; // deleted meanwhile
-  const doc = findDocumentById(t, task.documentId);
-  if (!doc) return NOTHING;
+  const doc = { id: current.documentId, chunkCount: current.chunkCount };
   // Read once: what follows changes no field of it that the re-index checks read.
   const col = findCollectionById(t, task.collectionId);
   if (!outcome.ok && outcome.transient && current.attempts < MAX_ATTEMPTS) {
@@ -99,7 +99,7 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
   endTask(t, task.id, outcome.ok ? "succeeded" : "failed", outcome.ok ? null : outcome.message, iso(now));
   if (outcome.ok && outcome.unchanged) outcome = { ...outcome, chunkCount: doc.chunkCount };
   if (outcome.ok && outcome.contentHash) updateDocument(t, doc.id, { contentHash: outcome.contentHash });
-  const stillPending = pendingTasksOfDocument(t, doc.id).length > 0;
+  const stillPending = current.othersPending;
   if (outcome.ok && !stillPending) {
     markDocumentReady(t, doc.id, outcome.chunkCount, iso(now));
     recordSourceEvent(t, "source.ready", doc.id, {}, now);
