@@ -45,8 +45,8 @@ test("assign takes room, release gives it back, and a released job is never run"
   const posted: string[] = [];
   const post = Worker.prototype.postMessage;
   Worker.prototype.postMessage = function (this: Worker, ...args: Parameters<typeof post>) {
-    const msg = args[0] as ToWorker;
-    if (msg.type === "job") posted.push(msg.job.jobId);
+    // The messages of a turn go as one array (pool.ts).
+    for (const msg of args[0] as ToWorker[]) if (msg.type === "job") posted.push(msg.job.jobId);
     return post.apply(this, args);
   } as typeof post;
   try {

@@ -28,7 +28,7 @@ import { type UpsertPlan, type Upserted, upsertDocumentTx } from "./upsert";
 import { recordSourceEvent } from "./events";
 import { endReindexIfBuilt, isLive, startReindex } from "./generations";
 import type { DiskGate } from "./disk-watch";
-import { jobFor } from "./job-for";
+import { collectionsOnce, jobFor } from "./job-for";
 import type { JobEvent, StageTimes } from "./job";
 import type { WorkerPool } from "./pool";
 import { ProgressBuffer } from "./progress";
@@ -99,6 +99,8 @@ export class IngestEngine {
   /** Makes documents of the pages crawls reach (crawl-sync.ts). */
   private readonly crawls: CrawlSync;
   private readonly running = new Map<string, RunningTask>();
+  /** Endings being recorded (finish()): a stop waits for them. */
+  private readonly finishing = new Set<Promise<void>>();
   /** Group commit for new documents, finished tasks and progress. */
   private readonly writes: WriteBatch;
   private readonly progress: ProgressBuffer;
@@ -131,6 +133,8 @@ export class IngestEngine {
     if (this.timer) clearInterval(this.timer);
     await this.d.pool.close();
     await this.sink.drain();
+    // An ending being recorded finishes its work (a re-index's switch drops the old index).
+    await Promise.allSettled([...this.finishing]);
     this.writes.flush();
   }
 
@@ -322,12 +326,13 @@ export class IngestEngine {
    */
   private startQueued(t: Db): Claimed[] {
     const claimed: Claimed[] = [];
+    const collectionOf = collectionsOnce(t);
     try {
       // idle > 0: a claimed task always finds room (assign() only refuses a full pool).
       while (!this.stopped && this.hasCapacity()) {
         const task = claimTask(t, Date.now(), LEASE_MS);
         if (!task) break;
-        const job = jobFor(t, task, this.d);
+        const job = jobFor(t, task, this.d, collectionOf);
         if (!job) continue;
         const type = job.document.type;
         this.running.set(job.jobId, {
@@ -377,9 +382,11 @@ export class IngestEngine {
       r.writes.push(stored);
     } else {
       const outcome = outcomeOf(e);
-      this.finish(e.jobId, r, outcome, ("stages" in e ? e.stages : undefined) ?? {}).catch((err) =>
+      const f = this.finish(e.jobId, r, outcome, ("stages" in e ? e.stages : undefined) ?? {}).catch((err) =>
         this.d.log.error("could not finish an ingestion task", { error: err }),
       );
+      this.finishing.add(f);
+      void f.finally(() => this.finishing.delete(f));
       this.kick(); // the worker is free now; its rows commit meanwhile
     }
   }

@@ -89,8 +89,12 @@ export function followModelIfEmpty(db: Db, collectionId: string, model: string):
 }
 
 /** The first successful task of the active generation tells the model's vector size. */
-export function noteDimensions(db: Db, task: Task, dimensions: number): void {
-  const col = findCollectionById(db, task.collectionId);
+export function noteDimensions(
+  db: Db,
+  task: Task,
+  dimensions: number,
+  col = findCollectionById(db, task.collectionId),
+): void {
   if (col && col.activeGeneration === task.generation && col.embeddingDimensions === null) {
     updateCollection(db, col.id, { embeddingDimensions: dimensions });
   }
@@ -170,8 +174,9 @@ export function endReindexIfBuilt(
   collectionId: string,
   now: number,
   lastDimensions: number | null = null,
+  /** The collection as this transaction last read it, if the caller has it (one query less per task). */
+  col = findCollectionById(db, collectionId),
 ): ReindexEnd {
-  const col = findCollectionById(db, collectionId);
   if (!col || col.buildingGeneration === null) return { drop: null, gated: false };
   if (pendingTaskCount(db, collectionId, col.buildingGeneration) > 0) return { drop: null, gated: false };
   const built = tasksOfGeneration(db, collectionId, col.buildingGeneration);

@@ -3,7 +3,7 @@ import type { Config } from "../config";
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/repo/collections";
 import { findDocumentById, findDocumentText, markDocumentProcessing } from "../db/repo/documents";
-import type { Task } from "../db/schema";
+import type { Collection, Task } from "../db/schema";
 import type { FileStore } from "../files/store";
 import { recordSourceEvent } from "./events";
 import { isSettled, modelOf } from "./generations";
@@ -50,10 +50,30 @@ export interface JobSettings {
   >;
 }
 
-/** Marks the document processing and builds its job; null when the document or its collection is gone. */
-export function jobFor(db: Db, task: Task, d: JobSettings): Job | null {
+/**
+ * Collections read at most once each: the tasks of a scheduling step mostly share a
+ * collection, and nothing in the step changes it.
+ */
+export function collectionsOnce(db: Db): (id: string) => Collection | undefined {
+  const cols = new Map<string, Collection | undefined>();
+  return (id) => {
+    if (!cols.has(id)) cols.set(id, findCollectionById(db, id));
+    return cols.get(id);
+  };
+}
+
+/**
+ * Marks the document processing and builds its job; null when the document or its
+ * collection is gone. `collectionOf` lets a scheduling step read each collection once.
+ */
+export function jobFor(
+  db: Db,
+  task: Task,
+  d: JobSettings,
+  collectionOf: (id: string) => Collection | undefined = (id) => findCollectionById(db, id),
+): Job | null {
   const doc = findDocumentById(db, task.documentId);
-  const col = findCollectionById(db, task.collectionId);
+  const col = collectionOf(task.collectionId);
   if (!doc || !col) return null;
   const now = Date.now();
   markDocumentProcessing(db, doc.id, new Date(now).toISOString());

@@ -7,10 +7,10 @@
 import type { WriteBatch } from "../db/batch";
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/repo/collections";
-import { findDocumentById, markDocumentReady, updateDocument } from "../db/repo/documents";
-import { endTask, findTask, pendingTasksOfDocument, retryTaskLater } from "../db/repo/tasks";
-import type { DocumentRow, Task } from "../db/schema";
+import { markDocumentReady, updateDocument } from "../db/repo/documents";
 import { saveSourceFetch } from "../db/repo/source-fetches";
+import { endTask, retryTaskLater, type TaskEnding, taskEnding } from "../db/repo/tasks";
+import type { Task } from "../db/schema";
 import type { CrawlReport } from "./crawl/types";
 import type { Validators } from "./fetch/index";
 import type { Logger } from "../log";
@@ -104,10 +104,17 @@ export const backoffMs = (attempts: number) => Math.min(2000 * 2 ** Math.max(0, 
  * transaction (the engine's group commit gives each call its own savepoint).
  */
 export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Finished {
-  const current = findTask(t, task.id);
+  // The task, its document, and whether another task of the document is pending, in one query.
+  const current = taskEnding(t, task.id);
   if (current?.status !== "processing") return NOTHING; // deleted meanwhile
-  const doc = findDocumentById(t, task.documentId);
-  if (!doc) return NOTHING;
+  const doc = {
+    id: current.documentId,
+    chunkCount: current.chunkCount,
+    type: current.type,
+    contentHash: current.contentHash,
+  };
+  // Read once: what follows changes no field of it that the re-index checks read.
+  const col = findCollectionById(t, task.collectionId);
   if (!outcome.ok && outcome.transient && current.attempts < MAX_ATTEMPTS) {
     retryTaskLater(t, task.id, outcome.message, iso(now + backoffMs(current.attempts)), iso(now));
     updateDocument(t, doc.id, { status: "queued", updatedAt: iso(now) });
@@ -120,7 +127,7 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
   if (outcome.ok && outcome.contentHash) updateDocument(t, doc.id, { contentHash: outcome.contentHash });
   if (outcome.ok && outcome.ocr !== undefined)
     updateDocument(t, doc.id, { ocr: outcome.ocr ? JSON.stringify(outcome.ocr) : null });
-  const stillPending = pendingTasksOfDocument(t, doc.id).length > 0;
+  const stillPending = current.othersPending;
   if (outcome.ok && !stillPending) {
     markDocumentReady(t, doc.id, outcome.chunkCount, iso(now));
     recordSourceEvent(t, "source.ready", doc.id, {}, now);
@@ -137,7 +144,6 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
   } else {
     const attempts = current.attempts > 1 ? ` (after ${current.attempts} attempts)` : "";
     // A failed rebuild task leaves the document's chunks in the index that still answers.
-    const col = findCollectionById(t, task.collectionId);
     const rebuilding = col !== undefined && isBuilding(col, task.generation);
     updateDocument(t, doc.id, {
       ...(stillPending ? {} : { status: "failed" as const, error: outcome.message + attempts }),
@@ -148,8 +154,8 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
   }
   // Neither an unchanged text nor a crawl (its pages are embedded by tasks of their own) embedded anything.
   const learned = outcome.ok && !outcome.unchanged && !outcome.crawl ? outcome.dimensions : null;
-  if (learned !== null) noteDimensions(t, task, learned);
-  const end = endReindexIfBuilt(t, task.collectionId, now, learned);
+  if (learned !== null) noteDimensions(t, task, learned, col);
+  const end = endReindexIfBuilt(t, task.collectionId, now, learned, col);
   const result = !outcome.ok ? "failed" : outcome.unchanged ? "unchanged" : "ready";
   return { dropGeneration: end.drop, clearRows: !outcome.ok, gated: end.gated, result };
 }
@@ -159,7 +165,12 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
  * when its text last changed (a hash unlike the one indexed), and the answer's
  * validators. A crawl source's own times are kept by crawl-sync.ts.
  */
-function noteFetch(t: Db, doc: DocumentRow, outcome: Extract<Outcome, { ok: true }>, now: number): void {
+function noteFetch(
+  t: Db,
+  doc: Pick<TaskEnding, "type" | "contentHash"> & { id: string },
+  outcome: Extract<Outcome, { ok: true }>,
+  now: number,
+): void {
   if ((doc.type !== "url" && doc.type !== "api") || outcome.crawl) return;
   const changed = !outcome.unchanged && outcome.contentHash !== doc.contentHash;
   saveSourceFetch(t, doc.id, {

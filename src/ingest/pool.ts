@@ -60,6 +60,8 @@ interface Slot {
   batches: Map<string, number>;
   /** Set while waiting for a pong: the worker may be stuck in synchronous code. */
   probe: Timer | null;
+  /** Messages of this turn not posted yet: they go as one (see post()). */
+  outbox: ToWorker[];
 }
 
 export class WorkerPool {
@@ -75,7 +77,7 @@ export class WorkerPool {
     private readonly timeCapMs = 15 * 60_000,
   ) {
     for (let i = 0; i < size; i++)
-      this.slots.push({ worker: this.spawn(i), jobs: new Map(), load: 0, batches: new Map(), probe: null });
+      this.slots.push({ worker: this.spawn(i), jobs: new Map(), load: 0, batches: new Map(), probe: null, outbox: [] });
   }
 
   get size(): number {
@@ -164,7 +166,10 @@ export class WorkerPool {
   private spawn(index: number): Worker {
     // smol: a smaller heap that collects more eagerly; ingestion holds little between jobs.
     const worker = new Worker(workerEntry(), { smol: true });
-    worker.onmessage = (ev: MessageEvent<FromWorker>) => this.deliver(this.slots[index]!, ev.data);
+    // A worker posts what its jobs said in a turn as one message (worker.ts).
+    worker.onmessage = (ev: MessageEvent<FromWorker[]>) => {
+      for (const e of ev.data) this.deliver(this.slots[index]!, e);
+    };
     worker.onerror = (ev) => {
       this.log.error("ingestion worker crashed", { error: ev.message });
       this.replace(index, `the ingestion worker crashed: ${ev.message}`);
@@ -220,6 +225,7 @@ export class WorkerPool {
     slot.worker.onmessage = null;
     slot.worker.onerror = null;
     slot.worker.terminate();
+    slot.outbox = [];
     if (!this.closed) slot.worker = this.spawn(index);
     for (const r of orphans) r.handlers.onEvent({ type: "error", jobId: r.job.jobId, message, transient: true });
   }
@@ -241,7 +247,18 @@ export class WorkerPool {
     return this.slots.find((s) => s.jobs.has(jobId));
   }
 
+  /**
+   * Queues a message for the worker; the messages of one turn (the jobs of a scheduling
+   * step, their acks) go as one: a message costs both threads far more than its few
+   * fields, and small documents come by the hundred.
+   */
   private post(slot: Slot, msg: ToWorker): void {
-    slot.worker.postMessage(msg);
+    slot.outbox.push(msg);
+    if (slot.outbox.length > 1) return;
+    queueMicrotask(() => {
+      const msgs = slot.outbox;
+      slot.outbox = [];
+      if (msgs.length > 0 && !this.closed) slot.worker.postMessage(msgs);
+    });
   }
 }

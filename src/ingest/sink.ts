@@ -28,6 +28,8 @@ interface Pending {
   /** Documents whose stored rows this batch replaces. */
   replaced: Set<string>;
   rows: RowOut[];
+  /** Documents with rows in `rows`: a replace looks here before it filters them out. */
+  withRows: Set<string>;
   waiters: { resolve: () => void; reject: (e: unknown) => void }[];
 }
 
@@ -97,15 +99,17 @@ export class ChunkSink {
     const key = `${collectionId}/${generation}`;
     let p = this.pending.get(key);
     if (!p) {
-      p = { collectionId, generation, replaced: new Set(), rows: [], waiters: [] };
+      p = { collectionId, generation, replaced: new Set(), rows: [], withRows: new Set(), waiters: [] };
       this.pending.set(key, p);
     }
     if (replaces) {
       // A new replace supersedes whatever of this document is still waiting.
       p.replaced.add(documentId);
-      if (p.rows.some((r) => r.documentId === documentId)) p.rows = p.rows.filter((r) => r.documentId !== documentId);
+      // (A scan of every waiting row per replace made a burst of small documents quadratic.)
+      if (p.withRows.delete(documentId)) p.rows = p.rows.filter((r) => r.documentId !== documentId);
     }
     for (const r of rows) p.rows.push(r);
+    if (rows.length > 0) p.withRows.add(documentId);
     const done = new Promise<void>((resolve, reject) => p!.waiters.push({ resolve, reject }));
     if (!this.running.has(key)) void this.flush(key);
     return done;

@@ -20,6 +20,48 @@ interface JobInWorker {
 }
 
 const running = new Map<string, JobInWorker>();
+
+/**
+ * What the jobs say within one turn goes to the main thread as one message (in order),
+ * with the buffers it hands over: many small documents run side by side, and a message
+ * per event would cost both threads more than the events themselves.
+ */
+let outbox: FromWorker[] = [];
+let transfers: ArrayBuffer[] = [];
+function post(e: FromWorker, transfer: ArrayBuffer[] = []): void {
+  outbox.push(e);
+  for (const b of transfer) transfers.push(b);
+  if (outbox.length === 1) setImmediate(flush);
+}
+
+function flush(): void {
+  if (outbox.length === 0) return;
+  const [msgs, bufs] = [outbox, transfers];
+  outbox = [];
+  transfers = [];
+  self.postMessage(msgs, bufs);
+}
+
+/**
+ * Jobs received and not started yet. They start a few per turn, and what the previous
+ * few said is posted first: a job of a small document runs to its end within its turn
+ * (the built-in model computes in place), so its rows reach the writer while the next
+ * few embed, rather than all of a message's jobs at once at the end.
+ */
+const waiting = new Map<string, Job>();
+const JOBS_PER_TURN = 8;
+
+function pump(): void {
+  flush();
+  let n = 0;
+  for (const [jobId, job] of waiting) {
+    if (n++ === JOBS_PER_TURN) break;
+    waiting.delete(jobId);
+    start(job);
+  }
+  if (waiting.size > 0) setImmediate(pump);
+}
+
 const embedders = new Map<string, Embedder>();
 /** Started on the first page to recognise; ended when idle (ocr/client.ts). */
 const ocr = new OcrThread();
@@ -30,18 +72,23 @@ function embedderFor(job: Job): Embedder {
   let e = embedders.get(key);
   if (!e) {
     // Each call to the backend is reported to the main thread, which counts it for /metrics.
-    const inner = new CountingEmbedder(createEmbedder(job.model, job.embed), (call) =>
-      self.postMessage({ type: "embed", call } satisfies FromWorker),
-    );
+    const inner = new CountingEmbedder(createEmbedder(job.model, job.embed), (call) => post({ type: "embed", call }));
     e = isBuiltinModel(inner.name) ? inner : new BatchingEmbedder(inner, job.embed.batchSize, job.embed.batchSize * 8);
     embedders.set(key, e);
   }
   return e;
 }
 
-self.onmessage = (event: MessageEvent<ToWorker>) => {
-  const msg = event.data;
-  if (msg.type === "ping") return self.postMessage({ type: "pong" });
+// The main thread sends the messages of one turn as one (pool.ts).
+self.onmessage = (event: MessageEvent<ToWorker[]>) => {
+  for (const msg of event.data) take(msg);
+};
+
+function take(msg: ToWorker): void {
+  if (msg.type === "ping") {
+    post({ type: "pong" });
+    return;
+  }
   if (msg.type === "ack") {
     const r = running.get(msg.jobId);
     if (r) {
@@ -50,13 +97,21 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
     }
     return;
   }
-  if (msg.type === "cancel") return running.get(msg.jobId)?.abort.abort();
-  const job = msg.job;
+  if (msg.type === "cancel") {
+    waiting.delete(msg.jobId);
+    running.get(msg.jobId)?.abort.abort();
+    return;
+  }
+  waiting.set(msg.job.jobId, msg.job);
+  if (waiting.size === 1) setImmediate(pump);
+}
+
+function start(job: Job): void {
   const abort = new AbortController();
   const r: JobInWorker = { abort, acks: 0, wake: null };
   running.set(job.jobId, r);
   const emit = (e: JobEvent, transfer?: ArrayBuffer[]) => {
-    if (!abort.signal.aborted) self.postMessage(e, transfer ?? []);
+    if (!abort.signal.aborted) post(e, transfer);
   };
   // Resolves once the main thread has acknowledged `n` committed slices of rows.
   const committed = async (n: number) => {
@@ -65,4 +120,4 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   void runJob(job, emit, { embedder: embedderFor(job), signal: abort.signal, committed, ocr }).finally(() =>
     running.delete(job.jobId),
   );
-};
+}

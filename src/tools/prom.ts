@@ -7,10 +7,17 @@ export type Labels = Record<string, string>;
 
 /** `a="1",b="2"`, values escaped as the format wants. */
 export function labelText(labels: Labels): string {
-  return Object.entries(labels)
-    .map(([k, v]) => `${k}="${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`)
-    .join(",");
+  let out = "";
+  for (const k in labels) {
+    const v = labels[k]!;
+    // Most values need no escape: skip the three replaces (this runs on every count).
+    const escaped = NEEDS_ESCAPE.test(v) ? v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n") : v;
+    out += `${out ? "," : ""}${k}="${escaped}"`;
+  }
+  return out;
 }
+
+const NEEDS_ESCAPE = /[\\"\n]/;
 
 const braces = (text: string) => (text ? `{${text}}` : "");
 

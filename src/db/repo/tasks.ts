@@ -2,6 +2,7 @@
  * Named queries on ingestion tasks. A task is one ingestion of one document into
  * one index generation; its status is the truth a restart resumes from.
  */
+import type { Statement } from "bun:sqlite";
 import { and, count, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { once, ph, placeholdersOf } from "../prepared";
@@ -224,4 +225,32 @@ export function tasksOfGeneration(
     .all();
   const of = (s: string) => rows.find((r) => r.status === s)?.n ?? 0;
   return { succeeded: of("succeeded"), failed: of("failed") };
+}
+
+/** What recording a task's ending reads, in one query (it runs once per ingested document). */
+export interface TaskEnding {
+  status: Task["status"];
+  attempts: number;
+  documentId: string;
+  /** The document's chunk count as stored. */
+  chunkCount: number;
+  /** The document's type and indexed text hash, as stored (a re-fetch compares them). */
+  type: DocumentRow["type"];
+  contentHash: string | null;
+  /** The document has another task waiting or running (a re-index's, say). */
+  othersPending: boolean;
+}
+
+const TASK_ENDING = `SELECT t.status AS status, t.attempts AS attempts, d.id AS documentId, d.chunk_count AS chunkCount,
+  d.type AS type, d.content_hash AS contentHash, EXISTS (SELECT 1 FROM tasks p WHERE p.document_id = t.document_id AND p.id <> t.id
+    AND p.status IN ('queued', 'processing')) AS othersPending
+  FROM tasks t JOIN documents d ON d.id = t.document_id WHERE t.id = $id`;
+
+/** The task and its document as an ending needs them; undefined when either is gone. */
+export function taskEnding(db: Db, id: string): TaskEnding | undefined {
+  const client = (db as unknown as { session: { client: { prepare(sql: string): Statement } } }).session.client;
+  const r = client.prepare(TASK_ENDING).get({ id }) as
+    | (Omit<TaskEnding, "othersPending"> & { othersPending: number })
+    | null;
+  return r ? { ...r, othersPending: r.othersPending === 1 } : undefined;
 }
