@@ -110,4 +110,18 @@ describe.skipIf(!existsSync(CHROMIUM))("the Admin screen in a real browser", () 
     await audit.filter({ hasText: "free → pro" }).waitFor();
     expect(pageErrors).toEqual([]);
   }, 60_000);
+
+  test("the administrator downloads a backup of the whole server from the Admin screen", async () => {
+    await page.goto(`${ragd.url}/#/admin`);
+    const [download] = await Promise.all([
+      page.waitForEvent("download", { timeout: 60_000 }),
+      page.getByRole("button", { name: "Download backup" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/\.tar$/);
+    const bytes = await Bun.file((await download.path())!).bytes();
+    // A tar whose first entry is the manifest (docs/API.md, Backup and restore).
+    expect(new TextDecoder().decode(bytes.subarray(0, 100))).toContain("manifest.json");
+    expect(bytes.length).toBeGreaterThan(10_000);
+    expect(pageErrors).toEqual([]);
+  }, 90_000);
 });

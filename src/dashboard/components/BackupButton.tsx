@@ -1,7 +1,7 @@
 /**
  * "Download backup" for the Admin screen (docs/API.md, Backup and restore): asks
  * POST /api/admin/backup and saves the archive it streams under the server's file name.
- * Not placed on a screen here: the Admin screen is built apart and places it.
+ * Placed on the Admin screen.
  */
 import { useState } from "preact/hooks";
 import { ApiError, errorFrom } from "../api/client";

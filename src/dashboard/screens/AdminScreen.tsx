@@ -3,13 +3,15 @@
  * from everyone else, and the API answers them 403): every account with its tier,
  * counts and last sign-in; change a tier, reset a password (the temporary password
  * is shown once), disable or enable, grant or take administration, delete after
- * typing the email; and the audit log. It shows accounts, never their pipelines.
+ * typing the email; a backup of the whole server to download; and the audit log.
+ * It shows accounts, never their pipelines.
  */
 import { useState } from "preact/hooks";
 import { admin } from "../api/endpoints";
 import type { AdminUser, Tier } from "../api/types";
 import { AdminUserTable, type UserAction } from "../components/AdminUserTable";
 import { AuditTable } from "../components/AuditTable";
+import { BackupButton } from "../components/BackupButton";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { DeleteUserDialog } from "../components/DeleteUserDialog";
 import { EmptyState, Loading } from "../components/EmptyState";
@@ -78,6 +80,10 @@ export function AdminScreen() {
               onAction={onAction}
             />
           )}
+        </section>
+        <section class="stack-sm" aria-labelledby="admin-backup-h">
+          <h2 id="admin-backup-h">Backup</h2>
+          <BackupButton />
         </section>
         <section class="stack-sm" aria-labelledby="admin-audit-h">
           <h2 id="admin-audit-h">Audit log</h2>
