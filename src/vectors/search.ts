@@ -17,6 +17,7 @@
  *   its stored vector; its BM25 from a keyword search narrowed to it, 0 when it
  *   shares no term), and the two scores are blended α · vector + (1 − α) · keyword
  *   (retrieval/fusion.ts), so a chunk's score never depends on which lists it was in.
+ *   With `exact: false` the look-ups are skipped and a missing score counts 0.
  *
  * `minScore` applies after scoring, then the list is cut to topK.
  */
@@ -34,6 +35,11 @@ export interface StoredHit {
   start: number;
   end: number;
   score: number;
+  /**
+   * Only from a search with `exact: false`, for a chunk found by one list only: the score
+   * that list gave (the other half is unknown, so `score` is only a lower bound).
+   */
+  partial?: { keyword?: number; vector?: number };
 }
 
 /** One search of one table, as the retrieval layer asks for it. */
@@ -48,6 +54,12 @@ export interface TableSearch {
   where?: string;
   /** Hybrid only: the blend, 0 = keyword only … 1 = vector only (default 0.5). */
   hybridAlpha?: number;
+  /**
+   * Hybrid only: false blends just the scores the two lists gave, a missing one
+   * counted 0, with no per-candidate look-ups: cheaper, for a pool a reranker will
+   * order (docs/API.md, Reranking). Such scores may be lower bounds, marked `partial`.
+   */
+  exact?: boolean;
 }
 
 /** Probe settings when the table has an IVF index; null means exact (flat) search. */
@@ -153,6 +165,7 @@ async function hybridHits(
   const alpha = req.hybridAlpha ?? 0.5;
   // A list shorter than n holds every match, so a chunk missing from it scores exactly 0 there.
   const bound = { key: key.length < n ? 0 : key.at(-1)!.score, vec: vec.length < n ? 0 : vec.at(-1)!.score };
+  if (req.exact === false) return lowerBounds(vec, key, { vec: vecScore, key: keyScore }, bound, alpha);
   const keep = contenders(vec, key, vecScore, keyScore, bound, alpha, req.topK);
   const vecOnly = vec.filter((h) => !keyScore.has(h.id) && keep.has(h.id) && bound.key > 0).map((h) => h.id);
   const keyOnly = key.filter((h) => !vecScore.has(h.id) && keep.has(h.id)).map((h) => h.id);
@@ -174,6 +187,47 @@ async function hybridHits(
   return fuse(candidates, alpha)
     .filter((h) => alpha > 0 || h.keyword > 0)
     .map(({ keyword: _k, vector: _v, ...h }) => h);
+}
+
+/**
+ * Hybrid scores from the lists alone (TableSearch.exact false). A score missing
+ * from a list that holds every match (shorter than asked) is exactly 0; one missing
+ * from a full list is at least 0, so the blend is only a lower bound there.
+ */
+function lowerBounds(
+  vec: Ranked[],
+  key: Ranked[],
+  scores: { vec: Map<string, number>; key: Map<string, number> },
+  bound: { key: number; vec: number },
+  alpha: number,
+): Ranked[] {
+  // The list that weighs more comes first, so ties keep its order (as in hybridHits).
+  const [first, second] = alpha > 0.5 ? [vec, key] : [key, vec];
+  const seen = new Set<string>();
+  const candidates: (Ranked & { keyword: number; vector: number })[] = [];
+  for (const h of [...first, ...second]) {
+    if (seen.has(h.id)) continue;
+    seen.add(h.id);
+    const [k, v] = [scores.key.get(h.id), scores.vec.get(h.id)];
+    const partial = (k === undefined && bound.key > 0) || (v === undefined && bound.vec > 0);
+    candidates.push({
+      ...h,
+      keyword: k ?? 0,
+      vector: v ?? 0,
+      ...(partial ? { partial: { keyword: k, vector: v } } : {}),
+    });
+  }
+  return fuse(candidates, alpha)
+    .filter((h) => alpha > 0 || h.keyword > 0)
+    .map(({ keyword: _k, vector: _v, ...h }) => h);
+}
+
+/** SQL narrowing a search to the given chunks (to score a few of them exactly); a chunk's id is `documentId:chunkIndex`. */
+export function onlyChunks(chunks: { documentId: string; chunkIndex: number }[]): string {
+  return inList(
+    "id",
+    chunks.map((c) => `${c.documentId}:${c.chunkIndex}`),
+  );
 }
 
 /**
