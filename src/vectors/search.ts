@@ -74,6 +74,8 @@ const COLUMNS = ["id", "document_id", "chunk_index", "text", "start", "end"];
 
 interface Ranked extends StoredHit {
   id: string;
+  /** Its stored vector, when asked for. */
+  stored?: Iterable<number>;
 }
 
 /** Searches one table in the requested mode; results best first. */
@@ -93,7 +95,7 @@ export async function searchTable(table: Table, req: TableSearch, ann: AnnProbes
   return hits
     .filter((h) => h.score >= min)
     .slice(0, req.topK)
-    .map(({ id: _id, ...hit }) => hit);
+    .map(({ id: _id, stored: _stored, ...hit }) => hit);
 }
 
 async function vectorHits(
@@ -122,7 +124,14 @@ async function vectorHits(
   return rows.map((r) => toHit(r, clamp01(1 - Number(r._distance))));
 }
 
-async function keywordHits(table: Table, text: string, limit: number, filter: string | null): Promise<Ranked[]> {
+/** Keyword hits; with `withVectors`, each carries its stored vector (to score it without another read). */
+async function keywordHits(
+  table: Table,
+  text: string,
+  limit: number,
+  filter: string | null,
+  withVectors = false,
+): Promise<Ranked[]> {
   // A match query takes the words as plain terms (OR-ed), so quotes, colons or
   // AND/OR in user text are never parsed as query syntax; cleaning drops the rest.
   const cleaned = text.replace(/[^\p{L}\p{N}\p{M}_]+/gu, " ").trim();
@@ -132,11 +141,15 @@ async function keywordHits(table: Table, text: string, limit: number, filter: st
   let q = table
     .query()
     .fullTextSearch(new MatchQuery(cleaned, "text"))
-    .select([...COLUMNS, "_score"])
+    .select(withVectors ? [...COLUMNS, "_score", "vector"] : [...COLUMNS, "_score"])
     .limit(limit);
   if (filter) q = q.where(filter);
   const rows = await q.toArray();
-  return rows.map((r) => toHit(r, saturate(Number(r._score) / terms)));
+  return rows.map((r) => {
+    const hit = toHit(r, saturate(Number(r._score) / terms));
+    if (withVectors) hit.stored = r.vector as Iterable<number>;
+    return hit;
+  });
 }
 
 /** Distinct terms of the query as the full-text index sees them; word count if it has no index yet. */
@@ -158,14 +171,15 @@ async function hybridHits(
   const n = Math.max(req.topK * 4, 50);
   const [vec, key] = await Promise.all([
     vectorHits(table, req.vector!, n, filter, ann),
-    keywordHits(table, req.text, n, filter),
+    // Without look-ups, keyword hits bring their vectors: one the vector list missed still gets its cosine.
+    keywordHits(table, req.text, n, filter, req.exact === false),
   ]);
   const vecScore = new Map(vec.map((h) => [h.id, h.score]));
   const keyScore = new Map(key.map((h) => [h.id, h.score]));
   const alpha = req.hybridAlpha ?? 0.5;
   // A list shorter than n holds every match, so a chunk missing from it scores exactly 0 there.
   const bound = { key: key.length < n ? 0 : key.at(-1)!.score, vec: vec.length < n ? 0 : vec.at(-1)!.score };
-  if (req.exact === false) return lowerBounds(vec, key, { vec: vecScore, key: keyScore }, bound, alpha);
+  if (req.exact === false) return lowerBounds(vec, key, { vec: vecScore, key: keyScore }, bound, req);
   const keep = contenders(vec, key, vecScore, keyScore, bound, alpha, req.topK);
   const vecOnly = vec.filter((h) => !keyScore.has(h.id) && keep.has(h.id) && bound.key > 0).map((h) => h.id);
   const keyOnly = key.filter((h) => !vecScore.has(h.id) && keep.has(h.id)).map((h) => h.id);
@@ -190,8 +204,9 @@ async function hybridHits(
 }
 
 /**
- * Hybrid scores from the lists alone (TableSearch.exact false). A score missing
- * from a list that holds every match (shorter than asked) is exactly 0; one missing
+ * Hybrid scores without per-candidate look-ups (TableSearch.exact false). A keyword
+ * hit's cosine comes from the vector it brought along. A score missing from a list
+ * that holds every match (shorter than asked) is exactly 0; a keyword score missing
  * from a full list is at least 0, so the blend is only a lower bound there.
  */
 function lowerBounds(
@@ -199,8 +214,10 @@ function lowerBounds(
   key: Ranked[],
   scores: { vec: Map<string, number>; key: Map<string, number> },
   bound: { key: number; vec: number },
-  alpha: number,
+  req: TableSearch,
 ): Ranked[] {
+  const alpha = req.hybridAlpha ?? 0.5;
+  const qNorm = Math.hypot(...req.vector!);
   // The list that weighs more comes first, so ties keep its order (as in hybridHits).
   const [first, second] = alpha > 0.5 ? [vec, key] : [key, vec];
   const seen = new Set<string>();
@@ -208,18 +225,29 @@ function lowerBounds(
   for (const h of [...first, ...second]) {
     if (seen.has(h.id)) continue;
     seen.add(h.id);
-    const [k, v] = [scores.key.get(h.id), scores.vec.get(h.id)];
+    const k = scores.key.get(h.id);
+    const v = scores.vec.get(h.id) ?? (h.stored ? cosine(req.vector!, qNorm, h.stored) : undefined);
     const partial = (k === undefined && bound.key > 0) || (v === undefined && bound.vec > 0);
-    candidates.push({
-      ...h,
-      keyword: k ?? 0,
-      vector: v ?? 0,
-      ...(partial ? { partial: { keyword: k, vector: v } } : {}),
-    });
+    const extra = partial ? { partial: { keyword: k, vector: v } } : {};
+    candidates.push({ ...h, stored: undefined, keyword: k ?? 0, vector: v ?? 0, ...extra });
   }
   return fuse(candidates, alpha)
     .filter((h) => alpha > 0 || h.keyword > 0)
     .map(({ keyword: _k, vector: _v, ...h }) => h);
+}
+
+/** Exact cosine similarity of the query to a stored vector (clamped to [0, 1], as vector mode). */
+function cosine(query: Float32Array, qNorm: number, stored: Iterable<number>): number {
+  // An Arrow vector is iterable but not indexable.
+  const v = Float32Array.from(stored);
+  let dot = 0;
+  let norm = 0;
+  for (let i = 0; i < query.length; i++) {
+    const x = v[i]!;
+    dot += x * query[i]!;
+    norm += x * x;
+  }
+  return clamp01(norm > 0 && qNorm > 0 ? dot / (Math.sqrt(norm) * qNorm) : 0);
 }
 
 /** SQL narrowing a search to the given chunks (to score a few of them exactly); a chunk's id is `documentId:chunkIndex`. */
@@ -265,18 +293,7 @@ async function cosines(table: Table, query: Float32Array, ids: string[]): Promis
   if (ids.length === 0) return out;
   const rows = await table.query().where(inList("id", ids)).select(["id", "vector"]).limit(ids.length).toArray();
   const qNorm = Math.hypot(...query);
-  for (const r of rows) {
-    // An Arrow vector is iterable but not indexable.
-    const v = Float32Array.from(r.vector as Iterable<number>);
-    let dot = 0;
-    let norm = 0;
-    for (let i = 0; i < query.length; i++) {
-      const x = v[i]!;
-      dot += x * query[i]!;
-      norm += x * x;
-    }
-    out.set(String(r.id), clamp01(norm > 0 && qNorm > 0 ? dot / (Math.sqrt(norm) * qNorm) : 0));
-  }
+  for (const r of rows) out.set(String(r.id), cosine(query, qNorm, r.vector as Iterable<number>));
   return out;
 }
 
