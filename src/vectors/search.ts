@@ -17,7 +17,8 @@
  *   its stored vector; its BM25 from a keyword search narrowed to it, 0 when it
  *   shares no term), and the two scores are blended α · vector + (1 − α) · keyword
  *   (retrieval/fusion.ts), so a chunk's score never depends on which lists it was in.
- *   With `exact: false` the look-ups are skipped and a missing score counts 0.
+ *   With `exact: false` the lists are max(topK, 50) deep, a keyword hit's cosine
+ *   comes from the vector it brings, and a missing keyword score counts 0.
  *
  * `minScore` applies after scoring, then the list is cut to topK.
  */
@@ -168,7 +169,8 @@ async function hybridHits(
   filter: string | null,
   ann: AnnProbes | null,
 ): Promise<Ranked[]> {
-  const n = Math.max(req.topK * 4, 50);
+  // Without look-ups the lists need only be as deep as the answer; with them, deeper lists find more contenders.
+  const n = req.exact === false ? Math.max(req.topK, 50) : Math.max(req.topK * 4, 50);
   const [vec, key] = await Promise.all([
     vectorHits(table, req.vector!, n, filter, ann),
     // Without look-ups, keyword hits bring their vectors: one the vector list missed still gets its cosine.
