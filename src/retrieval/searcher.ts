@@ -16,11 +16,12 @@ import { createEmbedder } from "../embed/index";
 import { EmbeddingError, type Embedder } from "../embed/types";
 import { modelOf, queryTarget } from "../ingest/generations";
 import { LruCache } from "../tools/lru";
-import type { StoredHit, VectorStore } from "../vectors/store";
+import { onlyChunks } from "../vectors/search";
+import type { StoredHit, TableSearch, VectorStore } from "../vectors/store";
 import { RetrievalError } from "./errors";
 import { diversify } from "./diversity";
 import { Reranker, RerankFailure } from "./rerank";
-import { defaultHybridAlpha, RELEVANCE_FLOOR } from "./fusion";
+import { blend, defaultHybridAlpha, RELEVANCE_FLOOR } from "./fusion";
 import { resolveSearch, type ResolvedSearch, type SearchRequest } from "./request";
 
 /** One chunk found: its text, its score in [0, 1] and where it came from. */
@@ -78,29 +79,87 @@ export class Searcher {
    */
   async search(collection: Collection, request: SearchRequest, generation?: number): Promise<SearchAnswer> {
     const req = resolveSearch(request, collection);
-    // Reranking and MMR choose topK from a wider pool of candidates (docs/API.md, Query).
+    const target = await this.target(collection, req, generation);
     const model = collection.rerankModel;
-    const pool = req.diversity > 0 || model ? Math.max(req.topK * 4, 50) : req.topK;
-    const hits = await this.hits(collection, { ...req, topK: pool }, generation);
-    // The reranker works while the sources are read from SQLite.
-    const scoring = model && hits.length ? this.rerankScores(model, req.query, hits) : undefined;
-    const found = this.attach(collection, hits);
-    const rerank = await scoring;
-    let results = found.filter((r) => r !== undefined);
-    if (rerank?.scores) {
-      const scores = rerank.scores;
-      results = found
-        .map((r, i) => r && { ...r, rerankScore: scores[i]! })
-        .filter((r) => r !== undefined)
-        .sort((a, b) => b.rerankScore - a.rerankScore);
-    }
-    const reranked = rerank === undefined ? model !== null : rerank.scores !== undefined;
-    results = diversify(results, req.topK, req.diversity, model && reranked ? byRank : undefined);
+    const rerank = model ? await this.reranked(collection, target, req, model) : undefined;
+    const results = rerank?.results ?? (await this.unreranked(collection, target, req));
     const noRelevantResults = !results.some((r) => r.score >= RELEVANCE_FLOOR);
     const answer: SearchAnswer = { results, query: req.query, topK: req.topK, noRelevantResults };
-    if (model) answer.reranked = reranked;
+    if (model) answer.reranked = rerank?.results !== undefined;
     if (rerank?.warning) answer.warning = rerank.warning;
     return answer;
+  }
+
+  /** Exact scores; MMR chooses topK from a wider pool (docs/API.md, Query). */
+  private async unreranked(collection: Collection, target: Target | null, req: ResolvedSearch) {
+    const pool = req.diversity > 0 ? Math.max(req.topK * 4, 50) : req.topK;
+    const hits = await this.hits(target, { topK: pool });
+    return diversify(this.attach(collection, hits).filter(isDefined), req.topK, req.diversity);
+  }
+
+  /**
+   * The reranker's best topK of a wider pool (docs/API.md, Reranking), or no results and why not.
+   * The pool is ranked by the scores its lists gave, without looking up each candidate's
+   * missing half (the reranker's order replaces that ranking); only the chosen topK then get
+   * their exact hybrid score. A pool cut by minScore is scored exactly, as minScore demands.
+   */
+  private async reranked(
+    collection: Collection,
+    target: Target | null,
+    req: ResolvedSearch,
+    model: string,
+  ): Promise<{ results?: SearchResult[]; warning?: string }> {
+    const hits = await this.hits(target, { topK: Math.max(req.topK * 4, 50), exact: req.minScore > 0 });
+    if (hits.length === 0) return { results: [] };
+    // The reranker works while the sources are read from SQLite.
+    const scoring = this.rerankScores(model, req.query, hits);
+    const found = this.attach(collection, hits);
+    const rerank = await scoring;
+    if (!rerank.scores) return { warning: rerank.warning };
+    const scores = rerank.scores;
+    const ranked = found
+      .flatMap((r, i) => (r ? [{ result: { ...r, rerankScore: scores[i]! }, hit: hits[i]! }] : []))
+      .sort((a, b) => b.result.rerankScore - a.result.rerankScore);
+    const hitOf = new Map<SearchResult, StoredHit>(ranked.map((x) => [x.result, x.hit]));
+    const chosen = diversify(
+      ranked.map((x) => x.result),
+      req.topK,
+      req.diversity,
+      byRank,
+    );
+    return { results: await this.exactScores(target, chosen, hitOf) };
+  }
+
+  /**
+   * Gives the chosen results whose pool score was only a lower bound their exact hybrid score
+   * (docs/API.md, Scores and the hybrid blend): the missing half is looked up as hybrid
+   * search looks it up, by a search narrowed to those chunks.
+   */
+  private async exactScores(
+    target: Target | null,
+    chosen: SearchResult[],
+    hitOf: Map<SearchResult, StoredHit>,
+  ): Promise<SearchResult[]> {
+    const partial = chosen.map((r) => hitOf.get(r)!).filter((h) => h.partial);
+    if (!target || partial.length === 0) return chosen;
+    const missing = async (mode: "vector" | "keyword") => {
+      const hits = partial.filter((h) => h.partial![mode] === undefined);
+      if (hits.length === 0) return new Map<string, number>();
+      const narrowed = { mode, topK: hits.length, minScore: 0, documentIds: undefined, where: onlyChunks(hits) };
+      return new Map((await this.hits(target, narrowed)).map((h) => [chunkKey(h), h.score]));
+    };
+    const [vector, keyword] = await Promise.all([missing("vector"), missing("keyword")]);
+    const alpha = target.search.hybridAlpha!;
+    return chosen.map((r) => {
+      const h = hitOf.get(r)!;
+      if (!h.partial) return r;
+      const k = chunkKey(h);
+      const pair = {
+        vector: h.partial.vector ?? vector.get(k) ?? 0,
+        keyword: h.partial.keyword ?? keyword.get(k) ?? 0,
+      };
+      return { ...r, score: blend(pair, alpha) };
+    });
   }
 
   /** The reranker's score of each hit, in order, or why not (the query then answers unreranked). */
@@ -123,13 +182,13 @@ export class Searcher {
     }
   }
 
-  /** Searches a generation (the active one by default); an empty one answers [] without embedding. */
-  private async hits(collection: Collection, req: ResolvedSearch, which?: number) {
+  /** What to search: a generation (the active one by default) and the request's table search; null when it is empty. */
+  private async target(collection: Collection, req: ResolvedSearch, which?: number): Promise<Target | null> {
     const { generation, model } =
       which === undefined ? queryTarget(collection) : { generation: which, model: modelOf(collection, which) };
-    if ((await this.store.countRows(collection.id, generation)) === 0) return [];
+    if ((await this.store.countRows(collection.id, generation)) === 0) return null;
     const vector = req.mode === "keyword" ? undefined : await this.embedQuery(model, req.query);
-    return this.store.search(collection.id, generation, {
+    const search: TableSearch = {
       mode: req.mode,
       text: req.query,
       vector,
@@ -138,7 +197,14 @@ export class Searcher {
       documentIds: req.sourceIds,
       where: req.where,
       hybridAlpha: req.hybridAlpha ?? defaultHybridAlpha(model),
-    });
+    };
+    return { collectionId: collection.id, generation, search };
+  }
+
+  /** The target's search with some fields changed; an empty generation answers [] without embedding. */
+  private hits(target: Target | null, change: Partial<TableSearch>): Promise<StoredHit[]> {
+    if (!target) return Promise.resolve([]);
+    return this.store.search(target.collectionId, target.generation, { ...target.search, ...change });
   }
 
   /** Each hit with its source's metadata, in order; undefined where the source was deleted a moment ago. */
@@ -180,6 +246,17 @@ export class Searcher {
     }
   }
 }
+
+/** A generation to search and the request's search of it. */
+interface Target {
+  collectionId: string;
+  generation: number;
+  search: TableSearch;
+}
+
+const isDefined = <T>(x: T | undefined): x is T => x !== undefined;
+
+const chunkKey = (h: StoredHit) => `${h.documentId}\u0000${h.chunkIndex}`;
 
 /** MMR's relevance after reranking: the reranker's order, as 1 for the first down to near 0. */
 const byRank = (_r: SearchResult, i: number, n: number) => 1 - i / n;

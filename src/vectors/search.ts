@@ -17,6 +17,8 @@
  *   its stored vector; its BM25 from a keyword search narrowed to it, 0 when it
  *   shares no term), and the two scores are blended α · vector + (1 − α) · keyword
  *   (retrieval/fusion.ts), so a chunk's score never depends on which lists it was in.
+ *   With `exact: false` the lists are max(topK, 50) deep, a keyword hit's cosine
+ *   comes from the vector it brings, and a missing keyword score counts 0.
  *
  * `minScore` applies after scoring, then the list is cut to topK.
  */
@@ -35,6 +37,11 @@ export interface StoredHit {
   start: number;
   end: number;
   score: number;
+  /**
+   * Only from a search with `exact: false`, for a chunk found by one list only: the score
+   * that list gave (the other half is unknown, so `score` is only a lower bound).
+   */
+  partial?: { keyword?: number; vector?: number };
 }
 
 /** One search of one table, as the retrieval layer asks for it. */
@@ -49,6 +56,12 @@ export interface TableSearch {
   where?: string;
   /** Hybrid only: the blend, 0 = keyword only … 1 = vector only (default 0.5). */
   hybridAlpha?: number;
+  /**
+   * Hybrid only: false blends just the scores the two lists gave, a missing one
+   * counted 0, with no per-candidate look-ups: cheaper, for a pool a reranker will
+   * order (docs/API.md, Reranking). Such scores may be lower bounds, marked `partial`.
+   */
+  exact?: boolean;
 }
 
 export type { AnnProbes } from "./ann";
@@ -153,7 +166,8 @@ async function hybridHits(
   filter: string | null,
   ann: AnnProbes | null,
 ): Promise<Ranked[]> {
-  const n = Math.max(req.topK * 4, 50);
+  // Without look-ups the lists need only be as deep as the answer; with them, deeper lists find more contenders.
+  const n = req.exact === false ? Math.max(req.topK, 50) : Math.max(req.topK * 4, 50);
   const [vec, key] = await Promise.all([
     vectorHits(table, req.vector!, n, filter, ann),
     // The keyword hits bring their vectors: a hit the vector list missed is scored without another read.
@@ -164,6 +178,7 @@ async function hybridHits(
   const alpha = req.hybridAlpha ?? 0.5;
   // A list shorter than n holds every match, so a chunk missing from it scores exactly 0 there.
   const bound = { key: key.length < n ? 0 : key.at(-1)!.score, vec: vec.length < n ? 0 : vec.at(-1)!.score };
+  if (req.exact === false) return lowerBounds(vec, key, { vec: vecScore, key: keyScore }, bound, req);
   const keep = contenders(vec, key, vecScore, keyScore, bound, alpha, req.topK);
   const vecOnly = vec.filter((h) => !keyScore.has(h.id) && keep.has(h.id) && bound.key > 0).map((h) => h.id);
   const keyOnly = new Set(key.filter((h) => !vecScore.has(h.id) && keep.has(h.id)).map((h) => h.id));
@@ -183,6 +198,61 @@ async function hybridHits(
   return fuse(candidates, alpha)
     .filter((h) => alpha > 0 || h.keyword > 0)
     .map(({ keyword: _k, vector: _v, ...h }) => h);
+}
+
+/**
+ * Hybrid scores without per-candidate look-ups (TableSearch.exact false). A keyword
+ * hit's cosine comes from the vector it brought along. A score missing from a list
+ * that holds every match (shorter than asked) is exactly 0; a keyword score missing
+ * from a full list is at least 0, so the blend is only a lower bound there.
+ */
+function lowerBounds(
+  vec: Ranked[],
+  key: Ranked[],
+  scores: { vec: Map<string, number>; key: Map<string, number> },
+  bound: { key: number; vec: number },
+  req: TableSearch,
+): Ranked[] {
+  const alpha = req.hybridAlpha ?? 0.5;
+  const qNorm = Math.hypot(...req.vector!);
+  // The list that weighs more comes first, so ties keep its order (as in hybridHits).
+  const [first, second] = alpha > 0.5 ? [vec, key] : [key, vec];
+  const seen = new Set<string>();
+  const candidates: (Ranked & { keyword: number; vector: number })[] = [];
+  for (const h of [...first, ...second]) {
+    if (seen.has(h.id)) continue;
+    seen.add(h.id);
+    const k = scores.key.get(h.id);
+    const v = scores.vec.get(h.id) ?? (h.stored ? cosine(req.vector!, qNorm, h.stored) : undefined);
+    const partial = (k === undefined && bound.key > 0) || (v === undefined && bound.vec > 0);
+    const extra = partial ? { partial: { keyword: k, vector: v } } : {};
+    candidates.push({ ...h, stored: undefined, keyword: k ?? 0, vector: v ?? 0, ...extra });
+  }
+  return fuse(candidates, alpha)
+    .filter((h) => alpha > 0 || h.keyword > 0)
+    .map(({ keyword: _k, vector: _v, ...h }) => h);
+}
+
+/** Exact cosine similarity of the query to a stored vector (clamped to [0, 1], as vector mode). */
+function cosine(query: Float32Array, qNorm: number, stored: Iterable<number>): number {
+  // An Arrow vector is iterable but not indexable.
+  const v = Float32Array.from(stored);
+  let dot = 0;
+  let norm = 0;
+  for (let i = 0; i < query.length; i++) {
+    const x = v[i]!;
+    dot += x * query[i]!;
+    norm += x * x;
+  }
+  return clamp01(norm > 0 && qNorm > 0 ? dot / (Math.sqrt(norm) * qNorm) : 0);
+}
+
+/** SQL narrowing a search to the given chunks (to score a few of them exactly); a chunk's id is `documentId:chunkIndex`. */
+export function onlyChunks(chunks: { documentId: string; chunkIndex: number }[]): string {
+  return inList(
+    "id",
+    chunks.map((c) => `${c.documentId}:${c.chunkIndex}`),
+  );
 }
 
 /**
@@ -212,20 +282,6 @@ function contenders(
   const lows = range.map((r) => r.low).sort((a, b) => b - a);
   const threshold = lows[Math.min(topK, lows.length) - 1] ?? 0;
   return new Set(range.filter((r) => r.high >= threshold).map((r) => r.id));
-}
-
-/** Exact cosine similarity of the query to a stored vector (clamped to [0, 1], as vector mode). */
-function cosine(query: Float32Array, qNorm: number, stored: Iterable<number>): number {
-  // An Arrow vector is iterable but not indexable.
-  const v = Float32Array.from(stored);
-  let dot = 0;
-  let norm = 0;
-  for (let i = 0; i < query.length; i++) {
-    const x = v[i]!;
-    dot += x * query[i]!;
-    norm += x * x;
-  }
-  return clamp01(norm > 0 && qNorm > 0 ? dot / (Math.sqrt(norm) * qNorm) : 0);
 }
 
 function toHit(r: Record<string, unknown>, score: number): Ranked {
