@@ -8,7 +8,7 @@
  * the model is for and how it was measured.
  */
 import { readFileSync } from "node:fs";
-import { embedBuiltin, BUILTIN_DIMENSIONS, normalizeText } from "./builtin";
+import { embedBuiltin, embedInTurns, BUILTIN_DIMENSIONS, normalizeText } from "./builtin";
 import { mix } from "./builtin-features";
 import { sifWeight } from "./glove-features";
 import type { Embedder } from "./types";
@@ -171,17 +171,8 @@ export class GloveEmbedder implements Embedder {
   readonly name = GLOVE_MODEL;
 
   /** Embeds `texts` in order; checks `signal` every 256 texts. */
-  async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array<ArrayBuffer>[]> {
-    const out: Float32Array<ArrayBuffer>[] = [];
-    for (let i = 0; i < texts.length; i++) {
-      if (i % 256 === 0) {
-        signal?.throwIfAborted();
-        // Let the event loop breathe between batches when embedding many texts.
-        if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-      }
-      out.push(embedGlove(texts[i]));
-    }
-    return out;
+  embed(texts: string[], signal?: AbortSignal): Promise<Float32Array<ArrayBuffer>[]> {
+    return embedInTurns(texts, embedGlove, signal);
   }
 
   /** Always 484. */

@@ -42,21 +42,32 @@ function embedSymbols(text: string): Float32Array<ArrayBuffer> {
 }
 
 /** The built-in embedder as an Embedder: synchronous work, yielding between batches. */
+/**
+ * Embeds `texts` in order with an in-process model, 256 at a time: between batches it
+ * checks `signal` and lets the event loop breathe.
+ */
+export async function embedInTurns(
+  texts: string[],
+  one: (text: string) => Float32Array<ArrayBuffer>,
+  signal?: AbortSignal,
+): Promise<Float32Array<ArrayBuffer>[]> {
+  const out: Float32Array<ArrayBuffer>[] = [];
+  for (let i = 0; i < texts.length; i++) {
+    if (i % 256 === 0) {
+      signal?.throwIfAborted();
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    out.push(one(texts[i]!));
+  }
+  return out;
+}
+
 export class BuiltinEmbedder implements Embedder {
   readonly name = "builtin";
 
   /** Embeds `texts` in order; checks `signal` every 256 texts. */
-  async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array<ArrayBuffer>[]> {
-    const out: Float32Array<ArrayBuffer>[] = [];
-    for (let i = 0; i < texts.length; i++) {
-      if (i % 256 === 0) {
-        signal?.throwIfAborted();
-        // Let the event loop breathe between batches when embedding many texts.
-        if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-      }
-      out.push(embedBuiltin(texts[i]));
-    }
-    return out;
+  embed(texts: string[], signal?: AbortSignal): Promise<Float32Array<ArrayBuffer>[]> {
+    return embedInTurns(texts, embedBuiltin, signal);
   }
 
   /** Always 384. */

@@ -28,7 +28,7 @@ import { type UpsertPlan, type Upserted, upsertDocumentTx } from "./upsert";
 import { recordSourceEvent } from "./events";
 import { endReindexIfBuilt, isLive, startReindex } from "./generations";
 import type { DiskGate } from "./disk-watch";
-import { collectionsOnce, jobFor } from "./job-for";
+import { collectionsOnce, jobFor, type JobSettings } from "./job-for";
 import type { JobEvent, StageTimes } from "./job";
 import type { WorkerPool } from "./pool";
 import { ProgressBuffer } from "./progress";
@@ -70,20 +70,8 @@ export interface EngineDeps {
   store: VectorStore;
   pool: WorkerPool;
   files: FileStore;
-  config: Pick<
-    Config,
-    | "ollamaUrl"
-    | "openaiUrl"
-    | "openaiKey"
-    | "fetchAllow"
-    | "fetchDeny"
-    | "maxUploadMb"
-    | "dataDir"
-    | "ocrLanguages"
-    | "ocrPageTimeoutMs"
-    | "crawlDelayMs"
-    | "crawlBudgetMs"
-  >;
+  /** What the jobs are built from (job-for.ts). */
+  config: JobSettings["config"];
   log: Logger;
   /** Free space on the data directory's disk (see disk-watch.ts); without it, ingestion never waits for space. */
   disk?: DiskGate;
