@@ -206,8 +206,8 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
     await at(`/pipelines/${pipelineId}/playground`);
     await page.getByLabel("Query", { exact: true }).fill("how long do refunds take");
     // The blend shows what applies: the built-in embedder's default, not a neutral 0.5.
-    await page.getByText("Blend (alpha): 0.10 (pipeline's)").waitFor();
-    expect(await page.getByLabel(/Blend \(alpha\)/).inputValue()).toBe("0.1");
+    await page.getByText("Blend (alpha): 0.20 (pipeline's)").waitFor();
+    expect(await page.getByLabel(/Blend \(alpha\)/).inputValue()).toBe("0.2");
     await page.getByLabel("Keyword").check();
     await page.getByRole("button", { name: "Search" }).click();
     await page.getByRole("heading", { name: "No results" }).waitFor();

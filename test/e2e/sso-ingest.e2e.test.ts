@@ -81,7 +81,8 @@ describe.skipIf(!existsSync(CHROMIUM))("single sign-on and the ingestion strip i
     }
     await page.goto(`${ragd.url}/#/pipelines/${p.body.id}/sources`);
     const strip = page.locator(".ingest-strip");
-    await strip.waitFor();
+    // The whole suite loads the machine: the first paint of the list may take a while.
+    await strip.waitFor({ timeout: 45_000 });
     expect(await strip.textContent()).toMatch(/Ingesting\s*\d+ processing · \d+ queued/);
     expect(await strip.getByRole("progressbar").count()).toBe(1);
     await shoot(page, "sources-ingesting");
