@@ -5,8 +5,10 @@
  */
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
+import { cidrList, ConfigError, duration, hostList, int, languageList, list, oneOf, str, url } from "./config-values";
 import { parseModel } from "./embed/models";
-import { parseCidr } from "./ingest/fetch/address";
+
+export { ConfigError } from "./config-values";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type TierName = "free" | "pro" | "unlimited";
@@ -72,8 +74,6 @@ export interface Config {
   backupKeep: number;
 }
 
-export class ConfigError extends Error {}
-
 type Source = Record<string, string | undefined>;
 
 /** One setting: its flag, its variable and how to read it. */
@@ -86,79 +86,6 @@ interface Setting<K extends keyof Config> {
 
 const TIERS = ["free", "pro", "unlimited"] as const;
 const LEVELS = ["debug", "info", "warn", "error"] as const;
-
-function int(min: number, max: number) {
-  return (raw: string, name: string): number => {
-    if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
-    const n = Number(raw);
-    if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
-    return n;
-  };
-}
-
-function oneOf<T extends string>(values: readonly T[]) {
-  return (raw: string, name: string): T => {
-    if (!values.includes(raw as T)) throw new ConfigError(`${name} must be one of ${values.join(", ")}, got "${raw}"`);
-    return raw as T;
-  };
-}
-
-function url(raw: string, name: string): string {
-  try {
-    const u = new URL(raw);
-    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
-    return raw.replace(/\/+$/, "");
-  } catch {
-    throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
-  }
-}
-
-const list = (raw: string): string[] =>
-  raw
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
-const str = (raw: string): string => raw;
-
-/** IP addresses or CIDRs. */
-function cidrList(raw: string, name: string): string[] {
-  const entries = list(raw);
-  for (const e of entries) {
-    if (!parseCidr(e)) throw new ConfigError(`${name} must be comma-separated IP addresses or CIDRs, got "${e}"`);
-  }
-  return entries;
-}
-
-/** Host names, IP addresses, or ".domain" / "*.domain" for a domain and its subdomains. */
-function hostList(raw: string, name: string): string[] {
-  const hosts = list(raw);
-  for (const h of hosts) {
-    const bare = h.replace(/^\*?\./, "").replace(/^\[|\]$/g, "");
-    if (!/^[A-Za-z0-9.-]+$/.test(bare) && !/^[0-9A-Fa-f:.]+$/.test(bare)) {
-      throw new ConfigError(`${name} must be comma-separated host names without scheme or port, got "${h}"`);
-    }
-  }
-  return hosts;
-}
-
-/** Language data names: `eng`, `chi_sim`, `deu_latf`; each a file `<name>.traineddata`. */
-function languageList(raw: string, name: string): string[] {
-  const langs = list(raw.replaceAll("+", ","));
-  if (langs.length === 0) throw new ConfigError(`${name} must name at least one language, e.g. "eng"`);
-  for (const l of langs)
-    if (!/^[A-Za-z][A-Za-z0-9_]{0,39}$/.test(l)) throw new ConfigError(`${name} has an invalid language name "${l}"`);
-  return [...new Set(langs)];
-}
-
-/** A duration: a whole number with s, m, h or d ("30m", "6h", "1d"); at least a minute. */
-function duration(raw: string, name: string): number {
-  const m = /^(\d+)([smhd])$/.exec(raw.trim());
-  const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-  const ms = m ? Number(m[1]) * unit[m[2] as keyof typeof unit] : Number.NaN;
-  if (!(ms >= 60_000))
-    throw new ConfigError(`${name} must be a duration of at least a minute like 30m, 6h or 1d, got "${raw}"`);
-  return ms;
-}
 
 const SETTINGS: Setting<keyof Config>[] = [
   { key: "host", flag: "host", env: "RAGD_HOST", parse: str },

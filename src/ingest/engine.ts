@@ -3,7 +3,6 @@
  * through the chunk sink. Every write is a task with a status a person can read;
  * a restart requeues what was running, and the reconciler makes LanceDB agree.
  */
-import type { Config } from "../config";
 import { WriteBatch } from "../db/batch";
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/repo/collections";
