@@ -70,7 +70,6 @@ for (;;) {
 }
 started = Date.now();
 await services.store.maintain();
-await services.store.maintain();
 console.log(`index upkeep: ${((Date.now() - started) / 1000).toFixed(1)} s`);
 const key = (await call("POST", `/api/rag/pipelines/${p}/keys`, { name: "k" }, { cookie })).body.key as string;
 

@@ -76,6 +76,22 @@ describe("full-text tail during ingestion", () => {
   });
 });
 
+describe("a pass asked for while one runs", () => {
+  test("covers the writes made before the call, not only those the running pass saw", async () => {
+    const store = new VectorStore(conn, { annThreshold: 1e9 });
+    const [c, d] = [crypto.randomUUID(), crypto.randomUUID()];
+    for (const x of [c, d]) await store.replaceDocuments(x, 1, [], [chunk(0, draw(), "first words")]);
+    await store.maintain();
+    await store.replaceDocuments(c, 1, [], [chunk(1, draw(), "second words")], { appendedAreNew: true });
+    const running = store.maintain(); // takes the tables written so far: c
+    await store.replaceDocuments(d, 1, [], [chunk(1, draw(), "second words")], { appendedAreNew: true });
+    await store.maintain();
+    for (const x of [c, d]) expect((await indexes(x)).find((i) => i.indexType === "FTS")!.numUnindexedRows).toBe(0);
+    await running;
+    store.close();
+  });
+});
+
 describe("ANN index as a table grows", () => {
   const THRESHOLD = 300;
   const c = crypto.randomUUID();

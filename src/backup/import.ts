@@ -149,9 +149,7 @@ async function store(
     chunks += rows.length;
   }
   // Rows after the first slice are outside the full-text index until upkeep, and keyword scores
-  // differ outside it: bring the new table's indexes up to date before answering (a pass already
-  // running may have begun before these writes, hence the second).
-  await d.store.maintain();
+  // differ outside it: bring the new table's indexes up to date before answering.
   await d.store.maintain();
   return chunks;
 }

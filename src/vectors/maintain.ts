@@ -24,6 +24,8 @@ export const FTS_TAIL_ROWS = 5_000;
 
 export class Maintainer {
   private running: Promise<void> | null = null;
+  /** The pass that follows the running one, for calls made while it runs. */
+  private next: Promise<void> | null = null;
   /** ANN builds run apart from passes: a build takes minutes, and tail refreshes must not wait for it. */
   private builds: Promise<void> | null = null;
   /** The table whose ANN index is being trained now. */
@@ -40,9 +42,22 @@ export class Maintainer {
     private readonly tailRows = FTS_TAIL_ROWS,
   ) {}
 
-  /** One upkeep pass over the tables written since the last, then their ANN builds; concurrent calls share a pass. */
+  /**
+   * One upkeep pass over the tables written since the last, then their ANN builds. The
+   * pass starts after this call: a pass already under way may have read the tables before
+   * the caller's writes, so one more follows it, shared by every call made meanwhile.
+   */
   maintain(): Promise<void> {
-    this.running ??= this.pass(false).finally(() => (this.running = null));
+    if (this.running) {
+      this.next ??= this.running
+        .catch(() => undefined)
+        .then(() => {
+          this.next = null;
+          return this.maintain();
+        });
+      return this.next;
+    }
+    this.running = this.pass(false).finally(() => (this.running = null));
     return this.running.then(() => this.builds ?? undefined);
   }
 
