@@ -111,7 +111,7 @@ describe("ragd backup and restore (binary)", () => {
     expect(again.stderr).toContain("not empty");
   }, 120_000);
 
-  test("the admin endpoint streams an archive to a signed-in user, and refuses others", async () => {
+  test("the admin endpoint streams an archive to an administrator, and refuses others", async () => {
     expect((await server.http("/api/admin/backup", { method: "POST", json: {} })).status).toBe(401);
     const bad = await server.http("/api/admin/backup", {
       method: "POST",
@@ -119,6 +119,17 @@ describe("ragd backup and restore (binary)", () => {
     });
     expect(bad.status).toBe(403);
     expect(bad.body.error.code).toBe("forbidden");
+    // A signed-in user who is not an administrator (the first account is) gets 403 too.
+    const member: { cookie?: string } = {};
+    const made = await server.http("/api/auth/signup", {
+      method: "POST",
+      json: { email: "member@example.test", password: "a-long-password" },
+      jar: member,
+    });
+    expect(made.status).toBe(201);
+    const notAdmin = await server.http("/api/admin/backup", { method: "POST", json: {}, jar: member });
+    expect(notAdmin.status).toBe(403);
+    expect(notAdmin.body.error.code).toBe("forbidden");
     const res = await fetch(`${server.url}/api/admin/backup`, {
       method: "POST",
       headers: { cookie: jar.cookie!, "content-type": "application/json" },

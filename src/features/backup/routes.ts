@@ -1,14 +1,15 @@
 /**
  * POST /api/admin/backup (docs/API.md, Backup and restore): streams a backup archive
- * of the whole data directory. For an administrator's session (requireAdmin), or
+ * of the whole data directory. For an administrator's session (the admin rule of
+ * AdminService.actorOf), or
  * for the local command line with the control token.
  */
 import { Elysia } from "elysia";
 import { archiveStream } from "../../backup/archive";
 import { authenticateSession } from "../../http/auth";
 import { AppError } from "../../http/errors";
+import { AdminService } from "../admin/service";
 import type { AuthService } from "../auth/service";
-import { requireAdmin } from "./admin-gate";
 import { CONTROL_HEADER, tokenMatches } from "./control";
 import type { BackupService } from "./service";
 
@@ -43,5 +44,5 @@ function authorize(auth: AuthService, backups: BackupService, request: Request):
     if (!tokenMatches(backups.controlToken, token)) throw new AppError("forbidden", "the control token is not valid");
     return;
   }
-  requireAdmin(authenticateSession(auth, request).user);
+  AdminService.actorOf(authenticateSession(auth, request).user);
 }
