@@ -60,7 +60,8 @@ describe.skipIf(!existsSync(CHROMIUM))("single sign-on and the ingestion strip i
     await page.locator('input[name="password"]').fill("anything");
     await page.locator('button[type="submit"]').click();
     await page.locator('button[type="submit"]').click();
-    await page.waitForURL(`${ragd.url}/**`);
+    // The callback's own address matches ragd's too: wait for the signed-in shell itself.
+    await page.getByRole("button", { name: "Sign out" }).waitFor();
     const me = await api(ctx, `${ragd.url}/api/auth/me`);
     expect(me.body.user.email).toBe("frank@example.test");
     expect(me.body.user.tier).toBe("pro");
@@ -81,8 +82,12 @@ describe.skipIf(!existsSync(CHROMIUM))("single sign-on and the ingestion strip i
     }
     await page.goto(`${ragd.url}/#/pipelines/${p.body.id}/sources`);
     const strip = page.locator(".ingest-strip");
-    // The whole suite loads the machine: the first paint of the list may take a while.
-    await strip.waitFor({ timeout: 45_000 });
+    // The sources stay queued for about 40 s of retries: the strip must show well within that.
+    await strip.waitFor({ timeout: 30_000 }).catch(async (e) => {
+      const list = await api(ctx, `${ragd.url}/api/rag/pipelines/${p.body.id}/sources`);
+      const text = (await page.locator("main").textContent().catch(() => "")) ?? "";
+      throw new Error(`${e} at ${page.url()}; counts ${JSON.stringify(list.body.counts)}; page: ${text.slice(0, 400)}`);
+    });
     expect(await strip.textContent()).toMatch(/Ingesting\s*\d+ processing · \d+ queued/);
     expect(await strip.getByRole("progressbar").count()).toBe(1);
     await shoot(page, "sources-ingesting");
