@@ -158,6 +158,31 @@ describe("login rate limit", () => {
   });
 });
 
+describe("password change limit", () => {
+  test("wrong current passwords count with sign-in failures: the 11th try is 429, and so is sign-in", async () => {
+    const e = email("changer");
+    const cookie = await t.signup(e, "password123");
+    for (let i = 0; i < 10; i++) {
+      const r = await t.call("POST", "/api/auth/password", {
+        cookie,
+        body: { currentPassword: `guess-${i}-wrong`, newPassword: "new-password-456" },
+      });
+      expect(r.status).toBe(400);
+      expect(r.body.error.details[0].field).toBe("currentPassword");
+    }
+    // The right password no longer helps from this address until the window passes.
+    const right = await t.call("POST", "/api/auth/password", {
+      cookie,
+      body: { currentPassword: "password123", newPassword: "new-password-456" },
+    });
+    expect(right.status).toBe(429);
+    expect(right.body.error.code).toBe("rate_limited");
+    expect(Number(right.headers.get("retry-after"))).toBeGreaterThan(0);
+    const login = await t.call("POST", "/api/auth/login", { body: { email: e, password: "password123" } });
+    expect(login.status).toBe(429);
+  });
+});
+
 describe("sliding sessions", () => {
   test("a session used after a day is extended, and the cookie is sent again with a fresh Max-Age", async () => {
     const cookie = await t.signup();

@@ -66,13 +66,20 @@ export function authRoutes(auth: AuthService, clients: ClientAddresses) {
       "/password",
       async ({ user, body, request }) => {
         const token = readCookie(request, SESSION_COOKIE)!;
-        return { user: publicUser(await auth.changePassword(user, token, body.currentPassword, body.newPassword)) };
+        const changed = await auth.changePassword(
+          user,
+          token,
+          body.currentPassword,
+          body.newPassword,
+          clients.of(request),
+        );
+        return { user: publicUser(changed) };
       },
       {
         session: true,
         parse: "json",
         body: PasswordChange,
-        response: { 200: UserEnvelope, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
+        response: { 200: UserEnvelope, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
         detail: { summary: "Change your password; signs out your other sessions" },
       },
     );

@@ -107,19 +107,12 @@ export class AuthService {
   /** Signs in; `client` is the caller's address key (see http/client-address.ts). */
   async login(email: string, password: string, client: string): Promise<{ user: User; token: string }> {
     this.checkPasswordsOn();
-    const pair = `${email.trim().toLowerCase()} ${client}`;
-    const wait = Math.max(this.pairFailures.retryAfter(pair), this.addressFailures.retryAfter(client));
-    if (wait > 0) {
-      throw new AppError("rate_limited", "too many failed sign-in attempts; try again later", undefined, {
-        "retry-after": String(wait),
-      });
-    }
+    const pair = this.guessesAllowed(email, client);
     const user = findUserByEmail(this.db, email);
     // Verify against a dummy hash when the user is unknown, so timing does not tell.
     const ok = await Bun.password.verify(password, user?.passwordHash ?? (await dummyHash()));
     if (!user || !ok) {
-      this.pairFailures.fail(pair);
-      this.addressFailures.fail(client);
+      this.wrongGuess(pair, client);
       throw new AppError("unauthenticated", "wrong email or password");
     }
     // Told only after the right password: a stranger learns nothing about the account.
@@ -134,10 +127,14 @@ export class AuthService {
    * Changes the signed-in user's password after checking the current one, clears a
    * pending change after a reset, and ends every other session of theirs.
    */
-  async changePassword(user: User, token: string, current: string, next: string): Promise<User> {
+  async changePassword(user: User, token: string, current: string, next: string, client: string): Promise<User> {
     // With passwords off, a password set here would open a door the operator closed.
     this.checkPasswordsOn();
+    // A borrowed session must not become a way to guess the password without limit:
+    // these guesses count against the same budget as sign-ins.
+    const pair = this.guessesAllowed(user.email, client);
     if (!(await Bun.password.verify(current, user.passwordHash))) {
+      this.wrongGuess(pair, client);
       const message = "is not your current password";
       throw new AppError("invalid_request", `currentPassword: ${message}`, [{ field: "currentPassword", message }]);
     }
@@ -173,6 +170,26 @@ export class AuthService {
     }
     if (user.disabledAt) throw accountDisabled();
     return { user, token: this.startSession(user.id), created };
+  }
+
+  /**
+   * Throws 429 while the (email, address) pair or the address has used up its
+   * failures (docs/API.md, "Sign-in limits"); returns the pair's key.
+   */
+  private guessesAllowed(email: string, client: string): string {
+    const pair = `${email.trim().toLowerCase()} ${client}`;
+    const wait = Math.max(this.pairFailures.retryAfter(pair), this.addressFailures.retryAfter(client));
+    if (wait > 0) {
+      throw new AppError("rate_limited", "too many failed password attempts; try again later", undefined, {
+        "retry-after": String(wait),
+      });
+    }
+    return pair;
+  }
+
+  private wrongGuess(pair: string, client: string): void {
+    this.pairFailures.fail(pair);
+    this.addressFailures.fail(client);
   }
 
   private checkPasswordsOn(): void {
