@@ -17,6 +17,20 @@ let ca: Client;
 let pipelineId = "";
 let exported: Uint8Array;
 
+/** Two linked pages on loopback, for a crawl source with a schedule. */
+const site = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  fetch(req) {
+    const path = new URL(req.url).pathname;
+    const page = (body: string) =>
+      new Response(`<html><body>${body}</body></html>`, { headers: { "content-type": "text/html" } });
+    if (path === "/") return page(`<p>The harbour crane schedule.</p><a href="/tides">tides</a>`);
+    if (path === "/tides") return page("<p>Spring tides and neap tides in the harbour.</p>");
+    return new Response("none", { status: 404 });
+  },
+});
+
 const QUERIES = ["tidal energy in estuaries", "copper wiring cost", "lighthouse keepers", "orchard frost"];
 const MODES = ["vector", "keyword", "hybrid"];
 
@@ -58,7 +72,7 @@ async function importAs(t: TestApp, cookie: string, bytes: Uint8Array, fields: R
 beforeAll(async () => {
   ollamaA = await startFakeOllama({ models: { [MODEL]: 64 } });
   ollamaB = await startFakeOllama({ models: { [MODEL]: 64 } });
-  a = await makeApp({ ollamaUrl: ollamaA.url, queryRate: 100_000, queryBurst: 100_000 });
+  a = await makeApp({ ollamaUrl: ollamaA.url, queryRate: 100_000, queryBurst: 100_000, fetchAllow: ["127.0.0.1"] });
   b = await makeApp({ ollamaUrl: ollamaB.url, queryRate: 100_000, queryBurst: 100_000 });
   ca = await Client.create(a);
   pipelineId = await ca.pipeline({ name: "Field notes", embeddingModel: MODEL, chunkSize: 200, chunkOverlap: 20 });
@@ -100,6 +114,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  site.stop(true);
   await a?.close();
   await b?.close();
   await ollamaA?.stop();
@@ -178,5 +193,40 @@ describe("export and import", () => {
     const other = await Client.create(a);
     const r = await other.call("POST", `/api/rag/pipelines/${pipelineId}/export`);
     expect(r.status).toBe(404);
+  });
+});
+
+describe("export and import of fetch settings", () => {
+  test("a crawl keeps its schedule, its settings and its pages; the pipeline its OCR languages", async () => {
+    const id = await ca.pipeline({ name: "Harbour", embeddingModel: MODEL, ocrLanguages: ["eng"] });
+    const r = await ca.addSource(id, {
+      type: "url",
+      url: `http://127.0.0.1:${site.port}/`,
+      refreshEvery: 7200,
+      crawl: { depth: 1 },
+    });
+    expect(r.status).toBe(201);
+    await ca.allSettled(id);
+    const res = await a.handle(
+      new Request(`http://localhost/api/rag/pipelines/${id}/export`, {
+        method: "POST",
+        headers: { cookie: ca.cookie, "content-type": "application/json" },
+        body: "{}",
+      }),
+    );
+    expect(res.status).toBe(200);
+    const cb = await Client.create(b);
+    const imported = await importAs(b, cb.cookie, new Uint8Array(await res.arrayBuffer()));
+    expect(imported.status).toBe(201);
+    const pid = imported.body.pipelineId;
+    expect((await cb.getPipeline(pid)).ocrLanguages).toEqual(["eng"]);
+    const sources = await cb.sources(pid);
+    const crawl = sources.find((s) => s.crawl);
+    expect(crawl).toMatchObject({ refreshEvery: 7200, crawl: { depth: 1 } });
+    expect(Date.parse(crawl!.nextCheckAt as string)).toBeGreaterThan(Date.now());
+    const pages = sources.filter((s) => s.crawlSourceId);
+    expect(pages.map((p) => new URL(p.url as string).pathname).sort()).toEqual(["/", "/tides"]);
+    // The pages belong to the imported crawl, not to the original's id.
+    expect(new Set(pages.map((p) => p.crawlSourceId))).toEqual(new Set([crawl!.id]));
   });
 });

@@ -5,7 +5,8 @@
  *
  * The archive (archive.ts) holds pipeline.json, sources.jsonl (one source a line),
  * chunks/NNNNN.arrow (Arrow IPC files of up to 5,000 chunk rows: id, document_id,
- * chunk_index, text, start, end, vector) and files/<source id>. The sources and the
+ * chunk_index, text, start, end, vector) and files/<source id>. A url/api source's
+ * line carries its refresh schedule and crawl settings, so the import keeps fetching it. The sources and the
  * table version are read at one instant (the writers' pause), the rows at that version.
  */
 import * as arrow from "apache-arrow";
@@ -14,7 +15,8 @@ import { join } from "node:path";
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/repo/collections";
 import { findDocumentText, listDocuments } from "../db/repo/documents";
-import type { Collection, DocumentRow } from "../db/schema";
+import { sourceFetchesOf } from "../db/repo/source-fetches";
+import type { Collection, DocumentRow, SourceFetch } from "../db/schema";
 import { queryTarget } from "../ingest/generations";
 import { version } from "../version";
 import type { VectorStore } from "../vectors/store";
@@ -49,6 +51,13 @@ export type ExportedSettings = Pick<
   | "retrievalTopK"
   | "hybridAlpha"
   | "rerankModel"
+  | "ocrLanguages"
+>;
+
+/** How a url/api source is fetched again: its schedule, crawl settings and last validators. */
+export type ExportedFetch = Pick<
+  SourceFetch,
+  "refreshEvery" | "crawl" | "crawlSourceId" | "etag" | "lastModified" | "lastCheckedAt" | "lastChangedAt"
 >;
 
 /** One line of sources.jsonl. */
@@ -66,7 +75,7 @@ export type ExportedSource = Pick<
   | "chunkCount"
   | "createdAt"
   | "indexedAt"
-> & { content: string | null; hasFile: boolean; ocr?: DocumentRow["ocr"] };
+> & { content: string | null; hasFile: boolean; ocr?: DocumentRow["ocr"]; fetch?: ExportedFetch };
 
 export interface ExportDeps {
   db: Db;
@@ -99,9 +108,13 @@ export async function prepareExport(d: ExportDeps, collectionId: string): Promis
     });
     const ready = at.docs.filter((doc) => doc.status === "ready");
     writeFileSync(join(dir, "pipeline.json"), JSON.stringify(settingsOf(at.col)));
+    const fetches = sourceFetchesOf(
+      d.db,
+      ready.map((doc) => doc.id),
+    );
     writeFileSync(
       join(dir, "sources.jsonl"),
-      ready.map((doc) => `${JSON.stringify(sourceOf(d, doc, dir))}\n`).join(""),
+      ready.map((doc) => `${JSON.stringify(sourceOf(d, doc, dir, fetches.get(doc.id)))}\n`).join(""),
     );
     const keep = new Set(ready.map((doc) => doc.id));
     let chunks = 0;
@@ -155,11 +168,12 @@ function settingsOf(c: Collection): ExportedSettings {
     retrievalTopK: c.retrievalTopK,
     hybridAlpha: c.hybridAlpha,
     rerankModel: c.rerankModel,
+    ocrLanguages: c.ocrLanguages,
   };
 }
 
 /** A source's line; its stored file is linked into the staging directory. */
-function sourceOf(d: ExportDeps, doc: DocumentRow, dir: string): ExportedSource {
+function sourceOf(d: ExportDeps, doc: DocumentRow, dir: string, f: SourceFetch | undefined): ExportedSource {
   let hasFile = false;
   if (doc.type === "file" && doc.filePath) {
     const from = d.filePath(doc.collectionId, doc.id);
@@ -188,5 +202,16 @@ function sourceOf(d: ExportDeps, doc: DocumentRow, dir: string): ExportedSource 
     indexedAt: doc.indexedAt,
     content: doc.type === "text" ? findDocumentText(d.db, doc.id) : null,
     hasFile,
+    ...(f && {
+      fetch: {
+        refreshEvery: f.refreshEvery,
+        crawl: f.crawl,
+        crawlSourceId: f.crawlSourceId,
+        etag: f.etag,
+        lastModified: f.lastModified,
+        lastCheckedAt: f.lastCheckedAt,
+        lastChangedAt: f.lastChangedAt,
+      },
+    }),
   };
 }

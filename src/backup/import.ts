@@ -12,16 +12,19 @@ import type { Collections } from "../core/collections";
 import type { Db } from "../db/client";
 import { listCollections, updateCollection } from "../db/repo/collections";
 import { insertDocument } from "../db/repo/documents";
+import { saveSourceFetch, type SourceFetchPatch } from "../db/repo/source-fetches";
 import type { DocumentRow, User } from "../db/schema";
 import { listOllamaModels } from "../embed/index";
 import { parseModel } from "../embed/models";
 import type { PipelineService } from "../features/pipelines/service";
+import { nextCheckAt } from "../ingest/refresh";
 import type { VectorStore } from "../vectors/store";
 import { chunkFieldsOf, type ChunkRow } from "../vectors/tables";
 import { ArchiveError, readArchive } from "./archive";
 import {
   EXPORT_FORMAT,
   EXPORT_FORMAT_VERSION,
+  type ExportedFetch,
   type ExportedSettings,
   type ExportedSource,
   type ExportManifest,
@@ -86,6 +89,7 @@ export async function importPipeline(d: ImportDeps, user: User, file: string, na
       retrievalTopK: settings.retrievalTopK,
       hybridAlpha: settings.hybridAlpha ?? undefined,
       rerankModel: settings.rerankModel ?? undefined,
+      ocrLanguages: settings.ocrLanguages ?? undefined,
     });
     try {
       const chunks = await store(d, created.id, manifest, sources, dir);
@@ -134,6 +138,7 @@ async function store(
   d.db.transaction((tx) => {
     for (const s of sources)
       insertDocument(tx as unknown as Db, rowOf(s, ids.get(s.id)!, pipelineId, now), s.content ?? undefined);
+    for (const s of sources) if (s.fetch) saveSourceFetch(tx as unknown as Db, ids.get(s.id)!, fetchOf(s.fetch, ids));
   });
   for (const s of sources) {
     if (!s.hasFile) continue;
@@ -152,6 +157,18 @@ async function store(
   // differ outside it: bring the new table's indexes up to date before answering.
   await d.store.maintain();
   return chunks;
+}
+
+/**
+ * A source's fetch state under its new ids: a crawled page whose crawl was not
+ * exported becomes a page of its own; a schedule starts from the import.
+ */
+function fetchOf(f: ExportedFetch, ids: Map<string, string>): SourceFetchPatch {
+  return {
+    ...f,
+    crawlSourceId: f.crawlSourceId === null ? null : (ids.get(f.crawlSourceId) ?? null),
+    nextCheckAt: f.refreshEvery ? nextCheckAt(f.refreshEvery, Date.now()) : null,
+  };
 }
 
 function rowOf(s: ExportedSource, id: string, pipelineId: string, now: string): DocumentRow {
