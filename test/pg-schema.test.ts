@@ -7,6 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { blob, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { generateDrizzleJson, generateMigration, generateSQLiteDrizzleJson } from "drizzle-kit/api";
+import * as pgModule from "../src/db/pg-schema";
 import { derivePgSchema, pgSchema } from "../src/db/pg-schema";
 import * as sqliteSchema from "../src/db/schema";
 
@@ -107,6 +108,11 @@ describe("derived PostgreSQL schema", () => {
     const fkCount = Object.values(lite.tables).reduce((n, t) => n + Object.keys(t.foreignKeys).length, 0);
     expect(statements.filter((s) => s.includes("FOREIGN KEY")).length).toBe(fkCount);
     expect(statements).toContain('CREATE UNIQUE INDEX "users_email_unique" ON "users" USING btree (lower("email"));');
+  });
+
+  test("every table is also a named export, where drizzle-kit looks for tables", () => {
+    const named = Object.entries(pgModule).filter(([key]) => key !== "pgSchema" && key !== "derivePgSchema");
+    expect(Object.fromEntries(named)).toEqual(pgSchema);
   });
 
   test("a column type with no PostgreSQL mapping is refused, by name", () => {

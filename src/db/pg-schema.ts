@@ -130,3 +130,24 @@ function derive(table: SQLiteTable, twin: (name: string) => Record<string, unkno
 
 /** Every table of schema.ts, for PostgreSQL, under the same export names. */
 export const pgSchema = derivePgSchema(sqliteSchema);
+
+// drizzle-kit reads tables from a schema file's named exports only (not from an object of
+// tables), so a PostgreSQL drizzle-kit config points here; test/pg-schema.test.ts checks
+// that this list names every table of schema.ts.
+export const {
+  users,
+  sessions,
+  collections,
+  documents,
+  documentTexts,
+  tasks,
+  apiKeys,
+  events,
+  webhooks,
+  webhookDeliveries,
+  webhookAttempts,
+  auditLog,
+  evalSets,
+  evalRuns,
+  sourceFetches,
+} = pgSchema;
