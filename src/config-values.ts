@@ -78,3 +78,61 @@ export function duration(raw: string, name: string): number {
     throw new ConfigError(`${name} must be a duration of at least a minute like 30m, 6h or 1d, got "${raw}"`);
   return ms;
 }
+
+/** `raw` with the password of a `user:password@` part replaced, for error messages and logs. */
+export function redactPassword(raw: string): string {
+  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*:)[^/]*@/i, "$1***@");
+}
+
+/**
+ * A PostgreSQL connection URL: postgres:// or postgresql://, a host (or a socket directory
+ * in ?host=) and a database name. Errors never repeat the password.
+ */
+export function postgresUrl(raw: string, name: string): string {
+  const bad = (why: string) =>
+    new ConfigError(
+      `${name} must be a URL like postgres://user:password@host:5432/ragd (${why}), got "${redactPassword(raw)}"`,
+    );
+  let u: URL;
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    throw bad("not a URL");
+  }
+  if (u.protocol !== "postgres:" && u.protocol !== "postgresql:") throw bad("the scheme must be postgres");
+  if (!u.hostname && !u.searchParams.get("host")) throw bad("no host");
+  if (!/^\/[^/]+$/.test(u.pathname)) throw bad("no database name");
+  return raw.trim();
+}
+
+/** Where object storage keeps ragd's data: a bucket and a key prefix ("" or "a/b", no slashes around). */
+export interface S3Location {
+  bucket: string;
+  prefix: string;
+}
+
+/**
+ * `s3://bucket` or `s3://bucket/prefix`. Bucket names follow S3's rules (3–63 lowercase
+ * letters, digits, dots and hyphens, a letter or digit at each end, not an IP address);
+ * keys belong in their own settings, never in the URL.
+ */
+export function s3Location(raw: string, name: string): S3Location {
+  const m = /^s3:\/\/([^/?#]*)((?:\/[^?#]*)?)$/.exec(raw.trim());
+  const bad = (why: string) =>
+    new ConfigError(`${name} must look like s3://bucket/prefix (${why}), got "${redactPassword(raw)}"`);
+  if (!m) throw bad(raw.trim().startsWith("s3://") ? "no query or fragment" : "the scheme must be s3");
+  const [, bucket = "", path = ""] = m;
+  if (bucket.includes("@")) throw bad("access keys go in their own settings, not in the URL");
+  if (
+    !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket) ||
+    bucket.includes("..") ||
+    /^\d+\.\d+\.\d+\.\d+$/.test(bucket)
+  )
+    throw bad(`"${bucket}" is not a valid bucket name`);
+  const segments = path.replace(/^\/+|\/+$/g, "");
+  const parts = segments === "" ? [] : segments.split("/");
+  for (const p of parts)
+    if (p === "" || p === "." || p === ".." || [...p].some((ch) => ch < " " || ch === "\x7f" || ch === "\\"))
+      throw bad(`bad prefix segment "${p}"`);
+  return { bucket, prefix: parts.join("/") };
+}
