@@ -85,7 +85,11 @@ describe.skipIf(!existsSync(CHROMIUM))("single sign-on and the ingestion strip i
     // The sources stay queued for about 40 s of retries: the strip must show well within that.
     await strip.waitFor({ timeout: 30_000 }).catch(async (e) => {
       const list = await api(ctx, `${ragd.url}/api/rag/pipelines/${p.body.id}/sources`);
-      const text = (await page.locator("main").textContent().catch(() => "")) ?? "";
+      const text =
+        (await page
+          .locator("main")
+          .textContent()
+          .catch(() => "")) ?? "";
       throw new Error(`${e} at ${page.url()}; counts ${JSON.stringify(list.body.counts)}; page: ${text.slice(0, 400)}`);
     });
     expect(await strip.textContent()).toMatch(/Ingesting\s*\d+ processing · \d+ queued/);
