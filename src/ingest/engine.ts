@@ -6,7 +6,8 @@
 import { WriteBatch } from "../db/batch";
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/repo/collections";
-import { deleteDocumentRow, existingDocumentIds } from "../db/repo/documents";
+import { deleteDocumentRow } from "../db/repo/documents";
+import { existingIds } from "../db/repo/task-batches";
 import { pruneFinishedTasks, queuedTaskCount } from "../db/repo/tasks";
 import type { DocumentRow } from "../db/schema";
 import type { FileStore } from "../files/store";
@@ -23,6 +24,7 @@ import {
   type UploadedFile,
 } from "./queue";
 import { type UpsertPlan, type Upserted, upsertDocumentTx } from "./upsert";
+import { type UpsertResult, upsertDocumentsTx } from "./upsert-many";
 import { recordSourceEvent } from "./events";
 import { endReindexIfBuilt, isLive, startReindex } from "./generations";
 import type { DiskGate } from "./disk-watch";
@@ -171,6 +173,24 @@ export class IngestEngine {
   }
 
   /**
+   * The items of a batch request (distinct external ids of one collection, no files) in
+   * the next group commit, the new documents with a few statements for all
+   * (upsert-many.ts). Results in the order of the plans.
+   */
+  async upsertDocuments(plans: UpsertPlan[]): Promise<UpsertResult[]> {
+    const results = await this.writes.run((t) =>
+      upsertDocumentsTx(t, plans, Date.now(), (id) => this.cancelDocument(id)),
+    );
+    for (const r of results) {
+      if (!r.ok || !r.value) continue;
+      if (r.value.status === "created") this.sink.markNew(r.value.row.id);
+      if (r.value.queued) this.queued.n++;
+    }
+    this.kick();
+    return results;
+  }
+
+  /**
    * Runs `fn` (which queues `documentId` again) in the next group commit, cancelling
    * the document's running job in the same turn, then looks for work.
    */
@@ -240,6 +260,6 @@ export class IngestEngine {
   private writable(collectionId: string, generation: number, ids: string[]): Set<string> {
     const col = findCollectionById(this.d.db, collectionId);
     if (!col || !isLive(col, generation)) return new Set();
-    return existingDocumentIds(this.d.db, ids);
+    return existingIds(this.d.db, ids);
   }
 }

@@ -13,6 +13,7 @@ import {
   insertCollectionEvent,
   insertDelivery,
   insertSourceEvent,
+  insertSourceEvents,
   webhookTargets,
 } from "../db/repo/events";
 import type { EventRow } from "../db/schema";
@@ -86,6 +87,15 @@ export function recordSourceEvent(
   const data = rest.progress || rest.error ? JSON.stringify(rest) : "{}";
   const id = insertSourceEvent(db, { type, documentId, status, data, now: iso(now) });
   if (id !== null) fanOut(db, id, null);
+}
+
+/**
+ * Records the same event (no extra fields) about many documents, in one statement,
+ * in the order given: as `recordSourceEvent` for each, right after the write it reports.
+ */
+export function recordSourceEvents(db: Db, type: EventType, documentIds: string[], now = Date.now()): void {
+  if (documentIds.length === 0) return;
+  for (const e of insertSourceEvents(db, { type, documentIds, now: iso(now) })) fanOut(db, e.id, e.collectionId);
 }
 
 /**

@@ -5,19 +5,21 @@
  */
 import type { WriteBatch } from "../db/batch";
 import type { Db } from "../db/client";
-import { claimTask } from "../db/repo/tasks";
 import type { Task } from "../db/schema";
 import type { Logger } from "../log";
 import type { CrawlSync } from "./crawl-sync";
 import type { EngineDeps } from "./engine";
-import { collectionsOnce, jobFor } from "./job-for";
-import type { JobEvent, StageTimes } from "./job";
-import { type Outcome, outcomeOf, recordOutcome, settleOutcome } from "./outcome";
+import { claimJobs } from "./claims";
+import { collectionsOnce } from "./job-for";
+import type { Job, JobEvent, StageTimes } from "./job";
+import { EndingBatch } from "./endings";
+import { type Outcome, outcomeOf, settleOutcome } from "./outcome";
 import { ProgressBuffer } from "./progress";
 import type { ChunkSink } from "./sink";
 import type { IngestStats } from "./stats";
 
-const LEASE_MS = 30 * 60_000;
+/** Tasks claimed per statement: enough for a burst of small documents, few enough to build their jobs in one go. */
+const CLAIM_STEP = 128;
 /**
  * Jobs whose worker is done but whose rows are still being committed do not hold
  * a worker; this many may wait for the writer at once (per worker), so commits
@@ -62,12 +64,15 @@ export class TaskScheduler {
   /** Endings being recorded (finish()): a stop waits for them. */
   private readonly finishing = new Set<Promise<void>>();
   private readonly progress: ProgressBuffer;
+  /** Endings of a turn, recorded together (endings.ts). */
+  private readonly endings: EndingBatch;
   private started = false;
   private stopped = false;
   private kickQueued = false;
 
   constructor(private readonly p: SchedulerParts) {
     this.progress = new ProgressBuffer(p.writes, p.quiet);
+    this.endings = new EndingBatch(p.writes, () => this.stopped, p.quiet);
   }
 
   /** Number of tasks claimed and not yet ended. */
@@ -121,10 +126,7 @@ export class TaskScheduler {
         for (const c of claimed) c.send();
       })
       .catch((err) => {
-        for (const c of claimed) {
-          this.p.d.pool.release(c.jobId);
-          this.running.delete(c.jobId);
-        }
+        this.undo(claimed);
         this.p.quiet.error("could not start ingestion tasks", { error: err });
       })
       .finally(() => (this.kickQueued = false));
@@ -142,37 +144,53 @@ export class TaskScheduler {
   }
 
   /**
-   * Claims tasks and takes room for them in the pool while there is room; never
-   * throws, so the claims made before an error still commit with their jobs.
+   * Claims tasks, CLAIM_STEP at a time (claims.ts), and takes room for them in the pool
+   * while there is room; never throws, so the steps done before an error still commit
+   * with their jobs. A failed step rolls back (its savepoint) and gives its room back.
    */
   private startQueued(t: Db): Claimed[] {
     const claimed: Claimed[] = [];
     const collectionOf = collectionsOnce(t);
+    let step: Claimed[] = [];
+    const place = (task: Task, job: Job): boolean => {
+      // idle > 0: a task always finds room (assign() only refuses a full pool).
+      if (this.stopped || !this.hasCapacity()) return false;
+      this.running.set(job.jobId, {
+        task,
+        writes: [],
+        failed: null,
+        type: job.document.type,
+        started: performance.now(),
+        writeSeconds: 0,
+      });
+      // A url or api source's size is not known before it is fetched: a whole unit.
+      const bytes = job.document.content?.length ?? job.document.fileSize ?? null;
+      const send = this.p.d.pool.assign(job, { onEvent: (e) => this.onEvent(e) }, bytes);
+      if (!send) this.running.delete(job.jobId);
+      else step.push({ jobId: job.jobId, send });
+      return send !== null;
+    };
     try {
-      // idle > 0: a claimed task always finds room (assign() only refuses a full pool).
-      while (!this.stopped && this.hasCapacity()) {
-        const task = claimTask(t, Date.now(), LEASE_MS);
-        if (!task) break;
-        const job = jobFor(t, task, this.p.d, collectionOf);
-        if (!job) continue;
-        const type = job.document.type;
-        this.running.set(job.jobId, {
-          task,
-          writes: [],
-          failed: null,
-          type,
-          started: performance.now(),
-          writeSeconds: 0,
-        });
-        // A url or api source's size is not known before it is fetched: a whole unit.
-        const bytes = job.document.content?.length ?? job.document.fileSize ?? null;
-        const send = this.p.d.pool.assign(job, { onEvent: (e) => this.onEvent(e) }, bytes);
-        if (send) claimed.push({ jobId: job.jobId, send });
+      for (;;) {
+        if (this.stopped || !this.hasCapacity()) break;
+        step = [];
+        const n = t.transaction((tx) => claimJobs(tx as unknown as Db, CLAIM_STEP, this.p.d, collectionOf, place));
+        claimed.push(...step);
+        if (n < CLAIM_STEP) break;
       }
     } catch (err) {
+      this.undo(step);
       this.p.quiet.error("could not start an ingestion task", { error: err });
     }
     return claimed;
+  }
+
+  /** Gives back the room of claims that did not commit. */
+  private undo(claimed: Claimed[]): void {
+    for (const c of claimed) {
+      this.p.d.pool.release(c.jobId);
+      this.running.delete(c.jobId);
+    }
   }
 
   private onEvent(e: JobEvent): void {
@@ -229,7 +247,7 @@ export class TaskScheduler {
     outcome = settled.outcome;
     const { task } = r;
     this.progress.drop(task.documentId);
-    const done = await recordOutcome(this.p.writes, task, outcome, () => this.stopped, this.p.quiet);
+    const done = await this.endings.record(task, outcome);
     if (!done) return; // stopping: the restart takes the task up again
     this.running.delete(jobId);
     if (done.result) {
