@@ -6,11 +6,17 @@
  */
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Db } from "../src/db/client";
 import { findCollectionById } from "../src/db/repo/collections";
 import { claimTasks } from "../src/db/repo/task-batches";
+import type { RowOut } from "../src/ingest/job";
 import { type DocumentDraft, insertNewDocument, newDocumentRow } from "../src/ingest/queue";
+import { ChunkSink } from "../src/ingest/sink";
+import { openLance } from "../src/vectors/connection";
+import { VectorStore } from "../src/vectors/store";
 import type { UpsertPlan } from "../src/ingest/upsert";
 import { DocumentsFixture } from "./support/documents";
 import { waitFor } from "./support/ingest";
@@ -189,6 +195,46 @@ describe("endings recorded together", () => {
       expect(tasks).toEqual([{ status: "succeeded", n: 8 }]);
     } finally {
       await g.close();
+    }
+  });
+});
+
+describe("LanceDB commits during a burst", () => {
+  /** `n` one-chunk documents' rows, 8-dimension vectors. */
+  const rowsOf = (tag: string, n: number): { id: string; rows: RowOut[] }[] =>
+    Array.from({ length: n }, (_, i) => {
+      const documentId = `${tag}-${i}`;
+      const vector = new Float32Array(8).fill(0.5);
+      return {
+        id: documentId,
+        rows: [{ id: `${documentId}:0`, documentId, chunkIndex: 0, text: "t", start: 0, end: 1, vector }],
+      };
+    });
+
+  test("a commit right after another waits for the rows arriving, rather than carry three", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ragd-sink-"));
+    const conn = await openLance(dir);
+    const store = new VectorStore(conn);
+    let many: Promise<void>[] = [];
+    try {
+      const sink = new ChunkSink(store, (_c, _g, ids) => new Set(ids));
+      const collectionId = Bun.randomUUIDv7();
+      const at = (documentId: string) => ({ collectionId, generation: 1, documentId });
+      const first = sink.replace(at("first"), rowsOf("first", 1)[0]!.rows);
+      // Three small documents arrive while the first commit runs...
+      const few = rowsOf("few", 3).map((d) => sink.replace(at(d.id), d.rows));
+      // ...and 600 more just after it ends (as the workers' next documents do).
+      await first.then(() => {
+        many = rowsOf("many", 600).map((d) => sink.replace(at(d.id), d.rows));
+      });
+      await Promise.all(few);
+      // The three went in the same commit as the 600, not in one of their own.
+      expect(await store.countRows(collectionId, 1)).toBe(604);
+    } finally {
+      await Promise.allSettled(many);
+      store.close();
+      conn.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -23,10 +23,11 @@ const CLAIM_STEP = 128;
 /**
  * Jobs whose worker is done but whose rows are still being committed do not hold
  * a worker; this many may wait for the writer at once (per worker), so commits
- * gather many small documents (a LanceDB commit costs ~15 ms however few its rows).
- * Memory is bounded by rows, below.
+ * gather many small documents (a LanceDB commit costs ~15 ms however few its rows,
+ * several hundred on a busy machine) and the workers keep embedding meanwhile (at 256,
+ * they stopped during each commit). Memory is bounded by rows, below.
  */
-const AWAITING_COMMIT_PER_WORKER = 256;
+const AWAITING_COMMIT_PER_WORKER = 1024;
 /** No new task starts while this many rows wait for the writer (about 60 MB with 384-dimension vectors). */
 const MAX_PENDING_ROWS = 20_000;
 
