@@ -10,6 +10,17 @@
  *
  * --datasets names the directory holding scifact/corpus.jsonl when it is not beside the
  * checkout; the corpus is read from there, never copied.
+ *
+ * Last measured (2 cores shared with other work, load average 12–15, so each line's
+ * ratio is to the raw add() of its own run), before → after the batch path went to
+ * statements over many rows and gathered LanceDB commits:
+ *   bun bench/batch.ts --docs 2000   12–15 % (460–580 chunks/s, server CPU 3.8–4.1 s)
+ *                                  → 22–23 % (1,080–1,230 chunks/s, server CPU 2.4–2.6 s)
+ *   bun bench/batch.ts               7 % (631 chunks/s, CPU 10.1 s) → 20 % (1,069 chunks/s, CPU 6.6 s)
+ * The target is not reached on this machine: the built-in embedding alone costs more CPU
+ * than the raw add() it is compared with (which embeds beforehand), and acceptance of the
+ * requests takes over half the time under this load (docs/ARCHITECTURE.md, "Where
+ * ingestion time goes").
  */
 import { rmSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
