@@ -142,10 +142,12 @@ const DOCUMENT_COLUMNS: [column: string, field: keyof DocumentRow][] = [
   ["ocr", "ocr"],
 ];
 
-const INSERT_DOCUMENTS = `INSERT INTO documents (${DOCUMENT_COLUMNS.map(([c]) => c).join(", ")})
-  SELECT ${DOCUMENT_COLUMNS.map(([, f]) => `value ->> '$.${f}'`).join(", ")} FROM json_each($rows) ORDER BY key`;
-const INSERT_TEXTS = `INSERT INTO document_texts (document_id, content)
-  SELECT value ->> '$.id', value ->> '$.content' FROM json_each($rows) WHERE value ->> '$.content' IS NOT NULL`;
+// Rows and texts go in one by one through a positional statement: measured on 500 abstracts,
+// 15-37 ms against 43-80 ms for the rows and 7 ms against 47-118 ms for the texts as JSON
+// (SQLite parses a JSON text once per field it extracts).
+const INSERT_DOCUMENT = `INSERT INTO documents (${DOCUMENT_COLUMNS.map(([c]) => c).join(", ")})
+  VALUES (${DOCUMENT_COLUMNS.map(() => "?").join(", ")})`;
+const INSERT_TEXT = "INSERT INTO document_texts (document_id, content) VALUES (?, ?)";
 const INSERT_TASKS = `INSERT INTO tasks (id, document_id, collection_id, generation, status, attempts, lease_until, run_after,
     last_error, created_at, updated_at)
   SELECT value ->> '$.id', value ->> '$.documentId', $collectionId, $generation, 'queued', 0, NULL, $now, NULL, $now, $now
@@ -163,9 +165,12 @@ export function insertQueuedDocuments(
 ): void {
   if (docs.length === 0) return;
   const c = clientOf(db);
-  c.prepare(INSERT_DOCUMENTS).run({ rows: JSON.stringify(docs.map((d) => d.row)) });
-  const texts = docs.filter((d) => d.content !== undefined).map((d) => ({ id: d.row.id, content: d.content }));
-  if (texts.length > 0) c.prepare(INSERT_TEXTS).run({ rows: JSON.stringify(texts) });
+  const row = c.prepare(INSERT_DOCUMENT) as unknown as { run(...values: unknown[]): void };
+  const text = c.prepare(INSERT_TEXT) as unknown as { run(...values: unknown[]): void };
+  for (const d of docs) {
+    row.run(...DOCUMENT_COLUMNS.map(([, f]) => d.row[f]));
+    if (d.content !== undefined) text.run(d.row.id, d.content);
+  }
   const tasks = docs.map((d) => ({ id: Bun.randomUUIDv7(), documentId: d.row.id }));
   c.prepare(INSERT_TASKS).run({
     rows: JSON.stringify(tasks),
