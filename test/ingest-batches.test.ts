@@ -238,3 +238,36 @@ describe("LanceDB commits during a burst", () => {
     }
   });
 });
+
+describe("webhooks of a batch", () => {
+  test("every event of a batch gets its outbox row, with its own payload, for each webhook that takes it", async () => {
+    const receiver = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(null, { status: 204 }) });
+    const g = new DocumentsFixture();
+    await g.open({ fetchAllow: ["127.0.0.1"] });
+    try {
+      const url = `http://127.0.0.1:${receiver.port}/hook`;
+      for (const events of [["source.queued", "source.ready"], ["source.ready"]]) {
+        const r = await g.c.call("POST", `/api/rag/pipelines/${g.pid}/webhooks`, { url, events });
+        expect(r.status).toBe(201);
+      }
+      const ids = Array.from({ length: 12 }, (_, i) => `hook-${i}`);
+      const r = await g.t.call("POST", "/api/rag/documents/batch", {
+        headers: g.auth(),
+        body: { documents: ids.map((externalId) => ({ externalId, type: "text", content: `hooked ${externalId}` })) },
+      });
+      expect(r.status).toBe(200);
+      for (const id of ids) expect((await g.settled(id)).status).toBe("ready");
+      const rows = g.t.services.db.$client
+        .query("SELECT event_type AS type, payload FROM webhook_deliveries ORDER BY event_id")
+        .all() as { type: string; payload: string }[];
+      const of = (type: string) => rows.filter((x) => x.type === type).map((x) => JSON.parse(x.payload).externalId);
+      // Queued: one webhook takes it, in item order; ready: both do.
+      expect(of("source.queued")).toEqual(ids);
+      expect(of("source.ready").sort()).toEqual([...ids, ...ids].sort());
+      expect(of("source.processing")).toEqual([]);
+    } finally {
+      await g.close();
+      receiver.stop(true);
+    }
+  });
+});

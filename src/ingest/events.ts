@@ -92,10 +92,19 @@ export function recordSourceEvent(
 /**
  * Records the same event (no extra fields) about many documents, in one statement,
  * in the order given: as `recordSourceEvent` for each, right after the write it reports.
+ * A collection's webhooks are read once for all its events.
  */
 export function recordSourceEvents(db: Db, type: EventType, documentIds: string[], now = Date.now()): void {
   if (documentIds.length === 0) return;
-  for (const e of insertSourceEvents(db, { type, documentIds, now: iso(now) })) fanOut(db, e.id, e.collectionId);
+  const hooked = hookedOf(db);
+  const targets = new Map<string, WebhookTarget[]>();
+  for (const row of insertSourceEvents(db, { type, documentIds, now: iso(now) })) {
+    notifier.note(row.collectionId);
+    if (!hooked.has(row.collectionId)) continue;
+    let t = targets.get(row.collectionId);
+    if (!t) targets.set(row.collectionId, (t = webhookTargets(db, row.collectionId)));
+    queueDeliveries(db, row, t);
+  }
 }
 
 /**
@@ -147,7 +156,13 @@ function fanOut(db: Db, eventId: number, collectionId: string | null): void {
   if (hooked.size === 0 || (collectionId !== null && !hooked.has(collectionId))) return;
   const row = findEvent(db, eventId)!;
   if (!hooked.has(row.collectionId)) return;
-  const targets = webhookTargets(db, row.collectionId);
+  queueDeliveries(db, row, webhookTargets(db, row.collectionId));
+}
+
+type WebhookTarget = ReturnType<typeof webhookTargets>[number];
+
+/** One outbox row per webhook of the event's collection that takes its type. */
+function queueDeliveries(db: Db, row: EventRow, targets: WebhookTarget[]): void {
   let payload: string | null = null;
   for (const t of targets) {
     if (t.events !== null && !(JSON.parse(t.events) as string[]).includes(row.type)) continue;

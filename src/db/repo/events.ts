@@ -28,7 +28,7 @@ const INSERT_SOURCE_EVENT = `INSERT INTO events (collection_id, type, document_i
 const INSERT_SOURCE_EVENTS = `INSERT INTO events (collection_id, type, document_id, external_id, status, data, created_at)
   SELECT d.collection_id, $type, d.id, d.external_id, d.status, '{}', $now
   FROM json_each($ids) j JOIN documents d ON d.id = j.value ORDER BY j.key
-  RETURNING id, collection_id AS collectionId`;
+  RETURNING *`;
 const INSERT_EVENT = `INSERT INTO events (collection_id, type, document_id, external_id, status, data, created_at)
   VALUES ($collectionId, $type, NULL, NULL, $status, $data, $now)`;
 const EVENT_BY_ID = "SELECT * FROM events WHERE id = $id";
@@ -76,15 +76,13 @@ export function insertSourceEvent(
 
 /**
  * Stores the same event about many documents (status from each row), in one statement;
- * returns the new events' ids with their collections, for the rows that still exist.
+ * returns the new events, for the documents that still exist.
  */
-export function insertSourceEvents(
-  db: Db,
-  e: { type: string; documentIds: string[]; now: string },
-): { id: number; collectionId: string }[] {
-  return clientOf(db)
+export function insertSourceEvents(db: Db, e: { type: string; documentIds: string[]; now: string }): EventRow[] {
+  const rows = clientOf(db)
     .prepare(INSERT_SOURCE_EVENTS)
-    .all({ type: e.type, ids: JSON.stringify(e.documentIds), now: e.now }) as { id: number; collectionId: string }[];
+    .all({ type: e.type, ids: JSON.stringify(e.documentIds), now: e.now }) as RawEvent[];
+  return rows.map(toRow);
 }
 
 /** Stores an event about a whole collection (reindex.completed); returns its id. */
