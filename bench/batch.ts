@@ -10,6 +10,17 @@
  *
  * --datasets names the directory holding scifact/corpus.jsonl when it is not beside the
  * checkout; the corpus is read from there, never copied.
+ *
+ * Last measured (2 cores shared with other work, load average 8–15, so each run's ratio
+ * is to the raw add() of that run), seven runs each, alternating, before → after the batch
+ * path went to statements over many rows and gathered LanceDB commits (median, range):
+ *   bun bench/batch.ts --docs 2000   12 % (8–21 %), 708 chunks/s (460–1,428), server CPU 3.7 s (3.3–4.1)
+ *                                  → 19 % (8–23 %), 1,107 chunks/s (898–1,510), server CPU 2.4 s (2.3–2.6)
+ *   bun bench/batch.ts (5,183), two runs each: 7 and 11 % (CPU 10.1, 8.2 s) → 16 and 20 % (CPU 4.8, 6.6 s)
+ * The target is not reached on this machine: the built-in embedding alone costs more CPU
+ * than the raw add() it is compared with (which embeds beforehand), and acceptance of the
+ * requests takes over half the time under this load (docs/ARCHITECTURE.md, "Where
+ * ingestion time goes").
  */
 import { rmSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";

@@ -13,6 +13,7 @@ import {
   insertCollectionEvent,
   insertDelivery,
   insertSourceEvent,
+  insertSourceEvents,
   webhookTargets,
 } from "../db/repo/events";
 import type { EventRow } from "../db/schema";
@@ -89,6 +90,24 @@ export function recordSourceEvent(
 }
 
 /**
+ * Records the same event (no extra fields) about many documents, in one statement,
+ * in the order given: as `recordSourceEvent` for each, right after the write it reports.
+ * A collection's webhooks are read once for all its events.
+ */
+export function recordSourceEvents(db: Db, type: EventType, documentIds: string[], now = Date.now()): void {
+  if (documentIds.length === 0) return;
+  const hooked = hookedOf(db);
+  const targets = new Map<string, WebhookTarget[]>();
+  for (const row of insertSourceEvents(db, { type, documentIds, now: iso(now) })) {
+    notifier.note(row.collectionId);
+    if (!hooked.has(row.collectionId)) continue;
+    let t = targets.get(row.collectionId);
+    if (!t) targets.set(row.collectionId, (t = webhookTargets(db, row.collectionId)));
+    queueDeliveries(db, row, t);
+  }
+}
+
+/**
  * Records the end of a re-index: `completed` (the new index answers), `abandoned` (every
  * rebuild failed) or `kept` (its evaluation found it worse). `evaluation` is a gated
  * re-index's comparison (features/evals/gate.ts), shown in the event.
@@ -137,7 +156,13 @@ function fanOut(db: Db, eventId: number, collectionId: string | null): void {
   if (hooked.size === 0 || (collectionId !== null && !hooked.has(collectionId))) return;
   const row = findEvent(db, eventId)!;
   if (!hooked.has(row.collectionId)) return;
-  const targets = webhookTargets(db, row.collectionId);
+  queueDeliveries(db, row, webhookTargets(db, row.collectionId));
+}
+
+type WebhookTarget = ReturnType<typeof webhookTargets>[number];
+
+/** One outbox row per webhook of the event's collection that takes its type. */
+function queueDeliveries(db: Db, row: EventRow, targets: WebhookTarget[]): void {
   let payload: string | null = null;
   for (const t of targets) {
     if (t.events !== null && !(JSON.parse(t.events) as string[]).includes(row.type)) continue;

@@ -2,10 +2,9 @@
 import type { Config } from "../config";
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/repo/collections";
-import { findDocumentById, findDocumentText, markDocumentProcessing } from "../db/repo/documents";
-import type { Collection, Task } from "../db/schema";
+import { findDocumentText } from "../db/repo/documents";
+import type { Collection, DocumentRow, Task } from "../db/schema";
 import type { FileStore } from "../files/store";
-import { recordSourceEvent } from "./events";
 import { isSettled, modelOf } from "./generations";
 import { joinCredentials } from "../tools/url-credentials";
 import type { Job } from "./job";
@@ -63,21 +62,18 @@ export function collectionsOnce(db: Db): (id: string) => Collection | undefined 
 }
 
 /**
- * Marks the document processing and builds its job; null when the document or its
- * collection is gone. `collectionOf` lets a scheduling step read each collection once.
+ * The job of a claimed task, from its document and collection as read (the caller
+ * marks the document processing). `text` is a text source's stored content; a crawled
+ * page's is read here.
  */
-export function jobFor(
+export function buildJob(
   db: Db,
   task: Task,
+  doc: DocumentRow,
+  col: Collection,
+  text: string | null,
   d: JobSettings,
-  collectionOf: (id: string) => Collection | undefined = (id) => findCollectionById(db, id),
-): Job | null {
-  const doc = findDocumentById(db, task.documentId);
-  const col = collectionOf(task.collectionId);
-  if (!doc || !col) return null;
-  const now = Date.now();
-  markDocumentProcessing(db, doc.id, new Date(now).toISOString());
-  recordSourceEvent(db, "source.processing", doc.id, {}, now);
+): Job {
   const fetchState = doc.type === "url" || doc.type === "api" ? findSourceFetch(db, doc.id) : undefined;
   // Only a settled index still holds the chunks of that hash, for the job to keep.
   const indexedHash = isSettled(col, task.generation) && doc.chunkCount > 0 ? doc.contentHash : null;
@@ -87,7 +83,7 @@ export function jobFor(
       id: doc.id,
       type: doc.type,
       // A crawled page is indexed from the text its crawl stored.
-      content: doc.type === "text" || fetchState?.crawlSourceId ? findDocumentText(db, doc.id) : null,
+      content: doc.type === "text" ? text : fetchState?.crawlSourceId ? findDocumentText(db, doc.id) : null,
       url: doc.url && joinCredentials(doc.url, doc.urlCredentials),
       fileName: doc.fileName,
       fileSize: doc.fileSize,

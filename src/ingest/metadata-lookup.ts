@@ -4,20 +4,17 @@
  */
 import { parseStoredMetadata } from "../core/metadata";
 import type { Db } from "../db/client";
-import { listDocumentsByIds } from "../db/repo/documents";
+import { documentLabels } from "../db/repo/task-batches";
 import type { DocumentRow } from "../db/schema";
 import { encodeChunkMetadata } from "../vectors/meta-index";
 import type { MetadataLookup } from "../vectors/store";
-
-const BATCH = 500;
 
 /** The metadata in its index form, for the vector store's `metadataOf`. */
 export function metadataLookup(db: Db): MetadataLookup {
   return (collectionId, ids) => {
     const out = new Map<string, string>();
-    for (let i = 0; i < ids.length; i += BATCH)
-      for (const d of listDocumentsByIds(db, ids.slice(i, i + BATCH)))
-        if (d.collectionId === collectionId) out.set(d.id, indexForm(d));
+    // One cached statement for any count (the ids go in as JSON), reading only the labels.
+    for (const d of documentLabels(db, ids)) if (d.collectionId === collectionId) out.set(d.id, indexForm(d));
     return out;
   };
 }

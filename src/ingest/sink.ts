@@ -39,6 +39,17 @@ export type KeepFilter = (collectionId: string, generation: number, documentIds:
 /** In `written`: the document has no row in the table. */
 const NOTHING_STORED = -1;
 
+/**
+ * A commit that follows another with fewer rows than this waits a little for more: a
+ * LanceDB commit costs about the same for 3 rows as for 1,500 (15 ms on an idle machine,
+ * several hundred on a busy one), and right after a commit the rows of the next
+ * documents are still being embedded. Measured: commits of 2 to 5 rows, each as long as
+ * the large ones, took half the time of a burst of small documents.
+ */
+const GATHER_ROWS = 512;
+/** The wait is half the previous commit's duration, at most this long. */
+const GATHER_MAX_MS = 100;
+
 export class ChunkSink {
   private readonly pending = new Map<string, Pending>();
   private readonly running = new Set<string>();
@@ -50,6 +61,8 @@ export class ChunkSink {
   private readonly written = new LruCache<string, number>(10_000);
   /** Documents created in this process whose first write has not come yet (forgetting one costs a delete). */
   private readonly fresh = new LruCache<string, true>(20_000);
+  /** Per table, a waiting commit's wake-up once GATHER_ROWS rows are pending. */
+  private readonly gathering = new Map<string, () => void>();
 
   constructor(
     private readonly store: VectorStore,
@@ -110,6 +123,7 @@ export class ChunkSink {
     }
     for (const r of rows) p.rows.push(r);
     if (rows.length > 0) p.withRows.add(documentId);
+    if (p.rows.length >= GATHER_ROWS) this.gathering.get(key)?.();
     const done = new Promise<void>((resolve, reject) => p!.waiters.push({ resolve, reject }));
     if (!this.running.has(key)) void this.flush(key);
     return done;
@@ -124,10 +138,30 @@ export class ChunkSink {
     }
   }
 
+  /** Waits up to `ms` for GATHER_ROWS rows to be pending for the table. */
+  private async gather(key: string, ms: number): Promise<void> {
+    if ((this.pending.get(key)?.rows.length ?? GATHER_ROWS) >= GATHER_ROWS || ms < 1) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.gathering.set(key, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    this.gathering.delete(key);
+  }
+
   private async flush(key: string): Promise<void> {
     this.running.add(key);
+    let lastMs = 0;
     try {
       for (let batch = this.pending.get(key); batch; batch = this.pending.get(key)) {
+        // Only a commit that follows another waits: a lone document's rows go at once.
+        if (lastMs > 0) {
+          await this.gather(key, Math.min(GATHER_MAX_MS, lastMs / 2));
+          batch = this.pending.get(key)!;
+        }
+        const started = performance.now();
         this.pending.delete(key);
         const ids = [...new Set([...batch.replaced, ...batch.rows.map((r) => r.documentId)])];
         const alive = this.keep(batch.collectionId, batch.generation, ids);
@@ -143,6 +177,7 @@ export class ChunkSink {
           if (rows.length || deletes.length)
             await this.store.replaceDocuments(batch.collectionId, batch.generation, deletes, rows, { appendedAreNew });
           this.noteWritten(key, replaced, rows);
+          lastMs = performance.now() - started;
           for (const w of batch.waiters) w.resolve();
         } catch (err) {
           // What a failed commit left is unknown: those documents take the deletes from now on.

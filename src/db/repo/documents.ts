@@ -148,18 +148,6 @@ export function updateDocument(db: Db, id: string, patch: Partial<DocumentRow>):
   db.update(documents).set(patch).where(eq(documents.id, id)).run();
 }
 
-const processing = (db: Db) =>
-  db
-    .update(documents)
-    .set({ status: "processing", updatedAt: ph("now") })
-    .where(eq(documents.id, ph("id")))
-    .prepare();
-
-/** A worker has started on the document. */
-export function markDocumentProcessing(db: Db, id: string, now: string): void {
-  once(db, processing).run({ id, now });
-}
-
 const progress = (db: Db) =>
   db
     .update(documents)

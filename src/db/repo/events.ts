@@ -24,6 +24,11 @@ const clientOf = (db: Db) =>
 // they are in this very transaction: an event can only say what was written.
 const INSERT_SOURCE_EVENT = `INSERT INTO events (collection_id, type, document_id, external_id, status, data, created_at)
   SELECT collection_id, $type, id, external_id, coalesce($status, status), $data, $now FROM documents WHERE id = $id`;
+// Many documents' events in one statement, in the order of the ids given.
+const INSERT_SOURCE_EVENTS = `INSERT INTO events (collection_id, type, document_id, external_id, status, data, created_at)
+  SELECT d.collection_id, $type, d.id, d.external_id, d.status, '{}', $now
+  FROM json_each($ids) j JOIN documents d ON d.id = j.value ORDER BY j.key
+  RETURNING *`;
 const INSERT_EVENT = `INSERT INTO events (collection_id, type, document_id, external_id, status, data, created_at)
   VALUES ($collectionId, $type, NULL, NULL, $status, $data, $now)`;
 const EVENT_BY_ID = "SELECT * FROM events WHERE id = $id";
@@ -67,6 +72,17 @@ export function insertSourceEvent(
     .prepare(INSERT_SOURCE_EVENT)
     .run({ type: e.type, id: e.documentId, status: e.status ?? null, data: e.data, now: e.now });
   return r.changes === 0 ? null : Number(r.lastInsertRowid);
+}
+
+/**
+ * Stores the same event about many documents (status from each row), in one statement;
+ * returns the new events, for the documents that still exist.
+ */
+export function insertSourceEvents(db: Db, e: { type: string; documentIds: string[]; now: string }): EventRow[] {
+  const rows = clientOf(db)
+    .prepare(INSERT_SOURCE_EVENTS)
+    .all({ type: e.type, ids: JSON.stringify(e.documentIds), now: e.now }) as RawEvent[];
+  return rows.map(toRow);
 }
 
 /** Stores an event about a whole collection (reindex.completed); returns its id. */

@@ -74,13 +74,15 @@ export class DocumentService {
   }
 
   /**
-   * Up to 1,000 upserts, a result per item in order. Every item is planned first, then the
-   * valid ones are handed to the engine in the same turn, so they share one group commit.
+   * Up to 1,000 upserts, a result per item in order. Every item is checked first; the valid
+   * ones are then stored together in one transaction (ingest/upsert-many.ts).
    */
   async batch(collection: Collection, items: unknown[]): Promise<{ results: BatchItemOut[] }> {
     this.d.engine.requireRoom(items.length);
     const seen = new Set<string>();
-    const pending = items.map((item, i): Promise<BatchItemOut> => {
+    const results: (BatchItemOut | null)[] = [];
+    const plans: { i: number; plan: UpsertPlan }[] = [];
+    for (const [i, item] of items.entries()) {
       const prefix = `documents.${i}.`;
       const raw = (item as { externalId?: unknown } | null)?.externalId;
       const externalId = typeof raw === "string" ? raw : null;
@@ -89,14 +91,25 @@ export class DocumentService {
         if (seen.has(id)) throw new AppError("invalid_request", `${prefix}externalId: appears twice in this batch`);
         seen.add(id);
         const { externalId: _, ...fields } = item as Record<string, unknown>;
-        return this.apply(planJsonDocument(fields, id, this.context(collection, prefix))).catch((err) =>
-          failed(externalId, err),
-        );
+        plans.push({ i, plan: planJsonDocument(fields, id, this.context(collection, prefix)) });
+        results.push(null);
       } catch (err) {
-        return Promise.resolve(failed(externalId, err));
+        results.push(failed(externalId, err));
       }
-    });
-    return { results: await Promise.all(pending) };
+    }
+    const stored = await this.d.engine.upsertDocuments(plans.map((p) => p.plan));
+    await Promise.all(
+      plans.map(async ({ i, plan }, k) => {
+        const r = stored[k]!;
+        try {
+          if (!r.ok) throw r.error;
+          results[i] = await this.answerStored(plan, r.value);
+        } catch (err) {
+          results[i] = failed(plan.externalId, err);
+        }
+      }),
+    );
+    return { results: results as BatchItemOut[] };
   }
 
   list(
@@ -145,7 +158,11 @@ export class DocumentService {
   }
 
   private async apply(plan: UpsertPlan) {
-    const done = await this.d.engine.upsertDocument(plan);
+    return this.answerStored(plan, await this.d.engine.upsertDocument(plan));
+  }
+
+  /** The answer to a stored upsert; a metadata-only change first reaches the chunk rows. */
+  private async answerStored(plan: UpsertPlan, done: Upserted | null) {
     if (!done) throw notFound("pipeline");
     // Only the labels changed: the chunk rows get them in place, nothing is embedded again.
     if (done.metadataChanged) await this.d.store.refreshMetadata(done.row.collectionId, done.row.id);

@@ -1,0 +1,221 @@
+/**
+ * Statements over many tasks and documents at once, for the ingestion path: a batch of
+ * small documents costs a few statements instead of a few per document. Ids and
+ * per-row values go in as one JSON array (json_each), so one prepared statement
+ * serves any count. Each must run inside the caller's transaction.
+ */
+import type { Statement } from "bun:sqlite";
+import type { Db } from "../client";
+import type { DocumentRow, Task } from "../schema";
+import type { TaskEnding } from "./tasks";
+
+const clientOf = (db: Db) =>
+  (db as unknown as { session: { client: { prepare(sql: string): Statement } } }).session.client;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const TASK_ENDINGS = `SELECT t.id AS taskId, t.status AS status, t.attempts AS attempts, d.id AS documentId,
+  d.chunk_count AS chunkCount, d.type AS type, d.content_hash AS contentHash,
+  EXISTS (SELECT 1 FROM tasks p WHERE p.document_id = t.document_id AND p.id <> t.id
+    AND p.status IN ('queued', 'processing')) AS othersPending
+  FROM json_each($ids) j JOIN tasks t ON t.id = j.value JOIN documents d ON d.id = t.document_id`;
+
+/** What recording each task's ending reads, by task id (as taskEnding, for many in one query). */
+export function taskEndings(db: Db, taskIds: string[]): Map<string, TaskEnding> {
+  const rows = clientOf(db)
+    .prepare(TASK_ENDINGS)
+    .all({ ids: JSON.stringify(taskIds) }) as (Omit<TaskEnding, "othersPending"> & {
+    taskId: string;
+    othersPending: number;
+  })[];
+  return new Map(rows.map(({ taskId, ...r }) => [taskId, { ...r, othersPending: r.othersPending === 1 }]));
+}
+
+const END_SUCCEEDED = `UPDATE tasks SET status = 'succeeded', last_error = NULL, lease_until = NULL, updated_at = $now
+  WHERE id IN (SELECT value FROM json_each($ids))`;
+
+const MARK_READY = `UPDATE documents SET status = 'ready', error = NULL, chunk_count = j.n, progress_done = j.n,
+  progress_total = j.n, progress_unit = 'chunks', indexed_at = $now, updated_at = $now,
+  content_hash = coalesce(j.hash, documents.content_hash),
+  ocr = CASE WHEN j.ocr = 1 THEN NULL ELSE documents.ocr END
+  FROM (SELECT value ->> '$.id' AS id, value ->> '$.n' AS n, value ->> '$.hash' AS hash, value ->> '$.ocr' AS ocr
+    FROM json_each($rows)) j
+  WHERE documents.id = j.id`;
+
+/** One indexed document: its chunk count, the hash of its text (null keeps it), and whether its OCR note clears. */
+export interface ReadyRow {
+  taskId: string;
+  documentId: string;
+  chunkCount: number;
+  contentHash: string | null;
+  clearOcr: boolean;
+}
+
+/** Ends the tasks as succeeded and marks their documents ready, two statements for all. */
+export function markTasksReady(db: Db, rows: ReadyRow[], now: number): void {
+  if (rows.length === 0) return;
+  const c = clientOf(db);
+  c.prepare(END_SUCCEEDED).run({ ids: JSON.stringify(rows.map((r) => r.taskId)), now: iso(now) });
+  const json = rows.map((r) => ({ id: r.documentId, n: r.chunkCount, hash: r.contentHash, ocr: r.clearOcr ? 1 : 0 }));
+  c.prepare(MARK_READY).run({ rows: JSON.stringify(json), now: iso(now) });
+}
+
+const CLAIM = `UPDATE tasks SET status = 'processing', attempts = attempts + 1, lease_until = $lease, updated_at = $now
+  WHERE id IN (SELECT id FROM tasks WHERE status = 'queued' AND run_after <= $now ORDER BY run_after, id LIMIT $n)
+  RETURNING id, document_id AS documentId, collection_id AS collectionId, generation, status, attempts,
+    lease_until AS leaseUntil, run_after AS runAfter, last_error AS lastError, created_at AS createdAt,
+    updated_at AS updatedAt`;
+
+/**
+ * Takes up to `n` runnable tasks, oldest first, and marks them processing, in one
+ * statement: a task it returns is no longer queued, so no other claim can take it.
+ * (No second `status = 'queued'` test outside the subquery: the statement is atomic,
+ * and with it SQLite walked every queued task.)
+ */
+export function claimTasks(db: Db, n: number, now: number, leaseMs: number): Task[] {
+  if (n <= 0) return [];
+  const rows = clientOf(db)
+    .prepare(CLAIM)
+    .all({ n, now: iso(now), lease: iso(now + leaseMs) }) as Task[];
+  return rows.sort((a, b) => (a.runAfter < b.runAfter ? -1 : a.runAfter > b.runAfter ? 1 : a.id < b.id ? -1 : 1));
+}
+
+const UNCLAIM = `UPDATE tasks SET status = 'queued', attempts = attempts - 1, lease_until = NULL
+  WHERE id IN (SELECT value FROM json_each($ids))`;
+
+/** Gives back claims that found no room (in the transaction that made them). */
+export function unclaimTasks(db: Db, taskIds: string[]): void {
+  if (taskIds.length > 0)
+    clientOf(db)
+      .prepare(UNCLAIM)
+      .run({ ids: JSON.stringify(taskIds) });
+}
+
+const MARK_PROCESSING = `UPDATE documents SET status = 'processing', updated_at = $now
+  WHERE id IN (SELECT value FROM json_each($ids))`;
+
+/** A worker is about to start on each of these documents. */
+export function markDocumentsProcessing(db: Db, documentIds: string[], now: number): void {
+  if (documentIds.length === 0) return;
+  clientOf(db)
+    .prepare(MARK_PROCESSING)
+    .run({ ids: JSON.stringify(documentIds), now: iso(now) });
+}
+
+const DOCS_WITH_TEXT =
+  () => `SELECT ${DOCUMENT_COLUMNS.map(([c, f]) => `d.${c} AS ${f}`).join(", ")}, t.content AS __text
+  FROM json_each($ids) j JOIN documents d ON d.id = j.value LEFT JOIN document_texts t ON t.document_id = d.id`;
+
+/** The documents of these ids (drizzle's field names), each with its stored text or null. */
+export function documentsWithText(db: Db, ids: string[]): Map<string, { doc: DocumentRow; text: string | null }> {
+  const rows = clientOf(db)
+    .prepare(DOCS_WITH_TEXT())
+    .all({ ids: JSON.stringify(ids) }) as (DocumentRow & { __text: string | null })[];
+  const out = new Map<string, { doc: DocumentRow; text: string | null }>();
+  for (const { __text, ...doc } of rows) out.set(doc.id, { doc, text: __text });
+  return out;
+}
+
+const DOCUMENT_COLUMNS: [column: string, field: keyof DocumentRow][] = [
+  ["id", "id"],
+  ["collection_id", "collectionId"],
+  ["type", "type"],
+  ["name", "name"],
+  ["content_length", "contentLength"],
+  ["url", "url"],
+  ["url_credentials", "urlCredentials"],
+  ["file_name", "fileName"],
+  ["file_size", "fileSize"],
+  ["file_path", "filePath"],
+  ["status", "status"],
+  ["error", "error"],
+  ["chunk_count", "chunkCount"],
+  ["progress_done", "progressDone"],
+  ["progress_total", "progressTotal"],
+  ["progress_unit", "progressUnit"],
+  ["created_at", "createdAt"],
+  ["updated_at", "updatedAt"],
+  ["indexed_at", "indexedAt"],
+  ["metadata", "metadata"],
+  ["external_id", "externalId"],
+  ["content_hash", "contentHash"],
+  ["ocr", "ocr"],
+];
+
+// Rows and texts go in one by one through a positional statement: measured on 500 abstracts,
+// 15-37 ms against 43-80 ms for the rows and 7 ms against 47-118 ms for the texts as JSON
+// (SQLite parses a JSON text once per field it extracts).
+const INSERT_DOCUMENT = `INSERT INTO documents (${DOCUMENT_COLUMNS.map(([c]) => c).join(", ")})
+  VALUES (${DOCUMENT_COLUMNS.map(() => "?").join(", ")})`;
+const INSERT_TEXT = "INSERT INTO document_texts (document_id, content) VALUES (?, ?)";
+const INSERT_TASKS = `INSERT INTO tasks (id, document_id, collection_id, generation, status, attempts, lease_until, run_after,
+    last_error, created_at, updated_at)
+  SELECT value ->> '$.id', value ->> '$.documentId', $collectionId, $generation, 'queued', 0, NULL, $now, NULL, $now, $now
+  FROM json_each($rows) ORDER BY key`;
+
+/**
+ * Stores new documents of one collection (and a text source's content) with one
+ * queued task each in `generation`, three statements for all (queue.ts does one).
+ */
+export function insertQueuedDocuments(
+  db: Db,
+  docs: { row: DocumentRow; content?: string }[],
+  generation: number,
+  now: number,
+): void {
+  if (docs.length === 0) return;
+  const c = clientOf(db);
+  const row = c.prepare(INSERT_DOCUMENT) as unknown as { run(...values: unknown[]): void };
+  const text = c.prepare(INSERT_TEXT) as unknown as { run(...values: unknown[]): void };
+  for (const d of docs) {
+    row.run(...DOCUMENT_COLUMNS.map(([, f]) => d.row[f]));
+    if (d.content !== undefined) text.run(d.row.id, d.content);
+  }
+  const tasks = docs.map((d) => ({ id: Bun.randomUUIDv7(), documentId: d.row.id }));
+  c.prepare(INSERT_TASKS).run({
+    rows: JSON.stringify(tasks),
+    collectionId: docs[0]!.row.collectionId,
+    generation,
+    now: iso(now),
+  });
+}
+
+// The ids as an IN list: joined to json_each instead, SQLite scanned the collection's index once per id.
+const BY_EXTERNAL_IDS = `SELECT external_id AS externalId FROM documents
+  WHERE collection_id = $collectionId AND external_id IN (SELECT value FROM json_each($ids))`;
+
+/** The external ids among `externalIds` that a document of the collection already has. */
+export function takenExternalIds(db: Db, collectionId: string, externalIds: string[]): Set<string> {
+  const rows = clientOf(db)
+    .prepare(BY_EXTERNAL_IDS)
+    .all({ collectionId, ids: JSON.stringify(externalIds) }) as { externalId: string }[];
+  return new Set(rows.map((r) => r.externalId));
+}
+
+const LABELS = `SELECT d.id AS id, d.collection_id AS collectionId, d.type AS type, d.external_id AS externalId,
+  d.metadata AS metadata FROM json_each($ids) j JOIN documents d ON d.id = j.value`;
+
+/** What the chunk rows of these documents copy (their labels), for the ones that exist. */
+export function documentLabels(
+  db: Db,
+  ids: string[],
+): Pick<DocumentRow, "id" | "collectionId" | "type" | "externalId" | "metadata">[] {
+  if (ids.length === 0) return [];
+  return clientOf(db)
+    .prepare(LABELS)
+    .all({ ids: JSON.stringify(ids) }) as Pick<
+    DocumentRow,
+    "id" | "collectionId" | "type" | "externalId" | "metadata"
+  >[];
+}
+
+const EXISTING = "SELECT d.id AS id FROM json_each($ids) j JOIN documents d ON d.id = j.value";
+
+/** The ids among `ids` that still exist. */
+export function existingIds(db: Db, ids: string[]): Set<string> {
+  if (ids.length === 0) return new Set();
+  const rows = clientOf(db)
+    .prepare(EXISTING)
+    .all({ ids: JSON.stringify(ids) }) as { id: string }[];
+  return new Set(rows.map((r) => r.id));
+}

@@ -1,0 +1,50 @@
+/**
+ * Claiming many queued tasks in one step: one statement takes them (so no task can go
+ * to two workers), one query reads their documents and texts, and one statement each
+ * marks the documents processing and writes their `source.processing` events, in the
+ * same transaction as the claims.
+ */
+import type { Db } from "../db/client";
+import { claimTasks, documentsWithText, markDocumentsProcessing, unclaimTasks } from "../db/repo/task-batches";
+import type { Collection, Task } from "../db/schema";
+import { recordSourceEvents } from "./events";
+import type { Job } from "./job";
+import { buildJob, type JobSettings } from "./job-for";
+
+const LEASE_MS = 30 * 60_000;
+
+/**
+ * Claims up to `n` runnable tasks and offers each job to `place`, oldest first; a task
+ * `place` refuses (no room) is given back to the queue, and so is every later one.
+ * Returns how many tasks were claimed (0: none is runnable). Run it in a savepoint:
+ * if it throws, its claims must roll back with it.
+ */
+export function claimJobs(
+  t: Db,
+  n: number,
+  d: JobSettings,
+  collectionOf: (id: string) => Collection | undefined,
+  place: (task: Task, job: Job) => boolean,
+): number {
+  const now = Date.now();
+  const tasks = claimTasks(t, n, now, LEASE_MS);
+  if (tasks.length === 0) return 0;
+  const docs = documentsWithText(
+    t,
+    tasks.map((x) => x.documentId),
+  );
+  const started: string[] = [];
+  const refused: string[] = [];
+  for (const task of tasks) {
+    const found = docs.get(task.documentId);
+    const col = collectionOf(task.collectionId);
+    // A document or collection deleted meanwhile: its task goes with it (ON DELETE CASCADE).
+    if (!found || !col) continue;
+    if (refused.length > 0 || !place(task, buildJob(t, task, found.doc, col, found.text, d))) refused.push(task.id);
+    else started.push(task.documentId);
+  }
+  unclaimTasks(t, refused);
+  markDocumentsProcessing(t, started, now);
+  recordSourceEvents(t, "source.processing", started, now);
+  return tasks.length;
+}

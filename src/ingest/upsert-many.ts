@@ -1,0 +1,96 @@
+/**
+ * The items of a batch request in one transaction (docs/API.md, Documents API): the
+ * new documents, the common case of a first sync, go in with a few statements for
+ * all (rows, texts, tasks, `source.queued` events); an item that replaces or leaves a
+ * stored document goes through upsert.ts as a single upsert does. Each part has its own
+ * savepoint: if the statements for the new documents fail, those items are stored one
+ * by one instead, so a refused item undoes only itself.
+ */
+import type { Db } from "../db/client";
+import { findCollectionById } from "../db/repo/collections";
+import { insertQueuedDocuments, takenExternalIds } from "../db/repo/task-batches";
+import type { DocumentRow } from "../db/schema";
+import { recordSourceEvents } from "./events";
+import { targetGeneration } from "./generations";
+import { newDocumentRow } from "./queue";
+import { type UpsertPlan, type Upserted, upsertDocumentTx } from "./upsert";
+
+/** One item's outcome: stored, its collection gone (null), or its error. */
+export type UpsertResult = { ok: true; value: Upserted | null } | { ok: false; error: unknown };
+
+/** A new document's row as upsert.ts makes it, for a plan without a file. */
+function createdRow(p: UpsertPlan, now: number): DocumentRow {
+  return newDocumentRow(
+    {
+      collectionId: p.collectionId,
+      type: p.type,
+      name: p.name ?? p.derivedName,
+      contentLength: p.content?.length ?? null,
+      url: p.url ?? null,
+      urlCredentials: p.urlCredentials ?? null,
+      externalId: p.externalId,
+      contentHash: p.contentHash,
+      metadata: p.metadata ?? {},
+    },
+    now,
+  );
+}
+
+/** Runs `fn` in a savepoint of `t`: what it wrote is undone if it throws. */
+function savepoint<T>(t: Db, fn: (tx: Db) => T): T {
+  return t.transaction((tx) => fn(tx as unknown as Db));
+}
+
+/**
+ * Upserts the plans of one collection (distinct external ids, no files) inside the
+ * caller's transaction; `onReplaced` hears of each replaced document (its running job
+ * must stop). Results in the order of the plans.
+ */
+export function upsertDocumentsTx(
+  t: Db,
+  plans: UpsertPlan[],
+  now: number,
+  onReplaced: (documentId: string) => void,
+): UpsertResult[] {
+  const results: (UpsertResult | null)[] = plans.map(() => null);
+  const col = plans.length > 0 ? findCollectionById(t, plans[0]!.collectionId) : undefined;
+  if (!col) return plans.map(() => ({ ok: true, value: null }));
+  const taken = takenExternalIds(
+    t,
+    col.id,
+    plans.map((p) => p.externalId),
+  );
+  const fresh = plans.flatMap((p, i) => (taken.has(p.externalId) || p.file ? [] : [{ i, row: createdRow(p, now) }]));
+  try {
+    savepoint(t, (tx) => {
+      insertQueuedDocuments(
+        tx,
+        fresh.map(({ i, row }) => ({ row, content: plans[i]!.content })),
+        targetGeneration(col),
+        now,
+      );
+      recordSourceEvents(
+        tx,
+        "source.queued",
+        fresh.map((f) => f.row.id),
+        now,
+      );
+    });
+    for (const { i, row } of fresh)
+      results[i] = { ok: true, value: { status: "created", row, metadataChanged: false, queued: true } };
+  } catch {
+    // Left to the one-by-one path below, where each item meets its own error.
+  }
+  return results.map((r, i) => r ?? one(t, plans[i]!, now, onReplaced));
+}
+
+/** One item as a single upsert stores it, in its own savepoint. */
+function one(t: Db, plan: UpsertPlan, now: number, onReplaced: (documentId: string) => void): UpsertResult {
+  try {
+    const value = savepoint(t, (tx) => upsertDocumentTx(tx, plan, now));
+    if (value?.status === "replaced") onReplaced(value.row.id);
+    return { ok: true, value };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
