@@ -7,6 +7,7 @@
  */
 import { makeArrowTable, type Table } from "@lancedb/lancedb";
 import * as arrow from "apache-arrow";
+import { METADATA_COLUMN, METADATA_TERMS_COLUMN } from "./meta-index";
 import {
   chunkFieldsOf,
   inList,
@@ -56,28 +57,28 @@ export class MetadataColumn {
   }
 
   /**
-   * Adds the columns it lacks (and backfills every row) when the table lacks any. Run it in the
-   * table's queue. True when it backfilled.
+   * Adds the columns the table lacks and backfills every row holding a null in either:
+   * rows of a column just added, or left by a backfill that a crash cut short. Run it
+   * in the table's queue. True when it rewrote rows.
    */
   async ensure(name: string, table: Table): Promise<boolean> {
     if (this.current.has(name)) return false;
     const have = new Set((await table.schema()).fields.map((f) => f.name));
     // Columns keep the order rowsToArrow writes in: metadata, then its terms.
     const missing = [metadataField(), metadataTermsField()].filter((f) => !have.has(f.name));
-    if (missing.length) {
-      // makeArrowTable hands back LanceDB's own Arrow classes, which addColumns insists on.
-      await table.addColumns(makeArrowTable([], { schema: new arrow.Schema(missing) }).schema);
-      const ids = await documentIds(table);
-      for (let i = 0; i < ids.length; i += BACKFILL_BATCH)
-        await this.rewrite(name, table, ids.slice(i, i + BACKFILL_BATCH));
-      this.log("vector table given metadata columns", {
+    // makeArrowTable hands back LanceDB's own Arrow classes, which addColumns insists on.
+    if (missing.length) await table.addColumns(makeArrowTable([], { schema: new arrow.Schema(missing) }).schema);
+    const ids = await documentIds(table, `${METADATA_COLUMN} IS NULL OR ${METADATA_TERMS_COLUMN} IS NULL`);
+    for (let i = 0; i < ids.length; i += BACKFILL_BATCH)
+      await this.rewrite(name, table, ids.slice(i, i + BACKFILL_BATCH));
+    if (ids.length)
+      this.log("vector table metadata backfilled", {
         table: name,
         columns: missing.map((f) => f.name),
         documents: ids.length,
       });
-    }
     this.current.add(name);
-    return missing.length > 0;
+    return ids.length > 0;
   }
 
   /** Rewrites the metadata of the documents' rows in one commit, keeping every other column. */
@@ -95,9 +96,9 @@ export class MetadataColumn {
   }
 }
 
-async function documentIds(table: Table): Promise<string[]> {
+async function documentIds(table: Table, where: string): Promise<string[]> {
   const ids = new Set<string>();
-  for await (const batch of table.query().select(["document_id"])) {
+  for await (const batch of table.query().where(where).select(["document_id"])) {
     const col = batch.getChild("document_id")!;
     for (let i = 0; i < col.length; i++) ids.add(col.get(i) as string);
   }
