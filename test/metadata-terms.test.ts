@@ -112,6 +112,14 @@ async function hasTermsIndex(c: string): Promise<boolean> {
   return found;
 }
 
+async function unindexedTermRows(c: string): Promise<number | undefined> {
+  const t = await openTable(c);
+  const index = (await t.listIndices()).find((i) => i.columns.includes(METADATA_TERMS_COLUMN));
+  const stats = index ? await t.indexStats(index.name) : undefined;
+  t.close();
+  return stats?.numUnindexedRows;
+}
+
 const named = (docs: string[]) => docs.map((d) => d.split("-")[0]!).sort();
 
 describe("the terms column", () => {
@@ -157,7 +165,9 @@ describe("the terms column", () => {
         const old = named(before[`${mode} ${label}`]!);
         expect(old).toEqual(expected.filter((d) => ["A", "B", "C"].includes(d)));
       }
+    expect(await unindexedTermRows(c)).toBe(6);
     await store.maintain(); // folds D and E into the index
+    expect(await unindexedTermRows(c)).toBe(0);
     for (const mode of MODES)
       for (const [label, filter, expected] of CASES)
         expect({ case: label, found: named(await found(store, c, filter, mode)) }).toEqual({
