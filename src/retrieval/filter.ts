@@ -1,11 +1,12 @@
 /**
  * `filter.metadata` (docs/API.md, Query, "Filtering on metadata"): checked, then
- * compiled to a SQL predicate over the chunk table's metadata column. Values only
+ * compiled to a SQL predicate over the chunk table's metadata columns: equality,
+ * $in and $exists as term lookups (indexed), ranges over the JSON (meta-index.ts). Values only
  * ever reach the SQL as quoted literals or as numbers this code printed itself, so
  * a metadata value is data, never SQL. Every refusal names the field at fault.
  */
 import { RESERVED_METADATA_KEYS } from "../core/metadata";
-import { type Comparison, compareNumber, compareString, hasKey, hasString, isBoolean } from "../vectors/meta-index";
+import { type Comparison, compareNumber, compareString, hasAnyTerm, keyTerm, valueTerm } from "../vectors/meta-index";
 import { RetrievalError } from "./errors";
 
 export const FILTER_LIMITS = { depth: 5, conditions: 200, inValues: 100 } as const;
@@ -56,22 +57,16 @@ class Compiler {
       fail(path, `unknown operator ${op}; expected one of ${OPERATORS.join(" ")}`);
     switch (op as Operator) {
       case "$eq":
-        return equals(key, scalar(key, operand, path));
+        return hasAnyTerm([valueTerm(key, scalar(key, operand, path))]);
       case "$ne":
-        return `(NOT ${equals(key, scalar(key, operand, path))})`;
+        return `(NOT ${hasAnyTerm([valueTerm(key, scalar(key, operand, path))])})`;
       case "$in":
-        return join(
-          list(key, operand, path).map((v) => equals(key, v)),
-          "OR",
-        );
+        return hasAnyTerm(list(key, operand, path).map((v) => valueTerm(key, v)));
       case "$nin":
-        return `(NOT ${join(
-          list(key, operand, path).map((v) => equals(key, v)),
-          "OR",
-        )})`;
+        return `(NOT ${hasAnyTerm(list(key, operand, path).map((v) => valueTerm(key, v)))})`;
       case "$exists":
         if (typeof operand !== "boolean") fail(path, "must be true or false");
-        return operand ? hasKey(key) : `(NOT ${hasKey(key)})`;
+        return operand ? hasAnyTerm([keyTerm(key)]) : `(NOT ${hasAnyTerm([keyTerm(key)])})`;
       default: {
         const cmp = RANGE[op as Operator]!;
         if (typeof operand === "number" && SOURCE_FIELDS.has(key)) fail(path, `${key} is a string; got a number`);
@@ -88,12 +83,6 @@ export function compileMetadataFilter(filter: unknown, path = "filter.metadata")
   if (filter === undefined) return null;
   const sql = new Compiler().object(filter, path, 0);
   return sql === "true" ? null : sql;
-}
-
-function equals(key: string, v: Scalar): string {
-  if (typeof v === "string") return hasString(key, v);
-  if (typeof v === "number") return compareNumber(key, "=", v);
-  return isBoolean(key, v);
 }
 
 function scalar(key: string, v: unknown, path: string): Scalar {

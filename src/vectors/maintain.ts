@@ -11,6 +11,7 @@
  */
 import { Index, type Table } from "@lancedb/lancedb";
 import { annIndexFor, needsIndex, probesForRows, vectorIndexes, type AnnProbes } from "./ann";
+import { ensureMetadataTermsIndex } from "./meta-terms-index";
 import { parseTableName, vectorDim, type TableCache } from "./tables";
 import { ensureFtsIndex, type TableWriter } from "./writer";
 
@@ -130,6 +131,7 @@ export class Maintainer {
       if (!t) return null;
       await ensureFtsIndex(t);
       await ensureScalarIndexes(t);
+      await ensureMetadataTermsIndex(t);
       await retryOnConflict(() => t.optimize({ cleanupOlderThan: new Date(Date.now() - KEEP_VERSIONS_MS) }));
       return t;
     });

@@ -14,11 +14,18 @@
  *
  * Keys cannot hold `=` (src/core/metadata.ts), so `=k=v` is unambiguous. A row with
  * a null column (written before metadata existed) simply has no keys.
+ *
+ * LanceDB cannot index a JSON path, so the tests that are set membership also go to
+ * a second column, `metadata_terms` (a list of strings with a LABEL_LIST index, which
+ * `array_has_any` uses as a prefilter): `?k`, `=k=v`, `#k=<number>` and `!k=<bool>`.
+ * Those conditions compile to the term column alone (it holds the same facts as the
+ * JSON, so the predicate is exact); range comparisons still read the JSON.
  */
 import type { Metadata } from "../core/metadata";
 import { sqlString } from "./tables";
 
 export const METADATA_COLUMN = "metadata";
+export const METADATA_TERMS_COLUMN = "metadata_terms";
 
 /** The source fields filters may name beside metadata keys. */
 export interface IndexedSourceFields {
@@ -46,14 +53,37 @@ export function encodeChunkMetadata(meta: Metadata, source: IndexedSourceFields)
 
 export type Comparison = "=" | ">" | ">=" | "<" | "<=";
 
-/** Some value of key `key` is present. */
-export function hasKey(key: string): string {
-  return `(json_get(${METADATA_COLUMN}, ${sqlString(`?${key}`)}) IS NOT NULL)`;
+/** The terms of one row, from its stored JSON (encodeChunkMetadata's output). */
+export function metadataTerms(json: string): string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(JSON.parse(json) as Record<string, unknown>)) {
+    if (k.startsWith("?") || k.startsWith("=")) out.push(k);
+    else if (k.startsWith("n:")) out.push(numberTerm(k.slice(2), v as number));
+    else if (k.startsWith("b:")) out.push(`!${k.slice(2)}=${v}`);
+  }
+  return out;
 }
 
-/** The string `value` is the key's value or an element of its array value. */
-export function hasString(key: string, value: string): string {
-  return `(json_get(${METADATA_COLUMN}, ${sqlString(`=${key}=${value}`)}) IS NOT NULL)`;
+/** An equality test as a term: the value (or an element of the array value) equals `value`. */
+export function valueTerm(key: string, value: string | number | boolean): string {
+  if (typeof value === "string") return `=${key}=${value}`;
+  if (typeof value === "number") return numberTerm(key, value);
+  return `!${key}=${value}`;
+}
+
+/** Some value of key `key` is present. */
+export function keyTerm(key: string): string {
+  return `?${key}`;
+}
+
+// String() of a double round-trips it exactly, and 0 and -0 (which compare equal) both print "0".
+function numberTerm(key: string, value: number): string {
+  return `#${key}=${String(value)}`;
+}
+
+/** The row holds at least one of the terms. */
+export function hasAnyTerm(terms: string[]): string {
+  return `array_has_any(${METADATA_TERMS_COLUMN}, [${terms.map(sqlString).join(", ")}])`;
 }
 
 /** The key's number value compares as asked; false when it has none. */
@@ -66,9 +96,4 @@ export function compareNumber(key: string, op: Comparison, value: number): strin
 /** The key's (non-array) string value compares as asked, by code point; false when it has none. */
 export function compareString(key: string, op: Exclude<Comparison, "=">, value: string): string {
   return `coalesce(json_get_string(${METADATA_COLUMN}, ${sqlString(`s:${key}`)}) ${op} ${sqlString(value)}, false)`;
-}
-
-/** The key's boolean value is `value`; false when it has none. */
-export function isBoolean(key: string, value: boolean): string {
-  return `coalesce(json_get_bool(${METADATA_COLUMN}, ${sqlString(`b:${key}`)}) = ${value}, false)`;
 }

@@ -1,14 +1,22 @@
 /**
- * The `metadata` column of chunk tables (meta-index.ts says what it holds): filled
+ * The `metadata` and `metadata_terms` columns of chunk tables (meta-index.ts says what they hold): filled
  * in at write time from the source's current metadata, rewritten in place when the
  * metadata changes (vectors kept, nothing embedded), and added to tables written
- * before the column existed, with their rows backfilled, the first time such a
+ * before a column existed, with their rows backfilled, the first time such a
  * table is written or filtered.
  */
 import { makeArrowTable, type Table } from "@lancedb/lancedb";
 import * as arrow from "apache-arrow";
-import { METADATA_COLUMN } from "./meta-index";
-import { chunkFieldsOf, inList, metadataField, parseTableName, rowsToArrow, type ChunkRow } from "./tables";
+import { METADATA_COLUMN, METADATA_TERMS_COLUMN } from "./meta-index";
+import {
+  chunkFieldsOf,
+  inList,
+  metadataField,
+  metadataTermsField,
+  parseTableName,
+  rowsToArrow,
+  type ChunkRow,
+} from "./tables";
 
 /** The index form of the metadata of each listed document of a collection (absent: deleted). */
 export type MetadataLookup = (collectionId: string, documentIds: string[]) => Map<string, string>;
@@ -48,20 +56,29 @@ export class MetadataColumn {
     return rows.map((r) => ({ ...r, metadata: meta.get(r.documentId) ?? "{}" }));
   }
 
-  /** Adds the column (and backfills it) when the table lacks it. Run it in the table's queue. */
+  /**
+   * Adds the columns the table lacks and backfills every row holding a null in either:
+   * rows of a column just added, or left by a backfill that a crash cut short. Run it
+   * in the table's queue. True when it rewrote rows.
+   */
   async ensure(name: string, table: Table): Promise<boolean> {
-    if (this.current.has(name)) return true;
-    const schema = await table.schema();
-    if (!schema.fields.some((f) => f.name === METADATA_COLUMN)) {
-      // makeArrowTable hands back LanceDB's own Arrow classes, which addColumns insists on.
-      await table.addColumns(makeArrowTable([], { schema: new arrow.Schema([metadataField()]) }).schema);
-      const ids = await documentIds(table);
-      for (let i = 0; i < ids.length; i += BACKFILL_BATCH)
-        await this.rewrite(name, table, ids.slice(i, i + BACKFILL_BATCH));
-      this.log("vector table given a metadata column", { table: name, documents: ids.length });
-    }
+    if (this.current.has(name)) return false;
+    const have = new Set((await table.schema()).fields.map((f) => f.name));
+    // Columns keep the order rowsToArrow writes in: metadata, then its terms.
+    const missing = [metadataField(), metadataTermsField()].filter((f) => !have.has(f.name));
+    // makeArrowTable hands back LanceDB's own Arrow classes, which addColumns insists on.
+    if (missing.length) await table.addColumns(makeArrowTable([], { schema: new arrow.Schema(missing) }).schema);
+    const ids = await documentIds(table, `${METADATA_COLUMN} IS NULL OR ${METADATA_TERMS_COLUMN} IS NULL`);
+    for (let i = 0; i < ids.length; i += BACKFILL_BATCH)
+      await this.rewrite(name, table, ids.slice(i, i + BACKFILL_BATCH));
+    if (ids.length)
+      this.log("vector table metadata backfilled", {
+        table: name,
+        columns: missing.map((f) => f.name),
+        documents: ids.length,
+      });
     this.current.add(name);
-    return true;
+    return ids.length > 0;
   }
 
   /** Rewrites the metadata of the documents' rows in one commit, keeping every other column. */
@@ -79,9 +96,9 @@ export class MetadataColumn {
   }
 }
 
-async function documentIds(table: Table): Promise<string[]> {
+async function documentIds(table: Table, where: string): Promise<string[]> {
   const ids = new Set<string>();
-  for await (const batch of table.query().select(["document_id"])) {
+  for await (const batch of table.query().where(where).select(["document_id"])) {
     const col = batch.getChild("document_id")!;
     for (let i = 0; i < col.length; i++) ids.add(col.get(i) as string);
   }

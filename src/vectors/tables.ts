@@ -5,6 +5,7 @@
 import * as arrow from "apache-arrow";
 import type { Table } from "@lancedb/lancedb";
 import type { LanceConnection } from "./connection";
+import { metadataTerms } from "./meta-index";
 
 /** One chunk as written to a table; `id` is `${documentId}:${chunkIndex}`. */
 export interface ChunkRow {
@@ -73,6 +74,7 @@ export function chunkSchema(dim: number): arrow.Schema {
     new arrow.Field("end", new arrow.Int32(), false),
     new arrow.Field("vector", vectorType(dim), false),
     metadataField(),
+    metadataTermsField(),
   ]);
 }
 
@@ -82,6 +84,11 @@ export function chunkSchema(dim: number): arrow.Schema {
  */
 export function metadataField(): arrow.Field {
   return new arrow.Field("metadata", new arrow.Utf8(), true, new Map([["ARROW:extension:name", "arrow.json"]]));
+}
+
+/** The metadata's set-membership facts as a list of strings, for a LABEL_LIST index (meta-index.ts). */
+export function metadataTermsField(): arrow.Field {
+  return new arrow.Field("metadata_terms", new arrow.List(new arrow.Field("item", new arrow.Utf8(), true)), true);
 }
 
 function vectorType(dim: number) {
@@ -111,6 +118,7 @@ export function rowsToArrow(rows: ChunkRow[]): arrow.Table {
     int((r) => r.end),
     vectors,
     str((r) => r.metadata ?? "{}"),
+    termsData(rows.map((r) => r.metadata ?? "{}")),
   ];
   const struct = arrow.makeData({ type: new arrow.Struct(schema.fields), length: rows.length, nullCount: 0, children });
   return new arrow.Table([new arrow.RecordBatch(schema, struct)]);
@@ -126,6 +134,22 @@ export function chunkFieldsOf(r: Record<string, unknown>): Omit<ChunkRow, "vecto
     start: Number(r.start),
     end: Number(r.end),
   };
+}
+
+/** The term lists of the rows' metadata; rows of one document share their JSON, so each is parsed once. */
+function termsData(metadata: string[]): arrow.Data<arrow.List<arrow.Utf8>> {
+  const seen = new Map<string, string[]>();
+  const lists = metadata.map((m) => seen.get(m) ?? seen.set(m, metadataTerms(m)).get(m)!);
+  const offsets = new Int32Array(lists.length + 1);
+  for (let i = 0; i < lists.length; i++) offsets[i + 1] = offsets[i]! + lists[i]!.length;
+  const field = metadataTermsField();
+  return arrow.makeData({
+    type: field.type as arrow.List<arrow.Utf8>,
+    length: lists.length,
+    nullCount: 0,
+    valueOffsets: offsets,
+    child: utf8Data(lists.flat()),
+  });
 }
 
 const encoder = new TextEncoder();

@@ -135,7 +135,8 @@ export class TableWriter {
       names.map((name) =>
         this.queues.run(name, async () => {
           const table = await this.tables.get(name);
-          if (!table || !(await this.metadata.ensure(name, table))) return;
+          if (!table) return;
+          await this.metadata.ensure(name, table);
           await this.metadata.rewrite(name, table, [documentId]);
           this.dirty.add(name);
         }),
@@ -148,7 +149,8 @@ export class TableWriter {
     if (this.metadata.known(name)) return;
     await this.queues.run(name, async () => {
       const table = await this.tables.get(name);
-      if (table) await this.metadata.ensure(name, table);
+      // A backfilled table owes upkeep its metadata index.
+      if (table && (await this.metadata.ensure(name, table))) this.dirty.add(name);
     });
   }
 
