@@ -136,7 +136,7 @@ describe("ANN index as a table grows", () => {
       await store.maintain();
       const names = await vectorIndexes();
       // One index, trained on the table as it is now, not on the rows of the first build.
-      expect(names).toEqual([`vector_ivfflat_${rows}`]);
+      expect(names).toEqual([`vector_hnswsq_${rows}`]);
       seen.push(names[0]!);
       const r = await recall();
       if (process.env.RAGD_TEST_VERBOSE) console.log(rows, r);
@@ -145,7 +145,7 @@ describe("ANN index as a table grows", () => {
     // Growth below the doubling keeps the index (optimize folds the new rows into it).
     await grow(2200);
     await store.maintain();
-    expect(await vectorIndexes()).toEqual(["vector_ivfflat_1900"]);
+    expect(await vectorIndexes()).toEqual(["vector_hnswsq_1900"]);
     expect(await recall()).toBeGreaterThanOrEqual(0.95);
   });
 
@@ -169,7 +169,7 @@ describe("ANN index as a table grows", () => {
     await build;
     await store.refreshTails();
     expect(await ftsTail()).toBe(0);
-    expect(await vectorIndexes()).toEqual(["vector_ivfflat_4000"]);
+    expect(await vectorIndexes()).toEqual(["vector_hnswsq_4000"]);
     const [self] = await store.search(c, 1, { mode: "vector", text: "", vector: q, topK: 1 });
     expect(self?.documentId).toBe("d4000");
   });
