@@ -343,6 +343,15 @@ describe("ANN index", () => {
     expect(hits.map((h) => h.documentId)).toEqual(exact);
   });
 
+  test("a topK beyond the HNSW candidate list still answers in full, best first", async () => {
+    const q = draw();
+    const hits = await annStore.search(c, 1, { mode: "vector", text: "", vector: q, topK: 200 });
+    expect(hits.length).toBe(200);
+    expect(hits[0]!.documentId).toBe(exactTop(q, 1)[0]);
+    const hybrid = await annStore.search(c, 1, { mode: "hybrid", text: "row 7", vector: q, topK: 60 });
+    expect(hybrid.length).toBe(60);
+  });
+
   test("probe counts above LanceDB's default of 20 are accepted", async () => {
     const t = await conn.openTable(VectorStore.tableName(c, 1));
     const hits = await searchTable(

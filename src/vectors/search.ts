@@ -116,7 +116,8 @@ async function vectorHits(
     q = q.nprobes(ann.minimum);
     if (filter && ann.maximum > ann.minimum) q = q.maximumNprobes(ann.maximum);
     if (ann.refine > 1) q = q.refineFactor(ann.refine);
-    if (ann.ef) q = q.ef(ann.ef);
+    // HNSW refuses a candidate list shorter than the candidates asked for (limit × refine).
+    if (ann.ef) q = q.ef(Math.max(ann.ef, limit * ann.refine));
   }
   const rows = await q.toArray();
   return rows.map((r) => toHit(r, clamp01(1 - Number(r._distance))));
