@@ -159,9 +159,10 @@ export async function load(
     })();
     if ((from / BATCH_DOCS) % 10 === 9)
       console.error(`  loaded ${((from + BATCH_DOCS) * CHUNKS_PER_DOC).toLocaleString()} chunks`);
-    if ((from + BATCH_DOCS) * CHUNKS_PER_DOC === maintainAt && maintainAt < N) {
+    const written = Math.min(docs, from + BATCH_DOCS) * CHUNKS_PER_DOC;
+    if (maintainAt < N && written >= maintainAt && written - BATCH_DOCS * CHUNKS_PER_DOC < maintainAt) {
       await store.maintain();
-      console.error(`  maintained at ${maintainAt.toLocaleString()} chunks`);
+      console.error(`  maintained at ${written.toLocaleString()} chunks`);
     }
   }
   db.run("UPDATE collections SET embedding_dimensions = ? WHERE id = ?", [DIM, pipelineId]);

@@ -115,10 +115,13 @@ export interface AnnIndexConfig {
  * rows (bench/ann-sizes.ts, 16 in flight): recall@10 0.954 at 513 q/s with ef 40 and
  * 0.968 at 472 q/s with ef 80, against IVF_FLAT probing 50% at 0.960 and 274 q/s; the
  * graph built in 12–37 s against 5–7 s. Without re-ranking the codes capped recall
- * at 0.93–0.94. The build grows faster than linearly (100,000 rows took 18.5 min on
- * the loaded 2-core bench machine), hence the bound; larger tables keep IVF.
+ * at 0.93–0.94. The graph costs upkeep: the build grows faster than linearly (40,000
+ * rows took 144 s and 100,000 rows 18.5 min on the loaded 2-core bench machine), and
+ * rows added later go into delta graphs at about 1.4 ms of CPU a row (IVF_FLAT: 0.2),
+ * which a table growing from 40,000 to 100,000 rows paid for minutes before its
+ * retrain could start. Hence the bound: from 30,000 rows, IVF.
  */
-export const HNSW_UNTIL = 50_000;
+export const HNSW_UNTIL = 30_000;
 const HNSW_EF = 80;
 const HNSW_REFINE = 2;
 
