@@ -13,6 +13,15 @@
  * clients as a share of the reference. With more than one round, the steps repeat in
  * alternating order (1, 4, 32, 64, then 64, 32, 4, 1, …) with a reference in each, so
  * the machine's drift falls on every step alike; the medians per step follow.
+ *
+ * Measured on the shared 2-core machine with other work running (`… 10 2`, req/s
+ * of rounds 1 and 2):
+ * - 20,000 rows, HNSW index (load average 15–20): vector HTTP 1/4/32/64 clients
+ *   44·46 / 101·99 / 113·96 / 97·71, in-process 88·90, so HTTP at 32 clients is
+ *   129·107 % of it; hybrid 18·51 / 38·52 / 45·45 / 44·48, in-process 47·49 (94·91 %).
+ * - 100,000 rows, IVF_FLAT (load average 11–12): vector 21·31 / 39·38 / 43·47 / 37·32,
+ *   in-process 34·25 (126·189 %), p99/p50 at 32 clients 1.4–1.5; hybrid
+ *   14·21 / 32·29 / 33·37 / 34·27, in-process 26·27 (123·136 %).
  */
 import { rmSync } from "node:fs";
 import { loadavg } from "node:os";
