@@ -7,7 +7,8 @@
  *
  * The corpus of bench/query-corpus.ts is written in two parts: upkeep runs after
  * the first 40% (an index trained on them, as an ingestion's last upkeep pass left
- * it), the rest stays unindexed. The binary then starts (ingestion has just
+ * it); the rest gets only the full-text tail refreshes the server makes during
+ * ingestion (which fold the new rows into the vector index too). The binary then starts (ingestion has just
  * ended): its first upkeep pass folds the new rows into the index and, the table
  * having doubled, trains a new one beside it. One client asks vector queries back
  * to back for `seconds` from start-up, each followed or preceded by the same

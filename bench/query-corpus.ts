@@ -86,7 +86,8 @@ export async function provision(s: Server): Promise<{ pipelineId: string; key: s
 /**
  * Writes N chunks into LanceDB and their documents into SQLite; keeps every vector for brute force.
  * Upkeep (indexes) runs once `maintainAt` chunks are written, by default at the end; earlier, the
- * rest stay unindexed, as at the end of an ingestion that outgrew the index of its last upkeep.
+ * rest only get the tail refreshes the server makes while ingestion runs, as at the end of an
+ * ingestion that outgrew the index of its last full upkeep pass.
  */
 export async function load(
   dataDir: string,
@@ -163,6 +164,10 @@ export async function load(
     if (maintainAt < N && written >= maintainAt && written - BATCH_DOCS * CHUNKS_PER_DOC < maintainAt) {
       await store.maintain();
       console.error(`  maintained at ${written.toLocaleString()} chunks`);
+    } else if (written > maintainAt) {
+      // As the server does while ingestion runs: a long full-text tail is refreshed (optimize(),
+      // which also folds the new rows into the vector index), the full pass waits.
+      await store.refreshTails();
     }
   }
   db.run("UPDATE collections SET embedding_dimensions = ? WHERE id = ?", [DIM, pipelineId]);
