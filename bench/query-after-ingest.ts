@@ -8,22 +8,24 @@
  * The corpus of bench/query-corpus.ts is written in two parts: upkeep runs after
  * the first 40% (an index trained on them, as an ingestion's last upkeep pass left
  * it); the rest gets only the full-text tail refreshes the server makes during
- * ingestion (which fold the new rows into the vector index too). The binary then starts (ingestion has just
- * ended): its first upkeep pass folds the new rows into the index and, the table
- * having doubled, trains a new one beside it. One client asks vector queries back
+ * ingestion (which fold the new rows into the vector index too). The binary then
+ * starts (ingestion has just ended): its first upkeep pass and, the table having
+ * more than doubled, the training of a new index beside the serving one follow. One client asks vector queries back
  * to back for `seconds` from start-up, each followed or preceded by the same
  * search in this process (searchTable with the probe settings of the index serving
  * at that moment). Reported: p50/p95/p99 of both over the whole window and by phase
  * (before, during and after the build), and recall@10 of both against exact search
  * on every tenth query.
  *
- * Measured (`… 100000`, shared 2-core machine, load average 11–13): over the first
- * minute HTTP p50 70 ms, 1.10× the in-process 64 ms, recall@10 0.991 both, but HTTP
- * p95 8.8× its p50 (in-process 5.1×). By phase, HTTP / in-process p50: before the
- * build (0–32 s: the first upkeep pass, 60,000 rows outside the index) 284 / 185 ms,
- * during it (18 s) 120 / 104 ms, after it 36 / 32 ms. The tail is the table's state
- * changing under the queries, not the HTTP path. Training in a niced child process
- * instead did not end within the minute on that loaded machine (HTTP p50 152 ms).
+ * Measured (`… 100000`, shared 2-core machine, load average about 9), HTTP / in-process
+ * over the first minute: p50 27.3 / 25.2 ms (1.08×), p95 4.4× / 3.8× its p50, recall@10
+ * 0.981 both, with the build in a child process (14 s, from 19 s after start-up); p50
+ * 1.18×, p95 4.8× / 4.6× with the build in the server (17 s). During the build HTTP p95
+ * was 158 ms against the reference's 126 (child) and 438 against 239 (in the server).
+ * A second run with the child at load average 6–7: p50 29.3 / 27.9 ms (1.05×), p95
+ * 2.95× / 3.10× its p50, recall@10 0.963 both; during the build p95 139 / 136 ms.
+ * Without the tail refreshes (60,000 rows outside the index until the first pass)
+ * every phase was several times slower: p50 284, then 120, then 36 ms.
  */
 import type { Table } from "@lancedb/lancedb";
 import { rmSync } from "node:fs";
