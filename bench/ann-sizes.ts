@@ -26,6 +26,8 @@ const SHARES = (process.env.SHARES ?? "0.2,0.5").split(",").map(Number);
 const EFS = (process.env.EFS ?? "40,80,160").split(",").map(Number);
 /** Refine factor for HNSW_SQ (its distances come from 8-bit codes); 1 re-ranks only the k hits. */
 const HNSW_REFINE = Number(process.env.REFINE ?? 1);
+/** Refine factor for IVF_FLAT (its distances are exact already: refine only adds a re-read). */
+const FLAT_REFINE = Number(process.env.FLAT_REFINE ?? 1);
 const DIM = 384;
 const COLLECTION = "00000000-0000-4000-8000-0000000000a1";
 
@@ -152,7 +154,7 @@ async function main(): Promise<void> {
       else
         for (const share of SHARES) {
           const probes = Math.max(1, Math.ceil(partitions * share));
-          const refine = name === "ivfpq" ? 10 : 1;
+          const refine = name === "ivfpq" ? 10 : FLAT_REFINE;
           await measure(`${kind} probing ${share * 100}%`, queries, truth, (q) =>
             search(table, q, (v) => v.nprobes(probes).refineFactor(refine)),
           );

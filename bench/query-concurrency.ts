@@ -2,7 +2,7 @@
  * Throughput and tail latency under many clients, over HTTP against the compiled
  * binary, next to in-process LanceDB running the same searches 32 at a time:
  *
- *   ./node_modules/.bin/bun bench/query-concurrency.ts [20000|100000] [topical|flat] [seconds=10]
+ *   ./node_modules/.bin/bun bench/query-concurrency.ts [20000|100000] [topical|flat] [seconds=10] [rounds=1]
  *
  * Provisions and loads the corpus of bench/query-corpus.ts, restarts the binary,
  * then for vector and hybrid mode: 1, 4, 32 and 64 clients each asking back to back
@@ -10,7 +10,18 @@
  * table in this process with the server's probe settings, 32 searches in flight,
  * with query vectors embedded beforehand (for hybrid: its vector and full-text
  * searches and their follow-up lookups). The last line is HTTP throughput at 32
- * clients as a share of the reference.
+ * clients as a share of the reference. With more than one round, the steps repeat in
+ * alternating order (1, 4, 32, 64, then 64, 32, 4, 1, …) with a reference in each, so
+ * the machine's drift falls on every step alike; the medians per step follow.
+ *
+ * Measured on the shared 2-core machine with other work running (`… 10 2`, req/s
+ * of rounds 1 and 2):
+ * - 20,000 rows, HNSW index (load average 15–20): vector HTTP 1/4/32/64 clients
+ *   44·46 / 101·99 / 113·96 / 97·71, in-process 88·90, so HTTP at 32 clients is
+ *   129·107 % of it; hybrid 18·51 / 38·52 / 45·45 / 44·48, in-process 47·49 (94·91 %).
+ * - 100,000 rows, IVF_FLAT (load average 11–12): vector 21·31 / 39·38 / 43·47 / 37·32,
+ *   in-process 34·25 (126·189 %), p99/p50 at 32 clients 1.4–1.5; hybrid
+ *   14·21 / 32·29 / 33·37 / 34·27, in-process 26·27 (123·136 %).
  */
 import { rmSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -25,6 +36,7 @@ import { N, SHAPE, load, provision, sentence, serve, stop, type Server } from ".
 import { percentile, random } from "./support";
 
 const SECONDS = Number(process.argv[4] ?? 10);
+const ROUNDS = Number(process.argv[5] ?? 1);
 const CLIENT_STEPS = [1, 4, 32, 64];
 const REFERENCE_CLIENTS = 32;
 const TOP_K = 10;
@@ -106,16 +118,29 @@ async function main(): Promise<void> {
     await Bun.sleep(Math.max(0, 12_000 - (performance.now() - s.startedAt)));
     const results: Record<string, ReturnType<typeof row>> = {};
     const share: Record<string, string> = {};
+    const medians: Record<string, Record<string, string>> = {};
     for (const mode of ["vector", "hybrid"] as const) {
-      let at32 = 0;
-      for (const clients of CLIENT_STEPS) {
-        const r = await drive(clients, http(mode));
-        if (clients === REFERENCE_CLIENTS) at32 = r.rps;
-        results[`${mode}, HTTP, ${clients} clients`] = row(r);
+      const rps = new Map<number | "ref", number[]>();
+      const note = (k: number | "ref", r: Run) => rps.set(k, [...(rps.get(k) ?? []), r.rps]);
+      for (let round = 1; round <= ROUNDS; round++) {
+        const tag = ROUNDS > 1 ? ` (round ${round})` : "";
+        let at32 = 0;
+        for (const clients of round % 2 ? CLIENT_STEPS : [...CLIENT_STEPS].reverse()) {
+          const r = await drive(clients, http(mode));
+          if (clients === REFERENCE_CLIENTS) at32 = r.rps;
+          note(clients, r);
+          results[`${mode}, HTTP, ${clients} clients${tag}`] = row(r);
+        }
+        const ref = await drive(REFERENCE_CLIENTS, inProcess(mode));
+        note("ref", ref);
+        results[`${mode}, in-process LanceDB, ${REFERENCE_CLIENTS} at once${tag}`] = row(ref);
+        share[`${mode}: HTTP at ${REFERENCE_CLIENTS} clients / in-process${tag}`] =
+          `${((100 * at32) / ref.rps).toFixed(0)} %`;
       }
-      const ref = await drive(REFERENCE_CLIENTS, inProcess(mode));
-      results[`${mode}, in-process LanceDB, ${REFERENCE_CLIENTS} at once`] = row(ref);
-      share[`${mode}: HTTP at ${REFERENCE_CLIENTS} clients / in-process`] = `${((100 * at32) / ref.rps).toFixed(0)} %`;
+      if (ROUNDS > 1)
+        medians[mode] = Object.fromEntries(
+          [...rps].map(([k, xs]) => [k === "ref" ? "in-process" : `${k} clients`, percentile(xs, 50).toFixed(0)]),
+        );
     }
     table.close();
     conn.close();
@@ -125,6 +150,7 @@ async function main(): Promise<void> {
     );
     console.table(results);
     console.table(share);
+    if (ROUNDS > 1) console.table(medians);
   } finally {
     if (server) await stop(server);
     rmSync(dataDir, { recursive: true, force: true });

@@ -83,12 +83,18 @@ export async function provision(s: Server): Promise<{ pipelineId: string; key: s
   return { pipelineId: pipeline.id, key: key.key };
 }
 
-/** Writes N chunks into LanceDB and their documents into SQLite; keeps every vector for brute force. */
+/**
+ * Writes N chunks into LanceDB and their documents into SQLite; keeps every vector for brute force.
+ * Upkeep (indexes) runs once `maintainAt` chunks are written, by default at the end; earlier, the
+ * rest only get the tail refreshes the server makes while ingestion runs, as at the end of an
+ * ingestion that outgrew the index of its last full upkeep pass.
+ */
 export async function load(
   dataDir: string,
   pipelineId: string,
   all: Float32Array,
   ids: string[],
+  maintainAt = N,
 ): Promise<{ loadMs: number; maintainMs: number }> {
   const conn = await openLance(dataDir);
   const store = new VectorStore(conn, { log: (msg, f) => console.error(`  ${msg}`, JSON.stringify(f ?? {})) });
@@ -154,12 +160,21 @@ export async function load(
     })();
     if ((from / BATCH_DOCS) % 10 === 9)
       console.error(`  loaded ${((from + BATCH_DOCS) * CHUNKS_PER_DOC).toLocaleString()} chunks`);
+    const written = Math.min(docs, from + BATCH_DOCS) * CHUNKS_PER_DOC;
+    if (maintainAt < N && written >= maintainAt && written - BATCH_DOCS * CHUNKS_PER_DOC < maintainAt) {
+      await store.maintain();
+      console.error(`  maintained at ${written.toLocaleString()} chunks`);
+    } else if (written > maintainAt) {
+      // As the server does while ingestion runs: a long full-text tail is refreshed (optimize(),
+      // which also folds the new rows into the vector index), the full pass waits.
+      await store.refreshTails();
+    }
   }
   db.run("UPDATE collections SET embedding_dimensions = ? WHERE id = ?", [DIM, pipelineId]);
   db.close();
   const loadMs = performance.now() - started;
   const t0 = performance.now();
-  await store.maintain();
+  if (maintainAt >= N) await store.maintain();
   const maintainMs = performance.now() - t0;
   const table = await conn.openTable(VectorStore.tableName(pipelineId, 1));
   const indices = (await table.listIndices()).map((i) => `${i.indexType}(${i.columns.join(",")})`);

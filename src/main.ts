@@ -46,6 +46,9 @@ async function run(argv: string[]): Promise<number | undefined> {
     case "mcp":
       // Loaded only for this command: the MCP client code would slow every `ragd serve` start.
       return (await import("./cli/mcp")).mcpCommand(loadBridgeConfig(parseFlags(argv.slice(1))));
+    case "build-vector-index":
+      // Not in the help: the server runs it to train an ANN index apart from its own threads.
+      return (await import("./vectors/index-build")).buildIndexCommand(argv.slice(1));
     case "version":
     case "--version":
       console.log(`ragd ${version}`);

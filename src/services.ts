@@ -40,6 +40,7 @@ import { throttledLogger } from "./log-throttle";
 import { limitMallocArenas, releaseMemory } from "./tools/memory";
 import { Reranker } from "./retrieval/rerank";
 import { Searcher } from "./retrieval/searcher";
+import { childProcess } from "./vectors/index-build";
 import { openLance, type LanceConnection } from "./vectors/connection";
 import { VectorStore } from "./vectors/store";
 
@@ -93,6 +94,8 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const store = new VectorStore(lance, {
     log: (msg, fields) => log.info(msg, fields as Record<string, unknown>),
     metadataOf: metadataLookup(db),
+    // ANN training in a child process leaves this process's LanceDB threads to the searches.
+    indexBuilder: childProcess(config.dataDir),
   });
   const files = new FileStore(config.dataDir);
   const metrics = new Metrics();

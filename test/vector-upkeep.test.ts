@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openLance, type LanceConnection } from "../src/vectors/connection";
+import { childProcess } from "../src/vectors/index-build";
 import { VectorStore, type ChunkRow } from "../src/vectors/store";
 
 const D = 32;
@@ -136,7 +137,7 @@ describe("ANN index as a table grows", () => {
       await store.maintain();
       const names = await vectorIndexes();
       // One index, trained on the table as it is now, not on the rows of the first build.
-      expect(names).toEqual([`vector_ivfflat_${rows}`]);
+      expect(names).toEqual([`vector_hnswsq_${rows}`]);
       seen.push(names[0]!);
       const r = await recall();
       if (process.env.RAGD_TEST_VERBOSE) console.log(rows, r);
@@ -145,7 +146,7 @@ describe("ANN index as a table grows", () => {
     // Growth below the doubling keeps the index (optimize folds the new rows into it).
     await grow(2200);
     await store.maintain();
-    expect(await vectorIndexes()).toEqual(["vector_ivfflat_1900"]);
+    expect(await vectorIndexes()).toEqual(["vector_hnswsq_1900"]);
     expect(await recall()).toBeGreaterThanOrEqual(0.95);
   });
 
@@ -169,8 +170,59 @@ describe("ANN index as a table grows", () => {
     await build;
     await store.refreshTails();
     expect(await ftsTail()).toBe(0);
-    expect(await vectorIndexes()).toEqual(["vector_ivfflat_4000"]);
+    expect(await vectorIndexes()).toEqual(["vector_hnswsq_4000"]);
     const [self] = await store.search(c, 1, { mode: "vector", text: "", vector: q, topK: 1 });
     expect(self?.documentId).toBe("d4000");
   });
+});
+
+describe("ANN training in a child process", () => {
+  const fill = async (store: VectorStore, c: string, n: number) =>
+    store.replaceDocuments(
+      c,
+      1,
+      [],
+      Array.from({ length: n }, (_, i) => chunk(i, draw())),
+      { appendedAreNew: true },
+    );
+
+  test("the child trains the index on the data directory; this process sees and serves it", async () => {
+    const store = new VectorStore(conn, { annThreshold: 300, indexBuilder: childProcess(dir) });
+    const c = crypto.randomUUID();
+    try {
+      await fill(store, c, 400);
+      await store.maintain();
+      const vector = (await indexes(c)).filter((i) => i.columns.includes("vector")).map((i) => i.name);
+      expect(vector).toEqual(["vector_hnswsq_400"]);
+      const q = draw();
+      await store.replaceDocuments(c, 1, [], [chunk(400, q)], { appendedAreNew: true });
+      const [self] = await store.search(c, 1, { mode: "vector", text: "", vector: q, topK: 1 });
+      expect(self?.documentId).toBe("d400");
+    } finally {
+      store.close();
+    }
+  }, 60_000);
+
+  test("a child that fails leaves the table as it was and says why", async () => {
+    const logged: string[] = [];
+    const elsewhere = mkdtempSync(join(tmpdir(), "ragd-upkeep-other-"));
+    const store = new VectorStore(conn, {
+      annThreshold: 300,
+      indexBuilder: childProcess(elsewhere),
+      log: (msg, fields) => logged.push(`${msg} ${JSON.stringify(fields)}`),
+    });
+    const c = crypto.randomUUID();
+    try {
+      await fill(store, c, 400);
+      await store.maintain();
+      expect((await indexes(c)).filter((i) => i.columns.includes("vector"))).toEqual([]);
+      // The child opened another data directory, where the table does not exist.
+      expect(
+        logged.some((l) => l.startsWith("vector index build failed") && l.includes("index build exited with")),
+      ).toBe(true);
+    } finally {
+      store.close();
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

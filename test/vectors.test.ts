@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ANN_THRESHOLD, annIndexFor, HNSW_UNTIL, probesForRows, vectorIndexes } from "../src/vectors/ann";
 import { lanceSession, openLance, type LanceConnection } from "../src/vectors/connection";
 import { searchTable } from "../src/vectors/search";
 import { SEARCH_CONCURRENCY, VectorStore, type ChunkRow } from "../src/vectors/store";
@@ -317,10 +318,10 @@ describe("ANN index", () => {
       .slice(0, k)
       .map((x) => `d${x.i}`);
 
-  test("maintain builds an IVF index past the threshold (IVF_FLAT below FLAT_UNTIL rows)", async () => {
+  test("maintain builds an ANN index past the threshold (HNSW below HNSW_UNTIL rows)", async () => {
     const t = await conn.openTable(VectorStore.tableName(c, 1));
     const kinds = (await t.listIndices()).map((i) => `${i.columns[0]}:${i.indexType}`);
-    expect(kinds).toContain("vector:IvfFlat");
+    expect(kinds).toContain("vector:IvfHnswSq");
     expect(kinds).toContain("text:FTS");
   });
 
@@ -342,12 +343,21 @@ describe("ANN index", () => {
     expect(hits.map((h) => h.documentId)).toEqual(exact);
   });
 
+  test("a topK beyond the HNSW candidate list still answers in full, best first", async () => {
+    const q = draw();
+    const hits = await annStore.search(c, 1, { mode: "vector", text: "", vector: q, topK: 200 });
+    expect(hits.length).toBe(200);
+    expect(hits[0]!.documentId).toBe(exactTop(q, 1)[0]);
+    const hybrid = await annStore.search(c, 1, { mode: "hybrid", text: "row 7", vector: q, topK: 60 });
+    expect(hybrid.length).toBe(60);
+  });
+
   test("probe counts above LanceDB's default of 20 are accepted", async () => {
     const t = await conn.openTable(VectorStore.tableName(c, 1));
     const hits = await searchTable(
       t,
       { mode: "vector", text: "", vector: vectors[5]!, topK: 3 },
-      { minimum: 30, maximum: 45 },
+      { minimum: 30, maximum: 45, refine: 1 },
     );
     expect(hits[0]?.documentId).toBe("d5");
     t.close();
@@ -363,6 +373,47 @@ describe("ANN index", () => {
     }
     expect(found / 500).toBeGreaterThanOrEqual(0.9);
   });
+
+  // Each index the store builds for a small table, trained on this table but named and probed as
+  // at its size step (rows it was trained on), must keep recall@10 ≥ 0.95 with the store's settings.
+  for (const rows of [ANN_THRESHOLD, HNSW_UNTIL - 1, HNSW_UNTIL, 99_999]) {
+    test(`recall@10 of the index for ${rows.toLocaleString()} rows is at least 0.95`, async () => {
+      const c2 = crypto.randomUUID();
+      const plain = new VectorStore(conn, { annThreshold: Number.MAX_SAFE_INTEGER });
+      await plain.replaceDocuments(c2, 1, [], annStoreRows());
+      const t = await conn.openTable(VectorStore.tableName(c2, 1));
+      try {
+        const { name, config } = annIndexFor(rows, D);
+        await t.createIndex("vector", { config, name });
+        const [serving] = vectorIndexes(await t.listIndices());
+        const probes = probesForRows(serving!.trainedRows, serving!.indexType);
+        let found = 0;
+        for (let q = 0; q < 50; q++) {
+          const v = draw();
+          const truth = new Set(exactTop(v, 10));
+          const hits = await searchTable(t, { mode: "vector", text: "", vector: v, topK: 10 }, probes);
+          found += hits.filter((h) => truth.has(h.documentId)).length;
+        }
+        expect(found / 500).toBeGreaterThanOrEqual(0.95);
+      } finally {
+        t.close();
+        plain.close();
+      }
+    });
+  }
+
+  /** The rows the ANN store was given, for another table. */
+  function annStoreRows(): ChunkRow[] {
+    return vectors.map((vector, i) => ({
+      id: `d${i}:0`,
+      documentId: `d${i}`,
+      chunkIndex: 0,
+      text: `row ${i}`,
+      start: 0,
+      end: 5,
+      vector,
+    }));
+  }
 });
 
 describe("memory bounds", () => {

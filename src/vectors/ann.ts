@@ -2,8 +2,8 @@
  * Which ANN index a table gets, when it is retrained, and how it is probed.
  *
  * Exact search reads every vector: 58 ms p50 at 20,000 rows × 384 dimensions on the
- * 2-core bench machine, against 4–12 ms from an IVF_FLAT index at recall@10 ≥ 0.95 (bench/ann-sizes.ts),
- * so a table gets its index from ANN_THRESHOLD rows on. An IVF index is trained on
+ * 2-core bench machine, against 3–12 ms from an HNSW or IVF_FLAT index at recall@10 ≥ 0.95
+ * (bench/ann-sizes.ts), so a table gets its index from ANN_THRESHOLD rows on. An IVF index is trained on
  * the rows of its day; rows added later are folded into its partitions by optimize(),
  * which keeps recall but makes each partition, and so each query, slower. Once the
  * table has grown RETRAIN_GROWTH times past the rows the index was trained on, a new
@@ -28,10 +28,17 @@ export const RETRAIN_GROWTH = 2;
  */
 export const FLAT_UNTIL = 300_000;
 
-/** Probe settings when the table has an IVF index; null means exact (flat) search. */
+/** Probe settings when the table has an ANN index; null means exact (flat) search. */
 export interface AnnProbes {
   minimum: number;
   maximum: number;
+  /**
+   * Candidates re-ranked on their stored vectors, as a multiple of the limit; 1 for an
+   * index whose distances are exact already (IVF_FLAT), where a re-read only costs time.
+   */
+  refine: number;
+  /** HNSW only: the search's candidate list length. */
+  ef?: number;
 }
 
 /** The serving vector index of a table, as read from its index list. */
@@ -58,19 +65,27 @@ const WIDE_FROM = 50_000;
  * probe all of them.
  */
 export function probesForRows(rows: number, indexType: string): AnnProbes {
+  if (/HNSW/i.test(indexType)) return smallTableProbes();
   const partitions = partitionsForRows(rows);
-  const share = /FLAT/i.test(indexType) ? (rows >= WIDE_FROM ? 0.6 : 0.5) : 0.15;
-  return { minimum: Math.min(partitions, Math.max(20, Math.ceil(partitions * share))), maximum: partitions };
+  const flat = /FLAT/i.test(indexType);
+  const share = flat ? (rows >= WIDE_FROM ? 0.6 : 0.5) : 0.15;
+  const minimum = Math.min(partitions, Math.max(20, Math.ceil(partitions * share)));
+  return { minimum, maximum: partitions, refine: flat ? 1 : PQ_REFINE };
 }
 
+/** IVF_PQ's distances come from codes: 10 × limit candidates are re-ranked exactly. */
+const PQ_REFINE = 10;
+
 /**
- * IVF_FLAT below FLAT_UNTIL rows, else IVF_PQ; trained for cosine (the metric queries use; a mismatch would bypass the
+ * HNSW for small tables (smallTableIndex), IVF_FLAT below FLAT_UNTIL rows, else IVF_PQ; trained for cosine (the metric queries use; a mismatch would bypass the
  * index). Sub-vectors of 16 dimensions from 256 dimensions up (SIMD-friendly; at
  * 100k×384 they trained 2.6× faster than 8-dim ones, recall@10 after refine 0.99 vs
  * 1.0), 8 below that so small vectors keep enough codes; a dimension not divisible
  * by 8 gets IVF_FLAT, since PQ would fall back to a single sub-vector.
  */
-export function annIndexFor(rows: number, dim: number): { name: string; indexType: string; config: Index } {
+export function annIndexFor(rows: number, dim: number): AnnIndexConfig {
+  const small = smallTableIndex(rows);
+  if (small) return small;
   const numPartitions = partitionsForRows(rows);
   if (rows < FLAT_UNTIL || dim % 8 !== 0)
     return {
@@ -84,6 +99,44 @@ export function annIndexFor(rows: number, dim: number): { name: string; indexTyp
     indexType: "IVF_PQ",
     config: Index.ivfPq({ numPartitions, numSubVectors, distanceType: "cosine" }),
   };
+}
+
+/** An index to build: its name (`vector_<kind>_<rows>`), kind and LanceDB configuration. */
+export interface AnnIndexConfig {
+  name: string;
+  indexType: string;
+  config: Index;
+}
+
+/**
+ * Small tables (below HNSW_UNTIL rows) get one HNSW graph over 8-bit codes
+ * (IVF_HNSW_SQ with a single partition); the search walks it with HNSW_EF candidates
+ * and re-ranks HNSW_REFINE × limit of them on their stored vectors. At 20,000 built-in
+ * rows (bench/ann-sizes.ts, 16 in flight): recall@10 0.954 at 513 q/s with ef 40 and
+ * 0.968 at 472 q/s with ef 80, against IVF_FLAT probing 50% at 0.960 and 274 q/s; the
+ * graph built in 12–37 s against 5–7 s. Without re-ranking the codes capped recall
+ * at 0.93–0.94. The graph costs upkeep: the build grows faster than linearly (40,000
+ * rows took 144 s and 100,000 rows 18.5 min on the loaded 2-core bench machine), and
+ * rows added later go into delta graphs at about 1.4 ms of CPU a row (IVF_FLAT: 0.2),
+ * which a table growing from 40,000 to 100,000 rows paid for minutes before its
+ * retrain could start. Hence the bound: from 30,000 rows, IVF.
+ */
+export const HNSW_UNTIL = 30_000;
+const HNSW_EF = 80;
+const HNSW_REFINE = 2;
+
+/** The index of a table below HNSW_UNTIL rows; null from there on (annIndexFor decides). */
+export function smallTableIndex(rows: number): AnnIndexConfig | null {
+  if (rows >= HNSW_UNTIL) return null;
+  return {
+    name: `vector_hnswsq_${rows}`,
+    indexType: "IVF_HNSW_SQ",
+    config: Index.hnswSq({ numPartitions: 1, distanceType: "cosine" }),
+  };
+}
+
+function smallTableProbes(): AnnProbes {
+  return { minimum: 1, maximum: 1, refine: HNSW_REFINE, ef: HNSW_EF };
 }
 
 const NAMED = /^vector_[a-z]+_(\d+)$/;

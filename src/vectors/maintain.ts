@@ -12,6 +12,8 @@
 import { Index, type Table } from "@lancedb/lancedb";
 import { annIndexFor, needsIndex, probesForRows, vectorIndexes, type AnnProbes } from "./ann";
 import { ensureMetadataTermsIndex } from "./meta-terms-index";
+import { inProcess, type IndexBuilder } from "./index-build";
+import { retryOnConflict } from "./retry";
 import { parseTableName, vectorDim, type TableCache } from "./tables";
 import { ensureFtsIndex, type TableWriter } from "./writer";
 
@@ -19,7 +21,6 @@ type Log = (msg: string, fields?: object) => void;
 
 /** Old versions are kept this long so a search still reading one never loses its files. */
 const KEEP_VERSIONS_MS = 10 * 60_000;
-const ATTEMPTS = 5;
 /** Unindexed rows after which a table's full-text index is refreshed even while ingestion runs. */
 export const FTS_TAIL_ROWS = 5_000;
 
@@ -41,6 +42,8 @@ export class Maintainer {
     private readonly annThreshold: number,
     private readonly log: Log,
     private readonly tailRows = FTS_TAIL_ROWS,
+    /** Where ANN indexes are trained (index-build.ts); the server trains them in a child process. */
+    private readonly build: IndexBuilder = inProcess,
   ) {}
 
   /**
@@ -162,8 +165,8 @@ export class Maintainer {
   }
 
   /**
-   * Trains a new IVF index outside the write queue (training takes seconds to minutes
-   * and writes should not wait) beside the serving one: searches keep using the old
+   * Trains a new ANN index outside the write queue (training takes seconds to minutes
+   * and writes should not wait), with the store's builder (index-build.ts), beside the serving one: searches keep using the old
    * index, or the exact path, until the new one commits; then the old one is dropped.
    * A commit lost to a concurrent write is retried.
    */
@@ -175,8 +178,7 @@ export class Maintainer {
     const next = annIndexFor(rows, dim);
     const started = Date.now();
     this.log("building vector index", { table: name, rows, dim, replaces: existing[0]?.name ?? null });
-    if (!existing.some((i) => i.name === next.name))
-      await retryOnConflict(() => table.createIndex("vector", { config: next.config, name: next.name, replace: true }));
+    if (!existing.some((i) => i.name === next.name)) await this.build(table, name, rows);
     for (const old of existing) if (old.name !== next.name) await retryOnConflict(() => table.dropIndex(old.name));
     this.probes.set(name, probesForRows(rows, next.indexType));
     this.log("vector index built", { table: name, rows, ms: Date.now() - started });
@@ -192,16 +194,4 @@ async function ensureScalarIndexes(table: Table): Promise<void> {
   const indexed = new Set((await table.listIndices()).flatMap((i) => i.columns));
   for (const column of ["document_id", "id"])
     if (!indexed.has(column)) await table.createIndex(column, { config: Index.btree(), replace: false });
-}
-
-/** Retries an operation that lost a commit race to another writer of the same table. */
-async function retryOnConflict<T>(op: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await op();
-    } catch (err) {
-      if (attempt >= ATTEMPTS || !/conflict|retry|concurrent/i.test(String(err))) throw err;
-      await Bun.sleep(50 * 2 ** attempt);
-    }
-  }
 }

@@ -67,7 +67,6 @@ export interface TableSearch {
 export type { AnnProbes } from "./ann";
 
 const BM25_K = 4;
-const REFINE_FACTOR = 10;
 const COLUMNS = ["id", "document_id", "chunk_index", "text", "start", "end"];
 
 interface Ranked extends StoredHit {
@@ -110,14 +109,16 @@ async function vectorHits(
     .limit(limit);
   // `where` on a vector query is a prefilter, so a narrow filter still yields topK rows.
   if (filter) q = q.where(filter);
-  // PQ distances are approximate: refine re-ranks REFINE_FACTOR × limit candidates
+  // Quantised distances are approximate: refine re-ranks ann.refine × limit candidates
   // exactly, and a higher probe ceiling lets a narrow filter search more partitions.
-  // Maximum before minimum: LanceDB checks min ≤ max at each call, and the default maximum is 20.
-  if (ann)
-    q = q
-      .maximumNprobes(filter ? ann.maximum : ann.minimum)
-      .minimumNprobes(ann.minimum)
-      .refineFactor(REFINE_FACTOR);
+  // nprobes first (both bounds): LanceDB checks min ≤ max at each call, and its defaults are 20.
+  if (ann) {
+    q = q.nprobes(ann.minimum);
+    if (filter && ann.maximum > ann.minimum) q = q.maximumNprobes(ann.maximum);
+    if (ann.refine > 1) q = q.refineFactor(ann.refine);
+    // HNSW refuses a candidate list shorter than the candidates asked for (limit × refine).
+    if (ann.ef) q = q.ef(Math.max(ann.ef, limit * ann.refine));
+  }
   const rows = await q.toArray();
   return rows.map((r) => toHit(r, clamp01(1 - Number(r._distance))));
 }

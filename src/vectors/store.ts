@@ -12,6 +12,7 @@
 import { Semaphore } from "../tools/semaphore";
 import type { LanceConnection } from "./connection";
 import { ANN_THRESHOLD } from "./ann";
+import type { IndexBuilder } from "./index-build";
 import { FTS_TAIL_ROWS, Maintainer } from "./maintain";
 import type { MetadataLookup } from "./metadata-column";
 import { searchTable, type StoredHit, type TableSearch } from "./search";
@@ -53,6 +54,8 @@ export interface VectorStoreOptions {
   log?: (msg: string, fields?: object) => void;
   /** Each document's metadata in its index form (meta-index.ts), read when its rows are written. */
   metadataOf?: MetadataLookup;
+  /** Where ANN indexes are trained (index-build.ts; default: in this process). */
+  indexBuilder?: IndexBuilder;
 }
 
 export class VectorStore {
@@ -73,6 +76,7 @@ export class VectorStore {
       opts.annThreshold ?? ANN_THRESHOLD,
       log,
       opts.ftsTailRows ?? FTS_TAIL_ROWS,
+      opts.indexBuilder,
     );
     this.searches = new Semaphore(opts.searchConcurrency ?? SEARCH_CONCURRENCY);
   }

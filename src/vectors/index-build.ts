@@ -1,0 +1,66 @@
+/**
+ * Where a vector index is trained. In the server, in a child process: LanceDB runs its
+ * compute-heavy work (index training, and the distance computations of every vector
+ * search) on one pool per process, of one thread on a 2-core machine, so a build in
+ * the server's own process queues searches behind its tasks for as long as it runs.
+ * A child has pools of its own and the operating system shares the cores between
+ * the two. It runs at the server's priority: a lower one starved the build on a busy
+ * machine, and the slower old index then served for longer. The child commits the
+ * index to the table like any other writer; the server sees it on its next read (the
+ * connection reads the latest version) and drops the index it replaces.
+ */
+import type { Table } from "@lancedb/lancedb";
+import { basename, join } from "node:path";
+import { annIndexFor } from "./ann";
+import { openLance } from "./connection";
+import { retryOnConflict } from "./retry";
+import { vectorDim } from "./tables";
+
+/** Trains the index `annIndexFor(rows, dim)` names on a table and commits it. */
+export type IndexBuilder = (table: Table, tableName: string, rows: number) => Promise<void>;
+
+/** The hidden command line of the child (main.ts). */
+export const BUILD_COMMAND = "build-vector-index";
+
+/** Trains in this process (tests, benches, and tools that serve no queries). */
+export const inProcess: IndexBuilder = async (table, _name, rows) => {
+  const next = annIndexFor(rows, await vectorDim(table));
+  await retryOnConflict(() => table.createIndex("vector", { config: next.config, name: next.name, replace: true }));
+};
+
+/** Trains in a child process of this executable, on the data directory's LanceDB. */
+export function childProcess(dataDir: string): IndexBuilder {
+  return async (_table, tableName, rows) => {
+    const proc = Bun.spawn([...selfCommand(), BUILD_COMMAND, dataDir, tableName, String(rows)], {
+      stdout: "ignore",
+      stderr: "pipe",
+    });
+    const [code, err] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+    if (code !== 0) throw new Error(`index build exited with ${code}: ${err.trim().slice(-500)}`);
+  };
+}
+
+/** The child's side: opens the data directory's LanceDB and trains. */
+export async function buildIndexCommand(args: string[]): Promise<number> {
+  const [dataDir, tableName, rows] = args;
+  if (!dataDir || !tableName || !/^\d+$/.test(rows ?? "")) {
+    console.error(`usage: ragd ${BUILD_COMMAND} <data dir> <table> <rows>`);
+    return 2;
+  }
+  const conn = await openLance(dataDir);
+  try {
+    const table = await conn.openTable(tableName);
+    await inProcess(table, tableName, Number(rows));
+    table.close();
+    return 0;
+  } finally {
+    conn.close();
+  }
+}
+
+/** This executable: the compiled binary itself, or Bun running main.ts from a checkout. */
+function selfCommand(): string[] {
+  return /^bun(\.exe)?$/.test(basename(process.execPath))
+    ? [process.execPath, join(import.meta.dir, "..", "main.ts")]
+    : [process.execPath];
+}
