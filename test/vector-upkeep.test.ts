@@ -203,6 +203,22 @@ describe("ANN training in a child process", () => {
     }
   }, 60_000);
 
+  test("stopping the builder ends a child still training: nothing is committed after", async () => {
+    const store = new VectorStore(conn, { annThreshold: 1_000_000 });
+    const c = crypto.randomUUID();
+    try {
+      await fill(store, c, 400);
+      const name = VectorStore.tableName(c, 1);
+      const builder = childProcess(dir);
+      const build = builder(await conn.openTable(name), name, 400);
+      builder.stop!();
+      expect(await build.then(() => "committed", (e: Error) => e.message)).toMatch(/index build exited with/);
+      expect((await indexes(c)).filter((i) => i.columns.includes("vector"))).toEqual([]);
+    } finally {
+      store.close();
+    }
+  }, 60_000);
+
   test("a child that fails leaves the table as it was and says why", async () => {
     const logged: string[] = [];
     const elsewhere = mkdtempSync(join(tmpdir(), "ragd-upkeep-other-"));

@@ -16,8 +16,11 @@ import { openLance } from "./connection";
 import { retryOnConflict } from "./retry";
 import { vectorDim } from "./tables";
 
-/** Trains the index `annIndexFor(rows, dim)` names on a table and commits it. */
-export type IndexBuilder = (table: Table, tableName: string, rows: number) => Promise<void>;
+/**
+ * Trains the index `annIndexFor(rows, dim)` names on a table and commits it; `stop`
+ * ends builds still running (the server is shutting down).
+ */
+export type IndexBuilder = ((table: Table, tableName: string, rows: number) => Promise<void>) & { stop?(): void };
 
 /** The hidden command line of the child (main.ts). */
 export const BUILD_COMMAND = "build-vector-index";
@@ -30,14 +33,26 @@ export const inProcess: IndexBuilder = async (table, _name, rows) => {
 
 /** Trains in a child process of this executable, on the data directory's LanceDB. */
 export function childProcess(dataDir: string): IndexBuilder {
-  return async (_table, tableName, rows) => {
+  // A build outliving the server would write to a data directory nobody serves (or
+  // that a test has removed): the server ends its children when it stops.
+  const live = new Set<Bun.Subprocess>();
+  const build: IndexBuilder = async (_table, tableName, rows) => {
     const proc = Bun.spawn([...selfCommand(), BUILD_COMMAND, dataDir, tableName, String(rows)], {
       stdout: "ignore",
       stderr: "pipe",
     });
-    const [code, err] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
-    if (code !== 0) throw new Error(`index build exited with ${code}: ${err.trim().slice(-500)}`);
+    live.add(proc);
+    try {
+      const [code, err] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+      if (code !== 0) throw new Error(`index build exited with ${code}: ${err.trim().slice(-500)}`);
+    } finally {
+      live.delete(proc);
+    }
   };
+  build.stop = () => {
+    for (const proc of live) proc.kill();
+  };
+  return build;
 }
 
 /** The child's side: opens the data directory's LanceDB and trains. */

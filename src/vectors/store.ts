@@ -62,6 +62,7 @@ export class VectorStore {
   private readonly tables: TableCache;
   private readonly writer: TableWriter;
   private readonly maintainer: Maintainer;
+  private readonly indexBuilder: IndexBuilder | undefined;
   private readonly searches: Semaphore;
   /** Searches and writes since the last takeActivity(), counted as they end. */
   private activity = 0;
@@ -78,6 +79,7 @@ export class VectorStore {
       opts.ftsTailRows ?? FTS_TAIL_ROWS,
       opts.indexBuilder,
     );
+    this.indexBuilder = opts.indexBuilder;
     this.searches = new Semaphore(opts.searchConcurrency ?? SEARCH_CONCURRENCY);
   }
 
@@ -279,6 +281,7 @@ export class VectorStore {
 
   /** Closes the open table handles; the connection belongs to the caller. */
   close(): void {
+    this.indexBuilder?.stop?.();
     this.tables.closeAll();
   }
 }
