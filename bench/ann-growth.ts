@@ -5,8 +5,8 @@
  *   ./node_modules/.bin/bun bench/ann-growth.ts 1000000 [topical|dense] [step=100000]
  *
  * Rows are the chunks of bench/query-corpus.ts (built-in vectors, or bench/dense.ts's
- * with `dense`), written in process through ragd's VectorStore in batches of 10,000,
- * as ingestion writes them. Upkeep runs as the server runs it (services.ts): a full
+ * with `dense`), all made first, then written in process through ragd's VectorStore in
+ * batches of 10,000, as ingestion writes them. Upkeep runs as the server runs it (services.ts): a full
  * pass (maintain(), which also starts any index build in the background) when a step
  * has been written, the full-text tail refresh after each batch. A client asks one
  * vector query after another the whole time, through the same store; every second
@@ -42,16 +42,32 @@ const ids: string[] = new Array(N);
 let rows = 0;
 const rnd = random(1);
 
+// Every row is made before the run: embedding on this thread would hold up the client's queries,
+// where the server embeds in worker threads.
+const texts: string[] = new Array(N);
+for (let i = 0; i < N; i++) {
+  const d = Math.floor(i / 10);
+  texts[i] = sentence(rnd, 20, TOPICS[d % TOPICS.length]);
+  all.set(space ? space.chunk(d, rnd) : embedBuiltin(texts[i]!), i * DIM);
+  ids[i] = `d${d}:${i % 10}`;
+  if (i % 100_000 === 99_999) console.error(`  made ${(i + 1).toLocaleString()} rows`);
+}
+
 async function write(upTo: number): Promise<void> {
   for (; rows < upTo; ) {
     const batch: ChunkRow[] = [];
     for (const end = Math.min(upTo, rows + BATCH); rows < end; rows++) {
-      const d = Math.floor(rows / 10);
-      const text = sentence(rnd, 20, TOPICS[d % TOPICS.length]);
+      const [doc, chunk] = ids[rows]!.split(":");
       const vector = all.subarray(rows * DIM, (rows + 1) * DIM);
-      vector.set(space ? space.chunk(d, rnd) : embedBuiltin(text));
-      ids[rows] = `d${d}:${rows % 10}`;
-      batch.push({ id: ids[rows]!, documentId: `d${d}`, chunkIndex: rows % 10, text, start: 0, end: 0, vector });
+      batch.push({
+        id: ids[rows]!,
+        documentId: doc!,
+        chunkIndex: Number(chunk),
+        text: texts[rows]!,
+        start: 0,
+        end: 0,
+        vector,
+      });
     }
     await store.replaceDocuments(COLLECTION, 1, [], batch, { appendedAreNew: true });
     void store.refreshTails().catch((err) => log("tail refresh failed", { error: String(err) }));
