@@ -12,12 +12,8 @@ import { join } from "node:path";
 export type LanceConnection = lancedb.Connection;
 
 const MB = 1024n * 1024n;
-/**
- * Holds the ANN and full-text indexes of the tables being queried. An index that does
- * not fit is read from disk by every search: the IVF_HNSW_SQ index of 1M rows × 384
- * dimensions (ann.ts) needs most of this.
- */
-const INDEX_CACHE_BYTES = 1024n * MB;
+/** Holds the ANN and full-text indexes of the tables being queried. */
+const INDEX_CACHE_BYTES = 512n * MB;
 const METADATA_CACHE_BYTES = 64n * MB;
 
 /** The caches a connection uses, with ragd's bounds. */

@@ -110,16 +110,14 @@ async function vectorHits(
     .limit(limit);
   // `where` on a vector query is a prefilter, so a narrow filter still yields topK rows.
   if (filter) q = q.where(filter);
-  // Quantised distances (PQ, SQ) are approximate: refine re-ranks REFINE_FACTOR × limit candidates
+  // PQ distances are approximate: refine re-ranks REFINE_FACTOR × limit candidates
   // exactly, and a higher probe ceiling lets a narrow filter search more partitions.
-  // Maximum before minimum: LanceDB checks min ≤ max at each call, and the default maximum is 20
-  // (and the default minimum 20: a count below it is set as both at once).
-  if (ann) {
-    const most = filter ? ann.maximum : ann.minimum;
-    q = most === ann.minimum ? q.nprobes(most) : q.maximumNprobes(most).minimumNprobes(ann.minimum);
-    q = q.refineFactor(REFINE_FACTOR);
-    if (ann.ef) q = q.ef(ann.ef);
-  }
+  // Maximum before minimum: LanceDB checks min ≤ max at each call, and the default maximum is 20.
+  if (ann)
+    q = q
+      .maximumNprobes(filter ? ann.maximum : ann.minimum)
+      .minimumNprobes(ann.minimum)
+      .refineFactor(REFINE_FACTOR);
   const rows = await q.toArray();
   return rows.map((r) => toHit(r, clamp01(1 - Number(r._distance))));
 }
