@@ -101,7 +101,7 @@ const client = (async () => {
 })();
 const stats = (xs: number[]) =>
   xs.length
-    ? `p50 ${percentile(xs, 50).toFixed(1)} ms, p95 ${percentile(xs, 95).toFixed(1)} ms (${xs.length} queries)`
+    ? `p50 ${percentile(xs, 50).toFixed(1)} ms, p95 ${percentile(xs, 95).toFixed(1)} ms, max ${Math.max(...xs).toFixed(0)} ms (${xs.length} queries)`
     : "no queries";
 
 let index = "none";
@@ -138,11 +138,12 @@ try {
     if (target > START) {
       stepLat = lat.length;
       await write(target);
-      // The full pass the server runs once ingestion is quiet; a build it starts runs in the background.
-      void store.maintain().catch((err) => log("upkeep failed", { error: String(err) }));
     }
     const during = lat.slice(stepLat);
     const r = await recall();
+    // The full pass the server runs once ingestion is quiet; a build it starts runs in the
+    // background, with the client asking (recall pauses it, so it runs before).
+    if (target > START) void store.maintain().catch((err) => log("upkeep failed", { error: String(err) }));
     const [l1] = loadavg();
     console.log(
       `[${clock()}] ${rows.toLocaleString()} rows, index ${index}${store.indexBuilding ? " (a new one training)" : ""}: recall@10 ${r}; while writing the step ${stats(during)}; load ${l1!.toFixed(1)}`,
