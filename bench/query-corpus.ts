@@ -8,7 +8,9 @@
  * come, and queries are 3–6 words of one topic: related chunks share words, as real
  * text does. `flat` draws every word from one skewed distribution, so chunks share
  * only common words and the nearest neighbours of a query are near-ties: the hard
- * case for an ANN index.
+ * case for an ANN index. `dense` keeps the topical texts but gives chunks and queries
+ * the vectors of a dense embedding model instead of the built-in embedder's hashed
+ * ones (dense.ts), served to the binary by a stand-in Ollama (serve's `ollamaUrl`).
  */
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
@@ -21,7 +23,7 @@ import { random } from "./support";
 export const SIZES = [10_000, 20_000, 100_000, 1_000_000];
 
 export const N = Number(process.argv[2] ?? 10_000);
-export const SHAPE = process.argv[3] === "flat" ? "flat" : "topical";
+export const SHAPE = (["flat", "dense"] as const).find((s) => s === process.argv[3]) ?? "topical";
 export const DIM = 384;
 const CHUNKS_PER_DOC = 10;
 const WORDS_PER_CHUNK = 20;
@@ -37,14 +39,14 @@ const VOCAB = ((rnd) =>
     return i % 11 === 0 ? `${w}-${i}` : `${w}${i % 97}`;
   }))(random(42));
 const word = (rnd: () => number) => VOCAB[Math.floor(VOCAB.length * rnd() ** 2)]!;
-const TOPICS = ((rnd) =>
+export const TOPICS = ((rnd) =>
   Array.from({ length: Math.max(10, Math.round(N / 1000)) }, () =>
     Array.from({ length: 40 }, () => VOCAB[Math.floor(rnd() * VOCAB.length)]!),
   ))(random(5));
 /** `n` words; in the topical shape 60% of them from `topic`. */
 export const sentence = (rnd: () => number, n: number, topic = TOPICS[Math.floor(rnd() * TOPICS.length)]!) =>
   Array.from({ length: n }, () =>
-    SHAPE === "topical" && rnd() < 0.6 ? topic[Math.floor(rnd() * topic.length)]! : word(rnd),
+    SHAPE !== "flat" && rnd() < 0.6 ? topic[Math.floor(rnd() * topic.length)]! : word(rnd),
   ).join(" ");
 
 export interface Server extends RunningBinary {
@@ -53,11 +55,15 @@ export interface Server extends RunningBinary {
 }
 
 /** Starts `ragd serve` on a free port; waits (up to 10 min: reconciliation reads every row) for "listening". */
-export async function serve(dataDir: string): Promise<Server> {
+export async function serve(dataDir: string, ollamaUrl?: string): Promise<Server> {
   const startedAt = performance.now();
   const server = await startBinary(
     dataDir,
-    { RAGD_QUERY_RATE: "1000000", RAGD_QUERY_BURST: "1000000" },
+    {
+      RAGD_QUERY_RATE: "1000000",
+      RAGD_QUERY_BURST: "1000000",
+      ...(ollamaUrl ? { RAGD_OLLAMA_URL: ollamaUrl } : {}),
+    },
     undefined,
     600_000,
   );
@@ -70,7 +76,7 @@ export async function stop(s: Server): Promise<void> {
 }
 
 /** Signs up, creates a pipeline and a key over HTTP; returns the pipeline id and key. */
-export async function provision(s: Server): Promise<{ pipelineId: string; key: string }> {
+export async function provision(s: Server, embeddingModel = "builtin"): Promise<{ pipelineId: string; key: string }> {
   const jar: { cookie?: string } = {};
   const post = async (path: string, json: unknown) => {
     const res = await s.http(path, { method: "POST", json, jar });
@@ -78,7 +84,7 @@ export async function provision(s: Server): Promise<{ pipelineId: string; key: s
     return res.body;
   };
   await post("/api/auth/signup", { email: "bench@example.com", password: "benchmark-password" });
-  const pipeline = await post("/api/rag/pipelines", { name: "bench", embeddingModel: "builtin" });
+  const pipeline = await post("/api/rag/pipelines", { name: "bench", embeddingModel });
   const key = await post(`/api/rag/pipelines/${pipeline.id}/keys`, { name: "bench" });
   return { pipelineId: pipeline.id, key: key.key };
 }
@@ -95,6 +101,7 @@ export async function load(
   all: Float32Array,
   ids: string[],
   maintainAt = N,
+  vectorOf: (text: string, doc: number) => Float32Array = (text) => embedBuiltin(text),
 ): Promise<{ loadMs: number; maintainMs: number }> {
   const conn = await openLance(dataDir);
   const store = new VectorStore(conn, { log: (msg, f) => console.error(`  ${msg}`, JSON.stringify(f ?? {})) });
@@ -120,7 +127,7 @@ export async function load(
         content += (c ? "\n" : "") + text;
         const i = d * CHUNKS_PER_DOC + c;
         const vector = all.subarray(i * DIM, (i + 1) * DIM);
-        vector.set(embedBuiltin(text));
+        vector.set(vectorOf(text, d));
         ids[i] = `${docId}:${c}`;
         rows.push({
           id: `${docId}:${c}`,

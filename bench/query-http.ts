@@ -2,7 +2,7 @@
  * Query latency over HTTP against the compiled binary, next to raw in-process
  * LanceDB search on the same table, in the same run.
  *
- *   ./node_modules/.bin/bun bench/query-http.ts [10000|20000|100000|1000000] [topical|flat]
+ *   ./node_modules/.bin/bun bench/query-http.ts [10000|20000|100000|1000000] [topical|flat|dense]
  *
  * 1. Starts dist/ragd once to create a user, a builtin pipeline and a key over
  *    HTTP, then stops it (SIGTERM).
@@ -13,22 +13,30 @@
  *    from 10,000 rows the IVF index).
  * 3. Restarts the binary and measures, with 500 sequential vector-mode queries:
  *    HTTP latency (fetch, query text, topK 10) and ragd's own logged time, the
- *    builtin query embedding alone, and the same search raw through
+ *    query embedding alone, and the same search raw through
  *    VectorStore.search with the embedded vector (interleaved with the HTTP ones),
  *    recall@10 of 50 HTTP and raw answers against exact brute force, and throughput
- *    with 32 concurrent clients for 10 s.
+ *    with 32 concurrent clients for 10 s, and the server's resident memory (RSS,
+ *    sampled every 250 ms while it answers).
+ *
+ * At 1,000,000 chunks step 2 takes minutes (embedding, and index upkeep training the
+ * index ragd serves at that size); ingestion over HTTP would take far longer. With
+ * `dense` the pipeline's model is an Ollama model, answered by the stand-in Ollama of
+ * test/support with the vectors of bench/dense.ts, for chunks and queries alike.
  *
  * The corpus, its shapes (`topical`, `flat`) and the provisioning are in
  * bench/query-corpus.ts; bench/query-concurrency.ts measures many clients.
  */
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { loadavg } from "node:os";
 import { embedBuiltin } from "../src/embed/builtin";
+import { startFakeOllama, type FakeOllama } from "../test/support/fake-ollama";
 import { openLance } from "../src/vectors/connection";
 import { VectorStore } from "../src/vectors/store";
 import { tempDir } from "../test/support/app";
 import { ensureBinary } from "../test/support/binary";
-import { DIM, N, SHAPE, exactTopK, load, provision, sentence, serve, stop, type Server } from "./query-corpus";
+import { denseSpace } from "./dense";
+import { DIM, N, SHAPE, TOPICS, exactTopK, load, provision, sentence, serve, stop, type Server } from "./query-corpus";
 import { percentile, random } from "./support";
 
 const QUERIES = 500;
@@ -38,25 +46,53 @@ const THROUGHPUT_MS = 10_000;
 const TOP_K = 10;
 
 const ms = (x: number) => `${x.toFixed(2)} ms`;
+const DENSE_MODEL = "all-minilm";
+const space = SHAPE === "dense" ? denseSpace(DIM, TOPICS.length) : null;
+/** The query vector the server computes for a text. */
+const embedQuery = (text: string) => (space ? space.query(text) : embedBuiltin(text));
+
+/** Resident memory of a process in MB, sampled until stopped; returns the highest sample. */
+function sampleRss(pid: number): () => number {
+  let peak = 0;
+  const read = () => {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    peak = Math.max(peak, Number(m?.[1] ?? 0) / 1024);
+  };
+  read();
+  const timer = setInterval(read, 250);
+  return () => {
+    clearInterval(timer);
+    read();
+    return peak;
+  };
+}
 
 async function main(): Promise<void> {
   await ensureBinary();
   const dataDir = tempDir("ragd-bench-http-");
   const all = new Float32Array(N * DIM);
   let server: Server | null = null;
+  let ollama: FakeOllama | null = null;
   try {
     console.error(`provisioning over HTTP in ${dataDir}`);
-    server = await serve(dataDir);
-    const { pipelineId, key } = await provision(server);
+    if (space)
+      ollama = await startFakeOllama({
+        models: { [DENSE_MODEL]: DIM },
+        vectorOf: { [DENSE_MODEL]: (text) => [...space.query(text)] },
+      });
+    server = await serve(dataDir, ollama?.url);
+    const { pipelineId, key } = await provision(server, space ? DENSE_MODEL : "builtin");
     await stop(server);
     server = null;
 
     console.error(`writing ${N.toLocaleString()} chunks`);
     const ids: string[] = new Array(N); // row id of each vector in `all`
-    const { loadMs, maintainMs } = await load(dataDir, pipelineId, all, ids);
+    const drnd = random(3);
+    const chunkVector = space ? (_: string, doc: number) => space.chunk(doc, drnd) : undefined;
+    const { loadMs, maintainMs } = await load(dataDir, pipelineId, all, ids, undefined, chunkVector);
 
     console.error("restarting the binary");
-    server = await serve(dataDir);
+    server = await serve(dataDir, ollama?.url);
     const s = server;
     const ask = async (query: string) => {
       const res = await fetch(`${s.url}/api/rag/query`, {
@@ -74,7 +110,7 @@ async function main(): Promise<void> {
     const embed: number[] = [];
     const vectors = texts.map((q) => {
       const t0 = performance.now();
-      const v = embedBuiltin(q);
+      const v = embedQuery(q);
       embed.push(performance.now() - t0);
       return v;
     });
@@ -87,9 +123,10 @@ async function main(): Promise<void> {
     for (let i = 0; i < 100; i++) {
       const q = queryText();
       await ask(q);
-      await rawAsk(embedBuiltin(q));
+      await rawAsk(embedQuery(q));
     }
     await Bun.sleep(Math.max(0, 12_000 - (performance.now() - s.startedAt)));
+    const rss = sampleRss(s.proc.pid);
 
     // Interleaved, alternating which goes first, so drift in the machine's load hits both alike.
     const http: number[] = [];
@@ -129,7 +166,7 @@ async function main(): Promise<void> {
     let httpFound = 0;
     let rawFound = 0;
     for (const q of texts.slice(0, RECALL_QUERIES)) {
-      const v = embedBuiltin(q);
+      const v = embedQuery(q);
       const truth = exactTopK(all, ids, v, TOP_K);
       httpFound += (await ask(q)).results.filter((r) =>
         truth.has(`${r.metadata.sourceId}:${r.metadata.chunkIndex}`),
@@ -158,6 +195,7 @@ async function main(): Promise<void> {
       }),
     );
     const elapsed = (performance.now() - t0) / 1000;
+    const rssPeak = rss();
 
     const [l1, l5, l15] = loadavg().map((x) => x.toFixed(2));
     console.log(
@@ -179,7 +217,7 @@ async function main(): Promise<void> {
         p95: ms(percentile(logged, 95)),
         p99: ms(percentile(logged, 99)),
       },
-      "builtin query embedding": {
+      "query embedding (in process)": {
         p50: ms(percentile(embed, 50)),
         p95: ms(percentile(embed, 95)),
         p99: ms(percentile(embed, 99)),
@@ -201,9 +239,11 @@ async function main(): Promise<void> {
       "recall@10 raw": (rawFound / (RECALL_QUERIES * TOP_K)).toFixed(3),
       [`throughput, ${CLIENTS} clients (q/s)`]: (ok / elapsed).toFixed(0),
       "throughput errors": errors,
+      "server RSS while answering, peak (MB)": rssPeak.toFixed(0),
     });
   } finally {
     if (server) await stop(server);
+    await ollama?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

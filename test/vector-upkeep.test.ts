@@ -212,7 +212,12 @@ describe("ANN training in a child process", () => {
       const builder = childProcess(dir);
       const build = builder(await conn.openTable(name), name, 400);
       builder.stop!();
-      expect(await build.then(() => "committed", (e: Error) => e.message)).toMatch(/index build exited with/);
+      expect(
+        await build.then(
+          () => "committed",
+          (e: Error) => e.message,
+        ),
+      ).toMatch(/index build exited with/);
       expect((await indexes(c)).filter((i) => i.columns.includes("vector"))).toEqual([]);
     } finally {
       store.close();
