@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sql";
-import { generateDrizzleJson, generateMigration, generateSQLiteDrizzleJson } from "drizzle-kit/api";
+import { generateDrizzleJson, generateMigration, generateSQLiteDrizzleJson } from "./support/drizzle-kit";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import { pgSchema } from "../src/db/pg-schema";
 import * as sqliteSchema from "../src/db/schema";
@@ -33,7 +33,7 @@ describe.skipIf(!havePostgres)("the derived schema on PostgreSQL", () => {
     pg = await startPostgres();
     client = new SQL(await pg.createDatabase("schema"), { max: 2 });
     db = drizzle({ client });
-    const statements = await generateMigration(generateDrizzleJson({}), generateDrizzleJson(t));
+    const statements = await generateMigration(await generateDrizzleJson({}), await generateDrizzleJson(t));
     await client.begin(async (tx) => {
       for (const s of statements) await tx.unsafe(s);
     });

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { blob, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { generateDrizzleJson, generateMigration, generateSQLiteDrizzleJson } from "drizzle-kit/api";
+import { generateDrizzleJson, generateMigration, generateSQLiteDrizzleJson } from "./support/drizzle-kit";
 import * as pgModule from "../src/db/pg-schema";
 import { derivePgSchema, pgSchema } from "../src/db/pg-schema";
 import * as sqliteSchema from "../src/db/schema";
@@ -25,7 +25,7 @@ interface Table {
   foreignKeys: Record<string, { tableTo: string; columnsFrom: string[]; columnsTo: string[]; onDelete?: string }>;
 }
 
-const pg = generateDrizzleJson(pgSchema) as unknown as { tables: Record<string, Table> };
+const pg = (await generateDrizzleJson(pgSchema)) as unknown as { tables: Record<string, Table> };
 const lite = (await generateSQLiteDrizzleJson(sqliteSchema)) as unknown as { tables: Record<string, Table> };
 const pgTable = (name: string) => pg.tables[`public.${name}`]!;
 const names = Object.keys(lite.tables).sort();
@@ -103,7 +103,7 @@ describe("derived PostgreSQL schema", () => {
   });
 
   test("drizzle-kit writes a migration creating every table, key and index", async () => {
-    const statements = await generateMigration(generateDrizzleJson({}), generateDrizzleJson(pgSchema));
+    const statements = await generateMigration(await generateDrizzleJson({}), await generateDrizzleJson(pgSchema));
     for (const name of names) expect(statements.some((s) => s.startsWith(`CREATE TABLE "${name}"`))).toBe(true);
     const fkCount = Object.values(lite.tables).reduce((n, t) => n + Object.keys(t.foreignKeys).length, 0);
     expect(statements.filter((s) => s.includes("FOREIGN KEY")).length).toBe(fkCount);
