@@ -9,32 +9,12 @@
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/repo/collections";
 import { insertQueuedDocuments, takenExternalIds } from "../db/repo/task-batches";
-import type { DocumentRow } from "../db/schema";
 import { recordSourceEvents } from "./events";
 import { targetGeneration } from "./generations";
-import { newDocumentRow } from "./queue";
-import { type UpsertPlan, type Upserted, upsertDocumentTx } from "./upsert";
+import { createdRow, type UpsertPlan, type Upserted, upsertDocumentTx } from "./upsert";
 
 /** One item's outcome: stored, its collection gone (null), or its error. */
 export type UpsertResult = { ok: true; value: Upserted | null } | { ok: false; error: unknown };
-
-/** A new document's row as upsert.ts makes it, for a plan without a file. */
-function createdRow(p: UpsertPlan, now: number): DocumentRow {
-  return newDocumentRow(
-    {
-      collectionId: p.collectionId,
-      type: p.type,
-      name: p.name ?? p.derivedName,
-      contentLength: p.content?.length ?? null,
-      url: p.url ?? null,
-      urlCredentials: p.urlCredentials ?? null,
-      externalId: p.externalId,
-      contentHash: p.contentHash,
-      metadata: p.metadata ?? {},
-    },
-    now,
-  );
-}
 
 /** Runs `fn` in a savepoint of `t`: what it wrote is undone if it throws. */
 function savepoint<T>(t: Db, fn: (tx: Db) => T): T {

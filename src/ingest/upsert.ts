@@ -62,29 +62,35 @@ function sameContent(doc: DocumentRow, p: UpsertPlan): boolean {
   return doc.contentHash !== null && doc.contentHash === p.contentHash;
 }
 
+/** The row of the new document a plan creates (a file's row points at its stored file). */
+export function createdRow(p: UpsertPlan, now: number): DocumentRow {
+  const row = newDocumentRow(
+    {
+      collectionId: p.collectionId,
+      type: p.type,
+      name: p.name ?? p.derivedName,
+      contentLength: p.content?.length ?? null,
+      url: p.url ?? null,
+      urlCredentials: p.urlCredentials ?? null,
+      fileName: p.file?.fileName ?? null,
+      fileSize: p.file?.fileSize ?? null,
+      externalId: p.externalId,
+      contentHash: p.contentHash,
+      metadata: p.metadata ?? {},
+    },
+    now,
+  );
+  if (p.file) Object.assign(row, { filePath: row.id, status: "queued" });
+  return row;
+}
+
 /** Creates, replaces or leaves the document `p` names. Run it inside a transaction; null when the collection is gone. */
 export function upsertDocumentTx(t: Db, p: UpsertPlan, now: number): Upserted | null {
   const col = findCollectionById(t, p.collectionId);
   if (!col) return null;
   const existing = findDocumentByExternalId(t, p.collectionId, p.externalId);
   if (!existing) {
-    const row = newDocumentRow(
-      {
-        collectionId: p.collectionId,
-        type: p.type,
-        name: p.name ?? p.derivedName,
-        contentLength: p.content?.length ?? null,
-        url: p.url ?? null,
-        urlCredentials: p.urlCredentials ?? null,
-        fileName: p.file?.fileName ?? null,
-        fileSize: p.file?.fileSize ?? null,
-        externalId: p.externalId,
-        contentHash: p.contentHash,
-        metadata: p.metadata ?? {},
-      },
-      now,
-    );
-    if (p.file) Object.assign(row, { filePath: row.id, status: "queued" });
+    const row = createdRow(p, now);
     insertNewDocument(t, row, col, now, p.content);
     if (p.file) moveInto(p.file.tempPath, p.filePathOf(row.id));
     return { status: "created", row, metadataChanged: false, queued: true };
