@@ -11,7 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AnnProbes } from "../src/vectors/ann";
 import { openLance, type LanceConnection } from "../src/vectors/connection";
-import { ceilingFor } from "../src/vectors/probe-ceiling";
+import { compareNumber } from "../src/vectors/meta-index";
+import { ceilingFor, filteredProbes } from "../src/vectors/probe-ceiling";
 import { searchTable, type StoredHit } from "../src/vectors/search";
 import { rowsToArrow, type ChunkRow } from "../src/vectors/tables";
 
@@ -98,6 +99,11 @@ test("the ceiling is minimum ÷ share, between minimum and maximum", () => {
   expect(ceilingFor(PROBES, 1000, 2000)).toBe(8);
   expect(ceilingFor(PROBES, 10, 2000)).toBe(40);
   expect(ceilingFor(PROBES, 0, 2000)).toBe(40);
+});
+
+test("a filter with a range is not counted (that would read every row's JSON) and keeps every partition", async () => {
+  expect(await filteredProbes(table, compareNumber("year", ">=", 2009), PROBES)).toBeNull();
+  expect(await filteredProbes(table, "chunk_index >= 0", PROBES)).toEqual({ ceiling: 4, matches: 2000 });
 });
 
 test("a filter matching every row probes as no filter does", async () => {
