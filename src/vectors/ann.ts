@@ -61,8 +61,8 @@ const WIDE_FROM = 50_000;
  * built-in vectors of topical text at 100,000 rows: 0.73 with 15%, 0.85 with 25%,
  * 0.94–0.98 with 50% depending on the queries, 0.99 with 65%; at 20,000 rows 0.95
  * with 20%). For IVF_PQ 15% (at least 20), where on clustered 384-d data recall@10
- * at 1M rows was 0.87 with 5%, 0.93 with 10% and 0.96 with 15%. A narrow filter may
- * probe all of them.
+ * at 1M rows was 0.87 with 5%, 0.93 with 10% and 0.96 with 15%. A filtered search may
+ * probe up to all of them, the fewer the more rows it matches (probe-ceiling.ts).
  */
 export function probesForRows(rows: number, indexType: string): AnnProbes {
   if (/HNSW/i.test(indexType)) return smallTableProbes();

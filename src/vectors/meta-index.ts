@@ -86,6 +86,15 @@ export function hasAnyTerm(terms: string[]): string {
   return `array_has_any(${METADATA_TERMS_COLUMN}, [${terms.map(sqlString).join(", ")}])`;
 }
 
+/**
+ * Whether a `where` may read the JSON of every row (a range comparison) rather than
+ * only indexed columns. A string value that happens to hold the name only makes a
+ * caller take the slower path.
+ */
+export function readsMetadataJson(where: string): boolean {
+  return where.includes("json_get_");
+}
+
 /** The key's number value compares as asked; false when it has none. */
 export function compareNumber(key: string, op: Comparison, value: number): string {
   // A literal like 1e21 or 0.1 is a valid SQL float; integers get ".0" so both sides are floats.

@@ -25,6 +25,7 @@
 import { MatchQuery, type Table, type VectorQuery } from "@lancedb/lancedb";
 import { fuse } from "../retrieval/fusion";
 import type { AnnProbes } from "./ann";
+import { filteredProbes } from "./probe-ceiling";
 import { chunkFieldsOf, inList } from "./tables";
 
 export type SearchMode = "vector" | "keyword" | "hybrid";
@@ -102,6 +103,26 @@ async function vectorHits(
   filter: string | null,
   ann: AnnProbes | null,
 ): Promise<Ranked[]> {
+  // Filtered IVF search probes as far as the filter's share of the rows asks (probe-ceiling.ts).
+  const ivf = filter && ann && ann.maximum > ann.minimum ? await filteredProbes(table, filter, ann) : null;
+  // A filter left uncounted (a range comparison) may probe every partition, as it always could.
+  const ceiling = filter ? (ivf?.ceiling ?? ann?.maximum) : undefined;
+  let rows = await vectorQuery(table, vector, limit, filter, ann, ceiling).toArray();
+  // Matches may cluster in partitions past the ceiling: once more over all of them, so a
+  // filter matching at least topK rows still returns topK.
+  if (ivf && ann && rows.length < limit && ivf.matches > rows.length && ivf.ceiling < ann.maximum)
+    rows = await vectorQuery(table, vector, limit, filter, ann, ann.maximum).toArray();
+  return rows.map((r) => toHit(r, clamp01(1 - Number(r._distance))));
+}
+
+function vectorQuery(
+  table: Table,
+  vector: Float32Array,
+  limit: number,
+  filter: string | null,
+  ann: AnnProbes | null,
+  ceiling: number | undefined,
+): VectorQuery {
   let q: VectorQuery = table
     .vectorSearch(vector)
     .distanceType("cosine")
@@ -110,17 +131,16 @@ async function vectorHits(
   // `where` on a vector query is a prefilter, so a narrow filter still yields topK rows.
   if (filter) q = q.where(filter);
   // Quantised distances are approximate: refine re-ranks ann.refine × limit candidates
-  // exactly, and a higher probe ceiling lets a narrow filter search more partitions.
+  // exactly, and a probe ceiling above the minimum lets a filter search more partitions.
   // nprobes first (both bounds): LanceDB checks min ≤ max at each call, and its defaults are 20.
   if (ann) {
     q = q.nprobes(ann.minimum);
-    if (filter && ann.maximum > ann.minimum) q = q.maximumNprobes(ann.maximum);
+    if (ceiling && ceiling > ann.minimum) q = q.maximumNprobes(ceiling);
     if (ann.refine > 1) q = q.refineFactor(ann.refine);
     // HNSW refuses a candidate list shorter than the candidates asked for (limit × refine).
     if (ann.ef) q = q.ef(Math.max(ann.ef, limit * ann.refine));
   }
-  const rows = await q.toArray();
-  return rows.map((r) => toHit(r, clamp01(1 - Number(r._distance))));
+  return q;
 }
 
 /** Keyword hits; with `withVectors`, each carries its stored vector (hybrid scores keyword-only hits with it). */

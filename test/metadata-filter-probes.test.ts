@@ -1,0 +1,140 @@
+/**
+ * How far a filtered search over an IVF index probes (vectors/probe-ceiling.ts): a
+ * filter matching every row probes like no filter at all, a narrow filter still finds
+ * the exact filtered neighbours, and matches clustered in partitions past the ceiling
+ * are found by the retry over every partition. Real LanceDB table, IVF_FLAT index.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Index, type Table } from "@lancedb/lancedb";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AnnProbes } from "../src/vectors/ann";
+import { openLance, type LanceConnection } from "../src/vectors/connection";
+import { compareNumber } from "../src/vectors/meta-index";
+import { ceilingFor, filteredProbes } from "../src/vectors/probe-ceiling";
+import { searchTable, type StoredHit } from "../src/vectors/search";
+import { rowsToArrow, type ChunkRow } from "../src/vectors/tables";
+
+const DIM = 32;
+const PER_GROUP = 1000;
+const PROBES: AnnProbes = { minimum: 4, maximum: 40, refine: 1 };
+
+let dir: string;
+let conn: LanceConnection;
+let table: Table;
+
+/** A seeded generator, so a failure is reproducible. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+function unit(v: Float32Array): Float32Array {
+  const n = Math.hypot(...v);
+  return v.map((x) => x / n);
+}
+
+/** A direction near +axis 0 (sign 1) or −axis 0 (sign −1), spread over the other axes. */
+function around(rnd: () => number, sign: number): Float32Array {
+  const v = Float32Array.from({ length: DIM }, () => rnd() * 2 - 1);
+  v[0] = sign * 4;
+  return unit(v);
+}
+
+/** Group "near" around +axis 0, group "far" around −axis 0, 1,000 rows each. */
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "ragd-probes-"));
+  conn = await openLance(dir);
+  const rnd = rng(42);
+  const rows: ChunkRow[] = [];
+  for (const [doc, sign] of [
+    ["near", 1],
+    ["far", -1],
+  ] as const)
+    for (let i = 0; i < PER_GROUP; i++)
+      rows.push({
+        id: `${doc}:${i}`,
+        documentId: doc,
+        chunkIndex: i,
+        text: "t",
+        start: 0,
+        end: 1,
+        vector: around(rnd, sign),
+      });
+  table = await conn.createTable("probes", rowsToArrow(rows));
+  await table.createIndex("vector", {
+    config: Index.ivfFlat({ numPartitions: PROBES.maximum, distanceType: "cosine" }),
+  });
+});
+
+afterAll(() => {
+  table.close();
+  conn.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const ids = (hits: StoredHit[]) => hits.map((h) => `${h.documentId}:${h.chunkIndex}`);
+
+async function search(vector: Float32Array, where?: string, probes: AnnProbes | null = PROBES): Promise<string[]> {
+  return ids(await searchTable(table, { mode: "vector", text: "", vector, topK: 10, where }, probes));
+}
+
+async function exact(vector: Float32Array, where: string): Promise<string[]> {
+  const rows = await table
+    .vectorSearch(vector)
+    .distanceType("cosine")
+    .bypassVectorIndex()
+    .where(where)
+    .limit(10)
+    .toArray();
+  return rows.map((r) => `${r.id}`);
+}
+
+test("the ceiling is minimum ÷ share, between minimum and maximum", () => {
+  expect(ceilingFor(PROBES, 2000, 2000)).toBe(4);
+  expect(ceilingFor(PROBES, 1000, 2000)).toBe(8);
+  expect(ceilingFor(PROBES, 10, 2000)).toBe(40);
+  expect(ceilingFor(PROBES, 0, 2000)).toBe(40);
+});
+
+test("a filter with a range is not counted (that would read every row's JSON) and keeps every partition", async () => {
+  expect(await filteredProbes(table, compareNumber("year", ">=", 2009), PROBES)).toBeNull();
+  expect(await filteredProbes(table, "chunk_index >= 0", PROBES)).toEqual({ ceiling: 4, matches: 2000 });
+});
+
+test("a filter matching every row probes as no filter does", async () => {
+  // Uniform queries over few probes miss some neighbours; probing every partition
+  // would find them, so the lists differ unless the filtered search probes as few.
+  const rnd = rng(7);
+  let differsFromExact = 0;
+  for (let i = 0; i < 8; i++) {
+    const q = unit(Float32Array.from({ length: DIM }, () => rnd() * 2 - 1));
+    const plain = await search(q);
+    expect(await search(q, "chunk_index >= 0")).toEqual(plain);
+    if (plain.join() !== (await exact(q, "chunk_index >= 0")).join()) differsFromExact++;
+  }
+  // The check above can fail: at least one query's probed list is not the exact one.
+  expect(differsFromExact).toBeGreaterThan(0);
+});
+
+test("matches clustered away from the query still fill topK (retry over every partition)", async () => {
+  // Half the rows match, so the ceiling is 8 partitions, all of them near the query and holding no match.
+  const q = around(rng(9), 1);
+  const where = "document_id = 'far'";
+  const got = await search(q, where);
+  expect(got).toHaveLength(10);
+  expect(got.every((id) => id.startsWith("far:"))).toBe(true);
+});
+
+test("a narrow filter finds the exact filtered neighbours", async () => {
+  const rnd = rng(11);
+  const where = "chunk_index < 10";
+  for (let i = 0; i < 4; i++) {
+    const q = unit(Float32Array.from({ length: DIM }, () => rnd() * 2 - 1));
+    expect(await search(q, where)).toEqual(await exact(q, where));
+  }
+});
