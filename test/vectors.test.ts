@@ -453,29 +453,33 @@ describe("ANN index", () => {
     [100_000, /IvfFlat/],
     [FLAT_UNTIL, /IvfPq/],
     [1_000_000, /IvfPq/],
-  ])("the index of a %d-row table (%p) keeps recall@10 at least 0.85", async (size, kind) => {
-    const { rows: big, vectors: bigVectors, queries } = builtinCorpus(3000);
-    const c2 = crypto.randomUUID();
-    await annStore.replaceDocuments(c2, 1, [], big);
-    const t = await conn.openTable(VectorStore.tableName(c2, 1));
-    const index = annIndexFor(size, BUILTIN_DIMENSIONS);
-    await t.createIndex("vector", { config: index.config, name: index.name });
-    const [serving] = vectorIndexes(await t.listIndices());
-    expect(serving?.name).toBe(index.name);
-    expect(serving!.indexType).toMatch(kind);
-    const probes = probesForRows(serving!.trainedRows, serving!.indexType);
-    let found = 0;
-    for (const q of queries) {
-      const truth = new Set(exactOf(bigVectors, q, 10));
-      const hits = await searchTable(t, { mode: "vector", text: "", vector: q, topK: 10 }, probes);
-      found += hits.filter((h) => truth.has(h.documentId)).length;
-    }
-    t.close();
-    // IVF_PQ's training is not deterministic: 0.89–0.93 in repeated runs at the 300k and 1M
-    // steps. The bound leaves room for that and still fails when probes or refine are cut.
-    expect(found / (queries.length * 10)).toBeGreaterThanOrEqual(0.85);
-    // Training IVF_PQ takes seconds, more on a loaded machine.
-  }, 60_000);
+  ])(
+    "the index of a %d-row table (%p) keeps recall@10 at least 0.85",
+    async (size, kind) => {
+      const { rows: big, vectors: bigVectors, queries } = builtinCorpus(3000);
+      const c2 = crypto.randomUUID();
+      await annStore.replaceDocuments(c2, 1, [], big);
+      const t = await conn.openTable(VectorStore.tableName(c2, 1));
+      const index = annIndexFor(size, BUILTIN_DIMENSIONS);
+      await t.createIndex("vector", { config: index.config, name: index.name });
+      const [serving] = vectorIndexes(await t.listIndices());
+      expect(serving?.name).toBe(index.name);
+      expect(serving!.indexType).toMatch(kind);
+      const probes = probesForRows(serving!.trainedRows, serving!.indexType);
+      let found = 0;
+      for (const q of queries) {
+        const truth = new Set(exactOf(bigVectors, q, 10));
+        const hits = await searchTable(t, { mode: "vector", text: "", vector: q, topK: 10 }, probes);
+        found += hits.filter((h) => truth.has(h.documentId)).length;
+      }
+      t.close();
+      // IVF_PQ's training is not deterministic: 0.89–0.93 in repeated runs at the 300k and 1M
+      // steps. The bound leaves room for that and still fails when probes or refine are cut.
+      expect(found / (queries.length * 10)).toBeGreaterThanOrEqual(0.85);
+      // Training IVF_PQ takes seconds, more on a loaded machine.
+    },
+    60_000,
+  );
 });
 
 describe("memory bounds", () => {
