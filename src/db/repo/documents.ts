@@ -37,19 +37,6 @@ export function findDocumentById(db: Db, id: string): DocumentRow | undefined {
   return once(db, byId).get({ id });
 }
 
-/** The ids among `ids` that still exist. */
-export function existingDocumentIds(db: Db, ids: string[]): Set<string> {
-  if (ids.length === 0) return new Set();
-  return new Set(
-    db
-      .select({ id: documents.id })
-      .from(documents)
-      .where(inArray(documents.id, ids))
-      .all()
-      .map((r) => r.id),
-  );
-}
-
 const insert = (db: Db) => {
   const row: Record<keyof DocumentRow, null> = {
     id: null,
