@@ -92,6 +92,16 @@ async function found(store: VectorStore, c: string, filter: unknown, mode: (type
   return [...new Set(hits.map((h) => h.documentId))].sort();
 }
 
+/** Every case of CASES, in every mode, finds exactly its documents. */
+async function expectEveryCase(store: VectorStore, c: string) {
+  for (const mode of MODES)
+    for (const [label, filter, expected] of CASES)
+      expect({ case: `${mode} ${label}`, found: named(await found(store, c, filter, mode)) }).toEqual({
+        case: `${mode} ${label}`,
+        found: expected,
+      });
+}
+
 async function openTable(c: string) {
   return conn.openTable(VectorStore.tableName(c, 1));
 }
@@ -168,12 +178,7 @@ describe("the terms column", () => {
     expect(await unindexedTermRows(c)).toBe(6);
     await store.maintain(); // folds D and E into the index
     expect(await unindexedTermRows(c)).toBe(0);
-    for (const mode of MODES)
-      for (const [label, filter, expected] of CASES)
-        expect({ case: label, found: named(await found(store, c, filter, mode)) }).toEqual({
-          case: label,
-          found: expected,
-        });
+    await expectEveryCase(store, c);
     store.close();
   }, 60_000);
 
@@ -213,12 +218,7 @@ describe("tables written before the terms column", () => {
       t.close();
 
       const store = storeOf(DOCS);
-      for (const mode of MODES)
-        for (const [label, filter, expected] of CASES)
-          expect({ case: label, found: named(await found(store, c, filter, mode)) }).toEqual({
-            case: label,
-            found: expected,
-          });
+      await expectEveryCase(store, c);
       expect((await termsOf(c, "B-1"))[0]).toContain("=team=hr");
       await store.maintain();
       expect(await hasTermsIndex(c)).toBe(true);
@@ -241,12 +241,7 @@ describe("a backfill cut short", () => {
     await t.addColumns(makeArrowTable([], { schema: new arrow.Schema([metadataTermsField()]) }).schema);
     t.close();
     const store = storeOf(DOCS);
-    for (const mode of MODES)
-      for (const [label, filter, expected] of CASES)
-        expect({ case: label, found: named(await found(store, c, filter, mode)) }).toEqual({
-          case: label,
-          found: expected,
-        });
+    await expectEveryCase(store, c);
     store.close();
   }, 60_000);
 });

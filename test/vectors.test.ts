@@ -329,16 +329,7 @@ describe("ANN index", () => {
   beforeAll(async () => {
     annStore = new VectorStore(conn, { annThreshold: N });
     vectors = Array.from({ length: N }, draw);
-    const batch = vectors.map((vector, i) => ({
-      id: `d${i}:0`,
-      documentId: `d${i}`,
-      chunkIndex: 0,
-      text: `row ${i}`,
-      start: 0,
-      end: 5,
-      vector,
-    }));
-    await annStore.replaceDocuments(c, 1, [], batch);
+    await annStore.replaceDocuments(c, 1, [], annStoreRows());
     await annStore.maintain();
   });
   afterAll(() => annStore.close());
