@@ -109,11 +109,13 @@ describe("backup under load", () => {
       const before = new Set((await c.sources(p)).map((s) => s.id));
       const expected = new Map<string, ReturnType<typeof shape>>();
       let snapshotSources: { id: string; status: string }[] = [];
+      const answered: number[] = [];
       const prepared = await a.services.backups.prepare(async () => {
         snapshotSources = (await c.sources(p)).map((s) => ({ id: s.id, status: s.status }));
         for (const q of QUERIES)
           for (const mode of MODES) {
             const r = await c.query(key, { query: q, mode, topK: 10 });
+            answered.push(r.body.results.length);
             expected.set(`${mode}|${q}`, shape(r.body.results));
           }
       });
@@ -125,7 +127,8 @@ describe("backup under load", () => {
       await Promise.all([ingest, queries]);
       expect(served).toBeGreaterThan(queriesBefore); // queries ran on after the snapshot
       expect(snapshotSources.some((s) => s.status !== "ready")).toBe(true); // taken mid-ingestion
-      expect([...expected.values()].every((r) => r.length >= 5)).toBe(true);
+      // Counted before shape() drops the tie at the last place, which may be most of a page.
+      expect(answered.every((n) => n >= 5)).toBe(true);
 
       const dir = join(tmp, "restored-load");
       const manifest = await restoreBackup(file, dir);
