@@ -17,6 +17,14 @@ import type { SourceService } from "./service";
 
 const Params = t.Object({ id: t.String() });
 const SourceParams = t.Object({ id: t.String(), sourceId: t.String() });
+/** What retry and refetch answer: the source, queued again (409 when it cannot be). */
+const SourceRequeued = {
+  202: t.Object({ source: SourceModel }),
+  401: ErrorBody,
+  403: ErrorBody,
+  404: ErrorBody,
+  409: ErrorBody,
+};
 
 export function sourceRoutes(
   auth: AuthService,
@@ -106,13 +114,7 @@ export function sourceRoutes(
       {
         session: true,
         params: SourceParams,
-        response: {
-          202: t.Object({ source: SourceModel }),
-          401: ErrorBody,
-          403: ErrorBody,
-          404: ErrorBody,
-          409: ErrorBody,
-        },
+        response: SourceRequeued,
         detail: { summary: "Ingest a failed source again" },
       },
     )
@@ -125,13 +127,7 @@ export function sourceRoutes(
       {
         session: true,
         params: SourceParams,
-        response: {
-          202: t.Object({ source: SourceModel }),
-          401: ErrorBody,
-          403: ErrorBody,
-          404: ErrorBody,
-          409: ErrorBody,
-        },
+        response: SourceRequeued,
         detail: {
           summary:
             "Fetch a url or api source again now (a crawl source crawls again); only changed text is embedded again",
