@@ -19,6 +19,7 @@ import { partitionsForRows } from "../src/vectors/ann";
 import { openLance } from "../src/vectors/connection";
 import { VectorStore, type ChunkRow } from "../src/vectors/store";
 import { percentile, random } from "./support";
+import { sentenceOf, topicsFor } from "./vocab";
 
 const N = Number(process.argv[2] ?? 20_000);
 const KINDS = (process.argv[3] ?? "flat,ivfflat,hnsw").split(",");
@@ -32,20 +33,9 @@ const DIM = 384;
 const COLLECTION = "00000000-0000-4000-8000-0000000000a1";
 
 // The topical corpus of bench/query-corpus.ts, sized by this bench's own row count.
-const SYLLABLES = "ka ro mi tan vel sor qu ix len dra po ne ul ga thi ber zo fen mar lit".split(" ");
-const VOCAB = ((rnd) =>
-  Array.from({ length: 20_000 }, (_, i) => {
-    const w = Array.from({ length: 2 + (i % 3) }, () => SYLLABLES[Math.floor(rnd() * SYLLABLES.length)]).join("");
-    return i % 11 === 0 ? `${w}-${i}` : `${w}${i % 97}`;
-  }))(random(42));
-const TOPICS = ((rnd) =>
-  Array.from({ length: Math.max(10, Math.round(N / 1000)) }, () =>
-    Array.from({ length: 40 }, () => VOCAB[Math.floor(rnd() * VOCAB.length)]!),
-  ))(random(5));
+const TOPICS = topicsFor(N);
 const sentence = (rnd: () => number, n: number, topic = TOPICS[Math.floor(rnd() * TOPICS.length)]!) =>
-  Array.from({ length: n }, () =>
-    rnd() < 0.6 ? topic[Math.floor(rnd() * topic.length)]! : VOCAB[Math.floor(VOCAB.length * rnd() ** 2)]!,
-  ).join(" ");
+  sentenceOf(rnd, n, topic);
 
 type Hits = { document_id: string; chunk_index: number }[];
 

@@ -19,6 +19,7 @@ import { openLance } from "../src/vectors/connection";
 import { VectorStore, type ChunkRow } from "../src/vectors/store";
 import { startBinary, type RunningBinary } from "../test/support/binary";
 import { random } from "./support";
+import { sentenceOf, topicsFor } from "./vocab";
 
 export const SIZES = [10_000, 20_000, 100_000, 1_000_000];
 
@@ -31,23 +32,10 @@ const BATCH_DOCS = 2_000;
 
 if (!SIZES.includes(N)) throw new Error(`usage: bun bench/<bench>.ts ${SIZES.join("|")} [topical|flat]`);
 
-// A made-up language: 20,000 words, drawn with a skew so that some are common and most are rare.
-const SYLLABLES = "ka ro mi tan vel sor qu ix len dra po ne ul ga thi ber zo fen mar lit".split(" ");
-const VOCAB = ((rnd) =>
-  Array.from({ length: 20_000 }, (_, i) => {
-    const w = Array.from({ length: 2 + (i % 3) }, () => SYLLABLES[Math.floor(rnd() * SYLLABLES.length)]).join("");
-    return i % 11 === 0 ? `${w}-${i}` : `${w}${i % 97}`;
-  }))(random(42));
-const word = (rnd: () => number) => VOCAB[Math.floor(VOCAB.length * rnd() ** 2)]!;
-export const TOPICS = ((rnd) =>
-  Array.from({ length: Math.max(10, Math.round(N / 1000)) }, () =>
-    Array.from({ length: 40 }, () => VOCAB[Math.floor(rnd() * VOCAB.length)]!),
-  ))(random(5));
+export const TOPICS = topicsFor(N);
 /** `n` words; in the topical shape 60% of them from `topic`. */
 export const sentence = (rnd: () => number, n: number, topic = TOPICS[Math.floor(rnd() * TOPICS.length)]!) =>
-  Array.from({ length: n }, () =>
-    SHAPE !== "flat" && rnd() < 0.6 ? topic[Math.floor(rnd() * topic.length)]! : word(rnd),
-  ).join(" ");
+  sentenceOf(rnd, n, topic, SHAPE !== "flat");
 
 export interface Server extends RunningBinary {
   startupMs: number;
