@@ -4,6 +4,7 @@ import { sources } from "../api/endpoints";
 import type { Source } from "../api/types";
 import { useAction } from "../lib/hooks";
 import { type MetaRow, fromRows, toRows } from "../lib/metadata-rows";
+import { EditorActions } from "./EditorActions";
 import { ErrorNote } from "./ErrorNote";
 import { MetadataRowsInput } from "./MetadataRowsInput";
 
@@ -48,14 +49,7 @@ export function MetadataEditor({ pipelineId, source, onSaved, onCancel }: Props)
         </p>
       )}
       <ErrorNote error={save.error} context="Saving the metadata failed" />
-      <div class="form-actions">
-        <button type="submit" class="btn btn-primary btn-small" disabled={save.busy}>
-          {save.busy ? "Saving…" : "Save metadata"}
-        </button>
-        <button type="button" class="btn btn-small" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <EditorActions busy={save.busy} label="Save metadata" onCancel={onCancel} />
     </form>
   );
 }

@@ -3,6 +3,7 @@ import { useState } from "preact/hooks";
 import { sources } from "../api/endpoints";
 import type { Source } from "../api/types";
 import { useAction } from "../lib/hooks";
+import { EditorActions } from "./EditorActions";
 import { ErrorNote } from "./ErrorNote";
 import { Field } from "./Field";
 import { REFRESH_CHOICES } from "./FetchSettingsInput";
@@ -46,14 +47,7 @@ export function RefreshEditor({ pipelineId, source, onSaved, onCancel }: Props) 
         )}
       </Field>
       <ErrorNote error={save.error} context="Saving the schedule failed" />
-      <div class="form-actions">
-        <button type="submit" class="btn btn-primary btn-small" disabled={save.busy}>
-          {save.busy ? "Saving…" : "Save schedule"}
-        </button>
-        <button type="button" class="btn btn-small" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <EditorActions busy={save.busy} label="Save schedule" onCancel={onCancel} />
     </form>
   );
 }
