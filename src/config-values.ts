@@ -136,3 +136,11 @@ export function s3Location(raw: string, name: string): S3Location {
       throw bad(`bad prefix segment "${p}"`);
   return { bucket, prefix: parts.join("/") };
 }
+
+/** An object store's region name, e.g. us-east-1 (S3-compatible stores may name their own). */
+export function s3Region(raw: string, name: string): string {
+  const v = raw.trim();
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/.test(v))
+    throw new ConfigError(`${name} must be a region name like us-east-1, got "${raw}"`);
+  return v;
+}
