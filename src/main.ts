@@ -47,6 +47,9 @@ async function run(argv: string[]): Promise<number | undefined> {
     case "mcp":
       // Loaded only for this command: the MCP client code would slow every `ragd serve` start.
       return (await import("./cli/mcp")).mcpCommand(loadBridgeConfig(parseFlags(argv.slice(1))));
+    case "migrate":
+      // Not in the help: PostgreSQL is not supported by `serve` yet (README, Configuration).
+      return (await import("./cli/migrate")).migrateCommand(loadConfig(parseFlags(argv.slice(1))).config);
     case "build-vector-index":
       // Not in the help: the server runs it to train an ANN index apart from its own threads.
       return (await import("./vectors/index-build")).buildIndexCommand(argv.slice(1));
