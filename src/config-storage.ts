@@ -18,7 +18,9 @@ const S3_SETTINGS = [
 export function checkStorage(c: Config): void {
   const s3 = S3_SETTINGS.filter(([key]) => c[key] !== null).map(([, env]) => env);
   if (s3.length > 0 && c.storage === null)
-    throw new ConfigError(`${s3.join(", ")} only apply with RAGD_STORAGE_URL (s3://bucket/prefix), which is unset`);
+    throw new ConfigError(
+      `${s3.join(", ")} ${s3.length === 1 ? "applies" : "apply"} only with RAGD_STORAGE_URL (s3://bucket/prefix), which is unset`,
+    );
   if ((c.s3AccessKeyId === null) !== (c.s3SecretAccessKey === null))
     throw new ConfigError("RAGD_S3_ACCESS_KEY_ID and RAGD_S3_SECRET_ACCESS_KEY must be set together");
 }

@@ -98,7 +98,7 @@ describe("malformed values are refused at start, naming the setting", () => {
     ["RAGD_STORAGE_URL", "not a valid bucket name", { RAGD_STORAGE_URL: "s3://Not_A_Bucket/x" }],
     ["RAGD_S3_ENDPOINT", "must be an http(s) URL", { ...STORAGE, RAGD_S3_ENDPOINT: "objects.internal:9000" }],
     ["RAGD_S3_REGION", "must be a region name", { ...STORAGE, RAGD_S3_REGION: "eu central" }],
-    ["RAGD_S3_ENDPOINT", "only apply with RAGD_STORAGE_URL", { RAGD_S3_ENDPOINT: "https://objects.internal" }],
+    ["RAGD_S3_ENDPOINT", "applies only with RAGD_STORAGE_URL", { RAGD_S3_ENDPOINT: "https://objects.internal" }],
     [
       "RAGD_S3_SECRET_ACCESS_KEY",
       "must be set together",
