@@ -79,9 +79,12 @@ export function duration(raw: string, name: string): number {
   return ms;
 }
 
-/** `raw` with the password of a `user:password@` part replaced, for error messages and logs. */
+/**
+ * `raw` with the password of a `user:password@` part, and of a `password=` query parameter
+ * (PostgreSQL URLs may carry it there), replaced, for error messages and logs.
+ */
 export function redactPassword(raw: string): string {
-  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*:)[^/]*@/i, "$1***@");
+  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*:)[^/]*@/i, "$1***@").replace(/([?&]password=)[^&#]*/gi, "$1***");
 }
 
 /**

@@ -145,6 +145,12 @@ describe.skipIf(!havePostgres)("ragd migrate", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("ragd: migrating postgres://ragd:***@127.0.0.1:1/ragd failed");
     expect(r.stderr).not.toContain("hunter2");
+    closed.password = "";
+    closed.search = "?password=hunter4";
+    const inQuery = await migrate(["--database-url", closed.toString()]);
+    expect(inQuery.code).toBe(1);
+    expect(inQuery.stderr).toContain("ragd: migrating postgres://ragd@127.0.0.1:1/ragd?password=*** failed");
+    expect(inQuery.stderr).not.toContain("hunter4");
   }, 60_000);
 
   test("without a database URL: exit 2, naming the setting", async () => {

@@ -43,6 +43,9 @@ describe("postgresUrl", () => {
   test("redactPassword hides only the password", () => {
     expect(redactPassword("postgres://ragd:s3cr@t!@h:5432/db")).toBe("postgres://ragd:***@h:5432/db");
     expect(redactPassword("postgres://ragd@h/db")).toBe("postgres://ragd@h/db");
+    expect(redactPassword("postgres://ragd@h/db?sslmode=require&password=s3cr%40t&x=1")).toBe(
+      "postgres://ragd@h/db?sslmode=require&password=***&x=1",
+    );
   });
 });
 
@@ -107,6 +110,8 @@ describe("the settings in the configuration", () => {
     expect(message).toContain("in PostgreSQL (RAGD_DATABASE_URL or --database-url is postgres://ragd:***@db.internal");
     expect(message).toContain("or in object storage (RAGD_STORAGE_URL or --storage-url is s3://ragd-data/prod)");
     expect(message).not.toContain("hunter2");
+    const inQuery = loadConfig({}, { RAGD_DATABASE_URL: "postgres://ragd@db/ragd?password=hunter2" }).config;
+    expect(refusal(() => requireLocalStorage(inQuery))).toContain("postgres://ragd@db/ragd?password=***)");
     expect(() => requireLocalStorage(loadConfig({}, {}).config)).not.toThrow();
   });
 

@@ -12,9 +12,10 @@ export async function migrateCommand(config: Config): Promise<number> {
   const url = config.databaseUrl;
   if (!url) throw new ConfigError("ragd migrate needs --database-url or RAGD_DATABASE_URL (postgres://…)");
   const shown = redactPassword(url);
-  const password = decodeURIComponent(new URL(url).password);
+  const u = new URL(url);
+  const secrets = [u.password, u.searchParams.get("password") ?? ""].flatMap((p) => [p, decodeURIComponent(p)]);
   // A driver's message may quote the connection string; the password never leaves.
-  const scrub = (text: string) => (password ? text.replaceAll(password, "***") : text);
+  const scrub = (text: string) => secrets.reduce((t, p) => (p ? t.replaceAll(p, "***") : t), text);
   const sql = new SQL(url, { max: 1, connectionTimeout: 10 });
   try {
     const { applied, unknown } = await migratePostgres(sql);
