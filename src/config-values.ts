@@ -79,9 +79,12 @@ export function duration(raw: string, name: string): number {
   return ms;
 }
 
-/** `raw` with the password of a `user:password@` part replaced, for error messages and logs. */
+/**
+ * `raw` with the password of a `user:password@` part, and of a `password=` query parameter
+ * (PostgreSQL URLs may carry it there), replaced, for error messages and logs.
+ */
 export function redactPassword(raw: string): string {
-  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*:)[^/]*@/i, "$1***@");
+  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*:)[^/]*@/i, "$1***@").replace(/([?&]password=)[^&#]*/gi, "$1***");
 }
 
 /**
@@ -135,4 +138,12 @@ export function s3Location(raw: string, name: string): S3Location {
     if (p === "" || p === "." || p === ".." || [...p].some((ch) => ch < " " || ch === "\x7f" || ch === "\\"))
       throw bad(`bad prefix segment "${p}"`);
   return { bucket, prefix: parts.join("/") };
+}
+
+/** An object store's region name, e.g. us-east-1 (S3-compatible stores may name their own). */
+export function s3Region(raw: string, name: string): string {
+  const v = raw.trim();
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/.test(v))
+    throw new ConfigError(`${name} must be a region name like us-east-1, got "${raw}"`);
+  return v;
 }

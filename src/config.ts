@@ -5,7 +5,23 @@
  */
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
-import { cidrList, ConfigError, duration, hostList, int, languageList, list, oneOf, str, url } from "./config-values";
+import {
+  cidrList,
+  ConfigError,
+  duration,
+  hostList,
+  int,
+  languageList,
+  list,
+  oneOf,
+  postgresUrl,
+  type S3Location,
+  s3Location,
+  s3Region,
+  str,
+  url,
+} from "./config-values";
+import { checkStorage } from "./config-storage";
 import { parseModel } from "./embed/models";
 
 export { ConfigError } from "./config-values";
@@ -72,6 +88,16 @@ export interface Config {
   backupEveryMs: number;
   /** Scheduled backups kept; older ones are removed. */
   backupKeep: number;
+  /**
+   * Reserved for running on several machines (README, Configuration): this build refuses
+   * to start with them set rather than quietly use the data directory.
+   */
+  databaseUrl: string | null;
+  storage: S3Location | null;
+  s3Endpoint: string | null;
+  s3Region: string | null;
+  s3AccessKeyId: string | null;
+  s3SecretAccessKey: string | null;
 }
 
 type Source = Record<string, string | undefined>;
@@ -121,6 +147,12 @@ const SETTINGS: Setting<keyof Config>[] = [
   { key: "backupDir", flag: "backup-dir", env: "RAGD_BACKUP_DIR", parse: (r) => resolve(r) },
   { key: "backupEveryMs", flag: "backup-every", env: "RAGD_BACKUP_EVERY", parse: duration },
   { key: "backupKeep", flag: "backup-keep", env: "RAGD_BACKUP_KEEP", parse: int(1, 10_000) },
+  { key: "databaseUrl", flag: "database-url", env: "RAGD_DATABASE_URL", parse: postgresUrl },
+  { key: "storage", flag: "storage-url", env: "RAGD_STORAGE_URL", parse: s3Location },
+  { key: "s3Endpoint", flag: "s3-endpoint", env: "RAGD_S3_ENDPOINT", parse: url },
+  { key: "s3Region", flag: "s3-region", env: "RAGD_S3_REGION", parse: s3Region },
+  { key: "s3AccessKeyId", flag: "s3-access-key-id", env: "RAGD_S3_ACCESS_KEY_ID", parse: str },
+  { key: "s3SecretAccessKey", flag: "s3-secret-access-key", env: "RAGD_S3_SECRET_ACCESS_KEY", parse: str },
 ];
 
 /** The defaults a fresh install runs with. */
@@ -162,6 +194,12 @@ export function defaultConfig(): Config {
     backupDir: null,
     backupEveryMs: 86_400_000,
     backupKeep: 7,
+    databaseUrl: null,
+    storage: null,
+    s3Endpoint: null,
+    s3Region: null,
+    s3AccessKeyId: null,
+    s3SecretAccessKey: null,
   };
 }
 
@@ -216,6 +254,7 @@ export function loadConfig(
     throw new ConfigError(`${from}: ${model.error}`);
   }
   checkSingleSignOn(config);
+  checkStorage(config);
   return { config, rest };
 }
 

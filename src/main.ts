@@ -13,13 +13,14 @@ import {
   userSetDisabledCommand,
 } from "./cli/user-admin";
 import { ConfigError, loadBridgeConfig, loadConfig, parseFlags } from "./config";
+import { requireLocalStorage } from "./config-storage";
 import { version } from "./version";
 
 async function run(argv: string[]): Promise<number | undefined> {
   const [cmd, sub, ...rest] = argv;
   switch (cmd) {
     case "serve": {
-      const { config } = loadConfig(parseFlags(argv.slice(1)));
+      const { config } = localConfig(parseFlags(argv.slice(1)));
       await serveCommand(config);
       return undefined; // keeps running
     }
@@ -27,25 +28,28 @@ async function run(argv: string[]): Promise<number | undefined> {
       return userCommand(sub, rest);
     case "admin": {
       if (sub !== "audit") throw new ConfigError(`unknown command "admin ${sub ?? ""}"; use "admin audit"`);
-      const { config, rest: flags } = loadConfig(parseFlags(rest), process.env, ["after"]);
+      const { config, rest: flags } = localConfig(parseFlags(rest), ["after"]);
       return adminAuditCommand(config, flags);
     }
     case "backup":
     case "restore": {
-      const { config, rest: own } = loadConfig(parseFlags(argv.slice(1)), process.env, ["to", "from"]);
+      const { config, rest: own } = localConfig(parseFlags(argv.slice(1)), ["to", "from"]);
       const cli = await import("./cli/backup");
       return cmd === "backup" ? cli.backupCommand(config.dataDir, own) : cli.restoreCommand(config.dataDir, own);
     }
     case "export":
     case "import": {
       const own = ["pipeline", "to", "from", "email", "name"];
-      const { config, rest: flags } = loadConfig(parseFlags(argv.slice(1)), process.env, own);
+      const { config, rest: flags } = localConfig(parseFlags(argv.slice(1)), own);
       const cli = await import("./cli/transfer");
       return cmd === "export" ? cli.exportCommand(config.dataDir, flags) : cli.importCommand(config.dataDir, flags);
     }
     case "mcp":
       // Loaded only for this command: the MCP client code would slow every `ragd serve` start.
       return (await import("./cli/mcp")).mcpCommand(loadBridgeConfig(parseFlags(argv.slice(1))));
+    case "migrate":
+      // Not in the help: PostgreSQL is not supported by `serve` yet (README, Configuration).
+      return (await import("./cli/migrate")).migrateCommand(loadConfig(parseFlags(argv.slice(1))).config);
     case "build-vector-index":
       // Not in the help: the server runs it to train an ANN index apart from its own threads.
       return (await import("./vectors/index-build")).buildIndexCommand(argv.slice(1));
@@ -64,6 +68,16 @@ async function run(argv: string[]): Promise<number | undefined> {
   }
 }
 
+/**
+ * The configuration of a command that keeps its data in the data directory: all of them,
+ * in this build, which refuses PostgreSQL and object storage settings (README, Configuration).
+ */
+function localConfig(flags: Record<string, string>, own: string[] = []) {
+  const loaded = loadConfig(flags, process.env, own);
+  requireLocalStorage(loaded.config);
+  return loaded;
+}
+
 /** Flags without a value, per `user` command. */
 const SWITCHES: Record<string, string[]> = { create: ["init", "admin"], "set-admin": ["revoke"] };
 
@@ -78,7 +92,7 @@ async function userCommand(sub: string | undefined, rest: string[]): Promise<num
     return false;
   });
   const own = ["email", "password", "tier", "confirm"];
-  const { config, rest: flags } = loadConfig(parseFlags(args), process.env, own);
+  const { config, rest: flags } = localConfig(parseFlags(args), own);
   switch (sub) {
     case "create":
       return userCreateCommand(config, flags, on.has("init"), on.has("admin"));

@@ -1,14 +1,15 @@
 /**
  * The derived PostgreSQL schema (src/db/pg-schema.ts) on a real PostgreSQL server: the
- * migration drizzle-kit writes from it applies, and rows behave as they do in SQLite
+ * migrations generated from it (src/db/migrations-pg) apply, and rows behave as they do in SQLite
  * (booleans, JSON, identity ids, the case-insensitive email index, cascading deletes).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sql";
-import { generateDrizzleJson, generateMigration, generateSQLiteDrizzleJson } from "./support/drizzle-kit";
+import { generateSQLiteDrizzleJson } from "./support/drizzle-kit";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import { migratePostgres } from "../src/db/pg-migrate";
 import { pgSchema } from "../src/db/pg-schema";
 import * as sqliteSchema from "../src/db/schema";
 import { havePostgres, NO_POSTGRES, startPostgres, type TestPostgres } from "./support/postgres";
@@ -33,10 +34,7 @@ describe.skipIf(!havePostgres)("the derived schema on PostgreSQL", () => {
     pg = await startPostgres();
     client = new SQL(await pg.createDatabase("schema"), { max: 2 });
     db = drizzle({ client });
-    const statements = await generateMigration(await generateDrizzleJson({}), await generateDrizzleJson(t));
-    await client.begin(async (tx) => {
-      for (const s of statements) await tx.unsafe(s);
-    });
+    await migratePostgres(client);
   }, 60_000);
 
   afterAll(async () => {
@@ -49,7 +47,8 @@ describe.skipIf(!havePostgres)("the derived schema on PostgreSQL", () => {
       tables: Record<string, { columns: Record<string, unknown> }>;
     };
     const rows = await client<{ table_name: string; column_name: string }[]>`
-      SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public'`;
+      SELECT table_name, column_name FROM information_schema.columns
+      WHERE table_schema = 'public' AND table_name <> '_migrations'`;
     const got: Record<string, string[]> = {};
     for (const r of rows) (got[r.table_name] ??= []).push(r.column_name);
     const want = Object.fromEntries(Object.entries(lite.tables).map(([n, tb]) => [n, Object.keys(tb.columns).sort()]));

@@ -2,11 +2,23 @@
  * The PostgreSQL schema derived from schema.ts describes the same tables: drizzle-kit's
  * snapshots of both (what it generates migrations from) agree on every table, column,
  * nullability, default, primary key, foreign key and index; only the types differ, as
- * the mapping in src/db/pg-schema.ts says.
+ * the mapping in src/db/pg-schema.ts says. And both migration histories are generated
+ * from it: neither lags behind schema.ts, their names pair up, and the modules embedded
+ * in the binary are the SQL files.
  */
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { blob, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { generateDrizzleJson, generateMigration, generateSQLiteDrizzleJson } from "./support/drizzle-kit";
+import { embeddedModule, HISTORIES } from "../scripts/embed-migrations";
+import { migrations } from "../src/db/migrations/index";
+import { migrations as pgMigrations } from "../src/db/migrations-pg/index";
+import {
+  generateDrizzleJson,
+  generateMigration,
+  generateSQLiteDrizzleJson,
+  generateSQLiteMigration,
+} from "./support/drizzle-kit";
 import * as pgModule from "../src/db/pg-schema";
 import { derivePgSchema, pgSchema } from "../src/db/pg-schema";
 import * as sqliteSchema from "../src/db/schema";
@@ -119,4 +131,55 @@ describe("derived PostgreSQL schema", () => {
     const files = sqliteTable("files", { id: integer("id").primaryKey(), name: text("name"), bytes: blob("bytes") });
     expect(() => derivePgSchema({ files })).toThrow(/files\.bytes/);
   });
+});
+
+/** drizzle-kit's snapshot after the newest migration of a history: what its next migration is generated against. */
+function latestSnapshot(dir: string) {
+  const journal = JSON.parse(readFileSync(join(dir, "meta", "_journal.json"), "utf8")) as {
+    entries: { tag: string }[];
+  };
+  const newest = journal.entries.at(-1)!.tag.split("_")[0];
+  return JSON.parse(readFileSync(join(dir, "meta", `${newest}_snapshot.json`), "utf8"));
+}
+
+const [SQLITE_DIR, PG_DIR] = HISTORIES as [string, string];
+const nameOf = (tag: string) => tag.replace(/^\d+_/, "");
+/** A table that no migration creates, to show the checks below notice one. */
+const notes = sqliteTable("notes", { id: text("id").primaryKey(), body: text("body").notNull() });
+
+describe("migration histories", () => {
+  test("each SQLite migration since PostgreSQL's baseline has a PostgreSQL twin of the same name, in order", () => {
+    // PostgreSQL starts at one baseline named after the SQLite migration current when it
+    // was made (no PostgreSQL database predates it); from then on both get each migration.
+    const sqliteNames = migrations.map((m) => nameOf(m.tag));
+    const baseline = sqliteNames.indexOf(nameOf(pgMigrations[0]!.tag));
+    expect(baseline).toBeGreaterThanOrEqual(0);
+    expect(sqliteNames.slice(baseline)).toEqual(pgMigrations.map((m) => nameOf(m.tag)));
+  });
+
+  test("the PostgreSQL history is up to date with schema.ts (else: npm run db:generate)", async () => {
+    expect(await generateMigration(latestSnapshot(PG_DIR), await generateDrizzleJson(pgSchema))).toEqual([]);
+  });
+
+  test("the SQLite history is up to date with schema.ts (else: npm run db:generate)", async () => {
+    expect(await generateSQLiteMigration(latestSnapshot(SQLITE_DIR), lite as never)).toEqual([]);
+  });
+
+  test("a table added to schema.ts without its migrations is noticed in both histories", async () => {
+    const changed = { ...sqliteSchema, notes };
+    const pgDiff = await generateMigration(latestSnapshot(PG_DIR), await generateDrizzleJson(derivePgSchema(changed)));
+    const liteDiff = await generateSQLiteMigration(
+      latestSnapshot(SQLITE_DIR),
+      await generateSQLiteDrizzleJson(changed),
+    );
+    expect(pgDiff.join("\n")).toContain('CREATE TABLE "notes"');
+    expect(liteDiff.join("\n")).toContain("CREATE TABLE `notes`");
+  });
+
+  test.each(HISTORIES.map((dir) => [dir.split("/").at(-1)!, dir]))(
+    "%s: the module embedded in the binary is its SQL files (else: bun scripts/embed-migrations.ts)",
+    (_name, dir) => {
+      expect(readFileSync(join(dir, "index.ts"), "utf8")).toBe(embeddedModule(dir).text);
+    },
+  );
 });

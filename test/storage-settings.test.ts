@@ -4,6 +4,8 @@
  * and without the password.
  */
 import { describe, expect, test } from "bun:test";
+import { loadConfig } from "../src/config";
+import { requireLocalStorage } from "../src/config-storage";
 import { ConfigError, postgresUrl, redactPassword, s3Location } from "../src/config-values";
 
 const refusal = (f: () => unknown): string => {
@@ -41,6 +43,9 @@ describe("postgresUrl", () => {
   test("redactPassword hides only the password", () => {
     expect(redactPassword("postgres://ragd:s3cr@t!@h:5432/db")).toBe("postgres://ragd:***@h:5432/db");
     expect(redactPassword("postgres://ragd@h/db")).toBe("postgres://ragd@h/db");
+    expect(redactPassword("postgres://ragd@h/db?sslmode=require&password=s3cr%40t&x=1")).toBe(
+      "postgres://ragd@h/db?sslmode=require&password=***&x=1",
+    );
   });
 });
 
@@ -74,5 +79,47 @@ describe("s3Location", () => {
     expect(message).toContain("RAGD_STORAGE_URL");
     expect(message).toContain(why);
     expect(message).not.toContain("hunter2");
+  });
+});
+
+describe("the settings in the configuration", () => {
+  const full = {
+    RAGD_DATABASE_URL: "postgres://ragd:hunter2@db.internal:5432/ragd",
+    RAGD_STORAGE_URL: "s3://ragd-data/prod/",
+    RAGD_S3_ENDPOINT: "https://objects.internal:9000/",
+    RAGD_S3_REGION: "eu-central-1",
+    RAGD_S3_ACCESS_KEY_ID: "AKIAEXAMPLE",
+    RAGD_S3_SECRET_ACCESS_KEY: "secret",
+  };
+
+  test("are read in their normal form, and unset by default", () => {
+    expect(loadConfig({}, full).config).toMatchObject({
+      databaseUrl: full.RAGD_DATABASE_URL,
+      storage: { bucket: "ragd-data", prefix: "prod" },
+      s3Endpoint: "https://objects.internal:9000",
+      s3Region: "eu-central-1",
+      s3AccessKeyId: "AKIAEXAMPLE",
+      s3SecretAccessKey: "secret",
+    });
+    expect(loadConfig({}, {}).config).toMatchObject({ databaseUrl: null, storage: null, s3Endpoint: null });
+  });
+
+  test("make the commands that keep data refuse to start, the password hidden", () => {
+    const { config } = loadConfig({}, full);
+    const message = refusal(() => requireLocalStorage(config));
+    expect(message).toContain("in PostgreSQL (RAGD_DATABASE_URL or --database-url is postgres://ragd:***@db.internal");
+    expect(message).toContain("or in object storage (RAGD_STORAGE_URL or --storage-url is s3://ragd-data/prod)");
+    expect(message).not.toContain("hunter2");
+    const inQuery = loadConfig({}, { RAGD_DATABASE_URL: "postgres://ragd@db/ragd?password=hunter2" }).config;
+    expect(refusal(() => requireLocalStorage(inQuery))).toContain("postgres://ragd@db/ragd?password=***)");
+    expect(() => requireLocalStorage(loadConfig({}, {}).config)).not.toThrow();
+  });
+
+  test.each([
+    [{ RAGD_S3_REGION: "us-east-1" }, "RAGD_S3_REGION applies only with RAGD_STORAGE_URL"],
+    [{ RAGD_STORAGE_URL: "s3://ragd-data", RAGD_S3_SECRET_ACCESS_KEY: "x" }, "must be set together"],
+    [{ RAGD_STORAGE_URL: "s3://ragd-data", RAGD_S3_REGION: "us east" }, "RAGD_S3_REGION must be a region name"],
+  ])("%o is refused: %s", (env, why) => {
+    expect(refusal(() => loadConfig({}, env))).toContain(why);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The PostgreSQL twin of every table in schema.ts, derived from it column by column, so
- * that schema.ts stays the one description of the data (nothing runs on PostgreSQL yet:
- * this is the schema a PostgreSQL store and its migrations will be generated from).
+ * that schema.ts stays the one description of the data. The PostgreSQL migrations
+ * (src/db/migrations-pg, drizzle.pg.config.ts) are generated from these tables; nothing
+ * else runs on PostgreSQL yet.
  * A column type with no mapping below throws here, at import, naming the column: adding
  * one to schema.ts then fails test/pg-schema.test.ts instead of drifting silently.
  */

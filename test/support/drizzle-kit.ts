@@ -32,3 +32,16 @@ export const generateSQLiteDrizzleJson = (...a: Parameters<typeof kit.generateSQ
   withKit(() => kit.generateSQLiteDrizzleJson(...a));
 export const generateMigration = (...a: Parameters<typeof kit.generateMigration>) =>
   withKit(() => kit.generateMigration(...a));
+export const generateSQLiteMigration = (...a: Parameters<typeof kit.generateSQLiteMigration>) =>
+  withKit(() => kit.generateSQLiteMigration(...a));
+/** What drizzle-kit would change in a database to make it `imports`; its progress spinner stays off the output. */
+export const pushSchema = (...a: Parameters<typeof kit.pushSchema>) =>
+  withKit(async () => {
+    const write = process.stdout.write;
+    process.stdout.write = (() => true) as typeof write;
+    try {
+      return await kit.pushSchema(...a);
+    } finally {
+      process.stdout.write = write;
+    }
+  });

@@ -1,0 +1,119 @@
+/**
+ * The PostgreSQL and object storage settings through the compiled `dist/ragd`: this build
+ * cannot run on them yet, so a command that keeps data refuses to start when one is set,
+ * says so plainly, never shows the database password, and writes nothing; a malformed
+ * value is refused naming its setting, as any bad value is.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "./support/app";
+import { BINARY, ensureBinary } from "./support/binary";
+
+const root = tempDir("ragd-storage-settings-");
+
+beforeAll(async () => {
+  await ensureBinary();
+}, 120_000);
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+let runs = 0;
+
+/** Runs the binary with `args` and `env` on a data directory of its own; killed if still running after 15 s. */
+async function run(args: string[], env: Record<string, string>) {
+  const dataDir = join(root, `data-${++runs}`);
+  const p = Bun.spawn([BINARY, ...args, "--data-dir", dataDir], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const timer = setTimeout(() => p.kill("SIGKILL"), 15_000);
+  const code = await p.exited;
+  clearTimeout(timer);
+  const stderr = await new Response(p.stderr).text();
+  return { code, stderr, wroteDataDir: existsSync(dataDir) };
+}
+
+const SERVE = ["serve", "--port", "0"];
+const DATABASE = { RAGD_DATABASE_URL: "postgres://ragd:hunter2@db.internal:5432/ragd" };
+const STORAGE = {
+  RAGD_STORAGE_URL: "s3://ragd-data/prod/",
+  RAGD_S3_ENDPOINT: "https://objects.internal:9000",
+  RAGD_S3_REGION: "eu-central-1",
+  RAGD_S3_ACCESS_KEY_ID: "AKIAEXAMPLE",
+  RAGD_S3_SECRET_ACCESS_KEY: "s3cretKey/hunter3",
+};
+
+describe("ragd serve with a setting this build does not support", () => {
+  test("RAGD_DATABASE_URL: exits 2 saying PostgreSQL is not supported yet, password hidden, nothing written", async () => {
+    const r = await run(SERVE, DATABASE);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("cannot keep its data in PostgreSQL");
+    expect(r.stderr).toContain("postgres://ragd:***@db.internal:5432/ragd");
+    expect(r.stderr).toContain("unset RAGD_DATABASE_URL");
+    expect(r.stderr).not.toContain("hunter2");
+    expect(r.stderr).not.toContain('"msg":"listening"');
+    expect(r.wroteDataDir).toBe(false);
+  }, 30_000);
+
+  test("RAGD_STORAGE_URL and its S3 settings: exits 2 naming object storage, no key shown", async () => {
+    const r = await run(SERVE, STORAGE);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("cannot keep its data in object storage");
+    expect(r.stderr).toContain("s3://ragd-data/prod");
+    expect(r.stderr).not.toContain("hunter3");
+    expect(r.stderr).not.toContain("AKIAEXAMPLE");
+    expect(r.wroteDataDir).toBe(false);
+  }, 30_000);
+
+  test("both, given as flags: one message naming both", async () => {
+    const flags = ["--database-url", DATABASE.RAGD_DATABASE_URL, "--storage-url", "s3://ragd-data"];
+    const r = await run([...SERVE, ...flags], {});
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain("in PostgreSQL (RAGD_DATABASE_URL or --database-url is postgres://ragd:***@");
+    expect(r.stderr).toContain("or in object storage (RAGD_STORAGE_URL or --storage-url is s3://ragd-data)");
+    expect(r.stderr).not.toContain("hunter2");
+    expect(r.wroteDataDir).toBe(false);
+  }, 30_000);
+
+  test("the CLI commands that keep data refuse them too", async () => {
+    const r = await run(
+      ["user", "create", "--init", "--email", "a@example.com", "--password", "password123"],
+      DATABASE,
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("cannot keep its data in PostgreSQL");
+    expect(r.wroteDataDir).toBe(false);
+  }, 30_000);
+});
+
+describe("malformed values are refused at start, naming the setting", () => {
+  test.each([
+    ["RAGD_DATABASE_URL", "the scheme must be postgres", { RAGD_DATABASE_URL: "mysql://ragd:hunter2@db/ragd" }],
+    ["RAGD_DATABASE_URL", "no database name", { RAGD_DATABASE_URL: "postgres://ragd:hunter2@db.internal" }],
+    ["RAGD_STORAGE_URL", "not a valid bucket name", { RAGD_STORAGE_URL: "s3://Not_A_Bucket/x" }],
+    ["RAGD_S3_ENDPOINT", "must be an http(s) URL", { ...STORAGE, RAGD_S3_ENDPOINT: "objects.internal:9000" }],
+    ["RAGD_S3_REGION", "must be a region name", { ...STORAGE, RAGD_S3_REGION: "eu central" }],
+    ["RAGD_S3_ENDPOINT", "applies only with RAGD_STORAGE_URL", { RAGD_S3_ENDPOINT: "https://objects.internal" }],
+    [
+      "RAGD_S3_SECRET_ACCESS_KEY",
+      "must be set together",
+      { RAGD_STORAGE_URL: "s3://ragd-data", RAGD_S3_ACCESS_KEY_ID: "AKIAEXAMPLE" },
+    ],
+  ])(
+    "%s is refused: %s",
+    async (name, why, env) => {
+      const r = await run(SERVE, env as Record<string, string>);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(name);
+      expect(r.stderr).toContain(why);
+      expect(r.stderr).not.toContain("hunter2");
+      expect(r.wroteDataDir).toBe(false);
+    },
+    30_000,
+  );
+});
