@@ -3,8 +3,8 @@
  * until their combined weight (about 128 KB of document each) reaches its
  * capacity: many small documents run side by side (their embedding calls share
  * batches), while a few big ones fill a worker, which bounds memory. A job is
- * cancelled by message; one that runs past its time cap is failed, and if its
- * worker does not let go, the worker is replaced and its other jobs are handed
+ * cancelled by message; one that goes its time cap without progress is failed, and
+ * if its worker does not let go, the worker is replaced and its other jobs are handed
  * back as transient failures (they are retried). A crashed worker likewise.
  * Jobs of one remote model go to the same worker while it has room, so that their
  * texts share that worker's embedding batches.
@@ -49,6 +49,8 @@ interface AssignedJob {
   batch: string | null;
   handlers: JobHandlers;
   timer: Timer;
+  /** How long the job may go without progress (see capOf()). */
+  capMs: number;
 }
 
 interface Slot {
@@ -121,9 +123,10 @@ export class WorkerPool {
     if (!slot) for (const s of this.slots) if (!slot || s.load < slot.load) slot = s;
     if (!slot || this.closed || slot.load >= this.capacity) return null;
     const target = slot;
-    const timer = setTimeout(() => this.timeOut(target, job.jobId), this.timeCapMs);
+    const capMs = this.capOf(job);
+    const timer = setTimeout(() => this.timeOut(target, job.jobId), capMs);
     const weight = jobWeight(bytes);
-    slot.jobs.set(job.jobId, { job, handlers, timer, weight, batch });
+    slot.jobs.set(job.jobId, { job, handlers, timer, capMs, weight, batch });
     slot.load += weight;
     if (batch !== null) slot.batches.set(batch, (slot.batches.get(batch) ?? 0) + 1);
     return () => {
@@ -191,7 +194,24 @@ export class WorkerPool {
     if (!r) return; // a cancelled job's late message
     // Every ending gives the job's room back ("unchanged" too: a re-fetch that found the same text).
     if (e.type === "done" || e.type === "error" || e.type === "unchanged") this.forget(slot, e.jobId);
+    else this.restartCap(slot, r);
     r.handlers.onEvent(e);
+  }
+
+  /**
+   * The time cap is a bound on a job's silence, not on its length (README, Operations): a
+   * scanned PDF of hundreds of pages takes hours of OCR yet reports every page, while a
+   * job that hangs reports nothing. One OCR page may take its whole page timeout, so
+   * the cap is never shorter than that.
+   */
+  private capOf(job: Job): number {
+    return Math.max(this.timeCapMs, job.ocr.pageTimeoutMs);
+  }
+
+  /** Any event short of an ending (progress, a slice of rows, a crawled page) is progress: the cap starts again. */
+  private restartCap(slot: Slot, r: AssignedJob): void {
+    clearTimeout(r.timer);
+    r.timer = setTimeout(() => this.timeOut(slot, r.job.jobId), r.capMs);
   }
 
   private timeOut(slot: Slot, jobId: string): void {
@@ -199,7 +219,7 @@ export class WorkerPool {
     if (!r) return;
     this.forget(slot, jobId);
     this.post(slot, { type: "cancel", jobId });
-    const minutes = Math.round(this.timeCapMs / 60000);
+    const minutes = Math.round(r.capMs / 60000);
     r.handlers.onEvent({
       type: "error",
       jobId,
