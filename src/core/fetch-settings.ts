@@ -100,6 +100,39 @@ export function parseCrawl(value: unknown): CrawlSettings | Problem[] {
   return problems.length ? problems : settings;
 }
 
+/** What a create, PATCH or upsert body asks of a source's schedule and crawl; undefined fields stay as they are. */
+export interface FetchSettings {
+  refreshEvery?: number | null;
+  crawl?: CrawlSettings;
+}
+
+/**
+ * Checks the refresh and crawl fields for a source of `type` (refreshEvery: url and api;
+ * crawl: url); problems name their field after `prefix` (e.g. "documents.3.").
+ */
+export function readFetchSettings(
+  type: string,
+  b: { refreshEvery?: unknown; crawl?: unknown },
+  prefix = "",
+): { settings: FetchSettings; problems: Problem[] } {
+  const settings: FetchSettings = {};
+  const problems: Problem[] = [];
+  const named = (p: Problem) => ({ field: `${prefix}${p.field}`, message: p.message });
+  if (b.refreshEvery !== undefined) {
+    const r = parseRefreshEvery(b.refreshEvery);
+    if (type !== "url" && type !== "api")
+      problems.push(named({ field: "refreshEvery", message: "is for url and api sources" }));
+    else if ("field" in r) problems.push(named(r));
+    else settings.refreshEvery = r.seconds;
+  }
+  if (b.crawl !== undefined) {
+    const c = type === "url" ? parseCrawl(b.crawl) : [{ field: "crawl", message: "is for url sources" }];
+    if (Array.isArray(c)) problems.push(...c.map(named));
+    else settings.crawl = c;
+  }
+  return { settings, problems };
+}
+
 /**
  * A pattern as a test of a URL's path and query: `*` matches any run of characters
  * (slashes too), everything else itself, and the pattern spans the whole of it.

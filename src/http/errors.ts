@@ -5,7 +5,7 @@
  */
 import { Elysia } from "elysia";
 import { FileError, type FileErrorCode } from "../files/errors";
-import { QueueFullError } from "../ingest/errors";
+import { QueueFullError, UpsertRefused } from "../ingest/errors";
 import type { Logger } from "../log";
 import { RetrievalError } from "../retrieval/errors";
 import { DiskFullError, isOutOfSpace } from "../tools/disk";
@@ -143,6 +143,8 @@ function fromLowerLayer(error: unknown, dataDir?: string): AppError | null {
   if (error instanceof DiskFullError) return new AppError("insufficient_storage", error.message);
   if (error instanceof QueueFullError)
     return new AppError("rate_limited", error.message, undefined, { "retry-after": "60" });
+  if (error instanceof UpsertRefused)
+    return new AppError("invalid_request", error.message, [{ field: error.field, message: error.reason }]);
   if (dataDir !== undefined && isOutOfSpace(error))
     return new AppError("insufficient_storage", new DiskFullError(dataDir).message);
   return null;

@@ -10,3 +10,14 @@ export class QueueFullError extends Error {
     this.name = "QueueFullError";
   }
 }
+
+/** An upsert the stored document cannot take (docs/API.md, Documents API); 400 naming `field`. */
+export class UpsertRefused extends Error {
+  constructor(
+    readonly field: string,
+    readonly reason: string,
+  ) {
+    super(`${field}: ${reason}`);
+    this.name = "UpsertRefused";
+  }
+}

@@ -13,7 +13,8 @@ import type { Db } from "../db/client";
 import { findCollectionById } from "../db/repo/collections";
 import { findDocumentById } from "../db/repo/documents";
 import { pendingTasksOfDocument } from "../db/repo/tasks";
-import { dueRefetches, overdueRefetches, saveSourceFetch } from "../db/repo/source-fetches";
+import type { FetchSettings } from "../core/fetch-settings";
+import { dueRefetches, overdueRefetches, type SourceFetchPatch, saveSourceFetch } from "../db/repo/source-fetches";
 import type { Logger } from "../log";
 import { queueTask } from "./queue";
 
@@ -29,6 +30,17 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** The due time after a check at `now`: one interval on, plus up to a tenth of it. */
 export function nextCheckAt(everySeconds: number, now: number, random = Math.random): string {
   return iso(now + everySeconds * 1000 * (1 + 0.1 * random()));
+}
+
+/** The stored form of the settings, with the next due time when a schedule is set. */
+export function fetchRowOf(s: FetchSettings, now: number): SourceFetchPatch {
+  const patch: SourceFetchPatch = {};
+  if (s.refreshEvery !== undefined) {
+    patch.refreshEvery = s.refreshEvery;
+    patch.nextCheckAt = s.refreshEvery === null ? null : nextCheckAt(s.refreshEvery, now);
+  }
+  if (s.crawl !== undefined) patch.crawl = JSON.stringify(s.crawl);
+  return patch;
 }
 
 export class RefreshScheduler {

@@ -9,7 +9,9 @@
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/repo/collections";
 import { insertQueuedDocuments, takenExternalIds } from "../db/repo/task-batches";
+import { saveSourceFetch } from "../db/repo/source-fetches";
 import { recordSourceEvents } from "./events";
+import { fetchRowOf } from "./refresh";
 import { targetGeneration } from "./generations";
 import { createdRow, type UpsertPlan, type Upserted, upsertDocumentTx } from "./upsert";
 
@@ -55,6 +57,10 @@ export function upsertDocumentsTx(
         fresh.map((f) => f.row.id),
         now,
       );
+      // url/api documents get their schedule and crawl in the same commit, as a single upsert does.
+      for (const { i, row } of fresh)
+        if (row.type === "url" || row.type === "api")
+          saveSourceFetch(tx, row.id, fetchRowOf(plans[i]!.fetch ?? {}, now));
     });
     for (const { i, row } of fresh)
       results[i] = { ok: true, value: { status: "created", row, metadataChanged: false, queued: true } };

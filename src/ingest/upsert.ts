@@ -7,6 +7,7 @@
  */
 import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
+import type { FetchSettings } from "../core/fetch-settings";
 import type { Metadata } from "../core/metadata";
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/repo/collections";
@@ -17,8 +18,10 @@ import {
   replaceDocumentText,
 } from "../db/repo/external-documents";
 import type { DocumentRow } from "../db/schema";
-import { saveSourceFetch } from "../db/repo/source-fetches";
+import { findSourceFetch, type SourceFetchPatch, saveSourceFetch } from "../db/repo/source-fetches";
+import { UpsertRefused } from "./errors";
 import { insertNewDocument, newDocumentRow, queueTask } from "./queue";
+import { fetchRowOf } from "./refresh";
 
 /** One document as a client sends it, checked and ready to store. */
 export interface UpsertPlan {
@@ -39,6 +42,10 @@ export interface UpsertPlan {
   contentHash: string | null;
   /** Undefined keeps a replaced document's metadata. */
   metadata?: Metadata;
+  /** url/api: the refresh schedule and crawl; a field left out keeps a replaced document's. */
+  fetch?: FetchSettings;
+  /** Prefix of the field names in a refusal ("documents.3." for a batch item). */
+  fieldPrefix?: string;
 }
 
 export type UpsertStatus = "created" | "replaced" | "unchanged";
@@ -92,9 +99,11 @@ export function upsertDocumentTx(t: Db, p: UpsertPlan, now: number): Upserted | 
   if (!existing) {
     const row = createdRow(p, now);
     insertNewDocument(t, row, col, now, p.content);
+    if (p.type === "url" || p.type === "api") saveSourceFetch(t, row.id, fetchRowOf(p.fetch ?? {}, now));
     if (p.file) moveInto(p.file.tempPath, p.filePathOf(row.id));
     return { status: "created", row, metadataChanged: false, queued: true };
   }
+  const fetchPatch = replacedFetch(t, existing, p, now);
   const patch: Partial<DocumentRow> = {};
   if (p.name !== undefined && p.name !== existing.name) patch.name = p.name;
   const metadata = p.metadata === undefined ? existing.metadata : JSON.stringify(p.metadata);
@@ -119,14 +128,31 @@ export function upsertDocumentTx(t: Db, p: UpsertPlan, now: number): Upserted | 
   } satisfies Partial<DocumentRow>);
   updateDocument(t, existing.id, patch);
   replaceDocumentText(t, existing.id, p.content ?? null);
-  // Validators belong to the URL they came from: the next fetch of a replaced source asks afresh.
-  if (p.type === "url" || p.type === "api") saveSourceFetch(t, existing.id, { etag: null, lastModified: null });
+  if (fetchPatch) saveSourceFetch(t, existing.id, fetchPatch);
   // The previous version's waiting or running job is superseded: its rows are refused from now on.
   dropPendingTasksOfDocument(t, existing.id);
   queueTask(t, existing.id, col, now);
   if (p.file) moveInto(p.file.tempPath, p.filePathOf(existing.id));
   else if (existing.filePath) rmSync(p.filePathOf(existing.id), { force: true });
   return { status: "replaced", row: { ...existing, ...patch, status: "queued" }, metadataChanged: false, queued: true };
+}
+
+/**
+ * What a replacement changes of a document's fetch state, or null for nothing. A crawl
+ * stays a crawl and an indexed single page does not become one, as with PATCH (docs/API.md,
+ * Refresh and crawl); a document that is no longer url/api loses its schedule.
+ */
+function replacedFetch(t: Db, existing: DocumentRow, p: UpsertPlan, now: number): SourceFetchPatch | null {
+  const state = findSourceFetch(t, existing.id);
+  const field = (name: string) => `${p.fieldPrefix ?? ""}${name}`;
+  if (state?.crawl && p.type !== "url")
+    throw new UpsertRefused(field("type"), "a crawl source stays a url source; delete it to store another type");
+  if (p.fetch?.crawl && !state?.crawl && existing.chunkCount > 0)
+    throw new UpsertRefused(field("crawl"), "cannot turn an indexed single-page source into a crawl; delete it first");
+  if (p.type !== "url" && p.type !== "api")
+    return state?.refreshEvery ? { refreshEvery: null, nextCheckAt: null } : null;
+  // Validators belong to the URL they came from: the next fetch of a replaced source asks afresh.
+  return { etag: null, lastModified: null, ...fetchRowOf(p.fetch ?? {}, now) };
 }
 
 /** Moves a received file into place (last step of the write, so a refused write leaves none). */

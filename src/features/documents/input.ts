@@ -3,6 +3,7 @@
  * it into an upsert plan. Every problem names its field, prefixed as the caller
  * says (`documents.3.` for a batch item), so one bad item never hides which it was.
  */
+import { readFetchSettings } from "../../core/fetch-settings";
 import { externalIdProblem, type Metadata, metadataProblems } from "../../core/metadata";
 import { AppError, type FieldProblem } from "../../http/errors";
 import type { UpsertPlan } from "../../ingest/upsert";
@@ -10,7 +11,7 @@ import { sha256 } from "../../tools/crypto";
 import { splitCredentials } from "../../tools/url-credentials";
 import { DOCUMENT_TYPES } from "./model";
 
-const FIELDS = ["externalId", "type", "name", "content", "url", "metadata"];
+const FIELDS = ["externalId", "type", "name", "content", "url", "metadata", "refreshEvery", "crawl"];
 
 export interface ItemContext {
   collectionId: string;
@@ -86,10 +87,19 @@ export function planJsonDocument(body: unknown, externalId: string, ctx: ItemCon
     if (u) problems.push(u);
   } else if (b.url !== undefined) problems.push({ field: f("url"), message: "is only for url and api documents" });
   if (b.metadata !== undefined) problems.push(...metadataProblems(b.metadata, f("metadata")));
+  // The schedule and crawl of url/api documents, checked as the sources API checks them.
+  const fetch = readFetchSettings(String(b.type), b, ctx.prefix);
+  problems.push(...fetch.problems);
   if (problems.length) refuse(problems);
   const type = b.type as (typeof DOCUMENT_TYPES)[number];
   const name = typeof b.name === "string" ? b.name.trim() : undefined;
-  const base = { collectionId: ctx.collectionId, externalId, name, filePathOf: ctx.filePathOf };
+  const base = {
+    collectionId: ctx.collectionId,
+    externalId,
+    name,
+    filePathOf: ctx.filePathOf,
+    fieldPrefix: ctx.prefix,
+  };
   const metadata = b.metadata as Metadata | undefined;
   if (type === "text") {
     const content = b.content as string;
@@ -112,5 +122,6 @@ export function planJsonDocument(body: unknown, externalId: string, ctx: ItemCon
     urlCredentials: credentials,
     contentHash: null,
     metadata,
+    fetch: fetch.settings,
   };
 }

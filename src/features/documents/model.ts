@@ -1,7 +1,7 @@
 /** Schemas of the key-authenticated documents API (docs/API.md, Documents API). */
 import { t } from "elysia";
 import { Enum, QueryInteger } from "../../http/models";
-import { SOURCE_STATUSES, SourceModel } from "../sources/model";
+import { CrawlInput, metadataInput, refreshEveryInput, SOURCE_STATUSES, SourceModel } from "../sources/model";
 
 export const DOCUMENT_TYPES = ["text", "url", "api"] as const;
 export const UPSERT_STATUSES = ["created", "replaced", "unchanged"] as const;
@@ -31,7 +31,8 @@ export const BatchBody = t.Object(
     documents: t.Array(t.Unknown(), {
       minItems: 1,
       maxItems: BATCH_MAX,
-      description: "Up to 1,000 items {externalId, type, name?, content?, url?, metadata?}; each is checked alone.",
+      description:
+        "Up to 1,000 items {externalId, type, name?, content?, url?, metadata?, refreshEvery?, crawl?} (each as the JSON body of PUT /api/rag/documents/{externalId}); each is checked alone.",
     }),
   },
   { additionalProperties: false },
@@ -67,3 +68,25 @@ export const DocumentPage = t.Object({
   pageSize: t.Integer(),
   total: t.Integer(),
 });
+
+/**
+ * The JSON body of PUT /api/rag/documents/{externalId}, for the API reference only: the
+ * route reads JSON or multipart and checks each field itself (input.ts), naming it on 400.
+ */
+const DocumentUpsertBody = t.Object(
+  {
+    type: Enum(DOCUMENT_TYPES),
+    name: t.Optional(
+      t.String({ description: "1..200 characters after trimming; a replaced document keeps its name when omitted." }),
+    ),
+    content: t.Optional(t.String({ description: "text: the text, required." })),
+    url: t.Optional(t.String({ maxLength: 4096, description: "url and api: the http(s) URL, required." })),
+    metadata: t.Optional(metadataInput(" Omitted: a replaced document keeps its metadata.")),
+    refreshEvery: t.Optional(refreshEveryInput),
+    crawl: t.Optional(CrawlInput),
+  },
+  { additionalProperties: false },
+);
+
+/** As the OpenAPI document takes it: plain JSON Schema, without TypeBox's own markers. */
+export const DocumentUpsertJson = JSON.parse(JSON.stringify(DocumentUpsertBody)) as { type: "object" };

@@ -7,7 +7,15 @@ import { Elysia, t } from "elysia";
 import { AppError } from "../../http/errors";
 import { ErrorBody } from "../../http/models";
 import { unknownFields } from "../../http/unknown-fields";
-import { BatchBody, BatchResponse, DocumentModel, DocumentPage, ListQuery, UpsertResult } from "./model";
+import {
+  BatchBody,
+  BatchResponse,
+  DocumentModel,
+  DocumentPage,
+  DocumentUpsertJson,
+  ListQuery,
+  UpsertResult,
+} from "./model";
 import type { DocumentService } from "./service";
 import { receiveDocumentFile } from "./upload";
 import type { FileStore } from "../../files/store";
@@ -67,6 +75,26 @@ export function documentRoutes(docs: DocumentService, files: FileStore, maxUploa
           detail: {
             summary: "Create or replace a document by its external id (JSON text/url/api, or a multipart file)",
             security,
+            requestBody: {
+              required: true,
+              content: {
+                "application/json": { schema: DocumentUpsertJson },
+                "multipart/form-data": {
+                  schema: {
+                    type: "object",
+                    properties: {
+                      file: { type: "string", format: "binary" },
+                      name: { type: "string", description: "1..200 characters after trimming." },
+                      metadata: {
+                        type: "string",
+                        description: "Optional: a JSON object of labels, as in the JSON body.",
+                      },
+                    },
+                    required: ["file"],
+                  },
+                },
+              },
+            },
           },
         },
       )

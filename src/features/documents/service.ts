@@ -11,10 +11,12 @@ import { parseStoredMetadata } from "../../core/metadata";
 import type { Db } from "../../db/client";
 import { findCollectionById } from "../../db/repo/collections";
 import { findDocumentByExternalId, listDocumentPage } from "../../db/repo/external-documents";
-import type { Collection, DocumentRow } from "../../db/schema";
+import type { Collection, DocumentRow, SourceFetch } from "../../db/schema";
+import { findSourceFetch, sourceFetchesOf } from "../../db/repo/source-fetches";
 import type { FileStore } from "../../files/store";
 import { AppError, type FieldProblem, notFound } from "../../http/errors";
 import type { IngestEngine } from "../../ingest/engine";
+import { UpsertRefused } from "../../ingest/errors";
 import type { UpsertPlan, Upserted } from "../../ingest/upsert";
 import type { VectorStore } from "../../vectors/store";
 import type { KeyService } from "../keys/service";
@@ -38,8 +40,8 @@ export type BatchItemOut =
   | { externalId: string | null; status: "error"; error: { code: string; message: string; details?: FieldProblem[] } };
 
 /** A source as the documents API shows it (no text preview: `contentLength` gives the size). */
-export function presentDocument(d: DocumentRow): DocumentOut {
-  const { content: _preview, ...source } = presentSource({ ...d, preview: null });
+export function presentDocument(d: DocumentRow, fetch?: SourceFetch): DocumentOut {
+  const { content: _preview, ...source } = presentSource({ ...d, preview: null }, fetch);
   return { ...source, externalId: d.externalId, metadata: parseStoredMetadata(d.metadata) };
 }
 
@@ -133,11 +135,16 @@ export class DocumentService {
       status: q.status,
       updatedSince: since,
     });
-    return { documents: rows.map(presentDocument), page, pageSize, total };
+    const states = sourceFetchesOf(
+      this.d.db,
+      rows.filter((r) => r.type === "url" || r.type === "api").map((r) => r.id),
+    );
+    return { documents: rows.map((r) => presentDocument(r, states.get(r.id))), page, pageSize, total };
   }
 
   get(collection: Collection, externalId: string): DocumentOut {
-    return presentDocument(this.find(collection, externalId));
+    const doc = this.find(collection, externalId);
+    return presentDocument(doc, findSourceFetch(this.d.db, doc.id));
   }
 
   /** Removes the document, its chunks (every generation) and its file. */
@@ -175,13 +182,17 @@ export class DocumentService {
       status: u.status,
       unchanged: u.status === "unchanged",
       metadataChanged: u.metadataChanged,
-      source: presentDocument(u.row),
+      source: presentDocument(u.row, findSourceFetch(this.d.db, u.row.id)),
     };
   }
 }
 
 /** A refused batch item's result. */
-function failed(externalId: string | null, err: unknown): BatchItemOut {
+function failed(externalId: string | null, error: unknown): BatchItemOut {
+  const err =
+    error instanceof UpsertRefused
+      ? new AppError("invalid_request", error.message, [{ field: error.field, message: error.reason }])
+      : error;
   if (!(err instanceof AppError)) throw err;
   return {
     externalId,

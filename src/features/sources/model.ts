@@ -84,12 +84,12 @@ export const SourceModel = t.Object({
 
 export type Source = typeof SourceModel.static;
 
-const refreshEveryInput = t.Union([t.Integer(), t.String(), t.Null()], {
+export const refreshEveryInput = t.Union([t.Integer(), t.String(), t.Null()], {
   description:
     'url and api sources: fetch again every so often: whole seconds (at least 60) or a duration such as "15m", "1h", "1h30m", "1d" (up to 365 days); null: only when asked (POST …/refetch).',
 });
 
-const CrawlInput = t.Object(
+export const CrawlInput = t.Object(
   {
     depth: t.Optional(
       StrictInteger({ minimum: 0, maximum: 10, description: "Links followed from the start page, 0..10; default 2." }),
@@ -112,7 +112,7 @@ const CrawlInput = t.Object(
 );
 
 /** Metadata as a client sends it; src/core/metadata.ts checks the rules (docs/API.md, Data sources). */
-const metadataInput = (more = "") =>
+export const metadataInput = (more = "") =>
   t.Record(t.String(), t.Unknown(), {
     description: `A flat object: keys ^[A-Za-z_][A-Za-z0-9_.-]{0,63}$, values strings (≤ 2,000 chars), finite numbers, booleans or arrays of up to 100 strings; at most 64 keys and 16 KB.${more}`,
   });

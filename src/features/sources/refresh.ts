@@ -3,22 +3,19 @@
  * (docs/API.md, "Refresh and crawl"): checked on create and PATCH, stored beside the
  * source, and the "fetch again now" action.
  */
-import { type CrawlSettings, parseCrawl, parseRefreshEvery, type Problem } from "../../core/fetch-settings";
+import { type FetchSettings, type Problem, readFetchSettings } from "../../core/fetch-settings";
 import type { Db } from "../../db/client";
-import { findSourceFetch, type SourceFetchPatch, saveSourceFetch } from "../../db/repo/source-fetches";
+import { findSourceFetch, saveSourceFetch } from "../../db/repo/source-fetches";
 import type { DocumentRow } from "../../db/schema";
 import { AppError } from "../../http/errors";
-import { nextCheckAt } from "../../ingest/refresh";
+import { fetchRowOf } from "../../ingest/refresh";
+
+export type { FetchSettings };
+export { fetchRowOf };
 
 export interface FetchSettingsInput {
   refreshEvery?: unknown;
   crawl?: unknown;
-}
-
-/** What a create or PATCH body asks of a source's schedule and crawl; undefined fields stay as they are. */
-export interface FetchSettings {
-  refreshEvery?: number | null;
-  crawl?: CrawlSettings;
 }
 
 function refuse(problems: Problem[]): never {
@@ -27,31 +24,9 @@ function refuse(problems: Problem[]): never {
 
 /** Checks the refresh and crawl fields for a source of `type`; 400 naming the problem. */
 export function checkFetchSettings(type: DocumentRow["type"], b: FetchSettingsInput): FetchSettings {
-  const out: FetchSettings = {};
-  if (b.refreshEvery !== undefined) {
-    if (type !== "url" && type !== "api") refuse([{ field: "refreshEvery", message: "is for url and api sources" }]);
-    const r = parseRefreshEvery(b.refreshEvery);
-    if ("field" in r) refuse([r]);
-    out.refreshEvery = r.seconds;
-  }
-  if (b.crawl !== undefined) {
-    if (type !== "url") refuse([{ field: "crawl", message: "is for url sources" }]);
-    const c = parseCrawl(b.crawl);
-    if (Array.isArray(c)) refuse(c);
-    out.crawl = c;
-  }
-  return out;
-}
-
-/** The stored form of the settings, with the next due time when a schedule is set. */
-export function fetchRowOf(s: FetchSettings, now: number): SourceFetchPatch {
-  const patch: SourceFetchPatch = {};
-  if (s.refreshEvery !== undefined) {
-    patch.refreshEvery = s.refreshEvery;
-    patch.nextCheckAt = s.refreshEvery === null ? null : nextCheckAt(s.refreshEvery, now);
-  }
-  if (s.crawl !== undefined) patch.crawl = JSON.stringify(s.crawl);
-  return patch;
+  const { settings, problems } = readFetchSettings(type, b);
+  if (problems.length) refuse(problems);
+  return settings;
 }
 
 /** Changes a stored source's settings (PATCH); a crawled page takes them from its crawl source. */
