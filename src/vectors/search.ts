@@ -2,7 +2,8 @@
  * Search over one table. Every score is in [0, 1], higher is better:
  *
  * - vector: cosine similarity, 1 − cosine distance, clamped to [0, 1]. Vectors are
- *   L2-normalised, so this is the dot product; opposite directions score 0.
+ *   L2-normalised, so this is the dot product; opposite directions score 0
+ *   (vector-hits.ts).
  * - keyword: BM25 from LanceDB's full-text index, mapped by per-term saturation:
  *   with n the number of distinct query terms after the index's tokenizer (stop
  *   words dropped, stems merged) and b = bm25 / n, score = b / (b + 4). The map is
@@ -22,28 +23,16 @@
  *
  * `minScore` applies after scoring, then the list is cut to topK.
  */
-import { MatchQuery, type Table, type VectorQuery } from "@lancedb/lancedb";
+import { MatchQuery, type Table } from "@lancedb/lancedb";
 import { fuse } from "../retrieval/fusion";
 import type { AnnProbes } from "./ann";
-import { filteredProbes } from "./probe-ceiling";
-import { chunkFieldsOf, inList } from "./tables";
+import { clamp01, COLUMNS, type Ranked, saturate, type StoredHit, toHit } from "./hits";
+import { vectorHits } from "./vector-hits";
+import { inList } from "./tables";
 
 export type SearchMode = "vector" | "keyword" | "hybrid";
 
-/** One hit; the caller resolves document metadata from SQLite. */
-export interface StoredHit {
-  documentId: string;
-  chunkIndex: number;
-  text: string;
-  start: number;
-  end: number;
-  score: number;
-  /**
-   * Only from a search with `exact: false`, for a chunk found by one list only: the score
-   * that list gave (the other half is unknown, so `score` is only a lower bound).
-   */
-  partial?: { keyword?: number; vector?: number };
-}
+export type { StoredHit } from "./hits";
 
 /** One search of one table, as the retrieval layer asks for it. */
 export interface TableSearch {
@@ -67,15 +56,6 @@ export interface TableSearch {
 
 export type { AnnProbes } from "./ann";
 
-const BM25_K = 4;
-const COLUMNS = ["id", "document_id", "chunk_index", "text", "start", "end"];
-
-interface Ranked extends StoredHit {
-  id: string;
-  /** Its stored vector, when asked for. */
-  stored?: Iterable<number>;
-}
-
 /** Searches one table in the requested mode; results best first. */
 export async function searchTable(table: Table, req: TableSearch, ann: AnnProbes | null): Promise<StoredHit[]> {
   if (!Number.isInteger(req.topK) || req.topK < 1)
@@ -94,53 +74,6 @@ export async function searchTable(table: Table, req: TableSearch, ann: AnnProbes
     .filter((h) => h.score >= min)
     .slice(0, req.topK)
     .map(({ id: _id, stored: _stored, ...hit }) => hit);
-}
-
-async function vectorHits(
-  table: Table,
-  vector: Float32Array,
-  limit: number,
-  filter: string | null,
-  ann: AnnProbes | null,
-): Promise<Ranked[]> {
-  // Filtered IVF search probes as far as the filter's share of the rows asks (probe-ceiling.ts).
-  const ivf = filter && ann && ann.maximum > ann.minimum ? await filteredProbes(table, filter, ann) : null;
-  // A filter left uncounted (a range comparison) may probe every partition, as it always could.
-  const ceiling = filter ? (ivf?.ceiling ?? ann?.maximum) : undefined;
-  let rows = await vectorQuery(table, vector, limit, filter, ann, ceiling).toArray();
-  // Matches may cluster in partitions past the ceiling: once more over all of them, so a
-  // filter matching at least topK rows still returns topK.
-  if (ivf && ann && rows.length < limit && ivf.matches > rows.length && ivf.ceiling < ann.maximum)
-    rows = await vectorQuery(table, vector, limit, filter, ann, ann.maximum).toArray();
-  return rows.map((r) => toHit(r, clamp01(1 - Number(r._distance))));
-}
-
-function vectorQuery(
-  table: Table,
-  vector: Float32Array,
-  limit: number,
-  filter: string | null,
-  ann: AnnProbes | null,
-  ceiling: number | undefined,
-): VectorQuery {
-  let q: VectorQuery = table
-    .vectorSearch(vector)
-    .distanceType("cosine")
-    .select([...COLUMNS, "_distance"])
-    .limit(limit);
-  // `where` on a vector query is a prefilter, so a narrow filter still yields topK rows.
-  if (filter) q = q.where(filter);
-  // Quantised distances are approximate: refine re-ranks ann.refine × limit candidates
-  // exactly, and a probe ceiling above the minimum lets a filter search more partitions.
-  // nprobes first (both bounds): LanceDB checks min ≤ max at each call, and its defaults are 20.
-  if (ann) {
-    q = q.nprobes(ann.minimum);
-    if (ceiling && ceiling > ann.minimum) q = q.maximumNprobes(ceiling);
-    if (ann.refine > 1) q = q.refineFactor(ann.refine);
-    // HNSW refuses a candidate list shorter than the candidates asked for (limit × refine).
-    if (ann.ef) q = q.ef(Math.max(ann.ef, limit * ann.refine));
-  }
-  return q;
 }
 
 /** Keyword hits; with `withVectors`, each carries its stored vector (hybrid scores keyword-only hits with it). */
@@ -303,16 +236,4 @@ function contenders(
   const lows = range.map((r) => r.low).sort((a, b) => b - a);
   const threshold = lows[Math.min(topK, lows.length) - 1] ?? 0;
   return new Set(range.filter((r) => r.high >= threshold).map((r) => r.id));
-}
-
-function toHit(r: Record<string, unknown>, score: number): Ranked {
-  return { ...chunkFieldsOf(r), score };
-}
-
-function saturate(perTerm: number): number {
-  return perTerm > 0 ? perTerm / (perTerm + BM25_K) : 0;
-}
-
-function clamp01(x: number): number {
-  return Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0;
 }
