@@ -2,8 +2,8 @@
  * Search over one table. Every score is in [0, 1], higher is better:
  *
  * - vector: cosine similarity, 1 − cosine distance, clamped to [0, 1]. Vectors are
- *   L2-normalised, so this is the dot product; opposite directions score 0
- *   (vector-hits.ts).
+ *   L2-normalised, so this is the dot product; opposite directions score 0. Through
+ *   the ANN index, or exact when a filter matches few rows (vector-hits.ts).
  * - keyword: BM25 from LanceDB's full-text index, mapped by per-term saturation:
  *   with n the number of distinct query terms after the index's tokenizer (stop
  *   words dropped, stems merged) and b = bm25 / n, score = b / (b + 4). The map is
@@ -26,6 +26,7 @@
 import { MatchQuery, type Table } from "@lancedb/lancedb";
 import { fuse } from "../retrieval/fusion";
 import type { AnnProbes } from "./ann";
+import { EXACT_FILTER, type ExactFilterLimits } from "./exact-filter";
 import { clamp01, COLUMNS, type Ranked, saturate, type StoredHit, toHit } from "./hits";
 import { vectorHits } from "./vector-hits";
 import { inList } from "./tables";
@@ -56,8 +57,19 @@ export interface TableSearch {
 
 export type { AnnProbes } from "./ann";
 
+/** How a search may run, beside what it asks for. */
+export interface SearchOptions {
+  /** Which filters are narrow enough to search exactly (exact-filter.ts; default EXACT_FILTER). */
+  exactFilter?: ExactFilterLimits;
+}
+
 /** Searches one table in the requested mode; results best first. */
-export async function searchTable(table: Table, req: TableSearch, ann: AnnProbes | null): Promise<StoredHit[]> {
+export async function searchTable(
+  table: Table,
+  req: TableSearch,
+  ann: AnnProbes | null,
+  opts: SearchOptions = {},
+): Promise<StoredHit[]> {
   if (!Number.isInteger(req.topK) || req.topK < 1)
     throw new RangeError(`topK must be a positive integer, got ${req.topK}`);
   if (req.mode !== "keyword" && !req.vector) throw new Error(`a query vector is required for ${req.mode} search`);
@@ -66,9 +78,10 @@ export async function searchTable(table: Table, req: TableSearch, ann: AnnProbes
   const present = parts.filter((p) => p !== null);
   const filter = present.length ? present.map((p) => `(${p})`).join(" AND ") : null;
   let hits: Ranked[];
-  if (req.mode === "vector") hits = await vectorHits(table, req.vector!, req.topK, filter, ann);
+  const exact = opts.exactFilter ?? EXACT_FILTER;
+  if (req.mode === "vector") hits = await vectorHits(table, req.vector!, req.topK, filter, ann, exact);
   else if (req.mode === "keyword") hits = await keywordHits(table, req.text, req.topK, filter);
-  else hits = await hybridHits(table, req, filter, ann);
+  else hits = await hybridHits(table, req, filter, ann, exact);
   const min = req.minScore ?? 0;
   return hits
     .filter((h) => h.score >= min)
@@ -119,11 +132,12 @@ async function hybridHits(
   req: TableSearch,
   filter: string | null,
   ann: AnnProbes | null,
+  exact: ExactFilterLimits,
 ): Promise<Ranked[]> {
   // Without look-ups the lists need only be as deep as the answer; with them, deeper lists find more contenders.
   const n = req.exact === false ? Math.max(req.topK, 50) : Math.max(req.topK * 4, 50);
   const [vec, key] = await Promise.all([
-    vectorHits(table, req.vector!, n, filter, ann),
+    vectorHits(table, req.vector!, n, filter, ann, exact),
     // The keyword hits bring their vectors: a hit the vector list missed is scored without another read.
     keywordHits(table, req.text, n, filter, true),
   ]);
