@@ -262,7 +262,7 @@ async function main(): Promise<void> {
   const conn = await openLance(dir);
   const log = (msg: string, f?: object) => console.error(`  ${msg}`, JSON.stringify(f ?? {}));
   const store = new VectorStore(conn, { log });
-  const indexOnly = new VectorStore(conn, { log, exactFilter: { share: 0, rows: 0 } });
+  const indexOnly = new VectorStore(conn, { log, exactFilter: { share: 0, offset: 0, rows: 0 } });
   try {
     const t0 = performance.now();
     const reuse = (await conn.tableNames()).includes(name);

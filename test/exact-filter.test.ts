@@ -25,8 +25,8 @@ const PROBES: AnnProbes = { minimum: 2, maximum: 4, refine: 2 };
 const NARROW = "document_id = 'g3'";
 const MATCHES = ROWS / GROUPS;
 /** Limits that put the threshold at the narrow filter's matches (AT) or one row below them (BELOW). */
-const AT: ExactFilterLimits = { share: 1, rows: MATCHES };
-const BELOW: ExactFilterLimits = { share: 1, rows: MATCHES - 1 };
+const AT: ExactFilterLimits = { share: 1, offset: 0, rows: MATCHES };
+const BELOW: ExactFilterLimits = { share: 1, offset: 0, rows: MATCHES - 1 };
 
 let dir: string;
 let conn: LanceConnection;
@@ -91,20 +91,23 @@ async function exact(vector: Float32Array): Promise<string[]> {
   return rows.map((r) => `${r.id}`);
 }
 
-test("a filter is searched exactly up to a share of the table's rows and a number of rows, through the index past them", () => {
-  const limits = { share: 0.05, rows: 30_000 };
-  expect(filteredPath(0, 1000, limits)).toBe("exact");
-  expect(filteredPath(50, 1000, limits)).toBe("exact");
-  expect(filteredPath(51, 1000, limits)).toBe("index");
+test("a filter is searched exactly up to a share of the table's rows less an offset, and a number of rows", () => {
+  const limits = { share: 0.1, offset: 500, rows: 30_000 };
+  expect(filteredPath(0, 10_000, limits)).toBe("exact");
+  expect(filteredPath(500, 10_000, limits)).toBe("exact");
+  expect(filteredPath(501, 10_000, limits)).toBe("index");
+  // Below offset ÷ share rows, no filter is searched exactly.
+  expect(filteredPath(0, 4_000, limits)).toBe("index");
   expect(filteredPath(30_000, 1_000_000, limits)).toBe("exact");
   expect(filteredPath(30_001, 1_000_000, limits)).toBe("index");
-  // The defaults: a share of a small table, a number of rows of a large one.
-  const { share, rows } = EXACT_FILTER;
-  const small = Math.floor(rows / share / 10);
-  expect(filteredPath(Math.floor(small * share), small)).toBe("exact");
-  expect(filteredPath(Math.floor(small * share) + 1, small)).toBe("index");
-  expect(filteredPath(rows, (rows / share) * 10)).toBe("exact");
-  expect(filteredPath(rows + 1, (rows / share) * 10)).toBe("index");
+  // The defaults, in a table where the share holds and one where the cap does.
+  const { share, offset, rows } = EXACT_FILTER;
+  const mid = Math.round((rows + offset) / share / 2);
+  const bound = Math.floor(share * mid - offset);
+  expect(filteredPath(bound, mid)).toBe("exact");
+  expect(filteredPath(bound + 1, mid)).toBe("index");
+  expect(filteredPath(rows, ((rows + offset) / share) * 2)).toBe("exact");
+  expect(filteredPath(rows + 1, ((rows + offset) / share) * 2)).toBe("index");
 });
 
 test("the plan counts the filter's matches; a range comparison is not counted and keeps the index", async () => {
@@ -117,7 +120,7 @@ test("the plan counts the filter's matches; a range comparison is not counted an
   // A quarter of the table is past the default share.
   expect((await planFilteredSearch(table, NARROW, PROBES))?.path).toBe("index");
   expect(
-    await planFilteredSearch(table, compareNumber("year", ">=", 2009), PROBES, { share: 1, rows: ROWS }),
+    await planFilteredSearch(table, compareNumber("year", ">=", 2009), PROBES, { share: 1, offset: 0, rows: ROWS }),
   ).toBeNull();
 });
 

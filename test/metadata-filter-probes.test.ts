@@ -82,7 +82,7 @@ const ids = (hits: StoredHit[]) => hits.map((h) => `${h.documentId}:${h.chunkInd
 
 async function search(vector: Float32Array, where?: string, probes: AnnProbes | null = PROBES): Promise<string[]> {
   const req = { mode: "vector" as const, text: "", vector, topK: 10, where };
-  return ids(await searchTable(table, req, probes, { exactFilter: { share: 0, rows: 0 } }));
+  return ids(await searchTable(table, req, probes, { exactFilter: { share: 0, offset: 0, rows: 0 } }));
 }
 
 async function exact(vector: Float32Array, where: string): Promise<string[]> {
