@@ -2,7 +2,8 @@
  * How far a filtered search over an IVF index probes (vectors/probe-ceiling.ts): a
  * filter matching every row probes like no filter at all, a narrow filter still finds
  * the exact filtered neighbours, and matches clustered in partitions past the ceiling
- * are found by the retry over every partition. Real LanceDB table, IVF_FLAT index.
+ * are found by the retry over every partition. Real LanceDB table, IVF_FLAT index;
+ * searched with no exact path for narrow filters (exact-filter.test.ts tests that one).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Index, type Table } from "@lancedb/lancedb";
@@ -80,7 +81,8 @@ afterAll(() => {
 const ids = (hits: StoredHit[]) => hits.map((h) => `${h.documentId}:${h.chunkIndex}`);
 
 async function search(vector: Float32Array, where?: string, probes: AnnProbes | null = PROBES): Promise<string[]> {
-  return ids(await searchTable(table, { mode: "vector", text: "", vector, topK: 10, where }, probes));
+  const req = { mode: "vector" as const, text: "", vector, topK: 10, where };
+  return ids(await searchTable(table, req, probes, { exactFilter: { share: 0, offset: 0, rows: 0 } }));
 }
 
 async function exact(vector: Float32Array, where: string): Promise<string[]> {
@@ -103,7 +105,7 @@ test("the ceiling is minimum ÷ share, between minimum and maximum", () => {
 
 test("a filter with a range is not counted (that would read every row's JSON) and keeps every partition", async () => {
   expect(await filteredProbes(table, compareNumber("year", ">=", 2009), PROBES)).toBeNull();
-  expect(await filteredProbes(table, "chunk_index >= 0", PROBES)).toEqual({ ceiling: 4, matches: 2000 });
+  expect(await filteredProbes(table, "chunk_index >= 0", PROBES)).toEqual({ ceiling: 4, matches: 2000, rows: 2000 });
 });
 
 test("a filter matching every row probes as no filter does", async () => {

@@ -31,17 +31,18 @@ interface Count {
 
 const counts = new WeakMap<Table, Map<string, Count>>();
 
-/** The ceiling for a filtered search, and how many rows the filter matches. */
+/** The ceiling for a filtered search, how many rows the filter matches, and the table's rows. */
 export interface FilteredProbes {
   ceiling: number;
   matches: number;
+  rows: number;
 }
 
 /** Probe ceiling for a search filtered by `filter` over an IVF index probed as `ann` says. */
 export async function filteredProbes(table: Table, filter: string, ann: AnnProbes): Promise<FilteredProbes | null> {
   if (readsMetadataJson(filter)) return null;
   const { matches, rows } = await countMatches(table, filter);
-  return { ceiling: ceilingFor(ann, matches, rows), matches };
+  return { ceiling: ceilingFor(ann, matches, rows), matches, rows };
 }
 
 /** About minimum ÷ share partitions, between minimum and maximum. */

@@ -2,7 +2,8 @@
  * Search over one table. Every score is in [0, 1], higher is better:
  *
  * - vector: cosine similarity, 1 − cosine distance, clamped to [0, 1]. Vectors are
- *   L2-normalised, so this is the dot product; opposite directions score 0.
+ *   L2-normalised, so this is the dot product; opposite directions score 0. Through
+ *   the ANN index, or exact when a filter matches few rows (vector-hits.ts).
  * - keyword: BM25 from LanceDB's full-text index, mapped by per-term saturation:
  *   with n the number of distinct query terms after the index's tokenizer (stop
  *   words dropped, stems merged) and b = bm25 / n, score = b / (b + 4). The map is
@@ -22,28 +23,17 @@
  *
  * `minScore` applies after scoring, then the list is cut to topK.
  */
-import { MatchQuery, type Table, type VectorQuery } from "@lancedb/lancedb";
+import { MatchQuery, type Table } from "@lancedb/lancedb";
 import { fuse } from "../retrieval/fusion";
 import type { AnnProbes } from "./ann";
-import { filteredProbes } from "./probe-ceiling";
-import { chunkFieldsOf, inList } from "./tables";
+import { EXACT_FILTER, type ExactFilterLimits } from "./exact-filter";
+import { clamp01, COLUMNS, type Ranked, saturate, type StoredHit, toHit } from "./hits";
+import { vectorHits } from "./vector-hits";
+import { inList } from "./tables";
 
 export type SearchMode = "vector" | "keyword" | "hybrid";
 
-/** One hit; the caller resolves document metadata from SQLite. */
-export interface StoredHit {
-  documentId: string;
-  chunkIndex: number;
-  text: string;
-  start: number;
-  end: number;
-  score: number;
-  /**
-   * Only from a search with `exact: false`, for a chunk found by one list only: the score
-   * that list gave (the other half is unknown, so `score` is only a lower bound).
-   */
-  partial?: { keyword?: number; vector?: number };
-}
+export type { StoredHit } from "./hits";
 
 /** One search of one table, as the retrieval layer asks for it. */
 export interface TableSearch {
@@ -67,17 +57,19 @@ export interface TableSearch {
 
 export type { AnnProbes } from "./ann";
 
-const BM25_K = 4;
-const COLUMNS = ["id", "document_id", "chunk_index", "text", "start", "end"];
-
-interface Ranked extends StoredHit {
-  id: string;
-  /** Its stored vector, when asked for. */
-  stored?: Iterable<number>;
+/** How a search may run, beside what it asks for. */
+export interface SearchOptions {
+  /** Which filters are narrow enough to search exactly (exact-filter.ts; default EXACT_FILTER). */
+  exactFilter?: ExactFilterLimits;
 }
 
 /** Searches one table in the requested mode; results best first. */
-export async function searchTable(table: Table, req: TableSearch, ann: AnnProbes | null): Promise<StoredHit[]> {
+export async function searchTable(
+  table: Table,
+  req: TableSearch,
+  ann: AnnProbes | null,
+  opts: SearchOptions = {},
+): Promise<StoredHit[]> {
   if (!Number.isInteger(req.topK) || req.topK < 1)
     throw new RangeError(`topK must be a positive integer, got ${req.topK}`);
   if (req.mode !== "keyword" && !req.vector) throw new Error(`a query vector is required for ${req.mode} search`);
@@ -86,61 +78,15 @@ export async function searchTable(table: Table, req: TableSearch, ann: AnnProbes
   const present = parts.filter((p) => p !== null);
   const filter = present.length ? present.map((p) => `(${p})`).join(" AND ") : null;
   let hits: Ranked[];
-  if (req.mode === "vector") hits = await vectorHits(table, req.vector!, req.topK, filter, ann);
+  const exact = opts.exactFilter ?? EXACT_FILTER;
+  if (req.mode === "vector") hits = await vectorHits(table, req.vector!, req.topK, filter, ann, exact);
   else if (req.mode === "keyword") hits = await keywordHits(table, req.text, req.topK, filter);
-  else hits = await hybridHits(table, req, filter, ann);
+  else hits = await hybridHits(table, req, filter, ann, exact);
   const min = req.minScore ?? 0;
   return hits
     .filter((h) => h.score >= min)
     .slice(0, req.topK)
     .map(({ id: _id, stored: _stored, ...hit }) => hit);
-}
-
-async function vectorHits(
-  table: Table,
-  vector: Float32Array,
-  limit: number,
-  filter: string | null,
-  ann: AnnProbes | null,
-): Promise<Ranked[]> {
-  // Filtered IVF search probes as far as the filter's share of the rows asks (probe-ceiling.ts).
-  const ivf = filter && ann && ann.maximum > ann.minimum ? await filteredProbes(table, filter, ann) : null;
-  // A filter left uncounted (a range comparison) may probe every partition, as it always could.
-  const ceiling = filter ? (ivf?.ceiling ?? ann?.maximum) : undefined;
-  let rows = await vectorQuery(table, vector, limit, filter, ann, ceiling).toArray();
-  // Matches may cluster in partitions past the ceiling: once more over all of them, so a
-  // filter matching at least topK rows still returns topK.
-  if (ivf && ann && rows.length < limit && ivf.matches > rows.length && ivf.ceiling < ann.maximum)
-    rows = await vectorQuery(table, vector, limit, filter, ann, ann.maximum).toArray();
-  return rows.map((r) => toHit(r, clamp01(1 - Number(r._distance))));
-}
-
-function vectorQuery(
-  table: Table,
-  vector: Float32Array,
-  limit: number,
-  filter: string | null,
-  ann: AnnProbes | null,
-  ceiling: number | undefined,
-): VectorQuery {
-  let q: VectorQuery = table
-    .vectorSearch(vector)
-    .distanceType("cosine")
-    .select([...COLUMNS, "_distance"])
-    .limit(limit);
-  // `where` on a vector query is a prefilter, so a narrow filter still yields topK rows.
-  if (filter) q = q.where(filter);
-  // Quantised distances are approximate: refine re-ranks ann.refine × limit candidates
-  // exactly, and a probe ceiling above the minimum lets a filter search more partitions.
-  // nprobes first (both bounds): LanceDB checks min ≤ max at each call, and its defaults are 20.
-  if (ann) {
-    q = q.nprobes(ann.minimum);
-    if (ceiling && ceiling > ann.minimum) q = q.maximumNprobes(ceiling);
-    if (ann.refine > 1) q = q.refineFactor(ann.refine);
-    // HNSW refuses a candidate list shorter than the candidates asked for (limit × refine).
-    if (ann.ef) q = q.ef(Math.max(ann.ef, limit * ann.refine));
-  }
-  return q;
 }
 
 /** Keyword hits; with `withVectors`, each carries its stored vector (hybrid scores keyword-only hits with it). */
@@ -186,11 +132,12 @@ async function hybridHits(
   req: TableSearch,
   filter: string | null,
   ann: AnnProbes | null,
+  exact: ExactFilterLimits,
 ): Promise<Ranked[]> {
   // Without look-ups the lists need only be as deep as the answer; with them, deeper lists find more contenders.
   const n = req.exact === false ? Math.max(req.topK, 50) : Math.max(req.topK * 4, 50);
   const [vec, key] = await Promise.all([
-    vectorHits(table, req.vector!, n, filter, ann),
+    vectorHits(table, req.vector!, n, filter, ann, exact),
     // The keyword hits bring their vectors: a hit the vector list missed is scored without another read.
     keywordHits(table, req.text, n, filter, true),
   ]);
@@ -303,16 +250,4 @@ function contenders(
   const lows = range.map((r) => r.low).sort((a, b) => b - a);
   const threshold = lows[Math.min(topK, lows.length) - 1] ?? 0;
   return new Set(range.filter((r) => r.high >= threshold).map((r) => r.id));
-}
-
-function toHit(r: Record<string, unknown>, score: number): Ranked {
-  return { ...chunkFieldsOf(r), score };
-}
-
-function saturate(perTerm: number): number {
-  return perTerm > 0 ? perTerm / (perTerm + BM25_K) : 0;
-}
-
-function clamp01(x: number): number {
-  return Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0;
 }

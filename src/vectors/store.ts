@@ -11,11 +11,12 @@
  */
 import { Semaphore } from "../tools/semaphore";
 import type { LanceConnection } from "./connection";
+import type { ExactFilterLimits } from "./exact-filter";
 import { ANN_THRESHOLD } from "./ann";
 import type { IndexBuilder } from "./index-build";
 import { FTS_TAIL_ROWS, Maintainer } from "./maintain";
 import type { MetadataLookup } from "./metadata-column";
-import { searchTable, type StoredHit, type TableSearch } from "./search";
+import { type SearchOptions, searchTable, type StoredHit, type TableSearch } from "./search";
 import { readTableStats, type TableStats } from "./stats";
 import {
   chunkFieldsOf,
@@ -56,6 +57,8 @@ export interface VectorStoreOptions {
   metadataOf?: MetadataLookup;
   /** Where ANN indexes are trained (index-build.ts; default: in this process). */
   indexBuilder?: IndexBuilder;
+  /** Which filters are narrow enough to search exactly (exact-filter.ts; default EXACT_FILTER). */
+  exactFilter?: ExactFilterLimits;
 }
 
 export class VectorStore {
@@ -64,6 +67,7 @@ export class VectorStore {
   private readonly maintainer: Maintainer;
   private readonly indexBuilder: IndexBuilder | undefined;
   private readonly searches: Semaphore;
+  private readonly searchOptions: SearchOptions;
   /** Searches and writes since the last takeActivity(), counted as they end. */
   private activity = 0;
 
@@ -81,6 +85,7 @@ export class VectorStore {
     );
     this.indexBuilder = opts.indexBuilder;
     this.searches = new Semaphore(opts.searchConcurrency ?? SEARCH_CONCURRENCY);
+    this.searchOptions = { exactFilter: opts.exactFilter };
   }
 
   /** The table name of a collection generation: `c_<uuid without dashes>_g<generation>`. */
@@ -196,7 +201,7 @@ export class VectorStore {
     if (!table) return [];
     const probes = await this.maintainer.probesFor(name, table);
     if (req.where) await this.writer.ensureMetadataColumn(name);
-    return this.searches.run(() => searchTable(table, req, probes)).finally(() => this.activity++);
+    return this.searches.run(() => searchTable(table, req, probes, this.searchOptions)).finally(() => this.activity++);
   }
 
   /**

@@ -1,0 +1,66 @@
+/**
+ * The vector half of a search (vector mode, and hybrid's vector list): the nearest
+ * rows to the query by cosine, through the ANN index, or exactly when a filter
+ * matches few rows (exact-filter.ts).
+ */
+import type { Table, VectorQuery } from "@lancedb/lancedb";
+import type { AnnProbes } from "./ann";
+import { EXACT_FILTER, type ExactFilterLimits, planFilteredSearch } from "./exact-filter";
+import { clamp01, COLUMNS, type Ranked, toHit } from "./hits";
+
+/** The `limit` nearest rows matching `filter`, best first, scored by cosine similarity. */
+export async function vectorHits(
+  table: Table,
+  vector: Float32Array,
+  limit: number,
+  filter: string | null,
+  ann: AnnProbes | null,
+  exact: ExactFilterLimits = EXACT_FILTER,
+): Promise<Ranked[]> {
+  // A counted filter picks its path, and on the index path probes as far as its share of the rows asks.
+  const plan = filter && ann ? await planFilteredSearch(table, filter, ann, exact) : null;
+  // Few matches: read just their vectors, exactly (recall 1.0), instead of probing every partition.
+  if (plan?.path === "exact") return toHits(await vectorQuery(table, vector, limit, filter, ann, "exact").toArray());
+  // A filter left uncounted (a range comparison) may probe every partition, as it always could.
+  const ceiling = filter ? (plan?.ceiling ?? ann?.maximum) : undefined;
+  let rows = await vectorQuery(table, vector, limit, filter, ann, ceiling).toArray();
+  // Matches may cluster in partitions past the ceiling: once more over all of them, so a
+  // filter matching at least topK rows still returns topK.
+  if (plan && ann && rows.length < limit && plan.matches > rows.length && plan.ceiling < ann.maximum)
+    rows = await vectorQuery(table, vector, limit, filter, ann, ann.maximum).toArray();
+  return toHits(rows);
+}
+
+/** Hits scored by cosine similarity, from rows carrying LanceDB's cosine `_distance`. */
+function toHits(rows: Record<string, unknown>[]): Ranked[] {
+  return rows.map((r) => toHit(r, clamp01(1 - Number(r._distance))));
+}
+
+/** A vector query probing up to `ceiling` partitions, or exact: bypassing the ANN index. */
+function vectorQuery(
+  table: Table,
+  vector: Float32Array,
+  limit: number,
+  filter: string | null,
+  ann: AnnProbes | null,
+  ceiling: number | "exact" | undefined,
+): VectorQuery {
+  let q: VectorQuery = table
+    .vectorSearch(vector)
+    .distanceType("cosine")
+    .select([...COLUMNS, "_distance"])
+    .limit(limit);
+  // `where` on a vector query is a prefilter, so a narrow filter still yields topK rows.
+  if (filter) q = q.where(filter);
+  if (ceiling === "exact") return q.bypassVectorIndex();
+  if (!ann) return q;
+  // Quantised distances are approximate: refine re-ranks ann.refine × limit candidates
+  // exactly, and a probe ceiling above the minimum lets a filter search more partitions.
+  // nprobes first (both bounds): LanceDB checks min ≤ max at each call, and its defaults are 20.
+  q = q.nprobes(ann.minimum);
+  if (ceiling && ceiling > ann.minimum) q = q.maximumNprobes(ceiling);
+  if (ann.refine > 1) q = q.refineFactor(ann.refine);
+  // HNSW refuses a candidate list shorter than the candidates asked for (limit × refine).
+  if (ann.ef) q = q.ef(Math.max(ann.ef, limit * ann.refine));
+  return q;
+}
