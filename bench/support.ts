@@ -103,11 +103,19 @@ export function cpuSeconds(pid: number): number {
 /**
  * CPU milliseconds a process has used so far, by thread: `main` (the JavaScript thread,
  * whose id is the process id), `lancedb` (LanceDB's tokio-rt-worker and lance-cpu
- * threads) and `other` (JIT, garbage collector, workers). Divided by the requests of a
- * step, it says where a request's time goes whatever else runs on the machine.
+ * threads) and `other`: the rest of the process's total (JIT, garbage collector,
+ * workers, and threads that have ended, which /proc counts in the total only).
+ * Divided by the requests of a step, it says where a request's time goes whatever else
+ * runs on the machine.
  */
 export function threadCpuMs(pid: number): { main: number; lancedb: number; other: number } {
-  const out = { main: 0, lancedb: 0, other: 0 };
+  const ticks = (stat: string) => {
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10; // 100 ticks a second
+  };
+  const total = ticks(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  let main = 0;
+  let lancedb = 0;
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     let stat: string;
     try {
@@ -116,12 +124,10 @@ export function threadCpuMs(pid: number): { main: number; lancedb: number; other
       continue; // the thread ended meanwhile
     }
     const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ms = (Number(fields[11]) + Number(fields[12])) * 10;
-    const group = tid === String(pid) ? "main" : /^(tokio-rt-worker|lance-cpu)/.test(name) ? "lancedb" : "other";
-    out[group] += ms;
+    if (tid === String(pid)) main += ticks(stat);
+    else if (/^(tokio-rt-worker|lance-cpu)/.test(name)) lancedb += ticks(stat);
   }
-  return out;
+  return { main, lancedb, other: total - main - lancedb };
 }
 
 export function peakRssMb(pid: number): number {
