@@ -25,6 +25,16 @@
  * - 100,000 rows, IVF_FLAT (load average 11–12): vector 21·31 / 39·38 / 43·47 / 37·32,
  *   in-process 34·25 (126·189 %), p99/p50 at 32 clients 1.4–1.5; hybrid
  *   14·21 / 32·29 / 33·37 / 34·27, in-process 26·27 (123·136 %).
+ * - 20,000 rows, before and after the hits' sources were read with one prepared
+ *   statement, three runs of each binary alternated (load average 17–27): vector HTTP
+ *   at 32 clients 79·86, 182·194, 129·152 (in-process 110·126, 184·198, 162·161)
+ *   before, 115·124, 159·124, 174·110 (in-process 131·178, 158·137, 101·160) after:
+ *   the machine moved throughput more than the change did. Per request, with the
+ *   server run from source (load average 12–17), the main thread went from 2.1–2.3 to
+ *   1.4–1.7 ms of CPU and the JIT from 0.8 to 0.3–0.4 ms; LanceDB's threads took 4–5 ms.
+ * - 100,000 rows after it (load average 21–22): vector 13·33 / 32·24 / 29·25 / 28·26,
+ *   in-process 23·33; CPU ms per request at 32 clients: main 2.3, LanceDB 24, in process
+ *   1.1 and 22–23; hybrid 17·12 / 20·21 / 23·16 / 15·17, in-process 12·21.
  */
 import { rmSync } from "node:fs";
 import { loadavg } from "node:os";
