@@ -32,6 +32,10 @@
  *   the machine moved throughput more than the change did. Per request, with the
  *   server run from source (load average 12–17), the main thread went from 2.1–2.3 to
  *   1.4–1.7 ms of CPU and the JIT from 0.8 to 0.3–0.4 ms; LanceDB's threads took 4–5 ms.
+ *   With these columns, one round of each binary (load average 13–17), CPU ms per request
+ *   main·LanceDB·other at 4/32/64 vector clients: 2.18·6.10·0.95 / 2.35·6.80·0.36 /
+ *   2.43·7.43·0.64 before, 1.90·6.50·0.55 / 2.07·7.02·0.49 / 1.81·6.63·0.53 after;
+ *   in process 0.83–0.94 · 6.3–6.6; hybrid at 32 clients main 4.57 before, 4.12 after.
  * - 100,000 rows after it (load average 21–22): vector 13·33 / 32·24 / 29·25 / 28·26,
  *   in-process 23·33; CPU ms per request at 32 clients: main 2.3, LanceDB 24, in process
  *   1.1 and 22–23; hybrid 17·12 / 20·21 / 23·16 / 15·17, in-process 12·21.
