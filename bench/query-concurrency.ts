@@ -12,7 +12,10 @@
  * searches and their follow-up lookups). The last line is HTTP throughput at 32
  * clients as a share of the reference. With more than one round, the steps repeat in
  * alternating order (1, 4, 32, 64, then 64, 32, 4, 1, …) with a reference in each, so
- * the machine's drift falls on every step alike; the medians per step follow.
+ * the machine's drift falls on every step alike; the medians per step follow. Each
+ * step also reports the CPU milliseconds per request of the answering process's threads
+ * (the server's for HTTP, this process's for the reference): its main thread, LanceDB's
+ * threads, and the rest; unlike requests/s, these hardly move with other work on the machine.
  *
  * Measured on the shared 2-core machine with other work running (`… 10 2`, req/s
  * of rounds 1 and 2):
@@ -22,6 +25,20 @@
  * - 100,000 rows, IVF_FLAT (load average 11–12): vector 21·31 / 39·38 / 43·47 / 37·32,
  *   in-process 34·25 (126·189 %), p99/p50 at 32 clients 1.4–1.5; hybrid
  *   14·21 / 32·29 / 33·37 / 34·27, in-process 26·27 (123·136 %).
+ * - 20,000 rows, before and after the hits' sources were read with one prepared
+ *   statement, three runs of each binary alternated (load average 17–27): vector HTTP
+ *   at 32 clients 79·86, 182·194, 129·152 (in-process 110·126, 184·198, 162·161)
+ *   before, 115·124, 159·124, 174·110 (in-process 131·178, 158·137, 101·160) after:
+ *   the machine moved throughput more than the change did. Per request, with the
+ *   server run from source (load average 12–17), the main thread went from 2.1–2.3 to
+ *   1.4–1.7 ms of CPU and the JIT from 0.8 to 0.3–0.4 ms; LanceDB's threads took 4–5 ms.
+ *   With these columns, one round of each binary (load average 13–17), CPU ms per request
+ *   main·LanceDB·other at 4/32/64 vector clients: 2.18·6.10·0.95 / 2.35·6.80·0.36 /
+ *   2.43·7.43·0.64 before, 1.90·6.50·0.55 / 2.07·7.02·0.49 / 1.81·6.63·0.53 after;
+ *   in process 0.83–0.94 · 6.3–6.6; hybrid at 32 clients main 4.57 before, 4.12 after.
+ * - 100,000 rows after it (load average 21–22): vector 13·33 / 32·24 / 29·25 / 28·26,
+ *   in-process 23·33; CPU ms per request at 32 clients: main 2.3, LanceDB 24, in process
+ *   1.1 and 22–23; hybrid 17·12 / 20·21 / 23·16 / 15·17, in-process 12·21.
  */
 import { rmSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -33,7 +50,7 @@ import { VectorStore } from "../src/vectors/store";
 import { tempDir } from "../test/support/app";
 import { ensureBinary } from "../test/support/binary";
 import { N, SHAPE, load, provision, sentence, serve, stop, type Server } from "./query-corpus";
-import { percentile, random } from "./support";
+import { percentile, random, threadCpuMs } from "./support";
 
 const SECONDS = Number(process.argv[4] ?? 10);
 const ROUNDS = Number(process.argv[5] ?? 1);
@@ -46,10 +63,13 @@ interface Run {
   p50: number;
   p99: number;
   errors: number;
+  /** CPU ms per request of the answering process's threads (threadCpuMs). */
+  cpu: { main: number; lancedb: number; other: number };
 }
 
-/** `clients` loops asking back to back for SECONDS; each picks the next query text. */
-async function drive(clients: number, ask: (i: number) => Promise<void>): Promise<Run> {
+/** `clients` loops asking back to back for SECONDS; each picks the next query text. `pid` answers them. */
+async function drive(clients: number, ask: (i: number) => Promise<void>, pid: number): Promise<Run> {
+  const cpu0 = threadCpuMs(pid);
   const lat: number[] = [];
   let errors = 0;
   let next = 0;
@@ -69,7 +89,10 @@ async function drive(clients: number, ask: (i: number) => Promise<void>): Promis
     }),
   );
   const s = (performance.now() - t0) / 1000;
-  return { rps: lat.length / s, p50: percentile(lat, 50), p99: percentile(lat, 99), errors };
+  const cpu1 = threadCpuMs(pid);
+  const per = (k: keyof typeof cpu0) => (cpu1[k] - cpu0[k]) / Math.max(1, lat.length);
+  const cpu = { main: per("main"), lancedb: per("lancedb"), other: per("other") };
+  return { rps: lat.length / s, p50: percentile(lat, 50), p99: percentile(lat, 99), errors, cpu };
 }
 
 const row = (r: Run) => ({
@@ -78,6 +101,7 @@ const row = (r: Run) => ({
   "p99 ms": r.p99.toFixed(1),
   "p99/p50": (r.p99 / r.p50).toFixed(1),
   errors: r.errors,
+  "CPU ms/req main·LanceDB·other": [r.cpu.main, r.cpu.lancedb, r.cpu.other].map((x) => x.toFixed(2)).join(" · "),
 });
 
 async function main(): Promise<void> {
@@ -126,12 +150,12 @@ async function main(): Promise<void> {
         const tag = ROUNDS > 1 ? ` (round ${round})` : "";
         let at32 = 0;
         for (const clients of round % 2 ? CLIENT_STEPS : [...CLIENT_STEPS].reverse()) {
-          const r = await drive(clients, http(mode));
+          const r = await drive(clients, http(mode), s.proc.pid);
           if (clients === REFERENCE_CLIENTS) at32 = r.rps;
           note(clients, r);
           results[`${mode}, HTTP, ${clients} clients${tag}`] = row(r);
         }
-        const ref = await drive(REFERENCE_CLIENTS, inProcess(mode));
+        const ref = await drive(REFERENCE_CLIENTS, inProcess(mode), process.pid);
         note("ref", ref);
         results[`${mode}, in-process LanceDB, ${REFERENCE_CLIENTS} at once${tag}`] = row(ref);
         share[`${mode}: HTTP at ${REFERENCE_CLIENTS} clients / in-process${tag}`] =

@@ -1,5 +1,5 @@
 /** Shared helpers for the benchmarks: corpora, a driven ragd binary, timing. */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startBinary, type RunningBinary } from "../test/support/binary";
 
@@ -98,6 +98,36 @@ export async function waitIdle(
 export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * CPU milliseconds a process has used so far, by thread: `main` (the JavaScript thread,
+ * whose id is the process id), `lancedb` (LanceDB's tokio-rt-worker and lance-cpu
+ * threads) and `other`: the rest of the process's total (JIT, garbage collector,
+ * workers, and threads that have ended, which /proc counts in the total only).
+ * Divided by the requests of a step, it says where a request's time goes whatever else
+ * runs on the machine.
+ */
+export function threadCpuMs(pid: number): { main: number; lancedb: number; other: number } {
+  const ticks = (stat: string) => {
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10; // 100 ticks a second
+  };
+  const total = ticks(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  let main = 0;
+  let lancedb = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    if (tid === String(pid)) main += ticks(stat);
+    else if (/^(tokio-rt-worker|lance-cpu)/.test(name)) lancedb += ticks(stat);
+  }
+  return { main, lancedb, other: total - main - lancedb };
 }
 
 export function peakRssMb(pid: number): number {

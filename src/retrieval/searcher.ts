@@ -9,7 +9,7 @@
 import type { Config } from "../config";
 import { parseStoredMetadata } from "../core/metadata";
 import type { Db } from "../db/client";
-import { listDocumentsByIds } from "../db/repo/documents";
+import { findResultSources, type ResultSource } from "../db/repo/result-sources";
 import type { Collection, DocumentRow } from "../db/schema";
 import { CountingEmbedder, type EmbedCall } from "../embed/calls";
 import { createEmbedder } from "../embed/index";
@@ -209,9 +209,8 @@ export class Searcher {
 
   /** Each hit with its source's metadata, in order; undefined where the source was deleted a moment ago. */
   private attach(collection: Collection, hits: StoredHit[]): (SearchResult | undefined)[] {
-    const docs = new Map(
-      listDocumentsByIds(this.db, [...new Set(hits.map((h) => h.documentId))]).map((d) => [d.id, d]),
-    );
+    const ids = [...new Set(hits.map((h) => h.documentId))];
+    const docs = new Map(findResultSources(this.db, ids).map((d) => [d.id, d]));
     return hits.map((h) => {
       const d = docs.get(h.documentId);
       if (!d || d.collectionId !== collection.id) return undefined;
@@ -263,7 +262,7 @@ const byRank = (_r: SearchResult, i: number, n: number) => 1 - i / n;
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
-function metadataOf(d: DocumentRow, h: { chunkIndex: number; start: number; end: number }): ResultMetadata {
+function metadataOf(d: ResultSource, h: { chunkIndex: number; start: number; end: number }): ResultMetadata {
   // The source's keys first: reserved names are refused on write, but the reserved values must win anyway.
   const m: ResultMetadata = {
     ...parseStoredMetadata(d.metadata),

@@ -1,5 +1,5 @@
 /** Named queries on documents (pipeline sources and knowledge-base documents). */
-import { and, asc, eq, inArray, like, sql } from "drizzle-orm";
+import { and, asc, eq, like, sql } from "drizzle-orm";
 import { DISK_FULL_LIKE } from "../../tools/disk";
 import type { Db } from "../client";
 import { once, ph, placeholdersOf } from "../prepared";
@@ -206,11 +206,6 @@ export function claimUpload(db: Db, id: string, patch: Partial<DocumentRow>): bo
 
 export function deleteDocumentRow(db: Db, id: string): void {
   db.delete(documents).where(eq(documents.id, id)).run();
-}
-
-export function listDocumentsByIds(db: Db, ids: string[]): DocumentRow[] {
-  if (ids.length === 0) return [];
-  return db.select().from(documents).where(inArray(documents.id, ids)).all();
 }
 
 /** After an abandoned rebuild: failed documents say the previous index still answers for them. */
