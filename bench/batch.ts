@@ -28,7 +28,17 @@ import { parseArgs } from "node:util";
 import { tempDir } from "../test/support/app";
 import { ensureBinary } from "../test/support/binary";
 import { rawBulkAdd } from "./raw-add";
-import { cpuSeconds, DATASETS, loadCorpus, pooled, startRagd, waitIdle, type Doc } from "./support";
+import {
+  cpuByThread,
+  cpuSeconds,
+  DATASETS,
+  loadCorpus,
+  pooled,
+  startRagd,
+  threadCpu,
+  waitIdle,
+  type Doc,
+} from "./support";
 
 const { values: args } = parseArgs({
   options: {
@@ -83,12 +93,14 @@ async function sendAll(): Promise<Map<string, number>> {
 
 const load0 = loadavg()[0]!;
 const cpu0 = cpuSeconds(server.proc.pid);
+const threads0 = threadCpu(server.proc.pid);
 const t0 = performance.now();
 const first = await sendAll();
 const accepted = (performance.now() - t0) / 1000;
 const done = await waitIdle(server, jar, pipeline.id);
 const seconds = (performance.now() - t0) / 1000;
 const cpu = cpuSeconds(server.proc.pid) - cpu0;
+const byThread = cpuByThread(server.proc.pid, threads0, threadCpu(server.proc.pid), cpu);
 
 const t1 = performance.now();
 const second = await sendAll();
@@ -115,6 +127,13 @@ console.log(
 );
 console.log(
   `   CPU                  server ${((1000 * cpu) / done.chunkCount).toFixed(3)} ms per chunk; raw add() ${((1000 * raw.bulkCpu) / raw.rows).toFixed(3)} ms + built-in embedding ${((1000 * raw.embedCpu) / raw.rows).toFixed(3)} ms per chunk (done before timing)`,
+);
+const perChunk = (s: number) => ((1000 * s) / done.chunkCount).toFixed(3);
+console.log(
+  `   server CPU by thread main ${perChunk(byThread.main)}, workers ${perChunk(byThread.workers)}, JIT ${perChunk(byThread.jit)}, LanceDB ${perChunk(byThread.lance)}, other ${perChunk(byThread.other)} ms per chunk`,
+);
+console.log(
+  `   raw add() runs       ${raw.runsS.map((s) => (raw.rows / s).toFixed(0)).join(", ")} chunks/s (after a warm-up add; the best counts)`,
 );
 console.log(
   `   machine              load average ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end, on ${availableParallelism()} cores`,
