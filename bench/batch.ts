@@ -20,6 +20,15 @@
  *   bun bench/batch.ts --docs 2000   12 % (8–21 %), 708 chunks/s (460–1,428), server CPU 3.7 s (3.3–4.1)
  *                                  → 19 % (8–23 %), 1,107 chunks/s (898–1,510), server CPU 2.4 s (2.3–2.6)
  *   bun bench/batch.ts (5,183), two runs each: 7 and 11 % (CPU 10.1, 8.2 s) → 16 and 20 % (CPU 4.8, 6.6 s)
+ * Then, after the main thread's share went down (the depth check, hashes, events without
+ * RETURNING, one-pass pipeline figures; docs/ARCHITECTURE.md), eleven runs each, old and
+ * new binaries alternating, load average 12–25 from other work (median, range):
+ *   bun bench/batch.ts --docs 5000   13 % (5–27 %), 917 chunks/s (286–2,412), server 0.333 ms/chunk (0.238–0.692)
+ *                                  → 12 % (9–32 %), 992 chunks/s (271–1,245), server 0.407 ms/chunk (0.238–0.741)
+ * The main thread went from 0.123 to 0.118 ms per chunk (0.108 → 0.097 in the runs without
+ * index upkeep); the spread is the load's, and index upkeep's: 8 of the 11 new runs and 5 of
+ * the old ones lasted past an upkeep wake-up that refreshed the full-text index, whose
+ * LanceDB threads then took 0.07–0.25 ms per chunk instead of 0.02.
  * The target is not reached on this machine: the built-in embedding alone costs more CPU
  * than the raw add() it is compared with (which embeds beforehand), and acceptance of the
  * requests takes over half the time under this load (docs/ARCHITECTURE.md, "Where
