@@ -49,9 +49,11 @@ const RUNS = 3;
 
 /**
  * Adds `batches` into a new table RUNS times, after an untimed warm-up add of the first
- * batch (the first add of a process also loads and compiles LanceDB's code paths: with
- * two runs and no warm-up the figure moved between 12,000 and 22,000 rows/s). The
- * fastest run counts, with its CPU seconds (this process, all threads).
+ * batch, so that no timed run pays for a process's first add. The fastest run counts,
+ * with its CPU seconds (this process, all threads). With two runs and no warm-up the
+ * figure moved between 12,000 and 22,000 rows/s from run to run; under a load average of
+ * 12–25 the three runs of one bench still differ by up to 2.5 times, which is the
+ * machine's doing: the best of them is the steadiest figure there is.
  */
 export async function timedBulkAdd(
   db: lancedb.Connection,
