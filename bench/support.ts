@@ -109,25 +109,58 @@ export function cpuSeconds(pid: number): number {
  * runs on the machine.
  */
 export function threadCpuMs(pid: number): { main: number; lancedb: number; other: number } {
-  const ticks = (stat: string) => {
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10; // 100 ticks a second
-  };
-  const total = ticks(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+  const total = (Number(fields[11]) + Number(fields[12])) * 10; // 100 ticks a second
   let main = 0;
   let lancedb = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-    } catch {
-      continue; // the thread ended meanwhile
-    }
-    const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-    if (tid === String(pid)) main += ticks(stat);
-    else if (/^(tokio-rt-worker|lance-cpu)/.test(name)) lancedb += ticks(stat);
+  for (const [tid, t] of threadCpu(pid)) {
+    if (tid === String(pid)) main += t.cpu * 1000;
+    else if (/^(tokio-rt-worker|lance-cpu)/.test(t.name)) lancedb += t.cpu * 1000;
   }
   return { main, lancedb, other: total - main - lancedb };
+}
+
+/** CPU seconds (user + system) of each live thread of a process so far, by thread id, with its name. */
+export function threadCpu(pid: number): Map<string, { name: string; cpu: number }> {
+  const out = new Map<string, { name: string; cpu: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+      out.set(tid, {
+        name: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")),
+        cpu: (Number(fields[11]) + Number(fields[12])) / 100,
+      });
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return out;
+}
+
+/**
+ * The CPU seconds a ragd process spent between two threadCpu() readings, by kind of
+ * thread: the main thread, the Bun workers (ingestion), JavaScriptCore's JIT compilers,
+ * LanceDB's runtime threads; `other` is the rest of `total` (garbage collection, the
+ * allocator, and threads that ended before the second reading).
+ */
+export function cpuByThread(
+  pid: number,
+  before: Map<string, { name: string; cpu: number }>,
+  after: Map<string, { name: string; cpu: number }>,
+  total: number,
+): { main: number; workers: number; jit: number; lance: number; other: number } {
+  const out = { main: 0, workers: 0, jit: 0, lance: 0, other: 0 };
+  for (const [tid, t] of after) {
+    const used = t.cpu - (before.get(tid)?.cpu ?? 0);
+    if (tid === String(pid)) out.main += used;
+    else if (t.name === "Worker") out.workers += used;
+    else if (t.name.startsWith("JITWorker")) out.jit += used;
+    else if (t.name.startsWith("tokio") || t.name.startsWith("lance")) out.lance += used;
+  }
+  out.other = Math.max(0, total - out.main - out.workers - out.jit - out.lance);
+  return out;
 }
 
 export function peakRssMb(pid: number): number {

@@ -14,6 +14,7 @@ import {
   insertDelivery,
   insertSourceEvent,
   insertSourceEvents,
+  insertSourceEventsCounted,
   webhookTargets,
 } from "../db/repo/events";
 import type { EventRow } from "../db/schema";
@@ -97,6 +98,12 @@ export function recordSourceEvent(
 export function recordSourceEvents(db: Db, type: EventType, documentIds: string[], now = Date.now()): void {
   if (documentIds.length === 0) return;
   const hooked = hookedOf(db);
+  // No webhook anywhere (the common case): nothing needs the rows back, and a wake-up of
+  // every listener (each looks again) costs less than reading them.
+  if (hooked.size === 0) {
+    if (insertSourceEventsCounted(db, { type, documentIds, now: iso(now) }) > 0) notifier.note(null);
+    return;
+  }
   const targets = new Map<string, WebhookTarget[]>();
   for (const row of insertSourceEvents(db, { type, documentIds, now: iso(now) })) {
     notifier.note(row.collectionId);

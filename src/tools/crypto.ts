@@ -1,10 +1,13 @@
 /** Small cryptographic helpers that know nothing of ragd. */
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-/** Hex SHA-256 of a string. */
-export const sha256 = (s: string): string => createHash("sha256").update(s).digest("hex");
+/**
+ * Hex SHA-256 of a string (of its UTF-8 bytes). Bun's one-shot hash: every document of
+ * a batch request is hashed, and a hasher object per call took twice as long.
+ */
+export const sha256 = (s: string): string => Bun.SHA256.hash(s, "hex") as string;
 
 /** A URL-safe random token of `bytes` random bytes. */
 export const randomToken = (bytes: number): string => randomBytes(bytes).toString("base64url");

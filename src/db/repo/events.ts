@@ -25,10 +25,10 @@ const clientOf = (db: Db) =>
 const INSERT_SOURCE_EVENT = `INSERT INTO events (collection_id, type, document_id, external_id, status, data, created_at)
   SELECT collection_id, $type, id, external_id, coalesce($status, status), $data, $now FROM documents WHERE id = $id`;
 // Many documents' events in one statement, in the order of the ids given.
-const INSERT_SOURCE_EVENTS = `INSERT INTO events (collection_id, type, document_id, external_id, status, data, created_at)
+const INSERT_SOURCE_EVENTS_BARE = `INSERT INTO events (collection_id, type, document_id, external_id, status, data, created_at)
   SELECT d.collection_id, $type, d.id, d.external_id, d.status, '{}', $now
-  FROM json_each($ids) j JOIN documents d ON d.id = j.value ORDER BY j.key
-  RETURNING *`;
+  FROM json_each($ids) j JOIN documents d ON d.id = j.value ORDER BY j.key`;
+const INSERT_SOURCE_EVENTS = `${INSERT_SOURCE_EVENTS_BARE} RETURNING *`;
 const INSERT_EVENT = `INSERT INTO events (collection_id, type, document_id, external_id, status, data, created_at)
   VALUES ($collectionId, $type, NULL, NULL, $status, $data, $now)`;
 const EVENT_BY_ID = "SELECT * FROM events WHERE id = $id";
@@ -83,6 +83,16 @@ export function insertSourceEvents(db: Db, e: { type: string; documentIds: strin
     .prepare(INSERT_SOURCE_EVENTS)
     .all({ type: e.type, ids: JSON.stringify(e.documentIds), now: e.now }) as RawEvent[];
   return rows.map(toRow);
+}
+
+/**
+ * As insertSourceEvents, returning only how many were stored: RETURNING took two to five
+ * times as long as the insert itself (500 events: 2-8 ms against 1-1.5).
+ */
+export function insertSourceEventsCounted(db: Db, e: { type: string; documentIds: string[]; now: string }): number {
+  return clientOf(db)
+    .prepare(INSERT_SOURCE_EVENTS_BARE)
+    .run({ type: e.type, ids: JSON.stringify(e.documentIds), now: e.now }).changes;
 }
 
 /** Stores an event about a whole collection (reindex.completed); returns its id. */
