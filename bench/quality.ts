@@ -23,7 +23,7 @@ import { distinctInOrder, hitAt, ndcg, recall } from "../src/retrieval/metrics";
 import { startFakeOllama } from "../test/support/fake-ollama";
 import { startFakeReranker } from "../test/support/fake-rerank";
 import { isBuiltinModel } from "../src/embed/models";
-import { percentile, pooled, waitIdle } from "./support";
+import { percentile, pooled, START_TIMEOUT_MS, waitIdle } from "./support";
 
 export interface BenchDoc {
   id: string;
@@ -69,12 +69,17 @@ export async function runQuality(run: QualityRun, dump?: string): Promise<void> 
   const model = run.model ?? "builtin-glove";
   const remote = isBuiltinModel(model) ? null : await startFakeOllama({ models: { [model]: 384 } });
   const reranker = await startFakeReranker();
-  const server = await startBinary(dataDir, {
-    RAGD_QUERY_RATE: "1000000",
-    RAGD_QUERY_BURST: "1000000",
-    RAGD_RERANK_URL: reranker.url,
-    ...(remote ? { RAGD_OLLAMA_URL: remote.url } : {}),
-  });
+  const server = await startBinary(
+    dataDir,
+    {
+      RAGD_QUERY_RATE: "1000000",
+      RAGD_QUERY_BURST: "1000000",
+      RAGD_RERANK_URL: reranker.url,
+      ...(remote ? { RAGD_OLLAMA_URL: remote.url } : {}),
+    },
+    undefined,
+    START_TIMEOUT_MS,
+  );
   try {
     const jar: { cookie?: string } = {};
     await post(server, jar, "/api/auth/signup", { email: "quality@example.com", password: "benchmark-password" });

@@ -43,9 +43,12 @@ export const percentile = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
 
+/** How long a bench waits for the server to listen: on a machine busy with other work, 20 s was seen to pass. */
+export const START_TIMEOUT_MS = 120_000;
+
 /** Starts dist/ragd on a data dir with an unlimited user signed in; returns helpers. */
 export async function startRagd(dataDir: string, env: Record<string, string> = {}) {
-  const server = await startBinary(dataDir, env);
+  const server = await startBinary(dataDir, env, undefined, START_TIMEOUT_MS);
   const jar: { cookie?: string } = {};
   const email = `bench-${Date.now()}@example.com`;
   await server.http("/api/auth/signup", { method: "POST", json: { email, password: "benchmark-password" }, jar });

@@ -121,15 +121,17 @@ export function manifestVersion(file: string): number | null {
 /**
  * Links one table's files as of `version`: manifests of later versions are left out
  * (so the copy opens at `version`), as are the version hint and files still being
- * written (the object store stages them under a name with '#').
+ * written (the object store stages them under a name with '#'), and the data files and
+ * index directories only older versions use.
  */
 function linkTable(dataDir: string, into: string, name: string, version: number): void {
   const rel = join("lance", `${name}.lance`);
-  const used = dataFilesOf(join(dataDir, rel), version);
+  const used = usedBy(join(dataDir, rel), version);
   linkTree(join(dataDir, rel), join(into, rel), (p) => {
     const file = p.slice(p.lastIndexOf("/") + 1);
     if (file.includes("#") || file === "latest_version_hint.json") return false;
-    if (p.startsWith("data/")) return used === null || used.has(file);
+    if (p.startsWith("data/")) return used.data === null || used.data.has(file);
+    if (p.startsWith("_indices/")) return used.indices === null || used.indices.has(p.split("/")[1]!);
     if (!p.startsWith("_versions/")) return true;
     const v = manifestVersion(file);
     return v !== null && v <= version;
@@ -137,21 +139,34 @@ function linkTable(dataDir: string, into: string, name: string, version: number)
 }
 
 /**
- * The data files the manifest of `version` names (its protobuf holds each data file's
- * name as a plain string), so that files of older versions, kept a while after a
- * compaction, stay out of the archive. Null (keep every data file) when the manifest
- * cannot be read or names none of them.
+ * The data files and index directories the manifest of `version` names, so that those
+ * of older versions, kept a while after a compaction or an index refresh, stay out of
+ * the archive. The manifest's protobuf holds each data file's name as a plain string and
+ * each index's UUID as its 16 bytes. A null set (keep them all) when the manifest cannot
+ * be read or names none of them.
  */
-function dataFilesOf(tableDir: string, version: number): Set<string> | null {
+function usedBy(tableDir: string, version: number): { data: Set<string> | null; indices: Set<string> | null } {
+  let manifest: Buffer;
   try {
     const manifests = readdirSync(join(tableDir, "_versions")).filter((f) => manifestVersion(f) === version);
-    if (manifests.length !== 1) return null;
-    const text = readFileSync(join(tableDir, "_versions", manifests[0]!)).toString("latin1");
-    const used = new Set(readdirSync(join(tableDir, "data")).filter((f) => text.includes(f)));
-    return used.size ? used : null;
+    if (manifests.length !== 1) return { data: null, indices: null };
+    manifest = readFileSync(join(tableDir, "_versions", manifests[0]!));
   } catch {
-    return null;
+    return { data: null, indices: null };
   }
+  const text = manifest.toString("latin1");
+  const named = (dir: string, isNamed: (entry: string) => boolean) => {
+    const entries = existsSync(join(tableDir, dir)) ? readdirSync(join(tableDir, dir)) : [];
+    const used = new Set(entries.filter(isNamed));
+    return used.size ? used : null;
+  };
+  return {
+    data: named("data", (f) => text.includes(f)),
+    indices: named("_indices", (d) => {
+      const bytes = Buffer.from(d.replaceAll("-", ""), "hex");
+      return bytes.length === 16 && manifest.includes(bytes);
+    }),
+  };
 }
 
 /** Hard-links (or, across file systems, copies) every file under `from` that `keep` accepts. */

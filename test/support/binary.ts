@@ -50,7 +50,11 @@ export async function startBinary(
   const reader = proc.stderr.getReader();
   const decoder = new TextDecoder();
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line in ${timeoutMs / 1000} s:\n${log}`)), timeoutMs);
+    // A server that never said it listens is ended, not left running beside the caller.
+    const timer = setTimeout(() => {
+      proc.kill("SIGKILL");
+      reject(new Error(`no listening line in ${timeoutMs / 1000} s:\n${log}`));
+    }, timeoutMs);
     (async () => {
       for (;;) {
         const { done, value } = await reader.read();
