@@ -16,6 +16,7 @@ import { EXACT_FILTER, type ExactFilterLimits, filteredPath, planFilteredSearch 
 import { compareNumber } from "../src/vectors/meta-index";
 import { type SearchMode, searchTable } from "../src/vectors/search";
 import { rowsToArrow, type ChunkRow } from "../src/vectors/tables";
+import { randomUnit, rng } from "./support/seeded";
 
 const DIM = 32;
 const ROWS = 2000;
@@ -32,21 +33,6 @@ let dir: string;
 let conn: LanceConnection;
 let table: Table;
 
-/** A seeded generator, so a failure is reproducible. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
-function randomUnit(rnd: () => number): Float32Array {
-  const v = Float32Array.from({ length: DIM }, () => rnd() * 2 - 1);
-  const n = Math.hypot(...v);
-  return v.map((x) => x / n);
-}
-
 /** 2,000 random rows in four documents of 500, under an IVF_PQ index of two 16-dimension codes (coarse on purpose). */
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "ragd-exact-filter-"));
@@ -59,7 +45,7 @@ beforeAll(async () => {
     text: "plain words",
     start: 0,
     end: 11,
-    vector: randomUnit(rnd),
+    vector: randomUnit(rnd, DIM),
   }));
   table = await conn.createTable("exact", rowsToArrow(rows));
   await table.createIndex("vector", {
@@ -129,7 +115,7 @@ for (const mode of ["vector", "hybrid"] as const)
     const rnd = rng(7);
     let indexDiffers = 0;
     for (let i = 0; i < 6; i++) {
-      const q = randomUnit(rnd);
+      const q = randomUnit(rnd, DIM);
       const truth = await exact(q);
       expect(await search(mode, q, AT)).toEqual(truth);
       if ((await search(mode, q, BELOW)).join() !== truth.join()) indexDiffers++;

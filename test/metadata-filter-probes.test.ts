@@ -16,6 +16,7 @@ import { compareNumber } from "../src/vectors/meta-index";
 import { ceilingFor, filteredProbes } from "../src/vectors/probe-ceiling";
 import { searchTable, type StoredHit } from "../src/vectors/search";
 import { rowsToArrow, type ChunkRow } from "../src/vectors/tables";
+import { randomUnit, rng, unit } from "./support/seeded";
 
 const DIM = 32;
 const PER_GROUP = 1000;
@@ -24,20 +25,6 @@ const PROBES: AnnProbes = { minimum: 4, maximum: 40, refine: 1 };
 let dir: string;
 let conn: LanceConnection;
 let table: Table;
-
-/** A seeded generator, so a failure is reproducible. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
-function unit(v: Float32Array): Float32Array {
-  const n = Math.hypot(...v);
-  return v.map((x) => x / n);
-}
 
 /** A direction near +axis 0 (sign 1) or −axis 0 (sign −1), spread over the other axes. */
 function around(rnd: () => number, sign: number): Float32Array {
@@ -114,7 +101,7 @@ test("a filter matching every row probes as no filter does", async () => {
   const rnd = rng(7);
   let differsFromExact = 0;
   for (let i = 0; i < 8; i++) {
-    const q = unit(Float32Array.from({ length: DIM }, () => rnd() * 2 - 1));
+    const q = randomUnit(rnd, DIM);
     const plain = await search(q);
     expect(await search(q, "chunk_index >= 0")).toEqual(plain);
     if (plain.join() !== (await exact(q, "chunk_index >= 0")).join()) differsFromExact++;
@@ -136,7 +123,7 @@ test("a narrow filter finds the exact filtered neighbours", async () => {
   const rnd = rng(11);
   const where = "chunk_index < 10";
   for (let i = 0; i < 4; i++) {
-    const q = unit(Float32Array.from({ length: DIM }, () => rnd() * 2 - 1));
+    const q = randomUnit(rnd, DIM);
     expect(await search(q, where)).toEqual(await exact(q, where));
   }
 });
