@@ -12,7 +12,8 @@ import {
   userSetAdminCommand,
   userSetDisabledCommand,
 } from "./cli/user-admin";
-import { ConfigError, loadBridgeConfig, loadConfig, parseFlags } from "./config";
+import { ConfigError, loadConfig, parseFlags } from "./config";
+import { loadBridgeConfig } from "./config-bridge";
 import { requireLocalStorage } from "./config-storage";
 import { version } from "./version";
 

@@ -8,7 +8,7 @@
  */
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { BridgeConfig } from "../config";
+import type { BridgeConfig } from "../config-bridge";
 
 type Id = string | number;
 
