@@ -6,7 +6,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { openDb } from "../src/db/client";
-import { findResultSources } from "../src/db/repo/result-sources";
+import { findResultSources, SOURCES_OF_HITS } from "../src/db/repo/result-sources";
 import { tempDir } from "./support/app";
 
 const dir = tempDir("ragd-result-sources-");
@@ -54,19 +54,9 @@ test("a wide page of hits (400 ids, as a reranker's pool can be) finds every one
 test("the ids are looked up by key, not found by walking a collection's documents", () => {
   // The statement's own text, as the module runs it: a plan that scans documents costs
   // milliseconds per query at a few thousand documents.
-  const statements: string[] = [];
-  const prepare = db.$client.prepare.bind(db.$client);
-  db.$client.prepare = ((sql: string) => {
-    statements.push(sql);
-    return prepare(sql);
-  }) as typeof db.$client.prepare;
-  try {
-    findResultSources(db, ["doc-1"]);
-  } finally {
-    db.$client.prepare = prepare;
-  }
+  findResultSources(db, ["doc-1"]);
   const plan = db.$client
-    .query(`EXPLAIN QUERY PLAN ${statements.at(-1)}`)
+    .query(`EXPLAIN QUERY PLAN ${SOURCES_OF_HITS}`)
     .all({ ids: "[]" })
     .map((r) => (r as { detail: string }).detail);
   expect(plan.some((d) => /SEARCH documents USING .*\(id=\?\)/.test(d))).toBe(true);

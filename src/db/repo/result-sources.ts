@@ -1,11 +1,12 @@
 /**
- * The sources behind a page of search hits: one prepared statement for any number
+ * The sources behind a page of search hits: one statement, prepared once, for any number
  * of ids (a JSON array through json_each), reading only the columns a result shows.
  * Built by drizzle, an `IN (…)` of the hits' ids was new SQL text for each length,
  * rendered afresh per query, and read every column of the row: 14% of the main
  * thread's time under 32 vector clients (bench/query-concurrency.ts, 20,000 chunks).
  */
 import type { Db } from "../client";
+import { once } from "../prepared";
 import type { DocumentRow } from "../schema";
 
 /** What a search result says about its source (docs/API.md, Query: result metadata). */
@@ -16,12 +17,14 @@ export type ResultSource = Pick<
 
 // IN (subquery), not a join: joined, SQLite walked every document of the collection for
 // each query (8 ms at 2,000 documents) instead of looking the ids up (about 50 µs).
-const SOURCES_OF_HITS = `SELECT id, collection_id AS collectionId, type, name, url, file_name AS fileName,
+export const SOURCES_OF_HITS = `SELECT id, collection_id AS collectionId, type, name, url, file_name AS fileName,
     external_id AS externalId, metadata
   FROM documents WHERE id IN (SELECT value FROM json_each($ids))`;
+
+const sourcesOfHits = (db: Db) => db.$client.prepare(SOURCES_OF_HITS);
 
 /** The documents with these ids; an id of a deleted document has no row. */
 export function findResultSources(db: Db, ids: string[]): ResultSource[] {
   if (ids.length === 0) return [];
-  return db.$client.prepare(SOURCES_OF_HITS).all({ ids: JSON.stringify(ids) }) as ResultSource[];
+  return once(db, sourcesOfHits).all({ ids: JSON.stringify(ids) }) as ResultSource[];
 }
