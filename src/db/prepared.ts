@@ -6,6 +6,7 @@
  * placeholders and reused. A transaction shares its database's session and
  * connection, so a statement built on either runs inside the transaction too.
  */
+import type { Statement } from "bun:sqlite";
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
 
@@ -20,6 +21,25 @@ export function once<T>(db: Db, build: (db: Db) => T): T {
   if (stmt === undefined) {
     stmt = build(db);
     statements.set(build, stmt);
+  }
+  return stmt;
+}
+
+const plain = new WeakMap<object, Map<string, Statement>>();
+
+/**
+ * A statement in plain SQL (json_each batches, INSERT … SELECT) on this database's
+ * connection, prepared on first use and kept: bun:sqlite's prepare() compiles afresh
+ * on every call (13 µs against 1 µs to run a kept one).
+ */
+export function statement(db: Db, text: string): Statement {
+  const session = (db as unknown as { session: { client: { prepare(sql: string): Statement } } }).session;
+  let byText = plain.get(session);
+  if (!byText) plain.set(session, (byText = new Map()));
+  let stmt = byText.get(text);
+  if (stmt === undefined) {
+    stmt = session.client.prepare(text);
+    byText.set(text, stmt);
   }
   return stmt;
 }

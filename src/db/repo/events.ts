@@ -2,9 +2,9 @@
  * Named queries on the event log and the webhook outbox. The writes run on the
  * ingestion path (several per source), so they are prepared once, in plain SQL.
  */
-import type { Statement } from "bun:sqlite";
 import { and, asc, desc, eq, gt, inArray, lte, sql } from "drizzle-orm";
 import type { Db } from "../client";
+import { statement } from "../prepared";
 import {
   events,
   type EventRow,
@@ -15,10 +15,6 @@ import {
   webhookDeliveries,
   webhooks,
 } from "../schema";
-
-/** The bun:sqlite connection behind a database or one of its transactions (they share it). */
-const clientOf = (db: Db) =>
-  (db as unknown as { session: { client: { prepare(sql: string): Statement } } }).session.client;
 
 // The document's own row gives the event its collection, external id and status, as
 // they are in this very transaction: an event can only say what was written.
@@ -68,9 +64,13 @@ export function insertSourceEvent(
   db: Db,
   e: { type: string; documentId: string; status?: string | null; data: string; now: string },
 ): number | null {
-  const r = clientOf(db)
-    .prepare(INSERT_SOURCE_EVENT)
-    .run({ type: e.type, id: e.documentId, status: e.status ?? null, data: e.data, now: e.now });
+  const r = statement(db, INSERT_SOURCE_EVENT).run({
+    type: e.type,
+    id: e.documentId,
+    status: e.status ?? null,
+    data: e.data,
+    now: e.now,
+  });
   return r.changes === 0 ? null : Number(r.lastInsertRowid);
 }
 
@@ -79,9 +79,11 @@ export function insertSourceEvent(
  * returns the new events, for the documents that still exist.
  */
 export function insertSourceEvents(db: Db, e: { type: string; documentIds: string[]; now: string }): EventRow[] {
-  const rows = clientOf(db)
-    .prepare(INSERT_SOURCE_EVENTS)
-    .all({ type: e.type, ids: JSON.stringify(e.documentIds), now: e.now }) as RawEvent[];
+  const rows = statement(db, INSERT_SOURCE_EVENTS).all({
+    type: e.type,
+    ids: JSON.stringify(e.documentIds),
+    now: e.now,
+  }) as RawEvent[];
   return rows.map(toRow);
 }
 
@@ -90,9 +92,8 @@ export function insertSourceEvents(db: Db, e: { type: string; documentIds: strin
  * times as long as the insert itself (500 events: 2-8 ms against 1-1.5).
  */
 export function insertSourceEventsCounted(db: Db, e: { type: string; documentIds: string[]; now: string }): number {
-  return clientOf(db)
-    .prepare(INSERT_SOURCE_EVENTS_BARE)
-    .run({ type: e.type, ids: JSON.stringify(e.documentIds), now: e.now }).changes;
+  return statement(db, INSERT_SOURCE_EVENTS_BARE).run({ type: e.type, ids: JSON.stringify(e.documentIds), now: e.now })
+    .changes;
 }
 
 /** Stores an event about a whole collection (reindex.completed); returns its id. */
@@ -100,22 +101,22 @@ export function insertCollectionEvent(
   db: Db,
   e: { collectionId: string; type: string; status: string; data: string; now: string },
 ): number {
-  return Number(clientOf(db).prepare(INSERT_EVENT).run(e).lastInsertRowid);
+  return Number(statement(db, INSERT_EVENT).run(e).lastInsertRowid);
 }
 
 export function findEvent(db: Db, id: number): EventRow | undefined {
-  const r = clientOf(db).prepare(EVENT_BY_ID).get({ id }) as RawEvent | null;
+  const r = statement(db, EVENT_BY_ID).get({ id }) as RawEvent | null;
   return r ? toRow(r) : undefined;
 }
 
 /** The collections that have at least one webhook. */
 export function collectionsWithWebhooks(db: Db): string[] {
-  return (clientOf(db).prepare(HOOKED_COLLECTIONS).all() as { id: string }[]).map((r) => r.id);
+  return (statement(db, HOOKED_COLLECTIONS).all() as { id: string }[]).map((r) => r.id);
 }
 
 /** The webhooks of a collection with the event types each takes (JSON array text, null: all). */
 export function webhookTargets(db: Db, collectionId: string): { id: string; events: string | null }[] {
-  return clientOf(db).prepare(WEBHOOKS_OF).all({ collectionId }) as { id: string; events: string | null }[];
+  return statement(db, WEBHOOKS_OF).all({ collectionId }) as { id: string; events: string | null }[];
 }
 
 /** Adds a delivery to the outbox, due now. */
@@ -123,7 +124,7 @@ export function insertDelivery(
   db: Db,
   d: { id: string; webhookId: string; eventId: number; eventType: string; payload: string; now: string },
 ): void {
-  clientOf(db).prepare(INSERT_DELIVERY).run(d);
+  statement(db, INSERT_DELIVERY).run(d);
 }
 
 /** Events of a collection after `afterId`, oldest first. */
@@ -160,12 +161,11 @@ export function lastEventId(db: Db): number {
 
 /** Deletes events older than `before` and, per collection, all but the newest `keep`. */
 export function pruneEvents(db: Db, before: string, keep: number): number {
-  const old = clientOf(db).prepare("DELETE FROM events WHERE created_at <= $before").run({ before }).changes;
-  const extra = clientOf(db)
-    .prepare(
-      `DELETE FROM events WHERE id IN (SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY collection_id ORDER BY id DESC) AS n FROM events) WHERE n > $keep)`,
-    )
-    .run({ keep }).changes;
+  const old = statement(db, "DELETE FROM events WHERE created_at <= $before").run({ before }).changes;
+  const extra = statement(
+    db,
+    `DELETE FROM events WHERE id IN (SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY collection_id ORDER BY id DESC) AS n FROM events) WHERE n > $keep)`,
+  ).run({ keep }).changes;
   return old + extra;
 }
 
@@ -245,7 +245,8 @@ export function attemptsOf(db: Db, deliveryIds: string[]): Map<string, WebhookAt
 
 /** Forgets settled deliveries created before `before`. */
 export function pruneDeliveries(db: Db, before: string): number {
-  return clientOf(db)
-    .prepare("DELETE FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND created_at <= $before")
-    .run({ before }).changes;
+  return statement(
+    db,
+    "DELETE FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND created_at <= $before",
+  ).run({ before }).changes;
 }

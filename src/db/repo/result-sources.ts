@@ -6,7 +6,7 @@
  * thread's time under 32 vector clients (bench/query-concurrency.ts, 20,000 chunks).
  */
 import type { Db } from "../client";
-import { once } from "../prepared";
+import { statement } from "../prepared";
 import type { DocumentRow } from "../schema";
 
 /** What a search result says about its source (docs/API.md, Query: result metadata). */
@@ -21,10 +21,8 @@ export const SOURCES_OF_HITS = `SELECT id, collection_id AS collectionId, type, 
     external_id AS externalId, metadata
   FROM documents WHERE id IN (SELECT value FROM json_each($ids))`;
 
-const sourcesOfHits = (db: Db) => db.$client.prepare(SOURCES_OF_HITS);
-
 /** The documents with these ids; an id of a deleted document has no row. */
 export function findResultSources(db: Db, ids: string[]): ResultSource[] {
   if (ids.length === 0) return [];
-  return once(db, sourcesOfHits).all({ ids: JSON.stringify(ids) }) as ResultSource[];
+  return statement(db, SOURCES_OF_HITS).all({ ids: JSON.stringify(ids) }) as ResultSource[];
 }

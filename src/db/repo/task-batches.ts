@@ -4,13 +4,10 @@
  * per-row values go in as one JSON array (json_each), so one prepared statement
  * serves any count. Each must run inside the caller's transaction.
  */
-import type { Statement } from "bun:sqlite";
+import { statement } from "../prepared";
 import type { Db } from "../client";
 import type { DocumentRow, Task } from "../schema";
 import type { TaskEnding } from "./tasks";
-
-const clientOf = (db: Db) =>
-  (db as unknown as { session: { client: { prepare(sql: string): Statement } } }).session.client;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -22,9 +19,10 @@ const TASK_ENDINGS = `SELECT t.id AS taskId, t.status AS status, t.attempts AS a
 
 /** What recording each task's ending reads, by task id (as taskEnding, for many in one query). */
 export function taskEndings(db: Db, taskIds: string[]): Map<string, TaskEnding> {
-  const rows = clientOf(db)
-    .prepare(TASK_ENDINGS)
-    .all({ ids: JSON.stringify(taskIds) }) as (Omit<TaskEnding, "othersPending"> & {
+  const rows = statement(db, TASK_ENDINGS).all({ ids: JSON.stringify(taskIds) }) as (Omit<
+    TaskEnding,
+    "othersPending"
+  > & {
     taskId: string;
     othersPending: number;
   })[];
@@ -54,10 +52,9 @@ export interface ReadyRow {
 /** Ends the tasks as succeeded and marks their documents ready, two statements for all. */
 export function markTasksReady(db: Db, rows: ReadyRow[], now: number): void {
   if (rows.length === 0) return;
-  const c = clientOf(db);
-  c.prepare(END_SUCCEEDED).run({ ids: JSON.stringify(rows.map((r) => r.taskId)), now: iso(now) });
+  statement(db, END_SUCCEEDED).run({ ids: JSON.stringify(rows.map((r) => r.taskId)), now: iso(now) });
   const json = rows.map((r) => ({ id: r.documentId, n: r.chunkCount, hash: r.contentHash, ocr: r.clearOcr ? 1 : 0 }));
-  c.prepare(MARK_READY).run({ rows: JSON.stringify(json), now: iso(now) });
+  statement(db, MARK_READY).run({ rows: JSON.stringify(json), now: iso(now) });
 }
 
 const CLAIM = `UPDATE tasks SET status = 'processing', attempts = attempts + 1, lease_until = $lease, updated_at = $now
@@ -74,9 +71,7 @@ const CLAIM = `UPDATE tasks SET status = 'processing', attempts = attempts + 1, 
  */
 export function claimTasks(db: Db, n: number, now: number, leaseMs: number): Task[] {
   if (n <= 0) return [];
-  const rows = clientOf(db)
-    .prepare(CLAIM)
-    .all({ n, now: iso(now), lease: iso(now + leaseMs) }) as Task[];
+  const rows = statement(db, CLAIM).all({ n, now: iso(now), lease: iso(now + leaseMs) }) as Task[];
   return rows.sort((a, b) => (a.runAfter < b.runAfter ? -1 : a.runAfter > b.runAfter ? 1 : a.id < b.id ? -1 : 1));
 }
 
@@ -85,10 +80,7 @@ const UNCLAIM = `UPDATE tasks SET status = 'queued', attempts = attempts - 1, le
 
 /** Gives back claims that found no room (in the transaction that made them). */
 export function unclaimTasks(db: Db, taskIds: string[]): void {
-  if (taskIds.length > 0)
-    clientOf(db)
-      .prepare(UNCLAIM)
-      .run({ ids: JSON.stringify(taskIds) });
+  if (taskIds.length > 0) statement(db, UNCLAIM).run({ ids: JSON.stringify(taskIds) });
 }
 
 const MARK_PROCESSING = `UPDATE documents SET status = 'processing', updated_at = $now
@@ -97,9 +89,7 @@ const MARK_PROCESSING = `UPDATE documents SET status = 'processing', updated_at 
 /** A worker is about to start on each of these documents. */
 export function markDocumentsProcessing(db: Db, documentIds: string[], now: number): void {
   if (documentIds.length === 0) return;
-  clientOf(db)
-    .prepare(MARK_PROCESSING)
-    .run({ ids: JSON.stringify(documentIds), now: iso(now) });
+  statement(db, MARK_PROCESSING).run({ ids: JSON.stringify(documentIds), now: iso(now) });
 }
 
 const DOCS_WITH_TEXT =
@@ -108,9 +98,9 @@ const DOCS_WITH_TEXT =
 
 /** The documents of these ids (drizzle's field names), each with its stored text or null. */
 export function documentsWithText(db: Db, ids: string[]): Map<string, { doc: DocumentRow; text: string | null }> {
-  const rows = clientOf(db)
-    .prepare(DOCS_WITH_TEXT())
-    .all({ ids: JSON.stringify(ids) }) as (DocumentRow & { __text: string | null })[];
+  const rows = statement(db, DOCS_WITH_TEXT()).all({ ids: JSON.stringify(ids) }) as (DocumentRow & {
+    __text: string | null;
+  })[];
   const out = new Map<string, { doc: DocumentRow; text: string | null }>();
   for (const { __text, ...doc } of rows) out.set(doc.id, { doc, text: __text });
   return out;
@@ -164,15 +154,14 @@ export function insertQueuedDocuments(
   now: number,
 ): void {
   if (docs.length === 0) return;
-  const c = clientOf(db);
-  const row = c.prepare(INSERT_DOCUMENT) as unknown as { run(...values: unknown[]): void };
-  const text = c.prepare(INSERT_TEXT) as unknown as { run(...values: unknown[]): void };
+  const row = statement(db, INSERT_DOCUMENT) as unknown as { run(...values: unknown[]): void };
+  const text = statement(db, INSERT_TEXT) as unknown as { run(...values: unknown[]): void };
   for (const d of docs) {
     row.run(...DOCUMENT_COLUMNS.map(([, f]) => d.row[f]));
     if (d.content !== undefined) text.run(d.row.id, d.content);
   }
   const tasks = docs.map((d) => ({ id: Bun.randomUUIDv7(), documentId: d.row.id }));
-  c.prepare(INSERT_TASKS).run({
+  statement(db, INSERT_TASKS).run({
     rows: JSON.stringify(tasks),
     collectionId: docs[0]!.row.collectionId,
     generation,
@@ -186,9 +175,9 @@ const BY_EXTERNAL_IDS = `SELECT external_id AS externalId FROM documents
 
 /** The external ids among `externalIds` that a document of the collection already has. */
 export function takenExternalIds(db: Db, collectionId: string, externalIds: string[]): Set<string> {
-  const rows = clientOf(db)
-    .prepare(BY_EXTERNAL_IDS)
-    .all({ collectionId, ids: JSON.stringify(externalIds) }) as { externalId: string }[];
+  const rows = statement(db, BY_EXTERNAL_IDS).all({ collectionId, ids: JSON.stringify(externalIds) }) as {
+    externalId: string;
+  }[];
   return new Set(rows.map((r) => r.externalId));
 }
 
@@ -201,9 +190,7 @@ export function documentLabels(
   ids: string[],
 ): Pick<DocumentRow, "id" | "collectionId" | "type" | "externalId" | "metadata">[] {
   if (ids.length === 0) return [];
-  return clientOf(db)
-    .prepare(LABELS)
-    .all({ ids: JSON.stringify(ids) }) as Pick<
+  return statement(db, LABELS).all({ ids: JSON.stringify(ids) }) as Pick<
     DocumentRow,
     "id" | "collectionId" | "type" | "externalId" | "metadata"
   >[];
@@ -214,8 +201,6 @@ const EXISTING = "SELECT d.id AS id FROM json_each($ids) j JOIN documents d ON d
 /** The ids among `ids` that still exist. */
 export function existingIds(db: Db, ids: string[]): Set<string> {
   if (ids.length === 0) return new Set();
-  const rows = clientOf(db)
-    .prepare(EXISTING)
-    .all({ ids: JSON.stringify(ids) }) as { id: string }[];
+  const rows = statement(db, EXISTING).all({ ids: JSON.stringify(ids) }) as { id: string }[];
   return new Set(rows.map((r) => r.id));
 }

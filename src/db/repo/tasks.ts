@@ -2,10 +2,9 @@
  * Named queries on ingestion tasks. A task is one ingestion of one document into
  * one index generation; its status is the truth a restart resumes from.
  */
-import type { Statement } from "bun:sqlite";
 import { and, count, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Db } from "../client";
-import { once, ph, placeholdersOf } from "../prepared";
+import { once, ph, placeholdersOf, statement } from "../prepared";
 import { documents, tasks, type DocumentRow, type Task } from "../schema";
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -224,8 +223,7 @@ const TASK_ENDING = `SELECT t.status AS status, t.attempts AS attempts, d.id AS 
 
 /** The task and its document as an ending needs them; undefined when either is gone. */
 export function taskEnding(db: Db, id: string): TaskEnding | undefined {
-  const client = (db as unknown as { session: { client: { prepare(sql: string): Statement } } }).session.client;
-  const r = client.prepare(TASK_ENDING).get({ id }) as
+  const r = statement(db, TASK_ENDING).get({ id }) as
     | (Omit<TaskEnding, "othersPending"> & { othersPending: number })
     | null;
   return r ? { ...r, othersPending: r.othersPending === 1 } : undefined;
