@@ -4,8 +4,9 @@
  */
 import { and, count, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Db } from "../client";
-import { once, ph, placeholdersOf, statement } from "../prepared";
+import { once, ph, placeholdersOf } from "../prepared";
 import { documents, tasks, type DocumentRow, type Task } from "../schema";
+import { taskEndings } from "./task-batches";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -216,15 +217,7 @@ export interface TaskEnding {
   othersPending: boolean;
 }
 
-const TASK_ENDING = `SELECT t.status AS status, t.attempts AS attempts, d.id AS documentId, d.chunk_count AS chunkCount,
-  d.type AS type, d.content_hash AS contentHash, EXISTS (SELECT 1 FROM tasks p WHERE p.document_id = t.document_id AND p.id <> t.id
-    AND p.status IN ('queued', 'processing')) AS othersPending
-  FROM tasks t JOIN documents d ON d.id = t.document_id WHERE t.id = $id`;
-
 /** The task and its document as an ending needs them; undefined when either is gone. */
 export function taskEnding(db: Db, id: string): TaskEnding | undefined {
-  const r = statement(db, TASK_ENDING).get({ id }) as
-    | (Omit<TaskEnding, "othersPending"> & { othersPending: number })
-    | null;
-  return r ? { ...r, othersPending: r.othersPending === 1 } : undefined;
+  return taskEndings(db, [id]).get(id);
 }
