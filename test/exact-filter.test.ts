@@ -16,7 +16,7 @@ import { EXACT_FILTER, type ExactFilterLimits, filteredPath, planFilteredSearch 
 import { compareNumber } from "../src/vectors/meta-index";
 import { type SearchMode, searchTable } from "../src/vectors/search";
 import { rowsToArrow, type ChunkRow } from "../src/vectors/tables";
-import { randomUnit, rng } from "./support/seeded";
+import { exactIds, randomUnit, rng } from "./support/seeded";
 
 const DIM = 32;
 const ROWS = 2000;
@@ -66,17 +66,6 @@ async function search(mode: SearchMode, vector: Float32Array, exactFilter: Exact
   return hits.map((h) => `${h.documentId}:${h.chunkIndex}`);
 }
 
-async function exact(vector: Float32Array): Promise<string[]> {
-  const rows = await table
-    .vectorSearch(vector)
-    .distanceType("cosine")
-    .bypassVectorIndex()
-    .where(NARROW)
-    .limit(10)
-    .toArray();
-  return rows.map((r) => `${r.id}`);
-}
-
 test("a filter is searched exactly up to a share of the table's rows less an offset, and a number of rows", () => {
   const limits = { share: 0.1, offset: 500, rows: 30_000 };
   expect(filteredPath(0, 10_000, limits)).toBe("exact");
@@ -116,7 +105,7 @@ for (const mode of ["vector", "hybrid"] as const)
     let indexDiffers = 0;
     for (let i = 0; i < 6; i++) {
       const q = randomUnit(rnd, DIM);
-      const truth = await exact(q);
+      const truth = await exactIds(table, q, NARROW);
       expect(await search(mode, q, AT)).toEqual(truth);
       if ((await search(mode, q, BELOW)).join() !== truth.join()) indexDiffers++;
     }

@@ -16,7 +16,7 @@ import { compareNumber } from "../src/vectors/meta-index";
 import { ceilingFor, filteredProbes } from "../src/vectors/probe-ceiling";
 import { searchTable, type StoredHit } from "../src/vectors/search";
 import { rowsToArrow, type ChunkRow } from "../src/vectors/tables";
-import { randomUnit, rng, unit } from "./support/seeded";
+import { exactIds, randomUnit, rng, unit } from "./support/seeded";
 
 const DIM = 32;
 const PER_GROUP = 1000;
@@ -72,17 +72,6 @@ async function search(vector: Float32Array, where?: string, probes: AnnProbes | 
   return ids(await searchTable(table, req, probes, { exactFilter: { share: 0, offset: 0, rows: 0 } }));
 }
 
-async function exact(vector: Float32Array, where: string): Promise<string[]> {
-  const rows = await table
-    .vectorSearch(vector)
-    .distanceType("cosine")
-    .bypassVectorIndex()
-    .where(where)
-    .limit(10)
-    .toArray();
-  return rows.map((r) => `${r.id}`);
-}
-
 test("the ceiling is minimum ÷ share, between minimum and maximum", () => {
   expect(ceilingFor(PROBES, 2000, 2000)).toBe(4);
   expect(ceilingFor(PROBES, 1000, 2000)).toBe(8);
@@ -104,7 +93,7 @@ test("a filter matching every row probes as no filter does", async () => {
     const q = randomUnit(rnd, DIM);
     const plain = await search(q);
     expect(await search(q, "chunk_index >= 0")).toEqual(plain);
-    if (plain.join() !== (await exact(q, "chunk_index >= 0")).join()) differsFromExact++;
+    if (plain.join() !== (await exactIds(table, q, "chunk_index >= 0")).join()) differsFromExact++;
   }
   // The check above can fail: at least one query's probed list is not the exact one.
   expect(differsFromExact).toBeGreaterThan(0);
@@ -124,6 +113,6 @@ test("a narrow filter finds the exact filtered neighbours", async () => {
   const where = "chunk_index < 10";
   for (let i = 0; i < 4; i++) {
     const q = randomUnit(rnd, DIM);
-    expect(await search(q, where)).toEqual(await exact(q, where));
+    expect(await search(q, where)).toEqual(await exactIds(table, q, where));
   }
 });
