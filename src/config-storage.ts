@@ -47,3 +47,38 @@ export function requireLocalStorage(c: Config): void {
       `quietly use the data directory; unset ${names.join(" and ")} to run on ${c.dataDir}`,
   );
 }
+
+/** Where and how to reach the object store: the settings above, resolved to what a client needs. */
+export interface ObjectStorage {
+  bucket: string;
+  /** "" or "a/b": every key ragd writes starts with it. */
+  prefix: string;
+  /** The store's http(s) URL, no trailing slash; null: AWS S3 in `region`. */
+  endpoint: string | null;
+  region: string;
+  /** Null: the client's own credential chain (environment, instance role) applies. */
+  accessKeyId: string | null;
+  secretAccessKey: string | null;
+}
+
+/** S3's own default region, which S3-compatible stores accept whatever they call themselves. */
+const DEFAULT_REGION = "us-east-1";
+
+/** The object store the settings name, or null when ragd keeps its data in the data directory. */
+export function objectStorage(c: Config): ObjectStorage | null {
+  if (c.storage === null) return null;
+  const region = c.s3Region ?? DEFAULT_REGION;
+  return {
+    bucket: c.storage.bucket,
+    prefix: c.storage.prefix,
+    endpoint: c.s3Endpoint,
+    region,
+    accessKeyId: c.s3AccessKeyId,
+    secretAccessKey: c.s3SecretAccessKey,
+  };
+}
+
+/** The key of `path` under the store's prefix. */
+export function storageKey(store: ObjectStorage, path: string): string {
+  return store.prefix ? `${store.prefix}/${path}` : path;
+}

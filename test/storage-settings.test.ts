@@ -5,8 +5,9 @@
  */
 import { describe, expect, test } from "bun:test";
 import { loadConfig } from "../src/config";
-import { requireLocalStorage } from "../src/config-storage";
+import { objectStorage, requireLocalStorage, storageKey } from "../src/config-storage";
 import { ConfigError, postgresUrl, redactPassword, s3Location } from "../src/config-values";
+import { lanceUri, s3Options } from "../src/vectors/connection";
 
 const refusal = (f: () => unknown): string => {
   try {
@@ -113,6 +114,34 @@ describe("the settings in the configuration", () => {
     const inQuery = loadConfig({}, { RAGD_DATABASE_URL: "postgres://ragd@db/ragd?password=hunter2" }).config;
     expect(refusal(() => requireLocalStorage(inQuery))).toContain("postgres://ragd@db/ragd?password=***)");
     expect(() => requireLocalStorage(loadConfig({}, {}).config)).not.toThrow();
+  });
+
+  test("give the object store's client settings, and LanceDB's options", () => {
+    const store = objectStorage(loadConfig({}, full).config)!;
+    expect(store).toEqual({
+      bucket: "ragd-data",
+      prefix: "prod",
+      endpoint: "https://objects.internal:9000",
+      region: "eu-central-1",
+      accessKeyId: "AKIAEXAMPLE",
+      secretAccessKey: "secret",
+    });
+    expect(storageKey(store, "lance")).toBe("prod/lance");
+    expect(lanceUri(store)).toBe("s3://ragd-data/prod/lance");
+    expect(s3Options(store)).toEqual({
+      aws_region: "eu-central-1",
+      aws_endpoint: "https://objects.internal:9000",
+      aws_access_key_id: "AKIAEXAMPLE",
+      aws_secret_access_key: "secret",
+    });
+    // A plain-http endpoint must be allowed in so many words; no endpoint or keys: AWS S3's defaults.
+    const local = objectStorage(loadConfig({}, { ...full, RAGD_S3_ENDPOINT: "http://127.0.0.1:7480" }).config)!;
+    expect(s3Options(local)).toMatchObject({ aws_endpoint: "http://127.0.0.1:7480", allow_http: "true" });
+    const aws = objectStorage(loadConfig({}, { RAGD_STORAGE_URL: "s3://ragd-data" }).config)!;
+    expect(aws).toMatchObject({ prefix: "", endpoint: null, region: "us-east-1", accessKeyId: null });
+    expect(storageKey(aws, "lance")).toBe("lance");
+    expect(s3Options(aws)).toEqual({ aws_region: "us-east-1" });
+    expect(objectStorage(loadConfig({}, {}).config)).toBeNull();
   });
 
   test.each([

@@ -1,5 +1,7 @@
 /**
- * The LanceDB connection under `<dataDir>/lance`. Opened with a read consistency
+ * The LanceDB connection: under `<dataDir>/lance`, or under `<prefix>/lance` in a bucket
+ * of an S3-compatible store (docs/ARCHITECTURE.md, Object storage). This is the one file
+ * that knows where the tables live. Opened with a read consistency
  * interval of 0 so that every read sees the latest committed writes (a default
  * connection never sees another connection's writes), and with bounded caches:
  * LanceDB's defaults (6 GB of index cache, 1 GB of metadata cache) are sized for
@@ -8,6 +10,7 @@
 import * as lancedb from "@lancedb/lancedb";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { type ObjectStorage, storageKey } from "../config-storage";
 
 export type LanceConnection = lancedb.Connection;
 
@@ -21,10 +24,38 @@ export function lanceSession(): lancedb.Session {
   return new lancedb.Session(INDEX_CACHE_BYTES, METADATA_CACHE_BYTES);
 }
 
-export async function openLance(dataDir: string, session = lanceSession()): Promise<LanceConnection> {
-  const dir = join(dataDir, "lance");
-  mkdirSync(dir, { recursive: true });
+/** The data directory, or the object store ragd keeps its data in. */
+export type LanceLocation = string | ObjectStorage;
+
+export async function openLance(where: LanceLocation, session = lanceSession()): Promise<LanceConnection> {
   // The session goes inside the options: connect(uri, options, session) drops a third
   // argument that is a session, and the connection then runs on the unbounded defaults.
+  if (typeof where !== "string")
+    return lancedb.connect(lanceUri(where), { readConsistencyInterval: 0, session, storageOptions: s3Options(where) });
+  const dir = join(where, "lance");
+  mkdirSync(dir, { recursive: true });
   return lancedb.connect(dir, { readConsistencyInterval: 0, session });
+}
+
+/** `s3://bucket/<prefix>/lance`: the tables beside the files, as in the data directory. */
+export function lanceUri(store: ObjectStorage): string {
+  return `s3://${store.bucket}/${storageKey(store, "lance")}`;
+}
+
+/**
+ * LanceDB's storage options for the store. No endpoint means AWS S3; no keys, the usual
+ * AWS credential chain. A plain-http endpoint (a store on the same host or network) must
+ * be allowed explicitly, or every request fails.
+ */
+export function s3Options(store: ObjectStorage): Record<string, string> {
+  const opts: Record<string, string> = { aws_region: store.region };
+  if (store.endpoint !== null) {
+    opts.aws_endpoint = store.endpoint;
+    if (store.endpoint.startsWith("http:")) opts.allow_http = "true";
+  }
+  if (store.accessKeyId !== null && store.secretAccessKey !== null) {
+    opts.aws_access_key_id = store.accessKeyId;
+    opts.aws_secret_access_key = store.secretAccessKey;
+  }
+  return opts;
 }
