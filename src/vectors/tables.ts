@@ -207,10 +207,17 @@ export class TableCache {
     return this.conn.openTable(name);
   }
 
-  /** Creates a table from its first rows. */
-  async create(name: string, rows: ChunkRow[]): Promise<Table> {
-    const t = await this.conn.createTable(name, rowsToArrow(rows));
-    this.open.set(name, Promise.resolve(t));
+  /**
+   * Creates a table from its first rows; null when it exists already, because another
+   * process (a replica on the same object store) created it first. The rows are then not
+   * written: LanceDB's `existOk` would open the table and drop them silently.
+   */
+  async create(name: string, rows: ChunkRow[]): Promise<Table | null> {
+    const t = await this.conn.createTable(name, rowsToArrow(rows)).catch((err) => {
+      if (/already exists/i.test(String(err))) return null;
+      throw err;
+    });
+    if (t) this.open.set(name, Promise.resolve(t));
     return t;
   }
 

@@ -103,10 +103,10 @@ export class TableWriter {
   replaceDocuments(name: string, documentIds: string[], rows: ChunkRow[], opts: WriteOptions = {}): Promise<void> {
     return this.queues.run(name, async () => {
       if (this.isDropped(name)) return this.log("vector write skipped: collection dropped", { table: name });
-      const table = await this.tables.get(name);
       // Metadata is read now, in the table's queue, so a rewrite queued by a later change runs after this write.
       const withMeta = this.metadata.attach(name, rows);
-      if (!table) return this.createWith(name, withMeta);
+      const table = (await this.tables.get(name)) ?? (await this.createWith(name, withMeta));
+      if (!table) return;
       await this.metadata.ensure(name, table);
       if (documentIds.length && rows.length) {
         // A replaced document with new rows: one commit, so a query sees the old version or the
@@ -222,14 +222,25 @@ export class TableWriter {
     return [...new Set([...queued, ...onDisk])];
   }
 
-  /** First write: the table takes its dimension from the rows and gets its full-text index right away. */
-  private async createWith(name: string, rows: ChunkRow[]): Promise<void> {
-    if (!rows.length) return;
+  /**
+   * First write: the table takes its dimension from the rows and gets its full-text index
+   * right away. Null when that is done (or there was nothing to write); the table, for the
+   * caller to write into as usual, when another process created it in the meantime.
+   */
+  private async createWith(name: string, rows: ChunkRow[]): Promise<Table | null> {
+    if (!rows.length) return null;
     const table = await this.tables.create(name, rows);
+    if (!table) {
+      this.log("vector table created by another process", { table: name });
+      const theirs = await this.tables.get(name);
+      if (!theirs) throw new Error(`vector table ${name} exists but cannot be opened`);
+      return theirs;
+    }
     this.metadata.markCurrent(name);
     await ensureFtsIndex(table);
     this.dirty.add(name);
     this.log("vector table created", { table: name, dim: rows[0]!.vector.length });
+    return null;
   }
 }
 
