@@ -1,0 +1,69 @@
+// Presigned uploads on a real S3-compatible store (Ceph RGW,
+// started by test/support/rgw.ts; .ci/run installs it).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { S3Client } from "bun";
+import type { ObjectStorage } from "../src/config-storage";
+import { presignPut, presignUrl } from "../src/files/presign";
+import { haveRgw, NO_RGW, startRgw, type TestRgw } from "./support/rgw";
+
+if (!haveRgw) console.log(`object storage tests skipped: ${NO_RGW}`);
+
+// CI installs Ceph RGW; there a missing one is a failure, not a quiet skip.
+test.skipIf(haveRgw || !process.env.CI)("CI has the Ceph RGW the object storage tests need", () => {
+  expect(haveRgw).toBe(true);
+});
+
+describe.skipIf(!haveRgw)("on Ceph RGW", () => {
+  let rgw: TestRgw;
+  let store: ObjectStorage;
+  beforeAll(async () => {
+    rgw = await startRgw();
+    store = rgw.storage;
+  }, 180_000);
+  afterAll(() => rgw?.stop(), 30_000);
+
+  const put = (url: string, body: string) => fetch(url, { method: "PUT", body }).then((r) => r.status);
+  const read = async (key: string) => {
+    const r = await fetch(presignUrl(store, { method: "GET", key, expiresInS: 60 }));
+    return { status: r.status, body: await r.text() };
+  };
+  const keysUnder = async (prefix: string) => {
+    const s3 = new S3Client({
+      ...store,
+      endpoint: store.endpoint!,
+      accessKeyId: store.accessKeyId!,
+      secretAccessKey: store.secretAccessKey!,
+    });
+    return ((await s3.list({ prefix })).contents ?? []).map((o) => o.key);
+  };
+
+  describe("a presigned PUT", () => {
+    const body = "hello world\n";
+
+    test("takes the declared size and refuses another", async () => {
+      const key = `uploads/${crypto.randomUUID()}`;
+      const url = presignPut(store, key, { contentLength: body.length, expiresInS: 60 });
+      expect(await put(url, `${body}!`)).toBe(403);
+      expect(await put(url, body.slice(1))).toBe(403);
+      expect((await read(key)).status).toBe(404);
+      expect(await put(url, body)).toBe(200);
+      expect(await read(key)).toEqual({ status: 200, body });
+    });
+
+    test("is refused once it has expired", async () => {
+      const key = `uploads/${crypto.randomUUID()}`;
+      const signedAt = new Date(Date.now() - 10 * 60_000);
+      const expired = presignPut(store, key, { contentLength: body.length, expiresInS: 60, now: signedAt });
+      expect(await put(expired, body)).toBe(403);
+      const fresh = presignPut(store, key, { contentLength: body.length, expiresInS: 60 });
+      expect(await put(fresh, body)).toBe(200);
+    });
+
+    test("works for keys that need escaping", async () => {
+      const key = `uploads/a b/ü+(1)*'!~.txt`;
+      expect(await put(presignPut(store, key, { contentLength: body.length, expiresInS: 60 }), body)).toBe(200);
+      expect(await read(key)).toEqual({ status: 200, body });
+      expect(await keysUnder("uploads/a b/")).toEqual([key]);
+    });
+  });
+});

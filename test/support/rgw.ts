@@ -1,0 +1,224 @@
+/**
+ * A throwaway S3-compatible store on loopback, for the tests of object storage: Ceph's
+ * RADOS Gateway from the system's `radosgw`, `ceph-mon` and `ceph-osd` packages (.ci/run
+ * installs them). One monitor, one OSD keeping its data in memory, no cephx, free ports,
+ * a temporary directory, one user with keys and one bucket; `stop()` ends the daemons and
+ * removes the directory. Start-up takes about 15 s, so a test file starts one store.
+ * RGW is the store of choice because it honours `If-None-Match: *` (docs/ARCHITECTURE.md,
+ * Object storage).
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ObjectStorage } from "../../src/config-storage";
+import { presignUrl } from "../../src/files/presign";
+
+export interface TestRgw {
+  /** The bucket's settings, with prefix "" and the test user's keys. */
+  storage: ObjectStorage;
+  /** Creates another empty bucket and returns settings for it. */
+  createBucket(name: string): Promise<ObjectStorage>;
+  stop(): Promise<void>;
+}
+
+const BINARIES = ["radosgw", "ceph-mon", "ceph-osd", "radosgw-admin", "monmaptool", "ceph-authtool", "ceph"];
+
+/** Whether Ceph's daemons and tools are on PATH. */
+export const haveRgw = BINARIES.every((b) => Bun.which(b) !== null);
+export const NO_RGW = "no Ceph RGW installed (apt-get install -y --no-install-recommends ceph-mon ceph-osd radosgw)";
+
+/** Daemons still running, killed if the test process exits without stop(). */
+const running = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const p of running) p.kill("SIGKILL");
+});
+
+async function freePort(): Promise<number> {
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = probe.port;
+  probe.stop(true);
+  return port;
+}
+
+function cephConf(dir: string, monPort: number, rgwPort: number): string {
+  return `[global]
+fsid = ${crypto.randomUUID()}
+mon host = v1:127.0.0.1:${monPort}
+mon initial members = a
+auth cluster required = none
+auth service required = none
+auth client required = none
+auth allow insecure global id reclaim = false
+osd pool default size = 1
+osd pool default min size = 1
+mon allow pool size one = true
+osd pool default pg num = 8
+osd pool default pgp num = 8
+mon max pg per osd = 1000
+osd crush chooseleaf type = 0
+osd objectstore = memstore
+memstore device bytes = 2147483648
+run dir = ${dir}/run
+admin socket = ${dir}/run/$name.asok
+log file = ${dir}/log/$name.log
+pid file = ${dir}/run/$name.pid
+mon data = ${dir}/mon.$id
+osd data = ${dir}/osd.$id
+ms bind msgr2 = false
+ms bind ipv6 = false
+mon data avail warn = 1
+[client.rgw]
+rgw frontends = beast endpoint=127.0.0.1:${rgwPort}
+rgw data = ${dir}/rgw
+`;
+}
+
+/** Runs a Ceph tool to completion; throws with its output when it fails. */
+function tool(cmd: string, args: string[], timeoutMs = 60_000): string {
+  const r = spawnSync(cmd, args, { encoding: "utf8", timeout: timeoutMs });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed (${r.status ?? r.signal}): ${r.stderr}`);
+  return r.stdout;
+}
+
+/** A daemon in the foreground, as our child, so stop() and an exiting test process end it. */
+function daemon(cmd: string, args: string[]): ChildProcess {
+  const p = spawn(cmd, ["-f", ...args], { stdio: "ignore" });
+  running.add(p);
+  p.once("exit", () => running.delete(p));
+  return p;
+}
+
+export async function startRgw(): Promise<TestRgw> {
+  if (!haveRgw) throw new Error(NO_RGW);
+  const dir = mkdtempSync(join(tmpdir(), "ragd-rgw-"));
+  for (const d of ["run", "log", "mon.a", "osd.0", "rgw"]) mkdirSync(join(dir, d));
+  const [monPort, rgwPort] = [await freePort(), await freePort()];
+  const conf = join(dir, "ceph.conf");
+  writeFileSync(conf, cephConf(dir, monPort, rgwPort));
+  const c = ["-c", conf];
+  const daemons: ChildProcess[] = [];
+  const stop = async () => {
+    // The gateway first: it holds sessions to the OSD and the monitor.
+    for (const p of daemons.reverse()) await ended(p);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const fsid = /fsid = (\S+)/.exec(readFileSync(conf, "utf8"))![1]!;
+    tool("monmaptool", ["--create", "--addv", "a", `[v1:127.0.0.1:${monPort}]`, "--fsid", fsid, join(dir, "monmap")]);
+    tool("ceph-authtool", [
+      "--create-keyring",
+      join(dir, "keyring"),
+      "--gen-key",
+      "-n",
+      "mon.",
+      "--cap",
+      "mon",
+      "allow *",
+    ]);
+    tool("ceph-mon", [...c, "--mkfs", "-i", "a", "--monmap", join(dir, "monmap"), "--keyring", join(dir, "keyring")]);
+    daemons.push(daemon("ceph-mon", [...c, "-i", "a"]));
+    // The monitor takes a moment to form its one-member quorum; the first calls may fail.
+    await until(
+      "the monitor",
+      60_000,
+      () => spawnSync("ceph", [...c, "osd", "create"], { timeout: 10_000 }).status === 0,
+    );
+    tool("ceph-osd", [...c, "-i", "0", "--mkfs"]);
+    daemons.push(await startOsd(c, join(dir, "log", "osd.0.log")));
+    daemons.push(daemon("radosgw", [...c, "-n", "client.rgw"]));
+    const endpoint = `http://127.0.0.1:${rgwPort}`;
+    await until(
+      "the gateway",
+      90_000,
+      () =>
+        fetch(endpoint).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      () => exitedDaemon(daemons, dir),
+    );
+    const [accessKeyId, secretAccessKey] = [`k${randomHex(10)}`, randomHex(20)];
+    tool("radosgw-admin", [
+      ...c,
+      "user",
+      "create",
+      "--uid=ragd",
+      "--display-name=ragd",
+      `--access-key=${accessKeyId}`,
+      `--secret=${secretAccessKey}`,
+    ]);
+    const base = { prefix: "", endpoint, region: "us-east-1", accessKeyId, secretAccessKey };
+    const createBucket = async (bucket: string) => {
+      const storage = { ...base, bucket };
+      const res = await fetch(presignUrl(storage, { method: "PUT", key: "", expiresInS: 60 }), { method: "PUT" });
+      if (!res.ok) throw new Error(`creating bucket ${bucket}: ${res.status} ${await res.text()}`);
+      return storage;
+    };
+    return { storage: await createBucket("ragd-test"), createBucket, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/**
+ * The OSD, once it is active. Now and then it asks the monitor for its place in the map
+ * before it has the map's fsid, is refused ("wrong fsid") and exits: then it starts again.
+ */
+async function startOsd(c: string[], log: string): Promise<ChildProcess> {
+  for (let attempt = 1; ; attempt++) {
+    const from = existsSync(log) ? readFileSync(log, "utf8").length : 0;
+    const osd = daemon("ceph-osd", [...c, "-i", "0"]);
+    const active = () => existsSync(log) && readFileSync(log, "utf8").includes("state: booting -> active", from);
+    try {
+      await until("the OSD", 60_000, active, () => osd.exitCode !== null && `exit ${osd.exitCode}`);
+      return osd;
+    } catch (err) {
+      await ended(osd);
+      if (attempt === 3) throw err;
+    }
+  }
+}
+
+function exitedDaemon(daemons: ChildProcess[], dir: string): string | false {
+  const d = daemons.find((p) => p.exitCode !== null);
+  return d ? `${d.spawnargs.join(" ")} exited with ${d.exitCode}. ${logTail(dir)}` : false;
+}
+
+/** Polls `ready` until it holds; `dead` names why waiting is pointless (a daemon exited). */
+async function until(
+  what: string,
+  ms: number,
+  ready: () => boolean | Promise<boolean>,
+  dead: () => string | false | undefined = () => false,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await ready())) {
+    const why = dead();
+    if (why) throw new Error(`${what} did not start: ${why}`);
+    if (Date.now() > deadline) throw new Error(`${what} did not start in ${ms / 1000} s`);
+    await Bun.sleep(250);
+  }
+}
+
+async function ended(p: ChildProcess): Promise<void> {
+  if (p.exitCode !== null || p.signalCode !== null) return;
+  const exited = new Promise((r) => p.once("exit", r));
+  p.kill("SIGTERM");
+  const late = setTimeout(() => p.kill("SIGKILL"), 5_000);
+  await exited;
+  clearTimeout(late);
+}
+
+function logTail(dir: string): string {
+  return ["mon.a", "osd.0", "client.rgw"]
+    .map((n) => join(dir, "log", `${n}.log`))
+    .filter(existsSync)
+    .map((f) => `${f}: ${readFileSync(f, "utf8").slice(-1500)}`)
+    .join("\n");
+}
+
+function randomHex(bytes: number): string {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("hex");
+}
