@@ -1,9 +1,10 @@
-// Presigned uploads on a real S3-compatible store (Ceph RGW,
+// Presigned uploads and the put-if-absent probe on a real S3-compatible store (Ceph RGW,
 // started by test/support/rgw.ts; .ci/run installs it).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { S3Client } from "bun";
 import type { ObjectStorage } from "../src/config-storage";
 import { presignPut, presignUrl } from "../src/files/presign";
+import { probePutIfAbsent } from "../src/files/put-if-absent";
 import { haveRgw, NO_RGW, startRgw, type TestRgw } from "./support/rgw";
 
 if (!haveRgw) console.log(`object storage tests skipped: ${NO_RGW}`);
@@ -64,6 +65,40 @@ describe.skipIf(!haveRgw)("on Ceph RGW", () => {
       expect(await put(presignPut(store, key, { contentLength: body.length, expiresInS: 60 }), body)).toBe(200);
       expect(await read(key)).toEqual({ status: 200, body });
       expect(await keysUnder("uploads/a b/")).toEqual([key]);
+    });
+  });
+
+  describe("the put-if-absent probe", () => {
+    test("finds it honoured, under any prefix, and leaves nothing behind", async () => {
+      expect(await probePutIfAbsent(store)).toBe("honoured");
+      expect(await probePutIfAbsent({ ...store, prefix: "tenant/a" })).toBe("honoured");
+      expect(await keysUnder("_ragd/")).toEqual([]);
+      expect(await keysUnder("tenant/a/_ragd/")).toEqual([]);
+    });
+
+    test("finds it ignored behind a proxy that drops If-None-Match", async () => {
+      // What LanceDB's commits would meet behind such a proxy: every PUT overwrites.
+      const target = new URL(store.endpoint!).origin;
+      const proxy = Bun.serve({
+        hostname: "127.0.0.1",
+        port: 0,
+        async fetch(req) {
+          const headers = new Headers(req.headers);
+          headers.delete("if-none-match");
+          const { pathname, search } = new URL(req.url);
+          const body = req.body ? await req.arrayBuffer() : undefined;
+          return fetch(`${target}${pathname}${search}`, { method: req.method, headers, body });
+        },
+      });
+      try {
+        expect(await probePutIfAbsent({ ...store, endpoint: `http://127.0.0.1:${proxy.port}` })).toBe("ignored");
+      } finally {
+        proxy.stop(true);
+      }
+    });
+
+    test("throws, rather than guess, when the store refuses the keys", async () => {
+      await expect(probePutIfAbsent({ ...store, secretAccessKey: "not-the-secret" })).rejects.toThrow(/answered 403/);
     });
   });
 });
