@@ -77,7 +77,7 @@ describe.skipIf(!haveRgw)("on Ceph RGW", () => {
     });
 
     test("finds it ignored behind a proxy that drops If-None-Match", async () => {
-      // What LanceDB's commits would meet behind such a proxy: every PUT overwrites.
+      // RGW seen through it behaves as a store that ignores the header: every PUT overwrites.
       const target = new URL(store.endpoint!).origin;
       const proxy = Bun.serve({
         hostname: "127.0.0.1",

@@ -3,8 +3,8 @@
  * commits a table version on S3 by writing the next manifest with that header, and a
  * refused write makes the losing writer reload and retry; a store that ignores the header
  * lets concurrent writers overwrite each other's commits with no error, and rows vanish
- * (docs/ARCHITECTURE.md, Object storage). Stores differ, and proxies in front of them may
- * drop the header, so ragd asks the store itself rather than trust a list.
+ * (docs/ARCHITECTURE.md, Object storage). S3-compatible stores differ, so ragd asks the
+ * store itself rather than trust a list.
  */
 import type { ObjectStorage } from "../config-storage";
 import { storageKey } from "../config-storage";
@@ -24,8 +24,7 @@ const RACERS = 4;
  */
 export async function probePutIfAbsent(store: ObjectStorage): Promise<PutIfAbsent> {
   const key = storageKey(store, `_ragd/put-if-absent-${crypto.randomUUID()}`);
-  // Only `host` is signed: the header travels unsigned, as LanceDB sends it, so a proxy
-  // that strips it shows up here as a store that ignores it.
+  // Only `host` is signed, so the store's own answer to the header is what is measured.
   const url = presignUrl(store, { method: "PUT", key, expiresInS: 300 });
   const put = (body: string) =>
     fetch(url, { method: "PUT", body, headers: { "if-none-match": "*" } }).then(async (r) => {
