@@ -28,10 +28,12 @@ const BINARIES = ["radosgw", "ceph-mon", "ceph-osd", "radosgw-admin", "monmaptoo
 export const haveRgw = BINARIES.every((b) => Bun.which(b) !== null);
 export const NO_RGW = "no Ceph RGW installed (apt-get install -y --no-install-recommends ceph-mon ceph-osd radosgw)";
 
-/** Daemons still running, killed if the test process exits without stop(). */
+/** Daemons still running and directories not yet removed: cleared if the test process exits without stop(). */
 const running = new Set<ChildProcess>();
+const dirs = new Set<string>();
 process.once("exit", () => {
-  for (const p of running) p.kill("SIGKILL");
+  for (const p of running) if (p.pid) process.kill(p.pid, "SIGKILL");
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 async function freePort(): Promise<number> {
@@ -41,9 +43,9 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function cephConf(dir: string, monPort: number, rgwPort: number): string {
+function cephConf(dir: string, fsid: string, monPort: number, rgwPort: number): string {
   return `[global]
-fsid = ${crypto.randomUUID()}
+fsid = ${fsid}
 mon host = v1:127.0.0.1:${monPort}
 mon initial members = a
 auth cluster required = none
@@ -92,61 +94,25 @@ function daemon(cmd: string, args: string[]): ChildProcess {
 export async function startRgw(): Promise<TestRgw> {
   if (!haveRgw) throw new Error(NO_RGW);
   const dir = mkdtempSync(join(tmpdir(), "ragd-rgw-"));
-  for (const d of ["run", "log", "mon.a", "osd.0", "rgw"]) mkdirSync(join(dir, d));
-  const [monPort, rgwPort] = [await freePort(), await freePort()];
-  const conf = join(dir, "ceph.conf");
-  writeFileSync(conf, cephConf(dir, monPort, rgwPort));
-  const c = ["-c", conf];
+  dirs.add(dir);
   const daemons: ChildProcess[] = [];
   const stop = async () => {
-    // The gateway first: it holds sessions to the OSD and the monitor.
-    for (const p of daemons.reverse()) await ended(p);
+    for (const p of daemons) await ended(p);
     rmSync(dir, { recursive: true, force: true });
+    dirs.delete(dir);
   };
   try {
-    const fsid = /fsid = (\S+)/.exec(readFileSync(conf, "utf8"))![1]!;
-    tool("monmaptool", ["--create", "--addv", "a", `[v1:127.0.0.1:${monPort}]`, "--fsid", fsid, join(dir, "monmap")]);
-    tool("ceph-authtool", [
-      "--create-keyring",
-      join(dir, "keyring"),
-      "--gen-key",
-      "-n",
-      "mon.",
-      "--cap",
-      "mon",
-      "allow *",
-    ]);
-    tool("ceph-mon", [...c, "--mkfs", "-i", "a", "--monmap", join(dir, "monmap"), "--keyring", join(dir, "keyring")]);
-    daemons.push(daemon("ceph-mon", [...c, "-i", "a"]));
-    // The monitor takes a moment to form its one-member quorum; the first calls may fail.
-    await until(
-      "the monitor",
-      60_000,
-      () => spawnSync("ceph", [...c, "osd", "create"], { timeout: 10_000 }).status === 0,
-    );
-    tool("ceph-osd", [...c, "-i", "0", "--mkfs"]);
-    daemons.push(await startOsd(c, join(dir, "log", "osd.0.log")));
-    daemons.push(daemon("radosgw", [...c, "-n", "client.rgw"]));
-    const endpoint = `http://127.0.0.1:${rgwPort}`;
-    await until(
-      "the gateway",
-      90_000,
-      () =>
-        fetch(endpoint).then(
-          (r) => r.ok,
-          () => false,
-        ),
-      () => exitedDaemon(daemons, dir),
-    );
+    const endpoint = await startDaemons(dir, daemons);
     const [accessKeyId, secretAccessKey] = [`k${randomHex(10)}`, randomHex(20)];
+    const user = [`--access-key=${accessKeyId}`, `--secret=${secretAccessKey}`];
     tool("radosgw-admin", [
-      ...c,
+      "-c",
+      join(dir, "ceph.conf"),
       "user",
       "create",
       "--uid=ragd",
       "--display-name=ragd",
-      `--access-key=${accessKeyId}`,
-      `--secret=${secretAccessKey}`,
+      ...user,
     ]);
     const base = { prefix: "", endpoint, region: "us-east-1", accessKeyId, secretAccessKey };
     const createBucket = async (bucket: string) => {
@@ -162,6 +128,34 @@ export async function startRgw(): Promise<TestRgw> {
   }
 }
 
+/** Monitor, OSD and gateway, each pushed onto `daemons` as it starts; the gateway's URL. */
+async function startDaemons(dir: string, daemons: ChildProcess[]): Promise<string> {
+  for (const d of ["run", "log", "mon.a", "osd.0", "rgw"]) mkdirSync(join(dir, d));
+  const [monPort, rgwPort, fsid] = [await freePort(), await freePort(), crypto.randomUUID()];
+  const conf = join(dir, "ceph.conf");
+  writeFileSync(conf, cephConf(dir, fsid, monPort, rgwPort));
+  const c = ["-c", conf];
+  const [monmap, keyring] = [join(dir, "monmap"), join(dir, "keyring")];
+  tool("monmaptool", ["--create", "--addv", "a", `[v1:127.0.0.1:${monPort}]`, "--fsid", fsid, monmap]);
+  tool("ceph-authtool", ["--create-keyring", keyring, "--gen-key", "-n", "mon.", "--cap", "mon", "allow *"]);
+  tool("ceph-mon", [...c, "--mkfs", "-i", "a", "--monmap", monmap, "--keyring", keyring]);
+  daemons.push(daemon("ceph-mon", [...c, "-i", "a"]));
+  // The monitor takes a moment to form its one-member quorum; the first calls may fail.
+  const osdCreated = () => spawnSync("ceph", [...c, "osd", "create"], { timeout: 10_000 }).status === 0;
+  await until("the monitor", 60_000, osdCreated, () => exitedDaemon(daemons, dir));
+  tool("ceph-osd", [...c, "-i", "0", "--mkfs"]);
+  daemons.push(await startOsd(c, join(dir, "log", "osd.0.log")));
+  daemons.push(daemon("radosgw", [...c, "-n", "client.rgw"]));
+  const endpoint = `http://127.0.0.1:${rgwPort}`;
+  const answers = () =>
+    fetch(endpoint).then(
+      (r) => r.ok,
+      () => false,
+    );
+  await until("the gateway", 90_000, answers, () => exitedDaemon(daemons, dir));
+  return endpoint;
+}
+
 /**
  * The OSD, once it is active. Now and then it asks the monitor for its place in the map
  * before it has the map's fsid, is refused ("wrong fsid") and exits: then it starts again.
@@ -172,7 +166,7 @@ async function startOsd(c: string[], log: string): Promise<ChildProcess> {
     const osd = daemon("ceph-osd", [...c, "-i", "0"]);
     const active = () => existsSync(log) && readFileSync(log, "utf8").includes("state: booting -> active", from);
     try {
-      await until("the OSD", 60_000, active, () => osd.exitCode !== null && `exit ${osd.exitCode}`);
+      await until("the OSD", 60_000, active, () => osd.exitCode !== null && `exit ${osd.exitCode}: ${readFileSync(log, "utf8").slice(from).slice(-3000)}`);
       return osd;
     } catch (err) {
       await ended(osd);
@@ -202,13 +196,12 @@ async function until(
   }
 }
 
+/** Kills a daemon outright: the store is thrown away, and a clean stop (the OSD saving its memory to disk) took seconds. */
 async function ended(p: ChildProcess): Promise<void> {
   if (p.exitCode !== null || p.signalCode !== null) return;
   const exited = new Promise((r) => p.once("exit", r));
-  p.kill("SIGTERM");
-  const late = setTimeout(() => p.kill("SIGKILL"), 5_000);
+  p.kill("SIGKILL");
   await exited;
-  clearTimeout(late);
 }
 
 function logTail(dir: string): string {
