@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { S3Client } from "bun";
 import type { ObjectStorage } from "../src/config-storage";
 import { lanceUri, openLance } from "../src/vectors/connection";
+import { awaitCreation, objectStoreCreation } from "../src/vectors/create-claim";
+import { rowsToArrow } from "../src/vectors/tables";
 import { VectorStore } from "../src/vectors/store";
 import { haveRgw, NO_RGW, startRgw, type TestRgw } from "./support/rgw";
 import { CHUNKS_PER_DOC, rowsOf, runWriters, vectorOf } from "./support/vector-writer";
@@ -60,16 +62,54 @@ describe.skipIf(!haveRgw)("the vector store on Ceph RGW", () => {
     expect(await keysUnder("single/")).toEqual([]);
   }, 60_000);
 
-  test("processes whose first writes create one table at once all keep their rows", async () => {
+  test("processes whose first writes create the same tables at once all keep their rows", async () => {
     const where = at("create-race");
-    const collectionId = crypto.randomUUID();
-    const writers = ["w1", "w2", "w3", "w4"];
-    const results = await runWriters(writers.map((name) => ({ where, collectionId, name, docs: 1, replayEvery: 0 })));
-    // Before the creation race was handled, the losers failed with "Table … already exists".
+    // Several new tables at once: each one is a race between the processes.
+    const collectionIds = Array.from({ length: 6 }, () => crypto.randomUUID());
+    const [writers, chunks] = [["w1", "w2", "w3", "w4"], 3_000];
+    const results = await runWriters(
+      writers.map((name) => ({ where, collectionIds, name, docs: 1, replayEvery: 0, chunks })),
+    );
+    // Before creation was claimed, losers failed with "Table … already exists", or overwrote
+    // the winner's table with theirs (LanceDB rebases a losing create as an overwrite).
     expect(results.flatMap((r) => r.errors)).toEqual([]);
-    const counts = await withStore(where, (s) => s.documentCounts(collectionId, 1));
-    expect(Object.fromEntries(counts)).toEqual(Object.fromEntries(writers.map((w) => [`${w}-d0`, CHUNKS_PER_DOC])));
+    const want = Object.fromEntries(writers.map((w) => [`${w}-d0`, chunks]));
+    for (const id of collectionIds) {
+      const counts = await withStore(where, (s) => s.documentCounts(id, 1));
+      expect(Object.fromEntries(counts)).toEqual(want);
+    }
   }, 120_000);
+
+  test("a table whose creation another process claimed is waited for, then written into", async () => {
+    const where = at("claimed");
+    const collectionId = crypto.randomUUID();
+    const name = VectorStore.tableName(collectionId, 1);
+    const claims = objectStoreCreation(where);
+    expect(await claims.claim(name)).toBe(true);
+    expect(await claims.claim(name)).toBe(false);
+    let settled = false;
+    const waiting = withStore(where, (s) => s.replaceDocuments(collectionId, 1, ["a"], rowsOf("a", 1))).finally(
+      () => (settled = true),
+    );
+    await Bun.sleep(1_500);
+    expect(settled).toBe(false);
+    // The claim's holder creates the table with its own rows, then lets go.
+    const conn = await openLance(where);
+    (await conn.createTable(name, rowsToArrow(rowsOf("b", 2)))).close();
+    conn.close();
+    await claims.release(name);
+    await waiting;
+    const counts = await withStore(where, (s) => s.documentCounts(collectionId, 1));
+    expect(Object.fromEntries(counts)).toEqual({ a: CHUNKS_PER_DOC, b: CHUNKS_PER_DOC });
+    expect(await keysUnder("claimed/_ragd/")).toEqual([]);
+  }, 60_000);
+
+  test("a claim whose holder died is given up after the wait, and can be taken again", async () => {
+    const claims = objectStoreCreation(at("stale"));
+    expect(await claims.claim("c_x_g1")).toBe(true);
+    await expect(awaitCreation(claims, "c_x_g1", async () => null, 500)).rejects.toThrow(/has not created it/);
+    expect(await claims.claim("c_x_g1")).toBe(true);
+  });
 
   test("writers in several processes lose no row and duplicate none, with no lock", async () => {
     // RGW honours put-if-absent, on which LanceDB's commits to s3:// rely (test/s3-files.test.ts):
@@ -77,7 +117,9 @@ describe.skipIf(!haveRgw)("the vector store on Ceph RGW", () => {
     const where = at("writers");
     const collectionId = crypto.randomUUID();
     const [writers, docs] = [["w1", "w2", "w3"], 6];
-    const results = await runWriters(writers.map((name) => ({ where, collectionId, name, docs, replayEvery: 3 })));
+    const results = await runWriters(
+      writers.map((name) => ({ where, collectionIds: [collectionId], name, docs, replayEvery: 3 })),
+    );
     expect(results.flatMap((r) => r.errors)).toEqual([]);
     await withStore(where, async (store) => {
       const counts = await store.documentCounts(collectionId, 1);

@@ -19,7 +19,7 @@ test("processes whose first writes create one table at once all keep their rows"
   const collectionId = crypto.randomUUID();
   const writers = ["w1", "w2", "w3", "w4"];
   const results = await runWriters(
-    writers.map((name) => ({ where: dir, collectionId, name, docs: 1, replayEvery: 0 })),
+    writers.map((name) => ({ where: dir, collectionIds: [collectionId], name, docs: 1, replayEvery: 0 })),
   );
   // Before the creation race was handled, all but one failed with "Table … already exists".
   expect(results.flatMap((r) => r.errors)).toEqual([]);

@@ -11,6 +11,7 @@ import * as lancedb from "@lancedb/lancedb";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type ObjectStorage, storageKey } from "../config-storage";
+import { LOCAL_CREATION, objectStoreCreation, type TableCreation } from "./create-claim";
 
 export type LanceConnection = lancedb.Connection;
 
@@ -24,14 +25,28 @@ export function lanceSession(): lancedb.Session {
   return new lancedb.Session(INDEX_CACHE_BYTES, METADATA_CACHE_BYTES);
 }
 
+/** How each connection's new tables are claimed (create-claim.ts); a data directory needs no claim. */
+const creations = new WeakMap<LanceConnection, TableCreation>();
+
+export function tableCreation(conn: LanceConnection): TableCreation {
+  return creations.get(conn) ?? LOCAL_CREATION;
+}
+
 /** The data directory, or the object store ragd keeps its data in. */
 export type LanceLocation = string | ObjectStorage;
 
 export async function openLance(where: LanceLocation, session = lanceSession()): Promise<LanceConnection> {
   // The session goes inside the options: connect(uri, options, session) drops a third
   // argument that is a session, and the connection then runs on the unbounded defaults.
-  if (typeof where !== "string")
-    return lancedb.connect(lanceUri(where), { readConsistencyInterval: 0, session, storageOptions: s3Options(where) });
+  if (typeof where !== "string") {
+    const conn = await lancedb.connect(lanceUri(where), {
+      readConsistencyInterval: 0,
+      session,
+      storageOptions: s3Options(where),
+    });
+    creations.set(conn, objectStoreCreation(where));
+    return conn;
+  }
   const dir = join(where, "lance");
   mkdirSync(dir, { recursive: true });
   return lancedb.connect(dir, { readConsistencyInterval: 0, session });

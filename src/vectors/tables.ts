@@ -4,7 +4,8 @@
  */
 import * as arrow from "apache-arrow";
 import type { Table } from "@lancedb/lancedb";
-import type { LanceConnection } from "./connection";
+import { type LanceConnection, tableCreation } from "./connection";
+import type { TableCreation } from "./create-claim";
 import { metadataTerms } from "./meta-index";
 
 /** One chunk as written to a table; `id` is `${documentId}:${chunkIndex}`. */
@@ -183,8 +184,12 @@ export async function vectorDim(table: Table): Promise<number> {
 /** Open tables by name. Handles are long-lived: LanceDB caches index data in them. */
 export class TableCache {
   private readonly open = new Map<string, Promise<Table | null>>();
+  /** Who creates a new table when several processes write to it first (create-claim.ts). */
+  readonly creation: TableCreation;
 
-  constructor(private readonly conn: LanceConnection) {}
+  constructor(private readonly conn: LanceConnection) {
+    this.creation = tableCreation(conn);
+  }
 
   /** The open table, or null when it does not exist (a miss is not cached: it may be created later). */
   get(name: string): Promise<Table | null> {

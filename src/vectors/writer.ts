@@ -4,7 +4,9 @@
  * writers) while different tables proceed in parallel.
  */
 import { Index, type Table } from "@lancedb/lancedb";
+import { awaitCreation } from "./create-claim";
 import { MetadataColumn, type MetadataLookup } from "./metadata-column";
+import { retryOnConflict } from "./retry";
 import {
   collectionPrefix,
   inList,
@@ -225,22 +227,31 @@ export class TableWriter {
   /**
    * First write: the table takes its dimension from the rows and gets its full-text index
    * right away. Null when that is done (or there was nothing to write); the table, for the
-   * caller to write into as usual, when another process created it in the meantime.
+   * caller to write into as usual, when another process creates it (create-claim.ts).
    */
   private async createWith(name: string, rows: ChunkRow[]): Promise<Table | null> {
     if (!rows.length) return null;
-    const table = await this.tables.create(name, rows);
-    if (!table) {
-      this.log("vector table created by another process", { table: name });
-      const theirs = await this.tables.get(name);
-      if (!theirs) throw new Error(`vector table ${name} exists but cannot be opened`);
-      return theirs;
+    const { creation } = this.tables;
+    if (!(await creation.claim(name))) return this.createdElsewhere(name);
+    let table: Table | null;
+    try {
+      table = await this.tables.create(name, rows);
+    } finally {
+      await creation.release(name);
     }
+    // It existed already: created by a process that claimed it before us.
+    if (!table) return this.createdElsewhere(name);
     this.metadata.markCurrent(name);
-    await ensureFtsIndex(table);
+    // Seen once on RGW: the index's commit refused as conflicting with a later version of the table.
+    await retryOnConflict(() => ensureFtsIndex(table));
     this.dirty.add(name);
     this.log("vector table created", { table: name, dim: rows[0]!.vector.length });
     return null;
+  }
+
+  private async createdElsewhere(name: string): Promise<Table> {
+    this.log("vector table created by another process", { table: name });
+    return awaitCreation(this.tables.creation, name, () => this.tables.get(name));
   }
 }
 

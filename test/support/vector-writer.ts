@@ -1,7 +1,8 @@
 /**
  * One writer process of the multi-process vector tests: opens ragd's VectorStore where
  * the JSON argument says (a data directory or an object store), waits for the common
- * start time so that every process writes at once, writes its documents (10 chunks
+ * start time so that every process writes at once, writes its documents to each of
+ * its collections (10 chunks
  * each; every `replayEvery`-th one a second time, as a retried task does) and prints
  * `{ "failed": n, "errors": [...] }` on stdout.
  * Usage: bun test/support/vector-writer.ts '<json of WriterJob>'
@@ -12,12 +13,15 @@ import { type ChunkRow, VectorStore } from "../../src/vectors/store";
 
 export interface WriterJob {
   where: string | ObjectStorage;
-  collectionId: string;
+  /** Each document is written to every one of them, at once. */
+  collectionIds: string[];
   /** Prefix of this writer's document ids. */
   name: string;
   docs: number;
   /** 0: no replays. */
   replayEvery: number;
+  /** Chunks per document (default CHUNKS_PER_DOC): more make each first write, and its race, longer. */
+  chunks?: number;
   /** Epoch milliseconds at which to begin. */
   startAt: number;
 }
@@ -33,8 +37,8 @@ export function vectorOf(seed: number): Float32Array {
   });
 }
 
-export function rowsOf(doc: string, seed: number): ChunkRow[] {
-  return Array.from({ length: CHUNKS_PER_DOC }, (_, i) => ({
+export function rowsOf(doc: string, seed: number, chunks = CHUNKS_PER_DOC): ChunkRow[] {
+  return Array.from({ length: chunks }, (_, i) => ({
     id: `${doc}:${i}`,
     documentId: doc,
     chunkIndex: i,
@@ -50,7 +54,11 @@ async function run(job: WriterJob): Promise<{ failed: number; errors: string[] }
   const store = new VectorStore(conn);
   const errors: string[] = [];
   const write = (doc: string, d: number) =>
-    store.replaceDocuments(job.collectionId, 1, [doc], rowsOf(doc, d)).catch((e) => errors.push(String(e)));
+    Promise.all(
+      job.collectionIds.map((id) =>
+        store.replaceDocuments(id, 1, [doc], rowsOf(doc, d, job.chunks)).catch((e) => errors.push(String(e))),
+      ),
+    );
   await Bun.sleep(Math.max(0, job.startAt - Date.now()));
   for (let d = 0; d < job.docs; d++) {
     const doc = `${job.name}-d${d}`;
