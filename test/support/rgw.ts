@@ -166,7 +166,12 @@ async function startOsd(c: string[], log: string): Promise<ChildProcess> {
     const osd = daemon("ceph-osd", [...c, "-i", "0"]);
     const active = () => existsSync(log) && readFileSync(log, "utf8").includes("state: booting -> active", from);
     try {
-      await until("the OSD", 60_000, active, () => osd.exitCode !== null && `exit ${osd.exitCode}: ${readFileSync(log, "utf8").slice(from).slice(-3000)}`);
+      await until(
+        "the OSD",
+        60_000,
+        active,
+        () => osd.exitCode !== null && `exit ${osd.exitCode}: ${readFileSync(log, "utf8").slice(from).slice(-3000)}`,
+      );
       return osd;
     } catch (err) {
       await ended(osd);
