@@ -20,7 +20,7 @@ describe.skipIf(!haveRgw)("on Ceph RGW", () => {
   beforeAll(async () => {
     rgw = await startRgw();
     store = rgw.storage;
-  }, 180_000);
+  }, 300_000);
   afterAll(() => rgw?.stop(), 30_000);
 
   const put = (url: string, body: string) => fetch(url, { method: "PUT", body }).then((r) => r.status);

@@ -16,7 +16,7 @@ describe.skipIf(!haveRgw)("the vector store on Ceph RGW", () => {
   let rgw: TestRgw;
   beforeAll(async () => {
     rgw = await startRgw();
-  }, 180_000);
+  }, 300_000);
   afterAll(() => rgw?.stop(), 30_000);
 
   /** The bucket's settings under a prefix of the test's own. */
@@ -127,5 +127,5 @@ describe.skipIf(!haveRgw)("the vector store on Ceph RGW", () => {
       expect([...counts.values()].every((n) => n === CHUNKS_PER_DOC)).toBe(true);
       expect(await store.countRows(collectionId, 1)).toBe(writers.length * docs * CHUNKS_PER_DOC);
     });
-  }, 180_000);
+  }, 300_000);
 });

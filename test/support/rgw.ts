@@ -91,8 +91,21 @@ function daemon(cmd: string, args: string[]): ChildProcess {
   return p;
 }
 
+/**
+ * Starts a store; a start that fails (the OSD now and then keeps exiting with "wrong
+ * fsid", below) is thrown away whole and made again from nothing, once.
+ */
 export async function startRgw(): Promise<TestRgw> {
   if (!haveRgw) throw new Error(NO_RGW);
+  try {
+    return await startRgwOnce();
+  } catch (err) {
+    console.error(`the test RGW did not start, starting another: ${String(err).slice(0, 2000)}`);
+    return startRgwOnce();
+  }
+}
+
+async function startRgwOnce(): Promise<TestRgw> {
   const dir = mkdtempSync(join(tmpdir(), "ragd-rgw-"));
   dirs.add(dir);
   const daemons: ChildProcess[] = [];
@@ -175,7 +188,9 @@ async function startOsd(c: string[], log: string): Promise<ChildProcess> {
       return osd;
     } catch (err) {
       await ended(osd);
-      if (attempt === 3) throw err;
+      if (attempt === 5) throw err;
+      // The monitor may still be settling its map: give it longer each time.
+      await Bun.sleep(500 * attempt);
     }
   }
 }
