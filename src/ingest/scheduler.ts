@@ -5,6 +5,7 @@
  */
 import type { WriteBatch } from "../db/batch";
 import type { Db } from "../db/client";
+import { savepoint } from "../db/prepared";
 import type { Task } from "../db/schema";
 import type { Logger } from "../log";
 import type { CrawlSync } from "./crawl-sync";
@@ -190,7 +191,7 @@ export class TaskScheduler {
         if (this.stopped || !this.hasCapacity()) break;
         step = [];
         const want = this.claimRoom();
-        const n = t.transaction((tx) => claimJobs(tx as unknown as Db, want, this.p.d, collectionOf, place));
+        const n = savepoint(t, (tx) => claimJobs(tx, want, this.p.d, collectionOf, place));
         claimed.push(...step);
         if (n < want) break;
       }
