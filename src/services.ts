@@ -182,7 +182,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const quiet = throttledLogger(log);
   const upkeep = () => {
     if (!disk.writable()) return;
-    const step = upkeepClock.tick(engine.busy());
+    const step = upkeepClock.tick(engine.busy(), Date.now(), store.lastWriteAt);
     if (step === "none") return;
     if (step === "tails") {
       // Keyword searches re-tokenise every row the full-text index lacks: refresh long tails now.

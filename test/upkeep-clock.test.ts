@@ -5,7 +5,12 @@
  * burst's commits never wait for an optimize() in their table's write queue.
  */
 import { expect, test } from "bun:test";
-import { BURST_GRACE_MS, FULL_PASS_WAIT_MS, UpkeepClock } from "../src/vectors/upkeep-clock";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openLance } from "../src/vectors/connection";
+import { VectorStore } from "../src/vectors/store";
+import { BURST_GRACE_MS, FULL_PASS_WAIT_MS, QUIET_AFTER_WRITE_MS, UpkeepClock } from "../src/vectors/upkeep-clock";
 
 const TICK = 10_000;
 
@@ -45,4 +50,37 @@ test("a new burst after a quiet tick waits the grace again", () => {
   expect(out[grace + 1]).toBe("full");
   expect(out.slice(grace + 2, 2 * grace + 2)).toEqual(Array(grace).fill("none"));
   expect(out[2 * grace + 2]).toBe("tails");
+});
+
+test("a tick between two requests of a burst, with no task under way but a write just ended, is not quiet", () => {
+  const clock = new UpkeepClock(0);
+  expect(clock.tick(false, 10_000)).toBe("full");
+  // No task at the tick, but chunks were written a second ago: the burst goes on.
+  expect(clock.tick(false, 20_000, 19_000)).toBe("none");
+  expect(clock.tick(true, 30_000, 29_900)).toBe("tails");
+  // Writes ended long enough ago: quiet, the full pass runs.
+  expect(clock.tick(false, 40_000, 40_000 - QUIET_AFTER_WRITE_MS)).toBe("full");
+});
+
+test("the store notes when a chunk write ends, the sign upkeep reads", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "ragd-upkeep-clock-"));
+  const conn = await openLance(dir);
+  const store = new VectorStore(conn);
+  try {
+    expect(store.lastWriteAt).toBe(Number.NEGATIVE_INFINITY);
+    const before = Date.now();
+    const vector = new Float32Array(8).fill(0.5);
+    await store.replaceDocuments(
+      Bun.randomUUIDv7(),
+      1,
+      [],
+      [{ id: "d:0", documentId: "d", chunkIndex: 0, text: "t", start: 0, end: 1, vector }],
+    );
+    expect(store.lastWriteAt).toBeGreaterThanOrEqual(before);
+    expect(store.lastWriteAt).toBeLessThanOrEqual(Date.now());
+  } finally {
+    store.close();
+    conn.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -22,6 +22,12 @@ export type UpkeepStep = "full" | "tails" | "none";
 export const BURST_GRACE_MS = 10_000;
 /** The longest the full pass waits for ingestion to be quiet. */
 export const FULL_PASS_WAIT_MS = 120_000;
+/**
+ * Ingestion that wrote this recently counts as running though no task is under way at
+ * the tick: between two batch requests the queue may be empty for a moment, and a full
+ * pass begun then held the next commits (LanceDB's threads at 0.2 ms per chunk).
+ */
+export const QUIET_AFTER_WRITE_MS = 3_000;
 
 export class UpkeepClock {
   private lastFull: number;
@@ -36,8 +42,9 @@ export class UpkeepClock {
     this.lastFull = now;
   }
 
-  /** The step of a tick at `now`, given whether ingestion is running. */
-  tick(busy: boolean, now = Date.now()): UpkeepStep {
+  /** The step of a tick at `now`, given whether ingestion is running and when it last wrote. */
+  tick(running: boolean, now = Date.now(), lastWriteAt = Number.NEGATIVE_INFINITY): UpkeepStep {
+    const busy = running || now - lastWriteAt < QUIET_AFTER_WRITE_MS;
     if (!busy || now - this.lastFull >= this.maxWaitMs) {
       if (!busy) this.busySince = null;
       this.lastFull = now;
