@@ -37,6 +37,10 @@
  *                                  → 16 % (12–26 %), 1,649 chunks/s (822–2,193), server 0.338 ms/chunk (0.239–0.362)
  * By thread (medians): main 0.152 → 0.120, workers 0.089 → 0.093, JIT 0.093 → 0.076,
  * LanceDB 0.091 → 0.025 (four of the seven old runs met a tail refresh), other 0.028 → 0.020.
+ * After a tick within 3 s of a chunk write also counted as ingestion (a full pass had met
+ * runs whose queue was empty between two requests), three more runs each, load 10.5–12.4:
+ *   13 % (7–15 %), 947 chunks/s (555–1,029), 0.480 ms/chunk → 29 % (15–29 %), 1,116 chunks/s
+ *   (1,102–1,734), 0.362 ms/chunk (0.327–0.367); raw add() 3,806–8,219 rows/s in those runs.
  * On a quiet machine (load 0.3) the old binary made 21 %, 4,067 chunks/s, 0.409 ms/chunk.
  * The target is not reached on this machine: the built-in embedding alone costs more CPU
  * than the raw add() it is compared with (which embeds beforehand), and 50 % needs about
