@@ -29,10 +29,23 @@
  * index upkeep); the spread is the load's, and index upkeep's: 8 of the 11 new runs and 5 of
  * the old ones lasted past an upkeep wake-up that refreshed the full-text index, whose
  * LanceDB threads then took 0.07–0.25 ms per chunk instead of 0.02.
+ * Then, after claims sized to the pool's room, answers without fetch-state reads for text
+ * sources, savepoints of kept statements, one stderr write per turn, and no full-text tail
+ * refresh in a burst that one upkeep tick sees alone, seven runs each, alternating, load
+ * average 6.6–15 from other work (median, range):
+ *   bun bench/batch.ts --docs 5000   12 % (5–22 %), 1,123 chunks/s (500–2,112), server 0.433 ms/chunk (0.308–0.604)
+ *                                  → 16 % (12–26 %), 1,649 chunks/s (822–2,193), server 0.338 ms/chunk (0.239–0.362)
+ * By thread (medians): main 0.152 → 0.120, workers 0.089 → 0.093, JIT 0.093 → 0.076,
+ * LanceDB 0.091 → 0.025 (four of the seven old runs met a tail refresh), other 0.028 → 0.020.
+ * After a tick within 3 s of a chunk write also counted as ingestion (a full pass had met
+ * runs whose queue was empty between two requests), three more runs each, load 10.5–12.4:
+ *   13 % (7–15 %), 947 chunks/s (555–1,029), 0.480 ms/chunk → 29 % (15–29 %), 1,116 chunks/s
+ *   (1,102–1,734), 0.362 ms/chunk (0.327–0.367); raw add() 3,806–8,219 rows/s in those runs.
+ * On a quiet machine (load 0.3) the old binary made 21 %, 4,067 chunks/s, 0.409 ms/chunk.
  * The target is not reached on this machine: the built-in embedding alone costs more CPU
- * than the raw add() it is compared with (which embeds beforehand), and acceptance of the
- * requests takes over half the time under this load (docs/ARCHITECTURE.md, "Where
- * ingestion time goes").
+ * than the raw add() it is compared with (which embeds beforehand), and 50 % needs about
+ * 0.24 ms of server CPU per chunk with both cores busy throughout (docs/ARCHITECTURE.md,
+ * "Where ingestion time goes", says what remains by thread).
  */
 import { rmSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";

@@ -43,6 +43,7 @@ import { Searcher } from "./retrieval/searcher";
 import { childProcess } from "./vectors/index-build";
 import { openLance, type LanceConnection } from "./vectors/connection";
 import { VectorStore } from "./vectors/store";
+import { UpkeepClock } from "./vectors/upkeep-clock";
 
 export interface Services {
   config: Config;
@@ -172,21 +173,22 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   };
   housekeeping();
   // Index upkeep (compaction, full-text refresh, ANN training) is heavy on memory: while
-  // ingestion runs it waits for a quiet moment, or two minutes at most.
+  // ingestion runs it waits for a quiet moment, or two minutes at most (upkeep-clock.ts).
   // Compaction needs room to write: not while the disk is under RAGD_MIN_FREE_MB.
-  let lastUpkeep = Date.now();
+  const upkeepClock = new UpkeepClock();
   // A release is a full collection on this thread plus malloc_trim: under steady query
   // traffic it would otherwise run after every upkeep (10 s); once a minute is enough.
   let lastRelease = Number.NEGATIVE_INFINITY;
   const quiet = throttledLogger(log);
   const upkeep = () => {
     if (!disk.writable()) return;
-    if (engine.busy() && Date.now() - lastUpkeep < 120_000) {
+    const step = upkeepClock.tick(engine.busy(), Date.now(), store.lastWriteAt);
+    if (step === "none") return;
+    if (step === "tails") {
       // Keyword searches re-tokenise every row the full-text index lacks: refresh long tails now.
       void store.refreshTails().catch((err) => quiet.warn("index upkeep failed", { error: err }));
       return;
     }
-    lastUpkeep = Date.now();
     void store
       .maintain()
       .catch((err) => quiet.warn("index upkeep failed", { error: err }))

@@ -5,6 +5,7 @@
  */
 import type { WriteBatch } from "../db/batch";
 import type { Db } from "../db/client";
+import { savepoint } from "../db/prepared";
 import type { Task } from "../db/schema";
 import type { Logger } from "../log";
 import type { CrawlSync } from "./crawl-sync";
@@ -14,6 +15,7 @@ import { collectionsOnce } from "./job-for";
 import type { Job, JobEvent, StageTimes } from "./job";
 import { EndingBatch } from "./endings";
 import { type Outcome, outcomeOf, settleOutcome } from "./outcome";
+import { jobWeight } from "./pool";
 import { ProgressBuffer } from "./progress";
 import type { ChunkSink } from "./sink";
 import type { IngestStats } from "./stats";
@@ -145,7 +147,20 @@ export class TaskScheduler {
   }
 
   /**
-   * Claims tasks, CLAIM_STEP at a time (claims.ts), and takes room for them in the pool
+   * How many tasks the next claim may take: no more than the pool's idle weight can hold
+   * if every one is small (the least weight a job has), nor than may await commit. Every
+   * ending kicks: claiming CLAIM_STEP tasks then read 128 documents with their texts and
+   * built their jobs to place one, and gave the rest back.
+   */
+  private claimRoom(): number {
+    const { pool } = this.p.d;
+    const byWeight = Math.ceil(pool.idle / jobWeight(0));
+    const awaiting = pool.size * AWAITING_COMMIT_PER_WORKER - this.running.size;
+    return Math.max(1, Math.min(CLAIM_STEP, byWeight, awaiting));
+  }
+
+  /**
+   * Claims tasks, up to claimRoom() at a time (claims.ts), and takes room for them in the pool
    * while there is room; never throws, so the steps done before an error still commit
    * with their jobs. A failed step rolls back (its savepoint) and gives its room back.
    */
@@ -175,9 +190,10 @@ export class TaskScheduler {
       for (;;) {
         if (this.stopped || !this.hasCapacity()) break;
         step = [];
-        const n = t.transaction((tx) => claimJobs(tx as unknown as Db, CLAIM_STEP, this.p.d, collectionOf, place));
+        const want = this.claimRoom();
+        const n = savepoint(t, (tx) => claimJobs(tx, want, this.p.d, collectionOf, place));
         claimed.push(...step);
-        if (n < CLAIM_STEP) break;
+        if (n < want) break;
       }
     } catch (err) {
       this.undo(step);

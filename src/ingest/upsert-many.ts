@@ -7,6 +7,7 @@
  * by one instead, so a refused item undoes only itself.
  */
 import type { Db } from "../db/client";
+import { savepoint } from "../db/prepared";
 import { findCollectionById } from "../db/repo/collections";
 import { insertQueuedDocuments, takenExternalIds } from "../db/repo/task-batches";
 import { saveSourceFetch } from "../db/repo/source-fetches";
@@ -17,11 +18,6 @@ import { createdRow, type UpsertPlan, type Upserted, upsertDocumentTx } from "./
 
 /** One item's outcome: stored, its collection gone (null), or its error. */
 export type UpsertResult = { ok: true; value: Upserted | null } | { ok: false; error: unknown };
-
-/** Runs `fn` in a savepoint of `t`: what it wrote is undone if it throws. */
-function savepoint<T>(t: Db, fn: (tx: Db) => T): T {
-  return t.transaction((tx) => fn(tx as unknown as Db));
-}
 
 /**
  * Upserts the plans of one collection (distinct external ids, no files) inside the

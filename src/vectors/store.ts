@@ -70,6 +70,8 @@ export class VectorStore {
   private readonly searchOptions: SearchOptions;
   /** Searches and writes since the last takeActivity(), counted as they end. */
   private activity = 0;
+  /** When the last chunk write ended (ms since the epoch): upkeep's sign of ingestion between its ticks. */
+  lastWriteAt = Number.NEGATIVE_INFINITY;
 
   constructor(conn: LanceConnection, opts: VectorStoreOptions = {}) {
     const log = opts.log ?? (() => {});
@@ -109,9 +111,10 @@ export class VectorStore {
     rows: ChunkRow[],
     opts: WriteOptions = {},
   ): Promise<void> {
-    return this.writer
-      .replaceDocuments(tableName(collectionId, generation), documentIds, rows, opts)
-      .finally(() => this.activity++);
+    return this.writer.replaceDocuments(tableName(collectionId, generation), documentIds, rows, opts).finally(() => {
+      this.activity++;
+      this.lastWriteAt = Date.now();
+    });
   }
 
   /** Removes a document's rows from every generation table of the collection. */

@@ -1,0 +1,56 @@
+/**
+ * What the periodic index upkeep does on each tick (services.ts, every 10 s): the full
+ * pass (compaction, index refresh, ANN training) when ingestion is quiet, or once it has
+ * waited two minutes; while ingestion runs, only the refresh of long full-text tails
+ * (maintain.ts), and that only once ingestion has gone on for a while.
+ *
+ * The tail refresh runs optimize() inside the table's write queue, so the commits of the
+ * ingestion wait for it, and under load it took longer than a whole burst: a 5,000-document
+ * batch run that met a tick took 14 s instead of 5, its LanceDB threads spending 0.2 ms
+ * per chunk instead of 0.02. A burst that one tick sees alone therefore leaves its tail to the
+ * full pass that follows it; keyword searches meanwhile scan the unindexed rows
+ * (correct, slower), as they do between any two refreshes.
+ */
+
+/** What one tick does. */
+export type UpkeepStep = "full" | "tails" | "none";
+
+/**
+ * How long ingestion runs (as the ticks see it) before its full-text tails are refreshed:
+ * one tick, so a tail holds at most about two ticks of ingestion instead of one.
+ */
+export const BURST_GRACE_MS = 10_000;
+/** The longest the full pass waits for ingestion to be quiet. */
+export const FULL_PASS_WAIT_MS = 120_000;
+/**
+ * Ingestion that wrote this recently counts as running though no task is under way at
+ * the tick: between two batch requests the queue may be empty for a moment, and a full
+ * pass begun then held the next commits (LanceDB's threads at 0.2 ms per chunk).
+ */
+export const QUIET_AFTER_WRITE_MS = 3_000;
+
+export class UpkeepClock {
+  private lastFull: number;
+  /** When a tick first saw the ingestion under way now running; null while quiet. */
+  private busySince: number | null = null;
+
+  constructor(
+    now = Date.now(),
+    private readonly graceMs = BURST_GRACE_MS,
+    private readonly maxWaitMs = FULL_PASS_WAIT_MS,
+  ) {
+    this.lastFull = now;
+  }
+
+  /** The step of a tick at `now`, given whether ingestion is running and when it last wrote. */
+  tick(running: boolean, now = Date.now(), lastWriteAt = Number.NEGATIVE_INFINITY): UpkeepStep {
+    const busy = running || now - lastWriteAt < QUIET_AFTER_WRITE_MS;
+    if (!busy || now - this.lastFull >= this.maxWaitMs) {
+      if (!busy) this.busySince = null;
+      this.lastFull = now;
+      return "full";
+    }
+    this.busySince ??= now;
+    return now - this.busySince >= this.graceMs ? "tails" : "none";
+  }
+}
