@@ -26,8 +26,10 @@ export interface Ranked extends StoredHit {
 /**
  * The columns a hit is built from. A row's id is `document_id:chunk_index` (tables.ts), so
  * it is not read: each column a search returns is one more read per hit in LanceDB and one
- * more to decode here (at 20,000 rows, 32 vector searches at a time, dropping it cut
- * LanceDB's CPU per search by about 0.3–0.8 ms of 6; bench/query-concurrency.ts).
+ * more to decode here: at 20,000 rows (HNSW), each column cost a search about 0.3 ms of
+ * CPU, and dropping this one cut a sequential search from 5.9–7.3 to 5.5–5.8 ms; hybrid,
+ * whose lists all read these columns, went from 17–20 to 11–16 ms of LanceDB CPU per
+ * request (bench/query-concurrency.ts).
  */
 export const COLUMNS = ["document_id", "chunk_index", "text", "start", "end"];
 
