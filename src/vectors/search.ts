@@ -82,6 +82,11 @@ export async function searchTable(
   if (req.mode === "vector") hits = await vectorHits(table, req.vector!, req.topK, filter, ann, exact);
   else if (req.mode === "keyword") hits = await keywordHits(table, req.text, req.topK, filter);
   else hits = await hybridHits(table, req, filter, ann, exact);
+  return finishHits(hits, req);
+}
+
+/** A search's answer from its ranked hits: those reaching `minScore`, cut to topK. */
+export function finishHits(hits: Ranked[], req: Pick<TableSearch, "topK" | "minScore">): StoredHit[] {
   const min = req.minScore ?? 0;
   return hits
     .filter((h) => h.score >= min)

@@ -33,13 +33,13 @@ export async function vectorHits(
 }
 
 /** Hits scored by cosine similarity, from rows carrying LanceDB's cosine `_distance`. */
-function toHits(rows: ArrowTable): Ranked[] {
+export function toHits(rows: ArrowTable): Ranked[] {
   const distances = numbersOf(rows, "_distance");
   return hitsOf(rows, (i) => clamp01(1 - Number(distances[i])));
 }
 
 /** A vector query probing up to `ceiling` partitions, or exact: bypassing the ANN index. */
-function vectorQuery(
+export function vectorQuery(
   table: Table,
   vector: Float32Array,
   limit: number,
