@@ -126,3 +126,19 @@ test("the store answers concurrent vector searches as it answers each one alone"
   expect(together[3]!.every((h) => h.score >= 0.2)).toBe(true);
   store.close();
 });
+
+test("searches of another handle under the same name never share a query", async () => {
+  const batches = new VectorBatches(new Semaphore(1));
+  const other = await conn.openTable("batch");
+  const rnd = rng(21);
+  const queries = Array.from({ length: 3 }, () => unit(rnd));
+  const got = await Promise.all([
+    batches.search("batch", table, queries[0]!, 10, probes),
+    batches.search("batch", table, queries[1]!, 10, probes),
+    batches.search("batch", other, queries[2]!, 10, probes),
+  ]);
+  other.close();
+  expect(batches.ran).toEqual({ queries: 3, searches: 3 });
+  for (const [i, q] of queries.entries())
+    expect(got[i]!.map((h) => h.id)).toEqual((await alone(q, 10)).map((h) => `${h.documentId}:${h.chunkIndex}`));
+});

@@ -31,6 +31,7 @@ export function batchable(req: TableSearch): req is TableSearch & { vector: Floa
 }
 
 interface Batch {
+  table: Table;
   vectors: Float32Array[];
   result: Promise<Ranked[][]>;
 }
@@ -51,11 +52,12 @@ export class VectorBatches {
     // Only searches asking the same thing of the same table may share a query.
     const shape = `${key}\0${limit}\0${vector.length}\0${JSON.stringify(ann)}`;
     const joined = this.open.get(shape);
-    if (joined && joined.vectors.length < this.max) {
+    // A table dropped and made again under its name is another handle: it never shares.
+    if (joined && joined.table === table && joined.vectors.length < this.max) {
       const i = joined.vectors.push(vector) - 1;
       return (await joined.result)[i]!;
     }
-    const batch: Batch = { vectors: [vector], result: Promise.resolve([]) };
+    const batch: Batch = { table, vectors: [vector], result: Promise.resolve([]) };
     let started = false;
     batch.result = this.turns.run(() => {
       started = true;
