@@ -6,14 +6,16 @@
  *
  * Provisions and loads the corpus of bench/query-corpus.ts, restarts the binary,
  * then for vector and hybrid mode: 1, 4, 32 and 64 clients each asking back to back
- * for `seconds` (requests/s, p50, p99), and the reference: searchTable() on the same
- * table in this process with the server's probe settings, 32 searches in flight,
+ * for `seconds` (requests/s, p50, p99), and the reference: the server's search of the
+ * same table in this process with its probe settings (vector searches batched under
+ * SEARCH_CONCURRENCY turns as the store batches them, vector-batch.ts), 32 in flight,
  * with query vectors embedded beforehand (for hybrid: its vector and full-text
  * searches and their follow-up lookups). Beside it, for vector mode, a bare ANN query
  * (as bench/ann-sizes.ts runs it): the same index, probes, ef and refine factor, reading
  * only two columns, so what the server's search shape adds over the index is visible in
- * the same run. The last lines are HTTP throughput at 32 clients as a share of each. With more than one round, the steps repeat in
- * alternating order (1, 4, 32, 64, then 64, 32, 4, 1, …) with a reference in each, so
+ * the same run (each bare query runs alone, unbatched). The last lines are HTTP
+ * throughput at 32 clients as a share of each. With more than one round, the steps repeat
+ * in alternating order (1, 4, 32, 64, then 64, 32, 4, 1, …) with a reference in each, so
  * the machine's drift falls on every step alike; the medians per step follow. Each
  * step also reports the CPU milliseconds per request of the answering process's threads
  * (the server's for HTTP, this process's for the reference): its main thread, LanceDB's
@@ -54,6 +56,13 @@
  *   about 0.3 ms each; refine (re-reading 20 stored vectors) costs about 1.5 ms and keeps
  *   recall@10 at 0.96 (0.94 without). So HTTP at 32 clients reaches 64–86 % of the bare
  *   query, and 255 req/s needs a machine where the bare query alone does well over that.
+ * - 20,000 rows, before and after unfiltered vector searches waiting for a turn shared one
+ *   LanceDB query (vector-batch.ts; under 32 clients they averaged 5 searches a query).
+ *   `… 10 1`, old then new binary (load average 11–12): vector HTTP at 32 clients 139 → 141
+ *   req/s, CPU ms per request 1.38·4.65·0.41 → 0.83·5.12·0.26; HTTP at 32 clients / bare ANN
+ *   query 62 → 78 %. With the two binaries alternated twice at 32 clients for 8 s (load average
+ *   6–9): 117–168 → 157–192 req/s, CPU 1.96–2.02·6.04–6.37·0.55–0.92 → 0.80–0.90·4.83–5.41·
+ *   0.40–0.64. The main thread's share halves every time; LanceDB's moves with the machine.
  */
 import type { Table } from "@lancedb/lancedb";
 import { rmSync } from "node:fs";
@@ -61,8 +70,10 @@ import { loadavg } from "node:os";
 import { embedBuiltin } from "../src/embed/builtin";
 import { type AnnProbes, probesForRows, vectorIndexes } from "../src/vectors/ann";
 import { openLance } from "../src/vectors/connection";
-import { searchTable, type SearchMode } from "../src/vectors/search";
-import { VectorStore } from "../src/vectors/store";
+import { Semaphore } from "../src/tools/semaphore";
+import { finishHits, searchTable, type SearchMode } from "../src/vectors/search";
+import { SEARCH_CONCURRENCY, VectorStore } from "../src/vectors/store";
+import { VectorBatches } from "../src/vectors/vector-batch";
 import { tempDir } from "../test/support/app";
 import { ensureBinary } from "../test/support/binary";
 import { N, SHAPE, load, provision, sentence, serve, stop, type Server } from "./query-corpus";
@@ -149,9 +160,13 @@ async function main(): Promise<void> {
     const table = await conn.openTable(VectorStore.tableName(pipelineId, 1));
     const serving = vectorIndexes(await table.listIndices())[0];
     const probes = serving ? probesForRows(serving.trainedRows, serving.indexType) : null;
+    // As the server: vector searches waiting for a turn share a query (vector-batch.ts).
+    const batches = new VectorBatches(new Semaphore(SEARCH_CONCURRENCY));
     const inProcess = (mode: SearchMode) => async (i: number) => {
       const k = i % texts.length;
-      await searchTable(table, { mode, text: texts[k]!, vector: vectors[k], topK: TOP_K }, probes);
+      const req = { mode, text: texts[k]!, vector: vectors[k], topK: TOP_K };
+      if (mode === "vector") finishHits(await batches.search("bench", table, vectors[k]!, TOP_K, probes), req);
+      else await searchTable(table, req, probes);
     };
     const bare = async (i: number) => {
       await bareQuery(table, vectors[i % texts.length]!, probes).toArray();
