@@ -63,6 +63,10 @@
  *   query 62 → 78 %. With the two binaries alternated twice at 32 clients for 8 s (load average
  *   6–9): 117–168 → 157–192 req/s, CPU 1.96–2.02·6.04–6.37·0.55–0.92 → 0.80–0.90·4.83–5.41·
  *   0.40–0.64. The main thread's share halves every time; LanceDB's moves with the machine.
+ *   The whole bench after both changes (`… 10 2`, load average 11–13): vector HTTP 1/4/32/64
+ *   clients 87·115 / 147·185 / 185·228 / 132·159 req/s, CPU at 32 clients 0.58–0.62 ·
+ *   3.74–3.99 · 0.22–0.35; in-process 186·239, bare ANN query 174·266, so HTTP at 32
+ *   clients made 99·95 % of the in-process search and 106·86 % of the bare query.
  */
 import type { Table } from "@lancedb/lancedb";
 import { rmSync } from "node:fs";
