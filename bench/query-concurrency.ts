@@ -6,12 +6,16 @@
  *
  * Provisions and loads the corpus of bench/query-corpus.ts, restarts the binary,
  * then for vector and hybrid mode: 1, 4, 32 and 64 clients each asking back to back
- * for `seconds` (requests/s, p50, p99), and the reference: searchTable() on the same
- * table in this process with the server's probe settings, 32 searches in flight,
+ * for `seconds` (requests/s, p50, p99), and the reference: the server's search of the
+ * same table in this process with its probe settings (vector searches batched under
+ * SEARCH_CONCURRENCY turns as the store batches them, vector-batch.ts), 32 in flight,
  * with query vectors embedded beforehand (for hybrid: its vector and full-text
- * searches and their follow-up lookups). The last line is HTTP throughput at 32
- * clients as a share of the reference. With more than one round, the steps repeat in
- * alternating order (1, 4, 32, 64, then 64, 32, 4, 1, …) with a reference in each, so
+ * searches and their follow-up lookups). Beside it, for vector mode, a bare ANN query
+ * (as bench/ann-sizes.ts runs it): the same index, probes, ef and refine factor, reading
+ * only two columns, so what the server's search shape adds over the index is visible in
+ * the same run (each bare query runs alone, unbatched). The last lines are HTTP
+ * throughput at 32 clients as a share of each. With more than one round, the steps repeat
+ * in alternating order (1, 4, 32, 64, then 64, 32, 4, 1, …) with a reference in each, so
  * the machine's drift falls on every step alike; the medians per step follow. Each
  * step also reports the CPU milliseconds per request of the answering process's threads
  * (the server's for HTTP, this process's for the reference): its main thread, LanceDB's
@@ -39,14 +43,41 @@
  * - 100,000 rows after it (load average 21–22): vector 13·33 / 32·24 / 29·25 / 28·26,
  *   in-process 23·33; CPU ms per request at 32 clients: main 2.3, LanceDB 24, in process
  *   1.1 and 22–23; hybrid 17·12 / 20·21 / 23·16 / 15·17, in-process 12·21.
+ * - 20,000 rows, before and after searches stopped reading the id column and built hits
+ *   column by column (`… 10 1`, one run of each binary, then again in the other order;
+ *   load average 8–16; the in-process lines run the new search in both): vector HTTP at
+ *   32 clients 147 → 152 and 164 → 139 req/s, CPU ms per request main·LanceDB·other
+ *   1.81·6.57·0.53 → 1.58·5.55·0.53 and 1.49·5.09·0.41 → 1.55·5.49·0.45: within what
+ *   the machine moves. Hybrid at 32 clients, where every list reads the columns, went
+ *   43 → 59 and 44 → 66 req/s, LanceDB 20.1 → 15.8 and 16.8 → 11.1 ms per request.
+ *   The bare ANN query (two columns, same index, ef and refine) took 187–238 q/s at
+ *   4.0–5.5 ms of LanceDB CPU, the server's search in process 131–194 q/s at 4.7–6.0:
+ *   what the server's shape adds is the three columns a hit needs (text, start, end),
+ *   about 0.3 ms each; refine (re-reading 20 stored vectors) costs about 1.5 ms and keeps
+ *   recall@10 at 0.96 (0.94 without). So HTTP at 32 clients reaches 64–86 % of the bare
+ *   query, and 255 req/s needs a machine where the bare query alone does well over that.
+ * - 20,000 rows, before and after unfiltered vector searches waiting for a turn shared one
+ *   LanceDB query (vector-batch.ts; under 32 clients they averaged 5 searches a query).
+ *   `… 10 1`, old then new binary (load average 11–12): vector HTTP at 32 clients 139 → 141
+ *   req/s, CPU ms per request 1.38·4.65·0.41 → 0.83·5.12·0.26; HTTP at 32 clients / bare ANN
+ *   query 62 → 78 %. With the two binaries alternated twice at 32 clients for 8 s (load average
+ *   6–9): 117–168 → 157–192 req/s, CPU 1.96–2.02·6.04–6.37·0.55–0.92 → 0.80–0.90·4.83–5.41·
+ *   0.40–0.64. The main thread's share halves every time; LanceDB's moves with the machine.
+ *   The whole bench after both changes (`… 10 2`, load average 11–13): vector HTTP 1/4/32/64
+ *   clients 87·115 / 147·185 / 185·228 / 132·159 req/s, CPU at 32 clients 0.58–0.62 ·
+ *   3.74–3.99 · 0.22–0.35; in-process 186·239, bare ANN query 174·266, so HTTP at 32
+ *   clients made 99·95 % of the in-process search and 106·86 % of the bare query.
  */
+import type { Table } from "@lancedb/lancedb";
 import { rmSync } from "node:fs";
 import { loadavg } from "node:os";
 import { embedBuiltin } from "../src/embed/builtin";
-import { probesForRows, vectorIndexes } from "../src/vectors/ann";
+import { type AnnProbes, probesForRows, vectorIndexes } from "../src/vectors/ann";
 import { openLance } from "../src/vectors/connection";
-import { searchTable, type SearchMode } from "../src/vectors/search";
-import { VectorStore } from "../src/vectors/store";
+import { Semaphore } from "../src/tools/semaphore";
+import { finishHits, searchTable, type SearchMode } from "../src/vectors/search";
+import { SEARCH_CONCURRENCY, VectorStore } from "../src/vectors/store";
+import { VectorBatches } from "../src/vectors/vector-batch";
 import { tempDir } from "../test/support/app";
 import { ensureBinary } from "../test/support/binary";
 import { N, SHAPE, load, provision, sentence, serve, stop, type Server } from "./query-corpus";
@@ -133,9 +164,16 @@ async function main(): Promise<void> {
     const table = await conn.openTable(VectorStore.tableName(pipelineId, 1));
     const serving = vectorIndexes(await table.listIndices())[0];
     const probes = serving ? probesForRows(serving.trainedRows, serving.indexType) : null;
+    // As the server: vector searches waiting for a turn share a query (vector-batch.ts).
+    const batches = new VectorBatches(new Semaphore(SEARCH_CONCURRENCY));
     const inProcess = (mode: SearchMode) => async (i: number) => {
       const k = i % texts.length;
-      await searchTable(table, { mode, text: texts[k]!, vector: vectors[k], topK: TOP_K }, probes);
+      const req = { mode, text: texts[k]!, vector: vectors[k], topK: TOP_K };
+      if (mode === "vector") finishHits(await batches.search("bench", table, vectors[k]!, TOP_K, probes), req);
+      else await searchTable(table, req, probes);
+    };
+    const bare = async (i: number) => {
+      await bareQuery(table, vectors[i % texts.length]!, probes).toArray();
     };
     // Warm both sides; the server runs its first upkeep pass 10 s after start: let it pass.
     for (let i = 0; i < 100; i++) await Promise.all([http("hybrid")(i), inProcess("hybrid")(i)]);
@@ -144,8 +182,8 @@ async function main(): Promise<void> {
     const share: Record<string, string> = {};
     const medians: Record<string, Record<string, string>> = {};
     for (const mode of ["vector", "hybrid"] as const) {
-      const rps = new Map<number | "ref", number[]>();
-      const note = (k: number | "ref", r: Run) => rps.set(k, [...(rps.get(k) ?? []), r.rps]);
+      const rps = new Map<number | "ref" | "bare", number[]>();
+      const note = (k: number | "ref" | "bare", r: Run) => rps.set(k, [...(rps.get(k) ?? []), r.rps]);
       for (let round = 1; round <= ROUNDS; round++) {
         const tag = ROUNDS > 1 ? ` (round ${round})` : "";
         let at32 = 0;
@@ -160,10 +198,20 @@ async function main(): Promise<void> {
         results[`${mode}, in-process LanceDB, ${REFERENCE_CLIENTS} at once${tag}`] = row(ref);
         share[`${mode}: HTTP at ${REFERENCE_CLIENTS} clients / in-process${tag}`] =
           `${((100 * at32) / ref.rps).toFixed(0)} %`;
+        if (mode !== "vector") continue;
+        const plain = await drive(REFERENCE_CLIENTS, bare, process.pid);
+        note("bare", plain);
+        results[`vector, bare ANN query in process, ${REFERENCE_CLIENTS} at once${tag}`] = row(plain);
+        share[`vector: in-process / bare ANN query${tag}`] = `${((100 * ref.rps) / plain.rps).toFixed(0)} %`;
+        share[`vector: HTTP at ${REFERENCE_CLIENTS} clients / bare ANN query${tag}`] =
+          `${((100 * at32) / plain.rps).toFixed(0)} %`;
       }
       if (ROUNDS > 1)
         medians[mode] = Object.fromEntries(
-          [...rps].map(([k, xs]) => [k === "ref" ? "in-process" : `${k} clients`, percentile(xs, 50).toFixed(0)]),
+          [...rps].map(([k, xs]) => [
+            typeof k === "number" ? `${k} clients` : k === "ref" ? "in-process" : "bare ANN",
+            percentile(xs, 50).toFixed(0),
+          ]),
         );
     }
     table.close();
@@ -179,6 +227,23 @@ async function main(): Promise<void> {
     if (server) await stop(server);
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The index alone: nearest rows by cosine through the serving index with the server's
+ * probes (its ef and refine factor for HNSW), reading just enough to name a hit.
+ */
+function bareQuery(table: Table, vector: Float32Array, probes: AnnProbes | null) {
+  const q = table
+    .vectorSearch(vector)
+    .distanceType("cosine")
+    .select(["document_id", "chunk_index", "_distance"])
+    .limit(TOP_K);
+  if (!probes) return q;
+  let tuned = q.nprobes(probes.minimum);
+  // As the server: a refine factor of 1 would only re-read what IVF_FLAT scored exactly.
+  if (probes.refine > 1) tuned = tuned.refineFactor(probes.refine);
+  return probes.ef ? tuned.ef(Math.max(probes.ef, TOP_K * probes.refine)) : tuned;
 }
 
 await main();

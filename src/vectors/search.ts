@@ -27,7 +27,7 @@ import { MatchQuery, type Table } from "@lancedb/lancedb";
 import { fuse } from "../retrieval/fusion";
 import type { AnnProbes } from "./ann";
 import { EXACT_FILTER, type ExactFilterLimits } from "./exact-filter";
-import { clamp01, COLUMNS, type Ranked, saturate, type StoredHit, toHit } from "./hits";
+import { clamp01, COLUMNS, hitsOf, numbersOf, type Ranked, saturate, type StoredHit } from "./hits";
 import { vectorHits } from "./vector-hits";
 import { inList } from "./tables";
 
@@ -82,6 +82,11 @@ export async function searchTable(
   if (req.mode === "vector") hits = await vectorHits(table, req.vector!, req.topK, filter, ann, exact);
   else if (req.mode === "keyword") hits = await keywordHits(table, req.text, req.topK, filter);
   else hits = await hybridHits(table, req, filter, ann, exact);
+  return finishHits(hits, req);
+}
+
+/** A search's answer from its ranked hits: those reaching `minScore`, cut to topK. */
+export function finishHits(hits: Ranked[], req: Pick<TableSearch, "topK" | "minScore">): StoredHit[] {
   const min = req.minScore ?? 0;
   return hits
     .filter((h) => h.score >= min)
@@ -109,12 +114,9 @@ async function keywordHits(
     .select(withVectors ? [...COLUMNS, "_score", "vector"] : [...COLUMNS, "_score"])
     .limit(limit);
   if (filter) q = q.where(filter);
-  const rows = await q.toArray();
-  return rows.map((r) => {
-    const hit = toHit(r, saturate(Number(r._score) / terms));
-    if (withVectors) hit.stored = r.vector as Iterable<number>;
-    return hit;
-  });
+  const rows = await q.toArrow();
+  const scores = numbersOf(rows, "_score");
+  return hitsOf(rows, (i) => saturate(Number(scores[i]) / terms), withVectors);
 }
 
 /** Distinct terms of the query as the full-text index sees them; word count if it has no index yet. */

@@ -16,7 +16,7 @@ import { ANN_THRESHOLD } from "./ann";
 import type { IndexBuilder } from "./index-build";
 import { FTS_TAIL_ROWS, Maintainer } from "./maintain";
 import type { MetadataLookup } from "./metadata-column";
-import { type SearchOptions, searchTable, type StoredHit, type TableSearch } from "./search";
+import { finishHits, type SearchOptions, searchTable, type StoredHit, type TableSearch } from "./search";
 import { readTableStats, type TableStats } from "./stats";
 import {
   chunkFieldsOf,
@@ -27,6 +27,7 @@ import {
   tableName,
   type ChunkRow,
 } from "./tables";
+import { batchable, VectorBatches } from "./vector-batch";
 import { TableWriter, type WriteOptions } from "./writer";
 
 export type { ChunkRow } from "./tables";
@@ -67,6 +68,8 @@ export class VectorStore {
   private readonly maintainer: Maintainer;
   private readonly indexBuilder: IndexBuilder | undefined;
   private readonly searches: Semaphore;
+  /** Unfiltered vector searches waiting for a turn share one LanceDB query (vector-batch.ts). */
+  private readonly batches: VectorBatches;
   private readonly searchOptions: SearchOptions;
   /** Searches and writes since the last takeActivity(), counted as they end. */
   private activity = 0;
@@ -87,6 +90,7 @@ export class VectorStore {
     );
     this.indexBuilder = opts.indexBuilder;
     this.searches = new Semaphore(opts.searchConcurrency ?? SEARCH_CONCURRENCY);
+    this.batches = new VectorBatches(this.searches);
     this.searchOptions = { exactFilter: opts.exactFilter };
   }
 
@@ -204,7 +208,13 @@ export class VectorStore {
     if (!table) return [];
     const probes = await this.maintainer.probesFor(name, table);
     if (req.where) await this.writer.ensureMetadataColumn(name);
-    return this.searches.run(() => searchTable(table, req, probes, this.searchOptions)).finally(() => this.activity++);
+    const done = () => this.activity++;
+    if (batchable(req))
+      return this.batches
+        .search(name, table, req.vector, req.topK, probes)
+        .then((h) => finishHits(h, req))
+        .finally(done);
+    return this.searches.run(() => searchTable(table, req, probes, this.searchOptions)).finally(done);
   }
 
   /**

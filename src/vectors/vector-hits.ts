@@ -6,7 +6,8 @@
 import type { Table, VectorQuery } from "@lancedb/lancedb";
 import type { AnnProbes } from "./ann";
 import { EXACT_FILTER, type ExactFilterLimits, planFilteredSearch } from "./exact-filter";
-import { clamp01, COLUMNS, type Ranked, toHit } from "./hits";
+import type { Table as ArrowTable } from "apache-arrow";
+import { clamp01, COLUMNS, hitsOf, numbersOf, type Ranked } from "./hits";
 
 /** The `limit` nearest rows matching `filter`, best first, scored by cosine similarity. */
 export async function vectorHits(
@@ -20,24 +21,25 @@ export async function vectorHits(
   // A counted filter picks its path, and on the index path probes as far as its share of the rows asks.
   const plan = filter && ann ? await planFilteredSearch(table, filter, ann, exact) : null;
   // Few matches: read just their vectors, exactly (recall 1.0), instead of probing every partition.
-  if (plan?.path === "exact") return toHits(await vectorQuery(table, vector, limit, filter, ann, "exact").toArray());
+  if (plan?.path === "exact") return toHits(await vectorQuery(table, vector, limit, filter, ann, "exact").toArrow());
   // A filter left uncounted (a range comparison) may probe every partition, as it always could.
   const ceiling = filter ? (plan?.ceiling ?? ann?.maximum) : undefined;
-  let rows = await vectorQuery(table, vector, limit, filter, ann, ceiling).toArray();
+  let rows = await vectorQuery(table, vector, limit, filter, ann, ceiling).toArrow();
   // Matches may cluster in partitions past the ceiling: once more over all of them, so a
   // filter matching at least topK rows still returns topK.
-  if (plan && ann && rows.length < limit && plan.matches > rows.length && plan.ceiling < ann.maximum)
-    rows = await vectorQuery(table, vector, limit, filter, ann, ann.maximum).toArray();
+  if (plan && ann && rows.numRows < limit && plan.matches > rows.numRows && plan.ceiling < ann.maximum)
+    rows = await vectorQuery(table, vector, limit, filter, ann, ann.maximum).toArrow();
   return toHits(rows);
 }
 
 /** Hits scored by cosine similarity, from rows carrying LanceDB's cosine `_distance`. */
-function toHits(rows: Record<string, unknown>[]): Ranked[] {
-  return rows.map((r) => toHit(r, clamp01(1 - Number(r._distance))));
+export function toHits(rows: ArrowTable): Ranked[] {
+  const distances = numbersOf(rows, "_distance");
+  return hitsOf(rows, (i) => clamp01(1 - Number(distances[i])));
 }
 
 /** A vector query probing up to `ceiling` partitions, or exact: bypassing the ANN index. */
-function vectorQuery(
+export function vectorQuery(
   table: Table,
   vector: Float32Array,
   limit: number,
