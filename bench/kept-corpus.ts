@@ -92,7 +92,7 @@ export async function flatTopK(table: Table, q: Float32Array, k: number): Promis
     .vectorSearch(q)
     .distanceType("cosine")
     .bypassVectorIndex()
-    .select(["document_id", "chunk_index"])
+    .select(["document_id", "chunk_index", "_distance"])
     .limit(k)
     .toArray()) as { document_id: string; chunk_index: number }[];
   return new Set(rows.map((r) => `${r.document_id}:${r.chunk_index}`));
