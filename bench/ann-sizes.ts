@@ -2,28 +2,41 @@
  * ANN index kinds on one table, in process: build time, recall@10 against exact
  * search, p50/p95 of 200 sequential queries and throughput with 16 in flight.
  *
- *   ./node_modules/.bin/bun bench/ann-sizes.ts [rows=20000] [kinds=flat,ivfflat,hnsw]
+ *   ./node_modules/.bin/bun bench/ann-sizes.ts [rows=20000] [kinds=flat,ivfflat,hnsw] [--dir DIR [--dense]]
  *
  * Rows are the topical corpus of bench/query-corpus.ts embedded by the built-in
- * embedder (384 dimensions). Kinds: `flat` (no index), `ivfflat[:partitions]` at
- * probe shares SHARES (default 0.2,0.5), `ivfpq[:partitions]` (refine ×10) and
- * `hnsw[:partitions]` (IVF_HNSW_SQ) at ef values EFS (default 40,80,160). Partitions
- * default to √rows for IVF kinds and 1 for HNSW; REFINE sets HNSW's refine factor. Each index replaces the previous.
+ * embedder (384 dimensions). Kinds: `flat` (no index), `serving` (the table's present
+ * index, probed as ragd probes it: ann.ts, and with SWEEP=1 at SHARES × REFINES too), `ivfflat[:partitions]` at probe shares
+ * SHARES (default 0.2,0.5), `ivfpq[:partitions[:sub-vectors]]` and `ivfrq[:partitions]`
+ * at refine factors REFINES (default 10), and `hnsw[:partitions]` (IVF_HNSW_SQ) at ef
+ * values EFS (default 40,80,160). Partitions default to √rows for IVF kinds and 1 for
+ * HNSW; REFINE sets HNSW's refine factor. Each index replaces the previous and is named
+ * as ann.ts names its kind (`vector_ivfpq_<rows>`, …), so the last one built can serve.
+ *
+ * With `--dir DIR` the table is the one bench/query-http.ts kept in DIR (its `--dir`),
+ * with its vectors for exact search; `--dense` when that corpus is `dense`. The table
+ * stays; bench/query-http.ts rebuilds the index ann.ts picks if the last one differs.
  */
 import { Index, type Table } from "@lancedb/lancedb";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { embedBuiltin } from "../src/embed/builtin";
-import { partitionsForRows } from "../src/vectors/ann";
+import { partitionsForRows, probesForRows, vectorIndexes } from "../src/vectors/ann";
 import { openLance } from "../src/vectors/connection";
 import { VectorStore, type ChunkRow } from "../src/vectors/store";
+import { denseSpace } from "./dense";
+import { dirArg, flatTopK, restore } from "./kept-corpus";
 import { percentile, random } from "./support";
 import { sentenceOf, topicsFor } from "./vocab";
 
 const N = Number(process.argv[2] ?? 20_000);
 const KINDS = (process.argv[3] ?? "flat,ivfflat,hnsw").split(",");
 const SHARES = (process.env.SHARES ?? "0.2,0.5").split(",").map(Number);
+/** Refine factors for the quantised IVF kinds (PQ, RQ). */
+const REFINES = (process.env.REFINES ?? "10").split(",").map(Number);
+const KEPT = dirArg();
+const DENSE = process.argv.includes("--dense");
 const EFS = (process.env.EFS ?? "40,80,160").split(",").map(Number);
 /** Refine factor for HNSW_SQ (its distances come from 8-bit codes); 1 re-ranks only the k hits. */
 const HNSW_REFINE = Number(process.env.REFINE ?? 1);
@@ -53,21 +66,6 @@ async function load(store: VectorStore, all: Float32Array, ids: string[]): Promi
     }
     await store.replaceDocuments(COLLECTION, 1, [], rows, { appendedAreNew: true });
   }
-}
-
-function exactTop(all: Float32Array, ids: string[], q: Float32Array): Set<string> {
-  const scores = new Float32Array(N);
-  for (let i = 0, o = 0; i < N; i++, o += DIM) {
-    let s = 0;
-    for (let j = 0; j < DIM; j++) s += all[o + j]! * q[j]!;
-    scores[i] = s;
-  }
-  return new Set(
-    [...scores.keys()]
-      .sort((a, b) => scores[b]! - scores[a]!)
-      .slice(0, 10)
-      .map((i) => ids[i]!),
-  );
 }
 
 async function measure(
@@ -106,55 +104,132 @@ function search(table: Table, q: Float32Array, tune: (v: ReturnType<Table["vecto
   return tune(v).toArray() as Promise<Hits>;
 }
 
+type Tune = (v: ReturnType<Table["vectorSearch"]>) => ReturnType<Table["vectorSearch"]>;
+
+/** An index kind of the command line: its LanceDB config, ann.ts-style name, and the probe settings to measure. */
+function kindOf(kind: string): { config: Index; name: string; tunes: [string, Tune][] } {
+  const [name, arg, sub] = kind.split(":");
+  const hnsw = name === "hnsw";
+  const partitions = Number(arg ?? (hnsw ? 1 : partitionsForRows(N)));
+  const probing = (share: number) => Math.max(1, Math.ceil(partitions * share));
+  const quantised = (label: string): [string, Tune][] =>
+    SHARES.flatMap((share) =>
+      REFINES.map((r): [string, Tune] => [
+        `${label} probing ${share * 100}% refine ${r}`,
+        (v) => v.nprobes(probing(share)).refineFactor(r),
+      ]),
+    );
+  if (hnsw)
+    return {
+      config: Index.hnswSq({ distanceType: "cosine", numPartitions: partitions }),
+      name: "hnswsq",
+      tunes: EFS.map((ef) => [`${kind} ef ${ef}`, (v) => v.nprobes(partitions).ef(ef).refineFactor(HNSW_REFINE)]),
+    };
+  if (name === "ivfpq") {
+    const numSubVectors = Number(sub ?? DIM / 16);
+    return {
+      config: Index.ivfPq({ distanceType: "cosine", numPartitions: partitions, numSubVectors }),
+      name: "ivfpq",
+      tunes: quantised(kind),
+    };
+  }
+  if (name === "ivfrq")
+    return {
+      config: Index.ivfRq({ distanceType: "cosine", numPartitions: partitions }),
+      name: "ivfrq",
+      tunes: quantised(kind),
+    };
+  return {
+    config: Index.ivfFlat({ distanceType: "cosine", numPartitions: partitions }),
+    name: "ivfflat",
+    tunes: SHARES.map((share) => [
+      `${kind} probing ${share * 100}%`,
+      (v) => v.nprobes(probing(share)).refineFactor(FLAT_REFINE),
+    ]),
+  };
+}
+
+/** The table, with every vector and row id: kept by bench/query-http.ts in KEPT, or loaded here. */
+async function openCorpus(dir: string, store: VectorStore, all: Float32Array, ids: string[]): Promise<string> {
+  if (!KEPT) {
+    await load(store, all, ids);
+    await store.maintain();
+    return VectorStore.tableName(COLLECTION, 1);
+  }
+  const state = await restore(KEPT, all, ids);
+  if (!state) throw new Error(`${dir} holds no corpus kept by bench/query-http.ts`);
+  return VectorStore.tableName(state.pipelineId, 1);
+}
+
+/** Measures each kind on the table, replacing its vector index by each in turn. */
+async function runKinds(table: Table, queries: Float32Array[], truth: Set<string>[]): Promise<void> {
+  for (const kind of KINDS) {
+    if (kind === "flat") {
+      await measure("flat", queries, truth, (q) => search(table, q, (v) => v.bypassVectorIndex()));
+      continue;
+    }
+    if (kind === "serving") {
+      const serving = vectorIndexes(await table.listIndices())[0];
+      if (!serving) throw new Error("the table has no vector index");
+      const p = probesForRows(serving.trainedRows, serving.indexType);
+      await measure(`serving ${serving.name} (${JSON.stringify(p)})`, queries, truth, (q) =>
+        search(table, q, (v) => {
+          let t = v.nprobes(p.minimum);
+          if (p.refine > 1) t = t.refineFactor(p.refine);
+          return p.ef ? t.ef(Math.max(p.ef, 10 * p.refine)) : t;
+        }),
+      );
+      // SWEEP=1: also at each of SHARES × REFINES, without rebuilding the index.
+      if (process.env.SWEEP)
+        for (const share of SHARES)
+          for (const r of REFINES) {
+            const probes = Math.max(1, Math.ceil(p.maximum * share));
+            await measure(`serving probing ${share * 100}% refine ${r}`, queries, truth, (q) =>
+              search(table, q, (v) => v.nprobes(probes).refineFactor(r)),
+            );
+          }
+      continue;
+    }
+    const { config, name, tunes } = kindOf(kind);
+    for (const old of vectorIndexes(await table.listIndices())) await table.dropIndex(old.name);
+    const t0 = performance.now();
+    await table.createIndex("vector", { config, name: `vector_${name}_${N}`, replace: true });
+    console.log(
+      `${kind}: built in ${((performance.now() - t0) / 1000).toFixed(1)} s; load average ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(" ")}`,
+    );
+    for (const [label, tune] of tunes) await measure(label, queries, truth, (q) => search(table, q, tune));
+  }
+}
+
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), "ragd-bench-ann-"));
+  const dir = KEPT ?? mkdtempSync(join(tmpdir(), "ragd-bench-ann-"));
   const conn = await openLance(dir);
   const store = new VectorStore(conn, { annThreshold: Number.MAX_SAFE_INTEGER });
   try {
     const all = new Float32Array(N * DIM);
     const ids: string[] = new Array(N);
-    await load(store, all, ids);
-    await store.maintain();
-    const table = await conn.openTable(VectorStore.tableName(COLLECTION, 1));
+    const table = await conn.openTable(await openCorpus(dir, store, all, ids));
+    const space = DENSE ? denseSpace(DIM, TOPICS.length) : null;
     const qrnd = random(7);
-    const queries = Array.from({ length: 200 }, () => embedBuiltin(sentence(qrnd, 3 + Math.floor(qrnd() * 4))));
-    const truth = queries.slice(0, 50).map((q) => exactTop(all, ids, q));
-    console.log(`ann-sizes: ${N.toLocaleString()} rows × ${DIM}`);
-    for (const kind of KINDS) {
-      const [name, arg] = kind.split(":");
-      if (name === "flat") {
-        await measure("flat", queries, truth, (q) => search(table, q, (v) => v.bypassVectorIndex()));
-        continue;
-      }
-      const hnsw = name === "hnsw";
-      const partitions = Number(arg ?? (hnsw ? 1 : partitionsForRows(N)));
-      const config = hnsw
-        ? Index.hnswSq({ distanceType: "cosine", numPartitions: partitions })
-        : name === "ivfpq"
-          ? Index.ivfPq({ distanceType: "cosine", numPartitions: partitions, numSubVectors: DIM / 16 })
-          : Index.ivfFlat({ distanceType: "cosine", numPartitions: partitions });
-      const t0 = performance.now();
-      await table.createIndex("vector", { config, replace: true });
-      console.log(`${kind}: built in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-      if (hnsw)
-        for (const ef of EFS)
-          await measure(`${kind} ef ${ef}`, queries, truth, (q) =>
-            search(table, q, (v) => v.nprobes(partitions).ef(ef).refineFactor(HNSW_REFINE)),
-          );
-      else
-        for (const share of SHARES) {
-          const probes = Math.max(1, Math.ceil(partitions * share));
-          const refine = name === "ivfpq" ? 10 : FLAT_REFINE;
-          await measure(`${kind} probing ${share * 100}%`, queries, truth, (q) =>
-            search(table, q, (v) => v.nprobes(probes).refineFactor(refine)),
-          );
-        }
-    }
+    const queries = Array.from({ length: 200 }, () => {
+      const text = sentence(qrnd, 3 + Math.floor(qrnd() * 4));
+      return space ? space.query(text) : embedBuiltin(text);
+    });
+    const truth: Set<string>[] = [];
+    for (const q of queries.slice(0, 50)) truth.push(await flatTopK(table, q, 10));
+    console.log(
+      `ann-sizes: ${N.toLocaleString()} rows × ${DIM}; load average ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(" ")}`,
+    );
+    await runKinds(table, queries, truth);
     table.close();
   } finally {
     store.close();
     conn.close();
-    rmSync(dir, { recursive: true, force: true });
+    if (!KEPT) rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -61,7 +61,9 @@ const WIDE_FROM = 50_000;
  * built-in vectors of topical text at 100,000 rows: 0.73 with 15%, 0.85 with 25%,
  * 0.94–0.98 with 50% depending on the queries, 0.99 with 65%; at 20,000 rows 0.95
  * with 20%). For IVF_PQ 15% (at least 20), where on clustered 384-d data recall@10
- * at 1M rows was 0.87 with 5%, 0.93 with 10% and 0.96 with 15%. A filtered search may
+ * at 1M rows was 0.87 with 5%, 0.93 with 10% and 0.96 with 15% (re-ranking 10 × limit);
+ * on the built-in embedder's vectors 0.60 with 15% and 0.69 with 40%, re-ranking 50 ×
+ * 0.66 and 0.79 (the partitions miss neighbours there, bench/ann-sizes.ts). A filtered search may
  * probe up to all of them, the fewer the more rows it matches (probe-ceiling.ts).
  */
 export function probesForRows(rows: number, indexType: string): AnnProbes {
@@ -73,8 +75,15 @@ export function probesForRows(rows: number, indexType: string): AnnProbes {
   return { minimum, maximum: partitions, refine: flat ? 1 : PQ_REFINE };
 }
 
-/** IVF_PQ's distances come from codes: 10 × limit candidates are re-ranked exactly. */
-const PQ_REFINE = 10;
+/**
+ * IVF_PQ's distances come from codes: PQ_REFINE × limit candidates are re-ranked on
+ * their stored vectors. At 1M rows of dense model-like vectors (bench/dense.ts, 1000
+ * partitions, 24 sub-vectors) recall@10 was 0.544 with 10, 0.836 with 30, 0.944 with
+ * 50 and 1.000 with 100, the same at every probe share from 2% to 30%: the codes, not
+ * the partitions, lost the neighbours. p50 with 5% probes went 17.9 → 33 ms from 10 to
+ * 100 on the 2-core machine at load average 10–11 (bench/ann-sizes.ts --dir, SWEEP=1).
+ */
+const PQ_REFINE = 100;
 
 /**
  * HNSW for small tables (smallTableIndex), IVF_FLAT below FLAT_UNTIL rows, else IVF_PQ; trained for cosine (the metric queries use; a mismatch would bypass the
