@@ -92,10 +92,9 @@ const PQ_REFINE = 100;
  * 1.0), 8 below that so small vectors keep enough codes; a dimension not divisible
  * by 8 gets IVF_FLAT, since PQ would fall back to a single sub-vector.
  */
-export function annIndexFor(rows: number, dim: number): AnnIndexConfig {
+export function annIndexFor(rows: number, dim: number, numPartitions = partitionsForRows(rows)): AnnIndexConfig {
   const small = smallTableIndex(rows);
   if (small) return small;
-  const numPartitions = partitionsForRows(rows);
   if (rows < FLAT_UNTIL || dim % 8 !== 0)
     return {
       name: `vector_ivfflat_${rows}`,

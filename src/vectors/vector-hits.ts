@@ -61,8 +61,22 @@ export function vectorQuery(
   // nprobes first (both bounds): LanceDB checks min ≤ max at each call, and its defaults are 20.
   q = q.nprobes(ann.minimum);
   if (ceiling && ceiling > ann.minimum) q = q.maximumNprobes(ceiling);
-  if (ann.refine > 1) q = q.refineFactor(ann.refine);
+  const refine = refineFor(ann.refine, limit);
+  if (refine > 1) q = q.refineFactor(refine);
   // HNSW refuses a candidate list shorter than the candidates asked for (limit × refine).
-  if (ann.ef) q = q.ef(Math.max(ann.ef, limit * ann.refine));
+  if (ann.ef) q = q.ef(Math.max(ann.ef, limit * refine));
   return q;
+}
+
+/**
+ * Candidates re-ranked on their stored vectors at most: the top 10 of a search need about
+ * 1,000 of them on IVF_PQ (ann.ts, PQ_REFINE), and a search asking for more rows (the
+ * hybrid and reranking paths ask for 50 or more) would otherwise read 100 × limit.
+ */
+export const MAX_REFINED_ROWS = 2_000;
+
+/** The refine factor for `limit` rows: the index's own, capped at MAX_REFINED_ROWS candidates (never below 2 when it re-ranks). */
+export function refineFor(refine: number, limit: number): number {
+  if (refine <= 1) return refine;
+  return Math.max(2, Math.min(refine, Math.floor(MAX_REFINED_ROWS / Math.max(1, limit))));
 }

@@ -1,0 +1,13 @@
+import { expect, test } from "bun:test";
+import { MAX_REFINED_ROWS, refineFor } from "../src/vectors/vector-hits";
+
+test("a re-rank reads at most MAX_REFINED_ROWS candidates, whatever the limit", () => {
+  // The top 10 of an IVF_PQ search keep the index's full factor: 1,000 candidates.
+  expect(refineFor(100, 10)).toBe(100);
+  // Hybrid and reranking ask for 50 or more rows: 100 × 50 would read 5,000.
+  expect(refineFor(100, 50)).toBe(MAX_REFINED_ROWS / 50);
+  expect(refineFor(100, 50) * 50).toBeLessThanOrEqual(MAX_REFINED_ROWS);
+  // A re-rank that is asked for never falls to 1 (no re-rank at all), and none is added.
+  expect(refineFor(2, 5_000)).toBe(2);
+  expect(refineFor(1, 10)).toBe(1);
+});
