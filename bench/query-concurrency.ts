@@ -67,6 +67,12 @@
  *   clients 87·115 / 147·185 / 185·228 / 132·159 req/s, CPU at 32 clients 0.58–0.62 ·
  *   3.74–3.99 · 0.22–0.35; in-process 186·239, bare ANN query 174·266, so HTTP at 32
  *   clients made 99·95 % of the in-process search and 106·86 % of the bare query.
+ * - 20,000 rows, the same code on a quiet machine (`… 10 2`, load average 1.3 at the start,
+ *   4.8 at the end from the bench itself): vector HTTP 1/4/32/64 clients 135·148 /
+ *   260·272 / 312·351 / 335·384 req/s, p99/p50 at 32 clients 1.7–1.8, CPU ms per request
+ *   0.61–0.67 · 4.13–4.51 · 0.19–0.39; in-process 414·395, bare ANN query 453·371 (HTTP
+ *   at 32 clients 75·89 % of in-process). Issue target: 5 × 51 = 255 req/s at 32 clients.
+ *   Hybrid 79–81 / 100–104 / 103 / 100 req/s, in-process 86 (115–120 %).
  */
 import type { Table } from "@lancedb/lancedb";
 import { rmSync } from "node:fs";
