@@ -72,7 +72,7 @@
  *   260·272 / 312·351 / 335·384 req/s, p99/p50 at 32 clients 1.7–1.8, CPU ms per request
  *   0.61–0.67 · 4.13–4.51 · 0.19–0.39; in-process 414·395, bare ANN query 453·371 (HTTP
  *   at 32 clients 75·89 % of in-process). Issue target: 5 × 51 = 255 req/s at 32 clients.
- *   Hybrid 79–81 / 100–104 / 103 / 100 req/s, in-process 86 (115–120 %).
+ *   Hybrid 81·79 / 104·100 / 95·103 / 93·100 req/s, in-process 83·86 (115·120 %).
  */
 import type { Table } from "@lancedb/lancedb";
 import { rmSync } from "node:fs";
