@@ -41,7 +41,10 @@
  * runs whose queue was empty between two requests), three more runs each, load 10.5–12.4:
  *   13 % (7–15 %), 947 chunks/s (555–1,029), 0.480 ms/chunk → 29 % (15–29 %), 1,116 chunks/s
  *   (1,102–1,734), 0.362 ms/chunk (0.327–0.367); raw add() 3,806–8,219 rows/s in those runs.
- * On a quiet machine (load 0.3) the old binary made 21 %, 4,067 chunks/s, 0.409 ms/chunk.
+ * On a quiet machine (load 0.3) the old binary made 21 %, 4,067 chunks/s, 0.409 ms/chunk;
+ * the new one, three runs at load 0.2–0.9: 30, 31 and 31 %, 6,381, 5,888 and 5,542
+ * chunks/s, 0.261, 0.297 and 0.306 ms/chunk (main 0.095–0.111, workers 0.074–0.090,
+ * JIT 0.057–0.068, LanceDB 0.019–0.024, other 0.015–0.016).
  * The target is not reached on this machine: the built-in embedding alone costs more CPU
  * than the raw add() it is compared with (which embeds beforehand), and 50 % needs about
  * 0.24 ms of server CPU per chunk with both cores busy throughout (docs/ARCHITECTURE.md,
