@@ -18,6 +18,7 @@ import { listOllamaModels } from "../embed/index";
 import { parseModel } from "../embed/models";
 import type { PipelineService } from "../features/pipelines/service";
 import { nextCheckAt } from "../ingest/refresh";
+import { chunkId } from "../vectors/chunk-id";
 import type { VectorStore } from "../vectors/store";
 import { chunkFieldsOf, type ChunkRow } from "../vectors/tables";
 import { ArchiveError, readArchive } from "./archive";
@@ -211,7 +212,7 @@ function rowsOf(bytes: Uint8Array, ids: Map<string, string>, dimensions: number 
       throw new ArchiveError(
         `the export is inconsistent: chunk ${f.id} has ${vector.length} dimensions, not ${dimensions}`,
       );
-    return { ...f, id: `${doc}:${f.chunkIndex}`, documentId: doc, vector };
+    return { ...f, id: chunkId(doc, f.chunkIndex), documentId: doc, vector };
   });
 }
 

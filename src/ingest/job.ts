@@ -13,6 +13,7 @@ import { ExtractionError, extract, type Ocr } from "./extract/index";
 import { runCrawl } from "./crawl/run";
 import type { CrawlEvent, CrawlJob } from "./crawl/types";
 import { FetchError, safeFetch, type Validators } from "./fetch/index";
+import { chunkId } from "../vectors/chunk-id";
 import type { ChunkRow } from "../vectors/tables";
 import type { OcrThread } from "./ocr/client";
 import type { Chunk, ChunkOptions, Extracted } from "./types";
@@ -229,7 +230,7 @@ export async function runJob(
 
 function toRow(documentId: string, c: Chunk, vector: Float32Array): RowOut {
   return {
-    id: `${documentId}:${c.index}`,
+    id: chunkId(documentId, c.index),
     documentId,
     chunkIndex: c.index,
     text: c.text,

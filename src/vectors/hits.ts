@@ -1,5 +1,6 @@
 /** The hit shapes every search mode builds (search.ts, vector-hits.ts), and the score maps they share. */
 import type { Table as ArrowTable } from "apache-arrow";
+import { chunkId } from "./chunk-id";
 
 /** One hit; the caller resolves document metadata from SQLite. */
 export interface StoredHit {
@@ -24,7 +25,7 @@ export interface Ranked extends StoredHit {
 }
 
 /**
- * The columns a hit is built from. A row's id is `document_id:chunk_index` (tables.ts), so
+ * The columns a hit is built from. A row's id is rebuilt from two of them (chunk-id.ts), so
  * it is not read: each column a search returns is one more read per hit in LanceDB and one
  * more to decode here: at 20,000 rows (HNSW), each column cost a search about 0.3 ms of
  * CPU, and dropping this one cut a sequential search from 5.9–7.3 to 5.5–5.8 ms; hybrid,
@@ -61,7 +62,7 @@ export function hitsOf(t: ArrowTable, score: (i: number) => number, withVectors 
     const documentId = String(documentIds[i]);
     const chunkIndex = chunkIndexes[i]!;
     const hit: Ranked = {
-      id: `${documentId}:${chunkIndex}`,
+      id: chunkId(documentId, chunkIndex),
       documentId,
       chunkIndex,
       text: String(texts[i]),

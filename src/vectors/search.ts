@@ -28,6 +28,7 @@ import { fuse } from "../retrieval/fusion";
 import type { AnnProbes } from "./ann";
 import { EXACT_FILTER, type ExactFilterLimits } from "./exact-filter";
 import { clamp01, COLUMNS, hitsOf, numbersOf, type Ranked, saturate, type StoredHit } from "./hits";
+import { chunkId } from "./chunk-id";
 import { vectorHits } from "./vector-hits";
 import { inList } from "./tables";
 
@@ -217,11 +218,11 @@ function cosine(query: Float32Array, qNorm: number, stored: Iterable<number>): n
   return clamp01(norm > 0 && qNorm > 0 ? dot / (Math.sqrt(norm) * qNorm) : 0);
 }
 
-/** SQL narrowing a search to the given chunks (to score a few of them exactly); a chunk's id is `documentId:chunkIndex`. */
+/** SQL narrowing a search to the given chunks (to score a few of them exactly), by their ids (chunk-id.ts). */
 export function onlyChunks(chunks: { documentId: string; chunkIndex: number }[]): string {
   return inList(
     "id",
-    chunks.map((c) => `${c.documentId}:${c.chunkIndex}`),
+    chunks.map((c) => chunkId(c.documentId, c.chunkIndex)),
   );
 }
 

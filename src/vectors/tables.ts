@@ -8,7 +8,7 @@ import { type LanceConnection, tableCreation } from "./connection";
 import type { TableCreation } from "./create-claim";
 import { metadataTerms } from "./meta-index";
 
-/** One chunk as written to a table; `id` is `${documentId}:${chunkIndex}`. */
+/** One chunk as written to a table; `id` is chunkId(documentId, chunkIndex) (chunk-id.ts). */
 export interface ChunkRow {
   id: string;
   documentId: string;
