@@ -25,7 +25,7 @@ import { QueryService } from "./features/query/service";
 import { SourceService } from "./features/sources/service";
 import { TransferService } from "./features/transfer/service";
 import { loadSecret } from "./files/signing";
-import { FileStore } from "./files/store";
+import { DiskFileStore } from "./files/disk-store";
 import { EmbedMetrics } from "./embed/calls";
 import { addCollectors } from "./features/health/collectors";
 import { Metrics } from "./http/metrics";
@@ -51,7 +51,8 @@ export interface Services {
   db: Db;
   lance: LanceConnection;
   store: VectorStore;
-  files: FileStore;
+  /** On disk, the one file store serve runs on (files/store.ts says what else would need a bucket). */
+  files: DiskFileStore;
   metrics: Metrics;
   collections: Collections;
   engine: IngestEngine;
@@ -98,7 +99,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     // ANN training in a child process leaves this process's LanceDB threads to the searches.
     indexBuilder: childProcess(config.dataDir),
   });
-  const files = new FileStore(config.dataDir);
+  const files = new DiskFileStore(config.dataDir);
   const metrics = new Metrics();
   const collections = new Collections(db);
   const pool = new WorkerPool(config.workers, log);
@@ -137,7 +138,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   collections.onCollectionDeleted(async (id) => {
     keys.forgetCollection(id);
     engine.cancelCollection(id);
-    files.removeCollection(id);
+    await files.removeCollection(id);
     await store.dropCollection(id);
   });
   // Listening before the engine starts, so no built re-index goes unnoticed.

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FileStore } from "../src/files/store";
+import { DiskFileStore } from "../src/files/disk-store";
 import { openLance } from "../src/vectors/connection";
 import { VectorStore } from "../src/vectors/store";
 import { SerialQueues } from "../src/vectors/writer";
@@ -74,7 +74,7 @@ describe("stored files during a snapshot", () => {
   test("removals wait while held (by every holder), then run", () => {
     const dir = tempDir("ragd-hold-");
     try {
-      const files = new FileStore(dir);
+      const files = new DiskFileStore(dir);
       const [col, doc] = [crypto.randomUUID(), crypto.randomUUID()];
       const path = files.pathOf(col, doc);
       mkdirSync(join(dir, "files", col), { recursive: true });

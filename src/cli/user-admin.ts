@@ -12,7 +12,7 @@ import { ConfigError } from "../config";
 import { Collections } from "../core/collections";
 import type { Db } from "../db/client";
 import { type Actor, AdminService, type AdminUser } from "../features/admin/service";
-import { FileStore } from "../files/store";
+import { DiskFileStore } from "../files/disk-store";
 import { AppError } from "../http/errors";
 import { openLance } from "../vectors/connection";
 import { collectionPrefix } from "../vectors/tables";
@@ -36,9 +36,9 @@ export function cliActor(): Actor {
  */
 function cliCollections(db: Db, dataDir: string): Collections {
   const collections = new Collections(db);
-  const files = new FileStore(dataDir);
+  const files = new DiskFileStore(dataDir);
   collections.onCollectionDeleted(async (id) => {
-    files.removeCollection(id);
+    await files.removeCollection(id);
     const lance = await openLance(dataDir);
     try {
       const prefix = collectionPrefix(id);

@@ -221,7 +221,7 @@ export class IngestEngine {
       deleteDocumentRow(tx as unknown as Db, documentId);
       return endReindexIfBuilt(tx as unknown as Db, collectionId, Date.now());
     });
-    this.d.files.remove(collectionId, documentId);
+    await this.d.files.remove(collectionId, documentId);
     await this.d.store.deleteDocument(collectionId, documentId);
     if (end.drop !== null) await this.d.store.dropGeneration(collectionId, end.drop);
     if (end.gated) this.onBuilt?.(collectionId);

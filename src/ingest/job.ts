@@ -3,10 +3,10 @@
  * embed in batches, and hand rows back in slices as they are ready. Pure of
  * SQLite and LanceDB: the main thread owns both (one writer per table).
  */
-import { readFile } from "node:fs/promises";
 import type { EmbedCall } from "../embed/calls";
 import { isBuiltinModel } from "../embed/models";
 import { EmbeddingError, type Embedder } from "../embed/types";
+import { readStoredFile } from "../files/read";
 import { sha256 } from "../tools/crypto";
 import { chunkText } from "./chunk/index";
 import { ExtractionError, extract, type Ocr } from "./extract/index";
@@ -25,6 +25,7 @@ export interface JobDocument {
   url: string | null;
   fileName: string | null;
   fileSize: number | null;
+  /** Where the stored file is read: FileStore.readLocation, a path or a URL. */
   filePath: string | null;
   /**
    * url/api: the hash of the text already indexed in the task's generation, if any.
@@ -136,7 +137,7 @@ async function textOf(job: Job, ocr: Ocr, times: StageTimes): Promise<Got> {
   // A crawled page: its crawl fetched and extracted the text already.
   if (d.content !== null) return { extracted: { text: d.content, kind: "html" }, validators: null };
   if (d.type === "file") {
-    const bytes = await timed(times, "fetch", async () => new Uint8Array(await readFile(d.filePath!)));
+    const bytes = await timed(times, "fetch", async () => readStoredFile(d.filePath!));
     const extracted = await timed(times, "extract", () => extract(bytes, { fileName: d.fileName ?? undefined }, ocr));
     return { extracted, validators: null };
   }

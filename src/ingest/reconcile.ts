@@ -6,7 +6,6 @@
  * and a ready document whose row count differs from its chunk count is queued
  * again (its write is idempotent, so the rerun leaves exactly one copy).
  */
-import { readdirSync } from "node:fs";
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/repo/collections";
 import { listDocuments } from "../db/repo/documents";
@@ -95,20 +94,12 @@ export async function reconcile(d: Deps): Promise<void> {
       }
     }
   }
-  removeOrphanFiles(d);
+  await removeOrphanFiles(d);
   if (dropped || requeued || cleared) d.log.info("reconciled the vector store", { dropped, requeued, cleared });
 }
 
 /** Files whose collection no longer exists (a crash between delete and clean-up). */
-function removeOrphanFiles(d: Deps): void {
-  let names: string[] = [];
-  try {
-    names = readdirSync(d.files.dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (name.startsWith(".")) continue;
-    if (!findCollectionById(d.db, name)) d.files.removeCollection(name);
-  }
+async function removeOrphanFiles(d: Deps): Promise<void> {
+  for (const id of await d.files.listCollections())
+    if (!findCollectionById(d.db, id)) await d.files.removeCollection(id);
 }

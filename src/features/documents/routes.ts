@@ -18,13 +18,13 @@ import {
 } from "./model";
 import type { DocumentService } from "./service";
 import { receiveDocumentFile } from "./upload";
-import type { FileStore } from "../../files/store";
+import type { DiskFileStore } from "../../files/disk-store";
 
 const Params = t.Object({ externalId: t.String() });
 const Failures = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 const security = [{ apiKey: [] }];
 
-export function documentRoutes(docs: DocumentService, files: FileStore, maxUploadMb: number) {
+export function documentRoutes(docs: DocumentService, files: DiskFileStore, maxUploadMb: number) {
   return (
     new Elysia({ prefix: "/api/rag/documents", tags: ["Documents"] })
       .use(unknownFields)

@@ -13,7 +13,7 @@ import { findCollectionById } from "../../db/repo/collections";
 import { findDocumentByExternalId, listDocumentPage } from "../../db/repo/external-documents";
 import type { Collection, DocumentRow, SourceFetch } from "../../db/schema";
 import { findSourceFetch, sourceFetchesOf } from "../../db/repo/source-fetches";
-import type { FileStore } from "../../files/store";
+import type { DiskFileStore } from "../../files/disk-store";
 import { AppError, type FieldProblem, notFound } from "../../http/errors";
 import type { IngestEngine } from "../../ingest/engine";
 import { UpsertRefused } from "../../ingest/errors";
@@ -28,7 +28,8 @@ import { type ReceivedDocumentFile, planFileDocument } from "./upload";
 export interface DocumentDeps {
   db: Db;
   engine: IngestEngine;
-  files: FileStore;
+  /** On disk only: a file upsert moves its staged file into place inside the write transaction. */
+  files: DiskFileStore;
   store: VectorStore;
   keys: KeyService;
   config: Pick<Config, "maxUploadMb">;

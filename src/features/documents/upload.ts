@@ -7,7 +7,7 @@
 import { rmSync } from "node:fs";
 import type { Metadata } from "../../core/metadata";
 import { MULTIPART_OVERHEAD, receiveFile } from "../../files/multipart";
-import type { FileStore } from "../../files/store";
+import type { DiskFileStore } from "../../files/disk-store";
 import { AppError } from "../../http/errors";
 import { detectKind } from "../../ingest/extract/detect";
 import { ExtractionError } from "../../ingest/extract/errors";
@@ -31,7 +31,7 @@ const field = (name: string, message: string) =>
 /** Reads the form, checks the file's type and the metadata and name parts; the bytes wait in a temporary file. */
 export async function receiveDocumentFile(
   request: Request,
-  files: FileStore,
+  files: DiskFileStore,
   maxBytes: number,
 ): Promise<ReceivedDocumentFile> {
   const declared = Number(request.headers.get("content-length") ?? "NaN");

@@ -135,7 +135,7 @@ export class KbService {
     let metadata: Metadata | undefined;
     try {
       file = await receiveFile(form, "file", async (body) => {
-        const saved = await this.d.files.saveHashed(kb.id, docId, body, limit);
+        const saved = await this.d.files.save(kb.id, docId, body, limit);
         hash = saved.hash;
         return saved.size;
       });
@@ -143,7 +143,7 @@ export class KbService {
       detectKind(file.head, { contentType: file.mimeType, fileName: file.fileName });
       refuseDuplicateFile(this.d.db, kb.id, docId, hash);
     } catch (err) {
-      this.d.files.remove(kb.id, docId);
+      await this.d.files.remove(kb.id, docId);
       if (err instanceof ExtractionError) throw new AppError("unsupported_media_type", scrubMessage(err.message));
       throw err;
     }
@@ -160,8 +160,8 @@ export class KbService {
     });
     if (!row) {
       // Deleted while the bytes arrived.
-      this.d.files.remove(kb.id, docId);
-      this.d.files.removeCollectionIfEmpty(kb.id);
+      await this.d.files.remove(kb.id, docId);
+      await this.d.files.removeCollectionIfEmpty(kb.id);
       throw notFound("knowledge base");
     }
     return presentDoc(row);

@@ -196,24 +196,24 @@ export class SourceService {
     if (contentLength > limit) throw new AppError("payload_too_large", `the file is larger than ${limit} bytes`);
     this.uploading.add(doc.id);
     try {
-      const { size, hash } = await this.d.files.saveHashed(doc.collectionId, doc.id, body, limit);
+      const { size, hash } = await this.d.files.save(doc.collectionId, doc.id, body, limit);
       if (size === 0) {
-        this.d.files.remove(doc.collectionId, doc.id);
+        await this.d.files.remove(doc.collectionId, doc.id);
         throw new AppError("invalid_request", "the uploaded file is empty");
       }
       try {
         // The source keeps waiting for a file: another one may still be uploaded to it.
         refuseDuplicateFile(this.d.db, doc.collectionId, doc.id, hash);
       } catch (err) {
-        this.d.files.remove(doc.collectionId, doc.id);
+        await this.d.files.remove(doc.collectionId, doc.id);
         throw err;
       }
       const upload = { filePath: doc.id, fileSize: size, contentHash: hash };
       const outcome = this.d.engine.enqueue(doc.id, { upload });
       if (outcome !== "queued") {
         // The source (or its whole pipeline) was deleted while the bytes arrived, or another upload claimed it.
-        this.d.files.remove(doc.collectionId, doc.id);
-        this.d.files.removeCollectionIfEmpty(doc.collectionId);
+        await this.d.files.remove(doc.collectionId, doc.id);
+        await this.d.files.removeCollectionIfEmpty(doc.collectionId);
         throw outcome === "gone" ? notFound("source") : new AppError("conflict", "this source already has its file");
       }
       return presentSource({ ...findDocumentById(this.d.db, doc.id)!, preview: null });

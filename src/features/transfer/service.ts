@@ -11,7 +11,7 @@ import type { Db } from "../../db/client";
 import { findCollectionById } from "../../db/repo/collections";
 import { findUserByEmail } from "../../db/repo/users";
 import type { User } from "../../db/schema";
-import type { FileStore } from "../../files/store";
+import type { DiskFileStore } from "../../files/disk-store";
 import { receiveFile } from "../../files/multipart";
 import { authenticateSession } from "../../http/auth";
 import { AppError, notFound } from "../../http/errors";
@@ -20,7 +20,8 @@ import { CONTROL_HEADER, tokenMatches } from "../backup/control";
 
 export interface TransferDeps extends ImportDeps {
   auth: AuthService;
-  files: FileStore;
+  /** On disk only: an archive is staged there, and export/import read and write files by path. */
+  files: DiskFileStore;
   controlToken: string;
   /** Largest archive accepted, in bytes. */
   maxArchiveBytes: number;
