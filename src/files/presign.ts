@@ -12,12 +12,14 @@ import type { ObjectStorage } from "../config-storage";
 const MAX_EXPIRES_S = 7 * 24 * 3600;
 
 export interface PresignOptions {
-  method: "GET" | "PUT" | "HEAD" | "DELETE";
+  method: "GET" | "PUT" | "HEAD" | "DELETE" | "POST";
   /** The object's full key (prefix included); "" addresses the bucket itself. */
   key: string;
   expiresInS: number;
   /** Headers the client must send with exactly these values (names in any case). */
   headers?: Record<string, string>;
+  /** Parameters of the request itself (`uploads`, `uploadId`, `partNumber`, `list-type`), signed with it. */
+  query?: Record<string, string>;
   /** The signing time; the grant runs out `expiresInS` after it. */
   now?: Date;
 }
@@ -36,6 +38,7 @@ export function presignUrl(store: ObjectStorage, opts: PresignOptions): string {
   for (const [name, value] of Object.entries(opts.headers ?? {})) headers.set(name.toLowerCase(), value.trim());
   const names = [...headers.keys()].sort();
   const query = canonicalQuery({
+    ...opts.query,
     "X-Amz-Algorithm": "AWS4-HMAC-SHA256",
     "X-Amz-Credential": `${accessKeyId}/${scope}`,
     "X-Amz-Date": stamp,

@@ -1,0 +1,185 @@
+/**
+ * Uploaded files in an S3-compatible bucket (the FileStore of store.ts), under
+ * `<prefix>/files/<collection id>/<document id>`. Not used by `ragd serve` yet: it keeps
+ * its files on disk until its metadata can live in PostgreSQL too (docs/ARCHITECTURE.md,
+ * Object storage).
+ *
+ * Bytes stream to the store as they arrive, hashed on the way, and at most one part is
+ * held in memory: a file that fits in one part is one PUT once it has all arrived (so
+ * nothing exists before it is whole); a longer one is a multipart upload, completed at
+ * the end or aborted on any failure, so a file past its limit leaves no object and no
+ * parts. Replacing a key is atomic in S3: a reader sees the old file or the new one.
+ */
+import { S3Client } from "bun";
+import type { ObjectStorage } from "../config-storage";
+import { storageKey } from "../config-storage";
+import { FileError } from "./errors";
+import { presignUrl } from "./presign";
+import { abortUpload, completeUpload, createUpload, uploadPart } from "./s3-multipart";
+import { checkIds, type FileStore, isStoreId, type SavedFile } from "./store";
+
+/** S3 refuses parts under 5 MiB (but the last). */
+export const MIN_PART_BYTES = 5 * 1024 * 1024;
+const DEFAULT_PART_BYTES = 8 * 1024 * 1024;
+/** How long a worker's URL for reading a file lasts: the job reads it as soon as it starts. */
+const READ_GRANT_S = 3600;
+
+export class ObjectFileStore implements FileStore {
+  private readonly s3: S3Client;
+  private readonly partBytes: number;
+
+  constructor(
+    private readonly storage: ObjectStorage,
+    opts: { partBytes?: number } = {},
+  ) {
+    // The multipart steps and the workers' URLs are presigned by ragd itself (presign.ts).
+    if (storage.accessKeyId === null || storage.secretAccessKey === null)
+      throw new Error("files in object storage need RAGD_S3_ACCESS_KEY_ID and RAGD_S3_SECRET_ACCESS_KEY");
+    this.partBytes = opts.partBytes ?? DEFAULT_PART_BYTES;
+    if (this.partBytes < MIN_PART_BYTES) throw new Error(`a part is at least ${MIN_PART_BYTES} bytes`);
+    this.s3 = new S3Client({
+      bucket: storage.bucket,
+      region: storage.region,
+      endpoint: storage.endpoint ?? undefined,
+      accessKeyId: storage.accessKeyId,
+      secretAccessKey: storage.secretAccessKey,
+    });
+  }
+
+  /** The full key of a document's file. */
+  keyOf(collectionId: string, documentId: string): string {
+    checkIds(collectionId, documentId);
+    return storageKey(this.storage, `files/${collectionId}/${documentId}`);
+  }
+
+  async save(
+    collectionId: string,
+    documentId: string,
+    body: ReadableStream<Uint8Array> | null,
+    limit: number,
+  ): Promise<SavedFile> {
+    const key = this.keyOf(collectionId, documentId);
+    const hasher = new Bun.CryptoHasher("sha256");
+    const upload = new StreamingUpload(this.storage, key, this.partBytes, (bytes) => this.s3.write(key, bytes));
+    let total = 0;
+    try {
+      if (body) {
+        for await (const part of body as unknown as AsyncIterable<Uint8Array>) {
+          total += part.byteLength;
+          if (total > limit) throw new FileError("too_large", `the file is larger than ${limit} bytes`);
+          hasher.update(part);
+          await upload.write(part);
+        }
+      }
+      await upload.finish();
+    } catch (err) {
+      await upload.abort();
+      throw err;
+    }
+    return { size: total, hash: hasher.digest("hex") };
+  }
+
+  readLocation(collectionId: string, documentId: string): string {
+    const key = this.keyOf(collectionId, documentId);
+    return presignUrl(this.storage, { method: "GET", key, expiresInS: READ_GRANT_S });
+  }
+
+  async remove(collectionId: string, documentId: string): Promise<void> {
+    await this.s3.delete(this.keyOf(collectionId, documentId));
+  }
+
+  async removeCollection(collectionId: string): Promise<void> {
+    checkIds(collectionId);
+    const prefix = storageKey(this.storage, `files/${collectionId}/`);
+    // Deleting while listing would shift the pages: list first, then delete.
+    const keys: string[] = [];
+    await this.eachPage({ prefix }, (page) => keys.push(...(page.contents ?? []).map((o) => o.key)));
+    for (const key of keys) await this.s3.delete(key);
+  }
+
+  /** A bucket has no directories: nothing is left behind. */
+  async removeCollectionIfEmpty(_collectionId: string): Promise<void> {}
+
+  async listCollections(): Promise<string[]> {
+    const prefix = storageKey(this.storage, "files/");
+    const ids: string[] = [];
+    await this.eachPage({ prefix, delimiter: "/" }, (page) => {
+      for (const p of page.commonPrefixes ?? []) ids.push(p.prefix.slice(prefix.length).replace(/\/$/, ""));
+    });
+    return ids.filter(isStoreId);
+  }
+
+  /** Nothing is staged locally; an upload a crash left open is for abortStaleUploads (orphans.ts). */
+  sweepTemp(): void {}
+
+  private async eachPage(
+    opts: { prefix: string; delimiter?: string },
+    fn: (page: Awaited<ReturnType<S3Client["list"]>>) => void,
+  ): Promise<void> {
+    let continuationToken: string | undefined;
+    do {
+      const page = await this.s3.list({ ...opts, continuationToken });
+      fn(page);
+      continuationToken = page.isTruncated ? page.nextContinuationToken : undefined;
+    } while (continuationToken);
+  }
+}
+
+/**
+ * One object's bytes on their way: buffered up to a part, then sent as parts of a
+ * multipart upload started with the first full part; `finish` sends what is left.
+ */
+class StreamingUpload {
+  private held: Uint8Array[] = [];
+  private heldBytes = 0;
+  private uploadId: string | null = null;
+  private etags: string[] = [];
+
+  constructor(
+    private readonly storage: ObjectStorage,
+    private readonly key: string,
+    private readonly partBytes: number,
+    private readonly putWhole: (bytes: Uint8Array) => Promise<unknown>,
+  ) {}
+
+  async write(bytes: Uint8Array): Promise<void> {
+    this.held.push(bytes);
+    this.heldBytes += bytes.byteLength;
+    while (this.heldBytes >= this.partBytes) await this.sendPart(this.take(this.partBytes));
+  }
+
+  async finish(): Promise<void> {
+    const rest = this.take(this.heldBytes);
+    if (this.uploadId === null) {
+      await this.putWhole(rest);
+      return;
+    }
+    if (rest.byteLength > 0 || this.etags.length === 0) await this.sendPart(rest);
+    await completeUpload(this.storage, this.key, this.uploadId, this.etags);
+    this.uploadId = null;
+  }
+
+  /** Leaves no trace of the upload; quiet, as it runs while another error is on its way. */
+  async abort(): Promise<void> {
+    this.held = [];
+    this.heldBytes = 0;
+    const id = this.uploadId;
+    this.uploadId = null;
+    if (id !== null) await abortUpload(this.storage, this.key, id).catch(() => {});
+  }
+
+  private async sendPart(bytes: Uint8Array): Promise<void> {
+    this.uploadId ??= await createUpload(this.storage, this.key);
+    this.etags.push(await uploadPart(this.storage, this.key, this.uploadId, this.etags.length + 1, bytes));
+  }
+
+  /** The first `n` held bytes as one buffer; the rest stay held. */
+  private take(n: number): Uint8Array {
+    const all = Buffer.concat(this.held, this.heldBytes);
+    const out = all.subarray(0, n);
+    const rest = all.subarray(n);
+    this.held = rest.byteLength > 0 ? [rest] : [];
+    this.heldBytes = rest.byteLength;
+    return out;
+  }
+}
