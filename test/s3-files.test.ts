@@ -1,10 +1,12 @@
-// Presigned uploads and the put-if-absent probe on a real S3-compatible store (Ceph RGW,
+// Presigned uploads, the put-if-absent probe and abandoned multipart uploads on a real S3-compatible store (Ceph RGW,
 // started by test/support/rgw.ts; .ci/run installs it).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { S3Client } from "bun";
 import type { ObjectStorage } from "../src/config-storage";
+import { abortStaleUploads, STALE_UPLOAD_MS } from "../src/files/orphans";
 import { presignPut, presignUrl } from "../src/files/presign";
 import { probePutIfAbsent } from "../src/files/put-if-absent";
+import { abortUpload, createUpload, listUploads } from "../src/files/s3-multipart";
 import { haveRgw, NO_RGW, startRgw, type TestRgw } from "./support/rgw";
 
 if (!haveRgw) console.log(`object storage tests skipped: ${NO_RGW}`);
@@ -99,6 +101,25 @@ describe.skipIf(!haveRgw)("on Ceph RGW", () => {
 
     test("throws, rather than guess, when the store refuses the keys", async () => {
       await expect(probePutIfAbsent({ ...store, secretAccessKey: "not-the-secret" })).rejects.toThrow(/answered 403/);
+    });
+  });
+
+  describe("abandoned multipart uploads", () => {
+    test("are aborted once stale, only under ragd's file areas of its prefix", async () => {
+      const keys = ["orphans/files/c/d", "orphans/uploads/s/g", "orphans/lance/t.lance/data/x", "elsewhere/files/c/d"];
+      for (const key of keys) await createUpload(store, key);
+      const pending = async () => (await listUploads(store, "")).map((u) => u.key).sort();
+      const mine = { ...store, prefix: "orphans" };
+      // Just started: nothing is stale yet.
+      expect(await abortStaleUploads(mine)).toBe(0);
+      expect(await pending()).toEqual([...keys].sort());
+      const later = Date.now() + STALE_UPLOAD_MS + 60_000;
+      expect(await abortStaleUploads(mine, { now: later })).toBe(2);
+      // LanceDB's own uploads under the prefix, and anything outside it, are left alone.
+      expect(await pending()).toEqual(["elsewhere/files/c/d", "orphans/lance/t.lance/data/x"]);
+      expect(await abortStaleUploads(mine, { now: later })).toBe(0);
+      for (const u of await listUploads(store, "")) await abortUpload(store, u.key, u.uploadId);
+      expect(await pending()).toEqual([]);
     });
   });
 });
