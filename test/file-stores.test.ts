@@ -12,6 +12,9 @@ import { MIN_PART_BYTES, ObjectFileStore } from "../src/files/object-store";
 import { readStoredFile } from "../src/files/read";
 import { listUploads } from "../src/files/s3-multipart";
 import type { FileStore } from "../src/files/store";
+import type { Job, JobEvent } from "../src/ingest/job";
+import { WorkerPool } from "../src/ingest/pool";
+import { createLogger } from "../src/log";
 import { haveRgw, NO_RGW, startRgw, type TestRgw } from "./support/rgw";
 
 if (!haveRgw) console.log(`the bucket half of the file store tests is skipped: ${NO_RGW}`);
@@ -63,6 +66,49 @@ async function inBucket(): Promise<Subject> {
 }
 
 afterAll(() => rgw?.stop(), 30_000);
+
+/** Real worker threads, as ingestion runs its jobs. */
+const pool = new WorkerPool(
+  1,
+  createLogger("error", () => {}),
+  2,
+);
+afterAll(() => pool.close());
+
+/** Runs the job of a stored text file in a worker thread; the chunks' text, or the error. */
+function ingest(location: string): Promise<string> {
+  const job: Job = {
+    jobId: crypto.randomUUID(),
+    document: {
+      id: id(),
+      type: "file",
+      content: null,
+      url: null,
+      fileName: "note.txt",
+      fileSize: null,
+      filePath: location,
+    },
+    chunking: { strategy: "recursive", size: 200, overlap: 0 },
+    model: "builtin",
+    embed: { ollamaUrl: "http://127.0.0.1:1", openaiUrl: null, openaiKey: null, batchSize: 32 },
+    fetch: { allow: [], deny: [], maxBytes: MiB, timeoutMs: 1000 },
+    ocr: { languages: ["eng"], pageTimeoutMs: 1000, dataDir: "." },
+  };
+  return new Promise((resolve, reject) => {
+    const texts: string[] = [];
+    const onEvent = (e: JobEvent) => {
+      if (e.type === "rows") {
+        texts.push(...e.rows.map((r) => r.text));
+        pool.ack(e.jobId);
+      }
+      if (e.type === "done") resolve(texts.join(" "));
+      if (e.type === "error") reject(new Error(e.message));
+    };
+    const send = pool.assign(job, { onEvent }, null);
+    if (!send) reject(new Error("the pool is full"));
+    else send();
+  });
+}
 
 /** `size` pseudo-random bytes (the same for the same seed), in chunks of `chunk`. */
 function bytes(size: number, seed = 1): Uint8Array {
@@ -147,6 +193,13 @@ for (const [name, available, start] of subjects) {
       const upload = s.store.save(id(), id(), body(bytes(12 * MiB, 6), MiB, 7 * MiB), 20 * MiB);
       await expect(upload).rejects.toThrow(/hung up/);
       expect(await s.contents()).toEqual(held);
+    });
+
+    test("an ingestion worker reads the file where the store says it is", async () => {
+      const [col, doc] = [id(), id()];
+      const text = "The heron stands in the shallow water of the fen at dawn.";
+      await s.store.save(col, doc, body(new TextEncoder().encode(text)), MiB);
+      expect(await ingest(s.store.readLocation(col, doc))).toBe(text);
     });
 
     test("removes a file, a missing one without complaint, and leaves the others", async () => {
