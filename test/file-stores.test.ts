@@ -200,6 +200,10 @@ for (const [name, available, start] of subjects) {
       const text = "The heron stands in the shallow water of the fen at dawn.";
       await s.store.save(col, doc, body(new TextEncoder().encode(text)), MiB);
       expect(await ingest(s.store.readLocation(col, doc))).toBe(text);
+      await s.store.remove(col, doc);
+      // Not expect().rejects: while it waits, Bun does not deliver the worker's messages.
+      const gone = await ingest(s.store.readLocation(col, doc)).catch((e: Error) => e);
+      expect(String(gone)).toMatch(/missing|answered 404/);
     });
 
     test("removes a file, a missing one without complaint, and leaves the others", async () => {
