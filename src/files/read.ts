@@ -12,7 +12,11 @@ export async function readStoredFile(location: string): Promise<Uint8Array> {
   const res = await fetch(location);
   if (!res.ok) {
     await res.body?.cancel();
-    throw new Error(`the stored file could not be read: the object store answered ${res.status}`);
+    throw new Error(
+      res.status === 404
+        ? "the uploaded file is missing from the object store"
+        : `the object store answered ${res.status} to reading the uploaded file`,
+    );
   }
   return new Uint8Array(await res.arrayBuffer());
 }
