@@ -27,7 +27,9 @@ import { openLance } from "../src/vectors/connection";
 import { VectorStore, type ChunkRow } from "../src/vectors/store";
 import { denseSpace } from "./dense";
 import { dirArg, flatTopK, restore } from "./kept-corpus";
+import { exactDistances, RecallTally, recallHits } from "./recall";
 import { percentile, random } from "./support";
+import { analyseTies } from "./ties";
 import { sentenceOf, topicsFor } from "./vocab";
 
 const N = Number(process.argv[2] ?? 20_000);
@@ -51,6 +53,8 @@ const sentence = (rnd: () => number, n: number, topic = TOPICS[Math.floor(rnd() 
   sentenceOf(rnd, n, topic);
 
 type Hits = { document_id: string; chunk_index: number }[];
+/** The exact top 10 of each recall query (LanceDB's flat scan) and exact distances by row id. */
+type Truth = { sets: Set<string>[]; distance: (q: Float32Array) => (id: string) => number };
 
 async function load(store: VectorStore, all: Float32Array, ids: string[]): Promise<void> {
   const rnd = random(1);
@@ -68,16 +72,13 @@ async function load(store: VectorStore, all: Float32Array, ids: string[]): Promi
   }
 }
 
-async function measure(
-  label: string,
-  queries: Float32Array[],
-  truth: Set<string>[],
-  run: (q: Float32Array) => Promise<Hits>,
-) {
+async function measure(label: string, queries: Float32Array[], truth: Truth, run: (q: Float32Array) => Promise<Hits>) {
   for (const q of queries.slice(0, 20)) await run(q);
-  let found = 0;
-  for (const [i, t] of truth.entries())
-    found += (await run(queries[i]!)).filter((h) => t.has(`${h.document_id}:${h.chunk_index}`)).length;
+  const tally = new RecallTally(10);
+  for (const [i, t] of truth.sets.entries()) {
+    const returned = (await run(queries[i]!)).map((h) => `${h.document_id}:${h.chunk_index}`);
+    tally.add(recallHits(returned, t, truth.distance(queries[i]!), 10));
+  }
   const lat: number[] = [];
   for (const q of queries) {
     const t0 = performance.now();
@@ -93,9 +94,8 @@ async function measure(
     }),
   );
   const qps = n / ((performance.now() - t1) / 1000);
-  const recall = (found / (truth.length * 10)).toFixed(3);
   console.log(
-    `${label}: recall@10 ${recall}, p50 ${percentile(lat, 50).toFixed(2)} ms, p95 ${percentile(lat, 95).toFixed(2)} ms, ${qps.toFixed(0)} q/s with 16 in flight`,
+    `${label}: recall@10 ${tally.format()}, p50 ${percentile(lat, 50).toFixed(2)} ms, p95 ${percentile(lat, 95).toFixed(2)} ms, ${qps.toFixed(0)} q/s with 16 in flight`,
   );
 }
 
@@ -123,7 +123,13 @@ function kindOf(kind: string): { config: Index; name: string; tunes: [string, Tu
     return {
       config: Index.hnswSq({ distanceType: "cosine", numPartitions: partitions }),
       name: "hnswsq",
-      tunes: EFS.map((ef) => [`${kind} ef ${ef}`, (v) => v.nprobes(partitions).ef(ef).refineFactor(HNSW_REFINE)]),
+      // One graph: probe it; a graph per partition: probe SHARES of them, like IVF.
+      tunes: (partitions > 1 ? SHARES : [1]).flatMap((share) =>
+        EFS.map((ef): [string, Tune] => [
+          `${kind}${partitions > 1 ? ` probing ${share * 100}%` : ""} ef ${ef}`,
+          (v) => v.nprobes(probing(share)).ef(ef).refineFactor(HNSW_REFINE),
+        ]),
+      ),
     };
   if (name === "ivfpq") {
     const numSubVectors = Number(sub ?? DIM / 16);
@@ -162,8 +168,9 @@ async function openCorpus(dir: string, store: VectorStore, all: Float32Array, id
 }
 
 /** Measures each kind on the table, replacing its vector index by each in turn. */
-async function runKinds(table: Table, queries: Float32Array[], truth: Set<string>[]): Promise<void> {
+async function runKinds(table: Table, queries: Float32Array[], truth: Truth): Promise<void> {
   for (const kind of KINDS) {
+    if (kind === "ties") continue;
     if (kind === "flat") {
       await measure("flat", queries, truth, (q) => search(table, q, (v) => v.bypassVectorIndex()));
       continue;
@@ -217,13 +224,18 @@ async function main(): Promise<void> {
       const text = sentence(qrnd, 3 + Math.floor(qrnd() * 4));
       return space ? space.query(text) : embedBuiltin(text);
     });
-    const truth: Set<string>[] = [];
-    for (const q of queries.slice(0, 50)) truth.push(await flatTopK(table, q, 10));
+    const truth: Truth = { sets: [], distance: exactDistances(all, ids, DIM) };
+    for (const q of queries.slice(0, 50)) truth.sets.push(await flatTopK(table, q, 10));
     console.log(
       `ann-sizes: ${N.toLocaleString()} rows × ${DIM}; load average ${loadavg()
         .map((x) => x.toFixed(2))
         .join(" ")}`,
     );
+    if (KINDS.includes("ties")) {
+      // Row i is chunk i % 10 of document ⌊i / 10⌋, whose topic is its number modulo the topics (both corpora).
+      const topicOf = (row: number) => Math.floor(row / 10) % TOPICS.length;
+      await analyseTies(table, all, ids, DIM, queries.slice(0, 50), topicOf);
+    }
     await runKinds(table, queries, truth);
     table.close();
   } finally {
