@@ -1,6 +1,7 @@
 /**
  * ANN index kinds on one table, in process: build time, recall@10 against exact
- * search, p50/p95 of 200 sequential queries and throughput with 16 in flight.
+ * search (by id, and with ties counted as ann-benchmarks counts them: bench/recall.ts),
+ * p50/p95 of 200 sequential queries and throughput with 16 in flight.
  *
  *   ./node_modules/.bin/bun bench/ann-sizes.ts [rows=20000] [kinds=flat,ivfflat,hnsw] [--dir DIR [--dense]]
  *
@@ -9,8 +10,10 @@
  * index, probed as ragd probes it: ann.ts, and with SWEEP=1 at SHARES × REFINES too), `ivfflat[:partitions]` at probe shares
  * SHARES (default 0.2,0.5), `ivfpq[:partitions[:sub-vectors]]` and `ivfrq[:partitions]`
  * at refine factors REFINES (default 10), and `hnsw[:partitions]` (IVF_HNSW_SQ) at ef
- * values EFS (default 40,80,160). Partitions default to √rows for IVF kinds and 1 for
- * HNSW; REFINE sets HNSW's refine factor. Each index replaces the previous and is named
+ * values EFS (default 40,80,160), with more than one partition at probe shares SHARES
+ * too. Partitions default to √rows for IVF kinds and 1 for HNSW; REFINE sets HNSW's
+ * refine factor. `ties` prints how near the exact neighbours of the recall queries are
+ * to one another and to the 10th (bench/ties.ts). Each index replaces the previous and is named
  * as ann.ts names its kind (`vector_ivfpq_<rows>`, …), so the last one built can serve.
  *
  * With `--dir DIR` the table is the one bench/query-http.ts kept in DIR (its `--dir`),
