@@ -10,8 +10,8 @@
  * of 0 (at most 4) within 1e-3, 1 (at most 6) within 1% of its similarity; the 10th's
  * similarity is 0.37 (median), the 11th's 0.002 below it and the 50th's 0.06. The
  * two flat scans agree on every id. The top 10 come from one topic but lie at cosine
- * 0.39 from the query and 0.36–0.375 from one another (random rows: 0.12): IVF
- * partitions scatter them (docs/ARCHITECTURE.md, Search).
+ * 0.39 from the query and 0.36–0.375 from one another (random rows: 0.12), so their
+ * partitions are picked by their other words (docs/ARCHITECTURE.md, Search).
  */
 import type { Table } from "@lancedb/lancedb";
 import { flatTopK } from "./kept-corpus";
