@@ -22,11 +22,11 @@
  *
  * On the built-in vectors (100,000 rows, 100 topics, load 4–10) the probe share an IVF
  * search needs depends on how its partitions fall against the topics: 50% of 64 found
- * 0.986, of 16 0.868; 40% of 100 0.974, of 1,000 0.946; of 316 (√rows, as ann.ts)
- * 15% found 0.680 and 60% 0.966. Ties count for at most 0.026 (`ties`). Graphs all searched keep it:
- * `hnsw:16` with SHARES=1, REFINE=2 gave 0.976 at ef 50 (p50 8.3 ms) and, at 300,000
- * rows, 0.972 at ef 100 (p50 19 ms), built in 272 and 749 s (docs/ARCHITECTURE.md,
- * Search).
+ * 0.986, of 16 0.868; 40% of 100 0.974, of 1,000 0.946; of 316 (√rows, as ann.ts) 15%
+ * found 0.680 and 60% 0.966. Ties count for at most 0.026 (`ties`). Graphs all searched
+ * keep it: `hnsw:16` with SHARES=1, REFINE=2 gave 0.976 at ef 50 (p50 8.3 ms) and, at
+ * 300,000 rows, 0.972 at ef 100 (p50 19 ms), built in 272 and 749 s
+ * (docs/ARCHITECTURE.md, Search).
  */
 import { Index, type Table } from "@lancedb/lancedb";
 import { mkdtempSync, rmSync } from "node:fs";
