@@ -1,6 +1,7 @@
 /**
  * ANN index kinds on one table, in process: build time, recall@10 against exact
- * search, p50/p95 of 200 sequential queries and throughput with 16 in flight.
+ * search (by id, and with ties counted as ann-benchmarks counts them: bench/recall.ts),
+ * p50/p95 of 200 sequential queries and throughput with 16 in flight.
  *
  *   ./node_modules/.bin/bun bench/ann-sizes.ts [rows=20000] [kinds=flat,ivfflat,hnsw] [--dir DIR [--dense]]
  *
@@ -9,13 +10,23 @@
  * index, probed as ragd probes it: ann.ts, and with SWEEP=1 at SHARES × REFINES too), `ivfflat[:partitions]` at probe shares
  * SHARES (default 0.2,0.5), `ivfpq[:partitions[:sub-vectors]]` and `ivfrq[:partitions]`
  * at refine factors REFINES (default 10), and `hnsw[:partitions]` (IVF_HNSW_SQ) at ef
- * values EFS (default 40,80,160). Partitions default to √rows for IVF kinds and 1 for
- * HNSW; REFINE sets HNSW's refine factor. Each index replaces the previous and is named
+ * values EFS (default 40,80,160), with more than one partition at probe shares SHARES
+ * too. Partitions default to √rows for IVF kinds and 1 for HNSW; REFINE sets HNSW's
+ * refine factor. `ties` prints how near the exact neighbours of the recall queries are
+ * to one another and to the 10th (bench/ties.ts). Each index replaces the previous and is named
  * as ann.ts names its kind (`vector_ivfpq_<rows>`, …), so the last one built can serve.
  *
  * With `--dir DIR` the table is the one bench/query-http.ts kept in DIR (its `--dir`),
  * with its vectors for exact search; `--dense` when that corpus is `dense`. The table
  * stays; bench/query-http.ts rebuilds the index ann.ts picks if the last one differs.
+ *
+ * On the built-in vectors (100,000 rows, 100 topics, load 4–10) the probe share an IVF
+ * search needs depends on how its partitions fall against the topics: 50% of 64 found
+ * 0.986, of 16 0.868; 40% of 100 0.974, of 1,000 0.946; of 316 (√rows, as ann.ts) 15%
+ * found 0.680 and 60% 0.966. Ties count for at most 0.026 (`ties`). Graphs all searched
+ * keep it: `hnsw:16` with SHARES=1, REFINE=2 gave 0.976 at ef 50 (p50 8.3 ms) and, at
+ * 300,000 rows, 0.972 at ef 100 (p50 19 ms), built in 272 and 749 s
+ * (docs/ARCHITECTURE.md, Search).
  */
 import { Index, type Table } from "@lancedb/lancedb";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -27,7 +38,9 @@ import { openLance } from "../src/vectors/connection";
 import { VectorStore, type ChunkRow } from "../src/vectors/store";
 import { denseSpace } from "./dense";
 import { dirArg, flatTopK, restore } from "./kept-corpus";
+import { exactDistances, RecallTally, recallHits } from "./recall";
 import { percentile, random } from "./support";
+import { analyseTies } from "./ties";
 import { sentenceOf, topicsFor } from "./vocab";
 
 const N = Number(process.argv[2] ?? 20_000);
@@ -51,6 +64,8 @@ const sentence = (rnd: () => number, n: number, topic = TOPICS[Math.floor(rnd() 
   sentenceOf(rnd, n, topic);
 
 type Hits = { document_id: string; chunk_index: number }[];
+/** The exact top 10 of each recall query (LanceDB's flat scan) and exact distances by row id. */
+type Truth = { sets: Set<string>[]; distance: (q: Float32Array) => (id: string) => number };
 
 async function load(store: VectorStore, all: Float32Array, ids: string[]): Promise<void> {
   const rnd = random(1);
@@ -68,16 +83,13 @@ async function load(store: VectorStore, all: Float32Array, ids: string[]): Promi
   }
 }
 
-async function measure(
-  label: string,
-  queries: Float32Array[],
-  truth: Set<string>[],
-  run: (q: Float32Array) => Promise<Hits>,
-) {
+async function measure(label: string, queries: Float32Array[], truth: Truth, run: (q: Float32Array) => Promise<Hits>) {
   for (const q of queries.slice(0, 20)) await run(q);
-  let found = 0;
-  for (const [i, t] of truth.entries())
-    found += (await run(queries[i]!)).filter((h) => t.has(`${h.document_id}:${h.chunk_index}`)).length;
+  const tally = new RecallTally(10);
+  for (const [i, t] of truth.sets.entries()) {
+    const returned = (await run(queries[i]!)).map((h) => `${h.document_id}:${h.chunk_index}`);
+    tally.add(recallHits(returned, t, truth.distance(queries[i]!), 10));
+  }
   const lat: number[] = [];
   for (const q of queries) {
     const t0 = performance.now();
@@ -93,9 +105,8 @@ async function measure(
     }),
   );
   const qps = n / ((performance.now() - t1) / 1000);
-  const recall = (found / (truth.length * 10)).toFixed(3);
   console.log(
-    `${label}: recall@10 ${recall}, p50 ${percentile(lat, 50).toFixed(2)} ms, p95 ${percentile(lat, 95).toFixed(2)} ms, ${qps.toFixed(0)} q/s with 16 in flight`,
+    `${label}: recall@10 ${tally.format()}, p50 ${percentile(lat, 50).toFixed(2)} ms, p95 ${percentile(lat, 95).toFixed(2)} ms, ${qps.toFixed(0)} q/s with 16 in flight`,
   );
 }
 
@@ -123,7 +134,13 @@ function kindOf(kind: string): { config: Index; name: string; tunes: [string, Tu
     return {
       config: Index.hnswSq({ distanceType: "cosine", numPartitions: partitions }),
       name: "hnswsq",
-      tunes: EFS.map((ef) => [`${kind} ef ${ef}`, (v) => v.nprobes(partitions).ef(ef).refineFactor(HNSW_REFINE)]),
+      // One graph: probe it; a graph per partition: probe SHARES of them, like IVF.
+      tunes: (partitions > 1 ? SHARES : [1]).flatMap((share) =>
+        EFS.map((ef): [string, Tune] => [
+          `${kind}${partitions > 1 ? ` probing ${share * 100}%` : ""} ef ${ef}`,
+          (v) => v.nprobes(probing(share)).ef(ef).refineFactor(HNSW_REFINE),
+        ]),
+      ),
     };
   if (name === "ivfpq") {
     const numSubVectors = Number(sub ?? DIM / 16);
@@ -162,8 +179,9 @@ async function openCorpus(dir: string, store: VectorStore, all: Float32Array, id
 }
 
 /** Measures each kind on the table, replacing its vector index by each in turn. */
-async function runKinds(table: Table, queries: Float32Array[], truth: Set<string>[]): Promise<void> {
+async function runKinds(table: Table, queries: Float32Array[], truth: Truth): Promise<void> {
   for (const kind of KINDS) {
+    if (kind === "ties") continue;
     if (kind === "flat") {
       await measure("flat", queries, truth, (q) => search(table, q, (v) => v.bypassVectorIndex()));
       continue;
@@ -217,13 +235,18 @@ async function main(): Promise<void> {
       const text = sentence(qrnd, 3 + Math.floor(qrnd() * 4));
       return space ? space.query(text) : embedBuiltin(text);
     });
-    const truth: Set<string>[] = [];
-    for (const q of queries.slice(0, 50)) truth.push(await flatTopK(table, q, 10));
+    const truth: Truth = { sets: [], distance: exactDistances(all, ids, DIM) };
+    for (const q of queries.slice(0, 50)) truth.sets.push(await flatTopK(table, q, 10));
     console.log(
       `ann-sizes: ${N.toLocaleString()} rows × ${DIM}; load average ${loadavg()
         .map((x) => x.toFixed(2))
         .join(" ")}`,
     );
+    if (KINDS.includes("ties")) {
+      // Row i is chunk i % 10 of document ⌊i / 10⌋, whose topic is its number modulo the topics (both corpora).
+      const topicOf = (row: number) => Math.floor(row / 10) % TOPICS.length;
+      await analyseTies(table, all, ids, DIM, queries.slice(0, 50), topicOf);
+    }
     await runKinds(table, queries, truth);
     table.close();
   } finally {
