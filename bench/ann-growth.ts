@@ -35,6 +35,8 @@ const COLLECTION = "00000000-0000-4000-8000-0000000000b2";
 
 const space = SHAPE === "dense" ? denseSpace(DIM, TOPICS.length) : null;
 const embedQuery = (text: string) => (space ? space.query(text) : embedBuiltin(text));
+/** Probed as the server probes a pipeline's vectors of this kind (ann.ts). */
+const vectorKind = space ? "model" : "builtin";
 
 const dir = tempDir("ragd-bench-growth-");
 const conn = await openLance(dir);
@@ -98,7 +100,13 @@ const client = (async () => {
       continue;
     }
     const t0 = performance.now();
-    await store.search(COLLECTION, 1, { mode: "vector", text: "", vector: queries[i % queries.length]!, topK: 10 });
+    await store.search(COLLECTION, 1, {
+      mode: "vector",
+      text: "",
+      vector: queries[i % queries.length]!,
+      topK: 10,
+      vectorKind,
+    });
     lat.push(performance.now() - t0);
   }
 })();
@@ -124,7 +132,7 @@ async function recall(): Promise<string> {
   const t = await conn.openTable(table);
   for (const q of queries.slice(0, RECALL_QUERIES)) {
     const truth = await flatTopK(t, q, 10);
-    const hits = await store.search(COLLECTION, 1, { mode: "vector", text: "", vector: q, topK: 10 });
+    const hits = await store.search(COLLECTION, 1, { mode: "vector", text: "", vector: q, topK: 10, vectorKind });
     found += hits.filter((h) => truth.has(`${h.documentId}:${h.chunkIndex}`)).length;
   }
   t.close();

@@ -57,20 +57,36 @@ export function partitionsForRows(rows: number): number {
 const WIDE_FROM = 50_000;
 
 /**
+ * Where a table's vectors come from: the built-in embedder's hashed vectors, whose
+ * neighbours scatter over many partitions, or a model embedder's (anything else), whose
+ * neighbours cluster. The searcher says which (retrieval/searcher.ts); unsaid, builtin.
+ */
+export type VectorKind = "builtin" | "model";
+
+/**
+ * IVF_PQ probe share for a model embedder's vectors. At 1M dense model-like rows
+ * (bench/dense.ts, 1,000 partitions, refine 100 ×) recall@10 was the same 1.000 from 2%
+ * to 30% (bench/ann-sizes.ts --dir SWEEP=1); through the binary (bench/query-http.ts
+ * 1000000 dense, load 4–12) p50 52.9 ms at 15% and 21.6 ms at 5%, recall 1.000 both.
+ */
+const MODEL_PQ_SHARE = 0.05;
+
+/**
  * Probes for IVF_FLAT: half the partitions, 60% from WIDE_FROM rows (recall@10 on
  * built-in vectors of topical text at 100,000 rows: 0.73 with 15%, 0.85 with 25%,
  * 0.94–0.98 with 50% depending on the queries, 0.99 with 65%; at 20,000 rows 0.95
  * with 20%). For IVF_PQ 15% (at least 20), where on clustered 384-d data recall@10
  * at 1M rows was 0.87 with 5%, 0.93 with 10% and 0.96 with 15% (re-ranking 10 × limit);
  * on the built-in embedder's vectors 0.60 with 15% and 0.69 with 40%, re-ranking 50 ×
- * 0.66 and 0.79 (the partitions miss neighbours there, bench/ann-sizes.ts). A filtered search may
- * probe up to all of them, the fewer the more rows it matches (probe-ceiling.ts).
+ * 0.66 and 0.79 (the partitions miss neighbours there, bench/ann-sizes.ts); a model's
+ * vectors MODEL_PQ_SHARE. A filtered search may probe up to all of them, the fewer the
+ * more rows it matches (probe-ceiling.ts).
  */
-export function probesForRows(rows: number, indexType: string): AnnProbes {
+export function probesForRows(rows: number, indexType: string, kind: VectorKind = "builtin"): AnnProbes {
   if (/HNSW/i.test(indexType)) return smallTableProbes();
   const partitions = partitionsForRows(rows);
   const flat = /FLAT/i.test(indexType);
-  const share = flat ? (rows >= WIDE_FROM ? 0.6 : 0.5) : 0.15;
+  const share = flat ? (rows >= WIDE_FROM ? 0.6 : 0.5) : kind === "model" ? MODEL_PQ_SHARE : 0.15;
   const minimum = Math.min(partitions, Math.max(20, Math.ceil(partitions * share)));
   return { minimum, maximum: partitions, refine: flat ? 1 : PQ_REFINE };
 }
