@@ -44,6 +44,8 @@ export class Maintainer {
   private firstPass = true;
   /** Each table's serving vector index (null: none), read once and then kept up to date by builds. */
   private readonly serving = new Map<string, Pick<AnnIndexInfo, "trainedRows" | "indexType"> | null>();
+  /** Each table's rows at its last upkeep: an index far smaller than its table probes less (ann.ts). */
+  private readonly rows = new Map<string, number>();
 
   constructor(
     private readonly tables: TableCache,
@@ -89,17 +91,19 @@ export class Maintainer {
   async probesFor(name: string, table: Table, kind?: VectorKind): Promise<AnnProbes | null> {
     let serving = this.serving.get(name);
     if (serving === undefined) {
-      const read = vectorIndexes(await table.listIndices())[0] ?? null;
+      const [read, rows] = await Promise.all([table.listIndices(), table.countRows()]);
       // A build that committed while we looked has already recorded the newer answer.
-      if (!this.serving.has(name)) this.serving.set(name, read);
+      if (!this.serving.has(name)) this.serving.set(name, vectorIndexes(read)[0] ?? null);
+      if (!this.rows.has(name)) this.rows.set(name, rows);
       serving = this.serving.get(name)!;
     }
-    return serving ? probesForRows(serving.trainedRows, serving.indexType, kind) : null;
+    return serving ? probesForRows(serving.trainedRows, serving.indexType, kind, this.rows.get(name)) : null;
   }
 
   /** Forgets cached index facts of dropped tables. */
   forget(dropped: (name: string) => boolean): void {
     for (const name of [...this.serving.keys()]) if (dropped(name)) this.serving.delete(name);
+    for (const name of [...this.rows.keys()]) if (dropped(name)) this.rows.delete(name);
   }
 
   private async pass(tailsOnly: boolean): Promise<void> {
@@ -146,6 +150,8 @@ export class Maintainer {
       await ensureScalarIndexes(t);
       await ensureMetadataTermsIndex(t);
       await retryOnConflict(() => t.optimize({ cleanupOlderThan: new Date(Date.now() - KEEP_VERSIONS_MS) }));
+      // optimize() folded the new rows into the serving index's partitions.
+      this.rows.set(name, await t.countRows());
       return t;
     });
   }
@@ -183,9 +189,10 @@ export class Maintainer {
   private async maybeBuildAnn(name: string, table: Table): Promise<void> {
     const existing = vectorIndexes(await table.listIndices());
     const rows = await table.countRows();
-    if (!needsIndex(existing[0], rows, this.annThreshold)) return;
+    if (rows < this.annThreshold) return;
     const dim = await vectorDim(table);
     const next = annIndexFor(rows, dim);
+    if (!needsIndex(existing[0], rows, this.annThreshold, next.indexType)) return;
     const started = Date.now();
     this.log("building vector index", { table: name, rows, dim, replaces: existing[0]?.name ?? null });
     if (!existing.some((i) => i.name === next.name)) await this.build(table, name, rows);
