@@ -126,6 +126,17 @@ function staleFlatShare(rows: number, tableRows: number): number {
 const PQ_REFINE = 100;
 
 /**
+ * The k-means that places IVF partitions, on a sample of KMEANS.sampleRate rows a partition
+ * for KMEANS.maxIterations rounds (LanceDB's defaults: 256 and 50). It was most of a build:
+ * at 100,000 built-in rows IVF_FLAT trained in 24.0 s by default, 8.7 s with 10 rounds and
+ * 6.6 s with 64 rows a partition as well, recall@10 probing 60% 0.964, 0.982 and 0.976
+ * (bench/ann-sizes.ts, load 7–9). IVF_PQ at 1M dense rows: 345 s against 500–870 s with
+ * the defaults, recall@10 through the binary 0.998 against 1.000 (bench/query-http.ts --dir,
+ * load 6–9). A shorter build is a shorter time for an outgrown index.
+ */
+const KMEANS = { sampleRate: 64, maxIterations: 10 };
+
+/**
  * HNSW for small tables (smallTableIndex), IVF_FLAT below FLAT_UNTIL rows, else IVF_PQ; trained for cosine (the metric queries use; a mismatch would bypass the
  * index). Sub-vectors of 16 dimensions from 256 dimensions up (SIMD-friendly; at
  * 100k×384 they trained 2.6× faster than 8-dim ones, recall@10 after refine 0.99 vs
@@ -139,13 +150,13 @@ export function annIndexFor(rows: number, dim: number, numPartitions = partition
     return {
       name: `vector_ivfflat_${rows}`,
       indexType: "IVF_FLAT",
-      config: Index.ivfFlat({ numPartitions, distanceType: "cosine" }),
+      config: Index.ivfFlat({ numPartitions, distanceType: "cosine", ...KMEANS }),
     };
   const numSubVectors = dim >= 256 && dim % 16 === 0 ? dim / 16 : dim / 8;
   return {
     name: `vector_ivfpq_${rows}`,
     indexType: "IVF_PQ",
-    config: Index.ivfPq({ numPartitions, numSubVectors, distanceType: "cosine" }),
+    config: Index.ivfPq({ numPartitions, numSubVectors, distanceType: "cosine", ...KMEANS }),
   };
 }
 
