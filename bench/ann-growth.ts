@@ -93,6 +93,8 @@ const queries = Array.from({ length: 200 }, () => embedQuery(sentence(qrnd, 3 + 
 let paused = false;
 let stopped = false;
 let lat: number[] = [];
+/** Every latency of the run: the watcher starts `lat` anew when the index changes, which may be mid-step. */
+const every: number[] = [];
 const client = (async () => {
   for (let i = 0; !stopped; i++) {
     if (paused) {
@@ -108,6 +110,7 @@ const client = (async () => {
       vectorKind,
     });
     lat.push(performance.now() - t0);
+    every.push(lat[lat.length - 1]!);
   }
 })();
 const stats = (xs: number[]) =>
@@ -146,13 +149,13 @@ try {
   );
   await write(START);
   await store.maintain(); // the first index, as a freshly ingested table gets it
-  let stepLat = lat.length;
+  let stepLat = every.length;
   for (let target = START; ; target += STEP) {
     if (target > START) {
-      stepLat = lat.length;
+      stepLat = every.length;
       await write(target);
     }
-    const during = lat.slice(stepLat);
+    const during = every.slice(stepLat);
     const r = await recall();
     // The full pass the server runs once ingestion is quiet; a build it starts runs in the
     // background, with the client asking (recall pauses it, so it runs before).
