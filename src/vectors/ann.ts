@@ -67,7 +67,10 @@ export type VectorKind = "builtin" | "model";
  * IVF_PQ probe share for a model embedder's vectors. At 1M dense model-like rows
  * (bench/dense.ts, 1,000 partitions, refine 100 ×) recall@10 was the same 1.000 from 2%
  * to 30% (bench/ann-sizes.ts --dir SWEEP=1); through the binary (bench/query-http.ts
- * 1000000 dense, load 4–12) p50 52.9 ms at 15% and 21.6 ms at 5%, recall 1.000 both.
+ * 1000000 dense --dir) p50 51.6 ms at 15% and 30.5 ms at 5%, p95 311 and 66 ms, recall
+ * 1.000 both (load 8–9; 21.6 ms at 5% at load 4 in an earlier run). Not the minimum
+ * of 20: on 20,000 dense rows of 20 topics under the same 1,000 partitions 20 probes
+ * found 0.875 and 50 found 1.000 (test/vectors.test.ts).
  */
 const MODEL_PQ_SHARE = 0.05;
 
@@ -108,7 +111,9 @@ export function probesForRows(
  * (maintain.ts) restores the share; until then recall dips instead of latency growing
  * with the table. In bench/ann-growth.ts (100,000 → 1M, built-in vectors, load 10–12)
  * the IVF_FLAT of 100,000 rows probed at 60% answered in 207 ms p50 at 400,000 rows,
- * about 1 s at 700,000 and 5.7 s at 1M while its retrain ran.
+ * about 1 s at 700,000 and 5.7 s at 1M while its retrain ran. With this bound and the
+ * shorter k-means (KMEANS) it served until its retrain landed near 1M rows at 211 ms
+ * p50 over all its queries (load 4–7), recall@10 0.835 at 400,000 and 0.885 at 700,000.
  */
 function staleFlatShare(rows: number, tableRows: number): number {
   const budget = RETRAIN_GROWTH * Math.max(1, rows);
