@@ -12,8 +12,10 @@
  * at refine factors REFINES (default 10), and `hnsw[:partitions]` (IVF_HNSW_SQ) at ef
  * values EFS (default 40,80,160), with more than one partition at probe shares SHARES
  * too. Partitions default to √rows for IVF kinds and 1 for HNSW; REFINE sets HNSW's
- * refine factor. `ties` prints how near the exact neighbours of the recall queries are
- * to one another and to the 10th (bench/ties.ts). Each index replaces the previous and is named
+ * refine factor. An IVF kind may add `:s<n>` (k-means sample rate, vectors per partition;
+ * LanceDB's default 256) and `:i<n>` (k-means iterations; default 50). `ties` prints how
+ * near the exact neighbours of the recall queries are to one another and to the 10th
+ * (bench/ties.ts). Each index replaces the previous and is named
  * as ann.ts names its kind (`vector_ivfpq_<rows>`, …), so the last one built can serve.
  *
  * With `--dir DIR` the table is the one bench/query-http.ts kept in DIR (its `--dir`),
@@ -119,7 +121,13 @@ type Tune = (v: ReturnType<Table["vectorSearch"]>) => ReturnType<Table["vectorSe
 
 /** An index kind of the command line: its LanceDB config, ann.ts-style name, and the probe settings to measure. */
 function kindOf(kind: string): { config: Index; name: string; tunes: [string, Tune][] } {
-  const [name, arg, sub] = kind.split(":");
+  // `s<n>` and `i<n>` anywhere after the name set the IVF training's sample rate and k-means iterations.
+  const parts = kind.split(":");
+  const training = (p: string) => /^[si]\d+$/.test(p);
+  const [name, arg, sub] = parts.filter((p) => !training(p));
+  const train = Object.fromEntries(
+    parts.filter(training).map((p) => [p[0] === "s" ? "sampleRate" : "maxIterations", Number(p.slice(1))]),
+  );
   const hnsw = name === "hnsw";
   const partitions = Number(arg ?? (hnsw ? 1 : partitionsForRows(N)));
   const probing = (share: number) => Math.max(1, Math.ceil(partitions * share));
@@ -145,7 +153,7 @@ function kindOf(kind: string): { config: Index; name: string; tunes: [string, Tu
   if (name === "ivfpq") {
     const numSubVectors = Number(sub ?? DIM / 16);
     return {
-      config: Index.ivfPq({ distanceType: "cosine", numPartitions: partitions, numSubVectors }),
+      config: Index.ivfPq({ distanceType: "cosine", numPartitions: partitions, numSubVectors, ...train }),
       name: "ivfpq",
       tunes: quantised(kind),
     };
@@ -157,7 +165,7 @@ function kindOf(kind: string): { config: Index; name: string; tunes: [string, Tu
       tunes: quantised(kind),
     };
   return {
-    config: Index.ivfFlat({ distanceType: "cosine", numPartitions: partitions }),
+    config: Index.ivfFlat({ distanceType: "cosine", numPartitions: partitions, ...train }),
     name: "ivfflat",
     tunes: SHARES.map((share) => [
       `${kind} probing ${share * 100}%`,

@@ -135,8 +135,10 @@ async function main(): Promise<void> {
 
     const conn = await openLance(dataDir);
     const store = new VectorStore(conn);
+    // Probed as the server probes the pipeline's vectors (a model's, with `dense`: ann.ts).
+    const vectorKind = space ? "model" : "builtin";
     const rawAsk = (vector: Float32Array) =>
-      store.search(pipelineId, 1, { mode: "vector", text: "", vector, topK: TOP_K });
+      store.search(pipelineId, 1, { mode: "vector", text: "", vector, topK: TOP_K, vectorKind });
     // Warm both sides alike; the server also runs its first upkeep pass 10 s after start: let it pass.
     for (let i = 0; i < 100; i++) {
       const q = queryText();

@@ -8,7 +8,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openLance, type LanceConnection } from "../src/vectors/connection";
-import { childProcess } from "../src/vectors/index-build";
+import { type AnnProbes, HNSW_UNTIL, vectorIndexes as vectorIndexesOf } from "../src/vectors/ann";
+import { childProcess, type IndexBuilder, inProcess } from "../src/vectors/index-build";
+import type { Maintainer } from "../src/vectors/maintain";
 import { VectorStore, type ChunkRow } from "../src/vectors/store";
 
 const D = 32;
@@ -39,6 +41,11 @@ const draw = () => normalise(centres[Math.floor(rnd() * centres.length)]!.map((x
 
 function chunk(i: number, vector: Float32Array, text = `row ${i}`): ChunkRow {
   return { id: `d${i}:0`, documentId: `d${i}`, chunkIndex: 0, text, start: 0, end: text.length, vector };
+}
+
+/** The vector indexes of a collection's table, serving one first (ann.ts). */
+async function vectorIndexes(c: string) {
+  return vectorIndexesOf(await indexes(c));
 }
 
 async function indexes(c: string) {
@@ -246,4 +253,62 @@ describe("ANN training in a child process", () => {
       rmSync(elsewhere, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe("an index its table outgrew", () => {
+  // One table through two kinds of index; the second retrain waits for `release`.
+  const c = crypto.randomUUID();
+  const name = VectorStore.tableName(c, 1);
+  let rows = 0;
+  let builds = 0;
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const builder: IndexBuilder = async (table, tableName, n) => {
+    if (++builds === 3) await gate;
+    await inProcess(table, tableName, n);
+  };
+  let store: VectorStore;
+  beforeAll(() => {
+    store = new VectorStore(conn, { annThreshold: 10_000, indexBuilder: builder });
+  });
+  afterAll(() => store.close());
+  const grow = async (to: number) => {
+    const batch = Array.from({ length: to - rows }, (_, k) => chunk(rows + k, draw()));
+    rows = to;
+    await store.replaceDocuments(c, 1, [], batch, { appendedAreNew: true });
+  };
+  const probes = async () => {
+    const table = await conn.openTable(name);
+    const maintainer = (store as unknown as { maintainer: Maintainer }).maintainer;
+    const p = await maintainer.probesFor(name, table);
+    table.close();
+    return p!;
+  };
+
+  test("past the size its kind serves, before the doubling, a new kind is trained", async () => {
+    await grow(HNSW_UNTIL - 10_000);
+    await store.maintain();
+    expect((await vectorIndexes(c)).map((i) => i.name)).toEqual([`vector_hnswsq_${HNSW_UNTIL - 10_000}`]);
+    await grow(HNSW_UNTIL);
+    await store.maintain();
+    expect((await vectorIndexes(c)).map((i) => i.name)).toEqual([`vector_ivfflat_${HNSW_UNTIL}`]);
+  }, 120_000);
+
+  test("an IVF_FLAT index serving a table 3 × its size reads no more rows than at 2 × while its retrain runs", async () => {
+    const fresh = await probes();
+    await grow(3 * HNSW_UNTIL);
+    const upkeep = store.maintain();
+    while (!store.indexBuilding) await Bun.sleep(5);
+    const stale = await probes();
+    // Rows a search reads: probed partitions × rows per partition.
+    const read = (p: AnnProbes, tableRows: number) => p.minimum * (tableRows / p.maximum);
+    expect(read(stale, 3 * HNSW_UNTIL)).toBeLessThanOrEqual(
+      read(fresh, 2 * HNSW_UNTIL) + (3 * HNSW_UNTIL) / fresh.maximum,
+    );
+    expect(stale.minimum).toBeLessThan(fresh.minimum);
+    release();
+    await upkeep;
+    expect((await vectorIndexes(c)).map((i) => i.name)).toEqual([`vector_ivfflat_${3 * HNSW_UNTIL}`]);
+    expect((await probes()).minimum).toBeGreaterThan(fresh.minimum);
+  }, 120_000);
 });

@@ -4,7 +4,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { denseSpace } from "../bench/dense";
 import { BUILTIN_DIMENSIONS, embedBuiltin } from "../src/embed/builtin";
-import { ANN_THRESHOLD, annIndexFor, FLAT_UNTIL, HNSW_UNTIL, probesForRows, vectorIndexes } from "../src/vectors/ann";
+import type { Table } from "@lancedb/lancedb";
+import {
+  ANN_THRESHOLD,
+  type AnnProbes,
+  annIndexFor,
+  FLAT_UNTIL,
+  HNSW_UNTIL,
+  probesForRows,
+  vectorIndexes,
+} from "../src/vectors/ann";
 import { lanceSession, openLance, type LanceConnection } from "../src/vectors/connection";
 import { searchTable } from "../src/vectors/search";
 import { SEARCH_CONCURRENCY, VectorStore, type ChunkRow } from "../src/vectors/store";
@@ -430,7 +439,43 @@ describe("ANN index", () => {
   // rank poorly: at 1M rows recall@10 was 0.544 re-ranking 10 × limit candidates and 1.000
   // with 100 × (bench/ann-sizes.ts). Here, on 20,000 rows, 0.46 with 10 × and 0.86 with 100 ×.
   test("the index of a 1,000,000-row table re-ranks enough to keep recall@10 on dense vectors", async () => {
-    const space = denseSpace(BUILTIN_DIMENSIONS, 4);
+    const { space, dense, t } = await denseTable(4);
+    try {
+      // The kind and codes of a 1M-row table, with 16 partitions: what this guards is the
+      // codes' ranking and the re-rank, and training 1,000 partitions took 75 s of the test.
+      const index = annIndexFor(1_000_000, BUILTIN_DIMENSIONS, 16);
+      await t.createIndex("vector", { config: index.config, name: index.name });
+      const [serving] = vectorIndexes(await t.listIndices());
+      expect(serving!.indexType).toMatch(/IvfPq/);
+      // Every partition probed: the probe share is not what this guards.
+      const probes = probesForRows(serving!.trainedRows, serving!.indexType);
+      probes.minimum = probes.maximum;
+      expect(await denseRecall(space, dense, t, probes)).toBeGreaterThanOrEqual(0.8);
+    } finally {
+      t.close();
+    }
+  }, 180_000);
+
+  // A model embedder's table probes fewer IVF_PQ partitions than a built-in one (ann.ts,
+  // MODEL_PQ_SHARE). The 1M-row index itself (1,000 partitions) on 20,000 dense rows of 20
+  // topics: recall@10 was 1.000 probing 50 partitions (5%), 0.973 with 30 and 0.875 with 20.
+  test("a model embedder's 1,000,000-row table probes fewer partitions and keeps recall@10", async () => {
+    const { space, dense, t } = await denseTable(20);
+    try {
+      const index = annIndexFor(1_000_000, BUILTIN_DIMENSIONS);
+      await t.createIndex("vector", { config: index.config, name: index.name });
+      const [serving] = vectorIndexes(await t.listIndices());
+      const probes = probesForRows(serving!.trainedRows, serving!.indexType, "model");
+      expect(probes.minimum).toBeLessThan(probesForRows(serving!.trainedRows, serving!.indexType).minimum);
+      expect(await denseRecall(space, dense, t, probes)).toBeGreaterThanOrEqual(0.95);
+    } finally {
+      t.close();
+    }
+  }, 240_000);
+
+  /** A table of 20,000 dense model-like rows (bench/dense.ts) of `topics` topics, 10 chunks a document. */
+  async function denseTable(topics: number) {
+    const space = denseSpace(BUILTIN_DIMENSIONS, topics);
     const drnd = (
       (seed: number) => () =>
         ((seed = Math.imul(seed ^ (seed >>> 15), 2246822507) + 0x9e3779b9) >>> 0) / 2 ** 32
@@ -451,29 +496,25 @@ describe("ANN index", () => {
         vector,
       })),
     );
-    const t = await conn.openTable(VectorStore.tableName(c2, 1));
-    try {
-      // The kind and codes of a 1M-row table, with 16 partitions: what this guards is the
-      // codes' ranking and the re-rank, and training 1,000 partitions took 75 s of the test.
-      const index = annIndexFor(1_000_000, BUILTIN_DIMENSIONS, 16);
-      await t.createIndex("vector", { config: index.config, name: index.name });
-      const [serving] = vectorIndexes(await t.listIndices());
-      expect(serving!.indexType).toMatch(/IvfPq/);
-      // Every partition probed: the probe share is not what this guards.
-      const probes = probesForRows(serving!.trainedRows, serving!.indexType);
-      probes.minimum = probes.maximum;
-      let found = 0;
-      for (let q = 0; q < 40; q++) {
-        const v = space.query(`query ${q}`);
-        const truth = new Set(exactOf(dense, v, 10));
-        const hits = await searchTable(t, { mode: "vector", text: "", vector: v, topK: 10 }, probes);
-        found += hits.filter((h) => truth.has(h.documentId)).length;
-      }
-      expect(found / 400).toBeGreaterThanOrEqual(0.8);
-    } finally {
-      t.close();
+    return { space, dense, t: await conn.openTable(VectorStore.tableName(c2, 1)) };
+  }
+
+  /** Recall@10 against exact search of 40 queries of `space`, searched as `probes` say. */
+  async function denseRecall(
+    space: ReturnType<typeof denseSpace>,
+    dense: Float32Array[],
+    t: Table,
+    probes: AnnProbes,
+  ): Promise<number> {
+    let found = 0;
+    for (let q = 0; q < 40; q++) {
+      const v = space.query(`query ${q}`);
+      const truth = new Set(exactOf(dense, v, 10));
+      const hits = await searchTable(t, { mode: "vector", text: "", vector: v, topK: 10 }, probes);
+      found += hits.filter((h) => truth.has(h.documentId)).length;
     }
-  }, 180_000);
+    return found / 400;
+  }
 
   /** The rows the ANN store was given, for another table. */
   function annStoreRows(): ChunkRow[] {

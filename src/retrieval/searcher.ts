@@ -13,6 +13,7 @@ import { findResultSources, type ResultSource } from "../db/repo/result-sources"
 import type { Collection, DocumentRow } from "../db/schema";
 import { CountingEmbedder, type EmbedCall } from "../embed/calls";
 import { createEmbedder } from "../embed/index";
+import { isBuiltinModel } from "../embed/models";
 import { EmbeddingError, type Embedder } from "../embed/types";
 import { modelOf, queryTarget } from "../ingest/generations";
 import { LruCache } from "../tools/lru";
@@ -197,6 +198,7 @@ export class Searcher {
       documentIds: req.sourceIds,
       where: req.where,
       hybridAlpha: req.hybridAlpha ?? defaultHybridAlpha(model),
+      vectorKind: isBuiltinModel(model) ? "builtin" : "model",
     };
     return { collectionId: collection.id, generation, search };
   }

@@ -57,22 +57,67 @@ export function partitionsForRows(rows: number): number {
 const WIDE_FROM = 50_000;
 
 /**
+ * Where a table's vectors come from: the built-in embedder's hashed vectors, whose
+ * neighbours scatter over many partitions, or a model embedder's (anything else), whose
+ * neighbours cluster. The searcher says which (retrieval/searcher.ts); unsaid, builtin.
+ */
+export type VectorKind = "builtin" | "model";
+
+/**
+ * IVF_PQ probe share for a model embedder's vectors. At 1M dense model-like rows
+ * (bench/dense.ts, 1,000 partitions, refine 100 ×) recall@10 was the same 1.000 from 2%
+ * to 30% (bench/ann-sizes.ts --dir SWEEP=1); through the binary (bench/query-http.ts
+ * 1000000 dense --dir) p50 51.6 ms at 15% and 30.5 ms at 5%, p95 311 and 66 ms, recall
+ * 1.000 both (load 8–9; 21.6 ms at 5% at load 4 in an earlier run). Not the minimum
+ * of 20: on 20,000 dense rows of 20 topics under the same 1,000 partitions 20 probes
+ * found 0.875 and 50 found 1.000 (test/vectors.test.ts).
+ */
+const MODEL_PQ_SHARE = 0.05;
+
+/**
  * Probes for IVF_FLAT: half the partitions, 60% from WIDE_FROM rows (recall@10 on
  * built-in vectors of topical text at 100,000 rows: 0.73 with 15%, 0.85 with 25%,
  * 0.94–0.98 with 50% depending on the queries, 0.99 with 65%; at 20,000 rows 0.95
  * with 20%). For IVF_PQ 15% (at least 20), where on clustered 384-d data recall@10
  * at 1M rows was 0.87 with 5%, 0.93 with 10% and 0.96 with 15% (re-ranking 10 × limit);
  * on the built-in embedder's vectors 0.60 with 15% and 0.69 with 40%, re-ranking 50 ×
- * 0.66 and 0.79 (the partitions miss neighbours there, bench/ann-sizes.ts). A filtered search may
- * probe up to all of them, the fewer the more rows it matches (probe-ceiling.ts).
+ * 0.66 and 0.79 (the partitions miss neighbours there, bench/ann-sizes.ts); a model's
+ * vectors MODEL_PQ_SHARE. A filtered search may probe up to all of them, the fewer the
+ * more rows it matches (probe-ceiling.ts).
  */
-export function probesForRows(rows: number, indexType: string): AnnProbes {
+export function probesForRows(
+  rows: number,
+  indexType: string,
+  kind: VectorKind = "builtin",
+  tableRows = rows,
+): AnnProbes {
   if (/HNSW/i.test(indexType)) return smallTableProbes();
   const partitions = partitionsForRows(rows);
   const flat = /FLAT/i.test(indexType);
-  const share = flat ? (rows >= WIDE_FROM ? 0.6 : 0.5) : 0.15;
+  const share = flat
+    ? (rows >= WIDE_FROM ? 0.6 : 0.5) * staleFlatShare(rows, tableRows)
+    : kind === "model"
+      ? MODEL_PQ_SHARE
+      : 0.15;
   const minimum = Math.min(partitions, Math.max(20, Math.ceil(partitions * share)));
   return { minimum, maximum: partitions, refine: flat ? 1 : PQ_REFINE };
+}
+
+/**
+ * The part of its probe share an IVF_FLAT index trained on `rows` keeps on a table of
+ * `tableRows`: an IVF_FLAT search reads every vector of the partitions it probes, and
+ * rows added since training fill those partitions, so past RETRAIN_GROWTH × rows it
+ * probes fewer, reading at most what it read when its retrain fell due. The retrain
+ * (maintain.ts) restores the share; until then recall dips instead of latency growing
+ * with the table. In bench/ann-growth.ts (100,000 → 1M, built-in vectors, load 10–12)
+ * the IVF_FLAT of 100,000 rows probed at 60% answered in 207 ms p50 at 400,000 rows,
+ * about 1 s at 700,000 and 5.7 s at 1M while its retrain ran. With this bound and the
+ * shorter k-means (KMEANS) it served until its retrain landed near 1M rows at 211 ms
+ * p50 over all its queries (load 4–7), recall@10 0.835 at 400,000 and 0.885 at 700,000.
+ */
+function staleFlatShare(rows: number, tableRows: number): number {
+  const budget = RETRAIN_GROWTH * Math.max(1, rows);
+  return tableRows > budget ? budget / tableRows : 1;
 }
 
 /**
@@ -84,6 +129,17 @@ export function probesForRows(rows: number, indexType: string): AnnProbes {
  * 100 on the 2-core machine at load average 10–11 (bench/ann-sizes.ts --dir, SWEEP=1).
  */
 const PQ_REFINE = 100;
+
+/**
+ * The k-means that places IVF partitions, on a sample of KMEANS.sampleRate rows a partition
+ * for KMEANS.maxIterations rounds (LanceDB's defaults: 256 and 50). It was most of a build:
+ * at 100,000 built-in rows IVF_FLAT trained in 24.0 s by default, 8.7 s with 10 rounds and
+ * 6.6 s with 64 rows a partition as well, recall@10 probing 60% 0.964, 0.982 and 0.976
+ * (bench/ann-sizes.ts, load 7–9). IVF_PQ at 1M dense rows: 345 s against 500–870 s with
+ * the defaults, recall@10 through the binary 0.998 against 1.000 (bench/query-http.ts --dir,
+ * load 6–9). A shorter build is a shorter time for an outgrown index.
+ */
+const KMEANS = { sampleRate: 64, maxIterations: 10 };
 
 /**
  * HNSW for small tables (smallTableIndex), IVF_FLAT below FLAT_UNTIL rows, else IVF_PQ; trained for cosine (the metric queries use; a mismatch would bypass the
@@ -99,13 +155,13 @@ export function annIndexFor(rows: number, dim: number, numPartitions = partition
     return {
       name: `vector_ivfflat_${rows}`,
       indexType: "IVF_FLAT",
-      config: Index.ivfFlat({ numPartitions, distanceType: "cosine" }),
+      config: Index.ivfFlat({ numPartitions, distanceType: "cosine", ...KMEANS }),
     };
   const numSubVectors = dim >= 256 && dim % 16 === 0 ? dim / 16 : dim / 8;
   return {
     name: `vector_ivfpq_${rows}`,
     indexType: "IVF_PQ",
-    config: Index.ivfPq({ numPartitions, numSubVectors, distanceType: "cosine" }),
+    config: Index.ivfPq({ numPartitions, numSubVectors, distanceType: "cosine", ...KMEANS }),
   };
 }
 
@@ -160,8 +216,24 @@ export function vectorIndexes(indices: IndexConfig[]): AnnIndexInfo[] {
     });
 }
 
-/** Whether a table of `rows` rows needs a first index, or a new one trained on its present size. */
-export function needsIndex(serving: AnnIndexInfo | undefined, rows: number, threshold: number): boolean {
+/**
+ * Whether a table of `rows` rows needs a first index, or a new one trained on its present
+ * size: once it grew RETRAIN_GROWTH times past the serving index's training set, or grew
+ * past the size its kind serves (`wanted`, annIndexFor's kind for `rows`): an IVF_FLAT
+ * of 299,999 rows would otherwise read every vector of 60% of its partitions until
+ * 600,000, where IVF_PQ reads codes.
+ */
+export function needsIndex(
+  serving: AnnIndexInfo | undefined,
+  rows: number,
+  threshold: number,
+  wanted?: string,
+): boolean {
   if (rows < threshold) return false;
-  return !serving || rows >= RETRAIN_GROWTH * Math.max(1, serving.trainedRows);
+  if (!serving) return true;
+  const outgrown = wanted !== undefined && rows > serving.trainedRows && kindOf(wanted) !== kindOf(serving.indexType);
+  return outgrown || rows >= RETRAIN_GROWTH * Math.max(1, serving.trainedRows);
 }
+
+/** An index type as LanceDB lists it (`IvfPq`) or as annIndexFor names it (`IVF_PQ`), alike. */
+const kindOf = (indexType: string) => indexType.replace(/_/g, "").toLowerCase();

@@ -10,7 +10,15 @@
  * within what ingestion writes during one refresh.
  */
 import { Index, type Table } from "@lancedb/lancedb";
-import { annIndexFor, needsIndex, probesForRows, vectorIndexes, type AnnProbes } from "./ann";
+import {
+  annIndexFor,
+  type AnnIndexInfo,
+  needsIndex,
+  probesForRows,
+  vectorIndexes,
+  type AnnProbes,
+  type VectorKind,
+} from "./ann";
 import { ensureMetadataTermsIndex } from "./meta-terms-index";
 import { inProcess, type IndexBuilder } from "./index-build";
 import { retryOnConflict } from "./retry";
@@ -34,7 +42,10 @@ export class Maintainer {
   private training: string | null = null;
   /** The first pass covers every table: writes before a restart were never maintained. */
   private firstPass = true;
-  private readonly probes = new Map<string, AnnProbes | null>();
+  /** Each table's serving vector index (null: none), read once and then kept up to date by builds. */
+  private readonly serving = new Map<string, Pick<AnnIndexInfo, "trainedRows" | "indexType"> | null>();
+  /** Each table's rows at its last upkeep: an index far smaller than its table probes less (ann.ts). */
+  private readonly rows = new Map<string, number>();
 
   constructor(
     private readonly tables: TableCache,
@@ -76,20 +87,23 @@ export class Maintainer {
     return this.builds !== null;
   }
 
-  /** IVF probe settings for a table, read from its indexes once and then cached. */
-  async probesFor(name: string, table: Table): Promise<AnnProbes | null> {
-    const known = this.probes.get(name);
-    if (known !== undefined) return known;
-    const serving = vectorIndexes(await table.listIndices())[0];
-    const probes = serving ? probesForRows(serving.trainedRows, serving.indexType) : null;
-    // A build that committed while we looked has already recorded the newer answer.
-    if (!this.probes.has(name)) this.probes.set(name, probes);
-    return this.probes.get(name)!;
+  /** IVF probe settings for a table of vectors of `kind` (ann.ts), from its serving index, read once and then cached. */
+  async probesFor(name: string, table: Table, kind?: VectorKind): Promise<AnnProbes | null> {
+    let serving = this.serving.get(name);
+    if (serving === undefined) {
+      const [read, rows] = await Promise.all([table.listIndices(), table.countRows()]);
+      // A build that committed while we looked has already recorded the newer answer.
+      if (!this.serving.has(name)) this.serving.set(name, vectorIndexes(read)[0] ?? null);
+      if (!this.rows.has(name)) this.rows.set(name, rows);
+      serving = this.serving.get(name)!;
+    }
+    return serving ? probesForRows(serving.trainedRows, serving.indexType, kind, this.rows.get(name)) : null;
   }
 
   /** Forgets cached index facts of dropped tables. */
   forget(dropped: (name: string) => boolean): void {
-    for (const name of [...this.probes.keys()]) if (dropped(name)) this.probes.delete(name);
+    for (const name of [...this.serving.keys()]) if (dropped(name)) this.serving.delete(name);
+    for (const name of [...this.rows.keys()]) if (dropped(name)) this.rows.delete(name);
   }
 
   private async pass(tailsOnly: boolean): Promise<void> {
@@ -136,6 +150,8 @@ export class Maintainer {
       await ensureScalarIndexes(t);
       await ensureMetadataTermsIndex(t);
       await retryOnConflict(() => t.optimize({ cleanupOlderThan: new Date(Date.now() - KEEP_VERSIONS_MS) }));
+      // optimize() folded the new rows into the serving index's partitions.
+      this.rows.set(name, await t.countRows());
       return t;
     });
   }
@@ -173,14 +189,15 @@ export class Maintainer {
   private async maybeBuildAnn(name: string, table: Table): Promise<void> {
     const existing = vectorIndexes(await table.listIndices());
     const rows = await table.countRows();
-    if (!needsIndex(existing[0], rows, this.annThreshold)) return;
+    if (rows < this.annThreshold) return;
     const dim = await vectorDim(table);
     const next = annIndexFor(rows, dim);
+    if (!needsIndex(existing[0], rows, this.annThreshold, next.indexType)) return;
     const started = Date.now();
     this.log("building vector index", { table: name, rows, dim, replaces: existing[0]?.name ?? null });
     if (!existing.some((i) => i.name === next.name)) await this.build(table, name, rows);
     for (const old of existing) if (old.name !== next.name) await retryOnConflict(() => table.dropIndex(old.name));
-    this.probes.set(name, probesForRows(rows, next.indexType));
+    this.serving.set(name, { trainedRows: rows, indexType: next.indexType });
     this.log("vector index built", { table: name, rows, ms: Date.now() - started });
   }
 }

@@ -25,7 +25,7 @@
  */
 import { MatchQuery, type Table } from "@lancedb/lancedb";
 import { fuse } from "../retrieval/fusion";
-import type { AnnProbes } from "./ann";
+import type { AnnProbes, VectorKind } from "./ann";
 import { EXACT_FILTER, type ExactFilterLimits } from "./exact-filter";
 import { clamp01, COLUMNS, hitsOf, numbersOf, type Ranked, saturate, type StoredHit } from "./hits";
 import { chunkId } from "./chunk-id";
@@ -54,6 +54,8 @@ export interface TableSearch {
    * order (docs/API.md, Reranking). Such scores may be lower bounds, marked `partial`.
    */
   exact?: boolean;
+  /** Where the table's vectors come from, which sets the share of IVF partitions probed (ann.ts); default builtin. */
+  vectorKind?: VectorKind;
 }
 
 export type { AnnProbes } from "./ann";

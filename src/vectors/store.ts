@@ -206,7 +206,7 @@ export class VectorStore {
     const name = tableName(collectionId, generation);
     const table = await this.tables.get(name);
     if (!table) return [];
-    const probes = await this.maintainer.probesFor(name, table);
+    const probes = await this.maintainer.probesFor(name, table, req.vectorKind);
     if (req.where) await this.writer.ensureMetadataColumn(name);
     const done = () => this.activity++;
     if (batchable(req))
