@@ -72,6 +72,13 @@
  * 0.027 → 0.030, other 0.017 → 0.016; raw add() 10,476–18,859 chunks/s in those runs.
  * No difference shows through the load: the change saves about 2 µs per chunk of the main
  * thread (its statements alone: 23 → 16.5 µs per document), 1–2 % of it.
+ * Then, on a quiet machine (load 0.9–1.7, the bench's own), five runs of main alternating
+ * with a build that stored each batch a hundred items at a time (so the workers start on
+ * the first hundred; not kept), median (range):
+ *   main     cold 33 % (30–51 %)   warm 38 % (36–45 %)   raw add() 12,009–14,766 chunks/s
+ *   slices   cold 33 % (27–42 %)   warm 36 % (27–47 %)
+ * The quiet machine's spread is as wide as the loaded one's: 50 % is met in single runs
+ * (cold 51 %), not as a median.
  */
 import { rmSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
