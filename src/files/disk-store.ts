@@ -10,8 +10,7 @@ import { mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { DiskFullError, isOutOfSpace } from "../tools/disk";
-import { FileError } from "./errors";
-import { checkIds, type FileStore, isStoreId, type SavedFile } from "./store";
+import { checkIds, copyLimited, type FileStore, isStoreId, type SavedFile } from "./store";
 
 export class DiskFileStore implements FileStore {
   readonly dir: string;
@@ -61,24 +60,15 @@ export class DiskFileStore implements FileStore {
     limit: number,
     tag = "upload",
   ): Promise<{ path: string; size: number; hash: string }> {
-    const hasher = new Bun.CryptoHasher("sha256");
     const tmp = join(this.dir, ".tmp", `${tag}-${crypto.randomUUID()}`);
     const fh = await open(tmp, "w", 0o600).catch((err) => {
       throw isOutOfSpace(err) ? new DiskFullError(this.dataDir) : err;
     });
-    let total = 0;
     try {
-      if (body) {
-        for await (const part of body as unknown as AsyncIterable<Uint8Array>) {
-          total += part.byteLength;
-          if (total > limit) throw new FileError("too_large", `the file is larger than ${limit} bytes`);
-          hasher.update(part);
-          await fh.write(part);
-        }
-      }
+      const saved = await copyLimited(body, limit, (part) => fh.write(part));
       await fh.sync();
       await fh.close();
-      return { path: tmp, size: total, hash: hasher.digest("hex") };
+      return { path: tmp, ...saved };
     } catch (err) {
       await fh.close().catch(() => {});
       rmSync(tmp, { force: true });

@@ -13,10 +13,9 @@
 import { S3Client } from "bun";
 import type { ObjectStorage } from "../config-storage";
 import { storageKey } from "../config-storage";
-import { FileError } from "./errors";
 import { presignUrl } from "./presign";
 import { abortUpload, completeUpload, createUpload, uploadPart } from "./s3-multipart";
-import { checkIds, type FileStore, isStoreId, type SavedFile } from "./store";
+import { checkIds, copyLimited, type FileStore, isStoreId, type SavedFile } from "./store";
 
 /** S3 refuses parts under 5 MiB (but the last). */
 export const MIN_PART_BYTES = 5 * 1024 * 1024;
@@ -59,24 +58,15 @@ export class ObjectFileStore implements FileStore {
     limit: number,
   ): Promise<SavedFile> {
     const key = this.keyOf(collectionId, documentId);
-    const hasher = new Bun.CryptoHasher("sha256");
     const upload = new StreamingUpload(this.storage, key, this.partBytes, (bytes) => this.s3.write(key, bytes));
-    let total = 0;
     try {
-      if (body) {
-        for await (const part of body as unknown as AsyncIterable<Uint8Array>) {
-          total += part.byteLength;
-          if (total > limit) throw new FileError("too_large", `the file is larger than ${limit} bytes`);
-          hasher.update(part);
-          await upload.write(part);
-        }
-      }
+      const saved = await copyLimited(body, limit, (part) => upload.write(part));
       await upload.finish();
+      return saved;
     } catch (err) {
       await upload.abort();
       throw err;
     }
-    return { size: total, hash: hasher.digest("hex") };
   }
 
   readLocation(collectionId: string, documentId: string): string {

@@ -11,6 +11,8 @@
  * and use DiskFileStore directly.
  */
 
+import { FileError } from "./errors";
+
 /** What a saved file came to. */
 export interface SavedFile {
   size: number;
@@ -63,4 +65,27 @@ export const isStoreId = (s: string): boolean => ID.test(s);
 /** Refuses anything but ids, so no name can reach outside the store. */
 export function checkIds(...ids: string[]): void {
   for (const id of ids) if (!ID.test(id)) throw new Error("bad id");
+}
+
+/**
+ * Feeds `body` to `write` part by part, counting and hashing it: the one place the upload
+ * limit is enforced, for both stores. Past `limit` bytes it throws a FileError
+ * "too_large" before the part that crossed it is written.
+ */
+export async function copyLimited(
+  body: ReadableStream<Uint8Array> | null,
+  limit: number,
+  write: (part: Uint8Array) => Promise<unknown>,
+): Promise<SavedFile> {
+  const hasher = new Bun.CryptoHasher("sha256");
+  let size = 0;
+  if (body) {
+    for await (const part of body as unknown as AsyncIterable<Uint8Array>) {
+      size += part.byteLength;
+      if (size > limit) throw new FileError("too_large", `the file is larger than ${limit} bytes`);
+      hasher.update(part);
+      await write(part);
+    }
+  }
+  return { size, hash: hasher.digest("hex") };
 }
