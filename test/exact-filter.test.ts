@@ -28,6 +28,12 @@ const MATCHES = ROWS / GROUPS;
 /** Limits that put the threshold at the narrow filter's matches (AT) or one row below them (BELOW). */
 const AT: ExactFilterLimits = { share: 1, offset: 0, rows: MATCHES };
 const BELOW: ExactFilterLimits = { share: 1, offset: 0, rows: MATCHES - 1 };
+/**
+ * Queries per mode. In hybrid mode the index path re-ranks more candidates and matched
+ * the exact list for about half of the queries (6–11 of 20 differed over six trainings of
+ * the index, whose k-means is random), so six queries now and then found no difference.
+ */
+const QUERIES = 30;
 
 let dir: string;
 let conn: LanceConnection;
@@ -103,7 +109,7 @@ for (const mode of ["vector", "hybrid"] as const)
   test(`${mode}: within the threshold the exact filtered neighbours, one row past it the index's answer`, async () => {
     const rnd = rng(7);
     let indexDiffers = 0;
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0; i < QUERIES; i++) {
       const q = randomUnit(rnd, DIM);
       const truth = await exactIds(table, q, NARROW);
       expect(await search(mode, q, AT)).toEqual(truth);
