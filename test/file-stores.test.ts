@@ -86,7 +86,7 @@ function ingest(location: string): Promise<string> {
       url: null,
       fileName: "note.txt",
       fileSize: null,
-      filePath: location,
+      fileLocation: location,
     },
     chunking: { strategy: "recursive", size: 200, overlap: 0 },
     model: "builtin",

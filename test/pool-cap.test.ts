@@ -43,7 +43,7 @@ const job = (id: string): Job => ({
     url: null,
     fileName: null,
     fileSize: null,
-    filePath: null,
+    fileLocation: null,
   },
   chunking: { strategy: "paragraph", size: 200, overlap: 0 },
   model: "ollama/all-minilm",

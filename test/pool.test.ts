@@ -17,7 +17,7 @@ afterAll(() => pool.close());
 
 const job = (id: string, content: string): Job => ({
   jobId: id,
-  document: { id: `doc-${id}`, type: "text", content, url: null, fileName: null, fileSize: null, filePath: null },
+  document: { id: `doc-${id}`, type: "text", content, url: null, fileName: null, fileSize: null, fileLocation: null },
   chunking: { strategy: "recursive", size: 200, overlap: 0 },
   model: "builtin",
   embed: { ollamaUrl: "http://127.0.0.1:1", openaiUrl: null, openaiKey: null, batchSize: 32 },

@@ -87,7 +87,7 @@ export function buildJob(
       url: doc.url && joinCredentials(doc.url, doc.urlCredentials),
       fileName: doc.fileName,
       fileSize: doc.fileSize,
-      filePath: doc.filePath ? d.files.readLocation(col.id, doc.id) : null,
+      fileLocation: doc.filePath ? d.files.readLocation(col.id, doc.id) : null,
       indexedHash,
       validators: indexedHash && fetchState ? { etag: fetchState.etag, lastModified: fetchState.lastModified } : null,
     },

@@ -26,7 +26,7 @@ export interface JobDocument {
   fileName: string | null;
   fileSize: number | null;
   /** Where the stored file is read: FileStore.readLocation, a path or a URL. */
-  filePath: string | null;
+  fileLocation: string | null;
   /**
    * url/api: the hash of the text already indexed in the task's generation, if any.
    * When the fetched text hashes the same, the job ends `unchanged` and embeds nothing.
@@ -137,7 +137,7 @@ async function textOf(job: Job, ocr: Ocr, times: StageTimes): Promise<Got> {
   // A crawled page: its crawl fetched and extracted the text already.
   if (d.content !== null) return { extracted: { text: d.content, kind: "html" }, validators: null };
   if (d.type === "file") {
-    const bytes = await timed(times, "fetch", async () => readStoredFile(d.filePath!));
+    const bytes = await timed(times, "fetch", async () => readStoredFile(d.fileLocation!));
     const extracted = await timed(times, "extract", () => extract(bytes, { fileName: d.fileName ?? undefined }, ocr));
     return { extracted, validators: null };
   }
