@@ -50,7 +50,11 @@ function isSuccess(status: number): boolean {
   return status >= 200 && status < 300;
 }
 
-/** 412 Precondition Failed; 409 when a conflicting conditional write was still in flight. */
-function isRefusal(status: number): boolean {
+/**
+ * A conditional PUT refused because the key exists: 412 Precondition Failed, or 409 when
+ * a conflicting conditional write was still in flight. The one reading of those answers
+ * (create-claim.ts claims table creations with the same header).
+ */
+export function isRefusal(status: number): boolean {
   return status === 412 || status === 409;
 }

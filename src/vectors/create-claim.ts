@@ -7,6 +7,7 @@
  */
 import { type ObjectStorage, storageKey } from "../config-storage";
 import { presignUrl } from "../files/presign";
+import { isRefusal } from "../files/put-if-absent";
 
 export interface TableCreation {
   /** True: this process creates the table, then calls release(). False: another one does. */
@@ -34,7 +35,7 @@ export function objectStoreCreation(store: ObjectStorage): TableCreation {
       const r = await fetch(url("PUT", name), { method: "PUT", body: "", headers: { "if-none-match": "*" } });
       await r.arrayBuffer();
       if (r.ok) return true;
-      if (r.status === 412 || r.status === 409) return false;
+      if (isRefusal(r.status)) return false;
       throw new Error(`claiming the creation of vector table ${name}: the object store answered ${r.status}`);
     },
     async release(name) {
