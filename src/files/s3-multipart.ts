@@ -5,6 +5,7 @@
  * its limit must keep nothing, so the upload's steps are made here: create, parts,
  * complete, abort; and the listing of uploads never completed, for their cleanup.
  */
+import { DOMParser } from "linkedom";
 import type { ObjectStorage } from "../config-storage";
 import { presignUrl } from "./presign";
 
@@ -30,7 +31,7 @@ async function call(
 
 /** Starts an upload of `key`; its id. */
 export async function createUpload(store: ObjectStorage, key: string): Promise<string> {
-  const xml = await (await call(store, "POST", key, { uploads: "" })).text();
+  const xml = parse(await (await call(store, "POST", key, { uploads: "" })).text());
   const id = tag(xml, "UploadId");
   if (!id) throw new Error(`the object store started no upload of ${key}`);
   return id;
@@ -62,7 +63,7 @@ export async function completeUpload(
   const body = `<CompleteMultipartUpload>${parts.join("")}</CompleteMultipartUpload>`;
   const text = await (await call(store, "POST", key, { uploadId }, body)).text();
   // S3 may answer 200 and still fail, with an <Error> in the body.
-  if (text.includes("<Error>")) throw new Error(`the object store did not complete ${key}: ${errorCode(text)}`);
+  if (parse(text)?.tagName === "Error") throw new Error(`the object store did not complete ${key}: ${errorCode(text)}`);
 }
 
 /** Abandons an upload: its parts are deleted and no object appears. */
@@ -82,9 +83,9 @@ export async function listUploads(store: ObjectStorage, prefix: string): Promise
   const found: PendingUpload[] = [];
   let marker: Record<string, string> = {};
   for (;;) {
-    const xml = await (await call(store, "GET", "", { uploads: "", prefix, ...marker })).text();
-    for (const m of xml.matchAll(/<Upload>([\s\S]*?)<\/Upload>/g)) {
-      const [key, uploadId, initiated] = [tag(m[1]!, "Key"), tag(m[1]!, "UploadId"), tag(m[1]!, "Initiated")];
+    const xml = parse(await (await call(store, "GET", "", { uploads: "", prefix, ...marker })).text());
+    for (const u of xml?.getElementsByTagName("Upload") ?? []) {
+      const [key, uploadId, initiated] = [tag(u, "Key"), tag(u, "UploadId"), tag(u, "Initiated")];
       if (key && uploadId && initiated) found.push({ key, uploadId, initiated: new Date(initiated) });
     }
     if (tag(xml, "IsTruncated") !== "true") return found;
@@ -95,25 +96,20 @@ export async function listUploads(store: ObjectStorage, prefix: string): Promise
   }
 }
 
-function tag(xml: string, name: string): string | null {
-  const m = xml.match(new RegExp(`<${name}>([\\s\\S]*?)</${name}>`));
-  return m ? unescapeXml(m[1]!) : null;
+/** The root element of an S3 answer (linkedom, as the document extractors use; entities decoded), or null. */
+function parse(xml: string): Element | null {
+  return new DOMParser().parseFromString(xml, "text/xml").documentElement as unknown as Element | null;
 }
 
-function errorCode(xml: string): string {
-  return tag(xml, "Code") ?? (xml.slice(0, 200) || "no details");
+/** The text of the first `name` element under `el`. */
+function tag(el: Element | null, name: string): string | null {
+  return el?.getElementsByTagName(name)[0]?.textContent ?? null;
+}
+
+function errorCode(text: string): string {
+  return tag(parse(text), "Code") ?? (text.slice(0, 200) || "no details");
 }
 
 function escapeXml(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-}
-
-function unescapeXml(s: string): string {
-  return s
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/&apos;/g, "'")
-    .replace(/&#(\d+);/g, (_, n) => String.fromCodePoint(Number(n)))
-    .replace(/&amp;/g, "&");
 }
