@@ -19,7 +19,7 @@ import type { MetadataLookup } from "./metadata-column";
 import { finishHits, type SearchOptions, searchTable, type StoredHit, type TableSearch } from "./search";
 import { readTableStats, type TableStats } from "./stats";
 import {
-  chunkFieldsOf,
+  readChunkRows,
   collectionPrefix,
   parseTableName,
   sqlString,
@@ -253,18 +253,7 @@ export class VectorStore {
     const table = await this.tables.openUncached(tableName(collectionId, generation));
     try {
       await table.checkout(version);
-      let rows: ChunkRow[] = [];
-      const cols = ["id", "document_id", "chunk_index", "text", "start", "end", "vector"];
-      for await (const batch of table.query().select(cols)) {
-        for (const r of batch.toArray() as Record<string, unknown>[]) {
-          rows.push({ ...chunkFieldsOf(r), vector: Float32Array.from(r.vector as ArrayLike<number>) });
-          if (rows.length >= slice) {
-            yield rows;
-            rows = [];
-          }
-        }
-      }
-      if (rows.length) yield rows;
+      yield* readChunkRows(table, slice);
     } finally {
       table.close();
     }

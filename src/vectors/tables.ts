@@ -125,6 +125,22 @@ export function rowsToArrow(rows: ChunkRow[]): arrow.Table {
   return new arrow.Table([new arrow.RecordBatch(schema, struct)]);
 }
 
+/** Every row of `table` as it stands (vector included, metadata not), in slices of `slice` rows. */
+export async function* readChunkRows(table: Table, slice: number): AsyncGenerator<ChunkRow[]> {
+  let rows: ChunkRow[] = [];
+  const cols = ["id", "document_id", "chunk_index", "text", "start", "end", "vector"];
+  for await (const batch of table.query().select(cols)) {
+    for (const r of batch.toArray() as Record<string, unknown>[]) {
+      rows.push({ ...chunkFieldsOf(r), vector: Float32Array.from(r.vector as ArrayLike<number>) });
+      if (rows.length >= slice) {
+        yield rows;
+        rows = [];
+      }
+    }
+  }
+  if (rows.length) yield rows;
+}
+
 /** A stored row's chunk columns (not its vector or metadata), typed back from Arrow's values. */
 export function chunkFieldsOf(r: Record<string, unknown>): Omit<ChunkRow, "vector" | "metadata"> {
   return {
