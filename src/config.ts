@@ -45,6 +45,8 @@ export interface Config {
   /** A reranking server answering POST {url}/v1/rerank; null = no reranking (docs/API.md, Reranking). */
   rerankUrl: string | null;
   workers: number;
+  /** How much lower the ingestion workers' CPU priority is than the main thread's (nice, Linux); 0 = the same. */
+  workerNice: number;
   signup: "open" | "closed";
   defaultTier: TierName;
   maxUploadMb: number;
@@ -126,6 +128,7 @@ const SETTINGS: Setting<keyof Config>[] = [
   { key: "openaiKey", flag: "openai-key", env: "RAGD_OPENAI_KEY", parse: str },
   { key: "rerankUrl", flag: "rerank-url", env: "RAGD_RERANK_URL", parse: url },
   { key: "workers", flag: "workers", env: "RAGD_WORKERS", parse: int(1, 256) },
+  { key: "workerNice", flag: "worker-nice", env: "RAGD_WORKER_NICE", parse: int(0, 19) },
   { key: "signup", flag: "signup", env: "RAGD_SIGNUP", parse: oneOf(["open", "closed"] as const) },
   { key: "defaultTier", flag: "default-tier", env: "RAGD_DEFAULT_TIER", parse: oneOf(TIERS) },
   { key: "maxUploadMb", flag: "max-upload-mb", env: "RAGD_MAX_UPLOAD_MB", parse: int(1, 100_000) },
@@ -170,6 +173,7 @@ export function defaultConfig(): Config {
     openaiKey: null,
     rerankUrl: null,
     workers: Math.max(1, availableParallelism()),
+    workerNice: 10,
     signup: "open",
     defaultTier: "free",
     maxUploadMb: 100,

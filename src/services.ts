@@ -102,7 +102,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const files = new DiskFileStore(config.dataDir);
   const metrics = new Metrics();
   const collections = new Collections(db);
-  const pool = new WorkerPool(config.workers, log);
+  const pool = new WorkerPool(config.workers, log, undefined, undefined, config.workerNice);
   const disk = new DiskWatch({ db, dataDir: config.dataDir, minFreeMb: config.minFreeMb, log });
   const engine = new IngestEngine({ db, store, pool, files, config, log, disk });
   const auth = new AuthService(db, config);

@@ -60,7 +60,9 @@ export type ToWorker =
   | { type: "job"; job: Job }
   | { type: "ack"; jobId: string }
   | { type: "cancel"; jobId: string }
-  | { type: "ping" };
+  | { type: "ping" }
+  /** Lowers the worker thread's CPU priority by `nice` (thread-priority.ts). */
+  | { type: "priority"; nice: number };
 
 /** What a job gets from the worker that runs it. */
 export interface JobContext {

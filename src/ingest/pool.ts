@@ -77,6 +77,8 @@ export class WorkerPool {
     private readonly log: Logger,
     private readonly capacity = 32,
     private readonly timeCapMs = 15 * 60_000,
+    /** How much below the main thread the workers run (thread-priority.ts); 0: the same priority. */
+    private readonly nice = 0,
   ) {
     for (let i = 0; i < size; i++)
       this.slots.push({ worker: this.spawn(i), jobs: new Map(), load: 0, batches: new Map(), probe: null, outbox: [] });
@@ -169,6 +171,8 @@ export class WorkerPool {
   private spawn(index: number): Worker {
     // smol: a smaller heap that collects more eagerly; ingestion holds little between jobs.
     const worker = new Worker(workerEntry(), { smol: true });
+    // Its first message, so the worker's first job already runs below the main thread.
+    if (this.nice > 0) worker.postMessage([{ type: "priority", nice: this.nice } satisfies ToWorker]);
     // A worker posts what its jobs said in a turn as one message (worker.ts).
     worker.onmessage = (ev: MessageEvent<FromWorker[]>) => {
       for (const e of ev.data) this.deliver(this.slots[index]!, e);

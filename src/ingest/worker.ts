@@ -10,6 +10,7 @@ import { createEmbedder } from "../embed/index";
 import { isBuiltinModel } from "../embed/models";
 import { embedderKey, runJob, type FromWorker, type Job, type JobEvent, type ToWorker } from "./job";
 import { OcrThread } from "./ocr/client";
+import { niceThisThread } from "./thread-priority";
 
 declare const self: Worker;
 
@@ -87,6 +88,10 @@ self.onmessage = (event: MessageEvent<ToWorker[]>) => {
 function take(msg: ToWorker): void {
   if (msg.type === "ping") {
     post({ type: "pong" });
+    return;
+  }
+  if (msg.type === "priority") {
+    niceThisThread(msg.nice);
     return;
   }
   if (msg.type === "ack") {

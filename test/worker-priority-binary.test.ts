@@ -1,0 +1,80 @@
+/**
+ * The ingestion workers of the compiled binary run below the main thread's CPU priority
+ * (README, Configuration: RAGD_WORKER_NICE), read from the kernel's own view of each
+ * thread. Linux only: elsewhere the setting does nothing.
+ */
+import { afterEach, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { tempDir } from "./support/app";
+import { ensureBinary, startBinary, type RunningBinary } from "./support/binary";
+
+const linux = process.platform === "linux";
+let bin: RunningBinary | null = null;
+
+afterEach(async () => {
+  bin?.proc.kill();
+  await bin?.proc.exited;
+  bin = null;
+});
+
+/** Each live thread of `pid` with its name and nice value (/proc/<pid>/task/<tid>/stat, field 19). */
+function threads(pid: number): { tid: number; name: string; nice: number }[] {
+  const out: { tid: number; name: string; nice: number }[] = [];
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+      out.push({
+        tid: Number(tid),
+        name: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")),
+        nice: Number(fields[16]),
+      });
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return out;
+}
+
+/** The nice values of the worker threads once `want` of them report `nice` (the message is handled once a worker has loaded). */
+async function workerNices(pid: number, want: number, nice: number): Promise<number[]> {
+  const until = Date.now() + 20_000;
+  for (;;) {
+    const nices = threads(pid)
+      .filter((t) => t.name === "Worker")
+      .map((t) => t.nice);
+    if (nices.filter((n) => n === nice).length >= want || Date.now() > until) return nices;
+    await Bun.sleep(50);
+  }
+}
+
+test.skipIf(!linux)(
+  "by default the workers run at nice 10 and the main thread at its own",
+  async () => {
+    await ensureBinary();
+    bin = await startBinary(tempDir(), { RAGD_WORKERS: "2" });
+    expect(await workerNices(bin.proc.pid, 2, 10)).toEqual([10, 10]);
+    const main = threads(bin.proc.pid).find((t) => t.tid === bin!.proc.pid)!;
+    expect(main.nice).toBe(0);
+  },
+  60_000,
+);
+
+test.skipIf(!linux)(
+  "RAGD_WORKER_NICE=0 leaves the workers at the main thread's priority",
+  async () => {
+    await ensureBinary();
+    bin = await startBinary(tempDir(), { RAGD_WORKERS: "2", RAGD_WORKER_NICE: "0" });
+    // Give a priority message, had one been sent, time to arrive.
+    await Bun.sleep(1000);
+    expect(await workerNices(bin.proc.pid, 2, 0)).toEqual([0, 0]);
+  },
+  60_000,
+);
+
+test("a RAGD_WORKER_NICE outside 0–19 stops the server at start", async () => {
+  await ensureBinary();
+  // A server that starts anyway is stopped after the test.
+  const started = startBinary(tempDir(), { RAGD_WORKER_NICE: "20" }).then((b) => (bin = b));
+  await expect(started).rejects.toThrow(/RAGD_WORKER_NICE must be between 0 and 19/);
+}, 60_000);
