@@ -237,6 +237,68 @@ describe("LanceDB commits during a burst", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  /**
+   * As above, with `coming` telling the sink whether rows may still arrive; `whileWaiting`
+   * runs a turn after the first commit ends (while a commit would wait for rows), and 600
+   * more documents come a turn after that. Resolves with the rows stored once the three
+   * small documents are committed.
+   */
+  async function afterFirst(coming: () => boolean, whileWaiting: (sink: ChunkSink) => void): Promise<number> {
+    const dir = mkdtempSync(join(tmpdir(), "ragd-sink-"));
+    const conn = await openLance(dir);
+    const store = new VectorStore(conn);
+    let many: Promise<void>[] = [];
+    try {
+      const sink = new ChunkSink(store, (_c, _g, ids) => new Set(ids), coming);
+      const collectionId = Bun.randomUUIDv7();
+      const at = (documentId: string) => ({ collectionId, generation: 1, documentId });
+      const first = sink.replace(at("first"), rowsOf("first", 1)[0]!.rows);
+      const few = rowsOf("few", 3).map((d) => sink.replace(at(d.id), d.rows));
+      await first;
+      await new Promise((resolve) => setImmediate(resolve));
+      whileWaiting(sink);
+      setImmediate(() => {
+        many = rowsOf("many", 600).map((d) => sink.replace(at(d.id), d.rows));
+      });
+      await Promise.all(few);
+      return await store.countRows(collectionId, 1);
+    } finally {
+      await Promise.allSettled(many);
+      store.close();
+      conn.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  test("with no job left to send rows, a commit after another goes at once", async () => {
+    // The three went alone: nothing was coming, so no wait kept them for the 600.
+    expect(
+      await afterFirst(
+        () => false,
+        () => {},
+      ),
+    ).toBe(4);
+    // While rows may come, they wait for the 600, as above.
+    expect(
+      await afterFirst(
+        () => true,
+        () => {},
+      ),
+    ).toBe(604);
+  });
+
+  test("the last job's ending lets a commit waiting for rows go", async () => {
+    let coming = true;
+    const rows = await afterFirst(
+      () => coming,
+      (sink) => {
+        coming = false;
+        sink.settle();
+      },
+    );
+    expect(rows).toBe(4);
+  });
 });
 
 describe("webhooks of a batch", () => {

@@ -68,7 +68,12 @@ export class IngestEngine {
   constructor(private readonly d: EngineDeps) {
     const quiet = throttledLogger(d.log);
     this.stats = new IngestStats(d.log);
-    this.sink = new ChunkSink(d.store, (collectionId, generation, ids) => this.writable(collectionId, generation, ids));
+    this.sink = new ChunkSink(
+      d.store,
+      (collectionId, generation, ids) => this.writable(collectionId, generation, ids),
+      // A job's rows come before its ending: with no job in the workers, none are on their way.
+      () => d.pool.busy > 0,
+    );
     this.writes = new WriteBatch(d.db);
     const crawls = new CrawlSync(d.db, this);
     this.tasks = new TaskScheduler({

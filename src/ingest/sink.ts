@@ -44,7 +44,9 @@ const NOTHING_STORED = -1;
  * LanceDB commit costs about the same for 3 rows as for 1,500 (15 ms on an idle machine,
  * several hundred on a busy one), and right after a commit the rows of the next
  * documents are still being embedded. Measured: commits of 2 to 5 rows, each as long as
- * the large ones, took half the time of a burst of small documents.
+ * the large ones, took half the time of a burst of small documents. It waits only while
+ * rows can still come: at the end of a burst (no job left in the workers) the last
+ * commit goes at once, and one that is waiting goes when the last job ends (settle()).
  */
 const GATHER_ROWS = 512;
 /** The wait is half the previous commit's duration, at most this long. */
@@ -67,6 +69,8 @@ export class ChunkSink {
   constructor(
     private readonly store: VectorStore,
     private readonly keep: KeepFilter,
+    /** Whether more rows may arrive soon (a job is running in the workers); no commit waits for rows otherwise. */
+    private readonly rowsComing: () => boolean = () => true,
   ) {}
 
   /** The first slice of a run: replaces whatever rows the document had. Resolves once committed. */
@@ -99,6 +103,11 @@ export class ChunkSink {
     let n = 0;
     for (const p of this.pending.values()) n += p.rows.length;
     return n;
+  }
+
+  /** Ends every wait for more rows at once: no job is left that could send any. */
+  settle(): void {
+    for (const wake of this.gathering.values()) wake();
   }
 
   /** Resolves when nothing is pending or being written. */
@@ -140,7 +149,7 @@ export class ChunkSink {
 
   /** Waits up to `ms` for GATHER_ROWS rows to be pending for the table. */
   private async gather(key: string, ms: number): Promise<void> {
-    if ((this.pending.get(key)?.rows.length ?? GATHER_ROWS) >= GATHER_ROWS || ms < 1) return;
+    if ((this.pending.get(key)?.rows.length ?? GATHER_ROWS) >= GATHER_ROWS || ms < 1 || !this.rowsComing()) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
       this.gathering.set(key, () => {
