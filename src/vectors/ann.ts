@@ -39,6 +39,11 @@ export interface AnnProbes {
   refine: number;
   /** HNSW only: the search's candidate list length. */
   ef?: number;
+  /**
+   * Built-in vectors on IVF_PQ: the full-text index's best rows for the query text that
+   * join the index's answer, scored exactly (lexical-candidates.ts); absent, none.
+   */
+  lexical?: number;
 }
 
 /** The serving vector index of a table, as read from its index list. */
@@ -80,10 +85,11 @@ const MODEL_PQ_SHARE = 0.05;
  * Probes for IVF_FLAT: half the partitions, 60% from WIDE_FROM rows (recall@10 on
  * built-in vectors of topical text at 100,000 rows: 0.73 with 15%, 0.85 with 25%,
  * 0.94–0.98 with 50% depending on the queries, 0.99 with 65%; at 20,000 rows 0.95
- * with 20%). For IVF_PQ 15% (at least 20), where on clustered 384-d data recall@10
+ * with 20%). For IVF_PQ (at least 20 probes) on clustered 384-d data recall@10
  * at 1M rows was 0.87 with 5%, 0.93 with 10% and 0.96 with 15% (re-ranking 10 × limit);
  * on the built-in embedder's vectors 0.60 with 15% and 0.69 with 40%, re-ranking 50 ×
- * 0.66 and 0.79 (the partitions miss neighbours there, bench/ann-sizes.ts); a model's
+ * 0.66 and 0.79 (the partitions miss neighbours there, bench/ann-sizes.ts), so a built-in
+ * table's search joins lexical candidates and probes BUILTIN_PQ_SHARE; a model's
  * vectors MODEL_PQ_SHARE. A filtered search may probe up to all of them, the fewer the
  * more rows it matches (probe-ceiling.ts).
  */
@@ -100,9 +106,10 @@ export function probesForRows(
     ? (rows >= WIDE_FROM ? 0.6 : 0.5) * staleFlatShare(rows, tableRows)
     : kind === "model"
       ? MODEL_PQ_SHARE
-      : 0.15;
+      : BUILTIN_PQ_SHARE;
   const minimum = Math.min(partitions, Math.max(20, Math.ceil(partitions * share)));
-  return { minimum, maximum: partitions, refine: flat ? 1 : PQ_REFINE };
+  const probes: AnnProbes = { minimum, maximum: partitions, refine: flat ? 1 : PQ_REFINE };
+  return flat || kind === "model" ? probes : { ...probes, lexical: LEXICAL_CANDIDATES };
 }
 
 /**
@@ -121,6 +128,26 @@ function staleFlatShare(rows: number, tableRows: number): number {
   const budget = RETRAIN_GROWTH * Math.max(1, rows);
   return tableRows > budget ? budget / tableRows : 1;
 }
+
+/**
+ * The full-text index's best rows a search of built-in vectors on IVF_PQ joins to the
+ * index's answer (lexical-candidates.ts). At 1M built-in rows (bench/lexical.ts, in process,
+ * load average 6–10 from other work) recall@10 probing 15% went from 0.734 alone to 0.922,
+ * 0.960 and 0.972 joining the best 100, 300 and 1,000 (probing 5%: 0.552 → 0.858, 0.924,
+ * 0.940); the full-text index's 1,000 alone found 0.904. On SciFact's abstracts (bench/
+ * lexical-scifact.ts, 25,000 chunks, where partitions are probed at 2–5%) the index alone
+ * found 0.50–0.56 and with 300 candidates 0.86: real text shares words less than the
+ * generated corpus, so the candidates help less there, but always add.
+ */
+export const LEXICAL_CANDIDATES = 300;
+
+/**
+ * IVF_PQ probe share for built-in vectors, whose search joins LEXICAL_CANDIDATES: through
+ * the binary at 1M rows (bench/query-http.ts 1000000 topical --dir) 5% found recall@10 0.922
+ * at p50 57 ms, p95 79 ms (load 4), 15% 0.960 at p50 93 ms, p95 205 ms (load 5–9); 15%
+ * without the candidates had found 0.734 at p50 57 ms.
+ */
+const BUILTIN_PQ_SHARE = 0.05;
 
 /**
  * IVF_PQ's distances come from codes: PQ_REFINE × limit candidates are re-ranked on

@@ -89,3 +89,17 @@ export function saturate(perTerm: number): number {
 export function clamp01(x: number): number {
   return Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0;
 }
+
+/** Exact cosine similarity of the query to a stored vector (clamped to [0, 1], as vector mode). */
+export function cosine(query: Float32Array, qNorm: number, stored: Iterable<number>): number {
+  // An Arrow vector is iterable but not indexable.
+  const v = Float32Array.from(stored);
+  let dot = 0;
+  let norm = 0;
+  for (let i = 0; i < query.length; i++) {
+    const x = v[i]!;
+    dot += x * query[i]!;
+    norm += x * x;
+  }
+  return clamp01(norm > 0 && qNorm > 0 ? dot / (Math.sqrt(norm) * qNorm) : 0);
+}

@@ -3,7 +3,9 @@
  *
  * - vector: cosine similarity, 1 − cosine distance, clamped to [0, 1]. Vectors are
  *   L2-normalised, so this is the dot product; opposite directions score 0. Through
- *   the ANN index, or exact when a filter matches few rows (vector-hits.ts).
+ *   the ANN index, or exact when a filter matches few rows (vector-hits.ts); on a
+ *   built-in embedder's IVF_PQ table the index's answer is joined with the full-text
+ *   index's best matches, each scored by the same cosine (lexical-candidates.ts).
  * - keyword: BM25 from LanceDB's full-text index, mapped by per-term saturation:
  *   with n the number of distinct query terms after the index's tokenizer (stop
  *   words dropped, stems merged) and b = bm25 / n, score = b / (b + 4). The map is
@@ -27,7 +29,8 @@ import { MatchQuery, type Table } from "@lancedb/lancedb";
 import { fuse } from "../retrieval/fusion";
 import type { AnnProbes, VectorKind } from "./ann";
 import { EXACT_FILTER, type ExactFilterLimits } from "./exact-filter";
-import { clamp01, COLUMNS, hitsOf, numbersOf, type Ranked, saturate, type StoredHit } from "./hits";
+import { COLUMNS, cosine, hitsOf, numbersOf, type Ranked, saturate, type StoredHit } from "./hits";
+import { matchableText } from "./lexical-candidates";
 import { chunkId } from "./chunk-id";
 import { vectorHits } from "./vector-hits";
 import { inList } from "./tables";
@@ -82,7 +85,7 @@ export async function searchTable(
   const filter = present.length ? present.map((p) => `(${p})`).join(" AND ") : null;
   let hits: Ranked[];
   const exact = opts.exactFilter ?? EXACT_FILTER;
-  if (req.mode === "vector") hits = await vectorHits(table, req.vector!, req.topK, filter, ann, exact);
+  if (req.mode === "vector") hits = await vectorHits(table, req.vector!, req.topK, filter, ann, exact, req.text);
   else if (req.mode === "keyword") hits = await keywordHits(table, req.text, req.topK, filter);
   else hits = await hybridHits(table, req, filter, ann, exact);
   return finishHits(hits, req);
@@ -107,7 +110,7 @@ async function keywordHits(
 ): Promise<Ranked[]> {
   // A match query takes the words as plain terms (OR-ed), so quotes, colons or
   // AND/OR in user text are never parsed as query syntax; cleaning drops the rest.
-  const cleaned = text.replace(/[^\p{L}\p{N}\p{M}_]+/gu, " ").trim();
+  const cleaned = matchableText(text);
   if (!cleaned) return [];
   const terms = await countTerms(table, cleaned);
   if (terms === 0) return [];
@@ -142,7 +145,7 @@ async function hybridHits(
   // Without look-ups the lists need only be as deep as the answer; with them, deeper lists find more contenders.
   const n = req.exact === false ? Math.max(req.topK, 50) : Math.max(req.topK * 4, 50);
   const [vec, key] = await Promise.all([
-    vectorHits(table, req.vector!, n, filter, ann, exact),
+    vectorHits(table, req.vector!, n, filter, ann, exact, req.text),
     // The keyword hits bring their vectors: a hit the vector list missed is scored without another read.
     keywordHits(table, req.text, n, filter, true),
   ]);
@@ -204,20 +207,6 @@ function lowerBounds(
   return fuse(candidates, alpha)
     .filter((h) => alpha > 0 || h.keyword > 0)
     .map(({ keyword: _k, vector: _v, ...h }) => h);
-}
-
-/** Exact cosine similarity of the query to a stored vector (clamped to [0, 1], as vector mode). */
-function cosine(query: Float32Array, qNorm: number, stored: Iterable<number>): number {
-  // An Arrow vector is iterable but not indexable.
-  const v = Float32Array.from(stored);
-  let dot = 0;
-  let norm = 0;
-  for (let i = 0; i < query.length; i++) {
-    const x = v[i]!;
-    dot += x * query[i]!;
-    norm += x * x;
-  }
-  return clamp01(norm > 0 && qNorm > 0 ? dot / (Math.sqrt(norm) * qNorm) : 0);
 }
 
 /** SQL narrowing a search to the given chunks (to score a few of them exactly), by their ids (chunk-id.ts). */

@@ -209,7 +209,8 @@ export class VectorStore {
     const probes = await this.maintainer.probesFor(name, table, req.vectorKind);
     if (req.where) await this.writer.ensureMetadataColumn(name);
     const done = () => this.activity++;
-    if (batchable(req))
+    // A search joined with lexical candidates asks the full-text index its own question: it runs alone.
+    if (batchable(req) && !probes?.lexical)
       return this.batches
         .search(name, table, req.vector, req.topK, probes)
         .then((h) => finishHits(h, req))

@@ -1,15 +1,21 @@
 /**
  * The vector half of a search (vector mode, and hybrid's vector list): the nearest
- * rows to the query by cosine, through the ANN index, or exactly when a filter
+ * rows to the query by cosine, through the ANN index (on built-in vectors joined with
+ * the full-text index's best matches: lexical-candidates.ts), or exactly when a filter
  * matches few rows (exact-filter.ts).
  */
 import type { Table, VectorQuery } from "@lancedb/lancedb";
 import type { AnnProbes } from "./ann";
-import { EXACT_FILTER, type ExactFilterLimits, planFilteredSearch } from "./exact-filter";
+import { EXACT_FILTER, type ExactFilterLimits, type FilteredPlan, planFilteredSearch } from "./exact-filter";
 import type { Table as ArrowTable } from "apache-arrow";
 import { clamp01, COLUMNS, hitsOf, numbersOf, type Ranked } from "./hits";
+import { lexicalCandidates, unionByScore } from "./lexical-candidates";
 
-/** The `limit` nearest rows matching `filter`, best first, scored by cosine similarity. */
+/**
+ * The `limit` nearest rows matching `filter`, best first, scored by cosine similarity.
+ * With the query's `text`, an index that asks for lexical candidates (ann.ts) has them
+ * joined to its answer (lexical-candidates.ts).
+ */
 export async function vectorHits(
   table: Table,
   vector: Float32Array,
@@ -17,11 +23,31 @@ export async function vectorHits(
   filter: string | null,
   ann: AnnProbes | null,
   exact: ExactFilterLimits = EXACT_FILTER,
+  text?: string,
 ): Promise<Ranked[]> {
   // A counted filter picks its path, and on the index path probes as far as its share of the rows asks.
   const plan = filter && ann ? await planFilteredSearch(table, filter, ann, exact) : null;
   // Few matches: read just their vectors, exactly (recall 1.0), instead of probing every partition.
   if (plan?.path === "exact") return toHits(await vectorQuery(table, vector, limit, filter, ann, "exact").toArrow());
+  if (!ann?.lexical || text === undefined) return indexHits(table, vector, limit, filter, ann, plan);
+  const [near, lexical] = await Promise.all([
+    indexHits(table, vector, limit, filter, ann, plan),
+    // The candidates only add to the index's answer: should the rows move between their two
+    // reads (a compaction), the search answers from the index alone.
+    lexicalCandidates(table, text, vector, Math.max(ann.lexical, limit), limit, filter).catch(() => []),
+  ]);
+  return unionByScore(near, lexical, limit);
+}
+
+/** The index path of vectorHits: probing as the filter's plan allows. */
+async function indexHits(
+  table: Table,
+  vector: Float32Array,
+  limit: number,
+  filter: string | null,
+  ann: AnnProbes | null,
+  plan: FilteredPlan | null,
+): Promise<Ranked[]> {
   // A filter left uncounted (a range comparison) may probe every partition, as it always could.
   const ceiling = filter ? (plan?.ceiling ?? ann?.maximum) : undefined;
   let rows = await vectorQuery(table, vector, limit, filter, ann, ceiling).toArrow();
