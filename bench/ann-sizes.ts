@@ -37,9 +37,9 @@ import { join } from "node:path";
 import { embedBuiltin } from "../src/embed/builtin";
 import { partitionsForRows, probesForRows, vectorIndexes } from "../src/vectors/ann";
 import { openLance } from "../src/vectors/connection";
-import { VectorStore, type ChunkRow } from "../src/vectors/store";
+import { VectorStore } from "../src/vectors/store";
 import { denseSpace } from "./dense";
-import { dirArg, flatTopK, restore } from "./kept-corpus";
+import { dirArg, fillTopical, flatTopK, restore } from "./kept-corpus";
 import { exactDistances, RecallTally, recallHits } from "./recall";
 import { percentile, random } from "./support";
 import { analyseTies } from "./ties";
@@ -68,22 +68,6 @@ const sentence = (rnd: () => number, n: number, topic = TOPICS[Math.floor(rnd() 
 type Hits = { document_id: string; chunk_index: number }[];
 /** The exact top 10 of each recall query (LanceDB's flat scan) and exact distances by row id. */
 type Truth = { sets: Set<string>[]; distance: (q: Float32Array) => (id: string) => number };
-
-async function load(store: VectorStore, all: Float32Array, ids: string[]): Promise<void> {
-  const rnd = random(1);
-  for (let from = 0; from < N; from += 10_000) {
-    const rows: ChunkRow[] = [];
-    for (let i = from; i < Math.min(N, from + 10_000); i++) {
-      const d = Math.floor(i / 10);
-      const text = sentence(rnd, 20, TOPICS[d % TOPICS.length]);
-      const vector = all.subarray(i * DIM, (i + 1) * DIM);
-      vector.set(embedBuiltin(text));
-      ids[i] = `d${d}:${i % 10}`;
-      rows.push({ id: ids[i]!, documentId: `d${d}`, chunkIndex: i % 10, text, start: 0, end: text.length, vector });
-    }
-    await store.replaceDocuments(COLLECTION, 1, [], rows, { appendedAreNew: true });
-  }
-}
 
 async function measure(label: string, queries: Float32Array[], truth: Truth, run: (q: Float32Array) => Promise<Hits>) {
   for (const q of queries.slice(0, 20)) await run(q);
@@ -177,7 +161,7 @@ function kindOf(kind: string): { config: Index; name: string; tunes: [string, Tu
 /** The table, with every vector and row id: kept by bench/query-http.ts in KEPT, or loaded here. */
 async function openCorpus(dir: string, store: VectorStore, all: Float32Array, ids: string[]): Promise<string> {
   if (!KEPT) {
-    await load(store, all, ids);
+    await fillTopical(store, COLLECTION, N, all, ids);
     await store.maintain();
     return VectorStore.tableName(COLLECTION, 1);
   }

@@ -13,7 +13,10 @@ import { join } from "node:path";
 import { annIndexFor, vectorIndexes } from "../src/vectors/ann";
 import { openLance } from "../src/vectors/connection";
 import { inProcess } from "../src/vectors/index-build";
-import { VectorStore } from "../src/vectors/store";
+import { embedBuiltin } from "../src/embed/builtin";
+import { type ChunkRow, VectorStore } from "../src/vectors/store";
+import { random } from "./support";
+import { sentenceOf, topicsFor } from "./vocab";
 
 export interface KeptState {
   pipelineId: string;
@@ -110,4 +113,33 @@ export async function exactAnswers(
   for (const q of queries) answers.push(new Set((known[q] ??= [...(await exact(q))])));
   if (path) writeFileSync(path, JSON.stringify(known));
   return answers;
+}
+
+/**
+ * Writes `n` topical built-in rows into `collection` in steps of 10,000 (10 chunks a
+ * document, a document's chunks from one topic), keeping each vector in `all` and its
+ * row id in `ids` for exact search.
+ */
+export async function fillTopical(
+  store: VectorStore,
+  collection: string,
+  n: number,
+  all: Float32Array,
+  ids: string[],
+): Promise<void> {
+  const rnd = random(1);
+  const topics = topicsFor(n);
+  const dim = all.length / n;
+  for (let from = 0; from < n; from += 10_000) {
+    const rows: ChunkRow[] = [];
+    for (let i = from; i < Math.min(n, from + 10_000); i++) {
+      const d = Math.floor(i / 10);
+      const text = sentenceOf(rnd, 20, topics[d % topics.length]!);
+      const vector = all.subarray(i * dim, (i + 1) * dim);
+      vector.set(embedBuiltin(text));
+      ids[i] = `d${d}:${i % 10}`;
+      rows.push({ id: ids[i]!, documentId: `d${d}`, chunkIndex: i % 10, text, start: 0, end: text.length, vector });
+    }
+    await store.replaceDocuments(collection, 1, [], rows, { appendedAreNew: true });
+  }
 }

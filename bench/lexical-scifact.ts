@@ -20,6 +20,7 @@ import { partitionsForRows } from "../src/vectors/ann";
 import { openLance } from "../src/vectors/connection";
 import { VectorStore, type ChunkRow } from "../src/vectors/store";
 import { DATASETS, loadCorpus } from "./support";
+import { unionTop10 } from "./recall";
 
 const MODEL = process.argv[2] === "builtin-glove" ? "builtin-glove" : "builtin";
 const embed = MODEL === "builtin" ? embedBuiltin : (t: string) => embedGlove(t);
@@ -80,15 +81,6 @@ async function fts(table: Table, text: string, q: Float32Array, m: number): Prom
   });
 }
 
-const top10 = (lists: Hit[][]) => {
-  const by = new Map<string, number>();
-  for (const l of lists) for (const h of l) by.set(h.id, Math.max(by.get(h.id) ?? 0, h.score));
-  return [...by.entries()]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, 10)
-    .map(([id]) => id);
-};
-
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "ragd-bench-lexical-"));
   const conn = await openLance(dir);
@@ -129,13 +121,13 @@ async function main(): Promise<void> {
       console.log(`${label}: recall@10 ${(found / (queries.length * 10)).toFixed(3)}`);
     };
     for (const m of MS)
-      await recall(`fts top ${m} alone`, async (i) => top10([await fts(table, queries[i]!, qv[i]!, m)]));
+      await recall(`fts top ${m} alone`, async (i) => unionTop10([await fts(table, queries[i]!, qv[i]!, m)]));
     for (const share of SHARES) {
       const probes = Math.max(1, Math.ceil(partitions * share));
-      await recall(`ann ${share * 100}% alone`, async (i) => top10([await ann(table, qv[i]!, probes)]));
+      await recall(`ann ${share * 100}% alone`, async (i) => unionTop10([await ann(table, qv[i]!, probes)]));
       for (const m of MS)
         await recall(`ann ${share * 100}% ∪ fts ${m}`, async (i) =>
-          top10([await ann(table, qv[i]!, probes), await fts(table, queries[i]!, qv[i]!, m)]),
+          unionTop10([await ann(table, qv[i]!, probes), await fts(table, queries[i]!, qv[i]!, m)]),
         );
     }
     table.close();

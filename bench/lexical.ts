@@ -21,9 +21,9 @@ import { embedBuiltin } from "../src/embed/builtin";
 import { annIndexFor, partitionsForRows, vectorIndexes } from "../src/vectors/ann";
 import { openLance } from "../src/vectors/connection";
 import { lexicalCandidates } from "../src/vectors/lexical-candidates";
-import { VectorStore, type ChunkRow } from "../src/vectors/store";
-import { dirArg, flatTopK, restore } from "./kept-corpus";
-import { exactDistances, RecallTally, recallHits } from "./recall";
+import { VectorStore } from "../src/vectors/store";
+import { dirArg, fillTopical, flatTopK, restore } from "./kept-corpus";
+import { exactDistances, RecallTally, recallHits, unionTop10 } from "./recall";
 import { percentile, random } from "./support";
 import { sentenceOf, topicsFor } from "./vocab";
 
@@ -45,22 +45,6 @@ const load = () =>
 
 type Hit = { id: string; score: number };
 
-async function fill(store: VectorStore, all: Float32Array, ids: string[]): Promise<void> {
-  const rnd = random(1);
-  for (let from = 0; from < N; from += 10_000) {
-    const rows: ChunkRow[] = [];
-    for (let i = from; i < Math.min(N, from + 10_000); i++) {
-      const d = Math.floor(i / 10);
-      const text = sentence(rnd, 20, TOPICS[d % TOPICS.length]);
-      const vector = all.subarray(i * DIM, (i + 1) * DIM);
-      vector.set(embedBuiltin(text));
-      ids[i] = `d${d}:${i % 10}`;
-      rows.push({ id: ids[i]!, documentId: `d${d}`, chunkIndex: i % 10, text, start: 0, end: text.length, vector });
-    }
-    await store.replaceDocuments(COLLECTION, 1, [], rows, { appendedAreNew: true });
-  }
-}
-
 async function ann(table: Table, q: Float32Array, share: number, partitions: number): Promise<Hit[]> {
   let v = table
     .vectorSearch(q)
@@ -76,15 +60,6 @@ async function ann(table: Table, q: Float32Array, share: number, partitions: num
 async function fts(table: Table, text: string, q: Float32Array, m: number): Promise<Hit[]> {
   return (await lexicalCandidates(table, text, q, m, 10, null)).map((h) => ({ id: h.id, score: h.score }));
 }
-
-const best = (lists: Hit[][]) => {
-  const by = new Map<string, number>();
-  for (const l of lists) for (const h of l) by.set(h.id, Math.max(by.get(h.id) ?? 0, h.score));
-  return [...by.entries()]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, 10)
-    .map(([id]) => id);
-};
 
 async function measure(
   label: string,
@@ -119,7 +94,7 @@ async function main(): Promise<void> {
   const state = await restore(dir, all, ids);
   if (state) name = VectorStore.tableName(state.pipelineId, 1);
   else if (fresh) {
-    await fill(store, all, ids);
+    await fillTopical(store, COLLECTION, N, all, ids);
     await store.maintain();
     await Bun.write(`${dir}/lex-vectors.f32`, all);
     await Bun.write(`${dir}/lex-ids.txt`, ids.join("\n"));
@@ -162,15 +137,15 @@ async function main(): Promise<void> {
   for (const i of texts.slice(0, 20)) await fts(table, i, embedBuiltin(i), 100);
   for (const m of MS)
     await measure(`fts top ${m} alone`, texts, qs, truth, dist, async (i) =>
-      best([await fts(table, texts[i]!, qs[i]!, m)]),
+      unionTop10([await fts(table, texts[i]!, qs[i]!, m)]),
     );
   for (const share of SHARES) {
     await measure(`ann ${share * 100}% alone`, texts, qs, truth, dist, async (i) =>
-      best([await ann(table, qs[i]!, share, partitions)]),
+      unionTop10([await ann(table, qs[i]!, share, partitions)]),
     );
     for (const m of MS)
       await measure(`ann ${share * 100}% ∪ fts ${m}`, texts, qs, truth, dist, async (i) =>
-        best(await Promise.all([ann(table, qs[i]!, share, partitions), fts(table, texts[i]!, qs[i]!, m)])),
+        unionTop10(await Promise.all([ann(table, qs[i]!, share, partitions), fts(table, texts[i]!, qs[i]!, m)])),
       );
   }
   table.close();

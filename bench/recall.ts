@@ -89,3 +89,13 @@ export class RecallTally {
     return `${this.recall.toFixed(3)} (${this.recallWithTies.toFixed(3)} with ties)`;
   }
 }
+
+/** The 10 best ids of several scored lists together, each id at its best score. */
+export function unionTop10(lists: { id: string; score: number }[][]): string[] {
+  const by = new Map<string, number>();
+  for (const l of lists) for (const h of l) by.set(h.id, Math.max(by.get(h.id) ?? 0, h.score));
+  return [...by.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 10)
+    .map(([id]) => id);
+}
