@@ -7,7 +7,7 @@
  * for its commits (docs/ARCHITECTURE.md, "Where ingestion time goes").
  */
 import { readlinkSync } from "node:fs";
-import { setPriority } from "node:os";
+import { getPriority, setPriority } from "node:os";
 
 /**
  * Lowers the calling thread's priority by `nice` (0–19). Linux only: there
@@ -20,7 +20,8 @@ export function niceThisThread(nice: number): boolean {
   try {
     const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
     if (!Number.isInteger(tid) || tid <= 0) return false;
-    setPriority(tid, nice);
+    // A new thread starts at its creator's nice value; setPriority sets, it does not add.
+    setPriority(tid, Math.min(19, getPriority(tid) + nice));
     return true;
   } catch {
     // No /proc (a container without it), or a nice the system refuses: equal shares, as before.
