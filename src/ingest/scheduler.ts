@@ -245,7 +245,7 @@ export class TaskScheduler {
       this.finishing.add(f);
       void f.finally(() => this.finishing.delete(f));
       // The last job of a burst: a commit waiting for more rows goes now.
-      if (this.p.d.pool.busy === 0) this.p.sink.settle();
+      this.p.sink.settle();
       this.kick(); // the worker is free now; its rows commit meanwhile
     }
   }

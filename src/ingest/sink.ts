@@ -105,8 +105,9 @@ export class ChunkSink {
     return n;
   }
 
-  /** Ends every wait for more rows at once: no job is left that could send any. */
+  /** After a job's ending: with no job left that could send rows, every wait for more ends at once. */
   settle(): void {
+    if (this.rowsComing()) return;
     for (const wake of this.gathering.values()) wake();
   }
 
