@@ -171,6 +171,26 @@ describe("lexical candidates", () => {
     }
   });
 
+  test("a failed full-text step is reported, and the index answers alone", async () => {
+    // The table as a search sees it, but its full-text question fails (the index's does not).
+    const broken = new Proxy(table, {
+      get(t, k) {
+        if (k === "query")
+          return () => {
+            throw new Error("full-text index unreadable");
+          };
+        const v = Reflect.get(t, k);
+        return typeof v === "function" ? v.bind(t) : v;
+      },
+    });
+    const q = queries[2]!;
+    const req: TableSearch = { mode: "vector", text: q.text, vector: q.vector, topK: 10 };
+    const told: unknown[] = [];
+    const hits = await searchTable(broken, req, probes, { onLexicalError: (err) => told.push(err) });
+    expect(told.map(String)).toEqual(["Error: full-text index unreadable"]);
+    expect(hits).toEqual(await searchTable(table, req, { ...probes, lexical: undefined }));
+  });
+
   test("hybrid's vector list gets the lexical candidates as well", async () => {
     const q = queries[1]!;
     const hits = await searchTable(

@@ -32,7 +32,7 @@ import { EXACT_FILTER, type ExactFilterLimits } from "./exact-filter";
 import { COLUMNS, cosine, hitsOf, numbersOf, type Ranked, saturate, type StoredHit } from "./hits";
 import { matchableText } from "./lexical-candidates";
 import { chunkId } from "./chunk-id";
-import { vectorHits } from "./vector-hits";
+import { type VectorHitOptions, vectorHits } from "./vector-hits";
 import { inList } from "./tables";
 
 export type SearchMode = "vector" | "keyword" | "hybrid";
@@ -67,6 +67,8 @@ export type { AnnProbes } from "./ann";
 export interface SearchOptions {
   /** Which filters are narrow enough to search exactly (exact-filter.ts; default EXACT_FILTER). */
   exactFilter?: ExactFilterLimits;
+  /** Told when a search's lexical candidates failed and its index answered alone. */
+  onLexicalError?: (err: unknown) => void;
 }
 
 /** Searches one table in the requested mode; results best first. */
@@ -84,10 +86,10 @@ export async function searchTable(
   const present = parts.filter((p) => p !== null);
   const filter = present.length ? present.map((p) => `(${p})`).join(" AND ") : null;
   let hits: Ranked[];
-  const exact = opts.exactFilter ?? EXACT_FILTER;
-  if (req.mode === "vector") hits = await vectorHits(table, req.vector!, req.topK, filter, ann, exact, req.text);
+  const hitOpts = { exact: opts.exactFilter ?? EXACT_FILTER, text: req.text, onLexicalError: opts.onLexicalError };
+  if (req.mode === "vector") hits = await vectorHits(table, req.vector!, req.topK, filter, ann, hitOpts);
   else if (req.mode === "keyword") hits = await keywordHits(table, req.text, req.topK, filter);
-  else hits = await hybridHits(table, req, filter, ann, exact);
+  else hits = await hybridHits(table, req, filter, ann, hitOpts);
   return finishHits(hits, req);
 }
 
@@ -140,12 +142,12 @@ async function hybridHits(
   req: TableSearch,
   filter: string | null,
   ann: AnnProbes | null,
-  exact: ExactFilterLimits,
+  hitOpts: VectorHitOptions,
 ): Promise<Ranked[]> {
   // Without look-ups the lists need only be as deep as the answer; with them, deeper lists find more contenders.
   const n = req.exact === false ? Math.max(req.topK, 50) : Math.max(req.topK * 4, 50);
   const [vec, key] = await Promise.all([
-    vectorHits(table, req.vector!, n, filter, ann, exact, req.text),
+    vectorHits(table, req.vector!, n, filter, ann, hitOpts),
     // The keyword hits bring their vectors: a hit the vector list missed is scored without another read.
     keywordHits(table, req.text, n, filter, true),
   ]);

@@ -91,7 +91,14 @@ export class VectorStore {
     this.indexBuilder = opts.indexBuilder;
     this.searches = new Semaphore(opts.searchConcurrency ?? SEARCH_CONCURRENCY);
     this.batches = new VectorBatches(this.searches);
-    this.searchOptions = { exactFilter: opts.exactFilter };
+    let warnedAt = Number.NEGATIVE_INFINITY;
+    const onLexicalError = (err: unknown) => {
+      // Once a minute at most: every search of the table would say it again.
+      if (Date.now() - warnedAt < 60_000) return;
+      warnedAt = Date.now();
+      log("a search's lexical candidates failed; its index answered alone", { error: String(err) });
+    };
+    this.searchOptions = { exactFilter: opts.exactFilter, onLexicalError };
   }
 
   /** The table name of a collection generation: `c_<uuid without dashes>_g<generation>`. */

@@ -11,6 +11,16 @@ import type { Table as ArrowTable } from "apache-arrow";
 import { clamp01, COLUMNS, hitsOf, numbersOf, type Ranked } from "./hits";
 import { lexicalCandidates, unionByScore } from "./lexical-candidates";
 
+/** How vectorHits may run, beside what it asks for. */
+export interface VectorHitOptions {
+  /** Which filters are narrow enough to search exactly (exact-filter.ts). */
+  exact?: ExactFilterLimits;
+  /** The query's text, for an index that joins lexical candidates. */
+  text?: string;
+  /** Told when the lexical candidates failed and the index answered alone (recall drops: say so). */
+  onLexicalError?: (err: unknown) => void;
+}
+
 /**
  * The `limit` nearest rows matching `filter`, best first, scored by cosine similarity.
  * With the query's `text`, an index that asks for lexical candidates (ann.ts) has them
@@ -22,9 +32,9 @@ export async function vectorHits(
   limit: number,
   filter: string | null,
   ann: AnnProbes | null,
-  exact: ExactFilterLimits = EXACT_FILTER,
-  text?: string,
+  opts: VectorHitOptions = {},
 ): Promise<Ranked[]> {
+  const { exact = EXACT_FILTER, text } = opts;
   // A counted filter picks its path, and on the index path probes as far as its share of the rows asks.
   const plan = filter && ann ? await planFilteredSearch(table, filter, ann, exact) : null;
   // Few matches: read just their vectors, exactly (recall 1.0), instead of probing every partition.
@@ -34,7 +44,10 @@ export async function vectorHits(
     indexHits(table, vector, limit, filter, ann, plan),
     // The candidates only add to the index's answer: should the rows move between their two
     // reads (a compaction), the search answers from the index alone.
-    lexicalCandidates(table, text, vector, Math.max(ann.lexical, limit), limit, filter).catch(() => []),
+    lexicalCandidates(table, text, vector, Math.max(ann.lexical, limit), limit, filter).catch((err: unknown) => {
+      opts.onLexicalError?.(err);
+      return [];
+    }),
   ]);
   return unionByScore(near, lexical, limit);
 }
