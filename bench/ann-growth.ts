@@ -89,7 +89,9 @@ const servingIndex = async () => {
 
 // The client: one query after another, latencies kept with the index that served them.
 const qrnd = random(7);
-const queries = Array.from({ length: 200 }, () => embedQuery(sentence(qrnd, 3 + Math.floor(qrnd() * 4))));
+// The texts go with the vectors, as the searcher sends them: built-in tables join lexical candidates.
+const queryTexts = Array.from({ length: 200 }, () => sentence(qrnd, 3 + Math.floor(qrnd() * 4)));
+const queries = queryTexts.map(embedQuery);
 let paused = false;
 let stopped = false;
 let lat: number[] = [];
@@ -104,7 +106,7 @@ const client = (async () => {
     const t0 = performance.now();
     await store.search(COLLECTION, 1, {
       mode: "vector",
-      text: "",
+      text: queryTexts[i % queries.length]!,
       vector: queries[i % queries.length]!,
       topK: 10,
       vectorKind,
@@ -133,9 +135,10 @@ async function recall(): Promise<string> {
   paused = true;
   let found = 0;
   const t = await conn.openTable(table);
-  for (const q of queries.slice(0, RECALL_QUERIES)) {
+  for (const [i, q] of queries.slice(0, RECALL_QUERIES).entries()) {
     const truth = await flatTopK(t, q, 10);
-    const hits = await store.search(COLLECTION, 1, { mode: "vector", text: "", vector: q, topK: 10, vectorKind });
+    const text = queryTexts[i]!;
+    const hits = await store.search(COLLECTION, 1, { mode: "vector", text, vector: q, topK: 10, vectorKind });
     found += hits.filter((h) => truth.has(`${h.documentId}:${h.chunkIndex}`)).length;
   }
   t.close();

@@ -114,13 +114,15 @@ export async function followEnds(server: RunningBinary, key: string, n: number, 
   const ended = async (): Promise<number> => {
     const seen = new Set<string>();
     const until = Date.now() + timeoutMs;
-    while (seen.size < n) {
-      const f = await sse.next(Math.max(1, until - Date.now()));
-      if (f.event === "source.ready" || f.event === "source.failed") seen.add(f.data.sourceId);
+    try {
+      while (seen.size < n) {
+        const f = await sse.next(Math.max(1, until - Date.now()));
+        if (f.event === "source.ready" || f.event === "source.failed") seen.add(f.data.sourceId);
+      }
+      return performance.now();
+    } finally {
+      await sse.close();
     }
-    const at = performance.now();
-    await sse.close();
-    return at;
   };
   return { ended };
 }
