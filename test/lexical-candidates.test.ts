@@ -103,6 +103,15 @@ describe("lexical candidates", () => {
     expect(probesForRows(100_000, "IvfFlat", "builtin").lexical).toBeUndefined();
   });
 
+  test("an outgrown IVF_FLAT of built-in vectors joins them until its retrain lands", () => {
+    // Past twice its training rows it probes a scaled-down share (ann.ts, staleFlatShare).
+    const outgrown = probesForRows(100_000, "IvfFlat", "builtin", 400_000);
+    expect(outgrown.minimum).toBeLessThan(probesForRows(100_000, "IvfFlat", "builtin").minimum);
+    expect(outgrown.lexical).toBeGreaterThan(0);
+    expect(probesForRows(100_000, "IvfFlat", "builtin", 200_000).lexical).toBeUndefined();
+    expect(probesForRows(100_000, "IvfFlat", "model", 400_000).lexical).toBeUndefined();
+  });
+
   // Probing PROBED partitions alone found 0.475 here; with the lexical candidates 0.80.
   // At 1M rows (bench/lexical.ts) 15% alone found 0.73, with them 0.96.
   test("recall@10 against exact search rises where the probe share alone misses", async () => {

@@ -102,14 +102,14 @@ export function probesForRows(
   if (/HNSW/i.test(indexType)) return smallTableProbes();
   const partitions = partitionsForRows(rows);
   const flat = /FLAT/i.test(indexType);
-  const share = flat
-    ? (rows >= WIDE_FROM ? 0.6 : 0.5) * staleFlatShare(rows, tableRows)
-    : kind === "model"
-      ? MODEL_PQ_SHARE
-      : BUILTIN_PQ_SHARE;
+  const stale = flat ? staleFlatShare(rows, tableRows) : 1;
+  const share = flat ? (rows >= WIDE_FROM ? 0.6 : 0.5) * stale : kind === "model" ? MODEL_PQ_SHARE : BUILTIN_PQ_SHARE;
   const minimum = Math.min(partitions, Math.max(20, Math.ceil(partitions * share)));
   const probes: AnnProbes = { minimum, maximum: partitions, refine: flat ? 1 : PQ_REFINE };
-  return flat || kind === "model" ? probes : { ...probes, lexical: LEXICAL_CANDIDATES };
+  // Built-in vectors join lexical candidates where the probes alone miss: on IVF_PQ, and on an
+  // outgrown IVF_FLAT probing its scaled-down share until the retrain lands.
+  const missing = !flat || stale < 1;
+  return kind === "builtin" && missing ? { ...probes, lexical: LEXICAL_CANDIDATES } : probes;
 }
 
 /**
@@ -130,9 +130,9 @@ function staleFlatShare(rows: number, tableRows: number): number {
 }
 
 /**
- * The full-text index's best rows a search of built-in vectors on IVF_PQ joins to the
- * index's answer (lexical-candidates.ts). At 1M built-in rows (bench/lexical.ts, in process,
- * load average 6–10 from other work) recall@10 probing 15% went from 0.734 alone to 0.922,
+ * The full-text index's best rows a search of built-in vectors on IVF_PQ (or on an outgrown
+ * IVF_FLAT) joins to the index's answer (lexical-candidates.ts). At 1M built-in rows
+ * (bench/lexical.ts, in process, load average 6–10 from other work) recall@10 probing 15% went from 0.734 alone to 0.922,
  * 0.960 and 0.972 joining the best 100, 300 and 1,000 (probing 5%: 0.552 → 0.858, 0.924,
  * 0.940); the full-text index's 1,000 alone found 0.904. On SciFact's abstracts (bench/
  * lexical-scifact.ts, 25,000 chunks, where partitions are probed at 2–5%) the index alone
