@@ -93,11 +93,15 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   limitMallocArenas(MALLOC_ARENAS);
   const db = openDb(config.dataDir);
   const lance = await openLance(config.dataDir);
+  const quiet = throttledLogger(log);
   const store = new VectorStore(lance, {
     log: (msg, fields) => log.info(msg, fields as Record<string, unknown>),
     metadataOf: metadataLookup(db),
     // ANN training in a child process leaves this process's LanceDB threads to the searches.
     indexBuilder: childProcess(config.dataDir),
+    // Every search of the table would say it again: once a minute at most.
+    onLexicalError: (err) =>
+      quiet.warn("a search's lexical candidates failed; its index answered alone", { error: String(err) }),
   });
   const files = new DiskFileStore(config.dataDir);
   const metrics = new Metrics();
@@ -180,7 +184,6 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   // A release is a full collection on this thread plus malloc_trim: under steady query
   // traffic it would otherwise run after every upkeep (10 s); once a minute is enough.
   let lastRelease = Number.NEGATIVE_INFINITY;
-  const quiet = throttledLogger(log);
   const upkeep = () => {
     if (!disk.writable()) return;
     const step = upkeepClock.tick(engine.busy(), Date.now(), store.lastWriteAt);

@@ -60,6 +60,8 @@ export interface VectorStoreOptions {
   indexBuilder?: IndexBuilder;
   /** Which filters are narrow enough to search exactly (exact-filter.ts; default EXACT_FILTER). */
   exactFilter?: ExactFilterLimits;
+  /** Told when a search's lexical candidates failed and its index answered alone. */
+  onLexicalError?: (err: unknown) => void;
 }
 
 export class VectorStore {
@@ -91,14 +93,7 @@ export class VectorStore {
     this.indexBuilder = opts.indexBuilder;
     this.searches = new Semaphore(opts.searchConcurrency ?? SEARCH_CONCURRENCY);
     this.batches = new VectorBatches(this.searches);
-    let warnedAt = Number.NEGATIVE_INFINITY;
-    const onLexicalError = (err: unknown) => {
-      // Once a minute at most: every search of the table would say it again.
-      if (Date.now() - warnedAt < 60_000) return;
-      warnedAt = Date.now();
-      log("a search's lexical candidates failed; its index answered alone", { error: String(err) });
-    };
-    this.searchOptions = { exactFilter: opts.exactFilter, onLexicalError };
+    this.searchOptions = { exactFilter: opts.exactFilter, onLexicalError: opts.onLexicalError };
   }
 
   /** The table name of a collection generation: `c_<uuid without dashes>_g<generation>`. */
