@@ -15,6 +15,7 @@ import {
   metadataTermsField,
   parseTableName,
   rowsToArrow,
+  STORED_COLUMNS,
   type ChunkRow,
 } from "./tables";
 
@@ -23,7 +24,6 @@ export type MetadataLookup = (collectionId: string, documentIds: string[]) => Ma
 
 type Log = (msg: string, fields?: object) => void;
 
-const STORED = ["id", "document_id", "chunk_index", "text", "start", "end", "vector"];
 const BACKFILL_BATCH = 200;
 
 export class MetadataColumn {
@@ -83,7 +83,7 @@ export class MetadataColumn {
 
   /** Rewrites the metadata of the documents' rows in one commit, keeping every other column. */
   async rewrite(name: string, table: Table, docIds: string[]): Promise<void> {
-    const stored = await table.query().where(inList("document_id", docIds)).select(STORED).toArray();
+    const stored = await table.query().where(inList("document_id", docIds)).select(STORED_COLUMNS).toArray();
     if (!stored.length) return;
     const rows: ChunkRow[] = stored.map((r) => ({
       ...chunkFieldsOf(r),

@@ -125,11 +125,13 @@ export function rowsToArrow(rows: ChunkRow[]): arrow.Table {
   return new arrow.Table([new arrow.RecordBatch(schema, struct)]);
 }
 
+/** The columns a chunk row is read back from: its fields and vector, not its metadata. */
+export const STORED_COLUMNS = ["id", "document_id", "chunk_index", "text", "start", "end", "vector"];
+
 /** Every row of `table` as it stands (vector included, metadata not), in slices of `slice` rows. */
 export async function* readChunkRows(table: Table, slice: number): AsyncGenerator<ChunkRow[]> {
   let rows: ChunkRow[] = [];
-  const cols = ["id", "document_id", "chunk_index", "text", "start", "end", "vector"];
-  for await (const batch of table.query().select(cols)) {
+  for await (const batch of table.query().select(STORED_COLUMNS)) {
     for (const r of batch.toArray() as Record<string, unknown>[]) {
       rows.push({ ...chunkFieldsOf(r), vector: Float32Array.from(r.vector as ArrayLike<number>) });
       if (rows.length >= slice) {
