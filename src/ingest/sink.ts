@@ -51,13 +51,6 @@ const NOTHING_STORED = -1;
 const GATHER_ROWS = 512;
 /** The wait is half the previous commit's duration, at most this long. */
 const GATHER_MAX_MS = 100;
-/**
- * Commits to one table under way at once. Each commit's steps alternate between the main
- * thread and LanceDB's threads, and a step that comes back to a busy main thread waits:
- * a second commit (a plain append of new rows; the writer runs anything else alone)
- * uses LanceDB's threads meanwhile.
- */
-const LANES = 2;
 
 export class ChunkSink {
   private readonly pending = new Map<string, Pending>();
@@ -170,77 +163,40 @@ export class ChunkSink {
 
   private async flush(key: string): Promise<void> {
     this.running.add(key);
-    const inFlight = new Set<Promise<void>>();
     let lastMs = 0;
     try {
-      for (;;) {
-        const ended = inFlight.size ? Promise.race(inFlight) : null;
-        if (!ended && !this.pending.has(key)) break;
-        if (ended && inFlight.size >= LANES) {
-          await ended;
-          continue;
-        }
-        if (ended) {
-          // Beside a running commit only a full batch starts, or the last rows of a burst.
-          if (!(await this.gatherBeside(key, ended))) continue;
-        } else if (lastMs > 0) {
-          // Only a commit that follows another waits: a lone document's rows go at once.
+      for (let batch = this.pending.get(key); batch; batch = this.pending.get(key)) {
+        // Only a commit that follows another waits: a lone document's rows go at once.
+        if (lastMs > 0) {
           await this.gather(key, Math.min(GATHER_MAX_MS, lastMs / 2));
+          batch = this.pending.get(key)!;
         }
-        const batch = this.pending.get(key)!;
-        this.pending.delete(key);
         const started = performance.now();
-        const commit: Promise<void> = this.commit(key, batch).then((ok) => {
-          if (ok) lastMs = performance.now() - started;
-          inFlight.delete(commit);
-        });
-        inFlight.add(commit);
+        this.pending.delete(key);
+        const ids = [...new Set([...batch.replaced, ...batch.rows.map((r) => r.documentId)])];
+        const alive = this.keep(batch.collectionId, batch.generation, ids);
+        // One row per id (the latest), so a commit can never append an id twice.
+        const rows = [...new Map(batch.rows.filter((r) => alive.has(r.documentId)).map((r) => [r.id, r])).values()];
+        const replaced = [...batch.replaced].filter((id) => alive.has(id));
+        const deletes = replaced.filter((id) => this.written.get(`${key}|${id}`) !== NOTHING_STORED);
+        const cleared = new Set(replaced);
+        const appendedAreNew = [...span(rows, Math.min)].every(
+          ([doc, min]) => cleared.has(doc) || min > (this.written.get(`${key}|${doc}`) ?? Infinity),
+        );
+        try {
+          if (rows.length || deletes.length)
+            await this.store.replaceDocuments(batch.collectionId, batch.generation, deletes, rows, { appendedAreNew });
+          this.noteWritten(key, replaced, rows);
+          lastMs = performance.now() - started;
+          for (const w of batch.waiters) w.resolve();
+        } catch (err) {
+          // What a failed commit left is unknown: those documents take the deletes from now on.
+          for (const id of ids) this.written.delete(`${key}|${id}`);
+          for (const w of batch.waiters) w.reject(err);
+        }
       }
     } finally {
       this.running.delete(key);
-    }
-  }
-
-  /**
-   * Waits, while another commit to the table runs, until GATHER_ROWS rows are pending or
-   * that commit ends; true when a second commit should start now.
-   */
-  private async gatherBeside(key: string, ended: Promise<void>): Promise<boolean> {
-    const rows = () => this.pending.get(key)?.rows.length ?? 0;
-    const ready = () => rows() > 0 && (rows() >= GATHER_ROWS || !this.rowsComing());
-    if (ready()) return true;
-    await Promise.race([ended, new Promise<void>((resolve) => this.gathering.set(key, resolve))]);
-    this.gathering.delete(key);
-    return ready();
-  }
-
-  /**
-   * One commit of a batch: which rows may still be written and which deletes they need is
-   * decided, and the write queued, in one synchronous step; false when it failed.
-   */
-  private async commit(key: string, batch: Pending): Promise<boolean> {
-    const ids = [...new Set([...batch.replaced, ...batch.rows.map((r) => r.documentId)])];
-    const alive = this.keep(batch.collectionId, batch.generation, ids);
-    // One row per id (the latest), so a commit can never append an id twice.
-    const rows = [...new Map(batch.rows.filter((r) => alive.has(r.documentId)).map((r) => [r.id, r])).values()];
-    const replaced = [...batch.replaced].filter((id) => alive.has(id));
-    const deletes = replaced.filter((id) => this.written.get(`${key}|${id}`) !== NOTHING_STORED);
-    const cleared = new Set(replaced);
-    const appendedAreNew = [...span(rows, Math.min)].every(
-      ([doc, min]) => cleared.has(doc) || min > (this.written.get(`${key}|${doc}`) ?? Infinity),
-    );
-    // Noted before the commit ends, so a batch taken meanwhile sees these rows as stored;
-    // a failure forgets them below, and those documents take the deletes from then on.
-    this.noteWritten(key, replaced, rows);
-    try {
-      if (rows.length || deletes.length)
-        await this.store.replaceDocuments(batch.collectionId, batch.generation, deletes, rows, { appendedAreNew });
-      for (const w of batch.waiters) w.resolve();
-      return true;
-    } catch (err) {
-      for (const id of ids) this.written.delete(`${key}|${id}`);
-      for (const w of batch.waiters) w.reject(err);
-      return false;
     }
   }
 }

@@ -7,7 +7,6 @@ import { Index, type Table } from "@lancedb/lancedb";
 import { awaitCreation } from "./create-claim";
 import { MetadataColumn, type MetadataLookup } from "./metadata-column";
 import { retryOnConflict } from "./retry";
-import { SerialQueues } from "./serial-queues";
 import {
   collectionPrefix,
   inList,
@@ -17,6 +16,61 @@ import {
   type ChunkRow,
   type TableCache,
 } from "./tables";
+
+/**
+ * Per-key promise chains: tasks with the same key run one at a time, in call order.
+ * pause() holds every task from starting, across all keys, once those running have
+ * ended: a backup takes its snapshot then (docs/API.md, Backup and restore).
+ */
+export class SerialQueues {
+  private readonly tails = new Map<string, Promise<void>>();
+  private gate: Promise<void> | null = null;
+  private active = 0;
+  private idle: (() => void) | null = null;
+
+  /** Runs `task` after every task queued before it under `key`, whatever their outcome. */
+  run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const result = (this.tails.get(key) ?? Promise.resolve()).then(() => this.counted(task));
+    const tail = result.then(
+      () => {},
+      () => {},
+    );
+    this.tails.set(key, tail);
+    void tail.then(() => this.tails.get(key) === tail && this.tails.delete(key));
+    return result;
+  }
+
+  /** Keys with queued or running tasks. */
+  keys(): string[] {
+    return [...this.tails.keys()];
+  }
+
+  /** Waits until no task runs and holds new ones back; call the returned function to let them go. */
+  async pause(): Promise<() => void> {
+    while (this.gate) await this.gate;
+    let open!: () => void;
+    this.gate = new Promise<void>((r) => {
+      open = r;
+    });
+    if (this.active > 0) await new Promise<void>((r) => (this.idle = r));
+    this.idle = null;
+    return () => {
+      this.gate = null;
+      open();
+    };
+  }
+
+  private async counted<T>(task: () => Promise<T>): Promise<T> {
+    // Checked again after each wait: a pause may have begun while this task waited.
+    while (this.gate) await this.gate;
+    this.active++;
+    try {
+      return await task();
+    } finally {
+      if (--this.active === 0) this.idle?.();
+    }
+  }
+}
 
 type Log = (msg: string, fields?: object) => void;
 
@@ -49,16 +103,11 @@ export class TableWriter {
    * `rows`; when it both deletes documents and adds rows, in a single commit.
    */
   replaceDocuments(name: string, documentIds: string[], rows: ChunkRow[], opts: WriteOptions = {}): Promise<void> {
-    // A plain append of rows not stored yet, to a table set up already, may overlap other such appends.
-    const appendOnly = !documentIds.length && opts.appendedAreNew && this.dims.has(name) && this.metadata.known(name);
-    const write = async (): Promise<void> => {
+    return this.queues.run(name, async () => {
       if (this.isDropped(name)) return this.log("vector write skipped: collection dropped", { table: name });
       // Metadata is read now, in the table's queue, so a rewrite queued by a later change runs after this write.
       const withMeta = this.metadata.attach(name, rows);
-      const found = await this.tables.get(name);
-      // Shared appends never create: two could race (create-claim.ts). Gone since it was queued: dropped behind it.
-      if (!found && appendOnly) return this.log("vector append skipped: table dropped", { table: name });
-      const table = found ?? (await this.createWith(name, withMeta));
+      const table = (await this.tables.get(name)) ?? (await this.createWith(name, withMeta));
       if (!table) return;
       await this.metadata.ensure(name, table);
       if (documentIds.length && rows.length) {
@@ -78,8 +127,7 @@ export class TableWriter {
       if (predicate) await table.delete(predicate);
       if (rows.length) await table.add(toArrowChecked(withMeta, await this.dimOf(name, table)));
       this.dirty.add(name);
-    };
-    return appendOnly ? this.queues.runShared(name, write) : this.queues.run(name, write);
+    });
   }
 
   /** Rewrites the metadata of one document's rows in every table of the collection, keeping their vectors. */
