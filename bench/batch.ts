@@ -93,6 +93,10 @@
  *   cold   26 % (23–31 %) → 28 % (17–31 %)
  * raw add() 16,224 (13,206–20,731) and 16,544 (13,767–20,295) chunks/s; warm server CPU
  * 0.316 → 0.297 ms per chunk (main 0.134 → 0.128, workers 0.085 → 0.078).
+ * Then two plain appends of new rows in flight per table instead of one (not kept),
+ * ten runs of each binary alternating, load average 3.5–9.1 from other work (median, range):
+ *   warm   23.5 % (9–49 %) → 20.5 % (15–46 %); last accepted to last ready 1.25 s both
+ *   (0.5–2.7 → 0.6–2.5 s); raw add() 12,201–34,576 chunks/s in those runs.
  */
 import { rmSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
