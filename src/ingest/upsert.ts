@@ -36,8 +36,12 @@ export interface UpsertPlan {
   urlCredentials?: string | null;
   /** A file already written to a temporary path, moved into place if it is stored. */
   file?: { fileName: string; fileSize: number; tempPath: string };
-  /** Where a document's file is stored (files/store.ts). */
-  filePathOf: (documentId: string) => string;
+  /**
+   * Where a document's file is stored on disk (files/disk-store.ts); null when files are
+   * in object storage, where no file plan is made and a replaced file is removed after
+   * the commit (Upserted.droppedFile).
+   */
+  filePathOf: ((documentId: string) => string) | null;
   /** SHA-256 of the text or the file bytes; null for url/api (their job hashes the fetched text). */
   contentHash: string | null;
   /** Undefined keeps a replaced document's metadata. */
@@ -57,6 +61,8 @@ export interface Upserted {
   metadataChanged: boolean;
   /** A task was queued: the engine must cancel an older running job and look for work. */
   queued: boolean;
+  /** The replaced version had a file and this one has none: a bucket's object must go too. */
+  droppedFile?: boolean;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -100,7 +106,7 @@ export function upsertDocumentTx(t: Db, p: UpsertPlan, now: number): Upserted | 
     const row = createdRow(p, now);
     insertNewDocument(t, row, col, now, p.content);
     if (p.type === "url" || p.type === "api") saveSourceFetch(t, row.id, fetchRowOf(p.fetch ?? {}, now));
-    if (p.file) moveInto(p.file.tempPath, p.filePathOf(row.id));
+    if (p.file) moveInto(p.file.tempPath, p.filePathOf!(row.id));
     return { status: "created", row, metadataChanged: false, queued: true };
   }
   const fetchPatch = replacedFetch(t, existing, p, now);
@@ -132,9 +138,11 @@ export function upsertDocumentTx(t: Db, p: UpsertPlan, now: number): Upserted | 
   // The previous version's waiting or running job is superseded: its rows are refused from now on.
   dropPendingTasksOfDocument(t, existing.id);
   queueTask(t, existing.id, col, now);
-  if (p.file) moveInto(p.file.tempPath, p.filePathOf(existing.id));
-  else if (existing.filePath) rmSync(p.filePathOf(existing.id), { force: true });
-  return { status: "replaced", row: { ...existing, ...patch, status: "queued" }, metadataChanged: false, queued: true };
+  const droppedFile = !p.file && existing.filePath !== null;
+  if (p.file) moveInto(p.file.tempPath, p.filePathOf!(existing.id));
+  else if (droppedFile && p.filePathOf) rmSync(p.filePathOf(existing.id), { force: true });
+  const row = { ...existing, ...patch, status: "queued" as const };
+  return { status: "replaced", row, metadataChanged: false, queued: true, droppedFile };
 }
 
 /**

@@ -4,7 +4,7 @@
  * The pipeline is the key's; a session cookie does not open this door.
  */
 import { Elysia, t } from "elysia";
-import { AppError } from "../../http/errors";
+import { AppError, diskOnly } from "../../http/errors";
 import { ErrorBody } from "../../http/models";
 import { unknownFields } from "../../http/unknown-fields";
 import {
@@ -24,7 +24,8 @@ const Params = t.Object({ externalId: t.String() });
 const Failures = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 const security = [{ apiKey: [] }];
 
-export function documentRoutes(docs: DocumentService, files: DiskFileStore, maxUploadMb: number) {
+/** `files`: where the file form stages its file; null on object storage, where the form is refused. */
+export function documentRoutes(docs: DocumentService, files: DiskFileStore | null, maxUploadMb: number) {
   return (
     new Elysia({ prefix: "/api/rag/documents", tags: ["Documents"] })
       .use(unknownFields)
@@ -52,13 +53,19 @@ export function documentRoutes(docs: DocumentService, files: DiskFileStore, maxU
               "unsupported_media_type",
               "send the document as JSON (Content-Type: application/json) or a file as multipart/form-data",
             );
-          const result = multipart
-            ? await docs.upsertFile(
-                pipeline,
-                params.externalId,
-                await receiveDocumentFile(request, files, maxUploadMb * 1024 * 1024),
-              )
-            : await docs.upsertJson(pipeline, params.externalId, body);
+          if (multipart && files === null)
+            throw diskOnly(
+              "the documents API's file form",
+              "send the document's text as JSON, or add the file as a file source or to a knowledge base",
+            );
+          const result =
+            multipart && files
+              ? await docs.upsertFile(
+                  pipeline,
+                  params.externalId,
+                  await receiveDocumentFile(request, files, maxUploadMb * 1024 * 1024),
+                )
+              : await docs.upsertJson(pipeline, params.externalId, body);
           set.status = result.status === "created" ? 201 : 200;
           return result;
         },

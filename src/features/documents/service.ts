@@ -14,6 +14,7 @@ import { findDocumentByExternalId, listDocumentPage } from "../../db/repo/extern
 import type { Collection, DocumentRow, SourceFetch } from "../../db/schema";
 import { findSourceFetch, sourceFetchesOf } from "../../db/repo/source-fetches";
 import type { DiskFileStore } from "../../files/disk-store";
+import type { FileStore } from "../../files/store";
 import { AppError, type FieldProblem, notFound } from "../../http/errors";
 import type { IngestEngine } from "../../ingest/engine";
 import { UpsertRefused } from "../../ingest/errors";
@@ -28,8 +29,12 @@ import { type ReceivedDocumentFile, planFileDocument } from "./upload";
 export interface DocumentDeps {
   db: Db;
   engine: IngestEngine;
-  /** On disk only: a file upsert moves its staged file into place inside the write transaction. */
-  files: DiskFileStore;
+  files: FileStore;
+  /**
+   * The data directory's files, where a file upsert moves its staged file into place
+   * inside the write transaction; null with object storage, where the file form is refused.
+   */
+  disk: DiskFileStore | null;
   store: VectorStore;
   keys: KeyService;
   config: Pick<Config, "maxUploadMb">;
@@ -162,7 +167,12 @@ export class DocumentService {
   }
 
   private context(collection: Collection, prefix: string) {
-    return { collectionId: collection.id, prefix, filePathOf: (id: string) => this.d.files.pathOf(collection.id, id) };
+    const disk = this.d.disk;
+    return {
+      collectionId: collection.id,
+      prefix,
+      filePathOf: disk && ((id: string) => disk.pathOf(collection.id, id)),
+    };
   }
 
   private async apply(plan: UpsertPlan) {
@@ -172,6 +182,8 @@ export class DocumentService {
   /** The answer to a stored upsert; a metadata-only change first reaches the chunk rows. */
   private async answerStored(plan: UpsertPlan, done: Upserted | null) {
     if (!done) throw notFound("pipeline");
+    // On disk the replaced file went inside the commit; a bucket's object goes now.
+    if (done.droppedFile && !this.d.disk) await this.d.files.remove(done.row.collectionId, done.row.id);
     // Only the labels changed: the chunk rows get them in place, nothing is embedded again.
     if (done.metadataChanged) await this.d.store.refreshMetadata(done.row.collectionId, done.row.id);
     return this.answer(plan.externalId, done);
