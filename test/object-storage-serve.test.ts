@@ -42,14 +42,17 @@ describe.skipIf(!haveRgw)("ragd serve on object storage (Ceph RGW)", () => {
       accessKeyId: store.accessKeyId!,
       secretAccessKey: store.secretAccessKey!,
     });
-    server = await startBinary(dataDir, {
+    server = await start();
+  }, 300_000);
+
+  const start = () =>
+    startBinary(dataDir, {
       RAGD_STORAGE_URL: `s3://${store.bucket}/${PREFIX}`,
       RAGD_S3_ENDPOINT: store.endpoint!,
       RAGD_S3_ACCESS_KEY_ID: store.accessKeyId!,
       RAGD_S3_SECRET_ACCESS_KEY: store.secretAccessKey!,
       RAGD_WORKERS: "1",
     });
-  }, 300_000);
 
   afterAll(async () => {
     server?.proc.kill("SIGKILL");
@@ -138,6 +141,43 @@ describe.skipIf(!haveRgw)("ragd serve on object storage (Ceph RGW)", () => {
     expect(existsSync(join(dataDir, "files"))).toBe(false);
     expect(readdirSync(dataDir)).toContain("ragd.db");
   });
+
+  const newFileSource = async (bytes: Uint8Array) => {
+    const sources = `/api/rag/pipelines/${pipelineId}/sources`;
+    const r = await server.http(sources, {
+      method: "POST",
+      json: { type: "file", fileName: "f.txt", fileSize: bytes.length },
+      jar,
+    });
+    expect(r.status).toBe(201);
+    return r.body as { id: string; uploadUrl: string };
+  };
+
+  test("the same file uploaded again fails its source, saying so, and its object goes", async () => {
+    const again = await newFileSource(new TextEncoder().encode(FILE_TEXT));
+    expect((await fetch(again.uploadUrl, { method: "PUT", body: FILE_TEXT })).status).toBe(200);
+    const failed = await waitFor(
+      "the duplicate failed",
+      async () => {
+        const s = await source(again.id);
+        return s.status === "failed" && s;
+      },
+      30_000,
+      250,
+    );
+    expect(failed.error).toContain("the same file is already here");
+    expect(await keysUnder(`${PREFIX}/files/${pipelineId}/${again.id}`)).toEqual([]);
+  }, 60_000);
+
+  test("an upload that ends while ragd is stopped is taken after its restart", async () => {
+    const text = "Ferry timetables change in winter; the last boat leaves at six.\n";
+    const late = await newFileSource(new TextEncoder().encode(text));
+    server.proc.kill("SIGTERM");
+    await server.proc.exited;
+    expect((await fetch(late.uploadUrl, { method: "PUT", body: text })).status).toBe(200);
+    server = await start();
+    await waitFor("the late upload ready", async () => (await source(late.id)).status === "ready", 60_000, 250);
+  }, 120_000);
 
   test("refuses what works on the data directory alone with 501, naming object storage", async () => {
     const backup = await server.http("/api/admin/backup", { method: "POST", json: {}, jar });
