@@ -1,14 +1,14 @@
 /**
  * The uploaded files of documents, wherever they are kept: on local disk under
- * <dataDir>/files (disk-store.ts, the default and the only one `ragd serve` uses
- * today) or in an S3-compatible bucket under <prefix>/files (object-store.ts). A file
- * is named by its collection and document ids only, never by anything a user sent.
+ * <dataDir>/files (disk-store.ts, the default) or in an S3-compatible bucket under
+ * <prefix>/files (object-store.ts, with RAGD_STORAGE_URL). A file is named by its
+ * collection and document ids only, never by anything a user sent.
  *
  * Where the interface ends: backups (which hard-link the stored files and hold their
- * removal meanwhile), the disk-full machinery, the Documents API's file form (whose
- * upsert moves a staged file into place inside the write transaction) and pipeline
- * export/import (which read and write the files by path) are the disk store's alone,
- * and use DiskFileStore directly.
+ * removal meanwhile), the Documents API's file form (whose upsert moves a staged file
+ * into place inside the write transaction) and pipeline export/import (which read and
+ * write the files by path) are the disk store's alone, use DiskFileStore directly, and
+ * are refused on a bucket (docs/ARCHITECTURE.md, Object storage).
  */
 
 import { FileError } from "./errors";
