@@ -78,6 +78,7 @@ export function documentRoutes(docs: DocumentService, files: DiskFileStore | nul
             413: ErrorBody,
             415: ErrorBody,
             429: ErrorBody,
+            501: ErrorBody,
           },
           detail: {
             summary: "Create or replace a document by its external id (JSON text/url/api, or a multipart file)",
