@@ -2,8 +2,9 @@
  * `ragd serve` with RAGD_STORAGE_URL, as users run it: the compiled binary on a real
  * S3-compatible store (Ceph RGW, test/support/rgw.ts). Its SQLite stays in the data
  * directory; its LanceDB tables and uploaded files go to the bucket, a file source's
- * client PUTs to the store itself and ragd notices, what works on the data directory
- * alone says so, and /readyz names the store when it is gone.
+ * client PUTs to the store itself and ragd notices, the documents API's file form keeps
+ * no object a row does not name, what works on the data directory alone says so, and
+ * /readyz names the store when it is gone.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { S3Client } from "bun";
@@ -169,27 +170,72 @@ describe.skipIf(!haveRgw)("ragd serve on object storage (Ceph RGW)", () => {
     expect(await keysUnder(`${PREFIX}/files/${pipelineId}/${again.id}`)).toEqual([]);
   }, 60_000);
 
-  test("an upload that ends while ragd is stopped is taken after its restart", async () => {
+  test("an upload that ends while ragd is stopped is taken after its restart; an object no row names goes", async () => {
     const text = "Ferry timetables change in winter; the last boat leaves at six.\n";
     const late = await newFileSource(new TextEncoder().encode(text));
     server.proc.kill("SIGTERM");
     await server.proc.exited;
     expect((await fetch(late.uploadUrl, { method: "PUT", body: text })).status).toBe(200);
+    // What a crash between storing a file and committing its row leaves: an object no row names.
+    const stray = `${PREFIX}/files/${pipelineId}/${crypto.randomUUID()}`;
+    await s3.write(stray, "left by a crash");
     server = await start();
     await waitFor("the late upload ready", async () => (await source(late.id)).status === "ready", 60_000, 250);
+    const kept = await keysUnder(`${PREFIX}/files/${pipelineId}/`);
+    expect(kept).not.toContain(stray);
+    expect(kept).toContain(`${PREFIX}/files/${pipelineId}/${late.id}`);
   }, 120_000);
+
+  test("the documents API's file form stores its file in the bucket; a replaced or refused one leaves no object", async () => {
+    const files = `${PREFIX}/files/${pipelineId}/`;
+    const before = new Set(await keysUnder(files));
+    const added = async () => (await keysUnder(files)).filter((k) => !before.has(k));
+    const put = (body: FormData | object) =>
+      server.http("/api/rag/documents/tides", {
+        method: "PUT",
+        ...(body instanceof FormData ? { body } : { json: body }),
+        headers: { authorization: `Bearer ${key}` },
+      });
+    const form = (text: string, name = "tides.txt") => {
+      const f = new FormData();
+      f.append("file", new Blob([text], { type: "text/plain" }), name);
+      return f;
+    };
+    const first = await put(form("Spring tides come twice a month, with the new and the full moon.\n"));
+    expect(first.status).toBe(201);
+    const id = first.body.source.id;
+    await waitFor("the document ready", async () => (await source(id)).status === "ready", 60_000, 250);
+    expect((await query("spring tides full moon")).body.results[0].metadata.sourceId).toBe(id);
+    const [stored] = await added();
+    expect(stored).toBeDefined();
+    // Another file: a new object, the former one gone once the commit names the new one.
+    const second = await put(form("Neap tides follow the quarter moons and rise the least.\n"));
+    expect(second.body.status).toBe("replaced");
+    const [replaced, ...more] = await added();
+    expect(more).toEqual([]);
+    expect(replaced).not.toBe(stored);
+    await waitFor("the new version ready", async () => (await source(id)).status === "ready", 60_000, 250);
+    expect((await query("neap tides quarter moons")).body.results[0].metadata.sourceId).toBe(id);
+    // The same file again: unchanged, and the copy it came as is not kept.
+    const same = await put(form("Neap tides follow the quarter moons and rise the least.\n"));
+    expect(same.body.status).toBe("unchanged");
+    expect(await added()).toEqual([replaced]);
+    // A form refused after its file arrived (bad metadata, after the file part): nothing stays.
+    const bad = form("Slack water is the still moment between tides.\n");
+    bad.append("metadata", "not json");
+    expect((await put(bad)).status).toBe(400);
+    expect(await added()).toEqual([replaced]);
+    // Text instead of a file: the file's object goes.
+    expect((await put({ type: "text", content: "Tide tables are printed each January." })).body.status).toBe(
+      "replaced",
+    );
+    expect(await added()).toEqual([]);
+  }, 180_000);
 
   test("refuses what works on the data directory alone with 501, naming object storage", async () => {
     const backup = await server.http("/api/admin/backup", { method: "POST", json: {}, jar });
     const exported = await server.http(`/api/rag/pipelines/${pipelineId}/export`, { method: "POST", json: {}, jar });
-    const form = new FormData();
-    form.append("file", new Blob([FILE_TEXT], { type: "text/plain" }), "keeper2.txt");
-    const upsert = await server.http("/api/rag/documents/keeper-2", {
-      method: "PUT",
-      body: form,
-      headers: { authorization: `Bearer ${key}` },
-    });
-    for (const r of [backup, exported, upsert]) {
+    for (const r of [backup, exported]) {
       expect([r.status, r.body.error?.message]).toEqual([501, expect.any(String)]);
       expect(r.body.error.code).toBe("not_implemented");
       expect(r.body.error.message).toContain("object storage (RAGD_STORAGE_URL)");

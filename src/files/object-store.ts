@@ -126,6 +126,16 @@ export class ObjectFileStore implements FileStore {
     return ids.filter(isStoreId);
   }
 
+  async listFiles(collectionId: string): Promise<string[]> {
+    checkIds(collectionId);
+    const prefix = storageKey(this.storage, `files/${collectionId}/`);
+    const names: string[] = [];
+    await this.eachPage({ prefix }, (page) =>
+      names.push(...(page.contents ?? []).map((o) => o.key.slice(prefix.length))),
+    );
+    return names.filter(isStoreId);
+  }
+
   /** Nothing is staged locally; an upload a crash left open is for abortStaleUploads (orphans.ts). */
   sweepTemp(): void {}
 

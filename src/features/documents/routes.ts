@@ -4,7 +4,7 @@
  * The pipeline is the key's; a session cookie does not open this door.
  */
 import { Elysia, t } from "elysia";
-import { AppError, diskOnly } from "../../http/errors";
+import { AppError } from "../../http/errors";
 import { ErrorBody } from "../../http/models";
 import { unknownFields } from "../../http/unknown-fields";
 import {
@@ -18,14 +18,12 @@ import {
 } from "./model";
 import type { DocumentService } from "./service";
 import { receiveDocumentFile } from "./upload";
-import type { DiskFileStore } from "../../files/disk-store";
 
 const Params = t.Object({ externalId: t.String() });
 const Failures = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 const security = [{ apiKey: [] }];
 
-/** `files`: where the file form stages its file; null on object storage, where the form is refused. */
-export function documentRoutes(docs: DocumentService, files: DiskFileStore | null, maxUploadMb: number) {
+export function documentRoutes(docs: DocumentService, maxUploadMb: number) {
   return (
     new Elysia({ prefix: "/api/rag/documents", tags: ["Documents"] })
       .use(unknownFields)
@@ -53,19 +51,13 @@ export function documentRoutes(docs: DocumentService, files: DiskFileStore | nul
               "unsupported_media_type",
               "send the document as JSON (Content-Type: application/json) or a file as multipart/form-data",
             );
-          if (multipart && files === null)
-            throw diskOnly(
-              "the documents API's file form",
-              "send the document's text as JSON, or add the file as a file source or to a knowledge base",
-            );
-          const result =
-            multipart && files
-              ? await docs.upsertFile(
-                  pipeline,
-                  params.externalId,
-                  await receiveDocumentFile(request, files, maxUploadMb * 1024 * 1024),
-                )
-              : await docs.upsertJson(pipeline, params.externalId, body);
+          const result = multipart
+            ? await docs.upsertFile(
+                pipeline,
+                params.externalId,
+                await receiveDocumentFile(request, docs.staging(pipeline), maxUploadMb * 1024 * 1024),
+              )
+            : await docs.upsertJson(pipeline, params.externalId, body);
           set.status = result.status === "created" ? 201 : 200;
           return result;
         },
@@ -78,7 +70,6 @@ export function documentRoutes(docs: DocumentService, files: DiskFileStore | nul
             413: ErrorBody,
             415: ErrorBody,
             429: ErrorBody,
-            501: ErrorBody,
           },
           detail: {
             summary: "Create or replace a document by its external id (JSON text/url/api, or a multipart file)",

@@ -24,7 +24,7 @@ import type { KeyService } from "../keys/service";
 import { presentSource } from "../sources/present";
 import { checkExternalId, planJsonDocument } from "./input";
 import type { DocumentOut } from "./model";
-import { type ReceivedDocumentFile, planFileDocument } from "./upload";
+import { diskStaging, type FileStaging, objectStaging, planFileDocument, type ReceivedDocumentFile } from "./upload";
 
 export interface DocumentDeps {
   db: Db;
@@ -32,7 +32,7 @@ export interface DocumentDeps {
   files: FileStore;
   /**
    * The data directory's files, where a file upsert moves its staged file into place
-   * inside the write transaction; null with object storage, where the file form is refused.
+   * inside the write transaction; null with object storage (upload.ts says how it goes there).
    */
   disk: DiskFileStore | null;
   store: VectorStore;
@@ -69,15 +69,25 @@ export class DocumentService {
     return this.apply(planJsonDocument(body, id, this.context(collection, "")));
   }
 
+  /** Where the file form's file waits for the upsert (upload.ts). */
+  staging(collection: Collection): FileStaging {
+    return this.d.disk ? diskStaging(this.d.disk) : objectStaging(this.d.files, collection.id);
+  }
+
   /** PUT with a multipart body: a file part and an optional metadata part. */
   async upsertFile(collection: Collection, externalId: string, received: ReceivedDocumentFile) {
+    let took = false;
     try {
       const id = checkExternalId(externalId);
       this.d.engine.requireRoom(1);
-      return await this.apply(planFileDocument(received, id, this.context(collection, "")));
+      const out = await this.apply(planFileDocument(received, id, this.context(collection, "")));
+      took = out.status !== "unchanged";
+      return out;
     } finally {
-      // Moved into place when stored; anything left here was refused.
-      rmSync(received.tempPath, { force: true });
+      // On disk a stored file was moved into place; anything left was refused. In a
+      // bucket the object stays when a row names it.
+      if (this.d.disk) rmSync(received.staged, { force: true });
+      else if (!took) await this.d.files.remove(collection.id, received.staged).catch(() => {});
     }
   }
 
@@ -183,7 +193,7 @@ export class DocumentService {
   private async answerStored(plan: UpsertPlan, done: Upserted | null) {
     if (!done) throw notFound("pipeline");
     // On disk the replaced file went inside the commit; a bucket's object goes now.
-    if (done.droppedFile && !this.d.disk) await this.d.files.remove(done.row.collectionId, done.row.id);
+    if (done.formerFile && !this.d.disk) await this.d.files.remove(done.row.collectionId, done.formerFile);
     // Only the labels changed: the chunk rows get them in place, nothing is embedded again.
     if (done.metadataChanged) await this.d.store.refreshMetadata(done.row.collectionId, done.row.id);
     return this.answer(plan.externalId, done);
