@@ -58,7 +58,7 @@ export interface Services {
   store: VectorStore;
   /** Uploaded files: in the data directory, or in the bucket of RAGD_STORAGE_URL. */
   files: FileStore;
-  /** The data directory's files, for what works on them alone (backups, export, the documents file form); null on a bucket. */
+  /** The data directory's files, for what works on them alone (backups, export, import); null on a bucket. */
   localFiles: DiskFileStore | null;
   /** Watches the bucket for file sources' uploads; null on disk, where they come through ragd. */
   bucketUploads: BucketUploads | null;

@@ -80,9 +80,11 @@ export class DocumentService {
     try {
       const id = checkExternalId(externalId);
       this.d.engine.requireRoom(1);
-      const out = await this.apply(planFileDocument(received, id, this.context(collection, "")));
-      took = out.status !== "unchanged";
-      return out;
+      const plan = planFileDocument(received, id, this.context(collection, ""));
+      const done = await this.d.engine.upsertDocument(plan);
+      // Committed: whatever comes after, the row names the file now.
+      took = done !== null && done.status !== "unchanged";
+      return await this.answerStored(plan, done);
     } finally {
       // On disk a stored file was moved into place; anything left was refused. In a
       // bucket the object stays when a row names it.
@@ -192,8 +194,10 @@ export class DocumentService {
   /** The answer to a stored upsert; a metadata-only change first reaches the chunk rows. */
   private async answerStored(plan: UpsertPlan, done: Upserted | null) {
     if (!done) throw notFound("pipeline");
-    // On disk the replaced file went inside the commit; a bucket's object goes now.
-    if (done.formerFile && !this.d.disk) await this.d.files.remove(done.row.collectionId, done.formerFile);
+    // On disk the replaced file went inside the commit; a bucket's object goes now (if
+    // the store fails here, no row names it and the next start's reconciliation removes it).
+    if (done.formerFile && !this.d.disk)
+      await this.d.files.remove(done.row.collectionId, done.formerFile).catch(() => {});
     // Only the labels changed: the chunk rows get them in place, nothing is embedded again.
     if (done.metadataChanged) await this.d.store.refreshMetadata(done.row.collectionId, done.row.id);
     return this.answer(plan.externalId, done);
