@@ -100,7 +100,7 @@ const lagTimer = setInterval(() => {
   tick = now;
 }, 10);
 started = Date.now();
-const backup = backupToFile(dataDir, services.store, services.files, file);
+const backup = backupToFile(dataDir, services.store, services.localFiles!, file);
 const during = await queries(backup);
 const { size } = await backup;
 const backupMs = Date.now() - started;

@@ -52,7 +52,7 @@ export function buildApp(s: Services) {
     .use(queryRoutes(s.queries))
     .use(sessionQueryRoutes(s.auth, s.pipelines, s.queries))
     .use(evalRoutes(s.auth, s.pipelines, s.evals))
-    .use(documentRoutes(s.documents, s.files, s.config.maxUploadMb))
+    .use(documentRoutes(s.documents, s.config.maxUploadMb))
     .use(mcpRoutes(s.mcp))
     .use(kbRoutes(s.auth, s.kbs))
     .use(adminRoutes(s.auth, s.admin))

@@ -1,8 +1,10 @@
 /**
  * The settings of running on several machines (PostgreSQL and object storage; README,
- * Configuration). They are read and checked like any other, but this build cannot run on
- * them yet: the commands that keep data refuse to start when they are set, so that nobody
- * believes their data is in PostgreSQL or a bucket while it goes to the data directory.
+ * Configuration). They are read and checked like any other. This build keeps its metadata
+ * in the data directory's SQLite and can keep vectors and files in a bucket: `serve` runs
+ * on RAGD_STORAGE_URL, every command refuses RAGD_DATABASE_URL, and the commands that copy
+ * the data directory (backup, restore, export, import) refuse RAGD_STORAGE_URL, so that
+ * nobody believes their data is somewhere it is not.
  */
 import type { Config } from "./config";
 import { ConfigError, redactPassword } from "./config-values";
@@ -23,29 +25,54 @@ export function checkStorage(c: Config): void {
     );
   if ((c.s3AccessKeyId === null) !== (c.s3SecretAccessKey === null))
     throw new ConfigError("RAGD_S3_ACCESS_KEY_ID and RAGD_S3_SECRET_ACCESS_KEY must be set together");
+  if (c.storage !== null && c.backupDir !== null)
+    throw new ConfigError(
+      `RAGD_BACKUP_DIR: scheduled backups copy the data directory, and RAGD_STORAGE_URL keeps the vectors and files in ${where(c)}; unset one of them`,
+    );
 }
 
 /**
- * Refuses, naming the setting, when PostgreSQL or object storage is asked for: this build
- * keeps everything in the data directory. The database URL is shown without its password.
+ * Refuses, naming the setting, when PostgreSQL is asked for: this build keeps its
+ * metadata in the data directory. The database URL is shown without its password.
  */
-export function requireLocalStorage(c: Config): void {
-  const wanted: string[] = [];
-  const names: string[] = [];
-  if (c.databaseUrl !== null) {
-    wanted.push(`in PostgreSQL (RAGD_DATABASE_URL or --database-url is ${redactPassword(c.databaseUrl)})`);
-    names.push("RAGD_DATABASE_URL");
-  }
-  if (c.storage !== null) {
-    const where = `s3://${c.storage.bucket}${c.storage.prefix ? `/${c.storage.prefix}` : ""}`;
-    wanted.push(`in object storage (RAGD_STORAGE_URL or --storage-url is ${where})`);
-    names.push("RAGD_STORAGE_URL");
-  }
-  if (wanted.length === 0) return;
+export function requireLocalDatabase(c: Config): void {
+  if (c.databaseUrl === null) return;
   throw new ConfigError(
-    `this build of ragd cannot keep its data ${wanted.join(" or ")} yet, and will not start rather than ` +
-      `quietly use the data directory; unset ${names.join(" and ")} to run on ${c.dataDir}`,
+    `this build of ragd cannot keep its data in PostgreSQL (RAGD_DATABASE_URL or --database-url is ` +
+      `${redactPassword(c.databaseUrl)}) yet, and will not start rather than quietly use the data directory; ` +
+      `unset RAGD_DATABASE_URL to run on ${c.dataDir}`,
   );
+}
+
+/**
+ * For `serve` and the commands that work beside it (`user`, `admin`): no PostgreSQL yet,
+ * and a bucket only with keys, as ragd signs its uploads, reads and claims itself
+ * (files/presign.ts); the usual AWS credential chain would serve LanceDB alone.
+ */
+export function requireServableStorage(c: Config): void {
+  requireLocalDatabase(c);
+  if (c.storage !== null && c.s3AccessKeyId === null)
+    throw new ConfigError(
+      `RAGD_STORAGE_URL (${where(c)}) needs RAGD_S3_ACCESS_KEY_ID and RAGD_S3_SECRET_ACCESS_KEY: ragd signs its uploads to the store itself`,
+    );
+}
+
+/**
+ * For the commands that copy the data directory whole (`backup`, `restore`, `export`,
+ * `import`): they refuse PostgreSQL, and object storage, whose vectors and files they
+ * would leave behind.
+ */
+export function requireLocalStorage(c: Config, command: string): void {
+  requireLocalDatabase(c);
+  if (c.storage === null) return;
+  throw new ConfigError(
+    `ragd ${command} works on a data directory alone, and RAGD_STORAGE_URL (or --storage-url) is ${where(c)}: ` +
+      "the vectors and files there are not part of it; copy the bucket with the store's own tools",
+  );
+}
+
+function where(c: Config): string {
+  return `s3://${c.storage!.bucket}${c.storage!.prefix ? `/${c.storage!.prefix}` : ""}`;
 }
 
 /** Where and how to reach the object store: the settings above, resolved to what a client needs. */

@@ -92,9 +92,10 @@ export interface Config {
   backupKeep: number;
   /**
    * Reserved for running on several machines (README, Configuration): this build refuses
-   * to start with them set rather than quietly use the data directory.
+   * to start with it set rather than quietly use the data directory.
    */
   databaseUrl: string | null;
+  /** Vectors and files in this bucket instead of the data directory (README, Object storage). */
   storage: S3Location | null;
   s3Endpoint: string | null;
   s3Region: string | null;

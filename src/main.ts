@@ -14,14 +14,14 @@ import {
 } from "./cli/user-admin";
 import { ConfigError, loadConfig, parseFlags } from "./config";
 import { loadBridgeConfig } from "./config-bridge";
-import { requireLocalStorage } from "./config-storage";
+import { requireLocalStorage, requireServableStorage } from "./config-storage";
 import { version } from "./version";
 
 async function run(argv: string[]): Promise<number | undefined> {
   const [cmd, sub, ...rest] = argv;
   switch (cmd) {
     case "serve": {
-      const { config } = localConfig(parseFlags(argv.slice(1)));
+      const { config } = servableConfig(parseFlags(argv.slice(1)));
       await serveCommand(config);
       return undefined; // keeps running
     }
@@ -29,19 +29,19 @@ async function run(argv: string[]): Promise<number | undefined> {
       return userCommand(sub, rest);
     case "admin": {
       if (sub !== "audit") throw new ConfigError(`unknown command "admin ${sub ?? ""}"; use "admin audit"`);
-      const { config, rest: flags } = localConfig(parseFlags(rest), ["after"]);
+      const { config, rest: flags } = servableConfig(parseFlags(rest), ["after"]);
       return adminAuditCommand(config, flags);
     }
     case "backup":
     case "restore": {
-      const { config, rest: own } = localConfig(parseFlags(argv.slice(1)), ["to", "from"]);
+      const { config, rest: own } = localConfig(cmd, parseFlags(argv.slice(1)), ["to", "from"]);
       const cli = await import("./cli/backup");
       return cmd === "backup" ? cli.backupCommand(config.dataDir, own) : cli.restoreCommand(config.dataDir, own);
     }
     case "export":
     case "import": {
       const own = ["pipeline", "to", "from", "email", "name"];
-      const { config, rest: flags } = localConfig(parseFlags(argv.slice(1)), own);
+      const { config, rest: flags } = localConfig(cmd, parseFlags(argv.slice(1)), own);
       const cli = await import("./cli/transfer");
       return cmd === "export" ? cli.exportCommand(config.dataDir, flags) : cli.importCommand(config.dataDir, flags);
     }
@@ -70,12 +70,20 @@ async function run(argv: string[]): Promise<number | undefined> {
 }
 
 /**
- * The configuration of a command that keeps its data in the data directory: all of them,
- * in this build, which refuses PostgreSQL and object storage settings (README, Configuration).
+ * The configuration of `serve` and of the commands beside it: metadata in the data
+ * directory (no PostgreSQL in this build), vectors and files there or in a bucket
+ * (README, Configuration).
  */
-function localConfig(flags: Record<string, string>, own: string[] = []) {
+function servableConfig(flags: Record<string, string>, own: string[] = []) {
   const loaded = loadConfig(flags, process.env, own);
-  requireLocalStorage(loaded.config);
+  requireServableStorage(loaded.config);
+  return loaded;
+}
+
+/** The configuration of a command that copies the whole data directory: no bucket either. */
+function localConfig(command: string, flags: Record<string, string>, own: string[] = []) {
+  const loaded = loadConfig(flags, process.env, own);
+  requireLocalStorage(loaded.config, command);
   return loaded;
 }
 
@@ -93,7 +101,7 @@ async function userCommand(sub: string | undefined, rest: string[]): Promise<num
     return false;
   });
   const own = ["email", "password", "tier", "confirm"];
-  const { config, rest: flags } = localConfig(parseFlags(args), own);
+  const { config, rest: flags } = servableConfig(parseFlags(args), own);
   switch (sub) {
     case "create":
       return userCreateCommand(config, flags, on.has("init"), on.has("admin"));

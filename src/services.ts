@@ -25,7 +25,12 @@ import { QueryService } from "./features/query/service";
 import { SourceService } from "./features/sources/service";
 import { TransferService } from "./features/transfer/service";
 import { loadSecret } from "./files/signing";
+import { objectStorage } from "./config-storage";
+import { BucketUploads } from "./features/sources/bucket-uploads";
 import { DiskFileStore } from "./files/disk-store";
+import { ObjectFileStore } from "./files/object-store";
+import { abortStaleUploads } from "./files/orphans";
+import type { FileStore } from "./files/store";
 import { EmbedMetrics } from "./embed/calls";
 import { addCollectors } from "./features/health/collectors";
 import { Metrics } from "./http/metrics";
@@ -51,8 +56,12 @@ export interface Services {
   db: Db;
   lance: LanceConnection;
   store: VectorStore;
-  /** On disk, the one file store serve runs on (files/store.ts says what else would need a bucket). */
-  files: DiskFileStore;
+  /** Uploaded files: in the data directory, or in the bucket of RAGD_STORAGE_URL. */
+  files: FileStore;
+  /** The data directory's files, for what works on them alone (backups, export, import); null on a bucket. */
+  localFiles: DiskFileStore | null;
+  /** Watches the bucket for file sources' uploads; null on disk, where they come through ragd. */
+  bucketUploads: BucketUploads | null;
   metrics: Metrics;
   collections: Collections;
   engine: IngestEngine;
@@ -92,18 +101,22 @@ const MALLOC_ARENAS = 2;
 export async function createServices(config: Config, log: Logger): Promise<Services> {
   limitMallocArenas(MALLOC_ARENAS);
   const db = openDb(config.dataDir);
-  const lance = await openLance(config.dataDir);
+  // Vectors and files in the data directory, or in a bucket (docs/ARCHITECTURE.md, Object storage).
+  const storage = objectStorage(config);
+  const lance = await openLance(storage ?? config.dataDir);
   const quiet = throttledLogger(log);
   const store = new VectorStore(lance, {
     log: (msg, fields) => log.info(msg, fields as Record<string, unknown>),
     metadataOf: metadataLookup(db),
     // ANN training in a child process leaves this process's LanceDB threads to the searches.
-    indexBuilder: childProcess(config.dataDir),
+    indexBuilder: childProcess(storage ?? config.dataDir),
     // Every search of the table would say it again: once a minute at most.
     onLexicalError: (err) =>
       quiet.warn("a search's lexical candidates failed; its index answered alone", { error: String(err) }),
   });
-  const files = new DiskFileStore(config.dataDir);
+  const localFiles = storage ? null : new DiskFileStore(config.dataDir);
+  const bucketFiles = storage ? new ObjectFileStore(storage) : null;
+  const files: FileStore = localFiles ?? bucketFiles!;
   const metrics = new Metrics();
   const collections = new Collections(db);
   const pool = new WorkerPool(config.workers, log, undefined, undefined, config.workerNice);
@@ -120,7 +133,10 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const baseUrl = { value: `http://${config.host}:${config.port}` };
   const secret = loadSecret(config.dataDir);
   const sso = config.oidcIssuer ? new SingleSignOn(config, secret, log) : null;
-  const sources = new SourceService({
+  const bucketUploads =
+    bucketFiles &&
+    new BucketUploads({ db, files: bucketFiles, log, finish: (doc, saved) => sources.finishUpload(doc, saved) });
+  const sources: SourceService = new SourceService({
     db,
     engine,
     store,
@@ -128,8 +144,9 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     secret,
     config,
     baseUrl: () => baseUrl.value,
+    bucketUpload: bucketUploads && ((row, expires) => bucketUploads.grant(row, expires)),
   });
-  const documents = new DocumentService({ db, engine, files, store, keys, config });
+  const documents = new DocumentService({ db, engine, files, disk: localFiles, store, keys, config });
   const kbs = new KbService({ db, collections, engine, files, searcher, config });
   const mcp: McpDeps = { queries, reader: new SourceReader(db, store), db, log };
   const events = new EventService(db);
@@ -149,7 +166,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   new ReindexGate({ db, store, engine, evals, log }).start();
   recoverInterrupted({ db, files, log });
   sweepSnapshots(config.dataDir); // a backup's staging copy left by a kill
-  const backups = new BackupService(config.dataDir, store, files, log);
+  const backups = new BackupService(config.dataDir, store, localFiles, log);
   const transfers = new TransferService({
     db,
     store,
@@ -157,14 +174,15 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     collections,
     config,
     auth,
-    files,
-    filePath: (c, d) => files.pathOf(c, d),
+    files: localFiles,
+    filePath: (c, d) => localFiles!.pathOf(c, d),
     controlToken: backups.controlToken,
     // An export carries vectors as well as files: it may be larger than one upload.
     maxArchiveBytes: config.maxUploadMb * 20 * 1024 * 1024,
   });
   await reconcile({ db, store, engine, files, log });
   engine.start();
+  bucketUploads?.start();
   const refresh = new RefreshScheduler(db, () => engine.kick(), log);
   refresh.start();
   disk.start((id) => engine.enqueue(id));
@@ -175,6 +193,11 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     auth.pruneSessions();
     engine.pruneTasks();
     events.prune();
+    // Multipart uploads a killed process left open in the bucket (files/orphans.ts).
+    if (storage)
+      void abortStaleUploads(storage).catch((err) =>
+        quiet.warn("could not abort stale uploads", { error: String(err) }),
+      );
   };
   housekeeping();
   // Index upkeep (compaction, full-text refresh, ANN training) is heavy on memory: while
@@ -213,6 +236,8 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     lance,
     store,
     files,
+    localFiles,
+    bucketUploads,
     metrics,
     collections,
     engine,
@@ -245,6 +270,7 @@ export async function closeServices(s: Services): Promise<void> {
   for (const t of s.timers) clearInterval(t);
   s.disk.stop();
   s.refresh.stop();
+  await s.bucketUploads?.stop();
   await s.backups.stop();
   await s.engine.stop();
   await s.deliverer.stop();

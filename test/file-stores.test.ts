@@ -220,7 +220,10 @@ for (const [name, available, start] of subjects) {
     test("lists the collections with files, and removes one collection whole", async () => {
       const before = await s.store.listCollections();
       const [gone, kept] = [id(), id()];
-      for (let i = 0; i < 3; i++) await s.store.save(gone, id(), body(bytes(10, i)), MiB);
+      const names = [id(), id(), id()];
+      for (const [i, name] of names.entries()) await s.store.save(gone, name, body(bytes(10, i)), MiB);
+      expect((await s.store.listFiles(gone)).sort()).toEqual(names.sort());
+      expect(await s.store.listFiles(id())).toEqual([]);
       const keptDoc = id();
       await s.store.save(kept, keptDoc, body(bytes(10, 9)), MiB);
       expect((await s.store.listCollections()).sort()).toEqual([...before, gone, kept].sort());

@@ -6,6 +6,7 @@ import type { ObjectStorage } from "../src/config-storage";
 import { lanceUri, openLance } from "../src/vectors/connection";
 import { awaitCreation, objectStoreCreation } from "../src/vectors/create-claim";
 import { rowsToArrow } from "../src/vectors/tables";
+import { childProcess } from "../src/vectors/index-build";
 import { VectorStore } from "../src/vectors/store";
 import { haveRgw, NO_RGW, startRgw, type TestRgw } from "./support/rgw";
 import { CHUNKS_PER_DOC, rowsOf, runWriters, vectorOf } from "./support/vector-writer";
@@ -61,6 +62,30 @@ describe.skipIf(!haveRgw)("the vector store on Ceph RGW", () => {
     await withStore(where, (store) => store.dropCollection(collectionId));
     expect(await keysUnder("single/")).toEqual([]);
   }, 60_000);
+
+  test("the index builder's child process trains on the bucket's table, the store's settings in its environment", async () => {
+    const where = at("ann");
+    const c = crypto.randomUUID();
+    const conn = await openLance(where);
+    const store = new VectorStore(conn, { annThreshold: 300, indexBuilder: childProcess(where) });
+    try {
+      const docs = Array.from({ length: 40 }, (_, d) => `d${d}`);
+      await store.replaceDocuments(
+        c,
+        1,
+        docs,
+        docs.flatMap((d, i) => rowsOf(d, i)),
+      );
+      await store.maintain();
+      const table = await conn.openTable(VectorStore.tableName(c, 1));
+      const vector = (await table.listIndices()).filter((i) => i.columns.includes("vector"));
+      table.close();
+      expect(vector.map((i) => i.name)).toEqual(["vector_hnswsq_400"]);
+    } finally {
+      store.close();
+      conn.close();
+    }
+  }, 120_000);
 
   test("processes whose first writes create the same tables at once all keep their rows", async () => {
     const where = at("create-race");

@@ -1,8 +1,9 @@
 /**
  * The PostgreSQL and object storage settings through the compiled `dist/ragd`: this build
- * cannot run on them yet, so a command that keeps data refuses to start when one is set,
- * says so plainly, never shows the database password, and writes nothing; a malformed
- * value is refused naming its setting, as any bad value is.
+ * cannot run on PostgreSQL yet, nor copy a bucket, so a command that would refuses to
+ * start when one is set, says so plainly, never shows the database password or the keys,
+ * and writes nothing; a malformed value is refused naming its setting, as any bad value is.
+ * `serve` on a bucket is test/object-storage-serve.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, rmSync } from "node:fs";
@@ -59,26 +60,40 @@ describe("ragd serve with a setting this build does not support", () => {
     expect(r.wroteDataDir).toBe(false);
   }, 30_000);
 
-  test("RAGD_STORAGE_URL and its S3 settings: exits 2 naming object storage, no key shown", async () => {
-    const r = await run(SERVE, STORAGE);
+  test("RAGD_STORAGE_URL without keys: exits 2 asking for them", async () => {
+    const r = await run(SERVE, { RAGD_STORAGE_URL: STORAGE.RAGD_STORAGE_URL });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("cannot keep its data in object storage");
-    expect(r.stderr).toContain("s3://ragd-data/prod");
-    expect(r.stderr).not.toContain("hunter3");
-    expect(r.stderr).not.toContain("AKIAEXAMPLE");
+    expect(r.stderr).toContain("RAGD_STORAGE_URL (s3://ragd-data/prod) needs RAGD_S3_ACCESS_KEY_ID");
     expect(r.wroteDataDir).toBe(false);
   }, 30_000);
 
-  test("both, given as flags: one message naming both", async () => {
+  test("both, given as flags: one line naming PostgreSQL", async () => {
     const flags = ["--database-url", DATABASE.RAGD_DATABASE_URL, "--storage-url", "s3://ragd-data"];
     const r = await run([...SERVE, ...flags], {});
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toContain("in PostgreSQL (RAGD_DATABASE_URL or --database-url is postgres://ragd:***@");
-    expect(r.stderr).toContain("or in object storage (RAGD_STORAGE_URL or --storage-url is s3://ragd-data)");
     expect(r.stderr).not.toContain("hunter2");
     expect(r.wroteDataDir).toBe(false);
   }, 30_000);
+
+  test("backup, restore, export and import refuse object storage, no key shown", async () => {
+    const own: Record<string, string[]> = {
+      backup: ["--to", join(root, "b.tar")],
+      restore: ["--from", join(root, "b.tar")],
+      export: ["--pipeline", "x", "--to", join(root, "e.tar")],
+      import: ["--from", join(root, "e.tar"), "--email", "a@example.com"],
+    };
+    for (const [command, flags] of Object.entries(own)) {
+      const r = await run([command, ...flags], STORAGE);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`ragd ${command} works on a data directory alone`);
+      expect(r.stderr).toContain("s3://ragd-data/prod");
+      expect(r.stderr).not.toContain("hunter3");
+      expect(r.stderr).not.toContain("AKIAEXAMPLE");
+      expect(r.wroteDataDir).toBe(false);
+    }
+  }, 60_000);
 
   test("the CLI commands that keep data refuse them too", async () => {
     const r = await run(

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { loadConfig } from "../src/config";
-import { objectStorage, requireLocalStorage, storageKey } from "../src/config-storage";
+import { objectStorage, requireLocalStorage, requireServableStorage, storageKey } from "../src/config-storage";
 import { ConfigError, postgresUrl, redactPassword, s3Location } from "../src/config-values";
 import { lanceUri, s3Options } from "../src/vectors/connection";
 
@@ -105,15 +105,35 @@ describe("the settings in the configuration", () => {
     expect(loadConfig({}, {}).config).toMatchObject({ databaseUrl: null, storage: null, s3Endpoint: null });
   });
 
-  test("make the commands that keep data refuse to start, the password hidden", () => {
+  test("make every command refuse PostgreSQL, the password hidden", () => {
     const { config } = loadConfig({}, full);
-    const message = refusal(() => requireLocalStorage(config));
-    expect(message).toContain("in PostgreSQL (RAGD_DATABASE_URL or --database-url is postgres://ragd:***@db.internal");
-    expect(message).toContain("or in object storage (RAGD_STORAGE_URL or --storage-url is s3://ragd-data/prod)");
-    expect(message).not.toContain("hunter2");
+    for (const check of [() => requireServableStorage(config), () => requireLocalStorage(config, "backup")]) {
+      const message = refusal(check);
+      expect(message).toContain(
+        "in PostgreSQL (RAGD_DATABASE_URL or --database-url is postgres://ragd:***@db.internal",
+      );
+      expect(message).not.toContain("hunter2");
+    }
     const inQuery = loadConfig({}, { RAGD_DATABASE_URL: "postgres://ragd@db/ragd?password=hunter2" }).config;
-    expect(refusal(() => requireLocalStorage(inQuery))).toContain("postgres://ragd@db/ragd?password=***)");
-    expect(() => requireLocalStorage(loadConfig({}, {}).config)).not.toThrow();
+    expect(refusal(() => requireServableStorage(inQuery))).toContain("postgres://ragd@db/ragd?password=***)");
+    expect(() => requireLocalStorage(loadConfig({}, {}).config, "backup")).not.toThrow();
+  });
+
+  test("let serve run on object storage with keys, and refuse it to the commands that copy the data directory", () => {
+    const { RAGD_DATABASE_URL: _, ...bucket } = full;
+    const { config } = loadConfig({}, bucket);
+    expect(() => requireServableStorage(config)).not.toThrow();
+    const keyless = loadConfig({}, { RAGD_STORAGE_URL: "s3://ragd-data/prod" }).config;
+    expect(refusal(() => requireServableStorage(keyless))).toContain(
+      "RAGD_STORAGE_URL (s3://ragd-data/prod) needs RAGD_S3_ACCESS_KEY_ID and RAGD_S3_SECRET_ACCESS_KEY",
+    );
+    for (const command of ["backup", "restore", "export", "import"])
+      expect(refusal(() => requireLocalStorage(config, command))).toContain(
+        `ragd ${command} works on a data directory alone, and RAGD_STORAGE_URL (or --storage-url) is s3://ragd-data/prod`,
+      );
+    expect(refusal(() => loadConfig({}, { ...bucket, RAGD_BACKUP_DIR: "/tmp/b" }))).toContain(
+      "RAGD_BACKUP_DIR: scheduled backups copy the data directory",
+    );
   });
 
   test("give the object store's client settings, and LanceDB's options", () => {

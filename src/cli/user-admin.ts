@@ -12,7 +12,9 @@ import { ConfigError } from "../config";
 import { Collections } from "../core/collections";
 import type { Db } from "../db/client";
 import { type Actor, AdminService, type AdminUser } from "../features/admin/service";
+import { objectStorage } from "../config-storage";
 import { DiskFileStore } from "../files/disk-store";
+import { ObjectFileStore } from "../files/object-store";
 import { AppError } from "../http/errors";
 import { openLance } from "../vectors/connection";
 import { collectionPrefix } from "../vectors/tables";
@@ -34,12 +36,14 @@ export function cliActor(): Actor {
  * LanceDB tables, as the server does. A server running beside it never writes them
  * again: its ingestion checks, right before each write, that the document still exists.
  */
-function cliCollections(db: Db, dataDir: string): Collections {
+function cliCollections(db: Db, config: Config): Collections {
   const collections = new Collections(db);
-  const files = new DiskFileStore(dataDir);
+  // The server's files and tables: the data directory's, or the bucket's (RAGD_STORAGE_URL).
+  const storage = objectStorage(config);
+  const files = storage ? new ObjectFileStore(storage) : new DiskFileStore(config.dataDir);
   collections.onCollectionDeleted(async (id) => {
     await files.removeCollection(id);
-    const lance = await openLance(dataDir);
+    const lance = await openLance(storage ?? config.dataDir);
     try {
       const prefix = collectionPrefix(id);
       for (const name of await lance.tableNames()) if (name.startsWith(prefix)) await lance.dropTable(name);
@@ -57,7 +61,7 @@ export async function withAdmin(
 ): Promise<number> {
   const db = openExisting(config.dataDir, false, "");
   try {
-    const collections = cliCollections(db, config.dataDir);
+    const collections = cliCollections(db, config);
     // Open event streams are the server's: it ends them at its next heartbeat.
     await fn(new AdminService(db, { deleteCollection: (id) => collections.deleteCollection(id) }), cliActor());
     return 0;

@@ -99,6 +99,15 @@ export class DiskFileStore implements FileStore {
     }
   }
 
+  async listFiles(collectionId: string): Promise<string[]> {
+    checkIds(collectionId);
+    try {
+      return readdirSync(join(this.dir, collectionId)).filter(isStoreId);
+    } catch {
+      return [];
+    }
+  }
+
   /**
    * Holds removals until the returned function is called, which runs them: a backup's
    * snapshot links the files that its copy of the database names (backup/snapshot.ts).

@@ -1,8 +1,8 @@
 /**
  * Uploaded files in an S3-compatible bucket (the FileStore of store.ts), under
- * `<prefix>/files/<collection id>/<document id>`. Not used by `ragd serve` yet: it keeps
- * its files on disk until its metadata can live in PostgreSQL too (docs/ARCHITECTURE.md,
- * Object storage).
+ * `<prefix>/files/<collection id>/<document id>`: `ragd serve`'s store with RAGD_STORAGE_URL
+ * set (docs/ARCHITECTURE.md, Object storage). A file source's client PUTs its file here
+ * itself, through a presigned URL (uploadUrl).
  *
  * Bytes stream to the store as they arrive, hashed on the way, and at most one part is
  * held in memory: a file that fits in one part is one PUT once it has all arrived (so
@@ -13,7 +13,7 @@
 import { S3Client } from "bun";
 import type { ObjectStorage } from "../config-storage";
 import { storageKey } from "../config-storage";
-import { presignUrl } from "./presign";
+import { presignPut, presignUrl } from "./presign";
 import { abortUpload, completeUpload, createUpload, uploadPart } from "./s3-multipart";
 import { checkIds, copyLimited, type FileStore, isStoreId, type SavedFile } from "./store";
 
@@ -74,6 +74,33 @@ export class ObjectFileStore implements FileStore {
     return presignUrl(this.storage, { method: "GET", key, expiresInS: READ_GRANT_S });
   }
 
+  /** The size of a document's stored file, or null while there is none. */
+  async sizeOf(collectionId: string, documentId: string): Promise<number | null> {
+    const file = this.s3.file(this.keyOf(collectionId, documentId));
+    try {
+      return (await file.stat()).size;
+    } catch (err) {
+      if ((err as { code?: string }).code === "NoSuchKey" || !(await file.exists())) return null;
+      throw err;
+    }
+  }
+
+  /** SHA-256 (hex) of a document's stored file, read as a stream. */
+  async hashOf(collectionId: string, documentId: string): Promise<string> {
+    const hasher = new Bun.CryptoHasher("sha256");
+    const body = this.s3.file(this.keyOf(collectionId, documentId)).stream();
+    for await (const part of body as unknown as AsyncIterable<Uint8Array>) hasher.update(part);
+    return hasher.digest("hex");
+  }
+
+  /**
+   * A URL the client PUTs the document's file to itself: exactly `size` bytes, until
+   * `expiresInS` from now (presign.ts).
+   */
+  uploadUrl(collectionId: string, documentId: string, size: number, expiresInS: number): string {
+    return presignPut(this.storage, this.keyOf(collectionId, documentId), { contentLength: size, expiresInS });
+  }
+
   async remove(collectionId: string, documentId: string): Promise<void> {
     await this.s3.delete(this.keyOf(collectionId, documentId));
   }
@@ -97,6 +124,16 @@ export class ObjectFileStore implements FileStore {
       for (const p of page.commonPrefixes ?? []) ids.push(p.prefix.slice(prefix.length).replace(/\/$/, ""));
     });
     return ids.filter(isStoreId);
+  }
+
+  async listFiles(collectionId: string): Promise<string[]> {
+    checkIds(collectionId);
+    const prefix = storageKey(this.storage, `files/${collectionId}/`);
+    const names: string[] = [];
+    await this.eachPage({ prefix }, (page) =>
+      names.push(...(page.contents ?? []).map((o) => o.key.slice(prefix.length))),
+    );
+    return names.filter(isStoreId);
   }
 
   /** Nothing is staged locally; an upload a crash left open is for abortStaleUploads (orphans.ts). */

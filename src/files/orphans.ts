@@ -2,7 +2,7 @@
  * Multipart uploads nobody will finish. A process killed in the middle of storing a
  * file leaves its parts in the bucket, unseen by listings and billed all the same,
  * until someone aborts the upload (S3 keeps them forever unless a lifecycle rule says
- * otherwise). Not wired into `ragd serve` yet (docs/ARCHITECTURE.md, Object storage).
+ * otherwise). `ragd serve` runs it hourly on its bucket (services.ts).
  */
 import type { ObjectStorage } from "../config-storage";
 import { storageKey } from "../config-storage";

@@ -1,14 +1,16 @@
 /**
  * The uploaded files of documents, wherever they are kept: on local disk under
- * <dataDir>/files (disk-store.ts, the default and the only one `ragd serve` uses
- * today) or in an S3-compatible bucket under <prefix>/files (object-store.ts). A file
- * is named by its collection and document ids only, never by anything a user sent.
+ * <dataDir>/files (disk-store.ts, the default) or in an S3-compatible bucket under
+ * <prefix>/files (object-store.ts, with RAGD_STORAGE_URL). A file is named by its
+ * collection and document ids only, never by anything a user sent.
  *
  * Where the interface ends: backups (which hard-link the stored files and hold their
- * removal meanwhile), the disk-full machinery, the Documents API's file form (whose
- * upsert moves a staged file into place inside the write transaction) and pipeline
- * export/import (which read and write the files by path) are the disk store's alone,
- * and use DiskFileStore directly.
+ * removal meanwhile) and pipeline export/import (which read and write the files by
+ * path) are the disk store's alone, use DiskFileStore directly, and are refused on a
+ * bucket; the Documents API's file form stages its file on either (documents/upload.ts).
+ * A file's name is its document's id, except a documents-API file in a bucket, which
+ * keeps a name of its own that the row's filePath gives (docs/ARCHITECTURE.md, Object
+ * storage).
  */
 
 import { FileError } from "./errors";
@@ -52,6 +54,9 @@ export interface FileStore {
 
   /** The ids of the collections that have files: reconciliation removes those of deleted ones. */
   listCollections(): Promise<string[]>;
+
+  /** The names of a collection's stored files: reconciliation removes those no document names. */
+  listFiles(collectionId: string): Promise<string[]>;
 
   /** Clears half-written uploads left by a crash (on disk; a bucket's are for abortStaleUploads). */
   sweepTemp(): void;

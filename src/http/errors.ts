@@ -30,6 +30,7 @@ export type ErrorCode =
   | "request_header_fields_too_large"
   | "rate_limited"
   | "internal_error"
+  | "not_implemented"
   | "embedding_unavailable"
   | "insufficient_storage"
   | "password_login_disabled"
@@ -57,6 +58,7 @@ const STATUS: Record<ErrorCode, number> = {
   rate_limited: 429,
   request_header_fields_too_large: 431,
   internal_error: 500,
+  not_implemented: 501,
   embedding_unavailable: 503,
   insufficient_storage: 507,
   password_login_disabled: 403,
@@ -83,6 +85,16 @@ export class AppError extends Error {
     this.status = STATUS[code];
   }
 }
+
+/**
+ * 501 for what works on the data directory's files alone, asked of a server that keeps
+ * them in object storage (README, Configuration).
+ */
+export const diskOnly = (what: string, instead = "") =>
+  new AppError(
+    "not_implemented",
+    `${what} works only on files in the data directory, and this server keeps its files in object storage (RAGD_STORAGE_URL)${instead ? `; ${instead}` : ""}`,
+  );
 
 /** Shorthand for the common 404: existence of other users' things is never leaked. */
 export const notFound = (what: string) => new AppError("not_found", `${what} not found`);

@@ -6,7 +6,7 @@
 import { WriteBatch } from "../db/batch";
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/repo/collections";
-import { deleteDocumentRow } from "../db/repo/documents";
+import { deleteDocumentRow, findDocumentById } from "../db/repo/documents";
 import { existingIds } from "../db/repo/task-batches";
 import { pruneFinishedTasks, queuedTaskCount } from "../db/repo/tasks";
 import type { DocumentRow } from "../db/schema";
@@ -220,13 +220,15 @@ export class IngestEngine {
     // Its job first, so that a crawl adds no page while its pages go with it.
     this.cancelDocument(documentId);
     if (findSourceFetch(this.d.db, documentId)?.crawl) await this.removeCrawledPages(collectionId, documentId);
+    // The stored file's name: the document id, but an object of its own for a documents-API file in a bucket.
+    const file = findDocumentById(this.d.db, documentId)?.filePath ?? documentId;
     // Tasks go with the row (ON DELETE CASCADE); if it was the last one a re-index waited for, switch now.
     const end = this.d.db.transaction((tx) => {
       recordSourceEvent(tx as unknown as Db, "source.deleted", documentId, { status: "deleted" });
       deleteDocumentRow(tx as unknown as Db, documentId);
       return endReindexIfBuilt(tx as unknown as Db, collectionId, Date.now());
     });
-    await this.d.files.remove(collectionId, documentId);
+    await this.d.files.remove(collectionId, file);
     await this.d.store.deleteDocument(collectionId, documentId);
     if (end.drop !== null) await this.d.store.dropGeneration(collectionId, end.drop);
     if (end.gated) this.onBuilt?.(collectionId);

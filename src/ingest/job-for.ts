@@ -87,7 +87,8 @@ export function buildJob(
       url: doc.url && joinCredentials(doc.url, doc.urlCredentials),
       fileName: doc.fileName,
       fileSize: doc.fileSize,
-      fileLocation: doc.filePath ? d.files.readLocation(col.id, doc.id) : null,
+      // filePath names the stored file: the document id on disk, its own object name in a bucket (upsert.ts).
+      fileLocation: doc.filePath ? d.files.readLocation(col.id, doc.filePath) : null,
       indexedHash,
       validators: indexedHash && fetchState ? { etag: fetchState.etag, lastModified: fetchState.lastModified } : null,
     },

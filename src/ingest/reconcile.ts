@@ -94,12 +94,31 @@ export async function reconcile(d: Deps): Promise<void> {
       }
     }
   }
-  await removeOrphanFiles(d);
-  if (dropped || requeued || cleared) d.log.info("reconciled the vector store", { dropped, requeued, cleared });
+  const orphans = await removeOrphanFiles(d);
+  if (dropped || requeued || cleared || orphans)
+    d.log.info("reconciled the vector store", { dropped, requeued, cleared, orphanFiles: orphans });
 }
 
-/** Files whose collection no longer exists (a crash between delete and clean-up). */
-async function removeOrphanFiles(d: Deps): Promise<void> {
-  for (const id of await d.files.listCollections())
-    if (!findCollectionById(d.db, id)) await d.files.removeCollection(id);
+/**
+ * Files whose collection no longer exists (a crash between delete and clean-up), and
+ * files no document names: a crash between storing a file and the commit of its row
+ * (a knowledge-base upload, a documents-API file in a bucket, which comes under a name
+ * of its own), or between a row's delete and its file's. It runs before ragd listens,
+ * so no upload is on its way; a source awaiting its upload keeps its name.
+ */
+async function removeOrphanFiles(d: Deps): Promise<number> {
+  let removed = 0;
+  for (const id of await d.files.listCollections()) {
+    if (!findCollectionById(d.db, id)) {
+      await d.files.removeCollection(id);
+      continue;
+    }
+    const named = new Set(listDocuments(d.db, id).flatMap((doc) => [doc.id, doc.filePath ?? doc.id]));
+    for (const name of await d.files.listFiles(id)) {
+      if (named.has(name)) continue;
+      await d.files.remove(id, name);
+      removed++;
+    }
+  }
+  return removed;
 }

@@ -34,10 +34,17 @@ export interface UpsertPlan {
   content?: string;
   url?: string;
   urlCredentials?: string | null;
-  /** A file already written to a temporary path, moved into place if it is stored. */
-  file?: { fileName: string; fileSize: number; tempPath: string };
-  /** Where a document's file is stored (files/store.ts). */
-  filePathOf: (documentId: string) => string;
+  /**
+   * The received file. On disk `staged` is a temporary path, moved into place (named by
+   * the document id) if the write stores it. In object storage it is the name of an
+   * object already under the collection's files, which the row then names (filePath).
+   */
+  file?: { fileName: string; fileSize: number; staged: string };
+  /**
+   * Where a document's file is stored on disk (files/disk-store.ts); null when files are
+   * in object storage, where objects are removed after the commit (Upserted.formerFile).
+   */
+  filePathOf: ((documentId: string) => string) | null;
   /** SHA-256 of the text or the file bytes; null for url/api (their job hashes the fetched text). */
   contentHash: string | null;
   /** Undefined keeps a replaced document's metadata. */
@@ -57,6 +64,11 @@ export interface Upserted {
   metadataChanged: boolean;
   /** A task was queued: the engine must cancel an older running job and look for work. */
   queued: boolean;
+  /**
+   * The file the replaced version named, when the row names it no more: removed inside
+   * the commit on disk, and to be removed after it in object storage.
+   */
+  formerFile?: string | null;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -87,9 +99,13 @@ export function createdRow(p: UpsertPlan, now: number): DocumentRow {
     },
     now,
   );
-  if (p.file) Object.assign(row, { filePath: row.id, status: "queued" });
+  if (p.file) Object.assign(row, { filePath: fileNameOf(p, row.id), status: "queued" });
   return row;
 }
+
+/** What a stored document's filePath says: its id on disk; in object storage, the object the file came as. */
+const fileNameOf = (p: UpsertPlan, documentId: string): string | null =>
+  p.file ? (p.filePathOf ? documentId : p.file.staged) : null;
 
 /** Creates, replaces or leaves the document `p` names. Run it inside a transaction; null when the collection is gone. */
 export function upsertDocumentTx(t: Db, p: UpsertPlan, now: number): Upserted | null {
@@ -100,7 +116,7 @@ export function upsertDocumentTx(t: Db, p: UpsertPlan, now: number): Upserted | 
     const row = createdRow(p, now);
     insertNewDocument(t, row, col, now, p.content);
     if (p.type === "url" || p.type === "api") saveSourceFetch(t, row.id, fetchRowOf(p.fetch ?? {}, now));
-    if (p.file) moveInto(p.file.tempPath, p.filePathOf(row.id));
+    if (p.file && p.filePathOf) moveInto(p.file.staged, p.filePathOf(row.id));
     return { status: "created", row, metadataChanged: false, queued: true };
   }
   const fetchPatch = replacedFetch(t, existing, p, now);
@@ -109,7 +125,7 @@ export function upsertDocumentTx(t: Db, p: UpsertPlan, now: number): Upserted | 
   const metadata = p.metadata === undefined ? existing.metadata : JSON.stringify(p.metadata);
   if (metadata !== existing.metadata) patch.metadata = metadata;
   if (sameContent(existing, p)) {
-    if (p.file) rmSync(p.file.tempPath, { force: true });
+    if (p.file && p.filePathOf) rmSync(p.file.staged, { force: true });
     const metadataChanged = Object.keys(patch).length > 0;
     if (metadataChanged) updateDocument(t, existing.id, { ...patch, updatedAt: iso(now) });
     return { status: "unchanged", row: { ...existing, ...patch }, metadataChanged, queued: false };
@@ -121,7 +137,7 @@ export function upsertDocumentTx(t: Db, p: UpsertPlan, now: number): Upserted | 
     urlCredentials: p.urlCredentials ?? null,
     fileName: p.file?.fileName ?? null,
     fileSize: p.file?.fileSize ?? null,
-    filePath: p.file ? existing.id : null,
+    filePath: fileNameOf(p, existing.id),
     // url/api keep the hash of what is indexed: their job compares the new text with it.
     contentHash: p.contentHash ?? existing.contentHash,
     updatedAt: iso(now),
@@ -132,9 +148,11 @@ export function upsertDocumentTx(t: Db, p: UpsertPlan, now: number): Upserted | 
   // The previous version's waiting or running job is superseded: its rows are refused from now on.
   dropPendingTasksOfDocument(t, existing.id);
   queueTask(t, existing.id, col, now);
-  if (p.file) moveInto(p.file.tempPath, p.filePathOf(existing.id));
-  else if (existing.filePath) rmSync(p.filePathOf(existing.id), { force: true });
-  return { status: "replaced", row: { ...existing, ...patch, status: "queued" }, metadataChanged: false, queued: true };
+  const formerFile = existing.filePath !== null && existing.filePath !== patch.filePath ? existing.filePath : null;
+  if (p.file && p.filePathOf) moveInto(p.file.staged, p.filePathOf(existing.id));
+  else if (formerFile && p.filePathOf) rmSync(p.filePathOf(existing.id), { force: true });
+  const row = { ...existing, ...patch, status: "queued" as const };
+  return { status: "replaced", row, metadataChanged: false, queued: true, formerFile };
 }
 
 /**

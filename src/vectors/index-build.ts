@@ -12,7 +12,8 @@
 import type { Table } from "@lancedb/lancedb";
 import { basename, join } from "node:path";
 import { annIndexFor } from "./ann";
-import { openLance } from "./connection";
+import type { ObjectStorage } from "../config-storage";
+import { type LanceLocation, lanceUri, openLance } from "./connection";
 import { retryOnConflict } from "./retry";
 import { vectorDim } from "./tables";
 
@@ -31,13 +32,23 @@ export const inProcess: IndexBuilder = async (table, _name, rows) => {
   await retryOnConflict(() => table.createIndex("vector", { config: next.config, name: next.name, replace: true }));
 };
 
-/** Trains in a child process of this executable, on the data directory's LanceDB. */
-export function childProcess(dataDir: string): IndexBuilder {
+/**
+ * The child's environment variable carrying the object store's settings, keys included:
+ * a command line shows in process listings, the environment does not.
+ */
+const STORE_ENV = "RAGD_INDEX_BUILD_STORE";
+
+/** Trains in a child process of this executable, on the same LanceDB: the data directory's or the bucket's. */
+export function childProcess(where: LanceLocation): IndexBuilder {
+  // The child is told the tables' URI (no secret in it) and reads the settings from its environment.
+  const location = typeof where === "string" ? where : lanceUri(where);
+  const env = typeof where === "string" ? undefined : { ...process.env, [STORE_ENV]: JSON.stringify(where) };
   // A build outliving the server would write to a data directory nobody serves (or
   // that a test has removed): the server ends its children when it stops.
   const live = new Set<Bun.Subprocess>();
   const build: IndexBuilder = async (_table, tableName, rows) => {
-    const proc = Bun.spawn([...selfCommand(), BUILD_COMMAND, dataDir, tableName, String(rows)], {
+    const proc = Bun.spawn([...selfCommand(), BUILD_COMMAND, location, tableName, String(rows)], {
+      env,
       stdout: "ignore",
       stderr: "pipe",
     });
@@ -55,14 +66,19 @@ export function childProcess(dataDir: string): IndexBuilder {
   return build;
 }
 
-/** The child's side: opens the data directory's LanceDB and trains. */
+/** The child's side: opens the data directory's LanceDB, or the bucket's, and trains. */
 export async function buildIndexCommand(args: string[]): Promise<number> {
-  const [dataDir, tableName, rows] = args;
-  if (!dataDir || !tableName || !/^\d+$/.test(rows ?? "")) {
-    console.error(`usage: ragd ${BUILD_COMMAND} <data dir> <table> <rows>`);
+  const [location, tableName, rows] = args;
+  if (!location || !tableName || !/^\d+$/.test(rows ?? "")) {
+    console.error(`usage: ragd ${BUILD_COMMAND} <data dir | s3://bucket/prefix/lance> <table> <rows>`);
     return 2;
   }
-  const conn = await openLance(dataDir);
+  const where = location.startsWith("s3://") ? storeOf(location) : location;
+  if (where === null) {
+    console.error(`ragd ${BUILD_COMMAND}: ${STORE_ENV} does not hold the settings of ${location}`);
+    return 2;
+  }
+  const conn = await openLance(where);
   try {
     const table = await conn.openTable(tableName);
     await inProcess(table, tableName, Number(rows));
@@ -70,6 +86,16 @@ export async function buildIndexCommand(args: string[]): Promise<number> {
     return 0;
   } finally {
     conn.close();
+  }
+}
+
+/** The settings the server passed in the environment, if they are those of `uri`. */
+function storeOf(uri: string): ObjectStorage | null {
+  try {
+    const store = JSON.parse(process.env[STORE_ENV] ?? "null") as ObjectStorage | null;
+    return store && lanceUri(store) === uri ? store : null;
+  } catch {
+    return null;
   }
 }
 

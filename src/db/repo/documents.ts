@@ -235,3 +235,24 @@ export function documentsFailedForSpace(db: Db): DocumentRow[] {
     .where(and(eq(documents.status, "failed"), like(documents.error, DISK_FULL_LIKE)))
     .all();
 }
+
+/** File sources still waiting for their bytes, created at or after `since` (ISO); a scan, for start-up only. */
+export function listAwaitingUploads(db: Db, since: string): DocumentRow[] {
+  return db
+    .select()
+    .from(documents)
+    .where(and(eq(documents.status, "awaiting_upload"), sql`${documents.createdAt} >= ${since}`))
+    .all();
+}
+
+/** Fails a document still waiting for its file, with `error`; false if it was not waiting. */
+export function failAwaitingUpload(db: Db, id: string, error: string, now: string): boolean {
+  return (
+    db
+      .update(documents)
+      .set({ status: "failed", error, updatedAt: now })
+      .where(and(eq(documents.id, id), eq(documents.status, "awaiting_upload")))
+      .returning({ id: documents.id })
+      .all().length === 1
+  );
+}

@@ -31,7 +31,10 @@ export function backupRoutes(auth: AuthService, backups: BackupService) {
     {
       detail: {
         summary: "Download a consistent backup archive of the whole server (administrators)",
-        responses: { 200: { description: "a tar archive (application/x-tar)" } },
+        responses: {
+          200: { description: "a tar archive (application/x-tar)" },
+          501: { description: "the server keeps its files in object storage" },
+        },
       },
     },
   );

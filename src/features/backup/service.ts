@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { backupToFile, type PreparedBackup, prepareBackup } from "../../backup/backup";
 import type { Freezable, RemovalHold } from "../../backup/snapshot";
 import type { Logger } from "../../log";
+import { diskOnly } from "../../http/errors";
 import { newControlToken } from "./control";
 
 export interface BackupSchedule {
@@ -27,13 +28,20 @@ export class BackupService {
   constructor(
     private readonly dataDir: string,
     private readonly store: Freezable,
-    private readonly files: RemovalHold,
+    /** The data directory's files; null when they are in object storage, which a backup does not copy. */
+    private readonly files: RemovalHold | null,
     private readonly log: Logger,
   ) {}
 
   /** A snapshot now and its archive's bytes (for streaming); see takeSnapshot for `whileFrozen`. */
-  prepare(whileFrozen?: () => Promise<void>): Promise<PreparedBackup> {
-    return prepareBackup(this.dataDir, this.store, this.files, whileFrozen);
+  async prepare(whileFrozen?: () => Promise<void>): Promise<PreparedBackup> {
+    return prepareBackup(this.dataDir, this.store, this.localFiles(), whileFrozen);
+  }
+
+  private localFiles(): RemovalHold {
+    if (this.files === null)
+      throw diskOnly("a backup", "copy the bucket with the store's own tools, and ragd.db with sqlite3's .backup");
+    return this.files;
   }
 
   /** Starts scheduled backups: the first once `everyMs` has passed since the newest kept one. */
@@ -73,7 +81,7 @@ export class BackupService {
       .replace(/\.\d+Z$/, "Z")}.tar`;
     const started = Date.now();
     try {
-      const { size } = await backupToFile(this.dataDir, this.store, this.files, join(s.dir, name));
+      const { size } = await backupToFile(this.dataDir, this.store, this.localFiles(), join(s.dir, name));
       this.log.info("backup written", { file: name, bytes: size, ms: Date.now() - started });
       for (const old of archives(s.dir).slice(0, -s.keep)) rmSync(join(s.dir, old), { force: true });
     } catch (err) {

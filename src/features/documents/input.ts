@@ -15,7 +15,7 @@ const FIELDS = ["externalId", "type", "name", "content", "url", "metadata", "ref
 
 export interface ItemContext {
   collectionId: string;
-  filePathOf: (documentId: string) => string;
+  filePathOf: ((documentId: string) => string) | null;
   /** Field names are prefixed with this (e.g. "documents.3."). */
   prefix: string;
 }

@@ -18,13 +18,12 @@ import {
 } from "./model";
 import type { DocumentService } from "./service";
 import { receiveDocumentFile } from "./upload";
-import type { DiskFileStore } from "../../files/disk-store";
 
 const Params = t.Object({ externalId: t.String() });
 const Failures = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 const security = [{ apiKey: [] }];
 
-export function documentRoutes(docs: DocumentService, files: DiskFileStore, maxUploadMb: number) {
+export function documentRoutes(docs: DocumentService, maxUploadMb: number) {
   return (
     new Elysia({ prefix: "/api/rag/documents", tags: ["Documents"] })
       .use(unknownFields)
@@ -56,7 +55,7 @@ export function documentRoutes(docs: DocumentService, files: DiskFileStore, maxU
             ? await docs.upsertFile(
                 pipeline,
                 params.externalId,
-                await receiveDocumentFile(request, files, maxUploadMb * 1024 * 1024),
+                await receiveDocumentFile(request, docs.staging(pipeline), maxUploadMb * 1024 * 1024),
               )
             : await docs.upsertJson(pipeline, params.externalId, body);
           set.status = result.status === "created" ? 201 : 200;

@@ -14,6 +14,7 @@ import { findDocumentByExternalId, listDocumentPage } from "../../db/repo/extern
 import type { Collection, DocumentRow, SourceFetch } from "../../db/schema";
 import { findSourceFetch, sourceFetchesOf } from "../../db/repo/source-fetches";
 import type { DiskFileStore } from "../../files/disk-store";
+import type { FileStore } from "../../files/store";
 import { AppError, type FieldProblem, notFound } from "../../http/errors";
 import type { IngestEngine } from "../../ingest/engine";
 import { UpsertRefused } from "../../ingest/errors";
@@ -23,13 +24,17 @@ import type { KeyService } from "../keys/service";
 import { presentSource } from "../sources/present";
 import { checkExternalId, planJsonDocument } from "./input";
 import type { DocumentOut } from "./model";
-import { type ReceivedDocumentFile, planFileDocument } from "./upload";
+import { diskStaging, type FileStaging, objectStaging, planFileDocument, type ReceivedDocumentFile } from "./upload";
 
 export interface DocumentDeps {
   db: Db;
   engine: IngestEngine;
-  /** On disk only: a file upsert moves its staged file into place inside the write transaction. */
-  files: DiskFileStore;
+  files: FileStore;
+  /**
+   * The data directory's files, where a file upsert moves its staged file into place
+   * inside the write transaction; null with object storage (upload.ts says how it goes there).
+   */
+  disk: DiskFileStore | null;
   store: VectorStore;
   keys: KeyService;
   config: Pick<Config, "maxUploadMb">;
@@ -64,15 +69,27 @@ export class DocumentService {
     return this.apply(planJsonDocument(body, id, this.context(collection, "")));
   }
 
+  /** Where the file form's file waits for the upsert (upload.ts). */
+  staging(collection: Collection): FileStaging {
+    return this.d.disk ? diskStaging(this.d.disk) : objectStaging(this.d.files, collection.id);
+  }
+
   /** PUT with a multipart body: a file part and an optional metadata part. */
   async upsertFile(collection: Collection, externalId: string, received: ReceivedDocumentFile) {
+    let took = false;
     try {
       const id = checkExternalId(externalId);
       this.d.engine.requireRoom(1);
-      return await this.apply(planFileDocument(received, id, this.context(collection, "")));
+      const plan = planFileDocument(received, id, this.context(collection, ""));
+      const done = await this.d.engine.upsertDocument(plan);
+      // Committed: whatever comes after, the row names the file now.
+      took = done !== null && done.status !== "unchanged";
+      return await this.answerStored(plan, done);
     } finally {
-      // Moved into place when stored; anything left here was refused.
-      rmSync(received.tempPath, { force: true });
+      // On disk a stored file was moved into place; anything left was refused. In a
+      // bucket the object stays when a row names it.
+      if (this.d.disk) rmSync(received.staged, { force: true });
+      else if (!took) await this.d.files.remove(collection.id, received.staged).catch(() => {});
     }
   }
 
@@ -162,7 +179,12 @@ export class DocumentService {
   }
 
   private context(collection: Collection, prefix: string) {
-    return { collectionId: collection.id, prefix, filePathOf: (id: string) => this.d.files.pathOf(collection.id, id) };
+    const disk = this.d.disk;
+    return {
+      collectionId: collection.id,
+      prefix,
+      filePathOf: disk && ((id: string) => disk.pathOf(collection.id, id)),
+    };
   }
 
   private async apply(plan: UpsertPlan) {
@@ -172,6 +194,10 @@ export class DocumentService {
   /** The answer to a stored upsert; a metadata-only change first reaches the chunk rows. */
   private async answerStored(plan: UpsertPlan, done: Upserted | null) {
     if (!done) throw notFound("pipeline");
+    // On disk the replaced file went inside the commit; a bucket's object goes now (if
+    // the store fails here, no row names it and the next start's reconciliation removes it).
+    if (done.formerFile && !this.d.disk)
+      await this.d.files.remove(done.row.collectionId, done.formerFile).catch(() => {});
     // Only the labels changed: the chunk rows get them in place, nothing is embedded again.
     if (done.metadataChanged) await this.d.store.refreshMetadata(done.row.collectionId, done.row.id);
     return this.answer(plan.externalId, done);

@@ -1,13 +1,18 @@
 /**
  * The multipart form of PUT /api/rag/documents/{externalId}: a `file` part, and
  * optional `metadata` (JSON) and `name` parts. The file streams through the shared
- * multipart reader into files/.tmp, hashed as it goes: the same file sent again is
- * recognised and embeds nothing, and the upsert moves a new one into place.
+ * multipart reader, hashed as it goes: the same file sent again is recognised and
+ * embeds nothing. On disk it waits in files/.tmp and the upsert moves a new one into
+ * place inside its transaction; in object storage it is stored before the transaction
+ * as an object of its own name, which the row then names, and whichever object the
+ * commit leaves unnamed (this one when refused or unchanged, the former one when
+ * replaced) is removed after it.
  */
 import { rmSync } from "node:fs";
 import type { Metadata } from "../../core/metadata";
-import { MULTIPART_OVERHEAD, receiveFile } from "../../files/multipart";
 import type { DiskFileStore } from "../../files/disk-store";
+import { MULTIPART_OVERHEAD, receiveFile } from "../../files/multipart";
+import type { FileStore } from "../../files/store";
 import { AppError } from "../../http/errors";
 import { detectKind } from "../../ingest/extract/detect";
 import { ExtractionError } from "../../ingest/extract/errors";
@@ -15,9 +20,39 @@ import type { UpsertPlan } from "../../ingest/upsert";
 import { scrubMessage } from "../../tools/scrub";
 import { checkMetadata, type ItemContext } from "./input";
 
-/** A received file, written to a temporary path, with what the form said of it. */
+/** Where a received file waits for the upsert: a temporary path, or an object under the collection's files. */
+export interface FileStaging {
+  receive(
+    body: ReadableStream<Uint8Array> | null,
+    limit: number,
+  ): Promise<{ staged: string; size: number; hash: string }>;
+  /** Removes what `receive` kept; a staged file the upsert took is no longer there (disk) or is named by a row. */
+  discard(staged: string): Promise<void>;
+}
+
+/** On disk: files/.tmp, moved into place inside the upsert's transaction. */
+export const diskStaging = (files: DiskFileStore): FileStaging => ({
+  async receive(body, limit) {
+    const r = await files.receiveTemp(body, limit, "doc");
+    return { staged: r.path, size: r.size, hash: r.hash };
+  },
+  async discard(staged) {
+    rmSync(staged, { force: true });
+  },
+});
+
+/** In object storage: an object of a new name under the collection's files, stored whole before the upsert. */
+export const objectStaging = (files: FileStore, collectionId: string): FileStaging => ({
+  async receive(body, limit) {
+    const staged = crypto.randomUUID();
+    return { staged, ...(await files.save(collectionId, staged, body, limit)) };
+  },
+  discard: (staged) => files.remove(collectionId, staged),
+});
+
+/** A received file, staged, with what the form said of it. */
 export interface ReceivedDocumentFile {
-  tempPath: string;
+  staged: string;
   fileName: string;
   fileSize: number;
   hash: string;
@@ -28,20 +63,20 @@ export interface ReceivedDocumentFile {
 const field = (name: string, message: string) =>
   new AppError("invalid_request", `${name}: ${message}`, [{ field: name, message }]);
 
-/** Reads the form, checks the file's type and the metadata and name parts; the bytes wait in a temporary file. */
+/** Reads the form, checks the file's type and the metadata and name parts; the bytes wait where `staging` keeps them. */
 export async function receiveDocumentFile(
   request: Request,
-  files: DiskFileStore,
+  staging: FileStaging,
   maxBytes: number,
 ): Promise<ReceivedDocumentFile> {
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (declared > maxBytes + MULTIPART_OVERHEAD)
     throw new AppError("payload_too_large", `files larger than ${maxBytes} bytes are not accepted`);
-  let temp: { path: string; size: number; hash: string } | undefined;
+  let temp: { staged: string; size: number; hash: string } | undefined;
   try {
     const form = { contentType: request.headers.get("content-type"), body: request.body };
     const file = await receiveFile(form, "file", async (body) => {
-      temp = await files.receiveTemp(body, maxBytes, "doc");
+      temp = await staging.receive(body, maxBytes);
       return temp.size;
     });
     const fileName = file.fileName.slice(0, 255);
@@ -57,9 +92,9 @@ export async function receiveDocumentFile(
     const name = file.fields.name?.trim();
     if (name !== undefined && (name.length === 0 || name.length > 200))
       throw field("name", "must be 1 to 200 characters, not counting whitespace around it");
-    return { tempPath: temp!.path, fileName, fileSize: temp!.size, hash: temp!.hash, name, metadata };
+    return { staged: temp!.staged, fileName, fileSize: temp!.size, hash: temp!.hash, name, metadata };
   } catch (err) {
-    if (temp) rmSync(temp.path, { force: true });
+    if (temp) await staging.discard(temp.staged).catch(() => {});
     throw err;
   }
 }
@@ -83,7 +118,7 @@ export function planFileDocument(f: ReceivedDocumentFile, externalId: string, ct
     type: "file",
     name: f.name,
     derivedName: f.fileName.slice(0, 200),
-    file: { fileName: f.fileName, fileSize: f.fileSize, tempPath: f.tempPath },
+    file: { fileName: f.fileName, fileSize: f.fileSize, staged: f.staged },
     filePathOf: ctx.filePathOf,
     contentHash: f.hash,
     metadata: f.metadata,

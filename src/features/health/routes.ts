@@ -1,6 +1,8 @@
 /** GET /healthz (alive), GET /readyz (can serve), GET /metrics (Prometheus). */
 import { Elysia, t } from "elysia";
 import type { Config } from "../../config";
+import { type ObjectStorage, objectStorage, storageKey } from "../../config-storage";
+import { presignUrl } from "../../files/presign";
 import type { Db } from "../../db/client";
 import { checkBackends } from "../../embed/health";
 import { modelsInUse } from "../../ingest/generations";
@@ -19,17 +21,44 @@ async function readiness(db: Db, lance: LanceConnection, config: Config) {
   } catch (err) {
     checks.push({ name: "sqlite", ok: false, error: scrubMessage((err as Error).message, config.dataDir) });
   }
-  try {
-    await lance.tableNames();
-    checks.push({ name: "lancedb", ok: true });
-  } catch (err) {
-    checks.push({ name: "lancedb", ok: false, error: scrubMessage((err as Error).message, config.dataDir) });
+  const storage = objectStorage(config);
+  const store = storage ? await storeCheck(storage) : null;
+  if (store) checks.push(store);
+  if (store?.ok === false) {
+    // LanceDB's client retries an unreachable store for minutes: it is not asked.
+    checks.push({ name: "lancedb", ok: false, error: "its tables are in the object store, which does not answer" });
+  } else {
+    try {
+      await lance.tableNames();
+      checks.push({ name: "lancedb", ok: true });
+    } catch (err) {
+      checks.push({ name: "lancedb", ok: false, error: scrubMessage((err as Error).message, config.dataDir) });
+    }
   }
   checks.push(diskCheck(config));
   for (const b of await checkBackends(modelsInUse(db), config)) {
     checks.push({ name: `embedding: ${b.backend}`, ok: b.ok, ...(b.error ? { error: b.error } : {}) });
   }
   return checks;
+}
+
+/** How long /readyz waits for the object store. */
+const STORE_TIMEOUT_MS = 3000;
+
+/** The object store of RAGD_STORAGE_URL answers a listing of ragd's prefix with ragd's keys. */
+async function storeCheck(storage: ObjectStorage): Promise<{ name: string; ok: boolean; error?: string }> {
+  const name = "object storage";
+  const query = { "list-type": "2", "max-keys": "1", prefix: storageKey(storage, "") };
+  const url = presignUrl(storage, { method: "GET", key: "", query, expiresInS: 60 });
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(STORE_TIMEOUT_MS) });
+    await res.body?.cancel();
+    if (res.ok) return { name, ok: true };
+    return { name, ok: false, error: `s3://${storage.bucket} answered ${res.status} to a listing` };
+  } catch (err) {
+    const why = (err as Error).name === "TimeoutError" ? `no answer in ${STORE_TIMEOUT_MS / 1000} s` : "unreachable";
+    return { name, ok: false, error: `s3://${storage.bucket} at ${storage.endpoint ?? "AWS S3"}: ${why}` };
+  }
 }
 
 /** Not ready while the data directory's disk has less than RAGD_MIN_FREE_MB free. */
@@ -60,7 +89,8 @@ export function healthRoutes(db: Db, lance: LanceConnection, config: Config, met
           503: t.Object({ status: t.Literal("unavailable"), checks: t.Array(Check) }),
         },
         detail: {
-          summary: "SQLite, LanceDB, free disk space and the embedding backends of pipelines in use",
+          summary:
+            "SQLite, the object store (with RAGD_STORAGE_URL), LanceDB, free disk space and the embedding backends of pipelines in use",
           security: [],
         },
       },

@@ -13,7 +13,7 @@ import {
   updateDocument,
 } from "../../db/repo/documents";
 import type { Collection, DocumentRow } from "../../db/schema";
-import type { FileStore } from "../../files/store";
+import type { FileStore, SavedFile } from "../../files/store";
 import { UPLOAD_TTL_MS, checkSignature, signUploadUrl } from "../../files/signing";
 import { refuseDuplicateFile } from "../../core/duplicates";
 import { AppError, notFound } from "../../http/errors";
@@ -37,6 +37,11 @@ export interface SourceDeps {
   secret: Buffer;
   config: Pick<Config, "maxUploadMb" | "dataDir" | "minFreeMb">;
   baseUrl: () => string;
+  /**
+   * With object storage, the presigned PUT of a file source to the store itself, which is
+   * then watched for the file (bucket-uploads.ts); null: ragd's own signed upload URL.
+   */
+  bucketUpload: ((row: DocumentRow, expires: number) => string) | null;
 }
 
 /** The new document a create body describes; a file source waits for its upload. */
@@ -79,8 +84,10 @@ export class SourceService {
   async create(collection: Collection, body: SourceCreateBody) {
     checkFields(body, this.d.config.maxUploadMb * 1024 * 1024);
     const fetchSettings = checkFetchSettings(body.type, body);
-    // 507 while the disk is under RAGD_MIN_FREE_MB, or would be once the declared bytes are in.
-    ensureRoom(this.d.config.dataDir, this.d.config.minFreeMb, body.fileSize ?? body.content?.length ?? 0);
+    // 507 while the disk is under RAGD_MIN_FREE_MB, or would be once the declared bytes are in
+    // (a file in a bucket takes none of it).
+    const fileBytes = this.d.bucketUpload ? 0 : (body.fileSize ?? 0);
+    ensureRoom(this.d.config.dataDir, this.d.config.minFreeMb, fileBytes || (body.content?.length ?? 0));
     this.d.engine.requireRoom();
     this.checkExternalIdFree(collection, body.externalId);
     const content = body.type === "text" ? body.content : undefined;
@@ -99,11 +106,9 @@ export class SourceService {
     if (row.status !== "awaiting_upload")
       return presentSource({ ...row, preview: content ?? null }, findSourceFetch(this.d.db, row.id));
     const expires = Date.now() + UPLOAD_TTL_MS;
-    const uploadUrl = signUploadUrl(this.d.secret, this.d.baseUrl(), {
-      sourceId: row.id,
-      expires,
-      size: row.fileSize!,
-    });
+    const uploadUrl =
+      this.d.bucketUpload?.(row, expires) ??
+      signUploadUrl(this.d.secret, this.d.baseUrl(), { sourceId: row.id, expires, size: row.fileSize! });
     return { ...presentSource({ ...row, preview: null }), uploadUrl, uploadExpiresAt: new Date(expires).toISOString() };
   }
 
@@ -196,30 +201,39 @@ export class SourceService {
     if (contentLength > limit) throw new AppError("payload_too_large", `the file is larger than ${limit} bytes`);
     this.uploading.add(doc.id);
     try {
-      const { size, hash } = await this.d.files.save(doc.collectionId, doc.id, body, limit);
-      if (size === 0) {
-        await this.d.files.remove(doc.collectionId, doc.id);
-        throw new AppError("invalid_request", "the uploaded file is empty");
-      }
-      try {
-        // The source keeps waiting for a file: another one may still be uploaded to it.
-        refuseDuplicateFile(this.d.db, doc.collectionId, doc.id, hash);
-      } catch (err) {
-        await this.d.files.remove(doc.collectionId, doc.id);
-        throw err;
-      }
-      const upload = { filePath: doc.id, fileSize: size, contentHash: hash };
-      const outcome = this.d.engine.enqueue(doc.id, { upload });
-      if (outcome !== "queued") {
-        // The source (or its whole pipeline) was deleted while the bytes arrived, or another upload claimed it.
-        await this.d.files.remove(doc.collectionId, doc.id);
-        await this.d.files.removeCollectionIfEmpty(doc.collectionId);
-        throw outcome === "gone" ? notFound("source") : new AppError("conflict", "this source already has its file");
-      }
-      return presentSource({ ...findDocumentById(this.d.db, doc.id)!, preview: null });
+      const saved = await this.d.files.save(doc.collectionId, doc.id, body, limit);
+      return await this.finishUpload(doc, saved);
     } finally {
       this.uploading.delete(doc.id);
     }
+  }
+
+  /**
+   * Takes a file source's file once it is stored whole (through upload above, or put in
+   * the bucket by the client): refuses an empty or duplicate file, removing it, and
+   * queues the source. The one completion of an upload, wherever the bytes went.
+   */
+  async finishUpload(doc: DocumentRow, { size, hash }: SavedFile) {
+    if (size === 0) {
+      await this.d.files.remove(doc.collectionId, doc.id);
+      throw new AppError("invalid_request", "the uploaded file is empty");
+    }
+    try {
+      // The source keeps waiting for a file: another one may still be uploaded to it.
+      refuseDuplicateFile(this.d.db, doc.collectionId, doc.id, hash);
+    } catch (err) {
+      await this.d.files.remove(doc.collectionId, doc.id);
+      throw err;
+    }
+    const upload = { filePath: doc.id, fileSize: size, contentHash: hash };
+    const outcome = this.d.engine.enqueue(doc.id, { upload });
+    if (outcome !== "queued") {
+      // The source (or its whole pipeline) was deleted while the bytes arrived, or another upload claimed it.
+      await this.d.files.remove(doc.collectionId, doc.id);
+      await this.d.files.removeCollectionIfEmpty(doc.collectionId);
+      throw outcome === "gone" ? notFound("source") : new AppError("conflict", "this source already has its file");
+    }
+    return presentSource({ ...findDocumentById(this.d.db, doc.id)!, preview: null });
   }
 }
 

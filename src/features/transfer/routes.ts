@@ -27,7 +27,15 @@ export function transferRoutes(transfers: TransferService) {
       },
       {
         parse: "none",
-        response: { 201: ImportReply, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 413: ErrorBody, 415: ErrorBody },
+        response: {
+          201: ImportReply,
+          400: ErrorBody,
+          401: ErrorBody,
+          403: ErrorBody,
+          413: ErrorBody,
+          415: ErrorBody,
+          501: ErrorBody,
+        },
         detail: { summary: "Import a pipeline export as a new pipeline (no re-embedding)" },
       },
     )
@@ -49,7 +57,10 @@ export function transferRoutes(transfers: TransferService) {
         parse: "none",
         detail: {
           summary: "Download a pipeline with its sources and chunks (vectors included) as an archive",
-          responses: { 200: { description: "a tar archive (application/x-tar)" } },
+          responses: {
+            200: { description: "a tar archive (application/x-tar)" },
+            501: { description: "the server keeps its files in object storage" },
+          },
         },
       },
     );

@@ -14,14 +14,17 @@ import type { User } from "../../db/schema";
 import type { DiskFileStore } from "../../files/disk-store";
 import { receiveFile } from "../../files/multipart";
 import { authenticateSession } from "../../http/auth";
-import { AppError, notFound } from "../../http/errors";
+import { AppError, diskOnly, notFound } from "../../http/errors";
 import type { AuthService } from "../auth/service";
 import { CONTROL_HEADER, tokenMatches } from "../backup/control";
 
 export interface TransferDeps extends ImportDeps {
   auth: AuthService;
-  /** On disk only: an archive is staged there, and export/import read and write files by path. */
-  files: DiskFileStore;
+  /**
+   * An archive is staged there, and export/import read and write files by path; null
+   * with object storage, where both are refused.
+   */
+  files: DiskFileStore | null;
   controlToken: string;
   /** Largest archive accepted, in bytes. */
   maxArchiveBytes: number;
@@ -43,6 +46,7 @@ export class TransferService {
 
   /** Prepares the export of a pipeline the caller owns (any pipeline, for the control token). */
   export(caller: Caller, id: string): Promise<PreparedArchive<ExportManifest>> {
+    if (this.d.files === null) throw diskOnly("pipeline export");
     const col = findCollectionById(this.d.db, id);
     const owned = col?.kind === "pipeline" && (caller.kind === "control" || col.userId === caller.user.id);
     if (!owned) throw notFound("pipeline");
@@ -54,13 +58,15 @@ export class TransferService {
 
   /** Receives the `archive` part (and `name`, and for the control token `owner`), then imports it. */
   async import(caller: Caller, request: Request): Promise<ImportResult> {
+    const files = this.d.files;
+    if (files === null) throw diskOnly("pipeline import");
     let tmp: string | null = null;
     try {
       const received = await receiveFile(
         { contentType: request.headers.get("content-type"), body: request.body },
         "archive",
         async (body) => {
-          const r = await this.d.files.receiveTemp(body, this.d.maxArchiveBytes, "import");
+          const r = await files.receiveTemp(body, this.d.maxArchiveBytes, "import");
           tmp = r.path;
           return r.size;
         },
