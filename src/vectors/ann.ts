@@ -105,7 +105,8 @@ export function probesForRows(
   const stale = flat ? staleFlatShare(rows, tableRows) : 1;
   const share = flat ? (rows >= WIDE_FROM ? 0.6 : 0.5) * stale : kind === "model" ? MODEL_PQ_SHARE : BUILTIN_PQ_SHARE;
   const minimum = Math.min(partitions, Math.max(20, Math.ceil(partitions * share)));
-  const probes: AnnProbes = { minimum, maximum: partitions, refine: flat ? 1 : PQ_REFINE };
+  const refine = flat ? 1 : kind === "model" ? PQ_REFINE : BUILTIN_PQ_REFINE;
+  const probes: AnnProbes = { minimum, maximum: partitions, refine };
   // Built-in vectors join lexical candidates where the probes alone miss: on IVF_PQ, and on an
   // outgrown IVF_FLAT probing its scaled-down share until the retrain lands.
   const missing = !flat || stale < 1;
@@ -158,6 +159,20 @@ const BUILTIN_PQ_SHARE = 0.05;
  * 100 on the 2-core machine at load average 10–11 (bench/ann-sizes.ts --dir, SWEEP=1).
  */
 const PQ_REFINE = 100;
+
+/**
+ * IVF_PQ's re-rank factor for built-in vectors, whose search joins LEXICAL_CANDIDATES
+ * scored exactly: the re-rank reads PQ_REFINE × limit stored vectors, most of the ANN
+ * search's time, for neighbours the candidates mostly bring anyway. At 1M rows in
+ * process (bench/lexical.ts 1000000 --dir, TRUTH=200, probing 5%, load 4–8 from other
+ * work) recall@10 with 300 candidates was 0.929 re-ranking 100 ×, 0.924 at 30 ×, 0.913
+ * at 10 × (alone: 0.601, 0.578, 0.538); the ANN search took 20–25 ms at 100 ×, 12–16 at
+ * 30 × (bench/lexical-stages.ts). Through the binary (bench/query-http.ts 1000000 topical
+ * --dir, old and new code alternately, load average 9–12 from other work), with the
+ * candidates' vectors read in their full-text search: p50 53.4 and 43.8 ms before, 31.1
+ * and 24.2 ms after; 18–26 → 32–41 requests/s with 32 clients.
+ */
+const BUILTIN_PQ_REFINE = 30;
 
 /**
  * The k-means that places IVF partitions, on a sample of KMEANS.sampleRate rows a partition
