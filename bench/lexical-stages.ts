@@ -8,7 +8,7 @@
  *
  * Every query runs every stage, in an order that rotates from query to query, so drift in
  * the machine's load and warm caches favour none; p50 and p95 in ms, load average beside.
- * STAGES=a,b picks stages by name.
+ * STAGES="a;b" picks stages by name.
  */
 import { MatchQuery, type Table } from "@lancedb/lancedb";
 import type { Table as ArrowTable } from "apache-arrow";
@@ -49,6 +49,10 @@ function stagesOf(table: Table, ann: AnnProbes): Record<string, Stage> {
     "ann refine 100": refined(100),
     "ann refine 30": refined(30),
     "ann refine 10": refined(10),
+    "ann refine 30, row ids only": (_, q) =>
+      vectorQuery(table, q, 10, null, { ...ann, refine: 30 }, undefined)
+        .select(["_rowid", "_distance"])
+        .toArrow(),
     "fts ids": (t) => fts(table, t, ["_rowid", "_score"]),
     "fts ids + vector": (t) => fts(table, t, ["_rowid", "_score", "vector"]),
     "fts hit columns + vector": (t) => fts(table, t, ["_rowid", "_score", "vector", ...COLUMNS]),
@@ -74,7 +78,7 @@ async function main(): Promise<void> {
   const qrnd = random(7);
   const texts = Array.from({ length: QUERIES + 20 }, () => sentence(qrnd, 3 + Math.floor(qrnd() * 4)));
   const qs = texts.map(embedBuiltin);
-  const pick = process.env.STAGES?.split(",");
+  const pick = process.env.STAGES?.split(";");
   const stages = Object.entries(stagesOf(table, ann)).filter(([label]) => !pick || pick.includes(label));
   console.log(
     `lexical-stages: ${N.toLocaleString()} rows, ${partitionsForRows(N)} partitions, ${JSON.stringify(ann)}, M ${M}`,
