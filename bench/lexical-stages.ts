@@ -8,7 +8,7 @@
  *
  * Every query runs every stage, in an order that rotates from query to query, so drift in
  * the machine's load and warm caches favour none; p50 and p95 in ms, load average beside.
- * STAGES="a;b" picks stages by name.
+ * STAGES="a;b" picks stages by name; AGREE=n compares n hybrid answers with deeper re-ranks'.
  */
 import { MatchQuery, type Table } from "@lancedb/lancedb";
 import type { Table as ArrowTable } from "apache-arrow";
@@ -53,6 +53,10 @@ function stagesOf(table: Table, ann: AnnProbes): Record<string, Stage> {
       vectorQuery(table, q, 10, null, { ...ann, refine: 30 }, undefined)
         .select(["_rowid", "_distance"])
         .toArrow(),
+    // Hybrid's vector list asks for 50 rows (search.ts), re-ranking 30 × of them.
+    "ann 50 rows refine 30": (_, q) => vectorQuery(table, q, 50, null, { ...ann, refine: 30 }, undefined).toArrow(),
+    "ann 50 rows refine 6": (_, q) => vectorQuery(table, q, 50, null, { ...ann, refine: 6 }, undefined).toArrow(),
+    "lexical candidates, 50 rows": (t, q) => lexicalCandidates(table, t, q, M, 50, null),
     "fts ids": (t) => fts(table, t, ["_rowid", "_score"]),
     "fts ids + vector": (t) => fts(table, t, ["_rowid", "_score", "vector"]),
     "fts hit columns + vector": (t) => fts(table, t, ["_rowid", "_score", "vector", ...COLUMNS]),
@@ -63,7 +67,35 @@ function stagesOf(table: Table, ann: AnnProbes): Record<string, Stage> {
       searchTable(table, { mode: "vector", text: t, vector: q, topK: 10 }, { ...ann, lexical: undefined }),
     "search (vector mode)": (t, q) => searchTable(table, { mode: "vector", text: t, vector: q, topK: 10 }, ann),
     "search (hybrid)": (t, q) => searchTable(table, { mode: "hybrid", text: t, vector: q, topK: 10 }, ann),
+    "search (hybrid), re-rank uncapped": (t, q) =>
+      searchTable(table, { mode: "hybrid", text: t, vector: q, topK: 10 }, { ...ann, refinedRows: undefined }),
   };
+}
+
+/**
+ * How far hybrid answers (topK 10) with the served probes agree with those of deeper
+ * re-ranks: the share of their ids in common, over `texts` (AGREE=n queries).
+ */
+async function hybridAgreement(table: Table, ann: AnnProbes, texts: string[], qs: Float32Array[]): Promise<void> {
+  const ids = async (i: number, probes: AnnProbes) =>
+    (await searchTable(table, { mode: "hybrid", text: texts[i]!, vector: qs[i]!, topK: 10 }, probes)).map(
+      (h) => `${h.documentId}:${h.chunkIndex}`,
+    );
+  const deeper = {
+    "re-rank 30 ×, uncapped": { refinedRows: undefined },
+    "re-rank 100 ×, uncapped": { refine: 100, refinedRows: undefined },
+  };
+  for (const [label, change] of Object.entries(deeper)) {
+    let same = 0;
+    let all = 0;
+    for (let i = 0; i < texts.length; i++) {
+      const served = new Set(await ids(i, ann));
+      const other = await ids(i, { ...ann, ...change });
+      same += other.filter((id) => served.has(id)).length;
+      all += other.length;
+    }
+    console.log(`hybrid top 10 in common with ${label}: ${(same / all).toFixed(3)} (${texts.length} queries)`);
+  }
 }
 
 async function main(): Promise<void> {
@@ -97,6 +129,7 @@ async function main(): Promise<void> {
     console.log(`${label.padEnd(36)} p50 ${p(50)} ms  p95 ${p(95)} ms`);
   }
   console.log(`load ${load()}`);
+  if (process.env.AGREE) await hybridAgreement(table, ann, texts.slice(0, Number(process.env.AGREE)), qs);
   table.close();
   conn.close();
 }
