@@ -171,9 +171,9 @@ const PQ_REFINE = 100;
  * work) recall@10 with 300 candidates was 0.929 re-ranking 100 ×, 0.924 at 30 ×, 0.913
  * at 10 × (alone: 0.601, 0.578, 0.538); the ANN search took 20–25 ms at 100 ×, 12–16 at
  * 30 × (bench/lexical-stages.ts). Through the binary (bench/query-http.ts 1000000 topical
- * --dir, old and new code alternately, load average 9–12 from other work), with the
- * candidates' vectors read in their full-text search: p50 53.4 and 43.8 ms before, 31.1
- * and 24.2 ms after; 18–26 → 32–41 requests/s with 32 clients.
+ * --dir, old and new code alternately, four rounds, load average 7.5–12 from other work),
+ * with the candidates' vectors read in their full-text search: p50 44–53 ms before,
+ * 24.2–31.1 ms after (24.2 in two rounds at load 9); 18–26 → 32–41 requests/s at 32 clients.
  */
 const BUILTIN_PQ_REFINE = 30;
 
