@@ -103,6 +103,13 @@ describe("lexical candidates", () => {
     expect(probesForRows(100_000, "IvfFlat", "builtin").lexical).toBeUndefined();
   });
 
+  test("a built-in table on IVF_PQ re-ranks fewer PQ candidates than a model's: its candidates bring the rest", () => {
+    const builtin = probesForRows(1_000_000, "IvfPq", "builtin");
+    const model = probesForRows(1_000_000, "IvfPq", "model");
+    expect(builtin.refine).toBeGreaterThan(1);
+    expect(builtin.refine).toBeLessThan(model.refine);
+  });
+
   test("an outgrown IVF_FLAT of built-in vectors joins them until its retrain lands", () => {
     // Past twice its training rows it probes a scaled-down share (ann.ts, staleFlatShare).
     const outgrown = probesForRows(100_000, "IvfFlat", "builtin", 400_000);

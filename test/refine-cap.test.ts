@@ -1,4 +1,5 @@
 import { expect, test } from "bun:test";
+import { probesForRows } from "../src/vectors/ann";
 import { MAX_REFINED_ROWS, refineFor } from "../src/vectors/vector-hits";
 
 test("a re-rank reads at most MAX_REFINED_ROWS candidates, whatever the limit", () => {
@@ -10,4 +11,14 @@ test("a re-rank reads at most MAX_REFINED_ROWS candidates, whatever the limit", 
   // A re-rank that is asked for never falls to 1 (no re-rank at all), and none is added.
   expect(refineFor(2, 5_000)).toBe(2);
   expect(refineFor(1, 10)).toBe(1);
+});
+
+test("a built-in IVF_PQ table re-ranks no more candidates for a 50-row list than for its top 10", () => {
+  // Its lexical candidates bring the rows a hybrid blend ranks first (ann.ts, BUILTIN_REFINED_ROWS).
+  const builtin = probesForRows(1_000_000, "IvfPq", "builtin");
+  expect(refineFor(builtin.refine, 50, builtin.refinedRows) * 50).toBeLessThanOrEqual(builtin.refine * 10);
+  expect(refineFor(builtin.refine, 10, builtin.refinedRows)).toBe(builtin.refine);
+  // A model's table keeps the general cap.
+  const model = probesForRows(1_000_000, "IvfPq", "model");
+  expect(refineFor(model.refine, 50, model.refinedRows)).toBe(MAX_REFINED_ROWS / 50);
 });

@@ -37,6 +37,8 @@ export interface AnnProbes {
    * index whose distances are exact already (IVF_FLAT), where a re-read only costs time.
    */
   refine: number;
+  /** Candidates re-ranked at most, whatever the limit (vector-hits.ts, refineFor); absent, MAX_REFINED_ROWS. */
+  refinedRows?: number;
   /** HNSW only: the search's candidate list length. */
   ef?: number;
   /**
@@ -105,11 +107,13 @@ export function probesForRows(
   const stale = flat ? staleFlatShare(rows, tableRows) : 1;
   const share = flat ? (rows >= WIDE_FROM ? 0.6 : 0.5) * stale : kind === "model" ? MODEL_PQ_SHARE : BUILTIN_PQ_SHARE;
   const minimum = Math.min(partitions, Math.max(20, Math.ceil(partitions * share)));
-  const probes: AnnProbes = { minimum, maximum: partitions, refine: flat ? 1 : PQ_REFINE };
+  const refine = flat ? 1 : kind === "model" ? PQ_REFINE : BUILTIN_PQ_REFINE;
+  const probes: AnnProbes = { minimum, maximum: partitions, refine };
   // Built-in vectors join lexical candidates where the probes alone miss: on IVF_PQ, and on an
   // outgrown IVF_FLAT probing its scaled-down share until the retrain lands.
   const missing = !flat || stale < 1;
-  return kind === "builtin" && missing ? { ...probes, lexical: LEXICAL_CANDIDATES } : probes;
+  if (kind !== "builtin" || !missing) return probes;
+  return { ...probes, lexical: LEXICAL_CANDIDATES, ...(flat ? {} : { refinedRows: BUILTIN_REFINED_ROWS }) };
 }
 
 /**
@@ -158,6 +162,31 @@ const BUILTIN_PQ_SHARE = 0.05;
  * 100 on the 2-core machine at load average 10–11 (bench/ann-sizes.ts --dir, SWEEP=1).
  */
 const PQ_REFINE = 100;
+
+/**
+ * IVF_PQ's re-rank factor for built-in vectors, whose search joins LEXICAL_CANDIDATES
+ * scored exactly: the re-rank reads PQ_REFINE × limit stored vectors, most of the ANN
+ * search's time, for neighbours the candidates mostly bring anyway. At 1M rows in
+ * process (bench/lexical.ts 1000000 --dir, TRUTH=200, probing 5%, load 4–8 from other
+ * work) recall@10 with 300 candidates was 0.929 re-ranking 100 ×, 0.924 at 30 ×, 0.913
+ * at 10 × (alone: 0.601, 0.578, 0.538); the ANN search took 20–25 ms at 100 ×, 12–16 at
+ * 30 × (bench/lexical-stages.ts). Through the binary (bench/query-http.ts 1000000 topical
+ * --dir, old and new code alternately, four rounds, load average 7.5–12 from other work),
+ * with the candidates' vectors read in their full-text search: p50 44–53 ms before,
+ * 24.2–31.1 ms after (24.2 in two rounds at load 9); 18–26 → 32–41 requests/s at 32 clients.
+ */
+const BUILTIN_PQ_REFINE = 30;
+
+/**
+ * Candidates a built-in IVF_PQ search re-ranks at most: those of a top-10 search, also for
+ * hybrid's and reranking's lists of 50 or more rows, which re-ranking 30 × read 1,500
+ * stored vectors (at 1M rows in process, 50 rows: 38.6 ms re-ranking 1,500, 16.7 ms
+ * re-ranking 300; bench/lexical-stages.ts, load 4–6). Their lexical candidates bring the
+ * rows sharing the query's words, the ones a hybrid blend ranks first: over 100 queries
+ * the hybrid top 10 were the same as re-ranking 30 × or 100 × uncapped, and hybrid search
+ * took 43.9 ms p50 against 70.4 uncapped in the same run (AGREE=100, load 6–7).
+ */
+const BUILTIN_REFINED_ROWS = 300;
 
 /**
  * The k-means that places IVF partitions, on a sample of KMEANS.sampleRate rows a partition

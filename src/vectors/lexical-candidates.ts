@@ -10,7 +10,7 @@
  */
 import { MatchQuery, type Table } from "@lancedb/lancedb";
 import type { Table as ArrowTable } from "apache-arrow";
-import { COLUMNS, cosine, hitsOf, type Ranked } from "./hits";
+import { COLUMNS, cosine, hitsOf, type Ranked, vectorAt } from "./hits";
 
 /** The words of a text as a match query takes them: anything but letters, digits and marks is a space. */
 export function matchableText(text: string): string {
@@ -32,13 +32,19 @@ export async function lexicalCandidates(
 ): Promise<Ranked[]> {
   const words = matchableText(text);
   if (!words) return [];
-  let q = table.query().fullTextSearch(new MatchQuery(words, "text")).select(["_rowid", "_score"]).limit(count);
+  // The matches bring their vectors: one read, where reading them by row id after the
+  // full-text search took a second (bench/lexical-stages.ts).
+  let q = table
+    .query()
+    .fullTextSearch(new MatchQuery(words, "text"))
+    .select(["_rowid", "_score", "vector"])
+    .limit(count);
   if (filter) q = q.where(filter);
   const found = await q.toArrow();
   if (found.numRows === 0) return [];
-  // The matches' vectors by row id, then the hit columns of the best alone: at 1M rows, 300
-  // matches with their vectors took 15 ms, with the hit columns as well 37 (bench/lexical.ts).
-  const best = await nearestOf(table, rowIdsOf(found), vector, limit);
+  // The hit columns of the best alone: at 1M rows, 300 matches with their vectors took
+  // 15 ms, with the hit columns as well 37 (bench/lexical.ts).
+  const best = nearestOf(found, vector, limit);
   const rows = await table
     .takeRowIds(best.map((b) => b.rowId))
     .select(COLUMNS)
@@ -49,18 +55,12 @@ export async function lexicalCandidates(
   return hitsOf(rows, (i) => score.get(ids[i]!) ?? 0).sort((a, b) => b.score - a.score);
 }
 
-/** The `limit` rows of `rowIds` nearest to `vector`, by exact cosine similarity, best first. */
-async function nearestOf(
-  table: Table,
-  rowIds: bigint[],
-  vector: Float32Array,
-  limit: number,
-): Promise<{ rowId: bigint; score: number }[]> {
-  const rows = await table.takeRowIds(rowIds).select(["vector"]).withRowId().toArrow();
-  const ids = rowIdsOf(rows);
-  const vectors = rows.getChild("vector")!;
+/** The `limit` rows of `found` (with `_rowid` and `vector`) nearest to `vector`, by exact cosine similarity, best first. */
+function nearestOf(found: ArrowTable, vector: Float32Array, limit: number): { rowId: bigint; score: number }[] {
+  const ids = rowIdsOf(found);
+  const vectors = found.getChild("vector")!;
   const qNorm = Math.hypot(...vector);
-  const scored = ids.map((rowId, i) => ({ rowId, score: cosine(vector, qNorm, vectors.get(i) as Iterable<number>) }));
+  const scored = ids.map((rowId, i) => ({ rowId, score: cosine(vector, qNorm, vectorAt(vectors, i)) }));
   return scored.sort((a, b) => b.score - a.score).slice(0, limit);
 }
 

@@ -100,7 +100,7 @@ export function vectorQuery(
   // nprobes first (both bounds): LanceDB checks min ≤ max at each call, and its defaults are 20.
   q = q.nprobes(ann.minimum);
   if (ceiling && ceiling > ann.minimum) q = q.maximumNprobes(ceiling);
-  const refine = refineFor(ann.refine, limit);
+  const refine = refineFor(ann.refine, limit, ann.refinedRows);
   if (refine > 1) q = q.refineFactor(refine);
   // HNSW refuses a candidate list shorter than the candidates asked for (limit × refine).
   if (ann.ef) q = q.ef(Math.max(ann.ef, limit * refine));
@@ -114,8 +114,8 @@ export function vectorQuery(
  */
 export const MAX_REFINED_ROWS = 2_000;
 
-/** The refine factor for `limit` rows: the index's own, capped at MAX_REFINED_ROWS candidates (never below 2 when it re-ranks). */
-export function refineFor(refine: number, limit: number): number {
+/** The refine factor for `limit` rows: the index's own, capped at `most` candidates (never below 2 when it re-ranks). */
+export function refineFor(refine: number, limit: number, most = MAX_REFINED_ROWS): number {
   if (refine <= 1) return refine;
-  return Math.max(2, Math.min(refine, Math.floor(MAX_REFINED_ROWS / Math.max(1, limit))));
+  return Math.max(2, Math.min(refine, Math.floor(most / Math.max(1, limit))));
 }
