@@ -28,8 +28,11 @@ import { hostGuard } from "./http/hosts";
 import { observe } from "./http/observe";
 import { requestHead } from "./http/request-head";
 import type { Services } from "./services";
+import { objectStorage } from "./config-storage";
+import { storeOrigin } from "./files/presign";
 
 export function buildApp(s: Services) {
+  const storage = objectStorage(s.config);
   return new Elysia()
     .use(observe(s.log, s.metrics))
     .use(errorHandler(s.log, s.config.dataDir))
@@ -37,7 +40,7 @@ export function buildApp(s: Services) {
     .use(requestHead())
     .use(jsonBody(s.config.maxJsonBytes))
     .use(docsRoutes())
-    .use(dashboardRoutes())
+    .use(dashboardRoutes(storage ? storeOrigin(storage) : null))
     .use(healthRoutes(s.db, s.lance, s.config, s.metrics))
     .use(authRoutes(s.auth, new ClientAddresses(s.config.trustedProxies)))
     .use(ssoRoutes({ auth: s.auth, sso: s.sso, config: s.config, baseUrl: () => s.baseUrl.value, log: s.log }))

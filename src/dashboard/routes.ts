@@ -9,22 +9,29 @@ import css from "./dist/app.css" with { type: "text" };
 import js from "./dist/app.js" with { type: "text" };
 import { indexHtml } from "./page";
 
-// The page loads nothing from anywhere but ragd itself (the favicon is a data: URL).
-const SECURITY_HEADERS = {
-  "content-security-policy": "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "same-origin",
-};
-
-/** A handler answering with fixed text; assets carry a version in their URL, so they may be cached. */
-const serve = (body: string, type: string, cache: string) => () =>
-  new Response(body, { headers: { "content-type": type, "cache-control": cache, ...SECURITY_HEADERS } });
+/**
+ * The page loads nothing from anywhere but ragd itself (the favicon is a data: URL). On
+ * object storage, a file source's uploadUrl is a presigned PUT to the store, so the page
+ * may also connect to the store's origin (`storeOrigin`), and to nothing else.
+ */
+export function securityHeaders(storeOrigin: string | null): Record<string, string> {
+  const connect = storeOrigin ? `; connect-src 'self' ${storeOrigin}` : "";
+  return {
+    "content-security-policy": `default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'${connect}`,
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "same-origin",
+  };
+}
 
 const hidden = { detail: { hide: true } };
 const version = Bun.hash(js + css).toString(36);
 
 /** The dashboard's routes, as one Elysia instance for app.ts to `.use()`. */
-export function dashboardRoutes() {
+export function dashboardRoutes(storeOrigin: string | null = null) {
+  const headers = securityHeaders(storeOrigin);
+  /** A handler answering with fixed text; assets carry a version in their URL, so they may be cached. */
+  const serve = (body: string, type: string, cache: string) => () =>
+    new Response(body, { headers: { "content-type": type, "cache-control": cache, ...headers } });
   return new Elysia({ name: "dashboard" })
     .get("/", serve(indexHtml(version), "text/html; charset=utf-8", "no-cache"), hidden)
     .get("/assets/app.js", serve(js, "text/javascript; charset=utf-8", "public, max-age=31536000, immutable"), hidden)

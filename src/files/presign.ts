@@ -79,6 +79,11 @@ export function presignPut(
   });
 }
 
+/** The origin every presigned URL of the store has: what a page that uploads to it must be allowed. */
+export function storeOrigin(store: ObjectStorage): string {
+  return objectUrl(store, "").origin;
+}
+
 /** Path-style on a configured endpoint (what S3-compatible stores serve); virtual-hosted on AWS. */
 function objectUrl(store: ObjectStorage, key: string): URL {
   const path = key === "" ? "" : `/${key.split("/").map(uriEncode).join("/")}`;

@@ -43,13 +43,19 @@ export function uploadWithProgress<T>(o: UploadOptions): Promise<T> {
   });
 }
 
+/** ragd's own upload route, as signUploadUrl makes it: /uploads/<source id>?…&sig=… */
+const OWN_UPLOAD = /^\/uploads\/[0-9a-f-]{36}$/;
+
 /**
- * The upload URL made same-origin. ragd signs it with RAGD_PUBLIC_URL, which may
- * name the host differently from the address in the browser (127.0.0.1 versus
- * localhost); the signature covers path and query, and the page's CSP allows only
- * its own origin, so the bytes go to this origin with the signed path.
+ * Where the page PUTs a file source's bytes. ragd's own upload URL is made same-origin:
+ * ragd signs it with RAGD_PUBLIC_URL, which may name the host differently from the
+ * address in the browser (127.0.0.1 versus localhost); the signature covers path and
+ * query, and the page's CSP allows only its own origin, so the bytes go to this origin
+ * with the signed path. A presigned PUT to the object store (RAGD_STORAGE_URL) goes
+ * where it points: the CSP allows the store's origin, and the bucket's CORS rules must
+ * allow the PUT (README, Object storage).
  */
-export function sameOriginUploadUrl(uploadUrl: string): string {
-  const u = new URL(uploadUrl, location.href);
-  return `${u.pathname}${u.search}`;
+export function uploadTarget(uploadUrl: string, base: string = location.href): string {
+  const u = new URL(uploadUrl, base);
+  return OWN_UPLOAD.test(u.pathname) && u.searchParams.has("sig") ? `${u.pathname}${u.search}` : u.href;
 }

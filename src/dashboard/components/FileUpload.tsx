@@ -6,7 +6,7 @@ import { useRef, useState } from "preact/hooks";
 import type { ApiError } from "../api/client";
 import { sources } from "../api/endpoints";
 import type { Source } from "../api/types";
-import { sameOriginUploadUrl, uploadWithProgress, type UploadProgress } from "../api/upload";
+import { uploadTarget, uploadWithProgress, type UploadProgress } from "../api/upload";
 import { formatBytes } from "../lib/format";
 import { useApp } from "../lib/session";
 import { ProgressBar } from "./ProgressBar";
@@ -36,7 +36,7 @@ export function FileUpload({ pipelineId, onUploaded }: { pipelineId: string; onU
       if (!s.uploadUrl) throw new Error("the server gave no upload address");
       await uploadWithProgress({
         method: "PUT",
-        url: sameOriginUploadUrl(s.uploadUrl),
+        url: uploadTarget(s.uploadUrl),
         body: file,
         contentType: file.type || "application/octet-stream",
         onProgress: setProgress,
