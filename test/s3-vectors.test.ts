@@ -87,6 +87,26 @@ describe.skipIf(!haveRgw)("the vector store on Ceph RGW", () => {
     }
   }, 120_000);
 
+  test("a failed child's message never carries the store's secret", async () => {
+    const where = at("ann-fail");
+    // The child names the table it could not open: a table named like the secret puts the secret in its stderr.
+    const build = childProcess(where);
+    const conn = await openLance(where);
+    try {
+      const table = await conn.createTable(`t${crypto.randomUUID().slice(0, 8)}`, [{ id: "a", vector: [0, 1] }]);
+      const failure = await build(table, where.secretAccessKey!, 1).then(
+        () => null,
+        (err: Error) => err.message,
+      );
+      table.close();
+      expect(failure).toContain("index build exited with");
+      expect(failure).toContain("***");
+      expect(failure).not.toContain(where.secretAccessKey!);
+    } finally {
+      conn.close();
+    }
+  }, 120_000);
+
   test("processes whose first writes create the same tables at once all keep their rows", async () => {
     const where = at("create-race");
     // Several new tables at once: each one is a race between the processes.

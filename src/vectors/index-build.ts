@@ -43,6 +43,9 @@ export function childProcess(where: LanceLocation): IndexBuilder {
   // The child is told the tables' URI (no secret in it) and reads the settings from its environment.
   const location = typeof where === "string" ? where : lanceUri(where);
   const env = typeof where === "string" ? undefined : { ...process.env, [STORE_ENV]: JSON.stringify(where) };
+  // What the child printed goes into an error and the log: never with the store's secret in it.
+  const secret = typeof where === "string" ? null : where.secretAccessKey;
+  const shown = (text: string) => (secret ? text.replaceAll(secret, "***") : text);
   // A build outliving the server would write to a data directory nobody serves (or
   // that a test has removed): the server ends its children when it stops.
   const live = new Set<Bun.Subprocess>();
@@ -55,7 +58,7 @@ export function childProcess(where: LanceLocation): IndexBuilder {
     live.add(proc);
     try {
       const [code, err] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
-      if (code !== 0) throw new Error(`index build exited with ${code}: ${err.trim().slice(-500)}`);
+      if (code !== 0) throw new Error(`index build exited with ${code}: ${shown(err).trim().slice(-500)}`);
     } finally {
       live.delete(proc);
     }
