@@ -88,6 +88,8 @@ export interface Services {
   /** Set once the server listens: the base of upload URLs. */
   baseUrl: { value: string };
   timers: Timer[];
+  /** Housekeeping still running (the bucket's stale uploads being aborted): awaited at close. */
+  background: Set<Promise<unknown>>;
 }
 
 /**
@@ -189,15 +191,18 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   deliverer.start();
   if (config.backupDir)
     backups.schedule({ dir: config.backupDir, everyMs: config.backupEveryMs, keep: config.backupKeep });
+  const background = new Set<Promise<unknown>>();
   const housekeeping = () => {
     auth.pruneSessions();
     engine.pruneTasks();
     events.prune();
     // Multipart uploads a killed process left open in the bucket (files/orphans.ts).
-    if (storage)
-      void abortStaleUploads(storage).catch((err) =>
-        quiet.warn("could not abort stale uploads", { error: String(err) }),
-      );
+    if (storage) {
+      const aborting = abortStaleUploads(storage)
+        .catch((err) => quiet.warn("could not abort stale uploads", { error: String(err) }))
+        .finally(() => background.delete(aborting));
+      background.add(aborting);
+    }
   };
   housekeeping();
   // Index upkeep (compaction, full-text refresh, ANN training) is heavy on memory: while
@@ -261,6 +266,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     transfers,
     baseUrl,
     timers,
+    background,
   };
 }
 
@@ -268,6 +274,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
 export async function closeServices(s: Services): Promise<void> {
   s.events.closeStreams();
   for (const t of s.timers) clearInterval(t);
+  await Promise.allSettled(s.background);
   s.disk.stop();
   s.refresh.stop();
   await s.bucketUploads?.stop();

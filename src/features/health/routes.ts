@@ -1,8 +1,8 @@
 /** GET /healthz (alive), GET /readyz (can serve), GET /metrics (Prometheus). */
 import { Elysia, t } from "elysia";
 import type { Config } from "../../config";
-import { type ObjectStorage, objectStorage, storageKey } from "../../config-storage";
-import { presignUrl } from "../../files/presign";
+import { type ObjectStorage, objectStorage } from "../../config-storage";
+import { storeFails } from "../../files/probe";
 import type { Db } from "../../db/client";
 import { checkBackends } from "../../embed/health";
 import { modelsInUse } from "../../ingest/generations";
@@ -47,18 +47,8 @@ const STORE_TIMEOUT_MS = 3000;
 
 /** The object store of RAGD_STORAGE_URL answers a listing of ragd's prefix with ragd's keys. */
 async function storeCheck(storage: ObjectStorage): Promise<{ name: string; ok: boolean; error?: string }> {
-  const name = "object storage";
-  const query = { "list-type": "2", "max-keys": "1", prefix: storageKey(storage, "") };
-  const url = presignUrl(storage, { method: "GET", key: "", query, expiresInS: 60 });
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(STORE_TIMEOUT_MS) });
-    await res.body?.cancel();
-    if (res.ok) return { name, ok: true };
-    return { name, ok: false, error: `s3://${storage.bucket} answered ${res.status} to a listing` };
-  } catch (err) {
-    const why = (err as Error).name === "TimeoutError" ? `no answer in ${STORE_TIMEOUT_MS / 1000} s` : "unreachable";
-    return { name, ok: false, error: `s3://${storage.bucket} at ${storage.endpoint ?? "AWS S3"}: ${why}` };
-  }
+  const why = await storeFails(storage, STORE_TIMEOUT_MS);
+  return why === null ? { name: "object storage", ok: true } : { name: "object storage", ok: false, error: why };
 }
 
 /** Not ready while the data directory's disk has less than RAGD_MIN_FREE_MB free. */
