@@ -14,7 +14,8 @@ let fake: FakeOllama;
 let c: Client;
 
 beforeAll(async () => {
-  await f.open({ fetchAllow: ["127.0.0.1"] });
+  // The replacement test queries as fast as it can: the per-key rate limit is not what it checks.
+  await f.open({ fetchAllow: ["127.0.0.1"], queryRate: 100_000, queryBurst: 100_000 });
   ({ fake, c } = f);
 });
 afterAll(() => f.close());
