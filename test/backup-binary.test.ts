@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "no
 import { join } from "node:path";
 import { CONTROL_HEADER, readControlFile } from "../src/features/backup/control";
 import { tempDir } from "./support/app";
-import { BINARY, ensureBinary, type RunningBinary, runCli, startBinary } from "./support/binary";
+import { BINARY, ensureBinary, type RunningBinary, runCli, startBinary, signUp } from "./support/binary";
 import { waitFor } from "./support/wait";
 
 const root = tempDir("ragd-backup-bin-");
@@ -40,15 +40,7 @@ async function answers(s: RunningBinary): Promise<unknown[]> {
 beforeAll(async () => {
   await ensureBinary();
   server = await startBinary(dirA);
-  expect(
-    (
-      await server.http("/api/auth/signup", {
-        method: "POST",
-        json: { email: "b@example.com", password: "correct horse battery" },
-        jar,
-      })
-    ).status,
-  ).toBe(201);
+  expect(await signUp(server, "b@example.com", jar)).toBe(201);
   const p = (await server.http("/api/rag/pipelines", { method: "POST", json: { name: "Help" }, jar })).body.id;
   pipelineId = p;
   const topics = ["billing address", "refund policy", "password reset", "shipping abroad", "gift cards", "invoices"];

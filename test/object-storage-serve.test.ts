@@ -12,7 +12,7 @@ import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { ObjectStorage } from "../src/config-storage";
 import { tempDir } from "./support/app";
-import { ensureBinary, type RunningBinary, startBinary } from "./support/binary";
+import { ensureBinary, type RunningBinary, startBinary, signUp } from "./support/binary";
 import { haveRgw, NO_RGW, startRgw, type TestRgw } from "./support/rgw";
 import { waitFor } from "./support/wait";
 
@@ -78,15 +78,7 @@ describe.skipIf(!haveRgw)("ragd serve on object storage (Ceph RGW)", () => {
   });
 
   test("ingests a text source and a file uploaded straight to the store, without another call", async () => {
-    expect(
-      (
-        await server.http("/api/auth/signup", {
-          method: "POST",
-          json: { email: "o@example.com", password: "correct horse battery" },
-          jar,
-        })
-      ).status,
-    ).toBe(201);
+    expect(await signUp(server, "o@example.com", jar)).toBe(201);
     pipelineId = (await server.http("/api/rag/pipelines", { method: "POST", json: { name: "Coast" }, jar })).body.id;
     key = (
       await server.http(`/api/rag/pipelines/${pipelineId}/keys`, {

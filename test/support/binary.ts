@@ -32,6 +32,16 @@ export interface RunningBinary {
   ): Promise<{ status: number; body: any; headers: Headers }>;
 }
 
+/** Signs `email` up on the server (password "correct horse battery"), keeping the session in `jar`; the reply's status. */
+export async function signUp(server: RunningBinary, email: string, jar: { cookie?: string }): Promise<number> {
+  const r = await server.http("/api/auth/signup", {
+    method: "POST",
+    json: { email, password: "correct horse battery" },
+    jar,
+  });
+  return r.status;
+}
+
 /** Starts `ragd serve --port 0` and waits (up to `timeoutMs`) for its "listening" log line. */
 export async function startBinary(
   dataDir: string,
