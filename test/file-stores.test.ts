@@ -253,3 +253,46 @@ for (const [name, available, start] of subjects) {
     });
   });
 }
+
+describe.skipIf(!haveRgw)("the bucket's staging area for clients' own uploads", () => {
+  let s: Subject;
+  let store: ObjectFileStore;
+  beforeAll(async () => {
+    s = await inBucket();
+    store = s.store as ObjectFileStore;
+  }, 300_000);
+
+  /** A client's PUT through the URL ragd hands out. */
+  const clientPut = async (col: string, doc: string, data: Uint8Array) =>
+    (
+      await fetch(store.uploadUrl(col, doc, data.byteLength, 60), {
+        method: "PUT",
+        body: new Blob([data as Uint8Array<ArrayBuffer>]),
+      })
+    ).status;
+
+  test("the upload URL writes the staged key, not the kept file; keepStaged copies one version", async () => {
+    const [col, doc] = [id(), id()];
+    expect(await clientPut(col, doc, bytes(100, 1))).toBe(200);
+    expect(await store.listFiles(col)).toEqual([]);
+    const staged = await store.listStaged();
+    expect(staged.filter((f) => f.collectionId === col)).toMatchObject([{ documentId: doc, size: 100 }]);
+    const saved = await store.keepStaged(col, doc, 100);
+    expect(saved).toEqual({ size: 100, hash: sha256(bytes(100, 1)) });
+    // Another PUT through the same URL reaches the staged key only.
+    expect(await clientPut(col, doc, bytes(100, 2))).toBe(200);
+    expect(await readStoredFile(store.readLocation(col, doc))).toEqual(bytes(100, 1));
+    await store.removeStaged(col, doc);
+    expect((await store.listStaged()).filter((f) => f.collectionId === col)).toEqual([]);
+  });
+
+  test("removing a collection removes its staged uploads too", async () => {
+    const [gone, kept] = [id(), id()];
+    expect(await clientPut(gone, id(), bytes(10, 3))).toBe(200);
+    expect(await clientPut(kept, id(), bytes(10, 4))).toBe(200);
+    await store.removeCollection(gone);
+    const left = (await store.listStaged()).map((f) => f.collectionId);
+    expect(left).toContain(kept);
+    expect(left).not.toContain(gone);
+  });
+});

@@ -31,6 +31,8 @@ describe.skipIf(!haveRgw)("ragd serve on object storage (Ceph RGW)", () => {
   const jar: { cookie?: string } = {};
   let pipelineId = "";
   let key = "";
+  /** The file source of the first test, with the URL it was uploaded through. */
+  let firstFile = { id: "", uploadUrl: "" };
 
   beforeAll(async () => {
     await ensureBinary();
@@ -107,7 +109,7 @@ describe.skipIf(!haveRgw)("ragd serve on object storage (Ceph RGW)", () => {
     expect(file.status).toBe(201);
     expect(file.body.status).toBe("awaiting_upload");
     // The URL is the store's own, bound to the declared size.
-    expect(file.body.uploadUrl).toStartWith(`${store.endpoint}/${store.bucket}/${PREFIX}/files/${pipelineId}/`);
+    expect(file.body.uploadUrl).toStartWith(`${store.endpoint}/${store.bucket}/${PREFIX}/uploads/${pipelineId}/`);
     const wrongSize = await fetch(file.body.uploadUrl, { method: "PUT", body: `${FILE_TEXT}!` });
     expect(wrongSize.status).toBe(403);
     const put = await fetch(file.body.uploadUrl, { method: "PUT", body: bytes });
@@ -116,6 +118,7 @@ describe.skipIf(!haveRgw)("ragd serve on object storage (Ceph RGW)", () => {
     for (const id of [text.body.id, file.body.id])
       await waitFor(`source ${id} ready`, async () => (await source(id)).status === "ready", 60_000, 250);
     expect((await source(file.body.id)).chunkCount).toBeGreaterThan(0);
+    firstFile = { id: file.body.id, uploadUrl: file.body.uploadUrl };
     const hits = await query("lighthouse tide tables");
     expect(hits.status).toBe(200);
     expect(hits.body.results[0].content).toContain("lighthouse keeper");
@@ -130,6 +133,8 @@ describe.skipIf(!haveRgw)("ragd serve on object storage (Ceph RGW)", () => {
     const tables = await keysUnder(`${PREFIX}/lance/`);
     expect(tables.some((k) => k.includes(pipelineId.replaceAll("-", "")))).toBe(true);
     expect((await keysUnder(`${PREFIX}/files/${pipelineId}/`)).length).toBe(1);
+    // The client's upload was copied to the kept file and its staged object removed.
+    expect(await keysUnder(`${PREFIX}/uploads/`)).toEqual([]);
     expect(existsSync(join(dataDir, "lance"))).toBe(false);
     expect(existsSync(join(dataDir, "files"))).toBe(false);
     expect(readdirSync(dataDir)).toContain("ragd.db");
@@ -146,6 +151,26 @@ describe.skipIf(!haveRgw)("ragd serve on object storage (Ceph RGW)", () => {
     return r.body as { id: string; uploadUrl: string };
   };
 
+  test("a second PUT to a taken source's URL changes nothing ragd keeps, and its object goes", async () => {
+    const kept = `${PREFIX}/files/${pipelineId}/${firstFile.id}`;
+    const before = await source(firstFile.id);
+    expect(before.status).toBe("ready");
+    // Other bytes of the declared size: the signed Content-Length lets them through.
+    const other = FILE_TEXT.replace("lighthouse", "LIGHTHOUSE");
+    expect(other).not.toBe(FILE_TEXT);
+    expect((await fetch(firstFile.uploadUrl, { method: "PUT", body: other })).status).toBe(200);
+    await waitFor(
+      "the second PUT removed",
+      async () => (await keysUnder(`${PREFIX}/uploads/`)).length === 0,
+      30_000,
+      250,
+    );
+    expect(await s3.file(kept).text()).toBe(FILE_TEXT);
+    const after = await source(firstFile.id);
+    expect(after.status).toBe("ready");
+    expect(after.chunkCount).toBe(before.chunkCount);
+  }, 60_000);
+
   test("the same file uploaded again fails its source, saying so, and its object goes", async () => {
     const again = await newFileSource(new TextEncoder().encode(FILE_TEXT));
     expect((await fetch(again.uploadUrl, { method: "PUT", body: FILE_TEXT })).status).toBe(200);
@@ -160,6 +185,12 @@ describe.skipIf(!haveRgw)("ragd serve on object storage (Ceph RGW)", () => {
     );
     expect(failed.error).toContain("the same file is already here");
     expect(await keysUnder(`${PREFIX}/files/${pipelineId}/${again.id}`)).toEqual([]);
+    await waitFor(
+      "its staged object removed",
+      async () => (await keysUnder(`${PREFIX}/uploads/`)).length === 0,
+      10_000,
+      250,
+    );
   }, 60_000);
 
   test("an upload that ends while ragd is stopped is taken after its restart; an object no row names goes", async () => {
@@ -171,11 +202,20 @@ describe.skipIf(!haveRgw)("ragd serve on object storage (Ceph RGW)", () => {
     // What a crash between storing a file and committing its row leaves: an object no row names.
     const stray = `${PREFIX}/files/${pipelineId}/${crypto.randomUUID()}`;
     await s3.write(stray, "left by a crash");
+    // And an upload for a source that no longer exists.
+    const strayUpload = `${PREFIX}/uploads/${pipelineId}/${crypto.randomUUID()}`;
+    await s3.write(strayUpload, "for a source deleted meanwhile");
     server = await start();
     await waitFor("the late upload ready", async () => (await source(late.id)).status === "ready", 60_000, 250);
     const kept = await keysUnder(`${PREFIX}/files/${pipelineId}/`);
     expect(kept).not.toContain(stray);
     expect(kept).toContain(`${PREFIX}/files/${pipelineId}/${late.id}`);
+    await waitFor(
+      "the staging area emptied",
+      async () => (await keysUnder(`${PREFIX}/uploads/`)).length === 0,
+      10_000,
+      250,
+    );
   }, 120_000);
 
   test("the documents API's file form stores its file in the bucket; a replaced or refused one leaves no object", async () => {

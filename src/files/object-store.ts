@@ -1,8 +1,9 @@
 /**
  * Uploaded files in an S3-compatible bucket (the FileStore of store.ts), under
  * `<prefix>/files/<collection id>/<document id>`: `ragd serve`'s store with RAGD_STORAGE_URL
- * set (docs/ARCHITECTURE.md, Object storage). A file source's client PUTs its file here
- * itself, through a presigned URL (uploadUrl).
+ * set (docs/ARCHITECTURE.md, Object storage). A file source's client PUTs its file
+ * itself, through a presigned URL (uploadUrl), to `<prefix>/uploads/…`, from where ragd
+ * copies it (keepStaged).
  *
  * Bytes stream to the store as they arrive, hashed on the way, and at most one part is
  * held in memory: a file that fits in one part is one PUT once it has all arrived (so
@@ -16,6 +17,20 @@ import { storageKey } from "../config-storage";
 import { presignPut, presignUrl } from "./presign";
 import { abortUpload, completeUpload, createUpload, uploadPart } from "./s3-multipart";
 import { checkIds, copyLimited, type FileStore, isStoreId, type SavedFile } from "./store";
+
+/** Where clients' own uploads land before ragd takes them (uploadUrl, keepStaged). */
+export const STAGED_AREA = "uploads/";
+
+/** A client's upload waiting in the staging area. */
+export interface StagedFile {
+  collectionId: string;
+  documentId: string;
+  size: number;
+  /** When it was written (ms since the epoch). */
+  modified: number;
+}
+
+const modifiedAt = (o: { lastModified?: string | Date }) => new Date(o.lastModified ?? 0).getTime();
 
 /** S3 refuses parts under 5 MiB (but the last). */
 export const MIN_PART_BYTES = 5 * 1024 * 1024;
@@ -74,31 +89,47 @@ export class ObjectFileStore implements FileStore {
     return presignUrl(this.storage, { method: "GET", key, expiresInS: READ_GRANT_S });
   }
 
-  /** The size of a document's stored file, or null while there is none. */
-  async sizeOf(collectionId: string, documentId: string): Promise<number | null> {
-    const file = this.s3.file(this.keyOf(collectionId, documentId));
-    try {
-      return (await file.stat()).size;
-    } catch (err) {
-      if ((err as { code?: string }).code === "NoSuchKey" || !(await file.exists())) return null;
-      throw err;
-    }
-  }
-
-  /** SHA-256 (hex) of a document's stored file, read as a stream. */
-  async hashOf(collectionId: string, documentId: string): Promise<string> {
-    const hasher = new Bun.CryptoHasher("sha256");
-    const body = this.s3.file(this.keyOf(collectionId, documentId)).stream();
-    for await (const part of body as unknown as AsyncIterable<Uint8Array>) hasher.update(part);
-    return hasher.digest("hex");
+  /** Where a client's own upload of a document's file lands (uploadUrl), apart from the file ragd keeps. */
+  stagedKeyOf(collectionId: string, documentId: string): string {
+    checkIds(collectionId, documentId);
+    return storageKey(this.storage, `${STAGED_AREA}${collectionId}/${documentId}`);
   }
 
   /**
    * A URL the client PUTs the document's file to itself: exactly `size` bytes, until
-   * `expiresInS` from now (presign.ts).
+   * `expiresInS` from now (presign.ts). It writes the staged key, never the kept file:
+   * keepStaged() copies what arrived, so a later PUT to the same URL changes nothing kept.
    */
   uploadUrl(collectionId: string, documentId: string, size: number, expiresInS: number): string {
-    return presignPut(this.storage, this.keyOf(collectionId, documentId), { contentLength: size, expiresInS });
+    return presignPut(this.storage, this.stagedKeyOf(collectionId, documentId), { contentLength: size, expiresInS });
+  }
+
+  /** Every file clients have put in the staging area and ragd has not taken or removed yet. */
+  async listStaged(): Promise<StagedFile[]> {
+    const prefix = storageKey(this.storage, STAGED_AREA);
+    const out: StagedFile[] = [];
+    await this.eachPage({ prefix }, (page) => {
+      for (const o of page.contents ?? []) {
+        const [collectionId, documentId, ...rest] = o.key.slice(prefix.length).split("/");
+        if (rest.length || !isStoreId(collectionId ?? "") || !isStoreId(documentId ?? "")) continue;
+        out.push({ collectionId: collectionId!, documentId: documentId!, size: o.size ?? 0, modified: modifiedAt(o) });
+      }
+    });
+    return out;
+  }
+
+  /**
+   * Copies a staged file to the document's kept file: read once (one version of it,
+   * whatever PUTs follow), stored and hashed as save() does. The staged object stays
+   * until removeStaged(), so a copy whose taking fails can be made again.
+   */
+  keepStaged(collectionId: string, documentId: string, limit: number): Promise<SavedFile> {
+    const staged = this.s3.file(this.stagedKeyOf(collectionId, documentId));
+    return this.save(collectionId, documentId, staged.stream(), limit);
+  }
+
+  async removeStaged(collectionId: string, documentId: string): Promise<void> {
+    await this.s3.delete(this.stagedKeyOf(collectionId, documentId));
   }
 
   async remove(collectionId: string, documentId: string): Promise<void> {
@@ -107,10 +138,12 @@ export class ObjectFileStore implements FileStore {
 
   async removeCollection(collectionId: string): Promise<void> {
     checkIds(collectionId);
-    const prefix = storageKey(this.storage, `files/${collectionId}/`);
     // Deleting while listing would shift the pages: list first, then delete.
     const keys: string[] = [];
-    await this.eachPage({ prefix }, (page) => keys.push(...(page.contents ?? []).map((o) => o.key)));
+    for (const area of ["files/", STAGED_AREA]) {
+      const prefix = storageKey(this.storage, `${area}${collectionId}/`);
+      await this.eachPage({ prefix }, (page) => keys.push(...(page.contents ?? []).map((o) => o.key)));
+    }
     for (const key of keys) await this.s3.delete(key);
   }
 

@@ -1,19 +1,25 @@
 /**
  * File sources on object storage (docs/ARCHITECTURE.md, Object storage): the client PUTs
  * its file to the store itself, through a presigned URL bound to the declared size, and
- * ragd notices the finished upload without another call. Every source it handed such a
- * URL to is watched: a HEAD of its key every couple of seconds until the object is
- * there, then the same completion as an upload through ragd (SourceService.finishUpload).
+ * ragd notices the finished upload without another call. The URL writes a staged key
+ * (ObjectFileStore.uploadUrl); every couple of seconds one listing of the staging area
+ * finds what arrived, and the database says what each object is: the file of a source
+ * awaiting it, with the declared size, is copied to the file ragd keeps and taken as an
+ * upload through ragd would be (SourceService.finishUpload); anything else (a second PUT
+ * after ragd took the first, a source deleted meanwhile, another size) is removed. A PUT
+ * to the URL can therefore never change a file ragd has taken.
  *
- * A source stays watched until its grant has run out and an hour more (a PUT started
- * in time may run long), as files/orphans.ts counts; after that it keeps waiting as on
- * disk, where an expired URL is refused and the client creates the source again. At
- * start the sources still waiting within that window are watched again.
+ * The staging area is listed while some grant may still bring a file: until the last
+ * grant has run out and an hour more (a PUT started in time may run long), as
+ * files/orphans.ts counts; after that a source keeps waiting as on disk, where an
+ * expired URL is refused and the client creates the source again. At start it is listed
+ * once, and on while the sources still waiting from before are within that window; and
+ * hourly whatever the grants, for what a PUT that outlasted its window left.
  */
 import type { Db } from "../../db/client";
 import { failAwaitingUpload, findDocumentById, listAwaitingUploads } from "../../db/repo/documents";
 import type { DocumentRow } from "../../db/schema";
-import type { ObjectFileStore } from "../../files/object-store";
+import type { ObjectFileStore, StagedFile } from "../../files/object-store";
 import { STALE_UPLOAD_MS } from "../../files/orphans";
 import { UPLOAD_TTL_MS } from "../../files/signing";
 import type { SavedFile } from "../../files/store";
@@ -22,18 +28,12 @@ import { recordSourceEvent } from "../../ingest/events";
 import type { Logger } from "../../log";
 import { throttledLogger } from "../../log-throttle";
 
-/** How often the watched keys are looked at: within a few seconds of an upload's end. */
+/** How often the staging area is listed: an upload is noticed within a few seconds of its end. */
 const POLL_MS = 2000;
-/** How long after its grant runs out a source is still watched. */
+/** Outside grants, what a straggling PUT may still leave is looked for this often. */
+const SWEEP_MS = 3600_000;
+/** How long after its grant runs out an upload may still arrive. */
 const GRACE_MS = STALE_UPLOAD_MS - UPLOAD_TTL_MS;
-
-interface Watched {
-  collectionId: string;
-  /** The declared size, which the URL binds; a store that ignores signed headers is checked here. */
-  size: number;
-  /** Watched until then (ms). */
-  until: number;
-}
 
 export interface BucketUploadDeps {
   db: Db;
@@ -47,7 +47,10 @@ export interface BucketUploadDeps {
 }
 
 export class BucketUploads {
-  private readonly watched = new Map<string, Watched>();
+  /** The staging area is listed until then (ms): the last grant's end, and the grace after it. */
+  private listUntil = 0;
+  /** When the last listing began (ms). */
+  private lastPoll = 0;
   private readonly quiet: Logger;
   private timer: Timer | null = null;
   private polling: Promise<void> | null = null;
@@ -56,20 +59,22 @@ export class BucketUploads {
     this.quiet = throttledLogger(d.log);
   }
 
-  /** The upload URL of a new file source, until `expires` (ms); the source is watched from now on. */
+  /** The upload URL of a new file source, until `expires` (ms); the staging area is listed until then. */
   grant(row: DocumentRow, expires: number): string {
-    this.watch(row, expires);
+    this.listUntil = Math.max(this.listUntil, expires + GRACE_MS);
     const expiresInS = Math.max(1, Math.round((expires - Date.now()) / 1000));
     return this.d.files.uploadUrl(row.collectionId, row.id, row.fileSize!, expiresInS);
   }
 
-  /** Watches the sources still waiting from before a restart, and starts looking. */
+  /** Lists the staging area once now, and on while grants from before a restart may still bring files. */
   start(): void {
     const since = new Date(Date.now() - STALE_UPLOAD_MS).toISOString();
     for (const row of listAwaitingUploads(this.d.db, since))
-      if (row.type === "file" && row.fileSize !== null)
-        this.watch(row, new Date(row.createdAt).getTime() + UPLOAD_TTL_MS);
-    this.timer = setInterval(() => this.poll(), POLL_MS);
+      this.listUntil = Math.max(this.listUntil, new Date(row.createdAt).getTime() + STALE_UPLOAD_MS);
+    this.timer = setInterval(() => {
+      if (Date.now() <= this.listUntil || Date.now() - this.lastPoll >= SWEEP_MS) void this.poll();
+    }, POLL_MS);
+    void this.poll();
   }
 
   async stop(): Promise<void> {
@@ -78,55 +83,50 @@ export class BucketUploads {
     await this.polling;
   }
 
-  /** One look at every watched key; a look still running is not doubled. */
+  /** One listing of the staging area, each object taken or removed; a look still running is not doubled. */
   poll(): Promise<void> {
-    this.polling ??= this.lookAll().finally(() => {
-      this.polling = null;
-    });
+    if (this.polling) return this.polling;
+    this.lastPoll = Date.now();
+    this.polling = this.lookAll()
+      .catch((err) => this.quiet.warn("could not list the uploads in the object store", { error: String(err) }))
+      .finally(() => {
+        this.polling = null;
+      });
     return this.polling;
   }
 
-  private watch(row: DocumentRow, expires: number): void {
-    this.watched.set(row.id, { collectionId: row.collectionId, size: row.fileSize!, until: expires + GRACE_MS });
-  }
-
   private async lookAll(): Promise<void> {
-    for (const [id, w] of [...this.watched]) {
+    for (const staged of await this.d.files.listStaged()) {
       if (this.timer === null) return;
       try {
-        await this.look(id, w);
+        await this.look(staged);
       } catch (err) {
-        this.quiet.warn("could not look for a file uploaded to the object store", { error: String(err) });
+        this.quiet.warn("could not take a file uploaded to the object store", { error: String(err) });
       }
-      if (Date.now() > w.until) this.watched.delete(id);
     }
   }
 
-  private async look(id: string, w: Watched): Promise<void> {
-    const doc = findDocumentById(this.d.db, id);
-    if (doc && doc.status !== "awaiting_upload") {
-      this.watched.delete(id);
-      return;
-    }
-    const size = await this.d.files.sizeOf(w.collectionId, id);
-    if (size === null) return;
-    // Deleted while its grant still runs: what arrives for it is not kept.
-    if (!doc) return this.d.files.remove(w.collectionId, id);
-    if (size !== w.size) {
+  private async look({ collectionId, documentId, size }: StagedFile): Promise<void> {
+    const doc = findDocumentById(this.d.db, documentId);
+    const waiting = doc?.collectionId === collectionId && doc.type === "file" && doc.status === "awaiting_upload";
+    // A source deleted while its grant ran, or a PUT after ragd took the file: what came is not kept.
+    if (!doc || !waiting) return this.d.files.removeStaged(collectionId, documentId);
+    if (size !== doc.fileSize) {
       // A store that ignored the signed Content-Length: the source keeps waiting for the right file.
-      await this.d.files.remove(w.collectionId, id);
-      this.d.log.warn("an upload of the wrong size was removed", { sourceId: id, declared: w.size, size });
+      await this.d.files.removeStaged(collectionId, documentId);
+      this.d.log.warn("an upload of the wrong size was removed", { sourceId: doc.id, declared: doc.fileSize, size });
       return;
     }
-    const hash = await this.d.files.hashOf(w.collectionId, id);
+    // Copied before it is taken, and removed after: a failure in between leaves it for the next look.
+    const saved = await this.d.files.keepStaged(collectionId, documentId, size);
     try {
-      await this.d.finish(doc, { size, hash });
+      await this.d.finish(doc, saved);
     } catch (err) {
       // Refused (the same file is here already): the client hears it from the source's status.
       if (!(err instanceof AppError)) throw err;
-      this.refuse(id, err.message);
+      this.refuse(doc.id, err.message);
     }
-    this.watched.delete(id);
+    await this.d.files.removeStaged(collectionId, documentId);
   }
 
   private refuse(id: string, message: string): void {
