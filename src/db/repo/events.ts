@@ -4,7 +4,7 @@
  */
 import { and, asc, desc, eq, gt, inArray, lte, sql } from "drizzle-orm";
 import type { Db } from "../client";
-import { statement } from "../prepared";
+import { once, ph, statement } from "../prepared";
 import {
   events,
   type EventRow,
@@ -129,14 +129,18 @@ export function insertDelivery(
 
 /** Events of a collection after `afterId`, oldest first. */
 export function eventsAfter(db: Db, collectionId: string, afterId: number, limit: number): EventRow[] {
-  return db
+  return once(db, eventPage).all({ collectionId, afterId, limit });
+}
+
+/** An event stream reads a page after each commit of its pipeline's events: prepared once. */
+const eventPage = (db: Db) =>
+  db
     .select()
     .from(events)
-    .where(and(eq(events.collectionId, collectionId), gt(events.id, afterId)))
+    .where(and(eq(events.collectionId, ph("collectionId")), gt(events.id, ph("afterId"))))
     .orderBy(asc(events.id))
-    .limit(limit)
-    .all();
-}
+    .limit(sql.placeholder("limit"))
+    .prepare();
 
 /** The oldest event id a collection still keeps; null when it keeps none. */
 export function oldestEventId(db: Db, collectionId: string): number | null {

@@ -56,9 +56,13 @@ export function eventStream(
           controller.enqueue(frame(null, "stream.reset", { lastEventId: Number(lastEventId), oldestEventId: oldest }));
         }
         let sending = false;
+        // Whether the log may hold events not sent yet: set by each notification, cleared
+        // by a read that found the end. pull() comes after every chunk the client takes,
+        // and a read of the log for each cost the server as much as the events themselves.
+        let behind = true;
         send = () => {
           // enqueue() may call pull() at once: one reader of the log at a time.
-          if (sending) return;
+          if (sending || !behind) return;
           sending = true;
           try {
             // Behind a slow reader, wait for pull() rather than buffer without bound.
@@ -68,18 +72,25 @@ export function eventStream(
                 cursor = row.id;
                 controller.enqueue(frame(row.id, row.type, presentEvent(row)));
               }
-              if (rows.length < PAGE) break;
+              if (rows.length < PAGE) {
+                behind = false;
+                break;
+              }
             }
           } finally {
             sending = false;
           }
         };
-        const unsubscribe = notifier.subscribe(collectionId, send);
+        const wake = () => {
+          behind = true;
+          send();
+        };
+        const unsubscribe = notifier.subscribe(collectionId, wake);
         const heartbeat = setInterval(() => {
           // A change made by another process (`ragd user disable`) is seen here.
           if (!alive()) return stop();
           controller.enqueue(encoder.encode(": heartbeat\n\n"));
-          send();
+          wake();
         }, HEARTBEAT_MS);
         stop = () => {
           unsubscribe();
