@@ -2,13 +2,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Table } from "@lancedb/lancedb";
+import { MatchQuery, type Table } from "@lancedb/lancedb";
 import { sentenceOf, topicsFor } from "../bench/vocab";
 import { BUILTIN_DIMENSIONS, embedBuiltin } from "../src/embed/builtin";
 import { type AnnProbes, annIndexFor, probesForRows, vectorIndexes } from "../src/vectors/ann";
 import { openLance, type LanceConnection } from "../src/vectors/connection";
+import { candidateQuery } from "../src/vectors/lexical-candidates";
 import { searchTable, type TableSearch } from "../src/vectors/search";
 import { VectorStore, type ChunkRow } from "../src/vectors/store";
+import { rowsToArrow } from "../src/vectors/tables";
 
 // A built-in table with the IVF_PQ index of the 1M-row step (ann.ts), 200 partitions on
 // 10,000 topical rows (bench/vocab.ts, 100 topics). Partitions of 50 rows hold a topic's
@@ -216,5 +218,33 @@ describe("lexical candidates", () => {
     );
     const truth = exactTop(q.vector, 10);
     expect(hits.filter((h) => truth.includes(`${h.documentId}:${h.chunkIndex}`)).length).toBeGreaterThanOrEqual(8);
+  });
+
+  // Last: it adds rows the tests above do not expect.
+  test("rows outside the full-text index are not tokenised for the candidates, and the vector search still finds them", async () => {
+    const text = "zephyr quokka marmalade lighthouse";
+    const tail: ChunkRow[] = Array.from({ length: 300 }, (_, i) => {
+      const t = i === 0 ? text : sentenceOf(rnd, 20, TOPICS[i % TOPICS.length]!);
+      return {
+        id: `tail${i}:0`,
+        documentId: `tail${i}`,
+        chunkIndex: 0,
+        text: t,
+        start: 0,
+        end: t.length,
+        vector: embedBuiltin(t),
+      };
+    });
+    await table.add(rowsToArrow(tail));
+    const fts = (await table.listIndices()).find((i) => i.indexType === "FTS");
+    expect(fts?.numUnindexedRows).toBe(300);
+    // A full-text query of the table as it stands would scan those rows one by one...
+    const all = await table.query().fullTextSearch(new MatchQuery("zephyr quokka", "text")).explainPlan();
+    expect(all).toContain("FlatMatchQuery");
+    // ...the candidates' query does not.
+    expect(await candidateQuery(table, "zephyr quokka", 300, null).explainPlan()).not.toContain("FlatMatchQuery");
+    // The vector search reads the rows outside the ANN index exactly: the new row is found first.
+    const hits = await searchTable(table, { mode: "vector", text, vector: embedBuiltin(text), topK: 5 }, probes);
+    expect(hits[0]?.documentId).toBe("tail0");
   });
 });

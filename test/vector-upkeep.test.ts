@@ -183,6 +183,58 @@ describe("ANN index as a table grows", () => {
   });
 });
 
+describe("keyword search while an index trains", () => {
+  test("past the refresh limit it leaves the unrefreshed tail out, the vector search does not; after the training it is back", async () => {
+    const c = crypto.randomUUID();
+    const name = VectorStore.tableName(c, 1);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const builder: IndexBuilder = async (table, tableName, n) => {
+      await gate;
+      await inProcess(table, tableName, n);
+    };
+    const store = new VectorStore(conn, { annThreshold: 300, ftsTailRows: 50, indexBuilder: builder });
+    const maintainer = (store as unknown as { maintainer: Maintainer }).maintainer;
+    const write = (from: number, n: number, word: string) =>
+      store.replaceDocuments(
+        c,
+        1,
+        [],
+        Array.from({ length: n }, (_, k) => chunk(from + k, draw(), `${word} row ${from + k}`)),
+        { appendedAreNew: true },
+      );
+    const keyword = async (word: string) =>
+      (await store.search(c, 1, { mode: "keyword", text: word, topK: 100 })).map((h) => h.documentId);
+    try {
+      await write(0, 400, "plain");
+      const build = store.maintain();
+      while (!store.indexBuilding) await Bun.sleep(1);
+      // A short tail is still read by every keyword search.
+      await write(400, 10, "yak");
+      await store.refreshTails();
+      expect(maintainer.indexedTextOnly(name)).toBe(false);
+      expect((await keyword("yak")).length).toBe(10);
+      // Past the limit it is left out until the training ends (a refresh would cost the training its commit).
+      const zebra = draw();
+      await write(410, 59, "zebra");
+      await store.replaceDocuments(c, 1, [], [chunk(469, zebra, "zebra row 469")], { appendedAreNew: true });
+      await store.refreshTails();
+      expect(maintainer.indexedTextOnly(name)).toBe(true);
+      expect(await keyword("zebra")).toEqual([]);
+      expect(await keyword("plain")).not.toEqual([]);
+      const [nearest] = await store.search(c, 1, { mode: "vector", text: "zebra", vector: zebra, topK: 1 });
+      expect(nearest?.documentId).toBe("d469");
+      release();
+      await build;
+      expect(maintainer.indexedTextOnly(name)).toBe(false);
+      expect((await keyword("zebra")).length).toBe(60);
+    } finally {
+      release();
+      store.close();
+    }
+  }, 60_000);
+});
+
 describe("ANN training in a child process", () => {
   const fill = async (store: VectorStore, c: string, n: number) =>
     store.replaceDocuments(

@@ -32,15 +32,7 @@ export async function lexicalCandidates(
 ): Promise<Ranked[]> {
   const words = matchableText(text);
   if (!words) return [];
-  // The matches bring their vectors: one read, where reading them by row id after the
-  // full-text search took a second (bench/lexical-stages.ts).
-  let q = table
-    .query()
-    .fullTextSearch(new MatchQuery(words, "text"))
-    .select(["_rowid", "_score", "vector"])
-    .limit(count);
-  if (filter) q = q.where(filter);
-  const found = await q.toArrow();
+  const found = await candidateQuery(table, words, count, filter).toArrow();
   if (found.numRows === 0) return [];
   // The hit columns of the best alone: at 1M rows, 300 matches with their vectors took
   // 15 ms, with the hit columns as well 37 (bench/lexical.ts).
@@ -53,6 +45,28 @@ export async function lexicalCandidates(
   const score = new Map(best.map((b) => [b.rowId, b.score]));
   const ids = rowIdsOf(rows);
   return hitsOf(rows, (i) => score.get(ids[i]!) ?? 0).sort((a, b) => b.score - a.score);
+}
+
+/**
+ * The full-text query of the candidates: indexed rows only. Rows the full-text index does
+ * not hold yet are tokenised again by every query that reads them (maintain.ts), and a
+ * table whose index retrains gets no refresh until the training ends, so its tail grows
+ * with ingestion (docs/ARCHITECTURE.md, Search). The candidates can do without it: the
+ * vector search they join reads every row outside the ANN index exactly, and a row
+ * outside the full-text index is outside the ANN index too (upkeep's optimize() folds new
+ * rows into both at once), but for the rows written between a pass and the snapshot a
+ * new index trains on, until the next pass.
+ */
+export function candidateQuery(table: Table, words: string, count: number, filter: string | null) {
+  // The matches bring their vectors: one read, where reading them by row id after the
+  // full-text search took a second (bench/lexical-stages.ts).
+  const q = table
+    .query()
+    .fullTextSearch(new MatchQuery(words, "text"))
+    .fastSearch()
+    .select(["_rowid", "_score", "vector"])
+    .limit(count);
+  return filter ? q.where(filter) : q;
 }
 
 /** The `limit` rows of `found` (with `_rowid` and `vector`) nearest to `vector`, by exact cosine similarity, best first. */

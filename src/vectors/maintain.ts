@@ -40,6 +40,8 @@ export class Maintainer {
   private builds: Promise<void> | null = null;
   /** The table whose ANN index is being trained now. */
   private training: string | null = null;
+  /** The training table, once its full-text tail reached the limit (it is not refreshed meanwhile). */
+  private longTail: string | null = null;
   /** The first pass covers every table: writes before a restart were never maintained. */
   private firstPass = true;
   /** Each table's serving vector index (null: none), read once and then kept up to date by builds. */
@@ -100,6 +102,16 @@ export class Maintainer {
     return serving ? probesForRows(serving.trainedRows, serving.indexType, kind, this.rows.get(name)) : null;
   }
 
+  /**
+   * Whether keyword searches of the table should leave out the rows outside its full-text
+   * index: while its ANN index trains, upkeep refreshes neither index (a compaction would
+   * cost the training its commit), and once the tail reaches the refresh limit, tokenising
+   * it again in every search costs seconds (a vector search still reads those rows).
+   */
+  indexedTextOnly(name: string): boolean {
+    return this.longTail === name && this.training === name;
+  }
+
   /** Forgets cached index facts of dropped tables. */
   forget(dropped: (name: string) => boolean): void {
     for (const name of [...this.serving.keys()]) if (dropped(name)) this.serving.delete(name);
@@ -118,7 +130,13 @@ export class Maintainer {
       try {
         // Compaction during a training run preempts the new index's commit (a retryable conflict
         // that restarts the training): the table waits for the build to end instead.
-        if (name === this.training || (tailsOnly && !(await this.tailReached(name)))) {
+        if (name === this.training) {
+          // No refresh until the training ends: past the limit, keyword searches leave the tail out.
+          if (tailsOnly) this.longTail = (await this.tailReached(name)) ? name : null;
+          this.writer.markDirty(name);
+          continue;
+        }
+        if (tailsOnly && !(await this.tailReached(name))) {
           this.writer.markDirty(name);
           continue;
         }
@@ -176,6 +194,7 @@ export class Maintainer {
         this.log("vector index build failed", { table: name, error: String(err) });
       } finally {
         this.training = null;
+        this.longTail = null;
       }
     }
   }

@@ -69,6 +69,12 @@ export interface SearchOptions {
   exactFilter?: ExactFilterLimits;
   /** Told when a search's lexical candidates failed and its index answered alone. */
   onLexicalError?: (err: unknown) => void;
+  /**
+   * The keyword list leaves out the rows the full-text index does not hold yet, rather than
+   * tokenise each of them again: set while the table's ANN index trains and that tail is
+   * long (maintain.ts). The vector search still reads those rows.
+   */
+  indexedTextOnly?: boolean;
 }
 
 /** Searches one table in the requested mode; results best first. */
@@ -87,9 +93,10 @@ export async function searchTable(
   const filter = present.length ? present.map((p) => `(${p})`).join(" AND ") : null;
   let hits: Ranked[];
   const hitOpts = { exact: opts.exactFilter ?? EXACT_FILTER, text: req.text, onLexicalError: opts.onLexicalError };
+  const fast = opts.indexedTextOnly === true;
   if (req.mode === "vector") hits = await vectorHits(table, req.vector!, req.topK, filter, ann, hitOpts);
-  else if (req.mode === "keyword") hits = await keywordHits(table, req.text, req.topK, filter);
-  else hits = await hybridHits(table, req, filter, ann, hitOpts);
+  else if (req.mode === "keyword") hits = await keywordHits(table, req.text, req.topK, filter, { fast });
+  else hits = await hybridHits(table, req, filter, ann, { ...hitOpts, fast });
   return finishHits(hits, req);
 }
 
@@ -102,13 +109,16 @@ export function finishHits(hits: Ranked[], req: Pick<TableSearch, "topK" | "minS
     .map(({ id: _id, stored: _stored, ...hit }) => hit);
 }
 
-/** Keyword hits; with `withVectors`, each carries its stored vector (hybrid scores keyword-only hits with it). */
+/**
+ * Keyword hits; with `withVectors`, each carries its stored vector (hybrid scores keyword-only
+ * hits with it); with `fast`, of the rows in the full-text index only (SearchOptions.indexedTextOnly).
+ */
 async function keywordHits(
   table: Table,
   text: string,
   limit: number,
   filter: string | null,
-  withVectors = false,
+  { withVectors = false, fast = false } = {},
 ): Promise<Ranked[]> {
   // A match query takes the words as plain terms (OR-ed), so quotes, colons or
   // AND/OR in user text are never parsed as query syntax; cleaning drops the rest.
@@ -121,6 +131,7 @@ async function keywordHits(
     .fullTextSearch(new MatchQuery(cleaned, "text"))
     .select(withVectors ? [...COLUMNS, "_score", "vector"] : [...COLUMNS, "_score"])
     .limit(limit);
+  if (fast) q = q.fastSearch();
   if (filter) q = q.where(filter);
   const rows = await q.toArrow();
   const scores = numbersOf(rows, "_score");
@@ -142,14 +153,14 @@ async function hybridHits(
   req: TableSearch,
   filter: string | null,
   ann: AnnProbes | null,
-  hitOpts: VectorHitOptions,
+  { fast, ...hitOpts }: VectorHitOptions & { fast: boolean },
 ): Promise<Ranked[]> {
   // Without look-ups the lists need only be as deep as the answer; with them, deeper lists find more contenders.
   const n = req.exact === false ? Math.max(req.topK, 50) : Math.max(req.topK * 4, 50);
   const [vec, key] = await Promise.all([
     vectorHits(table, req.vector!, n, filter, ann, hitOpts),
     // The keyword hits bring their vectors: a hit the vector list missed is scored without another read.
-    keywordHits(table, req.text, n, filter, true),
+    keywordHits(table, req.text, n, filter, { withVectors: true, fast }),
   ]);
   const vecScore = new Map(vec.map((h) => [h.id, h.score]));
   const keyScore = new Map(key.map((h) => [h.id, h.score]));

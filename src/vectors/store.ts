@@ -217,7 +217,8 @@ export class VectorStore {
         .search(name, table, req.vector, req.topK, probes)
         .then((h) => finishHits(h, req))
         .finally(done);
-    return this.searches.run(() => searchTable(table, req, probes, this.searchOptions)).finally(done);
+    const opts = { ...this.searchOptions, indexedTextOnly: this.maintainer.indexedTextOnly(name) };
+    return this.searches.run(() => searchTable(table, req, probes, opts)).finally(done);
   }
 
   /**
