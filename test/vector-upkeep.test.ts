@@ -224,6 +224,9 @@ describe("keyword search while an index trains", () => {
       expect(await keyword("plain")).not.toEqual([]);
       const [nearest] = await store.search(c, 1, { mode: "vector", text: "zebra", vector: zebra, topK: 1 });
       expect(nearest?.documentId).toBe("d469");
+      // Hybrid's vector half finds it too; its keyword half leaves it out.
+      const [blend] = await store.search(c, 1, { mode: "hybrid", text: "zebra", vector: zebra, topK: 1 });
+      expect(blend?.documentId).toBe("d469");
       release();
       await build;
       expect(maintainer.indexedTextOnly(name)).toBe(false);

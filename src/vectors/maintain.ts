@@ -132,7 +132,11 @@ export class Maintainer {
         // that restarts the training): the table waits for the build to end instead.
         if (name === this.training) {
           // No refresh until the training ends: past the limit, keyword searches leave the tail out.
-          if (tailsOnly) this.longTail = (await this.tailReached(name)) ? name : null;
+          if (tailsOnly) {
+            const long = await this.tailReached(name);
+            // The training may have ended during the look: its end cleared the flag for good.
+            if (this.training === name) this.longTail = long ? name : null;
+          }
           this.writer.markDirty(name);
           continue;
         }

@@ -165,13 +165,17 @@ async function hybridHits(
   const vecScore = new Map(vec.map((h) => [h.id, h.score]));
   const keyScore = new Map(key.map((h) => [h.id, h.score]));
   const alpha = req.hybridAlpha ?? 0.5;
-  // A list shorter than n holds every match, so a chunk missing from it scores exactly 0 there.
+  // A list shorter than n holds every match, so a chunk missing from it scores exactly 0 there
+  // (with `fast`, every match the full-text index holds: the rest score 0 throughout).
   const bound = { key: key.length < n ? 0 : key.at(-1)!.score, vec: vec.length < n ? 0 : vec.at(-1)!.score };
   if (req.exact === false) return lowerBounds(vec, key, { vec: vecScore, key: keyScore }, bound, req);
   const keep = contenders(vec, key, vecScore, keyScore, bound, alpha, req.topK);
   const vecOnly = vec.filter((h) => !keyScore.has(h.id) && keep.has(h.id) && bound.key > 0).map((h) => h.id);
   const keyOnly = new Set(key.filter((h) => !vecScore.has(h.id) && keep.has(h.id)).map((h) => h.id));
-  const moreKey = vecOnly.length ? await keywordHits(table, req.text, vecOnly.length, inList("id", vecOnly)) : [];
+  // With `fast`, a row outside the full-text index scores 0 here too, whichever list found it.
+  const moreKey = vecOnly.length
+    ? await keywordHits(table, req.text, vecOnly.length, inList("id", vecOnly), { fast })
+    : [];
   for (const h of moreKey) keyScore.set(h.id, h.score);
   const qNorm = Math.hypot(...req.vector!);
   for (const h of key) if (keyOnly.has(h.id) && h.stored) vecScore.set(h.id, cosine(req.vector!, qNorm, h.stored));

@@ -119,6 +119,17 @@ export class BucketUploads {
     }
     // Copied before it is taken, and removed after: a failure in between leaves it for the next look.
     const saved = await this.d.files.keepStaged(collectionId, documentId, size);
+    if (saved.size !== doc.fileSize) {
+      // Replaced by another size after the listing (a store that ignores signed headers): not taken.
+      await this.d.files.remove(collectionId, documentId);
+      await this.d.files.removeStaged(collectionId, documentId);
+      this.d.log.warn("an upload of the wrong size was removed", {
+        sourceId: doc.id,
+        declared: doc.fileSize,
+        size: saved.size,
+      });
+      return;
+    }
     try {
       await this.d.finish(doc, saved);
     } catch (err) {
