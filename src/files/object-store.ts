@@ -26,11 +26,7 @@ export interface StagedFile {
   collectionId: string;
   documentId: string;
   size: number;
-  /** When it was written (ms since the epoch). */
-  modified: number;
 }
-
-const modifiedAt = (o: { lastModified?: string | Date }) => new Date(o.lastModified ?? 0).getTime();
 
 /** S3 refuses parts under 5 MiB (but the last). */
 export const MIN_PART_BYTES = 5 * 1024 * 1024;
@@ -112,7 +108,7 @@ export class ObjectFileStore implements FileStore {
       for (const o of page.contents ?? []) {
         const [collectionId, documentId, ...rest] = o.key.slice(prefix.length).split("/");
         if (rest.length || !isStoreId(collectionId ?? "") || !isStoreId(documentId ?? "")) continue;
-        out.push({ collectionId: collectionId!, documentId: documentId!, size: o.size ?? 0, modified: modifiedAt(o) });
+        out.push({ collectionId: collectionId!, documentId: documentId!, size: o.size ?? 0 });
       }
     });
     return out;

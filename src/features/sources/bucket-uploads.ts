@@ -111,24 +111,13 @@ export class BucketUploads {
     const waiting = doc?.collectionId === collectionId && doc.type === "file" && doc.status === "awaiting_upload";
     // A source deleted while its grant ran, or a PUT after ragd took the file: what came is not kept.
     if (!doc || !waiting) return this.d.files.removeStaged(collectionId, documentId);
-    if (size !== doc.fileSize) {
-      // A store that ignored the signed Content-Length: the source keeps waiting for the right file.
-      await this.d.files.removeStaged(collectionId, documentId);
-      this.d.log.warn("an upload of the wrong size was removed", { sourceId: doc.id, declared: doc.fileSize, size });
-      return;
-    }
+    if (size !== doc.fileSize) return this.wrongSize(doc, size);
     // Copied before it is taken, and removed after: a failure in between leaves it for the next look.
     const saved = await this.d.files.keepStaged(collectionId, documentId, size);
+    // Replaced by another size after the listing: the copy goes too.
     if (saved.size !== doc.fileSize) {
-      // Replaced by another size after the listing (a store that ignores signed headers): not taken.
       await this.d.files.remove(collectionId, documentId);
-      await this.d.files.removeStaged(collectionId, documentId);
-      this.d.log.warn("an upload of the wrong size was removed", {
-        sourceId: doc.id,
-        declared: doc.fileSize,
-        size: saved.size,
-      });
-      return;
+      return this.wrongSize(doc, saved.size);
     }
     try {
       await this.d.finish(doc, saved);
@@ -138,6 +127,12 @@ export class BucketUploads {
       this.refuse(doc.id, err.message);
     }
     await this.d.files.removeStaged(collectionId, documentId);
+  }
+
+  /** A store that ignored the signed Content-Length: the object goes, the source keeps waiting for the right file. */
+  private async wrongSize(doc: DocumentRow, size: number): Promise<void> {
+    await this.d.files.removeStaged(doc.collectionId, doc.id);
+    this.d.log.warn("an upload of the wrong size was removed", { sourceId: doc.id, declared: doc.fileSize, size });
   }
 
   private refuse(id: string, message: string): void {
