@@ -50,7 +50,7 @@ const signup = await call("POST", "/api/auth/signup", {
   password: "correct horse battery",
 });
 const cookie = signup.headers.get("set-cookie")!.split(";")[0]!;
-updateUserTier(services.db, "bench@example.com", "unlimited");
+await services.db.atomically((tx) => updateUserTier(tx, "bench@example.com", "unlimited"));
 const p = (await call("POST", "/api/rag/pipelines", { name: "bench" }, { cookie })).body.id as string;
 const sources = Math.ceil(CHUNKS / PER_SOURCE);
 let started = Date.now();
@@ -78,7 +78,7 @@ async function queries(until: Promise<unknown> | null, count = 100): Promise<num
   let done = false;
   void until?.then(() => (done = true));
   const times: number[] = [];
-  for (let i = 0; until ? !done : i < count; i++) {
+  for (let i = 0; until !== null ? !done : i < count; i++) {
     const t = performance.now();
     const r = await call("POST", "/api/rag/query", { query: words(4), topK: 10 }, { authorization: `Bearer ${key}` });
     if (r.status !== 200) throw new Error(`query: ${r.status}`);

@@ -145,7 +145,7 @@ if (!args.only || args.only === "ollama") {
   console.log(
     `   wall / server busy   ${e2e.seconds.toFixed(2)} s / ${(s.busyMs / 1000).toFixed(2)} s = ${(e2e.seconds / (s.busyMs / 1000)).toFixed(2)}× (target ≤ 1.1×; max ${s.maxConcurrent} calls at once)`,
   );
-  fake.stop();
+  await fake.stop();
 }
 
 if (!args.only || args.only === "big") {

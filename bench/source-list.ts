@@ -7,7 +7,6 @@
  *   bun bench/source-list.ts [--sources 20000] [--runs 20]
  */
 import { parseArgs } from "node:util";
-import type { Db } from "../src/db/client";
 import { insertDocument } from "../src/db/repo/documents";
 import { newDocumentRow } from "../src/ingest/queue";
 import { makeApp } from "../test/support/app";
@@ -25,7 +24,7 @@ const p = await t.call("POST", "/api/rag/pipelines", { cookie, body: { name: "La
 const id: string = p.body.id;
 
 const start = Date.now();
-t.services.db.transaction((tx) => {
+await t.services.db.atomically(async (tx) => {
   for (let i = 0; i < N; i++) {
     const text = i % 10 === 0;
     const name = `source ${String(i).padStart(6, "0")}`;
@@ -40,7 +39,7 @@ t.services.db.transaction((tx) => {
       start + i,
     );
     const status = i % 100 === 0 ? "failed" : i % 50 === 1 ? "processing" : "ready";
-    insertDocument(tx as unknown as Db, { ...row, status }, text ? "x".repeat(3000) : undefined);
+    await insertDocument(tx, { ...row, status }, text ? "x".repeat(3000) : undefined);
   }
 });
 console.log(`${N} sources stored in ${Date.now() - start} ms`);

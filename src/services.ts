@@ -5,7 +5,8 @@
 import { sweepSnapshots } from "./backup/snapshot";
 import type { Config } from "./config";
 import { Collections } from "./core/collections";
-import { openDb, type Db } from "./db/client";
+import { openStore } from "./db/client";
+import type { Store } from "./db/store";
 import { AdminService } from "./features/admin/service";
 import { SingleSignOn } from "./features/auth/oidc";
 import { AuthService } from "./features/auth/service";
@@ -53,7 +54,7 @@ import { UpkeepClock } from "./vectors/upkeep-clock";
 export interface Services {
   config: Config;
   log: Logger;
-  db: Db;
+  db: Store;
   lance: LanceConnection;
   store: VectorStore;
   /** Uploaded files: in the data directory, or in the bucket of RAGD_STORAGE_URL. */
@@ -102,7 +103,7 @@ const MALLOC_ARENAS = 2;
 
 export async function createServices(config: Config, log: Logger): Promise<Services> {
   limitMallocArenas(MALLOC_ARENAS);
-  const db = openDb(config.dataDir);
+  const db = openStore(config.dataDir);
   // Vectors and files in the data directory, or in a bucket (docs/ARCHITECTURE.md, Object storage).
   const storage = objectStorage(config);
   const lance = await openLance(storage ?? config.dataDir);
@@ -165,8 +166,8 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     await store.dropCollection(id);
   });
   // Listening before the engine starts, so no built re-index goes unnoticed.
-  new ReindexGate({ db, store, engine, evals, log }).start();
-  recoverInterrupted({ db, files, log });
+  await new ReindexGate({ db, store, engine, evals, log }).start();
+  await recoverInterrupted({ db, files, log });
   sweepSnapshots(config.dataDir); // a backup's staging copy left by a kill
   const backups = new BackupService(config.dataDir, store, localFiles, log);
   const transfers = new TransferService({
@@ -184,18 +185,19 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   });
   await reconcile({ db, store, engine, files, log });
   engine.start();
-  bucketUploads?.start();
+  await bucketUploads?.start();
   const refresh = new RefreshScheduler(db, () => engine.kick(), log);
-  refresh.start();
+  await refresh.start();
   disk.start((id) => engine.enqueue(id));
   deliverer.start();
   if (config.backupDir)
     backups.schedule({ dir: config.backupDir, everyMs: config.backupEveryMs, keep: config.backupKeep });
   const background = new Set<Promise<unknown>>();
   const housekeeping = () => {
-    auth.pruneSessions();
-    engine.pruneTasks();
-    events.prune();
+    const failed = (what: string) => (err: unknown) => quiet.warn(`could not prune ${what}`, { error: String(err) });
+    void auth.pruneSessions().catch(failed("sessions"));
+    void engine.pruneTasks().catch(failed("tasks"));
+    void events.prune().catch(failed("events"));
     // Multipart uploads a killed process left open in the bucket (files/orphans.ts).
     if (storage) {
       const aborting = abortStaleUploads(storage)
@@ -212,9 +214,9 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   // A release is a full collection on this thread plus malloc_trim: under steady query
   // traffic it would otherwise run after every upkeep (10 s); once a minute is enough.
   let lastRelease = Number.NEGATIVE_INFINITY;
-  const upkeep = () => {
+  const upkeep = async () => {
     if (!disk.writable()) return;
-    const step = upkeepClock.tick(engine.busy(), Date.now(), store.lastWriteAt);
+    const step = upkeepClock.tick(await engine.busy(), Date.now(), store.lastWriteAt);
     if (step === "none") return;
     if (step === "tails") {
       // Keyword searches re-tokenise every row the full-text index lacks: refresh long tails now.
@@ -224,14 +226,17 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     void store
       .maintain()
       .catch((err) => quiet.warn("index upkeep failed", { error: err }))
-      .then(() => {
+      .then(async () => {
         // Once ingestion is quiet, what its bursts (and the searches beside them) freed goes back to the system.
-        if (engine.busy() || Date.now() - lastRelease < 60_000 || !store.takeActivity()) return;
+        if ((await engine.busy()) || Date.now() - lastRelease < 60_000 || !store.takeActivity()) return;
         lastRelease = Date.now();
         releaseMemory();
       });
   };
-  const timers = [setInterval(upkeep, 10_000), setInterval(housekeeping, 3_600_000)];
+  const timers = [
+    setInterval(() => void upkeep().catch((err) => quiet.warn("index upkeep failed", { error: err })), 10_000),
+    setInterval(housekeeping, 3_600_000),
+  ];
   metrics.gauge("ragd_ingest_workers_busy", "Ingestion workers running a job.", () => pool.busy);
   addCollectors(metrics, { db, engine, store, embed: embedMetrics });
   return {
@@ -281,8 +286,8 @@ export async function closeServices(s: Services): Promise<void> {
   await s.backups.stop();
   await s.engine.stop();
   await s.deliverer.stop();
-  s.keys.flush();
+  await s.keys.flush();
   s.store.close();
   s.lance.close();
-  s.db.$client.close();
+  s.db.close();
 }

@@ -104,7 +104,9 @@ describe("sessions", () => {
   test("stores only a hash of the session token", async () => {
     const cookie = await t.signup();
     const token = cookie.split("=")[1]!;
-    const rows = t.services.db.$client.query("SELECT token_hash FROM sessions").all() as { token_hash: string }[];
+    const rows = t.services.db.reader.$client.query("SELECT token_hash FROM sessions").all() as {
+      token_hash: string;
+    }[];
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.some((r) => r.token_hash === token)).toBe(false);
     expect(rows.every((r) => /^[0-9a-f]{64}$/.test(r.token_hash))).toBe(true);
@@ -132,7 +134,9 @@ describe("sessions", () => {
 
   test("an expired session is refused", async () => {
     const cookie = await t.signup();
-    t.services.db.$client.exec("UPDATE sessions SET expires_at = '2000-01-01T00:00:00.000Z'");
+    await t.services.db.atomically((tx) =>
+      tx.$client.exec("UPDATE sessions SET expires_at = '2000-01-01T00:00:00.000Z'"),
+    );
     expect((await t.call("GET", "/api/auth/me", { cookie })).status).toBe(401);
   });
 });
@@ -189,11 +193,13 @@ describe("sliding sessions", () => {
     const fresh = await t.call("GET", "/api/auth/me", { cookie });
     expect(fresh.headers.get("set-cookie")).toBeNull();
     const inTenDays = new Date(Date.now() + 10 * 86_400_000).toISOString();
-    t.services.db.$client.query("UPDATE sessions SET expires_at = ?").run(inTenDays);
+    await t.services.db.atomically((tx) => tx.$client.run("UPDATE sessions SET expires_at = ?", [inTenDays]));
     const used = await t.call("GET", "/api/auth/me", { cookie });
     expect(used.status).toBe(200);
     expect(used.headers.get("set-cookie")).toBe(`${cookie}; Path=/; HttpOnly; SameSite=Lax; Max-Age=2592000`);
-    const rows = t.services.db.$client.query("SELECT expires_at FROM sessions").all() as { expires_at: string }[];
+    const rows = t.services.db.reader.$client.query("SELECT expires_at FROM sessions").all() as {
+      expires_at: string;
+    }[];
     expect(rows.some((r) => Date.parse(r.expires_at) > Date.now() + 29 * 86_400_000)).toBe(true);
   });
 });
@@ -202,10 +208,10 @@ test("housekeeping deletes expired sessions and keeps live ones", async () => {
   const live = await t.signup();
   const stale = await t.signup();
   const staleHash = sha256(stale.split("=")[1]!);
-  t.services.db.$client
-    .query("UPDATE sessions SET expires_at = '2000-01-01T00:00:00.000Z' WHERE token_hash = ?")
-    .run(staleHash);
-  t.services.auth.pruneSessions();
-  expect(t.services.db.$client.query("SELECT 1 FROM sessions WHERE token_hash = ?").get(staleHash)).toBeNull();
+  await t.services.db.atomically((tx) =>
+    tx.$client.run("UPDATE sessions SET expires_at = '2000-01-01T00:00:00.000Z' WHERE token_hash = ?", [staleHash]),
+  );
+  await t.services.auth.pruneSessions();
+  expect(t.services.db.reader.$client.query("SELECT 1 FROM sessions WHERE token_hash = ?").get(staleHash)).toBeNull();
   expect((await t.call("GET", "/api/auth/me", { cookie: live })).status).toBe(200);
 });

@@ -11,7 +11,7 @@ import { archiveBytes, writeAtomically } from "../src/backup/archive";
 import { type BackupManifest, restoreBackup } from "../src/backup/backup";
 import { buildApp } from "../src/app";
 import { defaultConfig } from "../src/config";
-import { openDb } from "../src/db/client";
+import { openStore } from "../src/db/client";
 import { findCollectionById } from "../src/db/repo/collections";
 import { metadataLookup } from "../src/ingest/metadata-lookup";
 import { createLogger } from "../src/log";
@@ -135,17 +135,17 @@ describe("backup under load", () => {
       expect(Object.keys(manifest.tables).length).toBe(1);
 
       // The restored data, searched before any server ingests into it, answers as the original did.
-      const db = openDb(dir);
+      const db = openStore(dir);
       const store = new VectorStore(await openLance(dir), { metadataOf: metadataLookup(db) });
       const searcher = new Searcher(db, store, defaultConfig());
-      const col = findCollectionById(db, p)!;
+      const col = (await findCollectionById(db.reader, p))!;
       for (const q of QUERIES)
         for (const mode of MODES) {
           const got = await searcher.search(col, { query: q, mode, topK: 10 });
           expect({ q, mode, r: shape(got.results) }).toEqual({ q, mode, r: expected.get(`${mode}|${q}`)! });
         }
       store.close();
-      db.$client.close();
+      db.close();
 
       // A server on it finishes what was under way and holds exactly the snapshot's sources.
       await a.services.engine.stop();

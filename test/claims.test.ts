@@ -13,10 +13,13 @@ beforeAll(() => f.open({ workers: 1 }));
 afterAll(() => f.close());
 
 test("a burst larger than the pool is claimed as room frees, with no claim given back", async () => {
-  const c = f.t.services.db.$client;
-  c.exec("CREATE TABLE given_back (task_id TEXT)");
-  c.exec(`CREATE TEMP TRIGGER count_given_back AFTER UPDATE OF status ON tasks
+  const c = f.t.services.db.reader.$client;
+  // A temporary trigger lives on its connection: it is made on the one every write goes through.
+  await f.t.services.db.atomically((tx) => {
+    tx.$client.exec("CREATE TABLE given_back (task_id TEXT)");
+    tx.$client.exec(`CREATE TEMP TRIGGER count_given_back AFTER UPDATE OF status ON tasks
     WHEN OLD.status = 'processing' AND NEW.status = 'queued' BEGIN INSERT INTO given_back VALUES (NEW.id); END`);
+  });
   // One worker holds 256 small documents at once (pool.ts, jobWeight): 700 need several rounds.
   const ids = Array.from({ length: 700 }, (_, i) => `burst-${i}`);
   const r = await f.t.call("POST", "/api/rag/documents/batch", {

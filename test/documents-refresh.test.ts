@@ -48,9 +48,9 @@ afterAll(async () => {
 });
 
 /** Makes the document's next check due now and runs one scheduler tick. */
-function makeDue(documentId: string): number {
-  f.t.services.db.run(
-    sql`UPDATE source_fetches SET next_check_at = '2000-01-01T00:00:00.000Z' WHERE document_id = ${documentId}`,
+async function makeDue(documentId: string): Promise<number> {
+  await f.t.services.db.atomically((tx) =>
+    tx.run(sql`UPDATE source_fetches SET next_check_at = '2000-01-01T00:00:00.000Z' WHERE document_id = ${documentId}`),
   );
   return f.t.services.refresh.tick();
 }
@@ -96,7 +96,7 @@ describe("checks", () => {
     // The batch's new documents are on the schedule too.
     await f.settled("batch-ok");
     const hits = site.hits.get("/batch-ok")!;
-    expect(makeDue(ok.source.id)).toBe(1);
+    expect(await makeDue(ok.source.id)).toBe(1);
     await waitFor("the scheduled fetch", async () => (site.hits.get("/batch-ok")! > hits ? true : undefined));
   });
 });
@@ -115,7 +115,7 @@ describe("schedule", () => {
 
     site.pages.set("/due", plain("changed"));
     const hits = site.hits.get("/due")!;
-    expect(makeDue(doc.id)).toBe(1);
+    expect(await makeDue(doc.id)).toBe(1);
     await waitFor("the scheduled fetch", async () => (site.hits.get("/due")! > hits ? true : undefined));
     const after = await waitFor("the new text to be indexed", async () => {
       const d = (await f.get("due")).body;

@@ -21,7 +21,7 @@ beforeAll(async () => {
   ({ fake, t, c } = f);
 });
 afterAll(() => f.close());
-const sql = <T>(q: string, ...args: string[]) => t.services.db.$client.query(q).all(...args) as T[];
+const sql = <T>(q: string, ...args: string[]) => t.services.db.reader.$client.query(q).all(...args) as T[];
 
 describe("upsert lifecycle, checked through queries", () => {
   test("create → unchanged → metadata only → changed → delete", async () => {

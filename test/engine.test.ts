@@ -41,9 +41,9 @@ afterAll(async () => {
 const longText = (tag: string, n: number) =>
   Array.from({ length: n * 3 }, (_, i) => `${tag} sentence ${i} is here.`).join(" ");
 
-const sql = <T>(q: string, ...args: (string | number)[]) => t.services.db.$client.query(q).all(...args) as T[];
+const sql = <T>(q: string, ...args: (string | number)[]) => t.services.db.reader.$client.query(q).all(...args) as T[];
 const tasksOf = (documentId: string) => sql<{ id: string }>("SELECT id FROM tasks WHERE document_id = ?", documentId);
-const collection = (id: string) => findCollectionById(t.services.db, id)!;
+const collection = async (id: string) => (await findCollectionById(t.services.db.reader, id))!;
 
 /** A slow-embedding pipeline whose long source is mid-flight: some rows written, more to come. */
 async function midFlight(pipelineName: string) {
@@ -82,7 +82,7 @@ describe("deletes during ingestion", () => {
 
       const check = async () => {
         expect(await c.sources(pid)).toEqual([]);
-        expect(findDocumentById(t.services.db, sid)).toBeUndefined();
+        expect(await findDocumentById(t.services.db.reader, sid)).toBeUndefined();
         expect(tasksOf(sid)).toEqual([]);
         expect(existsSync(file)).toBe(false);
         expect(await t.services.store.countRows(pid, 1)).toBe(0);
@@ -164,7 +164,8 @@ describe("a pipeline deleted between a create and its commit", () => {
       { id, collectionId: pid, type: "text", name: "late", contentLength: 4 },
       "late",
     );
-    deleteCollectionRow(db, pid); // in the same turn: before the group commit runs
+    // Asked for in the same turn: it holds the write lock before the group commit runs.
+    await db.atomically((tx) => deleteCollectionRow(tx, pid));
     expect(await stored).toBeNull();
     expect(sql("SELECT id FROM documents WHERE id = ?", id)).toEqual([]);
     expect(sql("SELECT document_id FROM document_texts WHERE document_id = ?", id)).toEqual([]);
@@ -214,7 +215,7 @@ describe("re-index", () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ chunkSize: 200, chunkCount, status: "ready" });
     expect(sql("SELECT id FROM tasks WHERE collection_id = ? AND status IN ('queued','processing')", pid)).toEqual([]);
-    expect(collection(pid)).toMatchObject({ activeGeneration: 1, buildingGeneration: null });
+    expect(await collection(pid)).toMatchObject({ activeGeneration: 1, buildingGeneration: null });
     for (const s of await c.sources(pid)) expect(s).toMatchObject({ status: "ready", chunkCount: before.get(s.id) });
     expect(await t.services.store.countRows(pid, 1)).toBe(rowsBefore);
     for (const len of await resultLengths("capybara fact")) expect(len).toBeGreaterThan(200);
@@ -227,21 +228,21 @@ describe("re-index", () => {
       const r = await c.call("POST", `/api/rag/pipelines/${pid}/reindex`);
       expect(r.status).toBe(202);
       expect(r.body.pipeline).toMatchObject({ id: pid, status: "processing", chunkSize: 200 });
-      expect(collection(pid)).toMatchObject({ activeGeneration: 1, buildingGeneration: 2 });
+      expect(await collection(pid)).toMatchObject({ activeGeneration: 1, buildingGeneration: 2 });
 
       const during = await resultLengths("dugong fact number");
       // Still rebuilding when the answer came back: it was served by generation 1.
-      expect(collection(pid).buildingGeneration).toBe(2);
+      expect((await collection(pid)).buildingGeneration).toBe(2);
       for (const len of during) expect(len).toBeGreaterThan(200);
       expect(await t.services.store.countRows(pid, 1)).toBe(oldRows);
     } finally {
       await fake.set({ latencyMs: 0 });
     }
 
-    await waitFor(
-      "the switch to generation 2",
-      () => collection(pid).buildingGeneration === null && collection(pid).activeGeneration === 2,
-    );
+    await waitFor("the switch to generation 2", async () => {
+      const col = await collection(pid);
+      return col.buildingGeneration === null && col.activeGeneration === 2;
+    });
     const after = await c.allSettled(pid);
     let total = 0;
     for (const s of after) {
@@ -290,7 +291,7 @@ describe("idempotent writes", () => {
   test("a document ingested again through the engine, run after run, keeps each chunk id once", async () => {
     const { pid, sid, n } = await multiSliceSource("again");
     for (let run = 0; run < 2; run++) {
-      t.services.engine.enqueue(sid);
+      await t.services.engine.enqueue(sid);
       await waitFor("the run to finish", () => pendingTasks(sid) === 0);
       expect((await c.settled(pid, sid)).chunkCount).toBe(n);
       const rows = await chunkRows(t.dataDir, pid, 1);
@@ -367,8 +368,7 @@ describe("regressions (found by these tests, now fixed)", () => {
     const { pid, sid, n } = await multiSliceSource("concurrent");
     // Two workers run the two tasks side by side; their slices often share a group commit.
     for (let round = 0; round < 3; round++) {
-      t.services.engine.enqueue(sid);
-      t.services.engine.enqueue(sid);
+      await Promise.all([t.services.engine.enqueue(sid), t.services.engine.enqueue(sid)]);
       await waitFor("both runs to finish", () => pendingTasks(sid) === 0);
       expect((await c.settled(pid, sid)).chunkCount).toBe(n);
       const rows = await chunkRows(t.dataDir, pid, 1);
@@ -405,8 +405,8 @@ describe("regressions (found by these tests, now fixed)", () => {
     }
 
     expect(await c.getPipeline(pid)).toMatchObject({ status: "ready", sourceCount: 1 });
-    await waitFor("the switch to generation 2", () => collection(pid).buildingGeneration === null, 5_000);
-    expect(collection(pid).activeGeneration).toBe(2);
+    await waitFor("the switch to generation 2", async () => (await collection(pid)).buildingGeneration === null, 5_000);
+    expect((await collection(pid)).activeGeneration).toBe(2);
     const r = await c.query(key, { query: "walrus fact", topK: 10 });
     expect(r.body.results.length).toBeGreaterThan(0);
     for (const x of r.body.results) expect(x.content.length).toBeLessThanOrEqual(200);

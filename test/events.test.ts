@@ -118,7 +118,7 @@ describe("resuming with Last-Event-ID", () => {
     const ids = [...seen, ...rest].map((f) => Number(f.id));
     expect(new Set(ids).size).toBe(ids.length);
     // Everything the log holds for the pipeline, in order, was received exactly once.
-    const stored = t.services.db.$client
+    const stored = t.services.db.reader.$client
       .query("SELECT id FROM events WHERE collection_id = ? ORDER BY id")
       .all(pid)
       .map((r: any) => r.id as number);
@@ -147,10 +147,10 @@ describe("resuming with Last-Event-ID", () => {
     await c.settled(pid, s.id);
     const all = await (await open(pid, "0")).collect((f) => f.event === "source.ready");
     // The first event falls out of the window.
-    t.services.db.$client.run("UPDATE events SET created_at = '2000-01-01T00:00:00.000Z' WHERE id = ?", [
-      Number(all[0]!.id),
-    ]);
-    t.services.events.prune();
+    await t.services.db.atomically((tx) =>
+      tx.$client.run("UPDATE events SET created_at = '2000-01-01T00:00:00.000Z' WHERE id = ?", [Number(all[0]!.id)]),
+    );
+    await t.services.events.prune();
     const sse = await open(pid, all[0]!.id!);
     const reset = await sse.next();
     expect(reset.event).toBe("stream.reset");
@@ -178,14 +178,16 @@ describe("pruning", () => {
     const pid = await c.pipeline();
     const s = await c.addText(pid, "Pruning keeps the log small.");
     await c.settled(pid, s.id);
-    const db = t.services.db.$client;
+    const db = t.services.db.reader.$client;
     const count = () => (db.query("SELECT count(*) AS n FROM events WHERE collection_id = ?").get(pid) as any).n;
     const before = count();
     expect(before).toBe(3);
-    t.services.events.prune();
+    await t.services.events.prune();
     expect(count()).toBe(before);
-    db.run("UPDATE events SET created_at = '2000-01-01T00:00:00.000Z' WHERE collection_id = ?", [pid]);
-    t.services.events.prune();
+    await t.services.db.atomically((tx) =>
+      tx.$client.run("UPDATE events SET created_at = '2000-01-01T00:00:00.000Z' WHERE collection_id = ?", [pid]),
+    );
+    await t.services.events.prune();
     expect(count()).toBe(0);
   });
 });
@@ -205,7 +207,7 @@ describe("progress events", () => {
       progress.set(s.id, i, 45);
       await Bun.sleep(100);
     }
-    const rows = db.$client
+    const rows = db.reader.$client
       .query("SELECT data FROM events WHERE document_id = ? AND type = 'source.processing' AND data <> '{}'")
       .all(s.id) as { data: string }[];
     expect(rows.length).toBeGreaterThanOrEqual(1);

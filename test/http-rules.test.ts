@@ -134,7 +134,7 @@ describe("error bodies", () => {
   test("an unexpected failure is 500 with a request id and no stack trace", async () => {
     const broken = await makeApp();
     const c = await broken.signup();
-    broken.services.db.$client.exec("PRAGMA foreign_keys = OFF; DROP TABLE api_keys;");
+    await broken.services.db.atomically((tx) => tx.$client.exec("PRAGMA foreign_keys = OFF; DROP TABLE api_keys;"));
     const r = await broken.call("GET", "/api/rag/pipelines", { cookie: c });
     const k = await broken.call("POST", "/api/rag/query", {
       headers: { authorization: `Bearer rag_${"B".repeat(40)}` },

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import type { Db } from "../src/db/client";
 import { findCollectionById } from "../src/db/repo/collections";
 import { claimTasks } from "../src/db/repo/task-batches";
+import { Store } from "../src/db/store";
 import type { RowOut } from "../src/ingest/job";
 import { type DocumentDraft, insertNewDocument, newDocumentRow } from "../src/ingest/queue";
 import { ChunkSink } from "../src/ingest/sink";
@@ -28,8 +29,10 @@ afterAll(() => f.close());
 const db = () => f.t.services.db;
 const sql = <T>(q: string, ...args: (string | number)[]) =>
   db()
-    .$client.query(q)
+    .reader.$client.query(q)
     .all(...args) as T[];
+/** Runs SQL on the connection every write goes through (where a temporary trigger must live). */
+const onWriter = (q: string) => db().atomically((tx) => tx.$client.exec(q));
 const batch = (documents: unknown[]) =>
   f.t.call("POST", "/api/rag/documents/batch", { headers: f.auth(), body: { documents } });
 
@@ -80,9 +83,8 @@ describe("a batch request's new documents", () => {
   });
 
   test("an item whose write fails undoes only itself: the others keep their row, task and event", async () => {
-    const c = db().$client;
     // Injected: SQLite refuses the event of one item, in the middle of the batch.
-    c.exec(`CREATE TEMP TRIGGER fail_one BEFORE INSERT ON events
+    await onWriter(`CREATE TEMP TRIGGER fail_one BEFORE INSERT ON events
       WHEN NEW.external_id = 'inj-2' BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);
     try {
       const ids = ["inj-0", "inj-1", "inj-2", "inj-3", "inj-4"];
@@ -93,13 +95,14 @@ describe("a batch request's new documents", () => {
       expect(s.tasks).toBe(4);
       expect(s.queued).toEqual(["inj-0", "inj-1", "inj-3", "inj-4"]);
     } finally {
-      c.exec("DROP TRIGGER IF EXISTS fail_one");
+      await onWriter("DROP TRIGGER IF EXISTS fail_one");
     }
   });
 
   test("when every write fails, nothing of the batch is left: no row, no task, no event", async () => {
-    const c = db().$client;
-    c.exec(`CREATE TEMP TRIGGER fail_all BEFORE INSERT ON tasks BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);
+    await onWriter(
+      `CREATE TEMP TRIGGER fail_all BEFORE INSERT ON tasks BEGIN SELECT RAISE(ABORT, 'injected failure'); END`,
+    );
     try {
       const ids = ["none-0", "none-1", "none-2"];
       const results = await f.t.services.engine.upsertDocuments(ids.map((id) => plan(id, `text ${id}`)));
@@ -107,7 +110,7 @@ describe("a batch request's new documents", () => {
       const s = stored(ids);
       expect(s).toEqual({ docs: [], tasks: 0, queued: [] });
     } finally {
-      c.exec("DROP TRIGGER IF EXISTS fail_all");
+      await onWriter("DROP TRIGGER IF EXISTS fail_all");
     }
   });
 });
@@ -119,15 +122,16 @@ describe("claiming many tasks", () => {
    */
   async function queueMany(n: number): Promise<string> {
     const pid = await f.c.pipeline({ name: `claims-${n}` });
-    const col = findCollectionById(db(), pid)!;
-    db().transaction((tx) => {
+    const col = (await findCollectionById(db().reader, pid))!;
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    // In one transaction: the scheduler never sees the tasks due.
+    await db().atomically(async (tx) => {
       for (let i = 0; i < n; i++) {
         const draft: DocumentDraft = { collectionId: pid, type: "text", name: `d${i}` };
-        insertNewDocument(tx as unknown as Db, newDocumentRow(draft), col, Date.now(), "x");
+        await insertNewDocument(tx, newDocumentRow(draft), col, Date.now(), "x");
       }
+      tx.$client.run("UPDATE tasks SET run_after = ? WHERE collection_id = ?", [later, pid]);
     });
-    const later = new Date(Date.now() + 3_600_000).toISOString();
-    db().$client.query("UPDATE tasks SET run_after = ? WHERE collection_id = ?").run(later, pid);
     return pid;
   }
 
@@ -140,11 +144,12 @@ describe("claiming many tasks", () => {
       for (const c of [a, b]) c.exec("PRAGMA busy_timeout = 5000");
       const { drizzle } = await import("drizzle-orm/bun-sqlite");
       const [da, dbb] = [drizzle({ client: a }), drizzle({ client: b })] as unknown as Db[];
+      const [sa, sb] = [new Store(da!, da!), new Store(dbb!, dbb!)];
       const seen: string[] = [];
       // Interleaved claims from two connections, each in its own write transaction.
       for (let round = 0; round < 10; round++)
-        for (const d of [da, dbb]) {
-          const got = d.transaction((tx) => claimTasks(tx as unknown as Db, 17, Date.now() + 7_200_000, 60_000));
+        for (const s of [sa, sb]) {
+          const got = await s.atomically((tx) => claimTasks(tx, 17, Date.now() + 7_200_000, 60_000));
           seen.push(...got.map((x) => x.id));
         }
       const ours = new Set(sql<{ id: string }>("SELECT id FROM tasks WHERE collection_id = ?", pid).map((r) => r.id));
@@ -167,10 +172,11 @@ describe("endings recorded together", () => {
   test("a refused ending is recorded alone later; each document gets exactly one source.ready", async () => {
     const g = new DocumentsFixture();
     await g.open({ workers: 2 });
-    const c = g.t.services.db.$client;
+    const c = g.t.services.db.reader.$client;
+    const onWriter = (q: string) => g.t.services.db.atomically((tx) => tx.$client.exec(q));
     try {
       // Injected: the ready event of one document is refused until the trigger goes.
-      c.exec(`CREATE TEMP TRIGGER fail_ready BEFORE INSERT ON events
+      await onWriter(`CREATE TEMP TRIGGER fail_ready BEFORE INSERT ON events
         WHEN NEW.type = 'source.ready' AND NEW.external_id = 'end-3' BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);
       const ids = Array.from({ length: 8 }, (_, i) => `end-${i}`);
       const r = await g.t.call("POST", "/api/rag/documents/batch", {
@@ -185,7 +191,7 @@ describe("endings recorded together", () => {
       );
       // Its status change was refused with its event: still processing, no ready event invented.
       expect(status("end-3")).toBe("processing");
-      c.exec("DROP TRIGGER fail_ready");
+      await onWriter("DROP TRIGGER fail_ready");
       await waitFor("the refused ending to be recorded", async () => status("end-3") === "ready");
       const readies = c
         .query("SELECT external_id AS id, count(*) AS n FROM events WHERE type = 'source.ready' GROUP BY external_id")
@@ -217,7 +223,7 @@ describe("LanceDB commits during a burst", () => {
     const store = new VectorStore(conn);
     let many: Promise<void>[] = [];
     try {
-      const sink = new ChunkSink(store, (_c, _g, ids) => new Set(ids));
+      const sink = new ChunkSink(store, async (_c, _g, ids, write) => write(new Set(ids)));
       const collectionId = Bun.randomUUIDv7();
       const at = (documentId: string) => ({ collectionId, generation: 1, documentId });
       const first = sink.replace(at("first"), rowsOf("first", 1)[0]!.rows);
@@ -250,7 +256,7 @@ describe("LanceDB commits during a burst", () => {
     const store = new VectorStore(conn);
     let many: Promise<void>[] = [];
     try {
-      const sink = new ChunkSink(store, (_c, _g, ids) => new Set(ids), coming);
+      const sink = new ChunkSink(store, async (_c, _g, ids, write) => write(new Set(ids)), coming);
       const collectionId = Bun.randomUUIDv7();
       const at = (documentId: string) => ({ collectionId, generation: 1, documentId });
       const first = sink.replace(at("first"), rowsOf("first", 1)[0]!.rows);
@@ -319,7 +325,7 @@ describe("webhooks of a batch", () => {
       });
       expect(r.status).toBe(200);
       for (const id of ids) expect((await g.settled(id)).status).toBe("ready");
-      const rows = g.t.services.db.$client
+      const rows = g.t.services.db.reader.$client
         .query("SELECT event_type AS type, payload FROM webhook_deliveries ORDER BY event_id")
         .all() as { type: string; payload: string }[];
       const of = (type: string) => rows.filter((x) => x.type === type).map((x) => JSON.parse(x.payload).externalId);

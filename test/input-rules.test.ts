@@ -14,7 +14,7 @@ beforeAll(async () => {
   t = await makeApp();
   const e = email("input");
   cookie = await t.signup(e);
-  updateUserTier(t.services.db, e, "unlimited");
+  await t.services.db.atomically((tx) => updateUserTier(tx, e, "unlimited"));
   pipelineId = (await t.call("POST", "/api/rag/pipelines", { cookie, body: { name: "P" } })).body.id;
   kbId = (await t.call("POST", "/api/kb", { cookie, body: { name: "K" } })).body.id;
 });

@@ -87,9 +87,9 @@ describe("what a key may do", () => {
     "an expired key is 401 invalid_api_key saying so at the %s door",
     async (door) => {
       const { key, id } = (await createKey({ scopes: ["query", "ingest"] })).body;
-      t.services.db.$client
-        .query("UPDATE api_keys SET expires_at = ? WHERE id = ?")
-        .run("2020-01-01T00:00:00.000Z", id);
+      await t.services.db.atomically((tx) =>
+        tx.$client.run("UPDATE api_keys SET expires_at = ? WHERE id = ?", ["2020-01-01T00:00:00.000Z", id]),
+      );
       const r = await doors[door]({ authorization: `Bearer ${key}` });
       expect(r.status).toBe(401);
       expect(r.body.error.code).toBe("invalid_api_key");

@@ -41,7 +41,10 @@ describe("API key lifecycle", () => {
     ]);
     expect(list.text).not.toContain(key);
 
-    const stored = t.services.db.$client.query("SELECT * FROM api_keys WHERE id = ?").get(id) as Record<string, string>;
+    const stored = t.services.db.reader.$client.query("SELECT * FROM api_keys WHERE id = ?").get(id) as Record<
+      string,
+      string
+    >;
     expect(JSON.stringify(stored)).not.toContain(key);
     expect(stored.key_hash).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -77,12 +80,12 @@ describe("API key lifecycle", () => {
       (x: { id: string }) => x.id === k.id,
     );
     expect(listed.lastUsedAt).not.toBeNull();
-    const before = t.services.db.$client.query("SELECT last_used_at FROM api_keys WHERE id = ?").get(k.id) as {
+    const before = t.services.db.reader.$client.query("SELECT last_used_at FROM api_keys WHERE id = ?").get(k.id) as {
       last_used_at: string | null;
     };
     expect(before.last_used_at).toBeNull();
-    t.services.keys.flush();
-    const after = t.services.db.$client.query("SELECT last_used_at FROM api_keys WHERE id = ?").get(k.id) as {
+    await t.services.keys.flush();
+    const after = t.services.db.reader.$client.query("SELECT last_used_at FROM api_keys WHERE id = ?").get(k.id) as {
       last_used_at: string | null;
     };
     expect(after.last_used_at).toBe(listed.lastUsedAt);

@@ -41,8 +41,8 @@ afterAll(async () => {
 });
 
 describe("metadata summary bounds", () => {
-  test("list_metadata's summary holds at most 100 keys and counts them all", () => {
-    const s = summarize(t.services.db, pipeline);
+  test("list_metadata's summary holds at most 100 keys and counts them all", async () => {
+    const s = await summarize(t.services.db.reader, pipeline);
     expect(s.totalKeys).toBe(128);
     expect(s.keys).toHaveLength(100);
     const long = s.keys.find((k) => k.key === "a_long")!;
@@ -52,8 +52,8 @@ describe("metadata summary bounds", () => {
     expect(tags.values).toHaveLength(10);
   });
 
-  test("the search description holds at most 30 keys, 10 values a key, 40 characters a value", () => {
-    const text = pipelineMetadata(t.services.db, pipeline).description;
+  test("the search description holds at most 30 keys, 10 values a key, 40 characters a value", async () => {
+    const text = (await pipelineMetadata(t.services.db.reader, pipeline)).description;
     const lines = text.split("\n").filter((l) => l.startsWith("- "));
     expect(lines).toHaveLength(31);
     expect(lines[30]).toBe("- and 98 more keys: call list_metadata to see them all.");

@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t.close();
-  fake.stop();
+  await fake.stop();
 });
 
 test("lists both built-in models plus the models pulled into Ollama; builtin-glove is the default", async () => {

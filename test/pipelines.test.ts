@@ -12,7 +12,7 @@ afterAll(() => t.close());
 async function userOn(tier: "free" | "pro" | "unlimited") {
   const e = email(tier);
   const cookie = await t.signup(e);
-  updateUserTier(t.services.db, e, tier);
+  await t.services.db.atomically((tx) => updateUserTier(tx, e, tier));
   return cookie;
 }
 
@@ -123,7 +123,7 @@ describe("tier limits", () => {
     expect(second.status).toBe(403);
     expect(second.body.error.code).toBe("tier_limit_reached");
     expect(second.body.error.message).toContain("free");
-    updateUserTier(t.services.db, e, "pro");
+    await t.services.db.atomically((tx) => updateUserTier(tx, e, "pro"));
     expect((await t.call("POST", "/api/rag/pipelines", { cookie, body: { name: "two" } })).status).toBe(201);
   });
 
@@ -221,7 +221,7 @@ describe("get, patch, delete", () => {
     const del = await t.call("DELETE", `/api/rag/pipelines/${p.id}`, { cookie });
     expect(del.body).toEqual({ deleted: true, id: p.id });
     expect((await t.call("GET", `/api/rag/pipelines/${p.id}`, { cookie })).status).toBe(404);
-    const keysLeft = t.services.db.$client
+    const keysLeft = t.services.db.reader.$client
       .query("SELECT count(*) n FROM api_keys WHERE collection_id = ?")
       .get(p.id) as { n: number };
     expect(keysLeft.n).toBe(0);

@@ -22,14 +22,13 @@ beforeAll(async () => {
     body: { type: "file", fileName: "wait.txt", fileSize: 10 },
   });
   // QUEUE_LIMIT queued tasks that never come due: the queue is full and stays so.
-  const sqlite = t.services.db.$client;
-  const insert = sqlite.prepare(
-    "INSERT INTO tasks (id, document_id, collection_id, generation, status, attempts, run_after, created_at, updated_at) VALUES (?, ?, ?, 1, 'queued', 0, '9999-01-01T00:00:00.000Z', ?, ?)",
-  );
   const now = new Date().toISOString();
-  sqlite.transaction(() => {
+  await t.services.db.atomically((tx) => {
+    const insert = tx.$client.prepare(
+      "INSERT INTO tasks (id, document_id, collection_id, generation, status, attempts, run_after, created_at, updated_at) VALUES (?, ?, ?, 1, 'queued', 0, '9999-01-01T00:00:00.000Z', ?, ?)",
+    );
     for (let i = 0; i < QUEUE_LIMIT; i++) insert.run(Bun.randomUUIDv7(), doc.body.id, pipelineId, now, now);
-  })();
+  });
   // The engine recounts the queue at most every 250 ms (a bound, not an exact gate).
   await Bun.sleep(300);
 });

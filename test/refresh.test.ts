@@ -179,7 +179,7 @@ describe("sources from elsewhere", () => {
   test("a url source without fetch state (stored before refresh existed) shows nulls and can be re-fetched", async () => {
     site.state.bodies.set("/old", text("old"));
     const s = await addUrl("/old");
-    f.t.services.db.run(sql`DELETE FROM source_fetches WHERE document_id = ${s.id}`);
+    await f.t.services.db.atomically((tx) => tx.run(sql`DELETE FROM source_fetches WHERE document_id = ${s.id}`));
     const bare = (await f.c.source(f.pid, s.id))!;
     expect([bare.refreshEvery, bare.lastCheckedAt, bare.lastChangedAt]).toEqual([null, null, null]);
     const after = await refetch(s.id);
@@ -208,10 +208,10 @@ describe("schedule", () => {
     site.state.bodies.set("/due", text("due"));
     const s = await addUrl("/due", { refreshEvery: 60 });
     const hits = site.state.hits.get("/due")!;
-    f.t.services.db.run(
-      sql`UPDATE source_fetches SET next_check_at = '2000-01-01T00:00:00.000Z' WHERE document_id = ${s.id}`,
+    await f.t.services.db.atomically((tx) =>
+      tx.run(sql`UPDATE source_fetches SET next_check_at = '2000-01-01T00:00:00.000Z' WHERE document_id = ${s.id}`),
     );
-    expect(f.t.services.refresh.tick()).toBe(1);
+    expect(await f.t.services.refresh.tick()).toBe(1);
     await waitFor("the scheduled fetch", async () => (site.state.hits.get("/due")! > hits ? true : undefined));
     const after = await f.c.settled(f.pid, s.id);
     const next = Date.parse(after.nextCheckAt as string) - Date.now();
@@ -269,7 +269,9 @@ describe("restart", () => {
     expect(new Map((await list()).map((s) => [s.id, s.nextCheckAt]))).toEqual(dueBefore);
 
     // 2. All twenty fell due while ragd was down: after the restart they are spread over the next minutes.
-    services.db.run(sql`UPDATE source_fetches SET next_check_at = '2000-01-01T00:00:00.000Z'`);
+    await services.db.atomically((tx) =>
+      tx.run(sql`UPDATE source_fetches SET next_check_at = '2000-01-01T00:00:00.000Z'`),
+    );
     await closeServices(services);
     const hitsBefore = [...site.state.hits.values()].reduce((a, b) => a + b, 0);
     const started = Date.now();
@@ -281,7 +283,7 @@ describe("restart", () => {
     // Evenly spread over ten minutes: one in each 30 s slot, so any two but neighbours are 30 s apart.
     for (let i = 2; i < due.length; i++) expect(due[i]! - due[i - 2]!).toBeGreaterThan(29_000);
     expect(due.filter((d) => d < 60_000).length).toBeLessThanOrEqual(3);
-    expect(services.refresh.tick()).toBeLessThanOrEqual(1);
+    expect(await services.refresh.tick()).toBeLessThanOrEqual(1);
     await Bun.sleep(300);
     const hitsAfter = [...site.state.hits.values()].reduce((a, b) => a + b, 0);
     expect(hitsAfter - hitsBefore).toBeLessThanOrEqual(1);

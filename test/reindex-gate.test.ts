@@ -69,7 +69,7 @@ test("ifNotWorse keeps the serving index when the new model answers worse, and s
     expect(r.status).toBe(202);
     return waitFor("the re-index decision", async () => {
       const all = await runs();
-      const col = findCollectionById(t.services.db, pid)!;
+      const col = (await findCollectionById(t.services.db.reader, pid))!;
       return all.length > seen && col.buildingGeneration === null ? all[0] : null;
     });
   };
@@ -82,14 +82,17 @@ test("ifNotWorse keeps the serving index when the new model answers worse, and s
   expect(kept.kind).toBe("reindex");
   expect(kept.result.decision).toBe("kept");
   expect(kept.result.candidate.overall.hybrid.ndcgAt10).toBeLessThan(kept.result.serving.overall.hybrid.ndcgAt10);
-  expect(findCollectionById(t.services.db, pid)).toMatchObject({ activeGeneration: 1, indexModel: "ollama/sharp" });
+  expect(await findCollectionById(t.services.db.reader, pid)).toMatchObject({
+    activeGeneration: 1,
+    indexModel: "ollama/sharp",
+  });
   expect(await top()).toBe(sea.id);
   const tables = async () =>
     (await t.services.store.listTables()).filter((x) => x.collectionId === pid).map((x) => x.generation);
   expect(await tables()).toEqual([1]);
   for (const s of await c.sources(pid)) expect(s).toMatchObject({ status: "ready", chunkCount: 1 });
   // The reindex.completed event (SSE and webhooks) carries the decision and both figures.
-  const ends = t.services.db.$client
+  const ends = t.services.db.reader.$client
     .query("SELECT status, data FROM events WHERE collection_id = ? AND type = 'reindex.completed' ORDER BY id")
     .all(pid) as { status: string; data: string }[];
   expect(ends.map((e) => e.status)).toEqual(["kept"]);
@@ -97,7 +100,10 @@ test("ifNotWorse keeps the serving index when the new model answers worse, and s
 
   const switched = await reindexTo("ollama/twin");
   expect(switched.result.decision).toBe("switched");
-  expect(findCollectionById(t.services.db, pid)).toMatchObject({ activeGeneration: 2, indexModel: "ollama/twin" });
+  expect(await findCollectionById(t.services.db.reader, pid)).toMatchObject({
+    activeGeneration: 2,
+    indexModel: "ollama/twin",
+  });
   expect(await tables()).toEqual([2]);
   expect(await top()).toBe(sea.id);
 }, 60_000);
@@ -111,7 +117,10 @@ test("ifNotWorse without a set, or with another pipeline's set, is 400 and start
     expect(r.status).toBe(400);
     expect(JSON.stringify(r.body.error)).toContain("evalSet");
   }
-  expect(findCollectionById(t.services.db, pid)).toMatchObject({ activeGeneration: 1, buildingGeneration: null });
+  expect(await findCollectionById(t.services.db.reader, pid)).toMatchObject({
+    activeGeneration: 1,
+    buildingGeneration: null,
+  });
   expect((await c.call("POST", `/api/rag/pipelines/${pid}/reindex`)).status).toBe(202);
 });
 
@@ -130,20 +139,20 @@ test("a built re-index whose decision was cut short (a restart) is decided when 
   await c.call("PATCH", `/api/rag/pipelines/${pid}`, { embeddingModel: "ollama/worse" });
   await c.call("POST", `/api/rag/pipelines/${pid}/reindex`, { switch: "ifNotWorse", evalSet: set.body.id });
   const waiting = await waitFor("the build to wait for its gate", async () => {
-    const col = findCollectionById(t.services.db, pid)!;
-    return awaitsGate(t.services.db, col) ? col : null;
+    const col = (await findCollectionById(t.services.db.reader, pid))!;
+    return (await awaitsGate(t.services.db.reader, col)) ? col : null;
   });
   expect(waiting).toMatchObject({ activeGeneration: 1, buildingGeneration: 2, reindexGate: set.body.id });
   expect(listener).not.toBeNull();
 
   const { db, store, engine, evals, log } = t.services;
-  new ReindexGate({ db, store, engine, evals, log }).start();
+  await new ReindexGate({ db, store, engine, evals, log }).start();
   const decided = await waitFor("the decision", async () => {
     const runs = (await c.call("GET", `/api/rag/pipelines/${pid}/evals/${set.body.id}/runs`)).body;
     return runs[0] ?? null;
   });
   expect(decided.result.decision).toBe("kept");
-  expect(findCollectionById(t.services.db, pid)).toMatchObject({
+  expect(await findCollectionById(t.services.db.reader, pid)).toMatchObject({
     activeGeneration: 1,
     buildingGeneration: null,
     reindexGate: null,

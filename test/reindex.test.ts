@@ -46,7 +46,7 @@ test("a re-index to a model Ollama lacks fails every source, is abandoned, and t
   });
 
   expect(after.status).toBe("error");
-  const col = findCollectionById(t.services.db, pid)!;
+  const col = (await findCollectionById(t.services.db.reader, pid))!;
   expect(col).toMatchObject({ activeGeneration: 1, buildingGeneration: null, indexModel: "builtin-glove" });
   expect(after.chunkCount).toBe(before.chunkCount);
   for (const s of after.dataSources) {

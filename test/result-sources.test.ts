@@ -27,8 +27,8 @@ for (let i = 0; i < 3000; i++)
 insert.run("doc-url", "c-even", "url", "a page", "https://example.com/a", null, "ext-1", '{"team":"hr"}');
 insert.run("doc-'quote", "c-even", "file", "a file", null, "a.pdf", null, "{}");
 
-test("returns the result columns of each id asked for, and nothing for unknown ids", () => {
-  const found = findResultSources(db, ["doc-url", "doc-'quote", "doc-7", "gone"]);
+test("returns the result columns of each id asked for, and nothing for unknown ids", async () => {
+  const found = await findResultSources(db, ["doc-url", "doc-'quote", "doc-7", "gone"]);
   const byId = Object.fromEntries(found.map((d) => [d.id, d]));
   expect(Object.keys(byId).sort()).toEqual(["doc-'quote", "doc-7", "doc-url"]);
   expect(byId["doc-url"]).toEqual({
@@ -43,18 +43,18 @@ test("returns the result columns of each id asked for, and nothing for unknown i
   });
   expect(byId["doc-'quote"]!.fileName).toBe("a.pdf");
   expect(byId["doc-7"]!.collectionId).toBe("c-odd");
-  expect(findResultSources(db, [])).toEqual([]);
+  expect(await findResultSources(db, [])).toEqual([]);
 });
 
-test("a wide page of hits (400 ids, as a reranker's pool can be) finds every one", () => {
+test("a wide page of hits (400 ids, as a reranker's pool can be) finds every one", async () => {
   const ids = Array.from({ length: 400 }, (_, i) => `doc-${i * 7}`);
-  expect(new Set(findResultSources(db, ids).map((d) => d.id))).toEqual(new Set(ids));
+  expect(new Set((await findResultSources(db, ids)).map((d) => d.id))).toEqual(new Set(ids));
 });
 
-test("the ids are looked up by key, not found by walking a collection's documents", () => {
+test("the ids are looked up by key, not found by walking a collection's documents", async () => {
   // The statement's own text, as the module runs it: a plan that scans documents costs
   // milliseconds per query at a few thousand documents.
-  findResultSources(db, ["doc-1"]);
+  await findResultSources(db, ["doc-1"]);
   const plan = db.$client
     .query(`EXPLAIN QUERY PLAN ${SOURCES_OF_HITS}`)
     .all({ ids: "[]" })

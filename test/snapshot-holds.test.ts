@@ -71,7 +71,7 @@ describe("the writers' pause", () => {
 });
 
 describe("stored files during a snapshot", () => {
-  test("removals wait while held (by every holder), then run", () => {
+  test("removals wait while held (by every holder), then run", async () => {
     const dir = tempDir("ragd-hold-");
     try {
       const files = new DiskFileStore(dir);
@@ -81,7 +81,7 @@ describe("stored files during a snapshot", () => {
       writeFileSync(path, "bytes");
       const first = files.holdRemovals();
       const second = files.holdRemovals();
-      files.remove(col, doc);
+      await files.remove(col, doc);
       expect(existsSync(path)).toBe(true);
       first();
       first(); // a second call of the same release changes nothing

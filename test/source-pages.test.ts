@@ -7,7 +7,6 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { insertDocument } from "../src/db/repo/documents";
-import type { Db } from "../src/db/client";
 import type { DocumentRow } from "../src/db/schema";
 import { newDocumentRow } from "../src/ingest/queue";
 import { makeApp, type TestApp } from "./support/app";
@@ -25,10 +24,10 @@ interface Seed {
 }
 
 /** Stores sources straight through the named queries, in one transaction, in the order given. */
-function seed(pipelineId: string, items: Seed[]): void {
+async function seed(pipelineId: string, items: Seed[]): Promise<void> {
   const start = Date.now();
-  t.services.db.transaction((tx) => {
-    items.forEach((s, i) => {
+  await t.services.db.atomically(async (tx) => {
+    for (const [i, s] of items.entries()) {
       const type = s.type ?? "url";
       const row = newDocumentRow(
         {
@@ -42,8 +41,8 @@ function seed(pipelineId: string, items: Seed[]): void {
         },
         start + i,
       );
-      insertDocument(tx as unknown as Db, { ...row, status: s.status }, s.content);
-    });
+      await insertDocument(tx, { ...row, status: s.status }, s.content);
+    }
   });
 }
 
@@ -70,7 +69,7 @@ beforeAll(async () => {
   t = await makeApp();
   cookie = await t.signup();
   small = await newPipeline("Small", cookie);
-  seed(small, SMALL);
+  await seed(small, SMALL);
 });
 
 afterAll(async () => {
@@ -192,7 +191,7 @@ describe("a pipeline of 20,000 sources", () => {
   beforeAll(async () => {
     owner = await t.signup();
     big = await newPipeline("Big", owner);
-    seed(
+    await seed(
       big,
       names.map((name, i) => ({
         name,

@@ -364,7 +364,7 @@ describe("Ollama down", () => {
       const pid = await dc.pipeline({ name: "Offline", embeddingModel: "ollama/all-minilm" });
       const s = await dc.addText(pid, "Text that waits for Ollama to come back.");
       const task = (await waitFor("a task with a last error", () =>
-        app.services.db.$client
+        app.services.db.reader.$client
           .query("SELECT status, attempts, last_error FROM tasks WHERE document_id = ? AND last_error IS NOT NULL")
           .get(s.id),
       )) as { status: string; attempts: number; last_error: string };

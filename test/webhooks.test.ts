@@ -101,7 +101,9 @@ describe("deliveries", () => {
     expect(log[0].attemptLog[2].error).toBeNull();
     for (const a of log[0].attemptLog) expect(a.durationMs).toBeGreaterThanOrEqual(0);
     // The event the webhook got is the one the stream serves.
-    const stored = t.services.db.$client.query("SELECT type, document_id FROM events WHERE id = ?").get(event.id);
+    const stored = t.services.db.reader.$client
+      .query("SELECT type, document_id FROM events WHERE id = ?")
+      .get(event.id);
     expect(stored).toEqual({ type: "source.ready", document_id: s.id });
   });
 

@@ -7,13 +7,15 @@ import { afterAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { WriteBatch } from "../src/db/batch";
 import { openDb } from "../src/db/client";
+import { Store } from "../src/db/store";
 import { tempDir } from "./support/app";
 
 const dir = tempDir("ragd-batch-");
 const db = openDb(dir);
+const store = new Store(db, openDb(dir)); // a second connection stands for the reader
 db.$client.exec("CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER NOT NULL)");
 afterAll(() => {
-  db.$client.close();
+  store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -21,7 +23,7 @@ const insert = (k: string, v: number) => db.$client.prepare("INSERT INTO t (k, v
 const rows = () => db.$client.query("SELECT k, v FROM t ORDER BY k").all();
 
 test("writes of one turn run inside one transaction, each resolving with its own result", async () => {
-  const batch = new WriteBatch(db);
+  const batch = new WriteBatch(store);
   const inside: boolean[] = [];
   const results = await Promise.all(
     [1, 2, 3].map((v) =>
@@ -43,7 +45,7 @@ test("writes of one turn run inside one transaction, each resolving with its own
 });
 
 test("a write that throws is undone alone; its caller gets the error and the others commit", async () => {
-  const batch = new WriteBatch(db);
+  const batch = new WriteBatch(store);
   const ok1 = batch.run(() => insert("b1", 1));
   const bad = batch.run(() => {
     insert("b2", 2);
@@ -63,7 +65,7 @@ test("nothing is visible to another connection before the promise resolves, and 
   const { Database } = await import("bun:sqlite");
   const other = new Database(`${dir}/ragd.db`, { readonly: true });
   const count = () => (other.query("SELECT count(*) AS n FROM t WHERE k LIKE 'c%'").get() as { n: number }).n;
-  const batch = new WriteBatch(db);
+  const batch = new WriteBatch(store);
   const seen: number[] = [];
   const writes = [1, 2].map((v) =>
     batch.run(() => {
@@ -81,7 +83,7 @@ test("nothing is visible to another connection before the promise resolves, and 
 });
 
 test("when the transaction as a whole fails, every write of the batch is refused, nothing is kept, and the next batch works", async () => {
-  const batch = new WriteBatch(db);
+  const batch = new WriteBatch(store);
   const first = batch.run(() => insert("d1", 1));
   // A write that ends the transaction under the others' feet, as a full disk can.
   const breaker = batch.run(() => db.$client.exec("ROLLBACK"));

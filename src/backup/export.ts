@@ -12,11 +12,12 @@
 import * as arrow from "apache-arrow";
 import { linkSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Db } from "../db/client";
 import { findCollectionById } from "../db/repo/collections";
 import { findDocumentText, listDocuments } from "../db/repo/documents";
 import { sourceFetchesOf } from "../db/repo/source-fetches";
 import type { Collection, DocumentRow, SourceFetch } from "../db/schema";
+import type { Store } from "../db/store";
+import { notFound } from "../http/errors";
 import { queryTarget } from "../ingest/generations";
 import { version } from "../version";
 import type { VectorStore } from "../vectors/store";
@@ -78,7 +79,7 @@ export type ExportedSource = Pick<
 > & { content: string | null; hasFile: boolean; ocr?: DocumentRow["ocr"]; fetch?: ExportedFetch };
 
 export interface ExportDeps {
-  db: Db;
+  db: Store;
   store: VectorStore;
   dataDir: string;
   /** Where a document's stored file is. */
@@ -101,21 +102,22 @@ export async function prepareExport(d: ExportDeps, collectionId: string): Promis
   try {
     // The sources and the table's version at one instant: no chunk write lands between them.
     const at = await d.store.frozen(async () => {
-      const col = findCollectionById(d.db, collectionId)!;
+      // Deleted since the caller's check: the pipeline is not found.
+      const col = await findCollectionById(d.db.reader, collectionId);
+      if (!col) throw notFound("pipeline");
       const { generation } = queryTarget(col);
       const tableVersion = (await d.store.tableVersions())[tableName(col.id, generation)] ?? null;
-      return { col, generation, tableVersion, docs: listDocuments(d.db, col.id) };
+      return { col, generation, tableVersion, docs: await listDocuments(d.db.reader, col.id) };
     });
     const ready = at.docs.filter((doc) => doc.status === "ready");
     writeFileSync(join(dir, "pipeline.json"), JSON.stringify(settingsOf(at.col)));
-    const fetches = sourceFetchesOf(
-      d.db,
+    const fetches = await sourceFetchesOf(
+      d.db.reader,
       ready.map((doc) => doc.id),
     );
-    writeFileSync(
-      join(dir, "sources.jsonl"),
-      ready.map((doc) => `${JSON.stringify(sourceOf(d, doc, dir, fetches.get(doc.id)))}\n`).join(""),
-    );
+    const lines: string[] = [];
+    for (const doc of ready) lines.push(`${JSON.stringify(await sourceOf(d, doc, dir, fetches.get(doc.id)))}\n`);
+    writeFileSync(join(dir, "sources.jsonl"), lines.join(""));
     const keep = new Set(ready.map((doc) => doc.id));
     let chunks = 0;
     let part = 0;
@@ -173,7 +175,12 @@ function settingsOf(c: Collection): ExportedSettings {
 }
 
 /** A source's line; its stored file is linked into the staging directory. */
-function sourceOf(d: ExportDeps, doc: DocumentRow, dir: string, f: SourceFetch | undefined): ExportedSource {
+async function sourceOf(
+  d: ExportDeps,
+  doc: DocumentRow,
+  dir: string,
+  f: SourceFetch | undefined,
+): Promise<ExportedSource> {
   let hasFile = false;
   if (doc.type === "file" && doc.filePath) {
     const from = d.filePath(doc.collectionId, doc.id);
@@ -200,7 +207,7 @@ function sourceOf(d: ExportDeps, doc: DocumentRow, dir: string, f: SourceFetch |
     chunkCount: doc.chunkCount,
     createdAt: doc.createdAt,
     indexedAt: doc.indexedAt,
-    content: doc.type === "text" ? findDocumentText(d.db, doc.id) : null,
+    content: doc.type === "text" ? await findDocumentText(d.db.reader, doc.id) : null,
     hasFile,
     ...(f && {
       fetch: {

@@ -10,10 +10,12 @@ import { dirname, join } from "node:path";
 import type { Config } from "../config";
 import type { Collections } from "../core/collections";
 import type { Db } from "../db/client";
-import { listCollections, updateCollection } from "../db/repo/collections";
+import { findCollectionById, listCollections, updateCollection } from "../db/repo/collections";
 import { insertDocument } from "../db/repo/documents";
 import { saveSourceFetch, type SourceFetchPatch } from "../db/repo/source-fetches";
 import type { DocumentRow, User } from "../db/schema";
+import type { Store } from "../db/store";
+import { notFound } from "../http/errors";
 import { listOllamaModels } from "../embed/index";
 import { parseModel } from "../embed/models";
 import type { PipelineService } from "../features/pipelines/service";
@@ -33,7 +35,7 @@ import {
 import { STAGING } from "./snapshot";
 
 export interface ImportDeps {
-  db: Db;
+  db: Store;
   store: VectorStore;
   pipelines: PipelineService;
   collections: Collections;
@@ -79,8 +81,8 @@ export async function importPipeline(d: ImportDeps, user: User, file: string, na
       .filter(Boolean)
       .map((l) => JSON.parse(l) as ExportedSource);
     const wanted = ((name ?? settings.name) || "").trim().slice(0, 200) || "Imported pipeline";
-    const free = freeName(d.db, user, wanted);
-    const created = d.pipelines.create(user, {
+    const free = await freeName(d.db.reader, user, wanted);
+    const created = await d.pipelines.create(user, {
       name: free,
       description: settings.description ?? "",
       chunkingStrategy: settings.chunkingStrategy as never,
@@ -112,12 +114,15 @@ export async function importPipeline(d: ImportDeps, user: User, file: string, na
 }
 
 /** `name`, or `name (imported)`, `name (imported 2)`, …: the first the user has no pipeline called. */
-function freeName(db: Db, user: User, name: string): string {
-  const taken = new Set(
-    listCollections(db, { userId: user.id, kind: "pipeline", search: name, limit: 10_000, offset: 0 }).rows.map((c) =>
-      c.row.name.toLowerCase(),
-    ),
-  );
+async function freeName(db: Db, user: User, name: string): Promise<string> {
+  const { rows } = await listCollections(db, {
+    userId: user.id,
+    kind: "pipeline",
+    search: name,
+    limit: 10_000,
+    offset: 0,
+  });
+  const taken = new Set(rows.map((c) => c.row.name.toLowerCase()));
   if (!taken.has(name.toLowerCase())) return name;
   for (let i = 1; ; i++) {
     const candidate = `${name.slice(0, 180)} (imported${i > 1 ? ` ${i}` : ""})`;
@@ -135,11 +140,13 @@ async function store(
 ): Promise<number> {
   const ids = new Map(sources.map((s) => [s.id, Bun.randomUUIDv7()]));
   const now = new Date().toISOString();
-  updateCollection(d.db, pipelineId, { indexModel: m.model, embeddingDimensions: m.dimensions });
-  d.db.transaction((tx) => {
+  await d.db.atomically(async (tx) => {
+    // Deleted by its owner since it was made: as for any missing pipeline.
+    if (!(await findCollectionById(tx, pipelineId))) throw notFound("pipeline");
+    await updateCollection(tx, pipelineId, { indexModel: m.model, embeddingDimensions: m.dimensions });
     for (const s of sources)
-      insertDocument(tx as unknown as Db, rowOf(s, ids.get(s.id)!, pipelineId, now), s.content ?? undefined);
-    for (const s of sources) if (s.fetch) saveSourceFetch(tx as unknown as Db, ids.get(s.id)!, fetchOf(s.fetch, ids));
+      await insertDocument(tx, rowOf(s, ids.get(s.id)!, pipelineId, now), s.content ?? undefined);
+    for (const s of sources) if (s.fetch) await saveSourceFetch(tx, ids.get(s.id)!, fetchOf(s.fetch, ids));
   });
   for (const s of sources) {
     if (!s.hasFile) continue;

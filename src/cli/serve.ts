@@ -36,7 +36,10 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     error: () => new Response('{"error":{"code":"internal_error","message":"unexpected error"}}', { status: 500 }),
   });
   const port = server.port!;
-  const flusher = setInterval(() => services.keys.flush(), 5000);
+  const flusher = setInterval(
+    () => void services.keys.flush().catch((err) => log.warn("could not write API keys' last use", { error: err })),
+    5000,
+  );
   const url = publicBaseUrl(config, port);
   services.baseUrl.value = url;
   log.info("listening", {

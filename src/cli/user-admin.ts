@@ -10,7 +10,7 @@ import { userInfo } from "node:os";
 import type { Config } from "../config";
 import { ConfigError } from "../config";
 import { Collections } from "../core/collections";
-import type { Db } from "../db/client";
+import type { Store } from "../db/store";
 import { type Actor, AdminService, type AdminUser } from "../features/admin/service";
 import { objectStorage } from "../config-storage";
 import { DiskFileStore } from "../files/disk-store";
@@ -36,7 +36,7 @@ export function cliActor(): Actor {
  * LanceDB tables, as the server does. A server running beside it never writes them
  * again: its ingestion checks, right before each write, that the document still exists.
  */
-function cliCollections(db: Db, config: Config): Collections {
+function cliCollections(db: Store, config: Config): Collections {
   const collections = new Collections(db);
   // The server's files and tables: the data directory's, or the bucket's (RAGD_STORAGE_URL).
   const storage = objectStorage(config);
@@ -72,7 +72,7 @@ export async function withAdmin(
     }
     throw err;
   } finally {
-    db.$client.close();
+    db.close();
   }
 }
 
@@ -83,8 +83,8 @@ function describe(u: AdminUser): string {
 
 /** `ragd user list`: one line per user, oldest first. */
 export function userListCommand(config: Config): Promise<number> {
-  return withAdmin(config, (admin) => {
-    const rows = admin.listUsers();
+  return withAdmin(config, async (admin) => {
+    const rows = await admin.listUsers();
     const width = Math.max(5, ...rows.map((u) => u.email.length));
     console.log(`${"EMAIL".padEnd(width)}  TIER       ADMIN  DISABLED  PIPELINES  CHUNKS  LAST SIGN-IN`);
     for (const u of rows) {
@@ -105,8 +105,8 @@ export function userListCommand(config: Config): Promise<number> {
 /** `ragd user set-admin --email E [--revoke]`. */
 export function userSetAdminCommand(config: Config, flags: Record<string, string>, revoke: boolean): Promise<number> {
   const email = need(flags, "email");
-  return withAdmin(config, (admin, actor) => {
-    const u = admin.setAdmin(actor, admin.idByEmail(email), !revoke);
+  return withAdmin(config, async (admin, actor) => {
+    const u = await admin.setAdmin(actor, await admin.idByEmail(email), !revoke);
     console.log(`${u.email} is ${u.isAdmin ? "now an administrator" : "no longer an administrator"}`);
   });
 }
@@ -115,7 +115,7 @@ export function userSetAdminCommand(config: Config, flags: Record<string, string
 export function userResetPasswordCommand(config: Config, flags: Record<string, string>): Promise<number> {
   const email = need(flags, "email");
   return withAdmin(config, async (admin, actor) => {
-    const { user, temporaryPassword } = await admin.resetPassword(actor, admin.idByEmail(email));
+    const { user, temporaryPassword } = await admin.resetPassword(actor, await admin.idByEmail(email));
     console.error(`temporary password for ${user.email} (shown once; their sessions have ended):`);
     console.log(temporaryPassword);
   });
@@ -128,8 +128,8 @@ export function userSetDisabledCommand(
   disabled: boolean,
 ): Promise<number> {
   const email = need(flags, "email");
-  return withAdmin(config, (admin, actor) => {
-    const u = admin.setDisabled(actor, admin.idByEmail(email), disabled);
+  return withAdmin(config, async (admin, actor) => {
+    const u = await admin.setDisabled(actor, await admin.idByEmail(email), disabled);
     console.log(`${describe(u)} is ${disabled ? "disabled" : "enabled"}`);
   });
 }
@@ -139,7 +139,7 @@ export function userDeleteCommand(config: Config, flags: Record<string, string>)
   const email = need(flags, "email");
   if (!flags.confirm) throw new ConfigError(`--confirm is required: repeat the email (--confirm ${email})`);
   return withAdmin(config, async (admin, actor) => {
-    await admin.deleteUser(actor, admin.idByEmail(email), flags.confirm);
+    await admin.deleteUser(actor, await admin.idByEmail(email), flags.confirm);
     console.log(`deleted ${email} and everything they owned`);
   });
 }
@@ -148,7 +148,7 @@ export function userDeleteCommand(config: Config, flags: Record<string, string>)
 export function adminAuditCommand(config: Config, flags: Record<string, string>): Promise<number> {
   const after = flags.after === undefined ? 0 : Number(flags.after);
   if (!Number.isInteger(after) || after < 0) throw new ConfigError("--after must be an entry id (an integer ≥ 0)");
-  return withAdmin(config, (admin) => {
-    for (const line of admin.audit.lines(after)) console.log(line.slice(0, -1));
+  return withAdmin(config, async (admin) => {
+    for await (const line of admin.audit.lines(after)) console.log(line.slice(0, -1));
   });
 }

@@ -8,7 +8,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, type Config, type TierName } from "../config";
-import { type Db, openDb } from "../db/client";
+import { openStore } from "../db/client";
+import type { Store } from "../db/store";
 import { AdminService } from "../features/admin/service";
 import { createUser } from "../features/auth/service";
 import { AppError } from "../http/errors";
@@ -32,11 +33,11 @@ export function need(flags: Record<string, string>, name: string): string {
  * Opens the data directory's database, refusing a directory with no ragd.db: a mistyped
  * --data-dir would otherwise get a new, empty installation. `init` (--init) allows it.
  */
-export function openExisting(dataDir: string, init: boolean, hint: string): Db {
+export function openExisting(dataDir: string, init: boolean, hint: string): Store {
   if (!init && !existsSync(join(dataDir, "ragd.db"))) {
     throw new ConfigError(`no ragd data in ${dataDir} (it has no ragd.db); check --data-dir${hint}`);
   }
-  return openDb(dataDir);
+  return openStore(dataDir);
 }
 
 /** `ragd user create`; `admin` (--admin) makes an administrator, as the first account always is. */
@@ -54,7 +55,7 @@ export async function userCreateCommand(
   const db = openExisting(config.dataDir, init, ", or add --init to start a new data directory there");
   try {
     const user = await createUser(db, email, password, tier, admin);
-    new AdminService(db, { deleteCollection: async () => {} }).recordCreated(cliActor(), user.id);
+    await new AdminService(db, { deleteCollection: async () => {} }).recordCreated(cliActor(), user.id);
     const role = user.isAdmin ? ", administrator" : "";
     console.log(`created user ${user.email} (${user.tier}${role}), id ${user.id}`);
     return 0;
@@ -65,15 +66,15 @@ export async function userCreateCommand(
     }
     throw err;
   } finally {
-    db.$client.close();
+    db.close();
   }
 }
 
 export function userSetTierCommand(config: Config, flags: Record<string, string>): Promise<number> {
   const email = need(flags, "email");
   const tier = tierOf(need(flags, "tier"));
-  return withAdmin(config, (admin, actor) => {
-    const u = admin.setTier(actor, admin.idByEmail(email), tier);
+  return withAdmin(config, async (admin, actor) => {
+    const u = await admin.setTier(actor, await admin.idByEmail(email), tier);
     console.log(`${u.email} is now on the ${u.tier} tier`);
   });
 }

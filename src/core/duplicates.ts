@@ -8,9 +8,17 @@ import type { Db } from "../db/client";
 import { findSameContent } from "../db/repo/external-documents";
 import { AppError } from "../http/errors";
 
-/** Throws 409 `conflict` when another document of the collection has these bytes. */
-export function refuseDuplicateFile(db: Db, collectionId: string, documentId: string, contentHash: string): void {
-  const same = findSameContent(db, collectionId, contentHash, documentId);
+/**
+ * Throws 409 `conflict` when another document of the collection has these bytes. With
+ * the `tx` of the transaction that stores the document, no other can take them meanwhile.
+ */
+export async function refuseDuplicateFile(
+  db: Db,
+  collectionId: string,
+  documentId: string,
+  contentHash: string,
+): Promise<void> {
+  const same = await findSameContent(db, collectionId, contentHash, documentId);
   if (!same) return;
   const message = `the same file is already here as “${same.name}” (${same.id}); nothing was added`;
   throw new AppError("conflict", message, [{ field: "file", message: `duplicateOf: ${same.id}` }]);

@@ -1,16 +1,17 @@
 /**
  * Group commit. Writes that arrive in the same turn of the event loop (sources
  * created by concurrent requests, tasks finished by the workers) run in one
- * SQLite transaction instead of one each: a commit costs far more than the few
- * rows it carries. Each write keeps its own savepoint, so one that throws rolls
- * back alone and its caller gets the error; the others commit. A caller's promise
- * settles only after the commit, so "accepted" still means "on disk".
+ * transaction instead of one each: a commit costs far more than the few rows it
+ * carries. Each write keeps its own savepoint, so one that throws rolls back alone
+ * and its caller gets the error; the others commit. A caller's promise settles only
+ * after the commit, so "accepted" still means "on disk".
  */
 import type { Statement } from "bun:sqlite";
 import type { Db } from "./client";
+import type { Store, Tx } from "./store";
 
 interface Queued {
-  fn: (tx: Db) => unknown;
+  fn: (tx: Tx) => unknown;
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
 }
@@ -18,13 +19,12 @@ interface Queued {
 export class WriteBatch {
   private queue: Queued[] = [];
   private scheduled = false;
-
   private statements: { begin: Statement; release: Statement; rollback: Statement } | null = null;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly store: Store) {}
 
-  private savepoints() {
-    const c = this.db.$client;
+  private savepoints(tx: Db) {
+    const c = tx.$client;
     return (this.statements ??= {
       begin: c.prepare("SAVEPOINT write_batch"),
       release: c.prepare("RELEASE write_batch"),
@@ -33,40 +33,25 @@ export class WriteBatch {
   }
 
   /** Runs `fn` inside the next group transaction; resolves with its result once committed. */
-  run<T>(fn: (tx: Db) => T): Promise<T> {
+  run<T>(fn: (tx: Tx) => Promise<T> | T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
-        setImmediate(() => this.flush());
+        setImmediate(() => void this.flush());
       }
     });
   }
 
   /** Commits whatever is queued now (also called at shutdown). */
-  flush(): void {
+  async flush(): Promise<void> {
     this.scheduled = false;
     const batch = this.queue;
     this.queue = [];
     if (batch.length === 0) return;
-    const results: { ok: boolean; value: unknown }[] = [];
+    let results: { ok: boolean; value: unknown }[];
     try {
-      const sp = this.savepoints();
-      this.db.transaction((tx) => {
-        for (const q of batch) {
-          // A savepoint per write: a failing write undoes only itself. (Statements of
-          // our own: drizzle's nested transactions build theirs afresh every time.)
-          sp.begin.run();
-          try {
-            results.push({ ok: true, value: q.fn(tx as unknown as Db) });
-            sp.release.run();
-          } catch (err) {
-            sp.rollback.run();
-            sp.release.run();
-            results.push({ ok: false, value: err });
-          }
-        }
-      });
+      results = await this.store.atomically((tx) => this.runEach(tx, batch));
     } catch (err) {
       for (const q of batch) q.reject(err);
       return;
@@ -75,5 +60,23 @@ export class WriteBatch {
       if (results[i]!.ok) q.resolve(results[i]!.value);
       else q.reject(results[i]!.value);
     });
+  }
+
+  /** Each write in a savepoint of its own: a failing write undoes only itself. */
+  private async runEach(tx: Tx, batch: Queued[]): Promise<{ ok: boolean; value: unknown }[]> {
+    const sp = this.savepoints(tx);
+    const results: { ok: boolean; value: unknown }[] = [];
+    for (const q of batch) {
+      sp.begin.run();
+      try {
+        results.push({ ok: true, value: await q.fn(tx) });
+        sp.release.run();
+      } catch (err) {
+        sp.rollback.run();
+        sp.release.run();
+        results.push({ ok: false, value: err });
+      }
+    }
+    return results;
   }
 }

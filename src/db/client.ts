@@ -11,6 +11,7 @@ import { migrations } from "./migrations/index";
 import { LruCache } from "../tools/lru";
 import { splitCredentials } from "../tools/url-credentials";
 import * as schema from "./schema";
+import { Store } from "./store";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
@@ -25,6 +26,18 @@ export function openDb(dataDir: string): Db {
   migrate(sqlite);
   cacheStatements(sqlite);
   return drizzle({ client: sqlite, schema }) as Db;
+}
+
+/**
+ * The data directory's database as the store (db/store.ts): the connection `openDb`
+ * returns writes, a second read-only one on the same file reads.
+ */
+export function openStore(dataDir: string): Store {
+  const writer = openDb(dataDir);
+  const sqlite = new Database(join(dataDir, "ragd.db"), { readonly: true, strict: true });
+  sqlite.exec("PRAGMA busy_timeout = 5000");
+  cacheStatements(sqlite);
+  return new Store(writer, drizzle({ client: sqlite, schema }) as Db);
 }
 
 /**

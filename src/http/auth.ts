@@ -30,10 +30,10 @@ export function readCookie(request: Request, name: string): string | undefined {
 }
 
 /** The signed-in user of a request (and whether the session was renewed), or the reason there is none. */
-export function authenticateSession(
+export async function authenticateSession(
   auth: AuthService,
   request: Request,
-): { user: User; renewed: boolean; token: string } {
+): Promise<{ user: User; renewed: boolean; token: string }> {
   const token = readCookie(request, SESSION_COOKIE);
   if (carriesApiKey(request, token)) {
     throw new AppError(
@@ -41,7 +41,7 @@ export function authenticateSession(
       "API keys only work on POST /api/rag/query and /api/rag/documents; sign in to manage pipelines",
     );
   }
-  const found = token ? auth.userForToken(token) : undefined;
+  const found = token ? await auth.userForToken(token) : undefined;
   if (!found || !token) throw new AppError("unauthenticated", "sign in first (no valid session cookie)");
   checkCsrf(request);
   return { ...found, token };
@@ -49,14 +49,14 @@ export function authenticateSession(
 
 /** The `session` macro: resolves the signed-in user or rejects the request. */
 export function sessionAuth(auth: AuthService) {
-  const seen = new WeakMap<Request, ReturnType<typeof authenticateSession>>();
+  const seen = new WeakMap<Request, Awaited<ReturnType<typeof authenticateSession>>>();
   return new Elysia({ name: "session-auth" }).macro({
     session: {
-      transform({ request }) {
-        seen.set(request, authenticateSession(auth, request));
+      async transform({ request }) {
+        seen.set(request, await authenticateSession(auth, request));
       },
-      resolve({ request, set }) {
-        const s = seen.get(request) ?? authenticateSession(auth, request);
+      async resolve({ request, set }) {
+        const s = seen.get(request) ?? (await authenticateSession(auth, request));
         // A sliding session: the browser's copy of the cookie slides with the server's.
         if (s.renewed) set.headers["set-cookie"] = sessionCookie(s.token, request);
         return { user: s.user };

@@ -19,17 +19,17 @@ const LEASE_MS = 30 * 60_000;
  * Returns how many tasks were claimed (0: none is runnable). Run it in a savepoint:
  * if it throws, its claims must roll back with it.
  */
-export function claimJobs(
+export async function claimJobs(
   t: Db,
   n: number,
   d: JobSettings,
-  collectionOf: (id: string) => Collection | undefined,
+  collectionOf: (id: string) => Promise<Collection | undefined>,
   place: (task: Task, job: Job) => boolean,
-): number {
+): Promise<number> {
   const now = Date.now();
-  const tasks = claimTasks(t, n, now, LEASE_MS);
+  const tasks = await claimTasks(t, n, now, LEASE_MS);
   if (tasks.length === 0) return 0;
-  const docs = documentsWithText(
+  const docs = await documentsWithText(
     t,
     tasks.map((x) => x.documentId),
   );
@@ -37,14 +37,15 @@ export function claimJobs(
   const refused: string[] = [];
   for (const task of tasks) {
     const found = docs.get(task.documentId);
-    const col = collectionOf(task.collectionId);
+    const col = await collectionOf(task.collectionId);
     // A document or collection deleted meanwhile: its task goes with it (ON DELETE CASCADE).
     if (!found || !col) continue;
-    if (refused.length > 0 || !place(task, buildJob(t, task, found.doc, col, found.text, d))) refused.push(task.id);
+    if (refused.length > 0) refused.push(task.id);
+    else if (!place(task, await buildJob(t, task, found.doc, col, found.text, d))) refused.push(task.id);
     else started.push(task.documentId);
   }
-  unclaimTasks(t, refused);
-  markDocumentsProcessing(t, started, now);
-  recordSourceEvents(t, "source.processing", started, now);
+  await unclaimTasks(t, refused);
+  await markDocumentsProcessing(t, started, now);
+  await recordSourceEvents(t, "source.processing", started, now);
   return tasks.length;
 }

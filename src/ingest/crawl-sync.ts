@@ -8,6 +8,7 @@
  */
 import { parseStoredMetadata } from "../core/metadata";
 import type { Db } from "../db/client";
+import type { Store } from "../db/store";
 import { findCollectionById } from "../db/repo/collections";
 import { findDocumentById } from "../db/repo/documents";
 import { dropPendingTasksOfDocument, replaceDocumentText } from "../db/repo/external-documents";
@@ -23,9 +24,9 @@ export interface CrawlEngine {
   createDocument(
     draft: Parameters<typeof import("./queue").newDocumentRow>[0],
     content?: string,
-    also?: (t: Db, row: DocumentRow) => void,
+    also?: (t: Db, row: DocumentRow) => Promise<void> | void,
   ): Promise<DocumentRow | null>;
-  requeueWith<T>(fn: (t: Db) => T, documentId: string): Promise<T>;
+  requeueWith<T>(fn: (t: Db) => Promise<T> | T, documentId: string): Promise<T>;
   removeDocument(collectionId: string, documentId: string): Promise<void>;
 }
 
@@ -48,38 +49,40 @@ export interface StoredCrawlReport {
 }
 
 export class CrawlSync {
-  private readonly running = new Map<string, Running>();
+  /** Each running crawl's state, loaded by its first page (the pages of a crawl arrive at once). */
+  private readonly running = new Map<string, Promise<Running>>();
 
   constructor(
-    private readonly db: Db,
+    private readonly db: Store,
     private readonly engine: CrawlEngine,
   ) {}
 
   /** Stores one page the crawl of `task` reached. */
   async page(task: Task, p: CrawledPageOut): Promise<void> {
-    const run = this.runOf(task);
+    const run = await this.runOf(task);
     const at = iso(Date.now());
     const known = run.pages.get(p.url);
     const validators = { etag: p.validators.etag, lastModified: p.validators.lastModified };
     if ("notModified" in p || (known && known.contentHash === p.hash)) {
-      if (known) saveSourceFetch(this.db, known.documentId, { lastCheckedAt: at, ...validators });
+      if (known)
+        await this.db.atomically((t) => saveSourceFetch(t, known.documentId, { lastCheckedAt: at, ...validators }));
       return;
     }
     if (known) {
       run.changed++;
       // A new version: the old one's waiting or running task is superseded.
-      await this.engine.requeueWith((t) => {
-        const col = findCollectionById(t, task.collectionId);
-        if (!col || !findDocumentById(t, known.documentId)) return;
-        replaceDocumentText(t, known.documentId, p.text);
-        saveSourceFetch(t, known.documentId, { lastCheckedAt: at, ...validators });
-        dropPendingTasksOfDocument(t, known.documentId);
-        queueTask(t, known.documentId, col, Date.now());
+      await this.engine.requeueWith(async (t) => {
+        const col = await findCollectionById(t, task.collectionId);
+        if (!col || !(await findDocumentById(t, known.documentId))) return;
+        await replaceDocumentText(t, known.documentId, p.text);
+        await saveSourceFetch(t, known.documentId, { lastCheckedAt: at, ...validators });
+        await dropPendingTasksOfDocument(t, known.documentId);
+        await queueTask(t, known.documentId, col, Date.now());
       }, known.documentId);
       known.contentHash = p.hash;
       return;
     }
-    const parent = findDocumentById(this.db, task.documentId);
+    const parent = await findDocumentById(this.db.reader, task.documentId);
     if (!parent) return;
     const draft = {
       collectionId: task.collectionId,
@@ -101,12 +104,12 @@ export class CrawlSync {
    */
   async finish(task: Task, report: CrawlReport): Promise<void> {
     if (report.kept === null) return this.drop(task.id); // nothing was crawled (a re-index)
-    const run = this.runOf(task);
+    const run = await this.runOf(task);
     this.running.delete(task.id);
     let removed = 0;
     if (report.kept !== null && !report.stoppedEarly) {
       const kept = new Set(report.kept);
-      for (const page of crawledPagesOf(this.db, task.documentId)) {
+      for (const page of await crawledPagesOf(this.db.reader, task.documentId)) {
         if (kept.has(page.url)) continue;
         await this.engine.removeDocument(task.collectionId, page.documentId);
         removed++;
@@ -124,11 +127,13 @@ export class CrawlSync {
       stoppedEarly: report.stoppedEarly,
     };
     const changedAny = run.added + run.changed + removed > 0;
-    saveSourceFetch(this.db, task.documentId, {
-      crawlReport: JSON.stringify(stored),
-      lastCheckedAt: now,
-      ...(changedAny ? { lastChangedAt: now } : {}),
-    });
+    await this.db.atomically((t) =>
+      saveSourceFetch(t, task.documentId, {
+        crawlReport: JSON.stringify(stored),
+        lastCheckedAt: now,
+        ...(changedAny ? { lastChangedAt: now } : {}),
+      }),
+    );
   }
 
   /** Forgets a crawl that ended without its report (failed or cancelled). */
@@ -136,11 +141,18 @@ export class CrawlSync {
     this.running.delete(taskId);
   }
 
-  private runOf(task: Task): Running {
+  private runOf(task: Task): Promise<Running> {
     let run = this.running.get(task.id);
     if (!run) {
-      const pages = new Map(crawledPagesOf(this.db, task.documentId).map((p) => [p.url, p]));
-      this.running.set(task.id, (run = { pages, added: 0, changed: 0 }));
+      const loading = crawledPagesOf(this.db.reader, task.documentId).then(
+        (stored) => ({ pages: new Map(stored.map((p) => [p.url, p])), added: 0, changed: 0 }),
+        (err: unknown) => {
+          // The next page reads them again.
+          if (this.running.get(task.id) === loading) this.running.delete(task.id);
+          throw err;
+        },
+      );
+      this.running.set(task.id, (run = loading));
     }
     return run;
   }

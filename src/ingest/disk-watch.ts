@@ -6,7 +6,7 @@
  * failed, and at least the minimum, every such source is queued again by itself.
  * Its rerun replaces whatever rows the failed run left, so nothing is duplicated.
  */
-import type { Db } from "../db/client";
+import type { Store } from "../db/store";
 import { documentsFailedForSpace } from "../db/repo/documents";
 import type { Logger } from "../log";
 import { throttledLogger } from "../log-throttle";
@@ -26,7 +26,7 @@ const CHECK_MS = 2000;
 const REGAINED_MB = 1;
 
 export interface DiskWatchDeps {
-  db: Db;
+  db: Store;
   dataDir: string;
   minFreeMb: number;
   log: Logger;
@@ -48,9 +48,10 @@ export class DiskWatch implements DiskGate {
   }
 
   /** Checks now and every few seconds; `enqueue` queues a failed source again. */
-  start(enqueue: (documentId: string) => void): void {
-    this.timer = setInterval(() => this.check(enqueue), CHECK_MS);
-    this.check(enqueue);
+  start(enqueue: (documentId: string) => Promise<unknown>): void {
+    // check() catches its own failures.
+    this.timer = setInterval(() => void this.check(enqueue), CHECK_MS);
+    void this.check(enqueue);
   }
 
   stop(): void {
@@ -79,7 +80,7 @@ export class DiskWatch implements DiskGate {
     return this.free;
   }
 
-  private check(enqueue: (documentId: string) => void): void {
+  private async check(enqueue: (documentId: string) => Promise<unknown>): Promise<void> {
     this.measuredAt = -Infinity;
     const free = this.measure();
     if (free === null) return;
@@ -95,8 +96,8 @@ export class DiskWatch implements DiskGate {
     this.waiting = false;
     let count = 0;
     try {
-      for (const doc of documentsFailedForSpace(this.d.db)) {
-        enqueue(doc.id);
+      for (const doc of await documentsFailedForSpace(this.d.db.reader)) {
+        await enqueue(doc.id);
         count++;
       }
     } catch (err) {

@@ -49,16 +49,20 @@ function onlyReady(outcome: Outcome, e: TaskEnding | undefined, task: Task, col:
 }
 
 /** Records the endings of `items` inside the caller's transaction; results in the same order. */
-export function finishTasks(t: Db, items: { task: Task; outcome: Outcome }[], now: number): Finished[] {
-  const endings = taskEndings(
+export async function finishTasks(t: Db, items: { task: Task; outcome: Outcome }[], now: number): Promise<Finished[]> {
+  const endings = await taskEndings(
     t,
     items.map((i) => i.task.id),
   );
   const collectionOf = collectionsOnce(t);
   const ready: ReadyRow[] = [];
-  const results = items.map(({ task, outcome }) => {
+  const results: (Finished | null)[] = [];
+  for (const { task, outcome } of items) {
     const e = endings.get(task.id);
-    if (!onlyReady(outcome, e, task, collectionOf(task.collectionId)) || !outcome.ok) return null;
+    if (!onlyReady(outcome, e, task, await collectionOf(task.collectionId)) || !outcome.ok) {
+      results.push(null);
+      continue;
+    }
     ready.push({
       taskId: task.id,
       documentId: e!.documentId,
@@ -66,17 +70,19 @@ export function finishTasks(t: Db, items: { task: Task; outcome: Outcome }[], no
       contentHash: outcome.contentHash || null,
       clearOcr: outcome.ocr === null,
     });
-    return READY;
-  });
-  markTasksReady(t, ready, now);
-  recordSourceEvents(
+    results.push(READY);
+  }
+  await markTasksReady(t, ready, now);
+  await recordSourceEvents(
     t,
     "source.ready",
     ready.map((r) => r.documentId),
     now,
   );
   // The rest one by one, after: none of them shares a task or a document with the above.
-  return results.map((r, i) => r ?? finishTask(t, items[i]!.task, items[i]!.outcome, now));
+  const out: Finished[] = [];
+  for (const [i, r] of results.entries()) out.push(r ?? (await finishTask(t, items[i]!.task, items[i]!.outcome, now)));
+  return out;
 }
 
 /** Gathers the endings of a turn into one write (see above). */
@@ -100,7 +106,7 @@ export class EndingBatch {
   private flush(): void {
     const items = this.queue;
     this.queue = [];
-    this.writes
+    void this.writes
       .run((t) => finishTasks(t, items, Date.now()))
       .then(
         (results) => {
@@ -108,7 +114,7 @@ export class EndingBatch {
         },
         () => {
           for (const it of items)
-            recordOutcome(this.writes, it.task, it.outcome, this.stopped, this.log).then(it.resolve, it.reject);
+            void recordOutcome(this.writes, it.task, it.outcome, this.stopped, this.log).then(it.resolve, it.reject);
         },
       );
   }

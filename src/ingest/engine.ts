@@ -5,6 +5,7 @@
  */
 import { WriteBatch } from "../db/batch";
 import type { Db } from "../db/client";
+import type { Store } from "../db/store";
 import { findCollectionById } from "../db/repo/collections";
 import { deleteDocumentRow, findDocumentById } from "../db/repo/documents";
 import { existingIds } from "../db/repo/task-batches";
@@ -39,7 +40,7 @@ import { crawledPageIds, findSourceFetch } from "../db/repo/source-fetches";
 export const QUEUE_LIMIT = 10_000;
 
 export interface EngineDeps {
-  db: Db;
+  db: Store;
   store: VectorStore;
   pool: WorkerPool;
   files: FileStore;
@@ -70,7 +71,7 @@ export class IngestEngine {
     this.stats = new IngestStats(d.log);
     this.sink = new ChunkSink(
       d.store,
-      (collectionId, generation, ids) => this.writable(collectionId, generation, ids),
+      (collectionId, generation, ids, write) => this.writable(collectionId, generation, ids, write),
       // A job's rows come before its ending: with no job in the workers, none are on their way.
       () => d.pool.busy > 0,
     );
@@ -97,36 +98,49 @@ export class IngestEngine {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     await this.tasks.stop();
-    this.writes.flush();
+    await this.writes.flush();
   }
 
   /** Forgets finished tasks older than a week; run by the hourly housekeeping. */
-  pruneTasks(): void {
-    pruneFinishedTasks(this.d.db, Date.now() - 7 * 86_400_000);
+  async pruneTasks(): Promise<void> {
+    const before = Date.now() - 7 * 86_400_000;
+    await this.d.db.atomically((t) => pruneFinishedTasks(t, before));
   }
 
   /** True while any task is running or waiting to run now. */
-  busy(): boolean {
-    return this.tasks.size > 0 || queuedTaskCount(this.d.db) > 0;
+  async busy(): Promise<boolean> {
+    return this.tasks.size > 0 || (await queuedTaskCount(this.d.db.reader)) > 0;
   }
 
   /**
    * Refuses (QueueFullError) unless the queue has room for `n` more tasks; a batch is
    * refused whole rather than half-queued. A bound, so a count a moment old will do.
    */
-  requireRoom(n = 1): void {
+  async requireRoom(n = 1): Promise<void> {
     const now = performance.now();
-    if (now - this.queued.at > 250) this.queued = { n: queuedTaskCount(this.d.db), at: now };
+    if (now - this.queued.at > 250) {
+      // Stamped before the count is read: requests meanwhile go by the last count rather than each read it.
+      this.queued.at = now;
+      this.queued = { n: await queuedTaskCount(this.d.db.reader), at: now };
+    }
     if (this.queued.n + n > QUEUE_LIMIT) throw new QueueFullError();
   }
 
   /**
    * Queues a stored document again (a retry, a repair) in its collection's target
    * generation. With `upload`, the document first takes its uploaded file, once, in
-   * the same transaction, so a document never has its file without its task.
+   * the same transaction, so a document never has its file without its task; `check`
+   * runs first in that transaction (a duplicate file's refusal: core/duplicates.ts), and
+   * what it throws undoes it all.
    */
-  enqueue(documentId: string, opts: { upload?: UploadedFile } = {}): Enqueued {
-    const result = this.d.db.transaction((tx) => requeueDocument(tx as unknown as Db, documentId, opts, Date.now()));
+  async enqueue(
+    documentId: string,
+    opts: { upload?: UploadedFile; check?: (tx: Db) => Promise<void> } = {},
+  ): Promise<Enqueued> {
+    const result = await this.d.db.atomically(async (tx) => {
+      await opts.check?.(tx);
+      return requeueDocument(tx, documentId, opts, Date.now());
+    });
     if (result === "queued") this.kick();
     return result;
   }
@@ -134,18 +148,19 @@ export class IngestEngine {
   /**
    * Creates a document: its row (and a text source's content) with its task, unless
    * it waits for its file, in the next group commit. Resolves once committed, with
-   * the row, or null when the collection was deleted first.
+   * the row, or null when the collection was deleted first. `also` runs in the same
+   * savepoint, after the insert; what it throws undoes the document.
    */
   async createDocument(
     draft: DocumentDraft,
     content?: string,
-    also?: (t: Db, row: DocumentRow) => void,
+    also?: (t: Db, row: DocumentRow) => Promise<void> | void,
   ): Promise<DocumentRow | null> {
     const row = newDocumentRow(draft);
-    const stored = await this.writes.run((t) => {
-      const col = findCollectionById(t, row.collectionId);
-      if (col) insertNewDocument(t, row, col, Date.now(), content);
-      if (col) also?.(t, row);
+    const stored = await this.writes.run(async (t) => {
+      const col = await findCollectionById(t, row.collectionId);
+      if (col) await insertNewDocument(t, row, col, Date.now(), content);
+      if (col) await also?.(t, row);
       return col !== undefined;
     });
     if (!stored) return null;
@@ -163,8 +178,8 @@ export class IngestEngine {
    * its own savepoint, so a refused item undoes only itself. Null when the collection is gone.
    */
   async upsertDocument(plan: UpsertPlan): Promise<Upserted | null> {
-    const done = await this.writes.run((t) => {
-      const r = upsertDocumentTx(t, plan, Date.now());
+    const done = await this.writes.run(async (t) => {
+      const r = await upsertDocumentTx(t, plan, Date.now());
       // Cancelled before any claim of this commit can start the new version's task.
       if (r?.status === "replaced") this.cancelDocument(r.row.id);
       return r;
@@ -199,9 +214,9 @@ export class IngestEngine {
    * Runs `fn` (which queues `documentId` again) in the next group commit, cancelling
    * the document's running job in the same turn, then looks for work.
    */
-  async requeueWith<T>(fn: (t: Db) => T, documentId: string): Promise<T> {
-    const result = await this.writes.run((t) => {
-      const r = fn(t);
+  async requeueWith<T>(fn: (t: Db) => Promise<T> | T, documentId: string): Promise<T> {
+    const result = await this.writes.run(async (t) => {
+      const r = await fn(t);
       this.cancelDocument(documentId);
       return r;
     });
@@ -219,14 +234,15 @@ export class IngestEngine {
   async removeDocument(collectionId: string, documentId: string): Promise<void> {
     // Its job first, so that a crawl adds no page while its pages go with it.
     this.cancelDocument(documentId);
-    if (findSourceFetch(this.d.db, documentId)?.crawl) await this.removeCrawledPages(collectionId, documentId);
-    // The stored file's name: the document id, but an object of its own for a documents-API file in a bucket.
-    const file = findDocumentById(this.d.db, documentId)?.filePath ?? documentId;
+    if ((await findSourceFetch(this.d.db.reader, documentId))?.crawl)
+      await this.removeCrawledPages(collectionId, documentId);
     // Tasks go with the row (ON DELETE CASCADE); if it was the last one a re-index waited for, switch now.
-    const end = this.d.db.transaction((tx) => {
-      recordSourceEvent(tx as unknown as Db, "source.deleted", documentId, { status: "deleted" });
-      deleteDocumentRow(tx as unknown as Db, documentId);
-      return endReindexIfBuilt(tx as unknown as Db, collectionId, Date.now());
+    const { file, end } = await this.d.db.atomically(async (tx) => {
+      // The stored file's name: the document id, but an object of its own for a documents-API file in a bucket.
+      const filePath = (await findDocumentById(tx, documentId))?.filePath;
+      await recordSourceEvent(tx, "source.deleted", documentId, { status: "deleted" });
+      await deleteDocumentRow(tx, documentId);
+      return { file: filePath ?? documentId, end: await endReindexIfBuilt(tx, collectionId, Date.now()) };
     });
     await this.d.files.remove(collectionId, file);
     await this.d.store.deleteDocument(collectionId, documentId);
@@ -240,7 +256,8 @@ export class IngestEngine {
   /** Deletes a crawl source's pages, once a page already in the group commit is committed too. */
   private async removeCrawledPages(collectionId: string, crawlSourceId: string): Promise<void> {
     await this.writes.run(() => undefined);
-    for (const page of crawledPageIds(this.d.db, crawlSourceId)) await this.removeDocument(collectionId, page);
+    for (const page of await crawledPageIds(this.d.db.reader, crawlSourceId))
+      await this.removeDocument(collectionId, page);
   }
 
   /**
@@ -248,7 +265,7 @@ export class IngestEngine {
    * With `gate` (an evaluation set id) the new generation switches only if it does not do worse.
    */
   async reindex(collectionId: string, gate: string | null = null): Promise<void> {
-    for (const g of startReindex(this.d.db, collectionId, Date.now(), gate))
+    for (const g of await startReindex(this.d.db, collectionId, Date.now(), gate))
       await this.d.store.dropGeneration(collectionId, g);
     this.kick();
   }
@@ -263,10 +280,21 @@ export class IngestEngine {
     this.tasks.kick();
   }
 
-  /** The documents among `ids` whose rows may still be written into this generation. */
-  private writable(collectionId: string, generation: number, ids: string[]): Set<string> {
-    const col = findCollectionById(this.d.db, collectionId);
-    if (!col || !isLive(col, generation)) return new Set();
-    return existingIds(this.d.db, ids);
+  /**
+   * Calls `write` with the documents among `ids` whose rows may still be written into
+   * this generation (the sink's KeepFilter), in a transaction of its own. A delete (of
+   * a document, a collection, a generation) commits before it, and is seen, or after
+   * `write` has queued its rows, and then queues its own removal from LanceDB behind them.
+   */
+  private writable<T>(
+    collectionId: string,
+    generation: number,
+    ids: string[],
+    write: (alive: Set<string>) => T,
+  ): Promise<T> {
+    return this.d.db.atomically(async (tx) => {
+      const col = await findCollectionById(tx, collectionId);
+      return write(col && isLive(col, generation) ? await existingIds(tx, ids) : new Set<string>());
+    });
   }
 }

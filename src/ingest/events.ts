@@ -75,19 +75,19 @@ export function presentEvent(row: EventRow): EventBody {
  * `status` is given) status from its row as this transaction sees it. Call it right
  * after the write it reports, in the same transaction; nothing is recorded for a
  * document that no longer exists.
- * @example recordSourceEvent(tx, "source.ready", doc.id)
+ * @example await recordSourceEvent(tx, "source.ready", doc.id)
  */
-export function recordSourceEvent(
+export async function recordSourceEvent(
   db: Db,
   type: EventType,
   documentId: string,
   extra: Extra & { status?: string } = {},
   now = Date.now(),
-): void {
+): Promise<void> {
   const { status, ...rest } = extra;
   const data = rest.progress || rest.error ? JSON.stringify(rest) : "{}";
-  const id = insertSourceEvent(db, { type, documentId, status, data, now: iso(now) });
-  if (id !== null) fanOut(db, id, null);
+  const id = await insertSourceEvent(db, { type, documentId, status, data, now: iso(now) });
+  if (id !== null) await fanOut(db, id, null);
 }
 
 /**
@@ -95,22 +95,27 @@ export function recordSourceEvent(
  * in the order given: as `recordSourceEvent` for each, right after the write it reports.
  * A collection's webhooks are read once for all its events.
  */
-export function recordSourceEvents(db: Db, type: EventType, documentIds: string[], now = Date.now()): void {
+export async function recordSourceEvents(
+  db: Db,
+  type: EventType,
+  documentIds: string[],
+  now = Date.now(),
+): Promise<void> {
   if (documentIds.length === 0) return;
-  const hooked = hookedOf(db);
+  const hooked = await hookedOf(db);
   // No webhook anywhere (the common case): nothing needs the rows back, and a wake-up of
   // every listener (each looks again) costs less than reading them.
   if (hooked.size === 0) {
-    if (insertSourceEventsCounted(db, { type, documentIds, now: iso(now) }) > 0) notifier.note(null);
+    if ((await insertSourceEventsCounted(db, { type, documentIds, now: iso(now) })) > 0) notifier.note(null);
     return;
   }
   const targets = new Map<string, WebhookTarget[]>();
-  for (const row of insertSourceEvents(db, { type, documentIds, now: iso(now) })) {
+  for (const row of await insertSourceEvents(db, { type, documentIds, now: iso(now) })) {
     notifier.note(row.collectionId);
     if (!hooked.has(row.collectionId)) continue;
     let t = targets.get(row.collectionId);
-    if (!t) targets.set(row.collectionId, (t = webhookTargets(db, row.collectionId)));
-    queueDeliveries(db, row, t);
+    if (!t) targets.set(row.collectionId, (t = await webhookTargets(db, row.collectionId)));
+    await queueDeliveries(db, row, t);
   }
 }
 
@@ -119,62 +124,70 @@ export function recordSourceEvents(db: Db, type: EventType, documentIds: string[
  * rebuild failed) or `kept` (its evaluation found it worse). `evaluation` is a gated
  * re-index's comparison (features/evals/gate.ts), shown in the event.
  */
-export function recordReindexEnd(
+export async function recordReindexEnd(
   db: Db,
   collectionId: string,
   status: "completed" | "abandoned" | "kept",
   now = Date.now(),
   evaluation: Record<string, unknown> | null = null,
-) {
-  const id = insertCollectionEvent(db, {
+): Promise<void> {
+  const id = await insertCollectionEvent(db, {
     collectionId,
     type: "reindex.completed",
     status,
     data: evaluation ? JSON.stringify({ evaluation }) : "{}",
     now: iso(now),
   });
-  fanOut(db, id, collectionId);
+  await fanOut(db, id, collectionId);
 }
 
 /**
- * Collections with webhooks, per database (a transaction shares its database's
- * session), known in memory so that the common case (none) costs no query per event;
+ * Collections with webhooks, per writing connection (the `tx` of every transaction on
+ * a store), known in memory so that the common case (none) costs no query per event;
  * loaded on first use, kept by `noteWebhook`. A stale entry (its webhooks since
  * deleted) only costs a query.
  */
 const hookedByDb = new WeakMap<object, Set<string>>();
 const sessionOf = (db: Db) => (db as unknown as { session: object }).session;
 
-function hookedOf(db: Db): Set<string> {
+async function hookedOf(db: Db): Promise<Set<string>> {
   let set = hookedByDb.get(sessionOf(db));
-  if (!set) hookedByDb.set(sessionOf(db), (set = new Set(collectionsWithWebhooks(db))));
+  if (!set) {
+    const ids = await collectionsWithWebhooks(db);
+    // Another caller may have loaded it meanwhile: keep the one already noted into.
+    set = hookedByDb.get(sessionOf(db)) ?? new Set(ids);
+    hookedByDb.set(sessionOf(db), set);
+  }
   return set;
 }
 
-/** Tells the event log that a collection has a webhook now (call it after storing one). */
+/**
+ * Tells the event log that a collection has a webhook now: call it with the `tx` that
+ * stored it. Before the set is loaded there is nothing to keep: loading reads the table.
+ */
 export function noteWebhook(db: Db, collectionId: string): void {
-  hookedOf(db).add(collectionId);
+  hookedByDb.get(sessionOf(db))?.add(collectionId);
 }
 
 /** The outbox rows of one event, and a wake-up for the listeners after the transaction. */
-function fanOut(db: Db, eventId: number, collectionId: string | null): void {
+async function fanOut(db: Db, eventId: number, collectionId: string | null): Promise<void> {
   notifier.note(collectionId);
-  const hooked = hookedOf(db);
+  const hooked = await hookedOf(db);
   if (hooked.size === 0 || (collectionId !== null && !hooked.has(collectionId))) return;
-  const row = findEvent(db, eventId)!;
+  const row = (await findEvent(db, eventId))!;
   if (!hooked.has(row.collectionId)) return;
-  queueDeliveries(db, row, webhookTargets(db, row.collectionId));
+  await queueDeliveries(db, row, await webhookTargets(db, row.collectionId));
 }
 
-type WebhookTarget = ReturnType<typeof webhookTargets>[number];
+type WebhookTarget = Awaited<ReturnType<typeof webhookTargets>>[number];
 
 /** One outbox row per webhook of the event's collection that takes its type. */
-function queueDeliveries(db: Db, row: EventRow, targets: WebhookTarget[]): void {
+async function queueDeliveries(db: Db, row: EventRow, targets: WebhookTarget[]): Promise<void> {
   let payload: string | null = null;
   for (const t of targets) {
     if (t.events !== null && !(JSON.parse(t.events) as string[]).includes(row.type)) continue;
     payload ??= JSON.stringify(presentEvent(row));
-    insertDelivery(db, {
+    await insertDelivery(db, {
       id: Bun.randomUUIDv7(),
       webhookId: t.id,
       eventId: row.id,
@@ -189,8 +202,10 @@ function queueDeliveries(db: Db, row: EventRow, targets: WebhookTarget[]): void 
 type Listener = () => void;
 
 /**
- * Wakes whoever waits for a collection's events once the current synchronous work
- * (the transaction that wrote them) is over. A wake-up only says "look again".
+ * Wakes whoever waits for a collection's events once the transaction that wrote them
+ * is over, in the next turn of the event loop: a transaction's body awaits only its
+ * statements, which on SQLite all run within the turn, COMMIT included. A wake-up only
+ * says "look again".
  */
 class EventNotifier {
   private readonly listeners = new Map<string, Set<Listener>>();
@@ -233,17 +248,19 @@ class EventNotifier {
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    // setImmediate: after the synchronous transaction has committed (or rolled back).
-    setImmediate(() => {
-      this.scheduled = false;
-      const ids = [...this.pending];
-      this.pending.clear();
-      for (const id of ids) for (const fn of this.listeners.get(id) ?? []) fn();
-      if (this.outbox) {
-        this.outbox = false;
-        for (const fn of this.outboxListeners) fn();
-      }
-    });
+    // setImmediate: after the transaction has committed (or rolled back), see above.
+    setImmediate(() => this.wake());
+  }
+
+  private wake(): void {
+    this.scheduled = false;
+    const ids = [...this.pending];
+    this.pending.clear();
+    for (const id of ids) for (const fn of this.listeners.get(id) ?? []) fn();
+    if (this.outbox) {
+      this.outbox = false;
+      for (const fn of this.outboxListeners) fn();
+    }
   }
 }
 

@@ -16,6 +16,7 @@
  * changing this file.
  */
 import type { Db } from "../db/client";
+import type { Store } from "../db/store";
 import { findCollectionById, listCollectionModels, updateCollection } from "../db/repo/collections";
 import { listDocuments, markRebuildFailed, updateDocument, zeroFailedChunkCounts } from "../db/repo/documents";
 import { dropQueuedTasksExcept, insertTask, pendingTaskCount, tasksOfGeneration } from "../db/repo/tasks";
@@ -72,8 +73,8 @@ export function indexDimensions(col: Pick<Collection, "embeddingDimensions">): n
 }
 
 /** The models that queries and ingestion use now: each index's model and any being built. */
-export function modelsInUse(db: Db): string[] {
-  const used = listCollectionModels(db).flatMap((c) => [
+export async function modelsInUse(db: Db): Promise<string[]> {
+  const used = (await listCollectionModels(db)).flatMap((c) => [
     c.indexModel ?? c.embeddingModel,
     ...(c.buildingModel !== null ? [c.buildingModel] : []),
   ]);
@@ -84,39 +85,45 @@ export function modelsInUse(db: Db): string[] {
  * After the configured model changed: with no document there is no index to keep
  * coherent, so the (empty) active generation takes the new model at once.
  */
-export function followModelIfEmpty(db: Db, collectionId: string, model: string): void {
-  if (listDocuments(db, collectionId).length === 0) updateCollection(db, collectionId, { indexModel: model });
+export async function followModelIfEmpty(db: Db, collectionId: string, model: string): Promise<void> {
+  if ((await listDocuments(db, collectionId)).length === 0)
+    await updateCollection(db, collectionId, { indexModel: model });
 }
 
-/** The first successful task of the active generation tells the model's vector size. */
-export function noteDimensions(
-  db: Db,
-  task: Task,
-  dimensions: number,
-  col = findCollectionById(db, task.collectionId),
-): void {
+/**
+ * The first successful task of the active generation tells the model's vector size.
+ * `known`: the collection as this transaction read it, if the caller has it.
+ */
+export async function noteDimensions(db: Db, task: Task, dimensions: number, known?: Collection): Promise<void> {
+  const col = known ?? (await findCollectionById(db, task.collectionId));
   if (col && col.activeGeneration === task.generation && col.embeddingDimensions === null) {
-    updateCollection(db, col.id, { embeddingDimensions: dimensions });
+    await updateCollection(db, col.id, { embeddingDimensions: dimensions });
   }
 }
 
 /**
  * Starts (or restarts) a re-index in one transaction: every document gets a task in
  * a new generation built with the current model. Returns the generations to drop
- * (a re-index it supersedes; the old index itself when there is nothing to rebuild).
+ * (a re-index it supersedes; the old index itself when there is nothing to rebuild);
+ * none when the collection is gone.
  */
-export function startReindex(db: Db, collectionId: string, now = Date.now(), gate: string | null = null): number[] {
-  return db.transaction((tx) => {
-    const t = tx as unknown as Db;
-    const col = findCollectionById(t, collectionId)!;
+export function startReindex(
+  store: Store,
+  collectionId: string,
+  now = Date.now(),
+  gate: string | null = null,
+): Promise<number[]> {
+  return store.atomically(async (t) => {
+    const col = await findCollectionById(t, collectionId);
+    if (!col) return [];
     const previousBuild = col.buildingGeneration;
     const building = Math.max(col.activeGeneration, previousBuild ?? 0) + 1;
     const stamp = iso(now);
-    const docs = listDocuments(t, collectionId).filter((d) => d.status !== "awaiting_upload");
+    const docs = (await listDocuments(t, collectionId)).filter((d) => d.status !== "awaiting_upload");
     const drop = previousBuild !== null ? [previousBuild] : [];
     if (docs.length === 0) {
       // Nothing to rebuild: the new settings simply become the index's.
-      updateCollection(t, collectionId, {
+      await updateCollection(t, collectionId, {
         activeGeneration: building,
         indexModel: col.embeddingModel,
         embeddingDimensions: null,
@@ -126,20 +133,26 @@ export function startReindex(db: Db, collectionId: string, now = Date.now(), gat
         updatedAt: stamp,
       });
       drop.push(col.activeGeneration);
-      recordReindexEnd(t, collectionId, "completed", now);
+      await recordReindexEnd(t, collectionId, "completed", now);
       return drop;
     }
-    updateCollection(t, collectionId, {
+    await updateCollection(t, collectionId, {
       buildingGeneration: building,
       buildingModel: col.embeddingModel,
       reindexGate: gate,
       updatedAt: stamp,
     });
-    dropQueuedTasksExcept(t, collectionId, building);
+    await dropQueuedTasksExcept(t, collectionId, building);
     for (const d of docs) {
-      insertTask(t, { documentId: d.id, collectionId, generation: building, now });
-      updateDocument(t, d.id, { status: "queued", error: null, progressDone: 0, progressTotal: 0, updatedAt: stamp });
-      recordSourceEvent(t, "source.queued", d.id, {}, now);
+      await insertTask(t, { documentId: d.id, collectionId, generation: building, now });
+      await updateDocument(t, d.id, {
+        status: "queued",
+        error: null,
+        progressDone: 0,
+        progressTotal: 0,
+        updatedAt: stamp,
+      });
+      await recordSourceEvent(t, "source.queued", d.id, {}, now);
     }
     return drop;
   });
@@ -153,11 +166,11 @@ export interface ReindexEnd {
 }
 
 /** True while a gated re-index is built and waits for its evaluation (after a restart too). */
-export function awaitsGate(db: Db, col: Collection): boolean {
+export async function awaitsGate(db: Db, col: Collection): Promise<boolean> {
   return (
     col.reindexGate !== null &&
     col.buildingGeneration !== null &&
-    pendingTaskCount(db, col.id, col.buildingGeneration) === 0
+    (await pendingTaskCount(db, col.id, col.buildingGeneration)) === 0
   );
 }
 
@@ -169,26 +182,27 @@ export function awaitsGate(db: Db, col: Collection): boolean {
  * is left for its evaluation (`gated`). `lastDimensions` is the vector size the last
  * task learned, if it succeeded.
  */
-export function endReindexIfBuilt(
+export async function endReindexIfBuilt(
   db: Db,
   collectionId: string,
   now: number,
   lastDimensions: number | null = null,
   /** The collection as this transaction last read it, if the caller has it (one query less per task). */
-  col = findCollectionById(db, collectionId),
-): ReindexEnd {
+  known?: Collection,
+): Promise<ReindexEnd> {
+  const col = known ?? (await findCollectionById(db, collectionId));
   if (!col || col.buildingGeneration === null) return { drop: null, gated: false };
-  if (pendingTaskCount(db, collectionId, col.buildingGeneration) > 0) return { drop: null, gated: false };
-  const built = tasksOfGeneration(db, collectionId, col.buildingGeneration);
+  if ((await pendingTaskCount(db, collectionId, col.buildingGeneration)) > 0) return { drop: null, gated: false };
+  const built = await tasksOfGeneration(db, collectionId, col.buildingGeneration);
   if (built.failed > 0 && built.succeeded === 0) {
-    updateCollection(db, collectionId, {
+    await updateCollection(db, collectionId, {
       buildingGeneration: null,
       buildingModel: null,
       reindexGate: null,
       updatedAt: iso(now),
     });
-    markRebuildFailed(db, collectionId, iso(now));
-    recordReindexEnd(db, collectionId, "abandoned", now);
+    await markRebuildFailed(db, collectionId, iso(now));
+    await recordReindexEnd(db, collectionId, "abandoned", now);
     return { drop: col.buildingGeneration, gated: false };
   }
   if (col.reindexGate !== null) {
@@ -196,7 +210,7 @@ export function endReindexIfBuilt(
     if (lastDimensions !== null) pendingDimensions.set(collectionId, lastDimensions);
     return { drop: null, gated: true };
   }
-  return { drop: completeReindex(db, col, now, null, lastDimensions), gated: false };
+  return { drop: await completeReindex(db, col, now, null, lastDimensions), gated: false };
 }
 
 /** Vector sizes learned by gated builds, until their switch (a restart re-learns it from the next query's task). */
@@ -206,18 +220,18 @@ const pendingDimensions = new Map<string, number>();
  * Makes the built generation active and returns the old one to drop. Call it in a
  * transaction, with the collection as read in it.
  */
-export function completeReindex(
+export async function completeReindex(
   db: Db,
   col: Collection,
   now: number,
   evaluation: Record<string, unknown> | null = null,
   lastDimensions: number | null = null,
-): number {
+): Promise<number> {
   const learned = lastDimensions ?? pendingDimensions.get(col.id) ?? null;
   pendingDimensions.delete(col.id);
   // Documents whose rebuild failed have no chunks in the new generation.
-  zeroFailedChunkCounts(db, col.id);
-  updateCollection(db, col.id, {
+  await zeroFailedChunkCounts(db, col.id);
+  await updateCollection(db, col.id, {
     activeGeneration: col.buildingGeneration!,
     indexModel: col.buildingModel,
     embeddingDimensions: learned ?? (col.buildingModel === col.indexModel ? col.embeddingDimensions : null),
@@ -226,7 +240,7 @@ export function completeReindex(
     reindexGate: null,
     updatedAt: iso(now),
   });
-  recordReindexEnd(db, col.id, "completed", now, evaluation);
+  await recordReindexEnd(db, col.id, "completed", now, evaluation);
   return col.activeGeneration;
 }
 
@@ -235,14 +249,19 @@ export function completeReindex(
  * to be dropped (returned). Chunk counts are then put back by the caller from the
  * serving generation's rows. `evaluation` (the comparison) goes into the reindex.completed event.
  */
-export function keepServing(db: Db, col: Collection, now: number, evaluation: Record<string, unknown>): number {
+export async function keepServing(
+  db: Db,
+  col: Collection,
+  now: number,
+  evaluation: Record<string, unknown>,
+): Promise<number> {
   pendingDimensions.delete(col.id);
-  updateCollection(db, col.id, {
+  await updateCollection(db, col.id, {
     buildingGeneration: null,
     buildingModel: null,
     reindexGate: null,
     updatedAt: iso(now),
   });
-  recordReindexEnd(db, col.id, "kept", now, evaluation);
+  await recordReindexEnd(db, col.id, "kept", now, evaluation);
   return col.buildingGeneration!;
 }

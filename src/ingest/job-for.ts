@@ -14,20 +14,20 @@ import { crawledPagesOf, findSourceFetch } from "../db/repo/source-fetches";
 import type { SourceFetch } from "../db/schema";
 
 /** A crawl source's crawl: its settings and the validators of the pages it holds; null for a single page. */
-function crawlJob(
+async function crawlJob(
   db: Db,
   documentId: string,
   state: SourceFetch | undefined,
   settled: boolean,
   config: JobSettings["config"],
-): CrawlJob | null {
+): Promise<CrawlJob | null> {
   if (!state?.crawl) return null;
   const settings = JSON.parse(state.crawl) as CrawlSettings;
   const times = { delayMs: config.crawlDelayMs, budgetMs: config.crawlBudgetMs };
   // A re-index rebuilds the pages from their stored text: the crawl itself waits for its next sync.
   if (!settled) return { settings, known: {}, ...times, skip: true };
   const known: CrawlJob["known"] = {};
-  for (const p of crawledPagesOf(db, documentId)) known[p.url] = { etag: p.etag, lastModified: p.lastModified };
+  for (const p of await crawledPagesOf(db, documentId)) known[p.url] = { etag: p.etag, lastModified: p.lastModified };
   return { settings, known, ...times };
 }
 
@@ -53,11 +53,12 @@ export interface JobSettings {
  * Collections read at most once each: the tasks of a scheduling step mostly share a
  * collection, and nothing in the step changes it.
  */
-export function collectionsOnce(db: Db): (id: string) => Collection | undefined {
-  const cols = new Map<string, Collection | undefined>();
+export function collectionsOnce(db: Db): (id: string) => Promise<Collection | undefined> {
+  const cols = new Map<string, Promise<Collection | undefined>>();
   return (id) => {
-    if (!cols.has(id)) cols.set(id, findCollectionById(db, id));
-    return cols.get(id);
+    let col = cols.get(id);
+    if (!col) cols.set(id, (col = findCollectionById(db, id)));
+    return col;
   };
 }
 
@@ -66,15 +67,15 @@ export function collectionsOnce(db: Db): (id: string) => Collection | undefined 
  * marks the document processing). `text` is a text source's stored content; a crawled
  * page's is read here.
  */
-export function buildJob(
+export async function buildJob(
   db: Db,
   task: Task,
   doc: DocumentRow,
   col: Collection,
   text: string | null,
   d: JobSettings,
-): Job {
-  const fetchState = doc.type === "url" || doc.type === "api" ? findSourceFetch(db, doc.id) : undefined;
+): Promise<Job> {
+  const fetchState = doc.type === "url" || doc.type === "api" ? await findSourceFetch(db, doc.id) : undefined;
   // Only a settled index still holds the chunks of that hash, for the job to keep.
   const indexedHash = isSettled(col, task.generation) && doc.chunkCount > 0 ? doc.contentHash : null;
   return {
@@ -83,7 +84,7 @@ export function buildJob(
       id: doc.id,
       type: doc.type,
       // A crawled page is indexed from the text its crawl stored.
-      content: doc.type === "text" ? text : fetchState?.crawlSourceId ? findDocumentText(db, doc.id) : null,
+      content: doc.type === "text" ? text : fetchState?.crawlSourceId ? await findDocumentText(db, doc.id) : null,
       url: doc.url && joinCredentials(doc.url, doc.urlCredentials),
       fileName: doc.fileName,
       fileSize: doc.fileSize,
@@ -92,7 +93,7 @@ export function buildJob(
       indexedHash,
       validators: indexedHash && fetchState ? { etag: fetchState.etag, lastModified: fetchState.lastModified } : null,
     },
-    crawl: crawlJob(db, doc.id, fetchState, isSettled(col, task.generation), d.config),
+    crawl: await crawlJob(db, doc.id, fetchState, isSettled(col, task.generation), d.config),
     chunking: {
       strategy: col.chunkingStrategy as Job["chunking"]["strategy"],
       size: col.chunkSize,

@@ -103,9 +103,9 @@ export const backoffMs = (attempts: number) => Math.min(2000 * 2 ** Math.max(0, 
  * Records a task's outcome and says what the vector store must do. Call it inside a
  * transaction (the engine's group commit gives each call its own savepoint).
  */
-export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Finished {
+export async function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Promise<Finished> {
   // The task, its document, and whether another task of the document is pending, in one query.
-  const current = taskEnding(t, task.id);
+  const current = await taskEnding(t, task.id);
   if (current?.status !== "processing") return NOTHING; // deleted meanwhile
   const doc = {
     id: current.documentId,
@@ -114,25 +114,25 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
     contentHash: current.contentHash,
   };
   // Read once: what follows changes no field of it that the re-index checks read.
-  const col = findCollectionById(t, task.collectionId);
+  const col = await findCollectionById(t, task.collectionId);
   if (!outcome.ok && outcome.transient && current.attempts < MAX_ATTEMPTS) {
-    retryTaskLater(t, task.id, outcome.message, iso(now + backoffMs(current.attempts)), iso(now));
-    updateDocument(t, doc.id, { status: "queued", updatedAt: iso(now) });
-    recordSourceEvent(t, "source.queued", doc.id, { error: `will try again: ${outcome.message}` }, now);
+    await retryTaskLater(t, task.id, outcome.message, iso(now + backoffMs(current.attempts)), iso(now));
+    await updateDocument(t, doc.id, { status: "queued", updatedAt: iso(now) });
+    await recordSourceEvent(t, "source.queued", doc.id, { error: `will try again: ${outcome.message}` }, now);
     return { ...NOTHING, result: "retry" };
   }
-  endTask(t, task.id, outcome.ok ? "succeeded" : "failed", outcome.ok ? null : outcome.message, iso(now));
-  if (outcome.ok) noteFetch(t, doc, outcome, now);
+  await endTask(t, task.id, outcome.ok ? "succeeded" : "failed", outcome.ok ? null : outcome.message, iso(now));
+  if (outcome.ok) await noteFetch(t, doc, outcome, now);
   if (outcome.ok && outcome.unchanged) outcome = { ...outcome, chunkCount: doc.chunkCount };
-  if (outcome.ok && outcome.contentHash) updateDocument(t, doc.id, { contentHash: outcome.contentHash });
+  if (outcome.ok && outcome.contentHash) await updateDocument(t, doc.id, { contentHash: outcome.contentHash });
   if (outcome.ok && outcome.ocr !== undefined)
-    updateDocument(t, doc.id, { ocr: outcome.ocr ? JSON.stringify(outcome.ocr) : null });
+    await updateDocument(t, doc.id, { ocr: outcome.ocr ? JSON.stringify(outcome.ocr) : null });
   const stillPending = current.othersPending;
   if (outcome.ok && !stillPending) {
-    markDocumentReady(t, doc.id, outcome.chunkCount, iso(now));
-    recordSourceEvent(t, "source.ready", doc.id, {}, now);
+    await markDocumentReady(t, doc.id, outcome.chunkCount, iso(now));
+    await recordSourceEvent(t, "source.ready", doc.id, {}, now);
   } else if (outcome.ok) {
-    updateDocument(t, doc.id, {
+    await updateDocument(t, doc.id, {
       error: null,
       chunkCount: outcome.chunkCount,
       progressDone: outcome.chunkCount,
@@ -145,17 +145,17 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
     const attempts = current.attempts > 1 ? ` (after ${current.attempts} attempts)` : "";
     // A failed rebuild task leaves the document's chunks in the index that still answers.
     const rebuilding = col !== undefined && isBuilding(col, task.generation);
-    updateDocument(t, doc.id, {
+    await updateDocument(t, doc.id, {
       ...(stillPending ? {} : { status: "failed" as const, error: outcome.message + attempts }),
       ...(rebuilding ? {} : { chunkCount: 0 }),
       updatedAt: iso(now),
     });
-    if (!stillPending) recordSourceEvent(t, "source.failed", doc.id, { error: outcome.message + attempts }, now);
+    if (!stillPending) await recordSourceEvent(t, "source.failed", doc.id, { error: outcome.message + attempts }, now);
   }
   // Neither an unchanged text nor a crawl (its pages are embedded by tasks of their own) embedded anything.
   const learned = outcome.ok && !outcome.unchanged && !outcome.crawl ? outcome.dimensions : null;
-  if (learned !== null) noteDimensions(t, task, learned, col);
-  const end = endReindexIfBuilt(t, task.collectionId, now, learned, col);
+  if (learned !== null) await noteDimensions(t, task, learned, col);
+  const end = await endReindexIfBuilt(t, task.collectionId, now, learned, col);
   const result = !outcome.ok ? "failed" : outcome.unchanged ? "unchanged" : "ready";
   return { dropGeneration: end.drop, clearRows: !outcome.ok, gated: end.gated, result };
 }
@@ -165,15 +165,15 @@ export function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Fi
  * when its text last changed (a hash unlike the one indexed), and the answer's
  * validators. A crawl source's own times are kept by crawl-sync.ts.
  */
-function noteFetch(
+async function noteFetch(
   t: Db,
   doc: Pick<TaskEnding, "type" | "contentHash"> & { id: string },
   outcome: Extract<Outcome, { ok: true }>,
   now: number,
-): void {
+): Promise<void> {
   if ((doc.type !== "url" && doc.type !== "api") || outcome.crawl) return;
   const changed = !outcome.unchanged && outcome.contentHash !== doc.contentHash;
-  saveSourceFetch(t, doc.id, {
+  await saveSourceFetch(t, doc.id, {
     lastCheckedAt: iso(now),
     ...(changed ? { lastChangedAt: iso(now) } : {}),
     ...(outcome.validators ? { etag: outcome.validators.etag, lastModified: outcome.validators.lastModified } : {}),

@@ -48,7 +48,8 @@ interface AssignedJob {
   weight: number;
   batch: string | null;
   handlers: JobHandlers;
-  timer: Timer;
+  /** The time cap, from when the job is sent. */
+  timer: Timer | undefined;
   /** How long the job may go without progress (see capOf()). */
   capMs: number;
 }
@@ -126,13 +127,17 @@ export class WorkerPool {
     if (!slot || this.closed || slot.load >= this.capacity) return null;
     const target = slot;
     const capMs = this.capOf(job);
-    const timer = setTimeout(() => this.timeOut(target, job.jobId), capMs);
     const weight = jobWeight(bytes);
-    slot.jobs.set(job.jobId, { job, handlers, timer, capMs, weight, batch });
+    slot.jobs.set(job.jobId, { job, handlers, timer: undefined, capMs, weight, batch });
     slot.load += weight;
     if (batch !== null) slot.batches.set(batch, (slot.batches.get(batch) ?? 0) + 1);
+    // The cap starts with the send, after the claim's commit: a timer set in the claim's
+    // transaction would run in that transaction's async context (db/store.ts).
     return () => {
-      if (target.jobs.get(job.jobId)?.job === job) this.post(target, { type: "job", job });
+      const r = target.jobs.get(job.jobId);
+      if (r?.job !== job) return;
+      r.timer = setTimeout(() => this.timeOut(target, job.jobId), capMs);
+      this.post(target, { type: "job", job });
     };
   }
 

@@ -29,17 +29,19 @@ export class ProgressBuffer {
     if (!this.announced.has(documentId)) this.announced.set(documentId, Date.now());
     if (this.queued) return;
     this.queued = true;
-    this.writes
-      .run((t) => {
+    void this.writes
+      .run(async (t) => {
         this.queued = false;
         const now = Date.now();
-        for (const [id, p] of this.latest) {
-          setDocumentProgress(t, id, p.done, p.total, p.unit ?? "chunks");
+        // Taken whole first: what is set while these are written goes with the next write.
+        const latest = [...this.latest];
+        this.latest.clear();
+        for (const [id, p] of latest) {
+          await setDocumentProgress(t, id, p.done, p.total, p.unit ?? "chunks");
           if (now - (this.announced.get(id) ?? now) < PROGRESS_EVENT_MS) continue;
           this.announced.set(id, now);
-          recordSourceEvent(t, "source.processing", id, { progress: p }, now);
+          await recordSourceEvent(t, "source.processing", id, { progress: p }, now);
         }
-        this.latest.clear();
       })
       .catch((err) => this.log.warn("could not record progress", { error: err }))
       .finally(() => (this.queued = false));

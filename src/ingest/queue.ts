@@ -61,36 +61,47 @@ export function newDocumentRow(d: DocumentDraft, now = Date.now()): DocumentRow 
 }
 
 /** Stores a new document (and a text source's content) with its task, unless it waits for its file. */
-export function insertNewDocument(db: Db, row: DocumentRow, col: Collection, now: number, content?: string): void {
-  insertDocument(db, row, content);
+export async function insertNewDocument(
+  db: Db,
+  row: DocumentRow,
+  col: Collection,
+  now: number,
+  content?: string,
+): Promise<void> {
+  await insertDocument(db, row, content);
   if (row.status !== "queued") return;
-  insertTask(db, { documentId: row.id, collectionId: col.id, generation: targetGeneration(col), now });
-  recordSourceEvent(db, "source.queued", row.id, {}, now);
+  await insertTask(db, { documentId: row.id, collectionId: col.id, generation: targetGeneration(col), now });
+  await recordSourceEvent(db, "source.queued", row.id, {}, now);
 }
 
 /**
  * Queues a task for a stored document in the collection's target generation and
  * marks the document queued; a second waiting task for the same generation is not added.
  */
-export function queueTask(db: Db, documentId: string, col: Collection, now: number): void {
+export async function queueTask(db: Db, documentId: string, col: Collection, now: number): Promise<void> {
   const generation = targetGeneration(col);
-  const waiting = pendingTasksOfDocument(db, documentId).some(
+  const waiting = (await pendingTasksOfDocument(db, documentId)).some(
     (t) => t.status === "queued" && t.generation === generation,
   );
-  if (!waiting) insertTask(db, { documentId, collectionId: col.id, generation, now });
-  markDocumentQueued(db, documentId, iso(now));
-  recordSourceEvent(db, "source.queued", documentId, {}, now);
+  if (!waiting) await insertTask(db, { documentId, collectionId: col.id, generation, now });
+  await markDocumentQueued(db, documentId, iso(now));
+  await recordSourceEvent(db, "source.queued", documentId, {}, now);
 }
 
 /**
  * Queues a stored document again; with `upload`, it first takes its uploaded file
  * (awaiting_upload to queued, once). Run it inside a transaction.
  */
-export function requeueDocument(db: Db, documentId: string, opts: { upload?: UploadedFile }, now: number): Enqueued {
-  const doc = findDocumentById(db, documentId);
-  const col = doc && findCollectionById(db, doc.collectionId);
+export async function requeueDocument(
+  db: Db,
+  documentId: string,
+  opts: { upload?: UploadedFile },
+  now: number,
+): Promise<Enqueued> {
+  const doc = await findDocumentById(db, documentId);
+  const col = doc && (await findCollectionById(db, doc.collectionId));
   if (!doc || !col) return "gone";
-  if (opts.upload && !claimUpload(db, doc.id, { ...opts.upload, updatedAt: iso(now) })) return "has_file";
-  queueTask(db, doc.id, col, now);
+  if (opts.upload && !(await claimUpload(db, doc.id, { ...opts.upload, updatedAt: iso(now) }))) return "has_file";
+  await queueTask(db, doc.id, col, now);
   return "queued";
 }

@@ -6,7 +6,7 @@
  * and a ready document whose row count differs from its chunk count is queued
  * again (its write is idempotent, so the rerun leaves exactly one copy).
  */
-import type { Db } from "../db/client";
+import type { Store } from "../db/store";
 import { findCollectionById } from "../db/repo/collections";
 import { listDocuments } from "../db/repo/documents";
 import { pendingTasksOfDocument, requeueInterrupted, waitingDocumentsWithoutTask } from "../db/repo/tasks";
@@ -19,7 +19,7 @@ import { queueTask } from "./queue";
 import { isLive, isSettled } from "./generations";
 
 interface Deps {
-  db: Db;
+  db: Store;
   store: VectorStore;
   engine: IngestEngine;
   files: FileStore;
@@ -31,20 +31,21 @@ interface Deps {
  * starts: running tasks go back to queued, a waiting document without a task gets
  * one, half-written uploads go.
  */
-export function recoverInterrupted(d: Pick<Deps, "db" | "files" | "log">): void {
+export async function recoverInterrupted(d: Pick<Deps, "db" | "files" | "log">): Promise<void> {
   const now = Date.now();
-  const n = d.db.transaction((tx) => {
-    const t = tx as unknown as Db;
-    const back = requeueInterrupted(t, now);
-    for (const id of back.documents) recordSourceEvent(t, "source.queued", id, {}, now);
+  const n = await d.db.atomically(async (t) => {
+    const back = await requeueInterrupted(t, now);
+    for (const id of back.documents) await recordSourceEvent(t, "source.queued", id, {}, now);
     return back.tasks;
   });
   if (n) d.log.info("requeued interrupted ingestion tasks", { count: n });
   // Belt and braces: a waiting document without a task would wait forever.
-  for (const doc of waitingDocumentsWithoutTask(d.db)) {
-    const col = findCollectionById(d.db, doc.collectionId);
-    if (col) d.db.transaction((tx) => queueTask(tx as unknown as Db, doc.id, col, now));
-  }
+  await d.db.atomically(async (t) => {
+    for (const doc of await waitingDocumentsWithoutTask(t)) {
+      const col = await findCollectionById(t, doc.collectionId);
+      if (col) await queueTask(t, doc.id, col, now);
+    }
+  });
   d.files.sweepTemp();
 }
 
@@ -53,7 +54,7 @@ export async function reconcile(d: Deps): Promise<void> {
   let requeued = 0;
   let cleared = 0;
   for (const t of await d.store.listTables()) {
-    const col = findCollectionById(d.db, t.collectionId);
+    const col = await findCollectionById(d.db.reader, t.collectionId);
     if (!col) {
       await d.store.dropCollection(t.collectionId);
       dropped++;
@@ -67,7 +68,8 @@ export async function reconcile(d: Deps): Promise<void> {
     // A re-index in flight re-writes every document anyway; only settled tables are checked.
     if (!isSettled(col, t.generation)) continue;
     const counts = await d.store.documentCounts(t.collectionId, t.generation);
-    const docs = new Map(listDocuments(d.db, col.id).map((x) => [x.id, x]));
+    const docs = new Map((await listDocuments(d.db.reader, col.id)).map((x) => [x.id, x]));
+    const idle = async (docId: string) => (await pendingTasksOfDocument(d.db.reader, docId)).length === 0;
     for (const [docId, n] of counts) {
       const doc = docs.get(docId);
       // A failed document keeps rows only when an abandoned re-index left its old chunks (chunkCount > 0).
@@ -77,19 +79,14 @@ export async function reconcile(d: Deps): Promise<void> {
           .catch(() => {});
         if (!doc) await d.store.deleteDocument(col.id, docId);
         cleared++;
-      } else if (doc.status === "ready" && n !== doc.chunkCount && pendingTasksOfDocument(d.db, docId).length === 0) {
-        d.engine.enqueue(doc.id);
+      } else if (doc.status === "ready" && n !== doc.chunkCount && (await idle(docId))) {
+        await d.engine.enqueue(doc.id);
         requeued++;
       }
     }
     for (const doc of docs.values()) {
-      if (
-        doc.status === "ready" &&
-        doc.chunkCount > 0 &&
-        !counts.has(doc.id) &&
-        pendingTasksOfDocument(d.db, doc.id).length === 0
-      ) {
-        d.engine.enqueue(doc.id);
+      if (doc.status === "ready" && doc.chunkCount > 0 && !counts.has(doc.id) && (await idle(doc.id))) {
+        await d.engine.enqueue(doc.id);
         requeued++;
       }
     }
@@ -109,11 +106,11 @@ export async function reconcile(d: Deps): Promise<void> {
 async function removeOrphanFiles(d: Deps): Promise<number> {
   let removed = 0;
   for (const id of await d.files.listCollections()) {
-    if (!findCollectionById(d.db, id)) {
+    if (!(await findCollectionById(d.db.reader, id))) {
       await d.files.removeCollection(id);
       continue;
     }
-    const named = new Set(listDocuments(d.db, id).flatMap((doc) => [doc.id, doc.filePath ?? doc.id]));
+    const named = new Set((await listDocuments(d.db.reader, id)).flatMap((doc) => [doc.id, doc.filePath ?? doc.id]));
     for (const name of await d.files.listFiles(id)) {
       if (named.has(name)) continue;
       await d.files.remove(id, name);

@@ -10,6 +10,7 @@
  * fetched at once; and a tick queues at most MAX_PER_TICK of them.
  */
 import type { Db } from "../db/client";
+import type { Store } from "../db/store";
 import { findCollectionById } from "../db/repo/collections";
 import { findDocumentById } from "../db/repo/documents";
 import { pendingTasksOfDocument } from "../db/repo/tasks";
@@ -47,16 +48,17 @@ export class RefreshScheduler {
   private timer: Timer | null = null;
 
   constructor(
-    private readonly db: Db,
+    private readonly db: Store,
     /** Looks for work once sources were queued (the engine's kick). */
     private readonly kick: () => void,
     private readonly log: Logger,
   ) {}
 
   /** Spreads what fell due while ragd was stopped, then looks at the schedule every TICK_MS. */
-  start(now = Date.now()): void {
-    this.spreadOverdue(now);
-    this.timer = setInterval(() => this.tick(), TICK_MS);
+  async start(now = Date.now()): Promise<void> {
+    // tick() catches its own failures; the first comes after the spreading (TICK_MS on).
+    this.timer = setInterval(() => void this.tick(), TICK_MS);
+    await this.spreadOverdue(now);
   }
 
   stop(): void {
@@ -68,29 +70,27 @@ export class RefreshScheduler {
    * Gives each overdue source a due time within the next min(interval, MAX_SPREAD_MS):
    * the i-th of n at (i + random) / n of that window, so they come one after another.
    */
-  spreadOverdue(now: number, random = Math.random): number {
-    return this.db.transaction((tx) => {
-      const t = tx as unknown as Db;
-      const overdue = overdueRefetches(t, iso(now));
-      overdue.forEach((s, i) => {
+  spreadOverdue(now: number, random = Math.random): Promise<number> {
+    return this.db.atomically(async (t) => {
+      const overdue = await overdueRefetches(t, iso(now));
+      for (const [i, s] of overdue.entries()) {
         const window = Math.min((s.refreshEvery ?? 60) * 1000, MAX_SPREAD_MS);
-        saveSourceFetch(t, s.documentId, { nextCheckAt: iso(now + ((i + random()) / overdue.length) * window) });
-      });
+        await saveSourceFetch(t, s.documentId, { nextCheckAt: iso(now + ((i + random()) / overdue.length) * window) });
+      }
       return overdue.length;
     });
   }
 
   /** Queues the sources that are due (up to MAX_PER_TICK) and books their next check. Returns how many were queued. */
-  tick(now = Date.now()): number {
+  async tick(now = Date.now()): Promise<number> {
     let queued = 0;
     try {
-      queued = this.db.transaction((tx) => {
-        const t = tx as unknown as Db;
+      queued = await this.db.atomically(async (t) => {
         let n = 0;
-        for (const s of dueRefetches(t, iso(now), MAX_PER_TICK)) {
+        for (const s of await dueRefetches(t, iso(now), MAX_PER_TICK)) {
           const next = s.refreshEvery ? nextCheckAt(s.refreshEvery, now) : null;
-          saveSourceFetch(t, s.documentId, { nextCheckAt: next });
-          if (queueRefetch(t, s.documentId, now)) n++;
+          await saveSourceFetch(t, s.documentId, { nextCheckAt: next });
+          if (await queueRefetch(t, s.documentId, now)) n++;
         }
         return n;
       });
@@ -106,12 +106,12 @@ export class RefreshScheduler {
  * Queues a re-fetch of a url/api source unless one waits or runs already, or it waits
  * for nothing to fetch; true when a task was queued. Run it inside a transaction.
  */
-export function queueRefetch(t: Db, documentId: string, now: number): boolean {
-  const doc = findDocumentById(t, documentId);
-  const col = doc && findCollectionById(t, doc.collectionId);
+export async function queueRefetch(t: Db, documentId: string, now: number): Promise<boolean> {
+  const doc = await findDocumentById(t, documentId);
+  const col = doc && (await findCollectionById(t, doc.collectionId));
   if (!doc || !col || (doc.type !== "url" && doc.type !== "api")) return false;
-  if (pendingTasksOfDocument(t, doc.id).length > 0) return false;
-  queueTask(t, doc.id, col, now);
+  if ((await pendingTasksOfDocument(t, doc.id)).length > 0) return false;
+  await queueTask(t, doc.id, col, now);
   return true;
 }
 
@@ -119,10 +119,14 @@ export function queueRefetch(t: Db, documentId: string, now: number): boolean {
  * "Fetch again now": queues a re-fetch unless one waits or runs, and restarts a
  * schedule from now, in one transaction; true when a task was queued (then kick the engine).
  */
-export function refetchNow(db: Db, documentId: string, refreshEvery: number | null, now = Date.now()): boolean {
-  return db.transaction((tx) => {
-    const t = tx as unknown as Db;
-    if (refreshEvery) saveSourceFetch(t, documentId, { nextCheckAt: nextCheckAt(refreshEvery, now) });
+export function refetchNow(
+  store: Store,
+  documentId: string,
+  refreshEvery: number | null,
+  now = Date.now(),
+): Promise<boolean> {
+  return store.atomically(async (t) => {
+    if (refreshEvery) await saveSourceFetch(t, documentId, { nextCheckAt: nextCheckAt(refreshEvery, now) });
     return queueRefetch(t, documentId, now);
   });
 }

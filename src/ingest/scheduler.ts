@@ -118,10 +118,10 @@ export class TaskScheduler {
     if (!this.hasCapacity()) return;
     this.kickQueued = true;
     let claimed: Claimed[] = [];
-    this.p.writes
-      .run((t) => {
+    void this.p.writes
+      .run(async (t) => {
         this.kickQueued = false;
-        claimed = this.startQueued(t);
+        claimed = await this.startQueued(t);
       })
       // Jobs go to the workers only once their claims are committed; if the commit fails,
       // the claims are undone and so is their room in the pool.
@@ -164,7 +164,7 @@ export class TaskScheduler {
    * while there is room; never throws, so the steps done before an error still commit
    * with their jobs. A failed step rolls back (its savepoint) and gives its room back.
    */
-  private startQueued(t: Db): Claimed[] {
+  private async startQueued(t: Db): Promise<Claimed[]> {
     const claimed: Claimed[] = [];
     const collectionOf = collectionsOnce(t);
     let step: Claimed[] = [];
@@ -191,7 +191,7 @@ export class TaskScheduler {
         if (this.stopped || !this.hasCapacity()) break;
         step = [];
         const want = this.claimRoom();
-        const n = savepoint(t, (tx) => claimJobs(tx, want, this.p.d, collectionOf, place));
+        const n = await savepoint(t, (tx) => claimJobs(tx, want, this.p.d, collectionOf, place));
         claimed.push(...step);
         if (n < want) break;
       }

@@ -3,7 +3,7 @@
  * stored. Rows for one table gather while the previous write to it runs, then go in
  * one replaceDocuments call, so many small documents cost few commits. Right before
  * each write, rows whose document was deleted, or whose generation is no longer
- * wanted, are dropped: the check and the enqueue happen in one synchronous step, so
+ * wanted, are dropped: the check and the enqueue happen in one step (KeepFilter), so
  * a delete can never be undone.
  *
  * Callers name what they do (replace, append, clear, markNew); the sink decides
@@ -33,8 +33,25 @@ interface Pending {
   waiters: { resolve: () => void; reject: (e: unknown) => void }[];
 }
 
-/** Decides, at write time, which documents of a table may still be written. */
-export type KeepFilter = (collectionId: string, generation: number, documentIds: string[]) => Set<string>;
+/**
+ * Decides, at write time, which documents of a table may still be written: calls
+ * `write` with them and resolves with what it returns. The check and `write` are one
+ * step that no delete can come between (engine.ts), so `write` queues its LanceDB
+ * write and returns at once (a promise in an object: the step does not wait for it).
+ */
+export type KeepFilter = <T>(
+  collectionId: string,
+  generation: number,
+  documentIds: string[],
+  write: (alive: Set<string>) => T,
+) => Promise<T>;
+
+/** A write queued by the step above, and what it stores. */
+interface Queued {
+  done: Promise<void> | null;
+  replaced: string[];
+  rows: RowOut[];
+}
 
 /** In `written`: the document has no row in the table. */
 const NOTHING_STORED = -1;
@@ -174,19 +191,12 @@ export class ChunkSink {
         const started = performance.now();
         this.pending.delete(key);
         const ids = [...new Set([...batch.replaced, ...batch.rows.map((r) => r.documentId)])];
-        const alive = this.keep(batch.collectionId, batch.generation, ids);
-        // One row per id (the latest), so a commit can never append an id twice.
-        const rows = [...new Map(batch.rows.filter((r) => alive.has(r.documentId)).map((r) => [r.id, r])).values()];
-        const replaced = [...batch.replaced].filter((id) => alive.has(id));
-        const deletes = replaced.filter((id) => this.written.get(`${key}|${id}`) !== NOTHING_STORED);
-        const cleared = new Set(replaced);
-        const appendedAreNew = [...span(rows, Math.min)].every(
-          ([doc, min]) => cleared.has(doc) || min > (this.written.get(`${key}|${doc}`) ?? Infinity),
-        );
         try {
-          if (rows.length || deletes.length)
-            await this.store.replaceDocuments(batch.collectionId, batch.generation, deletes, rows, { appendedAreNew });
-          this.noteWritten(key, replaced, rows);
+          const queued = await this.keep(batch.collectionId, batch.generation, ids, (alive) =>
+            this.write(key, batch, alive),
+          );
+          await queued.done;
+          this.noteWritten(key, queued.replaced, queued.rows);
           lastMs = performance.now() - started;
           for (const w of batch.waiters) w.resolve();
         } catch (err) {
@@ -198,6 +208,24 @@ export class ChunkSink {
     } finally {
       this.running.delete(key);
     }
+  }
+
+  /** Queues the batch's rows and deletes of the documents still `alive` in the table's LanceDB queue. */
+  private write(key: string, batch: Pending, alive: Set<string>): Queued {
+    // One row per id (the latest), so a commit can never append an id twice.
+    const rows = [...new Map(batch.rows.filter((r) => alive.has(r.documentId)).map((r) => [r.id, r])).values()];
+    const replaced = [...batch.replaced].filter((id) => alive.has(id));
+    const deletes = replaced.filter((id) => this.written.get(`${key}|${id}`) !== NOTHING_STORED);
+    const cleared = new Set(replaced);
+    const appendedAreNew = [...span(rows, Math.min)].every(
+      ([doc, min]) => cleared.has(doc) || min > (this.written.get(`${key}|${doc}`) ?? Infinity),
+    );
+    if (!rows.length && !deletes.length) return { done: null, replaced, rows };
+    const { collectionId, generation } = batch;
+    const done = this.store.replaceDocuments(collectionId, generation, deletes, rows, { appendedAreNew });
+    // Awaited by flush() once the check's step is over; handled meanwhile, should it fail first.
+    void done.catch(() => {});
+    return { done, replaced, rows };
   }
 }
 

@@ -24,30 +24,30 @@ export type UpsertResult = { ok: true; value: Upserted | null } | { ok: false; e
  * caller's transaction; `onReplaced` hears of each replaced document (its running job
  * must stop). Results in the order of the plans.
  */
-export function upsertDocumentsTx(
+export async function upsertDocumentsTx(
   t: Db,
   plans: UpsertPlan[],
   now: number,
   onReplaced: (documentId: string) => void,
-): UpsertResult[] {
+): Promise<UpsertResult[]> {
   const results: (UpsertResult | null)[] = plans.map(() => null);
-  const col = plans.length > 0 ? findCollectionById(t, plans[0]!.collectionId) : undefined;
+  const col = plans.length > 0 ? await findCollectionById(t, plans[0]!.collectionId) : undefined;
   if (!col) return plans.map(() => ({ ok: true, value: null }));
-  const taken = takenExternalIds(
+  const taken = await takenExternalIds(
     t,
     col.id,
     plans.map((p) => p.externalId),
   );
   const fresh = plans.flatMap((p, i) => (taken.has(p.externalId) || p.file ? [] : [{ i, row: createdRow(p, now) }]));
   try {
-    savepoint(t, (tx) => {
-      insertQueuedDocuments(
+    await savepoint(t, async (tx) => {
+      await insertQueuedDocuments(
         tx,
         fresh.map(({ i, row }) => ({ row, content: plans[i]!.content })),
         targetGeneration(col),
         now,
       );
-      recordSourceEvents(
+      await recordSourceEvents(
         tx,
         "source.queued",
         fresh.map((f) => f.row.id),
@@ -56,20 +56,27 @@ export function upsertDocumentsTx(
       // url/api documents get their schedule and crawl in the same commit, as a single upsert does.
       for (const { i, row } of fresh)
         if (row.type === "url" || row.type === "api")
-          saveSourceFetch(tx, row.id, fetchRowOf(plans[i]!.fetch ?? {}, now));
+          await saveSourceFetch(tx, row.id, fetchRowOf(plans[i]!.fetch ?? {}, now));
     });
     for (const { i, row } of fresh)
       results[i] = { ok: true, value: { status: "created", row, metadataChanged: false, queued: true } };
   } catch {
     // Left to the one-by-one path below, where each item meets its own error.
   }
-  return results.map((r, i) => r ?? one(t, plans[i]!, now, onReplaced));
+  const out: UpsertResult[] = [];
+  for (const [i, r] of results.entries()) out.push(r ?? (await one(t, plans[i]!, now, onReplaced)));
+  return out;
 }
 
 /** One item as a single upsert stores it, in its own savepoint. */
-function one(t: Db, plan: UpsertPlan, now: number, onReplaced: (documentId: string) => void): UpsertResult {
+async function one(
+  t: Db,
+  plan: UpsertPlan,
+  now: number,
+  onReplaced: (documentId: string) => void,
+): Promise<UpsertResult> {
   try {
-    const value = savepoint(t, (tx) => upsertDocumentTx(tx, plan, now));
+    const value = await savepoint(t, (tx) => upsertDocumentTx(tx, plan, now));
     if (value?.status === "replaced") onReplaced(value.row.id);
     return { ok: true, value };
   } catch (error) {

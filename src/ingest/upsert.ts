@@ -108,18 +108,18 @@ const fileNameOf = (p: UpsertPlan, documentId: string): string | null =>
   p.file ? (p.filePathOf ? documentId : p.file.staged) : null;
 
 /** Creates, replaces or leaves the document `p` names. Run it inside a transaction; null when the collection is gone. */
-export function upsertDocumentTx(t: Db, p: UpsertPlan, now: number): Upserted | null {
-  const col = findCollectionById(t, p.collectionId);
+export async function upsertDocumentTx(t: Db, p: UpsertPlan, now: number): Promise<Upserted | null> {
+  const col = await findCollectionById(t, p.collectionId);
   if (!col) return null;
-  const existing = findDocumentByExternalId(t, p.collectionId, p.externalId);
+  const existing = await findDocumentByExternalId(t, p.collectionId, p.externalId);
   if (!existing) {
     const row = createdRow(p, now);
-    insertNewDocument(t, row, col, now, p.content);
-    if (p.type === "url" || p.type === "api") saveSourceFetch(t, row.id, fetchRowOf(p.fetch ?? {}, now));
+    await insertNewDocument(t, row, col, now, p.content);
+    if (p.type === "url" || p.type === "api") await saveSourceFetch(t, row.id, fetchRowOf(p.fetch ?? {}, now));
     if (p.file && p.filePathOf) moveInto(p.file.staged, p.filePathOf(row.id));
     return { status: "created", row, metadataChanged: false, queued: true };
   }
-  const fetchPatch = replacedFetch(t, existing, p, now);
+  const fetchPatch = await replacedFetch(t, existing, p, now);
   const patch: Partial<DocumentRow> = {};
   if (p.name !== undefined && p.name !== existing.name) patch.name = p.name;
   const metadata = p.metadata === undefined ? existing.metadata : JSON.stringify(p.metadata);
@@ -127,7 +127,7 @@ export function upsertDocumentTx(t: Db, p: UpsertPlan, now: number): Upserted | 
   if (sameContent(existing, p)) {
     if (p.file && p.filePathOf) rmSync(p.file.staged, { force: true });
     const metadataChanged = Object.keys(patch).length > 0;
-    if (metadataChanged) updateDocument(t, existing.id, { ...patch, updatedAt: iso(now) });
+    if (metadataChanged) await updateDocument(t, existing.id, { ...patch, updatedAt: iso(now) });
     return { status: "unchanged", row: { ...existing, ...patch }, metadataChanged, queued: false };
   }
   Object.assign(patch, {
@@ -142,12 +142,12 @@ export function upsertDocumentTx(t: Db, p: UpsertPlan, now: number): Upserted | 
     contentHash: p.contentHash ?? existing.contentHash,
     updatedAt: iso(now),
   } satisfies Partial<DocumentRow>);
-  updateDocument(t, existing.id, patch);
-  replaceDocumentText(t, existing.id, p.content ?? null);
-  if (fetchPatch) saveSourceFetch(t, existing.id, fetchPatch);
+  await updateDocument(t, existing.id, patch);
+  await replaceDocumentText(t, existing.id, p.content ?? null);
+  if (fetchPatch) await saveSourceFetch(t, existing.id, fetchPatch);
   // The previous version's waiting or running job is superseded: its rows are refused from now on.
-  dropPendingTasksOfDocument(t, existing.id);
-  queueTask(t, existing.id, col, now);
+  await dropPendingTasksOfDocument(t, existing.id);
+  await queueTask(t, existing.id, col, now);
   const formerFile = existing.filePath !== null && existing.filePath !== patch.filePath ? existing.filePath : null;
   if (p.file && p.filePathOf) moveInto(p.file.staged, p.filePathOf(existing.id));
   else if (formerFile && p.filePathOf) rmSync(p.filePathOf(existing.id), { force: true });
@@ -160,8 +160,13 @@ export function upsertDocumentTx(t: Db, p: UpsertPlan, now: number): Upserted | 
  * stays a crawl and an indexed single page does not become one, as with PATCH (docs/API.md,
  * Refresh and crawl); a document that is no longer url/api loses its schedule.
  */
-function replacedFetch(t: Db, existing: DocumentRow, p: UpsertPlan, now: number): SourceFetchPatch | null {
-  const state = findSourceFetch(t, existing.id);
+async function replacedFetch(
+  t: Db,
+  existing: DocumentRow,
+  p: UpsertPlan,
+  now: number,
+): Promise<SourceFetchPatch | null> {
+  const state = await findSourceFetch(t, existing.id);
   const field = (name: string) => `${p.fieldPrefix ?? ""}${name}`;
   if (state?.crawl && p.type !== "url")
     throw new UpsertRefused(field("type"), "a crawl source stays a url source; delete it to store another type");

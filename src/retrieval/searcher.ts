@@ -8,9 +8,9 @@
  */
 import type { Config } from "../config";
 import { parseStoredMetadata } from "../core/metadata";
-import type { Db } from "../db/client";
 import { findResultSources, type ResultSource } from "../db/repo/result-sources";
 import type { Collection, DocumentRow } from "../db/schema";
+import type { Store } from "../db/store";
 import { CountingEmbedder, type EmbedCall } from "../embed/calls";
 import { createEmbedder } from "../embed/index";
 import { isBuiltinModel } from "../embed/models";
@@ -66,7 +66,7 @@ export class Searcher {
   private readonly vectors = new LruCache<string, Float32Array>(1000);
 
   constructor(
-    private readonly db: Db,
+    private readonly db: Store,
     private readonly store: VectorStore,
     private readonly config: Pick<Config, "ollamaUrl" | "openaiUrl" | "openaiKey">,
     private readonly reranker: Reranker = new Reranker(null, silent),
@@ -95,7 +95,7 @@ export class Searcher {
   private async unreranked(collection: Collection, target: Target | null, req: ResolvedSearch) {
     const pool = req.diversity > 0 ? Math.max(req.topK * 4, 50) : req.topK;
     const hits = await this.hits(target, { topK: pool });
-    return diversify(this.attach(collection, hits).filter(isDefined), req.topK, req.diversity);
+    return diversify((await this.attach(collection, hits)).filter(isDefined), req.topK, req.diversity);
   }
 
   /**
@@ -113,9 +113,10 @@ export class Searcher {
     const hits = await this.hits(target, { topK: Math.max(req.topK * 4, 50), exact: req.minScore > 0 });
     if (hits.length === 0) return { results: [] };
     // The reranker works while the sources are read from SQLite.
-    const scoring = this.rerankScores(model, req.query, hits);
-    const found = this.attach(collection, hits);
-    const rerank = await scoring;
+    const [rerank, found] = await Promise.all([
+      this.rerankScores(model, req.query, hits),
+      this.attach(collection, hits),
+    ]);
     if (!rerank.scores) return { warning: rerank.warning };
     const scores = rerank.scores;
     const ranked = found
@@ -210,9 +211,9 @@ export class Searcher {
   }
 
   /** Each hit with its source's metadata, in order; undefined where the source was deleted a moment ago. */
-  private attach(collection: Collection, hits: StoredHit[]): (SearchResult | undefined)[] {
+  private async attach(collection: Collection, hits: StoredHit[]): Promise<(SearchResult | undefined)[]> {
     const ids = [...new Set(hits.map((h) => h.documentId))];
-    const docs = new Map(findResultSources(this.db, ids).map((d) => [d.id, d]));
+    const docs = new Map((await findResultSources(this.db.reader, ids)).map((d) => [d.id, d]));
     return hits.map((h) => {
       const d = docs.get(h.documentId);
       if (!d || d.collectionId !== collection.id) return undefined;

@@ -65,7 +65,7 @@ export class Maintainer {
    * the caller's writes, so one more follows it, shared by every call made meanwhile.
    */
   maintain(): Promise<void> {
-    if (this.running) {
+    if (this.running !== null) {
       this.next ??= this.running
         .catch(() => undefined)
         .then(() => {

@@ -20,7 +20,10 @@ import {
 } from "./tables";
 
 /** The index form of the metadata of each listed document of a collection (absent: deleted). */
-export type MetadataLookup = (collectionId: string, documentIds: string[]) => Map<string, string>;
+export type MetadataLookup = (
+  collectionId: string,
+  documentIds: string[],
+) => Promise<Map<string, string>> | Map<string, string>;
 
 type Log = (msg: string, fields?: object) => void;
 
@@ -48,11 +51,11 @@ export class MetadataColumn {
   }
 
   /** The rows with their documents' metadata filled in. */
-  attach(name: string, rows: ChunkRow[]): ChunkRow[] {
+  async attach(name: string, rows: ChunkRow[]): Promise<ChunkRow[]> {
     if (!rows.length) return rows;
     const collectionId = parseTableName(name)?.collectionId;
     if (!collectionId) return rows;
-    const meta = this.lookup(collectionId, [...new Set(rows.map((r) => r.documentId))]);
+    const meta = await this.lookup(collectionId, [...new Set(rows.map((r) => r.documentId))]);
     return rows.map((r) => ({ ...r, metadata: meta.get(r.documentId) ?? "{}" }));
   }
 
@@ -92,7 +95,7 @@ export class MetadataColumn {
     await table
       .mergeInsert("id")
       .whenMatchedUpdateAll()
-      .execute(rowsToArrow(this.attach(name, rows)));
+      .execute(rowsToArrow(await this.attach(name, rows)));
   }
 }
 

@@ -211,14 +211,23 @@ export class VectorStore {
     const probes = await this.maintainer.probesFor(name, table, req.vectorKind);
     if (req.where) await this.writer.ensureMetadataColumn(name);
     const done = () => this.activity++;
+    // A table dropped (its collection deleted) while the search ran has no rows to give.
+    const gone = async (err: unknown) => {
+      if (await this.tables.holds(name, table)) throw err;
+      return [];
+    };
     // A search joined with lexical candidates asks the full-text index its own question: it runs alone.
     if (batchable(req) && !probes?.lexical)
       return this.batches
         .search(name, table, req.vector, req.topK, probes)
         .then((h) => finishHits(h, req))
+        .catch(gone)
         .finally(done);
     const opts = { ...this.searchOptions, indexedTextOnly: this.maintainer.indexedTextOnly(name) };
-    return this.searches.run(() => searchTable(table, req, probes, opts)).finally(done);
+    return this.searches
+      .run(() => searchTable(table, req, probes, opts))
+      .catch(gone)
+      .finally(done);
   }
 
   /**

@@ -225,6 +225,11 @@ export class TableCache {
     return t;
   }
 
+  /** Whether `table` is still the open handle of `name` (false once dropped or closed). */
+  async holds(name: string, table: Table): Promise<boolean> {
+    return (await this.open.get(name)?.catch(() => null)) === table;
+  }
+
   /** A new handle of its own (not cached): for reading an older version with checkout(). */
   openUncached(name: string): Promise<Table> {
     return this.conn.openTable(name);

@@ -47,7 +47,7 @@ export class SerialQueues {
 
   /** Waits until no task runs and holds new ones back; call the returned function to let them go. */
   async pause(): Promise<() => void> {
-    while (this.gate) await this.gate;
+    while (this.gate !== null) await this.gate;
     let open!: () => void;
     this.gate = new Promise<void>((r) => {
       open = r;
@@ -62,7 +62,7 @@ export class SerialQueues {
 
   private async counted<T>(task: () => Promise<T>): Promise<T> {
     // Checked again after each wait: a pause may have begun while this task waited.
-    while (this.gate) await this.gate;
+    while (this.gate !== null) await this.gate;
     this.active++;
     try {
       return await task();
@@ -106,7 +106,7 @@ export class TableWriter {
     return this.queues.run(name, async () => {
       if (this.isDropped(name)) return this.log("vector write skipped: collection dropped", { table: name });
       // Metadata is read now, in the table's queue, so a rewrite queued by a later change runs after this write.
-      const withMeta = this.metadata.attach(name, rows);
+      const withMeta = await this.metadata.attach(name, rows);
       const table = (await this.tables.get(name)) ?? (await this.createWith(name, withMeta));
       if (!table) return;
       await this.metadata.ensure(name, table);

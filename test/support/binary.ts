@@ -65,7 +65,7 @@ export async function startBinary(
       proc.kill("SIGKILL");
       reject(new Error(`no listening line in ${timeoutMs / 1000} s:\n${log}`));
     }, timeoutMs);
-    (async () => {
+    void (async () => {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) return reject(new Error(`ragd exited before listening:\n${log}`));
@@ -75,7 +75,7 @@ export async function startBinary(
           clearTimeout(timer);
           resolve(Number(m[1]));
           // keep draining stderr so the process never blocks on a full pipe
-          (async () => {
+          void (async () => {
             for (;;) {
               const r = await reader.read().catch(() => ({ done: true, value: undefined }));
               if (r.done) break;

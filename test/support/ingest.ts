@@ -46,7 +46,7 @@ export class Client {
   static async create(t: TestApp): Promise<Client> {
     const e = email("ingest");
     const cookie = await t.signup(e);
-    updateUserTier(t.services.db, e, "unlimited");
+    await t.services.db.atomically((tx) => updateUserTier(tx, e, "unlimited"));
     return new Client(t, cookie);
   }
 

@@ -21,12 +21,12 @@ const chunkCountSql = sql<number>`(SELECT coalesce(sum(d.chunk_count), 0) FROM $
   JOIN ${collections} c ON c.id = d.collection_id WHERE c.user_id = ${userId})`;
 
 /** Every user, oldest first, with their pipeline and chunk counts. */
-export function listUsersWithStats(db: Db): UserWithStats[] {
+export async function listUsersWithStats(db: Db): Promise<UserWithStats[]> {
   return usersWhere(db);
 }
 
 /** One user with their counts. */
-export function findUserWithStats(db: Db, id: string): UserWithStats | undefined {
+export async function findUserWithStats(db: Db, id: string): Promise<UserWithStats | undefined> {
   return usersWhere(db, eq(users.id, id))[0];
 }
 
@@ -49,7 +49,7 @@ const notLastAdmin = (id: string) =>
   sql`(${users.isAdmin} = 0 OR ${users.disabledAt} IS NOT NULL OR ${anotherAdmin(id)})`;
 
 /** Grants or takes administration; "last_admin" when it would leave none. */
-export function updateUserAdmin(db: Db, id: string, isAdmin: boolean): "ok" | "missing" | "last_admin" {
+export async function updateUserAdmin(db: Db, id: string, isAdmin: boolean): Promise<"ok" | "missing" | "last_admin"> {
   const guard = isAdmin ? sql`1` : notLastAdmin(id);
   const changed = db
     .update(users)
@@ -62,7 +62,11 @@ export function updateUserAdmin(db: Db, id: string, isAdmin: boolean): "ok" | "m
 }
 
 /** Disables (at `at`) or enables a user; "last_admin" when disabling would leave no administrator. */
-export function updateUserDisabled(db: Db, id: string, at: string | null): "ok" | "missing" | "last_admin" {
+export async function updateUserDisabled(
+  db: Db,
+  id: string,
+  at: string | null,
+): Promise<"ok" | "missing" | "last_admin"> {
   const guard = at === null ? sql`1` : notLastAdmin(id);
   // A user already disabled keeps the time it was first disabled.
   const value = at === null ? null : sql`coalesce(${users.disabledAt}, ${at})`;
@@ -76,17 +80,17 @@ export function updateUserDisabled(db: Db, id: string, at: string | null): "ok" 
   return db.select({ id: users.id }).from(users).where(eq(users.id, id)).get() ? "last_admin" : "missing";
 }
 
-export function updateUserTierById(db: Db, id: string, tier: Tier): void {
+export async function updateUserTierById(db: Db, id: string, tier: Tier): Promise<void> {
   db.update(users).set({ tier }).where(eq(users.id, id)).run();
 }
 
 /** Sets a password hash; `temporary` marks an administrator's reset, to be replaced by the user. */
-export function updateUserPassword(db: Db, id: string, passwordHash: string, temporary: boolean): void {
+export async function updateUserPassword(db: Db, id: string, passwordHash: string, temporary: boolean): Promise<void> {
   db.update(users).set({ passwordHash, mustChangePassword: temporary }).where(eq(users.id, id)).run();
 }
 
 /** Ids of every collection (pipelines and knowledge bases) a user owns. */
-export function collectionIdsOf(db: Db, userId: string): string[] {
+export async function collectionIdsOf(db: Db, userId: string): Promise<string[]> {
   return db
     .select({ id: collections.id })
     .from(collections)
@@ -96,7 +100,7 @@ export function collectionIdsOf(db: Db, userId: string): string[] {
 }
 
 /** Whether a collection still exists and its owner is enabled (open event streams ask this). */
-export function collectionOwnerActive(db: Db, collectionId: string): boolean {
+export async function collectionOwnerActive(db: Db, collectionId: string): Promise<boolean> {
   const row = db
     .select({ disabledAt: users.disabledAt })
     .from(collections)
@@ -107,16 +111,16 @@ export function collectionOwnerActive(db: Db, collectionId: string): boolean {
 }
 
 /** Deletes the user row; sessions (and any collection left) go by ON DELETE CASCADE. */
-export function deleteUserRow(db: Db, id: string): void {
+export async function deleteUserRow(db: Db, id: string): Promise<void> {
   db.delete(users).where(eq(users.id, id)).run();
 }
 
-export function insertAudit(db: Db, row: Omit<AuditRow, "id">): void {
+export async function insertAudit(db: Db, row: Omit<AuditRow, "id">): Promise<void> {
   db.insert(auditLog).values(row).run();
 }
 
 /** Audit entries: newest first below `before` (an id), or oldest first above `after`. */
-export function listAudit(db: Db, opts: { limit: number; before?: number; after?: number }): AuditRow[] {
+export async function listAudit(db: Db, opts: { limit: number; before?: number; after?: number }): Promise<AuditRow[]> {
   if (opts.after !== undefined)
     return db
       .select()

@@ -3,15 +3,15 @@ import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "../client";
 import { apiKeys, collections, type ApiKey, type Collection } from "../schema";
 
-export function insertApiKey(db: Db, key: ApiKey): void {
+export async function insertApiKey(db: Db, key: ApiKey): Promise<void> {
   db.insert(apiKeys).values(key).run();
 }
 
-export function listApiKeys(db: Db, collectionId: string): ApiKey[] {
+export async function listApiKeys(db: Db, collectionId: string): Promise<ApiKey[]> {
   return db.select().from(apiKeys).where(eq(apiKeys.collectionId, collectionId)).orderBy(desc(apiKeys.id)).all();
 }
 
-export function findApiKey(db: Db, collectionId: string, keyId: string): ApiKey | undefined {
+export async function findApiKey(db: Db, collectionId: string, keyId: string): Promise<ApiKey | undefined> {
   return db
     .select()
     .from(apiKeys)
@@ -20,7 +20,10 @@ export function findApiKey(db: Db, collectionId: string, keyId: string): ApiKey 
 }
 
 /** The key and its pipeline for a key hash, or undefined for an unknown or revoked key. */
-export function findApiKeyByHash(db: Db, keyHash: string): { key: ApiKey; collection: Collection } | undefined {
+export async function findApiKeyByHash(
+  db: Db,
+  keyHash: string,
+): Promise<{ key: ApiKey; collection: Collection } | undefined> {
   return db
     .select({ key: apiKeys, collection: collections })
     .from(apiKeys)
@@ -29,13 +32,11 @@ export function findApiKeyByHash(db: Db, keyHash: string): { key: ApiKey; collec
     .get();
 }
 
-export function deleteApiKey(db: Db, keyId: string): void {
+export async function deleteApiKey(db: Db, keyId: string): Promise<void> {
   db.delete(apiKeys).where(eq(apiKeys.id, keyId)).run();
 }
 
-/** Writes a batch of last-used times in one transaction. */
-export function touchApiKeys(db: Db, times: Map<string, string>): void {
-  db.transaction((tx) => {
-    for (const [id, at] of times) tx.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id)).run();
-  });
+/** Writes a batch of last-used times (the caller's transaction holds them together). */
+export async function touchApiKeys(db: Db, times: Map<string, string>): Promise<void> {
+  for (const [id, at] of times) db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id)).run();
 }

@@ -44,17 +44,17 @@ const flat = ({ row, stats }: { row: Collection; stats: CollectionStats }): Coll
 
 export type CollectionWithStats = { row: Collection } & CollectionStats;
 
-export function insertCollection(db: Db, c: NewCollection): void {
+export async function insertCollection(db: Db, c: NewCollection): Promise<void> {
   db.insert(collections).values(c).run();
 }
 
 /** One collection of a user, with its derived stats; undefined when not theirs. */
-export function findCollection(
+export async function findCollection(
   db: Db,
   userId: string,
   kind: CollectionKind,
   id: string,
-): CollectionWithStats | undefined {
+): Promise<CollectionWithStats | undefined> {
   const r = db
     .select(withStats)
     .from(collections)
@@ -71,7 +71,12 @@ const owned = (db: Db) =>
     .prepare();
 
 /** A user's collection row without derived stats: the cheap ownership check for hot paths. */
-export function findOwnedCollection(db: Db, userId: string, kind: CollectionKind, id: string): Collection | undefined {
+export async function findOwnedCollection(
+  db: Db,
+  userId: string,
+  kind: CollectionKind,
+  id: string,
+): Promise<Collection | undefined> {
   return once(db, owned).get({ id, userId, kind });
 }
 
@@ -82,7 +87,7 @@ const byId = (db: Db) =>
     .where(eq(collections.id, ph("id")))
     .prepare();
 
-export function findCollectionById(db: Db, id: string): Collection | undefined {
+export async function findCollectionById(db: Db, id: string): Promise<Collection | undefined> {
   return once(db, byId).get({ id });
 }
 
@@ -96,7 +101,7 @@ export interface ListFilter {
 }
 
 /** A page of a user's collections, newest first, with the total that matched. */
-export function listCollections(db: Db, f: ListFilter): { rows: CollectionWithStats[]; total: number } {
+export async function listCollections(db: Db, f: ListFilter): Promise<{ rows: CollectionWithStats[]; total: number }> {
   const where: SQL[] = [eq(collections.userId, f.userId), eq(collections.kind, f.kind)];
   if (f.search) where.push(sql`instr(lower(${collections.name}), lower(${f.search})) > 0`);
   if (f.status) where.push(sql`${statusSql} = ${f.status}`);
@@ -114,7 +119,7 @@ export function listCollections(db: Db, f: ListFilter): { rows: CollectionWithSt
   return { rows, total };
 }
 
-export function countCollections(db: Db, userId: string, kind: CollectionKind): number {
+export async function countCollections(db: Db, userId: string, kind: CollectionKind): Promise<number> {
   return (
     db
       .select({ n: count() })
@@ -124,17 +129,19 @@ export function countCollections(db: Db, userId: string, kind: CollectionKind): 
   );
 }
 
-export function updateCollection(db: Db, id: string, patch: Partial<NewCollection>): void {
+export async function updateCollection(db: Db, id: string, patch: Partial<NewCollection>): Promise<void> {
   db.update(collections).set(patch).where(eq(collections.id, id)).run();
 }
 
 /** Deletes the row; documents, tasks and keys go with it (ON DELETE CASCADE). */
-export function deleteCollectionRow(db: Db, id: string): void {
+export async function deleteCollectionRow(db: Db, id: string): Promise<void> {
   db.delete(collections).where(eq(collections.id, id)).run();
 }
 
 /** Every collection's models: configured, of its index, and of a re-index being built. */
-export function listCollectionModels(db: Db): Pick<Collection, "embeddingModel" | "indexModel" | "buildingModel">[] {
+export async function listCollectionModels(
+  db: Db,
+): Promise<Pick<Collection, "embeddingModel" | "indexModel" | "buildingModel">[]> {
   return db
     .select({
       embeddingModel: collections.embeddingModel,

@@ -52,7 +52,7 @@ function conditions(f: Omit<DocumentPageFilter, "limit" | "offset">): SQL | unde
  * A page of a collection's documents, oldest (or newest) first, each with the start of its text.
  * Example: `findDocumentPage(db, { collectionId, nameContains: "faq", limit: 20, offset: 0 })`.
  */
-export function findDocumentPage(db: Db, f: DocumentPageFilter): DocumentWithPreview[] {
+export async function findDocumentPage(db: Db, f: DocumentPageFilter): Promise<DocumentWithPreview[]> {
   return db
     .select({ row: documents, preview: previewSql })
     .from(documents)
@@ -65,12 +65,12 @@ export function findDocumentPage(db: Db, f: DocumentPageFilter): DocumentWithPre
 }
 
 /** How many of a collection's documents match the filter's name and statuses. */
-export function countDocumentsMatching(db: Db, f: Omit<DocumentPageFilter, "limit" | "offset">): number {
+export async function countDocumentsMatching(db: Db, f: Omit<DocumentPageFilter, "limit" | "offset">): Promise<number> {
   return db.select({ n: count() }).from(documents).where(conditions(f)).get()?.n ?? 0;
 }
 
 /** How many of a collection's documents are in each status (every status present, 0 when none). One grouped query. */
-export function countDocumentsByStatus(db: Db, collectionId: string): Record<DocumentStatus, number> {
+export async function countDocumentsByStatus(db: Db, collectionId: string): Promise<Record<DocumentStatus, number>> {
   const counts = Object.fromEntries(DOCUMENT_STATUSES.map((s) => [s, 0])) as Record<DocumentStatus, number>;
   const rows = db
     .select({ status: documents.status, n: count() })

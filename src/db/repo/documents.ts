@@ -5,11 +5,11 @@ import type { Db } from "../client";
 import { once, ph, placeholdersOf } from "../prepared";
 import { documentTexts, documents, type DocumentRow } from "../schema";
 
-export function listDocuments(db: Db, collectionId: string): DocumentRow[] {
+export async function listDocuments(db: Db, collectionId: string): Promise<DocumentRow[]> {
   return db.select().from(documents).where(eq(documents.collectionId, collectionId)).orderBy(asc(documents.id)).all();
 }
 
-export function findDocument(db: Db, collectionId: string, id: string): DocumentRow | undefined {
+export async function findDocument(db: Db, collectionId: string, id: string): Promise<DocumentRow | undefined> {
   return db
     .select()
     .from(documents)
@@ -25,7 +25,11 @@ const byId = (db: Db) =>
     .prepare();
 
 /** The document of a collection with this external id, if any. */
-export function findDocumentByExternalId(db: Db, collectionId: string, externalId: string): DocumentRow | undefined {
+export async function findDocumentByExternalId(
+  db: Db,
+  collectionId: string,
+  externalId: string,
+): Promise<DocumentRow | undefined> {
   return db
     .select()
     .from(documents)
@@ -33,7 +37,7 @@ export function findDocumentByExternalId(db: Db, collectionId: string, externalI
     .get();
 }
 
-export function findDocumentById(db: Db, id: string): DocumentRow | undefined {
+export async function findDocumentById(db: Db, id: string): Promise<DocumentRow | undefined> {
   return once(db, byId).get({ id });
 }
 
@@ -73,7 +77,7 @@ const insertText = (db: Db) =>
     .prepare();
 
 /** Stores a document row, and a text source's content beside it. */
-export function insertDocument(db: Db, d: DocumentRow, content?: string): void {
+export async function insertDocument(db: Db, d: DocumentRow, content?: string): Promise<void> {
   once(db, insert).run(d);
   if (content !== undefined) once(db, insertText).run({ id: d.id, content });
 }
@@ -86,7 +90,7 @@ const textOf = (db: Db) =>
     .prepare();
 
 /** A text source's content; null for other documents. */
-export function findDocumentText(db: Db, id: string): string | null {
+export async function findDocumentText(db: Db, id: string): Promise<string | null> {
   return once(db, textOf).get({ id })?.content ?? null;
 }
 
@@ -109,7 +113,7 @@ const flatten = (r: { row: DocumentRow; preview: string | null }): DocumentWithP
 });
 
 /** The documents of a collection, oldest first, each with the start of its text. */
-export function listDocumentsWithPreview(db: Db, collectionId: string): DocumentWithPreview[] {
+export async function listDocumentsWithPreview(db: Db, collectionId: string): Promise<DocumentWithPreview[]> {
   return db
     .select(withPreview)
     .from(documents)
@@ -120,7 +124,7 @@ export function listDocumentsWithPreview(db: Db, collectionId: string): Document
     .map(flatten);
 }
 
-export function findDocumentWithPreview(db: Db, id: string): DocumentWithPreview | undefined {
+export async function findDocumentWithPreview(db: Db, id: string): Promise<DocumentWithPreview | undefined> {
   const r = db
     .select(withPreview)
     .from(documents)
@@ -131,7 +135,7 @@ export function findDocumentWithPreview(db: Db, id: string): DocumentWithPreview
 }
 
 /** Any change to a document; the frequent ones below are prepared once. */
-export function updateDocument(db: Db, id: string, patch: Partial<DocumentRow>): void {
+export async function updateDocument(db: Db, id: string, patch: Partial<DocumentRow>): Promise<void> {
   db.update(documents).set(patch).where(eq(documents.id, id)).run();
 }
 
@@ -142,13 +146,13 @@ const progress = (db: Db) =>
     .where(eq(documents.id, ph("id")))
     .prepare();
 
-export function setDocumentProgress(
+export async function setDocumentProgress(
   db: Db,
   id: string,
   done: number,
   total: number,
   unit: "chunks" | "pages" = "chunks",
-): void {
+): Promise<void> {
   once(db, progress).run({ id, done, total, unit });
 }
 
@@ -167,7 +171,7 @@ const queued = (db: Db) =>
     .prepare();
 
 /** Back in the queue, with its error and progress cleared. */
-export function markDocumentQueued(db: Db, id: string, now: string): void {
+export async function markDocumentQueued(db: Db, id: string, now: string): Promise<void> {
   once(db, queued).run({ id, now });
 }
 
@@ -188,12 +192,12 @@ const ready = (db: Db) =>
     .prepare();
 
 /** Indexed with `chunkCount` chunks. */
-export function markDocumentReady(db: Db, id: string, chunkCount: number, now: string): void {
+export async function markDocumentReady(db: Db, id: string, chunkCount: number, now: string): Promise<void> {
   once(db, ready).run({ id, n: chunkCount, now });
 }
 
 /** Moves a document from awaiting_upload to queued exactly once; false if it was not waiting. */
-export function claimUpload(db: Db, id: string, patch: Partial<DocumentRow>): boolean {
+export async function claimUpload(db: Db, id: string, patch: Partial<DocumentRow>): Promise<boolean> {
   return (
     db
       .update(documents)
@@ -204,12 +208,12 @@ export function claimUpload(db: Db, id: string, patch: Partial<DocumentRow>): bo
   );
 }
 
-export function deleteDocumentRow(db: Db, id: string): void {
+export async function deleteDocumentRow(db: Db, id: string): Promise<void> {
   db.delete(documents).where(eq(documents.id, id)).run();
 }
 
 /** After an abandoned rebuild: failed documents say the previous index still answers for them. */
-export function markRebuildFailed(db: Db, collectionId: string, now: string): void {
+export async function markRebuildFailed(db: Db, collectionId: string, now: string): Promise<void> {
   db.update(documents)
     .set({
       error: sql`${documents.error} || '; the re-index was abandoned and the previous index still answers'`,
@@ -220,7 +224,7 @@ export function markRebuildFailed(db: Db, collectionId: string, now: string): vo
 }
 
 /** After a switch: documents that failed to rebuild have no chunks in the new index. */
-export function zeroFailedChunkCounts(db: Db, collectionId: string): void {
+export async function zeroFailedChunkCounts(db: Db, collectionId: string): Promise<void> {
   db.update(documents)
     .set({ chunkCount: 0 })
     .where(and(eq(documents.collectionId, collectionId), eq(documents.status, "failed")))
@@ -228,7 +232,7 @@ export function zeroFailedChunkCounts(db: Db, collectionId: string): void {
 }
 
 /** Failed documents whose error says the disk was full: they are queued again once space is back. */
-export function documentsFailedForSpace(db: Db): DocumentRow[] {
+export async function documentsFailedForSpace(db: Db): Promise<DocumentRow[]> {
   return db
     .select()
     .from(documents)
@@ -237,7 +241,7 @@ export function documentsFailedForSpace(db: Db): DocumentRow[] {
 }
 
 /** File sources still waiting for their bytes, created at or after `since` (ISO); a scan, for start-up only. */
-export function listAwaitingUploads(db: Db, since: string): DocumentRow[] {
+export async function listAwaitingUploads(db: Db, since: string): Promise<DocumentRow[]> {
   return db
     .select()
     .from(documents)
@@ -246,7 +250,7 @@ export function listAwaitingUploads(db: Db, since: string): DocumentRow[] {
 }
 
 /** Fails a document still waiting for its file, with `error`; false if it was not waiting. */
-export function failAwaitingUpload(db: Db, id: string, error: string, now: string): boolean {
+export async function failAwaitingUpload(db: Db, id: string, error: string, now: string): Promise<boolean> {
   return (
     db
       .update(documents)

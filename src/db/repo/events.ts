@@ -60,10 +60,10 @@ const toRow = (r: RawEvent): EventRow => ({
  * Stores an event about a document (status from its row unless given); returns its
  * id, or null when the row is gone. (RETURNING would cost a third more per event.)
  */
-export function insertSourceEvent(
+export async function insertSourceEvent(
   db: Db,
   e: { type: string; documentId: string; status?: string | null; data: string; now: string },
-): number | null {
+): Promise<number | null> {
   const r = statement(db, INSERT_SOURCE_EVENT).run({
     type: e.type,
     id: e.documentId,
@@ -78,7 +78,10 @@ export function insertSourceEvent(
  * Stores the same event about many documents (status from each row), in one statement;
  * returns the new events, for the documents that still exist.
  */
-export function insertSourceEvents(db: Db, e: { type: string; documentIds: string[]; now: string }): EventRow[] {
+export async function insertSourceEvents(
+  db: Db,
+  e: { type: string; documentIds: string[]; now: string },
+): Promise<EventRow[]> {
   const rows = statement(db, INSERT_SOURCE_EVENTS).all({
     type: e.type,
     ids: JSON.stringify(e.documentIds),
@@ -91,44 +94,47 @@ export function insertSourceEvents(db: Db, e: { type: string; documentIds: strin
  * As insertSourceEvents, returning only how many were stored: RETURNING took two to five
  * times as long as the insert itself (500 events: 2-8 ms against 1-1.5).
  */
-export function insertSourceEventsCounted(db: Db, e: { type: string; documentIds: string[]; now: string }): number {
+export async function insertSourceEventsCounted(
+  db: Db,
+  e: { type: string; documentIds: string[]; now: string },
+): Promise<number> {
   return statement(db, INSERT_SOURCE_EVENTS_BARE).run({ type: e.type, ids: JSON.stringify(e.documentIds), now: e.now })
     .changes;
 }
 
 /** Stores an event about a whole collection (reindex.completed); returns its id. */
-export function insertCollectionEvent(
+export async function insertCollectionEvent(
   db: Db,
   e: { collectionId: string; type: string; status: string; data: string; now: string },
-): number {
+): Promise<number> {
   return Number(statement(db, INSERT_EVENT).run(e).lastInsertRowid);
 }
 
-export function findEvent(db: Db, id: number): EventRow | undefined {
+export async function findEvent(db: Db, id: number): Promise<EventRow | undefined> {
   const r = statement(db, EVENT_BY_ID).get({ id }) as RawEvent | null;
   return r ? toRow(r) : undefined;
 }
 
 /** The collections that have at least one webhook. */
-export function collectionsWithWebhooks(db: Db): string[] {
+export async function collectionsWithWebhooks(db: Db): Promise<string[]> {
   return (statement(db, HOOKED_COLLECTIONS).all() as { id: string }[]).map((r) => r.id);
 }
 
 /** The webhooks of a collection with the event types each takes (JSON array text, null: all). */
-export function webhookTargets(db: Db, collectionId: string): { id: string; events: string | null }[] {
+export async function webhookTargets(db: Db, collectionId: string): Promise<{ id: string; events: string | null }[]> {
   return statement(db, WEBHOOKS_OF).all({ collectionId }) as { id: string; events: string | null }[];
 }
 
 /** Adds a delivery to the outbox, due now. */
-export function insertDelivery(
+export async function insertDelivery(
   db: Db,
   d: { id: string; webhookId: string; eventId: number; eventType: string; payload: string; now: string },
-): void {
+): Promise<void> {
   statement(db, INSERT_DELIVERY).run(d);
 }
 
 /** Events of a collection after `afterId`, oldest first. */
-export function eventsAfter(db: Db, collectionId: string, afterId: number, limit: number): EventRow[] {
+export async function eventsAfter(db: Db, collectionId: string, afterId: number, limit: number): Promise<EventRow[]> {
   return once(db, eventPage).all({ collectionId, afterId, limit });
 }
 
@@ -143,7 +149,7 @@ const eventPage = (db: Db) =>
     .prepare();
 
 /** The oldest event id a collection still keeps; null when it keeps none. */
-export function oldestEventId(db: Db, collectionId: string): number | null {
+export async function oldestEventId(db: Db, collectionId: string): Promise<number | null> {
   return (
     db
       .select({ id: sql<number>`min(${events.id})` })
@@ -154,7 +160,7 @@ export function oldestEventId(db: Db, collectionId: string): number | null {
 }
 
 /** The newest event id of all (0 when none). */
-export function lastEventId(db: Db): number {
+export async function lastEventId(db: Db): Promise<number> {
   return (
     db
       .select({ id: sql<number>`coalesce(max(${events.id}), 0)` })
@@ -164,7 +170,7 @@ export function lastEventId(db: Db): number {
 }
 
 /** Deletes events older than `before` and, per collection, all but the newest `keep`. */
-export function pruneEvents(db: Db, before: string, keep: number): number {
+export async function pruneEvents(db: Db, before: string, keep: number): Promise<number> {
   const old = statement(db, "DELETE FROM events WHERE created_at <= $before").run({ before }).changes;
   const extra = statement(
     db,
@@ -173,11 +179,11 @@ export function pruneEvents(db: Db, before: string, keep: number): number {
   return old + extra;
 }
 
-export function insertWebhook(db: Db, w: Webhook): void {
+export async function insertWebhook(db: Db, w: Webhook): Promise<void> {
   db.insert(webhooks).values(w).run();
 }
 
-export function listWebhooks(db: Db, collectionId: string): Webhook[] {
+export async function listWebhooks(db: Db, collectionId: string): Promise<Webhook[]> {
   return db
     .select()
     .from(webhooks)
@@ -186,7 +192,7 @@ export function listWebhooks(db: Db, collectionId: string): Webhook[] {
     .all();
 }
 
-export function findWebhook(db: Db, collectionId: string, id: string): Webhook | undefined {
+export async function findWebhook(db: Db, collectionId: string, id: string): Promise<Webhook | undefined> {
   return db
     .select()
     .from(webhooks)
@@ -194,12 +200,12 @@ export function findWebhook(db: Db, collectionId: string, id: string): Webhook |
     .get();
 }
 
-export function deleteWebhook(db: Db, id: string): void {
+export async function deleteWebhook(db: Db, id: string): Promise<void> {
   db.delete(webhooks).where(eq(webhooks.id, id)).run();
 }
 
 /** The newest deliveries of a webhook first. */
-export function listDeliveries(db: Db, webhookId: string, limit: number): WebhookDelivery[] {
+export async function listDeliveries(db: Db, webhookId: string, limit: number): Promise<WebhookDelivery[]> {
   return db
     .select()
     .from(webhookDeliveries)
@@ -210,7 +216,11 @@ export function listDeliveries(db: Db, webhookId: string, limit: number): Webhoo
 }
 
 /** Pending deliveries due by `now`, oldest first, with their webhook. */
-export function dueDeliveries(db: Db, now: string, limit: number): { delivery: WebhookDelivery; webhook: Webhook }[] {
+export async function dueDeliveries(
+  db: Db,
+  now: string,
+  limit: number,
+): Promise<{ delivery: WebhookDelivery; webhook: Webhook }[]> {
   return db
     .select({ delivery: webhookDeliveries, webhook: webhooks })
     .from(webhookDeliveries)
@@ -222,15 +232,17 @@ export function dueDeliveries(db: Db, now: string, limit: number): { delivery: W
 }
 
 /** Records one try and the delivery's new state together: the log never shows one without the other. */
-export function recordAttempt(db: Db, attempt: Omit<WebhookAttempt, "id">, patch: Partial<WebhookDelivery>): void {
-  db.transaction((tx) => {
-    tx.insert(webhookAttempts).values(attempt).run();
-    tx.update(webhookDeliveries).set(patch).where(eq(webhookDeliveries.id, attempt.deliveryId)).run();
-  });
+export async function recordAttempt(
+  db: Db,
+  attempt: Omit<WebhookAttempt, "id">,
+  patch: Partial<WebhookDelivery>,
+): Promise<void> {
+  db.insert(webhookAttempts).values(attempt).run();
+  db.update(webhookDeliveries).set(patch).where(eq(webhookDeliveries.id, attempt.deliveryId)).run();
 }
 
 /** The tries of these deliveries, first try first, by delivery id. */
-export function attemptsOf(db: Db, deliveryIds: string[]): Map<string, WebhookAttempt[]> {
+export async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<string, WebhookAttempt[]>> {
   const out = new Map<string, WebhookAttempt[]>();
   if (deliveryIds.length === 0) return out;
   const rows = db
@@ -248,7 +260,7 @@ export function attemptsOf(db: Db, deliveryIds: string[]): Map<string, WebhookAt
 }
 
 /** Forgets settled deliveries created before `before`. */
-export function pruneDeliveries(db: Db, before: string): number {
+export async function pruneDeliveries(db: Db, before: string): Promise<number> {
   return statement(
     db,
     "DELETE FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND created_at <= $before",

@@ -15,7 +15,11 @@ const byExternalId = (db: Db) =>
     .prepare();
 
 /** The document a client knows as `externalId` in a collection. */
-export function findDocumentByExternalId(db: Db, collectionId: string, externalId: string): DocumentRow | undefined {
+export async function findDocumentByExternalId(
+  db: Db,
+  collectionId: string,
+  externalId: string,
+): Promise<DocumentRow | undefined> {
   return once(db, byExternalId).get({ collectionId, externalId });
 }
 
@@ -28,11 +32,11 @@ export interface DocumentPageQuery {
 }
 
 /** A page of a collection's documents, oldest change first (so a sync can resume), and the total. */
-export function listDocumentPage(
+export async function listDocumentPage(
   db: Db,
   collectionId: string,
   q: DocumentPageQuery,
-): { rows: DocumentRow[]; total: number } {
+): Promise<{ rows: DocumentRow[]; total: number }> {
   const where: SQL[] = [eq(documents.collectionId, collectionId)];
   if (q.status) where.push(eq(documents.status, q.status));
   if (q.updatedSince) where.push(gt(documents.updatedAt, q.updatedSince));
@@ -50,13 +54,13 @@ export function listDocumentPage(
 }
 
 /** Sets (or, with null, removes) a document's stored text. */
-export function replaceDocumentText(db: Db, documentId: string, content: string | null): void {
+export async function replaceDocumentText(db: Db, documentId: string, content: string | null): Promise<void> {
   db.delete(documentTexts).where(eq(documentTexts.documentId, documentId)).run();
   if (content !== null) db.insert(documentTexts).values({ documentId, content }).run();
 }
 
 /** Removes a document's waiting and running tasks: a newer version supersedes them. */
-export function dropPendingTasksOfDocument(db: Db, documentId: string): void {
+export async function dropPendingTasksOfDocument(db: Db, documentId: string): Promise<void> {
   db.delete(tasks)
     .where(and(eq(tasks.documentId, documentId), inArray(tasks.status, ["queued", "processing"])))
     .run();
@@ -66,12 +70,12 @@ export function dropPendingTasksOfDocument(db: Db, documentId: string): void {
  * Another document of the collection whose indexed (or queued) content has this hash:
  * the same file uploaded again. Failed documents do not count.
  */
-export function findSameContent(
+export async function findSameContent(
   db: Db,
   collectionId: string,
   contentHash: string,
   exceptId: string,
-): DocumentRow | undefined {
+): Promise<DocumentRow | undefined> {
   return db
     .select()
     .from(documents)

@@ -63,12 +63,12 @@ const valuesStatement = (db: Db) =>
   );
 
 /** Every (key, type) of the collection's source metadata, with counts and numeric ranges. */
-export function metadataKeys(db: Db, collectionId: string): MetadataKeyRow[] {
+export async function metadataKeys(db: Db, collectionId: string): Promise<MetadataKeyRow[]> {
   return once(db, keysStatement).all({ collectionId });
 }
 
 /** The `perKey` most common string values of each key, most common first. */
-export function topMetadataValues(db: Db, collectionId: string, perKey: number): MetadataValueRow[] {
+export async function topMetadataValues(db: Db, collectionId: string, perKey: number): Promise<MetadataValueRow[]> {
   return once(db, valuesStatement).all({ collectionId, perKey });
 }
 
@@ -81,6 +81,6 @@ const stampStatement = (db: Db) =>
  * The last change to a source of the collection (one step down an index): a summary
  * computed earlier still holds while it is the same. A deleted source does not move it.
  */
-export function metadataStamp(db: Db, collectionId: string): string {
+export async function metadataStamp(db: Db, collectionId: string): Promise<string> {
   return once(db, stampStatement).get({ collectionId })?.changed ?? "";
 }

@@ -22,7 +22,7 @@ export const SOURCES_OF_HITS = `SELECT id, collection_id AS collectionId, type, 
   FROM documents WHERE id IN (SELECT value FROM json_each($ids))`;
 
 /** The documents with these ids; an id of a deleted document has no row. */
-export function findResultSources(db: Db, ids: string[]): ResultSource[] {
+export async function findResultSources(db: Db, ids: string[]): Promise<ResultSource[]> {
   if (ids.length === 0) return [];
   return statement(db, SOURCES_OF_HITS).all({ ids: JSON.stringify(ids) }) as ResultSource[];
 }

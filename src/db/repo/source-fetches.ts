@@ -9,7 +9,7 @@ import { documents, type SourceFetch, sourceFetches } from "../schema";
 export type SourceFetchPatch = Partial<Omit<SourceFetch, "documentId">>;
 
 /** Creates the row of a document, or changes the given fields of it. */
-export function saveSourceFetch(db: Db, documentId: string, patch: SourceFetchPatch): void {
+export async function saveSourceFetch(db: Db, documentId: string, patch: SourceFetchPatch): Promise<void> {
   if (Object.keys(patch).length === 0) {
     db.insert(sourceFetches).values({ documentId }).onConflictDoNothing().run();
     return;
@@ -21,12 +21,12 @@ export function saveSourceFetch(db: Db, documentId: string, patch: SourceFetchPa
 }
 
 /** The fetch state of one document; undefined for text/file sources and url/api sources from before refresh. */
-export function findSourceFetch(db: Db, documentId: string): SourceFetch | undefined {
+export async function findSourceFetch(db: Db, documentId: string): Promise<SourceFetch | undefined> {
   return db.select().from(sourceFetches).where(eq(sourceFetches.documentId, documentId)).get();
 }
 
 /** The fetch states of many documents, by id (500 ids per query). */
-export function sourceFetchesOf(db: Db, ids: string[]): Map<string, SourceFetch> {
+export async function sourceFetchesOf(db: Db, ids: string[]): Promise<Map<string, SourceFetch>> {
   const out = new Map<string, SourceFetch>();
   for (let i = 0; i < ids.length; i += 500) {
     const rows = db
@@ -40,7 +40,7 @@ export function sourceFetchesOf(db: Db, ids: string[]): Map<string, SourceFetch>
 }
 
 /** Up to `limit` sources whose re-fetch is due at `now`, the longest overdue first. */
-export function dueRefetches(db: Db, now: string, limit: number): SourceFetch[] {
+export async function dueRefetches(db: Db, now: string, limit: number): Promise<SourceFetch[]> {
   return db
     .select()
     .from(sourceFetches)
@@ -51,7 +51,7 @@ export function dueRefetches(db: Db, now: string, limit: number): SourceFetch[] 
 }
 
 /** Every scheduled source whose due time is before `now` (after a restart). */
-export function overdueRefetches(db: Db, now: string): SourceFetch[] {
+export async function overdueRefetches(db: Db, now: string): Promise<SourceFetch[]> {
   return db
     .select()
     .from(sourceFetches)
@@ -70,7 +70,7 @@ export interface CrawledPage {
 }
 
 /** The pages a crawl source holds now. */
-export function crawledPagesOf(db: Db, crawlSourceId: string): CrawledPage[] {
+export async function crawledPagesOf(db: Db, crawlSourceId: string): Promise<CrawledPage[]> {
   return db
     .select({
       documentId: documents.id,
@@ -86,7 +86,7 @@ export function crawledPagesOf(db: Db, crawlSourceId: string): CrawledPage[] {
 }
 
 /** Ids of the pages a crawl source holds (to delete them with it). */
-export function crawledPageIds(db: Db, crawlSourceId: string): string[] {
+export async function crawledPageIds(db: Db, crawlSourceId: string): Promise<string[]> {
   return db
     .select({ id: sourceFetches.documentId })
     .from(sourceFetches)

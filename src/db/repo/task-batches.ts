@@ -18,7 +18,7 @@ const TASK_ENDINGS = `SELECT t.id AS taskId, t.status AS status, t.attempts AS a
   FROM json_each($ids) j JOIN tasks t ON t.id = j.value JOIN documents d ON d.id = t.document_id`;
 
 /** What recording each task's ending reads, by task id (as taskEnding, for many in one query). */
-export function taskEndings(db: Db, taskIds: string[]): Map<string, TaskEnding> {
+export async function taskEndings(db: Db, taskIds: string[]): Promise<Map<string, TaskEnding>> {
   const rows = statement(db, TASK_ENDINGS).all({ ids: JSON.stringify(taskIds) }) as (Omit<
     TaskEnding,
     "othersPending"
@@ -49,7 +49,7 @@ export interface ReadyRow {
 }
 
 /** Ends the tasks as succeeded and marks their documents ready, two statements for all. */
-export function markTasksReady(db: Db, rows: ReadyRow[], now: number): void {
+export async function markTasksReady(db: Db, rows: ReadyRow[], now: number): Promise<void> {
   if (rows.length === 0) return;
   statement(db, END_SUCCEEDED).run({ ids: JSON.stringify(rows.map((r) => r.taskId)), now: iso(now) });
   const at = iso(now);
@@ -69,7 +69,7 @@ const CLAIM = `UPDATE tasks SET status = 'processing', attempts = attempts + 1, 
  * (No second `status = 'queued'` test outside the subquery: the statement is atomic,
  * and with it SQLite walked every queued task.)
  */
-export function claimTasks(db: Db, n: number, now: number, leaseMs: number): Task[] {
+export async function claimTasks(db: Db, n: number, now: number, leaseMs: number): Promise<Task[]> {
   if (n <= 0) return [];
   const rows = statement(db, CLAIM).all({ n, now: iso(now), lease: iso(now + leaseMs) }) as Task[];
   return rows.sort((a, b) => (a.runAfter < b.runAfter ? -1 : a.runAfter > b.runAfter ? 1 : a.id < b.id ? -1 : 1));
@@ -79,7 +79,7 @@ const UNCLAIM = `UPDATE tasks SET status = 'queued', attempts = attempts - 1, le
   WHERE id IN (SELECT value FROM json_each($ids))`;
 
 /** Gives back claims that found no room (in the transaction that made them). */
-export function unclaimTasks(db: Db, taskIds: string[]): void {
+export async function unclaimTasks(db: Db, taskIds: string[]): Promise<void> {
   if (taskIds.length > 0) statement(db, UNCLAIM).run({ ids: JSON.stringify(taskIds) });
 }
 
@@ -87,7 +87,7 @@ const MARK_PROCESSING = `UPDATE documents SET status = 'processing', updated_at 
   WHERE id IN (SELECT value FROM json_each($ids))`;
 
 /** A worker is about to start on each of these documents. */
-export function markDocumentsProcessing(db: Db, documentIds: string[], now: number): void {
+export async function markDocumentsProcessing(db: Db, documentIds: string[], now: number): Promise<void> {
   if (documentIds.length === 0) return;
   statement(db, MARK_PROCESSING).run({ ids: JSON.stringify(documentIds), now: iso(now) });
 }
@@ -97,7 +97,10 @@ const DOCS_WITH_TEXT =
   FROM json_each($ids) j JOIN documents d ON d.id = j.value LEFT JOIN document_texts t ON t.document_id = d.id`;
 
 /** The documents of these ids (drizzle's field names), each with its stored text or null. */
-export function documentsWithText(db: Db, ids: string[]): Map<string, { doc: DocumentRow; text: string | null }> {
+export async function documentsWithText(
+  db: Db,
+  ids: string[],
+): Promise<Map<string, { doc: DocumentRow; text: string | null }>> {
   const rows = statement(db, DOCS_WITH_TEXT()).all({ ids: JSON.stringify(ids) }) as (DocumentRow & {
     __text: string | null;
   })[];
@@ -147,12 +150,12 @@ const INSERT_TASKS = `INSERT INTO tasks (id, document_id, collection_id, generat
  * Stores new documents of one collection (and a text source's content) with one
  * queued task each in `generation`, three statements for all (queue.ts does one).
  */
-export function insertQueuedDocuments(
+export async function insertQueuedDocuments(
   db: Db,
   docs: { row: DocumentRow; content?: string }[],
   generation: number,
   now: number,
-): void {
+): Promise<void> {
   if (docs.length === 0) return;
   const row = statement(db, INSERT_DOCUMENT) as unknown as { run(...values: unknown[]): void };
   const text = statement(db, INSERT_TEXT) as unknown as { run(...values: unknown[]): void };
@@ -174,7 +177,7 @@ const BY_EXTERNAL_IDS = `SELECT external_id AS externalId FROM documents
   WHERE collection_id = $collectionId AND external_id IN (SELECT value FROM json_each($ids))`;
 
 /** The external ids among `externalIds` that a document of the collection already has. */
-export function takenExternalIds(db: Db, collectionId: string, externalIds: string[]): Set<string> {
+export async function takenExternalIds(db: Db, collectionId: string, externalIds: string[]): Promise<Set<string>> {
   const rows = statement(db, BY_EXTERNAL_IDS).all({ collectionId, ids: JSON.stringify(externalIds) }) as {
     externalId: string;
   }[];
@@ -185,10 +188,10 @@ const LABELS = `SELECT d.id AS id, d.collection_id AS collectionId, d.type AS ty
   d.metadata AS metadata FROM json_each($ids) j JOIN documents d ON d.id = j.value`;
 
 /** What the chunk rows of these documents copy (their labels), for the ones that exist. */
-export function documentLabels(
+export async function documentLabels(
   db: Db,
   ids: string[],
-): Pick<DocumentRow, "id" | "collectionId" | "type" | "externalId" | "metadata">[] {
+): Promise<Pick<DocumentRow, "id" | "collectionId" | "type" | "externalId" | "metadata">[]> {
   if (ids.length === 0) return [];
   return statement(db, LABELS).all({ ids: JSON.stringify(ids) }) as Pick<
     DocumentRow,
@@ -199,7 +202,7 @@ export function documentLabels(
 const EXISTING = "SELECT d.id AS id FROM json_each($ids) j JOIN documents d ON d.id = j.value";
 
 /** The ids among `ids` that still exist. */
-export function existingIds(db: Db, ids: string[]): Set<string> {
+export async function existingIds(db: Db, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const rows = statement(db, EXISTING).all({ ids: JSON.stringify(ids) }) as { id: string }[];
   return new Set(rows.map((r) => r.id));

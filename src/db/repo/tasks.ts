@@ -10,10 +10,10 @@ import { taskEndings } from "./task-batches";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function insertTask(
+export async function insertTask(
   db: Db,
   t: { documentId: string; collectionId: string; generation: number; now: number },
-): Task {
+): Promise<Task> {
   const row: Task = {
     id: Bun.randomUUIDv7(),
     documentId: t.documentId,
@@ -55,7 +55,7 @@ const byId = (db: Db) =>
     .where(eq(tasks.id, ph("id")))
     .prepare();
 
-export function findTask(db: Db, id: string): Task | undefined {
+export async function findTask(db: Db, id: string): Promise<Task | undefined> {
   return once(db, byId).get({ id });
 }
 
@@ -67,7 +67,13 @@ const ended = (db: Db) =>
     .prepare();
 
 /** The task ended for good: succeeded, or failed with `error`. */
-export function endTask(db: Db, id: string, status: "succeeded" | "failed", error: string | null, now: string): void {
+export async function endTask(
+  db: Db,
+  id: string,
+  status: "succeeded" | "failed",
+  error: string | null,
+  now: string,
+): Promise<void> {
   once(db, ended).run({ id, status, error, now });
 }
 
@@ -79,7 +85,7 @@ const retryLater = (db: Db) =>
     .prepare();
 
 /** Back to the queue after a transient failure, to run again after `runAfter`. */
-export function retryTaskLater(db: Db, id: string, error: string, runAfter: string, now: string): void {
+export async function retryTaskLater(db: Db, id: string, error: string, runAfter: string, now: string): Promise<void> {
   once(db, retryLater).run({ id, error, after: runAfter, now });
 }
 
@@ -91,7 +97,7 @@ const pendingOfDocument = (db: Db) =>
     .prepare();
 
 /** Tasks of a document still waiting or running. */
-export function pendingTasksOfDocument(db: Db, documentId: string): Task[] {
+export async function pendingTasksOfDocument(db: Db, documentId: string): Promise<Task[]> {
   return once(db, pendingOfDocument).all({ documentId });
 }
 
@@ -109,13 +115,13 @@ const pendingOfGeneration = (db: Db) =>
     .prepare();
 
 /** How many tasks of a collection's generation are still waiting or running. */
-export function pendingTaskCount(db: Db, collectionId: string, generation: number): number {
+export async function pendingTaskCount(db: Db, collectionId: string, generation: number): Promise<number> {
   return once(db, pendingOfGeneration).get({ collectionId, generation })?.n ?? 0;
 }
 
 const queuedCount = (db: Db) => db.select({ n: count() }).from(tasks).where(eq(tasks.status, "queued")).prepare();
 
-export function queuedTaskCount(db: Db): number {
+export async function queuedTaskCount(db: Db): Promise<number> {
   return once(db, queuedCount).get()?.n ?? 0;
 }
 
@@ -123,7 +129,10 @@ export function queuedTaskCount(db: Db): number {
  * Tasks waiting and running, for /metrics: `queued` may start now, `waiting` is
  * queued for a retry after its backoff, `processing` runs. Reads only the status index.
  */
-export function taskQueueDepth(db: Db, now: number): { queued: number; waiting: number; processing: number } {
+export async function taskQueueDepth(
+  db: Db,
+  now: number,
+): Promise<{ queued: number; waiting: number; processing: number }> {
   const rows = db
     .select({ status: tasks.status, later: sql<number>`${tasks.runAfter} > ${iso(now)}`, n: count() })
     .from(tasks)
@@ -140,7 +149,7 @@ export function taskQueueDepth(db: Db, now: number): { queued: number; waiting: 
 }
 
 /** Removes waiting tasks of a collection for generations other than `keep` (a re-index supersedes them). */
-export function dropQueuedTasksExcept(db: Db, collectionId: string, keep: number): void {
+export async function dropQueuedTasksExcept(db: Db, collectionId: string, keep: number): Promise<void> {
   db.delete(tasks)
     .where(and(eq(tasks.collectionId, collectionId), eq(tasks.status, "queued"), sql`${tasks.generation} <> ${keep}`))
     .run();
@@ -150,7 +159,7 @@ export function dropQueuedTasksExcept(db: Db, collectionId: string, keep: number
  * After a crash: running tasks and documents go back to the queue. Returns how many
  * tasks, and the documents that went back (run it inside a transaction).
  */
-export function requeueInterrupted(db: Db, now: number): { tasks: number; documents: string[] } {
+export async function requeueInterrupted(db: Db, now: number): Promise<{ tasks: number; documents: string[] }> {
   const n = db
     .update(tasks)
     .set({ status: "queued", leaseUntil: null, runAfter: iso(now), updatedAt: iso(now) })
@@ -167,14 +176,14 @@ export function requeueInterrupted(db: Db, now: number): { tasks: number; docume
 }
 
 /** Deletes finished tasks older than `beforeMs` so the table does not grow without bound. */
-export function pruneFinishedTasks(db: Db, beforeMs: number): void {
+export async function pruneFinishedTasks(db: Db, beforeMs: number): Promise<void> {
   db.delete(tasks)
     .where(and(inArray(tasks.status, ["succeeded", "failed"]), lte(tasks.updatedAt, iso(beforeMs))))
     .run();
 }
 
 /** Documents waiting (queued or processing) with no waiting or running task. */
-export function waitingDocumentsWithoutTask(db: Db): DocumentRow[] {
+export async function waitingDocumentsWithoutTask(db: Db): Promise<DocumentRow[]> {
   return db
     .select()
     .from(documents)
@@ -188,11 +197,11 @@ export function waitingDocumentsWithoutTask(db: Db): DocumentRow[] {
 }
 
 /** How many tasks of a generation succeeded and failed. */
-export function tasksOfGeneration(
+export async function tasksOfGeneration(
   db: Db,
   collectionId: string,
   generation: number,
-): { succeeded: number; failed: number } {
+): Promise<{ succeeded: number; failed: number }> {
   const rows = db
     .select({ status: tasks.status, n: count() })
     .from(tasks)
@@ -218,6 +227,6 @@ export interface TaskEnding {
 }
 
 /** The task and its document as an ending needs them; undefined when either is gone. */
-export function taskEnding(db: Db, id: string): TaskEnding | undefined {
-  return taskEndings(db, [id]).get(id);
+export async function taskEnding(db: Db, id: string): Promise<TaskEnding | undefined> {
+  return (await taskEndings(db, [id])).get(id);
 }

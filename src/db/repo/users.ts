@@ -5,7 +5,7 @@ import { once, ph } from "../prepared";
 import { sessions, users, type Tier, type User } from "../schema";
 
 /** Finds a user by email, ignoring case. */
-export function findUserByEmail(db: Db, email: string): User | undefined {
+export async function findUserByEmail(db: Db, email: string): Promise<User | undefined> {
   return db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`).get();
 }
 
@@ -14,11 +14,11 @@ export function findUserByEmail(db: Db, email: string): User | undefined {
  * administrator: decided inside the one INSERT statement, so two first sign-ups
  * racing (or a sign-up beside `ragd user create`) cannot both become the first.
  */
-export function insertUser(
+export async function insertUser(
   db: Db,
   user: Pick<User, "id" | "email" | "passwordHash" | "tier" | "createdAt">,
   admin = false,
-): User {
+): Promise<User> {
   const isAdmin = admin ? sql`1` : sql`(SELECT count(*) = 0 FROM ${users})`;
   return db
     .insert(users)
@@ -28,12 +28,12 @@ export function insertUser(
 }
 
 /** Finds a user by id. */
-export function findUserById(db: Db, id: string): User | undefined {
+export async function findUserById(db: Db, id: string): Promise<User | undefined> {
   return db.select().from(users).where(eq(users.id, id)).get();
 }
 
 /** Whether a user is disabled, for every key check: undefined when the user is gone. */
-export function findUserState(db: Db, id: string): { disabledAt: string | null } | undefined {
+export async function findUserState(db: Db, id: string): Promise<{ disabledAt: string | null } | undefined> {
   return once(db, stateById).get({ id });
 }
 
@@ -45,12 +45,12 @@ const stateById = (db: Db) =>
     .prepare();
 
 /** Records a sign-in (a new session). */
-export function touchSignIn(db: Db, userId: string, at: string): void {
+export async function touchSignIn(db: Db, userId: string, at: string): Promise<void> {
   db.update(users).set({ lastSignInAt: at }).where(eq(users.id, userId)).run();
 }
 
 /** Sets a user's tier; returns false when no user has that email. */
-export function updateUserTier(db: Db, email: string, tier: Tier): boolean {
+export async function updateUserTier(db: Db, email: string, tier: Tier): Promise<boolean> {
   const res = db
     .update(users)
     .set({ tier })
@@ -60,19 +60,19 @@ export function updateUserTier(db: Db, email: string, tier: Tier): boolean {
   return res.length > 0;
 }
 
-export function insertSession(
+export async function insertSession(
   db: Db,
   s: { tokenHash: string; userId: string; createdAt: string; expiresAt: string },
-): void {
+): Promise<void> {
   db.insert(sessions).values(s).run();
 }
 
 /** The user behind a live session token hash. */
-export function findUserBySession(
+export async function findUserBySession(
   db: Db,
   tokenHash: string,
   now: string,
-): { user: User; expiresAt: string } | undefined {
+): Promise<{ user: User; expiresAt: string } | undefined> {
   return once(db, bySession).get({ tokenHash, now });
 }
 
@@ -84,22 +84,22 @@ const bySession = (db: Db) =>
     .where(and(eq(sessions.tokenHash, ph("tokenHash")), gt(sessions.expiresAt, ph("now"))))
     .prepare();
 
-export function extendSession(db: Db, tokenHash: string, expiresAt: string): void {
+export async function extendSession(db: Db, tokenHash: string, expiresAt: string): Promise<void> {
   db.update(sessions).set({ expiresAt }).where(eq(sessions.tokenHash, tokenHash)).run();
 }
 
 /** Ends every session of a user (disable, password reset), or all but `keep` (a token hash). */
-export function deleteSessionsOf(db: Db, userId: string, keep?: string): void {
+export async function deleteSessionsOf(db: Db, userId: string, keep?: string): Promise<void> {
   const others = keep === undefined ? undefined : ne(sessions.tokenHash, keep);
   db.delete(sessions)
     .where(and(eq(sessions.userId, userId), others))
     .run();
 }
 
-export function deleteSession(db: Db, tokenHash: string): void {
+export async function deleteSession(db: Db, tokenHash: string): Promise<void> {
   db.delete(sessions).where(eq(sessions.tokenHash, tokenHash)).run();
 }
 
-export function deleteExpiredSessions(db: Db, now: string): number {
+export async function deleteExpiredSessions(db: Db, now: string): Promise<number> {
   return db.delete(sessions).where(lt(sessions.expiresAt, now)).returning({ t: sessions.tokenHash }).all().length;
 }

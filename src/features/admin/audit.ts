@@ -3,9 +3,9 @@
  * AdminService in the same transaction as the change they record, and read here as
  * pages of JSON or as JSON lines (docs/API.md, Audit log).
  */
-import type { Db } from "../../db/client";
 import { listAudit } from "../../db/repo/admin";
 import type { AuditRow } from "../../db/schema";
+import type { Store } from "../../db/store";
 
 /** Who acts: an administrator's session (id and email) or the command line (id null). */
 export interface Actor {
@@ -48,20 +48,20 @@ function present(r: AuditRow): AuditEntry {
 }
 
 export class AuditLog {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Store) {}
 
   /** A page, newest first; `before` is the last id of the previous page. */
-  page(limit: number, before?: number): { data: AuditEntry[]; nextBefore: number | null } {
-    const rows = listAudit(this.db, { limit, before });
+  async page(limit: number, before?: number): Promise<{ data: AuditEntry[]; nextBefore: number | null }> {
+    const rows = await listAudit(this.db.reader, { limit, before });
     const next = rows.length === limit ? rows[rows.length - 1]!.id : null;
     return { data: rows.map(present), nextBefore: next };
   }
 
   /** Every entry after `after` (an id), oldest first, one JSON object a line. */
-  *lines(after = 0): Generator<string> {
+  async *lines(after = 0): AsyncGenerator<string> {
     let cursor = after;
     for (;;) {
-      const rows = listAudit(this.db, { limit: JSONL_BATCH, after: cursor });
+      const rows = await listAudit(this.db.reader, { limit: JSONL_BATCH, after: cursor });
       for (const r of rows) yield `${JSON.stringify(present(r))}\n`;
       if (rows.length < JSONL_BATCH) return;
       cursor = rows[rows.length - 1]!.id;

@@ -31,19 +31,19 @@ const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody 
  * Resolves `actor`, the administrator acting.
  */
 function adminAuth(auth: AuthService) {
-  const seen = new WeakMap<Request, ReturnType<typeof authenticateSession>>();
-  const check = (request: Request) => {
-    const s = seen.get(request) ?? authenticateSession(auth, request);
+  const seen = new WeakMap<Request, Awaited<ReturnType<typeof authenticateSession>>>();
+  const check = async (request: Request) => {
+    const s = seen.get(request) ?? (await authenticateSession(auth, request));
     seen.set(request, s);
     return { s, actor: AdminService.actorOf(s.user) };
   };
   return new Elysia({ name: "admin-auth" }).macro({
     admin: {
-      transform({ request }) {
-        check(request);
+      async transform({ request }) {
+        await check(request);
       },
-      resolve({ request, set }) {
-        const { s, actor } = check(request);
+      async resolve({ request, set }) {
+        const { s, actor } = await check(request);
         if (s.renewed) set.headers["set-cookie"] = sessionCookie(s.token, request);
         return { actor };
       },
@@ -55,44 +55,56 @@ export function adminRoutes(auth: AuthService, admin: AdminService) {
   return new Elysia({ prefix: "/api/admin", tags: ["Administration"] })
     .use(adminAuth(auth))
     .use(unknownFields)
-    .get("/users", () => ({ data: admin.listUsers() }), {
+    .get("/users", async () => ({ data: await admin.listUsers() }), {
       admin: true,
       response: { 200: AdminUserList, ...errors },
       detail: { summary: "Every user with tier, counts and last sign-in" },
     })
-    .get("/users/:id", ({ params }) => ({ user: admin.getUser(params.id) }), {
+    .get("/users/:id", async ({ params }) => ({ user: await admin.getUser(params.id) }), {
       admin: true,
       params: Id,
       response: { 200: AdminUserEnvelope, ...errors },
       detail: { summary: "One user" },
     })
-    .patch("/users/:id", ({ actor, params, body }) => ({ user: patchUser(admin, actor, params.id, body) }), {
-      admin: true,
-      rejectUnknownFields: AdminUserPatch,
-      params: Id,
-      parse: "json",
-      body: AdminUserPatch,
-      response: { 200: AdminUserEnvelope, 400: ErrorBody, ...errors },
-      detail: { summary: "Change a user's tier or administration (409 for the last administrator)" },
-    })
+    .patch(
+      "/users/:id",
+      async ({ actor, params, body }) => ({ user: await patchUser(admin, actor, params.id, body) }),
+      {
+        admin: true,
+        rejectUnknownFields: AdminUserPatch,
+        params: Id,
+        parse: "json",
+        body: AdminUserPatch,
+        response: { 200: AdminUserEnvelope, 400: ErrorBody, ...errors },
+        detail: { summary: "Change a user's tier or administration (409 for the last administrator)" },
+      },
+    )
     .post("/users/:id/password-reset", ({ actor, params }) => admin.resetPassword(actor, params.id), {
       admin: true,
       params: Id,
       response: { 200: PasswordReset, ...errors },
       detail: { summary: "Set a temporary password, shown once; ends the user's sessions" },
     })
-    .post("/users/:id/disable", ({ actor, params }) => ({ user: admin.setDisabled(actor, params.id, true) }), {
-      admin: true,
-      params: Id,
-      response: { 200: AdminUserEnvelope, ...errors },
-      detail: { summary: "Disable an account: sessions end, keys answer 401 account_disabled" },
-    })
-    .post("/users/:id/enable", ({ actor, params }) => ({ user: admin.setDisabled(actor, params.id, false) }), {
-      admin: true,
-      params: Id,
-      response: { 200: AdminUserEnvelope, ...errors },
-      detail: { summary: "Enable a disabled account again" },
-    })
+    .post(
+      "/users/:id/disable",
+      async ({ actor, params }) => ({ user: await admin.setDisabled(actor, params.id, true) }),
+      {
+        admin: true,
+        params: Id,
+        response: { 200: AdminUserEnvelope, ...errors },
+        detail: { summary: "Disable an account: sessions end, keys answer 401 account_disabled" },
+      },
+    )
+    .post(
+      "/users/:id/enable",
+      async ({ actor, params }) => ({ user: await admin.setDisabled(actor, params.id, false) }),
+      {
+        admin: true,
+        params: Id,
+        response: { 200: AdminUserEnvelope, ...errors },
+        detail: { summary: "Enable a disabled account again" },
+      },
+    )
     .delete("/users/:id", ({ actor, params, query }) => admin.deleteUser(actor, params.id, query.confirm), {
       admin: true,
       params: Id,
@@ -109,10 +121,10 @@ export function adminRoutes(auth: AuthService, admin: AdminService) {
 }
 
 /** Applies a PATCH: tier, then administration, each audited on its own. */
-function patchUser(admin: AdminService, by: Actor, id: string, body: typeof AdminUserPatch.static) {
-  let out = admin.getUser(id);
-  if (body.tier !== undefined) out = admin.setTier(by, id, body.tier);
-  if (body.isAdmin !== undefined) out = admin.setAdmin(by, id, body.isAdmin);
+async function patchUser(admin: AdminService, by: Actor, id: string, body: typeof AdminUserPatch.static) {
+  let out = await admin.getUser(id);
+  if (body.tier !== undefined) out = await admin.setTier(by, id, body.tier);
+  if (body.isAdmin !== undefined) out = await admin.setAdmin(by, id, body.isAdmin);
   return out;
 }
 
@@ -122,8 +134,8 @@ function auditAnswer(admin: AdminService, q: typeof AuditQuery.static) {
   const encoder = new TextEncoder();
   // Pulled a line at a time: a long log is never held in memory whole.
   const body = new ReadableStream<Uint8Array>({
-    pull(ctrl) {
-      const next = lines.next();
+    async pull(ctrl) {
+      const next = await lines.next();
       if (next.done) ctrl.close();
       else ctrl.enqueue(encoder.encode(next.value));
     },

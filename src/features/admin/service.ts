@@ -21,6 +21,7 @@ import {
 } from "../../db/repo/admin";
 import { deleteSessionsOf, findUserByEmail } from "../../db/repo/users";
 import type { User } from "../../db/schema";
+import type { Store } from "../../db/store";
 import { AppError, notFound } from "../../http/errors";
 import { randomBase62 } from "../../tools/crypto";
 import { type Actor, type AuditAction, AuditLog } from "./audit";
@@ -45,7 +46,7 @@ const TEMP_PASSWORD_LENGTH = 20;
 /** What administration needs from the rest of ragd. */
 export interface AdminHooks {
   /** Removes one collection with its rows, vector tables and files. */
-  deleteCollection(id: string): Promise<void>;
+  deleteCollection(id: string): Promise<unknown>;
   /** Ends open event streams of these collections (in this process). */
   closeStreams?(collectionIds: string[]): void;
 }
@@ -74,7 +75,7 @@ export class AdminService {
   readonly audit: AuditLog;
 
   constructor(
-    private readonly db: Db,
+    private readonly db: Store,
     private readonly hooks: AdminHooks,
   ) {
     this.audit = new AuditLog(db);
@@ -86,43 +87,46 @@ export class AdminService {
     return { id: user.id, label: user.email };
   }
 
-  listUsers(): AdminUser[] {
-    return listUsersWithStats(this.db).map(presentAdminUser);
+  async listUsers(): Promise<AdminUser[]> {
+    return (await listUsersWithStats(this.db.reader)).map(presentAdminUser);
   }
 
-  getUser(id: string): AdminUser {
-    const found = findUserWithStats(this.db, id);
+  /** One user; 404 when none. `db` is a transaction's, to read what it wrote. */
+  async getUser(id: string, db: Db = this.db.reader): Promise<AdminUser> {
+    const found = await findUserWithStats(db, id);
     if (!found) throw notFound("user");
     return presentAdminUser(found);
   }
 
   /** The id of the user with this email (any case); 404 when none. */
-  idByEmail(email: string): string {
-    const u = findUserByEmail(this.db, email);
+  async idByEmail(email: string): Promise<string> {
+    const u = await findUserByEmail(this.db.reader, email);
     if (!u) throw new AppError("not_found", `no user with email ${email}`);
     return u.id;
   }
 
-  setTier(actor: Actor, id: string, tier: TierName): AdminUser {
-    const before = this.getUser(id);
-    if (before.tier === tier) return before;
-    this.db.transaction((tx) => {
-      updateUserTierById(tx as unknown as Db, id, tier);
-      this.record(tx as unknown as Db, actor, "user.tier_changed", before, { from: before.tier, to: tier });
+  // Each change reads the user in its own transaction: what it records as before is
+  // what it changed, and a user deleted meanwhile is a 404.
+  async setTier(actor: Actor, id: string, tier: TierName): Promise<AdminUser> {
+    return await this.db.atomically(async (tx) => {
+      const before = await this.getUser(id, tx);
+      if (before.tier === tier) return before;
+      await updateUserTierById(tx, id, tier);
+      await this.record(tx, actor, "user.tier_changed", before, { from: before.tier, to: tier });
+      return await this.getUser(id, tx);
     });
-    return this.getUser(id);
   }
 
-  setAdmin(actor: Actor, id: string, isAdmin: boolean): AdminUser {
-    const before = this.getUser(id);
-    if (before.isAdmin === isAdmin) return before;
-    this.db.transaction((tx) => {
-      const res = updateUserAdmin(tx as unknown as Db, id, isAdmin);
+  async setAdmin(actor: Actor, id: string, isAdmin: boolean): Promise<AdminUser> {
+    return await this.db.atomically(async (tx) => {
+      const before = await this.getUser(id, tx);
+      if (before.isAdmin === isAdmin) return before;
+      const res = await updateUserAdmin(tx, id, isAdmin);
       if (res === "last_admin") throw lastAdmin("demote");
       if (res === "missing") throw notFound("user");
-      this.record(tx as unknown as Db, actor, isAdmin ? "user.admin_granted" : "user.admin_revoked", before);
+      await this.record(tx, actor, isAdmin ? "user.admin_granted" : "user.admin_revoked", before);
+      return await this.getUser(id, tx);
     });
-    return this.getUser(id);
   }
 
   /**
@@ -131,31 +135,33 @@ export class AdminService {
    * user is asked to choose their own at the next sign-in (mustChangePassword).
    */
   async resetPassword(actor: Actor, id: string): Promise<{ user: AdminUser; temporaryPassword: string }> {
-    const before = this.getUser(id);
+    await this.getUser(id);
     const temporaryPassword = randomBase62(TEMP_PASSWORD_LENGTH);
     const hash = await Bun.password.hash(temporaryPassword, { algorithm: "argon2id" });
-    this.db.transaction((tx) => {
-      updateUserPassword(tx as unknown as Db, id, hash, true);
-      deleteSessionsOf(tx as unknown as Db, id);
-      this.record(tx as unknown as Db, actor, "user.password_reset", before);
+    const user = await this.db.atomically(async (tx) => {
+      const before = await this.getUser(id, tx);
+      await updateUserPassword(tx, id, hash, true);
+      await deleteSessionsOf(tx, id);
+      await this.record(tx, actor, "user.password_reset", before);
+      return await this.getUser(id, tx);
     });
-    return { user: this.getUser(id), temporaryPassword };
+    return { user, temporaryPassword };
   }
 
   /** Disables (ending sessions; keys stop answering) or enables an account. */
-  setDisabled(actor: Actor, id: string, disabled: boolean): AdminUser {
-    const before = this.getUser(id);
-    if (before.disabled === disabled) return before;
-    this.db.transaction((tx) => {
-      const t = tx as unknown as Db;
-      const res = updateUserDisabled(t, id, disabled ? new Date().toISOString() : null);
+  async setDisabled(actor: Actor, id: string, disabled: boolean): Promise<AdminUser> {
+    const { user, changed } = await this.db.atomically(async (tx) => {
+      const before = await this.getUser(id, tx);
+      if (before.disabled === disabled) return { user: before, changed: false };
+      const res = await updateUserDisabled(tx, id, disabled ? new Date().toISOString() : null);
       if (res === "last_admin") throw lastAdmin("disable");
       if (res === "missing") throw notFound("user");
-      if (disabled) deleteSessionsOf(t, id);
-      this.record(t, actor, disabled ? "user.disabled" : "user.enabled", before);
+      if (disabled) await deleteSessionsOf(tx, id);
+      await this.record(tx, actor, disabled ? "user.disabled" : "user.enabled", before);
+      return { user: await this.getUser(id, tx), changed: true };
     });
-    if (disabled) this.hooks.closeStreams?.(collectionIdsOf(this.db, id));
-    return this.getUser(id);
+    if (changed && disabled) this.hooks.closeStreams?.(await collectionIdsOf(this.db.reader, id));
+    return user;
   }
 
   /**
@@ -164,26 +170,29 @@ export class AdminService {
    * last-administrator guard), so nothing new is made while its collections go.
    */
   async deleteUser(actor: Actor, id: string, confirm: string | undefined): Promise<{ deleted: true; id: string }> {
-    const before = this.getUser(id);
+    const before = await this.getUser(id);
     if ((confirm ?? "").trim().toLowerCase() !== before.email.toLowerCase()) {
       const message = `to delete ${before.email}, confirm with their email address`;
       throw new AppError("invalid_request", `confirm: ${message}`, [{ field: "confirm", message }]);
     }
-    this.db.transaction((tx) => {
-      const res = updateUserDisabled(tx as unknown as Db, id, new Date().toISOString());
+    await this.db.atomically(async (tx) => {
+      const res = await updateUserDisabled(tx, id, new Date().toISOString());
       if (res === "last_admin") throw lastAdmin("delete");
       if (res === "missing") throw notFound("user");
-      deleteSessionsOf(tx as unknown as Db, id);
+      await deleteSessionsOf(tx, id);
     });
     // Again until none is left: a request that passed its session check before the
     // disable may still have made a pipeline while the others were going.
-    for (let owned = collectionIdsOf(this.db, id); owned.length > 0; owned = collectionIdsOf(this.db, id)) {
+    const owners = () => collectionIdsOf(this.db.reader, id);
+    for (let owned = await owners(); owned.length > 0; owned = await owners()) {
       this.hooks.closeStreams?.(owned);
       for (const collectionId of owned) await this.hooks.deleteCollection(collectionId);
     }
-    this.db.transaction((tx) => {
-      deleteUserRow(tx as unknown as Db, id);
-      this.record(tx as unknown as Db, actor, "user.deleted", before, {
+    await this.db.atomically(async (tx) => {
+      // A second deletion of the same user, running beside this one, finds it gone: 404.
+      await this.getUser(id, tx);
+      await deleteUserRow(tx, id);
+      await this.record(tx, actor, "user.deleted", before, {
         pipelines: before.pipelineCount,
         chunks: before.chunkCount,
       });
@@ -192,12 +201,12 @@ export class AdminService {
   }
 
   /** Records an account created by an administrator (the command line). */
-  recordCreated(actor: Actor, id: string): void {
-    this.record(this.db, actor, "user.created", this.getUser(id));
+  async recordCreated(actor: Actor, id: string): Promise<void> {
+    await this.db.atomically(async (tx) => this.record(tx, actor, "user.created", await this.getUser(id, tx)));
   }
 
-  private record(db: Db, actor: Actor, action: AuditAction, target: AdminUser, details = {}): void {
-    insertAudit(db, {
+  private async record(db: Db, actor: Actor, action: AuditAction, target: AdminUser, details = {}): Promise<void> {
+    await insertAudit(db, {
       at: new Date().toISOString(),
       actorId: actor.id,
       actor: actor.label,

@@ -49,9 +49,9 @@ export function authRoutes(auth: AuthService, clients: ClientAddresses) {
     )
     .post(
       "/logout",
-      ({ request, set }) => {
+      async ({ request, set }) => {
         checkCsrf(request);
-        auth.logout(readCookie(request, SESSION_COOKIE));
+        await auth.logout(readCookie(request, SESSION_COOKIE));
         set.status = 204;
         set.headers["set-cookie"] = sessionCookie("", request, 0);
       },

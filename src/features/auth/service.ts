@@ -3,7 +3,6 @@
  * (random, 256 bits, only their SHA-256 stored, sliding 30-day lifetime).
  */
 import type { Config, TierName } from "../../config";
-import type { Db } from "../../db/client";
 import { updateUserPassword } from "../../db/repo/admin";
 import {
   deleteExpiredSessions,
@@ -11,12 +10,14 @@ import {
   deleteSession,
   extendSession,
   findUserByEmail,
+  findUserById,
   findUserBySession,
   insertSession,
   insertUser,
   touchSignIn,
 } from "../../db/repo/users";
 import type { User } from "../../db/schema";
+import type { Store } from "../../db/store";
 import { AppError } from "../../http/errors";
 import { randomToken, sha256 } from "../../tools/crypto";
 import { FailureLimiter } from "../../tools/rate-limit";
@@ -55,13 +56,15 @@ export const accountDisabled = () =>
  * install is an administrator whatever `admin` says (see insertUser).
  */
 export async function createUser(
-  db: Db,
+  db: Store,
   email: string,
   password: string,
   tier: TierName,
   admin = false,
 ): Promise<User> {
-  if (findUserByEmail(db, email)) throw new AppError("conflict", `a user with email ${email} already exists`);
+  if (await findUserByEmail(db.reader, email)) {
+    throw new AppError("conflict", `a user with email ${email} already exists`);
+  }
   const row = {
     id: Bun.randomUUIDv7(),
     email: email.trim(),
@@ -70,7 +73,7 @@ export async function createUser(
     createdAt: new Date().toISOString(),
   };
   try {
-    return insertUser(db, row, admin);
+    return await db.atomically((tx) => insertUser(tx, row, admin));
   } catch (err) {
     // Two sign-ups racing for one email: the unique index decides.
     if (String(err).includes("UNIQUE")) throw new AppError("conflict", `a user with email ${email} already exists`);
@@ -88,7 +91,7 @@ export class AuthService {
   private readonly addressFailures = new FailureLimiter(SIGN_IN_LIMITS.perAddress, SIGN_IN_LIMITS.windowMs);
 
   constructor(
-    private readonly db: Db,
+    private readonly db: Store,
     private readonly config: Pick<Config, "signup" | "defaultTier" | "passwordLogin">,
   ) {}
 
@@ -101,14 +104,14 @@ export class AuthService {
       );
     }
     const user = await createUser(this.db, email, password, this.config.defaultTier);
-    return { user, token: this.startSession(user.id) };
+    return { user, token: await this.startSession(user.id) };
   }
 
   /** Signs in; `client` is the caller's address key (see http/client-address.ts). */
   async login(email: string, password: string, client: string): Promise<{ user: User; token: string }> {
     this.checkPasswordsOn();
     const pair = this.guessesAllowed(email, client);
-    const user = findUserByEmail(this.db, email);
+    const user = await findUserByEmail(this.db.reader, email);
     // Verify against a dummy hash when the user is unknown, so timing does not tell.
     const ok = await Bun.password.verify(password, user?.passwordHash ?? (await dummyHash()));
     if (!user || !ok) {
@@ -120,7 +123,7 @@ export class AuthService {
     // Only the pair is forgiven: signing in to one's own account must not reset the
     // address's count of guesses at others.
     this.pairFailures.reset(pair);
-    return { user, token: this.startSession(user.id) };
+    return { user, token: await this.startSession(user.id) };
   }
 
   /**
@@ -139,9 +142,9 @@ export class AuthService {
       throw new AppError("invalid_request", `currentPassword: ${message}`, [{ field: "currentPassword", message }]);
     }
     const hash = await Bun.password.hash(next, { algorithm: "argon2id" });
-    this.db.transaction((tx) => {
-      updateUserPassword(tx as unknown as Db, user.id, hash, false);
-      deleteSessionsOf(tx as unknown as Db, user.id, sha256(token));
+    await this.db.atomically(async (tx) => {
+      await updateUserPassword(tx, user.id, hash, false);
+      await deleteSessionsOf(tx, user.id, sha256(token));
     });
     return { ...user, passwordHash: hash, mustChangePassword: false };
   }
@@ -153,7 +156,7 @@ export class AuthService {
    * (or a password set later through the CLI) gets in.
    */
   async signInVerified(email: string): Promise<{ user: User; token: string; created: boolean }> {
-    let user = findUserByEmail(this.db, email);
+    let user = await findUserByEmail(this.db.reader, email);
     let created = false;
     if (!user) {
       if (this.config.signup === "closed") {
@@ -164,12 +167,12 @@ export class AuthService {
         created = true;
       } catch (err) {
         // The same person's second tab got there first: use the account it made.
-        user = findUserByEmail(this.db, email);
+        user = await findUserByEmail(this.db.reader, email);
         if (!user) throw err;
       }
     }
     if (user.disabledAt) throw accountDisabled();
-    return { user, token: this.startSession(user.id), created };
+    return { user, token: await this.startSession(user.id), created };
   }
 
   /**
@@ -202,40 +205,51 @@ export class AuthService {
   }
 
   /** Deletes sessions past their expiry; run by the hourly housekeeping. */
-  pruneSessions(): void {
-    deleteExpiredSessions(this.db, new Date().toISOString());
+  async pruneSessions(): Promise<void> {
+    const now = new Date().toISOString();
+    await this.db.atomically((tx) => deleteExpiredSessions(tx, now));
   }
 
-  logout(token: string | undefined): void {
-    if (token) deleteSession(this.db, sha256(token));
+  async logout(token: string | undefined): Promise<void> {
+    if (token) await this.db.atomically((tx) => deleteSession(tx, sha256(token)));
   }
 
   /**
    * The user of a live session. The expiry slides forward at most once a day;
    * `renewed` says so, and the caller then sends the cookie again with a fresh Max-Age.
    */
-  userForToken(token: string): { user: User; renewed: boolean } | undefined {
+  async userForToken(token: string): Promise<{ user: User; renewed: boolean } | undefined> {
     const now = Date.now();
     const hash = sha256(token);
-    const found = findUserBySession(this.db, hash, new Date(now).toISOString());
+    const found = await findUserBySession(this.db.reader, hash, new Date(now).toISOString());
     if (!found) return undefined;
     // Disabling ends the sessions too; this covers a request racing the disable.
     if (found.user.disabledAt) throw accountDisabled();
     const renewed = Date.parse(found.expiresAt) < now + (SESSION_DAYS - 1) * DAY_MS;
-    if (renewed) extendSession(this.db, hash, new Date(now + SESSION_DAYS * DAY_MS).toISOString());
+    if (renewed) {
+      const expiresAt = new Date(now + SESSION_DAYS * DAY_MS).toISOString();
+      // A session ended meanwhile stays ended: the update finds no row.
+      await this.db.atomically((tx) => extendSession(tx, hash, expiresAt));
+    }
     return { user: found.user, renewed };
   }
 
-  /** Starts a session and records the sign-in; the token goes into the cookie. */
-  startSession(userId: string): string {
+  /**
+   * Starts a session and records the sign-in; the token goes into the cookie.
+   * An account deleted since its check gets the answer of an unknown session (401).
+   */
+  async startSession(userId: string): Promise<string> {
     const token = randomToken(32);
     const now = Date.now();
-    touchSignIn(this.db, userId, new Date(now).toISOString());
-    insertSession(this.db, {
-      tokenHash: sha256(token),
-      userId,
-      createdAt: new Date(now).toISOString(),
-      expiresAt: new Date(now + SESSION_DAYS * DAY_MS).toISOString(),
+    await this.db.atomically(async (tx) => {
+      if (!(await findUserById(tx, userId))) throw new AppError("unauthenticated", "this account no longer exists");
+      await touchSignIn(tx, userId, new Date(now).toISOString());
+      await insertSession(tx, {
+        tokenHash: sha256(token),
+        userId,
+        createdAt: new Date(now).toISOString(),
+        expiresAt: new Date(now + SESSION_DAYS * DAY_MS).toISOString(),
+      });
     });
     return token;
   }

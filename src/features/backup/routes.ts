@@ -17,7 +17,7 @@ export function backupRoutes(auth: AuthService, backups: BackupService) {
   return new Elysia({ prefix: "/api/admin", tags: ["Admin"] }).post(
     "/backup",
     async ({ request }) => {
-      authorize(auth, backups, request);
+      await authorize(auth, backups, request);
       const b = await backups.prepare();
       const name = `ragd-backup-${b.manifest.takenAt.replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}.tar`;
       return new Response(archiveStream(b.bytes, b.discard), {
@@ -41,11 +41,11 @@ export function backupRoutes(auth: AuthService, backups: BackupService) {
 }
 
 /** The control token, or else an administrator's session (401/403 otherwise). */
-function authorize(auth: AuthService, backups: BackupService, request: Request): void {
+async function authorize(auth: AuthService, backups: BackupService, request: Request): Promise<void> {
   const token = request.headers.get(CONTROL_HEADER);
   if (token !== null) {
     if (!tokenMatches(backups.controlToken, token)) throw new AppError("forbidden", "the control token is not valid");
     return;
   }
-  AdminService.actorOf(authenticateSession(auth, request).user);
+  AdminService.actorOf((await authenticateSession(auth, request)).user);
 }

@@ -28,7 +28,9 @@ export function documentRoutes(docs: DocumentService, maxUploadMb: number) {
     new Elysia({ prefix: "/api/rag/documents", tags: ["Documents"] })
       .use(unknownFields)
       // derive runs before the body is read or validated: a bad key is 401 whatever the body holds.
-      .derive({ as: "local" }, ({ request }) => ({ pipeline: docs.admit(request.headers.get("authorization")) }))
+      .derive({ as: "local" }, async ({ request }) => ({
+        pipeline: await docs.admit(request.headers.get("authorization")),
+      }))
       .get("", ({ pipeline, query }) => docs.list(pipeline, query), {
         query: ListQuery,
         response: { 200: DocumentPage, ...Failures },

@@ -12,6 +12,7 @@ import type { Db } from "../../db/client";
 import { findCollectionById } from "../../db/repo/collections";
 import { findDocumentByExternalId, listDocumentPage } from "../../db/repo/external-documents";
 import type { Collection, DocumentRow, SourceFetch } from "../../db/schema";
+import type { Store } from "../../db/store";
 import { findSourceFetch, sourceFetchesOf } from "../../db/repo/source-fetches";
 import type { DiskFileStore } from "../../files/disk-store";
 import type { FileStore } from "../../files/store";
@@ -27,7 +28,7 @@ import type { DocumentOut } from "./model";
 import { diskStaging, type FileStaging, objectStaging, planFileDocument, type ReceivedDocumentFile } from "./upload";
 
 export interface DocumentDeps {
-  db: Db;
+  db: Store;
   engine: IngestEngine;
   files: FileStore;
   /**
@@ -42,7 +43,7 @@ export interface DocumentDeps {
 
 /** One item's answer in a batch; the same fields as a single upsert, or its error. */
 export type BatchItemOut =
-  | (ReturnType<DocumentService["answer"]> & { error?: undefined })
+  | (Awaited<ReturnType<DocumentService["answer"]>> & { error?: undefined })
   | { externalId: string | null; status: "error"; error: { code: string; message: string; details?: FieldProblem[] } };
 
 /** A source as the documents API shows it (no text preview: `contentLength` gives the size). */
@@ -55,17 +56,18 @@ export class DocumentService {
   constructor(private readonly d: DocumentDeps) {}
 
   /** The pipeline of a key with the ingest scope (the one check, KeyService.authorize). */
-  admit(authorization: string | null): Collection {
-    const { collectionId } = this.d.keys.authorize(authorization, "ingest");
-    const collection = findCollectionById(this.d.db, collectionId);
+  async admit(authorization: string | null): Promise<Collection> {
+    const { collectionId } = await this.d.keys.authorize(authorization, "ingest");
+    // Deleted since the key was checked: the key went with it.
+    const collection = await findCollectionById(this.d.db.reader, collectionId);
     if (!collection) throw new AppError("invalid_api_key", "unknown or revoked API key");
     return collection;
   }
 
   /** PUT with a JSON body: text, url or api. */
-  upsertJson(collection: Collection, externalId: string, body: unknown) {
+  async upsertJson(collection: Collection, externalId: string, body: unknown) {
     const id = checkExternalId(externalId);
-    this.d.engine.requireRoom(1);
+    await this.d.engine.requireRoom(1);
     return this.apply(planJsonDocument(body, id, this.context(collection, "")));
   }
 
@@ -79,7 +81,7 @@ export class DocumentService {
     let took = false;
     try {
       const id = checkExternalId(externalId);
-      this.d.engine.requireRoom(1);
+      await this.d.engine.requireRoom(1);
       const plan = planFileDocument(received, id, this.context(collection, ""));
       const done = await this.d.engine.upsertDocument(plan);
       // Committed: whatever comes after, the row names the file now.
@@ -98,7 +100,7 @@ export class DocumentService {
    * ones are then stored together in one transaction (ingest/upsert-many.ts).
    */
   async batch(collection: Collection, items: unknown[]): Promise<{ results: BatchItemOut[] }> {
-    this.d.engine.requireRoom(items.length);
+    await this.d.engine.requireRoom(items.length);
     const seen = new Set<string>();
     const results: (BatchItemOut | null)[] = [];
     const plans: { i: number; plan: UpsertPlan }[] = [];
@@ -132,7 +134,7 @@ export class DocumentService {
     return { results: results as BatchItemOut[] };
   }
 
-  list(
+  async list(
     collection: Collection,
     q: { page?: number; pageSize?: number; status?: DocumentRow["status"]; updatedSince?: string },
   ) {
@@ -147,33 +149,33 @@ export class DocumentService {
     }
     const page = q.page ?? 1;
     const pageSize = q.pageSize ?? 100;
-    const { rows, total } = listDocumentPage(this.d.db, collection.id, {
+    const { rows, total } = await listDocumentPage(this.d.db.reader, collection.id, {
       page,
       pageSize,
       status: q.status,
       updatedSince: since,
     });
-    const states = sourceFetchesOf(
-      this.d.db,
+    const states = await sourceFetchesOf(
+      this.d.db.reader,
       rows.filter((r) => r.type === "url" || r.type === "api").map((r) => r.id),
     );
     return { documents: rows.map((r) => presentDocument(r, states.get(r.id))), page, pageSize, total };
   }
 
-  get(collection: Collection, externalId: string): DocumentOut {
-    const doc = this.find(collection, externalId);
-    return presentDocument(doc, fetchStateOf(this.d.db, doc));
+  async get(collection: Collection, externalId: string): Promise<DocumentOut> {
+    const doc = await this.find(collection, externalId);
+    return presentDocument(doc, await fetchStateOf(this.d.db.reader, doc));
   }
 
   /** Removes the document, its chunks (every generation) and its file. */
   async remove(collection: Collection, externalId: string) {
-    const doc = this.find(collection, externalId);
+    const doc = await this.find(collection, externalId);
     await this.d.engine.removeDocument(collection.id, doc.id);
     return { deleted: true as const, id: doc.id, externalId: doc.externalId! };
   }
 
-  private find(collection: Collection, externalId: string): DocumentRow {
-    const doc = findDocumentByExternalId(this.d.db, collection.id, checkExternalId(externalId));
+  private async find(collection: Collection, externalId: string): Promise<DocumentRow> {
+    const doc = await findDocumentByExternalId(this.d.db.reader, collection.id, checkExternalId(externalId));
     if (!doc) throw notFound("document");
     return doc;
   }
@@ -203,13 +205,13 @@ export class DocumentService {
     return this.answer(plan.externalId, done);
   }
 
-  answer(externalId: string, u: Upserted) {
+  async answer(externalId: string, u: Upserted) {
     return {
       externalId,
       status: u.status,
       unchanged: u.status === "unchanged",
       metadataChanged: u.metadataChanged,
-      source: presentDocument(u.row, fetchStateOf(this.d.db, u.row)),
+      source: presentDocument(u.row, await fetchStateOf(this.d.db.reader, u.row)),
     };
   }
 }
@@ -219,7 +221,7 @@ export class DocumentService {
  * reads it for them alone), so a text or file source costs no query; with 500 items a
  * batch, that query was a sixth of the main thread's time.
  */
-function fetchStateOf(db: Db, row: DocumentRow): SourceFetch | undefined {
+async function fetchStateOf(db: Db, row: DocumentRow): Promise<SourceFetch | undefined> {
   return row.type === "url" || row.type === "api" ? findSourceFetch(db, row.id) : undefined;
 }
 

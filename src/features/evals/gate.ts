@@ -7,11 +7,11 @@
  * generation keeps answering and the new one is dropped. Either way the comparison is
  * stored as a run of the set (kind "reindex") and in the reindex.completed event.
  */
-import type { Db } from "../../db/client";
 import { findCollectionById } from "../../db/repo/collections";
 import { listDocuments, updateDocument } from "../../db/repo/documents";
 import { listGatedCollectionIds } from "../../db/repo/evals";
 import type { Collection } from "../../db/schema";
+import type { Store } from "../../db/store";
 import type { IngestEngine } from "../../ingest/engine";
 import { awaitsGate, completeReindex, keepServing } from "../../ingest/generations";
 import type { Logger } from "../../log";
@@ -25,7 +25,7 @@ const GATE_MODE = "hybrid" as const;
 const GATE_K = 10;
 
 export interface GateDeps {
-  db: Db;
+  db: Store;
   store: VectorStore;
   engine: IngestEngine;
   evals: EvalService;
@@ -46,9 +46,9 @@ export class ReindexGate {
   constructor(private readonly d: GateDeps) {}
 
   /** Listens for built re-indexes, and takes up those a restart interrupted. */
-  start(): void {
+  async start(): Promise<void> {
     this.d.engine.onBuilt = (id) => void this.check(id);
-    for (const id of listGatedCollectionIds(this.d.db)) void this.check(id);
+    for (const id of await listGatedCollectionIds(this.d.db.reader)) void this.check(id);
   }
 
   /** Decides a collection's gated re-index once it is built; one decision at a time per collection. */
@@ -71,26 +71,25 @@ export class ReindexGate {
   }
 
   private async decide(collectionId: string): Promise<void> {
-    const col = findCollectionById(this.d.db, collectionId);
-    if (!col || !awaitsGate(this.d.db, col)) return;
+    const col = await findCollectionById(this.d.db.reader, collectionId);
+    if (!col || !(await awaitsGate(this.d.db.reader, col))) return;
     const verdict = await this.compare(col);
-    const drop = this.d.db.transaction((tx) => {
-      const t = tx as unknown as Db;
-      const now = findCollectionById(t, collectionId);
+    const drop = await this.d.db.atomically(async (tx) => {
+      const now = await findCollectionById(tx, collectionId);
       // A document added meanwhile, or a newer re-index: decide again later on what is there then.
-      if (!now || !awaitsGate(t, now) || now.buildingGeneration !== col.buildingGeneration) return null;
+      if (!now || !(await awaitsGate(tx, now)) || now.buildingGeneration !== col.buildingGeneration) return null;
       const data = summary(verdict);
       return verdict.decision === "switched"
-        ? completeReindex(t, now, Date.now(), data)
-        : keepServing(t, now, Date.now(), data);
+        ? await completeReindex(tx, now, Date.now(), data)
+        : await keepServing(tx, now, Date.now(), data);
     });
     if (drop === null) return;
     if (verdict.decision === "kept") await this.restoreCounts(col);
     await this.d.store.dropGeneration(collectionId, drop);
     // Recorded last: once the comparison shows, the decision is carried out.
-    const set = this.d.evals.findSet(col, col.reindexGate!);
+    const set = await this.d.evals.findSet(col, col.reindexGate!);
     if (set)
-      this.d.evals.record(set.id, "reindex", {
+      await this.d.evals.record(set, "reindex", {
         ...verdict,
         tolerance: NOT_WORSE_TOLERANCE,
         mode: GATE_MODE,
@@ -101,7 +100,7 @@ export class ReindexGate {
 
   /** Runs the set on both generations and says whether the new one may serve. */
   private async compare(col: Collection): Promise<Verdict> {
-    const set = this.d.evals.findSet(col, col.reindexGate!);
+    const set = await this.d.evals.findSet(col, col.reindexGate!);
     if (!set) return { decision: "kept", reason: "the evaluation set was deleted before the re-index was built" };
     const o = { modes: [GATE_MODE], k: GATE_K };
     let serving: EvalResult;
@@ -131,15 +130,15 @@ export class ReindexGate {
     const counts = await this.d.store.documentCounts(col.id, col.activeGeneration);
     const missing: string[] = [];
     const now = new Date().toISOString();
-    this.d.db.transaction((tx) => {
-      for (const doc of listDocuments(tx as unknown as Db, col.id)) {
+    await this.d.db.atomically(async (tx) => {
+      for (const doc of await listDocuments(tx, col.id)) {
         const n = counts.get(doc.id) ?? 0;
         if (n > 0 && (n !== doc.chunkCount || doc.status === "failed"))
-          updateDocument(tx as unknown as Db, doc.id, { chunkCount: n, status: "ready", error: null, updatedAt: now });
+          await updateDocument(tx, doc.id, { chunkCount: n, status: "ready", error: null, updatedAt: now });
         else if (n === 0 && doc.status === "ready" && doc.chunkCount > 0) missing.push(doc.id);
       }
     });
-    for (const id of missing) this.d.engine.enqueue(id);
+    for (const id of missing) await this.d.engine.enqueue(id);
   }
 }
 

@@ -65,8 +65,8 @@ function parseJsonl(text: string): EvalQuery[] {
 }
 
 /** Each expected source as the pipeline's source id; 400 naming every one that is not among its sources. */
-export function resolveSources(db: Db, collectionId: string, queries: EvalQuery[]): EvalQuery[] {
-  const docs = listDocuments(db, collectionId);
+export async function resolveSources(db: Db, collectionId: string, queries: EvalQuery[]): Promise<EvalQuery[]> {
+  const docs = await listDocuments(db, collectionId);
   const ids = new Set(docs.map((d) => d.id));
   const byExternal = new Map(docs.filter((d) => d.externalId !== null).map((d) => [d.externalId!, d.id]));
   const unknown = new Set<string>();

@@ -16,7 +16,7 @@ export function evalRoutes(auth: AuthService, pipelines: PipelineService, evals:
   return new Elysia({ prefix: "/api/rag/pipelines/:id/evals", tags: ["Evaluation"] })
     .use(sessionAuth(auth))
     .use(unknownFields)
-    .get("", ({ user, params }) => evals.list(pipelines.own(user, params.id)), {
+    .get("", async ({ user, params }) => await evals.list(await pipelines.own(user, params.id)), {
       session: true,
       params: Params,
       response: { 200: t.Array(EvalSetModel), ...Session },
@@ -24,9 +24,9 @@ export function evalRoutes(auth: AuthService, pipelines: PipelineService, evals:
     })
     .post(
       "",
-      ({ user, params, body, set }) => {
+      async ({ user, params, body, set }) => {
         set.status = 201;
-        return evals.create(pipelines.own(user, params.id), body);
+        return await evals.create(await pipelines.own(user, params.id), body);
       },
       {
         session: true,
@@ -40,27 +40,36 @@ export function evalRoutes(auth: AuthService, pipelines: PipelineService, evals:
         },
       },
     )
-    .get("/:evalId", ({ user, params }) => evals.get(pipelines.own(user, params.id), params.evalId), {
+    .get("/:evalId", async ({ user, params }) => await evals.get(await pipelines.own(user, params.id), params.evalId), {
       session: true,
       params: SetParams,
       response: { 200: EvalSetModel, ...Session },
       detail: { summary: "One evaluation set with its queries" },
     })
-    .delete("/:evalId", ({ user, params }) => evals.remove(pipelines.own(user, params.id), params.evalId), {
-      session: true,
-      params: SetParams,
-      response: { 200: Deleted, ...Session },
-      detail: { summary: "Delete an evaluation set and its runs" },
-    })
-    .get("/:evalId/runs", ({ user, params }) => evals.runs(pipelines.own(user, params.id), params.evalId), {
-      session: true,
-      params: SetParams,
-      response: { 200: t.Array(EvalRunModel), ...Session },
-      detail: { summary: "The set's 20 newest runs and re-index comparisons, newest first" },
-    })
+    .delete(
+      "/:evalId",
+      async ({ user, params }) => await evals.remove(await pipelines.own(user, params.id), params.evalId),
+      {
+        session: true,
+        params: SetParams,
+        response: { 200: Deleted, ...Session },
+        detail: { summary: "Delete an evaluation set and its runs" },
+      },
+    )
+    .get(
+      "/:evalId/runs",
+      async ({ user, params }) => await evals.runs(await pipelines.own(user, params.id), params.evalId),
+      {
+        session: true,
+        params: SetParams,
+        response: { 200: t.Array(EvalRunModel), ...Session },
+        detail: { summary: "The set's 20 newest runs and re-index comparisons, newest first" },
+      },
+    )
     .post(
       "/:evalId/run",
-      ({ user, params, body }) => evals.run(pipelines.own(user, params.id), params.evalId, body ?? {}),
+      async ({ user, params, body }) =>
+        await evals.run(await pipelines.own(user, params.id), params.evalId, body ?? {}),
       {
         session: true,
         params: SetParams,

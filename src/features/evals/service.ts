@@ -6,6 +6,7 @@
  * keeps its 20 newest runs.
  */
 import type { Db } from "../../db/client";
+import { findCollectionById } from "../../db/repo/collections";
 import {
   countEvalSets,
   deleteEvalSet,
@@ -17,6 +18,7 @@ import {
   listEvalSets,
 } from "../../db/repo/evals";
 import type { Collection, EvalRunRow, EvalSetRow } from "../../db/schema";
+import type { Store } from "../../db/store";
 import { AppError, notFound } from "../../http/errors";
 import { SEARCH_MODES, type SearchMode } from "../../retrieval/request";
 import type { Searcher } from "../../retrieval/searcher";
@@ -59,26 +61,25 @@ export class EvalService {
   private readonly running = new Set<string>();
 
   constructor(
-    private readonly db: Db,
+    private readonly db: Store,
     private readonly searcher: Searcher,
     private readonly budgetMs = EVAL_BUDGET_MS,
   ) {}
 
   /** The pipeline's sets, newest first, each with its newest run. */
-  list(col: Collection) {
-    const sets = listEvalSets(this.db, col.id);
-    const last = latestEvalRuns(
-      this.db,
+  async list(col: Collection) {
+    const sets = await listEvalSets(this.db.reader, col.id);
+    const last = await latestEvalRuns(
+      this.db.reader,
       sets.map((s) => s.id),
     );
     return sets.map((s) => presentSet(s, false, last.get(s.id)));
   }
 
   /** Saves a set; every expected source must be one of the pipeline's. */
-  create(col: Collection, body: EvalSetCreateBody) {
-    if (countEvalSets(this.db, col.id) >= MAX_SETS_PER_PIPELINE)
-      throw new AppError("invalid_request", `a pipeline holds at most ${MAX_SETS_PER_PIPELINE} evaluation sets`);
-    const queries = resolveSources(this.db, col.id, queriesOf(body));
+  async create(col: Collection, body: EvalSetCreateBody) {
+    await this.checkRoom(this.db.reader, col);
+    const queries = await resolveSources(this.db.reader, col.id, queriesOf(body));
     const now = new Date().toISOString();
     const row: EvalSetRow = {
       id: Bun.randomUUIDv7(),
@@ -88,33 +89,41 @@ export class EvalService {
       createdAt: now,
       updatedAt: now,
     };
-    insertEvalSet(this.db, row);
+    await this.db.atomically(async (tx) => {
+      // The pipeline may have gone since its check, and other sets come meanwhile.
+      if (!(await findCollectionById(tx, col.id))) throw notFound("pipeline");
+      await this.checkRoom(tx, col);
+      await insertEvalSet(tx, row);
+    });
     return presentSet(row, true);
   }
 
   /** One set with its queries. */
-  get(col: Collection, id: string) {
-    const s = this.own(col, id);
-    return presentSet(s, true, listEvalRuns(this.db, s.id, 1)[0]);
+  async get(col: Collection, id: string) {
+    const s = await this.own(col, id);
+    return presentSet(s, true, (await listEvalRuns(this.db.reader, s.id, 1))[0]);
   }
 
-  remove(col: Collection, id: string) {
-    deleteEvalSet(this.db, this.own(col, id).id);
+  async remove(col: Collection, id: string) {
+    await this.db.atomically(async (tx) => deleteEvalSet(tx, (await this.own(col, id, tx)).id));
     return { deleted: true as const, id };
   }
 
   /** The set's runs, newest first. */
-  runs(col: Collection, id: string): EvalRun[] {
-    return listEvalRuns(this.db, this.own(col, id).id, RUNS_KEPT).map(presentRun);
+  async runs(col: Collection, id: string): Promise<EvalRun[]> {
+    return (await listEvalRuns(this.db.reader, (await this.own(col, id)).id, RUNS_KEPT)).map(presentRun);
   }
 
   /** Runs the set on the serving index in each mode asked (all three by default) and stores the run. */
   async run(col: Collection, id: string, body: EvalRunBodyType = {}): Promise<EvalRun> {
-    const set = this.own(col, id);
+    const set = await this.own(col, id);
     const result = await this.exclusive(col.id, () =>
       this.evaluateSet(col, set, { modes: body.modes ?? [...SEARCH_MODES], k: body.k ?? DEFAULT_K }),
     );
-    return this.record(set.id, "run", result);
+    const run = await this.record(set, "run", result);
+    // Deleted while it ran: as for any missing set.
+    if (!run) throw notFound("evaluation set");
+    return run;
   }
 
   /** Runs a set on one generation; used by runs and by the re-index gate. */
@@ -127,21 +136,28 @@ export class EvalService {
     return evaluate(this.searcher, col, queries, { ...o, budgetMs: this.budgetMs });
   }
 
-  /** Stores a run (keeping the newest RUNS_KEPT of its set) and returns it as shown. */
-  record(setId: string, kind: EvalRunRow["kind"], result: unknown): EvalRun {
+  /**
+   * Stores a run (keeping the newest RUNS_KEPT of its set) and returns it as shown;
+   * undefined when the set is gone.
+   */
+  async record(set: EvalSetRow, kind: EvalRunRow["kind"], result: unknown): Promise<EvalRun | undefined> {
     const row: EvalRunRow = {
       id: Bun.randomUUIDv7(),
-      setId,
+      setId: set.id,
       kind,
       result: JSON.stringify(result),
       createdAt: new Date().toISOString(),
     };
-    insertEvalRun(this.db, row, RUNS_KEPT);
-    return presentRun(row);
+    const stored = await this.db.atomically(async (tx) => {
+      if (!(await findEvalSet(tx, set.collectionId, set.id))) return false;
+      await insertEvalRun(tx, row, RUNS_KEPT);
+      return true;
+    });
+    return stored ? presentRun(row) : undefined;
   }
 
   /** The evaluation set a re-index must not do worse on, or null (docs/API.md, Evaluation). */
-  gateFor(col: Collection, body: ReindexBodyType = {}): string | null {
+  async gateFor(col: Collection, body: ReindexBodyType = {}): Promise<string | null> {
     if ((body.switch ?? "always") === "always") {
       if (body.evalSet !== undefined)
         throw new AppError("invalid_request", 'evalSet: only used with "switch": "ifNotWorse"', [
@@ -151,20 +167,27 @@ export class EvalService {
     }
     const problem =
       body.evalSet === undefined ? "is required with ifNotWorse" : "is not an evaluation set of this pipeline";
-    if (body.evalSet === undefined || !findEvalSet(this.db, col.id, body.evalSet))
+    if (body.evalSet === undefined || !(await findEvalSet(this.db.reader, col.id, body.evalSet)))
       throw new AppError("invalid_request", `evalSet: ${problem}`, [{ field: "evalSet", message: problem }]);
     return body.evalSet;
   }
 
   /** The set row, for the gate; undefined when it is gone. */
-  findSet(col: Collection, id: string): EvalSetRow | undefined {
-    return findEvalSet(this.db, col.id, id);
+  findSet(col: Collection, id: string): Promise<EvalSetRow | undefined> {
+    return findEvalSet(this.db.reader, col.id, id);
   }
 
-  private own(col: Collection, id: string): EvalSetRow {
-    const s = findEvalSet(this.db, col.id, id);
+  /** A set of the pipeline; 404 when none. `db` is a transaction's, to check and change it in one step. */
+  private async own(col: Collection, id: string, db: Db = this.db.reader): Promise<EvalSetRow> {
+    const s = await findEvalSet(db, col.id, id);
     if (!s) throw notFound("evaluation set");
     return s;
+  }
+
+  /** 400 when the pipeline holds the most sets it may. */
+  private async checkRoom(db: Db, col: Collection): Promise<void> {
+    if ((await countEvalSets(db, col.id)) >= MAX_SETS_PER_PIPELINE)
+      throw new AppError("invalid_request", `a pipeline holds at most ${MAX_SETS_PER_PIPELINE} evaluation sets`);
   }
 
   private async exclusive<T>(collectionId: string, fn: () => Promise<T>): Promise<T> {

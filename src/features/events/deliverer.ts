@@ -8,9 +8,9 @@
  */
 import { createHmac } from "node:crypto";
 import type { Config } from "../../config";
-import type { Db } from "../../db/client";
 import { dueDeliveries, recordAttempt } from "../../db/repo/events";
 import type { Webhook, WebhookDelivery } from "../../db/schema";
+import type { Store } from "../../db/store";
 import { notifier } from "../../ingest/events";
 import { FetchError, safePost } from "../../ingest/fetch";
 import type { Logger } from "../../log";
@@ -26,7 +26,7 @@ const TICK_MS = 1000;
 export const signature = (secret: string, body: string) => createHmac("sha256", secret).update(body).digest("hex");
 
 export interface DelivererDeps {
-  db: Db;
+  db: Store;
   config: Pick<Config, "fetchAllow" | "fetchDeny" | "webhookRetryDelaysMs">;
   log: Logger;
 }
@@ -36,6 +36,12 @@ export class WebhookDeliverer {
   private timer: Timer | null = null;
   private unsubscribe = () => {};
   private stopped = false;
+  /** Outbox reads under way. */
+  private reads = 0;
+  /** Counts the attempts that ended while a read was under way; `ended` maps each delivery to its count. */
+  private seq = 0;
+  /** Deliveries whose attempt ended while a read was under way: that read may still show them due. */
+  private readonly ended = new Map<string, number>();
 
   constructor(private readonly d: DelivererDeps) {}
 
@@ -53,23 +59,38 @@ export class WebhookDeliverer {
     await Promise.allSettled(this.inFlight.values());
   }
 
-  /** Starts the due deliveries there is room for. */
+  /**
+   * Starts the due deliveries there is room for. Each tick reads the outbox on its own, so
+   * a wake-up during another's read (after a commit that read may not see) reads again.
+   */
   tick(): void {
     if (this.stopped || this.inFlight.size >= CONCURRENCY) return;
-    let due: { delivery: WebhookDelivery; webhook: Webhook }[];
-    try {
-      due = dueDeliveries(this.d.db, new Date().toISOString(), CONCURRENCY + this.inFlight.size);
-    } catch (err) {
-      this.d.log.warn("could not read the webhook outbox", { error: err });
-      return;
-    }
+    const since = this.seq;
+    this.reads++;
+    void dueDeliveries(this.d.db.reader, new Date().toISOString(), CONCURRENCY + this.inFlight.size)
+      .then(
+        (due) => this.startAll(due, since),
+        (err) => this.d.log.warn("could not read the webhook outbox", { error: err }),
+      )
+      .finally(() => {
+        if (--this.reads === 0) this.ended.clear();
+      });
+  }
+
+  /** Starts what a read of the outbox begun at `since` (a value of `seq`) found, as room allows. */
+  private startAll(due: { delivery: WebhookDelivery; webhook: Webhook }[], since: number): void {
+    // Stopped while the outbox was read: stop() waits only for what was in flight then.
+    if (this.stopped) return;
     for (const { delivery, webhook } of due) {
       if (this.inFlight.size >= CONCURRENCY) break;
       if (this.inFlight.has(delivery.id)) continue;
+      // Its attempt ended after this read began: the row may be from before the attempt was recorded.
+      if ((this.ended.get(delivery.id) ?? 0) > since) continue;
       const attempt = this.attempt(delivery, webhook)
         .catch((err) => this.d.log.error("could not record a webhook delivery", { error: err, id: delivery.id }))
         .finally(() => {
           this.inFlight.delete(delivery.id);
+          if (this.reads > 0) this.ended.set(delivery.id, ++this.seq);
           this.tick();
         });
       this.inFlight.set(delivery.id, attempt);
@@ -86,17 +107,19 @@ export class WebhookDeliverer {
     const ok = status !== null && status >= 200 && status < 300;
     const last = attempts > delays.length;
     const at = new Date(started).toISOString();
-    recordAttempt(
-      this.d.db,
-      { deliveryId: d.id, attempt: attempts, at, statusCode: status, error, durationMs: now - started },
-      {
-        attempts,
-        lastStatusCode: status,
-        lastError: ok ? null : error,
-        status: ok ? "delivered" : last ? "failed" : "pending",
-        nextAttemptAt: ok || last ? null : new Date(now + delays[attempts - 1]!).toISOString(),
-        deliveredAt: ok ? new Date(now).toISOString() : null,
-      },
+    await this.d.db.atomically((tx) =>
+      recordAttempt(
+        tx,
+        { deliveryId: d.id, attempt: attempts, at, statusCode: status, error, durationMs: now - started },
+        {
+          attempts,
+          lastStatusCode: status,
+          lastError: ok ? null : error,
+          status: ok ? "delivered" : last ? "failed" : "pending",
+          nextAttemptAt: ok || last ? null : new Date(now + delays[attempts - 1]!).toISOString(),
+          deliveredAt: ok ? new Date(now).toISOString() : null,
+        },
+      ),
     );
   }
 

@@ -23,15 +23,15 @@ export function eventRoutes(
   events: EventService,
   hooks: WebhookService,
 ) {
-  const own = (user: Parameters<PipelineService["own"]>[0], id: string) => pipelines.own(user, id).id;
+  const own = async (user: Parameters<PipelineService["own"]>[0], id: string) => (await pipelines.own(user, id)).id;
   return new Elysia({ prefix: "/api/rag/pipelines/:id", tags: ["Events"] })
     .use(sessionAuth(auth))
     .use(unknownFields)
     .get(
       "/events",
-      ({ user, params, query, request }) =>
+      async ({ user, params, query, request }) =>
         events.eventStream(
-          own(user, params.id),
+          await own(user, params.id),
           request.headers.get("last-event-id") ?? query.lastEventId ?? null,
           request.signal,
         ),
@@ -45,7 +45,7 @@ export function eventRoutes(
         },
       },
     )
-    .get("/webhooks", ({ user, params }) => hooks.list(own(user, params.id)), {
+    .get("/webhooks", async ({ user, params }) => hooks.list(await own(user, params.id)), {
       session: true,
       params: Params,
       response: { 200: t.Array(WebhookModel), ...Errors },
@@ -54,7 +54,7 @@ export function eventRoutes(
     .post(
       "/webhooks",
       async ({ user, params, body, set }) => {
-        const created = await hooks.create(own(user, params.id), body);
+        const created = await hooks.create(await own(user, params.id), body);
         set.status = 201;
         return created;
       },
@@ -68,15 +68,19 @@ export function eventRoutes(
         detail: { summary: "Add a webhook; its signing secret is returned only here" },
       },
     )
-    .delete("/webhooks/:webhookId", ({ user, params }) => hooks.remove(own(user, params.id), params.webhookId), {
-      session: true,
-      params: HookParams,
-      response: { 200: Deleted, ...Errors },
-      detail: { summary: "Delete a webhook and its delivery log" },
-    })
+    .delete(
+      "/webhooks/:webhookId",
+      async ({ user, params }) => hooks.remove(await own(user, params.id), params.webhookId),
+      {
+        session: true,
+        params: HookParams,
+        response: { 200: Deleted, ...Errors },
+        detail: { summary: "Delete a webhook and its delivery log" },
+      },
+    )
     .get(
       "/webhooks/:webhookId/deliveries",
-      ({ user, params }) => hooks.deliveries(own(user, params.id), params.webhookId),
+      async ({ user, params }) => hooks.deliveries(await own(user, params.id), params.webhookId),
       {
         session: true,
         params: HookParams,
@@ -93,8 +97,8 @@ export function eventRoutes(
 export function keyEventRoutes(keys: KeyService, events: EventService) {
   return new Elysia({ tags: ["Events"] }).get(
     "/api/rag/events",
-    ({ query, request }) => {
-      const { collectionId } = keys.authorize(request.headers.get("authorization"), "ingest");
+    async ({ query, request }) => {
+      const { collectionId } = await keys.authorize(request.headers.get("authorization"), "ingest");
       return events.eventStream(
         collectionId,
         request.headers.get("last-event-id") ?? query.lastEventId ?? null,

@@ -2,9 +2,9 @@
  * Events of a collection for its doors: the SSE stream (docs/API.md, Events) and
  * housekeeping of the log and the delivery log.
  */
-import type { Db } from "../../db/client";
 import { collectionOwnerActive } from "../../db/repo/admin";
 import { pruneDeliveries, pruneEvents } from "../../db/repo/events";
+import type { Store } from "../../db/store";
 import { eventStream } from "./stream";
 
 /** Events are kept this long … */
@@ -20,7 +20,7 @@ export class EventService {
   /** Open streams by collection, so that disabling or deleting their owner ends them at once. */
   private readonly open = new Map<string, Set<AbortController>>();
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Store) {}
 
   /** Ends every open stream (clients reconnect, with Last-Event-ID, to the next server). */
   closeStreams(): void {
@@ -32,7 +32,7 @@ export class EventService {
    * the caller has checked that the client may read this collection.
    * @example app.get("/api/rag/events", ({ request }) => events.eventStream(key.collectionId, request.headers.get("last-event-id"), request.signal))
    */
-  eventStream(collectionId: string, lastEventId: string | null, signal: AbortSignal): Response {
+  eventStream(collectionId: string, lastEventId: string | null, signal: AbortSignal): Promise<Response> {
     const own = new AbortController();
     const streams = this.open.get(collectionId) ?? new Set();
     this.open.set(collectionId, streams.add(own));
@@ -45,8 +45,12 @@ export class EventService {
       },
       { once: true },
     );
-    const alive = () => collectionOwnerActive(this.db, collectionId);
-    return eventStream(this.db, collectionId, lastEventId, ended, alive);
+    const alive = () => collectionOwnerActive(this.db.reader, collectionId);
+    return eventStream(this.db.reader, collectionId, lastEventId, ended, alive).catch((err: unknown) => {
+      // No stream to end later: it is forgotten now.
+      own.abort();
+      throw err;
+    });
   }
 
   /** Ends the open streams of these collections: their owner was disabled or deleted. */
@@ -55,8 +59,9 @@ export class EventService {
   }
 
   /** Drops events past the retention window or count, and old settled deliveries; run by housekeeping. */
-  prune(now = Date.now()): void {
-    pruneEvents(this.db, new Date(now - EVENT_RETENTION_MS).toISOString(), EVENTS_PER_PIPELINE);
-    pruneDeliveries(this.db, new Date(now - DELIVERY_RETENTION_MS).toISOString());
+  async prune(now = Date.now()): Promise<void> {
+    const events = new Date(now - EVENT_RETENTION_MS).toISOString();
+    await this.db.atomically((tx) => pruneEvents(tx, events, EVENTS_PER_PIPELINE));
+    await this.db.atomically((tx) => pruneDeliveries(tx, new Date(now - DELIVERY_RETENTION_MS).toISOString()));
   }
 }

@@ -14,14 +14,18 @@ const PAGE = 500;
 const encoder = new TextEncoder();
 
 /** Where a stream starts: after `cursor`; `reset` when events after the client's id may have been pruned. */
-export function startOf(db: Db, collectionId: string, given: string | null): { cursor: number; reset: boolean } {
-  const newest = lastEventId(db);
+export async function startOf(
+  db: Db,
+  collectionId: string,
+  given: string | null,
+): Promise<{ cursor: number; reset: boolean }> {
+  const newest = await lastEventId(db);
   if (given === null || !/^\d{1,15}$/.test(given.trim())) return { cursor: newest, reset: false };
   const last = Number(given);
   if (last === 0) return { cursor: 0, reset: false };
   // An id from the future (another data directory, say): start again from what is kept.
   if (last > newest) return { cursor: 0, reset: true };
-  const oldest = oldestEventId(db, collectionId);
+  const oldest = await oldestEventId(db, collectionId);
   // The client's own event is gone from the log: what followed it may be gone too.
   if (oldest !== null && oldest > last) return { cursor: 0, reset: true };
   return { cursor: last, reset: false };
@@ -36,63 +40,41 @@ const frame = (id: number | null, type: string, data: unknown) =>
  * client goes away, or `alive` (asked at each heartbeat) says the reader may no longer read.
  * @example return eventStream(db, pipeline.id, request.headers.get("last-event-id"), request.signal);
  */
-export function eventStream(
+export async function eventStream(
   db: Db,
   collectionId: string,
   lastEventId: string | null,
   signal: AbortSignal,
-  alive: () => boolean = () => true,
-): Response {
-  const start = startOf(db, collectionId, lastEventId);
-  let cursor = start.cursor;
+  alive: () => Promise<boolean> = () => Promise.resolve(true),
+): Promise<Response> {
+  const start = await startOf(db, collectionId, lastEventId);
+  const oldest = start.reset ? await oldestEventId(db, collectionId) : null;
   let stop = () => {};
   let send = () => {};
   const body = new ReadableStream<Uint8Array>(
     {
       start(controller) {
         controller.enqueue(encoder.encode("retry: 3000\n\n"));
-        if (start.reset) {
-          const oldest = oldestEventId(db, collectionId);
+        if (start.reset)
           controller.enqueue(frame(null, "stream.reset", { lastEventId: Number(lastEventId), oldestEventId: oldest }));
-        }
-        let sending = false;
-        // Whether the log may hold events not sent yet: set by each notification, cleared
-        // by a read that found the end. pull() comes after every chunk the client takes,
-        // and a read of the log for each cost the server as much as the events themselves.
-        let behind = true;
-        send = () => {
-          // enqueue() may call pull() at once: one reader of the log at a time.
-          if (sending || !behind) return;
-          sending = true;
-          try {
-            // Behind a slow reader, wait for pull() rather than buffer without bound.
-            while ((controller.desiredSize ?? 1) > 0) {
-              const rows = eventsAfter(db, collectionId, cursor, PAGE);
-              for (const row of rows) {
-                cursor = row.id;
-                controller.enqueue(frame(row.id, row.type, presentEvent(row)));
-              }
-              if (rows.length < PAGE) {
-                behind = false;
-                break;
-              }
-            }
-          } finally {
-            sending = false;
-          }
-        };
-        const wake = () => {
-          behind = true;
-          send();
-        };
-        const unsubscribe = notifier.subscribe(collectionId, wake);
+        let ended = false;
+        const log = logSender(db, collectionId, start.cursor, controller, () => stop());
+        const unsubscribe = notifier.subscribe(collectionId, log.wake);
         const heartbeat = setInterval(() => {
           // A change made by another process (`ragd user disable`) is seen here.
-          if (!alive()) return stop();
-          controller.enqueue(encoder.encode(": heartbeat\n\n"));
-          wake();
+          void alive()
+            .then((ok) => {
+              if (!ok) return stop();
+              if (ended) return;
+              controller.enqueue(encoder.encode(": heartbeat\n\n"));
+              log.wake();
+            })
+            .catch(() => stop());
         }, HEARTBEAT_MS);
+        send = log.send;
         stop = () => {
+          ended = true;
+          log.close();
           unsubscribe();
           clearInterval(heartbeat);
           stop = () => {};
@@ -121,4 +103,57 @@ export function eventStream(
       "x-accel-buffering": "no",
     },
   });
+}
+
+/**
+ * Sends the collection's events after `cursor` into `controller`, one read of the log at
+ * a time (enqueue() may call pull() at once). `behind` says whether the log may hold
+ * events not sent yet: set by each wake-up, cleared as a read begins, so a wake-up while
+ * a read is out (a commit it may not have seen) brings another read. pull() comes after
+ * every chunk the client takes, and a read of the log for each cost the server as much
+ * as the events themselves. A read that fails calls `fail`: the stream ends, and the
+ * client reconnects with Last-Event-ID.
+ */
+function logSender(
+  db: Db,
+  collectionId: string,
+  cursor: number,
+  controller: ReadableStreamDefaultController<Uint8Array>,
+  fail: () => void,
+) {
+  let behind = true;
+  let sending = false;
+  let closed = false;
+  const read = async () => {
+    try {
+      // Behind a slow reader, wait for pull() rather than buffer without bound.
+      while (behind && !closed && (controller.desiredSize ?? 1) > 0) {
+        behind = false;
+        const rows = await eventsAfter(db, collectionId, cursor, PAGE);
+        if (closed) return;
+        for (const row of rows) {
+          cursor = row.id;
+          controller.enqueue(frame(row.id, row.type, presentEvent(row)));
+        }
+        if (rows.length === PAGE) behind = true;
+      }
+    } finally {
+      sending = false;
+    }
+  };
+  const send = () => {
+    if (sending || !behind || closed) return;
+    sending = true;
+    void read().catch(fail);
+  };
+  return {
+    send,
+    wake: () => {
+      behind = true;
+      send();
+    },
+    close: () => {
+      closed = true;
+    },
+  };
 }

@@ -5,7 +5,7 @@
  * is checked again, resolved, at every delivery.
  */
 import type { Config } from "../../config";
-import type { Db } from "../../db/client";
+import { findCollectionById } from "../../db/repo/collections";
 import {
   attemptsOf,
   deleteWebhook,
@@ -15,6 +15,7 @@ import {
   listWebhooks,
 } from "../../db/repo/events";
 import type { Webhook, WebhookAttempt, WebhookDelivery } from "../../db/schema";
+import type { Store } from "../../db/store";
 import { AppError, notFound } from "../../http/errors";
 import { noteWebhook } from "../../ingest/events";
 import { checkLiteralHost, FetchError } from "../../ingest/fetch";
@@ -48,19 +49,17 @@ export function presentWebhook(w: Webhook) {
 
 export class WebhookService {
   constructor(
-    private readonly db: Db,
+    private readonly db: Store,
     private readonly config: Pick<Config, "fetchAllow" | "fetchDeny">,
   ) {}
 
-  list(collectionId: string) {
-    return listWebhooks(this.db, collectionId).map(presentWebhook);
+  async list(collectionId: string) {
+    return (await listWebhooks(this.db.reader, collectionId)).map(presentWebhook);
   }
 
   /** Creates a webhook; the answer carries its secret, which is never shown again. */
   async create(collectionId: string, body: WebhookBody) {
     const url = await this.checkUrl(body.url);
-    if (listWebhooks(this.db, collectionId).length >= MAX_WEBHOOKS)
-      throw new AppError("invalid_request", `a pipeline has at most ${MAX_WEBHOOKS} webhooks; delete one first`);
     const row: Webhook = {
       id: Bun.randomUUIDv7(),
       collectionId,
@@ -70,24 +69,34 @@ export class WebhookService {
       secret: `whsec_${randomToken(24)}`,
       createdAt: new Date().toISOString(),
     };
-    insertWebhook(this.db, row);
-    noteWebhook(this.db, collectionId);
+    // Counted in the transaction that adds it: two at once cannot pass the limit.
+    await this.db.atomically(async (tx) => {
+      // The pipeline may have been deleted while the URL was checked.
+      if (!(await findCollectionById(tx, collectionId))) throw notFound("pipeline");
+      if ((await listWebhooks(tx, collectionId)).length >= MAX_WEBHOOKS)
+        throw new AppError("invalid_request", `a pipeline has at most ${MAX_WEBHOOKS} webhooks; delete one first`);
+      await insertWebhook(tx, row);
+      noteWebhook(tx, collectionId);
+    });
     return { ...presentWebhook(row), secret: row.secret };
   }
 
-  remove(collectionId: string, id: string) {
-    const w = findWebhook(this.db, collectionId, id);
-    if (!w) throw notFound("webhook");
-    deleteWebhook(this.db, w.id);
+  async remove(collectionId: string, id: string) {
+    const w = await this.db.atomically(async (tx) => {
+      const w = await findWebhook(tx, collectionId, id);
+      if (!w) throw notFound("webhook");
+      await deleteWebhook(tx, w.id);
+      return w;
+    });
     return { deleted: true as const, id: w.id };
   }
 
-  deliveries(collectionId: string, id: string) {
-    const w = findWebhook(this.db, collectionId, id);
+  async deliveries(collectionId: string, id: string) {
+    const w = await findWebhook(this.db.reader, collectionId, id);
     if (!w) throw notFound("webhook");
-    const list = listDeliveries(this.db, w.id, DELIVERY_LOG_LIMIT);
-    const tries = attemptsOf(
-      this.db,
+    const list = await listDeliveries(this.db.reader, w.id, DELIVERY_LOG_LIMIT);
+    const tries = await attemptsOf(
+      this.db.reader,
       list.map((d) => d.id),
     );
     return list.map((d) => presentDelivery(d, tries.get(d.id) ?? []));

@@ -3,8 +3,8 @@
  * and stage durations, embedding calls, LanceDB tables and process memory
  * (README, Operations: "Metrics").
  */
-import type { Db } from "../../db/client";
 import { taskQueueDepth } from "../../db/repo/tasks";
+import type { Store } from "../../db/store";
 import type { EmbedMetrics } from "../../embed/calls";
 import type { Metrics } from "../../http/metrics";
 import type { IngestEngine } from "../../ingest/engine";
@@ -15,7 +15,7 @@ import type { TableStats, VectorStore } from "../../vectors/store";
 const TABLE_STATS_TTL_MS = 5_000;
 
 export interface CollectorDeps {
-  db: Db;
+  db: Store;
   engine: IngestEngine;
   store: VectorStore;
   embed: EmbedMetrics;
@@ -30,8 +30,8 @@ export function addCollectors(metrics: Metrics, d: CollectorDeps): void {
   metrics.collect("memory", processMemory);
 }
 
-function queueDepth(db: Db): string[] {
-  const depth = taskQueueDepth(db, Date.now());
+async function queueDepth(db: Store): Promise<string[]> {
+  const depth = await taskQueueDepth(db.reader, Date.now());
   return renderGauge(
     "ragd_ingest_queue_depth",
     "Ingestion tasks by status: queued (may start now), waiting (a retry after its backoff), processing.",

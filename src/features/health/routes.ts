@@ -3,7 +3,7 @@ import { Elysia, t } from "elysia";
 import type { Config } from "../../config";
 import { type ObjectStorage, objectStorage } from "../../config-storage";
 import { storeFails } from "../../files/probe";
-import type { Db } from "../../db/client";
+import type { Store } from "../../db/store";
 import { checkBackends } from "../../embed/health";
 import { modelsInUse } from "../../ingest/generations";
 import type { Metrics } from "../../http/metrics";
@@ -13,10 +13,10 @@ import type { LanceConnection } from "../../vectors/connection";
 
 const Check = t.Object({ name: t.String(), ok: t.Boolean(), error: t.Optional(t.String()) });
 
-async function readiness(db: Db, lance: LanceConnection, config: Config) {
+async function readiness(db: Store, lance: LanceConnection, config: Config) {
   const checks: { name: string; ok: boolean; error?: string }[] = [];
   try {
-    db.$client.query("SELECT 1").get();
+    db.reader.$client.query("SELECT 1").get();
     checks.push({ name: "sqlite", ok: true });
   } catch (err) {
     checks.push({ name: "sqlite", ok: false, error: scrubMessage((err as Error).message, config.dataDir) });
@@ -36,7 +36,7 @@ async function readiness(db: Db, lance: LanceConnection, config: Config) {
     }
   }
   checks.push(diskCheck(config));
-  for (const b of await checkBackends(modelsInUse(db), config)) {
+  for (const b of await checkBackends(await modelsInUse(db.reader), config)) {
     checks.push({ name: `embedding: ${b.backend}`, ok: b.ok, ...(b.error ? { error: b.error } : {}) });
   }
   return checks;
@@ -59,7 +59,7 @@ function diskCheck(config: Config): { name: string; ok: boolean; error?: string 
   return { name: "disk", ok: false, error };
 }
 
-export function healthRoutes(db: Db, lance: LanceConnection, config: Config, metrics: Metrics) {
+export function healthRoutes(db: Store, lance: LanceConnection, config: Config, metrics: Metrics) {
   return new Elysia({ tags: ["Operations"] })
     .get("/healthz", () => ({ status: "ok" as const }), {
       response: t.Object({ status: t.Literal("ok") }),

@@ -6,10 +6,10 @@
 import type { Config } from "../../config";
 import { type Metadata, metadataProblems, parseStoredMetadata } from "../../core/metadata";
 import type { Collections } from "../../core/collections";
-import type { Db } from "../../db/client";
 import { findCollection, insertCollection, listCollections, type CollectionWithStats } from "../../db/repo/collections";
 import { findDocument, listDocuments } from "../../db/repo/documents";
 import type { DocumentRow, User } from "../../db/schema";
+import type { Store } from "../../db/store";
 import type { FileStore } from "../../files/store";
 import { MULTIPART_OVERHEAD, type MultipartBody, type ReceivedFile, receiveFile } from "../../files/multipart";
 import { refuseDuplicateFile } from "../../core/duplicates";
@@ -25,7 +25,7 @@ import { ensureRoom } from "../../tools/disk";
 import type { Kb, KbDocument } from "./model";
 
 export interface KbDeps {
-  db: Db;
+  db: Store;
   collections: Collections;
   engine: IngestEngine;
   files: FileStore;
@@ -75,54 +75,57 @@ function uploadMetadata(fields: Record<string, string>): Metadata | undefined {
 export class KbService {
   constructor(private readonly d: KbDeps) {}
 
-  list(user: User): Kb[] {
-    return listCollections(this.d.db, { userId: user.id, kind: "kb", limit: 10_000, offset: 0 }).rows.map(presentKb);
+  async list(user: User): Promise<Kb[]> {
+    const query = { userId: user.id, kind: "kb" as const, limit: 10_000, offset: 0 };
+    return (await listCollections(this.d.db.reader, query)).rows.map(presentKb);
   }
 
-  create(user: User, body: { name: string; description?: string | null }): Kb {
+  async create(user: User, body: { name: string; description?: string | null }): Promise<Kb> {
     const now = new Date().toISOString();
     const id = Bun.randomUUIDv7();
     const model = this.d.config.defaultEmbeddingModel;
-    insertCollection(this.d.db, {
-      id,
-      userId: user.id,
-      kind: "kb",
-      name: body.name,
-      description: body.description ?? null,
-      chunkingStrategy: "recursive",
-      chunkSize: 1000,
-      chunkOverlap: 200,
-      embeddingModel: model,
-      ...firstGeneration(model),
-      vectorProvider: "lancedb",
-      retrievalTopK: 5,
-      createdAt: now,
-      updatedAt: now,
-    });
-    return presentKb(this.find(user, id));
+    await this.d.db.atomically((tx) =>
+      insertCollection(tx, {
+        id,
+        userId: user.id,
+        kind: "kb",
+        name: body.name,
+        description: body.description ?? null,
+        chunkingStrategy: "recursive",
+        chunkSize: 1000,
+        chunkOverlap: 200,
+        embeddingModel: model,
+        ...firstGeneration(model),
+        vectorProvider: "lancedb",
+        retrievalTopK: 5,
+        createdAt: now,
+        updatedAt: now,
+      }),
+    );
+    return presentKb(await this.find(user, id));
   }
 
-  find(user: User, id: string): CollectionWithStats {
-    const kb = findCollection(this.d.db, user.id, "kb", id);
+  async find(user: User, id: string): Promise<CollectionWithStats> {
+    const kb = await findCollection(this.d.db.reader, user.id, "kb", id);
     if (!kb) throw notFound("knowledge base");
     return kb;
   }
 
-  detail(user: User, id: string) {
-    const kb = this.find(user, id);
-    return { ...presentKb(kb), documents: listDocuments(this.d.db, id).map(presentDoc) };
+  async detail(user: User, id: string) {
+    const kb = await this.find(user, id);
+    return { ...presentKb(kb), documents: (await listDocuments(this.d.db.reader, id)).map(presentDoc) };
   }
 
   async remove(user: User, id: string) {
-    this.find(user, id);
+    await this.find(user, id);
     await this.d.collections.deleteCollection(id);
     return { deleted: true as const, id };
   }
 
   /** Streams the upload to disk, checks its type, then queues it: 202 with the document. */
   async upload(user: User, id: string, form: MultipartBody): Promise<KbDocument> {
-    const kb = this.find(user, id).row;
-    this.d.engine.requireRoom();
+    const kb = (await this.find(user, id)).row;
+    await this.d.engine.requireRoom();
     const limit = this.d.config.maxUploadMb * 1024 * 1024;
     // A declared length over the limit is 413 before a byte is read.
     if ((form.contentLength ?? 0) > limit + MULTIPART_OVERHEAD)
@@ -141,23 +144,30 @@ export class KbService {
       });
       metadata = uploadMetadata(file.fields);
       detectKind(file.head, { contentType: file.mimeType, fileName: file.fileName });
-      refuseDuplicateFile(this.d.db, kb.id, docId, hash);
     } catch (err) {
       await this.d.files.remove(kb.id, docId);
       if (err instanceof ExtractionError) throw new AppError("unsupported_media_type", scrubMessage(err.message));
       throw err;
     }
-    const row = await this.d.engine.createDocument({
-      id: docId,
-      collectionId: kb.id,
-      type: "file",
-      name: file.fileName.slice(0, 200),
-      fileName: file.fileName.slice(0, 255),
-      fileSize: file.size,
-      filePath: docId,
-      contentHash: hash,
-      metadata,
-    });
+    let row: DocumentRow | null;
+    try {
+      const draft = {
+        id: docId,
+        collectionId: kb.id,
+        type: "file" as const,
+        name: file.fileName.slice(0, 200),
+        fileName: file.fileName.slice(0, 255),
+        fileSize: file.size,
+        filePath: docId,
+        contentHash: hash,
+        metadata,
+      };
+      // Refused in the transaction that stores the row: two uploads of one file cannot both be kept.
+      row = await this.d.engine.createDocument(draft, undefined, (t) => refuseDuplicateFile(t, kb.id, docId, hash));
+    } catch (err) {
+      await this.d.files.remove(kb.id, docId);
+      throw err;
+    }
     if (!row) {
       // Deleted while the bytes arrived.
       await this.d.files.remove(kb.id, docId);
@@ -168,8 +178,8 @@ export class KbService {
   }
 
   async removeDocument(user: User, id: string, docId: string) {
-    this.find(user, id);
-    const doc = findDocument(this.d.db, id, docId);
+    await this.find(user, id);
+    const doc = await findDocument(this.d.db.reader, id, docId);
     if (!doc) throw notFound("document");
     await this.d.engine.removeDocument(id, doc.id);
     return { deleted: true as const, id: doc.id };
@@ -177,7 +187,7 @@ export class KbService {
 
   /** Searches one of the user's knowledge bases: the query endpoint's answer, with kbId. */
   async search(user: User, id: string, body: SearchRequest) {
-    const kb = this.find(user, id).row;
+    const kb = (await this.find(user, id)).row;
     const { results, query, topK, ...rest } = await this.d.searcher.search(kb, body);
     return { results, kbId: kb.id, query, topK, ...rest };
   }

@@ -12,9 +12,9 @@ export function keyRoutes(auth: AuthService, pipelines: PipelineService, keys: K
     .use(sessionAuth(auth))
     .get(
       "",
-      ({ user, params }) => {
-        pipelines.own(user, params.id);
-        return keys.list(params.id);
+      async ({ user, params }) => {
+        await pipelines.own(user, params.id);
+        return await keys.list(params.id);
       },
       {
         session: true,
@@ -25,10 +25,11 @@ export function keyRoutes(auth: AuthService, pipelines: PipelineService, keys: K
     )
     .post(
       "",
-      ({ user, params, body, set }) => {
-        pipelines.own(user, params.id);
+      async ({ user, params, body, set }) => {
+        await pipelines.own(user, params.id);
+        const created = await keys.create(params.id, body.name, { scopes: body.scopes, expiresAt: body.expiresAt });
         set.status = 201;
-        return keys.create(params.id, body.name, { scopes: body.scopes, expiresAt: body.expiresAt });
+        return created;
       },
       {
         session: true,
@@ -42,9 +43,9 @@ export function keyRoutes(auth: AuthService, pipelines: PipelineService, keys: K
     )
     .delete(
       "/:keyId",
-      ({ user, params }) => {
-        pipelines.own(user, params.id);
-        return keys.revoke(params.id, params.keyId);
+      async ({ user, params }) => {
+        await pipelines.own(user, params.id);
+        return await keys.revoke(params.id, params.keyId);
       },
       {
         session: true,

@@ -6,7 +6,6 @@
  * Each key carries scopes (what it may do) and an optional expiry; `authorize`
  * is the one check every key-authenticated route makes (docs/API.md, API keys).
  */
-import type { Db } from "../../db/client";
 import {
   deleteApiKey,
   findApiKey,
@@ -15,8 +14,10 @@ import {
   listApiKeys,
   touchApiKeys,
 } from "../../db/repo/api-keys";
+import { findCollectionById } from "../../db/repo/collections";
 import { findUserState } from "../../db/repo/users";
 import type { ApiKey } from "../../db/schema";
+import type { Store } from "../../db/store";
 import { AppError, notFound } from "../../http/errors";
 import { randomBase62, sha256 } from "../../tools/crypto";
 
@@ -99,15 +100,23 @@ function shapeProblem(raw: string): string {
 export class KeyService {
   private readonly cache = new Map<string, Grant>();
   private pending = new Map<string, string>();
+  /**
+   * Counts revocations and forgotten collections: a lookup read before one of them
+   * and answered after it is not cached, so a revoked key cannot come back.
+   */
+  private forgets = 0;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Store) {}
 
-  /** Creates a key; the raw key is in the result and nowhere else, ever. Scopes and expiry are checked here. */
-  create(
+  /**
+   * Creates a key; the raw key is in the result and nowhere else, ever. Scopes and
+   * expiry are checked here; 404 when the pipeline is gone (deleted since its check).
+   */
+  async create(
     collectionId: string,
     name: string,
     opts: { scopes?: unknown; expiresAt?: unknown } = {},
-  ): PublicKey & { key: string } {
+  ): Promise<PublicKey & { key: string }> {
     const scopes = checkScopes(opts.scopes);
     const expiresAt = checkExpiry(opts.expiresAt);
     const key = KEY_PREFIX + randomBase62(KEY_BODY_LENGTH);
@@ -122,19 +131,26 @@ export class KeyService {
       scopes: JSON.stringify(scopes),
       expiresAt,
     };
-    insertApiKey(this.db, row);
+    await this.db.atomically(async (tx) => {
+      if (!(await findCollectionById(tx, collectionId))) throw notFound("pipeline");
+      await insertApiKey(tx, row);
+    });
     return { ...this.present(row), key };
   }
 
-  list(collectionId: string): PublicKey[] {
-    return listApiKeys(this.db, collectionId).map((k) => this.present(k));
+  async list(collectionId: string): Promise<PublicKey[]> {
+    return (await listApiKeys(this.db.reader, collectionId)).map((k) => this.present(k));
   }
 
   /** Revokes a key: the row and the cache entry go at once. */
-  revoke(collectionId: string, keyId: string): { deleted: true; id: string } {
-    const row = findApiKey(this.db, collectionId, keyId);
-    if (!row) throw notFound("API key");
-    deleteApiKey(this.db, keyId);
+  async revoke(collectionId: string, keyId: string): Promise<{ deleted: true; id: string }> {
+    const row = await this.db.atomically(async (tx) => {
+      const found = await findApiKey(tx, collectionId, keyId);
+      if (!found) throw notFound("API key");
+      await deleteApiKey(tx, keyId);
+      return found;
+    });
+    this.forgets++;
     this.cache.delete(row.keyHash);
     this.pending.delete(keyId);
     return { deleted: true, id: keyId };
@@ -142,6 +158,7 @@ export class KeyService {
 
   /** Drops cached lookups of a deleted collection. */
   forgetCollection(collectionId: string): void {
+    this.forgets++;
     for (const [hash, v] of this.cache) if (v.collectionId === collectionId) this.cache.delete(hash);
   }
 
@@ -150,9 +167,9 @@ export class KeyService {
    * `Authorization: Bearer rag_…` when the key is known, unexpired and holds `scope`;
    * otherwise invalid_api_key (401), account_disabled (401) or insufficient_scope (403).
    */
-  authorize(authorization: string | null, scope: KeyScope): { keyId: string; collectionId: string } {
-    const grant = this.lookup(authorization);
-    this.checkOwner(grant);
+  async authorize(authorization: string | null, scope: KeyScope): Promise<{ keyId: string; collectionId: string }> {
+    const grant = await this.lookup(authorization);
+    await this.checkOwner(grant);
     if (Date.now() >= grant.expires)
       throw new AppError("invalid_api_key", `this API key expired at ${new Date(grant.expires).toISOString()}`);
     if (!grant.scopes.includes(scope))
@@ -165,7 +182,7 @@ export class KeyService {
   }
 
   /** authorize() for the query scope, for callers that predate scopes (the query scope is what they served). */
-  authenticate(authorization: string | null): { keyId: string; collectionId: string } {
+  authenticate(authorization: string | null): Promise<{ keyId: string; collectionId: string }> {
     return this.authorize(authorization, "query");
   }
 
@@ -173,8 +190,8 @@ export class KeyService {
    * The owner's state is read on every use, not cached: `ragd user disable` in another
    * process must stop the key at once (a prepared primary-key read, a few microseconds).
    */
-  private checkOwner(grant: Grant): void {
-    const owner = findUserState(this.db, grant.userId);
+  private async checkOwner(grant: Grant): Promise<void> {
+    const owner = await findUserState(this.db.reader, grant.userId);
     if (!owner) {
       this.forgetCollection(grant.collectionId);
       throw new AppError("invalid_api_key", "unknown or revoked API key");
@@ -184,22 +201,25 @@ export class KeyService {
   }
 
   /** The grant behind a presented key; invalid_api_key when it is missing, malformed, unknown or revoked. */
-  private lookup(authorization: string | null): Grant {
+  private async lookup(authorization: string | null): Promise<Grant> {
     const raw = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
     if (!raw) throw new AppError("invalid_api_key", "send the pipeline's API key as Authorization: Bearer rag_…");
     if (!KEY_SHAPE.test(raw)) throw new AppError("invalid_api_key", shapeProblem(raw));
     const hash = sha256(raw);
-    let hit = this.cache.get(hash);
-    if (!hit) {
-      const found = findApiKeyByHash(this.db, hash);
-      if (!found) throw new AppError("invalid_api_key", "unknown or revoked API key");
-      hit = {
-        keyId: found.key.id,
-        collectionId: found.collection.id,
-        userId: found.collection.userId,
-        scopes: parseScopes(found.key.scopes),
-        expires: found.key.expiresAt ? Date.parse(found.key.expiresAt) : Number.POSITIVE_INFINITY,
-      };
+    const cached = this.cache.get(hash);
+    if (cached) return cached;
+    const forgets = this.forgets;
+    const found = await findApiKeyByHash(this.db.reader, hash);
+    if (!found) throw new AppError("invalid_api_key", "unknown or revoked API key");
+    const hit: Grant = {
+      keyId: found.key.id,
+      collectionId: found.collection.id,
+      userId: found.collection.userId,
+      scopes: parseScopes(found.key.scopes),
+      expires: found.key.expiresAt ? Date.parse(found.key.expiresAt) : Number.POSITIVE_INFINITY,
+    };
+    // Answered as read; kept only when nothing was revoked while it was read.
+    if (forgets === this.forgets) {
       if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(hash, hit);
     }
@@ -207,11 +227,11 @@ export class KeyService {
   }
 
   /** Writes the gathered last-used times; called on a timer and at shutdown. */
-  flush(): void {
+  async flush(): Promise<void> {
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
-    touchApiKeys(this.db, batch);
+    await this.db.atomically((tx) => touchApiKeys(tx, batch));
   }
 
   private present(k: ApiKey): PublicKey {

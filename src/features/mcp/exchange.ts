@@ -16,7 +16,7 @@ const INSTRUCTIONS =
 /** One MCP exchange: a fresh server bound to the key's pipeline answers one POST. */
 export async function answer(request: Request, body: unknown, ctx: ToolContext): Promise<Response> {
   const server = new McpServer({ name: "ragd", version }, { instructions: INSTRUCTIONS });
-  registerTools(server, ctx);
+  await registerTools(server, ctx);
   // JSON responses rather than an event stream: every tool answers in one piece.
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,

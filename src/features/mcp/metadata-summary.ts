@@ -66,17 +66,17 @@ const TYPES: Record<string, ValueType> = {
 };
 
 /** The pipeline's summary and the description text made of it, from the cache when still true. */
-export function pipelineMetadata(db: Db, collectionId: string, now = Date.now()): Entry {
+export async function pipelineMetadata(db: Db, collectionId: string, now = Date.now()): Promise<Entry> {
   const hit = cache.get(collectionId);
   if (hit && now - hit.computedAt < MAX_AGE_MS) {
     // Recomputing at most every COST_SHARE times its own cost bounds the time spent here while a
     // large pipeline ingests (each status change moves the stamp).
     const settled = now - hit.computedAt < Math.max(RECHECK_MS, hit.costMs * COST_SHARE);
-    if (settled || metadataStamp(db, collectionId) === hit.stamp) return hit;
+    if (settled || (await metadataStamp(db, collectionId)) === hit.stamp) return hit;
   }
-  const stamp = metadataStamp(db, collectionId);
+  const stamp = await metadataStamp(db, collectionId);
   const started = performance.now();
-  const summary = summarize(db, collectionId);
+  const summary = await summarize(db, collectionId);
   const costMs = performance.now() - started;
   const entry = { stamp, computedAt: now, costMs, summary, description: describeSummary(summary) };
   cache.delete(collectionId);
@@ -86,9 +86,9 @@ export function pipelineMetadata(db: Db, collectionId: string, now = Date.now())
 }
 
 /** Computes the summary from the sources' metadata (two queries). */
-export function summarize(db: Db, collectionId: string): MetadataSummary {
+export async function summarize(db: Db, collectionId: string): Promise<MetadataSummary> {
   const byKey = new Map<string, KeySummary>();
-  for (const r of metadataKeys(db, collectionId)) {
+  for (const r of await metadataKeys(db, collectionId)) {
     const k = byKey.get(r.key) ?? { key: r.key, types: [], sources: 0 };
     const type = TYPES[r.type];
     if (type && !k.types.includes(type)) k.types.push(type);
@@ -97,7 +97,8 @@ export function summarize(db: Db, collectionId: string): MetadataSummary {
     if (r.max !== null) k.max = Math.max(k.max ?? r.max, r.max);
     byKey.set(r.key, k);
   }
-  for (const v of topMetadataValues(db, collectionId, SUMMARY_LIMITS.values)) {
+  // A key written between the two reads has no entry yet: its values wait for the next summary.
+  for (const v of await topMetadataValues(db, collectionId, SUMMARY_LIMITS.values)) {
     const k = byKey.get(v.key);
     if (!k) continue;
     k.distinctValues = v.distinct;

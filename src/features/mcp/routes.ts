@@ -10,7 +10,7 @@
  * memory to expire; any instance can answer any request.
  */
 import { Elysia } from "elysia";
-import type { Db } from "../../db/client";
+import type { Store } from "../../db/store";
 import type { Logger } from "../../log";
 import type { QueryService } from "../query/service";
 import type { SourceReader } from "./source-text";
@@ -19,13 +19,15 @@ import type { ToolContext } from "./tools";
 export interface McpDeps {
   queries: QueryService;
   reader: SourceReader;
-  db: Db;
+  db: Store;
   log: Logger;
 }
 
 export function mcpRoutes(d: McpDeps) {
   return new Elysia({ tags: ["MCP"] })
-    .derive({ as: "local" }, ({ request }) => ({ pipeline: d.queries.admit(request.headers.get("authorization")) }))
+    .derive({ as: "local" }, async ({ request }) => ({
+      pipeline: await d.queries.admit(request.headers.get("authorization")),
+    }))
     .post("/mcp", ({ request, body, pipeline }) => answer(request, body, { ...d, collection: pipeline }), {
       detail: {
         summary: "Model Context Protocol (Streamable HTTP, stateless)",

@@ -8,9 +8,9 @@
  * only the whitespace between two chunks is unknown, and it is shown as spaces
  * (which keeps every offset right).
  */
-import type { Db } from "../../db/client";
 import { findDocument, findDocumentText } from "../../db/repo/documents";
 import type { Collection } from "../../db/schema";
+import type { Store } from "../../db/store";
 import { AppError, notFound } from "../../http/errors";
 import type { VectorStore } from "../../vectors/store";
 
@@ -35,18 +35,18 @@ export interface SourceSpan {
 /** Reads spans of the sources of one collection; another collection's source is not found. */
 export class SourceReader {
   constructor(
-    private readonly db: Db,
+    private readonly db: Store,
     private readonly store: VectorStore,
   ) {}
 
   /** Characters [start, end) of a source, at most READ_MAX_CHARS; `end` defaults to as far as that allows. */
   async read(collection: Collection, sourceId: string, start = 0, end?: number): Promise<SourceSpan> {
-    const doc = findDocument(this.db, collection.id, sourceId);
+    const doc = await findDocument(this.db.reader, collection.id, sourceId);
     if (!doc) throw notFound("source");
     if (end !== undefined && end <= start) {
       throw new AppError("invalid_request", `end: must be greater than start (${start})`);
     }
-    const stored = findDocumentText(this.db, doc.id);
+    const stored = await findDocumentText(this.db.reader, doc.id);
     const last = Math.min(end ?? Number.POSITIVE_INFINITY, start + READ_MAX_CHARS);
     let length: number;
     let text: string;

@@ -8,9 +8,9 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { Db } from "../../db/client";
 import { listDocuments } from "../../db/repo/documents";
 import type { Collection } from "../../db/schema";
+import type { Store } from "../../db/store";
 import { AppError } from "../../http/errors";
 import type { Logger } from "../../log";
 import { MAX_QUERY_CHARS, SEARCH_MODES } from "../../retrieval/request";
@@ -27,7 +27,7 @@ export interface ToolContext {
   collection: Collection;
   queries: QueryService;
   reader: SourceReader;
-  db: Db;
+  db: Store;
   log: Logger;
 }
 
@@ -124,13 +124,14 @@ const LIST_DESCRIPTION = `List the sources (documents) of this pipeline, oldest 
 search's filter.sourceIds to search only some sources.`;
 
 /** Registers the tools on one server, bound to the key's pipeline. */
-export function registerTools(server: McpServer, ctx: ToolContext): void {
+export async function registerTools(server: McpServer, ctx: ToolContext): Promise<void> {
+  // The keys differ by pipeline; the text is cached per pipeline, the schema shared.
+  const metadata = await pipelineMetadata(ctx.db.reader, ctx.collection.id);
   server.registerTool(
     "search",
     {
       title: "Search the knowledge base",
-      // The keys differ by pipeline; the text is cached per pipeline, the schema shared.
-      description: `${SEARCH_DESCRIPTION}\n\n${pipelineMetadata(ctx.db, ctx.collection.id).description}`,
+      description: `${SEARCH_DESCRIPTION}\n\n${metadata.description}`,
       inputSchema: SEARCH_INPUT,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -154,7 +155,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       inputSchema: LIST_INPUT,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    (args) => answer(ctx, async () => listSources(ctx, args.page ?? 1, args.status)),
+    (args) => answer(ctx, () => listSources(ctx, args.page ?? 1, args.status)),
   );
   server.registerTool(
     "list_metadata",
@@ -164,7 +165,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       inputSchema: NO_INPUT,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    () => answer(ctx, async () => pipelineMetadata(ctx.db, ctx.collection.id).summary),
+    () => answer(ctx, async () => (await pipelineMetadata(ctx.db.reader, ctx.collection.id)).summary),
   );
 }
 
@@ -181,8 +182,8 @@ function citable(r: SearchResult) {
   return { sourceId, sourceName, chunkIndex, start, end, score: r.score, text: r.content, metadata };
 }
 
-function listSources(ctx: ToolContext, page: number, status?: string) {
-  const all = listDocuments(ctx.db, ctx.collection.id).filter((d) => !status || d.status === status);
+async function listSources(ctx: ToolContext, page: number, status?: string) {
+  const all = (await listDocuments(ctx.db.reader, ctx.collection.id)).filter((d) => !status || d.status === status);
   const rows = all.slice((page - 1) * LIST_PAGE_SIZE, page * LIST_PAGE_SIZE);
   const sources = rows.map((d) => {
     // The text itself is for read; a listing carries its length only.

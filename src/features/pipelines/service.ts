@@ -16,7 +16,9 @@ import {
   type CollectionStatus,
   type CollectionWithStats,
 } from "../../db/repo/collections";
+import { findUserState } from "../../db/repo/users";
 import type { Collection, User } from "../../db/schema";
+import type { Store } from "../../db/store";
 import { parseModel } from "../../embed/models";
 import { AppError, notFound, type FieldProblem } from "../../http/errors";
 import { firstGeneration, followModelIfEmpty, indexDimensions } from "../../ingest/generations";
@@ -81,12 +83,12 @@ export function presentPipeline(c: CollectionWithStats): Pipeline {
 
 export class PipelineService {
   constructor(
-    private readonly db: Db,
+    private readonly db: Store,
     private readonly collections: Collections,
     private readonly config: Pick<Config, "defaultEmbeddingModel" | "openaiUrl" | "dataDir">,
   ) {}
 
-  create(user: User, body: PipelineCreateBody): Pipeline {
+  async create(user: User, body: PipelineCreateBody): Promise<Pipeline> {
     const settings = {
       chunkingStrategy: body.chunkingStrategy ?? "recursive",
       chunkSize: body.chunkSize ?? 1000,
@@ -98,17 +100,19 @@ export class PipelineService {
     const now = new Date().toISOString();
     const id = Bun.randomUUIDv7();
     // Count and insert in one transaction so two racing creates cannot both pass the limit.
-    this.db.transaction((tx) => {
+    await this.db.atomically(async (tx) => {
       // Administrators have no pipeline limit, whatever their tier (docs/API.md, Administration).
       const limit = user.isAdmin ? Number.POSITIVE_INFINITY : TIER_LIMITS[user.tier];
-      const have = countCollections(tx as unknown as Db, user.id, "pipeline");
+      // An account deleted since its session was checked: as for a session that ended.
+      if (!(await findUserState(tx, user.id))) throw new AppError("unauthenticated", "this account no longer exists");
+      const have = await countCollections(tx, user.id, "pipeline");
       if (have >= limit) {
         throw new AppError(
           "tier_limit_reached",
           `the ${user.tier} tier allows ${limit} pipeline${limit === 1 ? "" : "s"}; delete one or ask an administrator for a higher tier`,
         );
       }
-      insertCollection(tx as unknown as Db, {
+      await insertCollection(tx, {
         id,
         userId: user.id,
         kind: "pipeline",
@@ -125,13 +129,13 @@ export class PipelineService {
         updatedAt: now,
       });
     });
-    return this.get(user, id);
+    return await this.get(user, id);
   }
 
-  list(user: User, q: { page?: number; pageSize?: number; search?: string; status?: CollectionStatus }) {
+  async list(user: User, q: { page?: number; pageSize?: number; search?: string; status?: CollectionStatus }) {
     const page = q.page ?? 1;
     const pageSize = q.pageSize ?? 10;
-    const { rows, total } = listCollections(this.db, {
+    const { rows, total } = await listCollections(this.db.reader, {
       userId: user.id,
       kind: "pipeline",
       search: q.search?.trim() || undefined,
@@ -143,48 +147,52 @@ export class PipelineService {
   }
 
   /** The pipeline row with stats; 404 when missing or not the user's. */
-  find(user: User, id: string): CollectionWithStats {
-    const found = findCollection(this.db, user.id, "pipeline", id);
+  async find(user: User, id: string): Promise<CollectionWithStats> {
+    const found = await findCollection(this.db.reader, user.id, "pipeline", id);
     if (!found) throw notFound("pipeline");
     return found;
   }
 
-  /** The pipeline row alone (no stats); 404 when missing or not the user's. */
-  own(user: User, id: string): Collection {
-    const found = findOwnedCollection(this.db, user.id, "pipeline", id);
+  /**
+   * The pipeline row alone (no stats); 404 when missing or not the user's. `db` is a
+   * transaction's, to check and change the row in one step.
+   */
+  async own(user: User, id: string, db: Db = this.db.reader): Promise<Collection> {
+    const found = await findOwnedCollection(db, user.id, "pipeline", id);
     if (!found) throw notFound("pipeline");
     return found;
   }
 
-  get(user: User, id: string): Pipeline {
-    return presentPipeline(this.find(user, id));
+  async get(user: User, id: string): Promise<Pipeline> {
+    return presentPipeline(await this.find(user, id));
   }
 
   /** The pipeline with its first page of sources; GET .../sources pages through the rest. */
-  detail(user: User, id: string) {
-    const p = this.get(user, id);
-    return { ...p, dataSources: embeddedSources(this.db, id) };
+  async detail(user: User, id: string) {
+    const p = await this.get(user, id);
+    return { ...p, dataSources: await embeddedSources(this.db.reader, id) };
   }
 
   /** Updates settings; never re-indexes (POST .../reindex does). */
-  update(user: User, id: string, patch: PipelinePatchBody): Pipeline {
-    const current = this.find(user, id).row;
-    const merged = { ...current, ...stripUndefined(patch) };
-    checkSettings(merged, this.config.openaiUrl !== null);
-    checkOcrLanguages(patch.ocrLanguages, this.config.dataDir);
+  async update(user: User, id: string, patch: PipelinePatchBody): Promise<Pipeline> {
     const changes = stripUndefined(patch);
+    checkSettings({ ...(await this.find(user, id)).row, ...changes }, this.config.openaiUrl !== null);
+    checkOcrLanguages(patch.ocrLanguages, this.config.dataDir);
     if (Object.keys(changes).length > 0) {
-      this.db.transaction((tx) => {
-        updateCollection(tx as unknown as Db, id, { ...changes, updatedAt: new Date().toISOString() });
-        if (changes.embeddingModel) followModelIfEmpty(tx as unknown as Db, id, changes.embeddingModel);
+      await this.db.atomically(async (tx) => {
+        // Checked again on the row as it is now: a change beside this one may have moved another field.
+        checkSettings({ ...(await this.own(user, id, tx)), ...changes }, this.config.openaiUrl !== null);
+        await updateCollection(tx, id, { ...changes, updatedAt: new Date().toISOString() });
+        if (changes.embeddingModel) await followModelIfEmpty(tx, id, changes.embeddingModel);
       });
     }
-    return this.get(user, id);
+    return await this.get(user, id);
   }
 
   async remove(user: User, id: string): Promise<{ deleted: true; id: string }> {
-    this.find(user, id);
-    await this.collections.deleteCollection(id);
+    await this.find(user, id);
+    // Deleted by another request since the check: not found, as for any missing pipeline.
+    if (!(await this.collections.deleteCollection(id))) throw notFound("pipeline");
     return { deleted: true, id };
   }
 }

@@ -18,7 +18,9 @@ export function queryRoutes(queries: QueryService) {
       .use(unknownFields)
       // derive runs before body validation, so a bad key is 401 whatever fields the body has
       // (only a body that is not JSON at all is reported first).
-      .derive({ as: "local" }, ({ request }) => ({ pipeline: queries.admit(request.headers.get("authorization")) }))
+      .derive({ as: "local" }, async ({ request }) => ({
+        pipeline: await queries.admit(request.headers.get("authorization")),
+      }))
       .post("/api/rag/query", ({ body, pipeline }) => queries.query(pipeline, body), {
         parse: "json",
 
@@ -40,7 +42,8 @@ export function sessionQueryRoutes(auth: AuthService, pipelines: PipelineService
     .use(unknownFields)
     .post(
       "/api/rag/pipelines/:id/query",
-      ({ user, params, body }) => queries.query(queries.admitOwner(user.id, pipelines.own(user, params.id)), body),
+      async ({ user, params, body }) =>
+        queries.query(queries.admitOwner(user.id, await pipelines.own(user, params.id)), body),
       {
         session: true,
         params: t.Object({ id: t.String() }),

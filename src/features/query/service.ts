@@ -3,9 +3,9 @@
  * and what comes back (the searcher's answer on the key's pipeline; a pipeline
  * with no chunks answers []).
  */
-import type { Db } from "../../db/client";
 import { findCollectionById } from "../../db/repo/collections";
 import type { Collection } from "../../db/schema";
+import type { Store } from "../../db/store";
 import { AppError } from "../../http/errors";
 import type { SearchRequest } from "../../retrieval/request";
 import type { Searcher } from "../../retrieval/searcher";
@@ -16,7 +16,7 @@ export class QueryService {
   private readonly limiter: TokenBucket;
 
   constructor(
-    private readonly db: Db,
+    private readonly db: Store,
     private readonly keys: KeyService,
     private readonly searcher: Searcher,
     rate: { queryRate: number; queryBurst: number },
@@ -25,15 +25,16 @@ export class QueryService {
   }
 
   /** Authenticates and rate-limits the caller before anything else is looked at. */
-  admit(authorization: string | null): Collection {
-    const { keyId, collectionId } = this.keys.authorize(authorization, "query");
+  async admit(authorization: string | null): Promise<Collection> {
+    const { keyId, collectionId } = await this.keys.authorize(authorization, "query");
     const wait = this.limiter.take(keyId);
     if (wait > 0) {
       throw new AppError("rate_limited", "too many queries with this key; slow down", undefined, {
         "retry-after": String(wait),
       });
     }
-    const collection = findCollectionById(this.db, collectionId);
+    // Deleted since the key was checked: the key went with it.
+    const collection = await findCollectionById(this.db.reader, collectionId);
     if (!collection) throw new AppError("invalid_api_key", "unknown or revoked API key");
     return collection;
   }

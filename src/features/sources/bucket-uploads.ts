@@ -16,9 +16,9 @@
  * once, and on while the sources still waiting from before are within that window; and
  * hourly whatever the grants, for what a PUT that outlasted its window left.
  */
-import type { Db } from "../../db/client";
 import { failAwaitingUpload, findDocumentById, listAwaitingUploads } from "../../db/repo/documents";
 import type { DocumentRow } from "../../db/schema";
+import type { Store } from "../../db/store";
 import type { ObjectFileStore, StagedFile } from "../../files/object-store";
 import { STALE_UPLOAD_MS } from "../../files/orphans";
 import { UPLOAD_TTL_MS } from "../../files/signing";
@@ -36,7 +36,7 @@ const SWEEP_MS = 3600_000;
 const GRACE_MS = STALE_UPLOAD_MS - UPLOAD_TTL_MS;
 
 export interface BucketUploadDeps {
-  db: Db;
+  db: Store;
   files: ObjectFileStore;
   log: Logger;
   /**
@@ -67,9 +67,9 @@ export class BucketUploads {
   }
 
   /** Lists the staging area once now, and on while grants from before a restart may still bring files. */
-  start(): void {
+  async start(): Promise<void> {
     const since = new Date(Date.now() - STALE_UPLOAD_MS).toISOString();
-    for (const row of listAwaitingUploads(this.d.db, since))
+    for (const row of await listAwaitingUploads(this.d.db.reader, since))
       this.listUntil = Math.max(this.listUntil, new Date(row.createdAt).getTime() + STALE_UPLOAD_MS);
     this.timer = setInterval(() => {
       if (Date.now() <= this.listUntil || Date.now() - this.lastPoll >= SWEEP_MS) void this.poll();
@@ -85,7 +85,7 @@ export class BucketUploads {
 
   /** One listing of the staging area, each object taken or removed; a look still running is not doubled. */
   poll(): Promise<void> {
-    if (this.polling) return this.polling;
+    if (this.polling !== null) return this.polling;
     this.lastPoll = Date.now();
     this.polling = this.lookAll()
       .catch((err) => this.quiet.warn("could not list the uploads in the object store", { error: String(err) }))
@@ -107,7 +107,7 @@ export class BucketUploads {
   }
 
   private async look({ collectionId, documentId, size }: StagedFile): Promise<void> {
-    const doc = findDocumentById(this.d.db, documentId);
+    const doc = await findDocumentById(this.d.db.reader, documentId);
     const waiting = doc?.collectionId === collectionId && doc.type === "file" && doc.status === "awaiting_upload";
     // A source deleted while its grant ran, or a PUT after ragd took the file: what came is not kept.
     if (!doc || !waiting) return this.d.files.removeStaged(collectionId, documentId);
@@ -124,7 +124,7 @@ export class BucketUploads {
     } catch (err) {
       // Refused (the same file is here already): the client hears it from the source's status.
       if (!(err instanceof AppError)) throw err;
-      this.refuse(doc.id, err.message);
+      await this.refuse(doc.id, err.message);
     }
     await this.d.files.removeStaged(collectionId, documentId);
   }
@@ -135,11 +135,11 @@ export class BucketUploads {
     this.d.log.warn("an upload of the wrong size was removed", { sourceId: doc.id, declared: doc.fileSize, size });
   }
 
-  private refuse(id: string, message: string): void {
+  private async refuse(id: string, message: string): Promise<void> {
     const now = Date.now();
-    this.d.db.transaction((t) => {
-      if (failAwaitingUpload(t as unknown as Db, id, message, new Date(now).toISOString()))
-        recordSourceEvent(t as unknown as Db, "source.failed", id, { error: message }, now);
+    await this.d.db.atomically(async (tx) => {
+      if (await failAwaitingUpload(tx, id, message, new Date(now).toISOString()))
+        await recordSourceEvent(tx, "source.failed", id, { error: message }, now);
     });
   }
 }

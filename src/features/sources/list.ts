@@ -74,7 +74,7 @@ export const wantsPage = (q: SourceListQueryIn): boolean =>
   q.sort !== undefined;
 
 /** One page of a pipeline's sources, in the order asked, with the per-status counts. */
-export function pageSources(db: Db, collectionId: string, q: SourceListQueryIn): SourcePageOut {
+export async function pageSources(db: Db, collectionId: string, q: SourceListQueryIn): Promise<SourcePageOut> {
   const page = q.page ?? 1;
   const pageSize = q.pageSize ?? SOURCE_PAGE_SIZE;
   const nameContains = q.q?.trim() || undefined;
@@ -88,14 +88,14 @@ export function pageSources(db: Db, collectionId: string, q: SourceListQueryIn):
     limit: pageSize,
     offset,
   };
-  const counts = countDocumentsByStatus(db, collectionId);
+  const counts = await countDocumentsByStatus(db, collectionId);
   // Without a search the counts already hold the total: one scan of the pipeline fewer.
   const total = nameContains
-    ? countDocumentsMatching(db, filter)
+    ? await countDocumentsMatching(db, filter)
     : (statuses ?? DOCUMENT_STATUSES).reduce((n, s) => n + counts[s], 0);
-  const rows = findDocumentPage(db, filter);
+  const rows = await findDocumentPage(db, filter);
   return {
-    data: presentSources(db, rows),
+    data: await presentSources(db, rows),
     page,
     pageSize,
     total,
@@ -105,11 +105,11 @@ export function pageSources(db: Db, collectionId: string, q: SourceListQueryIn):
 }
 
 /** Every source of a pipeline, oldest first: the unpaged answer kept for existing clients. */
-export function allSources(db: Db, collectionId: string): Source[] {
-  return presentSources(db, listDocumentsWithPreview(db, collectionId));
+export async function allSources(db: Db, collectionId: string): Promise<Source[]> {
+  return presentSources(db, await listDocumentsWithPreview(db, collectionId));
 }
 
 /** The sources a pipeline object embeds: the first page, never more (docs/API.md, pipelines). */
-export function embeddedSources(db: Db, collectionId: string): Source[] {
-  return presentSources(db, findDocumentPage(db, { collectionId, limit: SOURCE_PAGE_SIZE, offset: 0 }));
+export async function embeddedSources(db: Db, collectionId: string): Promise<Source[]> {
+  return presentSources(db, await findDocumentPage(db, { collectionId, limit: SOURCE_PAGE_SIZE, offset: 0 }));
 }

@@ -58,8 +58,8 @@ function fetchFields(f: SourceFetch | undefined): Partial<Source> {
 }
 
 /** Many sources at once, their fetch state read in one query per 500. */
-export function presentSources(db: Db, rows: (DocumentRow & { preview: string | null })[]): Source[] {
+export async function presentSources(db: Db, rows: (DocumentRow & { preview: string | null })[]): Promise<Source[]> {
   const fetched = rows.filter((r) => r.type === "url" || r.type === "api").map((r) => r.id);
-  const states = fetched.length ? sourceFetchesOf(db, fetched) : new Map<string, SourceFetch>();
+  const states = fetched.length ? await sourceFetchesOf(db, fetched) : new Map<string, SourceFetch>();
   return rows.map((r) => presentSource(r, states.get(r.id)));
 }

@@ -29,15 +29,18 @@ export function checkFetchSettings(type: DocumentRow["type"], b: FetchSettingsIn
   return settings;
 }
 
-/** Changes a stored source's settings (PATCH); a crawled page takes them from its crawl source. */
-export function patchFetchSettings(db: Db, doc: DocumentRow, b: FetchSettingsInput): void {
+/**
+ * Changes a stored source's settings (PATCH); a crawled page takes them from its crawl source.
+ * Run it inside a transaction, with `doc` as that transaction read it.
+ */
+export async function patchFetchSettings(tx: Db, doc: DocumentRow, b: FetchSettingsInput): Promise<void> {
   if (b.refreshEvery === undefined && b.crawl === undefined) return;
   const settings = checkFetchSettings(doc.type, b);
-  const state = findSourceFetch(db, doc.id);
+  const state = await findSourceFetch(tx, doc.id);
   if (state?.crawlSourceId) throw crawledPage(state.crawlSourceId);
   if (settings.crawl && doc.chunkCount > 0 && !state?.crawl)
     refuse([{ field: "crawl", message: "cannot turn an indexed single-page source into a crawl; add a new source" }]);
-  saveSourceFetch(db, doc.id, fetchRowOf(settings, Date.now()));
+  await saveSourceFetch(tx, doc.id, fetchRowOf(settings, Date.now()));
 }
 
 /** 409 for an action a crawled page cannot take on its own. */

@@ -36,7 +36,7 @@ export function sourceRoutes(
   return new Elysia({ prefix: "/api/rag/pipelines/:id", tags: ["Data sources"] })
     .use(sessionAuth(auth))
     .use(unknownFields)
-    .get("/sources", ({ user, params, query }) => sources.list(pipelineOf(user, params.id), query), {
+    .get("/sources", async ({ user, params, query }) => sources.list(await pipelineOf(user, params.id), query), {
       session: true,
       params: Params,
       query: SourceListQuery,
@@ -54,9 +54,9 @@ export function sourceRoutes(
     })
     .post(
       "/sources",
-      ({ user, params, body, set }) => {
+      async ({ user, params, body, set }) => {
         set.status = 201;
-        return sources.create(pipelineOf(user, params.id), body);
+        return sources.create(await pipelineOf(user, params.id), body);
       },
       {
         session: true,
@@ -78,15 +78,19 @@ export function sourceRoutes(
         detail: { summary: "Add a source; text/url/api ingest at once, file returns an uploadUrl" },
       },
     )
-    .get("/sources/:sourceId", ({ user, params }) => sources.get(pipelineOf(user, params.id), params.sourceId), {
-      session: true,
-      params: SourceParams,
-      response: { 200: SourceModel, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
-      detail: { summary: "One data source" },
-    })
+    .get(
+      "/sources/:sourceId",
+      async ({ user, params }) => sources.get(await pipelineOf(user, params.id), params.sourceId),
+      {
+        session: true,
+        params: SourceParams,
+        response: { 200: SourceModel, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+        detail: { summary: "One data source" },
+      },
+    )
     .patch(
       "/sources/:sourceId",
-      ({ user, params, body }) => sources.update(pipelineOf(user, params.id), params.sourceId, body),
+      async ({ user, params, body }) => sources.update(await pipelineOf(user, params.id), params.sourceId, body),
       {
         session: true,
         rejectUnknownFields: SourcePatch,
@@ -99,17 +103,22 @@ export function sourceRoutes(
         },
       },
     )
-    .delete("/sources/:sourceId", ({ user, params }) => sources.remove(pipelineOf(user, params.id), params.sourceId), {
-      session: true,
-      params: SourceParams,
-      response: { 200: Deleted, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
-      detail: { summary: "Delete a source with its chunks and file" },
-    })
+    .delete(
+      "/sources/:sourceId",
+      async ({ user, params }) => sources.remove(await pipelineOf(user, params.id), params.sourceId),
+      {
+        session: true,
+        params: SourceParams,
+        response: { 200: Deleted, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+        detail: { summary: "Delete a source with its chunks and file" },
+      },
+    )
     .post(
       "/sources/:sourceId/retry",
-      ({ user, params, set }) => {
+      async ({ user, params, set }) => {
+        const source = await sources.retry(await pipelineOf(user, params.id), params.sourceId);
         set.status = 202;
-        return { source: sources.retry(pipelineOf(user, params.id), params.sourceId) };
+        return { source };
       },
       {
         session: true,
@@ -120,9 +129,10 @@ export function sourceRoutes(
     )
     .post(
       "/sources/:sourceId/refetch",
-      ({ user, params, set }) => {
+      async ({ user, params, set }) => {
+        const source = await sources.refetch(await pipelineOf(user, params.id), params.sourceId);
         set.status = 202;
-        return { source: sources.refetch(pipelineOf(user, params.id), params.sourceId) };
+        return { source };
       },
       {
         session: true,
@@ -137,10 +147,10 @@ export function sourceRoutes(
     .post(
       "/reindex",
       async ({ user, params, body, set }) => {
-        const col = pipelineOf(user, params.id);
-        await sources.reindex(col, evals.gateFor(col, body ?? {}));
+        const col = await pipelineOf(user, params.id);
+        await sources.reindex(col, await evals.gateFor(col, body ?? {}));
         set.status = 202;
-        return { pipeline: pipelines.get(user, params.id) };
+        return { pipeline: await pipelines.get(user, params.id) };
       },
       {
         session: true,

@@ -4,6 +4,7 @@
  */
 import type { Config } from "../../config";
 import type { Db } from "../../db/client";
+import type { Store } from "../../db/store";
 import { externalIdProblem, type Metadata, metadataProblems } from "../../core/metadata";
 import {
   findDocument,
@@ -18,7 +19,7 @@ import { UPLOAD_TTL_MS, checkSignature, signUploadUrl } from "../../files/signin
 import { refuseDuplicateFile } from "../../core/duplicates";
 import { AppError, notFound } from "../../http/errors";
 import type { IngestEngine } from "../../ingest/engine";
-import type { DocumentDraft } from "../../ingest/queue";
+import type { DocumentDraft, Enqueued } from "../../ingest/queue";
 import { splitCredentials } from "../../tools/url-credentials";
 import { ensureRoom } from "../../tools/disk";
 import type { VectorStore } from "../../vectors/store";
@@ -30,7 +31,7 @@ import { findSourceFetch, saveSourceFetch } from "../../db/repo/source-fetches";
 import { refetchNow } from "../../ingest/refresh";
 
 export interface SourceDeps {
-  db: Db;
+  db: Store;
   engine: IngestEngine;
   store: VectorStore;
   files: FileStore;
@@ -77,7 +78,8 @@ export class SourceService {
 
   /** A page when any paging parameter is given, else every source (docs/API.md, listing sources). */
   list(collection: Collection, query: SourceListQueryIn = {}) {
-    return wantsPage(query) ? pageSources(this.d.db, collection.id, query) : allSources(this.d.db, collection.id);
+    const db = this.d.db.reader;
+    return wantsPage(query) ? pageSources(db, collection.id, query) : allSources(db, collection.id);
   }
 
   /** Creates a source; text/url/api start ingesting at once, file waits for its upload. */
@@ -88,8 +90,8 @@ export class SourceService {
     // (a file in a bucket takes none of it).
     const fileBytes = this.d.bucketUpload ? 0 : (body.fileSize ?? 0);
     ensureRoom(this.d.config.dataDir, this.d.config.minFreeMb, fileBytes || (body.content?.length ?? 0));
-    this.d.engine.requireRoom();
-    this.checkExternalIdFree(collection, body.externalId);
+    await this.d.engine.requireRoom();
+    await this.checkExternalIdFree(collection, body.externalId);
     const content = body.type === "text" ? body.content : undefined;
     // A url/api source gets its refresh schedule (and crawl) in the same commit as its row.
     const fetched = body.type === "url" || body.type === "api";
@@ -104,7 +106,7 @@ export class SourceService {
       });
     if (!row) throw notFound("pipeline");
     if (row.status !== "awaiting_upload")
-      return presentSource({ ...row, preview: content ?? null }, findSourceFetch(this.d.db, row.id));
+      return presentSource({ ...row, preview: content ?? null }, await findSourceFetch(this.d.db.reader, row.id));
     const expires = Date.now() + UPLOAD_TTL_MS;
     const uploadUrl =
       this.d.bucketUpload?.(row, expires) ??
@@ -113,9 +115,15 @@ export class SourceService {
   }
 
   /** One source, as the list shows it. */
-  get(collection: Collection, id: string) {
-    const doc = this.find(collection, id);
-    return presentSource(findDocumentWithPreview(this.d.db, doc.id)!, findSourceFetch(this.d.db, doc.id));
+  async get(collection: Collection, id: string) {
+    const doc = await this.find(collection, id);
+    const [shown, fetch] = await Promise.all([
+      findDocumentWithPreview(this.d.db.reader, doc.id),
+      findSourceFetch(this.d.db.reader, doc.id),
+    ]);
+    // Deleted since it was found.
+    if (!shown) throw notFound("source");
+    return presentSource(shown, fetch);
   }
 
   /**
@@ -123,55 +131,63 @@ export class SourceService {
    * place (vectors kept, nothing embedded) before this returns, so the next query filters on it.
    */
   async update(collection: Collection, id: string, body: SourcePatchBody) {
-    const doc = this.find(collection, id);
-    if (body.metadata !== undefined) refuseProblems(metadataProblems(body.metadata));
-    patchFetchSettings(this.d.db, doc, body);
-    const patch: Partial<DocumentRow> = {};
-    if (body.name !== undefined) patch.name = body.name.trim();
-    if (body.metadata !== undefined) patch.metadata = JSON.stringify(body.metadata);
-    if (Object.keys(patch).length) updateDocument(this.d.db, doc.id, { ...patch, updatedAt: new Date().toISOString() });
+    const { doc, patch } = await this.d.db.atomically(async (tx) => {
+      const doc = await this.find(collection, id, tx);
+      if (body.metadata !== undefined) refuseProblems(metadataProblems(body.metadata));
+      await patchFetchSettings(tx, doc, body);
+      const patch: Partial<DocumentRow> = {};
+      if (body.name !== undefined) patch.name = body.name.trim();
+      if (body.metadata !== undefined) patch.metadata = JSON.stringify(body.metadata);
+      if (Object.keys(patch).length)
+        await updateDocument(tx, doc.id, { ...patch, updatedAt: new Date().toISOString() });
+      return { doc, patch };
+    });
     if (patch.metadata !== undefined && patch.metadata !== doc.metadata)
       await this.d.store.refreshMetadata(collection.id, doc.id);
     return this.get(collection, doc.id);
   }
 
-  private checkExternalIdFree(collection: Collection, externalId: string | undefined): void {
-    if (externalId !== undefined && findDocumentByExternalId(this.d.db, collection.id, externalId))
+  private async checkExternalIdFree(collection: Collection, externalId: string | undefined): Promise<void> {
+    if (externalId !== undefined && (await findDocumentByExternalId(this.d.db.reader, collection.id, externalId)))
       throw externalIdTaken(externalId);
   }
 
-  find(collection: Collection, id: string): DocumentRow {
-    const doc = findDocument(this.d.db, collection.id, id);
+  /** The collection's source `id`, read through `db` (a transaction's, to act on it in that transaction). */
+  async find(collection: Collection, id: string, db: Db = this.d.db.reader): Promise<DocumentRow> {
+    const doc = await findDocument(db, collection.id, id);
     if (!doc) throw notFound("source");
     return doc;
   }
 
   /** Deletes a source with its chunks, file and tasks, even mid-ingestion. */
   async remove(collection: Collection, id: string) {
-    const doc = this.find(collection, id);
+    const doc = await this.find(collection, id);
     await this.d.engine.removeDocument(collection.id, doc.id);
     return { deleted: true as const, id: doc.id };
   }
 
-  retry(collection: Collection, id: string) {
-    const doc = this.find(collection, id);
-    if (doc.status !== "failed")
-      throw new AppError("conflict", `only a failed source can be retried; this one is ${doc.status}`);
-    if (this.d.engine.enqueue(doc.id) === "gone") throw notFound("source");
-    return this.get(collection, doc.id);
+  /** Queues a failed source again; its status is checked in the transaction that queues it. */
+  async retry(collection: Collection, id: string) {
+    const check = async (tx: Db) => {
+      const doc = await this.find(collection, id, tx);
+      if (doc.status !== "failed")
+        throw new AppError("conflict", `only a failed source can be retried; this one is ${doc.status}`);
+    };
+    if ((await this.d.engine.enqueue(id, { check })) === "gone") throw notFound("source");
+    return this.get(collection, id);
   }
 
   /**
    * Fetches a url/api source again now (a crawl source crawls again), as an ordinary
    * task; nothing is queued when one already waits or runs. A schedule restarts from now.
    */
-  refetch(collection: Collection, id: string) {
-    const doc = this.find(collection, id);
+  async refetch(collection: Collection, id: string) {
+    const doc = await this.find(collection, id);
     if (doc.type !== "url" && doc.type !== "api")
       throw new AppError("conflict", `only url and api sources can be fetched again; this one is ${doc.type}`);
-    const state = findSourceFetch(this.d.db, doc.id);
+    const state = await findSourceFetch(this.d.db.reader, doc.id);
     if (state?.crawlSourceId) throw crawledPage(state.crawlSourceId);
-    if (refetchNow(this.d.db, doc.id, state?.refreshEvery ?? null)) this.d.engine.kick();
+    if (await refetchNow(this.d.db, doc.id, state?.refreshEvery ?? null)) this.d.engine.kick();
     return this.get(collection, doc.id);
   }
 
@@ -189,7 +205,7 @@ export class SourceService {
   ) {
     const problem = checkSignature(this.d.secret, sourceId, query);
     if (problem) throw new AppError("forbidden", problem);
-    const doc = findDocumentById(this.d.db, sourceId);
+    const doc = await findDocumentById(this.d.db.reader, sourceId);
     if (!doc) throw notFound("source");
     if (doc.status !== "awaiting_upload" || this.uploading.has(doc.id)) {
       throw new AppError("conflict", "this source already has its file; create a new source to upload another");
@@ -211,29 +227,34 @@ export class SourceService {
   /**
    * Takes a file source's file once it is stored whole (through upload above, or put in
    * the bucket by the client): refuses an empty or duplicate file, removing it, and
-   * queues the source. The one completion of an upload, wherever the bytes went.
+   * queues the source. The one completion of an upload, wherever the bytes went. The
+   * duplicate check and the queueing share a transaction: two sources cannot both take the same file.
    */
   async finishUpload(doc: DocumentRow, { size, hash }: SavedFile) {
     if (size === 0) {
       await this.d.files.remove(doc.collectionId, doc.id);
       throw new AppError("invalid_request", "the uploaded file is empty");
     }
+    const upload = { filePath: doc.id, fileSize: size, contentHash: hash };
+    // The source keeps waiting for a file: another one may still be uploaded to it.
+    const check = (tx: Db) => refuseDuplicateFile(tx, doc.collectionId, doc.id, hash);
+    let outcome: Enqueued;
     try {
-      // The source keeps waiting for a file: another one may still be uploaded to it.
-      refuseDuplicateFile(this.d.db, doc.collectionId, doc.id, hash);
+      outcome = await this.d.engine.enqueue(doc.id, { upload, check });
     } catch (err) {
       await this.d.files.remove(doc.collectionId, doc.id);
       throw err;
     }
-    const upload = { filePath: doc.id, fileSize: size, contentHash: hash };
-    const outcome = this.d.engine.enqueue(doc.id, { upload });
     if (outcome !== "queued") {
       // The source (or its whole pipeline) was deleted while the bytes arrived, or another upload claimed it.
       await this.d.files.remove(doc.collectionId, doc.id);
       await this.d.files.removeCollectionIfEmpty(doc.collectionId);
       throw outcome === "gone" ? notFound("source") : new AppError("conflict", "this source already has its file");
     }
-    return presentSource({ ...findDocumentById(this.d.db, doc.id)!, preview: null });
+    const row = await findDocumentById(this.d.db.reader, doc.id);
+    // Deleted since it was queued.
+    if (!row) throw notFound("source");
+    return presentSource({ ...row, preview: null });
   }
 }
 

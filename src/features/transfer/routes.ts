@@ -21,9 +21,9 @@ export function transferRoutes(transfers: TransferService) {
     .post(
       "/import",
       async ({ request, set }) => {
-        const caller = transfers.caller(request);
+        const caller = await transfers.caller(request);
         set.status = 201;
-        return transfers.import(caller, request);
+        return await transfers.import(caller, request);
       },
       {
         parse: "none",
@@ -42,7 +42,7 @@ export function transferRoutes(transfers: TransferService) {
     .post(
       "/:id/export",
       async ({ request, params }) => {
-        const e = await transfers.export(transfers.caller(request), params.id);
+        const e = await transfers.export(await transfers.caller(request), params.id);
         const slug = e.manifest.pipeline.name.replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 60) || "pipeline";
         return new Response(archiveStream(e.bytes, e.discard), {
           headers: {

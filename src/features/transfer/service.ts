@@ -37,20 +37,20 @@ export class TransferService {
   constructor(private readonly d: TransferDeps) {}
 
   /** The caller of a request; 401/403 as for any session endpoint, 403 for a wrong control token. */
-  caller(request: Request): Caller {
+  async caller(request: Request): Promise<Caller> {
     const token = request.headers.get(CONTROL_HEADER);
-    if (token === null) return { kind: "user", user: authenticateSession(this.d.auth, request).user };
+    if (token === null) return { kind: "user", user: (await authenticateSession(this.d.auth, request)).user };
     if (!tokenMatches(this.d.controlToken, token)) throw new AppError("forbidden", "the control token is not valid");
     return { kind: "control" };
   }
 
   /** Prepares the export of a pipeline the caller owns (any pipeline, for the control token). */
-  export(caller: Caller, id: string): Promise<PreparedArchive<ExportManifest>> {
+  async export(caller: Caller, id: string): Promise<PreparedArchive<ExportManifest>> {
     if (this.d.files === null) throw diskOnly("pipeline export");
-    const col = findCollectionById(this.d.db, id);
+    const col = await findCollectionById(this.d.db.reader, id);
     const owned = col?.kind === "pipeline" && (caller.kind === "control" || col.userId === caller.user.id);
     if (!owned) throw notFound("pipeline");
-    return prepareExport(
+    return await prepareExport(
       { db: this.d.db, store: this.d.store, dataDir: this.d.config.dataDir, filePath: this.d.filePath },
       id,
     );
@@ -71,7 +71,7 @@ export class TransferService {
           return r.size;
         },
       );
-      const user = caller.kind === "user" ? caller.user : ownerOf(this.d.db, received.fields.owner);
+      const user = caller.kind === "user" ? caller.user : await ownerOf(this.d.db.reader, received.fields.owner);
       const name = received.fields.name?.trim();
       return await importPipeline(this.d, user, tmp!, name || undefined);
     } catch (err) {
@@ -84,9 +84,9 @@ export class TransferService {
   }
 }
 
-function ownerOf(db: Db, email: string | undefined): User {
+async function ownerOf(db: Db, email: string | undefined): Promise<User> {
   if (!email) throw new AppError("invalid_request", "owner: name the user (email) the pipeline is imported for");
-  const user = findUserByEmail(db, email);
+  const user = await findUserByEmail(db, email);
   if (!user) throw new AppError("invalid_request", `owner: no user with email ${email}`);
   return user;
 }

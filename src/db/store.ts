@@ -1,0 +1,80 @@
+/**
+ * The metadata database's seam: every repository function (db/repo) takes a connection
+ * and returns a Promise, so that a database answering over a socket can stand where
+ * SQLite stands. Reads outside a transaction go to `reader`; every write runs in a
+ * transaction: `atomically`, or the group commit (batch.ts), which opens one.
+ *
+ * On SQLite the guarantees of the synchronous code before it hold:
+ * - Transactions never interleave: one in-process lock is held from BEGIN to COMMIT, and
+ *   only the holder touches the writing connection (a body awaits between statements, so
+ *   without the lock another request's statements could land in its transaction).
+ * - No read outside a transaction sees another's uncommitted rows: `reader` is a second,
+ *   read-only connection, which WAL shows the last commit only. A write through it throws.
+ * - A body must use its `tx`: calling `atomically` or `batched` inside one would wait for
+ *   the lock it holds, so it throws instead.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Statement } from "bun:sqlite";
+import type { Db } from "./client";
+import { Semaphore } from "../tools/semaphore";
+
+/** A connection inside a transaction: what write functions take. */
+export type Tx = Db;
+
+/**
+ * The transaction a body runs in, so that a nested `atomically` can be refused. Timers and
+ * continuations a body starts inherit it and may run after the commit: they are refused
+ * only while it is still open.
+ */
+const inside = new AsyncLocalStorage<{ open: boolean }>();
+
+export class Store {
+  private readonly lock = new Semaphore(1);
+  private readonly steps: { begin: Statement; commit: Statement; rollback: Statement };
+
+  /**
+   * `writer` is the connection transactions write through; `reader` a read-only one on
+   * the same file for reads outside them.
+   */
+  constructor(
+    private readonly writer: Db,
+    readonly reader: Db,
+  ) {
+    const c = writer.$client;
+    this.steps = {
+      begin: c.prepare("BEGIN IMMEDIATE"),
+      commit: c.prepare("COMMIT"),
+      rollback: c.prepare("ROLLBACK"),
+    };
+  }
+
+  /** Runs `fn` in a transaction of its own: all its writes commit, or none (it threw). */
+  atomically<T>(fn: (tx: Tx) => Promise<T> | T): Promise<T> {
+    refuseNesting();
+    return this.lock.run(async () => {
+      const mark = { open: true };
+      this.steps.begin.run();
+      try {
+        const value = await inside.run(mark, () => fn(this.writer));
+        this.steps.commit.run();
+        return value;
+      } catch (err) {
+        // Unless what failed already ended it (a full disk can).
+        if (this.writer.$client.inTransaction) this.steps.rollback.run();
+        throw err;
+      } finally {
+        mark.open = false;
+      }
+    });
+  }
+
+  /** Closes both connections. */
+  close(): void {
+    this.reader.$client.close();
+    this.writer.$client.close();
+  }
+}
+
+function refuseNesting(): void {
+  if (inside.getStore()?.open) throw new Error("a transaction's body must use its tx, not open another transaction");
+}
