@@ -16,7 +16,8 @@
  * the same run (each bare query runs alone, unbatched). The last lines are HTTP
  * throughput at 32 clients as a share of each. With more than one round, the steps repeat
  * in alternating order (1, 4, 32, 64, then 64, 32, 4, 1, …) with a reference in each, so
- * the machine's drift falls on every step alike; the medians per step follow. Each
+ * the machine's drift falls on every step alike; the medians per step follow, and the
+ * ratio of 64 to 4 clients within each round (the same server, minutes apart). Each
  * step also reports the CPU milliseconds per request of the answering process's threads
  * (the server's for HTTP, this process's for the reference): its main thread, LanceDB's
  * threads, and the rest; unlike requests/s, these hardly move with other work on the machine.
@@ -187,18 +188,26 @@ async function main(): Promise<void> {
     const results: Record<string, ReturnType<typeof row>> = {};
     const share: Record<string, string> = {};
     const medians: Record<string, Record<string, string>> = {};
+    const growth = new Map<string, number[]>();
     for (const mode of ["vector", "hybrid"] as const) {
       const rps = new Map<number | "ref" | "bare", number[]>();
       const note = (k: number | "ref" | "bare", r: Run) => rps.set(k, [...(rps.get(k) ?? []), r.rps]);
       for (let round = 1; round <= ROUNDS; round++) {
         const tag = ROUNDS > 1 ? ` (round ${round})` : "";
         let at32 = 0;
+        const at = new Map<number, number>();
         for (const clients of round % 2 ? CLIENT_STEPS : [...CLIENT_STEPS].reverse()) {
           const r = await drive(clients, http(mode), s.proc.pid);
           if (clients === REFERENCE_CLIENTS) at32 = r.rps;
+          at.set(clients, r.rps);
           note(clients, r);
           results[`${mode}, HTTP, ${clients} clients${tag}`] = row(r);
         }
+        // The two steps of one round ran back to back on the same server: their ratio is
+        // what the machine's drift between rounds moves least.
+        const scaling = at.get(64)! / at.get(4)!;
+        growth.set(mode, [...(growth.get(mode) ?? []), scaling]);
+        share[`${mode}: HTTP at 64 clients / at 4 clients${tag}`] = `${(100 * scaling).toFixed(0)} %`;
         const ref = await drive(REFERENCE_CLIENTS, inProcess(mode), process.pid);
         note("ref", ref);
         results[`${mode}, in-process LanceDB, ${REFERENCE_CLIENTS} at once${tag}`] = row(ref);
@@ -219,6 +228,8 @@ async function main(): Promise<void> {
             percentile(xs, 50).toFixed(0),
           ]),
         );
+      if (ROUNDS > 1)
+        medians[mode]!["64 / 4 clients, per round"] = `${(100 * percentile(growth.get(mode)!, 50)).toFixed(0)} %`;
     }
     table.close();
     conn.close();
