@@ -17,6 +17,7 @@ import type { IndexBuilder } from "./index-build";
 import { FTS_TAIL_ROWS, Maintainer } from "./maintain";
 import type { MetadataLookup } from "./metadata-column";
 import { finishHits, type SearchOptions, searchTable, type StoredHit, type TableSearch } from "./search";
+import type { Table } from "@lancedb/lancedb";
 import { readTableStats, type TableStats } from "./stats";
 import {
   readChunkRows,
@@ -161,20 +162,22 @@ export class VectorStore {
     const counts = new Map<string, number>();
     const table = await this.tables.get(tableName(collectionId, generation));
     if (!table) return counts;
-    for await (const batch of table.query().select(["document_id"])) {
-      const col = batch.getChild("document_id")!;
-      for (let i = 0; i < col.length; i++) {
-        const id = col.get(i) as string;
-        counts.set(id, (counts.get(id) ?? 0) + 1);
+    return this.tables.using(table, async () => {
+      for await (const batch of table.query().select(["document_id"])) {
+        const col = batch.getChild("document_id")!;
+        for (let i = 0; i < col.length; i++) {
+          const id = col.get(i) as string;
+          counts.set(id, (counts.get(id) ?? 0) + 1);
+        }
       }
-    }
-    return counts;
+      return counts;
+    });
   }
 
   /** Rows in one table; 0 when it does not exist. */
   async countRows(collectionId: string, generation: number): Promise<number> {
     const table = await this.tables.get(tableName(collectionId, generation));
-    return table ? table.countRows() : 0;
+    return table ? this.tables.using(table, () => table.countRows()) : 0;
   }
 
   /**
@@ -190,17 +193,7 @@ export class VectorStore {
   ): Promise<{ chunks: { start: number; end: number; text: string }[]; extent: number }> {
     const table = await this.tables.get(tableName(collectionId, generation));
     if (!table) return { chunks: [], extent: 0 };
-    const where = `document_id = ${sqlString(documentId)}`;
-    const rows = (await table.query().where(where).select(["start", "end"]).toArray()) as { end: number }[];
-    const extent = rows.reduce((m, r) => Math.max(m, r.end), 0);
-    const span = `${where} AND \`start\` < ${Math.trunc(to)} AND \`end\` > ${Math.trunc(from)}`;
-    const chunks = (await table.query().where(span).select(["start", "end", "text"]).toArray()) as {
-      start: number;
-      end: number;
-      text: string;
-    }[];
-    chunks.sort((a, b) => a.start - b.start);
-    return { chunks: chunks.map((c) => ({ start: c.start, end: c.end, text: c.text })), extent };
+    return this.tables.using(table, () => readSpan(table, documentId, from, to));
   }
 
   /** Searches one generation table; [] when it does not exist. Scores are documented in search.ts. */
@@ -208,26 +201,27 @@ export class VectorStore {
     const name = tableName(collectionId, generation);
     const table = await this.tables.get(name);
     if (!table) return [];
+    // A table dropped (its collection deleted) while the search ran has no rows to give.
+    return this.tables
+      .using(table, () => this.searchOpen(name, table, req))
+      .catch(async (err) => {
+        if (await this.tables.holds(name, table)) throw err;
+        return [];
+      });
+  }
+
+  private async searchOpen(name: string, table: Table, req: TableSearch): Promise<StoredHit[]> {
     const probes = await this.maintainer.probesFor(name, table, req.vectorKind);
     if (req.where) await this.writer.ensureMetadataColumn(name);
     const done = () => this.activity++;
-    // A table dropped (its collection deleted) while the search ran has no rows to give.
-    const gone = async (err: unknown) => {
-      if (await this.tables.holds(name, table)) throw err;
-      return [];
-    };
     // A search joined with lexical candidates asks the full-text index its own question: it runs alone.
     if (batchable(req) && !probes?.lexical)
       return this.batches
         .search(name, table, req.vector, req.topK, probes)
         .then((h) => finishHits(h, req))
-        .catch(gone)
         .finally(done);
     const opts = { ...this.searchOptions, indexedTextOnly: this.maintainer.indexedTextOnly(name) };
-    return this.searches
-      .run(() => searchTable(table, req, probes, opts))
-      .catch(gone)
-      .finally(done);
+    return this.searches.run(() => searchTable(table, req, probes, opts)).finally(done);
   }
 
   /**
@@ -304,4 +298,24 @@ export class VectorStore {
     this.indexBuilder?.stop?.();
     this.tables.closeAll();
   }
+}
+
+/** A document's chunks overlapping [from, to) in `table`, and how far its chunks reach. */
+async function readSpan(
+  table: Table,
+  documentId: string,
+  from: number,
+  to: number,
+): Promise<{ chunks: { start: number; end: number; text: string }[]; extent: number }> {
+  const where = `document_id = ${sqlString(documentId)}`;
+  const rows = (await table.query().where(where).select(["start", "end"]).toArray()) as { end: number }[];
+  const extent = rows.reduce((m, r) => Math.max(m, r.end), 0);
+  const span = `${where} AND \`start\` < ${Math.trunc(to)} AND \`end\` > ${Math.trunc(from)}`;
+  const chunks = (await table.query().where(span).select(["start", "end", "text"]).toArray()) as {
+    start: number;
+    end: number;
+    text: string;
+  }[];
+  chunks.sort((a, b) => a.start - b.start);
+  return { chunks: chunks.map((c) => ({ start: c.start, end: c.end, text: c.text })), extent };
 }

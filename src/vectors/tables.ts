@@ -202,6 +202,9 @@ export async function vectorDim(table: Table): Promise<number> {
 /** Open tables by name. Handles are long-lived: LanceDB caches index data in them. */
 export class TableCache {
   private readonly open = new Map<string, Promise<Table | null>>();
+  /** Searches running on each handle, and the dropped handles that close when theirs end. */
+  private readonly users = new Map<Table, number>();
+  private readonly retired = new Set<Table>();
   /** Who creates a new table when several processes write to it first (create-claim.ts). */
   readonly creation: TableCreation;
 
@@ -272,11 +275,35 @@ export class TableCache {
     for (const name of [...this.open.keys()]) this.forget(name);
   }
 
+  /**
+   * Runs `fn`, which searches `table`, holding the handle open: a drop meanwhile closes it
+   * once `fn` is done. LanceDB frees a closed handle's native state at once, and a search
+   * still running on it then reads freed memory and crashes the process (a pipeline
+   * deleted under its queries did, in test/search-doors.test.ts).
+   */
+  async using<T>(table: Table, fn: () => Promise<T>): Promise<T> {
+    this.users.set(table, (this.users.get(table) ?? 0) + 1);
+    try {
+      return await fn();
+    } finally {
+      const left = this.users.get(table)! - 1;
+      if (left > 0) this.users.set(table, left);
+      else {
+        this.users.delete(table);
+        if (this.retired.delete(table)) table.close();
+      }
+    }
+  }
+
   private forget(name: string): void {
     const t = this.open.get(name);
     this.open.delete(name);
     t?.then(
-      (v) => v?.close(),
+      (v) => {
+        if (!v) return;
+        if (this.users.has(v)) this.retired.add(v);
+        else v.close();
+      },
       () => {},
     );
   }
