@@ -1,10 +1,10 @@
 /**
  * The settings of running on several machines (PostgreSQL and object storage; README,
- * Configuration). They are read and checked like any other. This build keeps its metadata
- * in the data directory's SQLite and can keep vectors and files in a bucket: `serve` runs
- * on RAGD_STORAGE_URL, every command refuses RAGD_DATABASE_URL, and the commands that copy
- * the data directory (backup, restore, export, import) refuse RAGD_STORAGE_URL, so that
- * nobody believes their data is somewhere it is not.
+ * Configuration). They are read and checked like any other. `serve` (and `user`, `admin`
+ * beside it) keeps its metadata in PostgreSQL when RAGD_DATABASE_URL is set and its
+ * vectors and files in a bucket when RAGD_STORAGE_URL is; the commands that copy the data
+ * directory (backup, restore, export, import) refuse both, so that nobody believes their
+ * data is somewhere it is not.
  */
 import type { Config } from "./config";
 import { ConfigError, redactPassword } from "./config-values";
@@ -29,28 +29,29 @@ export function checkStorage(c: Config): void {
     throw new ConfigError(
       `RAGD_BACKUP_DIR: scheduled backups copy the data directory, and RAGD_STORAGE_URL keeps the vectors and files in ${where(c)}; unset one of them`,
     );
+  if (c.databaseUrl !== null && c.backupDir !== null)
+    throw new ConfigError(
+      "RAGD_BACKUP_DIR: scheduled backups copy the data directory, and RAGD_DATABASE_URL keeps the metadata in PostgreSQL; back the database up with its own tools and unset RAGD_BACKUP_DIR",
+    );
 }
 
 /**
- * Refuses, naming the setting, when PostgreSQL is asked for: this build keeps its
- * metadata in the data directory. The database URL is shown without its password.
+ * Refuses, naming the setting, when PostgreSQL is asked for by a command that copies the
+ * data directory, which then does not hold the metadata. The URL is shown without its password.
  */
 export function requireLocalDatabase(c: Config): void {
   if (c.databaseUrl === null) return;
   throw new ConfigError(
-    `this build of ragd cannot keep its data in PostgreSQL (RAGD_DATABASE_URL or --database-url is ` +
-      `${redactPassword(c.databaseUrl)}) yet, and will not start rather than quietly use the data directory; ` +
-      `unset RAGD_DATABASE_URL to run on ${c.dataDir}`,
+    `this command works on a data directory alone, and RAGD_DATABASE_URL (or --database-url) is ` +
+      `${redactPassword(c.databaseUrl)}: the metadata there is not part of it; back the database up with PostgreSQL's own tools`,
   );
 }
 
 /**
- * For `serve` and the commands that work beside it (`user`, `admin`): no PostgreSQL yet,
- * and a bucket only with keys, as ragd signs its uploads, reads and claims itself
+ * For `serve` and the commands that work beside it (`user`, `admin`): a bucket only with keys, as ragd signs its uploads, reads and claims itself
  * (files/presign.ts); the usual AWS credential chain would serve LanceDB alone.
  */
 export function requireServableStorage(c: Config): void {
-  requireLocalDatabase(c);
   if (c.storage !== null && c.s3AccessKeyId === null)
     throw new ConfigError(
       `RAGD_STORAGE_URL (${where(c)}) needs RAGD_S3_ACCESS_KEY_ID and RAGD_S3_SECRET_ACCESS_KEY: ragd signs its uploads to the store itself`,

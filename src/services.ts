@@ -6,6 +6,8 @@ import { sweepSnapshots } from "./backup/snapshot";
 import type { Config } from "./config";
 import { Collections } from "./core/collections";
 import { openStore } from "./db/client";
+import { openPgStore } from "./db/pg-store";
+import { ConfigError, redactPassword } from "./config-values";
 import type { Store } from "./db/store";
 import { AdminService } from "./features/admin/service";
 import { SingleSignOn } from "./features/auth/oidc";
@@ -103,7 +105,7 @@ const MALLOC_ARENAS = 2;
 
 export async function createServices(config: Config, log: Logger): Promise<Services> {
   limitMallocArenas(MALLOC_ARENAS);
-  const db = openStore(config.dataDir);
+  const db = config.databaseUrl ? await servingDatabase(config.databaseUrl) : openStore(config.dataDir);
   // Vectors and files in the data directory, or in a bucket (docs/ARCHITECTURE.md, Object storage).
   const storage = objectStorage(config);
   const lance = await openLance(storage ?? config.dataDir);
@@ -169,7 +171,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   await new ReindexGate({ db, store, engine, evals, log }).start();
   await recoverInterrupted({ db, files, log });
   sweepSnapshots(config.dataDir); // a backup's staging copy left by a kill
-  const backups = new BackupService(config.dataDir, store, localFiles, log);
+  const backups = new BackupService(config.dataDir, store, localFiles, log, config.databaseUrl !== null);
   const transfers = new TransferService({
     db,
     store,
@@ -275,6 +277,16 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   };
 }
 
+/** The PostgreSQL store of RAGD_DATABASE_URL, for this server alone (PgStore.claimServing). */
+async function servingDatabase(url: string): Promise<Store> {
+  const db = await openPgStore(url);
+  if (await db.claimServing()) return db;
+  await db.close();
+  throw new ConfigError(
+    `the database ${redactPassword(url)} is in use by another ragd server; one server per database (several are not supported yet)`,
+  );
+}
+
 /** Stops background work and releases what the services hold; pending writes are flushed first. */
 export async function closeServices(s: Services): Promise<void> {
   s.events.closeStreams();
@@ -289,5 +301,5 @@ export async function closeServices(s: Services): Promise<void> {
   await s.keys.flush();
   s.store.close();
   s.lance.close();
-  s.db.close();
+  await s.db.close();
 }

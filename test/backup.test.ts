@@ -145,7 +145,7 @@ describe("backup under load", () => {
           expect({ q, mode, r: shape(got.results) }).toEqual({ q, mode, r: expected.get(`${mode}|${q}`)! });
         }
       store.close();
-      db.close();
+      await db.close();
 
       // A server on it finishes what was under way and holds exactly the snapshot's sources.
       await a.services.engine.stop();

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type { Db } from "../src/db/client";
 import { findCollectionById } from "../src/db/repo/collections";
 import { claimTasks } from "../src/db/repo/task-batches";
-import { Store } from "../src/db/store";
+import { SqliteStore } from "../src/db/store";
 import type { RowOut } from "../src/ingest/job";
 import { type DocumentDraft, insertNewDocument, newDocumentRow } from "../src/ingest/queue";
 import { ChunkSink } from "../src/ingest/sink";
@@ -144,7 +144,7 @@ describe("claiming many tasks", () => {
       for (const c of [a, b]) c.exec("PRAGMA busy_timeout = 5000");
       const { drizzle } = await import("drizzle-orm/bun-sqlite");
       const [da, dbb] = [drizzle({ client: a }), drizzle({ client: b })] as unknown as Db[];
-      const [sa, sb] = [new Store(da!, da!), new Store(dbb!, dbb!)];
+      const [sa, sb] = [new SqliteStore(da!, da!), new SqliteStore(dbb!, dbb!)];
       const seen: string[] = [];
       // Interleaved claims from two connections, each in its own write transaction.
       for (let round = 0; round < 10; round++)

@@ -105,17 +105,18 @@ describe("the settings in the configuration", () => {
     expect(loadConfig({}, {}).config).toMatchObject({ databaseUrl: null, storage: null, s3Endpoint: null });
   });
 
-  test("make every command refuse PostgreSQL, the password hidden", () => {
-    const { config } = loadConfig({}, full);
-    for (const check of [() => requireServableStorage(config), () => requireLocalStorage(config, "backup")]) {
-      const message = refusal(check);
+  test("let serve run on PostgreSQL, and refuse it to the commands that copy the data directory, the password hidden", () => {
+    const { config } = loadConfig({}, { RAGD_DATABASE_URL: full.RAGD_DATABASE_URL });
+    expect(() => requireServableStorage(config)).not.toThrow();
+    for (const command of ["backup", "restore", "export", "import"]) {
+      const message = refusal(() => requireLocalStorage(config, command));
       expect(message).toContain(
-        "in PostgreSQL (RAGD_DATABASE_URL or --database-url is postgres://ragd:***@db.internal",
+        "works on a data directory alone, and RAGD_DATABASE_URL (or --database-url) is postgres://ragd:***@db.internal",
       );
       expect(message).not.toContain("hunter2");
     }
     const inQuery = loadConfig({}, { RAGD_DATABASE_URL: "postgres://ragd@db/ragd?password=hunter2" }).config;
-    expect(refusal(() => requireServableStorage(inQuery))).toContain("postgres://ragd@db/ragd?password=***)");
+    expect(refusal(() => requireLocalStorage(inQuery, "backup"))).toContain("postgres://ragd@db/ragd?password=***:");
     expect(() => requireLocalStorage(loadConfig({}, {}).config, "backup")).not.toThrow();
   });
 

@@ -11,8 +11,8 @@ import { tempDir } from "./support/app";
 const dir = tempDir("ragd-store-");
 const store = openStore(dir);
 await store.atomically((tx) => tx.$client.exec("CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER NOT NULL)"));
-afterAll(() => {
-  store.close();
+afterAll(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

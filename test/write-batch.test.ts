@@ -7,15 +7,15 @@ import { afterAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { WriteBatch } from "../src/db/batch";
 import { openDb } from "../src/db/client";
-import { Store } from "../src/db/store";
+import { SqliteStore } from "../src/db/store";
 import { tempDir } from "./support/app";
 
 const dir = tempDir("ragd-batch-");
 const db = openDb(dir);
-const store = new Store(db, openDb(dir)); // a second connection stands for the reader
+const store = new SqliteStore(db, openDb(dir)); // a second connection stands for the reader
 db.$client.exec("CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER NOT NULL)");
-afterAll(() => {
-  store.close();
+afterAll(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

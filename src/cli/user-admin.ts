@@ -59,7 +59,7 @@ export async function withAdmin(
   config: Config,
   fn: (admin: AdminService, actor: Actor) => unknown | Promise<unknown>,
 ): Promise<number> {
-  const db = openExisting(config.dataDir, false, "");
+  const db = await openExisting(config, false, "");
   try {
     const collections = cliCollections(db, config);
     // Open event streams are the server's: it ends them at its next heartbeat.
@@ -72,7 +72,7 @@ export async function withAdmin(
     }
     throw err;
   } finally {
-    db.close();
+    await db.close();
   }
 }
 

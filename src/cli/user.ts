@@ -9,6 +9,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, type Config, type TierName } from "../config";
 import { openStore } from "../db/client";
+import { openPgStore } from "../db/pg-store";
 import type { Store } from "../db/store";
 import { AdminService } from "../features/admin/service";
 import { createUser } from "../features/auth/service";
@@ -30,10 +31,13 @@ export function need(flags: Record<string, string>, name: string): string {
 }
 
 /**
- * Opens the data directory's database, refusing a directory with no ragd.db: a mistyped
- * --data-dir would otherwise get a new, empty installation. `init` (--init) allows it.
+ * Opens the metadata: the PostgreSQL database of RAGD_DATABASE_URL, or the data
+ * directory's, refusing a directory with no ragd.db: a mistyped --data-dir would
+ * otherwise get a new, empty installation. `init` (--init) allows it.
  */
-export function openExisting(dataDir: string, init: boolean, hint: string): Store {
+export async function openExisting(config: Config, init: boolean, hint: string): Promise<Store> {
+  if (config.databaseUrl) return openPgStore(config.databaseUrl);
+  const dataDir = config.dataDir;
   if (!init && !existsSync(join(dataDir, "ragd.db"))) {
     throw new ConfigError(`no ragd data in ${dataDir} (it has no ragd.db); check --data-dir${hint}`);
   }
@@ -52,7 +56,7 @@ export async function userCreateCommand(
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new ConfigError(`--email "${email}" is not an email address`);
   if (password.length < 8) throw new ConfigError("--password must be at least 8 characters");
   const tier = tierOf(flags.tier, "free");
-  const db = openExisting(config.dataDir, init, ", or add --init to start a new data directory there");
+  const db = await openExisting(config, init, ", or add --init to start a new data directory there");
   try {
     const user = await createUser(db, email, password, tier, admin);
     await new AdminService(db, { deleteCollection: async () => {} }).recordCreated(cliActor(), user.id);
@@ -66,7 +70,7 @@ export async function userCreateCommand(
     }
     throw err;
   } finally {
-    db.close();
+    await db.close();
   }
 }
 

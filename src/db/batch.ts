@@ -6,8 +6,7 @@
  * and its caller gets the error; the others commit. A caller's promise settles only
  * after the commit, so "accepted" still means "on disk".
  */
-import type { Statement } from "bun:sqlite";
-import type { Db } from "./client";
+import { savepoint } from "./prepared";
 import type { Store, Tx } from "./store";
 
 interface Queued {
@@ -16,21 +15,13 @@ interface Queued {
   reject: (e: unknown) => void;
 }
 
+const NO_ERROR = Symbol("no error");
+
 export class WriteBatch {
   private queue: Queued[] = [];
   private scheduled = false;
-  private statements: { begin: Statement; release: Statement; rollback: Statement } | null = null;
 
   constructor(private readonly store: Store) {}
-
-  private savepoints(tx: Db) {
-    const c = tx.$client;
-    return (this.statements ??= {
-      begin: c.prepare("SAVEPOINT write_batch"),
-      release: c.prepare("RELEASE write_batch"),
-      rollback: c.prepare("ROLLBACK TO write_batch"),
-    });
-  }
 
   /** Runs `fn` inside the next group transaction; resolves with its result once committed. */
   run<T>(fn: (tx: Tx) => Promise<T> | T): Promise<T> {
@@ -64,16 +55,23 @@ export class WriteBatch {
 
   /** Each write in a savepoint of its own: a failing write undoes only itself. */
   private async runEach(tx: Tx, batch: Queued[]): Promise<{ ok: boolean; value: unknown }[]> {
-    const sp = this.savepoints(tx);
     const results: { ok: boolean; value: unknown }[] = [];
     for (const q of batch) {
-      sp.begin.run();
+      let own: unknown = NO_ERROR;
       try {
-        results.push({ ok: true, value: await q.fn(tx) });
-        sp.release.run();
+        const value = await savepoint(tx, async (t) => {
+          try {
+            return await q.fn(t);
+          } catch (err) {
+            own = err;
+            throw err;
+          }
+        });
+        results.push({ ok: true, value });
       } catch (err) {
-        sp.rollback.run();
-        sp.release.run();
+        // The savepoint itself failed (the transaction is gone, as a full disk can end
+        // it): nothing more may run, not even in autocommit; the whole batch fails.
+        if (err !== own) throw err;
         results.push({ ok: false, value: err });
       }
     }

@@ -11,7 +11,7 @@ import { migrations } from "./migrations/index";
 import { LruCache } from "../tools/lru";
 import { splitCredentials } from "../tools/url-credentials";
 import * as schema from "./schema";
-import { Store } from "./store";
+import { SqliteStore, type Store } from "./store";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
@@ -37,7 +37,7 @@ export function openStore(dataDir: string): Store {
   const sqlite = new Database(join(dataDir, "ragd.db"), { readonly: true, strict: true });
   sqlite.exec("PRAGMA busy_timeout = 5000");
   cacheStatements(sqlite);
-  return new Store(writer, drizzle({ client: sqlite, schema }) as Db);
+  return new SqliteStore(writer, drizzle({ client: sqlite, schema }) as Db);
 }
 
 /**

@@ -7,8 +7,14 @@
  * connection, so a statement built on either runs inside the transaction too.
  */
 import type { Statement } from "bun:sqlite";
-import { sql, type SQL } from "drizzle-orm";
+import { is, sql, type SQL } from "drizzle-orm";
+import { PgDatabase } from "drizzle-orm/pg-core";
 import type { Db } from "./client";
+
+/** True for a PostgreSQL connection or transaction. */
+export function isPg(db: Db): boolean {
+  return is(db as unknown, PgDatabase);
+}
 
 const built = new WeakMap<object, Map<(db: Db) => unknown, unknown>>();
 
@@ -60,6 +66,8 @@ export function placeholdersOf<T extends object>(row: T): { [K in keyof T]: SQL 
  * transaction's own connection (a `tx`), which nothing else uses while its body runs.
  */
 export async function savepoint<T>(db: Db, fn: (tx: Db) => Promise<T> | T): Promise<T> {
+  // PostgreSQL: drizzle's transaction inside a transaction is a savepoint.
+  if (isPg(db)) return (db as unknown as PgDatabase<never>).transaction(async (tx) => fn(tx as unknown as Db));
   statement(db, "SAVEPOINT ragd_step").run();
   let result: T;
   try {

@@ -21,6 +21,15 @@ import { Semaphore } from "../tools/semaphore";
 /** A connection inside a transaction: what write functions take. */
 export type Tx = Db;
 
+/** The metadata database, whichever engine keeps it. */
+export interface Store {
+  /** Reads outside a transaction; they see committed rows only. */
+  readonly reader: Db;
+  /** Runs `fn` in a transaction of its own: all its writes commit, or none (it threw). */
+  atomically<T>(fn: (tx: Tx) => Promise<T> | T): Promise<T>;
+  close(): Promise<void>;
+}
+
 /**
  * The transaction a body runs in, so that a nested `atomically` can be refused. Timers and
  * continuations a body starts inherit it and may run after the commit: they are refused
@@ -28,7 +37,22 @@ export type Tx = Db;
  */
 const inside = new AsyncLocalStorage<{ open: boolean }>();
 
-export class Store {
+/** Runs `fn` marked as a transaction's body, refused once the mark is cleared. */
+export async function asBody<T>(fn: () => Promise<T> | T): Promise<T> {
+  const mark = { open: true };
+  try {
+    return await inside.run(mark, fn);
+  } finally {
+    mark.open = false;
+  }
+}
+
+export function refuseNesting(): void {
+  if (inside.getStore()?.open) throw new Error("a transaction's body must use its tx, not open another transaction");
+}
+
+/** The data directory's SQLite database. */
+export class SqliteStore implements Store {
   private readonly lock = new Semaphore(1);
   private readonly steps: { begin: Statement; commit: Statement; rollback: Statement };
 
@@ -48,33 +72,24 @@ export class Store {
     };
   }
 
-  /** Runs `fn` in a transaction of its own: all its writes commit, or none (it threw). */
   atomically<T>(fn: (tx: Tx) => Promise<T> | T): Promise<T> {
     refuseNesting();
     return this.lock.run(async () => {
-      const mark = { open: true };
       this.steps.begin.run();
       try {
-        const value = await inside.run(mark, () => fn(this.writer));
+        const value = await asBody(() => fn(this.writer));
         this.steps.commit.run();
         return value;
       } catch (err) {
         // Unless what failed already ended it (a full disk can).
         if (this.writer.$client.inTransaction) this.steps.rollback.run();
         throw err;
-      } finally {
-        mark.open = false;
       }
     });
   }
 
-  /** Closes both connections. */
-  close(): void {
+  async close(): Promise<void> {
     this.reader.$client.close();
     this.writer.$client.close();
   }
-}
-
-function refuseNesting(): void {
-  if (inside.getStore()?.open) throw new Error("a transaction's body must use its tx, not open another transaction");
 }

@@ -1,22 +1,27 @@
 /** Named queries on API keys. */
 import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "../client";
-import { apiKeys, collections, type ApiKey, type Collection } from "../schema";
+import { first, tables } from "../dialect";
+import type { ApiKey, Collection } from "../schema";
 
 export async function insertApiKey(db: Db, key: ApiKey): Promise<void> {
-  db.insert(apiKeys).values(key).run();
+  const { apiKeys } = tables(db);
+  await db.insert(apiKeys).values(key);
 }
 
 export async function listApiKeys(db: Db, collectionId: string): Promise<ApiKey[]> {
-  return db.select().from(apiKeys).where(eq(apiKeys.collectionId, collectionId)).orderBy(desc(apiKeys.id)).all();
+  const { apiKeys } = tables(db);
+  return await db.select().from(apiKeys).where(eq(apiKeys.collectionId, collectionId)).orderBy(desc(apiKeys.id));
 }
 
 export async function findApiKey(db: Db, collectionId: string, keyId: string): Promise<ApiKey | undefined> {
-  return db
-    .select()
-    .from(apiKeys)
-    .where(and(eq(apiKeys.collectionId, collectionId), eq(apiKeys.id, keyId)))
-    .get();
+  const { apiKeys } = tables(db);
+  return first(
+    await db
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.collectionId, collectionId), eq(apiKeys.id, keyId))),
+  );
 }
 
 /** The key and its pipeline for a key hash, or undefined for an unknown or revoked key. */
@@ -24,19 +29,23 @@ export async function findApiKeyByHash(
   db: Db,
   keyHash: string,
 ): Promise<{ key: ApiKey; collection: Collection } | undefined> {
-  return db
-    .select({ key: apiKeys, collection: collections })
-    .from(apiKeys)
-    .innerJoin(collections, eq(collections.id, apiKeys.collectionId))
-    .where(eq(apiKeys.keyHash, keyHash))
-    .get();
+  const { apiKeys, collections } = tables(db);
+  return first(
+    await db
+      .select({ key: apiKeys, collection: collections })
+      .from(apiKeys)
+      .innerJoin(collections, eq(collections.id, apiKeys.collectionId))
+      .where(eq(apiKeys.keyHash, keyHash)),
+  );
 }
 
 export async function deleteApiKey(db: Db, keyId: string): Promise<void> {
-  db.delete(apiKeys).where(eq(apiKeys.id, keyId)).run();
+  const { apiKeys } = tables(db);
+  await db.delete(apiKeys).where(eq(apiKeys.id, keyId));
 }
 
 /** Writes a batch of last-used times (the caller's transaction holds them together). */
 export async function touchApiKeys(db: Db, times: Map<string, string>): Promise<void> {
-  for (const [id, at] of times) db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id)).run();
+  const { apiKeys } = tables(db);
+  for (const [id, at] of times) await db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id));
 }

@@ -4,8 +4,9 @@
  */
 import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../client";
+import { first, isPg, tables } from "../dialect";
 import { once, ph } from "../prepared";
-import { collections, documents, type Collection, type NewCollection } from "../schema";
+import type { Collection, NewCollection } from "../schema";
 
 export type CollectionKind = Collection["kind"];
 export type CollectionStatus = "empty" | "processing" | "error" | "ready";
@@ -21,31 +22,45 @@ export interface CollectionStats {
 const outerId = sql.raw(`"collections"."id"`);
 
 /** A collection's status from its documents (docs/API.md, "The pipeline object"), over `documents d`. */
-const statusCase = sql.raw(`CASE
+const statusCase = {
+  sqlite: sql.raw(`CASE
     WHEN count(*) = 0 THEN 'empty'
     WHEN sum(d.status IN ('queued','processing')) > 0 THEN 'processing'
     WHEN sum(d.status = 'failed') > 0 THEN 'error'
-    ELSE 'ready' END`);
+    ELSE 'ready' END`),
+  // PostgreSQL sums no booleans: bool_or asks the same (no document is ruled out above).
+  pg: sql.raw(`CASE
+    WHEN count(*) = 0 THEN 'empty'
+    WHEN bool_or(d.status IN ('queued','processing')) THEN 'processing'
+    WHEN bool_or(d.status = 'failed') THEN 'error'
+    ELSE 'ready' END`),
+};
+const statusCaseOf = (db: Db) => (isPg(db) ? statusCase.pg : statusCase.sqlite);
+
 /** SQL that derives a collection's status, for filters on it. */
-const statusSql = sql<CollectionStatus>`(SELECT ${statusCase} FROM ${documents} d WHERE d.collection_id = ${outerId})`;
+const statusSql = (db: Db) =>
+  sql<CollectionStatus>`(SELECT ${statusCaseOf(db)} FROM ${tables(db).documents} d WHERE d.collection_id = ${outerId})`;
+
 /**
  * A collection's status and counts in one pass over its documents (three subqueries, one
  * per figure, each walked them all: a pipeline list polled while 5,000 documents ingest
  * took a third longer), packed as "status sources chunks" and unpacked here.
  */
-const statsSql = sql<string>`(SELECT ${statusCase} || ' ' || count(*) || ' ' || coalesce(sum(d.chunk_count), 0)
-  FROM ${documents} d WHERE d.collection_id = ${outerId})`.mapWith((packed: string): CollectionStats => {
-  const [status, sources, chunks] = packed.split(" ") as [CollectionStatus, string, string];
-  return { status, sourceCount: Number(sources), chunkCount: Number(chunks) };
-});
+const statsSql = (db: Db) =>
+  sql<string>`(SELECT ${statusCaseOf(db)} || ' ' || count(*) || ' ' || coalesce(sum(d.chunk_count), 0)
+  FROM ${tables(db).documents} d WHERE d.collection_id = ${outerId})`.mapWith((packed: string): CollectionStats => {
+    const [status, sources, chunks] = packed.split(" ") as [CollectionStatus, string, string];
+    return { status, sourceCount: Number(sources), chunkCount: Number(chunks) };
+  });
 
-const withStats = { row: collections, stats: statsSql };
+const withStats = (db: Db) => ({ row: tables(db).collections, stats: statsSql(db) });
 const flat = ({ row, stats }: { row: Collection; stats: CollectionStats }): CollectionWithStats => ({ row, ...stats });
 
 export type CollectionWithStats = { row: Collection } & CollectionStats;
 
 export async function insertCollection(db: Db, c: NewCollection): Promise<void> {
-  db.insert(collections).values(c).run();
+  const { collections } = tables(db);
+  await db.insert(collections).values(c);
 }
 
 /** One collection of a user, with its derived stats; undefined when not theirs. */
@@ -55,20 +70,24 @@ export async function findCollection(
   kind: CollectionKind,
   id: string,
 ): Promise<CollectionWithStats | undefined> {
-  const r = db
-    .select(withStats)
-    .from(collections)
-    .where(and(eq(collections.id, id), eq(collections.userId, userId), eq(collections.kind, kind)))
-    .get();
+  const { collections } = tables(db);
+  const r = first(
+    await db
+      .select(withStats(db))
+      .from(collections)
+      .where(and(eq(collections.id, id), eq(collections.userId, userId), eq(collections.kind, kind))),
+  );
   return r && flat(r);
 }
 
-const owned = (db: Db) =>
-  db
+const owned = (db: Db) => {
+  const { collections } = tables(db);
+  return db
     .select()
     .from(collections)
     .where(and(eq(collections.id, ph("id")), eq(collections.userId, ph("userId")), eq(collections.kind, ph("kind"))))
     .prepare();
+};
 
 /** A user's collection row without derived stats: the cheap ownership check for hot paths. */
 export async function findOwnedCollection(
@@ -77,18 +96,20 @@ export async function findOwnedCollection(
   kind: CollectionKind,
   id: string,
 ): Promise<Collection | undefined> {
-  return once(db, owned).get({ id, userId, kind });
+  return first(await once(db, owned).execute({ id, userId, kind }));
 }
 
-const byId = (db: Db) =>
-  db
+const byId = (db: Db) => {
+  const { collections } = tables(db);
+  return db
     .select()
     .from(collections)
     .where(eq(collections.id, ph("id")))
     .prepare();
+};
 
 export async function findCollectionById(db: Db, id: string): Promise<Collection | undefined> {
-  return once(db, byId).get({ id });
+  return first(await once(db, byId).execute({ id }));
 }
 
 export interface ListFilter {
@@ -102,52 +123,61 @@ export interface ListFilter {
 
 /** A page of a user's collections, newest first, with the total that matched. */
 export async function listCollections(db: Db, f: ListFilter): Promise<{ rows: CollectionWithStats[]; total: number }> {
+  const { collections } = tables(db);
   const where: SQL[] = [eq(collections.userId, f.userId), eq(collections.kind, f.kind)];
-  if (f.search) where.push(sql`instr(lower(${collections.name}), lower(${f.search})) > 0`);
-  if (f.status) where.push(sql`${statusSql} = ${f.status}`);
+  if (f.search) {
+    const name = sql`lower(${collections.name})`;
+    const search = sql`lower(${f.search})`;
+    where.push(isPg(db) ? sql`strpos(${name}, ${search}) > 0` : sql`instr(${name}, ${search}) > 0`);
+  }
+  if (f.status) where.push(sql`${statusSql(db)} = ${f.status}`);
   const cond = and(...where);
-  const total = db.select({ n: count() }).from(collections).where(cond).get()?.n ?? 0;
-  const rows = db
-    .select(withStats)
-    .from(collections)
-    .where(cond)
-    .orderBy(desc(collections.createdAt), desc(collections.id))
-    .limit(f.limit)
-    .offset(f.offset)
-    .all()
-    .map(flat);
+  const total = first(await db.select({ n: count() }).from(collections).where(cond))?.n ?? 0;
+  const rows = (
+    await db
+      .select(withStats(db))
+      .from(collections)
+      .where(cond)
+      .orderBy(desc(collections.createdAt), desc(collections.id))
+      .limit(f.limit)
+      .offset(f.offset)
+  ).map(flat);
   return { rows, total };
 }
 
 export async function countCollections(db: Db, userId: string, kind: CollectionKind): Promise<number> {
+  const { collections } = tables(db);
   return (
-    db
-      .select({ n: count() })
-      .from(collections)
-      .where(and(eq(collections.userId, userId), eq(collections.kind, kind)))
-      .get()?.n ?? 0
+    first(
+      await db
+        .select({ n: count() })
+        .from(collections)
+        .where(and(eq(collections.userId, userId), eq(collections.kind, kind))),
+    )?.n ?? 0
   );
 }
 
 export async function updateCollection(db: Db, id: string, patch: Partial<NewCollection>): Promise<void> {
-  db.update(collections).set(patch).where(eq(collections.id, id)).run();
+  const { collections } = tables(db);
+  await db.update(collections).set(patch).where(eq(collections.id, id));
 }
 
 /** Deletes the row; documents, tasks and keys go with it (ON DELETE CASCADE). */
 export async function deleteCollectionRow(db: Db, id: string): Promise<void> {
-  db.delete(collections).where(eq(collections.id, id)).run();
+  const { collections } = tables(db);
+  await db.delete(collections).where(eq(collections.id, id));
 }
 
 /** Every collection's models: configured, of its index, and of a re-index being built. */
 export async function listCollectionModels(
   db: Db,
 ): Promise<Pick<Collection, "embeddingModel" | "indexModel" | "buildingModel">[]> {
-  return db
+  const { collections } = tables(db);
+  return await db
     .select({
       embeddingModel: collections.embeddingModel,
       indexModel: collections.indexModel,
       buildingModel: collections.buildingModel,
     })
-    .from(collections)
-    .all();
+    .from(collections);
 }

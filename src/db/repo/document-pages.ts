@@ -8,12 +8,14 @@
  */
 import { and, asc, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../client";
-import { documents, documentTexts, type DocumentRow } from "../schema";
+import { first, isPg, tables } from "../dialect";
+import { type DocumentRow, documents as liteDocuments } from "../schema";
 import { CONTENT_PREVIEW_CHARS, type DocumentWithPreview } from "./documents";
 
 export type DocumentStatus = DocumentRow["status"];
 
-export const DOCUMENT_STATUSES: readonly DocumentStatus[] = documents.status.enumValues;
+/** The statuses schema.ts declares (the same on both engines: no query reads this table object). */
+export const DOCUMENT_STATUSES: readonly DocumentStatus[] = liteDocuments.status.enumValues;
 
 export interface DocumentPageFilter {
   collectionId: string;
@@ -34,16 +36,28 @@ const outerId = sql.raw(`"documents"."id"`);
  * SQLite then reads texts only for the rows of the page, not for the rows an
  * OFFSET skips (page 1,000 of a 20,000-source pipeline: 2 ms instead of 46).
  */
-const previewSql = sql<
-  string | null
->`(SELECT substr(${documentTexts.content}, 1, ${CONTENT_PREVIEW_CHARS}) FROM ${documentTexts} WHERE ${documentTexts.documentId} = ${outerId})`;
+const previewSql = (db: Db) => {
+  const { documentTexts } = tables(db);
+  return sql<
+    string | null
+  >`(SELECT substr(${documentTexts.content}, 1, ${CONTENT_PREVIEW_CHARS}) FROM ${documentTexts} WHERE ${documentTexts.documentId} = ${outerId})`;
+};
 
-/** `instr` matches the text as given, so `%` and `_` in a search are plain characters. */
-const nameMatches = (needle: string): SQL => sql`instr(lower(${documents.name}), lower(${needle})) > 0`;
+/**
+ * `instr` (PostgreSQL: `strpos`) matches the text as given, so `%` and `_` in a search are
+ * plain characters. PostgreSQL's lower() also folds letters beyond A–Z.
+ */
+const nameMatches = (db: Db, needle: string): SQL => {
+  const { documents } = tables(db);
+  return isPg(db)
+    ? sql`strpos(lower(${documents.name}), lower(${needle})) > 0`
+    : sql`instr(lower(${documents.name}), lower(${needle})) > 0`;
+};
 
-function conditions(f: Omit<DocumentPageFilter, "limit" | "offset">): SQL | undefined {
+function conditions(db: Db, f: Omit<DocumentPageFilter, "limit" | "offset">): SQL | undefined {
+  const { documents } = tables(db);
   const where: SQL[] = [eq(documents.collectionId, f.collectionId)];
-  if (f.nameContains) where.push(nameMatches(f.nameContains));
+  if (f.nameContains) where.push(nameMatches(db, f.nameContains));
   if (f.statuses?.length) where.push(inArray(documents.status, f.statuses));
   return and(...where);
 }
@@ -53,31 +67,32 @@ function conditions(f: Omit<DocumentPageFilter, "limit" | "offset">): SQL | unde
  * Example: `findDocumentPage(db, { collectionId, nameContains: "faq", limit: 20, offset: 0 })`.
  */
 export async function findDocumentPage(db: Db, f: DocumentPageFilter): Promise<DocumentWithPreview[]> {
-  return db
-    .select({ row: documents, preview: previewSql })
+  const { documents } = tables(db);
+  const rows = await db
+    .select({ row: documents, preview: previewSql(db) })
     .from(documents)
-    .where(conditions(f))
+    .where(conditions(db, f))
     .orderBy(f.newestFirst ? desc(documents.id) : asc(documents.id))
     .limit(f.limit)
-    .offset(f.offset)
-    .all()
-    .map((r) => ({ ...r.row, preview: r.preview }));
+    .offset(f.offset);
+  return rows.map((r) => ({ ...r.row, preview: r.preview }));
 }
 
 /** How many of a collection's documents match the filter's name and statuses. */
 export async function countDocumentsMatching(db: Db, f: Omit<DocumentPageFilter, "limit" | "offset">): Promise<number> {
-  return db.select({ n: count() }).from(documents).where(conditions(f)).get()?.n ?? 0;
+  const { documents } = tables(db);
+  return first(await db.select({ n: count() }).from(documents).where(conditions(db, f)))?.n ?? 0;
 }
 
 /** How many of a collection's documents are in each status (every status present, 0 when none). One grouped query. */
 export async function countDocumentsByStatus(db: Db, collectionId: string): Promise<Record<DocumentStatus, number>> {
   const counts = Object.fromEntries(DOCUMENT_STATUSES.map((s) => [s, 0])) as Record<DocumentStatus, number>;
-  const rows = db
+  const { documents } = tables(db);
+  const rows = await db
     .select({ status: documents.status, n: count() })
     .from(documents)
     .where(eq(documents.collectionId, collectionId))
-    .groupBy(documents.status)
-    .all();
+    .groupBy(documents.status);
   for (const r of rows) counts[r.status] = r.n;
   return counts;
 }

@@ -1,28 +1,34 @@
 /** Named queries on documents (pipeline sources and knowledge-base documents). */
-import { and, asc, eq, like, sql } from "drizzle-orm";
+import { and, asc, eq, ilike, like, sql } from "drizzle-orm";
 import { DISK_FULL_LIKE } from "../../tools/disk";
 import type { Db } from "../client";
+import { first, isPg, tables } from "../dialect";
 import { once, ph, placeholdersOf } from "../prepared";
-import { documentTexts, documents, type DocumentRow } from "../schema";
+import type { DocumentRow } from "../schema";
 
 export async function listDocuments(db: Db, collectionId: string): Promise<DocumentRow[]> {
-  return db.select().from(documents).where(eq(documents.collectionId, collectionId)).orderBy(asc(documents.id)).all();
+  const { documents } = tables(db);
+  return await db.select().from(documents).where(eq(documents.collectionId, collectionId)).orderBy(asc(documents.id));
 }
 
 export async function findDocument(db: Db, collectionId: string, id: string): Promise<DocumentRow | undefined> {
-  return db
-    .select()
-    .from(documents)
-    .where(and(eq(documents.collectionId, collectionId), eq(documents.id, id)))
-    .get();
+  const { documents } = tables(db);
+  return first(
+    await db
+      .select()
+      .from(documents)
+      .where(and(eq(documents.collectionId, collectionId), eq(documents.id, id))),
+  );
 }
 
-const byId = (db: Db) =>
-  db
+const byId = (db: Db) => {
+  const { documents } = tables(db);
+  return db
     .select()
     .from(documents)
     .where(eq(documents.id, ph("id")))
     .prepare();
+};
 
 /** The document of a collection with this external id, if any. */
 export async function findDocumentByExternalId(
@@ -30,18 +36,21 @@ export async function findDocumentByExternalId(
   collectionId: string,
   externalId: string,
 ): Promise<DocumentRow | undefined> {
-  return db
-    .select()
-    .from(documents)
-    .where(and(eq(documents.collectionId, collectionId), eq(documents.externalId, externalId)))
-    .get();
+  const { documents } = tables(db);
+  return first(
+    await db
+      .select()
+      .from(documents)
+      .where(and(eq(documents.collectionId, collectionId), eq(documents.externalId, externalId))),
+  );
 }
 
 export async function findDocumentById(db: Db, id: string): Promise<DocumentRow | undefined> {
-  return once(db, byId).get({ id });
+  return first(await once(db, byId).execute({ id }));
 }
 
 const insert = (db: Db) => {
+  const { documents } = tables(db);
   const row: Record<keyof DocumentRow, null> = {
     id: null,
     collectionId: null,
@@ -70,28 +79,32 @@ const insert = (db: Db) => {
   return db.insert(documents).values(placeholdersOf(row)).prepare();
 };
 
-const insertText = (db: Db) =>
-  db
+const insertText = (db: Db) => {
+  const { documentTexts } = tables(db);
+  return db
     .insert(documentTexts)
     .values({ documentId: ph("id"), content: ph("content") })
     .prepare();
+};
 
 /** Stores a document row, and a text source's content beside it. */
 export async function insertDocument(db: Db, d: DocumentRow, content?: string): Promise<void> {
-  once(db, insert).run(d);
-  if (content !== undefined) once(db, insertText).run({ id: d.id, content });
+  await once(db, insert).execute(d);
+  if (content !== undefined) await once(db, insertText).execute({ id: d.id, content });
 }
 
-const textOf = (db: Db) =>
-  db
+const textOf = (db: Db) => {
+  const { documentTexts } = tables(db);
+  return db
     .select({ content: documentTexts.content })
     .from(documentTexts)
     .where(eq(documentTexts.documentId, ph("id")))
     .prepare();
+};
 
 /** A text source's content; null for other documents. */
 export async function findDocumentText(db: Db, id: string): Promise<string | null> {
-  return once(db, textOf).get({ id })?.content ?? null;
+  return first(await once(db, textOf).execute({ id }))?.content ?? null;
 }
 
 /**
@@ -103,9 +116,12 @@ export const CONTENT_PREVIEW_CHARS = 2000;
 /** A document with the start of its text, for showing it. */
 export type DocumentWithPreview = DocumentRow & { preview: string | null };
 
-const withPreview = {
-  row: documents,
-  preview: sql<string | null>`substr(${documentTexts.content}, 1, ${CONTENT_PREVIEW_CHARS})`,
+const withPreview = (db: Db) => {
+  const { documents, documentTexts } = tables(db);
+  return {
+    row: documents,
+    preview: sql<string | null>`substr(${documentTexts.content}, 1, ${CONTENT_PREVIEW_CHARS})`,
+  };
 };
 const flatten = (r: { row: DocumentRow; preview: string | null }): DocumentWithPreview => ({
   ...r.row,
@@ -114,37 +130,43 @@ const flatten = (r: { row: DocumentRow; preview: string | null }): DocumentWithP
 
 /** The documents of a collection, oldest first, each with the start of its text. */
 export async function listDocumentsWithPreview(db: Db, collectionId: string): Promise<DocumentWithPreview[]> {
-  return db
-    .select(withPreview)
-    .from(documents)
-    .leftJoin(documentTexts, eq(documentTexts.documentId, documents.id))
-    .where(eq(documents.collectionId, collectionId))
-    .orderBy(asc(documents.id))
-    .all()
-    .map(flatten);
+  const { documents, documentTexts } = tables(db);
+  return (
+    await db
+      .select(withPreview(db))
+      .from(documents)
+      .leftJoin(documentTexts, eq(documentTexts.documentId, documents.id))
+      .where(eq(documents.collectionId, collectionId))
+      .orderBy(asc(documents.id))
+  ).map(flatten);
 }
 
 export async function findDocumentWithPreview(db: Db, id: string): Promise<DocumentWithPreview | undefined> {
-  const r = db
-    .select(withPreview)
-    .from(documents)
-    .leftJoin(documentTexts, eq(documentTexts.documentId, documents.id))
-    .where(eq(documents.id, id))
-    .get();
+  const { documents, documentTexts } = tables(db);
+  const r = first(
+    await db
+      .select(withPreview(db))
+      .from(documents)
+      .leftJoin(documentTexts, eq(documentTexts.documentId, documents.id))
+      .where(eq(documents.id, id)),
+  );
   return r && flatten(r);
 }
 
 /** Any change to a document; the frequent ones below are prepared once. */
 export async function updateDocument(db: Db, id: string, patch: Partial<DocumentRow>): Promise<void> {
-  db.update(documents).set(patch).where(eq(documents.id, id)).run();
+  const { documents } = tables(db);
+  await db.update(documents).set(patch).where(eq(documents.id, id));
 }
 
-const progress = (db: Db) =>
-  db
+const progress = (db: Db) => {
+  const { documents } = tables(db);
+  return db
     .update(documents)
     .set({ progressDone: ph("done"), progressTotal: ph("total"), progressUnit: ph("unit") })
     .where(eq(documents.id, ph("id")))
     .prepare();
+};
 
 export async function setDocumentProgress(
   db: Db,
@@ -153,11 +175,12 @@ export async function setDocumentProgress(
   total: number,
   unit: "chunks" | "pages" = "chunks",
 ): Promise<void> {
-  once(db, progress).run({ id, done, total, unit });
+  await once(db, progress).execute({ id, done, total, unit });
 }
 
-const queued = (db: Db) =>
-  db
+const queued = (db: Db) => {
+  const { documents } = tables(db);
+  return db
     .update(documents)
     .set({
       status: "queued",
@@ -169,14 +192,16 @@ const queued = (db: Db) =>
     })
     .where(eq(documents.id, ph("id")))
     .prepare();
+};
 
 /** Back in the queue, with its error and progress cleared. */
 export async function markDocumentQueued(db: Db, id: string, now: string): Promise<void> {
-  once(db, queued).run({ id, now });
+  await once(db, queued).execute({ id, now });
 }
 
-const ready = (db: Db) =>
-  db
+const ready = (db: Db) => {
+  const { documents } = tables(db);
+  return db
     .update(documents)
     .set({
       status: "ready",
@@ -190,73 +215,77 @@ const ready = (db: Db) =>
     })
     .where(eq(documents.id, ph("id")))
     .prepare();
+};
 
 /** Indexed with `chunkCount` chunks. */
 export async function markDocumentReady(db: Db, id: string, chunkCount: number, now: string): Promise<void> {
-  once(db, ready).run({ id, n: chunkCount, now });
+  await once(db, ready).execute({ id, n: chunkCount, now });
 }
 
 /** Moves a document from awaiting_upload to queued exactly once; false if it was not waiting. */
 export async function claimUpload(db: Db, id: string, patch: Partial<DocumentRow>): Promise<boolean> {
-  return (
-    db
-      .update(documents)
-      .set({ ...patch, status: "queued" })
-      .where(and(eq(documents.id, id), eq(documents.status, "awaiting_upload")))
-      .returning({ id: documents.id })
-      .all().length === 1
-  );
+  const { documents } = tables(db);
+  const claimed = await db
+    .update(documents)
+    .set({ ...patch, status: "queued" })
+    .where(and(eq(documents.id, id), eq(documents.status, "awaiting_upload")))
+    .returning({ id: documents.id });
+  return claimed.length === 1;
 }
 
 export async function deleteDocumentRow(db: Db, id: string): Promise<void> {
-  db.delete(documents).where(eq(documents.id, id)).run();
+  const { documents } = tables(db);
+  await db.delete(documents).where(eq(documents.id, id));
 }
 
 /** After an abandoned rebuild: failed documents say the previous index still answers for them. */
 export async function markRebuildFailed(db: Db, collectionId: string, now: string): Promise<void> {
-  db.update(documents)
+  const { documents } = tables(db);
+  await db
+    .update(documents)
     .set({
       error: sql`${documents.error} || '; the re-index was abandoned and the previous index still answers'`,
       updatedAt: now,
     })
-    .where(and(eq(documents.collectionId, collectionId), eq(documents.status, "failed")))
-    .run();
+    .where(and(eq(documents.collectionId, collectionId), eq(documents.status, "failed")));
 }
 
 /** After a switch: documents that failed to rebuild have no chunks in the new index. */
 export async function zeroFailedChunkCounts(db: Db, collectionId: string): Promise<void> {
-  db.update(documents)
+  const { documents } = tables(db);
+  await db
+    .update(documents)
     .set({ chunkCount: 0 })
-    .where(and(eq(documents.collectionId, collectionId), eq(documents.status, "failed")))
-    .run();
+    .where(and(eq(documents.collectionId, collectionId), eq(documents.status, "failed")));
 }
 
 /** Failed documents whose error says the disk was full: they are queued again once space is back. */
 export async function documentsFailedForSpace(db: Db): Promise<DocumentRow[]> {
-  return db
+  const { documents } = tables(db);
+  // SQLite's LIKE ignores the case of ASCII letters; PostgreSQL's ILIKE does the same.
+  const diskFull = isPg(db) ? ilike(documents.error, DISK_FULL_LIKE) : like(documents.error, DISK_FULL_LIKE);
+  return await db
     .select()
     .from(documents)
-    .where(and(eq(documents.status, "failed"), like(documents.error, DISK_FULL_LIKE)))
-    .all();
+    .where(and(eq(documents.status, "failed"), diskFull));
 }
 
 /** File sources still waiting for their bytes, created at or after `since` (ISO); a scan, for start-up only. */
 export async function listAwaitingUploads(db: Db, since: string): Promise<DocumentRow[]> {
-  return db
+  const { documents } = tables(db);
+  return await db
     .select()
     .from(documents)
-    .where(and(eq(documents.status, "awaiting_upload"), sql`${documents.createdAt} >= ${since}`))
-    .all();
+    .where(and(eq(documents.status, "awaiting_upload"), sql`${documents.createdAt} >= ${since}`));
 }
 
 /** Fails a document still waiting for its file, with `error`; false if it was not waiting. */
 export async function failAwaitingUpload(db: Db, id: string, error: string, now: string): Promise<boolean> {
-  return (
-    db
-      .update(documents)
-      .set({ status: "failed", error, updatedAt: now })
-      .where(and(eq(documents.id, id), eq(documents.status, "awaiting_upload")))
-      .returning({ id: documents.id })
-      .all().length === 1
-  );
+  const { documents } = tables(db);
+  const failed = await db
+    .update(documents)
+    .set({ status: "failed", error, updatedAt: now })
+    .where(and(eq(documents.id, id), eq(documents.status, "awaiting_upload")))
+    .returning({ id: documents.id });
+  return failed.length === 1;
 }

@@ -4,15 +4,18 @@
  */
 import { and, asc, count, eq, gt, inArray, ne, type SQL } from "drizzle-orm";
 import type { Db } from "../client";
+import { first, tables } from "../dialect";
 import { once, ph } from "../prepared";
-import { documentTexts, documents, tasks, type DocumentRow } from "../schema";
+import type { DocumentRow } from "../schema";
 
-const byExternalId = (db: Db) =>
-  db
+const byExternalId = (db: Db) => {
+  const { documents } = tables(db);
+  return db
     .select()
     .from(documents)
     .where(and(eq(documents.collectionId, ph("collectionId")), eq(documents.externalId, ph("externalId"))))
     .prepare();
+};
 
 /** The document a client knows as `externalId` in a collection. */
 export async function findDocumentByExternalId(
@@ -20,7 +23,7 @@ export async function findDocumentByExternalId(
   collectionId: string,
   externalId: string,
 ): Promise<DocumentRow | undefined> {
-  return once(db, byExternalId).get({ collectionId, externalId });
+  return first(await once(db, byExternalId).execute({ collectionId, externalId }));
 }
 
 export interface DocumentPageQuery {
@@ -37,33 +40,33 @@ export async function listDocumentPage(
   collectionId: string,
   q: DocumentPageQuery,
 ): Promise<{ rows: DocumentRow[]; total: number }> {
+  const { documents } = tables(db);
   const where: SQL[] = [eq(documents.collectionId, collectionId)];
   if (q.status) where.push(eq(documents.status, q.status));
   if (q.updatedSince) where.push(gt(documents.updatedAt, q.updatedSince));
   const cond = and(...where);
-  const rows = db
+  const rows = await db
     .select()
     .from(documents)
     .where(cond)
     .orderBy(asc(documents.updatedAt), asc(documents.id))
     .limit(q.pageSize)
-    .offset((q.page - 1) * q.pageSize)
-    .all();
-  const total = db.select({ n: count() }).from(documents).where(cond).get()?.n ?? 0;
+    .offset((q.page - 1) * q.pageSize);
+  const total = first(await db.select({ n: count() }).from(documents).where(cond))?.n ?? 0;
   return { rows, total };
 }
 
 /** Sets (or, with null, removes) a document's stored text. */
 export async function replaceDocumentText(db: Db, documentId: string, content: string | null): Promise<void> {
-  db.delete(documentTexts).where(eq(documentTexts.documentId, documentId)).run();
-  if (content !== null) db.insert(documentTexts).values({ documentId, content }).run();
+  const { documentTexts } = tables(db);
+  await db.delete(documentTexts).where(eq(documentTexts.documentId, documentId));
+  if (content !== null) await db.insert(documentTexts).values({ documentId, content });
 }
 
 /** Removes a document's waiting and running tasks: a newer version supersedes them. */
 export async function dropPendingTasksOfDocument(db: Db, documentId: string): Promise<void> {
-  db.delete(tasks)
-    .where(and(eq(tasks.documentId, documentId), inArray(tasks.status, ["queued", "processing"])))
-    .run();
+  const { tasks } = tables(db);
+  await db.delete(tasks).where(and(eq(tasks.documentId, documentId), inArray(tasks.status, ["queued", "processing"])));
 }
 
 /**
@@ -76,17 +79,20 @@ export async function findSameContent(
   contentHash: string,
   exceptId: string,
 ): Promise<DocumentRow | undefined> {
-  return db
-    .select()
-    .from(documents)
-    .where(
-      and(
-        eq(documents.collectionId, collectionId),
-        eq(documents.contentHash, contentHash),
-        ne(documents.id, exceptId),
-        ne(documents.status, "failed"),
-      ),
-    )
-    .orderBy(asc(documents.id))
-    .get();
+  const { documents } = tables(db);
+  return first(
+    await db
+      .select()
+      .from(documents)
+      .where(
+        and(
+          eq(documents.collectionId, collectionId),
+          eq(documents.contentHash, contentHash),
+          ne(documents.id, exceptId),
+          ne(documents.status, "failed"),
+        ),
+      )
+      .orderBy(asc(documents.id))
+      .limit(1),
+  );
 }

@@ -6,7 +6,7 @@
  * thread's time under 32 vector clients (bench/query-concurrency.ts, 20,000 chunks).
  */
 import type { Db } from "../client";
-import { statement } from "../prepared";
+import { type PlainSql, selectRows } from "../dialect";
 import type { DocumentRow } from "../schema";
 
 /** What a search result says about its source (docs/API.md, Query: result metadata). */
@@ -15,14 +15,23 @@ export type ResultSource = Pick<
   "id" | "collectionId" | "type" | "name" | "url" | "fileName" | "externalId" | "metadata"
 >;
 
+// SQLite's text, exported for its query plan test.
 // IN (subquery), not a join: joined, SQLite walked every document of the collection for
 // each query (8 ms at 2,000 documents) instead of looking the ids up (about 50 µs).
 export const SOURCES_OF_HITS = `SELECT id, collection_id AS collectionId, type, name, url, file_name AS fileName,
     external_id AS externalId, metadata
   FROM documents WHERE id IN (SELECT value FROM json_each($ids))`;
 
+/** SOURCES_OF_HITS (SQLite's text, which test/result-sources.test.ts plans) and PostgreSQL's. */
+const sourcesOfHits: PlainSql = {
+  sqlite: SOURCES_OF_HITS,
+  pg: `SELECT id, collection_id AS "collectionId", type, name, url, file_name AS "fileName",
+    external_id AS "externalId", metadata
+  FROM documents WHERE id IN (SELECT value FROM jsonb_array_elements_text($ids::text::jsonb) AS j(value))`,
+};
+
 /** The documents with these ids; an id of a deleted document has no row. */
 export async function findResultSources(db: Db, ids: string[]): Promise<ResultSource[]> {
   if (ids.length === 0) return [];
-  return statement(db, SOURCES_OF_HITS).all({ ids: JSON.stringify(ids) }) as ResultSource[];
+  return selectRows<ResultSource>(db, sourcesOfHits, { ids: JSON.stringify(ids) });
 }

@@ -4,36 +4,39 @@
  */
 import { and, asc, eq, inArray, isNotNull, lte, sql } from "drizzle-orm";
 import type { Db } from "../client";
-import { documents, type SourceFetch, sourceFetches } from "../schema";
+import { first, tables } from "../dialect";
+import type { SourceFetch } from "../schema";
 
 export type SourceFetchPatch = Partial<Omit<SourceFetch, "documentId">>;
 
 /** Creates the row of a document, or changes the given fields of it. */
 export async function saveSourceFetch(db: Db, documentId: string, patch: SourceFetchPatch): Promise<void> {
+  const { sourceFetches } = tables(db);
   if (Object.keys(patch).length === 0) {
-    db.insert(sourceFetches).values({ documentId }).onConflictDoNothing().run();
+    await db.insert(sourceFetches).values({ documentId }).onConflictDoNothing();
     return;
   }
-  db.insert(sourceFetches)
+  await db
+    .insert(sourceFetches)
     .values({ documentId, ...patch })
-    .onConflictDoUpdate({ target: sourceFetches.documentId, set: patch })
-    .run();
+    .onConflictDoUpdate({ target: sourceFetches.documentId, set: patch });
 }
 
 /** The fetch state of one document; undefined for text/file sources and url/api sources from before refresh. */
 export async function findSourceFetch(db: Db, documentId: string): Promise<SourceFetch | undefined> {
-  return db.select().from(sourceFetches).where(eq(sourceFetches.documentId, documentId)).get();
+  const { sourceFetches } = tables(db);
+  return first(await db.select().from(sourceFetches).where(eq(sourceFetches.documentId, documentId)));
 }
 
 /** The fetch states of many documents, by id (500 ids per query). */
 export async function sourceFetchesOf(db: Db, ids: string[]): Promise<Map<string, SourceFetch>> {
+  const { sourceFetches } = tables(db);
   const out = new Map<string, SourceFetch>();
   for (let i = 0; i < ids.length; i += 500) {
-    const rows = db
+    const rows = await db
       .select()
       .from(sourceFetches)
-      .where(inArray(sourceFetches.documentId, ids.slice(i, i + 500)))
-      .all();
+      .where(inArray(sourceFetches.documentId, ids.slice(i, i + 500)));
     for (const r of rows) out.set(r.documentId, r);
   }
   return out;
@@ -41,23 +44,23 @@ export async function sourceFetchesOf(db: Db, ids: string[]): Promise<Map<string
 
 /** Up to `limit` sources whose re-fetch is due at `now`, the longest overdue first. */
 export async function dueRefetches(db: Db, now: string, limit: number): Promise<SourceFetch[]> {
-  return db
+  const { sourceFetches } = tables(db);
+  return await db
     .select()
     .from(sourceFetches)
     .where(and(isNotNull(sourceFetches.nextCheckAt), lte(sourceFetches.nextCheckAt, now)))
     .orderBy(asc(sourceFetches.nextCheckAt))
-    .limit(limit)
-    .all();
+    .limit(limit);
 }
 
 /** Every scheduled source whose due time is before `now` (after a restart). */
 export async function overdueRefetches(db: Db, now: string): Promise<SourceFetch[]> {
-  return db
+  const { sourceFetches } = tables(db);
+  return await db
     .select()
     .from(sourceFetches)
     .where(and(isNotNull(sourceFetches.nextCheckAt), lte(sourceFetches.nextCheckAt, now)))
-    .orderBy(asc(sourceFetches.nextCheckAt))
-    .all();
+    .orderBy(asc(sourceFetches.nextCheckAt));
 }
 
 /** A crawled page as its crawl source's next sync sees it. */
@@ -71,7 +74,8 @@ export interface CrawledPage {
 
 /** The pages a crawl source holds now. */
 export async function crawledPagesOf(db: Db, crawlSourceId: string): Promise<CrawledPage[]> {
-  return db
+  const { documents, sourceFetches } = tables(db);
+  return await db
     .select({
       documentId: documents.id,
       url: sql<string>`coalesce(${documents.url}, '')`,
@@ -81,16 +85,16 @@ export async function crawledPagesOf(db: Db, crawlSourceId: string): Promise<Cra
     })
     .from(sourceFetches)
     .innerJoin(documents, eq(documents.id, sourceFetches.documentId))
-    .where(eq(sourceFetches.crawlSourceId, crawlSourceId))
-    .all();
+    .where(eq(sourceFetches.crawlSourceId, crawlSourceId));
 }
 
 /** Ids of the pages a crawl source holds (to delete them with it). */
 export async function crawledPageIds(db: Db, crawlSourceId: string): Promise<string[]> {
-  return db
-    .select({ id: sourceFetches.documentId })
-    .from(sourceFetches)
-    .where(eq(sourceFetches.crawlSourceId, crawlSourceId))
-    .all()
-    .map((r) => r.id);
+  const { sourceFetches } = tables(db);
+  return (
+    await db
+      .select({ id: sourceFetches.documentId })
+      .from(sourceFetches)
+      .where(eq(sourceFetches.crawlSourceId, crawlSourceId))
+  ).map((r) => r.id);
 }

@@ -4,8 +4,9 @@
  */
 import { and, count, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Db } from "../client";
+import { first, tables } from "../dialect";
 import { once, ph, placeholdersOf } from "../prepared";
-import { documents, tasks, type DocumentRow, type Task } from "../schema";
+import type { DocumentRow, Task } from "../schema";
 import { taskEndings } from "./task-batches";
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -27,7 +28,7 @@ export async function insertTask(
     createdAt: iso(t.now),
     updatedAt: iso(t.now),
   };
-  once(db, insert).run(row);
+  await once(db, insert).execute(row);
   return row;
 }
 
@@ -45,26 +46,30 @@ const insert = (db: Db) => {
     createdAt: null,
     updatedAt: null,
   };
-  return db.insert(tasks).values(placeholdersOf(row)).prepare();
+  return db.insert(tables(db).tasks).values(placeholdersOf(row)).prepare();
 };
 
-const byId = (db: Db) =>
-  db
+const byId = (db: Db) => {
+  const { tasks } = tables(db);
+  return db
     .select()
     .from(tasks)
     .where(eq(tasks.id, ph("id")))
     .prepare();
+};
 
 export async function findTask(db: Db, id: string): Promise<Task | undefined> {
-  return once(db, byId).get({ id });
+  return first(await once(db, byId).execute({ id }));
 }
 
-const ended = (db: Db) =>
-  db
+const ended = (db: Db) => {
+  const { tasks } = tables(db);
+  return db
     .update(tasks)
     .set({ status: ph("status"), lastError: ph("error"), leaseUntil: null, updatedAt: ph("now") })
     .where(eq(tasks.id, ph("id")))
     .prepare();
+};
 
 /** The task ended for good: succeeded, or failed with `error`. */
 export async function endTask(
@@ -74,35 +79,40 @@ export async function endTask(
   error: string | null,
   now: string,
 ): Promise<void> {
-  once(db, ended).run({ id, status, error, now });
+  await once(db, ended).execute({ id, status, error, now });
 }
 
-const retryLater = (db: Db) =>
-  db
+const retryLater = (db: Db) => {
+  const { tasks } = tables(db);
+  return db
     .update(tasks)
     .set({ status: "queued", lastError: ph("error"), runAfter: ph("after"), leaseUntil: null, updatedAt: ph("now") })
     .where(eq(tasks.id, ph("id")))
     .prepare();
+};
 
 /** Back to the queue after a transient failure, to run again after `runAfter`. */
 export async function retryTaskLater(db: Db, id: string, error: string, runAfter: string, now: string): Promise<void> {
-  once(db, retryLater).run({ id, error, after: runAfter, now });
+  await once(db, retryLater).execute({ id, error, after: runAfter, now });
 }
 
-const pendingOfDocument = (db: Db) =>
-  db
+const pendingOfDocument = (db: Db) => {
+  const { tasks } = tables(db);
+  return db
     .select()
     .from(tasks)
     .where(and(eq(tasks.documentId, ph("documentId")), inArray(tasks.status, ["queued", "processing"])))
     .prepare();
+};
 
 /** Tasks of a document still waiting or running. */
 export async function pendingTasksOfDocument(db: Db, documentId: string): Promise<Task[]> {
-  return once(db, pendingOfDocument).all({ documentId });
+  return once(db, pendingOfDocument).execute({ documentId });
 }
 
-const pendingOfGeneration = (db: Db) =>
-  db
+const pendingOfGeneration = (db: Db) => {
+  const { tasks } = tables(db);
+  return db
     .select({ n: count() })
     .from(tasks)
     .where(
@@ -113,16 +123,20 @@ const pendingOfGeneration = (db: Db) =>
       ),
     )
     .prepare();
+};
 
 /** How many tasks of a collection's generation are still waiting or running. */
 export async function pendingTaskCount(db: Db, collectionId: string, generation: number): Promise<number> {
-  return once(db, pendingOfGeneration).get({ collectionId, generation })?.n ?? 0;
+  return first(await once(db, pendingOfGeneration).execute({ collectionId, generation }))?.n ?? 0;
 }
 
-const queuedCount = (db: Db) => db.select({ n: count() }).from(tasks).where(eq(tasks.status, "queued")).prepare();
+const queuedCount = (db: Db) => {
+  const { tasks } = tables(db);
+  return db.select({ n: count() }).from(tasks).where(eq(tasks.status, "queued")).prepare();
+};
 
 export async function queuedTaskCount(db: Db): Promise<number> {
-  return once(db, queuedCount).get()?.n ?? 0;
+  return first(await once(db, queuedCount).execute())?.n ?? 0;
 }
 
 /**
@@ -133,12 +147,13 @@ export async function taskQueueDepth(
   db: Db,
   now: number,
 ): Promise<{ queued: number; waiting: number; processing: number }> {
-  const rows = db
-    .select({ status: tasks.status, later: sql<number>`${tasks.runAfter} > ${iso(now)}`, n: count() })
+  const { tasks } = tables(db);
+  // `later` is 0 or 1 on SQLite, a boolean on PostgreSQL: read as truthy.
+  const rows = await db
+    .select({ status: tasks.status, later: sql<number | boolean>`${tasks.runAfter} > ${iso(now)}`, n: count() })
     .from(tasks)
     .where(inArray(tasks.status, ["queued", "processing"]))
-    .groupBy(tasks.status, sql`2`)
-    .all();
+    .groupBy(tasks.status, sql`2`);
   const depth = { queued: 0, waiting: 0, processing: 0 };
   for (const r of rows) {
     if (r.status === "processing") depth.processing += r.n;
@@ -150,9 +165,10 @@ export async function taskQueueDepth(
 
 /** Removes waiting tasks of a collection for generations other than `keep` (a re-index supersedes them). */
 export async function dropQueuedTasksExcept(db: Db, collectionId: string, keep: number): Promise<void> {
-  db.delete(tasks)
-    .where(and(eq(tasks.collectionId, collectionId), eq(tasks.status, "queued"), sql`${tasks.generation} <> ${keep}`))
-    .run();
+  const { tasks } = tables(db);
+  await db
+    .delete(tasks)
+    .where(and(eq(tasks.collectionId, collectionId), eq(tasks.status, "queued"), sql`${tasks.generation} <> ${keep}`));
 }
 
 /**
@@ -160,30 +176,33 @@ export async function dropQueuedTasksExcept(db: Db, collectionId: string, keep: 
  * tasks, and the documents that went back (run it inside a transaction).
  */
 export async function requeueInterrupted(db: Db, now: number): Promise<{ tasks: number; documents: string[] }> {
-  const n = db
-    .update(tasks)
-    .set({ status: "queued", leaseUntil: null, runAfter: iso(now), updatedAt: iso(now) })
-    .where(eq(tasks.status, "processing"))
-    .returning({ id: tasks.id })
-    .all().length;
-  const requeued = db
+  const { tasks, documents } = tables(db);
+  const n = (
+    await db
+      .update(tasks)
+      .set({ status: "queued", leaseUntil: null, runAfter: iso(now), updatedAt: iso(now) })
+      .where(eq(tasks.status, "processing"))
+      .returning({ id: tasks.id })
+  ).length;
+  const requeued = await db
     .update(documents)
     .set({ status: "queued" })
     .where(eq(documents.status, "processing"))
-    .returning({ id: documents.id })
-    .all();
+    .returning({ id: documents.id });
   return { tasks: n, documents: requeued.map((r) => r.id) };
 }
 
 /** Deletes finished tasks older than `beforeMs` so the table does not grow without bound. */
 export async function pruneFinishedTasks(db: Db, beforeMs: number): Promise<void> {
-  db.delete(tasks)
-    .where(and(inArray(tasks.status, ["succeeded", "failed"]), lte(tasks.updatedAt, iso(beforeMs))))
-    .run();
+  const { tasks } = tables(db);
+  await db
+    .delete(tasks)
+    .where(and(inArray(tasks.status, ["succeeded", "failed"]), lte(tasks.updatedAt, iso(beforeMs))));
 }
 
 /** Documents waiting (queued or processing) with no waiting or running task. */
 export async function waitingDocumentsWithoutTask(db: Db): Promise<DocumentRow[]> {
+  const { tasks, documents } = tables(db);
   return db
     .select()
     .from(documents)
@@ -192,8 +211,7 @@ export async function waitingDocumentsWithoutTask(db: Db): Promise<DocumentRow[]
         inArray(documents.status, ["queued", "processing"]),
         sql`NOT EXISTS (SELECT 1 FROM ${tasks} t WHERE t.document_id = ${sql.raw('"documents"."id"')} AND t.status IN ('queued','processing'))`,
       ),
-    )
-    .all();
+    );
 }
 
 /** How many tasks of a generation succeeded and failed. */
@@ -202,12 +220,12 @@ export async function tasksOfGeneration(
   collectionId: string,
   generation: number,
 ): Promise<{ succeeded: number; failed: number }> {
-  const rows = db
+  const { tasks } = tables(db);
+  const rows = await db
     .select({ status: tasks.status, n: count() })
     .from(tasks)
     .where(and(eq(tasks.collectionId, collectionId), eq(tasks.generation, generation)))
-    .groupBy(tasks.status)
-    .all();
+    .groupBy(tasks.status);
   const of = (s: string) => rows.find((r) => r.status === s)?.n ?? 0;
   return { succeeded: of("succeeded"), failed: of("failed") };
 }

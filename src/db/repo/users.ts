@@ -1,12 +1,14 @@
 /** Named queries on users and their sessions. */
 import { and, eq, gt, lt, ne, sql } from "drizzle-orm";
 import type { Db } from "../client";
+import { first, isPg, tables } from "../dialect";
 import { once, ph } from "../prepared";
-import { sessions, users, type Tier, type User } from "../schema";
+import type { Tier, User } from "../schema";
 
 /** Finds a user by email, ignoring case. */
 export async function findUserByEmail(db: Db, email: string): Promise<User | undefined> {
-  return db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`).get();
+  const { users } = tables(db);
+  return first(await db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`));
 }
 
 /**
@@ -19,44 +21,50 @@ export async function insertUser(
   user: Pick<User, "id" | "email" | "passwordHash" | "tier" | "createdAt">,
   admin = false,
 ): Promise<User> {
-  const isAdmin = admin ? sql`1` : sql`(SELECT count(*) = 0 FROM ${users})`;
-  return db
+  const { users } = tables(db);
+  const yes = isPg(db) ? sql`true` : sql`1`;
+  const isAdmin = admin ? yes : sql`(SELECT count(*) = 0 FROM ${users})`;
+  const [row] = await db
     .insert(users)
     .values({ ...user, isAdmin: isAdmin as unknown as boolean })
-    .returning()
-    .get();
+    .returning();
+  return row!;
 }
 
 /** Finds a user by id. */
 export async function findUserById(db: Db, id: string): Promise<User | undefined> {
-  return db.select().from(users).where(eq(users.id, id)).get();
+  const { users } = tables(db);
+  return first(await db.select().from(users).where(eq(users.id, id)));
 }
 
 /** Whether a user is disabled, for every key check: undefined when the user is gone. */
 export async function findUserState(db: Db, id: string): Promise<{ disabledAt: string | null } | undefined> {
-  return once(db, stateById).get({ id });
+  return first(await once(db, stateById).execute({ id }));
 }
 
-const stateById = (db: Db) =>
-  db
+const stateById = (db: Db) => {
+  const { users } = tables(db);
+  return db
     .select({ disabledAt: users.disabledAt })
     .from(users)
     .where(eq(users.id, ph("id")))
     .prepare();
+};
 
 /** Records a sign-in (a new session). */
 export async function touchSignIn(db: Db, userId: string, at: string): Promise<void> {
-  db.update(users).set({ lastSignInAt: at }).where(eq(users.id, userId)).run();
+  const { users } = tables(db);
+  await db.update(users).set({ lastSignInAt: at }).where(eq(users.id, userId));
 }
 
 /** Sets a user's tier; returns false when no user has that email. */
 export async function updateUserTier(db: Db, email: string, tier: Tier): Promise<boolean> {
-  const res = db
+  const { users } = tables(db);
+  const res = await db
     .update(users)
     .set({ tier })
     .where(sql`lower(${users.email}) = lower(${email})`)
-    .returning({ id: users.id })
-    .all();
+    .returning({ id: users.id });
   return res.length > 0;
 }
 
@@ -64,7 +72,7 @@ export async function insertSession(
   db: Db,
   s: { tokenHash: string; userId: string; createdAt: string; expiresAt: string },
 ): Promise<void> {
-  db.insert(sessions).values(s).run();
+  await db.insert(tables(db).sessions).values(s);
 }
 
 /** The user behind a live session token hash. */
@@ -73,33 +81,37 @@ export async function findUserBySession(
   tokenHash: string,
   now: string,
 ): Promise<{ user: User; expiresAt: string } | undefined> {
-  return once(db, bySession).get({ tokenHash, now });
+  return first(await once(db, bySession).execute({ tokenHash, now }));
 }
 
-const bySession = (db: Db) =>
-  db
+const bySession = (db: Db) => {
+  const { sessions, users } = tables(db);
+  return db
     .select({ user: users, expiresAt: sessions.expiresAt })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(and(eq(sessions.tokenHash, ph("tokenHash")), gt(sessions.expiresAt, ph("now"))))
     .prepare();
+};
 
 export async function extendSession(db: Db, tokenHash: string, expiresAt: string): Promise<void> {
-  db.update(sessions).set({ expiresAt }).where(eq(sessions.tokenHash, tokenHash)).run();
+  const { sessions } = tables(db);
+  await db.update(sessions).set({ expiresAt }).where(eq(sessions.tokenHash, tokenHash));
 }
 
 /** Ends every session of a user (disable, password reset), or all but `keep` (a token hash). */
 export async function deleteSessionsOf(db: Db, userId: string, keep?: string): Promise<void> {
+  const { sessions } = tables(db);
   const others = keep === undefined ? undefined : ne(sessions.tokenHash, keep);
-  db.delete(sessions)
-    .where(and(eq(sessions.userId, userId), others))
-    .run();
+  await db.delete(sessions).where(and(eq(sessions.userId, userId), others));
 }
 
 export async function deleteSession(db: Db, tokenHash: string): Promise<void> {
-  db.delete(sessions).where(eq(sessions.tokenHash, tokenHash)).run();
+  const { sessions } = tables(db);
+  await db.delete(sessions).where(eq(sessions.tokenHash, tokenHash));
 }
 
 export async function deleteExpiredSessions(db: Db, now: string): Promise<number> {
-  return db.delete(sessions).where(lt(sessions.expiresAt, now)).returning({ t: sessions.tokenHash }).all().length;
+  const { sessions } = tables(db);
+  return (await db.delete(sessions).where(lt(sessions.expiresAt, now)).returning({ t: sessions.tokenHash })).length;
 }

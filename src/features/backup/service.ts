@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { backupToFile, type PreparedBackup, prepareBackup } from "../../backup/backup";
 import type { Freezable, RemovalHold } from "../../backup/snapshot";
 import type { Logger } from "../../log";
-import { diskOnly } from "../../http/errors";
+import { AppError, diskOnly } from "../../http/errors";
 import { newControlToken } from "./control";
 
 export interface BackupSchedule {
@@ -31,6 +31,8 @@ export class BackupService {
     /** The data directory's files; null when they are in object storage, which a backup does not copy. */
     private readonly files: RemovalHold | null,
     private readonly log: Logger,
+    /** Whether the metadata is in PostgreSQL, which a backup of the data directory does not hold. */
+    private readonly onPostgres = false,
   ) {}
 
   /** A snapshot now and its archive's bytes (for streaming); see takeSnapshot for `whileFrozen`. */
@@ -39,6 +41,11 @@ export class BackupService {
   }
 
   private localFiles(): RemovalHold {
+    if (this.onPostgres)
+      throw new AppError(
+        "not_implemented",
+        "a backup copies the data directory, and this server keeps its metadata in PostgreSQL (RAGD_DATABASE_URL); back the database up with PostgreSQL's own tools",
+      );
     if (this.files === null)
       throw diskOnly("a backup", "copy the bucket with the store's own tools, and ragd.db with sqlite3's .backup");
     return this.files;

@@ -3,6 +3,7 @@ import { Elysia, t } from "elysia";
 import type { Config } from "../../config";
 import { type ObjectStorage, objectStorage } from "../../config-storage";
 import { storeFails } from "../../files/probe";
+import { isPg, selectRows } from "../../db/dialect";
 import type { Store } from "../../db/store";
 import { checkBackends } from "../../embed/health";
 import { modelsInUse } from "../../ingest/generations";
@@ -15,11 +16,16 @@ const Check = t.Object({ name: t.String(), ok: t.Boolean(), error: t.Optional(t.
 
 async function readiness(db: Store, lance: LanceConnection, config: Config) {
   const checks: { name: string; ok: boolean; error?: string }[] = [];
+  const engine = isPg(db.reader) ? "postgresql" : "sqlite";
   try {
-    db.reader.$client.query("SELECT 1").get();
-    checks.push({ name: "sqlite", ok: true });
+    // A database that does not answer within 2 s is not ready either.
+    const late = new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error("no answer within 2 s")), 2000).unref(),
+    );
+    await Promise.race([selectRows(db.reader, { sqlite: "SELECT 1", pg: "SELECT 1" }), late]);
+    checks.push({ name: engine, ok: true });
   } catch (err) {
-    checks.push({ name: "sqlite", ok: false, error: scrubMessage((err as Error).message, config.dataDir) });
+    checks.push({ name: engine, ok: false, error: scrubMessage((err as Error).message, config.dataDir) });
   }
   const storage = objectStorage(config);
   const store = storage ? await storeCheck(storage) : null;
