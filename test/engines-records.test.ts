@@ -91,7 +91,7 @@ import {
   sourceFetchesOf,
 } from "../src/db/repo/source-fetches";
 import type { DocumentRow } from "../src/db/schema";
-import { openEngines, seedPipeline } from "./support/engines";
+import { documentRow, openEngines, seedPipeline } from "./support/engines";
 import { havePostgres } from "./support/postgres";
 
 const { engines, close } = await openEngines();
@@ -99,34 +99,9 @@ afterAll(close);
 
 const at = (s: number) => new Date(Date.UTC(2030, 0, 1) + s * 1000).toISOString();
 
-/** A document row of `collectionId` with the given fields. */
-function doc(collectionId: string, fields: Partial<DocumentRow> & { id: string }): DocumentRow {
-  return {
-    collectionId,
-    type: "text",
-    name: fields.id,
-    contentLength: null,
-    url: null,
-    urlCredentials: null,
-    fileName: null,
-    fileSize: null,
-    filePath: null,
-    status: "queued",
-    error: null,
-    chunkCount: 0,
-    progressDone: 0,
-    progressTotal: 0,
-    progressUnit: "chunks",
-    createdAt: at(0),
-    updatedAt: at(0),
-    indexedAt: null,
-    metadata: "{}",
-    externalId: null,
-    contentHash: null,
-    ocr: null,
-    ...fields,
-  };
-}
+/** A document row of `collectionId` with the given fields, named after its id. */
+const doc = (collectionId: string, fields: Partial<DocumentRow> & { id: string }) =>
+  documentRow(collectionId, { name: fields.id, ...fields }, at(0));
 
 /** Task rows straight through the builder (tasks.ts is not what this file checks). */
 async function addTask(

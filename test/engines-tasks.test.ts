@@ -34,7 +34,7 @@ import {
   tasksOfGeneration,
   waitingDocumentsWithoutTask,
 } from "../src/db/repo/tasks";
-import { openEngines, seedPipeline } from "./support/engines";
+import { documentRow, openEngines, seedPipeline } from "./support/engines";
 import { havePostgres } from "./support/postgres";
 
 const { engines, close } = await openEngines();
@@ -44,34 +44,7 @@ const T = Date.UTC(2031, 4, 1);
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** A document row as ingestion stores it, queued. */
-function docRow(collectionId: string, over: Partial<DocumentRow> = {}): DocumentRow {
-  return {
-    id: Bun.randomUUIDv7(),
-    collectionId,
-    type: "text",
-    name: "a text",
-    contentLength: null,
-    url: null,
-    urlCredentials: null,
-    fileName: null,
-    fileSize: null,
-    filePath: null,
-    status: "queued",
-    error: null,
-    chunkCount: 0,
-    progressDone: 0,
-    progressTotal: 0,
-    progressUnit: "chunks",
-    createdAt: iso(T),
-    updatedAt: iso(T),
-    indexedAt: null,
-    metadata: "{}",
-    externalId: null,
-    contentHash: null,
-    ocr: null,
-    ...over,
-  };
-}
+const docRow = (collectionId: string, over: Partial<DocumentRow> = {}) => documentRow(collectionId, over, iso(T));
 
 const byRunThenId = (a: Task, b: Task) =>
   a.runAfter < b.runAfter ? -1 : a.runAfter > b.runAfter ? 1 : a.id < b.id ? -1 : 1;

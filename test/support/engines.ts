@@ -9,6 +9,7 @@ import { openStore } from "../../src/db/client";
 import { openPgStore } from "../../src/db/pg-store";
 import { insertCollection } from "../../src/db/repo/collections";
 import { insertUser } from "../../src/db/repo/users";
+import type { DocumentRow } from "../../src/db/schema";
 import type { Store } from "../../src/db/store";
 import { tempDir } from "./app";
 import { havePostgres, startPostgres } from "./postgres";
@@ -67,4 +68,38 @@ export async function seedPipeline(store: Store): Promise<{ userId: string; coll
     });
   });
   return { userId, collectionId };
+}
+
+/** A document row of `collectionId` as ingestion stores it, queued, created at `createdAt`. */
+export function documentRow(
+  collectionId: string,
+  over: Partial<DocumentRow> = {},
+  createdAt = "2030-01-01T00:00:00.000Z",
+): DocumentRow {
+  return {
+    id: Bun.randomUUIDv7(),
+    collectionId,
+    type: "text",
+    name: "a text",
+    contentLength: null,
+    url: null,
+    urlCredentials: null,
+    fileName: null,
+    fileSize: null,
+    filePath: null,
+    status: "queued",
+    error: null,
+    chunkCount: 0,
+    progressDone: 0,
+    progressTotal: 0,
+    progressUnit: "chunks",
+    createdAt,
+    updatedAt: createdAt,
+    indexedAt: null,
+    metadata: "{}",
+    externalId: null,
+    contentHash: null,
+    ocr: null,
+    ...over,
+  };
 }
