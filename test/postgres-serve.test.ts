@@ -143,4 +143,14 @@ describe.skipIf(!havePostgres)("ragd serve on PostgreSQL", () => {
     }
     expect((await server.http("/readyz")).status).toBe(200);
   }, 60_000);
+
+  test("with the database stopped, /readyz is 503 naming it; once it is back, the server serves again", async () => {
+    await pg.pause();
+    const down = await server.http("/readyz");
+    expect(down.status).toBe(503);
+    expect(down.body.checks.find((c: { name: string }) => c.name === "postgresql")?.ok).toBe(false);
+    await pg.resume();
+    await waitFor("ready again", async () => (await server.http("/readyz")).status === 200);
+    expect((await query("tide tables at dawn")).body.results[0].content).toContain("harbour master");
+  }, 60_000);
 });

@@ -15,6 +15,9 @@ export interface TestPostgres {
   url: string;
   /** Creates an empty database and returns its URL. */
   createDatabase(name: string): Promise<string>;
+  /** Stops the server, keeping its data, until `resume` starts it again on the same port. */
+  pause(): Promise<void>;
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -65,20 +68,30 @@ export async function startPostgres(): Promise<TestPostgres> {
   // Durability is not what these tests check: no fsync keeps them fast on a shared disk.
   const settings = ["listen_addresses=127.0.0.1", "fsync=off", "synchronous_commit=off", "full_page_writes=off"];
   const args = ["-D", data, "-p", String(port), "-k", dir, ...settings.flatMap((s) => ["-c", s])];
-  const server: ChildProcess = spawn(join(bin, "postgres"), args, { ...user, stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
-  server.stderr?.on("data", (b: Buffer) => {
-    log = (log + b.toString()).slice(-4000);
-  });
+  const launch = () => {
+    const child: ChildProcess = spawn(join(bin, "postgres"), args, { ...user, stdio: ["ignore", "ignore", "pipe"] });
+    child.stderr?.on("data", (b: Buffer) => {
+      log = (log + b.toString()).slice(-4000);
+    });
+    return child;
+  };
+  let server = launch();
   const url = `postgres://ragd@127.0.0.1:${port}/postgres`;
   await untilAccepting(url, server, () => log);
+  const halt = async () => {
+    if (server.exitCode !== null) return;
+    const exited = new Promise((r) => server.once("exit", r));
+    server.kill("SIGINT"); // fast shutdown: ends sessions, no checkpoint wait
+    await exited;
+  };
   const stop = async () => {
-    if (server.exitCode === null) {
-      const exited = new Promise((r) => server.once("exit", r));
-      server.kill("SIGINT"); // fast shutdown: ends sessions, no checkpoint wait
-      await exited;
-    }
+    await halt();
     rmSync(dir, { recursive: true, force: true });
+  };
+  const resume = async () => {
+    server = launch();
+    await untilAccepting(url, server, () => log);
   };
   const createDatabase = async (name: string) => {
     const sql = new SQL(url, { max: 1 });
@@ -86,7 +99,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     await sql.close();
     return url.replace(/\/postgres$/, `/${name}`);
   };
-  return { url, createDatabase, stop };
+  return { url, createDatabase, stop, pause: halt, resume };
 }
 
 async function untilAccepting(url: string, server: ChildProcess, log: () => string): Promise<void> {

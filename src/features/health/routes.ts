@@ -27,6 +27,7 @@ async function readiness(db: Store, lance: LanceConnection, config: Config) {
   } catch (err) {
     checks.push({ name: engine, ok: false, error: scrubMessage((err as Error).message, config.dataDir) });
   }
+  const databaseOk = checks[0]!.ok;
   const storage = objectStorage(config);
   const store = storage ? await storeCheck(storage) : null;
   if (store) checks.push(store);
@@ -42,7 +43,8 @@ async function readiness(db: Store, lance: LanceConnection, config: Config) {
     }
   }
   checks.push(diskCheck(config));
-  for (const b of await checkBackends(await modelsInUse(db.reader), config)) {
+  // The models in use are the database's to say: without it, their backends go unasked.
+  for (const b of databaseOk ? await checkBackends(await modelsInUse(db.reader), config) : []) {
     checks.push({ name: `embedding: ${b.backend}`, ok: b.ok, ...(b.error ? { error: b.error } : {}) });
   }
   return checks;
