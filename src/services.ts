@@ -6,8 +6,7 @@ import { sweepSnapshots } from "./backup/snapshot";
 import type { Config } from "./config";
 import { Collections } from "./core/collections";
 import { openStore } from "./db/client";
-import { openPgStore } from "./db/pg-store";
-import { ConfigError, redactPassword } from "./config-values";
+import { openServingPgStore } from "./db/pg-store";
 import type { Store } from "./db/store";
 import { AdminService } from "./features/admin/service";
 import { SingleSignOn } from "./features/auth/oidc";
@@ -105,7 +104,7 @@ const MALLOC_ARENAS = 2;
 
 export async function createServices(config: Config, log: Logger): Promise<Services> {
   limitMallocArenas(MALLOC_ARENAS);
-  const db = config.databaseUrl ? await servingDatabase(config.databaseUrl) : openStore(config.dataDir);
+  const db = config.databaseUrl ? await openServingPgStore(config.databaseUrl) : openStore(config.dataDir);
   // Vectors and files in the data directory, or in a bucket (docs/ARCHITECTURE.md, Object storage).
   const storage = objectStorage(config);
   const lance = await openLance(storage ?? config.dataDir);
@@ -275,16 +274,6 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     timers,
     background,
   };
-}
-
-/** The PostgreSQL store of RAGD_DATABASE_URL, for this server alone (PgStore.claimServing). */
-async function servingDatabase(url: string): Promise<Store> {
-  const db = await openPgStore(url);
-  if (await db.claimServing()) return db;
-  await db.close();
-  throw new ConfigError(
-    `the database ${redactPassword(url)} is in use by another ragd server; one server per database (several are not supported yet)`,
-  );
 }
 
 /** Stops background work and releases what the services hold; pending writes are flushed first. */

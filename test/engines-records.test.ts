@@ -16,7 +16,6 @@ import {
   failAwaitingUpload,
   findDocument,
   findDocumentById,
-  findDocumentByExternalId,
   findDocumentText,
   findDocumentWithPreview,
   insertDocument,
@@ -32,7 +31,7 @@ import {
 } from "../src/db/repo/documents";
 import {
   dropPendingTasksOfDocument,
-  findDocumentByExternalId as findByExternalId,
+  findDocumentByExternalId,
   findSameContent,
   listDocumentPage,
   replaceDocumentText,
@@ -218,8 +217,8 @@ for (const { name, store } of engines) {
           }),
         );
     });
-    expect((await findByExternalId(store.reader, collectionId, "e3"))?.id).toBe(d("3"));
-    expect(await findByExternalId(store.reader, collectionId, "e9")).toBeUndefined();
+    expect((await findDocumentByExternalId(store.reader, collectionId, "e3"))?.id).toBe(d("3"));
+    expect(await findDocumentByExternalId(store.reader, collectionId, "e9")).toBeUndefined();
 
     const page1 = await listDocumentPage(store.reader, collectionId, { page: 1, pageSize: 2 });
     expect([page1.rows.map((r) => r.id), page1.total]).toEqual([[d("5"), d("4")], 5]);

@@ -13,7 +13,7 @@
 import { type ReservedSQL, SQL } from "bun";
 import { drizzle } from "drizzle-orm/bun-sql";
 import type { PgDatabase } from "drizzle-orm/pg-core";
-import { redactPassword } from "../config-values";
+import { ConfigError, redactPassword } from "../config-values";
 import { Semaphore } from "../tools/semaphore";
 import type { Db } from "./client";
 import { migratePostgres } from "./pg-migrate";
@@ -72,4 +72,14 @@ export async function openPgStore(url: string): Promise<PgStore> {
     throw new Error(`could not use the PostgreSQL database ${redactPassword(url)}: ${(err as Error).message}`);
   }
   return new PgStore(client);
+}
+
+/** The store of RAGD_DATABASE_URL for this process's server alone (PgStore.claimServing). */
+export async function openServingPgStore(url: string): Promise<PgStore> {
+  const db = await openPgStore(url);
+  if (await db.claimServing()) return db;
+  await db.close();
+  throw new ConfigError(
+    `the database ${redactPassword(url)} is in use by another ragd server; one server per database (several are not supported yet)`,
+  );
 }

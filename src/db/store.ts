@@ -10,8 +10,8 @@
  *   without the lock another request's statements could land in its transaction).
  * - No read outside a transaction sees another's uncommitted rows: `reader` is a second,
  *   read-only connection, which WAL shows the last commit only. A write through it throws.
- * - A body must use its `tx`: calling `atomically` or `batched` inside one would wait for
- *   the lock it holds, so it throws instead.
+ * - A body must use its `tx`: calling `atomically` inside one (a group commit's body
+ *   included) would wait for the lock it holds, so it throws instead.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Statement } from "bun:sqlite";

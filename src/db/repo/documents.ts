@@ -30,21 +30,6 @@ const byId = (db: Db) => {
     .prepare();
 };
 
-/** The document of a collection with this external id, if any. */
-export async function findDocumentByExternalId(
-  db: Db,
-  collectionId: string,
-  externalId: string,
-): Promise<DocumentRow | undefined> {
-  const { documents } = tables(db);
-  return first(
-    await db
-      .select()
-      .from(documents)
-      .where(and(eq(documents.collectionId, collectionId), eq(documents.externalId, externalId))),
-  );
-}
-
 export async function findDocumentById(db: Db, id: string): Promise<DocumentRow | undefined> {
   return first(await once(db, byId).execute({ id }));
 }

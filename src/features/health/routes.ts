@@ -17,15 +17,18 @@ const Check = t.Object({ name: t.String(), ok: t.Boolean(), error: t.Optional(t.
 async function readiness(db: Store, lance: LanceConnection, config: Config) {
   const checks: { name: string; ok: boolean; error?: string }[] = [];
   const engine = isPg(db.reader) ? "postgresql" : "sqlite";
+  // A database that does not answer within 2 s is not ready either.
+  let timer: Timer | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("no answer within 2 s")), 2000);
+  });
   try {
-    // A database that does not answer within 2 s is not ready either.
-    const late = new Promise<never>((_, reject) =>
-      setTimeout(() => reject(new Error("no answer within 2 s")), 2000).unref(),
-    );
     await Promise.race([selectRows(db.reader, { sqlite: "SELECT 1", pg: "SELECT 1" }), late]);
     checks.push({ name: engine, ok: true });
   } catch (err) {
     checks.push({ name: engine, ok: false, error: scrubMessage((err as Error).message, config.dataDir) });
+  } finally {
+    clearTimeout(timer);
   }
   const databaseOk = checks[0]!.ok;
   const storage = objectStorage(config);

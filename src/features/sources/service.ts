@@ -6,13 +6,8 @@ import type { Config } from "../../config";
 import type { Db } from "../../db/client";
 import type { Store } from "../../db/store";
 import { externalIdProblem, type Metadata, metadataProblems } from "../../core/metadata";
-import {
-  findDocument,
-  findDocumentByExternalId,
-  findDocumentById,
-  findDocumentWithPreview,
-  updateDocument,
-} from "../../db/repo/documents";
+import { findDocument, findDocumentById, findDocumentWithPreview, updateDocument } from "../../db/repo/documents";
+import { findDocumentByExternalId } from "../../db/repo/external-documents";
 import type { Collection, DocumentRow } from "../../db/schema";
 import type { FileStore, SavedFile } from "../../files/store";
 import { UPLOAD_TTL_MS, checkSignature, signUploadUrl } from "../../files/signing";
