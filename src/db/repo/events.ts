@@ -251,6 +251,30 @@ export async function dueDeliveries(
     .limit(limit);
 }
 
+/**
+ * Takes a delivery read as due (its `next_attempt_at` was `seen`) for one attempt, by
+ * moving its next attempt to `leaseUntil`; true when taken. It fails when the row
+ * changed since the read (another process took it, or an attempt was recorded) or is
+ * not due by `now`. On PostgreSQL a second claim waits for the first one's commit and
+ * then finds the row changed, so of two racing claims one wins. A process that dies
+ * mid-attempt leaves the delivery due again at `leaseUntil`.
+ */
+export async function claimDelivery(
+  db: Db,
+  id: string,
+  seen: string,
+  leaseUntil: string,
+  now: string,
+): Promise<boolean> {
+  const { webhookDeliveries: d } = tables(db);
+  const taken = await db
+    .update(d)
+    .set({ nextAttemptAt: leaseUntil })
+    .where(and(eq(d.id, id), eq(d.status, "pending"), eq(d.nextAttemptAt, seen), lte(d.nextAttemptAt, now)))
+    .returning({ id: d.id });
+  return taken.length > 0;
+}
+
 /** Records one try and the delivery's new state together: the log never shows one without the other. */
 export async function recordAttempt(
   db: Db,

@@ -1,14 +1,17 @@
 /**
  * The webhook deliverer: a timer (and a wake-up when deliveries are queued) reads
  * the outbox for due deliveries and POSTs each under the fetch rules, signed with
- * the webhook's secret. Every attempt is recorded, in its own row and on the delivery's; a failure or non-2xx
- * answer is tried again after the next delay of the schedule, and after the last
- * one the delivery is failed. The rows are the stored tasks: a restart carries on
- * with whatever is pending, and `stop` waits for the attempts in flight.
+ * the webhook's secret. Each attempt first claims its delivery (claimDelivery), so of
+ * several processes on one database only one POSTs it. Every attempt is recorded, in
+ * its own row and on the delivery's; a failure or non-2xx answer is tried again after
+ * the next delay of the schedule, and after the last one the delivery is failed. The
+ * rows are the stored tasks: a restart carries on with whatever is pending (a delivery
+ * cut short is due again when its claim runs out), and `stop` waits for the attempts in
+ * flight.
  */
 import { createHmac } from "node:crypto";
 import type { Config } from "../../config";
-import { dueDeliveries, recordAttempt } from "../../db/repo/events";
+import { claimDelivery, dueDeliveries, recordAttempt } from "../../db/repo/events";
 import type { Webhook, WebhookDelivery } from "../../db/schema";
 import type { Store } from "../../db/store";
 import { notifier } from "../../ingest/events";
@@ -20,6 +23,8 @@ import { version } from "../../version";
 const CONCURRENCY = 8;
 /** Each attempt may take this long, connection and answer together. */
 const ATTEMPT_TIMEOUT_MS = 10_000;
+/** A claim outlasts the attempt by this much, for recording its outcome. */
+const CLAIM_MARGIN_MS = 30_000;
 const TICK_MS = 1000;
 
 /** The hex HMAC-SHA256 of `body` with `secret`: X-Ragd-Signature is `sha256=` and this. */
@@ -36,12 +41,6 @@ export class WebhookDeliverer {
   private timer: Timer | null = null;
   private unsubscribe = () => {};
   private stopped = false;
-  /** Outbox reads under way. */
-  private reads = 0;
-  /** Counts the attempts that ended while a read was under way; `ended` maps each delivery to its count. */
-  private seq = 0;
-  /** Deliveries whose attempt ended while a read was under way: that read may still show them due. */
-  private readonly ended = new Map<string, number>();
 
   constructor(private readonly d: DelivererDeps) {}
 
@@ -61,40 +60,55 @@ export class WebhookDeliverer {
 
   /**
    * Starts the due deliveries there is room for. Each tick reads the outbox on its own, so
-   * a wake-up during another's read (after a commit that read may not see) reads again.
+   * a wake-up during another's read (after a commit that read may not see) reads again; a
+   * read from before an attempt was recorded is harmless, as its claim then fails.
    */
   tick(): void {
     if (this.stopped || this.inFlight.size >= CONCURRENCY) return;
-    const since = this.seq;
-    this.reads++;
-    void dueDeliveries(this.d.db.reader, new Date().toISOString(), CONCURRENCY + this.inFlight.size)
-      .then(
-        (due) => this.startAll(due, since),
-        (err) => this.d.log.warn("could not read the webhook outbox", { error: err }),
-      )
-      .finally(() => {
-        if (--this.reads === 0) this.ended.clear();
-      });
+    void dueDeliveries(this.d.db.reader, new Date().toISOString(), CONCURRENCY + this.inFlight.size).then(
+      (due) => this.startAll(due),
+      (err) => this.d.log.warn("could not read the webhook outbox", { error: err }),
+    );
   }
 
-  /** Starts what a read of the outbox begun at `since` (a value of `seq`) found, as room allows. */
-  private startAll(due: { delivery: WebhookDelivery; webhook: Webhook }[], since: number): void {
+  /** Starts what a read of the outbox found, as room allows: each one claimed, then tried. */
+  private startAll(due: { delivery: WebhookDelivery; webhook: Webhook }[]): void {
     // Stopped while the outbox was read: stop() waits only for what was in flight then.
     if (this.stopped) return;
     for (const { delivery, webhook } of due) {
       if (this.inFlight.size >= CONCURRENCY) break;
       if (this.inFlight.has(delivery.id)) continue;
-      // Its attempt ended after this read began: the row may be from before the attempt was recorded.
-      if ((this.ended.get(delivery.id) ?? 0) > since) continue;
-      const attempt = this.attempt(delivery, webhook)
-        .catch((err) => this.d.log.error("could not record a webhook delivery", { error: err, id: delivery.id }))
+      // After an error the timer's tick tries again: one at once could spin on a failing
+      // database, each read and claim answered without the event loop turning.
+      let failed = false;
+      const attempt = this.claimed(delivery, webhook)
+        .catch((err) => {
+          failed = true;
+          this.d.log.error("could not claim or record a webhook delivery", { error: err, id: delivery.id });
+        })
         .finally(() => {
           this.inFlight.delete(delivery.id);
-          if (this.reads > 0) this.ended.set(delivery.id, ++this.seq);
-          this.tick();
+          if (!failed) this.tick();
         });
       this.inFlight.set(delivery.id, attempt);
     }
+  }
+
+  /**
+   * Claims the delivery as read, then attempts it; skips it when the claim fails (another
+   * process took it, or the row changed since the read). The claim holds it until the
+   * attempt's time is up and then some, so only a process that died mid-attempt lets
+   * another try it again.
+   */
+  private async claimed(d: WebhookDelivery, w: Webhook): Promise<void> {
+    if (d.nextAttemptAt === null) return;
+    const seen = d.nextAttemptAt;
+    const took = await this.d.db.atomically((tx) => {
+      const now = Date.now();
+      const leaseUntil = new Date(now + ATTEMPT_TIMEOUT_MS + CLAIM_MARGIN_MS).toISOString();
+      return claimDelivery(tx, d.id, seen, leaseUntil, new Date(now).toISOString());
+    });
+    if (took) await this.attempt(d, w);
   }
 
   /** One attempt: POST, then record its outcome and when (if ever) to try again. */
