@@ -110,3 +110,12 @@ export function objectStorage(c: Config): ObjectStorage | null {
 export function storageKey(store: ObjectStorage, path: string): string {
   return store.prefix ? `${store.prefix}/${path}` : path;
 }
+
+/**
+ * Whether this server is one of several replicas sharing one service (contract section
+ * 14): metadata in PostgreSQL and vectors and files in a bucket, so that nothing any
+ * request needs lives in one process's data directory.
+ */
+export function servesAsReplica(c: Pick<Config, "databaseUrl" | "storage">): boolean {
+  return c.databaseUrl !== null && c.storage !== null;
+}

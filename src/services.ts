@@ -27,7 +27,10 @@ import { QueryService } from "./features/query/service";
 import { SourceService } from "./features/sources/service";
 import { TransferService } from "./features/transfer/service";
 import { loadSecret } from "./files/signing";
-import { objectStorage } from "./config-storage";
+import { objectStorage, servesAsReplica } from "./config-storage";
+import { ReplicaWakeups } from "./features/events/replica-wakeups";
+import { requireCommitSafeStore } from "./files/put-if-absent";
+import { loadSharedSecret } from "./files/shared-secret";
 import { BucketUploads } from "./features/sources/bucket-uploads";
 import { DiskFileStore } from "./files/disk-store";
 import { ObjectFileStore } from "./files/object-store";
@@ -90,6 +93,8 @@ export interface Services {
   /** Set once the server listens: the base of upload URLs. */
   baseUrl: { value: string };
   timers: Timer[];
+  /** Replicas: wakes this process's event streams for events the others wrote. */
+  wakeups: ReplicaWakeups | null;
   /** Housekeeping still running (the bucket's stale uploads being aborted): awaited at close. */
   background: Set<Promise<unknown>>;
 }
@@ -104,9 +109,14 @@ const MALLOC_ARENAS = 2;
 
 export async function createServices(config: Config, log: Logger): Promise<Services> {
   limitMallocArenas(MALLOC_ARENAS);
-  const db = config.databaseUrl ? await openServingPgStore(config.databaseUrl) : openStore(config.dataDir);
+  // One of several replicas (docs/ARCHITECTURE.md, Several replicas), or a server alone.
+  const replica = servesAsReplica(config);
+  const db = config.databaseUrl
+    ? await openServingPgStore(config.databaseUrl, replica ? "replica" : "alone")
+    : openStore(config.dataDir);
   // Vectors and files in the data directory, or in a bucket (docs/ARCHITECTURE.md, Object storage).
   const storage = objectStorage(config);
+  if (replica) await requireCommitSafeStore(storage!);
   const lance = await openLance(storage ?? config.dataDir);
   const quiet = throttledLogger(log);
   const store = new VectorStore(lance, {
@@ -117,6 +127,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     // Every search of the table would say it again: once a minute at most.
     onLexicalError: (err) =>
       quiet.warn("a search's lexical candidates failed; its index answered alone", { error: String(err) }),
+    upkeepLease: (name, fn) => db.exclusive(name, fn),
   });
   const localFiles = storage ? null : new DiskFileStore(config.dataDir);
   const bucketFiles = storage ? new ObjectFileStore(storage) : null;
@@ -125,9 +136,9 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const collections = new Collections(db);
   const pool = new WorkerPool(config.workers, log, undefined, undefined, config.workerNice);
   const disk = new DiskWatch({ db, dataDir: config.dataDir, minFreeMb: config.minFreeMb, log });
-  const engine = new IngestEngine({ db, store, pool, files, config, log, disk });
+  const engine = new IngestEngine({ db, store, pool, files, config, log, disk, replica });
   const auth = new AuthService(db, config);
-  const keys = new KeyService(db);
+  const keys = new KeyService(db, !replica);
   const pipelines = new PipelineService(db, collections, config);
   const embedMetrics = new EmbedMetrics();
   pool.onEmbed = embedMetrics.record;
@@ -135,11 +146,17 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const queries = new QueryService(db, keys, searcher, config);
   const evals = new EvalService(db, searcher);
   const baseUrl = { value: `http://${config.host}:${config.port}` };
-  const secret = loadSecret(config.dataDir);
+  const secret = replica ? await loadSharedSecret(storage!) : loadSecret(config.dataDir);
   const sso = config.oidcIssuer ? new SingleSignOn(config, secret, log) : null;
   const bucketUploads =
     bucketFiles &&
-    new BucketUploads({ db, files: bucketFiles, log, finish: (doc, saved) => sources.finishUpload(doc, saved) });
+    new BucketUploads({
+      db,
+      files: bucketFiles,
+      log,
+      finish: (doc, saved) => sources.finishUpload(doc, saved),
+      replica,
+    });
   const sources: SourceService = new SourceService({
     db,
     engine,
@@ -168,7 +185,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   });
   // Listening before the engine starts, so no built re-index goes unnoticed.
   await new ReindexGate({ db, store, engine, evals, log }).start();
-  await recoverInterrupted({ db, files, log });
+  await recoverInterrupted({ db, files, log, replica });
   sweepSnapshots(config.dataDir); // a backup's staging copy left by a kill
   const backups = new BackupService(config.dataDir, store, localFiles, log, config.databaseUrl !== null);
   const transfers = new TransferService({
@@ -184,13 +201,15 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     // An export carries vectors as well as files: it may be larger than one upload.
     maxArchiveBytes: config.maxUploadMb * 20 * 1024 * 1024,
   });
-  await reconcile({ db, store, engine, files, log });
+  await reconcile({ db, store, engine, files, log, replica });
   engine.start();
   await bucketUploads?.start();
   const refresh = new RefreshScheduler(db, () => engine.kick(), log);
   await refresh.start();
   disk.start((id) => engine.enqueue(id));
   deliverer.start();
+  const wakeups = replica ? new ReplicaWakeups(db, quiet) : null;
+  await wakeups?.start();
   if (config.backupDir)
     backups.schedule({ dir: config.backupDir, everyMs: config.backupEveryMs, keep: config.backupKeep });
   const background = new Set<Promise<unknown>>();
@@ -216,6 +235,8 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   // traffic it would otherwise run after every upkeep (10 s); once a minute is enough.
   let lastRelease = Number.NEGATIVE_INFINITY;
   const upkeep = async () => {
+    // Another replica may have rebuilt a table's ANN index: read its facts again.
+    if (replica) store.forgetIndexFacts();
     if (!disk.writable()) return;
     const step = upkeepClock.tick(await engine.busy(), Date.now(), store.lastWriteAt);
     if (step === "none") return;
@@ -272,6 +293,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     transfers,
     baseUrl,
     timers,
+    wakeups,
     background,
   };
 }
@@ -280,6 +302,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
 export async function closeServices(s: Services): Promise<void> {
   s.events.closeStreams();
   for (const t of s.timers) clearInterval(t);
+  s.wakeups?.stop();
   await Promise.allSettled(s.background);
   s.disk.stop();
   s.refresh.stop();

@@ -6,9 +6,10 @@
  *
  * Within one process, transactions run one at a time, as on SQLite, so that code written
  * for SQLite's single writer keeps its meaning (a check and the write it guards never
- * interleave with another request's). Between processes that guarantee is PostgreSQL's
- * row locks and constraints alone; what several replicas need beyond it (task claims that
- * skip each other's rows, leases) is the replicas plan's next step (docs/ARCHITECTURE.md).
+ * interleave with another request's). Between replicas (several processes on one
+ * database, docs/ARCHITECTURE.md "Several replicas") that guarantee is PostgreSQL's row
+ * locks and constraints, task claims that skip each other's rows, and the leases of
+ * `exclusive`: session advisory locks, which PostgreSQL releases when a process dies.
  */
 import { type ReservedSQL, SQL } from "bun";
 import { drizzle } from "drizzle-orm/bun-sql";
@@ -21,6 +22,11 @@ import { asBody, refuseNesting, type Store, type Tx } from "./store";
 
 /** The advisory lock a serving process holds on its database: ("ragd", 1). */
 const SERVING_LOCK = [0x72616764, 1] as const;
+/** The first half of `exclusive`'s advisory locks ("ragl"); the second is the name's hash. */
+const LEASES = 0x7261676c;
+
+/** How a server holds its database: alone, or as one of several replicas sharing it. */
+export type Serving = "alone" | "replica";
 
 export class PgStore implements Store {
   /** The pool's drizzle face, typed as the SQLite one that repository functions take. */
@@ -39,20 +45,46 @@ export class PgStore implements Store {
   }
 
   /**
-   * Takes the database for this process's server alone: a session advisory lock on a
-   * connection kept for it, which PostgreSQL releases when the process ends or loses it.
-   * False when another server holds it: several servers on one database are not built yet
-   * (their task claims would collide; docs/ARCHITECTURE.md, Several replicas).
+   * Takes the database for this process's server: a session advisory lock on a connection
+   * kept for it, which PostgreSQL releases when the process ends or loses it. A server
+   * `alone` takes it exclusively, replicas (RAGD_STORAGE_URL set too) shared: so
+   * replicas run side by side, and a server alone never beside anyone. False when refused.
    */
-  async claimServing(): Promise<boolean> {
+  async claimServing(how: Serving): Promise<boolean> {
     const conn = await this.client.reserve();
-    const [row] = await conn`SELECT pg_try_advisory_lock(${SERVING_LOCK[0]}, ${SERVING_LOCK[1]}) AS ok`;
+    const [row] =
+      how === "alone"
+        ? await conn`SELECT pg_try_advisory_lock(${SERVING_LOCK[0]}, ${SERVING_LOCK[1]}) AS ok`
+        : await conn`SELECT pg_try_advisory_lock_shared(${SERVING_LOCK[0]}, ${SERVING_LOCK[1]}) AS ok`;
     if (!row?.ok) {
       conn.release();
       return false;
     }
     this.serving = conn;
     return true;
+  }
+
+  /**
+   * Runs `fn` while holding the advisory lock of `name` on a connection kept for it, or
+   * skips it (undefined) when another session holds it. If the unlock fails, the
+   * connection is closed rather than returned to the pool with the lock still held.
+   */
+  async exclusive<T>(name: string, fn: () => Promise<T>): Promise<T | undefined> {
+    const conn = await this.client.reserve();
+    let held = false;
+    try {
+      const [row] = await conn`SELECT pg_try_advisory_lock(${LEASES}, hashtext(${name})) AS ok`;
+      held = Boolean(row?.ok);
+      if (!held) return undefined;
+      return await fn();
+    } finally {
+      if (!held) void conn.release();
+      else
+        await conn`SELECT pg_advisory_unlock(${LEASES}, hashtext(${name}))`.then(
+          () => conn.release(),
+          () => conn.close(),
+        );
+    }
   }
 
   async close(): Promise<void> {
@@ -74,12 +106,14 @@ export async function openPgStore(url: string): Promise<PgStore> {
   return new PgStore(client);
 }
 
-/** The store of RAGD_DATABASE_URL for this process's server alone (PgStore.claimServing). */
-export async function openServingPgStore(url: string): Promise<PgStore> {
+/** The store of RAGD_DATABASE_URL for this process's server, alone or as a replica (PgStore.claimServing). */
+export async function openServingPgStore(url: string, how: Serving): Promise<PgStore> {
   const db = await openPgStore(url);
-  if (await db.claimServing()) return db;
+  if (await db.claimServing(how)) return db;
   await db.close();
   throw new ConfigError(
-    `the database ${redactPassword(url)} is in use by another ragd server; one server per database (several are not supported yet)`,
+    how === "alone"
+      ? `the database ${redactPassword(url)} is in use by another ragd server; several servers share a database only as replicas, with RAGD_STORAGE_URL set on every one`
+      : `the database ${redactPassword(url)} is in use by a ragd server without RAGD_STORAGE_URL, which keeps it alone; stop it, or give it the same RAGD_STORAGE_URL`,
   );
 }

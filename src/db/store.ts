@@ -27,6 +27,12 @@ export interface Store {
   readonly reader: Db;
   /** Runs `fn` in a transaction of its own: all its writes commit, or none (it threw). */
   atomically<T>(fn: (tx: Tx) => Promise<T> | T): Promise<T>;
+  /**
+   * Runs `fn` unless another process sharing the database runs work of the same `name`
+   * (a lease; undefined when skipped): background work one replica does for all, such as
+   * a table's upkeep or the bucket's listing. One process per SQLite file: it always runs.
+   */
+  exclusive<T>(name: string, fn: () => Promise<T>): Promise<T | undefined>;
   close(): Promise<void>;
 }
 
@@ -86,6 +92,10 @@ export class SqliteStore implements Store {
         throw err;
       }
     });
+  }
+
+  exclusive<T>(_name: string, fn: () => Promise<T>): Promise<T | undefined> {
+    return fn();
   }
 
   async close(): Promise<void> {

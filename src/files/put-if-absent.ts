@@ -8,6 +8,7 @@
  */
 import type { ObjectStorage } from "../config-storage";
 import { storageKey } from "../config-storage";
+import { ConfigError } from "../config-values";
 import { presignUrl } from "./presign";
 
 export type PutIfAbsent = "honoured" | "ignored";
@@ -57,4 +58,18 @@ function isSuccess(status: number): boolean {
  */
 export function isRefusal(status: number): boolean {
   return status === 412 || status === 409;
+}
+
+/**
+ * Replicas write the same LanceDB tables from several processes; LanceDB keeps their
+ * commits apart by put-if-absent alone. On a store that ignores it, concurrent commits
+ * would overwrite each other and rows would vanish without an error, so replicas refuse
+ * to start there (one server alone on such a store keeps its writes in one queue).
+ */
+export async function requireCommitSafeStore(store: ObjectStorage): Promise<void> {
+  if ((await probePutIfAbsent(store)) === "honoured") return;
+  throw new ConfigError(
+    "this object store ignores If-None-Match: * on PUT, and with RAGD_DATABASE_URL and RAGD_STORAGE_URL ragd runs as replicas, " +
+      "whose LanceDB commits would then overwrite each other; use a store that honours conditional writes (AWS S3, MinIO and Ceph RGW do)",
+  );
 }

@@ -11,11 +11,10 @@ import { recordSourceEvents } from "./events";
 import type { Job } from "./job";
 import { buildJob, type JobSettings } from "./job-for";
 
-const LEASE_MS = 30 * 60_000;
-
 /**
  * Claims up to `n` runnable tasks and offers each job to `place`, oldest first; a task
  * `place` refuses (no room) is given back to the queue, and so is every later one.
+ * Each claim holds its task for `leaseMs` (leases.ts).
  * Returns how many tasks were claimed (0: none is runnable). Run it in a savepoint:
  * if it throws, its claims must roll back with it.
  */
@@ -25,9 +24,10 @@ export async function claimJobs(
   d: JobSettings,
   collectionOf: (id: string) => Promise<Collection | undefined>,
   place: (task: Task, job: Job) => boolean,
+  leaseMs: number,
 ): Promise<number> {
   const now = Date.now();
-  const tasks = await claimTasks(t, n, now, LEASE_MS);
+  const tasks = await claimTasks(t, n, now, leaseMs);
   if (tasks.length === 0) return 0;
   const docs = await documentsWithText(
     t,

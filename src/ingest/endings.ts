@@ -38,6 +38,7 @@ function onlyReady(outcome: Outcome, e: TaskEnding | undefined, task: Task, col:
     !outcome.crawl &&
     (outcome.ocr === undefined || outcome.ocr === null) &&
     e?.status === "processing" &&
+    e.attempts === task.attempts &&
     !e.othersPending &&
     e.type !== "url" &&
     e.type !== "api" &&

@@ -35,6 +35,7 @@ import { ChunkSink } from "./sink";
 import { IngestStats } from "./stats";
 import { CrawlSync } from "./crawl-sync";
 import { TaskScheduler } from "./scheduler";
+import { TaskLeases } from "./leases";
 import { crawledPageIds, findSourceFetch } from "../db/repo/source-fetches";
 
 export const QUEUE_LIMIT = 10_000;
@@ -49,6 +50,8 @@ export interface EngineDeps {
   log: Logger;
   /** Free space on the data directory's disk (see disk-watch.ts); without it, ingestion never waits for space. */
   disk?: DiskGate;
+  /** One of several replicas on one database: short task leases, renewed (leases.ts). */
+  replica?: boolean;
 }
 
 /** Told when a gated re-index has built its generation (generations.ts); it decides the switch. */
@@ -74,6 +77,7 @@ export class IngestEngine {
       (collectionId, generation, ids, write) => this.writable(collectionId, generation, ids, write),
       // A job's rows come before its ending: with no job in the workers, none are on their way.
       () => d.pool.busy > 0,
+      d.replica,
     );
     this.writes = new WriteBatch(d.db);
     const crawls = new CrawlSync(d.db, this);
@@ -91,7 +95,18 @@ export class IngestEngine {
   /** Starts the scheduling loop. */
   start(): void {
     this.tasks.start();
-    this.timer = setInterval(() => this.kick(), 1000);
+    const leases =
+      this.d.replica &&
+      new TaskLeases(
+        this.d.db,
+        this.d.log,
+        () => this.tasks.taskIds(),
+        () => this.kick(),
+      );
+    this.timer = setInterval(() => {
+      if (leases) leases.tick();
+      this.kick();
+    }, 1000);
     this.kick();
   }
 

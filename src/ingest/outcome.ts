@@ -106,7 +106,8 @@ export const backoffMs = (attempts: number) => Math.min(2000 * 2 ** Math.max(0, 
 export async function finishTask(t: Db, task: Task, outcome: Outcome, now: number): Promise<Finished> {
   // The task, its document, and whether another task of the document is pending, in one query.
   const current = await taskEnding(t, task.id);
-  if (current?.status !== "processing") return NOTHING; // deleted meanwhile
+  // Deleted meanwhile, or its lease ran out and another claim took it (leases.ts): that run ends it.
+  if (current?.status !== "processing" || current.attempts !== task.attempts) return NOTHING;
   const doc = {
     id: current.documentId,
     chunkCount: current.chunkCount,

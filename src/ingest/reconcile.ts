@@ -14,7 +14,8 @@ import type { FileStore } from "../files/store";
 import type { Logger } from "../log";
 import type { VectorStore } from "../vectors/store";
 import type { IngestEngine } from "./engine";
-import { recordSourceEvent } from "./events";
+import { requeueExpired } from "../db/repo/task-leases";
+import { recordSourceEvent, recordSourceEvents } from "./events";
 import { queueTask } from "./queue";
 import { isLive, isSettled } from "./generations";
 
@@ -24,6 +25,8 @@ interface Deps {
   engine: IngestEngine;
   files: FileStore;
   log: Logger;
+  /** One of several replicas (leases.ts): other processes may be writing meanwhile. */
+  replica?: boolean;
 }
 
 /**
@@ -31,9 +34,15 @@ interface Deps {
  * starts: running tasks go back to queued, a waiting document without a task gets
  * one, half-written uploads go.
  */
-export async function recoverInterrupted(d: Pick<Deps, "db" | "files" | "log">): Promise<void> {
+export async function recoverInterrupted(d: Pick<Deps, "db" | "files" | "log" | "replica">): Promise<void> {
   const now = Date.now();
   const n = await d.db.atomically(async (t) => {
+    // Replicas: the other processes' running tasks are theirs until their leases run out.
+    if (d.replica) {
+      const docs = await requeueExpired(t, now);
+      await recordSourceEvents(t, "source.queued", docs, now);
+      return docs.length;
+    }
     const back = await requeueInterrupted(t, now);
     for (const id of back.documents) await recordSourceEvent(t, "source.queued", id, {}, now);
     return back.tasks;
@@ -101,7 +110,9 @@ export async function reconcile(d: Deps): Promise<void> {
  * files no document names: a crash between storing a file and the commit of its row
  * (a knowledge-base upload, a documents-API file in a bucket, which comes under a name
  * of its own), or between a row's delete and its file's. It runs before ragd listens,
- * so no upload is on its way; a source awaiting its upload keeps its name.
+ * so no upload is on its way; a source awaiting its upload keeps its name. Not so with
+ * replicas: another may be between storing a file and its commit, so only the files of
+ * deleted collections go.
  */
 async function removeOrphanFiles(d: Deps): Promise<number> {
   let removed = 0;
@@ -110,6 +121,7 @@ async function removeOrphanFiles(d: Deps): Promise<number> {
       await d.files.removeCollection(id);
       continue;
     }
+    if (d.replica) continue;
     const named = new Set((await listDocuments(d.db.reader, id)).flatMap((doc) => [doc.id, doc.filePath ?? doc.id]));
     for (const name of await d.files.listFiles(id)) {
       if (named.has(name)) continue;

@@ -81,11 +81,15 @@ export class RefreshScheduler {
     });
   }
 
-  /** Queues the sources that are due (up to MAX_PER_TICK) and books their next check. Returns how many were queued. */
+  /**
+   * Queues the sources that are due (up to MAX_PER_TICK) and books their next check. Returns
+   * how many were queued. Replicas take turns (the store's `exclusive`): two reading the
+   * same due sources at once would both queue them.
+   */
   async tick(now = Date.now()): Promise<number> {
     let queued = 0;
-    try {
-      queued = await this.db.atomically(async (t) => {
+    const queueDue = () =>
+      this.db.atomically(async (t) => {
         let n = 0;
         for (const s of await dueRefetches(t, iso(now), MAX_PER_TICK)) {
           const next = s.refreshEvery ? nextCheckAt(s.refreshEvery, now) : null;
@@ -94,6 +98,8 @@ export class RefreshScheduler {
         }
         return n;
       });
+    try {
+      queued = (await this.db.exclusive("refresh-schedule", queueDue)) ?? 0;
     } catch (err) {
       this.log.error("could not queue scheduled re-fetches", { error: err });
     }

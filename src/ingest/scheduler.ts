@@ -11,6 +11,7 @@ import type { Logger } from "../log";
 import type { CrawlSync } from "./crawl-sync";
 import type { EngineDeps } from "./engine";
 import { claimJobs } from "./claims";
+import { LEASE_MS, REPLICA_LEASE_MS } from "./leases";
 import { collectionsOnce } from "./job-for";
 import type { Job, JobEvent, StageTimes } from "./job";
 import { EndingBatch } from "./endings";
@@ -81,6 +82,11 @@ export class TaskScheduler {
   /** Number of tasks claimed and not yet ended. */
   get size(): number {
     return this.running.size;
+  }
+
+  /** The ids of the tasks claimed and not yet ended (their leases are renewed). */
+  taskIds(): string[] {
+    return [...this.running.values()].map((r) => r.task.id);
   }
 
   start(): void {
@@ -191,7 +197,8 @@ export class TaskScheduler {
         if (this.stopped || !this.hasCapacity()) break;
         step = [];
         const want = this.claimRoom();
-        const n = await savepoint(t, (tx) => claimJobs(tx, want, this.p.d, collectionOf, place));
+        const lease = this.p.d.replica ? REPLICA_LEASE_MS : LEASE_MS;
+        const n = await savepoint(t, (tx) => claimJobs(tx, want, this.p.d, collectionOf, place, lease));
         claimed.push(...step);
         if (n < want) break;
       }

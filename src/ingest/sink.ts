@@ -88,12 +88,21 @@ export class ChunkSink {
     private readonly keep: KeepFilter,
     /** Whether more rows may arrive soon (a job is running in the workers); no commit waits for rows otherwise. */
     private readonly rowsComing: () => boolean = () => true,
+    /**
+     * Replicas write the same tables: another process may have written a document since
+     * this one last did, so a replace always deletes (what `fresh` and `written` remember
+     * still holds within one run, which one process alone runs under its lease).
+     */
+    private readonly shared = false,
   ) {}
 
   /** The first slice of a run: replaces whatever rows the document had. Resolves once committed. */
   replace(at: DocumentTable, rows: RowOut[]): Promise<void> {
-    // A new document's first write: nothing of it is stored in any table.
-    if (this.fresh.get(at.documentId)) {
+    if (this.shared) {
+      this.fresh.delete(at.documentId);
+      this.written.delete(`${at.collectionId}/${at.generation}|${at.documentId}`);
+    } else if (this.fresh.get(at.documentId)) {
+      // A new document's first write: nothing of it is stored in any table.
       this.fresh.delete(at.documentId);
       this.written.set(`${at.collectionId}/${at.generation}|${at.documentId}`, NOTHING_STORED);
     }

@@ -27,6 +27,14 @@ import { ensureFtsIndex, type TableWriter } from "./writer";
 
 type Log = (msg: string, fields?: object) => void;
 
+/**
+ * Runs `fn` unless another process runs upkeep of the same name (undefined then): with
+ * replicas, one of them at a time compacts or trains a table (the metadata store's
+ * `exclusive`). Alone, it always runs.
+ */
+export type Lease = <T>(name: string, fn: () => Promise<T>) => Promise<T | undefined>;
+const alone: Lease = (_name, fn) => fn();
+
 /** Old versions are kept this long so a search still reading one never loses its files. */
 const KEEP_VERSIONS_MS = 10 * 60_000;
 /** Unindexed rows after which a table's full-text index is refreshed even while ingestion runs. */
@@ -57,6 +65,7 @@ export class Maintainer {
     private readonly tailRows = FTS_TAIL_ROWS,
     /** Where ANN indexes are trained (index-build.ts); the server trains them in a child process. */
     private readonly build: IndexBuilder = inProcess,
+    private readonly lease: Lease = alone,
   ) {}
 
   /**
@@ -164,6 +173,13 @@ export class Maintainer {
   }
 
   private async maintainTable(name: string): Promise<Table | null> {
+    const done = await this.lease(`upkeep:${name}`, () => this.compact(name));
+    // Another replica maintains it now: this one's writes are looked at again next pass.
+    if (done === undefined) this.writer.markDirty(name);
+    return done ?? null;
+  }
+
+  private compact(name: string): Promise<Table | null> {
     // Inside the queue, optimize never races this process's deletes and appends.
     return this.writer.exclusive(name, async () => {
       const t = await this.tables.get(name);
@@ -192,7 +208,11 @@ export class Maintainer {
     for (const [name, table] of tables) {
       try {
         this.training = name;
-        await this.maybeBuildAnn(name, table);
+        const built = await this.lease(`upkeep:${name}`, async () => {
+          await this.maybeBuildAnn(name, table);
+          return true;
+        });
+        if (!built) this.writer.markDirty(name);
       } catch (err) {
         this.writer.markDirty(name);
         this.log("vector index build failed", { table: name, error: String(err) });

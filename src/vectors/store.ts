@@ -14,7 +14,7 @@ import type { LanceConnection } from "./connection";
 import type { ExactFilterLimits } from "./exact-filter";
 import { ANN_THRESHOLD } from "./ann";
 import type { IndexBuilder } from "./index-build";
-import { FTS_TAIL_ROWS, Maintainer } from "./maintain";
+import { FTS_TAIL_ROWS, type Lease, Maintainer } from "./maintain";
 import type { MetadataLookup } from "./metadata-column";
 import { finishHits, type SearchOptions, searchTable, type StoredHit, type TableSearch } from "./search";
 import type { Table } from "@lancedb/lancedb";
@@ -63,6 +63,8 @@ export interface VectorStoreOptions {
   exactFilter?: ExactFilterLimits;
   /** Told when a search's lexical candidates failed and its index answered alone. */
   onLexicalError?: (err: unknown) => void;
+  /** Replicas: one process at a time maintains a table (maintain.ts). */
+  upkeepLease?: Lease;
 }
 
 export class VectorStore {
@@ -90,6 +92,7 @@ export class VectorStore {
       log,
       opts.ftsTailRows ?? FTS_TAIL_ROWS,
       opts.indexBuilder,
+      opts.upkeepLease,
     );
     this.indexBuilder = opts.indexBuilder;
     this.searches = new Semaphore(opts.searchConcurrency ?? SEARCH_CONCURRENCY);
@@ -284,6 +287,11 @@ export class VectorStore {
   /** While ingestion runs: refreshes the full-text index of the written tables whose tail grew long (maintain.ts). */
   refreshTails(): Promise<void> {
     return this.maintainer.refreshTails();
+  }
+
+  /** Forgets what it read of every table's indexes: another replica may have rebuilt them. */
+  forgetIndexFacts(): void {
+    this.maintainer.forget(() => true);
   }
 
   /** Whether a search or write ended since the last call. */

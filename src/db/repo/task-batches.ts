@@ -97,10 +97,14 @@ const CLAIM: PlainSql = {
   RETURNING id, document_id AS documentId, collection_id AS collectionId, generation, status, attempts,
     lease_until AS leaseUntil, run_after AS runAfter, last_error AS lastError, created_at AS createdAt,
     updated_at AS updatedAt`,
-  pg: `UPDATE tasks SET status = 'processing', attempts = attempts + 1, lease_until = $lease, updated_at = $now
-  WHERE id IN (SELECT id FROM tasks WHERE status = 'queued' AND run_after <= $now ORDER BY run_after, id
-    LIMIT $n::integer)
-  RETURNING id, document_id AS "documentId", collection_id AS "collectionId", generation, status, attempts,
+  // Replicas claim at once: SKIP LOCKED passes over the rows another claim is taking. The
+  // picks are a CTE, which PostgreSQL runs once: as an IN (subquery) it may run it again
+  // per row, and a LIMIT with SKIP LOCKED then took more rows than asked.
+  pg: `WITH picked AS (SELECT id FROM tasks WHERE status = 'queued' AND run_after <= $now ORDER BY run_after, id
+    LIMIT $n::integer FOR UPDATE SKIP LOCKED)
+  UPDATE tasks SET status = 'processing', attempts = attempts + 1, lease_until = $lease, updated_at = $now
+  FROM picked WHERE tasks.id = picked.id
+  RETURNING tasks.id, document_id AS "documentId", collection_id AS "collectionId", generation, status, attempts,
     lease_until AS "leaseUntil", run_after AS "runAfter", last_error AS "lastError", created_at AS "createdAt",
     updated_at AS "updatedAt"`,
 };

@@ -106,7 +106,15 @@ export class KeyService {
    */
   private forgets = 0;
 
-  constructor(private readonly db: Store) {}
+  constructor(
+    private readonly db: Store,
+    /**
+     * False for replicas: a key revoked through another process must be refused here on
+     * its next use, and a lookup by hash is one indexed read (the owner's state is read on
+     * every use anyway).
+     */
+    private readonly caching = true,
+  ) {}
 
   /**
    * Creates a key; the raw key is in the result and nowhere else, ever. Scopes and
@@ -219,7 +227,7 @@ export class KeyService {
       expires: found.key.expiresAt ? Date.parse(found.key.expiresAt) : Number.POSITIVE_INFINITY,
     };
     // Answered as read; kept only when nothing was revoked while it was read.
-    if (forgets === this.forgets) {
+    if (this.caching && forgets === this.forgets) {
       if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(hash, hit);
     }

@@ -15,6 +15,11 @@
  * expired URL is refused and the client creates the source again. At start it is listed
  * once, and on while the sources still waiting from before are within that window; and
  * hourly whatever the grants, for what a PUT that outlasted its window left.
+ *
+ * Replicas: each also lists while the database has a source waiting within that window
+ * (whichever replica granted it, or one since stopped), and one replica lists at a time
+ * (the store's `exclusive`): two that copied the same object would both take it, and the
+ * loser's refusal would remove the kept file.
  */
 import { failAwaitingUpload, findDocumentById, listAwaitingUploads } from "../../db/repo/documents";
 import type { DocumentRow } from "../../db/schema";
@@ -44,6 +49,8 @@ export interface BucketUploadDeps {
    * it refuses it, and the source then fails with the reason: no client is there to hear a 409.
    */
   finish: (doc: DocumentRow, saved: SavedFile) => Promise<unknown>;
+  /** One of several replicas: grants made by others are listed for too. */
+  replica?: boolean;
 }
 
 export class BucketUploads {
@@ -72,9 +79,21 @@ export class BucketUploads {
     for (const row of await listAwaitingUploads(this.d.db.reader, since))
       this.listUntil = Math.max(this.listUntil, new Date(row.createdAt).getTime() + STALE_UPLOAD_MS);
     this.timer = setInterval(() => {
-      if (Date.now() <= this.listUntil || Date.now() - this.lastPoll >= SWEEP_MS) void this.poll();
+      void this.due().then(
+        (due) => (due ? this.poll() : undefined),
+        (err) => this.quiet.warn("could not read the sources awaiting uploads", { error: String(err) }),
+      );
     }, POLL_MS);
     void this.poll();
+  }
+
+  /** Whether to list now: a grant may still bring a file, or the hourly sweep is due. */
+  private async due(): Promise<boolean> {
+    const now = Date.now();
+    if (now <= this.listUntil || now - this.lastPoll >= SWEEP_MS) return true;
+    if (!this.d.replica || this.polling !== null) return false;
+    const since = new Date(now - STALE_UPLOAD_MS).toISOString();
+    return (await listAwaitingUploads(this.d.db.reader, since)).length > 0;
   }
 
   async stop(): Promise<void> {
@@ -87,7 +106,8 @@ export class BucketUploads {
   poll(): Promise<void> {
     if (this.polling !== null) return this.polling;
     this.lastPoll = Date.now();
-    this.polling = this.lookAll()
+    this.polling = this.d.db
+      .exclusive("bucket-uploads", () => this.lookAll())
       .catch((err) => this.quiet.warn("could not list the uploads in the object store", { error: String(err) }))
       .finally(() => {
         this.polling = null;

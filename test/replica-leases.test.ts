@@ -1,0 +1,142 @@
+/**
+ * What replicas share through PostgreSQL, with two stores on one database standing for
+ * two processes: task claims that never take one task twice, leases that are renewed and
+ * run out, `exclusive` work that one of them runs at a time, and event ids in commit
+ * order. SQLite's side (one process) is checked where it differs: `exclusive` always runs.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { openStore } from "../src/db/client";
+import { openPgStore, type PgStore } from "../src/db/pg-store";
+import { eventsAfter, insertSourceEvent } from "../src/db/repo/events";
+import { claimTasks, insertQueuedDocuments } from "../src/db/repo/task-batches";
+import { renewLeases, requeueExpired } from "../src/db/repo/task-leases";
+import { findDocumentById } from "../src/db/repo/documents";
+import { findTask, pendingTaskCount } from "../src/db/repo/tasks";
+import { tempDir } from "./support/app";
+import { documentRow, seedPipeline } from "./support/engines";
+import { havePostgres, NO_POSTGRES, startPostgres, type TestPostgres } from "./support/postgres";
+
+if (!havePostgres) console.log(`replica lease tests skipped: ${NO_POSTGRES}`);
+
+const T = Date.UTC(2032, 0, 1);
+const iso = (ms: number) => new Date(ms).toISOString();
+
+test("on SQLite (one process per file), exclusive work always runs", async () => {
+  const dir = tempDir("ragd-excl-");
+  const store = openStore(dir);
+  try {
+    const inner = await store.exclusive("x", () => store.exclusive("x", async () => 7));
+    expect(inner).toBe(7);
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+describe.skipIf(!havePostgres)("replicas on one PostgreSQL database", () => {
+  let pg: TestPostgres;
+  let a: PgStore;
+  let b: PgStore;
+  let collectionId = "";
+
+  beforeAll(async () => {
+    pg = await startPostgres();
+    const url = await pg.createDatabase("ragd_replicas");
+    a = await openPgStore(url);
+    b = await openPgStore(url);
+    ({ collectionId } = await seedPipeline(a));
+  }, 60_000);
+
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await pg?.stop();
+  });
+
+  const queue = async (n: number) => {
+    const rows = Array.from({ length: n }, () => ({ row: documentRow(collectionId, {}, iso(T)), content: "text" }));
+    await a.atomically((tx) => insertQueuedDocuments(tx, rows, 1, T));
+    return rows.map((r) => r.row.id);
+  };
+
+  test("claims racing from two processes never take one task twice, and take them all", async () => {
+    await queue(60);
+    const taken: string[] = [];
+    // Many small claims from both sides at once, each in its own transaction.
+    const claimer = (s: PgStore) => async () => {
+      for (;;) {
+        const got = await s.atomically((tx) => claimTasks(tx, 7, T + 1000, 30_000));
+        if (got.length === 0) return;
+        expect(got.length).toBeLessThanOrEqual(7);
+        taken.push(...got.map((t) => t.id));
+      }
+    };
+    await Promise.all([claimer(a)(), claimer(b)(), claimer(a)(), claimer(b)()]);
+    expect(taken.length).toBe(60);
+    expect(new Set(taken).size).toBe(60);
+    expect(await pendingTaskCount(a.reader, collectionId, 1)).toBe(60); // all processing, none lost
+  }, 30_000);
+
+  test("a renewed lease holds; one that ran out goes back to the queue with its document", async () => {
+    const [kept, lost] = await queue(2);
+    const claimed = await a.atomically((tx) => claimTasks(tx, 100, T + 2000, 30_000));
+    const mine = claimed.filter((t) => t.documentId === kept || t.documentId === lost);
+    expect(mine.length).toBe(2);
+    await a.atomically(async (tx) => {
+      const { markDocumentsProcessing } = await import("../src/db/repo/task-batches");
+      await markDocumentsProcessing(tx, [kept!, lost!], T + 2000);
+    });
+    const keptTask = mine.find((t) => t.documentId === kept)!;
+    // Only `kept` is renewed; 40 s later `lost`'s lease (30 s) has run out.
+    await a.atomically((tx) => renewLeases(tx, [keptTask.id], T + 2000 + 60_000));
+    const back = await b.atomically((tx) => requeueExpired(tx, T + 2000 + 40_000));
+    expect(back).toContain(lost!);
+    expect(back).not.toContain(kept!);
+    expect((await findTask(b.reader, keptTask.id))?.status).toBe("processing");
+    expect((await findDocumentById(b.reader, lost!))?.status).toBe("queued");
+    expect((await findDocumentById(b.reader, kept!))?.status).toBe("processing");
+    // The requeued task is claimable again, its attempts counting on: the first run's ending is refused (outcome.ts).
+    const again = await b.atomically((tx) => claimTasks(tx, 100, T + 2000 + 41_000, 30_000));
+    const retaken = again.find((t) => t.documentId === lost);
+    expect(retaken?.attempts).toBe(2);
+  }, 30_000);
+
+  test("exclusive work runs in one process at a time, and is free again once it ends", async () => {
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    const first = a.exclusive("upkeep:t1", async () => {
+      await held;
+      return "a";
+    });
+    await Bun.sleep(50);
+    expect(await b.exclusive("upkeep:t1", async () => "b")).toBeUndefined();
+    // Another name is not held.
+    expect(await b.exclusive("upkeep:t2", async () => "b")).toBe("b");
+    release();
+    expect(await first).toBe("a");
+    expect(await b.exclusive("upkeep:t1", async () => "b")).toBe("b");
+  }, 30_000);
+
+  test("event ids follow commit order: a later transaction's event waits for the earlier one's commit", async () => {
+    const [d1, d2] = await queue(2);
+    const before = (await eventsAfter(a.reader, collectionId, 0, 10_000)).at(-1)?.id ?? 0;
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    const slow = a.atomically(async (tx) => {
+      await insertSourceEvent(tx, { type: "source.queued", documentId: d1!, data: "{}", now: iso(T) });
+      await held;
+    });
+    await Bun.sleep(50);
+    const fast = b.atomically((tx) =>
+      insertSourceEvent(tx, { type: "source.queued", documentId: d2!, data: "{}", now: iso(T) }),
+    );
+    await Bun.sleep(200);
+    // The second writer waits: a reader sees neither event, never the later one alone.
+    expect((await eventsAfter(a.reader, collectionId, before, 10)).length).toBe(0);
+    release();
+    await Promise.all([slow, fast]);
+    const seen = await eventsAfter(a.reader, collectionId, before, 10);
+    expect(seen.map((e) => e.documentId)).toEqual([d1!, d2!]);
+  }, 30_000);
+});
