@@ -48,6 +48,9 @@ async function run(argv: string[]): Promise<number | undefined> {
     case "mcp":
       // Loaded only for this command: the MCP client code would slow every `ragd serve` start.
       return (await import("./cli/mcp")).mcpCommand(loadBridgeConfig(parseFlags(argv.slice(1))));
+    case "move":
+      // Reads its own --to-shared / --to-data-dir, then the settings as `serve` does.
+      return (await import("./cli/move")).moveCommand(argv.slice(1));
     case "migrate":
       // Not in the help: PostgreSQL is not supported by `serve` yet (README, Configuration).
       return (await import("./cli/migrate")).migrateCommand(loadConfig(parseFlags(argv.slice(1))).config);

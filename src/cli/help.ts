@@ -21,6 +21,7 @@ Usage:
   ragd restore --from FILE --data-dir D           into a new or empty directory
   ragd export  --pipeline ID --to FILE [--data-dir D]   one pipeline, vectors included
   ragd import  --from FILE --email E [--name N] [--data-dir D]
+  ragd move    --to-shared | --to-data-dir [--data-dir D]   onto RAGD_DATABASE_URL and RAGD_STORAGE_URL, or back
   ragd mcp     [--url http://127.0.0.1:8484] [--key rag_… | RAGD_API_KEY]   stdio MCP bridge
   ragd version
   ragd help
