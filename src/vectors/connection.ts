@@ -1,9 +1,13 @@
 /**
  * The LanceDB connection: under `<dataDir>/lance`, or under `<prefix>/lance` in a bucket
  * of an S3-compatible store (docs/ARCHITECTURE.md, Object storage). This is the one file
- * that knows where the tables live. Opened with a read consistency
- * interval of 0 so that every read sees the latest committed writes (a default
- * connection never sees another connection's writes), and with bounded caches:
+ * that knows where the tables live. A default connection never sees another
+ * connection's writes; on a data directory it is opened with a read consistency interval
+ * of 0, so every read sees the latest commit (a look at the directory costs microseconds).
+ * On a bucket that look is a listing, 40-50 ms on the test store for every search, count
+ * and read, several per query: there a table's handle looks again once a second
+ * (OBJECT_STORE_CONSISTENCY_S). This process's own writes go through the same handles and
+ * are seen at once; another replica's, within that second. It is opened with bounded caches:
  * LanceDB's defaults (6 GB of index cache, 1 GB of metadata cache) are sized for
  * a database server, not a process that shares a laptop.
  */
@@ -32,6 +36,14 @@ export function tableCreation(conn: LanceConnection): TableCreation {
   return creations.get(conn) ?? LOCAL_CREATION;
 }
 
+/** Whether the connection's tables are in an object store (each read a request to it). */
+export function onObjectStore(conn: LanceConnection): boolean {
+  return creations.has(conn);
+}
+
+/** How stale (seconds) a table handle on object storage may be before it looks for newer versions. */
+export const OBJECT_STORE_CONSISTENCY_S = 1;
+
 /** The data directory, or the object store ragd keeps its data in. */
 export type LanceLocation = string | ObjectStorage;
 
@@ -40,7 +52,7 @@ export async function openLance(where: LanceLocation, session = lanceSession()):
   // argument that is a session, and the connection then runs on the unbounded defaults.
   if (typeof where !== "string") {
     const conn = await lancedb.connect(lanceUri(where), {
-      readConsistencyInterval: 0,
+      readConsistencyInterval: OBJECT_STORE_CONSISTENCY_S,
       session,
       storageOptions: s3Options(where),
     });

@@ -75,7 +75,12 @@ export interface SearchOptions {
    * long (maintain.ts). The vector search still reads those rows.
    */
   indexedTextOnly?: boolean;
+  /** Tokenises query text as the tables' full-text indexes do, without asking the table (tokenizer-twin.ts). */
+  tokenize?: Tokenize;
 }
+
+/** The terms of `text` as a full-text index with ragd's settings makes them. */
+export type Tokenize = (text: string) => Promise<string[]>;
 
 /** Searches one table in the requested mode; results best first. */
 export async function searchTable(
@@ -94,9 +99,10 @@ export async function searchTable(
   let hits: Ranked[];
   const hitOpts = { exact: opts.exactFilter ?? EXACT_FILTER, text: req.text, onLexicalError: opts.onLexicalError };
   const fast = opts.indexedTextOnly === true;
+  const tokenize = opts.tokenize;
   if (req.mode === "vector") hits = await vectorHits(table, req.vector!, req.topK, filter, ann, hitOpts);
-  else if (req.mode === "keyword") hits = await keywordHits(table, req.text, req.topK, filter, { fast });
-  else hits = await hybridHits(table, req, filter, ann, { ...hitOpts, fast });
+  else if (req.mode === "keyword") hits = await keywordHits(table, req.text, req.topK, filter, { fast, tokenize });
+  else hits = await hybridHits(table, req, filter, ann, { ...hitOpts, fast, tokenize });
   return finishHits(hits, req);
 }
 
@@ -118,13 +124,13 @@ async function keywordHits(
   text: string,
   limit: number,
   filter: string | null,
-  { withVectors = false, fast = false } = {},
+  { withVectors = false, fast = false, tokenize }: { withVectors?: boolean; fast?: boolean; tokenize?: Tokenize } = {},
 ): Promise<Ranked[]> {
   // A match query takes the words as plain terms (OR-ed), so quotes, colons or
   // AND/OR in user text are never parsed as query syntax; cleaning drops the rest.
   const cleaned = matchableText(text);
   if (!cleaned) return [];
-  const terms = await countTerms(table, cleaned);
+  const terms = await countTerms(table, cleaned, tokenize);
   if (terms === 0) return [];
   let q = table
     .query()
@@ -139,8 +145,9 @@ async function keywordHits(
 }
 
 /** Distinct terms of the query as the full-text index sees them; word count if it has no index yet. */
-async function countTerms(table: Table, cleaned: string): Promise<number> {
+async function countTerms(table: Table, cleaned: string, tokenize?: Tokenize): Promise<number> {
   try {
+    if (tokenize) return new Set(await tokenize(cleaned)).size;
     const tokens = await table.tokenize(cleaned, { column: "text" });
     return new Set(tokens.map((t) => t.text)).size;
   } catch {
@@ -153,14 +160,14 @@ async function hybridHits(
   req: TableSearch,
   filter: string | null,
   ann: AnnProbes | null,
-  { fast, ...hitOpts }: VectorHitOptions & { fast: boolean },
+  { fast, tokenize, ...hitOpts }: VectorHitOptions & { fast: boolean; tokenize?: Tokenize },
 ): Promise<Ranked[]> {
   // Without look-ups the lists need only be as deep as the answer; with them, deeper lists find more contenders.
   const n = req.exact === false ? Math.max(req.topK, 50) : Math.max(req.topK * 4, 50);
   const [vec, key] = await Promise.all([
     vectorHits(table, req.vector!, n, filter, ann, hitOpts),
     // The keyword hits bring their vectors: a hit the vector list missed is scored without another read.
-    keywordHits(table, req.text, n, filter, { withVectors: true, fast }),
+    keywordHits(table, req.text, n, filter, { withVectors: true, fast, tokenize }),
   ]);
   const vecScore = new Map(vec.map((h) => [h.id, h.score]));
   const keyScore = new Map(key.map((h) => [h.id, h.score]));
@@ -174,7 +181,7 @@ async function hybridHits(
   const keyOnly = new Set(key.filter((h) => !vecScore.has(h.id) && keep.has(h.id)).map((h) => h.id));
   // With `fast`, a row outside the full-text index scores 0 here too, whichever list found it.
   const moreKey = vecOnly.length
-    ? await keywordHits(table, req.text, vecOnly.length, inList("id", vecOnly), { fast })
+    ? await keywordHits(table, req.text, vecOnly.length, inList("id", vecOnly), { fast, tokenize })
     : [];
   for (const h of moreKey) keyScore.set(h.id, h.score);
   const qNorm = Math.hypot(...req.vector!);

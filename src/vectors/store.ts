@@ -10,7 +10,8 @@
  * ingestion sink checks before each write); writes queued before the drop finish first.
  */
 import { Semaphore } from "../tools/semaphore";
-import type { LanceConnection } from "./connection";
+import { type LanceConnection, onObjectStore } from "./connection";
+import { tokenizerTwin } from "./tokenizer-twin";
 import type { ExactFilterLimits } from "./exact-filter";
 import { ANN_THRESHOLD } from "./ann";
 import type { IndexBuilder } from "./index-build";
@@ -97,7 +98,12 @@ export class VectorStore {
     this.indexBuilder = opts.indexBuilder;
     this.searches = new Semaphore(opts.searchConcurrency ?? SEARCH_CONCURRENCY);
     this.batches = new VectorBatches(this.searches);
-    this.searchOptions = { exactFilter: opts.exactFilter, onLexicalError: opts.onLexicalError };
+    this.searchOptions = {
+      exactFilter: opts.exactFilter,
+      onLexicalError: opts.onLexicalError,
+      // A table's own tokenizer is read from the bucket on every call there.
+      tokenize: onObjectStore(conn) ? tokenizerTwin() : undefined,
+    };
   }
 
   /** The table name of a collection generation: `c_<uuid without dashes>_g<generation>`. */

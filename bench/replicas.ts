@@ -1,0 +1,274 @@
+/**
+ * One service of 1, 2 and 3 `ragd serve` replicas on one PostgreSQL database and one
+ * bucket (CONTRACT 14; test/support/replicas.ts starts them), driven over HTTP through a
+ * round-robin client as a load balancer would:
+ *
+ *   bun bench/replicas.ts [--docs 2000] [--clients 16] [--seconds 20] [--datasets DIR]
+ *
+ * 1. Query throughput: `--clients` clients asking back to back for `--seconds`, each
+ *    request to the next replica, on a built-in pipeline of a few thousand chunks (the
+ *    SciFact abstracts, or generated prose without them), with 1, then 2, then 3 replicas:
+ *    requests/s, p50, p99. First one client asks ten queries per replica, so that no cold
+ *    cache is timed; the second half of those is the "1 client" latency.
+ * 2. Ingestion: the same documents sent through the documents API's batch door into a
+ *    new pipeline, with 1 replica and with 3; chunks/s from the first batch to the last
+ *    source ready (seen by polling the pipeline's counts every 250 ms), and how many
+ *    tasks each replica ran (/metrics).
+ * 3. Recovery: the documents once more with 3 replicas; once a replica has a busy worker,
+ *    kill -9 it; the time from the kill to every source ready. A task the killed process
+ *    held waits for its lease to expire (30 s) before another replica takes it again, so
+ *    this figure is about the lease plus what work was left, not ragd's speed.
+ *
+ * What this machine can show, and what it cannot. Here every replica, PostgreSQL, the
+ * gateway with its object store daemons, and this client share the same two cores: a
+ * second and a third replica add no CPU, only processes competing for it. So the figures
+ * show that the replicas share the work (every one answers, every one runs tasks), what
+ * the bucket costs a query, and how long recovery takes; they cannot show how throughput
+ * grows with replicas, which needs each replica on cores of its own, with the database
+ * and the store elsewhere.
+ *
+ * Last measured (2 cores, load average 2–13 with other work; one run each):
+ *   --docs 1500 (4,428 chunks)  1 client p50 406 / 329 / 323 ms; 16 clients 7.9 / 13.7 / 17.9
+ *                               req/s, p99 3.5 / 2.3 / 1.5 s; ingestion 1,514 and 1,509
+ *                               chunks/s (2.9 s each; tasks 372 / 628 / 500); recovery 35.7 s
+ *   --docs 2000 (5,920 chunks)  468 / 477 / 472 ms; 4.6 / 6.3 / 5.7 req/s; 1,826 and 2,447
+ *                               chunks/s (tasks 1,128 / 628 / 244); recovery 34.8 s
+ *   --docs 3000 (8,943 chunks)  583 / 617 / 620 ms; 2.9 / 4.0 / 4.2 req/s; 1,945 and 1,961
+ *                               chunks/s (tasks 1,000 / 762 / 1,238); recovery 31.9 s
+ * Ingestion is bound by the built-in embedding on the two cores, whichever replica runs
+ * it; these runs are short, and the 250 ms poll is up to a tenth of them. Recovery is the
+ * 30 s lease of the killed replica's task and little else. A query on object storage
+ * costs far more than on a data directory: alone, on 200 small documents, vector 170–190
+ * ms and hybrid 530–590 ms against 5 and 28 ms with the same build on a data directory
+ * (PostgreSQL alone: 6 and 32 ms); its cost grows with the table (the medians above), and
+ * the gateway serving the reads shares the two cores, so more replicas raise requests/s
+ * only while the cores still have room.
+ */
+import { availableParallelism, loadavg } from "node:os";
+import { parseArgs } from "node:util";
+import { startPostgres } from "../test/support/postgres";
+import { metricSum, type Replicas, startReplicas } from "../test/support/replicas";
+import { startRgw } from "../test/support/rgw";
+import { DATASETS, loadCorpus, percentile, pooled, random, START_TIMEOUT_MS } from "./support";
+
+const { values: args } = parseArgs({
+  options: {
+    docs: { type: "string", default: "2000" },
+    clients: { type: "string", default: "16" },
+    seconds: { type: "string", default: "20" },
+    datasets: { type: "string" },
+  },
+});
+const CLIENTS = Number(args.clients);
+const SECONDS = Number(args.seconds);
+const BATCH = 250;
+const corpus = loadCorpus(Number(args.docs), args.datasets ?? DATASETS);
+const documents = corpus.map((d) => ({ externalId: d.id, type: "text", content: `${d.title}\n\n${d.text}` }));
+const queries = corpus.slice(0, 200).map((d) => d.title);
+
+interface Pipeline {
+  id: string;
+  key: string;
+}
+interface QueryRun {
+  /** p50 of one client alone (the warm-up's second half), ms. */
+  alone: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+interface IngestRun {
+  seconds: number;
+  chunks: number;
+  /** Tasks each replica ended with `ready` during the run. */
+  tasks: number[];
+}
+
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+/** A new built-in pipeline of the signed-in user, with a key that queries and ingests. */
+async function newPipeline(set: Replicas, name: string): Promise<Pipeline> {
+  const p = await set.client.http("/api/rag/pipelines", { method: "POST", json: { name, embeddingModel: "builtin" } });
+  if (p.status !== 201) throw new Error(`pipeline: ${p.status} ${JSON.stringify(p.body)}`);
+  const k = await set.client.http(`/api/rag/pipelines/${p.body.id}/keys`, {
+    method: "POST",
+    json: { name: "bench", scopes: ["query", "ingest"] },
+  });
+  return { id: p.body.id, key: k.body.key };
+}
+
+/** Every document in batches, two in flight, each batch to the next replica. */
+async function send(set: Replicas, p: Pipeline): Promise<void> {
+  const batches = Array.from({ length: Math.ceil(documents.length / BATCH) }, (_, i) =>
+    documents.slice(i * BATCH, (i + 1) * BATCH),
+  );
+  await pooled(batches, 2, async (batch) => {
+    for (;;) {
+      const r = await set.client.http("/api/rag/documents/batch", {
+        method: "POST",
+        json: { documents: batch },
+        headers: bearer(p.key),
+      });
+      if (r.status === 429) {
+        await Bun.sleep(1000 * Number(r.headers.get("retry-after") ?? 1));
+        continue;
+      }
+      if (r.status !== 200) throw new Error(`batch: ${r.status} ${JSON.stringify(r.body)}`);
+      return;
+    }
+  });
+}
+
+/** The pipeline's counts by status, read through the next replica. */
+async function counts(set: Replicas, p: Pipeline): Promise<Record<string, number>> {
+  const r = await set.client.http(`/api/rag/pipelines/${p.id}/sources?pageSize=1`);
+  if (r.status !== 200) throw new Error(`counts: ${r.status}`);
+  return r.body.counts;
+}
+
+/** Polls until every document has ended; performance.now() of the poll that saw it. */
+async function settled(set: Replicas, p: Pipeline, timeoutMs = 30 * 60_000): Promise<number> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const c = await counts(set, p);
+    if ((c.ready ?? 0) + (c.failed ?? 0) >= documents.length) return performance.now();
+    if (Date.now() > until) throw new Error(`not settled: ${JSON.stringify(c)}`);
+    await Bun.sleep(250);
+  }
+}
+
+/** Tasks each replica (by index; 0 for one that is down) has ended `ready` so far. */
+async function readyTasks(set: Replicas): Promise<number[]> {
+  return Promise.all(
+    Array.from({ length: set.count }, async (_, i) => {
+      if (!set.live().includes(i)) return 0;
+      const m = String((await set.at(i).http("/metrics")).body);
+      return metricSum(m, "ragd_ingest_sources_total", { outcome: "ready" });
+    }),
+  );
+}
+
+async function ingest(set: Replicas, name: string): Promise<{ pipeline: Pipeline; run: IngestRun }> {
+  const pipeline = await newPipeline(set, name);
+  const before = await readyTasks(set);
+  const t0 = performance.now();
+  await send(set, pipeline);
+  const seconds = ((await settled(set, pipeline)) - t0) / 1000;
+  const after = await readyTasks(set);
+  const chunks = (await set.client.http(`/api/rag/pipelines/${pipeline.id}`)).body.chunkCount as number;
+  return { pipeline, run: { seconds, chunks, tasks: after.map((n, i) => n - (before[i] ?? 0)) } };
+}
+
+/** `CLIENTS` clients back to back for `SECONDS`, round robin; warmed up on every replica first. */
+async function throughput(set: Replicas, key: string): Promise<QueryRun> {
+  const ask = (text: string) =>
+    set.client.http("/api/rag/query", { method: "POST", json: { query: text, topK: 10 }, headers: bearer(key) });
+  const alone: number[] = [];
+  for (const q of queries.slice(0, 10 * set.live().length)) {
+    const s = performance.now();
+    await ask(q);
+    alone.push(performance.now() - s);
+  }
+  const rnd = random(11);
+  const latencies: number[] = [];
+  let errors = 0;
+  const end = performance.now() + SECONDS * 1000;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (performance.now() < end) {
+        const q = queries[Math.floor(rnd() * queries.length)]!;
+        const s = performance.now();
+        const r = await ask(q);
+        latencies.push(performance.now() - s);
+        if (r.status !== 200) errors++;
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  return {
+    alone: percentile(alone.slice(alone.length / 2), 50),
+    rps: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    errors,
+  };
+}
+
+/** The documents again with every replica up; kill -9 of one with a busy worker; seconds from it to all ready. */
+async function recovery(set: Replicas) {
+  const pipeline = await newPipeline(set, "recovery");
+  // Every batch is accepted first, so that none is in flight to the replica killed.
+  await send(set, pipeline);
+  let victim = -1;
+  const until = Date.now() + 60_000;
+  while (victim < 0) {
+    for (const i of set.live()) {
+      const m = String((await set.at(i).http("/metrics")).body);
+      if (victim < 0 && metricSum(m, "ragd_ingest_workers_busy") > 0) victim = i;
+    }
+    if (victim < 0 && Date.now() > until) throw new Error("no replica had a busy worker within 60 s");
+    await Bun.sleep(20);
+  }
+  const left = await counts(set, pipeline);
+  await set.kill(victim);
+  const t0 = performance.now();
+  const seconds = ((await settled(set, pipeline)) - t0) / 1000;
+  return { victim, open: (left.queued ?? 0) + (left.processing ?? 0), seconds };
+}
+
+const pg = await startPostgres();
+const rgw = await startRgw();
+let set: Replicas | null = null;
+try {
+  const storage = { ...rgw.storage, prefix: "bench" };
+  set = await startReplicas(1, {
+    databaseUrl: await pg.createDatabase("ragd_bench"),
+    storage,
+    startTimeoutMs: START_TIMEOUT_MS,
+  });
+  // The first account is an administrator, with no limit on pipelines.
+  const email = `bench-${Date.now()}@example.com`;
+  await set.client.http("/api/auth/signup", { method: "POST", json: { email, password: "benchmark-password" } });
+  console.error(`ingesting ${documents.length} documents with 1 replica`);
+  const one = await ingest(set, "ingest-1");
+  const queried: QueryRun[] = [];
+  for (let n = 1; n <= 3; n++) {
+    if (n > 1) await set.add();
+    console.error(`querying with ${n} replica(s): ${CLIENTS} clients for ${SECONDS} s`);
+    queried.push(await throughput(set, one.pipeline.key));
+  }
+  console.error(`ingesting ${documents.length} documents with 3 replicas`);
+  const three = await ingest(set, "ingest-3");
+  console.error("recovery: kill -9 of a replica with a busy worker");
+  const rec = await recovery(set);
+  report(one.run, three.run, queried, rec);
+} finally {
+  await set?.stop();
+  await rgw.stop();
+  await pg.stop();
+}
+
+function report(one: IngestRun, three: IngestRun, queried: QueryRun[], rec: Awaited<ReturnType<typeof recovery>>) {
+  const ms = (x: number) => x.toFixed(1).padStart(7);
+  console.log(
+    `\nragd replicas on one PostgreSQL database and one bucket, ${availableParallelism()} cores, ${documents.length} documents, ${one.chunks} chunks`,
+  );
+  console.log(
+    "replicas  1 client p50 ms  query req/s   p50 ms   p99 ms  errors   ingestion chunks/s  tasks per replica",
+  );
+  queried.forEach((q, i) => {
+    const run = i === 0 ? one : i === 2 ? three : null;
+    const ingestion = run
+      ? `${(run.chunks / run.seconds).toFixed(0).padStart(8)} (${run.seconds.toFixed(1)} s)`.padEnd(20)
+      : "".padEnd(20);
+    console.log(
+      `${String(i + 1).padStart(8)}  ${ms(q.alone).padStart(15)}  ${q.rps.toFixed(1).padStart(11)}  ${ms(q.p50)}  ${ms(q.p99)}  ${String(q.errors).padStart(6)}   ${ingestion}${run ? run.tasks.join(" / ") : ""}`,
+    );
+  });
+  console.log(
+    `recovery  kill -9 of replica ${rec.victim} with ${rec.open} sources queued or processing: every source ready ${rec.seconds.toFixed(1)} s later (task lease 30 s)`,
+  );
+  console.log(`machine   load average ${loadavg()[0]!.toFixed(1)} at the end; ${CLIENTS} query clients`);
+}
