@@ -128,6 +128,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     onLexicalError: (err) =>
       quiet.warn("a search's lexical candidates failed; its index answered alone", { error: String(err) }),
     upkeepLease: (name, fn) => db.exclusive(name, fn),
+    sharedTables: replica,
   });
   const localFiles = storage ? null : new DiskFileStore(config.dataDir);
   const bucketFiles = storage ? new ObjectFileStore(storage) : null;

@@ -1,7 +1,8 @@
 /**
  * What replicas share through PostgreSQL, with two stores on one database standing for
- * two processes: task claims that never take one task twice, leases that are renewed and
- * run out, `exclusive` work that one of them runs at a time, and event ids in commit
+ * two processes: task claims that never take one task twice (even from stores that do
+ * not take turns), leases that are renewed and run out, `exclusive` work that one of them
+ * runs at a time, and write transactions that take turns, so event ids follow commit
  * order. SQLite's side (one process) is checked where it differs: `exclusive` always runs.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -9,10 +10,11 @@ import { rmSync } from "node:fs";
 import { openStore } from "../src/db/client";
 import { openPgStore, type PgStore } from "../src/db/pg-store";
 import { eventsAfter, insertSourceEvent } from "../src/db/repo/events";
-import { claimTasks, insertQueuedDocuments } from "../src/db/repo/task-batches";
-import { renewLeases, requeueExpired } from "../src/db/repo/task-leases";
+import { claimTasks, insertQueuedDocuments, markDocumentsProcessing } from "../src/db/repo/task-batches";
+import { claimKey, heldClaims, renewLeases, requeueExpired } from "../src/db/repo/task-leases";
 import { findDocumentById } from "../src/db/repo/documents";
 import { findTask, pendingTaskCount } from "../src/db/repo/tasks";
+import { dropLostClaims } from "../src/ingest/leases";
 import { tempDir } from "./support/app";
 import { documentRow, seedPipeline } from "./support/engines";
 import { havePostgres, NO_POSTGRES, startPostgres, type TestPostgres } from "./support/postgres";
@@ -38,19 +40,23 @@ describe.skipIf(!havePostgres)("replicas on one PostgreSQL database", () => {
   let pg: TestPostgres;
   let a: PgStore;
   let b: PgStore;
+  /** Two stores that do not take turns: the claim statement alone must keep them apart. */
+  let c: PgStore;
+  let d: PgStore;
   let collectionId = "";
 
   beforeAll(async () => {
     pg = await startPostgres();
     const url = await pg.createDatabase("ragd_replicas");
-    a = await openPgStore(url);
-    b = await openPgStore(url);
+    a = await openPgStore(url, { shared: true });
+    b = await openPgStore(url, { shared: true });
+    c = await openPgStore(url);
+    d = await openPgStore(url);
     ({ collectionId } = await seedPipeline(a));
   }, 60_000);
 
   afterAll(async () => {
-    await a?.close();
-    await b?.close();
+    for (const s of [a, b, c, d]) await s?.close();
     await pg?.stop();
   });
 
@@ -72,7 +78,7 @@ describe.skipIf(!havePostgres)("replicas on one PostgreSQL database", () => {
         taken.push(...got.map((t) => t.id));
       }
     };
-    await Promise.all([claimer(a)(), claimer(b)(), claimer(a)(), claimer(b)()]);
+    await Promise.all([claimer(c)(), claimer(d)(), claimer(c)(), claimer(d)()]);
     expect(taken.length).toBe(60);
     expect(new Set(taken).size).toBe(60);
     expect(await pendingTaskCount(a.reader, collectionId, 1)).toBe(60); // all processing, none lost
@@ -83,14 +89,13 @@ describe.skipIf(!havePostgres)("replicas on one PostgreSQL database", () => {
     const claimed = await a.atomically((tx) => claimTasks(tx, 100, T + 2000, 30_000));
     const mine = claimed.filter((t) => t.documentId === kept || t.documentId === lost);
     expect(mine.length).toBe(2);
-    await a.atomically(async (tx) => {
-      const { markDocumentsProcessing } = await import("../src/db/repo/task-batches");
-      await markDocumentsProcessing(tx, [kept!, lost!], T + 2000);
-    });
+    await a.atomically((tx) => markDocumentsProcessing(tx, [kept!, lost!], T + 2000));
     const keptTask = mine.find((t) => t.documentId === kept)!;
+    const lostTask = mine.find((t) => t.documentId === lost)!;
     // Only `kept` is renewed; 40 s later `lost`'s lease (30 s) has run out.
-    await a.atomically((tx) => renewLeases(tx, [keptTask.id], T + 2000 + 60_000));
-    const back = await b.atomically((tx) => requeueExpired(tx, T + 2000 + 40_000));
+    const renewed = await a.atomically((tx) => renewLeases(tx, [keptTask], T + 2000 + 60_000));
+    expect([...renewed]).toEqual([claimKey(keptTask)]);
+    const back = await b.atomically((tx) => requeueExpired(tx, T + 2000 + 40_000, 60_000));
     expect(back).toContain(lost!);
     expect(back).not.toContain(kept!);
     expect((await findTask(b.reader, keptTask.id))?.status).toBe("processing");
@@ -100,6 +105,22 @@ describe.skipIf(!havePostgres)("replicas on one PostgreSQL database", () => {
     const again = await b.atomically((tx) => claimTasks(tx, 100, T + 2000 + 41_000, 30_000));
     const retaken = again.find((t) => t.documentId === lost);
     expect(retaken?.attempts).toBe(2);
+    // The first claim is lost: not renewed, not held; the second is both.
+    expect(await a.atomically((tx) => renewLeases(tx, [lostTask, retaken!], T + 2000 + 90_000))).toEqual(
+      new Set([claimKey(retaken!)]),
+    );
+    expect(await heldClaims(a.reader, [lostTask, keptTask])).toEqual(new Set([claimKey(keptTask)]));
+  }, 30_000);
+
+  test("a lease far beyond a replica's (a server alone's, before a move) goes back to the queue", async () => {
+    const [doc] = await queue(1);
+    const claimed = await a.atomically((tx) => claimTasks(tx, 100, T + 3000, 30 * 60_000));
+    const task = claimed.find((t) => t.documentId === doc)!;
+    await a.atomically((tx) => markDocumentsProcessing(tx, [doc!], T + 3000));
+    // 30 s later nothing has run out, but a 30-minute lease is not a replica's.
+    const back = await b.atomically((tx) => requeueExpired(tx, T + 33_000, 60_000));
+    expect(back).toContain(doc!);
+    expect((await findTask(b.reader, task.id))?.status).toBe("queued");
   }, 30_000);
 
   test("exclusive work runs in one process at a time, and is free again once it ends", async () => {
@@ -118,7 +139,7 @@ describe.skipIf(!havePostgres)("replicas on one PostgreSQL database", () => {
     expect(await b.exclusive("upkeep:t1", async () => "b")).toBe("b");
   }, 30_000);
 
-  test("event ids follow commit order: a later transaction's event waits for the earlier one's commit", async () => {
+  test("shared stores' transactions take turns, so event ids follow commit order", async () => {
     const [d1, d2] = await queue(2);
     const before = (await eventsAfter(a.reader, collectionId, 0, 10_000)).at(-1)?.id ?? 0;
     let release = () => {};
@@ -139,4 +160,31 @@ describe.skipIf(!havePostgres)("replicas on one PostgreSQL database", () => {
     const seen = await eventsAfter(a.reader, collectionId, before, 10);
     expect(seen.map((e) => e.documentId)).toEqual([d1!, d2!]);
   }, 30_000);
+});
+
+test("rows of a claim that no longer holds are dropped at the sink's gate; others pass", async () => {
+  const dir = tempDir("ragd-gate-");
+  const store = openStore(dir);
+  try {
+    const { collectionId } = await seedPipeline(store);
+    const rows = Array.from({ length: 3 }, () => ({ row: documentRow(collectionId, {}, iso(T)), content: "x" }));
+    await store.atomically((tx) => insertQueuedDocuments(tx, rows, 1, T));
+    const claimed = await store.atomically((tx) => claimTasks(tx, 10, T + 1000, 30_000));
+    const [held, taken] = claimed;
+    // `taken` was reclaimed by another replica meanwhile: its attempts moved on.
+    await store.atomically((tx) => requeueExpired(tx, T + 40_000, 60_000));
+    const again = await store.atomically((tx) => claimTasks(tx, 10, T + 41_000, 30_000));
+    expect(again.length).toBe(3);
+    const ids = claimed.map((t) => t.documentId);
+    const alive = new Set(ids);
+    // This process still runs `held` and `taken` at their first attempts; the third document is not its job.
+    const running = new Map([held!, taken!].map((t) => [t.documentId, t]));
+    const renewedHeld = again.find((t) => t.id === held!.id)!;
+    running.set(held!.documentId, renewedHeld);
+    await store.atomically((tx) => dropLostClaims(tx, alive, running));
+    expect(alive).toEqual(new Set([held!.documentId, claimed[2]!.documentId]));
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -173,4 +173,23 @@ describe.skipIf(!haveRgw)("the vector store on Ceph RGW", () => {
       expect(await store.countRows(collectionId, 1)).toBe(writers.length * docs * CHUNKS_PER_DOC);
     });
   }, 300_000);
+  test("a delete by one process right after another's append removes the appended rows too", async () => {
+    const where = at("stale");
+    const collectionId = crypto.randomUUID();
+    const a = new VectorStore(await openLance(where), { sharedTables: true });
+    const b = new VectorStore(await openLance(where), { sharedTables: true });
+    try {
+      await a.replaceDocuments(collectionId, 1, ["z"], rowsOf("z", 1, 5)); // a's handle: the first version
+      // Another process, within the second, appends a later slice of the document (a pure append).
+      const later = rowsOf("z", 2, 8).slice(5);
+      await b.replaceDocuments(collectionId, 1, [], later, { appendedAreNew: true });
+      await a.replaceDocuments(collectionId, 1, ["z"], []); // then a clears the document (a failed run, say)
+      const counts = await a.documentCounts(collectionId, 1);
+      // Nothing of it is left: a's handle, up to a second old, is brought up to date before it deletes.
+      expect(counts.get("z") ?? 0).toBe(0);
+    } finally {
+      a.close();
+      b.close();
+    }
+  }, 60_000);
 });

@@ -8,6 +8,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, type Config, type TierName } from "../config";
+import { servesAsReplica } from "../config-storage";
 import { openStore } from "../db/client";
 import { openPgStore } from "../db/pg-store";
 import type { Store } from "../db/store";
@@ -36,7 +37,8 @@ export function need(flags: Record<string, string>, name: string): string {
  * otherwise get a new, empty installation. `init` (--init) allows it.
  */
 export async function openExisting(config: Config, init: boolean, hint: string): Promise<Store> {
-  if (config.databaseUrl) return openPgStore(config.databaseUrl);
+  // Beside replicas, its transactions take their turn with theirs (PgStore `shared`).
+  if (config.databaseUrl) return openPgStore(config.databaseUrl, { shared: servesAsReplica(config) });
   const dataDir = config.dataDir;
   if (!init && !existsSync(join(dataDir, "ragd.db"))) {
     throw new ConfigError(`no ragd data in ${dataDir} (it has no ragd.db); check --data-dir${hint}`);

@@ -7,11 +7,18 @@
  * Within one process, transactions run one at a time, as on SQLite, so that code written
  * for SQLite's single writer keeps its meaning (a check and the write it guards never
  * interleave with another request's). Between replicas (several processes on one
- * database, docs/ARCHITECTURE.md "Several replicas") that guarantee is PostgreSQL's row
- * locks and constraints, task claims that skip each other's rows, and the leases of
- * `exclusive`: session advisory locks, which PostgreSQL releases when a process dies.
+ * database, docs/ARCHITECTURE.md "Several replicas") a store opened `shared` keeps that
+ * meaning too: each transaction first takes one transaction-scoped advisory lock
+ * ("ragd", 2), so write transactions run one at a time across all of them. That costs
+ * them their overlap and buys three things: a check and its write never interleave with
+ * another replica's; no two transactions wait for each other's row locks (PostgreSQL
+ * aborted such pairs as deadlocks); and event ids, which a sequence hands out in insert
+ * order, follow commit order, so a stream that read id 101 never misses a late 100.
+ * The leases of `exclusive` are session advisory locks, which PostgreSQL releases when a
+ * process dies.
  */
 import { type ReservedSQL, SQL } from "bun";
+import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sql";
 import type { PgDatabase } from "drizzle-orm/pg-core";
 import { ConfigError, redactPassword } from "../config-values";
@@ -22,6 +29,8 @@ import { asBody, refuseNesting, type Store, type Tx } from "./store";
 
 /** The advisory lock a serving process holds on its database: ("ragd", 1). */
 const SERVING_LOCK = [0x72616764, 1] as const;
+/** The lock every transaction of a shared store takes first: ("ragd", 2). */
+const WRITER_LOCK = [0x72616764, 2] as const;
 /** The first half of `exclusive`'s advisory locks ("ragl"); the second is the name's hash. */
 const LEASES = 0x7261676c;
 
@@ -34,14 +43,23 @@ export class PgStore implements Store {
   private readonly lock = new Semaphore(1);
   private serving: ReservedSQL | null = null;
 
-  constructor(private readonly client: SQL) {
+  constructor(
+    private readonly client: SQL,
+    /** Other processes write the same database (replicas, or a command beside them). */
+    private readonly shared = false,
+  ) {
     this.reader = drizzle({ client }) as unknown as Db;
   }
 
   atomically<T>(fn: (tx: Tx) => Promise<T> | T): Promise<T> {
     refuseNesting();
     const pool = this.reader as unknown as PgDatabase<never>;
-    return this.lock.run(() => pool.transaction((tx) => asBody(() => fn(tx as unknown as Db))));
+    return this.lock.run(() =>
+      pool.transaction(async (tx) => {
+        if (this.shared) await tx.execute(sql`SELECT pg_advisory_xact_lock(${WRITER_LOCK[0]}, ${WRITER_LOCK[1]})`);
+        return asBody(() => fn(tx as unknown as Db));
+      }),
+    );
   }
 
   /**
@@ -94,8 +112,11 @@ export class PgStore implements Store {
   }
 }
 
-/** Connects to the database at `url` and brings it to the current schema (pg-migrate.ts). */
-export async function openPgStore(url: string): Promise<PgStore> {
+/**
+ * Connects to the database at `url` and brings it to the current schema (pg-migrate.ts);
+ * `shared` when other processes write it too (PgStore).
+ */
+export async function openPgStore(url: string, { shared = false } = {}): Promise<PgStore> {
   const client = new SQL(url);
   try {
     await migratePostgres(client);
@@ -103,12 +124,12 @@ export async function openPgStore(url: string): Promise<PgStore> {
     await client.close();
     throw new Error(`could not use the PostgreSQL database ${redactPassword(url)}: ${(err as Error).message}`);
   }
-  return new PgStore(client);
+  return new PgStore(client, shared);
 }
 
 /** The store of RAGD_DATABASE_URL for this process's server, alone or as a replica (PgStore.claimServing). */
 export async function openServingPgStore(url: string, how: Serving): Promise<PgStore> {
-  const db = await openPgStore(url);
+  const db = await openPgStore(url, { shared: how === "replica" });
   if (await db.claimServing(how)) return db;
   await db.close();
   throw new ConfigError(

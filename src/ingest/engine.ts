@@ -35,7 +35,7 @@ import { ChunkSink } from "./sink";
 import { IngestStats } from "./stats";
 import { CrawlSync } from "./crawl-sync";
 import { TaskScheduler } from "./scheduler";
-import { TaskLeases } from "./leases";
+import { dropLostClaims, TaskLeases } from "./leases";
 import { crawledPageIds, findSourceFetch } from "../db/repo/source-fetches";
 
 export const QUEUE_LIMIT = 10_000;
@@ -100,7 +100,8 @@ export class IngestEngine {
       new TaskLeases(
         this.d.db,
         this.d.log,
-        () => this.tasks.taskIds(),
+        () => this.tasks.claims(),
+        (lost) => this.tasks.cancelJobs(lost),
         () => this.kick(),
       );
     this.timer = setInterval(() => {
@@ -309,7 +310,9 @@ export class IngestEngine {
   ): Promise<T> {
     return this.d.db.atomically(async (tx) => {
       const col = await findCollectionById(tx, collectionId);
-      return write(col && isLive(col, generation) ? await existingIds(tx, ids) : new Set<string>());
+      const alive = col && isLive(col, generation) ? await existingIds(tx, ids) : new Set<string>();
+      if (this.d.replica) await dropLostClaims(tx, alive, this.tasks.claimsOf(collectionId, generation, ids));
+      return write(alive);
     });
   }
 }

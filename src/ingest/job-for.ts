@@ -79,7 +79,8 @@ export async function buildJob(
   // Only a settled index still holds the chunks of that hash, for the job to keep.
   const indexedHash = isSettled(col, task.generation) && doc.chunkCount > 0 ? doc.contentHash : null;
   return {
-    jobId: task.id,
+    // A claim's own: a task reclaimed after its lease ran out runs again under another id.
+    jobId: `${task.id}:${task.attempts}`,
     document: {
       id: doc.id,
       type: doc.type,

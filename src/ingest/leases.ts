@@ -3,11 +3,18 @@
  * task for REPLICA_LEASE_MS; while the task runs, this process renews the lease every
  * RENEW_MS, and every RENEW_MS it also puts back in the queue any task whose lease ran
  * out: its replica was killed, or lost the database for longer than a lease. The task's
- * next run replaces whatever rows the first one wrote (the sink's replace), and the first
- * one's ending, should it still come, is refused (its claim's `attempts` no longer match).
+ * next run replaces whatever rows the first one wrote (the sink's replace).
+ *
+ * A claim is a task at one attempt (`attempts` counts claims), so a replica that was only
+ * slow learns it lost one: the renewal does not find it, and its job is cancelled. Until
+ * then its rows are refused at the sink (engine.ts `writable` asks the database whether
+ * the claim still holds) and its ending too (outcome.ts). A replica that cannot renew
+ * at all (the database is unreachable) cancels every job once STOP_AFTER_MS has passed
+ * since its last renewal, before another replica may take them.
  * One server alone keeps the long lease it always had: a restart requeues its tasks.
  */
-import { requeueExpired, renewLeases } from "../db/repo/task-leases";
+import type { Db } from "../db/client";
+import { type Claim, claimKey, heldClaims, requeueExpired, renewLeases } from "../db/repo/task-leases";
 import type { Store } from "../db/store";
 import type { Logger } from "../log";
 import { recordSourceEvents } from "./events";
@@ -17,16 +24,22 @@ export const LEASE_MS = 30 * 60_000;
 /** A replica's claim: how long a dead replica's tasks wait before another takes them. */
 export const REPLICA_LEASE_MS = 30_000;
 const RENEW_MS = 10_000;
+/** Without a renewal for this long, every job stops: its lease is about to run out. */
+const STOP_AFTER_MS = REPLICA_LEASE_MS - RENEW_MS;
 
 export class TaskLeases {
   private last = Date.now();
+  /** When a renewal last succeeded. */
+  private renewed = Date.now();
   private busy = false;
 
   constructor(
     private readonly db: Store,
     private readonly log: Logger,
-    /** The tasks this process runs now. */
-    private readonly running: () => string[],
+    /** The claims this process runs now. */
+    private readonly running: () => Claim[],
+    /** Stops the jobs of claims lost (by claimKey). */
+    private readonly lost: (claims: Set<string>) => void,
     /** Called when tasks went back to the queue (so a claim looks at once). */
     private readonly requeued: () => void,
   ) {}
@@ -37,15 +50,28 @@ export class TaskLeases {
     this.busy = true;
     this.last = now;
     void this.renewAndReclaim(now)
-      .catch((err) => this.log.warn("could not renew or reclaim task leases", { error: err }))
+      .catch((err) => {
+        this.log.warn("could not renew or reclaim task leases", { error: err });
+        if (Date.now() - this.renewed < STOP_AFTER_MS) return;
+        const all = new Set(this.running().map(claimKey));
+        if (all.size === 0) return;
+        this.log.warn("stopping every ingestion job: their leases could not be renewed", { jobs: all.size });
+        this.lost(all);
+      })
       .finally(() => (this.busy = false));
   }
 
   private async renewAndReclaim(now: number): Promise<void> {
-    const ids = this.running();
-    if (ids.length > 0) await this.db.atomically((t) => renewLeases(t, ids, now + REPLICA_LEASE_MS));
+    const claims = this.running();
+    const held = await this.db.atomically((t) => renewLeases(t, claims, now + REPLICA_LEASE_MS));
+    this.renewed = now;
+    const lost = new Set(claims.map(claimKey).filter((k) => !held.has(k)));
+    if (lost.size > 0) {
+      this.log.warn("stopping ingestion jobs whose tasks another replica took or that ended", { jobs: lost.size });
+      this.lost(lost);
+    }
     const back = await this.db.atomically(async (t) => {
-      const docs = await requeueExpired(t, now);
+      const docs = await requeueExpired(t, now, 2 * REPLICA_LEASE_MS);
       await recordSourceEvents(t, "source.queued", docs, now);
       return docs.length;
     });
@@ -53,4 +79,19 @@ export class TaskLeases {
     this.log.info("requeued tasks whose replica stopped renewing them", { documents: back });
     this.requeued();
   }
+}
+
+/**
+ * Replicas' rows at the sink: of the documents `alive` whose rows come from a job of this
+ * process (`running`, by document), those whose claim no longer holds (another replica
+ * took the task, or a replace deleted it) are removed, so their rows are not written.
+ */
+export async function dropLostClaims(tx: Db, alive: Set<string>, running: Map<string, Claim>): Promise<void> {
+  const mine = [...running.entries()].filter(([doc]) => alive.has(doc));
+  if (mine.length === 0) return;
+  const held = await heldClaims(
+    tx,
+    mine.map(([, c]) => c),
+  );
+  for (const [doc, c] of mine) if (!held.has(claimKey(c))) alive.delete(doc);
 }

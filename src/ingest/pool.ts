@@ -153,6 +153,14 @@ export class WorkerPool {
     if (slot) this.post(slot, { type: "ack", jobId });
   }
 
+  /** Stops one job, if it runs, without reporting it. */
+  cancelJob(jobId: string): void {
+    const slot = this.slotOf(jobId);
+    if (!slot) return;
+    this.forget(slot, jobId);
+    this.post(slot, { type: "cancel", jobId });
+  }
+
   /** Stops the running job of a document, if any, without reporting it. */
   cancelDocument(documentId: string): void {
     for (const slot of this.slots) {

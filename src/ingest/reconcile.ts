@@ -15,6 +15,7 @@ import type { Logger } from "../log";
 import type { VectorStore } from "../vectors/store";
 import type { IngestEngine } from "./engine";
 import { requeueExpired } from "../db/repo/task-leases";
+import { REPLICA_LEASE_MS } from "./leases";
 import { recordSourceEvent, recordSourceEvents } from "./events";
 import { queueTask } from "./queue";
 import { isLive, isSettled } from "./generations";
@@ -39,7 +40,7 @@ export async function recoverInterrupted(d: Pick<Deps, "db" | "files" | "log" | 
   const n = await d.db.atomically(async (t) => {
     // Replicas: the other processes' running tasks are theirs until their leases run out.
     if (d.replica) {
-      const docs = await requeueExpired(t, now);
+      const docs = await requeueExpired(t, now, 2 * REPLICA_LEASE_MS);
       await recordSourceEvents(t, "source.queued", docs, now);
       return docs.length;
     }

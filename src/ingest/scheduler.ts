@@ -84,9 +84,30 @@ export class TaskScheduler {
     return this.running.size;
   }
 
-  /** The ids of the tasks claimed and not yet ended (their leases are renewed). */
-  taskIds(): string[] {
-    return [...this.running.values()].map((r) => r.task.id);
+  /** The tasks claimed and not yet ended, each at its attempt (their leases are renewed: leases.ts). */
+  claims(): Task[] {
+    return [...this.running.values()].map((r) => r.task);
+  }
+
+  /** The running claims of the documents `ids` in one table, by document. */
+  claimsOf(collectionId: string, generation: number, ids: string[]): Map<string, Task> {
+    const wanted = new Set(ids);
+    const out = new Map<string, Task>();
+    for (const { task } of this.running.values())
+      if (task.collectionId === collectionId && task.generation === generation && wanted.has(task.documentId))
+        out.set(task.documentId, task);
+    return out;
+  }
+
+  /** Stops the jobs of claims another replica took or that ended meanwhile (job ids are claim keys). */
+  cancelJobs(jobIds: Set<string>): void {
+    for (const jobId of jobIds) {
+      const r = this.running.get(jobId);
+      if (!r) continue;
+      this.p.d.pool.cancelJob(jobId);
+      this.running.delete(jobId);
+      this.progress.drop(r.task.documentId);
+    }
   }
 
   start(): void {

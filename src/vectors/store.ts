@@ -66,6 +66,8 @@ export interface VectorStoreOptions {
   onLexicalError?: (err: unknown) => void;
   /** Replicas: one process at a time maintains a table (maintain.ts). */
   upkeepLease?: Lease;
+  /** Replicas: other processes write the same tables (writer.ts). */
+  sharedTables?: boolean;
 }
 
 export class VectorStore {
@@ -85,7 +87,7 @@ export class VectorStore {
   constructor(conn: LanceConnection, opts: VectorStoreOptions = {}) {
     const log = opts.log ?? (() => {});
     this.tables = new TableCache(conn);
-    this.writer = new TableWriter(this.tables, log, opts.metadataOf);
+    this.writer = new TableWriter(this.tables, log, opts.metadataOf, opts.sharedTables);
     this.maintainer = new Maintainer(
       this.tables,
       this.writer,

@@ -93,6 +93,13 @@ export class TableWriter {
     private readonly tables: TableCache,
     private readonly log: Log,
     lookup: MetadataLookup = () => new Map(),
+    /**
+     * Other processes write these tables (replicas): a handle may be up to its read
+     * consistency interval behind, and a delete computed on an old version misses the rows
+     * another process appended since (LanceDB rebases the commit over theirs and keeps them).
+     * So a write that deletes first brings its handle to the latest version.
+     */
+    private readonly shared = false,
   ) {
     this.metadata = new MetadataColumn(lookup, log);
   }
@@ -110,6 +117,7 @@ export class TableWriter {
       const table = (await this.tables.get(name)) ?? (await this.createWith(name, withMeta));
       if (!table) return;
       await this.metadata.ensure(name, table);
+      if (this.shared && (documentIds.length || !opts.appendedAreNew)) await table.checkoutLatest();
       if (documentIds.length && rows.length) {
         // A replaced document with new rows: one commit, so a query sees the old version or the
         // new one, never neither (docs/API.md, Documents API). Merging on id also keeps one copy

@@ -53,19 +53,6 @@ const PRUNE_DELIVERIES = same(
   "DELETE FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND created_at <= $before",
 );
 
-// Replicas write events in transactions of their own, and a sequence hands out ids in
-// the order of the inserts, not of the commits: a stream that read id 101 before id 100
-// committed would skip 100 for good. So on PostgreSQL a transaction takes this lock
-// ("ragd", 2; held until it ends) before its first event, and ids follow commit order.
-const EVENTS_IN_COMMIT_ORDER = same("SELECT pg_advisory_xact_lock(1918986084, 2)");
-const ordered = new WeakSet<object>();
-
-async function inCommitOrder(db: Db): Promise<void> {
-  if (!isPg(db) || ordered.has(db)) return;
-  await runSql(db, EVENTS_IN_COMMIT_ORDER);
-  ordered.add(db);
-}
-
 /** A stored event, as the database returns it (snake_case columns; a bigint id is text on PostgreSQL). */
 interface RawEvent {
   id: number | string;
@@ -98,7 +85,6 @@ export async function insertSourceEvent(
   e: { type: string; documentId: string; status?: string | null; data: string; now: string },
 ): Promise<number | null> {
   const params = { type: e.type, id: e.documentId, status: e.status ?? null, data: e.data, now: e.now };
-  await inCommitOrder(db);
   if (isPg(db)) {
     const row = first(await selectRows<{ id: number | string }>(db, INSERT_SOURCE_EVENT_RETURNING, params));
     return row ? Number(row.id) : null;
@@ -115,7 +101,6 @@ export async function insertSourceEvents(
   db: Db,
   e: { type: string; documentIds: string[]; now: string },
 ): Promise<EventRow[]> {
-  await inCommitOrder(db);
   const rows = await selectRows<RawEvent>(db, INSERT_SOURCE_EVENTS, {
     type: e.type,
     ids: JSON.stringify(e.documentIds),
@@ -132,7 +117,6 @@ export async function insertSourceEventsCounted(
   db: Db,
   e: { type: string; documentIds: string[]; now: string },
 ): Promise<number> {
-  await inCommitOrder(db);
   return runSql(db, INSERT_SOURCE_EVENTS_BARE, { type: e.type, ids: JSON.stringify(e.documentIds), now: e.now });
 }
 
@@ -141,7 +125,6 @@ export async function insertCollectionEvent(
   db: Db,
   e: { collectionId: string; type: string; status: string; data: string; now: string },
 ): Promise<number> {
-  await inCommitOrder(db);
   if (isPg(db)) return Number(first(await selectRows<{ id: number | string }>(db, INSERT_EVENT_RETURNING, e))!.id);
   return Number(statement(db, INSERT_EVENT).run(e).lastInsertRowid);
 }
