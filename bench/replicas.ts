@@ -28,16 +28,18 @@
  * and the store elsewhere.
  *
  * Last measured (`bun bench/replicas.ts --docs 1500 --datasets <dir>`: 1,500 SciFact
- * abstracts, 4,428 chunks; 2 cores, load average about 12 at the end; one run):
+ * abstracts, 4,428 chunks; 2 cores, load average 4 at the end; one run):
  *   replicas                   1         2         3     reference (one server, data dir)
- *   16 clients, req/s       24.7      26.0      25.9     139.9   (18 / 19 / 18 % of it)
- *   16 clients, p50 / p99   628/851   540/1221  501/1206 112/191 ms
- *   1 client, p50 ms       133.2      84.5      90.0      14.3   (9.3x / 5.9x / 6.3x)
- *   ingestion, chunks/s     1,621               2,177     5,439   (30 % and 40 % of it)
- *   tasks per replica       1,500               750 / 494 / 256
- *   recovery: kill -9 of a replica with 1,499 sources open, every source ready 39.2 s later.
+ *   16 clients, req/s       24.0      24.4      25.6     156.7   (15 / 16 / 16 % of it)
+ *   16 clients, p50 / p99   655/857   557/1198  515/1229 100/144 ms
+ *   1 client, p50 ms       169.7      94.2     105.7       9.8
+ *   ingestion, chunks/s     1,531               1,876     5,843   (26 % and 32 % of it)
+ *   tasks per replica       1,500               1,000 / 250 / 250
+ *   recovery: kill -9 of a replica with 1,500 sources open, every source ready 63.6 s later
+ *   (33.0 to 39.2 s in three earlier runs: it depends on how many tasks the killed replica
+ *   had claimed, up to 1,024 per worker, which all wait for the 30 s lease).
  * The queries in the reference and on the replicas run once upkeep has indexed the new
- * rows (SETTLE_MS), with no per-key rate limit. Every search on the bucket reads the table
+ * rows (`indexed`), with no per-key rate limit. Every search on the bucket reads the table
  * from the store (docs/ARCHITECTURE.md, Object storage: vector, keyword and hybrid p50 64,
  * 164 and 156 ms in process against 7, 6 and 15 ms on a local disk), and the gateway
  * serving those reads shares the two cores with the replicas: a second replica adds
@@ -95,11 +97,21 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 /** No per-key query limit (50 a second by default), for the reference and the replicas alike. */
 const UNLIMITED = { RAGD_QUERY_RATE: "1000000", RAGD_QUERY_BURST: "1000000" };
 /**
- * After ingestion, queries are timed once index upkeep has had its quiet moment (it runs on
- * a 10 s tick once ingestion stops): before it, every keyword search tokenises the rows the
- * full-text index lacks, and that is not the steady state being compared.
+ * After ingestion, queries are timed once index upkeep has indexed every row (it runs on a
+ * 10 s tick once ingestion stops, and on a bucket took from under 25 s to over 45 s):
+ * before it, every keyword search tokenises the rows the full-text index lacks, and that
+ * is not the steady state being compared. Read from /metrics; 5 minutes at most.
  */
-const SETTLE_MS = 25_000;
+async function indexed(set: Replicas): Promise<void> {
+  const until = Date.now() + 300_000;
+  for (;;) {
+    const m = String((await set.at(set.live()[0]!).http("/metrics")).body);
+    const done =
+      metricSum(m, "ragd_lancedb_index_indexed_rows") > 0 && metricSum(m, "ragd_lancedb_index_unindexed_rows") === 0;
+    if (done || Date.now() > until) return;
+    await Bun.sleep(2000);
+  }
+}
 
 /** A new built-in pipeline of the signed-in user, with a key that queries and ingests. */
 async function newPipeline(set: Replicas, name: string): Promise<Pipeline> {
@@ -270,7 +282,7 @@ async function reference(): Promise<{ ingest: IngestRun; query: QueryRun }> {
     });
     console.error(`reference: ingesting ${documents.length} documents into one server on a data directory`);
     const done = await ingest(ref.set, "alone");
-    await Bun.sleep(SETTLE_MS);
+    await indexed(ref.set);
     console.error(`reference: ${CLIENTS} clients for ${SECONDS} s`);
     return { ingest: done.run, query: await throughput(ref.set, done.pipeline.key) };
   } finally {
@@ -295,7 +307,7 @@ try {
   await set.client.http("/api/auth/signup", { method: "POST", json: { email, password: "benchmark-password" } });
   console.error(`ingesting ${documents.length} documents with 1 replica`);
   const one = await ingest(set, "ingest-1");
-  await Bun.sleep(SETTLE_MS);
+  await indexed(set);
   const queried: QueryRun[] = [];
   for (let n = 1; n <= 3; n++) {
     if (n > 1) await set.add();
