@@ -11,7 +11,7 @@ import { openStore } from "../src/db/client";
 import { openPgStore, type PgStore } from "../src/db/pg-store";
 import { eventsAfter, insertSourceEvent } from "../src/db/repo/events";
 import { claimTasks, insertQueuedDocuments, markDocumentsProcessing } from "../src/db/repo/task-batches";
-import { claimKey, heldClaims, renewLeases, requeueExpired } from "../src/db/repo/task-leases";
+import { claimKey, heldClaims, releaseClaims, renewLeases, requeueExpired } from "../src/db/repo/task-leases";
 import { findDocumentById } from "../src/db/repo/documents";
 import { findTask, pendingTaskCount } from "../src/db/repo/tasks";
 import { dropLostClaims } from "../src/ingest/leases";
@@ -121,6 +121,20 @@ describe.skipIf(!havePostgres)("replicas on one PostgreSQL database", () => {
     const back = await b.atomically((tx) => requeueExpired(tx, T + 33_000, 60_000));
     expect(back).toContain(doc!);
     expect((await findTask(b.reader, task.id))?.status).toBe("queued");
+  }, 30_000);
+
+  test("a stopping replica's claims go back to the queue at once; a claim lost already stays with its holder", async () => {
+    const [mine, theirs] = await queue(2);
+    const claimed = (await a.atomically((tx) => claimTasks(tx, 100, T + 4000, 30_000))).filter(
+      (t) => t.documentId === mine || t.documentId === theirs,
+    );
+    await a.atomically((tx) => markDocumentsProcessing(tx, [mine!, theirs!], T + 4000));
+    const stale = { ...claimed.find((t) => t.documentId === theirs)!, attempts: 0 }; // another attempt's claim
+    const kept = claimed.find((t) => t.documentId === mine)!;
+    const back = await a.atomically((tx) => releaseClaims(tx, [kept, stale], T + 5000));
+    expect(back).toEqual([mine!]);
+    expect((await findTask(b.reader, kept.id))?.status).toBe("queued");
+    expect((await findTask(b.reader, stale.id))?.status).toBe("processing");
   }, 30_000);
 
   test("exclusive work runs in one process at a time, and is free again once it ends", async () => {

@@ -263,6 +263,36 @@ describe.skipIf(!ready)("three ragd replicas on PostgreSQL and object storage", 
     expect((await query(killed, a.key, "cobalt record 1203")).status).toBe(200);
   }, 150_000);
 
+  test("a replica stopped with SIGTERM leaves no task waiting for its lease", async () => {
+    const a = await account({ embeddingModel: "ollama/all-minilm", chunkSize: 120, chunkOverlap: 0 });
+    await ollama.set({ latencyMs: 400 });
+    for (let i = 0; i < 30; i++) await addText(a, `stop ${i}`, docText(i + 100));
+    const victim = await waitFor(
+      "a replica with a busy worker",
+      async () => {
+        for (const i of set.live()) {
+          const m = String((await set.at(i).http("/metrics")).body);
+          if (metricSum(m, "ragd_ingest_workers_busy") > 0) return i + 1;
+        }
+        return 0;
+      },
+      30_000,
+      20,
+    );
+    const stopped = victim - 1;
+    expect(await set.kill(stopped, "SIGTERM")).toBe(0);
+    const stoppedAt = Date.now();
+    // It ends what its workers hold as it stops and gives back what it claimed beyond that
+    // (leases.ts giveBack): well within the 30 s lease a killed replica's tasks wait for.
+    await allReady(a, 30, 25_000);
+    console.log(
+      `replica ${stopped} stopped; every source ready ${((Date.now() - stoppedAt) / 1000).toFixed(1)} s later`,
+    );
+    await ollama.set({ latencyMs: 0 });
+    await expectStoresAgree(a.pipelineId, 30);
+    await set.restart(stopped);
+  }, 120_000);
+
   /** Tasks replica `i` has ended with `ready` since it started. */
   async function readyCount(i: number): Promise<number> {
     const m = String((await set.at(i).http("/metrics")).body);

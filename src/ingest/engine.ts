@@ -35,7 +35,7 @@ import { ChunkSink } from "./sink";
 import { IngestStats } from "./stats";
 import { CrawlSync } from "./crawl-sync";
 import { TaskScheduler } from "./scheduler";
-import { dropLostClaims, TaskLeases } from "./leases";
+import { dropLostClaims, giveBack, TaskLeases } from "./leases";
 import { crawledPageIds, findSourceFetch } from "../db/repo/source-fetches";
 
 export const QUEUE_LIMIT = 10_000;
@@ -115,6 +115,8 @@ export class IngestEngine {
     if (this.timer) clearInterval(this.timer);
     await this.tasks.stop();
     await this.writes.flush();
+    // A server alone takes its own tasks up again at restart; a replica's go to the others now.
+    if (this.d.replica) await giveBack(this.d.db, this.tasks.claims(), this.d.log);
   }
 
   /** Forgets finished tasks older than a week; run by the hourly housekeeping. */

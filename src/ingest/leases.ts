@@ -14,7 +14,7 @@
  * One server alone keeps the long lease it always had: a restart requeues its tasks.
  */
 import type { Db } from "../db/client";
-import { type Claim, claimKey, heldClaims, requeueExpired, renewLeases } from "../db/repo/task-leases";
+import { type Claim, claimKey, heldClaims, releaseClaims, requeueExpired, renewLeases } from "../db/repo/task-leases";
 import type { Store } from "../db/store";
 import type { Logger } from "../log";
 import { recordSourceEvents } from "./events";
@@ -94,4 +94,19 @@ export async function dropLostClaims(tx: Db, alive: Set<string>, running: Map<st
     mine.map(([, c]) => c),
   );
   for (const [doc, c] of mine) if (!held.has(claimKey(c))) alive.delete(doc);
+}
+
+/**
+ * A replica stopping gives back the claims its jobs did not end (they were stopped with
+ * the workers), so another replica takes them now rather than after their leases.
+ */
+export async function giveBack(db: Store, claims: Claim[], log: Logger): Promise<void> {
+  if (claims.length === 0) return;
+  const now = Date.now();
+  const docs = await db.atomically(async (t) => {
+    const back = await releaseClaims(t, claims, now);
+    await recordSourceEvents(t, "source.queued", back, now);
+    return back;
+  });
+  log.info("gave unfinished ingestion tasks back to the queue", { tasks: claims.length, documents: docs.length });
 }

@@ -85,6 +85,33 @@ const DOCUMENTS_BACK: PlainSql = {
  */
 export async function requeueExpired(db: Db, now: number, farMs: number): Promise<string[]> {
   const tasks = await selectRows<{ documentId: string }>(db, EXPIRED, { now: iso(now), far: iso(now + farMs) });
+  return documentsBack(db, tasks, now);
+}
+
+const RELEASE: PlainSql = {
+  sqlite: `UPDATE tasks SET status = 'queued', lease_until = NULL, run_after = $now, updated_at = $now
+  WHERE status = 'processing' AND id || ':' || attempts IN (SELECT value FROM json_each($claims))
+  RETURNING document_id AS documentId`,
+  pg: `UPDATE tasks SET status = 'queued', lease_until = NULL, run_after = $now, updated_at = $now
+  WHERE status = 'processing'
+    AND id || ':' || attempts IN (SELECT value FROM jsonb_array_elements_text($claims::text::jsonb) AS j(value))
+  RETURNING document_id AS "documentId"`,
+};
+
+/**
+ * Gives claims still held back to the queue at once (a replica stopping: the others need
+ * not wait for its leases), with their documents as requeueExpired does; returns those.
+ */
+export async function releaseClaims(db: Db, claims: Claim[], now: number): Promise<string[]> {
+  if (claims.length === 0) return [];
+  const tasks = await selectRows<{ documentId: string }>(db, RELEASE, {
+    claims: JSON.stringify(claims.map(claimKey)),
+    now: iso(now),
+  });
+  return documentsBack(db, tasks, now);
+}
+
+async function documentsBack(db: Db, tasks: { documentId: string }[], now: number): Promise<string[]> {
   if (tasks.length === 0) return [];
   const ids = JSON.stringify([...new Set(tasks.map((t) => t.documentId))]);
   return (await selectRows<{ id: string }>(db, DOCUMENTS_BACK, { ids, now: iso(now) })).map((r) => r.id);
