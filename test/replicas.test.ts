@@ -56,6 +56,21 @@ describe.skipIf(!ready)("three ragd replicas on PostgreSQL and object storage", 
     if (r.status !== 200) throw new Error(`list sources: ${r.status} ${JSON.stringify(r.body)}`);
     return r.body;
   };
+  /** The first live replica seen with a busy ingestion worker (/metrics). */
+  const busyReplica = async (): Promise<number> =>
+    (await waitFor(
+      "a replica with a busy worker",
+      async () => {
+        for (const i of set.live()) {
+          const m = String((await set.at(i).http("/metrics")).body);
+          if (metricSum(m, "ragd_ingest_workers_busy") > 0) return i + 1;
+        }
+        return 0;
+      },
+      30_000,
+      20,
+    )) - 1;
+
   const allReady = (a: Account, n: number, timeoutMs = 30_000) =>
     waitFor(
       `${n} sources ready`,
@@ -227,19 +242,7 @@ describe.skipIf(!ready)("three ragd replicas on PostgreSQL and object storage", 
     await ollama.set({ latencyMs: 400 });
     const before = await Promise.all([0, 1, 2].map(readyCount));
     for (let i = 0; i < 40; i++) await addText(a, `doc ${i}`, docText(i));
-    const victim = await waitFor(
-      "a replica with a busy worker",
-      async () => {
-        for (const i of set.live()) {
-          const m = String((await set.at(i).http("/metrics")).body);
-          if (metricSum(m, "ragd_ingest_workers_busy") > 0) return i + 1;
-        }
-        return 0;
-      },
-      30_000,
-      20,
-    );
-    const killed = victim - 1;
+    const killed = await busyReplica();
     await set.kill(killed);
     const killedAt = Date.now();
     expect((await sources(a)).filter((s) => s.status !== "ready").length).toBeGreaterThan(0);
@@ -267,19 +270,7 @@ describe.skipIf(!ready)("three ragd replicas on PostgreSQL and object storage", 
     const a = await account({ embeddingModel: "ollama/all-minilm", chunkSize: 120, chunkOverlap: 0 });
     await ollama.set({ latencyMs: 400 });
     for (let i = 0; i < 30; i++) await addText(a, `stop ${i}`, docText(i + 100));
-    const victim = await waitFor(
-      "a replica with a busy worker",
-      async () => {
-        for (const i of set.live()) {
-          const m = String((await set.at(i).http("/metrics")).body);
-          if (metricSum(m, "ragd_ingest_workers_busy") > 0) return i + 1;
-        }
-        return 0;
-      },
-      30_000,
-      20,
-    );
-    const stopped = victim - 1;
+    const stopped = await busyReplica();
     expect(await set.kill(stopped, "SIGTERM")).toBe(0);
     const stoppedAt = Date.now();
     // It ends what its workers hold as it stops and gives back what it claimed beyond that
