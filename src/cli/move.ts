@@ -11,7 +11,7 @@
  * Objects are copied first and the rows last, in one transaction: a move that fails
  * removes the objects it wrote, so it can simply be run again.
  */
-import { S3Client } from "bun";
+import type { S3Client } from "bun";
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
@@ -22,8 +22,9 @@ import { openStore } from "../db/client";
 import { type CopiedTable, copyRows, heldRows } from "../db/copy";
 import { openPgStore } from "../db/pg-store";
 import type { Store } from "../db/store";
+import { bucketClient } from "../files/object-store";
 import { abortUpload, completeUpload, createUpload, uploadPart } from "../files/s3-multipart";
-import { lockFile } from "../tools/lockfile";
+import { holdDataDir } from "./data-dir-lock";
 
 /** What moves besides the rows: the data directory's parts that a bucket holds instead. */
 const AREAS = ["lance", "files"];
@@ -51,13 +52,14 @@ export async function moveCommand(argv: string[]): Promise<number> {
   const metadataArrives = !toShared && config.databaseUrl !== null;
   if (!metadataArrives && !existsSync(join(dataDir, "ragd.db")))
     throw new ConfigError(`no ragd data in ${dataDir} (it has no ragd.db); check --data-dir`);
-  mkdirSync(dataDir, { recursive: true });
-  const release = lockDataDir(dataDir);
+  const release = holdDataDir(dataDir, "stop it first", (reason) =>
+    console.error(`ragd: the data directory is not locked (${reason}); run no server on it now`),
+  );
   const stores: Store[] = [];
   try {
     const metadata = config.databaseUrl ? await openDatabases(dataDir, config.databaseUrl, toShared, stores) : null;
     if (metadata) await refuseHeld(metadata.to, toShared ? redactPassword(config.databaseUrl!) : dataDir);
-    const objects = bucket ? await planObjects({ s3: client(bucket), bucket, dataDir, toShared }) : null;
+    const objects = bucket ? await planObjects({ s3: bucketClient(bucket), bucket, dataDir, toShared }) : null;
     const written: string[] = [];
     let rows: CopiedTable[] = [];
     try {
@@ -84,18 +86,6 @@ function parseMove(argv: string[]): { toShared: boolean; config: Config } {
     );
   const { config } = loadConfig(parseFlags(argv.filter((a) => a !== switches[0])));
   return { toShared: switches[0] === "--to-shared", config };
-}
-
-/** The data directory's lock (as `serve` takes it), refused while a server holds it; its release. */
-function lockDataDir(dataDir: string): () => void {
-  const lock = lockFile(join(dataDir, "ragd.lock"));
-  if (lock.locked === false)
-    throw new ConfigError(
-      `the data directory ${dataDir} is in use by ${lock.holder ? `ragd process ${lock.holder}` : "another ragd process"}; stop it first`,
-    );
-  if (lock.locked === null)
-    console.error(`ragd: the data directory is not locked (${lock.reason}); run no server on it now`);
-  return () => (lock.locked ? lock.release() : undefined);
 }
 
 /** The data directory's store and the database's, as source and target; the database held against servers. */
@@ -134,16 +124,6 @@ async function planObjects(place: Place): Promise<{ place: Place; entries: Entry
       `${place.toShared ? shownBucket(place.bucket) : place.dataDir} already holds LanceDB tables or uploaded files (${target[0]!.path}, …); move into an empty one`,
     );
   return { place, entries };
-}
-
-function client(bucket: ObjectStorage): S3Client {
-  return new S3Client({
-    bucket: bucket.bucket,
-    region: bucket.region,
-    endpoint: bucket.endpoint ?? undefined,
-    accessKeyId: bucket.accessKeyId!,
-    secretAccessKey: bucket.secretAccessKey!,
-  });
 }
 
 /** Every file under the data directory's lance/ and files/, but uploads in progress (files/.tmp). */

@@ -1,15 +1,13 @@
 /** `ragd serve`: starts the HTTP server and stops it gracefully on SIGTERM/SIGINT. */
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import { buildApp } from "../app";
-import { ConfigError, publicBaseUrl, type Config } from "../config";
+import { publicBaseUrl, type Config } from "../config";
 import { removeControlFile, writeControlFile } from "../features/backup/control";
 import { recordPeer } from "../http/client-address";
 import { servesOnlyLoopback } from "../http/hosts";
 import { createLogger, type Logger } from "../log";
 import { closeServices, createServices, type Services } from "../services";
-import { lockFile } from "../tools/lockfile";
 import { version } from "../version";
+import { holdDataDir } from "./data-dir-lock";
 
 export interface RunningServer {
   url: string;
@@ -84,28 +82,13 @@ function loopbackUrl(host: string, port: number): string {
   return `http://${h}:${port}`;
 }
 
-/**
- * One server per data directory (README, Operations): two would share the SQLite
- * writer and each sweep the other's uploads. The lock is taken before anything in the
- * directory is touched and held until the process ends; `ragd user …` takes none.
- */
-function lockDataDir(dataDir: string, log: Logger): void {
-  mkdirSync(dataDir, { recursive: true });
-  const lock = lockFile(join(dataDir, "ragd.lock"));
-  if (lock.locked === false) {
-    const who = lock.holder ? `ragd process ${lock.holder}` : "another ragd process";
-    throw new ConfigError(
-      `the data directory ${dataDir} is in use by ${who}; stop it, or give this one another --data-dir`,
-    );
-  }
-  if (lock.locked === null)
-    log.warn("the data directory is not locked; run one server on it at a time", { reason: lock.reason });
-}
-
 /** Runs until a signal arrives, then stops and exits 0. */
 export async function serveCommand(config: Config): Promise<void> {
   const log = createLogger(config.log);
-  lockDataDir(config.dataDir, log);
+  // One server per data directory: two would share the SQLite writer and each sweep the other's uploads.
+  holdDataDir(config.dataDir, "stop it, or give this one another --data-dir", (reason) =>
+    log.warn("the data directory is not locked; run one server on it at a time", { reason }),
+  );
   const running = await startServer(config, log);
   const shutdown = (signal: string) => {
     log.info("shutting down", { signal });

@@ -47,13 +47,7 @@ export class ObjectFileStore implements FileStore {
       throw new Error("files in object storage need RAGD_S3_ACCESS_KEY_ID and RAGD_S3_SECRET_ACCESS_KEY");
     this.partBytes = opts.partBytes ?? DEFAULT_PART_BYTES;
     if (this.partBytes < MIN_PART_BYTES) throw new Error(`a part is at least ${MIN_PART_BYTES} bytes`);
-    this.s3 = new S3Client({
-      bucket: storage.bucket,
-      region: storage.region,
-      endpoint: storage.endpoint ?? undefined,
-      accessKeyId: storage.accessKeyId,
-      secretAccessKey: storage.secretAccessKey,
-    });
+    this.s3 = bucketClient(storage);
   }
 
   /** The full key of a document's file. */
@@ -238,4 +232,15 @@ class StreamingUpload {
     this.heldBytes = rest.byteLength;
     return out;
   }
+}
+
+/** Bun's S3 client on the store's bucket, signing with the configured keys (required: see the constructor). */
+export function bucketClient(storage: ObjectStorage): S3Client {
+  return new S3Client({
+    bucket: storage.bucket,
+    region: storage.region,
+    endpoint: storage.endpoint ?? undefined,
+    accessKeyId: storage.accessKeyId ?? undefined,
+    secretAccessKey: storage.secretAccessKey ?? undefined,
+  });
 }
