@@ -3,11 +3,14 @@
  * server started here: `/readyz` names it, the whole flow of a user (sign-up, pipeline,
  * key, sources, documents API, events, queries) works and outlives a restart, the data
  * directory holds no ragd.db, `ragd user` works on the same database, and a second server
- * on it is refused (one server per database in this build).
+ * on it is refused (one server per database in this build), also after the database
+ * restarted; a server whose database another server took meanwhile stops.
  */
+import { SQL } from "bun";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { SERVING_CHECK_MS } from "../src/db/pg-store";
 import { tempDir } from "./support/app";
 import { ensureBinary, runCli, type RunningBinary, signUp, startBinary } from "./support/binary";
 import { havePostgres, NO_POSTGRES, startPostgres, type TestPostgres } from "./support/postgres";
@@ -153,4 +156,41 @@ describe.skipIf(!havePostgres)("ragd serve on PostgreSQL", () => {
     await waitFor("ready again", async () => (await server.http("/readyz")).status === 200);
     expect((await query("tide tables at dawn")).body.results[0].content).toContain("harbour master");
   }, 60_000);
+
+  test("after the database restarts, the server takes its claim again: a second server is still refused", async () => {
+    // The restart above ended the session holding the claim; the server notices within SERVING_CHECK_MS.
+    const retaken = async () => server.logs().includes("its claim on the database is taken again");
+    await waitFor("the claim taken again", retaken, 3 * SERVING_CHECK_MS);
+    const other = tempDir("ragd-pgserve-other-");
+    try {
+      await expect(start(other)).rejects.toThrow("is in use by another ragd server");
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+    expect((await server.http("/readyz")).status).toBe(200);
+  }, 60_000);
+
+  test("a server whose database another server took while it was down stops, exit 2", async () => {
+    // Stands in for a second server alone that started while the first could not reach the
+    // database: it holds the same claim, taken before the first looks again.
+    const taker = new SQL(url, { max: 1 });
+    let taken = false;
+    try {
+      for (let round = 0; round < 3 && !taken; round++) {
+        await pg.pause();
+        await pg.resume();
+        const [row] = await taker`SELECT pg_try_advisory_lock(${0x72616764}, 1) AS ok`;
+        taken = Boolean(row?.ok);
+      }
+      expect(taken).toBe(true);
+      const code = await Promise.race([
+        server.proc.exited,
+        Bun.sleep(4 * SERVING_CHECK_MS).then(() => "still running"),
+      ]);
+      expect(code).toBe(2);
+      expect(server.logs()).toContain("another ragd server took the database while it was unreachable");
+    } finally {
+      await taker.close();
+    }
+  }, 90_000);
 });

@@ -4,6 +4,7 @@ import { publicBaseUrl, type Config } from "../config";
 import { removeControlFile, writeControlFile } from "../features/backup/control";
 import { recordPeer } from "../http/client-address";
 import { servesOnlyLoopback } from "../http/hosts";
+import { PgStore } from "../db/pg-store";
 import { createLogger, type Logger } from "../log";
 import { closeServices, createServices, type Services } from "../services";
 import { version } from "../version";
@@ -90,16 +91,27 @@ export async function serveCommand(config: Config): Promise<void> {
     log.warn("the data directory is not locked; run one server on it at a time", { reason }),
   );
   const running = await startServer(config, log);
-  const shutdown = (signal: string) => {
+  const shutdown = (signal: string, code = 0) => {
     log.info("shutting down", { signal });
     running.stop().then(
-      () => process.exit(0),
+      () => process.exit(code),
       (err) => {
         log.error("shutdown failed", { error: err });
         process.exit(1);
       },
     );
   };
+  const { db } = running.services;
+  if (db instanceof PgStore)
+    db.watchServing((found) => {
+      if (found === "retaken")
+        return log.warn(
+          "PostgreSQL had ended this server's session (a restart?); its claim on the database is taken again",
+        );
+      // Two servers alone on one database is what the claim is there to prevent: this one leaves it.
+      log.error("another ragd server took the database while it was unreachable; this one stops");
+      shutdown("database taken", 2);
+    });
   process.on("SIGTERM", () => shutdown("SIGTERM"));
   process.on("SIGINT", () => shutdown("SIGINT"));
 }

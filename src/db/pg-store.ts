@@ -37,11 +37,26 @@ const LEASES = 0x7261676c;
 /** How a server holds its database: alone, or as one of several replicas sharing it. */
 export type Serving = "alone" | "replica";
 
+/**
+ * What a look at the serving lock found (PgStore.checkServing): still held; taken again
+ * after PostgreSQL had ended the session holding it; the database not answering; or
+ * another server holding the database since, which this one must leave to it.
+ */
+export type ServingCheck = "held" | "retaken" | "unreachable" | "taken";
+
+/** How often a server looks at its serving lock (PgStore.watchServing). */
+export const SERVING_CHECK_MS = 5_000;
+
 export class PgStore implements Store {
   /** The pool's drizzle face, typed as the SQLite one that repository functions take. */
   readonly reader: Db;
   private readonly lock = new Semaphore(1);
   private serving: ReservedSQL | null = null;
+  /** How this process serves the database, once it has claimed it. */
+  private servingAs: Serving | null = null;
+  /** The backend of the session holding the serving lock (PostgreSQL's pid). */
+  private servingPid: number | null = null;
+  private servingWatch: ReturnType<typeof setInterval> | null = null;
 
   constructor(
     private readonly client: SQL,
@@ -72,14 +87,69 @@ export class PgStore implements Store {
     const conn = await this.client.reserve();
     const [row] =
       how === "alone"
-        ? await conn`SELECT pg_try_advisory_lock(${SERVING_LOCK[0]}, ${SERVING_LOCK[1]}) AS ok`
-        : await conn`SELECT pg_try_advisory_lock_shared(${SERVING_LOCK[0]}, ${SERVING_LOCK[1]}) AS ok`;
+        ? await conn`SELECT pg_try_advisory_lock(${SERVING_LOCK[0]}, ${SERVING_LOCK[1]}) AS ok, pg_backend_pid() AS pid`
+        : await conn`SELECT pg_try_advisory_lock_shared(${SERVING_LOCK[0]}, ${SERVING_LOCK[1]}) AS ok, pg_backend_pid() AS pid`;
     if (!row?.ok) {
       conn.release();
       return false;
     }
     this.serving = conn;
+    this.servingAs = how;
+    this.servingPid = Number(row.pid);
     return true;
+  }
+
+  /**
+   * Whether this server still holds its serving lock. PostgreSQL releases it with the
+   * session, so after a restart of the database the server would serve without it, and
+   * a second server alone could start beside it: the lock is then taken again on a new
+   * session, or found taken by another server meanwhile.
+   */
+  async checkServing(): Promise<ServingCheck> {
+    const how = this.servingAs;
+    if (how === null) return "held";
+    if (this.serving && (await holdsServingLock(this.serving))) return "held";
+    // The session has ended, or lost the lock: the connection goes, and a new one claims.
+    void this.serving?.close().catch(() => {});
+    this.serving = null;
+    try {
+      if (await this.claimServing(how)) return "retaken";
+      return (await this.heldByOldSession()) ? "unreachable" : "taken";
+    } catch {
+      return "unreachable";
+    }
+  }
+
+  /**
+   * Whether the only holder of the serving lock is this server's own earlier session, one
+   * PostgreSQL has not seen end yet (its connection dropped on the way): that session is
+   * ended, and the claim tried again at the next look, instead of taking it for another
+   * server's.
+   */
+  private async heldByOldSession(): Promise<boolean> {
+    const old = this.servingPid;
+    const holders = await this.client`
+      SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = ${SERVING_LOCK[0]}
+        AND objid = ${SERVING_LOCK[1]} AND objsubid = 2 AND granted`;
+    const pids = (holders as { pid: number }[]).map((h) => Number(h.pid));
+    if (old === null || pids.some((pid) => pid !== old)) return false;
+    if (pids.length) await this.client`SELECT pg_terminate_backend(${old})`;
+    return true;
+  }
+
+  /** Looks at the serving lock every SERVING_CHECK_MS (until close) and tells `report` what changed. */
+  watchServing(report: (found: "retaken" | "taken") => void): void {
+    let looking = false;
+    this.servingWatch = setInterval(async () => {
+      if (looking) return;
+      looking = true;
+      const found = await this.checkServing().finally(() => {
+        looking = false;
+      });
+      if (found === "retaken" || found === "taken") report(found);
+      if (found === "taken" && this.servingWatch) clearInterval(this.servingWatch);
+    }, SERVING_CHECK_MS);
+    this.servingWatch.unref();
   }
 
   /**
@@ -106,9 +176,23 @@ export class PgStore implements Store {
   }
 
   async close(): Promise<void> {
+    if (this.servingWatch) clearInterval(this.servingWatch);
+    this.servingAs = null;
     this.serving?.release();
     this.serving = null;
     await this.client.close();
+  }
+}
+
+/** Whether the session of `conn` holds the serving lock (false when it does not answer). */
+async function holdsServingLock(conn: ReservedSQL): Promise<boolean> {
+  try {
+    const [row] = await conn`
+      SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
+        AND classid = ${SERVING_LOCK[0]} AND objid = ${SERVING_LOCK[1]} AND objsubid = 2 AND granted) AS held`;
+    return Boolean(row?.held);
+  } catch {
+    return false;
   }
 }
 
