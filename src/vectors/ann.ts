@@ -64,6 +64,17 @@ export function partitionsForRows(rows: number): number {
 const WIDE_FROM = 50_000;
 
 /**
+ * IVF_FLAT's probe share from WIDE_FROM rows. The first 100,000 rows of the 1M-row growth
+ * corpus (bench/ann-growth.ts; ten times the topics of a 100,000-row corpus, so each
+ * topic's rows are fewer and fall in more partitions) found recall@10 0.898 and 0.922 in
+ * two growth runs probing 60%; on three fresh builds of that table (50 of the growth
+ * bench's queries, load 1–2) 0.918–0.936 probing 60%, 0.948–0.954 probing 70% and
+ * 0.962–0.968 probing 80%, p50 11–15 ms each, within the runs' spread. On the 100,000-row
+ * corpus itself 60% found 0.97–0.98.
+ */
+const WIDE_SHARE = 0.7;
+
+/**
  * Where a table's vectors come from: the built-in embedder's hashed vectors, whose
  * neighbours scatter over many partitions, or a model embedder's (anything else), whose
  * neighbours cluster. The searcher says which (retrieval/searcher.ts); unsaid, builtin.
@@ -84,7 +95,7 @@ export type VectorKind = "builtin" | "model";
 const MODEL_PQ_SHARE = 0.05;
 
 /**
- * Probes for IVF_FLAT: half the partitions, 60% from WIDE_FROM rows (recall@10 on
+ * Probes for IVF_FLAT: half the partitions, WIDE_SHARE from WIDE_FROM rows (recall@10 on
  * built-in vectors of topical text at 100,000 rows: 0.73 with 15%, 0.85 with 25%,
  * 0.94–0.98 with 50% depending on the queries, 0.99 with 65%; at 20,000 rows 0.95
  * with 20%). For IVF_PQ (at least 20 probes) on clustered 384-d data recall@10
@@ -105,7 +116,11 @@ export function probesForRows(
   const partitions = partitionsForRows(rows);
   const flat = /FLAT/i.test(indexType);
   const stale = flat ? staleFlatShare(rows, tableRows) : 1;
-  const share = flat ? (rows >= WIDE_FROM ? 0.6 : 0.5) * stale : kind === "model" ? MODEL_PQ_SHARE : BUILTIN_PQ_SHARE;
+  const share = flat
+    ? (rows >= WIDE_FROM ? WIDE_SHARE : 0.5) * stale
+    : kind === "model"
+      ? MODEL_PQ_SHARE
+      : BUILTIN_PQ_SHARE;
   const minimum = Math.min(partitions, Math.max(20, Math.ceil(partitions * share)));
   const refine = flat ? 1 : kind === "model" ? PQ_REFINE : BUILTIN_PQ_REFINE;
   const probes: AnnProbes = { minimum, maximum: partitions, refine };
@@ -141,9 +156,15 @@ function staleFlatShare(rows: number, tableRows: number): number {
  * 0.940); the full-text index's 1,000 alone found 0.904. On SciFact's abstracts (bench/
  * lexical-scifact.ts, 25,000 chunks, where partitions are probed at 2–5%) the index alone
  * found 0.50–0.56 and with 300 candidates 0.86: real text shares words less than the
- * generated corpus, so the candidates help less there, but always add.
+ * generated corpus, so the candidates help less there, but always add. 300 left a table
+ * grown to 1M rows at 0.88–0.92 over five runs of bench/ann-growth.ts, at the edge of the
+ * 0.9 the built-in vectors are held to; on the kept 1M table (100 queries, in process,
+ * probing 5%, re-ranking 30 ×, load 2–3) 300, 500 and 800 found 0.925, 0.944 and 0.951 at
+ * p50 15.5, 19.5 and 22.6 ms, and through the binary (bench/query-http.ts 1000000 topical
+ * --dir) 500 found 0.940 against 0.918, p50 20.6 against 21.0 ms, 54 against 57–63
+ * requests/s at 32 clients, all within the runs' spread.
  */
-export const LEXICAL_CANDIDATES = 300;
+export const LEXICAL_CANDIDATES = 500;
 
 /**
  * IVF_PQ probe share for built-in vectors, whose search joins LEXICAL_CANDIDATES: through
@@ -278,7 +299,7 @@ export function vectorIndexes(indices: IndexConfig[]): AnnIndexInfo[] {
  * Whether a table of `rows` rows needs a first index, or a new one trained on its present
  * size: once it grew RETRAIN_GROWTH times past the serving index's training set, or grew
  * past the size its kind serves (`wanted`, annIndexFor's kind for `rows`): an IVF_FLAT
- * of 299,999 rows would otherwise read every vector of 60% of its partitions until
+ * of 299,999 rows would otherwise read every vector of WIDE_SHARE of its partitions until
  * 600,000, where IVF_PQ reads codes.
  */
 export function needsIndex(
