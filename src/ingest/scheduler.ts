@@ -1,6 +1,6 @@
 /**
- * Task scheduling: claims queued tasks while the workers, the jobs awaiting commit and
- * the sink have room, hands them to the pool once the claims are committed, routes
+ * Task scheduling: claims queued tasks while the claim window has room (claim-window.ts),
+ * hands them to the pool once the claims are committed, routes
  * what the jobs report (progress, rows, crawled pages) and records their endings.
  */
 import type { WriteBatch } from "../db/batch";
@@ -10,29 +10,16 @@ import type { Task } from "../db/schema";
 import type { Logger } from "../log";
 import type { CrawlSync } from "./crawl-sync";
 import type { EngineDeps } from "./engine";
+import { ClaimWindow } from "./claim-window";
 import { claimJobs } from "./claims";
 import { LEASE_MS, REPLICA_LEASE_MS } from "./leases";
 import { collectionsOnce } from "./job-for";
 import type { Job, JobEvent, StageTimes } from "./job";
 import { EndingBatch } from "./endings";
 import { type Outcome, outcomeOf, settleOutcome } from "./outcome";
-import { jobWeight } from "./pool";
 import { ProgressBuffer } from "./progress";
 import type { ChunkSink } from "./sink";
 import type { IngestStats } from "./stats";
-
-/** Tasks claimed per statement: enough for a burst of small documents, few enough to build their jobs in one go. */
-const CLAIM_STEP = 128;
-/**
- * Jobs whose worker is done but whose rows are still being committed do not hold
- * a worker; this many may wait for the writer at once (per worker), so commits
- * gather many small documents (a LanceDB commit costs ~15 ms however few its rows,
- * several hundred on a busy machine) and the workers keep embedding meanwhile (at 256,
- * they stopped during each commit). Memory is bounded by rows, below.
- */
-const AWAITING_COMMIT_PER_WORKER = 1024;
-/** No new task starts while this many rows wait for the writer (about 60 MB with 384-dimension vectors). */
-const MAX_PENDING_ROWS = 20_000;
 
 /** A claimed task whose room in the pool is taken; `send` hands it to its worker. */
 interface Claimed {
@@ -70,6 +57,7 @@ export class TaskScheduler {
   private readonly progress: ProgressBuffer;
   /** Endings of a turn, recorded together (endings.ts). */
   private readonly endings: EndingBatch;
+  private readonly window: ClaimWindow;
   private started = false;
   private stopped = false;
   private kickQueued = false;
@@ -77,6 +65,7 @@ export class TaskScheduler {
   constructor(private readonly p: SchedulerParts) {
     this.progress = new ProgressBuffer(p.writes, p.quiet);
     this.endings = new EndingBatch(p.writes, () => this.stopped, p.quiet);
+    this.window = new ClaimWindow(p.d, p.sink);
   }
 
   /** Number of tasks claimed and not yet ended. */
@@ -162,32 +151,12 @@ export class TaskScheduler {
       .finally(() => (this.kickQueued = false));
   }
 
-  /** Room in the workers, among the jobs awaiting commit, and in the sink. */
   private hasCapacity(): boolean {
-    const { pool, disk } = this.p.d;
-    return (
-      pool.idle > 0 &&
-      this.running.size < pool.size * AWAITING_COMMIT_PER_WORKER &&
-      this.p.sink.pendingRows() < MAX_PENDING_ROWS &&
-      (disk?.writable() ?? true)
-    );
+    return this.window.hasRoom(this.running.size);
   }
 
   /**
-   * How many tasks the next claim may take: no more than the pool's idle weight can hold
-   * if every one is small (the least weight a job has), nor than may await commit. Every
-   * ending kicks: claiming CLAIM_STEP tasks then read 128 documents with their texts and
-   * built their jobs to place one, and gave the rest back.
-   */
-  private claimRoom(): number {
-    const { pool } = this.p.d;
-    const byWeight = Math.ceil(pool.idle / jobWeight(0));
-    const awaiting = pool.size * AWAITING_COMMIT_PER_WORKER - this.running.size;
-    return Math.max(1, Math.min(CLAIM_STEP, byWeight, awaiting));
-  }
-
-  /**
-   * Claims tasks, up to claimRoom() at a time (claims.ts), and takes room for them in the pool
+   * Claims tasks, up to the window's room at a time (claims.ts), and takes room for them in the pool
    * while there is room; never throws, so the steps done before an error still commit
    * with their jobs. A failed step rolls back (its savepoint) and gives its room back.
    */
@@ -217,7 +186,7 @@ export class TaskScheduler {
       for (;;) {
         if (this.stopped || !this.hasCapacity()) break;
         step = [];
-        const want = this.claimRoom();
+        const want = this.window.room(this.running.size);
         const lease = this.p.d.replica ? REPLICA_LEASE_MS : LEASE_MS;
         const n = await savepoint(t, (tx) => claimJobs(tx, want, this.p.d, collectionOf, place, lease));
         claimed.push(...step);
