@@ -34,8 +34,8 @@ import { loadSharedSecret } from "./files/shared-secret";
 import { BucketUploads } from "./features/sources/bucket-uploads";
 import { DiskFileStore } from "./files/disk-store";
 import { ObjectFileStore } from "./files/object-store";
-import { abortStaleUploads } from "./files/orphans";
 import type { FileStore } from "./files/store";
+import { housekeeping } from "./housekeeping";
 import { EmbedMetrics } from "./embed/calls";
 import { addCollectors } from "./features/health/collectors";
 import { Metrics } from "./http/metrics";
@@ -214,20 +214,8 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   if (config.backupDir)
     backups.schedule({ dir: config.backupDir, everyMs: config.backupEveryMs, keep: config.backupKeep });
   const background = new Set<Promise<unknown>>();
-  const housekeeping = () => {
-    const failed = (what: string) => (err: unknown) => quiet.warn(`could not prune ${what}`, { error: String(err) });
-    void auth.pruneSessions().catch(failed("sessions"));
-    void engine.pruneTasks().catch(failed("tasks"));
-    void events.prune().catch(failed("events"));
-    // Multipart uploads a killed process left open in the bucket (files/orphans.ts).
-    if (storage) {
-      const aborting = abortStaleUploads(storage)
-        .catch((err) => quiet.warn("could not abort stale uploads", { error: String(err) }))
-        .finally(() => background.delete(aborting));
-      background.add(aborting);
-    }
-  };
-  housekeeping();
+  const tidy = () => housekeeping({ db, auth, engine, events, files, storage, replica, log, quiet, background });
+  tidy();
   // Index upkeep (compaction, full-text refresh, ANN training) is heavy on memory: while
   // ingestion runs it waits for a quiet moment, or two minutes at most (upkeep-clock.ts).
   // Compaction needs room to write: not while the disk is under RAGD_MIN_FREE_MB.
@@ -258,7 +246,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   };
   const timers = [
     setInterval(() => void upkeep().catch((err) => quiet.warn("index upkeep failed", { error: err })), 10_000),
-    setInterval(housekeeping, 3_600_000),
+    setInterval(tidy, 3_600_000),
   ];
   metrics.gauge("ragd_ingest_workers_busy", "Ingestion workers running a job.", () => pool.busy);
   addCollectors(metrics, { db, engine, store, embed: embedMetrics });

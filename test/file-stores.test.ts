@@ -234,6 +234,14 @@ for (const [name, available, start] of subjects) {
       expect(await readBack(kept, keptDoc)).toEqual(bytes(10, 9));
     });
 
+    test("lists only the files last written before a time, when given one", async () => {
+      const [col, doc] = [id(), id()];
+      await s.store.save(col, doc, body(bytes(10, 7)), MiB);
+      expect(await s.store.listFiles(col, Date.now() + 60_000)).toEqual([doc]);
+      expect(await s.store.listFiles(col, Date.now() - 3_600_000)).toEqual([]);
+      await s.store.removeCollection(col);
+    });
+
     test("refuses names that are not ids, and stores nothing for them", async () => {
       const held = await s.contents();
       const [col, doc] = [id(), id()];

@@ -6,7 +6,7 @@
  * do: paths (pathOf), staging a file for a later move (receiveTemp), and holding
  * removals while a backup links the files (holdRemovals).
  */
-import { mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { DiskFullError, isOutOfSpace } from "../tools/disk";
@@ -99,13 +99,20 @@ export class DiskFileStore implements FileStore {
     }
   }
 
-  async listFiles(collectionId: string): Promise<string[]> {
+  async listFiles(collectionId: string, modifiedBefore?: number): Promise<string[]> {
     checkIds(collectionId);
+    const dir = join(this.dir, collectionId);
+    let names: string[];
     try {
-      return readdirSync(join(this.dir, collectionId)).filter(isStoreId);
+      names = readdirSync(dir).filter(isStoreId);
     } catch {
       return [];
     }
+    if (modifiedBefore === undefined) return names;
+    // A file removed while the directory was read is not listed.
+    return names.filter(
+      (name) => (statSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? modifiedBefore) < modifiedBefore,
+    );
   }
 
   /**

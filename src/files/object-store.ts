@@ -149,12 +149,15 @@ export class ObjectFileStore implements FileStore {
     return ids.filter(isStoreId);
   }
 
-  async listFiles(collectionId: string): Promise<string[]> {
+  async listFiles(collectionId: string, modifiedBefore?: number): Promise<string[]> {
     checkIds(collectionId);
     const prefix = storageKey(this.storage, `files/${collectionId}/`);
+    // An object without a date is taken as written now: it is listed only without the bound.
+    const early = (o: { lastModified?: string }) =>
+      modifiedBefore === undefined || Date.parse(o.lastModified ?? "") < modifiedBefore;
     const names: string[] = [];
     await this.eachPage({ prefix }, (page) =>
-      names.push(...(page.contents ?? []).map((o) => o.key.slice(prefix.length))),
+      names.push(...(page.contents ?? []).filter(early).map((o) => o.key.slice(prefix.length))),
     );
     return names.filter(isStoreId);
   }

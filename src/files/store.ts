@@ -55,8 +55,11 @@ export interface FileStore {
   /** The ids of the collections that have files: reconciliation removes those of deleted ones. */
   listCollections(): Promise<string[]>;
 
-  /** The names of a collection's stored files: reconciliation removes those no document names. */
-  listFiles(collectionId: string): Promise<string[]>;
+  /**
+   * The names of a collection's stored files (with `modifiedBefore`, a time in ms, only
+   * those last written before it): reconciliation removes those no document names.
+   */
+  listFiles(collectionId: string, modifiedBefore?: number): Promise<string[]>;
 
   /** Clears half-written uploads left by a crash (on disk; a bucket's are for abortStaleUploads). */
   sweepTemp(): void;

@@ -10,6 +10,7 @@ import type { Store } from "../db/store";
 import { findCollectionById } from "../db/repo/collections";
 import { listDocuments } from "../db/repo/documents";
 import { pendingTasksOfDocument, requeueInterrupted, waitingDocumentsWithoutTask } from "../db/repo/tasks";
+import { STALE_UPLOAD_MS } from "../files/orphans";
 import type { FileStore } from "../files/store";
 import type { Logger } from "../log";
 import type { VectorStore } from "../vectors/store";
@@ -112,19 +113,29 @@ export async function reconcile(d: Deps): Promise<void> {
  * (a knowledge-base upload, a documents-API file in a bucket, which comes under a name
  * of its own), or between a row's delete and its file's. It runs before ragd listens,
  * so no upload is on its way; a source awaiting its upload keeps its name. Not so with
- * replicas: another may be between storing a file and its commit, so only the files of
- * deleted collections go.
+ * replicas: another may be between storing a file and its commit, so there a file no
+ * document names goes once it is older than any upload still on its way.
  */
-async function removeOrphanFiles(d: Deps): Promise<number> {
+function removeOrphanFiles(d: Deps): Promise<number> {
+  return removeUnnamedFiles(d, d.replica ? Date.now() - STALE_UPLOAD_MS : undefined);
+}
+
+/**
+ * Removes the files of deleted collections, and the files no document names last written
+ * before `before` (all of them without it); how many of the latter. Replicas run it hourly
+ * as well (services.ts): their start leaves the newer ones.
+ */
+export async function removeUnnamedFiles(d: Pick<Deps, "db" | "files">, before?: number): Promise<number> {
   let removed = 0;
   for (const id of await d.files.listCollections()) {
     if (!(await findCollectionById(d.db.reader, id))) {
       await d.files.removeCollection(id);
       continue;
     }
-    if (d.replica) continue;
+    // Files first: one stored after this listing is not in it, whatever the documents say.
+    const names = await d.files.listFiles(id, before);
     const named = new Set((await listDocuments(d.db.reader, id)).flatMap((doc) => [doc.id, doc.filePath ?? doc.id]));
-    for (const name of await d.files.listFiles(id)) {
+    for (const name of names) {
       if (named.has(name)) continue;
       await d.files.remove(id, name);
       removed++;
