@@ -38,6 +38,12 @@
  *   recovery: kill -9 of a replica with 1,500 sources open, every source ready 63.6 s later
  *   (33.0 to 39.2 s in three earlier runs: it depends on how many tasks the killed replica
  *   had claimed, up to 1,024 per worker, which all wait for the 30 s lease).
+ * Two later runs (load 1–4) made 1,438 and 1,326 chunks/s (1 and 3 replicas; reference
+ * 5,757) and recovered in 84.8 s; with at most 64 claims per worker (not kept) 684 and 893
+ * chunks/s (reference 3,987) and 83.5 s. A timeline of the same kill outside this bench
+ * (the 1,500 documents, three fresh replicas) showed the killed replica's 128 claims
+ * expiring 30 s after it, and every source ready 34–40 s after it in one run, 54–56 s in
+ * another: the others' 10 s look, then the table's turn.
  * The queries in the reference and on the replicas run once upkeep has indexed the new
  * rows (`indexed`), with no per-key rate limit. Every search on the bucket reads the table
  * from the store (docs/ARCHITECTURE.md, Object storage: vector, keyword and hybrid p50 64,
