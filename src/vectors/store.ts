@@ -20,16 +20,9 @@ import type { MetadataLookup } from "./metadata-column";
 import { finishHits, type SearchOptions, searchTable, type StoredHit, type TableSearch } from "./search";
 import type { Table } from "@lancedb/lancedb";
 import { readTableStats, type TableStats } from "./stats";
-import {
-  readChunkRows,
-  collectionPrefix,
-  parseTableName,
-  sqlString,
-  TableCache,
-  tableName,
-  type ChunkRow,
-} from "./tables";
+import { readChunkRows, collectionPrefix, parseTableName, TableCache, tableName, type ChunkRow } from "./tables";
 import { batchable, VectorBatches } from "./vector-batch";
+import { countByDocument, readSpan } from "./document-reads";
 import { TableWriter, type WriteOptions } from "./writer";
 
 export type { ChunkRow } from "./tables";
@@ -170,19 +163,8 @@ export class VectorStore {
 
   /** Rows per document id in one table, reading only the document_id column. */
   async documentCounts(collectionId: string, generation: number): Promise<Map<string, number>> {
-    const counts = new Map<string, number>();
     const table = await this.tables.get(tableName(collectionId, generation));
-    if (!table) return counts;
-    return this.tables.using(table, async () => {
-      for await (const batch of table.query().select(["document_id"])) {
-        const col = batch.getChild("document_id")!;
-        for (let i = 0; i < col.length; i++) {
-          const id = col.get(i) as string;
-          counts.set(id, (counts.get(id) ?? 0) + 1);
-        }
-      }
-      return counts;
-    });
+    return table ? this.tables.using(table, () => countByDocument(table)) : new Map();
   }
 
   /** Rows in one table; 0 when it does not exist. */
@@ -314,24 +296,4 @@ export class VectorStore {
     this.indexBuilder?.stop?.();
     this.tables.closeAll();
   }
-}
-
-/** A document's chunks overlapping [from, to) in `table`, and how far its chunks reach. */
-async function readSpan(
-  table: Table,
-  documentId: string,
-  from: number,
-  to: number,
-): Promise<{ chunks: { start: number; end: number; text: string }[]; extent: number }> {
-  const where = `document_id = ${sqlString(documentId)}`;
-  const rows = (await table.query().where(where).select(["start", "end"]).toArray()) as { end: number }[];
-  const extent = rows.reduce((m, r) => Math.max(m, r.end), 0);
-  const span = `${where} AND \`start\` < ${Math.trunc(to)} AND \`end\` > ${Math.trunc(from)}`;
-  const chunks = (await table.query().where(span).select(["start", "end", "text"]).toArray()) as {
-    start: number;
-    end: number;
-    text: string;
-  }[];
-  chunks.sort((a, b) => a.start - b.start);
-  return { chunks: chunks.map((c) => ({ start: c.start, end: c.end, text: c.text })), extent };
 }

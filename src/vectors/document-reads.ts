@@ -1,0 +1,40 @@
+/**
+ * Reads of one document's rows, or of every row's document, from an open table: the
+ * counts reconciliation and the evaluation gate compare with SQLite, and the spans the
+ * MCP `read` tool widens a hit with (VectorStore.documentCounts, documentChunks).
+ */
+import type { Table } from "@lancedb/lancedb";
+import { sqlString } from "./tables";
+
+/** Rows per document id, reading only the document_id column. */
+export async function countByDocument(table: Table): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for await (const batch of table.query().select(["document_id"])) {
+    const col = batch.getChild("document_id")!;
+    for (let i = 0; i < col.length; i++) {
+      const id = col.get(i) as string;
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+    }
+  }
+  return counts;
+}
+
+/** A document's chunks overlapping [from, to) in `table`, and how far its chunks reach. */
+export async function readSpan(
+  table: Table,
+  documentId: string,
+  from: number,
+  to: number,
+): Promise<{ chunks: { start: number; end: number; text: string }[]; extent: number }> {
+  const where = `document_id = ${sqlString(documentId)}`;
+  const rows = (await table.query().where(where).select(["start", "end"]).toArray()) as { end: number }[];
+  const extent = rows.reduce((m, r) => Math.max(m, r.end), 0);
+  const span = `${where} AND \`start\` < ${Math.trunc(to)} AND \`end\` > ${Math.trunc(from)}`;
+  const chunks = (await table.query().where(span).select(["start", "end", "text"]).toArray()) as {
+    start: number;
+    end: number;
+    text: string;
+  }[];
+  chunks.sort((a, b) => a.start - b.start);
+  return { chunks: chunks.map((c) => ({ start: c.start, end: c.end, text: c.text })), extent };
+}
