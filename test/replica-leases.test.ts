@@ -14,10 +14,12 @@ import { claimTasks, insertQueuedDocuments, markDocumentsProcessing } from "../s
 import { claimKey, heldClaims, releaseClaims, renewLeases, requeueExpired } from "../src/db/repo/task-leases";
 import { findDocumentById } from "../src/db/repo/documents";
 import { findTask, pendingTaskCount } from "../src/db/repo/tasks";
-import { dropLostClaims } from "../src/ingest/leases";
+import { dropLostClaims, TaskLeases } from "../src/ingest/leases";
+import { createLogger } from "../src/log";
 import { tempDir } from "./support/app";
 import { documentRow, seedPipeline } from "./support/engines";
 import { havePostgres, NO_POSTGRES, startPostgres, type TestPostgres } from "./support/postgres";
+import { waitFor } from "./support/wait";
 
 if (!havePostgres) console.log(`replica lease tests skipped: ${NO_POSTGRES}`);
 
@@ -173,6 +175,29 @@ describe.skipIf(!havePostgres)("replicas on one PostgreSQL database", () => {
     await Promise.all([slow, fast]);
     const seen = await eventsAfter(a.reader, collectionId, before, 10);
     expect(seen.map((e) => e.documentId)).toEqual([d1!, d2!]);
+  }, 30_000);
+
+  test("a replica looks for expired leases between its renewals, every couple of seconds", async () => {
+    const [doc] = await queue(1);
+    const claimed = await b.atomically((tx) => claimTasks(tx, 100, T + 5000, 30_000));
+    const dead = claimed.find((t) => t.documentId === doc)!;
+    let requeued = 0;
+    const leases = new TaskLeases(
+      a,
+      createLogger("error", () => {}),
+      () => [],
+      () => {},
+      () => requeued++,
+    );
+    const idle = () => waitFor("the tick's work", () => !(leases as unknown as { busy: boolean }).busy);
+    leases.tick(T + 34_000); // a renewal (of nothing) and a look: the dead claim's lease runs to T + 35 s
+    await idle();
+    expect((await findTask(a.reader, dead.id))?.status).toBe("processing");
+    const before = requeued;
+    leases.tick(T + 36_500); // no renewal due for 10 s, a look all the same
+    await idle();
+    expect(requeued).toBe(before + 1);
+    expect((await findTask(a.reader, dead.id))?.status).toBe("queued");
   }, 30_000);
 });
 

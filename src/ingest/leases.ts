@@ -1,9 +1,10 @@
 /**
  * Task leases for replicas (docs/ARCHITECTURE.md, Several replicas). A claim holds its
  * task for REPLICA_LEASE_MS; while the task runs, this process renews the lease every
- * RENEW_MS, and every RENEW_MS it also puts back in the queue any task whose lease ran
- * out: its replica was killed, or lost the database for longer than a lease. The task's
- * next run replaces whatever rows the first one wrote (the sink's replace).
+ * RENEW_MS, and every RECLAIM_MS it looks for tasks whose lease ran out (their replica
+ * was killed, or lost the database for longer than a lease) and puts them back in the
+ * queue. The task's next run replaces whatever rows the first one wrote (the sink's
+ * replace).
  *
  * A claim is a task at one attempt (`attempts` counts claims), so a replica that was only
  * slow learns it lost one: the renewal does not find it, and its job is cancelled. Until
@@ -14,7 +15,15 @@
  * One server alone keeps the long lease it always had: a restart requeues its tasks.
  */
 import type { Db } from "../db/client";
-import { type Claim, claimKey, heldClaims, releaseClaims, requeueExpired, renewLeases } from "../db/repo/task-leases";
+import {
+  anyExpired,
+  type Claim,
+  claimKey,
+  heldClaims,
+  releaseClaims,
+  requeueExpired,
+  renewLeases,
+} from "../db/repo/task-leases";
 import type { Store } from "../db/store";
 import type { Logger } from "../log";
 import { recordSourceEvents } from "./events";
@@ -24,11 +33,18 @@ export const LEASE_MS = 30 * 60_000;
 /** A replica's claim: how long a dead replica's tasks wait before another takes them. */
 export const REPLICA_LEASE_MS = 30_000;
 const RENEW_MS = 10_000;
+/**
+ * How often a replica looks for expired leases: one indexed read, and a write transaction
+ * only when it finds one. Looking every RENEW_MS left a dead replica's tasks waiting up
+ * to 10 s past their lease (34–40 and 54–56 s from a kill -9 to every source ready).
+ */
+const RECLAIM_MS = 2_000;
 /** Without a renewal for this long, every job stops: its lease is about to run out. */
 const STOP_AFTER_MS = REPLICA_LEASE_MS - RENEW_MS;
 
 export class TaskLeases {
   private last = Date.now();
+  private lastReclaim = Date.now();
   /** When a renewal last succeeded. */
   private renewed = Date.now();
   private busy = false;
@@ -44,13 +60,19 @@ export class TaskLeases {
     private readonly requeued: () => void,
   ) {}
 
-  /** Called every second by the engine: renews and reclaims every RENEW_MS. */
+  /** Called every second by the engine: renews every RENEW_MS, reclaims every RECLAIM_MS. */
   tick(now = Date.now()): void {
-    if (this.busy || now - this.last < RENEW_MS) return;
+    if (this.busy) return;
+    const renew = now - this.last >= RENEW_MS;
+    if (!renew && now - this.lastReclaim < RECLAIM_MS) return;
     this.busy = true;
-    this.last = now;
-    void this.renewAndReclaim(now)
+    if (renew) this.last = now;
+    this.lastReclaim = now;
+    void (renew ? this.renew(now) : Promise.resolve())
+      .then(() => this.reclaim(now))
       .catch((err) => {
+        // A failed look is tried again in RECLAIM_MS; the renewals say what fails, and when to stop.
+        if (!renew) return;
         this.log.warn("could not renew or reclaim task leases", { error: err });
         if (Date.now() - this.renewed < STOP_AFTER_MS) return;
         const all = new Set(this.running().map(claimKey));
@@ -61,7 +83,7 @@ export class TaskLeases {
       .finally(() => (this.busy = false));
   }
 
-  private async renewAndReclaim(now: number): Promise<void> {
+  private async renew(now: number): Promise<void> {
     const claims = this.running();
     const held = await this.db.atomically((t) => renewLeases(t, claims, now + REPLICA_LEASE_MS));
     this.renewed = now;
@@ -70,6 +92,10 @@ export class TaskLeases {
       this.log.warn("stopping ingestion jobs whose tasks another replica took or that ended", { jobs: lost.size });
       this.lost(lost);
     }
+  }
+
+  private async reclaim(now: number): Promise<void> {
+    if (!(await anyExpired(this.db.reader, now, 2 * REPLICA_LEASE_MS))) return;
     const back = await this.db.atomically(async (t) => {
       const docs = await requeueExpired(t, now, 2 * REPLICA_LEASE_MS);
       await recordSourceEvents(t, "source.queued", docs, now);

@@ -77,6 +77,16 @@ const DOCUMENTS_BACK: PlainSql = {
   RETURNING id`,
 };
 
+const ANY_EXPIRED: PlainSql = {
+  sqlite: `SELECT 1 AS one FROM tasks WHERE status = 'processing' AND (lease_until < $now OR lease_until > $far) LIMIT 1`,
+  pg: `SELECT 1 AS one FROM tasks WHERE status = 'processing' AND (lease_until < $now OR lease_until > $far) LIMIT 1`,
+};
+
+/** Whether requeueExpired would find a task: one read, no write transaction. */
+export async function anyExpired(db: Db, now: number, farMs: number): Promise<boolean> {
+  return (await selectRows(db, ANY_EXPIRED, { now: iso(now), far: iso(now + farMs) })).length > 0;
+}
+
 /**
  * Puts running tasks whose lease ran out (or runs beyond `farMs` from now: see EXPIRED)
  * back in the queue, and their documents that no
