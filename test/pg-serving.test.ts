@@ -77,6 +77,9 @@ describe.skipIf(!havePostgres)("the serving lock once its session ends", () => {
   });
 
   test("its own earlier session still holding the lock is ended, not taken for another server", async () => {
+    // A server of another database on the same cluster holds a lock of the same name: not this one's.
+    const neighbour = await openPgStore(await pg.createDatabase("serving_neighbour"));
+    expect(await neighbour.claimServing("alone")).toBe(true);
     const store = await serverAlone();
     try {
       const [old] = await holders();
@@ -93,6 +96,7 @@ describe.skipIf(!havePostgres)("the serving lock once its session ends", () => {
       expect(await holders()).toHaveLength(1);
     } finally {
       await store.close();
+      await neighbour.close();
     }
   });
 });

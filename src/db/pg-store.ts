@@ -128,9 +128,11 @@ export class PgStore implements Store {
    */
   private async heldByOldSession(): Promise<boolean> {
     const old = this.servingPid;
+    // Advisory locks are per database: another database's ragd on the same cluster holds its own.
     const holders = await this.client`
       SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = ${SERVING_LOCK[0]}
-        AND objid = ${SERVING_LOCK[1]} AND objsubid = 2 AND granted`;
+        AND objid = ${SERVING_LOCK[1]} AND objsubid = 2 AND granted
+        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
     const pids = (holders as { pid: number }[]).map((h) => Number(h.pid));
     if (old === null || pids.some((pid) => pid !== old)) return false;
     if (pids.length) await this.client`SELECT pg_terminate_backend(${old})`;
