@@ -10,7 +10,6 @@ import type { Store } from "../db/store";
 import { findCollectionById } from "../db/repo/collections";
 import { listDocuments } from "../db/repo/documents";
 import { pendingTasksOfDocument, requeueInterrupted, waitingDocumentsWithoutTask } from "../db/repo/tasks";
-import { STALE_UPLOAD_MS } from "../files/orphans";
 import type { FileStore } from "../files/store";
 import type { Logger } from "../log";
 import type { VectorStore } from "../vectors/store";
@@ -113,17 +112,17 @@ export async function reconcile(d: Deps): Promise<void> {
  * (a knowledge-base upload, a documents-API file in a bucket, which comes under a name
  * of its own), or between a row's delete and its file's. It runs before ragd listens,
  * so no upload is on its way; a source awaiting its upload keeps its name. Not so with
- * replicas: another may be between storing a file and its commit, so there a file no
- * document names goes once it is older than any upload still on its way.
+ * replicas: another may be between storing a file and its commit. Their housekeeping
+ * sweeps instead (housekeeping.ts), at start and hourly, one replica at a time, removing a
+ * file no document names once it is older than any upload still on its way.
  */
-function removeOrphanFiles(d: Deps): Promise<number> {
-  return removeUnnamedFiles(d, d.replica ? Date.now() - STALE_UPLOAD_MS : undefined);
+async function removeOrphanFiles(d: Deps): Promise<number> {
+  return d.replica ? 0 : removeUnnamedFiles(d);
 }
 
 /**
  * Removes the files of deleted collections, and the files no document names last written
- * before `before` (all of them without it); how many of the latter. Replicas run it hourly
- * as well (services.ts): their start leaves the newer ones.
+ * before `before` (all of them without it); how many of the latter.
  */
 export async function removeUnnamedFiles(d: Pick<Deps, "db" | "files">, before?: number): Promise<number> {
   let removed = 0;
