@@ -55,12 +55,13 @@ export async function heldClaims(db: Db, claims: Claim[]): Promise<Set<string>> 
 
 // A lease beyond $far is a server alone's (leases.ts LEASE_MS), left by one that stopped
 // before its data moved to replicas: no replica renews it, so it goes back too.
+const EXPIRED_WHERE = "status = 'processing' AND (lease_until < $now OR lease_until > $far)";
+
 const EXPIRED: PlainSql = {
   sqlite: `UPDATE tasks SET status = 'queued', lease_until = NULL, run_after = $now, updated_at = $now
-  WHERE status = 'processing' AND (lease_until < $now OR lease_until > $far)
+  WHERE ${EXPIRED_WHERE}
   RETURNING document_id AS documentId`,
-  pg: `WITH expired AS (SELECT id FROM tasks WHERE status = 'processing' AND (lease_until < $now OR lease_until > $far)
-    FOR UPDATE SKIP LOCKED)
+  pg: `WITH expired AS (SELECT id FROM tasks WHERE ${EXPIRED_WHERE} FOR UPDATE SKIP LOCKED)
   UPDATE tasks SET status = 'queued', lease_until = NULL, run_after = $now, updated_at = $now
   FROM expired WHERE tasks.id = expired.id
   RETURNING document_id AS "documentId"`,
@@ -77,10 +78,8 @@ const DOCUMENTS_BACK: PlainSql = {
   RETURNING id`,
 };
 
-const ANY_EXPIRED: PlainSql = {
-  sqlite: `SELECT 1 AS one FROM tasks WHERE status = 'processing' AND (lease_until < $now OR lease_until > $far) LIMIT 1`,
-  pg: `SELECT 1 AS one FROM tasks WHERE status = 'processing' AND (lease_until < $now OR lease_until > $far) LIMIT 1`,
-};
+const ANY_EXPIRED_SQL = `SELECT 1 AS one FROM tasks WHERE ${EXPIRED_WHERE} LIMIT 1`;
+const ANY_EXPIRED: PlainSql = { sqlite: ANY_EXPIRED_SQL, pg: ANY_EXPIRED_SQL };
 
 /** Whether requeueExpired would find a task: one read, no write transaction. */
 export async function anyExpired(db: Db, now: number, farMs: number): Promise<boolean> {
