@@ -64,13 +64,9 @@ export function partitionsForRows(rows: number): number {
 const WIDE_FROM = 50_000;
 
 /**
- * IVF_FLAT's probe share from WIDE_FROM rows. The first 100,000 rows of the 1M-row growth
- * corpus (bench/ann-growth.ts; ten times the topics of a 100,000-row corpus, so each
- * topic's rows are fewer and fall in more partitions) found recall@10 0.898 and 0.922 in
- * two growth runs probing 60%; on three fresh builds of that table (50 of the growth
- * bench's queries, load 1–2) 0.918–0.936 probing 60%, 0.948–0.954 probing 70% and
- * 0.962–0.968 probing 80%, p50 11–15 ms each, within the runs' spread. On the 100,000-row
- * corpus itself 60% found 0.97–0.98.
+ * IVF_FLAT's probe share from WIDE_FROM rows: on the first 100,000 rows of the 1M-row growth
+ * corpus 60% found recall@10 0.918–0.936 and 70% 0.948–0.954, at the same latency
+ * (bench/flat-share.ts; docs/ARCHITECTURE.md, "Lexical candidates", has the runs).
  */
 const WIDE_SHARE = 0.7;
 
@@ -157,12 +153,9 @@ function staleFlatShare(rows: number, tableRows: number): number {
  * lexical-scifact.ts, 25,000 chunks, where partitions are probed at 2–5%) the index alone
  * found 0.50–0.56 and with 300 candidates 0.86: real text shares words less than the
  * generated corpus, so the candidates help less there, but always add. 300 left a table
- * grown to 1M rows at 0.88–0.92 over five runs of bench/ann-growth.ts, at the edge of the
- * 0.9 the built-in vectors are held to; on the kept 1M table (100 queries, in process,
- * probing 5%, re-ranking 30 ×, load 2–3) 300, 500 and 800 found 0.925, 0.944 and 0.951 at
- * p50 15.5, 19.5 and 22.6 ms, and through the binary (bench/query-http.ts 1000000 topical
- * --dir) 500 found 0.940 against 0.918, p50 20.6 against 21.0 ms, 54 against 57–63
- * requests/s at 32 clients, all within the runs' spread.
+ * grown to 1M rows at 0.88–0.92, at the edge of the built-in vectors' 0.9; 500 found 0.940
+ * against 0.918 on the kept 1M table through the binary, at the same p50 (docs/
+ * ARCHITECTURE.md, "Lexical candidates").
  */
 export const LEXICAL_CANDIDATES = 500;
 
