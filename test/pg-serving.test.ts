@@ -47,12 +47,18 @@ describe.skipIf(!havePostgres)("the serving lock once its session ends", () => {
     return (rows as { pid: number }[]).map((r) => Number(r.pid));
   }
 
+  /** Ends a backend's session and waits until it is gone (pg_terminate_backend only signals it). */
+  async function endSession(pid: number): Promise<void> {
+    const [row] = await admin`SELECT pg_terminate_backend(${pid}, 10000) AS ended`;
+    expect(row.ended).toBe(true);
+  }
+
   test("held while its session lives; claimed again once the session is ended", async () => {
     const store = await serverAlone();
     try {
       expect(await store.checkServing()).toBe("held");
       const [before] = await holders();
-      await admin`SELECT pg_terminate_backend(${before!})`;
+      await endSession(before!);
       expect(await store.checkServing()).toBe("retaken");
       const after = await holders();
       expect(after).toHaveLength(1);
@@ -67,7 +73,7 @@ describe.skipIf(!havePostgres)("the serving lock once its session ends", () => {
     const store = await serverAlone();
     const other = await openPgStore(url);
     try {
-      await admin`SELECT pg_terminate_backend(${(await holders())[0]!})`;
+      await endSession((await holders())[0]!);
       expect(await other.claimServing("alone")).toBe(true);
       expect(await store.checkServing()).toBe("taken");
     } finally {

@@ -187,6 +187,7 @@ describe.skipIf(!havePostgres)("ragd serve on PostgreSQL", () => {
         server.proc.exited,
         Bun.sleep(4 * SERVING_CHECK_MS).then(() => "still running"),
       ]);
+      if (code !== 2) console.log(`the server (${code}) logged:\n${server.logs().slice(-4000)}`);
       expect(code).toBe(2);
       expect(server.logs()).toContain("another ragd server took the database while it was unreachable");
     } finally {

@@ -47,6 +47,9 @@ export type ServingCheck = "held" | "retaken" | "unreachable" | "taken";
 /** How often a server looks at its serving lock (PgStore.watchServing). */
 export const SERVING_CHECK_MS = 5_000;
 
+/** How long closing waits for running queries, in seconds, before it ends their sessions. */
+const CLOSE_WAIT_S = 5;
+
 export class PgStore implements Store {
   /** The pool's drizzle face, typed as the SQLite one that repository functions take. */
   readonly reader: Db;
@@ -182,7 +185,9 @@ export class PgStore implements Store {
     this.servingAs = null;
     this.serving?.release();
     this.serving = null;
-    await this.client.close();
+    // Bounded: after PostgreSQL restarted under it, the pool can wait on a query of a session
+    // the restart ended that never settles; those reject once the time is up.
+    await this.client.close({ timeout: CLOSE_WAIT_S });
   }
 }
 
