@@ -161,6 +161,15 @@ describe.skipIf(!havePostgres)("ragd serve on PostgreSQL", () => {
     // The restart above ended the session holding the claim; the server notices within SERVING_CHECK_MS.
     const retaken = async () => server.logs().includes("its claim on the database is taken again");
     await waitFor("the claim taken again", retaken, 3 * SERVING_CHECK_MS);
+    // Ingestion goes on too: no part of the server waits on a query the restart cut off.
+    const put = await server.http("/api/rag/documents/lock-1", {
+      method: "PUT",
+      json: { type: "text", content: "The lock keeper opens the gates at high water." },
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(put.body.status).toBe("created");
+    await allReady();
+    expect((await query("when are the gates opened")).body.results[0].content).toContain("lock keeper");
     const other = tempDir("ragd-pgserve-other-");
     try {
       await expect(start(other)).rejects.toThrow("is in use by another ragd server");
