@@ -7,7 +7,7 @@ import type { Config } from "./config";
 import { Collections } from "./core/collections";
 import { openStore } from "./db/client";
 import { openServingPgStore } from "./db/pg-store";
-import type { Store } from "./db/store";
+import type { CloseHow, Store } from "./db/store";
 import { AdminService } from "./features/admin/service";
 import { SingleSignOn } from "./features/auth/oidc";
 import { AuthService } from "./features/auth/service";
@@ -287,8 +287,11 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   };
 }
 
-/** Stops background work and releases what the services hold; pending writes are flushed first. */
-export async function closeServices(s: Services): Promise<void> {
+/**
+ * Stops background work and releases what the services hold; pending writes are flushed
+ * first. `how.processEnds`: the process exits right after (CloseHow).
+ */
+export async function closeServices(s: Services, how: CloseHow = {}): Promise<void> {
   s.events.closeStreams();
   for (const t of s.timers) clearInterval(t);
   s.wakeups?.stop();
@@ -302,5 +305,5 @@ export async function closeServices(s: Services): Promise<void> {
   await s.keys.flush();
   s.store.close();
   s.lance.close();
-  await s.db.close();
+  await s.db.close(how);
 }

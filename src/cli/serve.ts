@@ -5,6 +5,7 @@ import { removeControlFile, writeControlFile } from "../features/backup/control"
 import { recordPeer } from "../http/client-address";
 import { servesOnlyLoopback } from "../http/hosts";
 import { PgStore } from "../db/pg-store";
+import type { CloseHow } from "../db/store";
 import { createLogger, type Logger } from "../log";
 import { closeServices, createServices, type Services } from "../services";
 import { version } from "../version";
@@ -14,7 +15,8 @@ export interface RunningServer {
   url: string;
   port: number;
   services: Services;
-  stop(): Promise<void>;
+  /** Stops gracefully; `processEnds` when the process exits right after (CloseHow). */
+  stop(how?: CloseHow): Promise<void>;
 }
 
 /** Starts ragd on the configured address; resolves once it is listening. */
@@ -64,13 +66,13 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     url,
     port,
     services,
-    stop: () =>
+    stop: (how = {}) =>
       (stopping ??= (async () => {
         clearInterval(flusher);
         removeControlFile(config.dataDir);
         services.events.closeStreams(); // an event stream never finishes on its own
         await server.stop(false); // lets in-flight requests finish
-        await closeServices(services);
+        await closeServices(services, how);
         log.info("stopped");
       })()),
   };
@@ -93,7 +95,7 @@ export async function serveCommand(config: Config): Promise<void> {
   const running = await startServer(config, log);
   const shutdown = (signal: string, code = 0) => {
     log.info("shutting down", { signal });
-    running.stop().then(
+    running.stop({ processEnds: true }).then(
       () => process.exit(code),
       (err) => {
         log.error("shutdown failed", { error: err });

@@ -33,7 +33,16 @@ export interface Store {
    * a table's upkeep or the bucket's listing. One process per SQLite file: it always runs.
    */
   exclusive<T>(name: string, fn: () => Promise<T>): Promise<T | undefined>;
-  close(): Promise<void>;
+  /** Closes the database; `processEnds` when the process exits right after (CloseHow). */
+  close(how?: CloseHow): Promise<void>;
+}
+
+/**
+ * How a store is closed: `processEnds` when the process exits right after, so what the
+ * operating system ends with it (a PostgreSQL pool's sockets) may be left to it.
+ */
+export interface CloseHow {
+  processEnds?: boolean;
 }
 
 /**
