@@ -287,10 +287,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   };
 }
 
-/**
- * Stops background work and releases what the services hold; pending writes are flushed
- * first. `how.processEnds`: the process exits right after (CloseHow).
- */
+/** Stops background work and releases what the services hold (CloseHow); pending writes are flushed first. */
 export async function closeServices(s: Services, how: CloseHow = {}): Promise<void> {
   s.events.closeStreams();
   for (const t of s.timers) clearInterval(t);
