@@ -15,7 +15,6 @@ import type { FileStore } from "../files/store";
 import type { Logger } from "../log";
 import { throttledLogger } from "../log-throttle";
 import type { VectorStore } from "../vectors/store";
-import { QueueFullError } from "./errors";
 import {
   type DocumentDraft,
   type Enqueued,
@@ -32,13 +31,12 @@ import type { DiskGate } from "./disk-watch";
 import type { JobSettings } from "./job-for";
 import type { WorkerPool } from "./pool";
 import { ChunkSink } from "./sink";
+import { QueueRoom } from "./queue-room";
 import { IngestStats } from "./stats";
 import { CrawlSync } from "./crawl-sync";
 import { TaskScheduler } from "./scheduler";
 import { dropLostClaims, giveBack, TaskLeases } from "./leases";
 import { crawledPageIds, findSourceFetch } from "../db/repo/source-fetches";
-
-export const QUEUE_LIMIT = 10_000;
 
 export interface EngineDeps {
   db: Store;
@@ -65,8 +63,8 @@ export class IngestEngine {
   private readonly tasks: TaskScheduler;
   /** Group commit for new documents, finished tasks and progress. */
   private readonly writes: WriteBatch;
-  /** Queue length as last counted, plus what was queued since; recounted at most every 250 ms. */
-  private queued = { n: 0, at: -Infinity };
+  /** The queue's bound (queue-room.ts). */
+  private readonly room: QueueRoom;
   private timer: Timer | null = null;
 
   constructor(private readonly d: EngineDeps) {
@@ -80,6 +78,7 @@ export class IngestEngine {
       d.replica,
     );
     this.writes = new WriteBatch(d.db);
+    this.room = new QueueRoom(d.db);
     const crawls = new CrawlSync(d.db, this);
     this.tasks = new TaskScheduler({
       d,
@@ -130,18 +129,9 @@ export class IngestEngine {
     return this.tasks.size > 0 || (await queuedTaskCount(this.d.db.reader)) > 0;
   }
 
-  /**
-   * Refuses (QueueFullError) unless the queue has room for `n` more tasks; a batch is
-   * refused whole rather than half-queued. A bound, so a count a moment old will do.
-   */
-  async requireRoom(n = 1): Promise<void> {
-    const now = performance.now();
-    if (now - this.queued.at > 250) {
-      // Stamped before the count is read: requests meanwhile go by the last count rather than each read it.
-      this.queued.at = now;
-      this.queued = { n: await queuedTaskCount(this.d.db.reader), at: now };
-    }
-    if (this.queued.n + n > QUEUE_LIMIT) throw new QueueFullError();
+  /** Refuses (QueueFullError) unless the queue has room for `n` more tasks (queue-room.ts). */
+  requireRoom(n = 1): Promise<void> {
+    return this.room.require(n);
   }
 
   /**
@@ -184,7 +174,7 @@ export class IngestEngine {
     if (!stored) return null;
     this.sink.markNew(row.id);
     if (row.status === "queued") {
-      this.queued.n++;
+      this.room.added();
       this.kick();
     }
     return row;
@@ -204,7 +194,7 @@ export class IngestEngine {
     });
     if (done?.status === "created") this.sink.markNew(done.row.id);
     if (done?.queued) {
-      this.queued.n++;
+      this.room.added();
       this.kick();
     }
     return done;
@@ -222,7 +212,7 @@ export class IngestEngine {
     for (const r of results) {
       if (!r.ok || !r.value) continue;
       if (r.value.status === "created") this.sink.markNew(r.value.row.id);
-      if (r.value.queued) this.queued.n++;
+      if (r.value.queued) this.room.added();
     }
     this.kick();
     return results;
@@ -238,7 +228,7 @@ export class IngestEngine {
       this.cancelDocument(documentId);
       return r;
     });
-    this.queued.n++;
+    this.room.added();
     this.kick();
     return result;
   }
