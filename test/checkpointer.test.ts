@@ -5,7 +5,7 @@
  */
 import { Database } from "bun:sqlite";
 import { afterEach, expect, test } from "bun:test";
-import { rmSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Checkpointer } from "../src/db/checkpointer";
 import { openStore } from "../src/db/client";
@@ -39,6 +39,16 @@ async function writeMuch(store: ReturnType<typeof openStore>): Promise<void> {
       const insert = tx.$client.prepare("INSERT INTO filler (body) VALUES (?)");
       for (let j = 0; j < 100; j++) insert.run("x".repeat(4000));
     });
+}
+
+function threadNames(pid: number): string[] {
+  return readdirSync(`/proc/${pid}/task`).map((tid) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim();
+    } catch {
+      return ""; // the thread ended between the listing and the read
+    }
+  });
 }
 
 async function until(check: () => boolean, ms: number): Promise<boolean> {
@@ -102,6 +112,8 @@ test("the compiled binary checkpoints on its worker: the new database's pages re
     // The migrations' pages are in the WAL at start; SQLite alone would leave them there (under 1,000 pages).
     expect(await until(() => statSync(join(dir, "ragd.db")).size > 100_000, 5000)).toBe(true);
     expect(server.logs()).not.toContain("checkpoints went back");
+    // Its thread, by name (the ingestion workers' threads are named "Worker"); Linux shows it in /proc.
+    if (process.platform === "linux") expect(threadNames(server.proc.pid)).toContain("ragd-checkpoint");
   } finally {
     server.proc.kill("SIGTERM");
     await server.proc.exited;

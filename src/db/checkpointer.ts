@@ -36,7 +36,8 @@ export class Checkpointer {
     private readonly onError: (message: string) => void,
   ) {
     writer.exec("PRAGMA wal_autocheckpoint = 0");
-    this.worker = new Worker(checkpointWorker(), { smol: true });
+    // Named, so the thread is told apart from the ingestion workers (in /proc, in a profile).
+    this.worker = new Worker(checkpointWorker(), { smol: true, name: "ragd-checkpoint" });
     this.worker.onmessage = (e: MessageEvent<FromCheckpointer>) => {
       if ("error" in e.data) this.fallBack(e.data.error);
     };
