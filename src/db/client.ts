@@ -11,8 +11,6 @@ import { migrations } from "./migrations/index";
 import { LruCache } from "../tools/lru";
 import { splitCredentials } from "../tools/url-credentials";
 import * as schema from "./schema";
-import type { Logger } from "../log";
-import { Checkpointer } from "./checkpointer";
 import { SqliteStore, type Store } from "./store";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
@@ -21,8 +19,8 @@ export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
  * The writing connection's page cache (SQLite's default is 2 MiB). With the default, a
  * warm run of 5,000 small documents through the batch API read 4,600 pages back from the
  * database file and about 5,600 from the WAL on the main thread, beside the checkpoints'
- * reads; with 32 MiB, 150 and 1,900. Temporary tables and statement journals stay in
- * memory: as files they took 13,000 writes in that run (bench/batch.ts).
+ * reads; with 32 MiB, about 1,200 and 900. Temporary tables and statement journals stay
+ * in memory: as files they took 13,000 writes in that run (bench/batch.ts).
  */
 const WRITER_CACHE_KIB = 32 * 1024;
 
@@ -43,21 +41,15 @@ export function openDb(dataDir: string): Db {
 
 /**
  * The data directory's database as the store (db/store.ts): the connection `openDb`
- * returns writes, a second read-only one on the same file reads. A server (given its
- * `serverLog`) checkpoints the WAL on a worker thread (checkpointer.ts).
+ * returns writes, a second read-only one on the same file reads.
  */
-export function openStore(dataDir: string, serverLog?: Logger): Store {
+export function openStore(dataDir: string): Store {
   const writer = openDb(dataDir);
   const sqlite = new Database(join(dataDir, "ragd.db"), { readonly: true, strict: true });
   sqlite.exec("PRAGMA busy_timeout = 5000");
   sqlite.exec("PRAGMA temp_store = MEMORY");
   cacheStatements(sqlite);
-  const checkpointer = serverLog
-    ? new Checkpointer(writer.$client, join(dataDir, "ragd.db"), (error) =>
-        serverLog.warn("WAL checkpoints went back to the main thread", { error }),
-      )
-    : null;
-  return new SqliteStore(writer, drizzle({ client: sqlite, schema }) as Db, checkpointer);
+  return new SqliteStore(writer, drizzle({ client: sqlite, schema }) as Db);
 }
 
 /**

@@ -73,13 +73,11 @@ export class SqliteStore implements Store {
 
   /**
    * `writer` is the connection transactions write through; `reader` a read-only one on
-   * the same file for reads outside them; `checkpointer`, if any, checkpoints the WAL
-   * (checkpointer.ts).
+   * the same file for reads outside them.
    */
   constructor(
     private readonly writer: Db,
     readonly reader: Db,
-    private readonly checkpointer: { stop(): Promise<void> } | null = null,
   ) {
     const c = writer.$client;
     this.steps = {
@@ -110,8 +108,6 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    // First, so the writer's close is the last and checkpoints what remains.
-    await this.checkpointer?.stop();
     this.reader.$client.close();
     this.writer.$client.close();
   }
