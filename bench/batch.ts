@@ -135,11 +135,7 @@ const batches = Array.from({ length: Math.ceil(corpus.length / BATCH) }, (_, i) 
 
 await ensureBinary();
 const dir = tempDir("ragd-batch-");
-// BENCH_SERVER_X=v in the bench's environment gives the server X=v (a profiler's BUN_OPTIONS, say).
-const serverEnv = Object.fromEntries(
-  Object.entries(process.env).flatMap(([k, v]) => (k.startsWith("BENCH_SERVER_") ? [[k.slice(13), v ?? ""]] : [])),
-);
-const { server, jar } = await startRagd(dir, serverEnv);
+const { server, jar } = await startRagd(dir);
 
 /** A new built-in pipeline and an ingest key for it. */
 async function newPipeline(name: string): Promise<{ id: string; key: string }> {

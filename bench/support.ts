@@ -47,9 +47,16 @@ export const percentile = (xs: number[], p: number) => {
 /** How long a bench waits for the server to listen: on a machine busy with other work, 20 s was seen to pass. */
 export const START_TIMEOUT_MS = 120_000;
 
+/** BENCH_SERVER_X=v in a bench's environment gives the server it starts X=v (a profiler's BUN_OPTIONS, say). */
+function serverEnvFromBench(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).flatMap(([k, v]) => (k.startsWith("BENCH_SERVER_") ? [[k.slice(13), v ?? ""]] : [])),
+  );
+}
+
 /** Starts dist/ragd on a data dir with an unlimited user signed in; returns helpers. */
 export async function startRagd(dataDir: string, env: Record<string, string> = {}) {
-  const server = await startBinary(dataDir, env, undefined, START_TIMEOUT_MS);
+  const server = await startBinary(dataDir, { ...serverEnvFromBench(), ...env }, undefined, START_TIMEOUT_MS);
   const jar: { cookie?: string } = {};
   const email = `bench-${Date.now()}@example.com`;
   await server.http("/api/auth/signup", { method: "POST", json: { email, password: "benchmark-password" }, jar });

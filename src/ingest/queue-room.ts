@@ -1,7 +1,8 @@
 /**
  * The queue's bound: at most QUEUE_LIMIT tasks wait, and new work beyond it is refused
- * (QueueFullError, 429 with Retry-After) rather than queued without bound. A count a moment old will do
- * for a bound, so the queue is counted at most every 250 ms, plus what was queued since.
+ * (QueueFullError, 429 with Retry-After) rather than queued without bound. A count a
+ * moment old will do for a bound, so the queue is counted at most every 250 ms, plus
+ * what was queued since.
  */
 import type { Store } from "../db/store";
 import { queuedTaskCount } from "../db/repo/tasks";
