@@ -244,5 +244,5 @@ console.log(
   `   machine              load average ${loadavg()[0]!.toFixed(1)} at the end, on ${availableParallelism()} cores`,
 );
 console.log(
-  `   sent again (warm)    ${show(second)} in ${resendSeconds.toFixed(1)} s; chunks still ${after.chunkCount ?? "?"}`,
+  `   sent again (warm)    ${show(second)} in ${resendSeconds.toFixed(2)} s, ${(corpus.length / resendSeconds).toFixed(0)} items/s; chunks still ${after.chunkCount ?? "?"}`,
 );

@@ -223,6 +223,59 @@ describe("batch", () => {
     expect(counts().k).toBe(end.k);
   });
 
+  test("sent again, each item gets what a single upsert gives it; an untouched text writes nothing", async () => {
+    const base = [
+      { externalId: "r-same", type: "text", content: "Stays as it is.", metadata: { k: 1 } },
+      { externalId: "r-label", type: "text", content: "Gets a new label." },
+      { externalId: "r-name", type: "text", content: "Gets a new name.", name: "old name" },
+      { externalId: "r-text", type: "text", content: "First wording." },
+      { externalId: "r-failed", type: "text", content: "Failed once." },
+    ];
+    await t.call("POST", "/api/rag/documents/batch", { headers: auth(), body: { documents: base } });
+    for (const d of base) await settled(d.externalId);
+    // A document whose indexing failed is indexed again, even with the same content.
+    await t.services.db.atomically((tx) =>
+      tx.$client.query("UPDATE documents SET status = 'failed' WHERE external_id = 'r-failed'").run(),
+    );
+    const stamp = () =>
+      sql<{ updated_at: string }>("SELECT updated_at FROM documents WHERE external_id = 'r-same'")[0]!.updated_at;
+    const before = stamp();
+    const inputs = fake.stats().inputs;
+    await Bun.sleep(5);
+    const r = await t.call("POST", "/api/rag/documents/batch", {
+      headers: auth(),
+      body: {
+        documents: [
+          base[0],
+          { ...base[1], metadata: { team: "hr" } },
+          { ...base[2], name: "new name" },
+          { ...base[3], content: "Second wording." },
+          base[4],
+          { externalId: "r-new", type: "text", content: "A newcomer." },
+        ],
+      },
+    });
+    expect(r.status).toBe(200);
+    const results = r.body.results as { externalId: string; status: string; metadataChanged: boolean }[];
+    expect(results.map((x) => [x.externalId, x.status, x.metadataChanged])).toEqual([
+      ["r-same", "unchanged", false],
+      ["r-label", "unchanged", true],
+      ["r-name", "unchanged", true],
+      ["r-text", "replaced", false],
+      ["r-failed", "replaced", false],
+      ["r-new", "created", false],
+    ]);
+    expect(r.body.results[0].source).toMatchObject({ externalId: "r-same", status: "ready", metadata: { k: 1 } });
+    expect(stamp()).toBe(before);
+    expect((await get("r-label")).body.metadata).toEqual({ team: "hr" });
+    expect((await get("r-name")).body.name).toBe("new name");
+    for (const id of ["r-text", "r-failed", "r-new"]) await settled(id);
+    expect(await contents()).toEqual(expect.arrayContaining(["Second wording.", "Failed once.", "A newcomer."]));
+    expect(await contents()).not.toContain("First wording.");
+    // Three texts embedded again; the untouched and relabelled ones not.
+    expect(fake.stats().inputs - inputs).toBe(3);
+  });
+
   test("more than 1,000 items is 400 and stores nothing", async () => {
     const documents = Array.from({ length: 1001 }, (_, i) => ({ externalId: `over-${i}`, type: "text", content: "x" }));
     const r = await t.call("POST", "/api/rag/documents/batch", { headers: auth(), body: { documents } });

@@ -14,10 +14,10 @@ import {
   insertQueuedDocuments,
   markDocumentsProcessing,
   markTasksReady,
-  takenExternalIds,
   taskEndings,
   unclaimTasks,
 } from "../src/db/repo/task-batches";
+import { documentsByExternalIds } from "../src/db/repo/external-documents";
 import {
   dropQueuedTasksExcept,
   endTask,
@@ -66,10 +66,12 @@ for (const { name, store } of engines) {
     expect(read.get(b.id)).toEqual({ doc: b, text: null });
     expect(read.get(c.id)).toEqual({ doc: c, text: null });
 
-    expect(await takenExternalIds(store.reader, collectionId, ["ext-a", "ext-b", "ext-c"])).toEqual(
-      new Set(["ext-a", "ext-c"]),
-    );
-    expect(await takenExternalIds(store.reader, "another", ["ext-a"])).toEqual(new Set());
+    // A batch reads its items' stored versions by external id; b has none.
+    const byExternalId = await documentsByExternalIds(store.reader, collectionId, ["ext-a", "ext-b", "ext-c"]);
+    expect([...byExternalId.keys()].sort()).toEqual(["ext-a", "ext-c"]);
+    expect(byExternalId.get("ext-a")).toEqual(a);
+    expect(byExternalId.get("ext-c")).toEqual(c);
+    expect(await documentsByExternalIds(store.reader, "another", ["ext-a"])).toEqual(new Map());
     const labels = await documentLabels(store.reader, [a.id, "missing", c.id]);
     expect(labels.sort((x, y) => (x.id < y.id ? -1 : 1))).toEqual(
       [a, c]

@@ -1,20 +1,23 @@
 /**
  * The items of a batch request in one transaction (docs/API.md, Documents API): the
  * new documents, the common case of a first sync, go in with a few statements for
- * all (rows, texts, tasks, `source.queued` events); an item that replaces or leaves a
- * stored document goes through upsert.ts as a single upsert does. Each part has its own
+ * all (rows, texts, tasks, `source.queued` events); a text sent again unchanged, the
+ * common case of a later sync, is answered from the stored rows the batch reads at
+ * once; any other item that replaces or leaves a stored document goes through
+ * upsert.ts as a single upsert does. Each part has its own
  * savepoint: if the statements for the new documents fail, those items are stored one
  * by one instead, so a refused item undoes only itself.
  */
 import type { Db } from "../db/client";
 import { savepoint } from "../db/prepared";
 import { findCollectionById } from "../db/repo/collections";
-import { insertQueuedDocuments, takenExternalIds } from "../db/repo/task-batches";
+import { documentsByExternalIds } from "../db/repo/external-documents";
+import { insertQueuedDocuments } from "../db/repo/task-batches";
 import { saveSourceFetch } from "../db/repo/source-fetches";
 import { recordSourceEvents } from "./events";
 import { fetchRowOf } from "./refresh";
 import { targetGeneration } from "./generations";
-import { createdRow, type UpsertPlan, type Upserted, upsertDocumentTx } from "./upsert";
+import { createdRow, type UpsertPlan, type Upserted, untouched, upsertDocumentTx } from "./upsert";
 
 /** One item's outcome: stored, its collection gone (null), or its error. */
 export type UpsertResult = { ok: true; value: Upserted | null } | { ok: false; error: unknown };
@@ -33,12 +36,16 @@ export async function upsertDocumentsTx(
   const results: (UpsertResult | null)[] = plans.map(() => null);
   const col = plans.length > 0 ? await findCollectionById(t, plans[0]!.collectionId) : undefined;
   if (!col) return plans.map(() => ({ ok: true, value: null }));
-  const taken = await takenExternalIds(
+  const stored = await documentsByExternalIds(
     t,
     col.id,
     plans.map((p) => p.externalId),
   );
-  const fresh = plans.flatMap((p, i) => (taken.has(p.externalId) || p.file ? [] : [{ i, row: createdRow(p, now) }]));
+  for (const [i, p] of plans.entries()) {
+    const same = stored.has(p.externalId) ? untouched(stored.get(p.externalId)!, p) : null;
+    if (same) results[i] = { ok: true, value: same };
+  }
+  const fresh = plans.flatMap((p, i) => (stored.has(p.externalId) || p.file ? [] : [{ i, row: createdRow(p, now) }]));
   try {
     await savepoint(t, async (tx) => {
       await insertQueuedDocuments(

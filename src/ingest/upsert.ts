@@ -73,6 +73,26 @@ export interface Upserted {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** The name and metadata a plan changes of a stored document (empty when it changes neither). */
+function labelPatch(existing: DocumentRow, p: UpsertPlan): Partial<DocumentRow> {
+  const patch: Partial<DocumentRow> = {};
+  if (p.name !== undefined && p.name !== existing.name) patch.name = p.name;
+  const metadata = p.metadata === undefined ? existing.metadata : JSON.stringify(p.metadata);
+  if (metadata !== existing.metadata) patch.metadata = metadata;
+  return patch;
+}
+
+/**
+ * A text sent again as it is stored, with the same name and metadata: the upsert would
+ * write nothing, so a batch answers it from the row it read, without a statement of its
+ * own (a sync job sends mostly these). Null when upsertDocumentTx must decide.
+ */
+export function untouched(existing: DocumentRow, p: UpsertPlan): Upserted | null {
+  if (p.type !== "text" || p.file || p.fetch || !sameContent(existing, p)) return null;
+  if (Object.keys(labelPatch(existing, p)).length > 0) return null;
+  return { status: "unchanged", row: existing, metadataChanged: false, queued: false };
+}
+
 /** True when the stored document already indexes exactly this content. */
 function sameContent(doc: DocumentRow, p: UpsertPlan): boolean {
   if (doc.type !== p.type || doc.status === "failed" || doc.status === "awaiting_upload") return false;
@@ -120,10 +140,7 @@ export async function upsertDocumentTx(t: Db, p: UpsertPlan, now: number): Promi
     return { status: "created", row, metadataChanged: false, queued: true };
   }
   const fetchPatch = await replacedFetch(t, existing, p, now);
-  const patch: Partial<DocumentRow> = {};
-  if (p.name !== undefined && p.name !== existing.name) patch.name = p.name;
-  const metadata = p.metadata === undefined ? existing.metadata : JSON.stringify(p.metadata);
-  if (metadata !== existing.metadata) patch.metadata = metadata;
+  const patch = labelPatch(existing, p);
   if (sameContent(existing, p)) {
     if (p.file && p.filePathOf) rmSync(p.file.staged, { force: true });
     const metadataChanged = Object.keys(patch).length > 0;

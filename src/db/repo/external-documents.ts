@@ -17,6 +17,29 @@ const byExternalId = (db: Db) => {
     .prepare();
 };
 
+/**
+ * The documents a client knows by these external ids in a collection, by external id:
+ * a batch reads the stored versions of its items at once (500 ids per query).
+ */
+export async function documentsByExternalIds(
+  db: Db,
+  collectionId: string,
+  externalIds: string[],
+): Promise<Map<string, DocumentRow>> {
+  const { documents } = tables(db);
+  const out = new Map<string, DocumentRow>();
+  for (let i = 0; i < externalIds.length; i += 500) {
+    const rows = await db
+      .select()
+      .from(documents)
+      .where(
+        and(eq(documents.collectionId, collectionId), inArray(documents.externalId, externalIds.slice(i, i + 500))),
+      );
+    for (const r of rows) if (r.externalId !== null) out.set(r.externalId, r);
+  }
+  return out;
+}
+
 /** The document a client knows as `externalId` in a collection. */
 export async function findDocumentByExternalId(
   db: Db,

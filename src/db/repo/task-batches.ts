@@ -260,24 +260,6 @@ export async function insertQueuedDocuments(
   });
 }
 
-// The ids as an IN list: joined to json_each instead, SQLite scanned the collection's index once per id.
-const BY_EXTERNAL_IDS: PlainSql = {
-  sqlite: `SELECT external_id AS externalId FROM documents
-  WHERE collection_id = $collectionId AND external_id IN (SELECT value FROM json_each($ids))`,
-  pg: `SELECT external_id AS "externalId" FROM documents
-  WHERE collection_id = $collectionId
-    AND external_id IN (SELECT value FROM jsonb_array_elements_text($ids::text::jsonb) AS j(value))`,
-};
-
-/** The external ids among `externalIds` that a document of the collection already has. */
-export async function takenExternalIds(db: Db, collectionId: string, externalIds: string[]): Promise<Set<string>> {
-  const rows = await selectRows<{ externalId: string }>(db, BY_EXTERNAL_IDS, {
-    collectionId,
-    ids: JSON.stringify(externalIds),
-  });
-  return new Set(rows.map((r) => r.externalId));
-}
-
 const LABELS: PlainSql = {
   sqlite: `SELECT d.id AS id, d.collection_id AS collectionId, d.type AS type, d.external_id AS externalId,
   d.metadata AS metadata FROM json_each($ids) j JOIN documents d ON d.id = j.value`,
