@@ -8,7 +8,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { migrations } from "./migrations/index";
-import { LruCache } from "../tools/lru";
+import { RecentCache } from "../tools/recent-cache";
 import { splitCredentials } from "../tools/url-credentials";
 import * as schema from "./schema";
 import { SqliteStore, type Store } from "./store";
@@ -64,12 +64,13 @@ export function openStore(dataDir: string): Store {
 
 /**
  * drizzle prepares every query afresh; on the ingestion path that was a tenth of
- * the main thread's time. Compiled statements are kept per SQL text (the most
- * recent 500), and reused: bun:sqlite runs each synchronously, so no two uses overlap.
+ * the main thread's time. Compiled statements are kept per SQL text (up to 500 of the
+ * most recently used, tools/recent-cache.ts), and reused: bun:sqlite runs each
+ * synchronously, so no two uses overlap.
  */
 function cacheStatements(sqlite: Database): void {
   const prepare = sqlite.prepare.bind(sqlite);
-  const cache = new LruCache<string, ReturnType<typeof prepare>>(500);
+  const cache = new RecentCache<string, ReturnType<typeof prepare>>(500);
   sqlite.prepare = ((sql: string) => {
     let stmt = cache.get(sql);
     if (!stmt) cache.set(sql, (stmt = prepare(sql)));

@@ -11,7 +11,7 @@
  * need neither: a new document's first write has nothing to replace, and a later
  * slice whose chunk indexes are all above those stored holds no stored id.
  */
-import { LruCache } from "../tools/lru";
+import { RecentCache } from "../tools/recent-cache";
 import type { VectorStore } from "../vectors/store";
 import type { RowOut } from "./job";
 
@@ -77,9 +77,9 @@ export class ChunkSink {
    * were last replaced (NOTHING_STORED: none), while remembered. A forgotten document
    * (or one whose commit failed) takes the deletes.
    */
-  private readonly written = new LruCache<string, number>(10_000);
+  private readonly written = new RecentCache<string, number>(10_000);
   /** Documents created in this process whose first write has not come yet (forgetting one costs a delete). */
-  private readonly fresh = new LruCache<string, true>(20_000);
+  private readonly fresh = new RecentCache<string, true>(20_000);
   /** Per table, a waiting commit's wake-up once GATHER_ROWS rows are pending. */
   private readonly gathering = new Map<string, () => void>();
 

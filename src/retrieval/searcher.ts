@@ -16,7 +16,7 @@ import { createEmbedder } from "../embed/index";
 import { isBuiltinModel } from "../embed/models";
 import { EmbeddingError, type Embedder } from "../embed/types";
 import { modelOf, queryTarget } from "../ingest/generations";
-import { LruCache } from "../tools/lru";
+import { RecentCache } from "../tools/recent-cache";
 import { onlyChunks } from "../vectors/search";
 import type { StoredHit, TableSearch, VectorStore } from "../vectors/store";
 import { RetrievalError } from "./errors";
@@ -63,7 +63,7 @@ export interface SearchAnswer {
 /** Searches collections; one instance serves every pipeline and knowledge base (its caches are shared). */
 export class Searcher {
   private readonly embedders = new Map<string, Embedder>();
-  private readonly vectors = new LruCache<string, Float32Array>(1000);
+  private readonly vectors = new RecentCache<string, Float32Array>(1000);
 
   constructor(
     private readonly db: Store,
