@@ -171,17 +171,21 @@ function termsData(metadata: string[]): arrow.Data<arrow.List<arrow.Utf8>> {
   });
 }
 
-const encoder = new TextEncoder();
-
-/** A UTF-8 column written straight into one buffer (Arrow's own builder goes value by value). */
+/**
+ * A UTF-8 column written straight into one buffer (Arrow's own builder goes value by
+ * value). The buffer is not zeroed first, and each value is written at its offset without
+ * a view of its own: for a thousand chunk texts, 115 µs against 360 with a zeroed
+ * Uint8Array and TextEncoder.encodeInto into a subarray per value.
+ */
 function utf8Data(values: string[]): arrow.Data<arrow.Utf8> {
   let bound = 0;
   for (const v of values) bound += v.length * 3; // a UTF-16 unit never takes more than 3 bytes
-  const bytes = new Uint8Array(bound);
+  // Not from Buffer's shared pool: the column owns its memory.
+  const bytes = Buffer.allocUnsafeSlow(bound);
   const offsets = new Int32Array(values.length + 1);
   let at = 0;
   for (let i = 0; i < values.length; i++) {
-    at += encoder.encodeInto(values[i]!, bytes.subarray(at)).written;
+    at += bytes.write(values[i]!, at, "utf8");
     offsets[i + 1] = at;
   }
   return arrow.makeData({
