@@ -12,6 +12,7 @@
 import type { Db } from "../client";
 import { isPg, type PlainSql, runSql, selectRows } from "../dialect";
 import { statement } from "../prepared";
+import { DOCUMENT_COLUMNS, DOCUMENT_FIELDS } from "./document-fields";
 import type { DocumentRow, Task } from "../schema";
 import type { TaskEnding } from "./tasks";
 
@@ -146,38 +147,10 @@ export async function markDocumentsProcessing(db: Db, documentIds: string[], now
   await runSql(db, MARK_PROCESSING, { ids: JSON.stringify(documentIds), now: iso(now) });
 }
 
-const DOCUMENT_COLUMNS: [column: string, field: keyof DocumentRow][] = [
-  ["id", "id"],
-  ["collection_id", "collectionId"],
-  ["type", "type"],
-  ["name", "name"],
-  ["content_length", "contentLength"],
-  ["url", "url"],
-  ["url_credentials", "urlCredentials"],
-  ["file_name", "fileName"],
-  ["file_size", "fileSize"],
-  ["file_path", "filePath"],
-  ["status", "status"],
-  ["error", "error"],
-  ["chunk_count", "chunkCount"],
-  ["progress_done", "progressDone"],
-  ["progress_total", "progressTotal"],
-  ["progress_unit", "progressUnit"],
-  ["created_at", "createdAt"],
-  ["updated_at", "updatedAt"],
-  ["indexed_at", "indexedAt"],
-  ["metadata", "metadata"],
-  ["external_id", "externalId"],
-  ["content_hash", "contentHash"],
-  ["ocr", "ocr"],
-];
-
 const DOCS_WITH_TEXT: PlainSql = {
-  sqlite: `SELECT ${DOCUMENT_COLUMNS.map(([c, f]) => `d.${c} AS ${f}`).join(", ")}, t.content AS __text
+  sqlite: `SELECT ${DOCUMENT_FIELDS.sqlite}, t.content AS __text
   FROM json_each($ids) j JOIN documents d ON d.id = j.value LEFT JOIN document_texts t ON t.document_id = d.id`,
-  // file_size is a bigint there, which plain SQL reads as a string: read as a number.
-  pg: `SELECT ${DOCUMENT_COLUMNS.map(([c, f]) => `d.${c}${c === "file_size" ? "::float8" : ""} AS "${f}"`).join(", ")},
-  t.content AS "__text"
+  pg: `SELECT ${DOCUMENT_FIELDS.pg}, t.content AS "__text"
   FROM jsonb_array_elements_text($ids::text::jsonb) AS j(value) JOIN documents d ON d.id = j.value
   LEFT JOIN document_texts t ON t.document_id = d.id`,
 };
