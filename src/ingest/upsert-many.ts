@@ -42,7 +42,8 @@ export async function upsertDocumentsTx(
     plans.map((p) => p.externalId),
   );
   for (const [i, p] of plans.entries()) {
-    const same = stored.has(p.externalId) ? untouched(stored.get(p.externalId)!, p) : null;
+    const existing = stored.get(p.externalId);
+    const same = existing ? untouched(existing, p) : null;
     if (same) results[i] = { ok: true, value: same };
   }
   const fresh = plans.flatMap((p, i) => (stored.has(p.externalId) || p.file ? [] : [{ i, row: createdRow(p, now) }]));

@@ -88,7 +88,8 @@ function labelPatch(existing: DocumentRow, p: UpsertPlan): Partial<DocumentRow> 
  * own (a sync job sends mostly these). Null when upsertDocumentTx must decide.
  */
 export function untouched(existing: DocumentRow, p: UpsertPlan): Upserted | null {
-  if (p.type !== "text" || p.file || p.fetch || !sameContent(existing, p)) return null;
+  // Only a text: a file's upload must be let go, a url/api source fetches again.
+  if (p.type !== "text" || !sameContent(existing, p)) return null;
   if (Object.keys(labelPatch(existing, p)).length > 0) return null;
   return { status: "unchanged", row: existing, metadataChanged: false, queued: false };
 }
