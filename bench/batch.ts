@@ -125,12 +125,13 @@ import { ensureBinary } from "../test/support/binary";
 import { QUIET_AFTER_WRITE_MS } from "../src/vectors/upkeep-clock";
 import { rawBulkAdd } from "./raw-add";
 import {
+  builtinPipeline,
   cpuByThread,
   cpuSeconds,
   DATASETS,
   followEnds,
   loadCorpus,
-  pooled,
+  sendBatches,
   startRagd,
   threadCpu,
   waitIdle,
@@ -157,42 +158,9 @@ await ensureBinary();
 const dir = tempDir("ragd-batch-");
 const { server, jar } = await startRagd(dir);
 
-/** A new built-in pipeline and an ingest key for it. */
-async function newPipeline(name: string): Promise<{ id: string; key: string }> {
-  const { id } = (
-    await server.http("/api/rag/pipelines", { method: "POST", json: { name, embeddingModel: "builtin" }, jar })
-  ).body;
-  const key = (
-    await server.http(`/api/rag/pipelines/${id}/keys`, {
-      method: "POST",
-      json: { name: "bench", scopes: ["ingest"] },
-      jar,
-    })
-  ).body.key as string;
-  return { id, key };
-}
-
+const newPipeline = (name: string) => builtinPipeline(server, jar, name);
 /** Sends every batch, `in-flight` at a time; returns the statuses the items got. */
-async function sendAll(key: string): Promise<Map<string, number>> {
-  const statuses = new Map<string, number>();
-  await pooled(batches, Number(args["in-flight"]), async (documents) => {
-    for (;;) {
-      const r = await server.http("/api/rag/documents/batch", {
-        method: "POST",
-        json: { documents },
-        headers: { authorization: `Bearer ${key}` },
-      });
-      if (r.status === 429) {
-        await Bun.sleep(1000 * Number(r.headers.get("retry-after") ?? 1));
-        continue;
-      }
-      if (r.status !== 200) throw new Error(`batch failed: ${r.status} ${JSON.stringify(r.body)}`);
-      for (const x of r.body.results as { status: string }[]) statuses.set(x.status, (statuses.get(x.status) ?? 0) + 1);
-      return;
-    }
-  });
-  return statuses;
-}
+const sendAll = (key: string) => sendBatches(server, key, batches, Number(args["in-flight"]));
 
 /** Every batch into a new pipeline until all is indexed: time, CPU by thread, the items' statuses. */
 async function timedRun(name: string) {

@@ -25,7 +25,17 @@ import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { tempDir } from "../test/support/app";
 import { ensureBinary } from "../test/support/binary";
-import { DATASETS, followEnds, loadCorpus, percentile, pooled, startRagd, waitIdle, type Doc } from "./support";
+import {
+  builtinPipeline,
+  DATASETS,
+  followEnds,
+  loadCorpus,
+  percentile,
+  sendBatches,
+  startRagd,
+  waitIdle,
+  type Doc,
+} from "./support";
 
 const { values: args } = parseArgs({
   options: {
@@ -45,34 +55,15 @@ const dir = tempDir("ragd-query-ingest-");
 // One client back to back asks more than a key's default 50 queries a second.
 const { server, jar } = await startRagd(dir, { RAGD_QUERY_RATE: "100000", RAGD_QUERY_BURST: "100000" });
 
-async function pipeline(name: string, scopes: string[]): Promise<{ id: string; key: string }> {
-  const { id } = (
-    await server.http("/api/rag/pipelines", { method: "POST", json: { name, embeddingModel: "builtin" }, jar })
-  ).body;
-  const { key } = (
-    await server.http(`/api/rag/pipelines/${id}/keys`, { method: "POST", json: { name: "bench", scopes }, jar })
-  ).body;
-  return { id, key };
-}
-
-async function send(key: string, docs: Doc[]): Promise<void> {
-  const batches = Array.from({ length: Math.ceil(docs.length / 500) }, (_, i) => docs.slice(i * 500, (i + 1) * 500));
-  await pooled(batches, 2, async (b) => {
-    for (;;) {
-      const r = await server.http("/api/rag/documents/batch", {
-        method: "POST",
-        json: { documents: b.map(asItem) },
-        headers: { authorization: `Bearer ${key}` },
-      });
-      if (r.status === 429) {
-        await Bun.sleep(1000 * Number(r.headers.get("retry-after") ?? 1));
-        continue;
-      }
-      if (r.status !== 200) throw new Error(`batch failed: ${r.status}`);
-      return;
-    }
-  });
-}
+const pipeline = (name: string, scopes: string[]) => builtinPipeline(server, jar, name, scopes);
+/** The documents as batches of 500 items, 2 in flight. */
+const send = (key: string, docs: Doc[]) =>
+  sendBatches(
+    server,
+    key,
+    Array.from({ length: Math.ceil(docs.length / 500) }, (_, i) => docs.slice(i * 500, (i + 1) * 500).map(asItem)),
+    2,
+  );
 
 const target = await pipeline("queried", ["query", "ingest"]);
 await send(target.key, queried);

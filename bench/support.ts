@@ -74,6 +74,52 @@ export async function startRagd(dataDir: string, env: Record<string, string> = {
   return { server, jar };
 }
 
+/** A new pipeline on the built-in model, and a key with `scopes` for it. */
+export async function builtinPipeline(
+  server: RunningBinary,
+  jar: { cookie?: string },
+  name: string,
+  scopes: string[] = ["ingest"],
+): Promise<{ id: string; key: string }> {
+  const { id } = (
+    await server.http("/api/rag/pipelines", { method: "POST", json: { name, embeddingModel: "builtin" }, jar })
+  ).body;
+  const { key } = (
+    await server.http(`/api/rag/pipelines/${id}/keys`, { method: "POST", json: { name: "bench", scopes }, jar })
+  ).body;
+  return { id, key: key as string };
+}
+
+/**
+ * Sends each batch to POST /api/rag/documents/batch with `key`, `inFlight` at a time,
+ * waiting out a full queue (429, Retry-After); returns how many items got each status.
+ */
+export async function sendBatches(
+  server: RunningBinary,
+  key: string,
+  batches: object[][],
+  inFlight: number,
+): Promise<Map<string, number>> {
+  const statuses = new Map<string, number>();
+  await pooled(batches, inFlight, async (documents) => {
+    for (;;) {
+      const r = await server.http("/api/rag/documents/batch", {
+        method: "POST",
+        json: { documents },
+        headers: { authorization: `Bearer ${key}` },
+      });
+      if (r.status === 429) {
+        await Bun.sleep(1000 * Number(r.headers.get("retry-after") ?? 1));
+        continue;
+      }
+      if (r.status !== 200) throw new Error(`batch failed: ${r.status} ${JSON.stringify(r.body)}`);
+      for (const x of r.body.results as { status: string }[]) statuses.set(x.status, (statuses.get(x.status) ?? 0) + 1);
+      return;
+    }
+  });
+  return statuses;
+}
+
 /** Runs `fn` over items with at most `n` in flight. */
 export async function pooled<T>(items: T[], n: number, fn: (x: T, i: number) => Promise<void>): Promise<void> {
   let next = 0;
