@@ -34,7 +34,8 @@ import { openLance, type LanceConnection } from "../src/vectors/connection";
 import { planFilteredSearch } from "../src/vectors/exact-filter";
 import { encodeChunkMetadata } from "../src/vectors/meta-index";
 import { VectorStore, type ChunkRow, type SearchMode } from "../src/vectors/store";
-import { inList, rowsToArrow } from "../src/vectors/tables";
+import { rowsToArrow } from "../src/vectors/chunk-arrow";
+import { inList } from "../src/vectors/tables";
 import { ensureFtsIndex } from "../src/vectors/writer";
 import { percentile, random } from "./support";
 

@@ -15,7 +15,8 @@ import { openLance, type LanceConnection } from "../src/vectors/connection";
 import { EXACT_FILTER, type ExactFilterLimits, filteredPath, planFilteredSearch } from "../src/vectors/exact-filter";
 import { compareNumber } from "../src/vectors/meta-index";
 import { type SearchMode, searchTable } from "../src/vectors/search";
-import { rowsToArrow, type ChunkRow } from "../src/vectors/tables";
+import { rowsToArrow } from "../src/vectors/chunk-arrow";
+import type { ChunkRow } from "../src/vectors/tables";
 import { exactIds, randomUnit, rng } from "./support/seeded";
 
 const DIM = 32;

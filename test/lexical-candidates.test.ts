@@ -10,7 +10,7 @@ import { openLance, type LanceConnection } from "../src/vectors/connection";
 import { candidateQuery } from "../src/vectors/lexical-candidates";
 import { searchTable, type TableSearch } from "../src/vectors/search";
 import { VectorStore, type ChunkRow } from "../src/vectors/store";
-import { rowsToArrow } from "../src/vectors/tables";
+import { rowsToArrow } from "../src/vectors/chunk-arrow";
 
 // A built-in table with the IVF_PQ index of the 1M-row step (ann.ts), 200 partitions on
 // 10,000 topical rows (bench/vocab.ts, 100 topics). Partitions of 50 rows hold a topic's

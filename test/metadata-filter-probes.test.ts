@@ -15,7 +15,8 @@ import { openLance, type LanceConnection } from "../src/vectors/connection";
 import { compareNumber } from "../src/vectors/meta-index";
 import { ceilingFor, filteredProbes } from "../src/vectors/probe-ceiling";
 import { searchTable, type StoredHit } from "../src/vectors/search";
-import { rowsToArrow, type ChunkRow } from "../src/vectors/tables";
+import { rowsToArrow } from "../src/vectors/chunk-arrow";
+import type { ChunkRow } from "../src/vectors/tables";
 import { exactIds, randomUnit, rng, unit } from "./support/seeded";
 
 const DIM = 32;

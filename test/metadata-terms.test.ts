@@ -16,7 +16,7 @@ import { compileMetadataFilter } from "../src/retrieval/filter";
 import { openLance, type LanceConnection } from "../src/vectors/connection";
 import { encodeChunkMetadata, METADATA_TERMS_COLUMN } from "../src/vectors/meta-index";
 import { VectorStore, type ChunkRow } from "../src/vectors/store";
-import { metadataTermsField } from "../src/vectors/tables";
+import { metadataTermsField } from "../src/vectors/chunk-arrow";
 
 const D = 16;
 const MODES = ["vector", "keyword", "hybrid"] as const;

@@ -1,5 +1,5 @@
 /**
- * Chunk rows as Arrow columns (src/vectors/tables.ts, rowsToArrow): every string column
+ * Chunk rows as Arrow columns (src/vectors/chunk-arrow.ts, rowsToArrow): every string column
  * keeps each value exactly, whatever its characters (accents, characters outside the
  * basic plane, empty text), in the table built and once written to LanceDB and read back.
  */
@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openLance } from "../src/vectors/connection";
 import { encodeChunkMetadata } from "../src/vectors/meta-index";
-import { type ChunkRow, rowsToArrow } from "../src/vectors/tables";
+import { rowsToArrow } from "../src/vectors/chunk-arrow";
+import type { ChunkRow } from "../src/vectors/tables";
 
 const dir = mkdtempSync(join(tmpdir(), "ragd-rows-arrow-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -5,7 +5,7 @@ import { S3Client } from "bun";
 import type { ObjectStorage } from "../src/config-storage";
 import { lanceUri, openLance } from "../src/vectors/connection";
 import { awaitCreation, objectStoreCreation } from "../src/vectors/create-claim";
-import { rowsToArrow } from "../src/vectors/tables";
+import { rowsToArrow } from "../src/vectors/chunk-arrow";
 import { childProcess } from "../src/vectors/index-build";
 import { VectorStore } from "../src/vectors/store";
 import { haveRgw, NO_RGW, startRgw, type TestRgw } from "./support/rgw";

@@ -8,7 +8,8 @@ import { type AnnProbes, probesForRows } from "../src/vectors/ann";
 import { type LanceConnection, openLance } from "../src/vectors/connection";
 import { searchTable } from "../src/vectors/search";
 import { VectorStore } from "../src/vectors/store";
-import { type ChunkRow, rowsToArrow } from "../src/vectors/tables";
+import { rowsToArrow } from "../src/vectors/chunk-arrow";
+import type { ChunkRow } from "../src/vectors/tables";
 import { VectorBatches } from "../src/vectors/vector-batch";
 
 const DIM = 32;

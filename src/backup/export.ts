@@ -21,7 +21,8 @@ import { notFound } from "../http/errors";
 import { queryTarget } from "../ingest/generations";
 import { version } from "../version";
 import type { VectorStore } from "../vectors/store";
-import { rowsToArrow, tableName } from "../vectors/tables";
+import { rowsToArrow } from "../vectors/chunk-arrow";
+import { tableName } from "../vectors/tables";
 import { archiveBytes, type Manifest, manifestOf } from "./archive";
 import { STAGING } from "./snapshot";
 

@@ -8,16 +8,8 @@
 import { makeArrowTable, type Table } from "@lancedb/lancedb";
 import * as arrow from "apache-arrow";
 import { METADATA_COLUMN, METADATA_TERMS_COLUMN } from "./meta-index";
-import {
-  chunkFieldsOf,
-  inList,
-  metadataField,
-  metadataTermsField,
-  parseTableName,
-  rowsToArrow,
-  STORED_COLUMNS,
-  type ChunkRow,
-} from "./tables";
+import { chunkFieldsOf, inList, parseTableName, STORED_COLUMNS, type ChunkRow } from "./tables";
+import { metadataField, metadataTermsField, rowsToArrow } from "./chunk-arrow";
 
 /** The index form of the metadata of each listed document of a collection (absent: deleted). */
 export type MetadataLookup = (

@@ -7,15 +7,8 @@ import { Index, type Table } from "@lancedb/lancedb";
 import { awaitCreation } from "./create-claim";
 import { MetadataColumn, type MetadataLookup } from "./metadata-column";
 import { retryOnConflict } from "./retry";
-import {
-  collectionPrefix,
-  inList,
-  parseTableName,
-  rowsToArrow,
-  vectorDim,
-  type ChunkRow,
-  type TableCache,
-} from "./tables";
+import { collectionPrefix, inList, parseTableName, vectorDim, type ChunkRow, type TableCache } from "./tables";
+import { rowsToArrow } from "./chunk-arrow";
 
 /**
  * Per-key promise chains: tasks with the same key run one at a time, in call order.
