@@ -16,6 +16,7 @@ import type { ObjectStorage } from "../config-storage";
 import { type LanceLocation, lanceUri, openLance } from "./connection";
 import { retryOnConflict } from "./retry";
 import { vectorDim } from "./tables";
+import { allDone } from "../tools/all-done";
 
 /**
  * Trains the index `annIndexFor(rows, dim)` names on a table and commits it; `stop`
@@ -57,7 +58,7 @@ export function childProcess(where: LanceLocation): IndexBuilder {
     });
     live.add(proc);
     try {
-      const [code, err] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+      const [code, err] = await allDone([proc.exited, new Response(proc.stderr).text()]);
       if (code !== 0) throw new Error(`index build exited with ${code}: ${shown(err).trim().slice(-500)}`);
     } finally {
       live.delete(proc);

@@ -24,6 +24,7 @@ import { inProcess, type IndexBuilder } from "./index-build";
 import { retryOnConflict } from "./retry";
 import { parseTableName, vectorDim, type TableCache } from "./tables";
 import { ensureFtsIndex, type TableWriter } from "./writer";
+import { allDone } from "../tools/all-done";
 
 type Log = (msg: string, fields?: object) => void;
 
@@ -102,7 +103,7 @@ export class Maintainer {
   async probesFor(name: string, table: Table, kind?: VectorKind): Promise<AnnProbes | null> {
     let serving = this.serving.get(name);
     if (serving === undefined) {
-      const [read, rows] = await Promise.all([table.listIndices(), table.countRows()]);
+      const [read, rows] = await allDone([table.listIndices(), table.countRows()]);
       // A build that committed while we looked has already recorded the newer answer.
       if (!this.serving.has(name)) this.serving.set(name, vectorIndexes(read)[0] ?? null);
       if (!this.rows.has(name)) this.rows.set(name, rows);
@@ -134,7 +135,7 @@ export class Maintainer {
         ? [...new Set([...dirty, ...(await this.tables.names()).filter((n) => parseTableName(n))])]
         : dirty;
     if (!tailsOnly) this.firstPass = false;
-    const built: [string, Table][] = [];
+    const built: string[] = [];
     for (const name of names) {
       try {
         // Compaction during a training run preempts the new index's commit (a retryable conflict
@@ -153,8 +154,7 @@ export class Maintainer {
           this.writer.markDirty(name);
           continue;
         }
-        const table = await this.maintainTable(name);
-        if (table && !tailsOnly) built.push([name, table]);
+        if ((await this.maintainTable(name)) && !tailsOnly) built.push(name);
         // A refreshed table still owes the full pass its ANN check.
         if (tailsOnly) this.writer.markDirty(name);
       } catch (err) {
@@ -166,36 +166,36 @@ export class Maintainer {
   }
 
   private async tailReached(name: string): Promise<boolean> {
-    const table = await this.tables.get(name);
-    if (!table) return false;
-    const fts = (await table.listIndices()).find((i) => i.columns.includes("text") && i.indexType === "FTS");
+    const indices = await this.tables.hold(name, (table) => table.listIndices());
+    const fts = indices?.find((i) => i.columns.includes("text") && i.indexType === "FTS");
     return (fts?.numUnindexedRows ?? 0) >= this.tailRows;
   }
 
-  private async maintainTable(name: string): Promise<Table | null> {
+  /** Whether the table was compacted (false: it is gone, or another replica maintains it now). */
+  private async maintainTable(name: string): Promise<boolean> {
     const done = await this.lease(`upkeep:${name}`, () => this.compact(name));
     // Another replica maintains it now: this one's writes are looked at again next pass.
     if (done === undefined) this.writer.markDirty(name);
-    return done ?? null;
+    return done ?? false;
   }
 
-  private compact(name: string): Promise<Table | null> {
+  private compact(name: string): Promise<boolean> {
     // Inside the queue, optimize never races this process's deletes and appends.
     return this.writer.exclusive(name, async () => {
       const t = await this.tables.get(name);
-      if (!t) return null;
+      if (!t) return false;
       await ensureFtsIndex(t);
       await ensureScalarIndexes(t);
       await ensureMetadataTermsIndex(t);
       await retryOnConflict(() => t.optimize({ cleanupOlderThan: new Date(Date.now() - KEEP_VERSIONS_MS) }));
       // optimize() folded the new rows into the serving index's partitions.
       this.rows.set(name, await t.countRows());
-      return t;
+      return true;
     });
   }
 
   /** ANN checks of the maintained tables, after any build already running; one build at a time. */
-  private startBuilds(tables: [string, Table][]): void {
+  private startBuilds(tables: string[]): void {
     const chained: Promise<void> = (this.builds ?? Promise.resolve())
       .then(() => this.buildAll(tables))
       .finally(() => {
@@ -204,12 +204,13 @@ export class Maintainer {
     this.builds = chained;
   }
 
-  private async buildAll(tables: [string, Table][]): Promise<void> {
-    for (const [name, table] of tables) {
+  private async buildAll(tables: string[]): Promise<void> {
+    for (const name of tables) {
       try {
         this.training = name;
+        // Outside the write queue, so the handle is held: a drop meanwhile closes it once the build ends.
         const built = await this.lease(`upkeep:${name}`, async () => {
-          await this.maybeBuildAnn(name, table);
+          await this.tables.hold(name, (table) => this.maybeBuildAnn(name, table));
           return true;
         });
         if (!built) this.writer.markDirty(name);

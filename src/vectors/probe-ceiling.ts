@@ -16,6 +16,7 @@
 import type { Table } from "@lancedb/lancedb";
 import type { AnnProbes } from "./ann";
 import { readsMetadataJson } from "./meta-index";
+import { allDone } from "../tools/all-done";
 
 /** A count is reused this long (and only while the table's version is unchanged). */
 const COUNT_TTL_MS = 30_000;
@@ -59,7 +60,7 @@ async function countMatches(table: Table, filter: string): Promise<{ matches: nu
   const now = Date.now();
   const known = byFilter.get(filter);
   if (known && known.version === version && now - known.at < COUNT_TTL_MS) return known;
-  const [matches, rows] = await Promise.all([table.countRows(filter), table.countRows()]);
+  const [matches, rows] = await allDone([table.countRows(filter), table.countRows()]);
   byFilter.delete(filter);
   if (byFilter.size >= MAX_COUNTS) byFilter.delete(byFilter.keys().next().value!);
   byFilter.set(filter, { version, at: now, matches, rows });

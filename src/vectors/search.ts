@@ -34,6 +34,7 @@ import { matchableText } from "./lexical-candidates";
 import { chunkId } from "./chunk-id";
 import { type VectorHitOptions, vectorHits } from "./vector-hits";
 import { inList } from "./tables";
+import { allDone } from "../tools/all-done";
 
 export type SearchMode = "vector" | "keyword" | "hybrid";
 
@@ -164,7 +165,7 @@ async function hybridHits(
 ): Promise<Ranked[]> {
   // Without look-ups the lists need only be as deep as the answer; with them, deeper lists find more contenders.
   const n = req.exact === false ? Math.max(req.topK, 50) : Math.max(req.topK * 4, 50);
-  const [vec, key] = await Promise.all([
+  const [vec, key] = await allDone([
     vectorHits(table, req.vector!, n, filter, ann, hitOpts),
     // The keyword hits bring their vectors: a hit the vector list missed is scored without another read.
     keywordHits(table, req.text, n, filter, { withVectors: true, fast, tokenize }),

@@ -163,14 +163,12 @@ export class VectorStore {
 
   /** Rows per document id in one table, reading only the document_id column. */
   async documentCounts(collectionId: string, generation: number): Promise<Map<string, number>> {
-    const table = await this.tables.get(tableName(collectionId, generation));
-    return table ? this.tables.using(table, () => countByDocument(table)) : new Map();
+    return (await this.tables.hold(tableName(collectionId, generation), countByDocument)) ?? new Map();
   }
 
   /** Rows in one table; 0 when it does not exist. */
   async countRows(collectionId: string, generation: number): Promise<number> {
-    const table = await this.tables.get(tableName(collectionId, generation));
-    return table ? this.tables.using(table, () => table.countRows()) : 0;
+    return (await this.tables.hold(tableName(collectionId, generation), (t) => t.countRows())) ?? 0;
   }
 
   /**
@@ -184,23 +182,15 @@ export class VectorStore {
     from: number,
     to: number,
   ): Promise<{ chunks: { start: number; end: number; text: string }[]; extent: number }> {
-    const table = await this.tables.get(tableName(collectionId, generation));
-    if (!table) return { chunks: [], extent: 0 };
-    return this.tables.using(table, () => readSpan(table, documentId, from, to));
+    const span = (t: Table) => readSpan(t, documentId, from, to);
+    return (await this.tables.hold(tableName(collectionId, generation), span)) ?? { chunks: [], extent: 0 };
   }
 
   /** Searches one generation table; [] when it does not exist. Scores are documented in search.ts. */
   async search(collectionId: string, generation: number, req: TableSearch): Promise<StoredHit[]> {
     const name = tableName(collectionId, generation);
-    const table = await this.tables.get(name);
-    if (!table) return [];
     // A table dropped (its collection deleted) while the search ran has no rows to give.
-    return this.tables
-      .using(table, () => this.searchOpen(name, table, req))
-      .catch(async (err) => {
-        if (await this.tables.holds(name, table)) throw err;
-        return [];
-      });
+    return (await this.tables.hold(name, (table) => this.searchOpen(name, table, req))) ?? [];
   }
 
   private async searchOpen(name: string, table: Table, req: TableSearch): Promise<StoredHit[]> {
@@ -234,8 +224,8 @@ export class VectorStore {
   async tableVersions(): Promise<Record<string, number>> {
     const out: Record<string, number> = {};
     for (const t of await this.listTables()) {
-      const table = await this.tables.get(t.name);
-      if (table) out[t.name] = await table.version();
+      const version = await this.tables.hold(t.name, (table) => table.version());
+      if (version !== null) out[t.name] = version;
     }
     return out;
   }

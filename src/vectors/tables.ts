@@ -106,6 +106,11 @@ export class TableCache {
   /** Searches running on each handle, and the dropped handles that close when theirs end. */
   private readonly users = new Map<Table, number>();
   private readonly retired = new Set<Table>();
+  /**
+   * Drops begun and ended, by table name (odd while one runs): a read that fails while a
+   * drop of its table runs, or after one began, failed because of it.
+   */
+  private readonly dropMarks = new Map<string, number>();
   /** Who creates a new table when several processes write to it first (create-claim.ts). */
   readonly creation: TableCreation;
 
@@ -129,11 +134,6 @@ export class TableCache {
     return t;
   }
 
-  /** Whether `table` is still the open handle of `name` (false once dropped or closed). */
-  async holds(name: string, table: Table): Promise<boolean> {
-    return (await this.open.get(name)?.catch(() => null)) === table;
-  }
-
   /** A new handle of its own (not cached): for reading an older version with checkout(). */
   openUncached(name: string): Promise<Table> {
     return this.conn.openTable(name);
@@ -155,10 +155,18 @@ export class TableCache {
 
   /** Drops a table; a table that is already gone is fine. */
   async drop(name: string): Promise<void> {
+    const mark = () => this.dropMarks.set(name, (this.dropMarks.get(name) ?? 0) + 1);
+    mark();
     this.forget(name);
-    await this.conn.dropTable(name).catch((err) => {
-      if (!/not found|does not exist/i.test(String(err))) throw err;
-    });
+    try {
+      await this.conn.dropTable(name).catch((err) => {
+        if (!/not found|does not exist/i.test(String(err))) throw err;
+      });
+    } finally {
+      // A get() while the files went may have opened the table again.
+      this.forget(name);
+      mark();
+    }
   }
 
   /** Every table name in the database, page by page. */
@@ -177,12 +185,28 @@ export class TableCache {
   }
 
   /**
-   * Runs `fn`, which searches `table`, holding the handle open: a drop meanwhile closes it
-   * once `fn` is done. LanceDB frees a closed handle's native state at once, and a search
+   * Runs `fn` on the open table `name`, holding the handle open (`using`); null when the
+   * table does not exist, or a drop of it began while `fn` ran and `fn` failed. Every
+   * read of a cached handle outside the table's write queue (where drops wait their
+   * turn) goes through here: searches, counts, statistics and ANN builds.
+   */
+  async hold<T>(name: string, fn: (table: Table) => Promise<T>): Promise<T | null> {
+    const before = this.dropMarks.get(name) ?? 0;
+    const table = await this.get(name);
+    if (!table) return null;
+    return this.using(table, () => fn(table)).catch((err) => {
+      if (before % 2 === 0 && (this.dropMarks.get(name) ?? 0) === before) throw err;
+      return null;
+    });
+  }
+
+  /**
+   * Runs `fn`, which reads `table`, holding the handle open: a drop meanwhile closes it
+   * once `fn` is done. LanceDB frees a closed handle's native state at once, and a call
    * still running on it then reads freed memory and crashes the process (a pipeline
    * deleted under its queries did, in test/search-doors.test.ts).
    */
-  async using<T>(table: Table, fn: () => Promise<T>): Promise<T> {
+  private async using<T>(table: Table, fn: () => Promise<T>): Promise<T> {
     this.users.set(table, (this.users.get(table) ?? 0) + 1);
     try {
       return await fn();

@@ -10,6 +10,7 @@ import { EXACT_FILTER, type ExactFilterLimits, type FilteredPlan, planFilteredSe
 import type { Table as ArrowTable } from "apache-arrow";
 import { clamp01, COLUMNS, hitsOf, numbersOf, type Ranked } from "./hits";
 import { lexicalCandidates, unionByScore } from "./lexical-candidates";
+import { allDone } from "../tools/all-done";
 
 /** How vectorHits may run, beside what it asks for. */
 export interface VectorHitOptions {
@@ -40,7 +41,7 @@ export async function vectorHits(
   // Few matches: read just their vectors, exactly (recall 1.0), instead of probing every partition.
   if (plan?.path === "exact") return toHits(await vectorQuery(table, vector, limit, filter, ann, "exact").toArrow());
   if (!ann?.lexical || text === undefined) return indexHits(table, vector, limit, filter, ann, plan);
-  const [near, lexical] = await Promise.all([
+  const [near, lexical] = await allDone([
     indexHits(table, vector, limit, filter, ann, plan),
     // The candidates only add to the index's answer: should the rows move between their two
     // reads (a compaction), the search answers from the index alone.

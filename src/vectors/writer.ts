@@ -9,6 +9,7 @@ import { MetadataColumn, type MetadataLookup } from "./metadata-column";
 import { retryOnConflict } from "./retry";
 import { collectionPrefix, inList, parseTableName, vectorDim, type ChunkRow, type TableCache } from "./tables";
 import { rowsToArrow } from "./chunk-arrow";
+import { allDone } from "../tools/all-done";
 
 /**
  * Per-key promise chains: tasks with the same key run one at a time, in call order.
@@ -134,7 +135,7 @@ export class TableWriter {
   /** Rewrites the metadata of one document's rows in every table of the collection, keeping their vectors. */
   async refreshMetadata(collectionId: string, documentId: string): Promise<void> {
     const names = await this.collectionTables(collectionId);
-    await Promise.all(
+    await allDone(
       names.map((name) =>
         this.queues.run(name, async () => {
           const table = await this.tables.get(name);
@@ -161,7 +162,7 @@ export class TableWriter {
   async deleteDocument(collectionId: string, documentId: string): Promise<void> {
     const predicate = inList("document_id", [documentId]);
     const names = await this.collectionTables(collectionId);
-    await Promise.all(
+    await allDone(
       names.map((name) =>
         this.queues.run(name, async () => {
           const table = await this.tables.get(name);
@@ -186,7 +187,7 @@ export class TableWriter {
   async dropCollection(collectionId: string): Promise<void> {
     this.droppedCollections.add(collectionPrefix(collectionId));
     const names = await this.collectionTables(collectionId);
-    await Promise.all(names.map((name) => this.dropTable(name)));
+    await allDone(names.map((name) => this.dropTable(name)));
   }
 
   /** Runs a task in a table's queue (maintenance that must not race writes). */
