@@ -31,20 +31,34 @@ const proc = Bun.spawn(["bun", "test", "--timeout", "60000", ...args], {
 });
 
 let tail = "";
+/** Test lines as they were printed: the only count left when bun itself dies before its summary. */
+const seen = { pass: 0, fail: 0 };
 async function pump(stream: ReadableStream<Uint8Array>, out: NodeJS.WriteStream) {
   const decoder = new TextDecoder();
+  let line = "";
   for await (const part of stream as unknown as AsyncIterable<Uint8Array>) {
     const text = decoder.decode(part, { stream: true });
     out.write(text);
     tail = (tail + text).slice(-4000);
+    const lines = (line + text).split("\n");
+    line = lines.pop() ?? "";
+    for (const l of lines) {
+      if (l.startsWith("(pass) ")) seen.pass++;
+      else if (l.startsWith("(fail) ")) seen.fail++;
+    }
   }
 }
 await Promise.all([pump(proc.stdout, process.stdout), pump(proc.stderr, process.stderr)]);
 const code = await proc.exited;
 rmSync(scratch, { recursive: true, force: true });
 
-const count = (word: string) => Number(new RegExp(`^\\s*(\\d+) ${word}$`, "m").exec(tail)?.[1] ?? 0);
+const count = (word: string) => Number(new RegExp(`^\\s*(\\d+) ${word}$`, "m").exec(tail)?.[1] ?? -1);
 const passed = count("pass");
 const failed = count("fail");
-console.log(`\ntests: ${passed} passed, ${failed} failed`);
-process.exit(code !== 0 ? code : passed === 0 ? 1 : 0);
+if (passed >= 0) console.log(`\ntests: ${passed} passed, ${Math.max(failed, 0)} failed`);
+else
+  console.log(
+    `\ntests: bun ended (${proc.signalCode ?? `exit code ${code}`}) before its summary, ` +
+      `after ${seen.pass} passed and ${seen.fail} failed`,
+  );
+process.exit(code !== 0 ? code : passed <= 0 ? 1 : 0);
