@@ -10,6 +10,7 @@ import { retryOnConflict } from "./retry";
 import { collectionPrefix, inList, parseTableName, vectorDim, type ChunkRow, type TableCache } from "./tables";
 import { rowsToArrow } from "./chunk-arrow";
 import { allDone } from "../tools/all-done";
+import { addArrow } from "./ipc-add";
 
 /**
  * Per-key promise chains: tasks with the same key run one at a time, in call order.
@@ -127,7 +128,7 @@ export class TableWriter {
       }
       const predicate = replacePredicate(documentIds, opts.appendedAreNew ? [] : rows);
       if (predicate) await table.delete(predicate);
-      if (rows.length) await table.add(toArrowChecked(withMeta, await this.dimOf(name, table)));
+      if (rows.length) await addArrow(table, toArrowChecked(withMeta, await this.dimOf(name, table)));
       this.dirty.add(name);
     });
   }
