@@ -116,6 +116,12 @@
  * 0.034. In a fourth pipeline of one process (--later 2) the JIT compilers are done
  * (0.005 ms per chunk against 0.02 in the warm run): 14,148 chunks/s, 42 % of that run's
  * raw add(), the best seen.
+ * Then, on a slower machine (raw add() 17,000–22,000 chunks/s), after chunk appends skipped
+ * LanceDB's two copies of the rows into fresh memory (vectors/ipc-add.ts), seven runs of
+ * each binary alternating, --later 1, quiet machine (median, range):
+ *   warm   27 % (22–37 %), 5,917 chunks/s (4,968–6,861), main 0.119 ms per chunk
+ *        → 34 % (24–40 %), 6,946 chunks/s (6,246–7,839), main 0.091 ms per chunk
+ * and the main thread's page faults over the run 165,000–170,000 → 124,000–136,000.
  */
 import { rmSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
