@@ -209,10 +209,13 @@ export class Maintainer {
       try {
         this.training = name;
         // Outside the write queue, so the handle is held: a drop meanwhile closes it once the build ends.
+        const mark = this.tables.dropMark(name);
         const built = await this.lease(`upkeep:${name}`, async () => {
           await this.tables.hold(name, (table) => this.maybeBuildAnn(name, table));
           return true;
         });
+        // The build's commit after a drop brought the dropped table's directory back: drop it again.
+        if (this.tables.dropMark(name) !== mark) await this.writer.dropTable(name);
         if (!built) this.writer.markDirty(name);
       } catch (err) {
         this.writer.markDirty(name);

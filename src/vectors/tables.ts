@@ -134,6 +134,11 @@ export class TableCache {
     return t;
   }
 
+  /** How many times a drop of `name` began or ended: a different count later means a drop ran meanwhile. */
+  dropMark(name: string): number {
+    return this.dropMarks.get(name) ?? 0;
+  }
+
   /** A new handle of its own (not cached): for reading an older version with checkout(). */
   openUncached(name: string): Promise<Table> {
     return this.conn.openTable(name);
@@ -192,12 +197,13 @@ export class TableCache {
    */
   async hold<T>(name: string, fn: (table: Table) => Promise<T>): Promise<T | null> {
     const before = this.dropMarks.get(name) ?? 0;
-    const table = await this.get(name);
-    if (!table) return null;
-    return this.using(table, () => fn(table)).catch((err) => {
+    const gone = (err: unknown): null => {
       if (before % 2 === 0 && (this.dropMarks.get(name) ?? 0) === before) throw err;
       return null;
-    });
+    };
+    const table = await this.get(name).catch(gone);
+    if (!table) return null;
+    return this.using(table, () => fn(table)).catch(gone);
   }
 
   /**
