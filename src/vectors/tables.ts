@@ -160,7 +160,7 @@ export class TableCache {
 
   /** Drops a table; a table that is already gone is fine. */
   async drop(name: string): Promise<void> {
-    const mark = () => this.dropMarks.set(name, (this.dropMarks.get(name) ?? 0) + 1);
+    const mark = () => this.dropMarks.set(name, this.dropMark(name) + 1);
     mark();
     this.forget(name);
     try {
@@ -196,9 +196,10 @@ export class TableCache {
    * turn) goes through here: searches, counts, statistics and ANN builds.
    */
   async hold<T>(name: string, fn: (table: Table) => Promise<T>): Promise<T | null> {
-    const before = this.dropMarks.get(name) ?? 0;
+    const before = this.dropMark(name);
+    // Odd: a drop was running when the read began; changed: one began or ended since.
     const gone = (err: unknown): null => {
-      if (before % 2 === 0 && (this.dropMarks.get(name) ?? 0) === before) throw err;
+      if (before % 2 === 0 && this.dropMark(name) === before) throw err;
       return null;
     };
     const table = await this.get(name).catch(gone);
