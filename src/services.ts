@@ -113,7 +113,10 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const replica = servesAsReplica(config);
   const db = config.databaseUrl
     ? await openServingPgStore(config.databaseUrl, replica ? "replica" : "alone")
-    : openStore(config.dataDir);
+    : openStore(config.dataDir, {
+        checkpoints: "background",
+        onCheckpointError: (error) => log.warn("a background WAL checkpoint failed", { error }),
+      });
   // Vectors and files in the data directory, or in a bucket (docs/ARCHITECTURE.md, Object storage).
   const storage = objectStorage(config);
   if (replica) await requireCommitSafeStore(storage!);

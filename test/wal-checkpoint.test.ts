@@ -3,28 +3,38 @@
  * database once it holds 4,096 pages, not at SQLite's default of 1,000, and the WAL stays
  * bounded near that size however much is written. Measured on a real SQLite file by the
  * WAL's size, which a checkpoint does not shrink but lets the next commits write over.
+ * A server's store checkpoints on a thread of its own instead (src/db/checkpointer.ts):
+ * measured by the database file's size, which grows only when pages are copied into it.
  */
 import { afterAll, expect, test } from "bun:test";
 import { rmSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { Checkpointer, SAFETY_PAGES } from "../src/db/checkpointer";
 import { openStore } from "../src/db/client";
+import type { SqliteStore, Store } from "../src/db/store";
 import { tempDir } from "./support/app";
+import { waitFor } from "./support/wait";
 
 const dir = tempDir("ragd-wal-");
 const store = openStore(dir);
+const backgroundDir = tempDir("ragd-wal-bg-");
+const background = openStore(backgroundDir, { checkpoints: "background" }) as SqliteStore;
 afterAll(async () => {
   await store.close();
+  await background.close();
   rmSync(dir, { recursive: true, force: true });
+  rmSync(backgroundDir, { recursive: true, force: true });
 });
 
 const PAGE = 4096;
 const walPages = () => statSync(join(dir, "ragd.db-wal")).size / PAGE;
+const dbPages = (d: string) => statSync(join(d, "ragd.db")).size / PAGE;
 
 /** `commits` transactions of about 100 pages each. */
-async function write(commits: number): Promise<void> {
+async function write(commits: number, into: Store = store): Promise<void> {
   const blob = new Uint8Array(100 * PAGE).fill(7);
   for (let i = 0; i < commits; i++)
-    await store.atomically((tx) => tx.$client.prepare("INSERT INTO blobs (b) VALUES (?)").run(blob));
+    await into.atomically((tx) => tx.$client.prepare("INSERT INTO blobs (b) VALUES (?)").run(blob));
 }
 
 test("the WAL grows past SQLite's 1,000 pages to 4,096 before a commit copies it back, and no further", async () => {
@@ -37,4 +47,44 @@ test("the WAL grows past SQLite's 1,000 pages to 4,096 before a commit copies it
   // 9,000 pages written in all; the file is written over from its start after each copy.
   expect(walPages()).toBeGreaterThan(4_096);
   expect(walPages()).toBeLessThan(4_096 + 250);
+});
+
+test("a server's store copies the WAL back on its own thread, long before a commit would", async () => {
+  await background.atomically((tx) => tx.$client.exec("CREATE TABLE blobs (b BLOB NOT NULL)"));
+  await background.atomically((tx) =>
+    expect(tx.$client.query("PRAGMA wal_autocheckpoint").get()).toEqual({ wal_autocheckpoint: SAFETY_PAGES }),
+  );
+  const before = dbPages(backgroundDir);
+  await write(30, background);
+  // About 3,000 pages: far below the writer's own limit, yet in the database file soon after.
+  const passes = background.checkpointer!.passes;
+  await waitFor("a pass that copied every frame", () => passes.count > 0 && passes.copied === passes.frames, 10_000);
+  expect(passes.frames).toBeGreaterThan(2_900);
+  expect(dbPages(backgroundDir)).toBeGreaterThan(before + 2_900);
+}, 20_000);
+
+test("closing a server's store closes the checkpoint thread's connection first", async () => {
+  const d = tempDir("ragd-wal-close-");
+  try {
+    const s = openStore(d, { checkpoints: "background" }) as SqliteStore;
+    await s.atomically((tx) => tx.$client.exec("CREATE TABLE blobs (b BLOB NOT NULL)"));
+    await write(5, s);
+    const closing = s.close();
+    // The store's close waits for this: the worker answered that its connection closed.
+    expect(await s.checkpointer!.close()).toBe(true);
+    await closing;
+    const again = openStore(d);
+    expect(again.reader.$client.query("SELECT count(*) AS n FROM blobs").get()).toEqual({ n: 5 });
+    await again.close();
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
+});
+
+test("a checkpoint thread that cannot open the database says why, and still closes", async () => {
+  const errors: string[] = [];
+  const c = new Checkpointer(join(dir, "missing", "ragd.db"), (e) => errors.push(e));
+  await waitFor("the error", () => errors.length > 0, 5_000);
+  expect(errors[0]).toMatch(/unable to open|no such file/i);
+  await c.close();
 });

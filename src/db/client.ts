@@ -11,6 +11,7 @@ import { migrations } from "./migrations/index";
 import { RecentCache } from "../tools/recent-cache";
 import { splitCredentials } from "../tools/url-credentials";
 import * as schema from "./schema";
+import { Checkpointer, SAFETY_PAGES } from "./checkpointer";
 import { SqliteStore, type Store } from "./store";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
@@ -49,17 +50,29 @@ export function openDb(dataDir: string): Db {
   return drizzle({ client: sqlite, schema }) as Db;
 }
 
+/** How a store is opened: `checkpoints` "background" for a server (checkpointer.ts). */
+export interface StoreOptions {
+  checkpoints?: "on-commit" | "background";
+  /** Told when the checkpoint worker fails (the writing connection's own checkpoints go on). */
+  onCheckpointError?: (message: string) => void;
+}
+
 /**
  * The data directory's database as the store (db/store.ts): the connection `openDb`
  * returns writes, a second read-only one on the same file reads.
  */
-export function openStore(dataDir: string): Store {
+export function openStore(dataDir: string, opts: StoreOptions = {}): Store {
   const writer = openDb(dataDir);
   const sqlite = new Database(join(dataDir, "ragd.db"), { readonly: true, strict: true });
   sqlite.exec("PRAGMA busy_timeout = 5000");
   sqlite.exec("PRAGMA temp_store = MEMORY");
   cacheStatements(sqlite);
-  return new SqliteStore(writer, drizzle({ client: sqlite, schema }) as Db);
+  let checkpointer: Checkpointer | null = null;
+  if (opts.checkpoints === "background") {
+    writer.$client.exec(`PRAGMA wal_autocheckpoint = ${SAFETY_PAGES}`);
+    checkpointer = new Checkpointer(join(dataDir, "ragd.db"), opts.onCheckpointError);
+  }
+  return new SqliteStore(writer, drizzle({ client: sqlite, schema }) as Db, checkpointer);
 }
 
 /**

@@ -17,6 +17,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { Statement } from "bun:sqlite";
 import type { Db } from "./client";
 import { Semaphore } from "../tools/semaphore";
+import type { Checkpointer } from "./checkpointer";
 
 /** A connection inside a transaction: what write functions take. */
 export type Tx = Db;
@@ -78,6 +79,8 @@ export class SqliteStore implements Store {
   constructor(
     private readonly writer: Db,
     readonly reader: Db,
+    /** Checkpoints off the main thread (checkpointer.ts); null: SQLite's, within commits. */
+    readonly checkpointer: Checkpointer | null = null,
   ) {
     const c = writer.$client;
     this.steps = {
@@ -94,6 +97,7 @@ export class SqliteStore implements Store {
       try {
         const value = await asBody(() => fn(this.writer));
         this.steps.commit.run();
+        this.checkpointer?.wrote();
         return value;
       } catch (err) {
         // Unless what failed already ended it (a full disk can).
@@ -108,6 +112,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.checkpointer?.close();
     this.reader.$client.close();
     this.writer.$client.close();
   }

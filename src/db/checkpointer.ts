@@ -1,0 +1,107 @@
+/**
+ * Checkpoints on a thread of their own (checkpoint-worker.ts). A WAL checkpoint copies
+ * the pages that commits appended to the WAL back into the database file and ends with
+ * two fsyncs. Left to SQLite, the commit that crosses the WAL's size limit runs it, and
+ * in a server every commit is on the main thread: in `bench/batch.ts` (5,000 small
+ * documents) the main thread spent about 170 ms of a 2 s run in them, and on a slow disk
+ * each fsync stops every request for as long as it takes.
+ *
+ * The worker's own connection runs PASSIVE checkpoints, which never wait for the writer:
+ * the main thread says "wrote" after a commit (one message at a time: another only once
+ * the worker answered), and the worker checkpoints shortly after, gathering what the
+ * commits in between wrote. The writing connection keeps SQLite's automatic checkpoint
+ * as a bound (`SAFETY_PAGES`), for a worker that falls behind or fails.
+ */
+
+/** What the main thread tells the checkpoint worker. */
+export type ToCheckpointer = { type: "open"; path: string } | { type: "wrote" } | { type: "close" };
+
+/** What the checkpoint worker answers. */
+export type FromCheckpointer =
+  | { type: "done"; frames: number; copied: number }
+  | { type: "failed"; error: string }
+  | { type: "closed" };
+
+/**
+ * The WAL size, in pages, at which a commit on the writing connection checkpoints after
+ * all (64 MiB of WAL). Below it the worker's checkpoints keep the WAL short; a burst of
+ * commits that never leaves the worker a moment to catch up is bounded by it.
+ */
+export const SAFETY_PAGES = 16_384;
+
+/** How long `close` waits for the worker's connection to close. */
+const CLOSE_WAIT_MS = 5000;
+
+/** Where the worker's code is: beside this file, or inside the compiled binary by its path under src/. */
+function workerUrl(): string {
+  return import.meta.url.includes("$bunfs")
+    ? "./db/checkpoint-worker.ts"
+    : new URL("./checkpoint-worker.ts", import.meta.url).href;
+}
+
+export class Checkpointer {
+  private readonly worker: Worker;
+  /** A "wrote" is with the worker, not answered yet. */
+  private asked = false;
+  /** A commit came while asked: tell the worker again once it answers. */
+  private again = false;
+  private closing: Promise<boolean> | null = null;
+  private closed = () => {};
+  /** Checkpoints the worker ran, and the last one's WAL frames and frames copied. */
+  readonly passes = { count: 0, frames: 0, copied: 0 };
+
+  constructor(
+    dbPath: string,
+    private readonly onError: (message: string) => void = () => {},
+  ) {
+    this.worker = new Worker(workerUrl(), { smol: true });
+    (this.worker as Worker & { unref(): void }).unref();
+    this.worker.onmessage = (e: MessageEvent<FromCheckpointer>) => this.heard(e.data);
+    this.worker.onerror = (e) => this.onError(e.message);
+    this.tell({ type: "open", path: dbPath });
+  }
+
+  /** A commit ended: the worker checkpoints soon. */
+  wrote(): void {
+    if (this.closing !== null) return;
+    if (this.asked) {
+      this.again = true;
+      return;
+    }
+    this.asked = true;
+    this.tell({ type: "wrote" });
+  }
+
+  /**
+   * Closes the worker's connection, then ends the worker; true when the worker said it
+   * closed, false when it did not within CLOSE_WAIT_MS.
+   */
+  close(): Promise<boolean> {
+    this.closing ??= new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), CLOSE_WAIT_MS);
+      this.closed = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      this.tell({ type: "close" });
+    }).finally(() => this.worker.terminate());
+    return this.closing;
+  }
+
+  private heard(msg: FromCheckpointer): void {
+    if (msg.type === "closed") {
+      this.closed();
+      return;
+    }
+    if (msg.type === "failed") this.onError(msg.error);
+    else Object.assign(this.passes, { count: this.passes.count + 1, frames: msg.frames, copied: msg.copied });
+    this.asked = false;
+    if (!this.again) return;
+    this.again = false;
+    this.wrote();
+  }
+
+  private tell(msg: ToCheckpointer): void {
+    this.worker.postMessage(msg);
+  }
+}
