@@ -1,0 +1,34 @@
+/**
+ * `ragd serve` restarts itself with a server's allocator setting (src/tools/allocator.ts):
+ * which commands do, with which arguments, and when they run as they are. The compiled
+ * binary's own restart is checked in test/binary.test.ts.
+ */
+import { expect, test } from "bun:test";
+import { SERVER_PURGE_DELAY_MS, serverRestart } from "../src/tools/allocator";
+
+const proc = (argv: string[], execArgv: string[] = [], env: Record<string, string> = { PATH: "/bin" }) => ({
+  argv,
+  execArgv,
+  execPath: "/opt/ragd",
+  env,
+});
+
+test("serve restarts as the same command with the purge delay added to its environment", () => {
+  const compiled = serverRestart(proc(["bun", "/$bunfs/root/ragd", "serve", "--port", "0"], ["--smol"]), true);
+  expect(compiled).toEqual({
+    path: "/opt/ragd",
+    // The binary's own runtime flags are built in: not passed again, or they would be arguments.
+    args: ["/opt/ragd", "serve", "--port", "0"],
+    env: { PATH: "/bin", MIMALLOC_PURGE_DELAY: String(SERVER_PURGE_DELAY_MS) },
+  });
+  const source = serverRestart(proc(["/opt/bun", "/src/main.ts", "serve"], ["--max-http-header-size=1048576"]), false);
+  expect(source?.args).toEqual(["/opt/ragd", "--max-http-header-size=1048576", "/src/main.ts", "serve"]);
+});
+
+test("other commands, a value the user set, and watch mode run as they are", () => {
+  expect(serverRestart(proc(["bun", "/$bunfs/root/ragd", "version"]), true)).toBeNull();
+  expect(serverRestart(proc(["bun", "/$bunfs/root/ragd", "user", "list"]), true)).toBeNull();
+  expect(serverRestart(proc(["bun", "/$bunfs/root/ragd"]), true)).toBeNull();
+  expect(serverRestart(proc(["bun", "/x", "serve"], [], { MIMALLOC_PURGE_DELAY: "10" }), true)).toBeNull();
+  expect(serverRestart(proc(["/opt/bun", "/src/main.ts", "serve"], ["--watch"]), false)).toBeNull();
+});
