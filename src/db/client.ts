@@ -30,7 +30,8 @@ const WRITER_CACHE_KIB = 32 * 1024;
  * (SQLite's default is 1,000). That copy ends with two fsyncs, about 5 ms each on a
  * plain disk, and it runs inside the commit on the main thread. At 4,096 pages (16 MiB
  * of WAL) a process that took 15,000 small documents spent 15 % less time in COMMIT
- * (docs/ARCHITECTURE.md, "Where ingestion time goes").
+ * (docs/ARCHITECTURE.md, "Where ingestion time goes"). A server's store copies on a
+ * thread of its own instead (checkpointer.ts); this is for the commands beside it.
  */
 const WAL_CHECKPOINT_PAGES = 4096;
 
