@@ -32,3 +32,12 @@ test("other commands, a value the user set, and watch mode run as they are", () 
   expect(serverRestart(proc(["bun", "/x", "serve"], [], { MIMALLOC_PURGE_DELAY: "10" }), true)).toBeNull();
   expect(serverRestart(proc(["/opt/bun", "/src/main.ts", "serve"], ["--watch"]), false)).toBeNull();
 });
+
+test("a process under the CPU profiler runs as it is: the profiler's signals do not survive an execve", () => {
+  expect(serverRestart(proc(["/opt/bun", "/src/main.ts", "serve"], ["--cpu-prof"]), false)).toBeNull();
+  const profiled = { PATH: "/bin", BUN_OPTIONS: "--cpu-prof --cpu-prof-dir=/tmp/p" };
+  expect(serverRestart(proc(["bun", "/$bunfs/root/ragd", "serve"], [], profiled), true)).toBeNull();
+  // Other runtime options do not stop the restart.
+  const other = { PATH: "/bin", BUN_OPTIONS: "--smol" };
+  expect(serverRestart(proc(["bun", "/$bunfs/root/ragd", "serve"], [], other), true)).not.toBeNull();
+});

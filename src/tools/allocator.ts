@@ -14,7 +14,11 @@
  * `ragd serve` replaces itself, before loading anything else, with the same command and
  * the setting added to its environment (execve: the same process id, parent, open
  * descriptors and signals). A value the user set is kept; `--watch` (npm run dev) and
- * platforms without execve run as they are.
+ * platforms without execve run as they are, and so does a process under Bun's CPU
+ * profiler (`--cpu-prof`, by flag or BUN_OPTIONS): its sampling thread stops the main
+ * thread with a signal (SIGPWR) every few hundred microseconds, and one that arrived
+ * across the execve, before the new program had its handler, ended it (3 starts in 6).
+ * Set MIMALLOC_PURGE_DELAY yourself to profile with the server's setting.
  */
 
 /** How long mimalloc keeps freed memory of a server before giving it back, in ms. */
@@ -36,6 +40,7 @@ export function serverRestart(
 ): Restart | null {
   if (p.argv[2] !== "serve" || p.env[SETTING] !== undefined) return null;
   if (p.execArgv.some((a) => a === "--watch" || a === "--hot")) return null;
+  if ([...p.execArgv, p.env.BUN_OPTIONS ?? ""].some((a) => a.includes("--cpu-prof"))) return null;
   // The compiled binary applies the runtime flags it was built with by itself.
   const args = compiled
     ? [p.execPath, ...p.argv.slice(2)]
