@@ -23,5 +23,20 @@ export async function readCapped(
     }
     parts.push(value);
   }
-  return new Uint8Array(Buffer.concat(parts));
+  return joined(parts, total);
+}
+
+/**
+ * The parts as one array, copied once (a request body arrives in pieces of 64 KiB or so;
+ * `new Uint8Array(Buffer.concat(parts))` copied it twice, into fresh memory each time).
+ */
+function joined(parts: Uint8Array[], total: number): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
 }
