@@ -5,7 +5,7 @@
 import { sweepSnapshots } from "./backup/snapshot";
 import type { Config } from "./config";
 import { Collections } from "./core/collections";
-import { openStore } from "./db/client";
+import { openServerStore } from "./db/client";
 import { openServingPgStore } from "./db/pg-store";
 import type { CloseHow, Store } from "./db/store";
 import { AdminService } from "./features/admin/service";
@@ -113,10 +113,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const replica = servesAsReplica(config);
   const db = config.databaseUrl
     ? await openServingPgStore(config.databaseUrl, replica ? "replica" : "alone")
-    : openStore(config.dataDir, {
-        checkpoints: "background",
-        onCheckpointError: (error) => log.warn("a background WAL checkpoint failed", { error }),
-      });
+    : openServerStore(config.dataDir, log);
   // Vectors and files in the data directory, or in a bucket (docs/ARCHITECTURE.md, Object storage).
   const storage = objectStorage(config);
   if (replica) await requireCommitSafeStore(storage!);

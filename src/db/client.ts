@@ -11,6 +11,7 @@ import { migrations } from "./migrations/index";
 import { RecentCache } from "../tools/recent-cache";
 import { splitCredentials } from "../tools/url-credentials";
 import * as schema from "./schema";
+import type { Logger } from "../log";
 import { Checkpointer, SAFETY_PAGES } from "./checkpointer";
 import { SqliteStore, type Store } from "./store";
 
@@ -49,6 +50,14 @@ export function openDb(dataDir: string): Db {
   migrate(sqlite);
   cacheStatements(sqlite);
   return drizzle({ client: sqlite, schema }) as Db;
+}
+
+/** A server's store: checkpoints on their own thread, their failures logged. */
+export function openServerStore(dataDir: string, log: Logger): Store {
+  return openStore(dataDir, {
+    checkpoints: "background",
+    onCheckpointError: (error) => log.warn("a background WAL checkpoint failed", { error }),
+  });
 }
 
 /** How a store is opened: `checkpoints` "background" for a server (checkpointer.ts). */
