@@ -88,3 +88,13 @@ test("a checkpoint thread that cannot open the database says why, and still clos
   expect(errors[0]).toMatch(/unable to open|no such file/i);
   await c.close();
 });
+
+test("closing after the checkpoint thread ended does not wait for an answer that cannot come", async () => {
+  const c = new Checkpointer(join(dir, "ragd.db"));
+  // Ended from outside, as a crash would end it.
+  (c as unknown as { worker: Worker }).worker.terminate();
+  await Bun.sleep(100);
+  const started = performance.now();
+  expect(await c.close()).toBe(false);
+  expect(performance.now() - started).toBeLessThan(1_000);
+});

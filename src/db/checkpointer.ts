@@ -46,7 +46,10 @@ export class Checkpointer {
   /** A commit came while asked: tell the worker again once it answers. */
   private again = false;
   private closing: Promise<boolean> | null = null;
-  private closed = () => {};
+  /** The worker's thread has ended. */
+  private ended = false;
+  /** Ends `close`: true when the worker answered, false when it ended without answering. */
+  private settle: (answered: boolean) => void = () => {};
   /** Checkpoints the worker ran, and the last one's WAL frames and frames copied. */
   readonly passes = { count: 0, frames: 0, copied: 0 };
 
@@ -58,6 +61,11 @@ export class Checkpointer {
     (this.worker as Worker & { unref(): void }).unref();
     this.worker.onmessage = (e: MessageEvent<FromCheckpointer>) => this.heard(e.data);
     this.worker.onerror = (e) => this.onError(e.message);
+    // A worker that ended (it crashed) answers nothing: a close waiting for it stops waiting.
+    this.worker.addEventListener("close", () => {
+      this.ended = true;
+      this.settle(false);
+    });
     this.tell({ type: "open", path: dbPath });
   }
 
@@ -74,23 +82,24 @@ export class Checkpointer {
 
   /**
    * Closes the worker's connection, then ends the worker; true when the worker said it
-   * closed, false when it did not within CLOSE_WAIT_MS.
+   * closed, false when it had ended or did not answer within CLOSE_WAIT_MS.
    */
   close(): Promise<boolean> {
     this.closing ??= new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), CLOSE_WAIT_MS);
-      this.closed = () => {
+      this.settle = (answered) => {
         clearTimeout(timer);
-        resolve(true);
+        resolve(answered);
       };
-      this.tell({ type: "close" });
+      if (this.ended) this.settle(false);
+      else this.tell({ type: "close" });
     }).finally(() => this.worker.terminate());
     return this.closing;
   }
 
   private heard(msg: FromCheckpointer): void {
     if (msg.type === "closed") {
-      this.closed();
+      this.settle(true);
       return;
     }
     if (msg.type === "failed") this.onError(msg.error);
