@@ -3,8 +3,7 @@
  * an empty directory, driven over real HTTP, stopped with SIGTERM and restarted.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, rmSync } from "node:fs";
-import { SERVER_PURGE_DELAY_MS } from "../src/tools/allocator";
+import { rmSync } from "node:fs";
 import { tempDir } from "./support/app";
 import { ensureBinary, runCli, startBinary, type RunningBinary } from "./support/binary";
 
@@ -49,31 +48,6 @@ describe("one-shot commands", () => {
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toStartWith("ragd: ");
-  });
-});
-
-/** A process's environment variables that start with `prefix` (Linux's /proc). */
-const environ = (pid: number, prefix: string) =>
-  readFileSync(`/proc/${pid}/environ`, "utf8")
-    .split("\0")
-    .filter((v) => v.startsWith(prefix));
-
-describe.if(process.platform === "linux")("the server's allocator setting (src/tools/allocator.ts)", () => {
-  test("serve became itself again, the same process, with the purge delay in its environment", () => {
-    // Started without it (test/support/binary.ts passes PATH and HOME only).
-    expect(environ(server.proc.pid, "MIMALLOC_")).toEqual([`MIMALLOC_PURGE_DELAY=${SERVER_PURGE_DELAY_MS}`]);
-  });
-
-  test("a value the user set is kept", async () => {
-    const dir = tempDir("ragd-bin-alloc-");
-    const own = await startBinary(dir, { MIMALLOC_PURGE_DELAY: "50" });
-    try {
-      expect(environ(own.proc.pid, "MIMALLOC_")).toEqual(["MIMALLOC_PURGE_DELAY=50"]);
-      expect((await own.http("/healthz")).body).toEqual({ status: "ok" });
-    } finally {
-      own.proc.kill("SIGKILL");
-      rmSync(dir, { recursive: true, force: true });
-    }
   });
 });
 
