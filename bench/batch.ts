@@ -122,14 +122,14 @@
  *   warm   27 % (22–37 %), 5,917 chunks/s (4,968–6,861), main 0.119 ms per chunk
  *        → 34 % (24–40 %), 6,946 chunks/s (6,246–7,839), main 0.091 ms per chunk
  * and the main thread's page faults over the run 165,000–170,000 → 124,000–136,000.
- * Then, after WAL checkpoints moved to a thread of their own and the server kept freed
- * memory for a second (MIMALLOC_PURGE_DELAY=1000), three runs of each binary alternating,
- * quiet machine, raw add() 23,000–27,000 chunks/s (median, range):
- *   warm   35 % (29–36 %), 8,161 chunks/s (7,817–8,324) → 33 % (30–34 %), 7,865 (7,101–8,762)
- *   warm +1  35 % (30–38 %), 8,098 chunks/s (8,058–8,867) → 37 % (35–42 %), 9,438 (8,663–9,544)
- * and the main thread's faults 126,000–131,000 → 108,000–116,000. With the allocator never
- * giving memory back (BENCH_SERVER_MIMALLOC_PURGE_DELAY=-1, one run): warm 51 %, warm +1
- * 60 %, main thread 0.049 ms per chunk; at a cost in memory at rest (docs/ARCHITECTURE.md).
+ * Then WAL checkpoints on a thread of their own, and (since taken back) the server keeping
+ * freed memory for a second (MIMALLOC_PURGE_DELAY=1000): seven rounds of each binary
+ * alternating, quiet machine, raw add() 17,000–27,000 chunks/s (median, range):
+ *   warm   33 % (27–37 %), 7,102 chunks/s (5,732–8,324) → 33 % (26–45 %), 7,101 (6,589–8,762)
+ * main thread 0.087 → 0.091 ms per warm chunk, its faults 122,000–135,000 → 105,000–116,000.
+ * With the allocator never giving memory back (BENCH_SERVER_MIMALLOC_PURGE_DELAY=-1, one
+ * run): warm 51 %, warm +1 60 %, main thread 0.049 ms per chunk, at a cost of 280 MB at
+ * rest (docs/ARCHITECTURE.md).
  */
 import { rmSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
