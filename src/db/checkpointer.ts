@@ -10,7 +10,9 @@
  * the main thread says "wrote" after a commit (one message at a time: another only once
  * the worker answered), and the worker checkpoints shortly after, gathering what the
  * commits in between wrote. The writing connection keeps SQLite's automatic checkpoint
- * as a bound (`SAFETY_PAGES`), for a worker that falls behind or fails.
+ * as a bound (`SAFETY_PAGES`), for a worker that falls behind or fails. One sync stays
+ * with the writer: SQLite syncs the WAL's header when a write starts the WAL over, once
+ * a checkpoint has copied all of it (the checkpoint synced the rest before copying).
  */
 
 /** What the main thread tells the checkpoint worker. */
