@@ -3,6 +3,7 @@
  * what ragd's archives need, regular files only. Written by hand because it is a few
  * dozen lines and ragd takes no dependency for it.
  */
+import { joinBytes } from "../tools/bytes";
 
 const BLOCK = 512;
 const encoder = new TextEncoder();
@@ -21,7 +22,7 @@ export function fileHeader(path: string, size: number, mtimeSec: number, mode = 
   if (!pax.length) return plain;
   const body = encoder.encode(pax.join(""));
   const head = ustar("PaxHeader", body.length, mtimeSec, 0o644, "x");
-  return concat([head, body, padding(body.length), plain]);
+  return joinBytes([head, body, padding(body.length), plain]);
 }
 
 /** Zero bytes that round `size` up to a whole block. */
@@ -60,16 +61,6 @@ function ustar(path: string, size: number, mtimeSec: number, mode: number, type:
   return h;
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 /** Reads exact byte counts from a stream of chunks. */
 class ByteReader {
   private buf: Uint8Array = new Uint8Array(0);
@@ -84,7 +75,7 @@ class ByteReader {
     while (this.buf.length < n) {
       const next = await this.it.next();
       if (next.done) throw new TarError("the archive is truncated");
-      this.buf = this.buf.length ? concat([this.buf, next.value]) : next.value;
+      this.buf = this.buf.length ? joinBytes([this.buf, next.value]) : next.value;
     }
     const out = this.buf.subarray(0, n);
     this.buf = this.buf.subarray(n);

@@ -1,4 +1,5 @@
 /** Stream helpers that know nothing of ragd. */
+import { joinBytes } from "./bytes";
 
 /**
  * Reads a byte stream to the end, calling `tooLarge` (which must throw) as soon
@@ -23,20 +24,6 @@ export async function readCapped(
     }
     parts.push(value);
   }
-  return joined(parts, total);
-}
-
-/**
- * The parts as one array, copied once (a request body arrives in pieces of 64 KiB or so;
- * `new Uint8Array(Buffer.concat(parts))` copied it twice, into fresh memory each time).
- */
-function joined(parts: Uint8Array[], total: number): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
+  // One part is the body as it came; more are copied once (tools/bytes.ts).
+  return parts.length === 1 ? parts[0]! : joinBytes(parts);
 }

@@ -8,6 +8,7 @@
  */
 import type { Table } from "@lancedb/lancedb";
 import * as arrow from "apache-arrow";
+import { joinBytes } from "../tools/bytes";
 
 type NativeAdd = { add(buf: Buffer, mode: string): Promise<unknown> };
 
@@ -50,11 +51,7 @@ export async function addArrow(table: Table, data: arrow.Table): Promise<void> {
     size += piece.byteLength;
   }
   const buf = pool.take(size);
-  let at = 0;
-  for (const p of pieces) {
-    buf.set(p, at);
-    at += p.byteLength;
-  }
+  joinBytes(pieces, buf);
   try {
     await native.add(buf.subarray(0, size), "append");
   } finally {
