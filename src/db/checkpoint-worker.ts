@@ -1,9 +1,9 @@
 /**
  * Copies the WAL back into the database file on a thread of its own (checkpointer.ts
  * says when and why). Messages: `{type: "open", path}` first, then `{type: "wrote"}`
- * after commits and `{type: "close"}` last. It answers each "wrote" with `{type:
- * "done", frames, copied}` once a checkpoint ran (or `{type: "failed", error}`), and
- * "close" with `{type: "closed"}`.
+ * after each commit and `{type: "close"}` last. GATHER_MS after the first "wrote" not yet
+ * covered it checkpoints and answers `{type: "done", frames, copied}` (or `{type:
+ * "failed", error}`); it answers "close" with `{type: "closed"}`.
  */
 import { Database } from "bun:sqlite";
 import type { FromCheckpointer, ToCheckpointer } from "./checkpointer";

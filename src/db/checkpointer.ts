@@ -7,9 +7,8 @@
  * each fsync stops every request for as long as it takes.
  *
  * The worker's own connection runs PASSIVE checkpoints, which never wait for the writer:
- * the main thread says "wrote" after a commit (one message at a time: another only once
- * the worker answered), and the worker checkpoints shortly after, gathering what the
- * commits in between wrote. The writing connection keeps SQLite's automatic checkpoint
+ * the main thread says "wrote" after each commit, and the worker checkpoints shortly
+ * after the first it hears, gathering what the commits in between wrote. The writing connection keeps SQLite's automatic checkpoint
  * as a bound (`SAFETY_PAGES`), for a worker that falls behind or fails. One sync stays
  * with the writer: SQLite syncs the WAL's header when a write starts the WAL over, once
  * a checkpoint has copied all of it (the checkpoint synced the rest before copying).
@@ -43,10 +42,6 @@ function workerUrl(): string {
 
 export class Checkpointer {
   private readonly worker: Worker;
-  /** A "wrote" is with the worker, not answered yet. */
-  private asked = false;
-  /** A commit came while asked: tell the worker again once it answers. */
-  private again = false;
   private closing: Promise<boolean> | null = null;
   /** The worker's thread has ended. */
   private ended = false;
@@ -71,15 +66,9 @@ export class Checkpointer {
     this.tell({ type: "open", path: dbPath });
   }
 
-  /** A commit ended: the worker checkpoints soon. */
+  /** A commit ended: the worker checkpoints soon (one message a commit, a few a second when busy). */
   wrote(): void {
-    if (this.closing !== null) return;
-    if (this.asked) {
-      this.again = true;
-      return;
-    }
-    this.asked = true;
-    this.tell({ type: "wrote" });
+    if (this.closing === null) this.tell({ type: "wrote" });
   }
 
   /**
@@ -106,10 +95,6 @@ export class Checkpointer {
     }
     if (msg.type === "failed") this.onError(msg.error);
     else Object.assign(this.passes, { count: this.passes.count + 1, frames: msg.frames, copied: msg.copied });
-    this.asked = false;
-    if (!this.again) return;
-    this.again = false;
-    this.wrote();
   }
 
   private tell(msg: ToCheckpointer): void {
