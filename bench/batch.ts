@@ -130,6 +130,13 @@
  * With the allocator never giving memory back (BENCH_SERVER_MIMALLOC_PURGE_DELAY=-1, one
  * run): warm 51 %, warm +1 60 %, main thread 0.049 ms per chunk, at a cost of 280 MB at
  * rest (docs/ARCHITECTURE.md).
+ * That gain was not the delay's: Bun's mimalloc sweeps a waiting thread's heap every 100 ms
+ * and gives back the free blocks inside pages still in use, whatever the delay; -1 stops
+ * that sweeper. The server now starts with the hole sweep off (MIMALLOC_PURGE_HOLES=0,
+ * src/tools/allocator.ts). Seven rounds of each binary alternating, quiet machine, raw
+ * add() 18,000–27,000 chunks/s (median, range):
+ *   warm   35 % (32–41 %), 7,961 chunks/s (7,333–8,346), 0.205 ms CPU per chunk
+ *        → 46 % (40–59 %), 9,907 chunks/s (8,204–10,303), 0.159 ms CPU per chunk
  */
 import { rmSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";

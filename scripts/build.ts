@@ -21,7 +21,7 @@ await $`bun ${join(root, "scripts", "build-word-vectors.ts")}`.cwd(root);
 // that an oversized URL or header gets ragd's error body, not Bun's empty 431;
 // no bunfig.toml from the working directory may change how the binary runs.
 const execArgv = `--smol --max-http-header-size=${SERVER_HEAD_CAP_BYTES}`;
-await $`bun build --compile --compile-exec-argv=${execArgv} --no-compile-autoload-bunfig --minify-syntax --minify-whitespace --sourcemap=none ${join(root, "src", "main.ts")} ${join(root, "src", "ingest", "worker.ts")} ${join(root, "src", "ingest", "ocr", "thread.ts")} ${join(root, "src", "backup", "vacuum-worker.ts")} ${join(root, "src", "db", "checkpoint-worker.ts")} --outfile ${out}`.cwd(
+await $`bun build --compile --compile-exec-argv=${execArgv} --no-compile-autoload-bunfig --minify-syntax --minify-whitespace --sourcemap=none ${join(root, "src", "main.ts")} ${join(root, "src", "cli", "run.ts")} ${join(root, "src", "ingest", "worker.ts")} ${join(root, "src", "ingest", "ocr", "thread.ts")} ${join(root, "src", "backup", "vacuum-worker.ts")} ${join(root, "src", "db", "checkpoint-worker.ts")} --outfile ${out}`.cwd(
   root,
 );
 console.log(`built ${out}`);

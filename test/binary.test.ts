@@ -3,7 +3,8 @@
  * an empty directory, driven over real HTTP, stopped with SIGTERM and restarted.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
+import { SERVER_ALLOCATOR } from "../src/tools/allocator";
 import { tempDir } from "./support/app";
 import { ensureBinary, runCli, startBinary, type RunningBinary } from "./support/binary";
 
@@ -48,6 +49,37 @@ describe("one-shot commands", () => {
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toStartWith("ragd: ");
+  });
+});
+
+/** A process's environment variables that start with `prefix` (Linux's /proc). */
+const environ = (pid: number, prefix: string) =>
+  readFileSync(`/proc/${pid}/environ`, "utf8")
+    .split("\0")
+    .filter((v) => v.startsWith(prefix));
+
+describe.if(process.platform === "linux")("the server's allocator settings (src/tools/allocator.ts)", () => {
+  test("serve became itself again, the same process, with the settings in its environment", () => {
+    // Started without them (test/support/binary.ts passes PATH and HOME only).
+    const expected = Object.entries(SERVER_ALLOCATOR).map(([k, v]) => `${k}=${v}`);
+    expect(environ(server.proc.pid, "MIMALLOC_").sort()).toEqual(expected.sort());
+  });
+
+  test("the allocator of the new program reads them; a value the user set is kept", async () => {
+    const dir = tempDir("ragd-bin-alloc-");
+    // mimalloc lists its options on stderr at start when verbose: the restarted program's list.
+    const own = await startBinary(dir, { MIMALLOC_VERBOSE: "1", MIMALLOC_PURGE_DELAY: "50" });
+    try {
+      expect(environ(own.proc.pid, "MIMALLOC_").sort()).toEqual(
+        ["MIMALLOC_PURGE_DELAY=50", "MIMALLOC_PURGE_HOLES=0", "MIMALLOC_VERBOSE=1"].sort(),
+      );
+      expect(own.logs()).toMatch(/option 'purge_holes': 0\b/);
+      expect(own.logs()).toMatch(/option 'purge_delay': 50\b/);
+      expect((await own.http("/healthz")).body).toEqual({ status: "ok" });
+    } finally {
+      own.proc.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
