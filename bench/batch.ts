@@ -258,7 +258,7 @@ for (const [label, run] of [
     `   ${`${label} server`.padEnd(20)} ${rate.toFixed(0)} chunks/s, ${((100 * rate) / rawRate).toFixed(0)} % of raw add()${goal}; ${run.seconds.toFixed(1)} s, all accepted after ${run.accepted.toFixed(1)} s; items ${show(run.statuses)}; load ${run.load.toFixed(1)}`,
   );
   console.log(
-    `                        server ${per(run.cpu)} ms CPU per chunk: main ${per(t.main)}, workers ${per(t.workers)}, JIT ${per(t.jit)}, LanceDB ${per(t.lance)}, other ${per(t.other)}`,
+    `                        server ${per(run.cpu)} ms CPU per chunk: main ${per(t.main)}, workers ${per(t.workers)}, JIT ${per(t.jit)}, LanceDB ${per(t.lance)}, other ${per(t.other)}; main thread ${t.mainFaults} page faults`,
   );
 }
 console.log(

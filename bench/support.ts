@@ -207,9 +207,16 @@ export function threadCpuMs(pid: number): { main: number; lancedb: number; other
   return { main, lancedb, other: total - main - lancedb };
 }
 
-/** CPU seconds (user + system) of each live thread of a process so far, by thread id, with its name. */
-export function threadCpu(pid: number): Map<string, { name: string; cpu: number }> {
-  const out = new Map<string, { name: string; cpu: number }>();
+/** A thread's name, CPU seconds (user + system) and minor page faults so far. */
+export interface ThreadUse {
+  name: string;
+  cpu: number;
+  faults: number;
+}
+
+/** What each live thread of a process has used so far, by thread id. */
+export function threadCpu(pid: number): Map<string, ThreadUse> {
+  const out = new Map<string, ThreadUse>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
@@ -217,6 +224,7 @@ export function threadCpu(pid: number): Map<string, { name: string; cpu: number 
       out.set(tid, {
         name: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")),
         cpu: (Number(fields[11]) + Number(fields[12])) / 100,
+        faults: Number(fields[7]),
       });
     } catch {
       // The thread ended between the listing and the read.
@@ -229,19 +237,22 @@ export function threadCpu(pid: number): Map<string, { name: string; cpu: number 
  * The CPU seconds a ragd process spent between two threadCpu() readings, by kind of
  * thread: the main thread, the Bun workers (ingestion), JavaScriptCore's JIT compilers,
  * LanceDB's runtime threads; `other` is the rest of `total` (garbage collection, the
- * allocator, and threads that ended before the second reading).
+ * allocator, and threads that ended before the second reading); `mainFaults` counts the
+ * main thread's minor page faults (each a first touch of memory, zeroed by the kernel).
  */
 export function cpuByThread(
   pid: number,
-  before: Map<string, { name: string; cpu: number }>,
-  after: Map<string, { name: string; cpu: number }>,
+  before: Map<string, ThreadUse>,
+  after: Map<string, ThreadUse>,
   total: number,
-): { main: number; workers: number; jit: number; lance: number; other: number } {
-  const out = { main: 0, workers: 0, jit: 0, lance: 0, other: 0 };
+): { main: number; workers: number; jit: number; lance: number; other: number; mainFaults: number } {
+  const out = { main: 0, workers: 0, jit: 0, lance: 0, other: 0, mainFaults: 0 };
   for (const [tid, t] of after) {
     const used = t.cpu - (before.get(tid)?.cpu ?? 0);
-    if (tid === String(pid)) out.main += used;
-    else if (t.name === "Worker") out.workers += used;
+    if (tid === String(pid)) {
+      out.main += used;
+      out.mainFaults += t.faults - (before.get(tid)?.faults ?? 0);
+    } else if (t.name === "Worker") out.workers += used;
     else if (t.name.startsWith("JITWorker")) out.jit += used;
     else if (t.name.startsWith("tokio") || t.name.startsWith("lance")) out.lance += used;
   }
