@@ -12,6 +12,7 @@ import { RecentCache } from "../tools/recent-cache";
 import { splitCredentials } from "../tools/url-credentials";
 import * as schema from "./schema";
 import type { Logger } from "../log";
+import { throttledLogger } from "../log-throttle";
 import { Checkpointer, SAFETY_PAGES } from "./checkpointer";
 import { SqliteStore, type Store } from "./store";
 
@@ -52,11 +53,15 @@ export function openDb(dataDir: string): Db {
   return drizzle({ client: sqlite, schema }) as Db;
 }
 
-/** A server's store: checkpoints on their own thread, their failures logged. */
+/**
+ * A server's store: checkpoints on their own thread, their failures logged once a minute
+ * at most (on a full disk every pass fails, one after each commit).
+ */
 export function openServerStore(dataDir: string, log: Logger): Store {
+  const quiet = throttledLogger(log);
   return openStore(dataDir, {
     checkpoints: "background",
-    onCheckpointError: (error) => log.warn("a background WAL checkpoint failed", { error }),
+    onCheckpointError: (error) => quiet.warn("a background WAL checkpoint failed", { error }),
   });
 }
 
