@@ -65,7 +65,7 @@ describe.if(process.platform === "linux")("the server's allocator settings (src/
     expect(environ(server.proc.pid, "MIMALLOC_").sort()).toEqual(expected.sort());
   });
 
-  test("the allocator of the new program reads them; a value the user set is kept", async () => {
+  test("the allocator of the new program reads them, beside a setting of the user's own", async () => {
     const dir = tempDir("ragd-bin-alloc-");
     // mimalloc lists its options on stderr at start when verbose: the restarted program's list.
     const own = await startBinary(dir, { MIMALLOC_VERBOSE: "1", MIMALLOC_PURGE_DELAY: "50" });

@@ -8,10 +8,11 @@
  *
  * The worker's own connection runs PASSIVE checkpoints, which never wait for the writer:
  * the main thread says "wrote" after each commit, and the worker checkpoints shortly
- * after the first it hears, gathering what the commits in between wrote. The writing connection keeps SQLite's automatic checkpoint
- * as a bound (`SAFETY_PAGES`), for a worker that falls behind or fails. One sync stays
- * with the writer: SQLite syncs the WAL's header when a write starts the WAL over, once
- * a checkpoint has copied all of it (the checkpoint synced the rest before copying).
+ * after the first it hears, gathering what the commits in between wrote. The writing
+ * connection keeps SQLite's automatic checkpoint as a bound (`SAFETY_PAGES`), for a
+ * worker that falls behind or fails. One sync stays with the writer: SQLite syncs the
+ * WAL's header when a write starts the WAL over, once a checkpoint has copied all of it
+ * (the checkpoint synced the rest before copying).
  */
 
 /** What the main thread tells the checkpoint worker. */
