@@ -146,6 +146,7 @@ import { ensureBinary } from "../test/support/binary";
 import { QUIET_AFTER_WRITE_MS } from "../src/vectors/upkeep-clock";
 import { rawBulkAdd } from "./raw-add";
 import {
+  batchBodies,
   builtinPipeline,
   cpuByThread,
   cpuSeconds,
@@ -174,6 +175,7 @@ const textOf = (d: Doc) => `${d.title}\n\n${d.text}`;
 const batches = Array.from({ length: Math.ceil(corpus.length / BATCH) }, (_, i) =>
   corpus.slice(i * BATCH, (i + 1) * BATCH).map((d) => ({ externalId: d.id, type: "text", content: textOf(d) })),
 );
+const bodies = batchBodies(batches);
 
 await ensureBinary();
 const dir = tempDir("ragd-batch-");
@@ -181,7 +183,7 @@ const { server, jar } = await startRagd(dir);
 
 const newPipeline = (name: string) => builtinPipeline(server, jar, name);
 /** Sends every batch, `in-flight` at a time; returns the statuses the items got. */
-const sendAll = (key: string) => sendBatches(server, key, batches, Number(args["in-flight"]));
+const sendAll = (key: string) => sendBatches(server, key, bodies, Number(args["in-flight"]));
 
 /** Every batch into a new pipeline until all is indexed: time, CPU by thread, the items' statuses. */
 async function timedRun(name: string) {
@@ -194,15 +196,29 @@ async function timedRun(name: string) {
   ended.catch(() => {});
   const cpu0 = cpuSeconds(server.proc.pid);
   const threads0 = threadCpu(server.proc.pid);
+  const client0 = process.cpuUsage();
   const t0 = performance.now();
   const statuses = await sendAll(pipeline.key);
   const accepted = (performance.now() - t0) / 1000;
   const seconds = ((await ended) - t0) / 1000;
   const cpu = cpuSeconds(server.proc.pid) - cpu0;
+  const used = process.cpuUsage(client0);
+  const clientCpu = (used.user + used.system) / 1e6;
   const byThread = cpuByThread(server.proc.pid, threads0, threadCpu(server.proc.pid), cpu);
   // Every source has ended; the list confirms it, with the chunks.
   const done = await waitIdle(server, jar, pipeline.id);
-  return { pipeline, load, statuses, accepted, seconds, cpu, byThread, chunks: done.chunkCount as number, done };
+  return {
+    pipeline,
+    load,
+    statuses,
+    accepted,
+    seconds,
+    cpu,
+    clientCpu,
+    byThread,
+    chunks: done.chunkCount as number,
+    done,
+  };
 }
 
 // Cold: a fresh process, whose JIT compilers meet every code path during the run. Its
@@ -258,7 +274,7 @@ for (const [label, run] of [
     `   ${`${label} server`.padEnd(20)} ${rate.toFixed(0)} chunks/s, ${((100 * rate) / rawRate).toFixed(0)} % of raw add()${goal}; ${run.seconds.toFixed(1)} s, all accepted after ${run.accepted.toFixed(1)} s; items ${show(run.statuses)}; load ${run.load.toFixed(1)}`,
   );
   console.log(
-    `                        server ${per(run.cpu)} ms CPU per chunk: main ${per(t.main)}, workers ${per(t.workers)}, JIT ${per(t.jit)}, LanceDB ${per(t.lance)}, other ${per(t.other)}; main thread ${t.mainFaults} page faults`,
+    `                        server ${per(run.cpu)} ms CPU per chunk: main ${per(t.main)}, workers ${per(t.workers)}, JIT ${per(t.jit)}, LanceDB ${per(t.lance)}, other ${per(t.other)}; main thread ${t.mainFaults} page faults; this bench ${run.clientCpu.toFixed(2)} CPU s`,
   );
 }
 console.log(

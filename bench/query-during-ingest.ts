@@ -31,6 +31,7 @@ import {
   followEnds,
   loadCorpus,
   percentile,
+  batchBodies,
   sendBatches,
   startRagd,
   waitIdle,
@@ -61,7 +62,9 @@ const send = (key: string, docs: Doc[]) =>
   sendBatches(
     server,
     key,
-    Array.from({ length: Math.ceil(docs.length / 500) }, (_, i) => docs.slice(i * 500, (i + 1) * 500).map(asItem)),
+    batchBodies(
+      Array.from({ length: Math.ceil(docs.length / 500) }, (_, i) => docs.slice(i * 500, (i + 1) * 500).map(asItem)),
+    ),
     2,
   );
 
