@@ -8,17 +8,27 @@
  */
 import { Elysia } from "elysia";
 import { nestsDeeperThan, TOO_DEEP } from "../tools/json-depth";
+import { asciiJsonText } from "../tools/json-text";
 import { readCapped } from "../tools/streams";
 import { AppError } from "./errors";
 
-/** Reads a request body as text, failing with 413 once `limit` bytes are exceeded. */
-export async function readTextLimited(request: Request, limit: number): Promise<string> {
+/**
+ * Reads a JSON request body as text (asciiJsonText: one byte per character), failing
+ * with 413 once `limit` bytes are exceeded. A body of declared length is read whole by
+ * the runtime, which reads no more than it declares; one without is read piece by
+ * piece, and given up as soon as it passes the limit.
+ */
+export async function readJsonTextLimited(request: Request, limit: number): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (declared > limit) throw tooLarge(limit);
-  const bytes = await readCapped(request.body, limit, () => {
-    throw tooLarge(limit);
-  });
-  return new TextDecoder().decode(bytes);
+  const bytes =
+    Number.isFinite(declared) && request.body !== null
+      ? await request.bytes()
+      : await readCapped(request.body, limit, () => {
+          throw tooLarge(limit);
+        });
+  if (bytes.byteLength > limit) throw tooLarge(limit);
+  return asciiJsonText(bytes);
 }
 
 function tooLarge(limit: number): AppError {
@@ -37,7 +47,7 @@ export function jsonBody(maxBytes: number) {
   return new Elysia({ name: "json-body" }).onParse({ as: "global" }, async ({ request, contentType }) => {
     const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
     if (type === "application/json" || type.endsWith("+json")) {
-      const text = await readTextLimited(request, maxBytes);
+      const text = await readJsonTextLimited(request, maxBytes);
       if (text.trim() === "") return {};
       // Checked before parsing: validating a value nested this deep would overflow the stack.
       if (nestsDeeperThan(text)) throw new AppError("invalid_request", `the request body is ${TOO_DEEP}`);
