@@ -4,8 +4,9 @@
  * before it is sent never reaches its worker.
  */
 import { afterAll, expect, test } from "bun:test";
-import type { Job, JobEvent, ToWorker } from "../src/ingest/job";
+import type { Job, JobEvent } from "../src/ingest/job";
 import { WorkerPool, jobWeight } from "../src/ingest/pool";
+import { decodeTurn, type Wire } from "../src/ingest/worker-wire";
 import { createLogger } from "../src/log";
 
 const pool = new WorkerPool(
@@ -45,8 +46,8 @@ test("assign takes room, release gives it back, and a released job is never run"
   const posted: string[] = [];
   const post = Worker.prototype.postMessage;
   Worker.prototype.postMessage = function (this: Worker, ...args: Parameters<typeof post>) {
-    // The messages of a turn go as one array (pool.ts).
-    for (const msg of args[0] as ToWorker[]) if (msg.type === "job") posted.push(msg.job.jobId);
+    // The messages of a turn go as one (pool.ts, worker-wire.ts).
+    for (const msg of decodeTurn(args[0] as Wire)) if (msg.type === "job") posted.push(msg.job.jobId);
     return post.apply(this, args);
   } as typeof post;
   try {

@@ -13,6 +13,7 @@ import type { Logger } from "../log";
 import type { EmbedCall } from "../embed/calls";
 import { isBuiltinModel } from "../embed/models";
 import { embedderKey, type FromWorker, type Job, type JobEvent, type ToWorker } from "./job";
+import { encodeTurn } from "./worker-wire";
 
 /**
  * Where the worker's code is. From source it sits beside this file; inside the
@@ -185,7 +186,7 @@ export class WorkerPool {
     // smol: a smaller heap that collects more eagerly; ingestion holds little between jobs.
     const worker = new Worker(workerEntry(), { smol: true });
     // Its first message, so the worker's first job already runs below the main thread.
-    if (this.nice > 0) worker.postMessage([{ type: "priority", nice: this.nice } satisfies ToWorker]);
+    if (this.nice > 0) worker.postMessage(encodeTurn([{ type: "priority", nice: this.nice }]));
     // A worker posts what its jobs said in a turn as one message (worker.ts).
     worker.onmessage = (ev: MessageEvent<FromWorker[]>) => {
       for (const e of ev.data) this.deliver(this.slots[index]!, e);
@@ -286,8 +287,8 @@ export class WorkerPool {
 
   /**
    * Queues a message for the worker; the messages of one turn (the jobs of a scheduling
-   * step, their acks) go as one: a message costs both threads far more than its few
-   * fields, and small documents come by the hundred.
+   * step, their acks) go as one (worker-wire.ts): a message costs both threads far
+   * more than its few fields, and small documents come by the hundred.
    */
   private post(slot: Slot, msg: ToWorker): void {
     slot.outbox.push(msg);
@@ -295,7 +296,7 @@ export class WorkerPool {
     queueMicrotask(() => {
       const msgs = slot.outbox;
       slot.outbox = [];
-      if (msgs.length > 0 && !this.closed) slot.worker.postMessage(msgs);
+      if (msgs.length > 0 && !this.closed) slot.worker.postMessage(encodeTurn(msgs));
     });
   }
 }

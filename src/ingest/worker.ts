@@ -10,6 +10,7 @@ import { createEmbedder } from "../embed/index";
 import { isBuiltinModel } from "../embed/models";
 import { embedderKey, runJob, type FromWorker, type Job, type JobEvent, type ToWorker } from "./job";
 import { OcrThread } from "./ocr/client";
+import { decodeTurn, type Wire } from "./worker-wire";
 import { niceThisThread } from "./thread-priority";
 
 declare const self: Worker;
@@ -80,9 +81,9 @@ function embedderFor(job: Job): Embedder {
   return e;
 }
 
-// The main thread sends the messages of one turn as one (pool.ts).
-self.onmessage = (event: MessageEvent<ToWorker[]>) => {
-  for (const msg of event.data) take(msg);
+// The main thread sends the messages of one turn as one (pool.ts, worker-wire.ts).
+self.onmessage = (event: MessageEvent<Wire>) => {
+  for (const msg of decodeTurn(event.data)) take(msg);
 };
 
 function take(msg: ToWorker): void {
