@@ -1,7 +1,8 @@
 /**
  * The writer's WAL checkpoints (src/db/client.ts): a commit copies the WAL back into the
- * database once it holds 4,096 pages, not at SQLite's default of 1,000, and the WAL stays
- * bounded near that size however much is written. Measured on a real SQLite file by the
+ * database once it holds 16 MiB, not at SQLite's default of 1,000 pages, and the WAL stays
+ * bounded near that size however much is written. A new database has 16 KiB pages; one
+ * made with SQLite's 4 KiB pages keeps them, and its limits are the same in bytes. Measured on a real SQLite file by the
  * WAL's size, which a checkpoint does not shrink but lets the next commits write over.
  * A server's store checkpoints on a thread of its own instead (src/db/checkpointer.ts):
  * measured by the database file's size, which grows only when pages are copied into it.
@@ -9,7 +10,8 @@
 import { afterAll, expect, test } from "bun:test";
 import { rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { Checkpointer, SAFETY_PAGES } from "../src/db/checkpointer";
+import { Database } from "bun:sqlite";
+import { Checkpointer, SAFETY_BYTES } from "../src/db/checkpointer";
 import { openStore } from "../src/db/client";
 import type { SqliteStore, Store } from "../src/db/store";
 import { tempDir } from "./support/app";
@@ -26,41 +28,59 @@ afterAll(async () => {
   rmSync(backgroundDir, { recursive: true, force: true });
 });
 
-const PAGE = 4096;
-const walPages = () => statSync(join(dir, "ragd.db-wal")).size / PAGE;
-const dbPages = (d: string) => statSync(join(d, "ragd.db")).size / PAGE;
+const PAGE = 16 * 1024;
+const MIB = 1024 * 1024;
+const walMib = () => statSync(join(dir, "ragd.db-wal")).size / MIB;
+const dbMib = (d: string) => statSync(join(d, "ragd.db")).size / MIB;
 
-/** `commits` transactions of about 100 pages each. */
+/** `commits` transactions of about 100 KiB each. */
 async function write(commits: number, into: Store = store): Promise<void> {
-  const blob = new Uint8Array(100 * PAGE).fill(7);
+  const blob = new Uint8Array(100 * 1024).fill(7);
   for (let i = 0; i < commits; i++)
     await into.atomically((tx) => tx.$client.prepare("INSERT INTO blobs (b) VALUES (?)").run(blob));
 }
 
-test("the WAL grows past SQLite's 1,000 pages to 4,096 before a commit copies it back, and no further", async () => {
+test("the WAL grows to 16 MiB before a commit copies it back, and no further", async () => {
   expect(store.reader.$client.query("PRAGMA page_size").get()).toEqual({ page_size: PAGE });
   await store.atomically((tx) => tx.$client.exec("CREATE TABLE blobs (b BLOB NOT NULL)"));
-  await write(30);
-  // About 3,000 pages, all still in the WAL: the default would have copied them at 1,000.
-  expect(walPages()).toBeGreaterThan(2_900);
-  await write(60);
-  // 9,000 pages written in all; the file is written over from its start after each copy.
-  expect(walPages()).toBeGreaterThan(4_096);
-  expect(walPages()).toBeLessThan(4_096 + 250);
+  await write(120);
+  // About 12 MiB, all still in the WAL.
+  expect(walMib()).toBeGreaterThan(11.5);
+  await write(240);
+  // 36 MiB written in all; the file is written over from its start after each copy.
+  expect(walMib()).toBeGreaterThan(16);
+  expect(walMib()).toBeLessThan(16 + 1);
+});
+
+test("a database made with 4 KiB pages keeps them, with the same limits in bytes", async () => {
+  const d = tempDir("ragd-wal-4k-");
+  try {
+    const old = new Database(join(d, "ragd.db"), { create: true });
+    old.exec("PRAGMA page_size = 4096; PRAGMA journal_mode = WAL; CREATE TABLE before (x)");
+    old.close();
+    const s = openStore(d, { checkpoints: "background" });
+    expect(s.reader.$client.query("PRAGMA page_size").get()).toEqual({ page_size: 4096 });
+    await s.atomically((tx) =>
+      expect(tx.$client.query("PRAGMA wal_autocheckpoint").get()).toEqual({ wal_autocheckpoint: SAFETY_BYTES / 4096 }),
+    );
+    await s.close();
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
 });
 
 test("a server's store copies the WAL back on its own thread, long before a commit would", async () => {
   await background.atomically((tx) => tx.$client.exec("CREATE TABLE blobs (b BLOB NOT NULL)"));
   await background.atomically((tx) =>
-    expect(tx.$client.query("PRAGMA wal_autocheckpoint").get()).toEqual({ wal_autocheckpoint: SAFETY_PAGES }),
+    expect(tx.$client.query("PRAGMA wal_autocheckpoint").get()).toEqual({ wal_autocheckpoint: SAFETY_BYTES / PAGE }),
   );
-  const before = dbPages(backgroundDir);
-  await write(30, background);
-  // About 3,000 pages: far below the writer's own limit, yet in the database file soon after.
+  const before = dbMib(backgroundDir);
+  await write(120, background);
+  // About 12 MiB: far below the writer's own limit, yet in the database file soon after.
   const passes = background.checkpointer!.passes;
   await waitFor("a pass that copied every frame", () => passes.count > 0 && passes.copied === passes.frames, 10_000);
-  expect(passes.frames).toBeGreaterThan(2_900);
-  expect(dbPages(backgroundDir)).toBeGreaterThan(before + 2_900);
+  expect(passes.frames * PAGE).toBeGreaterThan(11.5 * MIB);
+  expect(dbMib(backgroundDir)).toBeGreaterThan(before + 11.5);
 }, 20_000);
 
 test("closing a server's store closes the checkpoint thread's connection first", async () => {

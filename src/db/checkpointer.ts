@@ -9,7 +9,7 @@
  * The worker's own connection runs PASSIVE checkpoints, which never wait for the writer:
  * the main thread says "wrote" after each commit, and the worker checkpoints shortly
  * after the first it hears, gathering what the commits in between wrote. The writing
- * connection keeps SQLite's automatic checkpoint as a bound (`SAFETY_PAGES`), for a
+ * connection keeps SQLite's automatic checkpoint as a bound (`SAFETY_BYTES`), for a
  * worker that falls behind or fails. One sync stays with the writer: SQLite syncs the
  * WAL's header when a write starts the WAL over, once a checkpoint has copied all of it
  * (the checkpoint synced the rest before copying).
@@ -25,11 +25,11 @@ export type FromCheckpointer =
   | { type: "closed" };
 
 /**
- * The WAL size, in pages, at which a commit on the writing connection checkpoints after
- * all (64 MiB of WAL). Below it the worker's checkpoints keep the WAL short; a burst of
- * commits that never leaves the worker a moment to catch up is bounded by it.
+ * The WAL size at which a commit on the writing connection checkpoints after all. Below
+ * it the worker's checkpoints keep the WAL short; a burst of commits that never leaves
+ * the worker a moment to catch up is bounded by it.
  */
-export const SAFETY_PAGES = 16_384;
+export const SAFETY_BYTES = 64 * 1024 * 1024;
 
 /** How long `close` waits for the worker's connection to close. */
 const CLOSE_WAIT_MS = 5000;
