@@ -65,6 +65,23 @@ for (const { name, store } of engines) {
     expect(read.get(a.id)).toEqual({ doc: a, text: "hello world" });
     expect(read.get(b.id)).toEqual({ doc: b, text: null });
     expect(read.get(c.id)).toEqual({ doc: c, text: null });
+    // A text still in hand from its request (ingest/texts-in-hand.ts) is taken from there,
+    // asked for by the stored content hash; the others are read.
+    const asked: [string, string | null][] = [];
+    const inHand = await documentsWithText(store.reader, [a.id, b.id], (id, hash) => {
+      asked.push([id, hash]);
+      return id === b.id ? "from memory" : null;
+    });
+    expect(inHand.get(a.id)).toEqual({ doc: a, text: "hello world" });
+    expect(inHand.get(b.id)).toEqual({ doc: b, text: "from memory" });
+    expect(asked.sort()).toEqual(
+      (
+        [
+          [a.id, a.contentHash],
+          [b.id, b.contentHash],
+        ] as [string, string | null][]
+      ).sort(),
+    );
 
     // A batch reads its items' stored versions by external id; b has none.
     const byExternalId = await documentsByExternalIds(store.reader, collectionId, ["ext-a", "ext-b", "ext-c"]);

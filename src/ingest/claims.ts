@@ -1,6 +1,7 @@
 /**
  * Claiming many queued tasks in one step: one statement takes them (so no task can go
- * to two workers), one query reads their documents and texts, and one statement each
+ * to two workers), one query reads their documents and one the texts not still in hand
+ * from their requests (texts-in-hand.ts), and one statement each
  * marks the documents processing and writes their `source.processing` events, in the
  * same transaction as the claims.
  */
@@ -10,6 +11,7 @@ import type { Collection, Task } from "../db/schema";
 import { recordSourceEvents } from "./events";
 import type { Job } from "./job";
 import { buildJob, type JobSettings } from "./job-for";
+import type { TextsInHand } from "./texts-in-hand";
 
 /**
  * Claims up to `n` runnable tasks and offers each job to `place`, oldest first; a task
@@ -25,6 +27,7 @@ export async function claimJobs(
   collectionOf: (id: string) => Promise<Collection | undefined>,
   place: (task: Task, job: Job) => boolean,
   leaseMs: number,
+  texts: TextsInHand,
 ): Promise<number> {
   const now = Date.now();
   const tasks = await claimTasks(t, n, now, leaseMs);
@@ -32,6 +35,7 @@ export async function claimJobs(
   const docs = await documentsWithText(
     t,
     tasks.map((x) => x.documentId),
+    (id, hash) => texts.take(id, hash),
   );
   const started: string[] = [];
   const refused: string[] = [];

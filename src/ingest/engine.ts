@@ -35,6 +35,7 @@ import { QueueRoom } from "./queue-room";
 import { IngestStats } from "./stats";
 import { CrawlSync } from "./crawl-sync";
 import { TaskScheduler } from "./scheduler";
+import { TextsInHand } from "./texts-in-hand";
 import { dropLostClaims, giveBack, TaskLeases } from "./leases";
 import { crawledPageIds, findSourceFetch } from "../db/repo/source-fetches";
 
@@ -65,6 +66,8 @@ export class IngestEngine {
   private readonly writes: WriteBatch;
   /** The queue's bound (queue-room.ts). */
   private readonly room: QueueRoom;
+  /** New text sources' texts, until their claim (texts-in-hand.ts). */
+  private readonly texts = new TextsInHand();
   private timer: Timer | null = null;
 
   constructor(private readonly d: EngineDeps) {
@@ -86,6 +89,7 @@ export class IngestEngine {
       sink: this.sink,
       stats: this.stats,
       crawls,
+      texts: this.texts,
       quiet,
       built: (collectionId) => this.onBuilt?.(collectionId),
     });
@@ -172,7 +176,7 @@ export class IngestEngine {
       return col !== undefined;
     });
     if (!stored) return null;
-    this.sink.markNew(row.id);
+    this.created(row, content);
     if (row.status === "queued") {
       this.room.added();
       this.kick();
@@ -192,7 +196,7 @@ export class IngestEngine {
       if (r?.status === "replaced") this.cancelDocument(r.row.id);
       return r;
     });
-    if (done?.status === "created") this.sink.markNew(done.row.id);
+    if (done?.status === "created") this.created(done.row, plan.content);
     if (done?.queued) {
       this.room.added();
       this.kick();
@@ -209,9 +213,9 @@ export class IngestEngine {
     const results = await this.writes.run((t) =>
       upsertDocumentsTx(t, plans, Date.now(), (id) => this.cancelDocument(id)),
     );
-    for (const r of results) {
+    for (const [i, r] of results.entries()) {
       if (!r.ok || !r.value) continue;
-      if (r.value.status === "created") this.sink.markNew(r.value.row.id);
+      if (r.value.status === "created") this.created(r.value.row, plans[i]!.content);
       if (r.value.queued) this.room.added();
     }
     this.kick();
@@ -231,6 +235,12 @@ export class IngestEngine {
     this.room.added();
     this.kick();
     return result;
+  }
+
+  /** A document just stored: new to the sink, and a text source's text kept for its claim. */
+  private created(row: DocumentRow, content?: string): void {
+    this.sink.markNew(row.id);
+    if (content !== undefined && row.contentHash) this.texts.keep(row.id, row.contentHash, content);
   }
 
   /** Stops a document's running job (its rows are then refused by the sink). */

@@ -20,6 +20,7 @@ import { type Outcome, outcomeOf, settleOutcome } from "./outcome";
 import { ProgressBuffer } from "./progress";
 import type { ChunkSink } from "./sink";
 import type { IngestStats } from "./stats";
+import type { TextsInHand } from "./texts-in-hand";
 
 /** A claimed task whose room in the pool is taken; `send` hands it to its worker. */
 interface Claimed {
@@ -44,6 +45,8 @@ export interface SchedulerParts {
   sink: ChunkSink;
   stats: IngestStats;
   crawls: CrawlSync;
+  /** New text sources' texts, which their claims take instead of reading them back. */
+  texts: TextsInHand;
   /** For failures that recur on every tick: once, then once a minute. */
   quiet: Logger;
   /** Told when a gated re-index has built its generation. */
@@ -188,7 +191,7 @@ export class TaskScheduler {
         step = [];
         const want = this.window.room(this.running.size);
         const lease = this.p.d.replica ? REPLICA_LEASE_MS : LEASE_MS;
-        const n = await savepoint(t, (tx) => claimJobs(tx, want, this.p.d, collectionOf, place, lease));
+        const n = await savepoint(t, (tx) => claimJobs(tx, want, this.p.d, collectionOf, place, lease, this.p.texts));
         claimed.push(...step);
         if (n < want) break;
       }

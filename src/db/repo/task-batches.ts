@@ -147,24 +147,39 @@ export async function markDocumentsProcessing(db: Db, documentIds: string[], now
   await runSql(db, MARK_PROCESSING, { ids: JSON.stringify(documentIds), now: iso(now) });
 }
 
-const DOCS_WITH_TEXT: PlainSql = {
-  sqlite: `SELECT ${DOCUMENT_FIELDS.sqlite}, t.content AS __text
-  FROM json_each($ids) j JOIN documents d ON d.id = j.value LEFT JOIN document_texts t ON t.document_id = d.id`,
-  pg: `SELECT ${DOCUMENT_FIELDS.pg}, t.content AS "__text"
-  FROM jsonb_array_elements_text($ids::text::jsonb) AS j(value) JOIN documents d ON d.id = j.value
-  LEFT JOIN document_texts t ON t.document_id = d.id`,
+const DOCS: PlainSql = {
+  sqlite: `SELECT ${DOCUMENT_FIELDS.sqlite} FROM json_each($ids) j JOIN documents d ON d.id = j.value`,
+  pg: `SELECT ${DOCUMENT_FIELDS.pg}
+  FROM jsonb_array_elements_text($ids::text::jsonb) AS j(value) JOIN documents d ON d.id = j.value`,
 };
 
-/** The documents of these ids (drizzle's field names), each with its stored text or null. */
+const TEXTS: PlainSql = {
+  sqlite: `SELECT t.document_id AS id, t.content AS content
+  FROM json_each($ids) j JOIN document_texts t ON t.document_id = j.value`,
+  pg: `SELECT t.document_id AS id, t.content AS content
+  FROM jsonb_array_elements_text($ids::text::jsonb) AS j(value) JOIN document_texts t ON t.document_id = j.value`,
+};
+
+/**
+ * The documents of these ids (drizzle's field names), each with its stored text or null.
+ * `inHand` may give a document's text from memory (ingest/texts-in-hand.ts), told its
+ * stored content hash; the texts it does not give are read.
+ */
 export async function documentsWithText(
   db: Db,
   ids: string[],
+  inHand: (documentId: string, contentHash: string | null) => string | null = () => null,
 ): Promise<Map<string, { doc: DocumentRow; text: string | null }>> {
-  const rows = await selectRows<DocumentRow & { __text: string | null }>(db, DOCS_WITH_TEXT, {
-    ids: JSON.stringify(ids),
-  });
   const out = new Map<string, { doc: DocumentRow; text: string | null }>();
-  for (const { __text, ...doc } of rows) out.set(doc.id, { doc, text: __text });
+  const unread: string[] = [];
+  for (const doc of await selectRows<DocumentRow>(db, DOCS, { ids: JSON.stringify(ids) })) {
+    const text = inHand(doc.id, doc.contentHash);
+    out.set(doc.id, { doc, text });
+    if (text === null) unread.push(doc.id);
+  }
+  if (unread.length === 0) return out;
+  const texts = await selectRows<{ id: string; content: string }>(db, TEXTS, { ids: JSON.stringify(unread) });
+  for (const t of texts) out.get(t.id)!.text = t.content;
   return out;
 }
 
