@@ -137,6 +137,17 @@
  * add() 18,000–27,000 chunks/s (median, range):
  *   warm   35 % (32–41 %), 7,961 chunks/s (7,333–8,346), 0.205 ms CPU per chunk
  *        → 46 % (40–59 %), 9,907 chunks/s (8,204–10,303), 0.159 ms CPU per chunk
+ * Then the bench serialised its batch bodies before the clock (its JSON.stringify had
+ * taken 125 ms of the warm run on the server's two cores) and printed its own CPU; and
+ * the server read JSON bodies as one-byte strings, sent a pipeline's settings to a
+ * worker once per message, made new databases with 16 KiB pages and took new texts
+ * from memory at their claim. Seven rounds of each binary alternating, both with the
+ * new bench, quiet machine (median, range):
+ *   warm   54 % (38–66 %), 8,489 chunks/s (7,576–10,551), 0.193 ms CPU per chunk
+ *        → 57 % (50–76 %), 9,326 chunks/s (8,855–10,582), 0.171 ms CPU per chunk
+ * main thread 0.080 → 0.069 ms per chunk, its faults 24,700 → 21,700; raw add() 12,200–21,200
+ * rows/s. Seven runs more of the new binary alone: 53 % (43–64 %), 0.151 ms per chunk; over
+ * its fourteen runs 54.5 % (43–76 %), 12 of 14 at 50 % or more.
  */
 import { rmSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
