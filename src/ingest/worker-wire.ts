@@ -28,7 +28,7 @@ export function encodeTurn(messages: ToWorker[]): Wire {
     messages: messages.map((m) => {
       if (m.type !== "job") return m;
       const { jobId, document, crawl, ...own } = m.job;
-      let at = settings.findIndex((s) => sameJson(s, own));
+      let at = settings.findIndex((s) => Bun.deepEquals(s, own));
       if (at < 0) at = settings.push(own) - 1;
       return { type: "job", job: { jobId, document, crawl, settings: at } };
     }),
@@ -43,14 +43,4 @@ export function decodeTurn(wire: Wire): ToWorker[] {
     const { settings, ...job } = m.job;
     return { type: "job", job: { ...wire.settings[settings]!, ...job } };
   });
-}
-
-/** True when two JSON values are the same (object keys in any order). */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  return ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
