@@ -187,6 +187,33 @@ describe("password change limit", () => {
   });
 });
 
+describe("password change after a reset", () => {
+  test("the temporary password cannot be kept as the new one: 400 newPassword, the change still pending", async () => {
+    const e = email("reset");
+    await t.signup(e, "password123");
+    const me = await t.services.admin.idByEmail(e);
+    const { temporaryPassword } = await t.services.admin.resetPassword({ id: null, label: "test" }, me);
+    const login = await t.call("POST", "/api/auth/login", { body: { email: e, password: temporaryPassword } });
+    const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
+    const same = await t.call("POST", "/api/auth/password", {
+      cookie,
+      body: { currentPassword: temporaryPassword, newPassword: temporaryPassword },
+    });
+    expect(same.status).toBe(400);
+    expect(same.body.error.code).toBe("invalid_request");
+    expect(same.body.error.details).toEqual([
+      { field: "newPassword", message: "must differ from your current password" },
+    ]);
+    expect((await t.call("GET", "/api/auth/me", { cookie })).body.user.mustChangePassword).toBe(true);
+    const own = await t.call("POST", "/api/auth/password", {
+      cookie,
+      body: { currentPassword: temporaryPassword, newPassword: "my-own-password" },
+    });
+    expect(own.status).toBe(200);
+    expect(own.body.user.mustChangePassword).toBe(false);
+  });
+});
+
 describe("sliding sessions", () => {
   test("a session used after a day is extended, and the cookie is sent again with a fresh Max-Age", async () => {
     const cookie = await t.signup();

@@ -141,6 +141,12 @@ export class AuthService {
       const message = "is not your current password";
       throw new AppError("invalid_request", `currentPassword: ${message}`, [{ field: "currentPassword", message }]);
     }
+    // Keeping an administrator's temporary password would clear the pending change while
+    // the administrator still knows the password.
+    if (next === current) {
+      const message = "must differ from your current password";
+      throw new AppError("invalid_request", `newPassword: ${message}`, [{ field: "newPassword", message }]);
+    }
     const hash = await Bun.password.hash(next, { algorithm: "argon2id" });
     await this.db.atomically(async (tx) => {
       await updateUserPassword(tx, user.id, hash, false);
