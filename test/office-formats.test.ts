@@ -71,6 +71,14 @@ describe("spreadsheets", () => {
     });
   }
 
+  test("an ods without styles.xml (optional in ODF 1.2) reads as its sheets", async () => {
+    const zip = await JSZip.loadAsync(makeWorkbook(SHEETS, "ods"));
+    expect(zip.file("styles.xml")).not.toBeNull();
+    zip.remove("styles.xml");
+    const bytes = await zip.generateAsync({ type: "uint8array", compression: "DEFLATE" });
+    expect(await extract(bytes, { fileName: "book.ods" })).toEqual({ kind: "ods", text: SHEETS_TEXT });
+  });
+
   test("an xlsx is known by its content, whatever its name", async () => {
     expect((await extract(makeWorkbook(SHEETS, "xlsx"), { fileName: "upload.bin" })).kind).toBe("xlsx");
   });

@@ -33,6 +33,15 @@ const MB = 1024 * 1024;
  */
 export const SHEET_PARTS_LIMIT = 50 * MB;
 
+/**
+ * ODF 1.2 makes `styles.xml` optional, and some tools leave it out, but SheetJS reads it
+ * unconditionally ("Cannot find file styles.xml in zip"): such a workbook is handed this
+ * empty one, and reads as it would with no styles (ODT and ODP never read it).
+ */
+const NO_STYLES = new TextEncoder().encode(
+  '<?xml version="1.0" encoding="UTF-8"?><office:document-styles xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" office:version="1.2"/>',
+);
+
 /** The text of a workbook whose zip directory has passed the limits. */
 export function extractSheets(bytes: Uint8Array, zip: ZipDirectory, format: "xlsx" | "ods"): string {
   const parts = [...zip.values()].filter((e) => !e.name.endsWith("/") && !MEDIA.test(e.name));
@@ -43,6 +52,7 @@ export function extractSheets(bytes: Uint8Array, zip: ZipDirectory, format: "xls
     );
   const container = XLSX.CFB.utils.cfb_new();
   for (const entry of parts) XLSX.CFB.utils.cfb_add(container, entry.name, inflateEntry(bytes, entry));
+  if (format === "ods" && !zip.has("styles.xml")) XLSX.CFB.utils.cfb_add(container, "styles.xml", NO_STYLES);
   let book: Workbook;
   try {
     const parseZip = (XLSX as unknown as { parse_zip: (zip: unknown, opts: object) => Workbook }).parse_zip;
