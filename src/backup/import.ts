@@ -4,8 +4,7 @@
  * chunks written with their exported vectors (nothing is embedded), a name that is
  * already taken renamed and said so, and the embedding model checked.
  */
-import * as arrow from "apache-arrow";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Config } from "../config";
 import type { Collections } from "../core/collections";
@@ -20,18 +19,11 @@ import { listOllamaModels } from "../embed/index";
 import { parseModel } from "../embed/models";
 import type { PipelineService } from "../features/pipelines/service";
 import { nextCheckAt } from "../ingest/refresh";
-import { chunkId } from "../vectors/chunk-id";
 import type { VectorStore } from "../vectors/store";
-import { chunkFieldsOf, type ChunkRow } from "../vectors/tables";
 import { ArchiveError, readArchive } from "./archive";
-import {
-  EXPORT_FORMAT,
-  EXPORT_FORMAT_VERSION,
-  type ExportedFetch,
-  type ExportedSettings,
-  type ExportedSource,
-  type ExportManifest,
-} from "./export";
+import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, type ExportedFetch, type ExportManifest } from "./export";
+import { countChunks, rowsOf } from "./import-chunks";
+import { type CheckedSource, checkManifestBody, checkSettings, checkSources, chunkParts } from "./import-check";
 import { STAGING } from "./snapshot";
 
 export interface ImportDeps {
@@ -69,17 +61,20 @@ export function checkExportManifest(m: ExportManifest): void {
     );
 }
 
-/** Imports the export at `file` for `user`. The archive is checked in full before anything is stored. */
+/**
+ * Imports the export at `file` for `user`. The archive is checked in full before
+ * anything is stored (import-check.ts): every field as its API door would check it,
+ * counts and hashes recomputed, and no path built from a value in the archive.
+ */
 export async function importPipeline(d: ImportDeps, user: User, file: string, name?: string): Promise<ImportResult> {
   const dir = join(d.config.dataDir, STAGING, `import-${Date.now()}-${crypto.randomUUID().slice(0, 8)}`);
   mkdirSync(dir, { recursive: true });
   try {
-    const manifest = await readArchive<ExportManifest>(file, checkExportManifest, dir);
-    const settings = JSON.parse(readFileSync(join(dir, "pipeline.json"), "utf8")) as ExportedSettings;
-    const sources = readFileSync(join(dir, "sources.jsonl"), "utf8")
-      .split("\n")
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as ExportedSource);
+    const manifest = await readArchive<ExportManifest>(file, checkImportManifest, dir);
+    const settings = checkSettings(readFileSync(join(dir, "pipeline.json"), "utf8"), manifest);
+    const sources = checkSources(readFileSync(join(dir, "sources.jsonl"), "utf8"), manifest);
+    const parts = chunkParts(manifest);
+    const counts = countChunks(dir, parts, sources, manifest.dimensions);
     const wanted = ((name ?? settings.name) || "").trim().slice(0, 200) || "Imported pipeline";
     const free = await freeName(d.db.reader, user, wanted);
     const created = await d.pipelines.create(user, {
@@ -95,7 +90,7 @@ export async function importPipeline(d: ImportDeps, user: User, file: string, na
       ocrLanguages: settings.ocrLanguages ?? undefined,
     });
     try {
-      const chunks = await store(d, created.id, manifest, sources, dir);
+      const chunks = await store(d, created.id, manifest, { sources, counts, parts, dir });
       const result: ImportResult = {
         pipelineId: created.id,
         sources: sources.length,
@@ -111,6 +106,12 @@ export async function importPipeline(d: ImportDeps, user: User, file: string, na
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The export manifest's head, then its body: model, vector size and the entries an export may hold. */
+function checkImportManifest(m: ExportManifest): void {
+  checkExportManifest(m);
+  checkManifestBody(m);
 }
 
 /** `name`, or `name (imported)`, `name (imported 2)`, …: the first the user has no pipeline called. */
@@ -130,34 +131,38 @@ async function freeName(db: Db, user: User, name: string): Promise<string> {
   }
 }
 
+/** What the checks found: the sources, each one's chunk count, and the chunk parts in order. */
+interface Checked {
+  sources: CheckedSource[];
+  counts: Map<string, number>;
+  parts: string[];
+  dir: string;
+}
+
 /** Stores the sources (ready, with new ids), their files, then their chunks; returns the chunk count. */
-async function store(
-  d: ImportDeps,
-  pipelineId: string,
-  m: ExportManifest,
-  sources: ExportedSource[],
-  dir: string,
-): Promise<number> {
-  const ids = new Map(sources.map((s) => [s.id, Bun.randomUUIDv7()]));
+async function store(d: ImportDeps, pipelineId: string, m: ExportManifest, c: Checked): Promise<number> {
+  const ids = new Map(c.sources.map((s) => [s.id, Bun.randomUUIDv7()]));
   const now = new Date().toISOString();
   await d.db.atomically(async (tx) => {
     // Deleted by its owner since it was made: as for any missing pipeline.
     if (!(await findCollectionById(tx, pipelineId))) throw notFound("pipeline");
     await updateCollection(tx, pipelineId, { indexModel: m.model, embeddingDimensions: m.dimensions });
-    for (const s of sources)
-      await insertDocument(tx, rowOf(s, ids.get(s.id)!, pipelineId, now), s.content ?? undefined);
-    for (const s of sources) if (s.fetch) await saveSourceFetch(tx, ids.get(s.id)!, fetchOf(s.fetch, ids));
+    for (const s of c.sources) {
+      const row = rowOf(s, ids.get(s.id)!, pipelineId, now, c.counts.get(s.id) ?? 0);
+      await insertDocument(tx, row, s.content ?? undefined);
+    }
+    for (const s of c.sources) if (s.fetch) await saveSourceFetch(tx, ids.get(s.id)!, fetchOf(s.fetch, ids));
   });
-  for (const s of sources) {
-    if (!s.hasFile) continue;
+  for (const s of c.sources) {
+    if (!s.fileEntry) continue;
     const to = d.filePath(pipelineId, ids.get(s.id)!);
     mkdirSync(dirname(to), { recursive: true });
-    renameSync(join(dir, "files", s.id), to);
+    // The entry's path comes from the checked manifest (files/<checked id>), inside the staging directory.
+    renameSync(join(c.dir, s.fileEntry.path), to);
   }
   let chunks = 0;
-  const parts = existsSync(join(dir, "chunks")) ? readdirSync(join(dir, "chunks")).sort() : [];
-  for (const part of parts) {
-    const rows = rowsOf(readFileSync(join(dir, "chunks", part)), ids, m.dimensions);
+  for (const part of c.parts) {
+    const rows = rowsOf(readFileSync(join(c.dir, part)), part, ids, m.dimensions);
     await d.store.replaceDocuments(pipelineId, 1, [], rows, { appendedAreNew: true });
     chunks += rows.length;
   }
@@ -179,7 +184,7 @@ function fetchOf(f: ExportedFetch, ids: Map<string, string>): SourceFetchPatch {
   };
 }
 
-function rowOf(s: ExportedSource, id: string, pipelineId: string, now: string): DocumentRow {
+function rowOf(s: CheckedSource, id: string, pipelineId: string, now: string, chunkCount: number): DocumentRow {
   return {
     id,
     collectionId: pipelineId,
@@ -190,14 +195,14 @@ function rowOf(s: ExportedSource, id: string, pipelineId: string, now: string): 
     urlCredentials: null,
     fileName: s.fileName,
     fileSize: s.fileSize,
-    filePath: s.hasFile ? id : null,
+    filePath: s.fileEntry ? id : null,
     status: "ready",
     error: null,
-    chunkCount: s.chunkCount,
+    chunkCount,
     progressDone: 0,
     progressTotal: 0,
     progressUnit: "chunks",
-    ocr: s.ocr ?? null,
+    ocr: s.ocr,
     createdAt: now,
     updatedAt: now,
     indexedAt: now,
@@ -205,22 +210,6 @@ function rowOf(s: ExportedSource, id: string, pipelineId: string, now: string): 
     externalId: s.externalId,
     contentHash: s.contentHash,
   };
-}
-
-/** One Arrow file of chunks, with the new source ids; a row of an unknown source or a wrong size is refused. */
-function rowsOf(bytes: Uint8Array, ids: Map<string, string>, dimensions: number | null): ChunkRow[] {
-  const table = arrow.tableFromIPC(bytes);
-  return (table.toArray() as Record<string, unknown>[]).map((r) => {
-    const f = chunkFieldsOf(r);
-    const doc = ids.get(f.documentId);
-    const vector = Float32Array.from(r.vector as ArrayLike<number>);
-    if (!doc) throw new ArchiveError(`the export is inconsistent: chunk ${f.id} belongs to no exported source`);
-    if (dimensions !== null && vector.length !== dimensions)
-      throw new ArchiveError(
-        `the export is inconsistent: chunk ${f.id} has ${vector.length} dimensions, not ${dimensions}`,
-      );
-    return { ...f, id: chunkId(doc, f.chunkIndex), documentId: doc, vector };
-  });
 }
 
 /** Built-in: always. Ollama: listed by the backend. OpenAI-compatible: configured (it lists nothing). */

@@ -85,13 +85,17 @@ export function metadataProblems(input: unknown, field = "metadata"): MetadataPr
   return problems;
 }
 
-/** Checks an external id: 1..256 characters, no control characters, not only spaces. */
+/**
+ * Checks an external id: 1..256 characters, no control characters, not only spaces,
+ * and not `.` or `..`, which a URL path resolves away before ragd could read them.
+ */
 export function externalIdProblem(input: unknown, field = "externalId"): MetadataProblem | undefined {
   if (typeof input !== "string") return { field, message: "must be a string" };
   if (input.trim().length === 0) return { field, message: "must not be empty" };
   if (input.length > EXTERNAL_ID_MAX_CHARS)
     return { field, message: `must be at most ${EXTERNAL_ID_MAX_CHARS} characters` };
   if (CONTROL.test(input)) return { field, message: "must not contain control characters" };
+  if (input === "." || input === "..") return { field, message: "must not be . or .. (a URL path cannot reach them)" };
   return undefined;
 }
 

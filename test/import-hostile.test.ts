@@ -1,0 +1,173 @@
+/**
+ * An imported export is the uploader's bytes (docs/API.md, Export and import): a user
+ * may unpack their own export, change any field, fix the manifest's hashes and import
+ * it. Each case here is such an archive; each must be refused whole (400, nothing
+ * stored, no file moved) or stored only as the API would have stored it.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { archiveBytes, manifestOf, readArchive } from "../src/backup/archive";
+import type { ExportManifest } from "../src/backup/export";
+import { makeApp, type TestApp } from "./support/app";
+import { Client } from "./support/ingest";
+
+let app: TestApp;
+let owner: Client;
+let exported: Uint8Array;
+let head: Omit<ExportManifest, "entries">;
+
+/** The export unpacked into a fresh directory, for a case to change. */
+async function unpack(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), "ragd-hostile-"));
+  const file = join(dir, "in.tar");
+  writeFileSync(file, exported);
+  const into = join(dir, "x");
+  const m = await readArchive<ExportManifest>(file, () => {}, into);
+  const { entries: _, ...rest } = m;
+  head = rest;
+  return into;
+}
+
+/** The directory packed again with a manifest whose hashes match, as an attacker would. */
+async function repack(dir: string, headPatch: Partial<ExportManifest> = {}): Promise<Uint8Array> {
+  const manifest = await manifestOf<ExportManifest>(dir, { ...head, ...headPatch });
+  const parts: Uint8Array[] = [];
+  for await (const p of archiveBytes(dir, manifest)) parts.push(p.slice());
+  return Buffer.concat(parts);
+}
+
+function lines(dir: string): Record<string, unknown>[] {
+  return readFileSync(join(dir, "sources.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+}
+
+function writeLines(dir: string, rows: Record<string, unknown>[]): void {
+  writeFileSync(join(dir, "sources.jsonl"), rows.map((r) => `${JSON.stringify(r)}\n`).join(""));
+}
+
+async function importBytes(c: Client, bytes: Uint8Array) {
+  const form = new FormData();
+  form.append("archive", new Blob([bytes as Uint8Array<ArrayBuffer>]), "export.tar");
+  const res = await app.handle(
+    new Request("http://localhost/api/rag/pipelines/import", {
+      method: "POST",
+      headers: { cookie: c.cookie },
+      body: form,
+    }),
+  );
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+beforeAll(async () => {
+  app = await makeApp();
+  owner = await Client.create(app);
+  const id = await owner.pipeline({ name: "Mine" });
+  await owner.addSource(id, {
+    type: "text",
+    name: "note",
+    content: "Harbour cranes lift containers.",
+    externalId: "n1",
+  });
+  await owner.upload(id, "cranes.txt", new TextEncoder().encode("A file about harbour cranes.\n".repeat(20)));
+  await owner.allSettled(id);
+  const out = await app.handle(
+    new Request(`http://localhost/api/rag/pipelines/${id}/export`, {
+      method: "POST",
+      headers: { cookie: owner.cookie, "content-type": "application/json" },
+      body: "{}",
+    }),
+  );
+  expect(out.status).toBe(200);
+  exported = new Uint8Array(await out.arrayBuffer());
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+});
+
+describe("import of a changed export", () => {
+  test("a source id that climbs out of the staging directory moves no file and stores nothing", async () => {
+    const secretPath = join(app.config.dataDir, "secret.key");
+    const secret = readFileSync(secretPath);
+    const dir = await unpack();
+    const rows = lines(dir);
+    const file = rows.find((r) => r.type === "file")!;
+    rows.push({ ...file, id: "../../../secret.key", externalId: null });
+    writeLines(dir, rows);
+    const r = await importBytes(owner, await repack(dir));
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toMatch(
+      /import refused: sources\.jsonl line 3: id must be a source id; nothing was stored/,
+    );
+    expect(readFileSync(secretPath)).toEqual(secret);
+    expect((await owner.call("GET", "/api/rag/pipelines")).body.total).toBe(1);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  // Each case changes the first (text) source's line; each is refused whole.
+  const cases: [string, (row: Record<string, unknown>) => void, RegExp][] = [
+    ["nested metadata", (r) => (r.metadata = JSON.stringify({ a: { b: 1 } })), /metadata\.a: must be a string/],
+    [
+      "a reserved metadata key",
+      (r) => (r.metadata = JSON.stringify({ url: "http://phish.example/" })),
+      /"url" is reserved/,
+    ],
+    ["an unknown type", (r) => (r.type = "exe"), /type must be one of: text, file, url, api/],
+    [
+      "an external id with NUL",
+      (r) => (r.externalId = `a\u0000${"x".repeat(5000)}`),
+      /externalId: must be at most 256/,
+    ],
+    ["an external id of ..", (r) => (r.externalId = ".."), /externalId: must not be . or ../],
+    ["a field no export has", (r) => (r.filePath = "/etc/passwd"), /filePath is not a field/],
+    ["a URL on a text source", (r) => (r.url = "http://127.0.0.1/"), /url is only for url and api sources/],
+    ["an empty name", (r) => (r.name = "   "), /name must be 1 to 200 characters/],
+  ];
+  for (const [what, change, message] of cases)
+    test(`refused: ${what}`, async () => {
+      const dir = await unpack();
+      const rows = lines(dir);
+      change(rows.find((r) => r.type === "text")!);
+      writeLines(dir, rows);
+      const r = await importBytes(owner, await repack(dir));
+      expect(r.status).toBe(400);
+      expect(r.body.error.code).toBe("invalid_request");
+      expect(r.body.error.message).toMatch(message);
+      expect((await owner.call("GET", "/api/rag/pipelines")).body.total).toBe(1);
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+  test("refused: an entry an export never holds, and a model the settings do not name", async () => {
+    const dir = await unpack();
+    writeFileSync(join(dir, "extra.txt"), "x");
+    expect((await importBytes(owner, await repack(dir))).body.error.message).toContain('"extra.txt" is not an entry');
+    rmSync(join(dir, "extra.txt"));
+    const r = await importBytes(owner, await repack(dir, { model: "ollama/other" }));
+    expect(r.body.error.message).toContain("embeddingModel must be the model the manifest says");
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("counts and hashes are recomputed, not believed", async () => {
+    const dir = await unpack();
+    const rows = lines(dir);
+    for (const r of rows) {
+      r.chunkCount = 9999;
+      r.contentHash = "0".repeat(64);
+      r.fileSize = 1;
+    }
+    writeLines(dir, rows);
+    const r = await importBytes(owner, await repack(dir));
+    expect(r.status).toBe(201);
+    const got = await owner.call("GET", `/api/rag/pipelines/${r.body.pipelineId}/sources`);
+    const sources = got.body as any[];
+    expect(sources).toHaveLength(2);
+    for (const s of sources) expect(s.chunkCount).toBeLessThan(100);
+    const file = sources.find((s) => s.type === "file");
+    expect(file.fileSize).toBe("A file about harbour cranes.\n".length * 20);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
