@@ -94,6 +94,11 @@ describe("search with filter.metadata", () => {
       "filter.metadata.team.$like: unknown operator $like; expected one of $eq $ne $in $nin $gt $gte $lt $lte $exists",
     ],
     ["a reserved key", { sourceId: "x" }, "filter.metadata.sourceId: filter by source with filter.sourceIds"],
+    [
+      "a value of 2,001 characters",
+      { team: "h".repeat(2001) },
+      "filter.metadata.team: must be at most 2000 characters",
+    ],
     ["an array", [], "filter.metadata: must be an object of metadata keys and conditions, not an array"],
     ["a string", "team=hr", "filter.metadata: must be an object of metadata keys and conditions, not a string"],
   ];

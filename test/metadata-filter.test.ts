@@ -56,6 +56,7 @@ const CASES: [string, unknown, string[]][] = [
   ["keys AND-ed", { team: "hr", year: { $gte: 2022 } }, ["A"]],
   ["$or of $and", { $or: [{ $and: [{ team: "eng" }, { year: 2019 }] }, { lang: "de" }] }, ["B", "D"]],
   ["missing key", { nothing: "x" }, []],
+  ["a value of 2,000 characters", { team: "h".repeat(2000) }, []],
   ["externalId", { externalId: "ext-F" }, ["F"]],
   ["externalId $exists", { externalId: { $exists: true } }, ["F"]],
   ["sourceType", { sourceType: "text" }, ALL],
@@ -93,6 +94,10 @@ const BAD: [string, unknown, string][] = [
     "filter.metadata.$or.0.$or.0.$or.0.$or.0.$or.0.$or.0",
   ],
   ["NUL in a value", { team: "a\u0000b" }, "filter.metadata.team"],
+  // No stored value is longer (a source's metadata strings hold at most 2,000 characters).
+  ["a value of 2,001 characters", { team: "h".repeat(2001) }, "filter.metadata.team"],
+  ["an $in value of 2,001 characters", { team: { $in: ["hr", "h".repeat(2001)] } }, "filter.metadata.team.$in.1"],
+  ["a range bound of 2,001 characters", { lang: { $gt: "e".repeat(2001) } }, "filter.metadata.lang.$gt"],
   ["an empty array", [], "filter.metadata"],
   ["an array of conditions", [{ team: "hr" }], "filter.metadata"],
   ["a string", "team=hr", "filter.metadata"],
@@ -151,6 +156,25 @@ describe("bad filters are 400 naming the field", () => {
     expect(r.body.error.code).toBe("invalid_request");
     expect(r.body.error.message.startsWith(`${field}:`)).toBe(true);
     if (field === "filter.metadata") expect(r.body.error.message).toStartWith("filter.metadata: must be an object");
+  });
+
+  test("a filter whose keys and values hold more than 100,000 characters in all", async () => {
+    // 1,000 values of 200 characters each: every string is short, the whole is 200,000.
+    const $or = Array.from({ length: 10 }, (_, i) => ({
+      team: { $in: Array.from({ length: 100 }, (_, j) => `${i}.${j}.`.padEnd(200, "h")) },
+    }));
+    const r = await c.query(key, { query: "quarterly ledger", mode: "keyword", filter: { metadata: { $or } } });
+    expect(r.status).toBe(400);
+    expect(r.body.error.details).toEqual([
+      { field: "filter.metadata", message: "must hold at most 100000 characters of keys and values" },
+    ]);
+    const half = $or.slice(0, 4);
+    const fits = await c.query(key, {
+      query: "quarterly ledger",
+      mode: "keyword",
+      filter: { metadata: { $or: half } },
+    });
+    expect(fits.status).toBe(200);
   });
 
   test("filter.metadata that is not an object", async () => {

@@ -5,11 +5,15 @@
  * ever reach the SQL as quoted literals or as numbers this code printed itself, so
  * a metadata value is data, never SQL. Every refusal names the field at fault.
  */
-import { RESERVED_METADATA_KEYS } from "../core/metadata";
+import { METADATA_LIMITS, RESERVED_METADATA_KEYS } from "../core/metadata";
 import { type Comparison, compareNumber, compareString, hasAnyTerm, keyTerm, valueTerm } from "../vectors/meta-index";
 import { RetrievalError } from "./errors";
 
-export const FILTER_LIMITS = { depth: 5, conditions: 200, inValues: 100 } as const;
+/**
+ * `chars` bounds a filter's keys and values together: each string is already at most a
+ * stored string's 2,000 characters, yet 9.6 MB of them still cost 1–1.5 s per query.
+ */
+export const FILTER_LIMITS = { depth: 5, conditions: 200, inValues: 100, chars: 100_000 } as const;
 
 /** Source fields a filter may name beside metadata keys. */
 const SOURCE_FIELDS = new Set(["sourceType", "externalId"]);
@@ -81,8 +85,28 @@ class Compiler {
 /** Compiles `filter.metadata`; null when it asks for nothing. Throws an `invalid_request` RetrievalError. */
 export function compileMetadataFilter(filter: unknown, path = "filter.metadata"): string | null {
   if (filter === undefined) return null;
+  if (charsOver(filter, FILTER_LIMITS.chars))
+    fail(path, `must hold at most ${FILTER_LIMITS.chars} characters of keys and values`);
   const sql = new Compiler().object(filter, path, 0);
   return sql === "true" ? null : sql;
+}
+
+/** Whether the strings of a JSON value (object keys included) hold more than `limit` characters. */
+function charsOver(value: unknown, limit: number): boolean {
+  let chars = 0;
+  // A stack, not recursion: the nesting is checked only later, by the compiler.
+  const stack = [value];
+  while (stack.length && chars <= limit) {
+    const v = stack.pop();
+    if (typeof v === "string") chars += v.length;
+    else if (Array.isArray(v)) for (const item of v) stack.push(item);
+    else if (isPlainObject(v))
+      for (const [k, inner] of Object.entries(v)) {
+        chars += k.length;
+        stack.push(inner);
+      }
+  }
+  return chars > limit;
 }
 
 function scalar(key: string, v: unknown, path: string): Scalar {
@@ -110,7 +134,12 @@ function checkKey(key: string, path: string): void {
     fail(path, "is not a metadata key: keys start with a letter or _ and hold up to 64 letters, digits, _ . or -");
 }
 
+/**
+ * A string operand. None longer than a stored metadata string can match, and an 8 MB one
+ * cost a second of CPU per request, so it is refused before anything else reads it.
+ */
 function checkedString(s: string, path: string): string {
+  if (s.length > METADATA_LIMITS.stringChars) fail(path, `must be at most ${METADATA_LIMITS.stringChars} characters`);
   if (s.includes("\0")) fail(path, "must not contain NUL characters");
   return s;
 }
