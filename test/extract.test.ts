@@ -128,8 +128,10 @@ describe("text formats", () => {
     });
   });
 
-  test("invalid json is an extraction error", async () => {
-    expect((await rejection(utf8("{nope"), { contentType: "application/json" })).message).toMatch(/invalid json/);
+  test("invalid json is an extraction error that names neither the parser nor its words", async () => {
+    const err = (await rejection(utf8("{nope"), { contentType: "application/json" })) as ExtractionError;
+    expect(err.message).toBe("could not read the JSON: it is neither valid JSON nor JSON Lines");
+    expect(err.detail).toMatch(/JSON Parse error/);
   });
 
   test("plain text loses its BOM and keeps CRLF", async () => {

@@ -6,7 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { makeApp, type TestApp } from "./support/app";
-import { Client } from "./support/ingest";
+import { extract } from "../src/ingest/extract";
+import { describe as describeFailure } from "../src/ingest/job";
+import { outcomeOf } from "../src/ingest/outcome";
+import { IngestStats } from "../src/ingest/stats";
+import { createLogger } from "../src/log";
+import { Client, makeDocx } from "./support/ingest";
 
 let t: TestApp;
 let c: Client;
@@ -84,6 +89,50 @@ describe("JSON nested too deep", () => {
     }
     const after = await c.addText(pipelineId, "the worker still ingests after deep json");
     expect((await c.settled(pipelineId, after.id)).status).toBe("ready");
+  });
+});
+
+describe("files a parser refuses", () => {
+  // An entity the document never declares: the XML reader's own complaint is
+  // `[xmldom error]\tentity not found:&lol9;\n@#[line:undefined,col:undefined]`.
+  const ENTITY_XML = `<?xml version="1.0"?><!DOCTYPE w:document [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;">]><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>&lol9;</w:t></w:r></w:p></w:body></w:document>`;
+  const cases: [string, () => Promise<Uint8Array>, string][] = [
+    [
+      "entities.docx",
+      () => makeDocx([], { "word/document.xml": ENTITY_XML }),
+      "could not read the DOCX file: its XML is malformed or uses entities ragd does not expand",
+    ],
+    [
+      "broken.json",
+      async () => new TextEncoder().encode('{"a": nope}'),
+      "could not read the JSON: it is neither valid JSON nor JSON Lines",
+    ],
+  ];
+  test("fail with one sentence per format, never the parser's own words", async () => {
+    const pid = await c.pipeline({ name: "refused by a parser" });
+    const ids: string[] = [];
+    for (const [name, bytes] of cases) {
+      const { created, put } = await c.upload(pid, name, await bytes());
+      expect(put.status).toBe(200);
+      ids.push(created.id);
+    }
+    const settled = await Promise.all(ids.map((id) => c.settled(pid, id)));
+    expect(settled.map((s) => [s.name, s.status, s.error])).toEqual(cases.map(([n, , e]) => [n, "failed", e]));
+    for (const s of settled) expect(s.error).not.toMatch(/xmldom|@#|[\t\n]|Parse error|Invalid PDF/);
+  });
+
+  test("the parser's own words go to the source's log line, not to its error", async () => {
+    const err = await extract(await makeDocx([], { "word/document.xml": ENTITY_XML }), { fileName: "e.docx" }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    const lines: string[] = [];
+    const outcome = outcomeOf({ type: "error", jobId: "j", ...describeFailure(err) });
+    const stats = new IngestStats(createLogger("info", (l) => lines.push(l)));
+    stats.record({ sourceId: "s", collectionId: "c", type: "file", result: "failed", outcome, stages: {}, seconds: 0 });
+    const line = JSON.parse(lines[0]!);
+    expect(line.error).toBe(cases[0]![2]);
+    expect(line.detail).toContain("entity not found:&lol9;");
   });
 });
 

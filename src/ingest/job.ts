@@ -95,7 +95,7 @@ export type JobEvent =
     }
   | { type: "unchanged"; jobId: string; contentHash: string; validators?: Validators | null; stages?: StageTimes }
   | CrawlEvent
-  | { type: "error"; jobId: string; message: string; transient: boolean; stages?: StageTimes };
+  | { type: "error"; jobId: string; message: string; transient: boolean; detail?: string; stages?: StageTimes };
 
 /** Everything a worker posts: its jobs' events, its answer to a ping, and its embedding calls. */
 export type FromWorker = JobEvent | { type: "pong" } | { type: "embed"; call: EmbedCall };
@@ -243,11 +243,17 @@ function toRow(documentId: string, c: Chunk, vector: Float32Array): RowOut {
   };
 }
 
-/** A failure as a sentence a person can act on, and whether retrying may help. */
-export function describe(err: unknown): { message: string; transient: boolean } {
+/**
+ * A failure as a sentence a person can act on, and whether retrying may help; `detail`,
+ * a parser's own words, is for the log only.
+ */
+export function describe(err: unknown): { message: string; transient: boolean; detail?: string } {
   if (err instanceof EmbeddingError) return { message: err.message, transient: err.transient };
   if (err instanceof FetchError) return { message: err.message, transient: err.transient };
-  if (err instanceof ExtractionError) return { message: err.message, transient: false };
+  if (err instanceof ExtractionError)
+    return err.detail === undefined
+      ? { message: err.message, transient: false }
+      : { message: err.message, transient: false, detail: err.detail };
   const e = err as NodeJS.ErrnoException;
   if (e?.code === "ENOENT")
     return { message: "the uploaded file is missing from the data directory", transient: false };

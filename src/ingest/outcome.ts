@@ -39,7 +39,13 @@ export type Outcome =
       /** A crawl source: what its crawl found (crawl-sync.ts has stored the pages). */
       crawl?: CrawlReport;
     }
-  | { ok: false; message: string; transient: boolean };
+  | {
+      ok: false;
+      message: string;
+      transient: boolean;
+      /** A parser's own words (extract/errors.ts): for the log line only, never stored. */
+      detail?: string;
+    };
 
 export interface Finished {
   /** A generation to drop from the vector store: a re-index has just switched over. */
@@ -69,7 +75,9 @@ export function outcomeOf(e: Extract<JobEvent, { type: "done" | "unchanged" | "e
   if (e.type === "unchanged")
     return { ok: true, chunkCount: 0, dimensions: 0, contentHash: e.contentHash, unchanged: true, validators };
   if (e.type === "crawled") return { ok: true, chunkCount: 0, dimensions: 0, contentHash: null, crawl: e.report };
-  return { ok: false, message: e.message, transient: e.transient };
+  return e.detail === undefined
+    ? { ok: false, message: e.message, transient: e.transient }
+    : { ok: false, message: e.message, transient: e.transient, detail: e.detail };
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * What ingestion reports about each source that ends a task: the counters and stage
  * histograms of /metrics, and one log line at info. The line names the source, its
- * type, the outcome and, for a failure, the reason; never its content or name.
+ * type, the outcome and, for a failure, the reason (with, as `detail`, the parser's own
+ * words when a parser refused the file: at most 200 characters of them); never its name.
  */
 import type { Logger } from "../log";
 import { Counter, Histogram } from "../tools/prom";
@@ -56,6 +57,7 @@ export class IngestStats {
       this.log.info(t.result === "ready" ? "source ready" : "source unchanged", fields);
     } else {
       fields.error = t.outcome.message;
+      if (t.outcome.detail) fields.detail = t.outcome.detail;
       this.log.info(t.result === "retry" ? "source will be retried" : "source failed", fields);
     }
   }

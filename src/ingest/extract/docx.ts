@@ -4,7 +4,7 @@
  * caps from zip.ts and parts it does not need (images) are never inflated at all.
  */
 import mammoth from "mammoth";
-import { ExtractionError } from "./errors";
+import { ExtractionError, unreadable } from "./errors";
 import { inflateEntry, type ZipDirectory } from "./zip";
 
 /** Extracts the raw text of a DOCX whose directory has already passed the zip limits. */
@@ -29,6 +29,6 @@ export async function extractDocx(bytes: Uint8Array, zip: ZipDirectory): Promise
     return result.value;
   } catch (err) {
     if (err instanceof ExtractionError) throw err;
-    throw new ExtractionError(`could not read docx: ${(err as Error).message}`);
+    throw unreadable("docx", err);
   }
 }

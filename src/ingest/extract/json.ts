@@ -3,7 +3,7 @@
  * paths dotted (`a.b: v`), records separated by a blank line. JSON Lines works too.
  */
 import { nestsDeeperThan, TOO_DEEP } from "../../tools/json-depth";
-import { ExtractionError } from "./errors";
+import { ExtractionError, unreadable } from "./errors";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -25,7 +25,7 @@ function parse(text: string): Json {
     try {
       if (lines.length > 1) return lines.map((l) => JSON.parse(l) as Json);
     } catch {}
-    throw new ExtractionError(`invalid json: ${(err as Error).message}`);
+    throw unreadable("json", err);
   }
 }
 

@@ -7,7 +7,7 @@
  */
 import * as XLSX from "@e965/xlsx";
 import { rowToText } from "./csv";
-import { ExtractionError } from "./errors";
+import { ExtractionError, unreadable } from "./errors";
 import { inflateEntry, type ZipDirectory } from "./zip";
 
 interface Cell {
@@ -59,7 +59,7 @@ export function extractSheets(bytes: Uint8Array, zip: ZipDirectory, format: "xls
     book = parseZip(container, { dense: true, cellFormula: false, cellHTML: false, cellStyles: false });
   } catch (err) {
     if (err instanceof ExtractionError) throw err;
-    throw new ExtractionError(`could not read ${format}: ${(err as Error).message}`);
+    throw unreadable(format, err);
   }
   return book.SheetNames.map((name) => sheetSection(name, book.Sheets[name]))
     .filter(Boolean)

@@ -4,7 +4,7 @@
  * declared size, so a directory that lies cannot make us inflate more than it promised.
  */
 import { inflateRawSync } from "node:zlib";
-import { ExtractionError } from "./errors";
+import { ExtractionError, unreadable } from "./errors";
 
 const MB = 1024 * 1024;
 
@@ -118,7 +118,7 @@ export function inflateEntry(bytes: Uint8Array, entry: ZipEntry): Uint8Array {
   } catch (err) {
     const tooLarge = (err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE";
     if (tooLarge) throw refuse(`entry ${entry.name} inflates beyond its declared ${entry.size} bytes`);
-    throw new ExtractionError(`corrupt zip entry ${entry.name}: ${(err as Error).message}`);
+    throw unreadable("zip", err);
   }
 }
 
