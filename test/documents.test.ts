@@ -309,6 +309,11 @@ describe("listing", () => {
     const since: Reply = await list(`updatedSince=${encodeURIComponent(mark)}`);
     expect(since.body.documents.map((d: { externalId: string }) => d.externalId)).toEqual(["l-2"]);
     expect((await list("updatedSince=yesterday")).status).toBe(400);
+    // 2025-02-30 would otherwise be read as 2 March 2025 and skip two days of changes.
+    const impossible = await list(`updatedSince=${encodeURIComponent("2025-02-30T00:00:00Z")}`);
+    expect(impossible.status).toBe(400);
+    expect(impossible.body.error.details[0].field).toBe("updatedSince");
+    expect((await list(`updatedSince=${encodeURIComponent("2024-02-29T00:00:00+01:00")}`)).body.total).toBe(5);
     expect((await list("status=nope")).status).toBe(400);
   });
 });

@@ -40,6 +40,11 @@ describe("creating keys", () => {
     [{ expiresAt: "2030-01-01" }, 400, "expiresAt"],
     [{ expiresAt: "2001-01-01T00:00:00Z" }, 400, "expiresAt"],
     [{ expiresAt: 1893456000 }, 400, "expiresAt"],
+    // Days the calendar does not have are refused, not rolled over into the next month.
+    [{ expiresAt: "2099-02-30T00:00:00Z" }, 400, "expiresAt"],
+    [{ expiresAt: "2099-04-31T12:00:00+02:00" }, 400, "expiresAt"],
+    [{ expiresAt: "2099-12-31T24:00:00Z" }, 400, "expiresAt"],
+    [{ expiresAt: "2099-02-28T00:00:00" }, 400, "expiresAt"],
   ])("%j → %i", async (body, status, expected) => {
     const r = await createKey(body);
     expect(r.status).toBe(status);
@@ -50,6 +55,20 @@ describe("creating keys", () => {
       expect(r.body.error.code).toBe("invalid_request");
       expect(r.body.error.message).toContain(expected as string);
     }
+  });
+
+  test("29 February is a day in a leap year only", async () => {
+    expect((await createKey({ expiresAt: "2096-02-29T23:59:59.5-01:00" })).body.expiresAt).toBe(
+      "2096-03-01T00:59:59.500Z",
+    );
+    const r = await createKey({ expiresAt: "2097-02-29T00:00:00Z" });
+    expect(r.status).toBe(400);
+    expect(r.body.error.details).toEqual([
+      {
+        field: "expiresAt",
+        message: "must be an ISO 8601 date-time with a time zone, on a real day, e.g. 2030-01-31T00:00:00Z",
+      },
+    ]);
   });
 
   test("an expiry is stored and listed in UTC; the list shows scopes", async () => {

@@ -16,6 +16,7 @@ import type { Store } from "../../db/store";
 import { findSourceFetch, sourceFetchesOf } from "../../db/repo/source-fetches";
 import type { DiskFileStore } from "../../files/disk-store";
 import type { FileStore } from "../../files/store";
+import { parseDateTime } from "../../http/date-time";
 import { AppError, type FieldProblem, notFound } from "../../http/errors";
 import type { IngestEngine } from "../../ingest/engine";
 import { UpsertRefused } from "../../ingest/errors";
@@ -138,15 +139,8 @@ export class DocumentService {
     collection: Collection,
     q: { page?: number; pageSize?: number; status?: DocumentRow["status"]; updatedSince?: string },
   ) {
-    let since: string | undefined;
-    if (q.updatedSince !== undefined) {
-      const ms = Date.parse(q.updatedSince);
-      if (Number.isNaN(ms))
-        throw new AppError("invalid_request", "updatedSince: must be an ISO 8601 date-time", [
-          { field: "updatedSince", message: "must be an ISO 8601 date-time" },
-        ]);
-      since = new Date(ms).toISOString();
-    }
+    const since =
+      q.updatedSince === undefined ? undefined : new Date(parseDateTime(q.updatedSince, "updatedSince")).toISOString();
     const page = q.page ?? 1;
     const pageSize = q.pageSize ?? 100;
     const { rows, total } = await listDocumentPage(this.d.db.reader, collection.id, {

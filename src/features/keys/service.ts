@@ -18,6 +18,7 @@ import { findCollectionById } from "../../db/repo/collections";
 import { findUserState } from "../../db/repo/users";
 import type { ApiKey } from "../../db/schema";
 import type { Store } from "../../db/store";
+import { parseDateTime } from "../../http/date-time";
 import { AppError, notFound } from "../../http/errors";
 import { randomBase62, sha256 } from "../../tools/crypto";
 
@@ -76,13 +77,10 @@ export function checkScopes(input: unknown): KeyScope[] {
   return input as KeyScope[];
 }
 
-/** Checks an expiry: an ISO 8601 date-time with a time zone, in the future; null when omitted. */
+/** Checks an expiry: a date-time (http/date-time.ts) in the future; null when omitted. */
 export function checkExpiry(input: unknown, now = Date.now()): string | null {
   if (input === undefined || input === null) return null;
-  const shape = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
-  const ms = typeof input === "string" && shape.test(input) ? Date.parse(input) : Number.NaN;
-  if (Number.isNaN(ms))
-    throw field("expiresAt", "must be an ISO 8601 date-time with a time zone, e.g. 2030-01-31T00:00:00Z");
+  const ms = parseDateTime(input, "expiresAt");
   if (ms <= now) throw field("expiresAt", "must be in the future");
   return new Date(ms).toISOString();
 }
@@ -105,6 +103,8 @@ export class KeyService {
    * and answered after it is not cached, so a revoked key cannot come back.
    */
   private forgets = 0;
+  /** Work in flight on a key's behalf (event streams, MCP exchanges), ended when it is revoked here. */
+  private readonly held = new Map<string, Set<AbortController>>();
 
   constructor(
     private readonly db: Store,
@@ -161,7 +161,36 @@ export class KeyService {
     this.forgets++;
     this.cache.delete(row.keyHash);
     this.pending.delete(keyId);
+    for (const c of this.held.get(keyId) ?? []) c.abort();
+    this.held.delete(keyId);
     return { deleted: true, id: keyId };
+  }
+
+  /**
+   * A signal that aborts when `keyId` is revoked in this process, for work that outlives
+   * its request's check; `release` when the work ends. Another process's revocation, an
+   * expiry or a disabled owner is found by asking `allows` again (docs/API.md, API keys).
+   */
+  hold(keyId: string): { signal: AbortSignal; release: () => void } {
+    const c = new AbortController();
+    const set = this.held.get(keyId) ?? new Set();
+    this.held.set(keyId, set.add(c));
+    const release = () => {
+      set.delete(c);
+      if (set.size === 0 && this.held.get(keyId) === set) this.held.delete(keyId);
+    };
+    return { signal: c.signal, release };
+  }
+
+  /** Whether `authorize(authorization, scope)` still lets the key in; a failure to read the database throws. */
+  async allows(authorization: string | null, scope: KeyScope): Promise<boolean> {
+    try {
+      await this.authorize(authorization, scope);
+      return true;
+    } catch (err) {
+      if (err instanceof AppError) return false;
+      throw err;
+    }
   }
 
   /** Drops cached lookups of a deleted collection. */
