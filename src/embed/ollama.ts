@@ -4,6 +4,7 @@
  * OpenAI-compatible client shares.
  */
 import { Ollama } from "ollama";
+import { pause } from "../tools/pause";
 import { EmbeddingError, type Embedder } from "./types";
 
 export interface RemoteOptions {
@@ -26,19 +27,6 @@ const DEFAULTS: Required<RemoteOptions> = {
   attempts: 3,
   backoffMs: 500,
 };
-
-/** Waits `ms`, or less if `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done);
-  });
-}
 
 /** An L2-normalised copy; rejects anything that is not a list of numbers. */
 function normalise(v: unknown, where: string): Float32Array {
