@@ -19,10 +19,17 @@ let ssoOnly: RunningBinary;
 let closed: RunningBinary;
 const dirs: string[] = [];
 const CALLBACK = "/api/auth/oidc/callback";
+/** Email claims of some logins at the provider, each one sign-up would refuse, and one with spaces. */
+const ODD_EMAILS: Record<string, string> = {
+  "odd-plain": "notanemail",
+  "odd-script": "<script>@x.test",
+  "odd-long": `${"a".repeat(407)}@example.test`,
+  spaced: "  Hank@example.test ",
+};
 
 beforeAll(async () => {
   await ensureBinary();
-  provider = await startTestProvider();
+  provider = await startTestProvider(ODD_EMAILS);
   const env = {
     RAGD_OIDC_ISSUER: provider.issuer,
     RAGD_OIDC_CLIENT_ID: provider.clientId,
@@ -98,6 +105,31 @@ describe("single sign-on", () => {
     expect(flow.body).toContain("has not verified unverified-carol@example.test");
     expect(flow.body).toContain("email_not_verified");
     expect(flow.session).toBeUndefined();
+  });
+
+  test.each(["odd-plain", "odd-script", "odd-long"])(
+    "%s: an email sign-up would refuse makes no account, with a clear page",
+    async (login) => {
+      const flow = await new Browser().signIn(`${both.url}/api/auth/oidc/start`, login, both.url);
+      expect(flow.status).toBe(403);
+      expect(flow.body).toContain("shared an email that is not a valid address of at most 320 characters");
+      expect(flow.body).toContain("<code>forbidden</code>");
+      expect(flow.body).not.toContain("<script>");
+      expect(flow.session).toBeUndefined();
+      const listed = runCli(["user", "list", "--data-dir", dirs[0]!]);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).not.toContain(ODD_EMAILS[login]!.slice(0, 10));
+    },
+  );
+
+  test("an email with surrounding spaces is trimmed: one account, found again on the next sign-in", async () => {
+    const first = await new Browser().signIn(`${both.url}/api/auth/oidc/start`, "spaced", both.url);
+    expect(first.status).toBe(303);
+    const a = await me(both, first.session);
+    expect(a.body.user.email).toBe("Hank@example.test");
+    const second = await new Browser().signIn(`${both.url}/api/auth/oidc/start`, "spaced", both.url);
+    expect(second.status).toBe(303);
+    expect((await me(both, second.session)).body.user.id).toBe(a.body.user.id);
   });
 
   test("a callback without the browser's pending sign-in is refused", async () => {

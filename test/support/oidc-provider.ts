@@ -16,8 +16,11 @@ export interface TestProvider {
   close(): Promise<void>;
 }
 
-/** Reserves a loopback port for the provider; it answers once `register` is called. */
-export async function startTestProvider(): Promise<TestProvider> {
+/**
+ * Reserves a loopback port for the provider; it answers once `register` is called.
+ * `emails` gives some login names another email claim than `<login>@example.test`.
+ */
+export async function startTestProvider(emails: Record<string, string> = {}): Promise<TestProvider> {
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -41,7 +44,11 @@ export async function startTestProvider(): Promise<TestProvider> {
         claims: { openid: ["sub"], email: ["email", "email_verified"] },
         findAccount: (_ctx: unknown, id: string) => ({
           accountId: id,
-          claims: () => ({ sub: id, email: `${id}@example.test`, email_verified: !id.startsWith("unverified") }),
+          claims: () => ({
+            sub: id,
+            email: emails[id] ?? `${id}@example.test`,
+            email_verified: !id.startsWith("unverified"),
+          }),
         }),
         pkce: { required: () => true },
         // Fixed lifetimes: the library's defaults print a notice for each.

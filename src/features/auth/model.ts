@@ -1,8 +1,15 @@
 /** Request and response schemas of the account endpoints. */
+import { Value } from "@sinclair/typebox/value";
 import { t } from "elysia";
 
+/** What an account's email must be: sign-up's body and single sign-on (oidc.ts) both hold to it. */
+const Email = t.String({ format: "email", maxLength: 320, description: "Case-insensitive, unique." });
+
+/** Whether `email` passes sign-up's rule for an account's email. */
+export const isAccountEmail = (email: string): boolean => Value.Check(Email, email);
+
 export const Credentials = t.Object({
-  email: t.String({ format: "email", maxLength: 320, description: "Case-insensitive, unique." }),
+  email: Email,
   password: t.String({ minLength: 8, maxLength: 1024 }),
 });
 

@@ -13,6 +13,7 @@ import * as oidc from "openid-client";
 import type { Config } from "../../config";
 import { AppError } from "../../http/errors";
 import type { Logger } from "../../log";
+import { isAccountEmail } from "./model";
 
 export const OIDC_COOKIE = "ragd_oidc";
 /** How long a sign-in may sit at the provider before its state expires. */
@@ -73,17 +74,26 @@ export class SingleSignOn {
     const current = new URL(redirectUri);
     for (const [k, v] of query) current.searchParams.append(k, v);
     const claims = await this.redeem(config, current, pending);
-    if (typeof claims.email !== "string" || claims.email === "") {
+    const email = typeof claims.email === "string" ? claims.email.trim() : "";
+    if (email === "") {
       throw new AppError("forbidden", "the identity provider did not share an email address; ragd needs one");
+    }
+    // The provider is trusted to verify an address, not to shape it: an account made here
+    // must hold an email that sign-up would have taken.
+    if (!isAccountEmail(email)) {
+      throw new AppError(
+        "forbidden",
+        "the identity provider shared an email that is not a valid address of at most 320 characters; ask its administrator to correct it",
+      );
     }
     // A few providers send the claim as the string "true".
     if (claims.email_verified !== true && claims.email_verified !== "true") {
       throw new AppError(
         "email_not_verified",
-        `the identity provider has not verified ${claims.email}; verify it there, then sign in again`,
+        `the identity provider has not verified ${email}; verify it there, then sign in again`,
       );
     }
-    return { email: claims.email, subject: String(claims.sub) };
+    return { email, subject: String(claims.sub) };
   }
 
   /** Redeems the code; the email comes from the ID token or, when not there, the userinfo endpoint. */
