@@ -3,20 +3,23 @@
  * signature with the secret it was given once, fails twice and is retried; the
  * delivery log shows the attempts; addresses the fetch rules refuse are refused at
  * create (400 naming url) or, when the rules changed since, fail the delivery naming
- * the rule. URL credentials are never shown.
+ * the rule. URL credentials are never shown. A test ping and a redelivery go through
+ * the same outbox, and the timed signature lets a receiver refuse a replay.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createHmac } from "node:crypto";
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { rmSync } from "node:fs";
 import { buildApp } from "../src/app";
 import { createLogger } from "../src/log";
 import { closeServices, createServices } from "../src/services";
+import { version } from "../src/version";
 import { makeApp, type TestApp } from "./support/app";
 import { Client, waitFor } from "./support/ingest";
 
 interface Received {
   headers: Headers;
   body: string;
+  path: string;
 }
 
 let t: TestApp;
@@ -25,13 +28,17 @@ let receiver: ReturnType<typeof Bun.serve>;
 const received: Received[] = [];
 /** How many more requests the receiver answers 500. */
 let failuresLeft = 0;
+/** Requests to /hold wait for this to resolve. */
+let hold = Promise.withResolvers<void>();
 
 beforeAll(async () => {
   receiver = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     async fetch(req) {
-      received.push({ headers: req.headers, body: await req.text() });
+      const path = new URL(req.url).pathname;
+      received.push({ headers: req.headers, body: await req.text(), path });
+      if (path === "/hold") await hold.promise;
       if (failuresLeft > 0) {
         failuresLeft--;
         return new Response("not now", { status: 500 });
@@ -51,6 +58,15 @@ afterAll(async () => {
 const hookUrl = (path = "/hook") => `http://127.0.0.1:${receiver.port}${path}`;
 const verify = (secret: string, r: Received) =>
   r.headers.get("x-ragd-signature") === `sha256=${createHmac("sha256", secret).update(r.body).digest("hex")}`;
+
+/** A receiver's check (docs/API.md, "Verifying a signature"): the time within 5 minutes, then the HMAC of `<time>.<body>`. */
+function verifyTimed(secret: string, r: Received, nowSeconds = Date.now() / 1000): boolean {
+  const timestamp = r.headers.get("x-ragd-timestamp") ?? "";
+  const header = r.headers.get("x-ragd-signature-v2") ?? "";
+  if (!/^\d+$/.test(timestamp) || Math.abs(nowSeconds - Number(timestamp)) > 300) return false;
+  const expected = `sha256=${createHmac("sha256", secret).update(`${timestamp}.${r.body}`).digest("hex")}`;
+  return header.length === expected.length && timingSafeEqual(Buffer.from(header), Buffer.from(expected));
+}
 
 describe("deliveries", () => {
   test("signed, retried after the receiver fails twice, and logged with their attempts", async () => {
@@ -126,6 +142,95 @@ describe("deliveries", () => {
     expect(new Set(log[0].attemptLog.map((a: { statusCode: number }) => a.statusCode))).toEqual(new Set([500]));
     // Six attempts, each picked up by the deliverer's 1 s tick: about 5 s when all goes well.
   }, 30_000);
+});
+
+describe("test pings, redeliveries and replays", () => {
+  const hooks = (pid: string) => `/api/rag/pipelines/${pid}/webhooks`;
+
+  test("a ping is delivered at once, names ragd once, and is signed with its time against replays", async () => {
+    const pid = await c.pipeline();
+    // Subscribed to one type only: a ping goes whatever the webhook takes.
+    const hook = await c.call("POST", hooks(pid), { url: hookUrl("/ping"), events: ["reindex.completed"] });
+    const queued = await c.call("POST", `${hooks(pid)}/${hook.body.id}/test`);
+    expect(queued.status).toBe(202);
+    expect(queued.body).toMatchObject({ webhookId: hook.body.id, eventType: "ping", eventId: 0, status: "pending" });
+    const got = await waitFor("the ping", () =>
+      received.find((r) => r.headers.get("x-ragd-delivery") === queued.body.id),
+    );
+    expect(JSON.parse(got.body)).toEqual({
+      type: "ping",
+      pipelineId: pid,
+      webhookId: hook.body.id,
+      time: expect.any(String),
+    });
+    expect(got.body).toBe(queued.body.payload);
+    expect(got.headers.get("x-ragd-event")).toBe("ping");
+    expect(got.headers.get("user-agent")).toBe(`ragd/${version}`);
+    const secret = hook.body.secret;
+    expect(verify(secret, got)).toBe(true);
+    expect(verifyTimed(secret, got)).toBe(true);
+    expect(verifyTimed("whsec_wrong", got)).toBe(false);
+    // The same request replayed six minutes later, or with its time moved on, fails the check.
+    expect(verifyTimed(secret, got, Date.now() / 1000 + 360)).toBe(false);
+    const moved = new Headers(got.headers);
+    moved.set("x-ragd-timestamp", String(Math.floor(Date.now() / 1000) + 60));
+    expect(verifyTimed(secret, { ...got, headers: moved })).toBe(false);
+    const log = await waitFor("the ping to be recorded", async () => {
+      const r = await c.call("GET", `${hooks(pid)}/${hook.body.id}/deliveries`);
+      return r.body?.[0]?.status === "delivered" ? r.body : null;
+    });
+    expect(log.map((d: { id: string }) => d.id)).toEqual([queued.body.id]);
+  });
+
+  test("a settled delivery is sent again as a new delivery with the same body; a pending one is 409", async () => {
+    const pid = await c.pipeline();
+    const hook = await c.call("POST", hooks(pid), { url: hookUrl("/again") });
+    const first = await c.call("POST", `${hooks(pid)}/${hook.body.id}/test`);
+    const deliveries = `${hooks(pid)}/${hook.body.id}/deliveries`;
+    await waitFor(
+      "the first delivery",
+      async () => (await c.call("GET", deliveries)).body?.[0]?.status === "delivered",
+    );
+    const again = await c.call("POST", `${deliveries}/${first.body.id}/redeliver`);
+    expect(again.status).toBe(202);
+    expect(again.body.id).not.toBe(first.body.id);
+    expect(again.body).toMatchObject({
+      eventType: "ping",
+      payload: first.body.payload,
+      status: "pending",
+      attempts: 0,
+    });
+    const got = await waitFor("the redelivery", () =>
+      received.find((r) => r.headers.get("x-ragd-delivery") === again.body.id),
+    );
+    expect(got.body).toBe(first.body.payload);
+    expect(verifyTimed(hook.body.secret, got)).toBe(true);
+    const unknown = await c.call("POST", `${deliveries}/0190c1d2-0000-7000-8000-000000000000/redeliver`);
+    expect([unknown.status, unknown.body.error.code]).toEqual([404, "not_found"]);
+
+    // A delivery still being tried cannot be sent again beside itself.
+    hold = Promise.withResolvers<void>();
+    const held = await c.call("POST", hooks(pid), { url: hookUrl("/hold") });
+    const ping = await c.call("POST", `${hooks(pid)}/${held.body.id}/test`);
+    await waitFor("the held attempt", () => received.some((r) => r.headers.get("x-ragd-delivery") === ping.body.id));
+    const busy = await c.call("POST", `${hooks(pid)}/${held.body.id}/deliveries/${ping.body.id}/redeliver`);
+    hold.resolve();
+    expect([busy.status, busy.body.error.code]).toEqual([409, "conflict"]);
+    // A delivery of another webhook of the pipeline is not this one's.
+    const crossed = await c.call("POST", `${deliveries}/${ping.body.id}/redeliver`);
+    expect(crossed.status).toBe(404);
+  });
+
+  test("another user's pipeline: 404 for the test and the redelivery", async () => {
+    const pid = await c.pipeline();
+    const hook = await c.call("POST", hooks(pid), { url: hookUrl() });
+    const ping = await c.call("POST", `${hooks(pid)}/${hook.body.id}/test`);
+    const other = await Client.create(t);
+    expect((await other.call("POST", `${hooks(pid)}/${hook.body.id}/test`)).status).toBe(404);
+    const r = await other.call("POST", `${hooks(pid)}/${hook.body.id}/deliveries/${ping.body.id}/redeliver`);
+    expect(r.status).toBe(404);
+    expect((await c.call("POST", `${hooks(pid)}/0190c1d2-0000-7000-8000-000000000000/test`)).status).toBe(404);
+  });
 });
 
 describe("managing webhooks", () => {

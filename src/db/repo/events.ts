@@ -308,3 +308,14 @@ export async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<str
 export async function pruneDeliveries(db: Db, before: string): Promise<number> {
   return runSql(db, PRUNE_DELIVERIES, { before });
 }
+
+/** One delivery of a webhook; undefined when the webhook has no such delivery. */
+export async function findDelivery(db: Db, webhookId: string, id: string): Promise<WebhookDelivery | undefined> {
+  const { webhookDeliveries: d } = tables(db);
+  return first(
+    await db
+      .select()
+      .from(d)
+      .where(and(eq(d.webhookId, webhookId), eq(d.id, id))),
+  );
+}

@@ -1,7 +1,8 @@
 /**
  * The webhook deliverer: a timer (and a wake-up when deliveries are queued) reads
  * the outbox for due deliveries and POSTs each under the fetch rules, signed with
- * the webhook's secret. Each attempt first claims its delivery (claimDelivery), so of
+ * the webhook's secret (the body alone, and the attempt's time with the body, against
+ * replays: docs/API.md, "Verifying a signature"). Each attempt first claims its delivery (claimDelivery), so of
  * several processes on one database only one POSTs it. Every attempt is recorded, in
  * its own row and on the delivery's; a failure or non-2xx answer is tried again after
  * the next delay of the schedule, and after the last one the delivery is failed. The
@@ -17,7 +18,6 @@ import type { Store } from "../../db/store";
 import { notifier } from "../../ingest/events";
 import { FetchError, safePost } from "../../ingest/fetch";
 import type { Logger } from "../../log";
-import { version } from "../../version";
 
 /** At most this many deliveries are in flight at once. */
 const CONCURRENCY = 8;
@@ -29,6 +29,21 @@ const TICK_MS = 1000;
 
 /** The hex HMAC-SHA256 of `body` with `secret`: X-Ragd-Signature is `sha256=` and this. */
 export const signature = (secret: string, body: string) => createHmac("sha256", secret).update(body).digest("hex");
+
+/**
+ * The signing headers of one attempt. X-Ragd-Signature (the body alone, as the contract
+ * has it) stays for receivers written against it; X-Ragd-Signature-V2 signs
+ * `<X-Ragd-Timestamp>.<body>`, so a receiver that checks the time refuses a captured
+ * delivery replayed later. Each attempt signs its own time: a retry 40 min on still passes.
+ */
+export function signingHeaders(secret: string, body: string, now = Date.now()): Record<string, string> {
+  const timestamp = String(Math.floor(now / 1000));
+  return {
+    "x-ragd-timestamp": timestamp,
+    "x-ragd-signature": `sha256=${signature(secret, body)}`,
+    "x-ragd-signature-v2": `sha256=${signature(secret, `${timestamp}.${body}`)}`,
+  };
+}
 
 export interface DelivererDeps {
   db: Store;
@@ -138,12 +153,12 @@ export class WebhookDeliverer {
   }
 
   private async post(d: WebhookDelivery, w: Webhook): Promise<{ status: number | null; error: string | null }> {
+    // User-Agent is the fetcher's own (ragd/<version>), as for every request ragd makes.
     const headers = {
       "content-type": "application/json",
-      "user-agent": `ragd/${version}`,
       "x-ragd-event": d.eventType,
       "x-ragd-delivery": d.id,
-      "x-ragd-signature": `sha256=${signature(w.secret, d.payload)}`,
+      ...signingHeaders(w.secret, d.payload),
     };
     try {
       const rules = { allow: this.d.config.fetchAllow, deny: this.d.config.fetchDeny, timeoutMs: ATTEMPT_TIMEOUT_MS };

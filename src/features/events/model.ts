@@ -30,15 +30,17 @@ export const WebhookModel = t.Object({
 export const WebhookCreated = t.Composite([
   WebhookModel,
   t.Object({
-    secret: t.String({ description: "The HMAC-SHA256 key of X-Ragd-Signature. Shown only in this response." }),
+    secret: t.String({
+      description: "The HMAC-SHA256 key of X-Ragd-Signature-V2 and X-Ragd-Signature. Shown only in this response.",
+    }),
   }),
 ]);
 
 export const DeliveryModel = t.Object({
   id: t.String({ description: "Also sent as X-Ragd-Delivery, the same on every attempt" }),
   webhookId: t.String(),
-  eventId: t.Number(),
-  eventType: t.String(),
+  eventId: t.Number({ description: "The event sent; 0 for a test ping, which is in no event log" }),
+  eventType: t.String({ description: "The event's type, or ping" }),
   status: t.Union([t.Literal("pending"), t.Literal("delivered"), t.Literal("failed")]),
   attempts: t.Number(),
   nextAttemptAt: t.Union([t.String(), t.Null()]),

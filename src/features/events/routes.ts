@@ -1,6 +1,7 @@
 /**
  * Event routes under a pipeline (docs/API.md, Events): the SSE stream and the
- * webhooks with their delivery log. Session doors; the pipeline must be the user's.
+ * webhooks with their delivery log, test pings and redeliveries. Session doors; the
+ * pipeline must be the user's.
  */
 import { Elysia, t } from "elysia";
 import { sessionAuth } from "../../http/auth";
@@ -15,6 +16,7 @@ import type { WebhookService } from "./webhooks";
 
 const Params = t.Object({ id: t.String() });
 const HookParams = t.Object({ id: t.String(), webhookId: t.String() });
+const DeliveryParams = t.Object({ id: t.String(), webhookId: t.String(), deliveryId: t.String() });
 const Errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 
 export function eventRoutes(
@@ -86,6 +88,34 @@ export function eventRoutes(
         params: HookParams,
         response: { 200: t.Array(DeliveryModel), ...Errors },
         detail: { summary: "The webhook's newest deliveries (at most 100), with attempts and last outcome" },
+      },
+    )
+    .post(
+      "/webhooks/:webhookId/test",
+      async ({ user, params, set }) => {
+        const delivery = await hooks.ping(await own(user, params.id), params.webhookId);
+        set.status = 202;
+        return delivery;
+      },
+      {
+        session: true,
+        params: HookParams,
+        response: { 202: DeliveryModel, ...Errors },
+        detail: { summary: "Send the webhook a ping event now; answers the queued delivery" },
+      },
+    )
+    .post(
+      "/webhooks/:webhookId/deliveries/:deliveryId/redeliver",
+      async ({ user, params, set }) => {
+        const delivery = await hooks.redeliver(await own(user, params.id), params.webhookId, params.deliveryId);
+        set.status = 202;
+        return delivery;
+      },
+      {
+        session: true,
+        params: DeliveryParams,
+        response: { 202: DeliveryModel, 409: ErrorBody, ...Errors },
+        detail: { summary: "Send a settled delivery's body again, as a new delivery" },
       },
     );
 }

@@ -1,15 +1,18 @@
 /**
- * Webhooks of a pipeline: create (the secret is shown once), list, delete, and the
- * delivery log. Their URLs obey the fetch rules of url sources (docs/API.md, Events):
- * an IP literal or loopback name they refuse is refused here at once; a host name
- * is checked again, resolved, at every delivery.
+ * Webhooks of a pipeline: create (the secret is shown once), list, delete, the
+ * delivery log, a test ping and a redelivery. Their URLs obey the fetch rules of url
+ * sources (docs/API.md, Events): an IP literal or loopback name they refuse is refused
+ * here at once; a host name is checked again, resolved, at every delivery.
  */
 import type { Config } from "../../config";
 import { findCollectionById } from "../../db/repo/collections";
+import type { Db } from "../../db/client";
 import {
   attemptsOf,
   deleteWebhook,
+  findDelivery,
   findWebhook,
+  insertDelivery,
   insertWebhook,
   listDeliveries,
   listWebhooks,
@@ -17,7 +20,7 @@ import {
 import type { Webhook, WebhookAttempt, WebhookDelivery } from "../../db/schema";
 import type { Store } from "../../db/store";
 import { AppError, notFound } from "../../http/errors";
-import { noteWebhook } from "../../ingest/events";
+import { notifier, noteWebhook } from "../../ingest/events";
 import { checkLiteralHost, FetchError } from "../../ingest/fetch";
 import { randomToken } from "../../tools/crypto";
 import { splitCredentials } from "../../tools/url-credentials";
@@ -32,6 +35,9 @@ export interface WebhookBody {
   events?: string[];
   description?: string;
 }
+
+/** What a delivery sends: the event it stands for (0 for a ping, which is in no log), its type and body. */
+type Sending = Pick<WebhookDelivery, "eventId" | "eventType" | "payload">;
 
 const badUrl = (message: string) => new AppError("invalid_request", `url: ${message}`, [{ field: "url", message }]);
 
@@ -100,6 +106,49 @@ export class WebhookService {
       list.map((d) => d.id),
     );
     return list.map((d) => presentDelivery(d, tries.get(d.id) ?? []));
+  }
+
+  /**
+   * Queues a `ping` to the webhook whatever event types it takes (docs/API.md, Events,
+   * "POST …/webhooks/{webhookId}/test"); answers the pending delivery, followed in the log.
+   */
+  async ping(collectionId: string, id: string) {
+    return this.enqueue(collectionId, id, async (_tx, w, now) => ({
+      eventId: 0,
+      eventType: "ping",
+      payload: JSON.stringify({ type: "ping", pipelineId: collectionId, webhookId: w.id, time: now }),
+    }));
+  }
+
+  /**
+   * Queues the body of one of the webhook's settled deliveries again, as a new delivery
+   * (its own id, attempts and retries); a pending one is 409, as it is still being tried.
+   */
+  async redeliver(collectionId: string, id: string, deliveryId: string) {
+    return this.enqueue(collectionId, id, async (tx, w) => {
+      const d = await findDelivery(tx, w.id, deliveryId);
+      if (!d) throw notFound("delivery");
+      if (d.status === "pending")
+        throw new AppError(
+          "conflict",
+          "this delivery is still pending and will be tried again; redeliver it once it has settled",
+        );
+      return { eventId: d.eventId, eventType: d.eventType, payload: d.payload };
+    });
+  }
+
+  /** Adds a delivery to the webhook's outbox, due now, and wakes the deliverer. */
+  private async enqueue(collectionId: string, id: string, what: (tx: Db, w: Webhook, now: string) => Promise<Sending>) {
+    const row = await this.db.atomically(async (tx) => {
+      const w = await findWebhook(tx, collectionId, id);
+      if (!w) throw notFound("webhook");
+      const now = new Date().toISOString();
+      const deliveryId = Bun.randomUUIDv7();
+      await insertDelivery(tx, { id: deliveryId, webhookId: w.id, ...(await what(tx, w, now)), now });
+      notifier.noteOutbox();
+      return (await findDelivery(tx, w.id, deliveryId))!;
+    });
+    return presentDelivery(row, []);
   }
 
   /** An absolute http(s) URL whose host, if written as an address or a loopback name, the fetch rules allow. */

@@ -141,14 +141,13 @@ async function request(
       return await fetch(pinned, {
         method: post?.method ?? "GET",
         body: post?.body,
-        headers: {
-          ...post?.headers,
+        headers: overriding(post?.headers, {
           Host: url.host,
           Accept: extra.accept ?? "*/*",
           "User-Agent": `ragd/${version}`,
           ...(extra.authorization ? { Authorization: extra.authorization } : {}),
           ...extra.conditional,
-        },
+        }),
         redirect: "manual",
         signal,
         // Without this Bun applies HTTP(S)_PROXY and NO_PROXY, judged against the IP.
@@ -161,6 +160,16 @@ async function request(
     }
   }
   throw lastError;
+}
+
+/**
+ * The caller's headers with ragd's own set over them, matched without regard to case: as
+ * object keys a caller's `user-agent` went out beside ragd's `User-Agent`, sent twice.
+ */
+function overriding(caller: Record<string, string> | undefined, own: Record<string, string>): Headers {
+  const headers = new Headers(caller);
+  for (const [name, value] of Object.entries(own)) headers.set(name, value);
+  return headers;
 }
 
 function redirectTarget(res: Response, from: URL): URL | null {
