@@ -49,6 +49,11 @@ export class Frontier {
     return this.queue[this.head++];
   }
 
+  /** The URL `take` would give next, left in the queue. */
+  peek(): { url: string; depth: number } | undefined {
+    return this.queue[this.head];
+  }
+
   /** Links queued and not visited. */
   size(): number {
     return Math.max(0, this.queue.length - this.head);

@@ -6,45 +6,101 @@
  */
 import { sha256 } from "../../tools/crypto";
 import { extract } from "../extract/index";
-import { FetchError, safeFetch, type Validators } from "../fetch/index";
+import { FetchError, type Validators } from "../fetch/index";
 import type { Job, JobEvent } from "../job";
-import { HostGate } from "./hosts";
-import { htmlLinks, metaRobots, resolve, sitemapEntries } from "./links";
+import { CrawlStopped, HostGate } from "./hosts";
+import { htmlLinks, metaRobots } from "./links";
 import { Frontier } from "./frontier";
+import { Sitemaps } from "./sitemaps";
 import type { CrawlJob, CrawlReport } from "./types";
 
 const HTML_ACCEPT = "text/html, application/xhtml+xml, application/pdf, text/plain;q=0.8, */*;q=0.5";
-/** Nested sitemap indexes are followed this deep. */
-const SITEMAP_DEPTH = 3;
+const SITEMAP_ACCEPT = "application/xml, text/xml;q=0.9, */*;q=0.5";
+
+/**
+ * Requests a crawl may make in all: robots.txt, sitemaps, pages and redirect hops each
+ * count one. Room for a redirect and a failed link per page, and for a few sitemaps.
+ */
+export const requestBudget = (maxPages: number) => 3 * maxPages + 20;
 
 /** Crawls and reports through `emit`; throws (failing the source) when no page could be read. */
 export async function runCrawl(job: Job, crawl: CrawlJob, emit: (e: JobEvent) => void, signal: AbortSignal) {
   const report: CrawlReport = { pages: 0, kept: [], skipped: [], leftOver: 0, stoppedEarly: false };
-  const deadline = performance.now() + crawl.budgetMs;
   if (crawl.skip) return emit({ type: "crawled", jobId: job.jobId, report: { ...report, kept: null } });
   const { start, authed } = credentialsOf(job.document.url!);
-  const gate = new HostGate(job.fetch, crawl.delayMs, signal, authed);
+  const { sitemap, maxPages } = crawl.settings;
+  const gate = new HostGate(job.fetch, crawl.delayMs, signal, authed, requestBudget(maxPages));
   const frontier = new Frontier(crawl.settings, start);
-  const c: Crawl = { job, crawl, emit, report, gate, frontier, firstError: null };
-  if (crawl.settings.sitemap) {
-    for (const url of await readSitemap(start, gate)) frontier.offer(url, 0);
-  } else frontier.offer(start, 0, true);
-  for (let next = c.frontier.take(); next && report.pages < crawl.settings.maxPages; next = c.frontier.take()) {
-    if (signal.aborted) return;
-    // The first page is always taken: a crawl that stops reports something.
-    if (report.pages > 0 && performance.now() > deadline) {
-      report.stoppedEarly = true;
-      report.leftOver++; // the page just taken
-      break;
-    }
-    await visit(c, next.url, next.depth);
+  const sitemaps = sitemap ? new Sitemaps(start) : null;
+  const deadline = performance.now() + crawl.budgetMs;
+  const c: Crawl = { job, crawl, emit, report, gate, frontier, sitemaps, deadline, firstError: null, stopped: null };
+  if (!sitemaps) frontier.offer(start, 0, true);
+  try {
+    await walk(c);
+  } catch (err) {
+    if (!(err instanceof CrawlStopped)) throw err;
+    // Stopped short of its end: the pages not reached this time stay.
+    report.stoppedEarly = true;
+    c.stopped = err.message;
   }
+  if (signal.aborted) return;
   // Nothing reached (the site down, robots.txt unreadable): fail rather than remove every page.
   if (report.pages === 0 && c.firstError) throw c.firstError;
   if (report.pages === 0)
-    throw new FetchError(`the crawl reached no page: ${report.skipped[0]?.reason ?? "no links"}`, false);
+    throw new FetchError(`the crawl reached no page: ${c.stopped ?? report.skipped[0]?.reason ?? "no links"}`, false);
   report.leftOver += c.frontier.size();
   emit({ type: "crawled", jobId: job.jobId, report });
+}
+
+/** Visits pages breadth first until maxPages, the frontier's end, or the time budget; throws CrawlStopped. */
+async function walk(c: Crawl): Promise<void> {
+  const { report } = c;
+  while (report.pages < c.crawl.settings.maxPages) {
+    const why = c.gate.stopped();
+    if (why) throw new CrawlStopped(why);
+    const next = await nextPage(c);
+    if (!next) return;
+    // The first page is always taken: a crawl that stops reports something.
+    if (report.pages > 0 && performance.now() > c.deadline) {
+      report.stoppedEarly = true;
+      report.leftOver++; // the page just taken
+      return;
+    }
+    await visit(c, next.url, next.depth);
+  }
+}
+
+/**
+ * The next page to visit. A sitemap's pages are the start pages (depth 0): while sitemaps
+ * are left and no start page is queued, the next sitemap is read first.
+ */
+async function nextPage(c: Crawl): Promise<{ url: string; depth: number } | undefined> {
+  while (c.sitemaps && c.frontier.peek()?.depth !== 0) {
+    const sitemap = c.sitemaps.take();
+    if (!sitemap) break;
+    // The first sitemap is always read, as the first page is always taken.
+    if (c.sitemaps.taken > 1 && performance.now() > c.deadline) throw new CrawlStopped("it ran out of time");
+    await readSitemap(c, c.sitemaps, sitemap);
+  }
+  return c.frontier.take();
+}
+
+/** Reads one sitemap, as the crawl's request, and queues the pages it lists. */
+async function readSitemap(c: Crawl, sitemaps: Sitemaps, sitemap: { url: string; level: number }): Promise<void> {
+  try {
+    const res = await c.gate.get(sitemap.url, { accept: SITEMAP_ACCEPT });
+    if ("refusal" in res) return skip(c, sitemap.url, res.refusal);
+    for (const url of sitemaps.read(sitemap, res.bytes)) c.frontier.offer(url, 0);
+  } catch (err) {
+    if (err instanceof CrawlStopped) throw err;
+    c.firstError ??= err as Error;
+    skip(c, sitemap.url, (err as Error).message);
+  }
+}
+
+/** Lists a URL not taken, with why; the report keeps the first 100. */
+function skip(c: Crawl, url: string, reason: string): void {
+  if (c.report.skipped.length < 100) c.report.skipped.push({ url, reason });
 }
 
 /**
@@ -75,31 +131,36 @@ interface Crawl {
   report: CrawlReport;
   gate: HostGate;
   frontier: Frontier;
+  /** A sitemap crawl's sitemaps; null for a crawl from a page. */
+  sitemaps: Sitemaps | null;
+  /** When the crawl's time budget ends (performance.now()). */
+  deadline: number;
   firstError: Error | null;
+  /** Why the crawl stopped short (CrawlStopped), when it did. */
+  stopped: string | null;
 }
 
 /** Fetches one page and reports it; queues its links while the crawl's depth allows. */
 async function visit(c: Crawl, url: string, depth: number): Promise<void> {
   const { report, frontier, job } = c;
-  const skip = (u: string, reason: string) => {
-    if (report.skipped.length < 100) report.skipped.push({ url: u, reason });
-  };
   const expand = depth < c.crawl.settings.depth;
   let got: Page;
   try {
-    got = await fetchPage(url, c.gate, expand ? undefined : c.crawl.known[url], job);
+    got = await fetchPage(url, c.gate, expand ? undefined : c.crawl.known[url]);
   } catch (err) {
+    if (err instanceof CrawlStopped) throw err;
     c.firstError ??= err as Error;
-    skip(url, (err as Error).message);
+    skip(c, url, (err as Error).message);
     // A page that failed for a moment stays; one that is gone or refused is removed.
     if (err instanceof FetchError && err.transient) report.kept!.push(url);
     return;
   }
-  if (got.robots) return skip(url, got.robots);
+  if (got.robots) return skip(c, url, got.robots);
   const final = got.finalUrl;
-  if (final !== url && !frontier.admits(final)) return skip(url, `redirected to ${final}, outside the crawl's rules`);
+  if (final !== url && !frontier.admits(final))
+    return skip(c, url, `redirected to ${final}, outside the crawl's rules`);
   if (final !== url && !frontier.claim(final)) return; // a redirect to a page already taken
-  if (got.text === null && !got.notModified) skip(final, got.problem ?? "no text");
+  if (got.text === null && !got.notModified) skip(c, final, got.problem ?? "no text");
   else {
     report.pages++;
     report.kept!.push(final);
@@ -125,27 +186,11 @@ interface Page {
 }
 
 /** One page under robots.txt and the host's pace; a page the crawl holds is asked conditionally. */
-async function fetchPage(url: string, gate: HostGate, known: Validators | undefined, job: Job): Promise<Page> {
+async function fetchPage(url: string, gate: HostGate, known: Validators | undefined): Promise<Page> {
   const validators = known ?? { etag: null, lastModified: null };
   const empty = { finalUrl: url, notModified: false, text: null, title: null, links: [], validators };
-  const refusal = await gate.refusal(url);
-  if (refusal) return { ...empty, robots: refusal };
-  await gate.turn(url);
-  // Each hop of a redirect waits its turn and asks robots.txt like a page.
-  let hop = url;
-  const beforeRedirect = async (next: URL, from: URL) => {
-    gate.release(from.href);
-    hop = next.href;
-    const refusal = await gate.refusal(next.href);
-    if (refusal) throw new FetchError(`redirected to ${next.href}: ${refusal}`, false);
-    await gate.turn(next.href);
-  };
-  const res = await safeFetch(gate.authed(url), {
-    ...job.fetch,
-    accept: HTML_ACCEPT,
-    validators: known ?? null,
-    beforeRedirect,
-  }).finally(() => gate.release(hop));
+  const res = await gate.get(url, { accept: HTML_ACCEPT, validators: known ?? null });
+  if ("refusal" in res) return { ...empty, robots: res.refusal };
   if (res.notModified) return { ...empty, finalUrl: res.finalUrl, notModified: true, validators: res.validators };
   const html = /html/i.test(res.contentType) ? new TextDecoder().decode(res.bytes) : null;
   const meta = html !== null ? metaRobots(html) : { noindex: false, nofollow: false };
@@ -165,20 +210,4 @@ async function fetchPage(url: string, gate: HostGate, known: Validators | undefi
   } catch (err) {
     return { ...empty, finalUrl: res.finalUrl, links, validators: res.validators, problem: (err as Error).message };
   }
-}
-
-/** The page URLs a sitemap (or a sitemap index, followed a few levels down) lists. */
-async function readSitemap(url: string, gate: HostGate, level = 0): Promise<string[]> {
-  await gate.turn(url);
-  const accept = "application/xml, text/xml;q=0.9, */*;q=0.5";
-  const res = await safeFetch(gate.authed(url), { ...gate.fetch, accept }).finally(() => gate.release(url));
-  const { index, urls } = sitemapEntries(new TextDecoder().decode(res.bytes));
-  if (!index) return urls;
-  if (level >= SITEMAP_DEPTH) return [];
-  const out: string[] = [];
-  for (const child of urls) {
-    const resolved = resolve(child, url);
-    if (resolved) out.push(...(await readSitemap(resolved, gate, level + 1).catch(() => [])));
-  }
-  return out;
 }

@@ -26,6 +26,8 @@ export interface SafeFetchOptions {
   beforeRedirect?: (next: URL, from: URL) => Promise<void>;
   /** What the last answer said (docs/API.md, "Refresh and crawl"): sent back so an unchanged page answers 304. */
   validators?: Validators | null;
+  /** Ends the request early (a cancelled crawl); it then fails as a passing FetchError. */
+  signal?: AbortSignal;
 }
 
 /** An answer's ETag and Last-Modified headers. */
@@ -54,7 +56,8 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  */
 export async function safeFetch(url: string, opts: SafeFetchOptions): Promise<SafeFetchResult> {
   const timeoutMs = opts.timeoutMs ?? 30_000;
-  const signal = AbortSignal.timeout(timeoutMs);
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
   const rules = compileRules(opts.allow, opts.deny);
   let current = parseHttpUrl(url);
   const auth = takeCredentials(current);
@@ -73,6 +76,7 @@ export async function safeFetch(url: string, opts: SafeFetchOptions): Promise<Sa
     }
   } catch (err) {
     if (err instanceof FetchError) throw err;
+    if (opts.signal?.aborted) throw new FetchError(`the fetch of ${show(current)} was cancelled`, true, { cause: err });
     if (signal.aborted)
       throw new FetchError(`${show(current)} did not answer within ${seconds(timeoutMs)}`, true, { cause: err });
     // A certificate that does not verify will not verify on retry either.
