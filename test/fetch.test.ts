@@ -1,5 +1,5 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
-import { FetchError, safeFetch } from "../src/ingest/fetch";
+import { FetchError, literalAddressProblem, safeFetch } from "../src/ingest/fetch";
 import { parseIp, refusedBy } from "../src/ingest/fetch/address";
 
 /** A server on 127.0.0.1 that counts requests and serves one route per test case. */
@@ -258,5 +258,23 @@ describe("failures", () => {
     expect(err.message).toBe(`http://127.0.0.1:${port}/${route} did not answer within 200 ms`);
     expect(err.transient).toBe(true);
     expect(performance.now() - started).toBeLessThan(1_000);
+  });
+});
+
+describe("a URL checked where it enters, without a lookup", () => {
+  const rules = (fetchAllow: string[] = [], fetchDeny: string[] = []) => ({ fetchAllow, fetchDeny });
+  test.each([
+    ["http://127.0.0.1:9/", rules(), "address 127.0.0.1 is refused by the fetch rules (loopback)"],
+    ["http://127.0.0.1:9/", rules(["127.0.0.1"]), null],
+    ["http://localhost:9/", rules(["localhost"]), null],
+    ["http://app.localhost/", rules(), "host app.localhost is refused by the fetch rules (loopback)"],
+    ["http://[64:ff9b::7f00:1]/", rules(), "address 64:ff9b::7f00:1 is refused by the fetch rules (loopback)"],
+    ["http://10.0.0.5/", rules(), null],
+    ["http://10.0.0.5/", rules([], ["10.0.0.0/8"]), "address 10.0.0.5 is refused by the fetch rules (deny list)"],
+    // A host name is resolved and judged at each fetch, not here.
+    ["http://wiki.corp/", rules([], ["wiki.corp"]), null],
+    ["not a URL", rules(), null],
+  ])("%s %j: %p", (url, config, problem) => {
+    expect(literalAddressProblem(url, config)).toBe(problem);
   });
 });

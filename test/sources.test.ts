@@ -319,17 +319,35 @@ describe("failures say what to do", () => {
     expect(await t.services.store.countRows(pid, 1)).toBe(p.chunkCount);
   });
 
-  test("a loopback url without RAGD_FETCH_ALLOW is refused by the fetch rules", async () => {
+  test.each([
+    ["http://127.0.0.1:9/page", "address 127.0.0.1 is refused by the fetch rules (loopback)"],
+    ["http://reader:s3cret@[::1]/page", "address ::1 is refused by the fetch rules (loopback)"],
+    ["http://localhost./page", "host localhost is refused by the fetch rules (loopback)"],
+    ["http://169.254.169.254/latest", "address 169.254.169.254 is refused by the fetch rules (cloud metadata)"],
+  ])("without RAGD_FETCH_ALLOW, %s is refused at creation, as a source and as a document", async (url, message) => {
     const strict = await makeApp();
     try {
       const sc = await Client.create(strict);
       const spid = await sc.pipeline({ name: "strict" });
-      const s = await sc.addSource(spid, { type: "url", url: `http://127.0.0.1:${site.port}/article.html` });
-      expect(s.status).toBe(201);
-      const done = await sc.settled(spid, s.body.id);
-      expect(done.status).toBe("failed");
-      expect(done.error).toContain("refused by the fetch rules");
-      expect(done.error).toContain("loopback");
+      const error = { code: "invalid_request", message: `url: ${message}`, details: [{ field: "url", message }] };
+      for (const body of [
+        { type: "url", url },
+        { type: "api", url },
+        { type: "url", url, crawl: { depth: 1 } },
+      ]) {
+        const s = await sc.addSource(spid, body);
+        expect([s.status, s.body.error]).toEqual([400, error]);
+      }
+      const key = await sc.call("POST", `/api/rag/pipelines/${spid}/keys`, { name: "sync", scopes: ["ingest"] });
+      const headers = { authorization: `Bearer ${key.body.key}` };
+      const put = await strict.call("PUT", "/api/rag/documents/intranet", { headers, body: { type: "url", url } });
+      expect([put.status, put.body.error]).toEqual([400, error]);
+      const batch = await strict.call("POST", "/api/rag/documents/batch", {
+        headers,
+        body: { documents: [{ externalId: "intranet", type: "api", url }] },
+      });
+      expect(batch.body.results[0].error.details).toEqual([{ field: "documents.0.url", message }]);
+      expect(await sc.sources(spid)).toEqual([]);
     } finally {
       await strict.close();
     }

@@ -6,6 +6,7 @@
 import { readFetchSettings } from "../../core/fetch-settings";
 import { externalIdProblem, type Metadata, metadataProblems } from "../../core/metadata";
 import { AppError, type FieldProblem } from "../../http/errors";
+import { literalAddressProblem } from "../../ingest/fetch";
 import type { UpsertPlan } from "../../ingest/upsert";
 import { sha256 } from "../../tools/crypto";
 import { splitCredentials } from "../../tools/url-credentials";
@@ -18,6 +19,8 @@ export interface ItemContext {
   filePathOf: ((documentId: string) => string) | null;
   /** Field names are prefixed with this (e.g. "documents.3."). */
   prefix: string;
+  /** The fetch rules a url/api document's URL is checked against (RAGD_FETCH_ALLOW, RAGD_FETCH_DENY). */
+  fetchRules: { fetchAllow: string[]; fetchDeny: string[] };
 }
 
 /** Throws invalid_request naming every problem found. */
@@ -41,7 +44,7 @@ function nameProblem(value: unknown, field: string): FieldProblem | undefined {
   return undefined;
 }
 
-function urlProblem(value: unknown, field: string): FieldProblem | undefined {
+function urlProblem(value: unknown, field: string, rules: ItemContext["fetchRules"]): FieldProblem | undefined {
   if (typeof value !== "string" || value.length === 0)
     return { field, message: "is required for a url or api document" };
   if (value.length > 4096) return { field, message: "must be at most 4096 characters" };
@@ -50,7 +53,9 @@ function urlProblem(value: unknown, field: string): FieldProblem | undefined {
     u = new URL(value);
   } catch {}
   if (!u || (u.protocol !== "http:" && u.protocol !== "https:")) return { field, message: "must be an http(s) URL" };
-  return undefined;
+  // An address the fetch rules refuse is known now, not at the first fetch.
+  const refused = literalAddressProblem(u, rules);
+  return refused ? { field, message: refused } : undefined;
 }
 
 /** Problems of a metadata value, or of the document's fields, with the prefix applied. */
@@ -83,7 +88,7 @@ export function planJsonDocument(body: unknown, externalId: string, ctx: ItemCon
   if (b.type !== "text" && b.content !== undefined)
     problems.push({ field: f("content"), message: "is only for text documents" });
   if (b.type === "url" || b.type === "api") {
-    const u = urlProblem(b.url, f("url"));
+    const u = urlProblem(b.url, f("url"), ctx.fetchRules);
     if (u) problems.push(u);
   } else if (b.url !== undefined) problems.push({ field: f("url"), message: "is only for url and api documents" });
   if (b.metadata !== undefined) problems.push(...metadataProblems(b.metadata, f("metadata")));

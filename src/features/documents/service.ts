@@ -39,7 +39,7 @@ export interface DocumentDeps {
   disk: DiskFileStore | null;
   store: VectorStore;
   keys: KeyService;
-  config: Pick<Config, "maxUploadMb">;
+  config: Pick<Config, "maxUploadMb" | "fetchAllow" | "fetchDeny">;
 }
 
 /** One item's answer in a batch; the same fields as a single upsert, or its error. */
@@ -180,6 +180,7 @@ export class DocumentService {
       collectionId: collection.id,
       prefix,
       filePathOf: disk && ((id: string) => disk.pathOf(collection.id, id)),
+      fetchRules: this.d.config,
     };
   }
 

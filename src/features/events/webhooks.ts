@@ -21,7 +21,7 @@ import type { Webhook, WebhookAttempt, WebhookDelivery } from "../../db/schema";
 import type { Store } from "../../db/store";
 import { AppError, notFound } from "../../http/errors";
 import { notifier, noteWebhook } from "../../ingest/events";
-import { checkLiteralHost, FetchError } from "../../ingest/fetch";
+import { literalAddressProblem } from "../../ingest/fetch";
 import { randomToken } from "../../tools/crypto";
 import { splitCredentials } from "../../tools/url-credentials";
 
@@ -65,7 +65,7 @@ export class WebhookService {
 
   /** Creates a webhook; the answer carries its secret, which is never shown again. */
   async create(collectionId: string, body: WebhookBody) {
-    const url = await this.checkUrl(body.url);
+    const url = this.checkUrl(body.url);
     const row: Webhook = {
       id: Bun.randomUUIDv7(),
       collectionId,
@@ -152,7 +152,7 @@ export class WebhookService {
   }
 
   /** An absolute http(s) URL whose host, if written as an address or a loopback name, the fetch rules allow. */
-  private async checkUrl(raw: string): Promise<string> {
+  private checkUrl(raw: string): string {
     let u: URL;
     try {
       u = new URL(raw.trim());
@@ -161,12 +161,8 @@ export class WebhookService {
     }
     if (u.protocol !== "http:" && u.protocol !== "https:") throw badUrl("must be an http(s) URL");
     u.hash = "";
-    try {
-      await checkLiteralHost(u, { allow: this.config.fetchAllow, deny: this.config.fetchDeny });
-    } catch (err) {
-      if (err instanceof FetchError) throw badUrl(err.message);
-      throw err;
-    }
+    const refused = literalAddressProblem(u, this.config);
+    if (refused) throw badUrl(refused);
     return u.href;
   }
 }

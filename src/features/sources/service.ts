@@ -14,6 +14,7 @@ import { UPLOAD_TTL_MS, checkSignature, signUploadUrl } from "../../files/signin
 import { refuseDuplicateFile } from "../../core/duplicates";
 import { AppError, notFound } from "../../http/errors";
 import type { IngestEngine } from "../../ingest/engine";
+import { literalAddressProblem } from "../../ingest/fetch";
 import type { DocumentDraft, Enqueued } from "../../ingest/queue";
 import { splitCredentials } from "../../tools/url-credentials";
 import { ensureRoom } from "../../tools/disk";
@@ -31,7 +32,7 @@ export interface SourceDeps {
   store: VectorStore;
   files: FileStore;
   secret: Buffer;
-  config: Pick<Config, "maxUploadMb" | "dataDir" | "minFreeMb">;
+  config: Pick<Config, "maxUploadMb" | "dataDir" | "minFreeMb" | "fetchAllow" | "fetchDeny">;
   baseUrl: () => string;
   /**
    * With object storage, the presigned PUT of a file source to the store itself, which is
@@ -79,7 +80,7 @@ export class SourceService {
 
   /** Creates a source; text/url/api start ingesting at once, file waits for its upload. */
   async create(collection: Collection, body: SourceCreateBody) {
-    checkFields(body, this.d.config.maxUploadMb * 1024 * 1024);
+    checkFields(body, this.d.config);
     const fetchSettings = checkFetchSettings(body.type, body);
     // 507 while the disk is under RAGD_MIN_FREE_MB, or would be once the declared bytes are in
     // (a file in a bucket takes none of it).
@@ -268,7 +269,8 @@ function refuseProblems(problems: { field: string; message: string }[]): void {
 }
 
 /** Checks the fields each source type needs. */
-function checkFields(b: SourceCreateBody, maxBytes: number): void {
+function checkFields(b: SourceCreateBody, config: SourceDeps["config"]): void {
+  const maxBytes = config.maxUploadMb * 1024 * 1024;
   if (b.metadata !== undefined) refuseProblems(metadataProblems(b.metadata));
   if (b.externalId !== undefined) refuseProblems([externalIdProblem(b.externalId)].filter((p) => p !== undefined));
   const need = (field: keyof SourceCreateBody, message: string) => {
@@ -282,6 +284,9 @@ function checkFields(b: SourceCreateBody, maxBytes: number): void {
       u = new URL(b.url!);
     } catch {}
     if (!u || (u.protocol !== "http:" && u.protocol !== "https:")) need("url", "must be an http(s) URL");
+    // An address the fetch rules refuse is known now, not at the first fetch (docs/API.md, data sources).
+    const refused = literalAddressProblem(u!, config);
+    if (refused) need("url", refused);
   }
   if (b.type === "file") {
     if (!b.fileName?.trim()) need("fileName", "is required for a file source");

@@ -5,10 +5,9 @@
  * for https `tls.serverName` makes Bun send SNI and verify the certificate for the name.
  * Redirects are followed by hand so each hop is checked the same way.
  */
-import { isIP } from "node:net";
 import { version } from "../../version";
 import { FetchError } from "./errors";
-import { checkHost, compileRules, type FetchRules } from "./rules";
+import { checkHost, checkLiteralHost, compileRules, type FetchRules } from "./rules";
 import { readCapped as readStreamCapped } from "../../tools/streams";
 
 export { FetchError } from "./errors";
@@ -116,14 +115,30 @@ export async function safePost(
   }
 }
 
-/** Checks a URL's host when it is an IP literal or a loopback name, without any lookup; throws FetchError. */
-export async function checkLiteralHost(url: URL, opts: Pick<SafeFetchOptions, "allow" | "deny">): Promise<void> {
-  const host = url.hostname
-    .replace(/^\[|\]$/g, "")
-    .replace(/\.+$/, "")
-    .toLowerCase();
-  if (!isIP(host) && host !== "localhost" && !host.endsWith(".localhost")) return;
-  await checkHost(url, compileRules(opts.allow, opts.deny), AbortSignal.timeout(1000));
+/**
+ * Why the fetch rules refuse a URL whose host is an IP literal or a loopback name, found
+ * without any lookup; null when they allow it, for any other host name (resolved and
+ * checked at each fetch), and for what is not a URL. The one check of a URL where it
+ * enters (sources, documents, webhooks, an imported pipeline).
+ * @example literalAddressProblem("http://127.0.0.1/", { fetchAllow: [], fetchDeny: [] }) // "address 127.0.0.1 is refused by the fetch rules (loopback)"
+ */
+export function literalAddressProblem(
+  url: string | URL,
+  config: { fetchAllow: string[]; fetchDeny: string[] },
+): string | null {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return null;
+  }
+  try {
+    checkLiteralHost(u, compileRules(config.fetchAllow, config.fetchDeny));
+    return null;
+  } catch (err) {
+    if (err instanceof FetchError) return err.message;
+    throw err;
+  }
 }
 
 /** One hop: check the host, then try its checked addresses in order until one connects. */

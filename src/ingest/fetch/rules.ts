@@ -31,6 +31,29 @@ export function compileRules(allow: string[], deny: string[]): FetchRules {
  * Throws FetchError naming the rule when the host or ANY of its addresses is refused.
  */
 export async function checkHost(url: URL, rules: FetchRules, signal: AbortSignal): Promise<string[]> {
+  const allowed = checkName(url, rules);
+  const literal = url.hostname.replace(/^\[|\]$/g, "");
+  const addresses = parseIp(literal) ? [literal] : await resolve(literal, signal);
+  for (const address of addresses) checkAddress(address, allowed, rules);
+  return addresses;
+}
+
+/**
+ * checkHost for a host known without a lookup, an IP literal or a loopback name: throws
+ * FetchError as checkHost would. False, having checked nothing, for any other host.
+ */
+export function checkLiteralHost(url: URL, rules: FetchRules): boolean {
+  const literal = url.hostname.replace(/^\[|\]$/g, "");
+  const host = normaliseHost(literal);
+  const address = parseIp(literal) !== null;
+  if (!address && host !== "localhost" && !host.endsWith(".localhost")) return false;
+  const allowed = checkName(url, rules);
+  if (address) checkAddress(literal, allowed, rules);
+  return true;
+}
+
+/** Refuses a host name on the deny list, or a loopback name not allowed; true when the allow list names the host. */
+function checkName(url: URL, rules: FetchRules): boolean {
   const host = normaliseHost(url.hostname);
   if (rules.denyHosts.some((p) => hostMatches(host, p))) throw refused("host", host, "deny list");
   const allowed = rules.allowHosts.some((p) => hostMatches(host, p));
@@ -38,17 +61,17 @@ export async function checkHost(url: URL, rules: FetchRules, signal: AbortSignal
   if (!parseIp(literal) && !allowed && (host === "localhost" || host.endsWith(".localhost"))) {
     throw refused("host", host, "loopback");
   }
-  const addresses = parseIp(literal) ? [literal] : await resolve(literal, signal);
-  for (const address of addresses) {
-    const ip = parseIp(address)!;
-    // A NAT64 address is also judged as the IPv4 address it reaches (see address.ts).
-    const inAny = (nets: Cidr[]) => forms(ip).some((form) => nets.some((c) => inCidr(form, c)));
-    if (inAny(rules.denyNets)) throw refused("address", address, "deny list");
-    if (allowed || inAny(rules.allowNets)) continue;
-    const rule = refusedBy(ip);
-    if (rule) throw refused("address", address, rule);
-  }
-  return addresses;
+  return allowed;
+}
+
+function checkAddress(address: string, allowed: boolean, rules: FetchRules): void {
+  const ip = parseIp(address)!;
+  // A NAT64 address is also judged as the IPv4 address it reaches (see address.ts).
+  const inAny = (nets: Cidr[]) => forms(ip).some((form) => nets.some((c) => inCidr(form, c)));
+  if (inAny(rules.denyNets)) throw refused("address", address, "deny list");
+  if (allowed || inAny(rules.allowNets)) return;
+  const rule = refusedBy(ip);
+  if (rule) throw refused("address", address, rule);
 }
 
 async function resolve(host: string, signal: AbortSignal): Promise<string[]> {
