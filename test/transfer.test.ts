@@ -188,6 +188,35 @@ describe("export and import", () => {
     expect(over.body.error.code).toBe("tier_limit_reached");
   });
 
+  test("the file is named <name>.ragd-export.tar, the name made safe for a header and a disk", async () => {
+    const names: [string, string, string][] = [
+      ["Field notes", "Field notes.ragd-export.tar", "Field%20notes.ragd-export.tar"],
+      ["Café menu", "Caf_ menu.ragd-export.tar", "Caf%C3%A9%20menu.ragd-export.tar"],
+      ["日本語", "___.ragd-export.tar", "%E6%97%A5%E6%9C%AC%E8%AA%9E.ragd-export.tar"],
+      ['../a/b\\c "quoted"', "a-b-c -quoted-.ragd-export.tar", "a-b-c%20-quoted-.ragd-export.tar"],
+      ["tab\tand\u202Eright-to-left", "tab andright-to-left.ragd-export.tar", "tab%20andright-to-left.ragd-export.tar"],
+      ["100% (draft)*", "100_ (draft)-.ragd-export.tar", "100%25%20%28draft%29-.ragd-export.tar"],
+      ["...", "pipeline.ragd-export.tar", "pipeline.ragd-export.tar"],
+      ["x".repeat(150), `${"x".repeat(100)}.ragd-export.tar`, `${"x".repeat(100)}.ragd-export.tar`],
+    ];
+    for (const [name, plain, encoded] of names) {
+      const id = await ca.pipeline({ name });
+      const res = await a.handle(
+        new Request(`http://localhost/api/rag/pipelines/${id}/export`, {
+          method: "POST",
+          headers: { cookie: ca.cookie, "content-type": "application/json" },
+          body: "{}",
+        }),
+      );
+      await res.body?.cancel();
+      expect([name, res.status, res.headers.get("content-disposition")]).toEqual([
+        name,
+        200,
+        `attachment; filename="${plain}"; filename*=UTF-8''${encoded}`,
+      ]);
+    }
+  });
+
   test("no session, no import; a foreign pipeline is not exported", async () => {
     expect((await importAs(b, "", exported)).status).toBe(401);
     const other = await Client.create(a);

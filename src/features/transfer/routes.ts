@@ -5,6 +5,7 @@
  */
 import { Elysia, t } from "elysia";
 import { archiveStream } from "../../backup/archive";
+import { attachment } from "../../http/attachment";
 import { ErrorBody } from "../../http/models";
 import type { TransferService } from "./service";
 
@@ -43,11 +44,10 @@ export function transferRoutes(transfers: TransferService) {
       "/:id/export",
       async ({ request, params }) => {
         const e = await transfers.export(await transfers.caller(request), params.id);
-        const slug = e.manifest.pipeline.name.replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 60) || "pipeline";
         return new Response(archiveStream(e.bytes, e.discard), {
           headers: {
             "content-type": "application/x-tar",
-            "content-disposition": `attachment; filename="${slug}.ragd-export.tar"`,
+            "content-disposition": attachment(e.manifest.pipeline.name, ".ragd-export.tar", "pipeline"),
             "cache-control": "no-store",
           },
         });
