@@ -19,6 +19,7 @@ import { Searcher } from "../src/retrieval/searcher";
 import { closeServices, createServices } from "../src/services";
 import { openLance } from "../src/vectors/connection";
 import { VectorStore } from "../src/vectors/store";
+import { version } from "../src/version";
 import { makeApp, tempDir, type TestApp } from "./support/app";
 import { Client, waitFor } from "./support/ingest";
 
@@ -234,13 +235,31 @@ describe("restore refuses before writing anything", () => {
     await refused(file, join(tmp, "r-damaged"), /damaged|checksum/);
   });
 
-  test("an archive from a newer ragd", async () => {
+  test("an archive from a newer ragd, saying what it needs and naming versions only when they differ", async () => {
     const src = join(tmp, "r-source");
     const m = await restoreBackup(good, src);
-    const newer: BackupManifest = { ...m, ragdVersion: "99.0.0", migrations: [...m.migrations, "9999_future"] };
-    const file = join(tmp, "newer.tar");
-    await writeAtomically(file, archiveBytes(src, newer));
-    await refused(file, join(tmp, "r-newer"), /newer ragd \(99\.0\.0\)/);
+    const cases: [Partial<BackupManifest>, string][] = [
+      [
+        { ragdVersion: "99.0.0", migrations: [...m.migrations, "9999_future"] },
+        `this backup needs a newer ragd: its database has a migration this ragd does not know (9999_future); restore it with ragd 99.0.0 or later (this is ragd ${version})`,
+      ],
+      // Another build of the same version: "a newer ragd (0.1.0) than this one (0.1.0)" was said here.
+      [
+        { ragdVersion: version, migrations: [...m.migrations, "9998_branch", "9999_branch"] },
+        `this backup needs a newer ragd: its database has 2 migrations this ragd does not know (9998_branch, 9999_branch); restore it with the build of ragd that made it (this is ragd ${version})`,
+      ],
+      [
+        { ragdVersion: version, formatVersion: 2 },
+        `this backup needs a newer ragd: its archive format is version 2, and this ragd reads up to version 1; restore it with the build of ragd that made it (this is ragd ${version})`,
+      ],
+    ];
+    for (const [i, [change, message]] of cases.entries()) {
+      const file = join(tmp, `newer-${i}.tar`);
+      await writeAtomically(file, archiveBytes(src, { ...m, ...change }));
+      const dir = join(tmp, `r-newer-${i}`);
+      await expect(restoreBackup(file, dir)).rejects.toThrow(message);
+      await refused(file, dir, /newer ragd/);
+    }
   });
 
   test("the intact archive restores", async () => {

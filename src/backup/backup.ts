@@ -88,12 +88,39 @@ export async function backupToFile(
 export function checkBackupManifest(m: BackupManifest): void {
   if (m.format !== BACKUP_FORMAT)
     throw new ArchiveError(`this is not a ragd backup (its format is ${JSON.stringify(m.format)})`);
+  if (!Array.isArray(m.migrations)) throw new ArchiveError("the backup's manifest does not list its migrations");
+  const why = beyondThisRagd(m);
+  if (why) throw new ArchiveError(`this backup needs a newer ragd: ${why}; restore it with ${maker(m)}`);
+}
+
+/** What in the manifest this ragd does not know: a newer archive format, or database migrations; null if nothing. */
+function beyondThisRagd(m: BackupManifest): string | null {
+  if (!(m.formatVersion <= BACKUP_FORMAT_VERSION))
+    return `its archive format is version ${shown(m.formatVersion, 20)}, and this ragd reads up to version ${BACKUP_FORMAT_VERSION}`;
   const known = new Set(knownMigrations.map((x) => x.tag));
-  const unknown = Array.isArray(m.migrations) ? m.migrations.filter((t) => !known.has(t)) : ["?"];
-  if (m.formatVersion > BACKUP_FORMAT_VERSION || unknown.length)
-    throw new ArchiveError(
-      `this backup was made by a newer ragd (${m.ragdVersion}) than this one (${version}); restore it with that version or later`,
-    );
+  const unknown = m.migrations.filter((t) => !known.has(t)).map((t) => shown(t, 80));
+  if (unknown.length === 0) return null;
+  const list = unknown.length > 3 ? `${unknown.slice(0, 3).join(", ")}, …` : unknown.join(", ");
+  return `its database has ${unknown.length === 1 ? "a migration" : `${unknown.length} migrations`} this ragd does not know (${list})`;
+}
+
+/** A value from the archive, printable and short, for a message. */
+const shown = (value: unknown, max: number) =>
+  String(value)
+    .replace(/[^\x20-\x7e]/g, "?")
+    .slice(0, max);
+
+/**
+ * The ragd to restore with. The versions are named only when the backup's is a later
+ * release than this one: builds of one version can differ in migrations, and "made by a
+ * newer ragd (0.1.0) than this one (0.1.0)" helps nobody.
+ */
+function maker(m: BackupManifest): string {
+  const theirs = String(m.ragdVersion);
+  const later = /^\d+\.\d+\.\d+(?:[-+][\w.+-]{1,40})?$/.test(theirs) && Bun.semver.order(theirs, version) > 0;
+  return later
+    ? `ragd ${theirs} or later (this is ragd ${version})`
+    : `the build of ragd that made it (this is ragd ${version})`;
 }
 
 /**
