@@ -2,6 +2,7 @@
  * argv → command (loaded by main.ts). Bad flags or values print one line and exit 2.
  */
 import { helpText } from "./help";
+import { createPrivately } from "./private-data-dir";
 import { serveCommand } from "./serve";
 import { userCreateCommand, userSetTierCommand } from "./user";
 import {
@@ -19,6 +20,8 @@ import { version } from "../version";
 
 async function run(argv: string[]): Promise<number | undefined> {
   const [cmd, sub, ...rest] = argv;
+  // Before any command writes: the data directory, backups and exports hold secrets.
+  createPrivately();
   switch (cmd) {
     case "serve": {
       const { config } = servableConfig(parseFlags(argv.slice(1)));

@@ -10,6 +10,7 @@ import { createLogger, type Logger } from "../log";
 import { closeServices, createServices, type Services } from "../services";
 import { version } from "../version";
 import { holdDataDir } from "./data-dir-lock";
+import { tightenDataDir } from "./private-data-dir";
 
 export interface RunningServer {
   url: string;
@@ -92,6 +93,18 @@ export async function serveCommand(config: Config): Promise<void> {
   holdDataDir(config.dataDir, "stop it, or give this one another --data-dir", (reason) =>
     log.warn("the data directory is not locked; run one server on it at a time", { reason }),
   );
+  const { tightened, refused } = tightenDataDir(config.dataDir);
+  if (tightened.length)
+    log.warn("the data directory was open to other users; only this user may read it now", {
+      dataDir: config.dataDir,
+      tightened,
+    });
+  if (refused.length)
+    log.warn("the data directory has entries other users may read, owned by another user", {
+      dataDir: config.dataDir,
+      refused,
+      fix: "chown them to the user ragd runs as, or chmod go= them",
+    });
   const running = await startServer(config, log);
   const shutdown = (signal: string, code = 0) => {
     log.info("shutting down", { signal });
