@@ -9,6 +9,7 @@ import { Value } from "@sinclair/typebox/value";
 import { type CrawlSettings, parseCrawl, parseRefreshEvery } from "../core/fetch-settings";
 import { externalIdProblem, metadataProblems } from "../core/metadata";
 import { PipelineCreate } from "../features/pipelines/model";
+import { literalAddressProblem } from "../ingest/fetch/index";
 import { sha256 } from "../tools/crypto";
 import { ArchiveError, type ManifestEntry } from "./archive";
 import type { ExportedFetch, ExportedSettings, ExportManifest } from "./export";
@@ -105,10 +106,10 @@ export function chunkParts(m: ExportManifest): string[] {
 }
 
 /** Each line of sources.jsonl, checked; ids and external ids are unique, every file entry belongs to a file source. */
-export function checkSources(text: string, m: ExportManifest): CheckedSource[] {
+export function checkSources(text: string, m: ExportManifest, rules: FetchRules): CheckedSource[] {
   const files = new Map(m.entries.filter((e) => e.path.startsWith("files/")).map((e) => [e.path.slice(6), e]));
   const lines = text.split("\n").filter((l) => l.trim() !== "");
-  const out = lines.map((line, i) => checkSource(parseJson(line, `sources.jsonl line ${i + 1}`), i + 1, files));
+  const out = lines.map((line, i) => checkSource(parseJson(line, `sources.jsonl line ${i + 1}`), i + 1, files, rules));
   const ids = new Set<string>();
   const externalIds = new Set<string>();
   for (const [i, s] of out.entries()) {
@@ -125,7 +126,10 @@ export function checkSources(text: string, m: ExportManifest): CheckedSource[] {
   return out;
 }
 
-function checkSource(raw: unknown, line: number, files: Map<string, ManifestEntry>): CheckedSource {
+/** The fetch rules a source's URL is held to, as when it is created. */
+type FetchRules = { fetchAllow: string[]; fetchDeny: string[] };
+
+function checkSource(raw: unknown, line: number, files: Map<string, ManifestEntry>, rules: FetchRules): CheckedSource {
   const where = `sources.jsonl line ${line}`;
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) refuse(where, "must be a JSON object");
   const s = raw as Record<string, unknown>;
@@ -144,7 +148,7 @@ function checkSource(raw: unknown, line: number, files: Map<string, ManifestEntr
     id: s.id,
     type,
     name: s.name.trim(),
-    url: checkUrl(s.url, type, where),
+    url: checkUrl(s.url, type, where, rules),
     fileName: checkFileName(s.fileName, type, where),
     fileSize: fileEntry ? fileEntry.size : checkFileSize(s.fileSize, type, where),
     metadata: checkMetadata(s.metadata, where),
@@ -166,7 +170,7 @@ function checkContent(s: Record<string, unknown>, type: CheckedSource["type"], w
   return s.content;
 }
 
-function checkUrl(value: unknown, type: CheckedSource["type"], where: string): string | null {
+function checkUrl(value: unknown, type: CheckedSource["type"], where: string, rules: FetchRules): string | null {
   if (type !== "url" && type !== "api") {
     if (value !== null && value !== undefined) refuse(where, "url is only for url and api sources");
     return null;
@@ -178,6 +182,8 @@ function checkUrl(value: unknown, type: CheckedSource["type"], where: string): s
   if (!u || (u.protocol !== "http:" && u.protocol !== "https:")) refuse(where, "url must be an http(s) URL");
   // Credentials are never exported; one in the archive would be shown to everyone with access.
   if (u.username || u.password) refuse(where, "url must not carry credentials");
+  const refused = literalAddressProblem(u, rules);
+  if (refused) refuse(where, `url: ${refused}`);
   return value as string;
 }
 

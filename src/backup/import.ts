@@ -31,7 +31,7 @@ export interface ImportDeps {
   store: VectorStore;
   pipelines: PipelineService;
   collections: Collections;
-  config: Pick<Config, "dataDir" | "ollamaUrl" | "openaiUrl">;
+  config: Pick<Config, "dataDir" | "ollamaUrl" | "openaiUrl" | "fetchAllow" | "fetchDeny">;
   filePath(collectionId: string, documentId: string): string;
 }
 
@@ -72,7 +72,7 @@ export async function importPipeline(d: ImportDeps, user: User, file: string, na
   try {
     const manifest = await readArchive<ExportManifest>(file, checkImportManifest, dir);
     const settings = checkSettings(readFileSync(join(dir, "pipeline.json"), "utf8"), manifest);
-    const sources = checkSources(readFileSync(join(dir, "sources.jsonl"), "utf8"), manifest);
+    const sources = checkSources(readFileSync(join(dir, "sources.jsonl"), "utf8"), manifest, d.config);
     const parts = chunkParts(manifest);
     const counts = countChunks(dir, parts, sources, manifest.dimensions);
     const wanted = ((name ?? settings.name) || "").trim().slice(0, 200) || "Imported pipeline";
