@@ -137,7 +137,17 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const collections = new Collections(db);
   const pool = new WorkerPool(config.workers, log, undefined, undefined, config.workerNice);
   const disk = new DiskWatch({ db, dataDir: config.dataDir, minFreeMb: config.minFreeMb, log });
-  const engine = new IngestEngine({ db, store, pool, files, config, log, disk, replica });
+  const engine = new IngestEngine({
+    db,
+    store,
+    pool,
+    files,
+    config,
+    log,
+    disk,
+    replica,
+    writeShare: config.ingestWriteShare,
+  });
   const auth = new AuthService(db, config);
   const keys = new KeyService(db, !replica);
   const pipelines = new PipelineService(db, collections, config);
@@ -170,8 +180,8 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   });
   const documents = new DocumentService({ db, engine, files, disk: localFiles, store, keys, config });
   const kbs = new KbService({ db, collections, engine, files, searcher, config });
-  const mcp: McpDeps = { queries, reader: new SourceReader(db, store), db, log };
-  const events = new EventService(db);
+  const mcp: McpDeps = { queries, keys, reader: new SourceReader(db, store), db, log };
+  const events = new EventService(db, config.eventHeartbeatS * 1000);
   const admin = new AdminService(db, {
     deleteCollection: (id) => collections.deleteCollection(id),
     closeStreams: (ids) => events.closeStreamsOf(ids),

@@ -117,6 +117,11 @@ describe("MCP over Streamable HTTP", () => {
 
   const bad: [string, string, Record<string, unknown>, RegExp][] = [
     ["an empty sourceId", "read", { sourceId: "", start: 0 }, /sourceId/],
+    ["a negative start", "read", { start: -1 }, /^start: must be at least 0$/],
+    ["a start that is not an integer", "read", { start: 1.5 }, /^start: must be an integer$/],
+    ["a missing query", "search", {}, /^query: is required$/],
+    ["an unknown argument", "search", { query: "x", limit: 3 }, /^limit: unknown argument$/],
+    ["an unknown mode", "search", { query: "x", mode: "fuzzy" }, /^mode: must be one of: vector, keyword, hybrid$/],
     ["a start past the text", "read", { start: 10_000_000 }, /beyond the end of the source/],
     ["an end before the start", "read", { start: 50, end: 10 }, /end: must be greater than start/],
     ["a query of the wrong type", "search", { query: 42 }, /query/],
@@ -130,11 +135,13 @@ describe("MCP over Streamable HTTP", () => {
     ["an unknown filter key", "search", { query: "x", filter: { tags: ["a"] } }, /tags|unrecognized/i],
     ["an unknown tool", "delete_everything", {}, /delete_everything not found/],
   ];
-  test.each(bad)("%s is a tool error", async (_what, name, args, message) => {
+  test.each(bad)("%s is a tool error with the documented error", async (_what, name, args, message) => {
     const full = name === "read" && !("sourceId" in args) ? { sourceId: a.sources.Handbook, ...args } : args;
     const r = await client.callTool({ name, arguments: full });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(message);
+    // Also when the arguments' schema refuses them before the tool runs.
+    expect(r.structuredContent).toEqual({ error: { code: expect.any(String), message: textOf(r) } });
   });
 });
 
@@ -211,34 +218,62 @@ describe("keys on the MCP endpoint", () => {
 });
 
 describe("the key's rate limit", () => {
+  let dir: string;
+  let slow: RunningBinary;
+  beforeAll(async () => {
+    dir = tempDir("ragd-mcp-rate-");
+    slow = await startBinary(dir, { RAGD_QUERY_RATE: "1", RAGD_QUERY_BURST: "3" });
+  }, 60_000);
+  afterAll(() => {
+    slow?.proc.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const listSources = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "list_sources" } });
+  const post = (key: string, body: unknown) =>
+    fetch(`${slow.url}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${key}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify(body),
+    });
+
   test("applies to MCP calls: 429 rate_limited with Retry-After", async () => {
-    const dir = tempDir("ragd-mcp-rate-");
-    const slow = await startBinary(dir, { RAGD_QUERY_RATE: "1", RAGD_QUERY_BURST: "3" });
-    try {
-      const t = await tenant(slow, "dave", {});
-      const call = () =>
-        fetch(`${slow.url}/mcp`, {
-          method: "POST",
-          headers: {
-            authorization: `Bearer ${t.key}`,
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-          },
-          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_sources" } }),
-        });
-      const statuses: number[] = [];
-      let limited: Response | undefined;
-      for (let i = 0; i < 6 && !limited; i++) {
-        const res = await call();
-        statuses.push(res.status);
-        if (res.status === 429) limited = res;
-      }
-      expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
-      expect(limited?.headers.get("retry-after")).toMatch(/^\d+$/);
-      expect((await limited!.json()).error.code).toBe("rate_limited");
-    } finally {
-      slow.proc.kill("SIGKILL");
-      rmSync(dir, { recursive: true, force: true });
+    const t = await tenant(slow, "dave", {});
+    const statuses: number[] = [];
+    let limited: Response | undefined;
+    for (let i = 0; i < 6 && !limited; i++) {
+      const res = await post(t.key, listSources(1));
+      statuses.push(res.status);
+      if (res.status === 429) limited = res;
     }
+    expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
+    expect(limited?.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect((await limited!.json()).error.code).toBe("rate_limited");
+  });
+
+  test("counts every message of a batch: all of them are let in, or none", async () => {
+    const t = await tenant(slow, "erin", {});
+    const batch = (n: number) =>
+      post(
+        t.key,
+        Array.from({ length: n }, (_, i) => listSources(i + 1)),
+      );
+    const tooMany = await batch(4);
+    expect(tooMany.status).toBe(400);
+    expect((await tooMany.json()).error).toMatchObject({
+      code: "invalid_request",
+      message: expect.stringMatching(/at most 3/),
+    });
+    const full = await batch(3);
+    expect(full.status).toBe(200);
+    expect(await full.json()).toHaveLength(3);
+    const over = await batch(2);
+    expect(over.status).toBe(429);
+    expect(Number(over.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect((await over.json()).error.code).toBe("rate_limited");
   });
 });

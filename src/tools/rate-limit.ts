@@ -44,18 +44,18 @@ export class TokenBucket {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Takes a token; returns 0 on success or the seconds to wait. */
-  take(key: string): number {
+  /** Takes `n` tokens, all or none; returns 0 on success or the seconds to wait for them. */
+  take(key: string, n = 1): number {
     const t = this.now();
     const b = this.buckets.get(key) ?? { tokens: this.burst, at: t };
     b.tokens = Math.min(this.burst, b.tokens + ((t - b.at) / 1000) * this.rate);
     b.at = t;
     this.buckets.set(key, b);
-    if (b.tokens >= 1) {
-      b.tokens -= 1;
+    if (b.tokens >= n) {
+      b.tokens -= n;
       return 0;
     }
-    return Math.max(1, Math.ceil((1 - b.tokens) / this.rate));
+    return Math.max(1, Math.ceil((n - b.tokens) / this.rate));
   }
 
   forget(key: string): void {

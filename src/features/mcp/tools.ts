@@ -6,25 +6,26 @@
  * for a model to read: what comes back, how scores behave, when to read more.
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { listDocuments } from "../../db/repo/documents";
 import type { Collection } from "../../db/schema";
 import type { Store } from "../../db/store";
-import { AppError } from "../../http/errors";
 import type { Logger } from "../../log";
 import { MAX_QUERY_CHARS, SEARCH_MODES } from "../../retrieval/request";
 import type { SearchResult } from "../../retrieval/searcher";
 import type { QueryService } from "../query/service";
 import { presentSource } from "../sources/present";
 import { SOURCE_STATUSES } from "../sources/model";
+import { type CallableTool, callTool } from "./call";
 import { pipelineMetadata } from "./metadata-summary";
 import { READ_MAX_CHARS, type SourceReader } from "./source-text";
-import { RetrievalError } from "../../retrieval/errors";
 
-/** What the tools of one request need: the key's pipeline and the shared services. */
+/** What the tools of one request need: the key's pipeline, its check and the shared services. */
 export interface ToolContext {
   collection: Collection;
+  /** Throws the key's 401 once it no longer holds; asked before each call. */
+  recheck: () => Promise<unknown>;
   queries: QueryService;
   reader: SourceReader;
   db: Store;
@@ -123,50 +124,47 @@ const LIST_DESCRIPTION = `List the sources (documents) of this pipeline, oldest 
 (only "ready" sources are searchable), chunkCount, and url, fileName or contentLength. Use the ids with read, or in
 search's filter.sourceIds to search only some sources.`;
 
-/** Registers the tools on one server, bound to the key's pipeline. */
+/**
+ * Registers the tools on one server, bound to the key's pipeline: the SDK lists them, and
+ * call.ts answers their calls (so refused arguments get ragd's error shape too).
+ */
 export async function registerTools(server: McpServer, ctx: ToolContext): Promise<void> {
   // The keys differ by pipeline; the text is cached per pipeline, the schema shared.
   const metadata = await pipelineMetadata(ctx.db.reader, ctx.collection.id);
-  server.registerTool(
+  const readOnly = { readOnlyHint: true, openWorldHint: false };
+  const tools = new Map<string, CallableTool>();
+  const add = <S extends z.ZodObject>(
+    name: string,
+    info: { title: string; description: string; inputSchema: S },
+    run: (args: z.infer<S>) => Promise<unknown>,
+  ) => {
+    tools.set(name, { input: info.inputSchema, run });
+    const inputSchema: z.ZodObject = info.inputSchema;
+    server.registerTool(name, { ...info, inputSchema, annotations: readOnly }, (args) =>
+      callTool(tools, ctx, { name, arguments: args }),
+    );
+  };
+  add(
     "search",
     {
       title: "Search the knowledge base",
       description: `${SEARCH_DESCRIPTION}\n\n${metadata.description}`,
       inputSchema: SEARCH_INPUT,
-      annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    (args) => answer(ctx, () => search(ctx, args)),
+    (args) => search(ctx, args),
   );
-  server.registerTool(
-    "read",
-    {
-      title: "Read a span of a source",
-      description: READ_DESCRIPTION,
-      inputSchema: READ_INPUT,
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    (args) => answer(ctx, () => ctx.reader.read(ctx.collection, args.sourceId, args.start, args.end)),
+  add("read", { title: "Read a span of a source", description: READ_DESCRIPTION, inputSchema: READ_INPUT }, (args) =>
+    ctx.reader.read(ctx.collection, args.sourceId, args.start, args.end),
   );
-  server.registerTool(
-    "list_sources",
-    {
-      title: "List the sources",
-      description: LIST_DESCRIPTION,
-      inputSchema: LIST_INPUT,
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    (args) => answer(ctx, () => listSources(ctx, args.page ?? 1, args.status)),
+  add("list_sources", { title: "List the sources", description: LIST_DESCRIPTION, inputSchema: LIST_INPUT }, (args) =>
+    listSources(ctx, args.page ?? 1, args.status),
   );
-  server.registerTool(
+  add(
     "list_metadata",
-    {
-      title: "List the metadata keys",
-      description: METADATA_DESCRIPTION,
-      inputSchema: NO_INPUT,
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    () => answer(ctx, async () => (await pipelineMetadata(ctx.db.reader, ctx.collection.id)).summary),
+    { title: "List the metadata keys", description: METADATA_DESCRIPTION, inputSchema: NO_INPUT },
+    async () => (await pipelineMetadata(ctx.db.reader, ctx.collection.id)).summary,
   );
+  server.server.setRequestHandler(CallToolRequestSchema, (request) => callTool(tools, ctx, request.params));
 }
 
 type SearchArgs = z.infer<typeof SEARCH_INPUT>;
@@ -197,26 +195,4 @@ async function listSources(ctx: ToolContext, page: number, status?: string) {
   });
   const total = all.length;
   return { sources, page, pageSize: LIST_PAGE_SIZE, total, totalPages: Math.ceil(total / LIST_PAGE_SIZE) };
-}
-
-/** Runs a tool and turns its value, or its failure, into a tool result (never a protocol error). */
-async function answer(ctx: ToolContext, run: () => Promise<unknown>): Promise<CallToolResult> {
-  try {
-    const value = await run();
-    return { content: [{ type: "text", text: JSON.stringify(value) }] };
-  } catch (err) {
-    const { code, message } = publicError(err, ctx.log);
-    return {
-      content: [{ type: "text", text: message }],
-      structuredContent: { error: { code, message } },
-      isError: true,
-    };
-  }
-}
-
-/** The code and sentence the HTTP API would answer with; an unexpected error is logged, not shown. */
-function publicError(err: unknown, log: Logger): { code: string; message: string } {
-  if (err instanceof AppError || err instanceof RetrievalError) return { code: err.code, message: err.message };
-  log.error("mcp tool failed", { error: err instanceof Error ? err : String(err), stack: (err as Error)?.stack });
-  return { code: "internal_error", message: "something went wrong on our side" };
 }

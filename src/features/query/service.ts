@@ -14,6 +14,7 @@ import type { KeyService } from "../keys/service";
 
 export class QueryService {
   private readonly limiter: TokenBucket;
+  private readonly burst: number;
 
   constructor(
     private readonly db: Store,
@@ -22,12 +23,27 @@ export class QueryService {
     rate: { queryRate: number; queryBurst: number },
   ) {
     this.limiter = new TokenBucket(rate.queryRate, rate.queryBurst);
+    this.burst = rate.queryBurst;
   }
 
   /** Authenticates and rate-limits the caller before anything else is looked at. */
   async admit(authorization: string | null): Promise<Collection> {
+    return (await this.admitKey(authorization, 1)).collection;
+  }
+
+  /**
+   * admit() for `queries` queries at once (an MCP batch, each message one query): all of
+   * them are taken from the key's budget, or none and 429 (docs/API.md, MCP). More than a
+   * burst holds could never pass, so it is 400 rather than a 429 to retry forever.
+   */
+  async admitKey(authorization: string | null, queries: number): Promise<{ collection: Collection; keyId: string }> {
     const { keyId, collectionId } = await this.keys.authorize(authorization, "query");
-    const wait = this.limiter.take(keyId);
+    if (queries > this.burst)
+      throw new AppError(
+        "invalid_request",
+        `a batch of ${queries} messages is more than this key may send at once (${this.burst}); send at most ${this.burst} a request`,
+      );
+    const wait = this.limiter.take(keyId, queries);
     if (wait > 0) {
       throw new AppError("rate_limited", "too many queries with this key; slow down", undefined, {
         "retry-after": String(wait),
@@ -36,7 +52,7 @@ export class QueryService {
     // Deleted since the key was checked: the key went with it.
     const collection = await findCollectionById(this.db.reader, collectionId);
     if (!collection) throw new AppError("invalid_api_key", "unknown or revoked API key");
-    return collection;
+    return { collection, keyId };
   }
 
   /** Rate-limits the owner's own searches (one bucket per user, as a key has), then passes the pipeline on. */
