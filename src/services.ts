@@ -137,17 +137,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const collections = new Collections(db);
   const pool = new WorkerPool(config.workers, log, undefined, undefined, config.workerNice);
   const disk = new DiskWatch({ db, dataDir: config.dataDir, minFreeMb: config.minFreeMb, log });
-  const engine = new IngestEngine({
-    db,
-    store,
-    pool,
-    files,
-    config,
-    log,
-    disk,
-    replica,
-    writeShare: config.ingestWriteShare,
-  });
+  const engine = new IngestEngine({ db, store, pool, files, config, log, disk, replica });
   const auth = new AuthService(db, config);
   const keys = new KeyService(db, !replica);
   const pipelines = new PipelineService(db, collections, config);
