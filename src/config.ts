@@ -58,6 +58,10 @@ export interface Config {
   /** Queries per second allowed per API key, and the burst above it. */
   queryRate: number;
   queryBurst: number;
+  /** Seconds an idle connection is kept (Bun's idleTimeout); event streams are exempt. */
+  idleTimeoutS: number;
+  /** Seconds between an event stream's heartbeats (docs/API.md, Events). */
+  eventHeartbeatS: number;
   /** Below this many MB free on the data directory's disk: /readyz 503, new writes 507. */
   minFreeMb: number;
   /**
@@ -139,6 +143,8 @@ const SETTINGS: Setting<keyof Config>[] = [
   { key: "log", flag: "log", env: "RAGD_LOG", parse: oneOf(LEVELS) },
   { key: "queryRate", flag: "query-rate", env: "RAGD_QUERY_RATE", parse: int(1, 1_000_000) },
   { key: "queryBurst", flag: "query-burst", env: "RAGD_QUERY_BURST", parse: int(1, 1_000_000) },
+  { key: "idleTimeoutS", flag: "idle-timeout", env: "RAGD_IDLE_TIMEOUT", parse: int(1, 255) },
+  { key: "eventHeartbeatS", flag: "event-heartbeat", env: "RAGD_EVENT_HEARTBEAT", parse: int(1, 3600) },
   { key: "minFreeMb", flag: "min-free-mb", env: "RAGD_MIN_FREE_MB", parse: int(0, 100_000_000) },
   { key: "oidcIssuer", flag: "oidc-issuer", env: "RAGD_OIDC_ISSUER", parse: url },
   { key: "oidcClientId", flag: "oidc-client-id", env: "RAGD_OIDC_CLIENT_ID", parse: str },
@@ -184,6 +190,8 @@ export function defaultConfig(): Config {
     log: "info",
     queryRate: 50,
     queryBurst: 100,
+    idleTimeoutS: 10,
+    eventHeartbeatS: 15,
     minFreeMb: 256,
     // Six attempts over about an hour: at once, then after 10 s, 1, 5, 15 and 40 minutes.
     webhookRetryDelaysMs: [10_000, 60_000, 5 * 60_000, 15 * 60_000, 40 * 60_000],

@@ -68,3 +68,61 @@ describe("the key door of the event stream", () => {
     expect((await res.json()).error.code).toBe(code);
   });
 });
+
+/** Reads `res`'s stream until it ends: how long that took, or null when it was still open after `limitMs`. */
+async function endOf(res: Response, limitMs: number): Promise<number | null> {
+  const reader = res.body!.getReader();
+  const started = Date.now();
+  let timer: Timer | undefined;
+  const late = new Promise<null>((r) => (timer = setTimeout(() => r(null), limitMs)));
+  const ended = (async () => {
+    while (!(await reader.read()).done);
+    return Date.now() - started;
+  })();
+  const took = await Promise.race([ended, late]);
+  clearTimeout(timer);
+  if (took === null) await reader.cancel().catch(() => {});
+  return took;
+}
+
+describe("a key that stops holding ends its open stream", () => {
+  const newKey = async (body: Record<string, unknown>) => {
+    const r = await t.call("POST", `/api/rag/pipelines/${pipelineId}/keys`, {
+      cookie,
+      body: { scopes: ["ingest"], ...body },
+    });
+    expect(r.status).toBe(201);
+    return r.body as { id: string; key: string };
+  };
+  const stream = async (key: string) => {
+    const res = await t.handle(
+      new Request("http://localhost/api/rag/events", { headers: { authorization: `Bearer ${key}` } }),
+    );
+    expect(res.status).toBe(200);
+    return res;
+  };
+
+  test("revoked: the stream ends at once", async () => {
+    const k = await newKey({ name: "revoked while watching" });
+    const res = await stream(k.key);
+    const del = await t.call("DELETE", `/api/rag/pipelines/${pipelineId}/keys/${k.id}`, { cookie });
+    expect(del.status).toBe(200);
+    expect(await endOf(res, 5000)).toBeLessThan(1000);
+  });
+
+  test("expired: the stream ends within the stream's check, and the key is refused", async () => {
+    const expiresAt = new Date(Date.now() + 1500).toISOString();
+    const k = await newKey({ name: "expires while watching", expiresAt });
+    const res = await stream(k.key);
+    // 1.5 s to expiry, then at most one check interval (2 s).
+    const took = await endOf(res, 8000);
+    expect(took).not.toBeNull();
+    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(expiresAt));
+    expect(took!).toBeLessThan(1500 + 2000 + 1000);
+    const again = await t.handle(
+      new Request("http://localhost/api/rag/events", { headers: { authorization: `Bearer ${k.key}` } }),
+    );
+    expect(again.status).toBe(401);
+    expect((await again.json()).error.message).toMatch(/expired/);
+  });
+});

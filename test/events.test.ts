@@ -130,6 +130,31 @@ describe("resuming with Last-Event-ID", () => {
     ]);
   });
 
+  test("the first frame names where the stream starts, so a client back before any event misses nothing", async () => {
+    const pid = await c.pipeline();
+    const before = await c.addText(pid, "Written before the stream opened.");
+    await c.settled(pid, before.id);
+    const res = await t.handle(
+      new Request(`http://localhost/api/rag/pipelines/${pid}/events`, { headers: { cookie: c.cookie } }),
+    );
+    const reader = res.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    // As an EventSource keeps it: the id it sends back as Last-Event-ID when it reconnects.
+    const id = /^retry: 3000\nid: (\d+)\n\n/.exec(first)?.[1];
+    expect(id).toBeDefined();
+    const away = await c.addText(pid, "Written while the client was away.");
+    await c.settled(pid, away.id);
+    const back = await open(pid, id);
+    const frames = await back.collect((f) => f.event === "source.ready");
+    await back.close();
+    expect(frames.map((f) => [f.event, f.data.sourceId])).toEqual([
+      ["source.queued", away.id],
+      ["source.processing", away.id],
+      ["source.ready", away.id],
+    ]);
+  });
+
   test("the lastEventId query parameter resumes too", async () => {
     const pid = await c.pipeline();
     const s = await c.addText(pid, "EventSource cannot set headers on its first connection.");

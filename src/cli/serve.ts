@@ -31,9 +31,15 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     // documents upload) and answers 413 with the error body (docs/API.md, Errors). Bun's
     // bound answers a bare 413 before any of them runs, so it sits far above them all.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-    fetch: (req, srv) => {
+    idleTimeout: config.idleTimeoutS,
+    fetch: async (req, srv) => {
       recordPeer(req, srv.requestIP(req)?.address);
-      return app.handle(req);
+      const res = await app.handle(req);
+      // The idle timeout ends a response that is still being written, heartbeats or not
+      // (an event stream closed at 10.5-12 s with the 10 s default): an event stream is
+      // kept for as long as its client stays (docs/API.md, Events).
+      if (res.headers.get("content-type")?.startsWith("text/event-stream")) srv.timeout(req, 0);
+      return res;
     },
     error: () => new Response('{"error":{"code":"internal_error","message":"unexpected error"}}', { status: 500 }),
   });

@@ -182,6 +182,18 @@ export async function oldestEventId(db: Db, collectionId: string): Promise<numbe
   return row?.id ?? null;
 }
 
+/** The newest event id of a collection (0 when it has none). */
+export async function newestEventId(db: Db, collectionId: string): Promise<number> {
+  const { events } = tables(db);
+  const row = first(
+    await db
+      .select({ id: sql<number>`coalesce(max(${events.id}), 0)`.mapWith(Number) })
+      .from(events)
+      .where(eq(events.collectionId, collectionId)),
+  );
+  return row?.id ?? 0;
+}
+
 /** The newest event id of all (0 when none). */
 export async function lastEventId(db: Db): Promise<number> {
   const { events } = tables(db);

@@ -128,11 +128,16 @@ export function keyEventRoutes(keys: KeyService, events: EventService) {
   return new Elysia({ tags: ["Events"] }).get(
     "/api/rag/events",
     async ({ query, request }) => {
-      const { collectionId } = await keys.authorize(request.headers.get("authorization"), "ingest");
+      const authorization = request.headers.get("authorization");
+      const { keyId, collectionId } = await keys.authorize(authorization, "ingest");
+      // The stream ends at once when the key is revoked here, and within seconds when it
+      // expires or is revoked through another process (docs/API.md, Events).
+      const held = keys.hold(keyId);
       return events.eventStream(
         collectionId,
         request.headers.get("last-event-id") ?? query.lastEventId ?? null,
-        request.signal,
+        AbortSignal.any([request.signal, held.signal]),
+        { allowed: () => keys.allows(authorization, "ingest"), onEnd: held.release },
       );
     },
     {

@@ -20,7 +20,11 @@ export class EventService {
   /** Open streams by collection, so that disabling or deleting their owner ends them at once. */
   private readonly open = new Map<string, Set<AbortController>>();
 
-  constructor(private readonly db: Store) {}
+  constructor(
+    private readonly db: Store,
+    /** Between heartbeats (RAGD_EVENT_HEARTBEAT). */
+    private readonly heartbeatMs = 15_000,
+  ) {}
 
   /** Ends every open stream (clients reconnect, with Last-Event-ID, to the next server). */
   closeStreams(): void {
@@ -29,10 +33,17 @@ export class EventService {
 
   /**
    * The `text/event-stream` Response of a collection's events after `lastEventId`;
-   * the caller has checked that the client may read this collection.
+   * the caller has checked that the client may read this collection. While it is open,
+   * `allowed` is asked again with the owner's state (the key's revocation and expiry), and
+   * `onEnd` is called once it ends, however it ends.
    * @example app.get("/api/rag/events", ({ request }) => events.eventStream(key.collectionId, request.headers.get("last-event-id"), request.signal))
    */
-  eventStream(collectionId: string, lastEventId: string | null, signal: AbortSignal): Promise<Response> {
+  eventStream(
+    collectionId: string,
+    lastEventId: string | null,
+    signal: AbortSignal,
+    door: { allowed?: () => Promise<boolean>; onEnd?: () => void } = {},
+  ): Promise<Response> {
     const own = new AbortController();
     const streams = this.open.get(collectionId) ?? new Set();
     this.open.set(collectionId, streams.add(own));
@@ -42,11 +53,14 @@ export class EventService {
       () => {
         streams.delete(own);
         if (streams.size === 0 && this.open.get(collectionId) === streams) this.open.delete(collectionId);
+        door.onEnd?.();
       },
       { once: true },
     );
-    const alive = () => collectionOwnerActive(this.db.reader, collectionId);
-    return eventStream(this.db.reader, collectionId, lastEventId, ended, alive).catch((err: unknown) => {
+    const allowed = door.allowed ?? (() => Promise.resolve(true));
+    const alive = async () => (await collectionOwnerActive(this.db.reader, collectionId)) && (await allowed());
+    const options = { alive, heartbeatMs: this.heartbeatMs, onEnd: () => own.abort() };
+    return eventStream(this.db.reader, collectionId, lastEventId, ended, options).catch((err: unknown) => {
       // No stream to end later: it is forgotten now.
       own.abort();
       throw err;

@@ -5,23 +5,35 @@
  * API key) that has found the collection answers with `eventStream`.
  */
 import type { Db } from "../../db/client";
-import { eventsAfter, lastEventId, oldestEventId } from "../../db/repo/events";
+import { eventsAfter, lastEventId, newestEventId, oldestEventId } from "../../db/repo/events";
 import { notifier, presentEvent } from "../../ingest/events";
 
-/** Every 15 s a comment line keeps proxies from closing an idle stream. */
+/** Every 15 s (RAGD_EVENT_HEARTBEAT) a comment line keeps proxies from closing an idle stream. */
 export const HEARTBEAT_MS = 15_000;
+/**
+ * How often a stream asks whether its reader may still read: a key revoked or expired, or
+ * an owner disabled, through another process ends the stream within this (docs/API.md,
+ * Events). One primary-key read per stream each time.
+ */
+export const CHECK_MS = 2000;
 const PAGE = 500;
 const encoder = new TextEncoder();
 
-/** Where a stream starts: after `cursor`; `reset` when events after the client's id may have been pruned. */
+/**
+ * Where a stream starts: after `cursor`; `reset` when events after the client's id may have
+ * been pruned. Without an id it starts after the pipeline's own newest event (0: it has
+ * none), which the first frame names, so a client resumes from there even before its first
+ * event; an id of another pipeline's event would later look pruned.
+ */
 export async function startOf(
   db: Db,
   collectionId: string,
   given: string | null,
 ): Promise<{ cursor: number; reset: boolean }> {
-  const newest = await lastEventId(db);
-  if (given === null || !/^\d{1,15}$/.test(given.trim())) return { cursor: newest, reset: false };
+  if (given === null || !/^\d{1,15}$/.test(given.trim()))
+    return { cursor: await newestEventId(db, collectionId), reset: false };
   const last = Number(given);
+  const newest = await lastEventId(db);
   if (last === 0) return { cursor: 0, reset: false };
   // An id from the future (another data directory, say): start again from what is kept.
   if (last > newest) return { cursor: 0, reset: true };
@@ -35,10 +47,18 @@ const frameText = (id: number | null, type: string, data: unknown) =>
   `${id !== null ? `id: ${id}\n` : ""}event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
 const frame = (id: number | null, type: string, data: unknown) => encoder.encode(frameText(id, type, data));
 
+export interface StreamOptions {
+  /** Asked every CHECK_MS: false (or a failure) ends the stream. */
+  alive?: () => Promise<boolean>;
+  heartbeatMs?: number;
+  /** Called once the stream has ended, whatever ended it. */
+  onEnd?: () => void;
+}
+
 /**
  * A `text/event-stream` Response of a collection's events after `lastEventId`
  * (null: only new ones; "0": all that are kept), until `signal` aborts, the
- * client goes away, or `alive` (asked at each heartbeat) says the reader may no longer read.
+ * client goes away, or `alive` says the reader may no longer read.
  * @example return eventStream(db, pipeline.id, request.headers.get("last-event-id"), request.signal);
  */
 export async function eventStream(
@@ -46,7 +66,7 @@ export async function eventStream(
   collectionId: string,
   lastEventId: string | null,
   signal: AbortSignal,
-  alive: () => Promise<boolean> = () => Promise.resolve(true),
+  { alive = () => Promise.resolve(true), heartbeatMs = HEARTBEAT_MS, onEnd }: StreamOptions = {},
 ): Promise<Response> {
   const start = await startOf(db, collectionId, lastEventId);
   const oldest = start.reset ? await oldestEventId(db, collectionId) : null;
@@ -55,34 +75,41 @@ export async function eventStream(
   const body = new ReadableStream<Uint8Array>(
     {
       start(controller) {
-        controller.enqueue(encoder.encode("retry: 3000\n\n"));
+        // With an id from the start, an EventSource that reconnects before its first event
+        // still sends Last-Event-ID and misses nothing; a reset keeps the client's own id.
+        controller.enqueue(encoder.encode(`retry: 3000\n${start.reset ? "" : `id: ${start.cursor}\n`}\n`));
         if (start.reset)
           controller.enqueue(frame(null, "stream.reset", { lastEventId: Number(lastEventId), oldestEventId: oldest }));
-        let ended = false;
         const log = logSender(db, collectionId, start.cursor, controller, () => stop());
         const unsubscribe = notifier.subscribe(collectionId, log.wake);
         const heartbeat = setInterval(() => {
-          // A change made by another process (`ragd user disable`) is seen here.
+          try {
+            controller.enqueue(encoder.encode(": heartbeat\n\n"));
+            log.wake();
+          } catch {
+            stop(); // the stream was errored: its client is gone
+          }
+        }, heartbeatMs);
+        // A change made by another process (`ragd user disable`, a replica's revocation) is seen here.
+        const check = setInterval(() => {
           void alive()
             .then((ok) => {
-              if (!ok) return stop();
-              if (ended) return;
-              controller.enqueue(encoder.encode(": heartbeat\n\n"));
-              log.wake();
+              if (!ok) stop();
             })
             .catch(() => stop());
-        }, HEARTBEAT_MS);
+        }, CHECK_MS);
         send = log.send;
         stop = () => {
-          ended = true;
           log.close();
           unsubscribe();
           clearInterval(heartbeat);
+          clearInterval(check);
           stop = () => {};
           send = () => {};
           try {
             controller.close();
           } catch {}
+          onEnd?.();
         };
         signal.addEventListener("abort", () => stop(), { once: true });
         if (signal.aborted) stop();
