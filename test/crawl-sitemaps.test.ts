@@ -5,6 +5,7 @@
  * and cancellation must hold for sitemaps as they do for pages.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Sitemaps } from "../src/ingest/crawl/sitemaps";
 import { DocumentsFixture } from "./support/documents";
 import { type SourceJson, waitFor } from "./support/ingest";
 
@@ -112,4 +113,19 @@ test("deleting a sitemap crawl's source stops its requests", async () => {
   const atDelete = site.log.length;
   // One request may have been under way when the crawl was cancelled.
   expect((await quiet()) - atDelete).toBeLessThanOrEqual(1);
+});
+
+test("with sameSite, an index's sitemaps on another host are not read", () => {
+  const index = `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+    <sitemap><loc>http://other.test/s.xml</loc></sitemap><sitemap><loc>http://site.test/s2.xml</loc></sitemap>
+  </sitemapindex>`;
+  const read = (sameSite: boolean) => {
+    const maps = new Sitemaps("http://site.test/sitemap.xml", sameSite);
+    maps.read(maps.take()!, new TextEncoder().encode(index));
+    const next: string[] = [];
+    for (let m = maps.take(); m; m = maps.take()) next.push(m.url);
+    return next;
+  };
+  expect(read(true)).toEqual(["http://site.test/s2.xml"]);
+  expect(read(false)).toEqual(["http://other.test/s.xml", "http://site.test/s2.xml"]);
 });

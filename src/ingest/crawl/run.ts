@@ -28,10 +28,10 @@ export async function runCrawl(job: Job, crawl: CrawlJob, emit: (e: JobEvent) =>
   const report: CrawlReport = { pages: 0, kept: [], skipped: [], leftOver: 0, stoppedEarly: false };
   if (crawl.skip) return emit({ type: "crawled", jobId: job.jobId, report: { ...report, kept: null } });
   const { start, authed } = credentialsOf(job.document.url!);
-  const { sitemap, maxPages } = crawl.settings;
+  const { sitemap, maxPages, sameSite } = crawl.settings;
   const gate = new HostGate(job.fetch, crawl.delayMs, signal, authed, requestBudget(maxPages));
   const frontier = new Frontier(crawl.settings, start);
-  const sitemaps = sitemap ? new Sitemaps(start) : null;
+  const sitemaps = sitemap ? new Sitemaps(start, sameSite) : null;
   const deadline = performance.now() + crawl.budgetMs;
   const c: Crawl = { job, crawl, emit, report, gate, frontier, sitemaps, deadline, firstError: null, stopped: null };
   if (!sitemaps) frontier.offer(start, 0, true);

@@ -3,7 +3,9 @@
  * as the crawl needs start pages rather than all before it: a crawl with maxPages 5 reads
  * no more sitemaps than it takes to list 5 pages. Each sitemap is read once, however
  * often indexes list it (an index that lists itself ends there), and indexes are followed
- * SITEMAP_DEPTH levels down, depth first in the order they list their sitemaps.
+ * SITEMAP_DEPTH levels down, depth first in the order they list their sitemaps. With
+ * `sameSite`, an index's sitemaps on another host are skipped, as its pages would be
+ * (the sitemap protocol itself lets an index list only its own site's sitemaps).
  */
 import { sitemapEntries } from "./links";
 
@@ -22,7 +24,10 @@ export class Sitemaps {
   /** Sitemaps taken so far. */
   taken = 0;
 
-  constructor(start: string) {
+  private readonly host: string | null;
+
+  constructor(start: string, sameSite: boolean) {
+    this.host = sameSite ? hostOf(start) : null;
     this.push(start, 0);
   }
 
@@ -42,8 +47,16 @@ export class Sitemaps {
   }
 
   private push(url: string, level: number): void {
-    if (this.seen.has(url)) return;
+    if (this.seen.has(url) || (this.host !== null && hostOf(url) !== this.host)) return;
     this.seen.add(url);
     this.stack.push({ url, level });
+  }
+}
+
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return null;
   }
 }
