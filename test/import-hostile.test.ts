@@ -153,6 +153,12 @@ describe("import of a changed export", () => {
     rmSync(join(dir, "extra.txt"));
     const r = await importBytes(owner, await repack(dir, { model: "ollama/other" }));
     expect(r.body.error.message).toContain("embeddingModel must be the model the manifest says");
+    for (const formatVersion of [2, "1" as unknown as number]) {
+      const v = await importBytes(owner, await repack(dir, { formatVersion }));
+      expect(v.body.error.message).toContain(
+        `its export format is version ${formatVersion}, and this ragd reads up to version 1`,
+      );
+    }
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -55,9 +55,9 @@ export interface ImportResult {
 export function checkExportManifest(m: ExportManifest): void {
   if (m.format !== EXPORT_FORMAT)
     throw new ArchiveError(`this is not a ragd pipeline export (its format is ${JSON.stringify(m.format)})`);
-  if (m.formatVersion > EXPORT_FORMAT_VERSION)
+  if (!(Number.isInteger(m.formatVersion) && m.formatVersion >= 1 && m.formatVersion <= EXPORT_FORMAT_VERSION))
     throw new ArchiveError(
-      `this export was made by a newer ragd (${m.ragdVersion}); import it with that version or later`,
+      `its export format is version ${String(m.formatVersion).slice(0, 20)}, and this ragd reads up to version ${EXPORT_FORMAT_VERSION}; import it with the ragd that made it`,
     );
 }
 
