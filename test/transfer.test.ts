@@ -73,7 +73,8 @@ beforeAll(async () => {
   ollamaA = await startFakeOllama({ models: { [MODEL]: 64 } });
   ollamaB = await startFakeOllama({ models: { [MODEL]: 64 } });
   a = await makeApp({ ollamaUrl: ollamaA.url, queryRate: 100_000, queryBurst: 100_000, fetchAllow: ["127.0.0.1"] });
-  b = await makeApp({ ollamaUrl: ollamaB.url, queryRate: 100_000, queryBurst: 100_000 });
+  // The importing side's fetch rules must allow the crawl's loopback site, as they would to create it there.
+  b = await makeApp({ ollamaUrl: ollamaB.url, queryRate: 100_000, queryBurst: 100_000, fetchAllow: ["127.0.0.1"] });
   ca = await Client.create(a);
   pipelineId = await ca.pipeline({ name: "Field notes", embeddingModel: MODEL, chunkSize: 200, chunkOverlap: 20 });
   const topics = [
