@@ -242,6 +242,12 @@ describe("filter.sourceIds", () => {
   });
 });
 
+test("filter.sourceIds: an id longer than 64 characters is 400 naming it", async () => {
+  const r = await c.query(keyA, { query: "pump", filter: { sourceIds: ["x".repeat(65)] } });
+  expect(r.status).toBe(400);
+  expect(r.body.error.details[0].field).toBe("filter.sourceIds.0");
+});
+
 describe("filter.sourceIds is applied before the topK cut", () => {
   let id: string;
   let key: string;

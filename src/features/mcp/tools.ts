@@ -44,7 +44,7 @@ export function filterSchema() {
   return z
     .object({
       sourceIds: z
-        .array(z.string())
+        .array(z.string().max(64))
         .max(1000)
         .optional()
         .describe("Only chunks of these sources (ids from list_sources or from earlier results)."),

@@ -31,7 +31,12 @@ export const SearchBody = t.Object(
     filter: t.Optional(
       t.Object(
         {
-          sourceIds: t.Optional(t.Array(t.String(), { maxItems: 1000, description: "Only chunks of these sources." })),
+          sourceIds: t.Optional(
+            t.Array(t.String({ maxLength: 64 }), {
+              maxItems: 1000,
+              description: "Only chunks of these sources (ids of up to 64 characters).",
+            }),
+          ),
           // Unknown here: a Record schema let [] through and turned a string into an object of
           // characters; retrieval/filter.ts checks the shape and names the field at fault.
           metadata: t.Optional(
