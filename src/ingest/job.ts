@@ -133,14 +133,16 @@ interface Got {
 }
 
 /** The document's text: its bytes read or fetched ("fetch"), then extracted ("extract"). */
-async function textOf(job: Job, ocr: Ocr, times: StageTimes): Promise<Got> {
+async function textOf(job: Job, ocr: Ocr, times: StageTimes, signal: AbortSignal): Promise<Got> {
   const d = job.document;
   if (d.type === "text") return { extracted: { text: d.content ?? "", kind: "text" }, validators: null };
   // A crawled page: its crawl fetched and extracted the text already.
   if (d.content !== null) return { extracted: { text: d.content, kind: "html" }, validators: null };
   if (d.type === "file") {
     const bytes = await timed(times, "fetch", async () => readStoredFile(d.fileLocation!));
-    const extracted = await timed(times, "extract", () => extract(bytes, { fileName: d.fileName ?? undefined }, ocr));
+    const extracted = await timed(times, "extract", () =>
+      extract(bytes, { fileName: d.fileName ?? undefined }, ocr, signal),
+    );
     return { extracted, validators: null };
   }
   const accept = d.type === "api" ? "application/json, */*;q=0.5" : "text/html, application/pdf, */*;q=0.5";
@@ -150,7 +152,7 @@ async function textOf(job: Job, ocr: Ocr, times: StageTimes): Promise<Got> {
   // An api source is JSON by contract, whatever the server labels it.
   const asJson = d.type === "api" && !/json/i.test(res.contentType);
   const extracted = await timed(times, "extract", () =>
-    extract(res.bytes, asJson ? { ...hints, contentType: "application/json" } : hints, ocr),
+    extract(res.bytes, asJson ? { ...hints, contentType: "application/json" } : hints, ocr, signal),
   );
   return { extracted, validators: res.validators };
 }
@@ -167,7 +169,7 @@ export async function runJob(
   const stages: StageTimes = {};
   try {
     if (job.crawl) return await runCrawl(job, job.crawl, emit, ctx.signal);
-    const { extracted, validators } = await textOf(job, ocrFor(job, emit, ctx), stages);
+    const { extracted, validators } = await textOf(job, ocrFor(job, emit, ctx), stages, ctx.signal);
     const indexed = job.document.indexedHash;
     if (extracted === null && indexed)
       return emit({ type: "unchanged", jobId: job.jobId, contentHash: indexed, validators, stages });

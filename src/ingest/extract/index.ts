@@ -28,11 +28,18 @@ export type { Ocr } from "./ocr";
 
 /**
  * Extracts the text of a document. With `ocr`, images and scanned PDF pages are read by
- * OCR; without, images are refused and scanned pages yield nothing.
+ * OCR; without, images are refused and scanned pages yield nothing. `signal`: the job's
+ * cancellation, which stops a PDF being read (the formats that bound their input by size
+ * are read in one go).
  * @example const { text, kind, title } = await extract(bytes, { contentType: "application/pdf" });
  */
-export async function extract(bytes: Uint8Array, hints: Hints = {}, ocr?: Ocr): Promise<Extracted> {
-  const result = await extractByKind(bytes, hints, ocr).catch((err: unknown) => {
+export async function extract(
+  bytes: Uint8Array,
+  hints: Hints = {},
+  ocr?: Ocr,
+  signal?: AbortSignal,
+): Promise<Extracted> {
+  const result = await extractByKind(bytes, hints, ocr, signal).catch((err: unknown) => {
     // Readers of nested markup recurse once per level; a document nested deeper than the
     // stack allows is refused with a sentence rather than a stack trace.
     if (err instanceof RangeError && /call stack/i.test(err.message))
@@ -43,11 +50,11 @@ export async function extract(bytes: Uint8Array, hints: Hints = {}, ocr?: Ocr): 
   return result;
 }
 
-async function extractByKind(bytes: Uint8Array, hints: Hints, ocr?: Ocr): Promise<Extracted> {
+async function extractByKind(bytes: Uint8Array, hints: Hints, ocr?: Ocr, signal?: AbortSignal): Promise<Extracted> {
   const kind = detectKind(bytes, hints);
   switch (kind) {
     case "pdf": {
-      const { ocrPages, ...pdf } = await extractPdf(bytes, ocr);
+      const { ocrPages, ...pdf } = await extractPdf(bytes, ocr, signal);
       return ocrPages && ocr ? { kind, ...pdf, ocr: { languages: ocr.languages, pages: ocrPages } } : { kind, ...pdf };
     }
     case "image": {
