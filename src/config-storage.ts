@@ -1,6 +1,6 @@
 /**
- * The settings of running on several machines (PostgreSQL and object storage; README,
- * Configuration). They are read and checked like any other. `serve` (and `user`, `admin`
+ * The settings of running on several machines (PostgreSQL and object storage;
+ * docs/operations.md). They are read and checked like any other. `serve` (and `user`, `admin`
  * beside it) keeps its metadata in PostgreSQL when RAGD_DATABASE_URL is set and its
  * vectors and files in a bucket when RAGD_STORAGE_URL is; the commands that copy the data
  * directory (backup, restore, export, import) refuse both, so that nobody believes their

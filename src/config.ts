@@ -69,7 +69,7 @@ export interface Config {
    * attempt more than entries. Not a setting of its own; tests shorten it.
    */
   webhookRetryDelaysMs: number[];
-  /** The organisation's OpenID Connect issuer; null = no single sign-on (README, Single sign-on). */
+  /** The organisation's OpenID Connect issuer; null = no single sign-on (docs/configuration.md, Single sign-on). */
   oidcIssuer: string | null;
   oidcClientId: string | null;
   oidcClientSecret: string | null;
@@ -95,11 +95,11 @@ export interface Config {
   /** Scheduled backups kept; older ones are removed. */
   backupKeep: number;
   /**
-   * Reserved for running on several machines (README, Configuration): this build refuses
+   * Reserved for running on several machines (docs/operations.md, PostgreSQL): this build refuses
    * to start with it set rather than quietly use the data directory.
    */
   databaseUrl: string | null;
-  /** Vectors and files in this bucket instead of the data directory (README, Object storage). */
+  /** Vectors and files in this bucket instead of the data directory (docs/operations.md, Object storage). */
   storage: S3Location | null;
   s3Endpoint: string | null;
   s3Region: string | null;
@@ -299,7 +299,7 @@ export function publicBaseUrl(config: Config, boundPort: number): string {
   return `http://${shown}:${boundPort}`;
 }
 
-/** Environment variables documented in the README, for `ragd help`. */
+/** Environment variables documented in docs/configuration.md, for `ragd help`. */
 export function settingsTable(): { flag: string; env: string }[] {
   return SETTINGS.map((s) => ({ flag: `--${s.flag}`, env: s.env }));
 }

@@ -1,5 +1,5 @@
 /**
- * The ingestion time cap bounds a job's silence, not its length (README, Limits):
+ * The ingestion time cap bounds a job's silence, not its length (docs/operations.md, Retries and the time cap):
  * with real worker threads and a slow fake Ollama, a job that keeps reporting progress
  * runs well past the cap and finishes, and one that reports nothing is stopped at it.
  */

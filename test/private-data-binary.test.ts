@@ -1,5 +1,5 @@
 /**
- * The data directory is private to the user ragd runs as (README, Operations): the
+ * The data directory is private to the user ragd runs as (docs/security.md): the
  * compiled binary, started under the usual umask 022, creates it 0700 with files 0600,
  * tightens one an older ragd left open, and `ragd user create --init`, `ragd backup` and
  * `ragd restore` write nothing others can read either.

@@ -1,6 +1,6 @@
 /**
  * The ingestion workers of the compiled binary run below the main thread's CPU priority
- * (README, Configuration: RAGD_WORKER_NICE), read from the kernel's own view of each
+ * (docs/configuration.md: RAGD_WORKER_NICE), read from the kernel's own view of each
  * thread. Linux only: elsewhere the setting does nothing.
  */
 import { afterEach, expect, test } from "bun:test";

@@ -1,6 +1,6 @@
 /**
  * The data directory's lock for a command that must have the directory alone (`serve`,
- * `move`; README, Operations): taken before anything in it is touched and held until the
+ * `move`; docs/operations.md): taken before anything in it is touched and held until the
  * process ends or the release is called, and refused, naming the holder, while another
  * process holds it. `ragd user …` takes none; `ragd backup` asks the holder instead.
  */

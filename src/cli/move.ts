@@ -1,5 +1,5 @@
 /**
- * `ragd move --to-shared | --to-data-dir [--data-dir D]` (README, Moving a data directory):
+ * `ragd move --to-shared | --to-data-dir [--data-dir D]` (docs/operations.md, Moving a data directory):
  * moves an installation from its data directory to the places `serve` uses with
  * RAGD_DATABASE_URL and RAGD_STORAGE_URL (the same settings), or back. Whichever of the two
  * is set moves: the metadata row by row (db/copy.ts), the LanceDB tables and uploaded files

@@ -1,6 +1,6 @@
 /**
  * The data directory holds password hashes, webhook secrets and credentials in source
- * URLs, so only the user ragd runs as may read it (README, Operations): what ragd creates
+ * URLs, so only the user ragd runs as may read it (docs/security.md): what ragd creates
  * is private from the start, and what an older ragd or a looser umask left is tightened
  * when the server starts.
  */

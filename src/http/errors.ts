@@ -88,7 +88,7 @@ export class AppError extends Error {
 
 /**
  * 501 for what works on the data directory's files alone, asked of a server that keeps
- * them in object storage (README, Configuration).
+ * them in object storage (docs/operations.md, Object storage).
  */
 export const diskOnly = (what: string, instead = "") =>
   new AppError(

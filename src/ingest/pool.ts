@@ -217,7 +217,7 @@ export class WorkerPool {
   }
 
   /**
-   * The time cap is a bound on a job's silence, not on its length (README, Operations): a
+   * The time cap is a bound on a job's silence, not on its length (docs/operations.md): a
    * scanned PDF of hundreds of pages takes hours of OCR yet reports every page, while a
    * job that hangs reports nothing. One OCR page may take its whole page timeout, so
    * the cap is never shorter than that.

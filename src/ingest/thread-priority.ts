@@ -1,5 +1,5 @@
 /**
- * The ingestion workers run below the main thread's CPU priority (README, Configuration:
+ * The ingestion workers run below the main thread's CPU priority (docs/configuration.md:
  * RAGD_WORKER_NICE). The main thread answers requests and is the one writer of SQLite
  * and LanceDB, a serial path every document goes through; the workers' embedding is
  * work that can wait. On a machine with fewer cores than busy threads, equal shares

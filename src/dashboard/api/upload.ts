@@ -53,7 +53,7 @@ const OWN_UPLOAD = /^\/uploads\/[0-9a-f-]{36}$/;
  * query, and the page's CSP allows only its own origin, so the bytes go to this origin
  * with the signed path. A presigned PUT to the object store (RAGD_STORAGE_URL) goes
  * where it points: the CSP allows the store's origin, and the bucket's CORS rules must
- * allow the PUT (README, Object storage).
+ * allow the PUT (docs/operations.md, Object storage).
  */
 export function uploadTarget(uploadUrl: string, base: string = location.href): string {
   const u = new URL(uploadUrl, base);

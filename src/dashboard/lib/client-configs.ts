@@ -1,7 +1,7 @@
 /**
  * Ready-to-paste configuration for the clients people already run, with a key filled
  * in: MCP clients over HTTP or through `ragd mcp`, and LangChain and LlamaIndex
- * retrievers over the query endpoint. The README's "Agents and MCP" shows the same.
+ * retrievers over the query endpoint. docs/agents.md and docs/applications.md show the same.
  */
 
 export interface ClientConfig {

@@ -1,6 +1,6 @@
 /**
  * Single sign-on with the organisation's OpenID Connect provider: the authorization
- * code flow with PKCE, state and nonce (README, Single sign-on). ragd is the relying
+ * code flow with PKCE, state and nonce (docs/configuration.md, Single sign-on). ragd is the relying
  * party; it learns a verified email and the caller signs that person in.
  *
  * Outbound requests here use the plain fetch, not the fetch rules for sources

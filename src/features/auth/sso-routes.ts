@@ -1,6 +1,6 @@
 /**
  * Sign-in methods and single sign-on: GET /api/auth/methods, GET /api/auth/oidc/start,
- * GET /api/auth/oidc/callback (README, Single sign-on). Start and callback are browser
+ * GET /api/auth/oidc/callback (docs/configuration.md, Single sign-on). Start and callback are browser
  * navigations, so they answer with redirects and, on failure, a short HTML page.
  */
 import { Elysia, t } from "elysia";

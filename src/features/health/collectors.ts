@@ -1,7 +1,7 @@
 /**
  * The /metrics families beyond HTTP requests: the ingestion queue, ingestion outcomes
  * and stage durations, embedding calls, LanceDB tables and process memory
- * (README, Operations: "Metrics").
+ * (docs/operations.md, "Metrics").
  */
 import { taskQueueDepth } from "../../db/repo/tasks";
 import type { Store } from "../../db/store";
