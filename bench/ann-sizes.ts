@@ -28,7 +28,7 @@
  * found 0.680 and 60% 0.966. Ties count for at most 0.026 (`ties`). Graphs all searched
  * keep it: `hnsw:16` with SHARES=1, REFINE=2 gave 0.976 at ef 50 (p50 8.3 ms) and, at
  * 300,000 rows, 0.972 at ef 100 (p50 19 ms), built in 272 and 749 s
- * (docs/ARCHITECTURE.md, Search).
+ * (docs/notes/2026-12-06-search-and-ann-indexes.md).
  */
 import { Index, type Table } from "@lancedb/lancedb";
 import { mkdtempSync, rmSync } from "node:fs";

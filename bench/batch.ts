@@ -35,7 +35,7 @@
  *                                  → 19 % (8–23 %), 1,107 chunks/s (898–1,510), server CPU 2.4 s (2.3–2.6)
  *   bun bench/batch.ts (5,183), two runs each: 7 and 11 % (CPU 10.1, 8.2 s) → 16 and 20 % (CPU 4.8, 6.6 s)
  * Then, after the main thread's share went down (the depth check, hashes, events without
- * RETURNING, one-pass pipeline figures; docs/ARCHITECTURE.md), eleven runs each, old and
+ * RETURNING, one-pass pipeline figures; docs/notes/2026-12-06-ingestion-time.md), eleven runs each, old and
  * new binaries alternating, load average 12–25 from other work (median, range):
  *   bun bench/batch.ts --docs 5000   13 % (5–27 %), 917 chunks/s (286–2,412), server 0.333 ms/chunk (0.238–0.692)
  *                                  → 12 % (9–32 %), 992 chunks/s (271–1,245), server 0.407 ms/chunk (0.238–0.741)
@@ -61,8 +61,8 @@
  * JIT 0.057–0.068, LanceDB 0.019–0.024, other 0.015–0.016).
  * The target is not reached on this machine: the built-in embedding alone costs more CPU
  * than the raw add() it is compared with (which embeds beforehand), and 50 % needs about
- * 0.24 ms of server CPU per chunk with both cores busy throughout (docs/ARCHITECTURE.md,
- * "Where ingestion time goes", says what remains by thread).
+ * 0.24 ms of server CPU per chunk with both cores busy throughout (docs/notes/
+ * 2026-12-06-ingestion-time.md says what remains by thread).
  * Cold and warm, on a quiet machine (load below 1), before the cold run joined the bench:
  * a fresh server 28 % (4,205 against 15,235 chunks/s; server 0.358 ms per chunk: main
  * 0.130, workers 0.102, JIT 0.078, LanceDB 0.028, other 0.020); after 5,000 documents
@@ -88,8 +88,8 @@
  * The quiet machine's spread is as wide as the loaded one's: 50 % is met in single runs
  * (cold 51 %), not as a median.
  * Then a timeline of warm runs (each server thread's run and run-queue time every 5 ms,
- * beside the requests, claims, group commits and LanceDB commits; docs/ARCHITECTURE.md,
- * "Where ingestion time goes") showed the LanceDB writer busy 89–94 % of the run from its
+ * beside the requests, claims, group commits and LanceDB commits; docs/notes/
+ * 2026-12-06-ingestion-time.md) showed the LanceDB writer busy 89–94 % of the run from its
  * first commit, and this bench seeing the end 24–136 ms late (median about 100 ms): it
  * polled the pipeline list every 100 ms. It now follows the pipeline's event stream and
  * stops the clock on the last source.ready. Five runs of each binary alternating, both
@@ -129,7 +129,7 @@
  * main thread 0.087 → 0.091 ms per warm chunk, its faults 122,000–135,000 → 105,000–116,000.
  * With the allocator never giving memory back (BENCH_SERVER_MIMALLOC_PURGE_DELAY=-1, one
  * run): warm 51 %, warm +1 60 %, main thread 0.049 ms per chunk, at a cost of 280 MB at
- * rest (docs/ARCHITECTURE.md).
+ * rest (docs/notes/2026-12-06-ingestion-time.md).
  * That gain was not the delay's: Bun's mimalloc sweeps a waiting thread's heap every 100 ms
  * and gives back the free blocks inside pages still in use, whatever the delay; -1 stops
  * that sweeper. The server now starts with the hole sweep off (MIMALLOC_PURGE_HOLES=0,

@@ -12,7 +12,7 @@
  *
  * At 1M rows (`bench/lexical.ts 1000000 --dir DIR` on the table bench/query-http.ts kept,
  * load average 6–10 from other work) probing 15% found recall@10 0.734 alone, 0.960 with
- * the full-text index's 300 best rows; docs/ARCHITECTURE.md (Search) has the table.
+ * the full-text index's 300 best rows; docs/notes/2026-12-06-search-and-ann-indexes.md has the table.
  */
 import { Index, type Table } from "@lancedb/lancedb";
 import { existsSync, mkdirSync } from "node:fs";

@@ -9,8 +9,8 @@
  *   bun bench/query-during-ingest.ts [--docs 5000] [--queried 1000] [--rounds 3] [--datasets DIR]
  *
  * The queries are the corpus's own titles, in turn. The server's main thread answers the
- * queries and runs ingestion's bookkeeping (docs/ARCHITECTURE.md, "Where ingestion time
- * goes"): a query that arrives during one of its long stretches waits for it to end.
+ * queries and runs ingestion's bookkeeping (docs/notes/2026-12-06-ingestion-time.md
+ * and 2026-12-06-queries-under-writes.md): a query that arrives during one of its long stretches waits for it to end.
  *
  * Measured (quiet 2-core machine, three bursts of 4,183 abstracts, 1.0–1.1 s each):
  * idle p50 7.0, p95 9.7, p99 11.9 ms (689 queries); during the bursts p50 50.1, p95

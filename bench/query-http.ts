@@ -31,7 +31,7 @@
  *
  * At 1M topical chunks (the kept table, load average 4–7) recall@10 was 0.734 (p50 57 ms,
  * 15% probed) before a built-in table's search joined the full-text index's best rows, and
- * 0.922 (p50 57 ms, 5% probed) after (docs/ARCHITECTURE.md, Search: "Lexical candidates");
+ * 0.922 (p50 57 ms, 5% probed) after (docs/notes/2026-12-06-search-and-ann-indexes.md);
  * with the candidates' vectors read in their full-text search and a 30 × re-rank, 0.904 at
  * p50 24–31 ms against 44–53 ms for the old code alternately (load 7.5–12).
  *

@@ -49,7 +49,7 @@
  * source ready 32.2 s after the kill.
  * The queries in the reference and on the replicas run once upkeep has indexed the new
  * rows (`indexed`), with no per-key rate limit. Every search on the bucket reads the table
- * from the store (docs/ARCHITECTURE.md, Object storage: vector, keyword and hybrid p50 64,
+ * from the store (docs/notes/2026-12-06-object-storage.md: vector, keyword and hybrid p50 64,
  * 164 and 156 ms in process against 7, 6 and 15 ms on a local disk), and the gateway
  * serving those reads shares the two cores with the replicas: a second replica adds
  * processes, not cores, so requests/s stay flat here. Ingestion gains a little from a

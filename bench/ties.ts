@@ -11,7 +11,7 @@
  * similarity is 0.37 (median), the 11th's 0.002 below it and the 50th's 0.06. The
  * two flat scans agree on every id. The top 10 come from one topic but lie at cosine
  * 0.39 from the query and 0.36–0.375 from one another (random rows: 0.12), so their
- * partitions are picked by their other words (docs/ARCHITECTURE.md, Search).
+ * partitions are picked by their other words (docs/notes/2026-12-06-search-and-ann-indexes.md).
  */
 import type { Table } from "@lancedb/lancedb";
 import { flatTopK } from "./kept-corpus";

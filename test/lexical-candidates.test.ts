@@ -15,7 +15,7 @@ import { rowsToArrow } from "../src/vectors/chunk-arrow";
 // A built-in table with the IVF_PQ index of the 1M-row step (ann.ts), 200 partitions on
 // 10,000 topical rows (bench/vocab.ts, 100 topics). Partitions of 50 rows hold a topic's
 // neighbours better than the 1,000 rows of a partition at 1M, where probing 15% missed
-// a third of them (docs/ARCHITECTURE.md, Search): probing PROBED partitions (2%) misses
+// a third of them (docs/notes/2026-12-06-search-and-ann-indexes.md): probing PROBED partitions (2%) misses
 // as many here, and the full-text index must find them.
 const ROWS = 10_000;
 const PARTITIONS = 200;

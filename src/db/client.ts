@@ -32,8 +32,7 @@ const WRITER_CACHE_KIB = 32 * 1024;
  * it changed to the WAL, two writes a page: 5,000 small documents through the batch API
  * changed about 6,800 pages in some 80 commits, and the writes were a quarter of the
  * main thread's time in SQLite. With 16 KiB pages the same documents took 15 % less
- * time in SQLite statements and commits (docs/ARCHITECTURE.md, "Where ingestion time
- * goes"). A database that exists keeps the page size it was made with.
+ * time in SQLite statements and commits (docs/notes/2026-12-06-ingestion-time.md). A database that exists keeps the page size it was made with.
  */
 const PAGE_BYTES = 16 * 1024;
 
@@ -42,7 +41,7 @@ const PAGE_BYTES = 16 * 1024;
  * default is 1,000 pages, 4 MiB with its default pages). That copy ends with two fsyncs,
  * about 5 ms each on a plain disk, and it runs inside the commit on the main thread. At
  * 16 MiB of WAL a process that took 15,000 small documents spent 15 % less time in
- * COMMIT (docs/ARCHITECTURE.md, "Where ingestion time goes"). A server's store copies on
+ * COMMIT (docs/notes/2026-12-06-ingestion-time.md). A server's store copies on
  * a thread of its own instead (checkpointer.ts); this is for the commands beside it.
  */
 const WAL_CHECKPOINT_BYTES = 16 * 1024 * 1024;

@@ -4,7 +4,7 @@
  * and LanceDB, a serial path every document goes through; the workers' embedding is
  * work that can wait. On a machine with fewer cores than busy threads, equal shares
  * left the main thread waiting for a core behind the workers while their rows queued
- * for its commits (docs/ARCHITECTURE.md, "Where ingestion time goes").
+ * for its commits (docs/notes/2026-12-06-ingestion-time.md).
  */
 import { readlinkSync } from "node:fs";
 import { getPriority, setPriority } from "node:os";

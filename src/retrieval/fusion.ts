@@ -16,7 +16,7 @@
  * or on SQuAD; rank fusion also throws away how far apart two scores are.
  */
 
-/** The blend for an index built with the built-in embedder, measured (docs/ARCHITECTURE.md, Retrieval quality). */
+/** The blend for an index built with the built-in embedder, measured (docs/notes/2026-12-06-retrieval-quality.md). */
 export const BUILTIN_HYBRID_ALPHA = 0.1;
 /** The blend for an index built with builtin-glove, measured the same way (docs/API.md, The built-in models). */
 export const GLOVE_HYBRID_ALPHA = 0.2;

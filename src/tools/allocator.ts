@@ -10,7 +10,7 @@
  * with the hole sweep off (MIMALLOC_PURGE_HOLES=0) the server spent 0.154 ms of CPU per
  * warm chunk instead of 0.195–0.207, and made 10,200–10,500 chunks/s instead of
  * 7,800–8,100, while `bench/memory-load.ts` settled at about the same resident size and
- * peaked no higher (docs/ARCHITECTURE.md, "Where ingestion time goes"). Whole free pages
+ * peaked no higher (docs/notes/2026-12-06-ingestion-time.md). Whole free pages
  * are still given back after mimalloc's delay.
  *
  * mimalloc reads its settings from the environment once, when the process starts. So

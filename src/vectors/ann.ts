@@ -66,7 +66,7 @@ const WIDE_FROM = 50_000;
 /**
  * IVF_FLAT's probe share from WIDE_FROM rows: on the first 100,000 rows of the 1M-row growth
  * corpus 60% found recall@10 0.918–0.936 and 70% 0.948–0.954, at the same latency
- * (bench/flat-share.ts; docs/ARCHITECTURE.md, "Lexical candidates", has the runs).
+ * (bench/flat-share.ts; docs/notes/2026-12-06-search-and-ann-indexes.md has the runs).
  */
 const WIDE_SHARE = 0.7;
 
@@ -155,7 +155,7 @@ function staleFlatShare(rows: number, tableRows: number): number {
  * generated corpus, so the candidates help less there, but always add. 300 left a table
  * grown to 1M rows at 0.88–0.92, at the edge of the built-in vectors' 0.9; 500 found 0.940
  * against 0.918 on the kept 1M table through the binary, at the same p50 (docs/
- * ARCHITECTURE.md, "Lexical candidates").
+ * notes/2026-12-06-search-and-ann-indexes.md, "Lexical candidates").
  */
 export const LEXICAL_CANDIDATES = 500;
 

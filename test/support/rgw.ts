@@ -4,8 +4,8 @@
  * installs them). One monitor, one OSD keeping its data in memory, no cephx, free ports,
  * a temporary directory, one user with keys and one bucket; `stop()` ends the daemons and
  * removes the directory. Start-up takes about 15 s, so a test file starts one store.
- * RGW is the store of choice because it honours `If-None-Match: *` (docs/ARCHITECTURE.md,
- * Object storage).
+ * RGW is the store of choice because it honours `If-None-Match: *` (docs/notes/
+ * 2026-12-06-object-storage.md).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
