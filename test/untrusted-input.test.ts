@@ -107,6 +107,12 @@ describe("files a parser refuses", () => {
       async () => new TextEncoder().encode('{"a": nope}'),
       "could not read the JSON: it is neither valid JSON nor JSON Lines",
     ],
+    [
+      // pdf.js refuses these bytes before its loading promise is awaited: unhandled, that ended the worker.
+      "broken.pdf",
+      async () => new TextEncoder().encode("%PDF-1.7\nthis is not a PDF body\n"),
+      "could not read the PDF file: it is damaged or is not a PDF file",
+    ],
   ];
   test("fail with one sentence per format, never the parser's own words", async () => {
     const pid = await c.pipeline({ name: "refused by a parser" });

@@ -193,7 +193,11 @@ export class WorkerPool {
     };
     worker.onerror = (ev) => {
       this.log.error("ingestion worker crashed", { error: ev.message });
-      this.replace(index, `the ingestion worker crashed: ${ev.message}`);
+      // The cause is the runtime's or a parser's words, for the log; the source says what to do.
+      this.replace(
+        index,
+        "the ingestion worker stopped unexpectedly while reading it; retry, and if it fails again the server log says why",
+      );
     };
     return worker;
   }

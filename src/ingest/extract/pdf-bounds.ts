@@ -60,7 +60,10 @@ export class PdfBudget {
       timer = setTimeout(() => reject(this.late()), this.limitMs - this.spentMs);
     });
     try {
-      return await Promise.race([work(), stop]);
+      const running = work();
+      // A step that loses its race is abandoned: its later refusal must not end the worker as unhandled.
+      running.catch(() => {});
+      return await Promise.race([running, stop]);
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);

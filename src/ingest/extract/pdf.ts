@@ -27,6 +27,9 @@ async function open(bytes: Uint8Array, budget: PdfBudget): Promise<Pdf> {
     useSystemFonts: true,
     maxImageSize: MAX_OCR_PIXELS,
   });
+  // pdf.js may refuse the bytes before the step below awaits its promise (the step first
+  // yields a turn): without a handler by then, that refusal ends the worker as unhandled.
+  loading.promise.catch(() => {});
   try {
     return await budget.step(() => loading.promise);
   } catch (err) {
