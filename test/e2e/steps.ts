@@ -7,7 +7,7 @@ import { api, shootThemes, type Ragd } from "./support";
 const sourceRow = (page: Page, name: string) =>
   page.getByRole("list", { name: "Sources" }).locator(":scope > li").filter({ hasText: name });
 
-/** Adds text, a refused URL and a file to the pipeline, then queries for the text. */
+/** Adds text, a refused URL, an unreadable file and a file to the pipeline, then queries for the text. */
 export async function sourceSteps(page: Page, base: string, pipelineId: string): Promise<void> {
   // The list is read a page at a time, never whole, even while sources are processing.
   const listReads: string[] = [];
@@ -37,12 +37,25 @@ export async function sourceSteps(page: Page, base: string, pipelineId: string):
   await sourceRow(page, "Refunds").getByText("team: support").waitFor();
   await sourceRow(page, "Refunds").getByText("year: 2026").waitFor();
 
-  // A loopback address is refused by the fetch rules: the source fails and says why.
+  // A loopback address is refused by the fetch rules at once, and the form says why.
   await page.getByLabel("Web page").check();
   await page.getByLabel("Name", { exact: true }).fill("Local page");
   await page.getByLabel("Page address").fill("http://127.0.0.1:9/nothing");
   await page.getByRole("button", { name: "Add source" }).click();
-  const failed = sourceRow(page, "Local page");
+  await page
+    .getByText(/refused by the fetch rules/)
+    .first()
+    .waitFor();
+  expect(await sourceRow(page, "Local page").count()).toBe(0);
+
+  // A file that cannot be read: the source fails, says why, and can be retried.
+  await page.getByLabel("File", { exact: true }).check();
+  await page.locator("input[type=file]").setInputFiles({
+    name: "broken.pdf",
+    mimeType: "application/pdf",
+    buffer: Buffer.from("%PDF-1.7\nthis is not a PDF body\n"),
+  });
+  const failed = sourceRow(page, "broken.pdf");
   await failed.getByText("Why it failed").waitFor({ timeout: 90_000 });
   await failed.getByRole("button", { name: "Retry" }).waitFor();
   await shootThemes(page, "sources-failed");
@@ -129,9 +142,9 @@ async function sourceListSteps(page: Page, base: string, pipelineId: string): Pr
   await page.getByRole("link", { name: "Clear search and filter" }).click();
   await page.getByText("Page 1 of 2").waitFor();
 
-  // The refused page fails again after its retry; the filter finds it alone.
+  // The unreadable file fails again after its retry; the filter finds it alone.
   await page.getByLabel("Filter sources by status").selectOption("failed");
-  await sourceRow(page, "Local page").getByText("Failed", { exact: true }).waitFor({ timeout: 30_000 });
+  await sourceRow(page, "broken.pdf").getByText("Failed", { exact: true }).waitFor({ timeout: 30_000 });
   await page.getByText("1 of 23 sources").waitFor();
   expect(await rows.count()).toBe(1);
   await shootThemes(page, "sources-filtered");
