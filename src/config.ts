@@ -94,10 +94,7 @@ export interface Config {
   backupEveryMs: number;
   /** Scheduled backups kept; older ones are removed. */
   backupKeep: number;
-  /**
-   * Reserved for running on several machines (docs/operations.md, PostgreSQL): this build refuses
-   * to start with it set rather than quietly use the data directory.
-   */
+  /** Metadata and tasks in this PostgreSQL database instead of ragd.db (docs/operations.md, PostgreSQL). */
   databaseUrl: string | null;
   /** Vectors and files in this bucket instead of the data directory (docs/operations.md, Object storage). */
   storage: S3Location | null;

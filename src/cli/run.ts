@@ -55,7 +55,7 @@ async function run(argv: string[]): Promise<number | undefined> {
       // Reads its own --to-shared / --to-data-dir, then the settings as `serve` does.
       return (await import("./move")).moveCommand(argv.slice(1));
     case "migrate":
-      // Not in the help: PostgreSQL is not supported by `serve` yet (docs/operations.md, PostgreSQL).
+      // Not in the help: `serve` migrates its database itself; this one applies the migrations alone (docs/operations.md, PostgreSQL).
       return (await import("./migrate")).migrateCommand(loadConfig(parseFlags(argv.slice(1))).config);
     case "build-vector-index":
       // Not in the help: the server runs it to train an ANN index apart from its own threads.
@@ -77,8 +77,7 @@ async function run(argv: string[]): Promise<number | undefined> {
 
 /**
  * The configuration of `serve` and of the commands beside it: metadata in the data
- * directory (no PostgreSQL in this build), vectors and files there or in a bucket
- * (docs/configuration.md).
+ * directory or PostgreSQL, vectors and files there or in a bucket (docs/configuration.md).
  */
 function servableConfig(flags: Record<string, string>, own: string[] = []) {
   const loaded = loadConfig(flags, process.env, own);
