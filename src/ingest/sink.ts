@@ -10,6 +10,9 @@
  * which of LanceDB's deletes a write needs. Both scan the table, and most writes
  * need neither: a new document's first write has nothing to replace, and a later
  * slice whose chunk indexes are all above those stored holds no stored id.
+ *
+ * Queries come first: a table searched lately takes at most the rows the store gives it
+ * room for (VectorStore.writeRoom), in whole documents, so its full-text tail stays short.
  */
 import { RecentCache } from "../tools/recent-cache";
 import type { VectorStore } from "../vectors/store";
@@ -30,7 +33,8 @@ interface Pending {
   rows: RowOut[];
   /** Documents with rows in `rows`: a replace looks here before it filters them out. */
   withRows: Set<string>;
-  waiters: { resolve: () => void; reject: (e: unknown) => void }[];
+  /** Per queued call, the document it wrote (its commit resolves it). */
+  waiters: { documentId: string; resolve: () => void; reject: (e: unknown) => void }[];
 }
 
 /**
@@ -160,7 +164,7 @@ export class ChunkSink {
     for (const r of rows) p.rows.push(r);
     if (rows.length > 0) p.withRows.add(documentId);
     if (p.rows.length >= GATHER_ROWS) this.gathering.get(key)?.();
-    const done = new Promise<void>((resolve, reject) => p!.waiters.push({ resolve, reject }));
+    const done = new Promise<void>((resolve, reject) => p!.waiters.push({ documentId, resolve, reject }));
     if (!this.running.has(key)) void this.flush(key);
     return done;
   }
@@ -197,8 +201,12 @@ export class ChunkSink {
           await this.gather(key, Math.min(GATHER_MAX_MS, lastMs / 2));
           batch = this.pending.get(key)!;
         }
+        // A searched table takes a bounded number of rows per commit (store.writeRoom); the rest wait.
+        // Any other goes on in the same turn, as the first commit of a burst must (nothing joins it late).
+        const asked = this.store.writeRoom(batch.collectionId, batch.generation);
+        const room = typeof asked === "number" ? asked : await asked;
         const started = performance.now();
-        this.pending.delete(key);
+        batch = this.take(key, room);
         const ids = [...new Set([...batch.replaced, ...batch.rows.map((r) => r.documentId)])];
         try {
           const queued = await this.keep(batch.collectionId, batch.generation, ids, (alive) =>
@@ -217,6 +225,40 @@ export class ChunkSink {
     } finally {
       this.running.delete(key);
     }
+  }
+
+  /**
+   * Takes the table's pending batch off the queue; when it holds more than `room` rows,
+   * only its first documents up to that many (at least one, each whole with its replace,
+   * so a query never sees a replaced document with neither version) and every clear.
+   */
+  private take(key: string, room: number): Pending {
+    const p = this.pending.get(key)!;
+    const perDoc = new Map<string, number>();
+    for (const r of p.rows) perDoc.set(r.documentId, (perDoc.get(r.documentId) ?? 0) + 1);
+    const docs = new Set<string>();
+    let n = 0;
+    for (const [doc, rows] of perDoc) {
+      if (docs.size > 0 && n + rows > room) break;
+      docs.add(doc);
+      n += rows;
+    }
+    if (p.rows.length <= room || docs.size === perDoc.size) {
+      this.pending.delete(key);
+      return p;
+    }
+    // Documents cleared without new rows go too: a delete costs the tail nothing.
+    for (const doc of p.replaced) if (!p.withRows.has(doc)) docs.add(doc);
+    const part: Pending = { ...p, replaced: new Set(), rows: [], withRows: new Set(), waiters: [] };
+    for (const doc of docs) {
+      if (p.replaced.delete(doc)) part.replaced.add(doc);
+      if (p.withRows.delete(doc)) part.withRows.add(doc);
+    }
+    part.rows = p.rows.filter((r) => docs.has(r.documentId));
+    p.rows = p.rows.filter((r) => !docs.has(r.documentId));
+    part.waiters = p.waiters.filter((w) => docs.has(w.documentId));
+    p.waiters = p.waiters.filter((w) => !docs.has(w.documentId));
+    return part;
   }
 
   /** Queues the batch's rows and deletes of the documents still `alive` in the table's LanceDB queue. */

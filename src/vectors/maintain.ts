@@ -7,7 +7,8 @@
  * 20,000 such rows of 120 words made one take 6.5 s. So while ingestion runs and the
  * full pass waits for a quiet moment, refreshTails() still refreshes any table whose
  * full-text tail reached FTS_TAIL_ROWS; passes run one at a time, so the tail stays
- * within what ingestion writes during one refresh.
+ * within what ingestion writes during one refresh. A table searched lately is kept far
+ * shorter (roomFor): its writes wait for the refresh.
  */
 import { Index, type Table } from "@lancedb/lancedb";
 import {
@@ -57,6 +58,8 @@ export class Maintainer {
   private readonly serving = new Map<string, Pick<AnnIndexInfo, "trainedRows" | "indexType"> | null>();
   /** Each table's rows at its last upkeep: an index far smaller than its table probes less (ann.ts). */
   private readonly rows = new Map<string, number>();
+  /** The refresh under way of each searched table whose writes wait for it (roomFor). */
+  private readonly refreshing = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly tables: TableCache,
@@ -92,6 +95,25 @@ export class Maintainer {
   refreshTails(): Promise<void> {
     this.running ??= this.pass(true).finally(() => (this.running = null));
     return this.running;
+  }
+
+  /**
+   * Rows a searched table may take in its next commit so that its full-text tail stays
+   * within `bound`: a tail at half of it or more is refreshed first (one refresh of a
+   * table at a time; the writes wait for it). Unbounded while the table's ANN index
+   * trains (a compaction would cost the training its commit) or when the refresh failed.
+   */
+  async roomFor(name: string, bound: number): Promise<number> {
+    if (this.writer.tailRows(name) * 2 >= bound) {
+      if (name === this.training) return Number.POSITIVE_INFINITY;
+      let refresh = this.refreshing.get(name);
+      if (!refresh) {
+        refresh = this.refreshNow(name).finally(() => this.refreshing.delete(name));
+        this.refreshing.set(name, refresh);
+      }
+      if (!(await refresh)) return Number.POSITIVE_INFINITY;
+    }
+    return Math.max(1, bound - this.writer.tailRows(name));
   }
 
   /** Whether an ANN index is being trained now. */
@@ -165,6 +187,18 @@ export class Maintainer {
     if (built.length) this.startBuilds(built);
   }
 
+  /** A refresh of one table outside the passes; it still owes the next full pass its ANN check. */
+  private async refreshNow(name: string): Promise<boolean> {
+    try {
+      return await this.maintainTable(name);
+    } catch (err) {
+      this.log("vector table upkeep failed", { table: name, error: String(err) });
+      return false;
+    } finally {
+      this.writer.markDirty(name);
+    }
+  }
+
   private async tailReached(name: string): Promise<boolean> {
     const indices = await this.tables.hold(name, (table) => table.listIndices());
     const fts = indices?.find((i) => i.columns.includes("text") && i.indexType === "FTS");
@@ -188,6 +222,8 @@ export class Maintainer {
       await ensureScalarIndexes(t);
       await ensureMetadataTermsIndex(t);
       await retryOnConflict(() => t.optimize({ cleanupOlderThan: new Date(Date.now() - KEEP_VERSIONS_MS) }));
+      // In the queue: no write came between, so every row is in the indexes now.
+      this.writer.tailIndexed(name);
       // optimize() folded the new rows into the serving index's partitions.
       this.rows.set(name, await t.countRows());
       return true;

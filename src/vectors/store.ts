@@ -41,11 +41,22 @@ export type { TableStats } from "./stats";
  */
 export const SEARCH_CONCURRENCY = 4;
 
+/**
+ * The full-text tail (rows outside the index, which every keyword search tokenises again)
+ * a table searched lately may have after a commit; its writes wait for a refresh instead
+ * (writeRoom). Measured in docs/notes/2026-12-06-queries-under-writes.md.
+ */
+export const SEARCHED_TAIL_ROWS = 1_000;
+/** A table searched this recently counts as searched: its writes are paced. */
+export const SEARCHED_FOR_MS = 5_000;
+
 export interface VectorStoreOptions {
   /** Rows after which maintain() builds an ANN index on a table (default ANN_THRESHOLD). */
   annThreshold?: number;
   /** Full-text tail (unindexed rows) at which refreshTails() refreshes a table (default FTS_TAIL_ROWS). */
   ftsTailRows?: number;
+  /** Full-text tail a searched table keeps within (default SEARCHED_TAIL_ROWS). */
+  searchedTailRows?: number;
   /** Table searches that may run at once (default SEARCH_CONCURRENCY). */
   searchConcurrency?: number;
   log?: (msg: string, fields?: object) => void;
@@ -72,6 +83,9 @@ export class VectorStore {
   /** Unfiltered vector searches waiting for a turn share one LanceDB query (vector-batch.ts). */
   private readonly batches: VectorBatches;
   private readonly searchOptions: SearchOptions;
+  private readonly searchedTailRows: number;
+  /** When each table was last searched (ms since the epoch). */
+  private readonly searchedAt = new Map<string, number>();
   /** Searches and writes since the last takeActivity(), counted as they end. */
   private activity = 0;
   /** When the last chunk write ended (ms since the epoch): upkeep's sign of ingestion between its ticks. */
@@ -91,6 +105,7 @@ export class VectorStore {
       opts.upkeepLease,
     );
     this.indexBuilder = opts.indexBuilder;
+    this.searchedTailRows = opts.searchedTailRows ?? SEARCHED_TAIL_ROWS;
     this.searches = new Semaphore(opts.searchConcurrency ?? SEARCH_CONCURRENCY);
     this.batches = new VectorBatches(this.searches);
     this.searchOptions = {
@@ -128,6 +143,19 @@ export class VectorStore {
     });
   }
 
+  /**
+   * Rows the table may take in its next commit; the ingestion sink waits for this before
+   * each. Unbounded, at once, unless the table was searched in the last SEARCHED_FOR_MS:
+   * then its full-text tail is kept within searchedTailRows (maintain.ts, roomFor), which
+   * delays when new rows become searchable but spares every keyword search the tail.
+   */
+  writeRoom(collectionId: string, generation: number): Promise<number> | number {
+    const name = tableName(collectionId, generation);
+    if (Date.now() - (this.searchedAt.get(name) ?? Number.NEGATIVE_INFINITY) > SEARCHED_FOR_MS)
+      return Number.POSITIVE_INFINITY;
+    return this.maintainer.roomFor(name, this.searchedTailRows);
+  }
+
   /** Removes a document's rows from every generation table of the collection. */
   deleteDocument(collectionId: string, documentId: string): Promise<void> {
     return this.writer.deleteDocument(collectionId, documentId);
@@ -143,12 +171,15 @@ export class VectorStore {
     const name = tableName(collectionId, generation);
     await this.writer.dropTable(name);
     this.maintainer.forget((n) => n === name);
+    this.searchedAt.delete(name);
   }
 
   /** Drops every generation of a collection, after its queued writes; later writes to it are skipped. */
   async dropCollection(collectionId: string): Promise<void> {
     await this.writer.dropCollection(collectionId);
     this.maintainer.forget((name) => name.startsWith(collectionPrefix(collectionId)));
+    for (const name of this.searchedAt.keys())
+      if (name.startsWith(collectionPrefix(collectionId))) this.searchedAt.delete(name);
   }
 
   /** Every store table with its collection id (lower-case, dashed) and generation. */
@@ -189,6 +220,7 @@ export class VectorStore {
   /** Searches one generation table; [] when it does not exist. Scores are documented in search.ts. */
   async search(collectionId: string, generation: number, req: TableSearch): Promise<StoredHit[]> {
     const name = tableName(collectionId, generation);
+    this.searchedAt.set(name, Date.now());
     // A table dropped (its collection deleted) while the search ran has no rows to give.
     return (await this.tables.hold(name, (table) => this.searchOpen(name, table, req))) ?? [];
   }

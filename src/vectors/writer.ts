@@ -78,6 +78,8 @@ export class TableWriter {
   readonly queues = new SerialQueues();
   /** Tables written since the last takeDirty(), for maintain(). */
   private dirty = new Set<string>();
+  /** Per table, rows this process wrote since its full-text index was last refreshed (its tail). */
+  private readonly unindexed = new Map<string, number>();
   /** Collection prefixes dropped in this process; their writes become no-ops so a late write cannot resurrect a table. */
   private readonly droppedCollections = new Set<string>();
   /** Vector dimension per table: fixed once the table exists, and asked on every write. */
@@ -123,14 +125,29 @@ export class TableWriter {
           .whenNotMatchedInsertAll()
           .whenNotMatchedBySourceDelete({ where: inList("document_id", documentIds) })
           .execute(toArrowChecked(withMeta, await this.dimOf(name, table)));
-        this.dirty.add(name);
+        this.wrote(name, rows.length);
         return;
       }
       const predicate = replacePredicate(documentIds, opts.appendedAreNew ? [] : rows);
       if (predicate) await table.delete(predicate);
       if (rows.length) await addArrow(table, toArrowChecked(withMeta, await this.dimOf(name, table)));
-      this.dirty.add(name);
+      this.wrote(name, rows.length);
     });
+  }
+
+  /** Rows written to the table since tailIndexed() (the sink paces searched tables by it, maintain.ts). */
+  tailRows(name: string): number {
+    return this.unindexed.get(name) ?? 0;
+  }
+
+  /** Called in the table's queue right after a refresh of its indexes: every row written so far is in them. */
+  tailIndexed(name: string): void {
+    this.unindexed.delete(name);
+  }
+
+  private wrote(name: string, rows: number): void {
+    this.dirty.add(name);
+    if (rows) this.unindexed.set(name, this.tailRows(name) + rows);
   }
 
   /** Rewrites the metadata of one document's rows in every table of the collection, keeping their vectors. */
@@ -179,6 +196,7 @@ export class TableWriter {
   dropTable(name: string): Promise<void> {
     return this.queues.run(name, () => {
       this.dims.delete(name);
+      this.unindexed.delete(name);
       this.metadata.forget(name);
       return this.tables.drop(name);
     });

@@ -1,0 +1,97 @@
+/**
+ * Writes to a searched table are paced by its full-text tail (docs/API.md, Documents
+ * API): the ingestion sink commits at most the room the store gives it, and the store
+ * refreshes a searched table's index before letting more rows in, so every keyword search
+ * tokenises a bounded tail. An unsearched table is written as before, in commits as large
+ * as what is pending. Real LanceDB tables through the real sink.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ChunkSink } from "../src/ingest/sink";
+import { type LanceConnection, openLance } from "../src/vectors/connection";
+import { type ChunkRow, VectorStore } from "../src/vectors/store";
+
+const BOUND = 40;
+const D = 8;
+let dir: string;
+let conn: LanceConnection;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "ragd-searched-tail-"));
+  conn = await openLance(dir);
+});
+afterAll(() => {
+  conn.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const vector = (seed: number) => Float32Array.from({ length: D }, (_, i) => Math.sin(seed * 7 + i) + 1.5);
+
+/** A document's rows: `n` chunks whose text names the document and its revision. */
+function rows(doc: string, revision: string, n = 5): ChunkRow[] {
+  return Array.from({ length: n }, (_, i) => {
+    const text = `${doc} ${revision} chunk${i} glaciers`;
+    return { id: `${doc}:${i}`, documentId: doc, chunkIndex: i, text, start: 0, end: text.length, vector: vector(i) };
+  });
+}
+
+/** Rows of the table outside its full-text index. */
+async function tailOf(collectionId: string): Promise<number> {
+  const table = await conn.openTable(VectorStore.tableName(collectionId, 1));
+  try {
+    return (await table.listIndices()).find((i) => i.indexType === "FTS")!.numUnindexedRows ?? 0;
+  } finally {
+    table.close();
+  }
+}
+
+describe("the full-text tail of a searched table", () => {
+  test("stays within the bound after every commit, while an unsearched table's grows", async () => {
+    const store = new VectorStore(conn, { searchedTailRows: BOUND, annThreshold: 1e9 });
+    const [searched, unsearched] = [crypto.randomUUID(), crypto.randomUUID()];
+    const docs = Array.from({ length: 30 }, (_, i) => `d${i}`);
+    // Both tables hold the documents' first revision, indexed.
+    for (const c of [searched, unsearched])
+      await store.replaceDocuments(
+        c,
+        1,
+        [],
+        docs.flatMap((d) => rows(d, "old")),
+        { appendedAreNew: true },
+      );
+    await store.maintain();
+    expect([await tailOf(searched), await tailOf(unsearched)]).toEqual([0, 0]);
+    await store.search(searched, 1, { mode: "keyword", text: "glaciers", topK: 5 });
+
+    // Each commit's tail, read before the sink may start its next one.
+    const tails = new Map<string, number[]>([
+      [searched, []],
+      [unsearched, []],
+    ]);
+    const commit = store.replaceDocuments.bind(store);
+    store.replaceDocuments = async (c, g, ids, r, opts) => {
+      await commit(c, g, ids, r, opts);
+      tails.get(c)!.push(await tailOf(c));
+    };
+    const sink = new ChunkSink(store, async (_c, _g, ids, write) => write(new Set(ids)));
+    // Every document replaced by a new revision, all pending at once: 150 rows per table.
+    await Promise.all(
+      [searched, unsearched].flatMap((c) =>
+        docs.map((d) => sink.replace({ collectionId: c, generation: 1, documentId: d }, rows(d, "new"))),
+      ),
+    );
+
+    expect(tails.get(searched)!.length).toBeGreaterThan(1);
+    expect(Math.max(...tails.get(searched)!)).toBeLessThanOrEqual(BOUND);
+    expect(tails.get(unsearched)!.at(-1)).toBeGreaterThan(BOUND);
+    // Nothing lost: one revision per document, the new one, in both tables.
+    for (const c of [searched, unsearched]) {
+      expect(await store.countRows(c, 1)).toBe(150);
+      const hits = await store.search(c, 1, { mode: "keyword", text: "new", topK: 200 });
+      expect(hits.length).toBe(150);
+    }
+    store.close();
+  });
+});
