@@ -234,6 +234,10 @@ export class ChunkSink {
    */
   private take(key: string, room: number): Pending {
     const p = this.pending.get(key)!;
+    if (p.rows.length <= room) {
+      this.pending.delete(key);
+      return p;
+    }
     const perDoc = new Map<string, number>();
     for (const r of p.rows) perDoc.set(r.documentId, (perDoc.get(r.documentId) ?? 0) + 1);
     const docs = new Set<string>();
@@ -243,7 +247,7 @@ export class ChunkSink {
       docs.add(doc);
       n += rows;
     }
-    if (p.rows.length <= room || docs.size === perDoc.size) {
+    if (docs.size === perDoc.size) {
       this.pending.delete(key);
       return p;
     }
