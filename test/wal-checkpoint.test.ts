@@ -77,10 +77,14 @@ test("a server's store copies the WAL back on its own thread, long before a comm
   const before = dbMib(backgroundDir);
   await write(120, background);
   // About 12 MiB: far below the writer's own limit, yet in the database file soon after.
+  // In one pass or several: a pass may run while the writes go on (under load it did, after 85 of
+  // the 120), and its copy restarts the WAL, so no single pass need hold all of them.
   const passes = background.checkpointer!.passes;
-  await waitFor("a pass that copied every frame", () => passes.count > 0 && passes.copied === passes.frames, 10_000);
-  expect(passes.frames * PAGE).toBeGreaterThan(11.5 * MIB);
-  expect(dbMib(backgroundDir)).toBeGreaterThan(before + 11.5);
+  await waitFor(
+    "the writes copied into the database file",
+    () => passes.count > 0 && passes.copied === passes.frames && dbMib(backgroundDir) > before + 11.5,
+    10_000,
+  );
 }, 20_000);
 
 test("closing a server's store closes the checkpoint thread's connection first", async () => {
