@@ -1,7 +1,7 @@
 /**
  * The whole test suite, as `npm test` and CI run it: type-check and lint, build the single executable
  * (the binary tests start it as a process), run every test file with bun's
- * runner, and end with one plain summary line: "tests: N passed, N failed".
+ * runner, its files in parallel, and end with one plain summary line: "tests: N passed, N failed".
  */
 import { $ } from "bun";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
@@ -23,7 +23,12 @@ await $`bun ${join(root, "scripts", "build.ts")}`.cwd(root);
 const scratch = mkdtempSync(join(tmpdir(), "ragd-suite-"));
 chmodSync(scratch, 0o1777);
 const args = process.argv.slice(2);
-const proc = Bun.spawn(["bun", "test", "--timeout", "60000", ...args], {
+// Files run in parallel, one runner process per core (bun's default), the slowest first as
+// test/timings.json says (`npm test -- --update-timings` writes it anew). `--parallel=1`
+// among the arguments runs them one after another.
+const parallel = args.some((a) => a.startsWith("--parallel")) ? [] : ["--parallel"];
+const timings = join(root, "test", "timings.json");
+const proc = Bun.spawn(["bun", "test", "--timeout", "60000", ...parallel, `--timings=${timings}`, ...args], {
   cwd: root,
   stdout: "pipe",
   stderr: "pipe",
