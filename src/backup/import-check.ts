@@ -9,7 +9,7 @@ import { Value } from "@sinclair/typebox/value";
 import { type CrawlSettings, parseCrawl, parseRefreshEvery } from "../core/fetch-settings";
 import { externalIdProblem, metadataProblems } from "../core/metadata";
 import { PipelineCreate } from "../features/pipelines/model";
-import { literalAddressProblem } from "../ingest/fetch/index";
+import { sourceUrlProblem } from "../ingest/fetch/index";
 import { sha256 } from "../tools/crypto";
 import { ArchiveError, type ManifestEntry } from "./archive";
 import type { ExportedFetch, ExportedSettings, ExportManifest } from "./export";
@@ -175,16 +175,13 @@ function checkUrl(value: unknown, type: CheckedSource["type"], where: string, ru
     if (value !== null && value !== undefined) refuse(where, "url is only for url and api sources");
     return null;
   }
-  let u: URL | null = null;
-  try {
-    u = typeof value === "string" && value.length <= 4096 ? new URL(value) : null;
-  } catch {}
-  if (!u || (u.protocol !== "http:" && u.protocol !== "https:")) refuse(where, "url must be an http(s) URL");
+  if (typeof value !== "string") refuse(where, "url is required for a url or api source");
+  const problem = sourceUrlProblem(value, rules);
+  if (problem) refuse(where, `url: ${problem}`);
   // Credentials are never exported; one in the archive would be shown to everyone with access.
+  const u = new URL(value);
   if (u.username || u.password) refuse(where, "url must not carry credentials");
-  const refused = literalAddressProblem(u, rules);
-  if (refused) refuse(where, `url: ${refused}`);
-  return value as string;
+  return value;
 }
 
 function checkFileName(value: unknown, type: CheckedSource["type"], where: string): string | null {

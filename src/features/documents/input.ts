@@ -6,7 +6,7 @@
 import { readFetchSettings } from "../../core/fetch-settings";
 import { externalIdProblem, type Metadata, metadataProblems } from "../../core/metadata";
 import { AppError, type FieldProblem } from "../../http/errors";
-import { literalAddressProblem } from "../../ingest/fetch";
+import { sourceUrlProblem } from "../../ingest/fetch";
 import type { UpsertPlan } from "../../ingest/upsert";
 import { sha256 } from "../../tools/crypto";
 import { splitCredentials } from "../../tools/url-credentials";
@@ -47,15 +47,8 @@ function nameProblem(value: unknown, field: string): FieldProblem | undefined {
 function urlProblem(value: unknown, field: string, rules: ItemContext["fetchRules"]): FieldProblem | undefined {
   if (typeof value !== "string" || value.length === 0)
     return { field, message: "is required for a url or api document" };
-  if (value.length > 4096) return { field, message: "must be at most 4096 characters" };
-  let u: URL | null = null;
-  try {
-    u = new URL(value);
-  } catch {}
-  if (!u || (u.protocol !== "http:" && u.protocol !== "https:")) return { field, message: "must be an http(s) URL" };
-  // An address the fetch rules refuse is known now, not at the first fetch.
-  const refused = literalAddressProblem(u, rules);
-  return refused ? { field, message: refused } : undefined;
+  const message = sourceUrlProblem(value, rules);
+  return message ? { field, message } : undefined;
 }
 
 /** Problems of a metadata value, or of the document's fields, with the prefix applied. */

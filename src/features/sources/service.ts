@@ -14,7 +14,7 @@ import { UPLOAD_TTL_MS, checkSignature, signUploadUrl } from "../../files/signin
 import { refuseDuplicateFile } from "../../core/duplicates";
 import { AppError, notFound } from "../../http/errors";
 import type { IngestEngine } from "../../ingest/engine";
-import { literalAddressProblem } from "../../ingest/fetch";
+import { sourceUrlProblem } from "../../ingest/fetch";
 import type { DocumentDraft, Enqueued } from "../../ingest/queue";
 import { splitCredentials } from "../../tools/url-credentials";
 import { ensureRoom } from "../../tools/disk";
@@ -279,14 +279,9 @@ function checkFields(b: SourceCreateBody, config: SourceDeps["config"]): void {
   if (b.type === "text" && !b.content?.trim()) need("content", "is required for a text source");
   if (b.type === "url" || b.type === "api") {
     if (!b.url) need("url", `is required for a ${b.type} source`);
-    let u: URL | null = null;
-    try {
-      u = new URL(b.url!);
-    } catch {}
-    if (!u || (u.protocol !== "http:" && u.protocol !== "https:")) need("url", "must be an http(s) URL");
     // An address the fetch rules refuse is known now, not at the first fetch (docs/API.md, data sources).
-    const refused = literalAddressProblem(u!, config);
-    if (refused) need("url", refused);
+    const problem = sourceUrlProblem(b.url!, config);
+    if (problem) need("url", problem);
   }
   if (b.type === "file") {
     if (!b.fileName?.trim()) need("fileName", "is required for a file source");

@@ -141,6 +141,25 @@ export function literalAddressProblem(
   }
 }
 
+/** Longest URL a url or api source may have (docs/API.md, data sources). */
+export const MAX_SOURCE_URL_CHARS = 4096;
+
+/**
+ * What is wrong with a url or api source's URL where it enters (the sources API, the
+ * documents API, an imported pipeline): longer than MAX_SOURCE_URL_CHARS, not http(s),
+ * or a literal address the fetch rules refuse; null when it may be fetched.
+ * @example sourceUrlProblem("ftp://x/", rules) // "must be an http(s) URL"
+ */
+export function sourceUrlProblem(value: string, config: { fetchAllow: string[]; fetchDeny: string[] }): string | null {
+  if (value.length > MAX_SOURCE_URL_CHARS) return `must be at most ${MAX_SOURCE_URL_CHARS} characters`;
+  let u: URL | null = null;
+  try {
+    u = new URL(value);
+  } catch {}
+  if (!u || (u.protocol !== "http:" && u.protocol !== "https:")) return "must be an http(s) URL";
+  return literalAddressProblem(u, config);
+}
+
 /** One hop: check the host, then try its checked addresses in order until one connects. */
 async function request(
   url: URL,
