@@ -7,9 +7,10 @@
  */
 import { Value } from "@sinclair/typebox/value";
 import { type CrawlSettings, parseCrawl, parseRefreshEvery } from "../core/fetch-settings";
-import { externalIdProblem, metadataProblems } from "../core/metadata";
+import { CONTROL_CHARACTERS, externalIdProblem, metadataProblems } from "../core/metadata";
 import { PipelineCreate } from "../features/pipelines/model";
 import { sourceUrlProblem } from "../ingest/fetch/index";
+import { LANGUAGE_NAME } from "../ingest/ocr/languages";
 import { sha256 } from "../tools/crypto";
 import { ArchiveError, type ManifestEntry } from "./archive";
 import type { ExportedFetch, ExportedSettings, ExportManifest } from "./export";
@@ -38,8 +39,6 @@ const SOURCE_FIELDS = new Set([
 const SOURCE_TYPES = ["text", "file", "url", "api"] as const;
 /** Largest vector an index may hold: above every embedding model's size. */
 const MAX_DIMENSIONS = 16_384;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
-const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** A source line after its checks: only these values reach the database. */
 export interface CheckedSource {
@@ -189,7 +188,7 @@ function checkFileName(value: unknown, type: CheckedSource["type"], where: strin
     if (value !== null && value !== undefined) refuse(where, "fileName is only for file sources");
     return null;
   }
-  if (typeof value !== "string" || value.trim() === "" || value.length > 255 || CONTROL.test(value))
+  if (typeof value !== "string" || value.trim() === "" || value.length > 255 || CONTROL_CHARACTERS.test(value))
     refuse(where, "fileName must be 1 to 255 characters without control characters");
   return value;
 }
@@ -236,9 +235,7 @@ function checkOcr(value: unknown, where: string): string | null {
     o !== null &&
     Array.isArray((o as { languages?: unknown }).languages) &&
     (o as { languages: unknown[] }).languages.length <= 8 &&
-    (o as { languages: unknown[] }).languages.every(
-      (l) => typeof l === "string" && /^[A-Za-z][A-Za-z0-9_]{0,39}$/.test(l),
-    ) &&
+    (o as { languages: unknown[] }).languages.every((l) => typeof l === "string" && LANGUAGE_NAME.test(l)) &&
     Number.isSafeInteger((o as { pages?: unknown }).pages) &&
     (o as { pages: number }).pages >= 0;
   if (!ok) refuse(where, "ocr must be {languages, pages} as JSON");
@@ -299,7 +296,7 @@ function checkCrawlLink(s: CheckedSource, all: CheckedSource[], line: number): v
 
 function validator(value: unknown, field: string, where: string): string | null {
   if (value === null || value === undefined) return null;
-  if (typeof value !== "string" || value.length > 1024 || CONTROL.test(value))
+  if (typeof value !== "string" || value.length > 1024 || CONTROL_CHARACTERS.test(value))
     refuse(where, `fetch.${field} must be a header value`);
   return value;
 }

@@ -39,7 +39,7 @@ export const RESERVED_METADATA_KEYS: ReadonlySet<string> = new Set([
 
 const KEY = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
-const CONTROL = /[\u0000-\u001f\u007f]/;
+export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 
 function valueProblem(value: unknown): string | undefined {
   if (typeof value === "string")
@@ -94,7 +94,7 @@ export function externalIdProblem(input: unknown, field = "externalId"): Metadat
   if (input.trim().length === 0) return { field, message: "must not be empty" };
   if (input.length > EXTERNAL_ID_MAX_CHARS)
     return { field, message: `must be at most ${EXTERNAL_ID_MAX_CHARS} characters` };
-  if (CONTROL.test(input)) return { field, message: "must not contain control characters" };
+  if (CONTROL_CHARACTERS.test(input)) return { field, message: "must not contain control characters" };
   if (input === "." || input === "..") return { field, message: "must not be . or .. (a URL path cannot reach them)" };
   return undefined;
 }

@@ -1,6 +1,7 @@
 /** Request and response schemas of the pipeline endpoints (docs/API.md, "Pipelines"). */
 import { t } from "elysia";
 import { Enum, Name, QueryInteger, StrictInteger } from "../../http/models";
+import { LANGUAGE_NAME } from "../../ingest/ocr/languages";
 import { SourceModel } from "../sources/model";
 
 export const CHUNKING_STRATEGIES = ["recursive", "fixed", "sentence", "paragraph", "markdown", "token"] as const;
@@ -27,10 +28,7 @@ const configFields = {
     description: "The model the reranker at RAGD_RERANK_URL orders query candidates with; null = no reranking.",
   }),
   ocrLanguages: t.Union(
-    [
-      t.Array(t.String({ pattern: "^[A-Za-z][A-Za-z0-9_]{0,39}$" }), { minItems: 1, maxItems: 8, uniqueItems: true }),
-      t.Null(),
-    ],
+    [t.Array(t.String({ pattern: LANGUAGE_NAME.source }), { minItems: 1, maxItems: 8, uniqueItems: true }), t.Null()],
     {
       description:
         'Language data OCR reads this pipeline\'s pictures and scanned pages with, e.g. ["eng", "deu"]: eng is built in, others are <data dir>/ocr/<lang>.traineddata; null = the server\'s RAGD_OCR_LANGUAGES.',

@@ -2,6 +2,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
+/** A language's name (eng, chi_sim…): also a file name under <data dir>/ocr, so nothing else. */
+export const LANGUAGE_NAME = /^[A-Za-z][A-Za-z0-9_]{0,39}$/;
+
 /** The file a language's data is read from when present (it overrides the built-in English). */
 export const languageFile = (dataDir: string, lang: string) => join(dataDir, "ocr", `${lang}.traineddata`);
 
