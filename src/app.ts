@@ -15,6 +15,7 @@ import { healthRoutes } from "./features/health/routes";
 import { kbRoutes } from "./features/kb/routes";
 import { keyRoutes } from "./features/keys/routes";
 import { mcpRoutes } from "./features/mcp/routes";
+import { ocrRoutes } from "./features/ocr/routes";
 import { modelRoutes } from "./features/embedding-models/routes";
 import { pipelineRoutes } from "./features/pipelines/routes";
 import { queryRoutes, sessionQueryRoutes } from "./features/query/routes";
@@ -45,6 +46,7 @@ export function buildApp(s: Services) {
     .use(authRoutes(s.auth, new ClientAddresses(s.config.trustedProxies)))
     .use(ssoRoutes({ auth: s.auth, sso: s.sso, config: s.config, baseUrl: () => s.baseUrl.value, log: s.log }))
     .use(modelRoutes(s.auth, s.config))
+    .use(ocrRoutes(s.auth, s.config))
     .use(transferRoutes(s.transfers))
     .use(pipelineRoutes(s.auth, s.pipelines))
     .use(sourceRoutes(s.auth, s.pipelines, s.sources, s.evals))

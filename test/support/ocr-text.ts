@@ -46,3 +46,18 @@ export async function makeScannedPdf(pages: (string | "scan")[]): Promise<Uint8A
   }
   return doc.save();
 }
+
+/**
+ * Text in languages whose OCR data is not built in, drawn in test/fixtures/ocr/page-<lang>.png
+ * (scripts/make-ocr-cjk-fixtures.ts), keyed by Tesseract language name.
+ */
+export const OCR_LINES_BY_LANGUAGE = {
+  chi_sim: ["北京是中国的首都。", "长城有两千多年的历史。", "扫描的页面变成可以搜索的文字。"],
+  jpn: ["東京は日本の首都です。", "富士山は日本で一番高い山です。", "スキャンした文書を検索できます。"],
+} as const;
+
+export type OcrFixtureLanguage = keyof typeof OCR_LINES_BY_LANGUAGE;
+
+/** The committed picture of OCR_LINES_BY_LANGUAGE[lang], a PNG. */
+export const ocrImageIn = (lang: OcrFixtureLanguage): Promise<Uint8Array> =>
+  Bun.file(join(FIXTURES, `page-${lang}.png`)).bytes();

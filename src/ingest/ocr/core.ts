@@ -8,10 +8,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 // The SIMD + LSTM-only build: the smallest and fastest for LSTM language data.
 import wasmPath from "tesseract.js-core/tesseract-core-simd-lstm.wasm" with { type: "file" };
-import engPath from "@tesseract.js-data/eng/4.0.0_best_int/eng.traineddata.gz" with { type: "file" };
 // @ts-expect-error: an Emscripten factory without type declarations
 import TesseractCore from "tesseract.js-core/tesseract-core-simd-lstm.js";
-import { languageFile, missingLanguageMessage } from "./languages";
+import { BUILT_IN_LANGUAGES, languageFile, missingLanguageMessage } from "./languages";
 
 interface TessApi {
   Init(dataPath: string, langs: string, oem: number): number;
@@ -41,12 +40,13 @@ let loadedLanguages = "";
 
 /**
  * The bytes of a language's data: `<dataDir>/ocr/<lang>.traineddata` when present
- * (which also overrides the built-in English), else the built-in English.
+ * (which also overrides a built-in language), else the built-in data.
  */
 function languageData(lang: string, dataDir: string): Uint8Array {
   const file = languageFile(dataDir, lang);
   if (existsSync(file)) return new Uint8Array(readFileSync(file));
-  if (lang === "eng") return gunzipSync(readFileSync(engPath));
+  const builtIn = BUILT_IN_LANGUAGES.get(lang);
+  if (builtIn) return gunzipSync(readFileSync(builtIn));
   throw new OcrError(missingLanguageMessage(lang));
 }
 
