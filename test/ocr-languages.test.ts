@@ -2,13 +2,15 @@
  * OCR languages (docs/API.md, "OCR"): GET /api/ocr/languages lists the built-in English and
  * each well-named `.traineddata` file of the data directory's ocr folder, and nothing else;
  * a pipeline takes exactly the languages listed; with Debian's Chinese and Japanese data in
- * that folder, `ocrLanguages: ["chi_sim", "jpn"]` reads pictures of both.
+ * that folder, `ocrLanguages: ["chi_sim", "jpn"]` reads pictures of both, and Japanese read
+ * beside English keeps its characters together.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { makeApp, type TestApp } from "./support/app";
+import { OcrThread } from "../src/ingest/ocr/client";
+import { makeApp, type TestApp, tempDir } from "./support/app";
 import { Client } from "./support/ingest";
 import { charErrorRate, OCR_LINES_BY_LANGUAGE, type OcrFixtureLanguage, ocrImageIn } from "./support/ocr-text";
 
@@ -168,4 +170,23 @@ test.skipIf(!haveCjk)(
     }
   },
   150_000,
+);
+
+test.skipIf(!haveCjk)(
+  "Japanese read beside English has no space put between its characters",
+  async () => {
+    const dataDir = tempDir();
+    mkdirSync(join(dataDir, "ocr"));
+    copyFileSync(cjkData[CJK.indexOf("jpn")]!, join(dataDir, "ocr", "jpn.traineddata"));
+    const thread = new OcrThread();
+    try {
+      const job = { image: await ocrImageIn("jpn"), languages: ["eng", "jpn"], dataDir };
+      const text = await thread.run(job, "the image", 60_000, new AbortController().signal);
+      // Tesseract's own spacing gives "東京 は 日 本 の 首都 で す 。", which no word search finds.
+      expect(text.trim().split("\n")).toEqual([...OCR_LINES_BY_LANGUAGE.jpn]);
+    } finally {
+      thread.stop();
+    }
+  },
+  60_000,
 );

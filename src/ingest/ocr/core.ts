@@ -71,6 +71,9 @@ async function apiFor(languages: string[], dataDir: string): Promise<TessApi> {
   if (next.Init("/tessdata", key, OEM_LSTM_ONLY) !== 0)
     throw new OcrError(`OCR could not load the language data "${key}" (is each .traineddata file whole?)`);
   next.SetVariable("tessedit_pageseg_mode", PSM_AUTO);
+  // Keep only the spaces the page shows: without it, Chinese or Japanese read beside English
+  // (or with the best_int data) comes back as "東京 は 日 本 の 首都" and no word is found.
+  next.SetVariable("preserve_interword_spaces", "1");
   api = next;
   loadedLanguages = key;
   return next;
