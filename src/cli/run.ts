@@ -16,7 +16,6 @@ import {
 import { ConfigError, loadConfig, parseFlags } from "../config";
 import { loadBridgeConfig } from "../config-bridge";
 import { requireLocalStorage, requireServableStorage } from "../config-storage";
-import { version } from "../version";
 
 async function run(argv: string[]): Promise<number | undefined> {
   const [cmd, sub, ...rest] = argv;
@@ -60,10 +59,7 @@ async function run(argv: string[]): Promise<number | undefined> {
     case "build-vector-index":
       // Not in the help: the server runs it to train an ANN index apart from its own threads.
       return (await import("../vectors/index-build")).buildIndexCommand(argv.slice(1));
-    case "version":
-    case "--version":
-      console.log(`ragd ${version}`);
-      return 0;
+    // "version" and "--version" are answered by main.ts, before this file is loaded.
     case "help":
     case "--help":
     case "-h":
