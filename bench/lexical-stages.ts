@@ -56,13 +56,13 @@ function stagesOf(table: Table, ann: AnnProbes): Record<string, Stage> {
     // Hybrid's vector list asks for 50 rows (search.ts), re-ranking 30 × of them.
     "ann 50 rows refine 30": (_, q) => vectorQuery(table, q, 50, null, { ...ann, refine: 30 }, undefined).toArrow(),
     "ann 50 rows refine 6": (_, q) => vectorQuery(table, q, 50, null, { ...ann, refine: 6 }, undefined).toArrow(),
-    "lexical candidates, 50 rows": (t, q) => lexicalCandidates(table, t, q, M, 50, null),
+    "lexical candidates, 50 rows": (t, q) => lexicalCandidates(table, { text: t }, q, M, 50, null),
     "fts ids": (t) => fts(table, t, ["_rowid", "_score"]),
     "fts ids + vector": (t) => fts(table, t, ["_rowid", "_score", "vector"]),
     "fts hit columns + vector": (t) => fts(table, t, ["_rowid", "_score", "vector", ...COLUMNS]),
     "fts ids + text, embedded": async (t) =>
       ((await fts(table, t, ["_rowid", "text"])).getChild("text")!.toArray() as string[]).map(embedBuiltin),
-    "lexical candidates (ragd)": (t, q) => lexicalCandidates(table, t, q, M, 10, null),
+    "lexical candidates (ragd)": (t, q) => lexicalCandidates(table, { text: t }, q, M, 10, null),
     "search, no candidates": (t, q) =>
       searchTable(table, { mode: "vector", text: t, vector: q, topK: 10 }, { ...ann, lexical: undefined }),
     "search (vector mode)": (t, q) => searchTable(table, { mode: "vector", text: t, vector: q, topK: 10 }, ann),

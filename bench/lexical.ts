@@ -61,7 +61,7 @@ async function ann(table: Table, q: Float32Array, share: number, partitions: num
 }
 
 async function fts(table: Table, text: string, q: Float32Array, m: number): Promise<Hit[]> {
-  return (await lexicalCandidates(table, text, q, m, 10, null)).map((h) => ({ id: h.id, score: h.score }));
+  return (await lexicalCandidates(table, { text }, q, m, 10, null)).map((h) => ({ id: h.id, score: h.score }));
 }
 
 async function measure(

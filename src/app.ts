@@ -17,6 +17,7 @@ import { keyRoutes } from "./features/keys/routes";
 import { mcpRoutes } from "./features/mcp/routes";
 import { ocrRoutes } from "./features/ocr/routes";
 import { modelRoutes } from "./features/embedding-models/routes";
+import { languageRoutes } from "./features/languages/routes";
 import { pipelineRoutes } from "./features/pipelines/routes";
 import { queryRoutes, sessionQueryRoutes } from "./features/query/routes";
 import { evalRoutes } from "./features/evals/routes";
@@ -46,6 +47,7 @@ export function buildApp(s: Services) {
     .use(authRoutes(s.auth, new ClientAddresses(s.config.trustedProxies)))
     .use(ssoRoutes({ auth: s.auth, sso: s.sso, config: s.config, baseUrl: () => s.baseUrl.value, log: s.log }))
     .use(modelRoutes(s.auth, s.config))
+    .use(languageRoutes(s.auth))
     .use(ocrRoutes(s.auth, s.config))
     .use(transferRoutes(s.transfers))
     .use(pipelineRoutes(s.auth, s.pipelines))

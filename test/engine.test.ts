@@ -4,6 +4,7 @@
  * and writes that can be replayed without duplicating a chunk. LanceDB is read
  * directly (its own connection) so the test sees what is on disk.
  */
+import { analyseChunk } from "../src/text/analyze";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -266,7 +267,18 @@ function fakeRows(documentId: string, from: number, to: number, tag = "row"): Ro
     const i = from + k;
     const vector = new Float32Array(384);
     vector[i % 384] = 1;
-    return { id: `${documentId}:${i}`, documentId, chunkIndex: i, text: `${tag} ${i}`, start: 0, end: 1, vector };
+    const text = `${tag} ${i}`;
+    // As the worker writes them into a pipeline's table: with the text analysed.
+    return {
+      id: `${documentId}:${i}`,
+      documentId,
+      chunkIndex: i,
+      text,
+      start: 0,
+      end: 1,
+      vector,
+      ...analyseChunk(text, "auto"),
+    };
   });
 }
 

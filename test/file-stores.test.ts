@@ -90,6 +90,7 @@ function ingest(location: string): Promise<string> {
     },
     chunking: { strategy: "recursive", size: 200, overlap: 0 },
     model: "builtin",
+    language: "legacy",
     embed: { ollamaUrl: "http://127.0.0.1:1", openaiUrl: null, openaiKey: null, batchSize: 32 },
     fetch: { allow: [], deny: [], maxBytes: MiB, timeoutMs: 1000 },
     ocr: { languages: ["eng"], pageTimeoutMs: 1000, dataDir: "." },

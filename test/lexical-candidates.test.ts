@@ -242,7 +242,9 @@ describe("lexical candidates", () => {
     const all = await table.query().fullTextSearch(new MatchQuery("zephyr quokka", "text")).explainPlan();
     expect(all).toContain("FlatMatchQuery");
     // ...the candidates' query does not.
-    expect(await candidateQuery(table, "zephyr quokka", 300, null).explainPlan()).not.toContain("FlatMatchQuery");
+    expect(await candidateQuery(table, new MatchQuery("zephyr quokka", "text"), 300, null).explainPlan()).not.toContain(
+      "FlatMatchQuery",
+    );
     // The vector search reads the rows outside the ANN index exactly: the new row is found first.
     const hits = await searchTable(table, { mode: "vector", text, vector: embedBuiltin(text), topK: 5 }, probes);
     expect(hits[0]?.documentId).toBe("tail0");

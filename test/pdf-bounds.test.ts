@@ -125,6 +125,7 @@ function pdfJob(bytes: Uint8Array): Job {
     },
     chunking: { strategy: "paragraph", size: 200, overlap: 0 },
     model: "ollama/all-minilm",
+    language: "legacy",
     embed: { ollamaUrl: "http://127.0.0.1:9", openaiUrl: null, openaiKey: null, batchSize: 8 },
     fetch: { allow: [], deny: [], maxBytes: 1024, timeoutMs: 1000 },
     ocr: { languages: ["eng"], pageTimeoutMs: 60_000, dataDir: tempDir() },

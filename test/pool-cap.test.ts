@@ -47,6 +47,7 @@ const job = (id: string): Job => ({
   },
   chunking: { strategy: "paragraph", size: 200, overlap: 0 },
   model: "ollama/all-minilm",
+  language: "legacy",
   embed: { ollamaUrl: ollama.url, openaiUrl: null, openaiKey: null, batchSize: 1 },
   fetch: { allow: [], deny: [], maxBytes: 1024, timeoutMs: 1000 },
   // Under the cap, so that the cap is the test's.

@@ -125,7 +125,14 @@ describe("knowledge-base search", () => {
     );
     const r = await c.call("POST", `/api/kb/${kb.body.id}/search`, { query: "  Elmbridge parking permit  ", topK: 2 });
     expect(r.status).toBe(200);
-    expect(Object.keys(r.body).sort()).toEqual(["kbId", "noRelevantResults", "query", "results", "topK"]);
+    expect(Object.keys(r.body).sort()).toEqual([
+      "kbId",
+      "noRelevantResults",
+      "query",
+      "queryLanguage",
+      "results",
+      "topK",
+    ]);
     expect(r.body).toMatchObject({ kbId: kb.body.id, query: "Elmbridge parking permit", topK: 2 });
     expect(r.body.results).toHaveLength(1);
     expect(r.body.results[0].content).toContain("Elmbridge");

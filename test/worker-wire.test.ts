@@ -12,6 +12,7 @@ const job = (id: string, content: string | null, size = 200): Job => ({
   document: { id: `doc-${id}`, type: "text", content, url: null, fileName: null, fileSize: null, fileLocation: null },
   chunking: { strategy: "recursive", size, overlap: 0 },
   model: "builtin",
+  language: "legacy",
   embed: { ollamaUrl: "http://127.0.0.1:1", openaiUrl: null, openaiKey: null, batchSize: 32 },
   fetch: { allow: ["10.0.0.0/8"], deny: [], maxBytes: 1024, timeoutMs: 1000 },
   ocr: { languages: ["eng", "deu"], pageTimeoutMs: 1000, dataDir: "." },

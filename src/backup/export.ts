@@ -54,6 +54,7 @@ export type ExportedSettings = Pick<
   | "hybridAlpha"
   | "rerankModel"
   | "ocrLanguages"
+  | "language"
 >;
 
 /** How a url/api source is fetched again: its schedule, crawl settings and last validators. */
@@ -124,7 +125,8 @@ export async function prepareExport(d: ExportDeps, collectionId: string): Promis
     let part = 0;
     if (at.tableVersion !== null) {
       for await (const rows of d.store.readChunks(at.col.id, at.generation, at.tableVersion, SLICE)) {
-        const mine = rows.filter((r) => keep.has(r.documentId));
+        // The analysed text stays behind: an import analyses the text again (import.ts).
+        const mine = rows.filter((r) => keep.has(r.documentId)).map(({ terms: _t, grams: _g, ...r }) => r);
         if (!mine.length) continue;
         const name = `${String(part++).padStart(5, "0")}.arrow`;
         writeFileSync(join(dir, "chunks", name), arrow.tableToIPC(rowsToArrow(mine), "file"));
@@ -172,6 +174,8 @@ function settingsOf(c: Collection): ExportedSettings {
     hybridAlpha: c.hybridAlpha,
     rerankModel: c.rerankModel,
     ocrLanguages: c.ocrLanguages,
+    // The language the index was built with, as for the model.
+    language: queryTarget(c).language,
   };
 }
 

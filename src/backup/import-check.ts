@@ -13,6 +13,7 @@ import { sourceUrlProblem } from "../ingest/fetch/index";
 import { LANGUAGE_NAME } from "../ingest/ocr/languages";
 import { sha256 } from "../tools/crypto";
 import { ArchiveError, type ManifestEntry } from "./archive";
+import { isLanguageSetting, LEGACY } from "../text/languages";
 import type { ExportedFetch, ExportedSettings, ExportManifest } from "./export";
 
 /** An exported source's id: only a name to match chunks and files by, never part of a path. */
@@ -93,6 +94,10 @@ export function checkSettings(text: string, m: ExportManifest): ExportedSettings
   if (problem) refuse("pipeline.json", `${problem.path.slice(1) || "settings"} ${problem.message.toLowerCase()}`);
   if (body.embeddingModel !== m.model)
     refuse("pipeline.json", "embeddingModel must be the model the manifest says the index was built with");
+  // Exports made before languages have none: their index is kept as it was.
+  body.language ??= LEGACY;
+  if (body.language !== LEGACY && !isLanguageSetting(body.language as string))
+    refuse("pipeline.json", "language must be auto, legacy or a code listed by GET /api/languages");
   return body as unknown as ExportedSettings;
 }
 

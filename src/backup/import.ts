@@ -4,6 +4,9 @@
  * chunks written with their exported vectors (nothing is embedded), a name that is
  * already taken renamed and said so, and the embedding model checked.
  */
+import { analyseChunk } from "../text/analyze";
+import { LEGACY } from "../text/languages";
+import type { ChunkRow } from "../vectors/tables";
 import { mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Config } from "../config";
@@ -90,7 +93,8 @@ export async function importPipeline(d: ImportDeps, user: User, file: string, na
       ocrLanguages: settings.ocrLanguages ?? undefined,
     });
     try {
-      const chunks = await store(d, created.id, manifest, { sources, counts, parts, dir });
+      const language = settings.language;
+      const chunks = await store(d, created.id, manifest, { sources, counts, parts, dir, language });
       const result: ImportResult = {
         pipelineId: created.id,
         sources: sources.length,
@@ -137,6 +141,13 @@ interface Checked {
   counts: Map<string, number>;
   parts: string[];
   dir: string;
+  /** The index's language setting, from the archive (legacy for exports made before languages). */
+  language: string;
+}
+
+/** Rows with their text analysed as the pipeline's language wants (never taken from the archive). */
+function analysed(rows: ChunkRow[], language: string): ChunkRow[] {
+  return language === LEGACY ? rows : rows.map((r) => ({ ...r, ...analyseChunk(r.text, language) }));
 }
 
 /** Stores the sources (ready, with new ids), their files, then their chunks; returns the chunk count. */
@@ -146,7 +157,12 @@ async function store(d: ImportDeps, pipelineId: string, m: ExportManifest, c: Ch
   await d.db.atomically(async (tx) => {
     // Deleted by its owner since it was made: as for any missing pipeline.
     if (!(await findCollectionById(tx, pipelineId))) throw notFound("pipeline");
-    await updateCollection(tx, pipelineId, { indexModel: m.model, embeddingDimensions: m.dimensions });
+    await updateCollection(tx, pipelineId, {
+      indexModel: m.model,
+      embeddingDimensions: m.dimensions,
+      language: c.language,
+      indexLanguage: c.language,
+    });
     for (const s of c.sources) {
       const row = rowOf(s, ids.get(s.id)!, pipelineId, now, c.counts.get(s.id) ?? 0);
       await insertDocument(tx, row, s.content ?? undefined);
@@ -162,7 +178,7 @@ async function store(d: ImportDeps, pipelineId: string, m: ExportManifest, c: Ch
   }
   let chunks = 0;
   for (const part of c.parts) {
-    const rows = rowsOf(readFileSync(join(c.dir, part)), part, ids, m.dimensions);
+    const rows = analysed(rowsOf(readFileSync(join(c.dir, part)), part, ids, m.dimensions), c.language);
     await d.store.replaceDocuments(pipelineId, 1, [], rows, { appendedAreNew: true });
     chunks += rows.length;
   }

@@ -10,7 +10,7 @@
  * be run on both generations (features/evals/gate.ts), which then switches to N+1
  * (completeReindex) or keeps N and drops N+1 (keepServing).
  *
- * Those five columns are read and written here only; callers ask by name (which
+ * Those columns (and the languages beside the models) are read and written here only; callers ask by name (which
  * model a generation uses, which generation a query reads, whether a generation is
  * live) and are told which generation tables to drop. Changing the rule means
  * changing this file.
@@ -26,14 +26,22 @@ import { recordReindexEnd, recordSourceEvent } from "./events";
 /** The generation columns of a collection row (and the configured model they default to). */
 type Generations = Pick<
   Collection,
-  "activeGeneration" | "buildingGeneration" | "indexModel" | "buildingModel" | "embeddingModel" | "reindexGate"
+  | "activeGeneration"
+  | "buildingGeneration"
+  | "indexModel"
+  | "buildingModel"
+  | "embeddingModel"
+  | "reindexGate"
+  | "language"
+  | "indexLanguage"
+  | "buildingLanguage"
 >;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** The generation fields of a new collection: generation 1 (the column default), built with `model`. */
-export function firstGeneration(model: string): Pick<NewCollection, "indexModel"> {
-  return { indexModel: model };
+/** The generation fields of a new collection: generation 1 (the column default), built with `model` and `language`. */
+export function firstGeneration(model: string, language: string): Pick<NewCollection, "indexModel" | "indexLanguage"> {
+  return { indexModel: model, indexLanguage: language };
 }
 
 /** The embedding model of one generation: the re-index's for the one being built, the index's otherwise. */
@@ -42,9 +50,16 @@ export function modelOf(col: Generations, generation: number): string {
   return model ?? col.embeddingModel;
 }
 
-/** What a query reads: the active generation, and the model to embed the query with. */
-export function queryTarget(col: Generations): { generation: number; model: string } {
-  return { generation: col.activeGeneration, model: modelOf(col, col.activeGeneration) };
+/** The language setting one generation's text is analysed with (text/analyze.ts; `legacy`: not at all). */
+export function languageOf(col: Generations, generation: number): string {
+  const language = generation === col.buildingGeneration ? col.buildingLanguage : col.indexLanguage;
+  return language ?? col.language;
+}
+
+/** What a query reads: the active generation, the model to embed the query with, the language to analyse it in. */
+export function queryTarget(col: Generations): { generation: number; model: string; language: string } {
+  const generation = col.activeGeneration;
+  return { generation, model: modelOf(col, generation), language: languageOf(col, generation) };
 }
 
 /** The generation new tasks write into: the one being built, if any, else the active one. */
@@ -82,12 +97,16 @@ export async function modelsInUse(db: Db): Promise<string[]> {
 }
 
 /**
- * After the configured model changed: with no document there is no index to keep
- * coherent, so the (empty) active generation takes the new model at once.
+ * After the configured model or language changed: with no document there is no index to
+ * keep coherent, so the (empty) active generation takes the new settings at once.
  */
-export async function followModelIfEmpty(db: Db, collectionId: string, model: string): Promise<void> {
+export async function followSettingsIfEmpty(
+  db: Db,
+  collectionId: string,
+  settings: { model: string; language: string },
+): Promise<void> {
   if ((await listDocuments(db, collectionId)).length === 0)
-    await updateCollection(db, collectionId, { indexModel: model });
+    await updateCollection(db, collectionId, { indexModel: settings.model, indexLanguage: settings.language });
 }
 
 /**
@@ -126,9 +145,11 @@ export function startReindex(
       await updateCollection(t, collectionId, {
         activeGeneration: building,
         indexModel: col.embeddingModel,
+        indexLanguage: col.language,
         embeddingDimensions: null,
         buildingGeneration: null,
         buildingModel: null,
+        buildingLanguage: null,
         reindexGate: null,
         updatedAt: stamp,
       });
@@ -139,6 +160,7 @@ export function startReindex(
     await updateCollection(t, collectionId, {
       buildingGeneration: building,
       buildingModel: col.embeddingModel,
+      buildingLanguage: col.language,
       reindexGate: gate,
       updatedAt: stamp,
     });
@@ -198,6 +220,7 @@ export async function endReindexIfBuilt(
     await updateCollection(db, collectionId, {
       buildingGeneration: null,
       buildingModel: null,
+      buildingLanguage: null,
       reindexGate: null,
       updatedAt: iso(now),
     });
@@ -234,9 +257,11 @@ export async function completeReindex(
   await updateCollection(db, col.id, {
     activeGeneration: col.buildingGeneration!,
     indexModel: col.buildingModel,
+    indexLanguage: col.buildingLanguage,
     embeddingDimensions: learned ?? (col.buildingModel === col.indexModel ? col.embeddingDimensions : null),
     buildingGeneration: null,
     buildingModel: null,
+    buildingLanguage: null,
     reindexGate: null,
     updatedAt: iso(now),
   });
@@ -259,6 +284,7 @@ export async function keepServing(
   await updateCollection(db, col.id, {
     buildingGeneration: null,
     buildingModel: null,
+    buildingLanguage: null,
     reindexGate: null,
     updatedAt: iso(now),
   });

@@ -5,7 +5,7 @@ import { findCollectionById } from "../db/repo/collections";
 import { findDocumentText } from "../db/repo/documents";
 import type { Collection, DocumentRow, Task } from "../db/schema";
 import type { FileStore } from "../files/store";
-import { isSettled, modelOf } from "./generations";
+import { isSettled, modelOf, languageOf } from "./generations";
 import { joinCredentials } from "../tools/url-credentials";
 import type { Job } from "./job";
 import type { CrawlJob } from "./crawl/types";
@@ -101,6 +101,7 @@ export async function buildJob(
       overlap: col.chunkOverlap,
     },
     model: modelOf(col, task.generation),
+    language: languageOf(col, task.generation),
     embed: {
       ollamaUrl: d.config.ollamaUrl,
       openaiUrl: d.config.openaiUrl,

@@ -3,6 +3,9 @@
  * embed in batches, and hand rows back in slices as they are ready. Pure of
  * SQLite and LanceDB: the main thread owns both (one writer per table).
  */
+import { analyseChunk } from "../text/analyze";
+import { embeddingText } from "../text/embedding-text";
+import { LEGACY } from "../text/languages";
 import type { EmbedCall } from "../embed/calls";
 import { isBuiltinModel } from "../embed/models";
 import { EmbeddingError, type Embedder } from "../embed/types";
@@ -41,6 +44,8 @@ export interface Job {
   document: JobDocument;
   chunking: ChunkOptions;
   model: string;
+  /** The language setting the generation's text is analysed with (text/languages.ts); `legacy`: not analysed. */
+  language: string;
   embed: { ollamaUrl: string; openaiUrl: string | null; openaiKey: string | null; batchSize: number };
   fetch: { allow: string[]; deny: string[]; maxBytes: number; timeoutMs: number };
   /** Images and scanned PDF pages (docs/API.md, "OCR"); language data files are under dataDir/ocr. */
@@ -183,6 +188,8 @@ export async function runJob(
     const chunks = await timed(stages, "chunk", () => chunkText(extracted.text, job.chunking));
     if (chunks.length === 0) throw new ExtractionError(`no text found in the ${extracted.kind} content`);
     const embedder = ctx.embedder;
+    const analysed = job.language !== LEGACY;
+    const embedderInput = analysed && isBuiltinModel(embedder.name) ? embeddingText : (text: string) => text;
     // With the built-in embedder a document of one slice is done within milliseconds of
     // starting: its progress would cost two writes that nobody sees.
     const report = chunks.length > SLICE || !isBuiltinModel(embedder.name);
@@ -202,12 +209,12 @@ export async function runJob(
       let embedded = 0;
       const vectors = await timed(stages, "embed", () =>
         embedder.embed(
-          slice.map((c) => c.text),
+          slice.map((c) => embedderInput(c.text)),
           undefined,
           (_from, count) => tell(i + (embedded += count)),
         ),
       );
-      const rows = slice.map((c, k) => toRow(job.document.id, c, vectors[k]!));
+      const rows = slice.map((c, k) => toRow(job.document.id, c, vectors[k]!, job.language));
       emit({ type: "rows", jobId: job.jobId, rows, first }, [
         ...new Set(rows.map((r) => r.vector.buffer as ArrayBuffer)),
       ]);
@@ -233,8 +240,9 @@ export async function runJob(
   }
 }
 
-function toRow(documentId: string, c: Chunk, vector: Float32Array): RowOut {
-  return {
+/** A chunk's row; with a language setting, its text analysed for the full-text index (text/analyze.ts). */
+function toRow(documentId: string, c: Chunk, vector: Float32Array, language: string): RowOut {
+  const row: RowOut = {
     id: chunkId(documentId, c.index),
     documentId,
     chunkIndex: c.index,
@@ -243,6 +251,7 @@ function toRow(documentId: string, c: Chunk, vector: Float32Array): RowOut {
     end: c.end,
     vector,
   };
+  return language === LEGACY ? row : { ...row, ...analyseChunk(c.text, language) };
 }
 
 /**

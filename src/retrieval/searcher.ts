@@ -15,7 +15,7 @@ import { CountingEmbedder, type EmbedCall } from "../embed/calls";
 import { createEmbedder } from "../embed/index";
 import { isBuiltinModel } from "../embed/models";
 import { EmbeddingError, type Embedder } from "../embed/types";
-import { modelOf, queryTarget } from "../ingest/generations";
+import { languageOf, modelOf } from "../ingest/generations";
 import { RecentCache } from "../tools/recent-cache";
 import { onlyChunks } from "../vectors/search";
 import type { StoredHit, TableSearch, VectorStore } from "../vectors/store";
@@ -23,6 +23,7 @@ import { RetrievalError } from "./errors";
 import { diversify } from "./diversity";
 import { Reranker, RerankFailure } from "./rerank";
 import { blend, defaultHybridAlpha, RELEVANCE_FLOOR } from "./fusion";
+import { queryText, type QueryText } from "./query-text";
 import { resolveSearch, type ResolvedSearch, type SearchRequest } from "./request";
 
 /** One chunk found: its text, its score in [0, 1] and where it came from. */
@@ -58,6 +59,8 @@ export interface SearchAnswer {
   reranked?: boolean;
   /** Why they were not reranked. */
   warning?: string;
+  /** The language the query was analysed as (query-text.ts); absent for an index made before languages. */
+  queryLanguage?: string;
 }
 
 /** Searches collections; one instance serves every pipeline and knowledge base (its caches are shared). */
@@ -80,7 +83,9 @@ export class Searcher {
    */
   async search(collection: Collection, request: SearchRequest, generation?: number): Promise<SearchAnswer> {
     const req = resolveSearch(request, collection);
-    const target = await this.target(collection, req, generation);
+    const which = generation ?? collection.activeGeneration;
+    const text = queryText(req.query, languageOf(collection, which), modelOf(collection, which));
+    const target = await this.target(collection, req, text, which);
     const model = collection.rerankModel;
     const rerank = model ? await this.reranked(collection, target, req, model) : undefined;
     const results = rerank?.results ?? (await this.unreranked(collection, target, req));
@@ -88,6 +93,7 @@ export class Searcher {
     const answer: SearchAnswer = { results, query: req.query, topK: req.topK, noRelevantResults };
     if (model) answer.reranked = rerank?.results !== undefined;
     if (rerank?.warning) answer.warning = rerank.warning;
+    if (text.language) answer.queryLanguage = text.language;
     return answer;
   }
 
@@ -184,15 +190,20 @@ export class Searcher {
     }
   }
 
-  /** What to search: a generation (the active one by default) and the request's table search; null when it is empty. */
-  private async target(collection: Collection, req: ResolvedSearch, which?: number): Promise<Target | null> {
-    const { generation, model } =
-      which === undefined ? queryTarget(collection) : { generation: which, model: modelOf(collection, which) };
+  /** What to search: a generation and the request's table search; null when it is empty. */
+  private async target(
+    collection: Collection,
+    req: ResolvedSearch,
+    text: QueryText,
+    generation: number,
+  ): Promise<Target | null> {
+    const model = modelOf(collection, generation);
     if ((await this.store.countRows(collection.id, generation)) === 0) return null;
-    const vector = req.mode === "keyword" ? undefined : await this.embedQuery(model, req.query);
+    const vector = req.mode === "keyword" ? undefined : await this.embedQuery(model, text.embedded);
     const search: TableSearch = {
       mode: req.mode,
       text: req.query,
+      analysed: text.analysed,
       vector,
       topK: req.topK,
       minScore: req.minScore,

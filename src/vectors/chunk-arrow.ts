@@ -6,8 +6,14 @@ import * as arrow from "apache-arrow";
 import { metadataTerms } from "./meta-index";
 import type { ChunkRow } from "./tables";
 
-/** The Arrow schema of a table whose vectors have `dim` dimensions. */
-export function chunkSchema(dim: number): arrow.Schema {
+/**
+ * The Arrow schema of a table whose vectors have `dim` dimensions; `analysed`, with the
+ * columns of its text as analysed for the full-text index (text/analyze.ts).
+ */
+export function chunkSchema(dim: number, analysed = false): arrow.Schema {
+  const analysis = analysed
+    ? [new arrow.Field("terms", new arrow.Utf8(), false), new arrow.Field("grams", new arrow.Utf8(), false)]
+    : [];
   return new arrow.Schema([
     new arrow.Field("id", new arrow.Utf8(), false),
     new arrow.Field("document_id", new arrow.Utf8(), false),
@@ -18,6 +24,7 @@ export function chunkSchema(dim: number): arrow.Schema {
     new arrow.Field("vector", vectorType(dim), false),
     metadataField(),
     metadataTermsField(),
+    ...analysis,
   ]);
 }
 
@@ -51,7 +58,10 @@ export function rowsToArrow(rows: ChunkRow[]): arrow.Table {
   const str = (f: (r: ChunkRow) => string) => utf8Data(rows.map(f));
   const int = (f: (r: ChunkRow) => number) =>
     arrow.makeData({ type: new arrow.Int32(), length: rows.length, data: Int32Array.from(rows, f) });
-  const schema = chunkSchema(dim);
+  const analysed = rows[0]!.terms !== undefined;
+  if (rows.some((r) => (r.terms !== undefined) !== analysed || (r.grams !== undefined) !== analysed))
+    throw new Error("rows with and without analysed text in one write");
+  const schema = chunkSchema(dim, analysed);
   const children = [
     str((r) => r.id),
     str((r) => r.documentId),
@@ -62,6 +72,7 @@ export function rowsToArrow(rows: ChunkRow[]): arrow.Table {
     vectors,
     str((r) => r.metadata ?? "{}"),
     termsData(rows.map((r) => r.metadata ?? "{}")),
+    ...(analysed ? [str((r) => r.terms!), str((r) => r.grams!)] : []),
   ];
   const struct = arrow.makeData({ type: new arrow.Struct(schema.fields), length: rows.length, nullCount: 0, children });
   return new arrow.Table([new arrow.RecordBatch(schema, struct)]);

@@ -8,14 +8,12 @@
  * answer and the full-text index's best `AnnProbes.lexical` rows, each scored by exact
  * cosine on its stored vector, so its scores stay the vector scores of search.ts.
  */
-import { MatchQuery, type Table } from "@lancedb/lancedb";
+import type { FullTextQuery, Table } from "@lancedb/lancedb";
 import type { Table as ArrowTable } from "apache-arrow";
+import { type AnalysedQuery, wordsQuery } from "./full-text";
 import { COLUMNS, cosine, hitsOf, type Ranked, vectorAt } from "./hits";
 
-/** The words of a text as a match query takes them: anything but letters, digits and marks is a space. */
-export function matchableText(text: string): string {
-  return text.replace(/[^\p{L}\p{N}\p{M}_]+/gu, " ").trim();
-}
+export { matchableText } from "./full-text";
 
 /**
  * The best `limit` by exact cosine similarity to `vector` of the `count` rows that best
@@ -24,13 +22,13 @@ export function matchableText(text: string): string {
  */
 export async function lexicalCandidates(
   table: Table,
-  text: string,
+  text: { text: string; analysed?: AnalysedQuery },
   vector: Float32Array,
   count: number,
   limit: number,
   filter: string | null,
 ): Promise<Ranked[]> {
-  const words = matchableText(text);
+  const words = wordsQuery(text.text, text.analysed);
   if (!words) return [];
   const found = await candidateQuery(table, words, count, filter).toArrow();
   if (found.numRows === 0) return [];
@@ -57,15 +55,10 @@ export async function lexicalCandidates(
  * rows into both at once), but for the rows written between a pass and the snapshot a
  * new index trains on, until the next pass.
  */
-export function candidateQuery(table: Table, words: string, count: number, filter: string | null) {
+export function candidateQuery(table: Table, words: FullTextQuery, count: number, filter: string | null) {
   // The matches bring their vectors: one read, where reading them by row id after the
   // full-text search took a second (bench/lexical-stages.ts).
-  const q = table
-    .query()
-    .fullTextSearch(new MatchQuery(words, "text"))
-    .fastSearch()
-    .select(["_rowid", "_score", "vector"])
-    .limit(count);
+  const q = table.query().fullTextSearch(words).fastSearch().select(["_rowid", "_score", "vector"]).limit(count);
   return filter ? q.where(filter) : q;
 }
 

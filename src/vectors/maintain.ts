@@ -24,7 +24,7 @@ import { ensureMetadataTermsIndex } from "./meta-terms-index";
 import { inProcess, type IndexBuilder } from "./index-build";
 import { retryOnConflict } from "./retry";
 import { parseTableName, vectorDim, type TableCache } from "./tables";
-import { ensureFtsIndex, type TableWriter } from "./writer";
+import { ensureFtsIndex, type TableWriter, wordsColumn } from "./writer";
 import { allDone } from "../tools/all-done";
 
 type Log = (msg: string, fields?: object) => void;
@@ -201,7 +201,8 @@ export class Maintainer {
 
   private async tailReached(name: string): Promise<boolean> {
     const indices = await this.tables.hold(name, (table) => table.listIndices());
-    const fts = indices?.find((i) => i.columns.includes("text") && i.indexType === "FTS");
+    const column = wordsColumn(indices ?? []);
+    const fts = indices?.find((i) => i.columns.includes(column) && i.indexType === "FTS");
     return (fts?.numUnindexedRows ?? 0) >= this.tailRows;
   }
 

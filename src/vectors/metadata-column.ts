@@ -8,7 +8,7 @@
 import { makeArrowTable, type Table } from "@lancedb/lancedb";
 import * as arrow from "apache-arrow";
 import { METADATA_COLUMN, METADATA_TERMS_COLUMN } from "./meta-index";
-import { chunkFieldsOf, inList, parseTableName, STORED_COLUMNS, type ChunkRow } from "./tables";
+import { copiedColumns, inList, parseTableName, storedRowOf, type ChunkRow } from "./tables";
 import { metadataField, metadataTermsField, rowsToArrow } from "./chunk-arrow";
 
 /** The index form of the metadata of each listed document of a collection (absent: deleted). */
@@ -78,12 +78,10 @@ export class MetadataColumn {
 
   /** Rewrites the metadata of the documents' rows in one commit, keeping every other column. */
   async rewrite(name: string, table: Table, docIds: string[]): Promise<void> {
-    const stored = await table.query().where(inList("document_id", docIds)).select(STORED_COLUMNS).toArray();
+    const columns = await copiedColumns(table);
+    const stored = await table.query().where(inList("document_id", docIds)).select(columns).toArray();
     if (!stored.length) return;
-    const rows: ChunkRow[] = stored.map((r) => ({
-      ...chunkFieldsOf(r),
-      vector: Float32Array.from(r.vector as ArrayLike<number>),
-    }));
+    const rows: ChunkRow[] = stored.map(storedRowOf);
     await table
       .mergeInsert("id")
       .whenMatchedUpdateAll()

@@ -25,12 +25,12 @@
  *
  * `minScore` applies after scoring, then the list is cut to topK.
  */
-import { MatchQuery, type Table } from "@lancedb/lancedb";
+import type { Table } from "@lancedb/lancedb";
 import { fuse } from "../retrieval/fusion";
 import type { AnnProbes, VectorKind } from "./ann";
 import { EXACT_FILTER, type ExactFilterLimits } from "./exact-filter";
 import { COLUMNS, cosine, hitsOf, numbersOf, type Ranked, saturate, type StoredHit } from "./hits";
-import { matchableText } from "./lexical-candidates";
+import { type AnalysedQuery, matchableText, wordsQuery } from "./full-text";
 import { chunkId } from "./chunk-id";
 import { type VectorHitOptions, vectorHits } from "./vector-hits";
 import { inList } from "./tables";
@@ -60,6 +60,8 @@ export interface TableSearch {
   exact?: boolean;
   /** Where the table's vectors come from, which sets the share of IVF partitions probed (ann.ts); default builtin. */
   vectorKind?: VectorKind;
+  /** The query as analysed for a table with analysed text (full-text.ts); absent for a table made before languages. */
+  analysed?: AnalysedQuery;
 }
 
 export type { AnnProbes } from "./ann";
@@ -98,11 +100,17 @@ export async function searchTable(
   const present = parts.filter((p) => p !== null);
   const filter = present.length ? present.map((p) => `(${p})`).join(" AND ") : null;
   let hits: Ranked[];
-  const hitOpts = { exact: opts.exactFilter ?? EXACT_FILTER, text: req.text, onLexicalError: opts.onLexicalError };
+  const hitOpts = {
+    exact: opts.exactFilter ?? EXACT_FILTER,
+    text: req.text,
+    analysed: req.analysed,
+    onLexicalError: opts.onLexicalError,
+  };
   const fast = opts.indexedTextOnly === true;
   const tokenize = opts.tokenize;
+  const keyword = { text: req.text, analysed: req.analysed };
   if (req.mode === "vector") hits = await vectorHits(table, req.vector!, req.topK, filter, ann, hitOpts);
-  else if (req.mode === "keyword") hits = await keywordHits(table, req.text, req.topK, filter, { fast, tokenize });
+  else if (req.mode === "keyword") hits = await keywordHits(table, keyword, req.topK, filter, { fast, tokenize });
   else hits = await hybridHits(table, req, filter, ann, { ...hitOpts, fast, tokenize });
   return finishHits(hits, req);
 }
@@ -116,33 +124,40 @@ export function finishHits(hits: Ranked[], req: Pick<TableSearch, "topK" | "minS
     .map(({ id: _id, stored: _stored, ...hit }) => hit);
 }
 
+/** The text of a keyword search, and its analysis on a table with analysed text. */
+interface KeywordText {
+  text: string;
+  analysed?: AnalysedQuery;
+}
+
 /**
  * Keyword hits; with `withVectors`, each carries its stored vector (hybrid scores keyword-only
  * hits with it); with `fast`, of the rows in the full-text index only (SearchOptions.indexedTextOnly).
  */
 async function keywordHits(
   table: Table,
-  text: string,
+  text: KeywordText,
   limit: number,
   filter: string | null,
   { withVectors = false, fast = false, tokenize }: { withVectors?: boolean; fast?: boolean; tokenize?: Tokenize } = {},
 ): Promise<Ranked[]> {
-  // A match query takes the words as plain terms (OR-ed), so quotes, colons or
-  // AND/OR in user text are never parsed as query syntax; cleaning drops the rest.
-  const cleaned = matchableText(text);
-  if (!cleaned) return [];
-  const terms = await countTerms(table, cleaned, tokenize);
+  const words = wordsQuery(text.text, text.analysed);
+  if (!words) return [];
+  const terms = text.analysed ? text.analysed.count : await countTerms(table, matchableText(text.text), tokenize);
   if (terms === 0) return [];
   let q = table
     .query()
-    .fullTextSearch(new MatchQuery(cleaned, "text"))
+    .fullTextSearch(words)
     .select(withVectors ? [...COLUMNS, "_score", "vector"] : [...COLUMNS, "_score"])
     .limit(limit);
   if (fast) q = q.fastSearch();
   if (filter) q = q.where(filter);
   const rows = await q.toArrow();
   const scores = numbersOf(rows, "_score");
-  return hitsOf(rows, (i) => saturate(Number(scores[i]) / terms), withVectors);
+  // Equal scores in chunk-id order, so every list of the same matches agrees (keyword mode, hybrid at α 0).
+  return hitsOf(rows, (i) => saturate(Number(scores[i]) / terms), withVectors).sort(
+    (a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
 }
 
 /** Distinct terms of the query as the full-text index sees them; word count if it has no index yet. */
@@ -168,7 +183,7 @@ async function hybridHits(
   const [vec, key] = await allDone([
     vectorHits(table, req.vector!, n, filter, ann, hitOpts),
     // The keyword hits bring their vectors: a hit the vector list missed is scored without another read.
-    keywordHits(table, req.text, n, filter, { withVectors: true, fast, tokenize }),
+    keywordHits(table, { text: req.text, analysed: req.analysed }, n, filter, { withVectors: true, fast, tokenize }),
   ]);
   const vecScore = new Map(vec.map((h) => [h.id, h.score]));
   const keyScore = new Map(key.map((h) => [h.id, h.score]));
@@ -182,7 +197,10 @@ async function hybridHits(
   const keyOnly = new Set(key.filter((h) => !vecScore.has(h.id) && keep.has(h.id)).map((h) => h.id));
   // With `fast`, a row outside the full-text index scores 0 here too, whichever list found it.
   const moreKey = vecOnly.length
-    ? await keywordHits(table, req.text, vecOnly.length, inList("id", vecOnly), { fast, tokenize })
+    ? await keywordHits(table, { text: req.text, analysed: req.analysed }, vecOnly.length, inList("id", vecOnly), {
+        fast,
+        tokenize,
+      })
     : [];
   for (const h of moreKey) keyScore.set(h.id, h.score);
   const qNorm = Math.hypot(...req.vector!);

@@ -19,6 +19,9 @@ export interface ChunkRow {
   vector: Float32Array;
   /** The source's metadata in its index form (meta-index.ts); the writer fills it in at write time. */
   metadata?: string;
+  /** The text as analysed for the full-text index (text/analyze.ts): absent in tables made before languages. */
+  terms?: string;
+  grams?: string;
 }
 
 const NAME = /^c_([0-9a-f]{32})_g(\d+)$/;
@@ -67,12 +70,29 @@ export function inList(column: string, values: string[]): string {
 /** The columns a chunk row is read back from: its fields and vector, not its metadata. */
 export const STORED_COLUMNS = ["id", "document_id", "chunk_index", "text", "start", "end", "vector"];
 
-/** Every row of `table` as it stands (vector included, metadata not), in slices of `slice` rows. */
+/** The analysed-text columns of a table that has them (text/analyze.ts). */
+export const ANALYSED_COLUMNS = ["terms", "grams"];
+
+/** The columns a row of `table` is copied with: STORED_COLUMNS, and its analysed text where the table has it. */
+export async function copiedColumns(table: Table): Promise<string[]> {
+  const names = new Set((await table.schema()).fields.map((f) => f.name));
+  return names.has("terms") ? [...STORED_COLUMNS, ...ANALYSED_COLUMNS] : STORED_COLUMNS;
+}
+
+/** A stored row as written back: its chunk fields, vector, and analysed text when it was read. */
+export function storedRowOf(r: Record<string, unknown>): ChunkRow {
+  const row: ChunkRow = { ...chunkFieldsOf(r), vector: Float32Array.from(r.vector as ArrayLike<number>) };
+  if (typeof r.terms === "string") row.terms = r.terms;
+  if (typeof r.grams === "string") row.grams = r.grams;
+  return row;
+}
+
+/** Every row of `table` as it stands (vector and analysed text included, metadata not), in slices of `slice` rows. */
 export async function* readChunkRows(table: Table, slice: number): AsyncGenerator<ChunkRow[]> {
   let rows: ChunkRow[] = [];
-  for await (const batch of table.query().select(STORED_COLUMNS)) {
+  for await (const batch of table.query().select(await copiedColumns(table))) {
     for (const r of batch.toArray() as Record<string, unknown>[]) {
-      rows.push({ ...chunkFieldsOf(r), vector: Float32Array.from(r.vector as ArrayLike<number>) });
+      rows.push(storedRowOf(r));
       if (rows.length >= slice) {
         yield rows;
         rows = [];

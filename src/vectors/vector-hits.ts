@@ -4,6 +4,7 @@
  * the full-text index's best matches: lexical-candidates.ts), or exactly when a filter
  * matches few rows (exact-filter.ts).
  */
+import type { AnalysedQuery } from "./full-text";
 import type { Table, VectorQuery } from "@lancedb/lancedb";
 import type { AnnProbes } from "./ann";
 import { EXACT_FILTER, type ExactFilterLimits, type FilteredPlan, planFilteredSearch } from "./exact-filter";
@@ -16,8 +17,9 @@ import { allDone } from "../tools/all-done";
 export interface VectorHitOptions {
   /** Which filters are narrow enough to search exactly (exact-filter.ts). */
   exact?: ExactFilterLimits;
-  /** The query's text, for an index that joins lexical candidates. */
+  /** The query's text (and its analysis, on a table with analysed text), for an index that joins lexical candidates. */
   text?: string;
+  analysed?: AnalysedQuery;
   /** Told when the lexical candidates failed and the index answered alone (recall drops: say so). */
   onLexicalError?: (err: unknown) => void;
 }
@@ -45,7 +47,14 @@ export async function vectorHits(
     indexHits(table, vector, limit, filter, ann, plan),
     // The candidates only add to the index's answer: should the rows move between their two
     // reads (a compaction), the search answers from the index alone.
-    lexicalCandidates(table, text, vector, Math.max(ann.lexical, limit), limit, filter).catch((err: unknown) => {
+    lexicalCandidates(
+      table,
+      { text, analysed: opts.analysed },
+      vector,
+      Math.max(ann.lexical, limit),
+      limit,
+      filter,
+    ).catch((err: unknown) => {
       opts.onLexicalError?.(err);
       return [];
     }),

@@ -3,7 +3,10 @@
  * two writes to one table never interleave (LanceDB duplicates rows under racing
  * writers) while different tables proceed in parallel.
  */
-import { Index, type Table } from "@lancedb/lancedb";
+import type { Table } from "@lancedb/lancedb";
+import { ensureFtsIndex } from "./fts-index";
+
+export { ensureFtsIndex, wordsColumn } from "./fts-index";
 import { awaitCreation } from "./create-claim";
 import { MetadataColumn, type MetadataLookup } from "./metadata-column";
 import { retryOnConflict } from "./retry";
@@ -302,11 +305,4 @@ function toArrowChecked(rows: ChunkRow[], dim: number) {
   const bad = rows.find((r) => r.vector.length !== dim);
   if (bad) throw new Error(`vector of ${bad.id} has ${bad.vector.length} dimensions; the table has ${dim}`);
   return rowsToArrow(rows);
-}
-
-/** Creates the BM25 index on `text` unless one exists. */
-export async function ensureFtsIndex(table: Table): Promise<void> {
-  const indices = await table.listIndices();
-  if (indices.some((i) => i.columns.includes("text") && i.indexType === "FTS")) return;
-  await table.createIndex("text", { config: Index.fts(), replace: false });
 }

@@ -28,13 +28,18 @@ export const collections = sqliteTable(
     rerankModel: text("rerank_model"),
     /** Language data OCR reads this collection's pictures with, e.g. ["eng","deu"]; null = RAGD_OCR_LANGUAGES. */
     ocrLanguages: text("ocr_languages", { mode: "json" }).$type<string[]>(),
+    /** How text is analysed (text/languages.ts): `auto`, a language code, or `legacy` for rows made before the setting. */
+    language: text("language").notNull().default("legacy"),
     /** Index generation that queries read; a re-index builds generation+1 and then switches. */
     activeGeneration: integer("active_generation").notNull().default(1),
     /** The embedding model the active generation was built with (queries embed with it). */
     indexModel: text("index_model"),
+    /** The language setting the active generation was built with; null = `language`. */
+    indexLanguage: text("index_language"),
     /** The generation a re-index is building, with its model; null when none runs. */
     buildingGeneration: integer("building_generation"),
     buildingModel: text("building_model"),
+    buildingLanguage: text("building_language"),
     /** The evaluation set a re-index must not do worse on before it switches; null = switch when built. */
     reindexGate: text("reindex_gate"),
     createdAt: text("created_at").notNull(),

@@ -11,7 +11,11 @@ import { sessionAuth } from "../../http/auth";
 import { Enum, ErrorBody } from "../../http/models";
 import type { AuthService } from "../auth/service";
 
-const Model = t.Object({ name: t.String(), provider: Enum(["builtin", "ollama", "openai"] as const) });
+const Model = t.Object({
+  name: t.String(),
+  provider: Enum(["builtin", "ollama", "openai"] as const),
+  description: t.Optional(t.String()),
+});
 
 export function modelRoutes(
   auth: AuthService,
@@ -24,8 +28,13 @@ export function modelRoutes(
       const ollamaUp = pulled.length > 0 || (await checkOllama(config.ollamaUrl)).ok;
       return {
         models: [
-          { name: "builtin-glove", provider: "builtin" as const },
-          { name: "builtin", provider: "builtin" as const },
+          {
+            name: "builtin-glove",
+            provider: "builtin" as const,
+            description:
+              "Word features in every language, plus English word meanings (synonyms match only in English).",
+          },
+          { name: "builtin", provider: "builtin" as const, description: "Word features in every language." },
           // ":latest" is what Ollama assumes anyway; the short name is what people type.
           ...pulled.map((name) => ({ name: `ollama/${name.replace(/:latest$/, "")}`, provider: "ollama" as const })),
         ],

@@ -6,6 +6,9 @@ import { SOURCE_STATUSES } from "../sources/model";
 export const KbCreate = t.Object({
   name: Name(200),
   description: t.Optional(t.Union([t.String({ maxLength: 5000 }), t.Null()])),
+  language: t.Optional(
+    t.String({ minLength: 1, maxLength: 16, description: "auto (the default) or a code from GET /api/languages." }),
+  ),
 });
 
 export const KbModel = t.Object({
@@ -13,6 +16,7 @@ export const KbModel = t.Object({
   name: t.String(),
   description: t.Union([t.String(), t.Null()], { description: "null when none was given" }),
   documentCount: StrictInteger(),
+  language: t.String({ description: "auto, a language code, or legacy (made before the setting existed)." }),
   created_at: t.String({ format: "date-time" }),
 });
 

@@ -3,6 +3,8 @@
  * collection of kind "kb" with default chunking; its documents are uploaded as
  * multipart files and processed by the same tasks, workers and index.
  */
+import { checkLanguage } from "../pipelines/service";
+import { AUTO } from "../../text/languages";
 import type { Config } from "../../config";
 import { type Metadata, metadataProblems, parseStoredMetadata } from "../../core/metadata";
 import type { Collections } from "../../core/collections";
@@ -38,6 +40,7 @@ const presentKb = (c: CollectionWithStats): Kb => ({
   name: c.row.name,
   description: c.row.description,
   documentCount: Number(c.sourceCount),
+  language: c.row.language,
   created_at: c.row.createdAt,
 });
 
@@ -80,10 +83,12 @@ export class KbService {
     return (await listCollections(this.d.db.reader, query)).rows.map(presentKb);
   }
 
-  async create(user: User, body: { name: string; description?: string | null }): Promise<Kb> {
+  async create(user: User, body: { name: string; description?: string | null; language?: string }): Promise<Kb> {
     const now = new Date().toISOString();
     const id = Bun.randomUUIDv7();
     const model = this.d.config.defaultEmbeddingModel;
+    checkLanguage(body.language);
+    const language = body.language ?? AUTO;
     await this.d.db.atomically((tx) =>
       insertCollection(tx, {
         id,
@@ -95,7 +100,8 @@ export class KbService {
         chunkSize: 1000,
         chunkOverlap: 200,
         embeddingModel: model,
-        ...firstGeneration(model),
+        language,
+        ...firstGeneration(model, language),
         vectorProvider: "lancedb",
         retrievalTopK: 5,
         createdAt: now,

@@ -27,6 +27,12 @@ const configFields = {
   rerankModel: t.Union([t.String({ minLength: 1, maxLength: 200 }), t.Null()], {
     description: "The model the reranker at RAGD_RERANK_URL orders query candidates with; null = no reranking.",
   }),
+  language: t.String({
+    minLength: 1,
+    maxLength: 16,
+    description:
+      "How text is split into words and stemmed for search: auto (detected per chunk and per query) or a language code from GET /api/languages. A change takes effect at the next re-index.",
+  }),
   ocrLanguages: t.Union(
     [t.Array(t.String({ pattern: LANGUAGE_NAME.source }), { minItems: 1, maxItems: 8, uniqueItems: true }), t.Null()],
     {
@@ -48,6 +54,7 @@ export const PipelineCreate = t.Object({
   hybridAlpha: t.Optional(configFields.hybridAlpha),
   rerankModel: t.Optional(configFields.rerankModel),
   ocrLanguages: t.Optional(configFields.ocrLanguages),
+  language: t.Optional(configFields.language),
 });
 
 export const PipelinePatch = t.Partial(t.Object(configFields), { minProperties: 0 });
@@ -73,6 +80,8 @@ export const PipelineModel = t.Object({
   hybridAlpha: t.Union([t.Number(), t.Null()], { description: "null = the default for the embedder." }),
   rerankModel: t.Union([t.String(), t.Null()], { description: "null = no reranking." }),
   ocrLanguages: t.Union([t.Array(t.String()), t.Null()], { description: "null = the server's RAGD_OCR_LANGUAGES." }),
+  language: t.String({ description: "auto, a language code, or legacy (made before the setting existed)." }),
+  indexLanguage: t.String({ description: "The language setting the index that answers queries was built with." }),
   status: Enum(STATUSES),
   sourceCount: StrictInteger(),
   chunkCount: StrictInteger(),

@@ -21,7 +21,8 @@ import type { Collection, User } from "../../db/schema";
 import type { Store } from "../../db/store";
 import { parseModel } from "../../embed/models";
 import { AppError, notFound, type FieldProblem } from "../../http/errors";
-import { firstGeneration, followModelIfEmpty, indexDimensions } from "../../ingest/generations";
+import { firstGeneration, followSettingsIfEmpty, indexDimensions, languageOf } from "../../ingest/generations";
+import { AUTO, isLanguageSetting, LEGACY } from "../../text/languages";
 import { missingLanguage, missingLanguageMessage } from "../../ingest/ocr/languages";
 import { embeddedSources } from "../sources/list";
 import type { Pipeline, PipelineCreateBody, PipelinePatchBody } from "./model";
@@ -56,6 +57,19 @@ function checkOcrLanguages(languages: string[] | null | undefined, dataDir: stri
   throw new AppError("invalid_request", `ocrLanguages: ${message}`, [{ field: "ocrLanguages", message }]);
 }
 
+/**
+ * 400 unless `language` may be set (`auto` or a code of GET /api/languages). `legacy` is
+ * only kept, by a collection that has it (`current`), never chosen.
+ */
+export function checkLanguage(language: string | undefined, current?: string): void {
+  if (language === undefined || isLanguageSetting(language) || (language === LEGACY && current === LEGACY)) return;
+  const message =
+    language === LEGACY
+      ? "legacy is kept by pipelines made before languages existed; it cannot be chosen"
+      : `unknown language ${JSON.stringify(language)}; expected auto or a code listed by GET /api/languages`;
+  throw new AppError("invalid_request", `language: ${message}`, [{ field: "language", message }]);
+}
+
 /** The public shape of a pipeline row. */
 export function presentPipeline(c: CollectionWithStats): Pipeline {
   const r = c.row;
@@ -73,6 +87,8 @@ export function presentPipeline(c: CollectionWithStats): Pipeline {
     hybridAlpha: r.hybridAlpha ?? null,
     rerankModel: r.rerankModel ?? null,
     ocrLanguages: r.ocrLanguages ?? null,
+    language: r.language,
+    indexLanguage: languageOf(r, r.activeGeneration),
     status: c.status,
     sourceCount: Number(c.sourceCount),
     chunkCount: Number(c.chunkCount),
@@ -97,6 +113,8 @@ export class PipelineService {
     };
     checkSettings(settings, this.config.openaiUrl !== null);
     checkOcrLanguages(body.ocrLanguages, this.config.dataDir);
+    checkLanguage(body.language);
+    const language = body.language ?? AUTO;
     const now = new Date().toISOString();
     const id = Bun.randomUUIDv7();
     // Count and insert in one transaction so two racing creates cannot both pass the limit.
@@ -119,7 +137,8 @@ export class PipelineService {
         name: body.name,
         description: body.description ?? "",
         ...settings,
-        ...firstGeneration(settings.embeddingModel),
+        language,
+        ...firstGeneration(settings.embeddingModel, language),
         vectorProvider: body.vectorProvider ?? "lancedb",
         retrievalTopK: body.retrievalTopK ?? 5,
         hybridAlpha: body.hybridAlpha ?? null,
@@ -176,14 +195,18 @@ export class PipelineService {
   /** Updates settings; never re-indexes (POST .../reindex does). */
   async update(user: User, id: string, patch: PipelinePatchBody): Promise<Pipeline> {
     const changes = stripUndefined(patch);
-    checkSettings({ ...(await this.find(user, id)).row, ...changes }, this.config.openaiUrl !== null);
+    const before = (await this.find(user, id)).row;
+    checkSettings({ ...before, ...changes }, this.config.openaiUrl !== null);
     checkOcrLanguages(patch.ocrLanguages, this.config.dataDir);
+    checkLanguage(patch.language, before.language);
     if (Object.keys(changes).length > 0) {
       await this.db.atomically(async (tx) => {
         // Checked again on the row as it is now: a change beside this one may have moved another field.
-        checkSettings({ ...(await this.own(user, id, tx)), ...changes }, this.config.openaiUrl !== null);
+        const row = { ...(await this.own(user, id, tx)), ...changes };
+        checkSettings(row, this.config.openaiUrl !== null);
         await updateCollection(tx, id, { ...changes, updatedAt: new Date().toISOString() });
-        if (changes.embeddingModel) await followModelIfEmpty(tx, id, changes.embeddingModel);
+        if (changes.embeddingModel || changes.language)
+          await followSettingsIfEmpty(tx, id, { model: row.embeddingModel, language: row.language });
       });
     }
     return await this.get(user, id);

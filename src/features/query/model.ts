@@ -87,4 +87,10 @@ export const QueryResponse = t.Object({
     t.Boolean({ description: "Only on a pipeline with a rerankModel: whether the reranker ordered the results." }),
   ),
   warning: t.Optional(t.String({ description: "Why the results were not reranked." })),
+  queryLanguage: t.Optional(
+    t.String({
+      description:
+        "The language the query was analysed as (zh, ja, de…; und when none could be told). Absent for a pipeline whose index was built before languages existed.",
+    }),
+  ),
 });

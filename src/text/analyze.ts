@@ -1,0 +1,161 @@
+/**
+ * Text analysis: what a chunk is indexed as, and what a query searches for, under a
+ * pipeline's `language` setting (docs/languages.md). A chunk becomes two strings of
+ * space-separated terms, written beside its text and indexed as they are (LanceDB's
+ * `whitespace` tokenizer, nothing language-specific there):
+ *
+ * - `terms`: its words, lower-cased, each stemmed in its language, accents folded; English
+ *   stop words dropped. Words of unspaced scripts come from the word breaker (words.ts).
+ * - `grams`: sub-word units that find what whole words miss: character bigrams over Han
+ *   and kana runs (a name the dictionary lacks), syllable bigrams of Korean words (`한강`
+ *   in `한강이`), trigrams of long words outside English (`Krankenversicherung` in
+ *   `Krankenversicherungsgesetz`). English chunks have none, so English ranks as before.
+ *
+ * Each script's words get their own language: under `auto`, detected (detect.ts); under
+ * a fixed language, that language for the words of its script, none for the others. So
+ * English comments in Japanese text are English words.
+ */
+import { AUTO } from "./languages";
+import { chunkLanguage, queryLanguages } from "./detect";
+import { bigrams, isStopWord, termOf, TRIGRAM_MIN, trigrams } from "./terms";
+import { cjkRuns, hasKana, type Script, type Word, wordsOf } from "./words";
+
+export interface ChunkAnalysis {
+  terms: string;
+  grams: string;
+}
+
+export interface QueryAnalysis {
+  /** The query's terms, with the stems of each language it may be in. */
+  terms: string;
+  grams: string;
+  /** Weight of the grams' match beside the terms'. */
+  gramBoost: number;
+  /** Distinct query words that count (stop words out): what BM25 sums are divided by. */
+  count: number;
+  /** The language the query was analysed as (`und` when no language could be told). */
+  language: string;
+}
+
+/** Scripts whose words are stemmed, and the languages written in each (for a fixed setting). */
+const SCRIPT_OF: Record<string, Script> = {
+  ru: "cyrillic",
+  uk: "cyrillic",
+  bg: "cyrillic",
+  el: "greek",
+  ar: "arabic",
+  hy: "other",
+  ne: "other",
+  ta: "other",
+};
+const ALPHABETIC: ReadonlySet<Script> = new Set(["latin", "cyrillic", "greek", "arabic", "other"]);
+
+/** The analysis of one chunk's text. */
+export function analyseChunk(text: string, setting: string): ChunkAnalysis {
+  const words = wordsOf(text);
+  const langs = scriptLanguages(words, setting, (w) => {
+    const found = chunkLanguage(w);
+    return found ? [found] : [];
+  });
+  const terms: string[] = [];
+  const grams: string[] = [];
+  for (const w of words) {
+    const lang = langs.get(w.script)?.[0] ?? null;
+    if (!ALPHABETIC.has(w.script)) terms.push(w.text);
+    else {
+      const lower = w.text.toLowerCase();
+      if (!isStopWord(lower, lang)) terms.push(termOf(lower, w.script, lang));
+      if (lang !== "en") wordGrams(lower, w.script, grams);
+    }
+    if (w.script === "hangul") bigrams(w.text, grams);
+  }
+  for (const run of cjkRuns(text)) bigrams(run, grams);
+  return { terms: terms.join(" "), grams: grams.join(" ") };
+}
+
+/** The analysis of a query, as analyseChunk analyses the chunks it is meant to find. */
+export function analyseQuery(text: string, setting: string): QueryAnalysis {
+  const words = wordsOf(text);
+  const langs = scriptLanguages(words, setting, queryLanguages);
+  const terms = new Set<string>();
+  const counted = new Set<string>();
+  const grams: string[] = [];
+  for (const w of words) {
+    const guesses = langs.get(w.script) ?? [];
+    if (!ALPHABETIC.has(w.script)) {
+      terms.add(w.text);
+      counted.add(w.text);
+    } else {
+      const lower = w.text.toLowerCase();
+      if (isStopWord(lower, guesses[0] ?? null)) continue;
+      counted.add(lower);
+      // Unsure of the language, the plain word too: chunks of no sure language are unstemmed.
+      if (guesses.length !== 1) terms.add(termOf(lower, w.script, null));
+      for (const lang of guesses) terms.add(termOf(lower, w.script, lang));
+      if (guesses[0] !== "en") wordGrams(lower, w.script, grams);
+    }
+    if (w.script === "hangul") bigrams(w.text, grams);
+  }
+  for (const run of cjkRuns(text)) bigrams(run, grams);
+  const main = mainScript(words);
+  return {
+    terms: [...terms].join(" "),
+    grams: grams.join(" "),
+    gramBoost: main === "hangul" ? 1 : main === "cjk" ? 0.15 : 0.3,
+    count: counted.size,
+    language: languageOf(main, text, words, langs),
+  };
+}
+
+/** Trigrams of a long alphabetic word, folded as its term is. */
+function wordGrams(lower: string, script: Script, out: string[]): void {
+  if (lower.length < TRIGRAM_MIN) return;
+  trigrams(termOf(lower, script, null), out);
+}
+
+/** The languages of each alphabetic script's words: detected under `auto`, else the setting's for its own script. */
+function scriptLanguages(
+  words: Word[],
+  setting: string,
+  detect: (words: string[], script: Script) => string[],
+): Map<Script, string[]> {
+  const out = new Map<Script, string[]>();
+  if (setting !== AUTO) {
+    out.set(SCRIPT_OF[setting] ?? "latin", [setting]);
+    return out;
+  }
+  const byScript = new Map<Script, string[]>();
+  for (const w of words) {
+    if (!ALPHABETIC.has(w.script) || /^\p{N}+$/u.test(w.text)) continue;
+    const list = byScript.get(w.script) ?? byScript.set(w.script, []).get(w.script)!;
+    list.push(w.text);
+  }
+  for (const [script, list] of byScript) out.set(script, script === "greek" ? ["el"] : detect(list, script));
+  return out;
+}
+
+/** The script most of the words' letters are in. */
+function mainScript(words: Word[]): Script | null {
+  const size = new Map<Script, number>();
+  for (const w of words) size.set(w.script, (size.get(w.script) ?? 0) + w.text.length * (w.script === "cjk" ? 2 : 1));
+  let best: Script | null = null;
+  for (const [script, n] of size) if (best === null || n > size.get(best)!) best = script;
+  return best;
+}
+
+const SEA: [RegExp, string][] = [
+  [/\p{sc=Thai}/u, "th"],
+  [/\p{sc=Lao}/u, "lo"],
+  [/\p{sc=Khmer}/u, "km"],
+  [/\p{sc=Myanmar}/u, "my"],
+];
+
+function languageOf(main: Script | null, text: string, words: Word[], langs: Map<Script, string[]>): string {
+  if (main === "cjk") return hasKana(text) ? "ja" : "zh";
+  if (main === "hangul") return "ko";
+  if (main === "sea") {
+    const word = words.find((w) => w.script === "sea")!.text;
+    return SEA.find(([re]) => re.test(word))?.[1] ?? "und";
+  }
+  return (main && langs.get(main)?.[0]) ?? "und";
+}

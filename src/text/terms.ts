@@ -1,0 +1,71 @@
+/**
+ * One word as the index keeps it, and its sub-word units. Both sides of a search go
+ * through here: chunks at ingestion, queries at search time.
+ */
+import { STEMMERS } from "./languages";
+import type { Script } from "./words";
+
+/** English stop words: the list LanceDB's index drops in English (Lucene's). */
+const ENGLISH_STOP = new Set(
+  "a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with".split(
+    " ",
+  ),
+);
+
+/** Scripts whose letters fold (case, accents): the alphabetic ones. Others' marks are part of their letters. */
+const FOLDING: ReadonlySet<Script> = new Set(["latin", "cyrillic", "greek"]);
+
+/** Letters NFKD leaves whole that ASCII folding spells out. */
+const SPELLED: Record<string, string> = { ß: "ss", æ: "ae", œ: "oe", ø: "o", đ: "d", ł: "l", þ: "th", ð: "d", ı: "i" };
+
+const cache = new Map<string, string>();
+const CACHE_LIMIT = 100_000;
+
+/** True for a word the index leaves out in `language`. */
+export function isStopWord(lower: string, language: string | null): boolean {
+  return language === "en" && ENGLISH_STOP.has(lower);
+}
+
+/** A lower-cased word's stem in `language` (unchanged without one), case and accents folded as its script folds. */
+export function termOf(lower: string, script: Script, language: string | null): string {
+  const stem = language ? stemmed(lower, language) : lower;
+  return FOLDING.has(script) ? fold(stem) : stem;
+}
+
+function stemmed(lower: string, language: string): string {
+  const stem = STEMMERS[language];
+  if (!stem) return lower;
+  const key = `${language}:${lower}`;
+  let found = cache.get(key);
+  if (found === undefined) {
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    found = stem(lower);
+    cache.set(key, found);
+  }
+  return found;
+}
+
+/** Accents off and ligatures spelled out, as ASCII folding does. */
+export function fold(word: string): string {
+  if (/^[ -~]*$/.test(word)) return word; // printable ASCII: nothing to fold
+  return word
+    .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
+    .replace(/[ßæœøđłþðı]/g, (c) => SPELLED[c]!);
+}
+
+/** Pairs of neighbouring characters; a single character stands for itself. */
+export function bigrams(run: string, out: string[]): void {
+  const chars = Array.from(run);
+  if (chars.length === 1) out.push(chars[0]!);
+  for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i]! + chars[i + 1]!);
+}
+
+/** Words at least this long get trigrams: the parts of compounds (`Krankenversicherung` in `…gesetz`). */
+export const TRIGRAM_MIN = 6;
+
+/** Runs of three neighbouring characters of a folded word. */
+export function trigrams(word: string, out: string[]): void {
+  const chars = Array.from(word);
+  for (let i = 0; i + 2 < chars.length; i++) out.push(chars[i]! + chars[i + 1]! + chars[i + 2]!);
+}

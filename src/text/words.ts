@@ -1,0 +1,83 @@
+/**
+ * The words of a text, each with the script it is written in. Text is cut at anything
+ * that is not a letter, digit or mark, as LanceDB's `simple` tokenizer cuts it; runs of a
+ * script written without spaces (Han, kana, Thai, Lao, Khmer, Myanmar) are then split by
+ * the runtime's word breaker (`Intl.Segmenter`, ICU's dictionaries, inside Bun). Text
+ * without such runs never meets the word breaker: it is the costly part.
+ */
+
+/** The script a word is written in, as far as analysis cares. */
+export type Script = "cjk" | "sea" | "hangul" | "latin" | "cyrillic" | "greek" | "arabic" | "other";
+
+export interface Word {
+  text: string;
+  script: Script;
+}
+
+const TOKEN = /[\p{L}\p{N}\p{M}]+/gu;
+/** Han, kana (with the prolonged sound mark), and the scripts of South-East Asia written without spaces. */
+const UNSPACED = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\u30fc\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}]+/gu;
+const HAS_UNSPACED = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}]/u;
+const CJK = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}]/u;
+const KANA = /[\p{sc=Hiragana}\p{sc=Katakana}]/u;
+
+let segmenter: Intl.Segmenter | null = null;
+
+/** The words of `text` in order. */
+export function wordsOf(text: string): Word[] {
+  const out: Word[] = [];
+  for (const [token] of text.matchAll(TOKEN)) {
+    if (!HAS_UNSPACED.test(token)) out.push({ text: token, script: scriptOf(token) });
+    else splitUnspaced(token, out);
+  }
+  return out;
+}
+
+/** A token holding unspaced runs: the runs by the word breaker, what lies between them as it is. */
+function splitUnspaced(token: string, out: Word[]): void {
+  let at = 0;
+  for (const m of token.matchAll(UNSPACED)) {
+    if (m.index > at) pushPlain(token.slice(at, m.index), out);
+    segmenter ??= new Intl.Segmenter("und", { granularity: "word" });
+    for (const s of segmenter.segment(m[0])) {
+      if (s.isWordLike) out.push({ text: s.segment, script: CJK.test(s.segment) ? "cjk" : "sea" });
+    }
+    at = m.index + m[0].length;
+  }
+  if (at < token.length) pushPlain(token.slice(at), out);
+}
+
+function pushPlain(text: string, out: Word[]): void {
+  // A lone prolonged sound mark or combining mark left between runs is no word.
+  if (/[\p{L}\p{N}]/u.test(text)) out.push({ text, script: scriptOf(text) });
+}
+
+/** The runs of Han and kana in `text` (what character bigrams are made from). */
+export function cjkRuns(text: string): string[] {
+  return text.match(/[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\u30fc]+/gu) ?? [];
+}
+
+/** True when `text` has kana: Han text with kana is Japanese, without it Chinese. */
+export function hasKana(text: string): boolean {
+  return KANA.test(text);
+}
+
+/** True when `text` has a run the word breaker splits. */
+export function hasUnspaced(text: string): boolean {
+  return HAS_UNSPACED.test(text);
+}
+
+const SCRIPTS: [RegExp, Script][] = [
+  [/\p{sc=Hangul}/u, "hangul"],
+  [/\p{sc=Cyrillic}/u, "cyrillic"],
+  [/\p{sc=Greek}/u, "greek"],
+  [/\p{sc=Arabic}/u, "arabic"],
+  [/\p{sc=Latin}/u, "latin"],
+];
+
+/** The script of a word with no unspaced run: the first that any of its letters is in; digits alone count as Latin. */
+export function scriptOf(word: string): Script {
+  if (/^[ -~]*$/.test(word)) return "latin"; // printable ASCII: words hold no control characters
+  for (const [re, script] of SCRIPTS) if (re.test(word)) return script;
+  return /\p{L}/u.test(word) ? "other" : "latin";
+}

@@ -1,0 +1,39 @@
+/**
+ * The full-text query of a search. A table made before languages has LanceDB's own
+ * analysis on `text`: the query's words go to it as they are. A table whose text ragd
+ * analyses (text/analyze.ts) is searched with the query analysed the same way: its terms
+ * against `terms`, OR-ed with its sub-word units against `grams` at a lower weight.
+ */
+import { BooleanQuery, type FullTextQuery, MatchQuery, Occur } from "@lancedb/lancedb";
+
+/** A query as analysed for a table with analysed text (text/analyze.ts QueryAnalysis). */
+export interface AnalysedQuery {
+  terms: string;
+  grams: string;
+  gramBoost: number;
+  /** Distinct query words: what BM25 sums are divided by (search.ts). */
+  count: number;
+}
+
+/** The words of a text as a match query takes them: anything but letters, digits and marks is a space. */
+export function matchableText(text: string): string {
+  return text.replace(/[^\p{L}\p{N}\p{M}_]+/gu, " ").trim();
+}
+
+/**
+ * The full-text query for `text` (or its analysis); null when nothing in it can match.
+ * A match query takes the words as plain terms (OR-ed), so quotes, colons or AND/OR in
+ * user text are never parsed as query syntax.
+ */
+export function wordsQuery(text: string, analysed?: AnalysedQuery): FullTextQuery | null {
+  if (!analysed) {
+    const words = matchableText(text);
+    return words ? new MatchQuery(words, "text") : null;
+  }
+  const parts: [Occur, FullTextQuery][] = [];
+  if (analysed.terms) parts.push([Occur.Should, new MatchQuery(analysed.terms, "terms")]);
+  if (analysed.grams)
+    parts.push([Occur.Should, new MatchQuery(analysed.grams, "grams", { boost: analysed.gramBoost })]);
+  if (parts.length === 0) return null;
+  return parts.length === 1 ? parts[0]![1] : new BooleanQuery(parts);
+}
