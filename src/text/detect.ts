@@ -9,7 +9,7 @@ import { STEMMERS } from "./languages";
 import type { Script } from "./words";
 
 /** Characters of a chunk's words that detection reads: enough to be sure, cheap on long chunks. */
-const SAMPLE = 600;
+const SAMPLE = 200;
 /** A query is stemmed in every language scoring this close to the best one. */
 const NEAR = 0.9;
 /** At most this many languages' stems of one query word. */
