@@ -3,27 +3,31 @@
  * screen or the shell with the routed screen. A 401 from any session endpoint
  * brings the user back to sign-in with a word about why.
  */
+import { Fragment } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { setUnauthenticatedHandler } from "./api/client";
 import { auth } from "./api/endpoints";
 import type { User } from "./api/types";
 import { Loading } from "./components/EmptyState";
+import { type Key, t, useLocale } from "./i18n";
 import { Toast, useToast } from "./components/Toast";
 import { AppContext } from "./lib/session";
 import { useRoute } from "./router";
 import { AuthScreen } from "./screens/AuthScreen";
 import { Shell } from "./screens/Shell";
 
-type Session = { state: "loading" } | { state: "out"; reason?: string } | { state: "in"; user: User };
+type Session = { state: "loading" } | { state: "out"; reason?: Key } | { state: "in"; user: User };
 
 /** The whole app. */
 export function App() {
   const [session, setSession] = useState<Session>({ state: "loading" });
   const route = useRoute();
   const toast = useToast();
+  // A new language re-mounts the screens below, so every word is asked for again.
+  const lang = useLocale();
 
   useEffect(() => {
-    setUnauthenticatedHandler(() => setSession({ state: "out", reason: "Your session has ended. Sign in again." }));
+    setUnauthenticatedHandler(() => setSession({ state: "out", reason: "app.sessionEnded" }));
     auth.me().then(
       ({ user }) => setSession({ state: "in", user }),
       () => setSession({ state: "out" }),
@@ -38,38 +42,38 @@ export function App() {
     auth.me().then(
       ({ user }) => setSession((s) => (s.state === "in" ? { state: "in", user } : s)),
       (e: { status?: number }) => {
-        if (e.status === 401) setSession({ state: "out", reason: "Your session has ended. Sign in again." });
+        if (e.status === 401) setSession({ state: "out", reason: "app.sessionEnded" });
       },
     );
   }, [path]);
 
   const signOut = async () => {
     await auth.logout().catch(() => undefined);
-    setSession({ state: "out", reason: "You are signed out." });
+    setSession({ state: "out", reason: "app.signedOut" });
     location.hash = "#/";
   };
 
-  if (session.state === "loading") return <Loading label="Starting ragd…" />;
+  if (session.state === "loading") return <Loading label={t("app.starting")} />;
   if (session.state === "out") {
     return (
-      <>
+      <Fragment key={lang}>
         <AuthScreen
           mode={route.segments[0] === "signup" ? "signup" : "signin"}
-          notice={session.reason}
+          notice={session.reason && t(session.reason)}
           onSignedIn={(user) => {
             setSession({ state: "in", user });
             if (route.segments[0] === "signup" || route.segments[0] === "signin") location.hash = "#/pipelines";
           }}
         />
         <Toast message={toast.message} />
-      </>
+      </Fragment>
     );
   }
   return (
     <AppContext.Provider
       value={{ user: session.user, notify: toast.show, signOut, setUser: (user) => setSession({ state: "in", user }) }}
     >
-      <Shell route={route} />
+      <Shell key={lang} route={route} />
       <Toast message={toast.message} />
     </AppContext.Provider>
   );

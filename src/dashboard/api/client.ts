@@ -3,6 +3,7 @@
  * carries the API's own `error.code` and `error.message`, so a screen can show
  * exactly what ragd said next to what caused it.
  */
+import { t } from "../i18n";
 
 export interface FieldProblem {
   field: string;
@@ -50,10 +51,11 @@ export function errorFromBody(status: number, text: string): ApiError {
   } catch {
     // not JSON: fall through
   }
-  return new ApiError(status, "http_error", `the server answered ${status}${text ? `: ${text.slice(0, 200)}` : ""}`);
+  const answer = t("api.answered", { status: String(status) });
+  return new ApiError(status, "http_error", text ? `${answer}: ${text.slice(0, 200)}` : answer);
 }
 
-export const networkError = () => new ApiError(0, "network_error", "ragd did not answer. Is the server still running?");
+export const networkError = () => new ApiError(0, "network_error", t("api.noAnswer"));
 
 interface RequestOptions {
   body?: unknown;

@@ -2,6 +2,7 @@
  * Uploads with progress. fetch() cannot report upload progress, XMLHttpRequest
  * can, so file bytes go through here.
  */
+import { t } from "../i18n";
 import { ApiError, errorFromBody, networkError } from "./client";
 
 export interface UploadProgress {
@@ -37,7 +38,7 @@ export function uploadWithProgress<T>(o: UploadOptions): Promise<T> {
       } else reject(errorFromBody(xhr.status, xhr.responseText));
     };
     xhr.onerror = () => reject(networkError());
-    xhr.onabort = () => reject(new ApiError(0, "aborted", "the upload was cancelled"));
+    xhr.onabort = () => reject(new ApiError(0, "aborted", t("upload.cancelled")));
     o.signal?.addEventListener("abort", () => xhr.abort());
     xhr.send(o.body);
   });

@@ -4,7 +4,9 @@
  * screens, stacked on a phone.
  */
 import type { AdminUser, Tier } from "../api/types";
+import { type Key, t } from "../i18n";
 import { formatNumber } from "../lib/format";
+import { TIER_NAMES } from "./TierBadge";
 import { TimeAgo } from "./TimeAgo";
 
 export type UserAction = "reset" | "disable" | "enable" | "grant" | "revoke" | "delete";
@@ -18,59 +20,55 @@ interface Props {
   onAction: (u: AdminUser, action: UserAction) => void;
 }
 
-const TIERS: { value: Tier; label: string }[] = [
-  { value: "free", label: "Free" },
-  { value: "pro", label: "Pro" },
-  { value: "unlimited", label: "Unlimited" },
-];
+const TIERS: Tier[] = ["free", "pro", "unlimited"];
 
 export function AdminUserTable({ items, selfId, busy, onTier, onAction }: Props) {
   return (
     <div class="table-wrap">
       <table class="table table-cards">
-        <caption class="sr-only">Users</caption>
+        <caption class="sr-only">{t("adminUsers.caption")}</caption>
         <thead>
           <tr>
-            <th scope="col">Email</th>
-            <th scope="col">Tier</th>
-            <th scope="col">Role</th>
-            <th scope="col">Pipelines</th>
-            <th scope="col">Chunks</th>
-            <th scope="col">Last sign-in</th>
+            <th scope="col">{t("common.email")}</th>
+            <th scope="col">{t("adminUsers.tier")}</th>
+            <th scope="col">{t("adminUsers.role")}</th>
+            <th scope="col">{t("shell.pipelines")}</th>
+            <th scope="col">{t("pipelineTable.chunks")}</th>
+            <th scope="col">{t("adminUsers.lastSignIn")}</th>
             <th scope="col">
-              <span class="sr-only">Actions</span>
+              <span class="sr-only">{t("common.actions")}</span>
             </th>
           </tr>
         </thead>
         <tbody>
           {items.map((u) => (
             <tr key={u.id} data-testid="admin-user-row">
-              <th scope="row" data-label="Email">
+              <th scope="row" data-label={t("common.email")}>
                 {u.email}
-                {u.id === selfId && <span class="muted"> (you)</span>}
+                {u.id === selfId && <span class="muted"> {t("adminUsers.you")}</span>}
               </th>
-              <td data-label="Tier">
+              <td data-label={t("adminUsers.tier")}>
                 <select
                   class="admin-tier"
-                  aria-label={`Tier of ${u.email}`}
+                  aria-label={t("adminUsers.tierOf", { email: u.email })}
                   value={u.tier}
                   disabled={busy}
                   onChange={(e) => onTier(u, e.currentTarget.value as Tier)}
                 >
-                  {TIERS.map((t) => (
-                    <option key={t.value} value={t.value}>
-                      {t.label}
+                  {TIERS.map((tier) => (
+                    <option key={tier} value={tier}>
+                      {t(TIER_NAMES[tier])}
                     </option>
                   ))}
                 </select>
               </td>
-              <td data-label="Role">
+              <td data-label={t("adminUsers.role")}>
                 <Role user={u} />
               </td>
-              <td data-label="Pipelines">{formatNumber(u.pipelineCount)}</td>
-              <td data-label="Chunks">{formatNumber(u.chunkCount)}</td>
-              <td data-label="Last sign-in">
-                {u.lastSignInAt ? <TimeAgo at={u.lastSignInAt} /> : <span class="muted">never</span>}
+              <td data-label={t("shell.pipelines")}>{formatNumber(u.pipelineCount)}</td>
+              <td data-label={t("pipelineTable.chunks")}>{formatNumber(u.chunkCount)}</td>
+              <td data-label={t("adminUsers.lastSignIn")}>
+                {u.lastSignInAt ? <TimeAgo at={u.lastSignInAt} /> : <span class="muted">{t("common.never")}</span>}
               </td>
               <td class="actions">
                 <Actions user={u} busy={busy} onAction={onAction} />
@@ -86,31 +84,38 @@ export function AdminUserTable({ items, selfId, busy, onTier, onAction }: Props)
 function Role({ user: u }: { user: AdminUser }) {
   return (
     <span class="role-badges">
-      {u.isAdmin ? <span class="badge badge-good">Administrator</span> : <span class="muted">User</span>}
-      {u.disabled && <span class="badge badge-bad">Disabled</span>}
+      {u.isAdmin ? (
+        <span class="badge badge-good">{t("adminUsers.administrator")}</span>
+      ) : (
+        <span class="muted">{t("adminUsers.user")}</span>
+      )}
+      {u.disabled && <span class="badge badge-bad">{t("adminUsers.disabled")}</span>}
     </span>
   );
 }
 
 /** The row's buttons, each labelled with the account it acts on. */
 function Actions({ user: u, busy, onAction }: { user: AdminUser; busy: boolean; onAction: Props["onAction"] }) {
-  const button = (action: UserAction, label: string, danger = false) => (
-    <button
-      type="button"
-      class={`btn btn-small ${danger ? "btn-ghost-danger" : "btn-ghost"}`}
-      disabled={busy}
-      onClick={() => onAction(u, action)}
-      aria-label={`${label}: ${u.email}`}
-    >
-      {label}
-    </button>
-  );
+  const button = (action: UserAction, key: Key, danger = false) => {
+    const label = t(key);
+    return (
+      <button
+        type="button"
+        class={`btn btn-small ${danger ? "btn-ghost-danger" : "btn-ghost"}`}
+        disabled={busy}
+        onClick={() => onAction(u, action)}
+        aria-label={t("adminUsers.actionOn", { label, email: u.email })}
+      >
+        {label}
+      </button>
+    );
+  };
   return (
     <>
-      {button("reset", "Reset password")}
-      {u.isAdmin ? button("revoke", "Remove admin") : button("grant", "Make admin")}
-      {u.disabled ? button("enable", "Enable") : button("disable", "Disable", true)}
-      {button("delete", "Delete…", true)}
+      {button("reset", "adminUsers.reset")}
+      {u.isAdmin ? button("revoke", "adminUsers.revoke") : button("grant", "adminUsers.grant")}
+      {u.disabled ? button("enable", "adminUsers.enable") : button("disable", "adminUsers.disable", true)}
+      {button("delete", "adminUsers.delete", true)}
     </>
   );
 }

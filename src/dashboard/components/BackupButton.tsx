@@ -5,6 +5,7 @@
  */
 import { useState } from "preact/hooks";
 import { ApiError, errorFrom } from "../api/client";
+import { rich, t } from "../i18n";
 import { ErrorNote } from "./ErrorNote";
 
 export function BackupButton() {
@@ -30,7 +31,7 @@ export function BackupButton() {
       a.click();
       setTimeout(() => URL.revokeObjectURL(url), 60_000);
     } catch (err) {
-      setError(err instanceof ApiError ? err : new ApiError(0, "network", "the backup did not arrive; try again"));
+      setError(err instanceof ApiError ? err : new ApiError(0, "network", t("backup.noArrival")));
     } finally {
       setBusy(false);
     }
@@ -39,13 +40,10 @@ export function BackupButton() {
   return (
     <div class="backup">
       <button type="button" class="btn" onClick={download} disabled={busy} aria-busy={busy}>
-        {busy ? "Preparing backup…" : "Download backup"}
+        {busy ? t("backup.preparing") : t("backup.download")}
       </button>
-      <p class="small">
-        One archive of everything: database, vector tables, files and key, taken without stopping the server. Restore it
-        with <code>ragd restore --from FILE --data-dir DIR</code>.
-      </p>
-      <ErrorNote error={error} context="Could not download the backup" />
+      <p class="small">{rich("backup.text", { command: <code>ragd restore --from FILE --data-dir DIR</code> })}</p>
+      <ErrorNote error={error} context={t("backup.failed")} />
     </div>
   );
 }

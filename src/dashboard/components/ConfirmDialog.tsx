@@ -1,6 +1,7 @@
 /** "Are you sure?" for destructive actions, naming exactly what goes away. */
 import type { ComponentChildren } from "preact";
 import type { ApiError } from "../api/client";
+import { t } from "../i18n";
 import { Dialog } from "./Dialog";
 import { ErrorNote } from "./ErrorNote";
 
@@ -27,10 +28,10 @@ export function ConfirmDialog({ title, children, confirmLabel, busy, disabled, e
         <>
           {/* biome-ignore lint/a11y/noAutofocus: a destructive dialog opens on its safe choice */}
           <button type="button" class="btn" onClick={onCancel} autoFocus>
-            Cancel
+            {t("common.cancel")}
           </button>
           <button type="button" class="btn btn-danger" onClick={onConfirm} disabled={busy || disabled}>
-            {busy ? "Working…" : confirmLabel}
+            {busy ? t("common.working") : confirmLabel}
           </button>
         </>
       }

@@ -1,5 +1,6 @@
 /** A button that copies text and says so. */
 import { useState } from "preact/hooks";
+import { t } from "../i18n";
 
 /**
  * Copies with the Clipboard API, falling back to a hidden textarea and
@@ -33,7 +34,7 @@ interface Props {
 }
 
 /** "Copy" → "Copied" for two seconds; announces the result politely. */
-export function CopyButton({ text, label = "Copy", class: cls = "btn" }: Props) {
+export function CopyButton({ text, label = t("copy.copy"), class: cls = "btn" }: Props) {
   const [state, setState] = useState<"idle" | "done" | "failed">("idle");
   const onClick = async () => {
     setState((await copyText(text)) ? "done" : "failed");
@@ -41,7 +42,7 @@ export function CopyButton({ text, label = "Copy", class: cls = "btn" }: Props) 
   };
   return (
     <button type="button" class={cls} onClick={onClick} aria-live="polite">
-      {state === "done" ? "Copied ✓" : state === "failed" ? "Select and copy by hand" : label}
+      {state === "done" ? t("copy.done") : state === "failed" ? t("copy.failed") : label}
     </button>
   );
 }

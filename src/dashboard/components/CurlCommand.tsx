@@ -1,5 +1,6 @@
 /** The playground's query as a curl command for a program with an API key. */
 import type { QueryInput } from "../api/endpoints";
+import { rich, t } from "../i18n";
 import { CopyButton } from "./CopyButton";
 
 /** Single-quotes a string for a POSIX shell. */
@@ -9,7 +10,7 @@ const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 export function CurlCommand({ input }: { input: QueryInput }) {
   const key = "$RAGD_API_KEY";
   const body = JSON.stringify({
-    query: input.query || "your question",
+    query: input.query || t("curl.yourQuestion"),
     topK: input.topK,
     mode: input.mode,
     filter: input.filter,
@@ -25,17 +26,15 @@ export function CurlCommand({ input }: { input: QueryInput }) {
   return (
     <section class="card" aria-labelledby="curl-h">
       <div class="section-head">
-        <h2 id="curl-h">The same query with curl</h2>
-        <CopyButton text={cmd} label="Copy command" class="btn btn-small" />
+        <h2 id="curl-h">{t("curl.title")}</h2>
+        <CopyButton text={cmd} label={t("copy.command")} class="btn btn-small" />
       </div>
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
       {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: the label names the scrollable region */}
-      <pre class="code" tabIndex={0} aria-label="curl command">
+      <pre class="code" tabIndex={0} aria-label={t("curl.label")}>
         <code>{cmd}</code>
       </pre>
-      <p class="hint">
-        Set <code>RAGD_API_KEY</code> to a key of this pipeline first (the API keys tab makes one).
-      </p>
+      <p class="hint">{rich("curl.hint", { variable: <code>RAGD_API_KEY</code> })}</p>
     </section>
   );
 }

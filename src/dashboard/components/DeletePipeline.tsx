@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks";
 import { keys, pipelines } from "../api/endpoints";
 import type { PipelineDetail } from "../api/types";
-import { plural } from "../lib/format";
+import { t } from "../i18n";
 import { useAction } from "../lib/hooks";
 import { useApp } from "../lib/session";
 import { navigate } from "../router";
@@ -15,7 +15,7 @@ export function DeletePipeline({ pipeline: p }: { pipeline: PipelineDetail }) {
   const [keyCount, setKeyCount] = useState<number | undefined>(undefined);
   const remove = useAction(async () => {
     await pipelines.remove(p.id);
-    notify(`Pipeline “${p.name}” deleted.`);
+    notify(t("deletePipeline.deleted", { name: p.name }));
     navigate("/pipelines");
   });
   const ask = () => {
@@ -28,37 +28,40 @@ export function DeletePipeline({ pipeline: p }: { pipeline: PipelineDetail }) {
   // dataSources is the first page only; beyond it the number of files is not known here.
   const files = p.dataSources.filter((s) => s.type === "file").length;
   const allListed = p.dataSources.length >= p.sourceCount;
+  const what = t("deletePipeline.sourcesChunks", {
+    sources: t("count.dataSources", { count: p.sourceCount }),
+    chunks: t("count.indexedChunks", { count: p.chunkCount }),
+  });
+  const withFiles = allListed
+    ? files > 0
+      ? t("deletePipeline.withFiles", { files: t("count.uploadedFiles", { count: files }) })
+      : ""
+    : t("deletePipeline.withTheirFiles");
 
   return (
     <section class="card card-danger" aria-labelledby="danger-h">
-      <h2 id="danger-h">Delete this pipeline</h2>
-      <p class="muted">Removes the pipeline and everything in it. There is no undo.</p>
+      <h2 id="danger-h">{t("deletePipeline.title")}</h2>
+      <p class="muted">{t("deletePipeline.text")}</p>
       <button type="button" class="btn btn-danger" onClick={ask}>
-        Delete pipeline…
+        {t("deletePipeline.button")}
       </button>
       {open && (
         <ConfirmDialog
-          title={`Delete “${p.name}”?`}
-          confirmLabel="Delete pipeline"
+          title={t("deletePipeline.confirmTitle", { name: p.name })}
+          confirmLabel={t("deletePipeline.confirm")}
           busy={remove.busy}
           error={remove.error}
           onConfirm={() => void remove.run()}
           onCancel={() => (setOpen(false), remove.setError(undefined))}
         >
-          <p>This permanently removes:</p>
+          <p>{t("deletePipeline.removes")}</p>
           <ul>
-            <li>the pipeline “{p.name}” and its settings,</li>
+            <li>{t("deletePipeline.itemPipeline", { name: p.name })}</li>
+            <li>{t("deletePipeline.itemData", { what, withFiles })}</li>
             <li>
-              {plural(p.sourceCount, "data source")} and {plural(p.chunkCount, "indexed chunk")}
-              {allListed
-                ? files > 0
-                  ? `, with ${plural(files, "uploaded file")}`
-                  : ""
-                : ", with their uploaded files"}
-              ,
-            </li>
-            <li>
-              {keyCount === undefined ? "its API keys" : plural(keyCount, "API key")}, which stop working at once.
+              {t("deletePipeline.itemKeys", {
+                keys: keyCount === undefined ? t("deletePipeline.itsKeys") : t("count.apiKeys", { count: keyCount }),
+              })}
             </li>
           </ul>
         </ConfirmDialog>

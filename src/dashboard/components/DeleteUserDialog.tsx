@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks";
 import type { ApiError } from "../api/client";
 import type { AdminUser } from "../api/types";
-import { plural } from "../lib/format";
+import { rich, t } from "../i18n";
 import { ConfirmDialog } from "./ConfirmDialog";
 
 interface Props {
@@ -19,25 +19,27 @@ export function DeleteUserDialog({ user: u, busy, error, onConfirm, onCancel }: 
   const matches = typed.trim().toLowerCase() === u.email.toLowerCase();
   return (
     <ConfirmDialog
-      title={`Delete ${u.email}?`}
-      confirmLabel="Delete user"
+      title={t("deleteUser.title", { email: u.email })}
+      confirmLabel={t("deleteUser.confirm")}
       busy={busy}
       disabled={!matches}
       error={error}
       onConfirm={() => matches && onConfirm(typed.trim())}
       onCancel={onCancel}
     >
-      <p>This permanently removes the account {u.email} and everything it owns:</p>
+      <p>{t("deleteUser.removes", { email: u.email })}</p>
       <ul>
         <li>
-          {plural(u.pipelineCount, "pipeline")} and its knowledge bases, with {plural(u.chunkCount, "indexed chunk")}{" "}
-          and every uploaded file,
+          {t("deleteUser.itemData", {
+            pipelines: t("count.pipelines", { count: u.pipelineCount }),
+            chunks: t("count.indexedChunks", { count: u.chunkCount }),
+          })}
         </li>
-        <li>their API keys and webhooks, which stop at once,</li>
-        <li>their sessions.</li>
+        <li>{t("deleteUser.itemKeys")}</li>
+        <li>{t("deleteUser.itemSessions")}</li>
       </ul>
       <label for="delete-user-confirm" class="label">
-        Type <strong>{u.email}</strong> to confirm
+        {rich("deleteUser.type", { email: <strong>{u.email}</strong> })}
       </label>
       <input
         id="delete-user-confirm"

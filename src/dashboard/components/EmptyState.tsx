@@ -1,5 +1,6 @@
 /** A calm empty state: what is missing and what to do next. */
 import type { ComponentChildren } from "preact";
+import { t } from "../i18n";
 
 interface Props {
   title: string;
@@ -20,7 +21,7 @@ export function EmptyState({ title, children, action }: Props) {
 }
 
 /** A placeholder while the first answer is on its way. */
-export function Loading({ label = "Loading…" }: { label?: string }) {
+export function Loading({ label = t("common.loading") }: { label?: string }) {
   return (
     <p class="loading" role="status" aria-live="polite">
       <span class="spinner" aria-hidden="true" /> {label}

@@ -1,5 +1,6 @@
 /** Shows what the API said went wrong, next to the thing that caused it. */
 import type { ApiError } from "../api/client";
+import { t } from "../i18n";
 
 interface Props {
   error: ApiError | undefined;
@@ -12,9 +13,9 @@ export function ErrorNote({ error, context }: Props) {
   if (!error) return null;
   return (
     <div class="note note-error" role="alert">
-      {context && <strong>{context}: </strong>}
+      {context && <strong>{t("error.context", { context })} </strong>}
       {error.message}
-      {error.code === "rate_limited" && " Wait a moment and try again."}
+      {error.code === "rate_limited" && ` ${t("error.rateLimited")}`}
     </div>
   );
 }

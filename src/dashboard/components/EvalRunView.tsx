@@ -5,11 +5,12 @@
  */
 import { useState } from "preact/hooks";
 import type { EvalFigures, EvalGateResult, EvalRun, EvalRunResult, QueryMode } from "../api/types";
-import { plural } from "../lib/format";
+import { rich, t } from "../i18n";
+import { formatFixed } from "../lib/format";
 import { Segmented } from "./Segmented";
 import { TimeAgo } from "./TimeAgo";
 
-const pct = (x: number) => x.toFixed(3);
+const pct = (x: number) => formatFixed(x, 3);
 const FIGURE_LABELS: [keyof EvalFigures, string][] = [
   ["hitAt1", "hit@1"],
   ["hitAtK", "hit@k"],
@@ -34,7 +35,7 @@ function Overall({ result, caption }: { result: EvalRunResult; caption: string }
       <caption class="sr-only">{caption}</caption>
       <thead>
         <tr>
-          <th scope="col">Mode</th>
+          <th scope="col">{t("eval.mode")}</th>
           {FIGURE_LABELS.map(([, l]) => (
             <th scope="col">{l}</th>
           ))}
@@ -60,27 +61,31 @@ function RunView({ run, result, names }: { run: EvalRun; result: EvalRunResult; 
   return (
     <div class="stack">
       <p class="muted small">
-        Run <TimeAgo at={run.createdAt} /> · {plural(result.evaluated, "query", "queries")} · k = {result.k} ·{" "}
-        {result.durationMs} ms
-        {!result.complete && " · stopped at the time budget: the figures cover the queries asked"}
+        {rich("eval.runLine", {
+          when: <TimeAgo at={run.createdAt} />,
+          queries: t("count.queries", { count: result.evaluated }),
+          k: result.k,
+          ms: t("common.ms", { ms: result.durationMs }),
+        })}
+        {!result.complete && ` · ${t("eval.stopped")}`}
       </p>
-      <Overall result={result} caption="Overall figures per mode" />
+      <Overall result={result} caption={t("eval.overall")} />
       <Segmented
-        legend="Per-query figures for mode"
+        legend={t("eval.perQueryMode")}
         value={mode}
         options={result.modes.map((m) => [m, m])}
         onChange={setMode}
       />
       <div class="table-wrap">
-        <table class="table" aria-label="Per-query figures">
+        <table class="table" aria-label={t("eval.perQuery")}>
           <thead>
             <tr>
-              <th scope="col">Query</th>
-              <th scope="col">Expected</th>
+              <th scope="col">{t("common.query")}</th>
+              <th scope="col">{t("eval.expected")}</th>
               {FIGURE_LABELS.map(([, l]) => (
                 <th scope="col">{l}</th>
               ))}
-              <th scope="col">Top sources found</th>
+              <th scope="col">{t("eval.topFound")}</th>
             </tr>
           </thead>
           <tbody>
@@ -110,15 +115,20 @@ function GateView({ run, result }: { run: EvalRun; result: EvalGateResult }) {
     <div class={`note ${kept ? "note-warn" : "note-info"}`} role="status">
       <div>
         <strong>
-          Re-index <TimeAgo at={run.createdAt} />: {kept ? "kept the serving index" : "switched to the new index"}
+          {rich("eval.gate", {
+            when: <TimeAgo at={run.createdAt} />,
+            decision: kept ? t("eval.kept") : t("eval.switched"),
+          })}
         </strong>{" "}
         ({result.reason}).
         {result.serving && result.candidate && (
           <span>
             {" "}
-            Serving nDCG@10 {pct(result.serving.overall.hybrid?.ndcgAt10 ?? 0)}, new{" "}
-            {pct(result.candidate.overall.hybrid?.ndcgAt10 ?? 0)} (hybrid, k = 10; a drop of up to {result.tolerance}{" "}
-            counts as not worse).
+            {t("eval.gateFigures", {
+              serving: pct(result.serving.overall.hybrid?.ndcgAt10 ?? 0),
+              candidate: pct(result.candidate.overall.hybrid?.ndcgAt10 ?? 0),
+              tolerance: result.tolerance,
+            })}
           </span>
         )}
       </div>

@@ -6,6 +6,7 @@
 import { useState } from "preact/hooks";
 import { evals } from "../api/endpoints";
 import type { EvalQueryRow, EvalSet, Source } from "../api/types";
+import { t } from "../i18n";
 import { useAction } from "../lib/hooks";
 import { ErrorNote } from "./ErrorNote";
 import { Field } from "./Field";
@@ -41,15 +42,15 @@ export function EvalSetForm({ pipelineId, sources, onCreated }: Props) {
 
   return (
     <form class="form" onSubmit={(e) => (e.preventDefault(), ready && void save.run())}>
-      <Field label="Set name">
+      <Field label={t("evalForm.name")}>
         {(ids) => <input {...ids} value={name} maxLength={200} onInput={(e) => setName(e.currentTarget.value)} />}
       </Field>
       <Segmented
-        legend="How to enter the queries"
+        legend={t("evalForm.how")}
         value={input}
         options={[
-          ["typed", "Type them"],
-          ["jsonl", "Upload JSONL"],
+          ["typed", t("evalForm.typed")],
+          ["jsonl", t("evalForm.jsonl")],
         ]}
         onChange={setInput}
       />
@@ -57,17 +58,17 @@ export function EvalSetForm({ pipelineId, sources, onCreated }: Props) {
         <div class="stack">
           {rows.map((r, i) => (
             <div class="grid-2 eval-row">
-              <Field label={`Query ${i + 1}`}>
+              <Field label={t("evalForm.query", { n: i + 1 })}>
                 {(ids) => (
                   <input
                     {...ids}
                     value={r.query}
-                    placeholder="What would a user ask?"
+                    placeholder={t("evalForm.queryPlaceholder")}
                     onInput={(e) => setRow(i, { query: e.currentTarget.value })}
                   />
                 )}
               </Field>
-              <Field label={`Sources that answer query ${i + 1}`} hint="Ctrl or Cmd + click chooses several.">
+              <Field label={t("evalForm.sources", { n: i + 1 })} hint={t("evalForm.sourcesHint")}>
                 {(ids) => (
                   <select
                     {...ids}
@@ -89,22 +90,25 @@ export function EvalSetForm({ pipelineId, sources, onCreated }: Props) {
           ))}
           <div>
             <button type="button" class="btn btn-small" onClick={() => setRows([...rows, blank()])}>
-              Add a query
+              {t("evalForm.add")}
             </button>
           </div>
         </div>
       ) : (
         <FilePicker
-          label={jsonl ? `Chosen: ${jsonl.name}` : "JSON Lines file"}
-          hint='One {"query": "…", "sources": ["source id or externalId", …]} per line; at most 1,000 lines.'
+          label={jsonl ? t("evalForm.chosen", { name: jsonl.name }) : t("evalForm.file")}
+          hint={t("evalForm.fileHint", {
+            line: '{"query": "…", "sources": ["source id or externalId", …]}',
+            max: 1000,
+          })}
           accept=".jsonl,.ndjson,application/x-ndjson,application/json,text/plain"
           onPick={(f) => void f.text().then((text) => setJsonl({ name: f.name, text }))}
         />
       )}
-      <ErrorNote error={save.error} context="Could not save the set" />
+      <ErrorNote error={save.error} context={t("evalForm.saveFailed")} />
       <div class="form-actions">
         <button type="submit" class="btn btn-primary" disabled={!ready || save.busy}>
-          {save.busy ? "Saving…" : "Save set"}
+          {save.busy ? t("common.saving") : t("evalForm.save")}
         </button>
       </div>
     </form>

@@ -4,6 +4,7 @@
  */
 import type { ApiError } from "../api/client";
 import { fieldError } from "../api/client";
+import { type Key, t } from "../i18n";
 import { Field } from "./Field";
 import { NumberField } from "./NumberField";
 
@@ -30,12 +31,12 @@ export const NO_FETCH_SETTINGS: FetchSettingsState = {
 };
 
 /** The schedules the menus offer: a duration ragd accepts, and its label. */
-export const REFRESH_CHOICES: [string, string][] = [
-  ["", "Never (only when asked)"],
-  ["1h", "Every hour"],
-  ["6h", "Every 6 hours"],
-  ["1d", "Every day"],
-  ["7d", "Every week"],
+export const REFRESH_CHOICES: [string, Key][] = [
+  ["", "refresh.never"],
+  ["1h", "refresh.hour"],
+  ["6h", "refresh.6hours"],
+  ["1d", "refresh.day"],
+  ["7d", "refresh.week"],
 ];
 
 const lines = (s: string) =>
@@ -73,16 +74,12 @@ export function FetchSettingsInput({ kind, value: v, onChange, error }: Props) {
   const crawlError = fieldError(error, "crawl");
   return (
     <div class="stack">
-      <Field
-        label="Fetch again"
-        hint="ragd asks for the page again on this schedule and embeds it again only when its text changed."
-        error={fieldError(error, "refreshEvery")}
-      >
+      <Field label={t("fetch.again")} hint={t("fetch.againHint")} error={fieldError(error, "refreshEvery")}>
         {(ids) => (
           <select {...ids} value={v.refreshEvery} onChange={(e) => set({ refreshEvery: e.currentTarget.value })}>
             {REFRESH_CHOICES.map(([value, label]) => (
               <option key={value} value={value}>
-                {label}
+                {t(label)}
               </option>
             ))}
           </select>
@@ -90,10 +87,10 @@ export function FetchSettingsInput({ kind, value: v, onChange, error }: Props) {
       </Field>
       {kind === "url" && (
         <fieldset>
-          <legend>Crawl</legend>
+          <legend>{t("fetch.crawl")}</legend>
           <label class="check">
             <input type="checkbox" checked={v.crawl} onChange={(e) => set({ crawl: e.currentTarget.checked })} />
-            <span>Follow links: each page found becomes a source of its own</span>
+            <span>{t("fetch.follow")}</span>
           </label>
           {v.crawl && <CrawlFields v={v} set={set} />}
           {crawlError && <p class="field-error">{crawlError}</p>}
@@ -108,33 +105,33 @@ function CrawlFields({ v, set }: { v: FetchSettingsState; set: (p: Partial<Fetch
     <div class="stack">
       <label class="check">
         <input type="checkbox" checked={v.sitemap} onChange={(e) => set({ sitemap: e.currentTarget.checked })} />
-        <span>The address is a sitemap: crawl the pages it lists</span>
+        <span>{t("fetch.sitemap")}</span>
       </label>
       <label class="check">
         <input type="checkbox" checked={v.sameSite} onChange={(e) => set({ sameSite: e.currentTarget.checked })} />
-        <span>Only pages on the same site</span>
+        <span>{t("fetch.sameSite")}</span>
       </label>
       <NumberField
-        label="Depth"
-        hint="Links followed from the start page; 0 takes only the start page (or the sitemap's pages)."
+        label={t("fetch.depth")}
+        hint={t("fetch.depthHint")}
         value={v.depth}
         min={0}
         max={10}
         onChange={(depth) => set({ depth })}
       />
       <NumberField
-        label="Pages at most"
+        label={t("fetch.maxPages")}
         value={v.maxPages}
         min={1}
         max={1000}
         onChange={(maxPages) => set({ maxPages })}
       />
-      <Field label="Only paths matching" hint="One pattern a line, * for anything: /docs/*. Empty: every page.">
+      <Field label={t("fetch.include")} hint={t("fetch.includeHint")}>
         {(ids) => (
           <textarea {...ids} rows={2} value={v.include} onInput={(e) => set({ include: e.currentTarget.value })} />
         )}
       </Field>
-      <Field label="Skip paths matching" hint="One pattern a line, e.g. /archive/*.">
+      <Field label={t("fetch.exclude")} hint={t("fetch.excludeHint")}>
         {(ids) => (
           <textarea {...ids} rows={2} value={v.exclude} onInput={(e) => set({ exclude: e.currentTarget.value })} />
         )}

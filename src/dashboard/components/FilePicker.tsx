@@ -1,5 +1,6 @@
 /** A drop zone around a real file input: click, Enter/Space or drag a file onto it. */
 import { useId, useState } from "preact/hooks";
+import { t } from "../i18n";
 
 interface Props {
   label: string;
@@ -38,7 +39,7 @@ export function FilePicker({ label, hint, accept, onPick }: Props) {
         }}
       />
       <label for={id} class="dropzone-label">
-        <span class="btn">Choose file</span>
+        <span class="btn">{t("filePicker.choose")}</span>
         <span class="muted">{label}</span>
         {hint && <span class="hint">{hint}</span>}
       </label>

@@ -7,6 +7,7 @@ import type { ApiError } from "../api/client";
 import { sources } from "../api/endpoints";
 import type { Source } from "../api/types";
 import { uploadTarget, uploadWithProgress, type UploadProgress } from "../api/upload";
+import { t } from "../i18n";
 import { formatBytes } from "../lib/format";
 import { useApp } from "../lib/session";
 import { ProgressBar } from "./ProgressBar";
@@ -33,7 +34,7 @@ export function FileUpload({ pipelineId, onUploaded }: { pipelineId: string; onU
       });
       created = s;
       onUploaded(); // shows the new source (awaiting upload) at once
-      if (!s.uploadUrl) throw new Error("the server gave no upload address");
+      if (!s.uploadUrl) throw new Error(t("upload.noAddress"));
       await uploadWithProgress({
         method: "PUT",
         url: uploadTarget(s.uploadUrl),
@@ -42,7 +43,7 @@ export function FileUpload({ pipelineId, onUploaded }: { pipelineId: string; onU
         onProgress: setProgress,
         signal: ctl.signal,
       });
-      notify(`“${file.name}” uploaded; ragd is indexing it.`);
+      notify(t("upload.indexing", { name: file.name }));
     } catch (e) {
       const err = e as ApiError;
       // A cancelled upload leaves nothing behind, nor does the same file sent twice (409: the
@@ -63,13 +64,13 @@ export function FileUpload({ pipelineId, onUploaded }: { pipelineId: string; onU
         progress && (
           <div class="upload-status">
             <ProgressBar
-              label="Upload progress"
+              label={t("upload.progress")}
               value={progress.loaded}
               max={progress.total}
-              text={`${formatBytes(progress.loaded)} of ${formatBytes(progress.total)}`}
+              text={t("upload.of", { done: formatBytes(progress.loaded), total: formatBytes(progress.total) })}
             />
             <button type="button" class="btn btn-small" onClick={() => abort.current?.abort()}>
-              Cancel
+              {t("common.cancel")}
             </button>
           </div>
         )

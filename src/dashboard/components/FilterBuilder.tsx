@@ -3,22 +3,24 @@
  * value), all of which must hold. It builds the `filter.metadata` object the query
  * endpoint takes (docs/API.md, "Filtering on metadata"); the server judges it.
  */
+import { type Key, t } from "../i18n";
 import { type MetaRow, parseValue } from "../lib/metadata-rows";
 import { MetadataRowsInput } from "./MetadataRowsInput";
 
 export const FILTER_OPERATORS = ["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$exists"] as const;
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
-const OP_LABEL: Record<FilterOperator, string> = {
+const OP_LABEL: Record<FilterOperator, string | Key> = {
   $eq: "=",
   $ne: "≠",
   $gt: ">",
   $gte: "≥",
   $lt: "<",
   $lte: "≤",
-  $in: "any of",
-  $nin: "none of",
-  $exists: "exists",
+  $in: "filter.anyOf",
+  $nin: "filter.noneOf",
+  $exists: "filter.exists",
 };
+const opLabel = (op: FilterOperator) => (OP_LABEL[op].length > 1 ? t(OP_LABEL[op] as Key) : OP_LABEL[op]);
 
 export interface FilterRow extends MetaRow {
   op: FilterOperator;
@@ -54,19 +56,19 @@ export function filterOf(rows: FilterRow[]): { metadata?: Record<string, unknown
 export function FilterBuilder({ rows, onChange }: { rows: FilterRow[]; onChange: (rows: FilterRow[]) => void }) {
   return (
     <MetadataRowsInput
-      label="Filter on metadata (all conditions must hold)"
+      label={t("filter.metadata")}
       rows={rows}
       onChange={onChange}
       blank={blankFilterRow}
       middle={(row, set) => (
         <select
-          aria-label="Operator"
+          aria-label={t("filter.operator")}
           value={row.op}
           onChange={(e) => set({ op: e.currentTarget.value as FilterOperator })}
         >
           {FILTER_OPERATORS.map((op) => (
             <option value={op} key={op}>
-              {OP_LABEL[op]}
+              {opLabel(op)}
             </option>
           ))}
         </select>

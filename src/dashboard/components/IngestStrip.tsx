@@ -6,6 +6,8 @@
  */
 import { useRef } from "preact/hooks";
 import type { SourcePage } from "../api/types";
+import { t } from "../i18n";
+import { formatFixed } from "../lib/format";
 import { ProgressBar } from "./ProgressBar";
 
 type Counts = SourcePage["counts"];
@@ -42,9 +44,9 @@ export function useThroughput(counts: Counts | undefined): number | null {
 function eta(left: number, perMinute: number | null): string {
   if (!perMinute || perMinute <= 0) return "";
   const minutes = left / perMinute;
-  if (minutes < 1) return " · under a minute left";
-  if (minutes < 90) return ` · about ${Math.round(minutes)} min left`;
-  return ` · about ${Math.round(minutes / 60)} h left`;
+  if (minutes < 1) return ` · ${t("ingest.underMinute")}`;
+  if (minutes < 90) return ` · ${t("ingest.minutesLeft", { n: Math.round(minutes) })}`;
+  return ` · ${t("ingest.hoursLeft", { n: Math.round(minutes / 60) })}`;
 }
 
 /** Shown only while a source is queued or processing. */
@@ -61,17 +63,19 @@ export function IngestStrip({ counts }: { counts: Counts | undefined }) {
   // The bar covers this run of ingestion: what was finished when the strip appeared does not count.
   started.current ??= done;
   const finished = done - started.current;
-  const rate = perMinute === null ? "" : ` · ${perMinute < 10 ? perMinute.toFixed(1) : Math.round(perMinute)}/min`;
+  const rate =
+    perMinute === null ? "" : ` · ${t("ingest.rate", { n: formatFixed(perMinute, perMinute < 10 ? 1 : 0) })}`;
   return (
     <div class="ingest-strip note note-info" role="status" aria-live="polite">
-      <strong>Ingesting</strong> {counts.processing} processing · {counts.queued} queued
+      <strong>{t("ingest.ingesting")}</strong>{" "}
+      {t("ingest.counts", { processing: counts.processing, queued: counts.queued })}
       {rate}
       {eta(left, perMinute)}
       <ProgressBar
         value={finished}
         max={finished + left}
-        label="Sources finished in this run"
-        text={`${finished} of ${finished + left}`}
+        label={t("ingest.bar")}
+        text={t("upload.of", { done: finished, total: finished + left })}
       />
     </div>
   );

@@ -2,7 +2,8 @@
 import { useState } from "preact/hooks";
 import { knowledgeBases } from "../api/endpoints";
 import type { KbDocument } from "../api/types";
-import { formatBytes, plural, timeAgo } from "../lib/format";
+import { t } from "../i18n";
+import { formatBytes, timeAgo } from "../lib/format";
 import { useAction } from "../lib/hooks";
 import { useApp } from "../lib/session";
 import { ConfirmDialog } from "./ConfirmDialog";
@@ -23,18 +24,16 @@ export function KbDocuments({ kbId, documents, onChanged }: Props) {
   const remove = useAction(async (d: KbDocument) => {
     await knowledgeBases.removeDocument(kbId, d.id);
     setDoomed(undefined);
-    notify(`“${d.fileName}” deleted.`);
+    notify(t("common.deletedName", { name: d.fileName }));
     onChanged();
   });
   return (
     <section aria-labelledby="kb-docs-h">
-      <h2 id="kb-docs-h">Documents</h2>
+      <h2 id="kb-docs-h">{t("kbDocs.title")}</h2>
       {documents.length === 0 ? (
-        <EmptyState title="No documents yet">
-          Upload a file above; it is extracted, chunked and embedded in the background.
-        </EmptyState>
+        <EmptyState title={t("kbDocs.none")}>{t("kbDocs.noneText")}</EmptyState>
       ) : (
-        <ul class="rows" aria-label="Documents">
+        <ul class="rows" aria-label={t("kbDocs.title")}>
           {documents.map((d) => (
             <li class="row" key={d.id}>
               <div class="row-main">
@@ -43,19 +42,20 @@ export function KbDocuments({ kbId, documents, onChanged }: Props) {
                   <StatusBadge status={d.status} />
                 </div>
                 <div class="small muted">
-                  {formatBytes(d.fileSize)} · {d.status === "ready" ? `${plural(d.chunkCount, "chunk")} · ` : ""}
-                  added {timeAgo(d.created_at)}
+                  {formatBytes(d.fileSize)} ·{" "}
+                  {d.status === "ready" ? `${t("count.chunks", { count: d.chunkCount })} · ` : ""}
+                  {t("kbDocs.added", { when: timeAgo(d.created_at) })}
                 </div>
                 {d.status === "processing" && (
                   <ProgressBar
-                    label={`Progress of ${d.fileName}`}
+                    label={t("kbDocs.progressOf", { name: d.fileName })}
                     value={d.progress?.done ?? 0}
                     max={d.progress?.total ?? 0}
                   />
                 )}
                 {d.status === "failed" && d.error && (
                   <p class="source-error small">
-                    <strong>Why it failed:</strong> {d.error}
+                    <strong>{t("common.whyFailed")}</strong> {d.error}
                   </p>
                 )}
               </div>
@@ -64,9 +64,9 @@ export function KbDocuments({ kbId, documents, onChanged }: Props) {
                   type="button"
                   class="btn btn-small btn-ghost-danger"
                   onClick={() => setDoomed(d)}
-                  aria-label={`Delete ${d.fileName}`}
+                  aria-label={t("common.deleteWhat", { name: d.fileName })}
                 >
-                  Delete
+                  {t("common.delete")}
                 </button>
               </div>
             </li>
@@ -75,16 +75,14 @@ export function KbDocuments({ kbId, documents, onChanged }: Props) {
       )}
       {doomed && (
         <ConfirmDialog
-          title={`Delete “${doomed.fileName}”?`}
-          confirmLabel="Delete document"
+          title={t("deletePipeline.confirmTitle", { name: doomed.fileName })}
+          confirmLabel={t("kbDocs.confirm")}
           busy={remove.busy}
           error={remove.error}
           onConfirm={() => void remove.run(doomed)}
           onCancel={() => (setDoomed(undefined), remove.setError(undefined))}
         >
-          <p>
-            The document, its stored file and its {plural(doomed.chunkCount, "chunk")} are removed. There is no undo.
-          </p>
+          <p>{t("kbDocs.confirmText", { chunks: t("count.chunks", { count: doomed.chunkCount }) })}</p>
         </ConfirmDialog>
       )}
     </section>

@@ -2,6 +2,7 @@
 import { useState } from "preact/hooks";
 import { knowledgeBases } from "../api/endpoints";
 import type { KbSearchResponse } from "../api/types";
+import { t } from "../i18n";
 import { useAction } from "../lib/hooks";
 import { ErrorNote } from "./ErrorNote";
 import { Field } from "./Field";
@@ -17,33 +18,24 @@ export function KbSearch({ kbId, hasDocuments }: { kbId: string; hasDocuments: b
   return (
     <>
       <section class="card" aria-labelledby="kb-search-h">
-        <h2 id="kb-search-h">Search</h2>
+        <h2 id="kb-search-h">{t("common.search")}</h2>
         {/* biome-ignore lint/a11y/useSemanticElements: <search> is not yet styled or announced everywhere */}
         <form
           class="inline-form"
           role="search"
           onSubmit={(e) => (e.preventDefault(), query.trim() && void search.run())}
         >
-          <Field label="Query">
+          <Field label={t("common.query")}>
             {(ids) => <input {...ids} type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />}
           </Field>
-          <TopKField label="Top-K" class="field-narrow" value={topK} onChange={setTopK} />
+          <TopKField label={t("search.topK")} class="field-narrow" value={topK} onChange={setTopK} />
           <button type="submit" class="btn btn-primary" disabled={search.busy || !query.trim()}>
-            {search.busy ? "Searching…" : "Search"}
+            {search.busy ? t("common.searching") : t("common.search")}
           </button>
         </form>
-        <ErrorNote error={search.error} context="Search failed" />
+        <ErrorNote error={search.error} context={t("search.failed")} />
       </section>
-      {res && (
-        <ResultList
-          response={res}
-          emptyHint={
-            hasDocuments
-              ? "Nothing matched. Try other words."
-              : "No document is ready yet. Upload one and wait until it shows Ready."
-          }
-        />
-      )}
+      {res && <ResultList response={res} emptyHint={hasDocuments ? t("search.nothing") : t("kbSearch.noDocument")} />}
     </>
   );
 }

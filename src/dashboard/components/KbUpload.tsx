@@ -3,6 +3,7 @@ import { useState } from "preact/hooks";
 import type { ApiError } from "../api/client";
 import { knowledgeBases } from "../api/endpoints";
 import { uploadWithProgress, type UploadProgress } from "../api/upload";
+import { t } from "../i18n";
 import { formatBytes } from "../lib/format";
 import { useApp } from "../lib/session";
 import { ProgressBar } from "./ProgressBar";
@@ -26,7 +27,7 @@ export function KbUpload({ kbId, onUploaded }: { kbId: string; onUploaded: () =>
         body: form,
         onProgress: (p) => setProgress({ ...p, name: file.name }),
       });
-      notify(`“${file.name}” uploaded; ragd is processing it.`);
+      notify(t("upload.processing", { name: file.name }));
     } catch (e) {
       setError(e as ApiError);
     } finally {
@@ -40,10 +41,10 @@ export function KbUpload({ kbId, onUploaded }: { kbId: string; onUploaded: () =>
       uploading={
         progress && (
           <ProgressBar
-            label={`Uploading ${progress.name}`}
+            label={t("upload.uploading", { name: progress.name })}
             value={progress.loaded}
             max={progress.total}
-            text={`${progress.name}: ${formatBytes(progress.loaded)} of ${formatBytes(progress.total)}`}
+            text={`${progress.name}: ${t("upload.of", { done: formatBytes(progress.loaded), total: formatBytes(progress.total) })}`}
           />
         )
       }

@@ -6,13 +6,14 @@ import { useState } from "preact/hooks";
 import { fieldError } from "../api/client";
 import type { KeyInput } from "../api/endpoints";
 import type { ApiKeyCreated } from "../api/types";
+import { t } from "../i18n";
 import { useAction } from "../lib/hooks";
 import { ErrorNote } from "./ErrorNote";
 import { Field } from "./Field";
 
 const SCOPES = [
-  { value: "query", label: "Query", hint: "search with POST /api/rag/query" },
-  { value: "ingest", label: "Ingest", hint: "add, replace and delete documents with /api/rag/documents" },
+  { value: "query", label: "keyForm.query", hint: "keyForm.queryHint" },
+  { value: "ingest", label: "keyForm.ingest", hint: "keyForm.ingestHint" },
 ] as const;
 
 /** Tomorrow as yyyy-mm-dd in local time: the earliest expiry the date picker offers. */
@@ -44,17 +45,13 @@ export function KeyCreateForm({
     setScopes((s) => (on ? [...s.filter((x) => x !== scope), scope] : s.filter((x) => x !== scope)));
   return (
     <form class="form" onSubmit={(e) => (e.preventDefault(), void submit.run())}>
-      <Field
-        label="Key name"
-        hint="Say where it will be used, e.g. “support bot”."
-        error={fieldError(submit.error, "name")}
-      >
+      <Field label={t("keyForm.name")} hint={t("keyForm.nameHint")} error={fieldError(submit.error, "name")}>
         {(ids) => (
           <input {...ids} required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />
         )}
       </Field>
       <fieldset>
-        <legend>What it may do</legend>
+        <legend>{t("keyForm.scopes")}</legend>
         {SCOPES.map((s) => (
           <label class="check" key={s.value}>
             <input
@@ -65,18 +62,14 @@ export function KeyCreateForm({
               onChange={(e) => toggle(s.value, e.currentTarget.checked)}
             />
             <span>
-              <strong>{s.label}</strong>: {s.hint}
+              <strong>{t(s.label)}</strong>: {t(s.hint)}
             </span>
           </label>
         ))}
-        {scopes.length === 0 && <p class="field-error">Choose at least one.</p>}
+        {scopes.length === 0 && <p class="field-error">{t("keyForm.atLeastOne")}</p>}
         {fieldError(submit.error, "scopes") && <p class="field-error">{fieldError(submit.error, "scopes")}</p>}
       </fieldset>
-      <Field
-        label="Expires (optional)"
-        hint="The key stops working at the end of this day. Leave empty for a key that never expires."
-        error={fieldError(submit.error, "expiresAt")}
-      >
+      <Field label={t("keyForm.expires")} hint={t("keyForm.expiresHint")} error={fieldError(submit.error, "expiresAt")}>
         {(ids) => (
           <input
             {...ids}
@@ -89,10 +82,10 @@ export function KeyCreateForm({
       </Field>
       <div>
         <button type="submit" class="btn btn-primary" disabled={submit.busy || !name.trim() || scopes.length === 0}>
-          {submit.busy ? "Creating…" : "Create key"}
+          {submit.busy ? t("common.creating") : t("keyForm.create")}
         </button>
       </div>
-      <ErrorNote error={submit.error} context="Could not create the key" />
+      <ErrorNote error={submit.error} context={t("keyForm.failed")} />
     </form>
   );
 }

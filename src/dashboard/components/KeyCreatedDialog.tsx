@@ -1,5 +1,6 @@
 /** The one and only time the full key is shown: copy it now. */
 import type { ApiKeyCreated } from "../api/types";
+import { rich, t } from "../i18n";
 import { documentsExample } from "../lib/client-configs";
 import { ClientConfigs } from "./ClientConfigs";
 import { CopyButton } from "./CopyButton";
@@ -9,14 +10,9 @@ import { SecretOnceDialog } from "./SecretOnceDialog";
 export function KeyCreatedDialog({ created, onClose }: { created: ApiKeyCreated; onClose: () => void }) {
   return (
     <SecretOnceDialog
-      title={`Key “${created.name}” created`}
-      warning={
-        <>
-          <strong>Copy this key now.</strong> ragd keeps only a hash of it and will never show it again. If you lose it,
-          revoke it and create a new one.
-        </>
-      }
-      label="Your new API key"
+      title={t("keyCreated.title", { name: created.name })}
+      warning={rich("keyCreated.warning", { now: <strong>{t("keyCreated.copyNow")}</strong> })}
+      label={t("keyCreated.label")}
       id="new-key"
       testId="new-key"
       secret={created.key}
@@ -37,16 +33,13 @@ function IngestExample({ apiKey }: { apiKey: string }) {
   return (
     <section class="client-configs" aria-labelledby="ingest-example-h">
       <div class="section-head">
-        <h3 id="ingest-example-h">Push documents</h3>
-        <CopyButton text={code} label="Copy command" class="btn btn-small" />
+        <h3 id="ingest-example-h">{t("keyCreated.push")}</h3>
+        <CopyButton text={code} label={t("copy.command")} class="btn btn-small" />
       </div>
-      <p class="hint">
-        This key can add and replace documents but cannot query; for agents and retrievers, create a key with the query
-        scope. Each document has your own ID: a PUT creates it or replaces it.
-      </p>
+      <p class="hint">{t("keyCreated.ingestHint")}</p>
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
       {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: the label names the scrollable region */}
-      <pre class="code" tabIndex={0} aria-label="Documents API example" data-testid="ingest-example">
+      <pre class="code" tabIndex={0} aria-label={t("keyCreated.example")} data-testid="ingest-example">
         <code>{code}</code>
       </pre>
     </section>

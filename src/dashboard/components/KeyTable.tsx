@@ -1,6 +1,7 @@
 /** The keys of a pipeline by prefix, with their scopes, expiry, created and last-used times. */
 import type { ApiKey } from "../api/types";
-import { formatDate } from "../lib/format";
+import { t } from "../i18n";
+import { formatDate, formatDay } from "../lib/format";
 import { TimeAgo } from "./TimeAgo";
 
 /** A table on wide screens, stacked on a phone. */
@@ -8,47 +9,47 @@ export function KeyTable({ items, onRevoke }: { items: ApiKey[]; onRevoke: (k: A
   return (
     <div class="table-wrap">
       <table class="table table-cards">
-        <caption class="sr-only">API keys</caption>
+        <caption class="sr-only">{t("keys.caption")}</caption>
         <thead>
           <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Key</th>
-            <th scope="col">Scopes</th>
-            <th scope="col">Expires</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
+            <th scope="col">{t("common.name")}</th>
+            <th scope="col">{t("keys.key")}</th>
+            <th scope="col">{t("keys.scopes")}</th>
+            <th scope="col">{t("keys.expires")}</th>
+            <th scope="col">{t("common.created")}</th>
+            <th scope="col">{t("keys.lastUsed")}</th>
             <th scope="col">
-              <span class="sr-only">Actions</span>
+              <span class="sr-only">{t("common.actions")}</span>
             </th>
           </tr>
         </thead>
         <tbody>
           {items.map((k) => (
             <tr key={k.id}>
-              <th scope="row" data-label="Name">
+              <th scope="row" data-label={t("common.name")}>
                 {k.name}
               </th>
-              <td data-label="Key">
+              <td data-label={t("keys.key")}>
                 <code>{k.prefix}…</code>
               </td>
-              <td data-label="Scopes">{k.scopes.join(", ")}</td>
-              <td data-label="Expires">
+              <td data-label={t("keys.scopes")}>{k.scopes.join(", ")}</td>
+              <td data-label={t("keys.expires")}>
                 <Expiry at={k.expiresAt} />
               </td>
-              <td data-label="Created">
+              <td data-label={t("common.created")}>
                 <TimeAgo at={k.createdAt} />
               </td>
-              <td data-label="Last used">
-                {k.lastUsedAt ? <TimeAgo at={k.lastUsedAt} /> : <span class="muted">never</span>}
+              <td data-label={t("keys.lastUsed")}>
+                {k.lastUsedAt ? <TimeAgo at={k.lastUsedAt} /> : <span class="muted">{t("common.never")}</span>}
               </td>
               <td class="actions">
                 <button
                   type="button"
                   class="btn btn-small btn-ghost-danger"
                   onClick={() => onRevoke(k)}
-                  aria-label={`Revoke ${k.name}`}
+                  aria-label={t("keys.revokeWhat", { name: k.name })}
                 >
-                  Revoke
+                  {t("keys.revoke")}
                 </button>
               </td>
             </tr>
@@ -61,11 +62,11 @@ export function KeyTable({ items, onRevoke }: { items: ApiKey[]; onRevoke: (k: A
 
 /** When a key expires: never, a date, or a warning once it has. */
 function Expiry({ at }: { at: string | null }) {
-  if (!at) return <span class="muted">never</span>;
+  if (!at) return <span class="muted">{t("common.never")}</span>;
   const past = Date.parse(at) <= Date.now();
   return (
     <time dateTime={at} title={formatDate(at)} class={past ? "badge badge-bad" : undefined}>
-      {past ? "expired" : formatDate(at)}
+      {past ? t("keys.expired") : formatDay(at)}
     </time>
   );
 }

@@ -2,6 +2,7 @@
 import { useState } from "preact/hooks";
 import { sources } from "../api/endpoints";
 import type { Source } from "../api/types";
+import { t } from "../i18n";
 import { useAction } from "../lib/hooks";
 import { type MetaRow, fromRows, toRows } from "../lib/metadata-rows";
 import { EditorActions } from "./EditorActions";
@@ -37,19 +38,19 @@ export function MetadataEditor({ pipelineId, source, onSaved, onCancel }: Props)
       }}
     >
       <MetadataRowsInput
-        label={`Metadata of ${source.name}`}
+        label={t("meta.of", { name: source.name })}
         rows={rows}
         onChange={setRows}
         blank={() => ({ key: "", type: "text", value: "" })}
       />
-      <p class="hint">Queries can filter on these. Saving does not re-embed anything.</p>
+      <p class="hint">{t("meta.hint")}</p>
       {problem && (
         <p class="field-error" role="alert">
           {problem}
         </p>
       )}
-      <ErrorNote error={save.error} context="Saving the metadata failed" />
-      <EditorActions busy={save.busy} label="Save metadata" onCancel={onCancel} />
+      <ErrorNote error={save.error} context={t("meta.failed")} />
+      <EditorActions busy={save.busy} label={t("meta.save")} onCancel={onCancel} />
     </form>
   );
 }

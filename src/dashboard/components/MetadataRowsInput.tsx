@@ -1,5 +1,6 @@
 /** Editable key / type / value rows (one metadata entry or filter condition per row). */
 import type { ComponentChildren } from "preact";
+import { t } from "../i18n";
 import { type MetaRow, VALUE_TYPES } from "../lib/metadata-rows";
 
 interface Props<R extends MetaRow> {
@@ -20,36 +21,36 @@ export function MetadataRowsInput<R extends MetaRow>({ rows, onChange, blank, mi
       {rows.map((row, i) => (
         <div class="meta-row" key={i}>
           <input
-            aria-label={`Key ${i + 1}`}
-            placeholder="key"
+            aria-label={t("meta.keyN", { n: i + 1 })}
+            placeholder={t("meta.key")}
             value={row.key}
             onInput={(e) => set(i)({ key: e.currentTarget.value } as Partial<R>)}
           />
           {middle?.(row, set(i))}
           <select
-            aria-label={`Type ${i + 1}`}
+            aria-label={t("meta.typeN", { n: i + 1 })}
             value={row.type}
             onChange={(e) => set(i)({ type: e.currentTarget.value as MetaRow["type"] } as Partial<R>)}
           >
             {VALUE_TYPES.map(([v, text]) => (
               <option value={v} key={v}>
-                {text}
+                {t(text)}
               </option>
             ))}
           </select>
           {row.type === "boolean" ? (
             <select
-              aria-label={`Value ${i + 1}`}
+              aria-label={t("meta.valueN", { n: i + 1 })}
               value={row.value === "true" ? "true" : "false"}
               onChange={(e) => set(i)({ value: e.currentTarget.value } as Partial<R>)}
             >
-              <option value="true">yes</option>
-              <option value="false">no</option>
+              <option value="true">{t("meta.yes")}</option>
+              <option value="false">{t("meta.no")}</option>
             </select>
           ) : (
             <input
-              aria-label={`Value ${i + 1}`}
-              placeholder={row.type === "list" ? "a, b, c" : "value"}
+              aria-label={t("meta.valueN", { n: i + 1 })}
+              placeholder={row.type === "list" ? "a, b, c" : t("meta.value")}
               inputMode={row.type === "number" ? "decimal" : undefined}
               value={row.value}
               onInput={(e) => set(i)({ value: e.currentTarget.value } as Partial<R>)}
@@ -58,7 +59,7 @@ export function MetadataRowsInput<R extends MetaRow>({ rows, onChange, blank, mi
           <button
             type="button"
             class="btn btn-small btn-ghost-danger"
-            aria-label={`Remove row ${i + 1}`}
+            aria-label={t("meta.removeN", { n: i + 1 })}
             onClick={() => onChange(rows.filter((_, j) => j !== i))}
           >
             ×
@@ -66,7 +67,7 @@ export function MetadataRowsInput<R extends MetaRow>({ rows, onChange, blank, mi
         </div>
       ))}
       <button type="button" class="btn btn-small" onClick={() => onChange([...rows, blank()])}>
-        Add a row
+        {t("meta.add")}
       </button>
     </fieldset>
   );

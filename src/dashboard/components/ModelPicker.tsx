@@ -6,19 +6,18 @@
 import { useEffect, useState } from "preact/hooks";
 import { embeddingModels } from "../api/endpoints";
 import type { EmbeddingModels } from "../api/types";
+import { type Key, rich, t } from "../i18n";
 import { useLoad } from "../lib/hooks";
 import { Field } from "./Field";
 
 const OTHER = "\u0000other";
 /** The server's default when the endpoint does not say (docs/API.md, The built-in models). */
 const DEFAULT_MODEL = "builtin-glove";
-const PROVIDERS: [EmbeddingModels["models"][number]["provider"], string][] = [
-  ["builtin", "Built in"],
-  ["ollama", "Ollama"],
-  ["openai", "OpenAI-compatible"],
+const PROVIDERS: [EmbeddingModels["models"][number]["provider"], Key][] = [
+  ["builtin", "model.builtin"],
+  ["ollama", "model.ollama"],
+  ["openai", "model.openai"],
 ];
-const NAME_HINT =
-  "builtin-glove or builtin (work offline, nothing to install), ollama/<model> or a bare Ollama name, or openai/<model>.";
 
 interface Props {
   value: string;
@@ -43,7 +42,11 @@ export function ModelPicker({ value, onChange, error }: Props) {
 
   if (!models.data) {
     return (
-      <Field label="Embedding model" hint={models.loading ? "Looking for installed models…" : NAME_HINT} error={error}>
+      <Field
+        label={t("pipelineTable.model")}
+        hint={models.loading ? t("model.looking") : t("model.nameHint")}
+        error={error}
+      >
         {(ids) => <input {...ids} value={value} onInput={(e) => onChange(e.currentTarget.value)} required />}
       </Field>
     );
@@ -53,7 +56,7 @@ export function ModelPicker({ value, onChange, error }: Props) {
   return (
     <>
       <Field
-        label="Embedding model"
+        label={t("pipelineTable.model")}
         error={showText ? undefined : error}
         hint={ollamaHint(
           ollama,
@@ -74,19 +77,19 @@ export function ModelPicker({ value, onChange, error }: Props) {
               const group = known.filter((m) => m.provider === p);
               if (!group.length) return null;
               return (
-                <optgroup label={label}>
+                <optgroup label={t(label)}>
                   {group.map((m) => (
                     <option value={m.name}>{m.name}</option>
                   ))}
                 </optgroup>
               );
             })}
-            <option value={OTHER}>Other (type a name)…</option>
+            <option value={OTHER}>{t("model.other")}</option>
           </select>
         )}
       </Field>
       {showText && (
-        <Field label="Model name" hint={NAME_HINT} error={error}>
+        <Field label={t("model.name")} hint={t("model.nameHint")} error={error}>
           {(ids) => <input {...ids} value={value} onInput={(e) => onChange(e.currentTarget.value)} required />}
         </Field>
       )}
@@ -95,18 +98,7 @@ export function ModelPicker({ value, onChange, error }: Props) {
 }
 
 function ollamaHint(o: EmbeddingModels["ollama"], hasOllamaModels: boolean) {
-  if (o.reachable && hasOllamaModels) return `The models installed in Ollama at ${o.url} are listed.`;
-  if (o.reachable) {
-    return (
-      <>
-        Ollama answers at <code>{o.url}</code> but has no models yet: run <code>ollama pull nomic-embed-text</code>.
-      </>
-    );
-  }
-  return (
-    <>
-      Ollama at <code>{o.url}</code> is not answering, so only the built-in model is offered. Start Ollama and run{" "}
-      <code>ollama pull nomic-embed-text</code> to use it.
-    </>
-  );
+  if (o.reachable && hasOllamaModels) return t("model.ollamaListed", { url: o.url });
+  const parts = { url: <code>{o.url}</code>, command: <code>ollama pull nomic-embed-text</code> };
+  return rich(o.reachable ? "model.ollamaEmpty" : "model.ollamaDown", parts);
 }

@@ -3,6 +3,7 @@
  * RAGD_OCR_LANGUAGES. The text is kept as typed, so a comma can be followed by the next name.
  */
 import { useState } from "preact/hooks";
+import { t } from "../i18n";
 import { Field } from "./Field";
 
 /** Names as typed, split on commas, plus signs and spaces; null when none. */
@@ -14,9 +15,9 @@ export function parseLanguages(text: string): string[] | null {
 /** What is wrong with the names, if anything (the server checks the files exist). */
 export function checkLanguages(names: string[] | null): string | undefined {
   const bad = names?.find((n) => !/^[A-Za-z][A-Za-z0-9_]{0,39}$/.test(n));
-  if (bad !== undefined) return `"${bad}" is not a language data name (like eng, deu or chi_sim).`;
-  if (names && names.length > 8) return "Use at most 8 languages.";
-  if (names && new Set(names).size !== names.length) return "Name each language once.";
+  if (bad !== undefined) return t("ocr.badName", { name: bad });
+  if (names && names.length > 8) return t("ocr.tooMany", { max: 8 });
+  if (names && new Set(names).size !== names.length) return t("ocr.twice");
   return undefined;
 }
 
@@ -29,16 +30,12 @@ interface Props {
 export function OcrLanguagesField({ value, error, onChange }: Props) {
   const [text, setText] = useState((value ?? []).join(", "));
   return (
-    <Field
-      label="OCR languages"
-      error={error}
-      hint="For pictures and scanned PDF pages. English (eng) is built in; others need <lang>.traineddata in the data directory's ocr folder. Empty = the server's default."
-    >
+    <Field label={t("ocr.label")} error={error} hint={t("ocr.hint")}>
       {(ids) => (
         <input
           {...ids}
           value={text}
-          placeholder="server default"
+          placeholder={t("ocr.placeholder")}
           onInput={(e) => {
             setText(e.currentTarget.value);
             onChange(parseLanguages(e.currentTarget.value));

@@ -1,4 +1,6 @@
 /** Previous / next page links with "Page 2 of 5". */
+import { t } from "../i18n";
+
 interface Props {
   page: number;
   totalPages: number;
@@ -11,26 +13,24 @@ interface Props {
 export function Pagination({ page, totalPages, total, hrefFor }: Props) {
   if (totalPages <= 1) return null;
   return (
-    <nav class="pagination" aria-label="Pages">
+    <nav class="pagination" aria-label={t("pages.label")}>
       {page > 1 ? (
         <a class="btn" href={hrefFor(page - 1)} rel="prev">
-          ← Previous
+          {t("pages.previous")}
         </a>
       ) : (
         <span class="btn" aria-disabled="true">
-          ← Previous
+          {t("pages.previous")}
         </span>
       )}
-      <span class="muted">
-        Page {page} of {totalPages} · {total} in all
-      </span>
+      <span class="muted">{t("pages.where", { page, pages: totalPages, total })}</span>
       {page < totalPages ? (
         <a class="btn" href={hrefFor(page + 1)} rel="next">
-          Next →
+          {t("pages.next")}
         </a>
       ) : (
         <span class="btn" aria-disabled="true">
-          Next →
+          {t("pages.next")}
         </span>
       )}
     </nav>

@@ -2,6 +2,7 @@
 import { useState } from "preact/hooks";
 import { fieldError } from "../api/client";
 import { auth } from "../api/endpoints";
+import { t } from "../i18n";
 import { useAction } from "../lib/hooks";
 import { useApp } from "../lib/session";
 import { ErrorNote } from "./ErrorNote";
@@ -17,7 +18,7 @@ export function PasswordForm() {
     setCurrent("");
     setNext("");
     setUser(user);
-    notify("Password changed. Your other sessions are signed out.");
+    notify(t("password.changed"));
   });
   const currentError = fieldError(save.error, "currentPassword");
   const nextError = fieldError(save.error, "newPassword");
@@ -29,7 +30,7 @@ export function PasswordForm() {
         void save.run();
       }}
     >
-      <Field label="Current password" error={currentError}>
+      <Field label={t("password.current")} error={currentError}>
         {(ids) => (
           <input
             {...ids}
@@ -41,7 +42,7 @@ export function PasswordForm() {
           />
         )}
       </Field>
-      <Field label="New password" hint="At least 8 characters." error={nextError}>
+      <Field label={t("password.new")} hint={t("auth.passwordHint")} error={nextError}>
         {(ids) => (
           <input
             {...ids}
@@ -54,10 +55,10 @@ export function PasswordForm() {
           />
         )}
       </Field>
-      {!currentError && !nextError && <ErrorNote error={save.error} context="Could not change the password" />}
+      {!currentError && !nextError && <ErrorNote error={save.error} context={t("password.failed")} />}
       <div>
         <button type="submit" class="btn btn-primary" disabled={save.busy}>
-          {save.busy ? "Saving…" : "Change password"}
+          {save.busy ? t("common.saving") : t("password.change")}
         </button>
       </div>
     </form>

@@ -1,13 +1,14 @@
 /** The search box and status filter above the pipeline list. */
 import type { PipelineStatus } from "../api/types";
+import { type Key, t } from "../i18n";
 import { FilterToolbar } from "./FilterToolbar";
 
-const STATUS_OPTIONS: [PipelineStatus | "", string][] = [
-  ["", "Any status"],
-  ["ready", "Ready"],
-  ["processing", "Processing"],
-  ["error", "Error"],
-  ["empty", "Empty"],
+const STATUS_OPTIONS: [PipelineStatus | "", Key][] = [
+  ["", "filter.anyStatus"],
+  ["ready", "status.ready"],
+  ["processing", "status.processing"],
+  ["error", "status.error"],
+  ["empty", "status.empty"],
 ];
 
 interface Props {
@@ -21,16 +22,16 @@ export function PipelineFilters({ search, status, onChange }: Props) {
   return (
     <FilterToolbar
       idPrefix="pl"
-      searchLabel="Search pipelines by name"
-      placeholder="Search by name"
-      statusLabel="Filter by status"
+      searchLabel={t("pipelines.searchLabel")}
+      placeholder={t("pipelines.searchPlaceholder")}
+      statusLabel={t("filter.byStatus")}
       search={search}
       status={status}
       onSearch={(search) => onChange({ search })}
       onStatus={(status) => onChange({ status })}
     >
       {STATUS_OPTIONS.map(([v, label]) => (
-        <option value={v}>{label}</option>
+        <option value={v}>{t(label)}</option>
       ))}
     </FilterToolbar>
   );

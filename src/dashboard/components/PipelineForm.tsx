@@ -7,19 +7,21 @@ import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { fieldError, type ApiError } from "../api/client";
 import type { ChunkingStrategy, PipelineConfig } from "../api/types";
+import { type Key, t } from "../i18n";
+import { formatNumber } from "../lib/format";
 import { ErrorNote } from "./ErrorNote";
 import { Field } from "./Field";
 import { ModelPicker } from "./ModelPicker";
 import { NumberField } from "./NumberField";
 import { checkLanguages, OcrLanguagesField } from "./OcrLanguagesField";
 
-export const STRATEGIES: [ChunkingStrategy, string, string][] = [
-  ["recursive", "Recursive (default)", "Splits at paragraphs, then sentences, then words, to stay near the size."],
-  ["fixed", "Fixed", "Equal windows of the chosen size, wherever they fall."],
-  ["sentence", "Sentence", "Whole sentences, packed up to the size."],
-  ["paragraph", "Paragraph", "Whole paragraphs, packed up to the size."],
-  ["markdown", "Markdown", "Follows headings and sections; for .md files and notes."],
-  ["token", "Token", "Counts model tokens instead of characters; sizes below are in tokens."],
+export const STRATEGIES: [ChunkingStrategy, Key, Key][] = [
+  ["recursive", "strategy.recursive", "strategy.recursiveHint"],
+  ["fixed", "strategy.fixed", "strategy.fixedHint"],
+  ["sentence", "strategy.sentence", "strategy.sentenceHint"],
+  ["paragraph", "strategy.paragraph", "strategy.paragraphHint"],
+  ["markdown", "strategy.markdown", "strategy.markdownHint"],
+  ["token", "strategy.token", "strategy.tokenHint"],
 ];
 
 export const DEFAULT_CONFIG: PipelineConfig = {
@@ -47,18 +49,17 @@ export function configOf(p: PipelineConfig): PipelineConfig {
 /** Problems the browser can see before asking the server, by field. */
 export function checkConfig(c: PipelineConfig): Partial<Record<keyof PipelineConfig, string>> {
   const out: Partial<Record<keyof PipelineConfig, string>> = {};
-  const unit = c.chunkingStrategy === "token" ? "tokens" : "characters";
-  if (!c.name.trim()) out.name = "Give the pipeline a name.";
+  const unit = t(c.chunkingStrategy === "token" ? "form.tokens" : "form.characters");
+  if (!c.name.trim()) out.name = t("form.needName");
   if (!Number.isInteger(c.chunkSize) || c.chunkSize < 50 || c.chunkSize > 20000)
-    out.chunkSize = `Use a whole number from 50 to 20,000 ${unit}.`;
-  if (!Number.isInteger(c.chunkOverlap) || c.chunkOverlap < 0) out.chunkOverlap = "Use a whole number, 0 or more.";
-  else if (c.chunkOverlap >= c.chunkSize)
-    out.chunkOverlap = `Must be less than the chunk size (${c.chunkSize} ${unit}).`;
+    out.chunkSize = t("form.sizeRange", { min: 50, max: 20000, unit });
+  if (!Number.isInteger(c.chunkOverlap) || c.chunkOverlap < 0) out.chunkOverlap = t("form.overlapWhole");
+  else if (c.chunkOverlap >= c.chunkSize) out.chunkOverlap = t("form.overlapBelow", { size: c.chunkSize, unit });
   if (!Number.isInteger(c.retrievalTopK) || c.retrievalTopK < 1 || c.retrievalTopK > 100)
-    out.retrievalTopK = "Use a whole number from 1 to 100.";
+    out.retrievalTopK = t("form.topKRange", { min: 1, max: 100 });
   const a = c.hybridAlpha;
-  if (a !== null && (Number.isNaN(a) || a < 0 || a > 1)) out.hybridAlpha = "Use a number from 0 to 1, or leave empty.";
-  if (!c.embeddingModel.trim()) out.embeddingModel = "Choose or type a model.";
+  if (a !== null && (Number.isNaN(a) || a < 0 || a > 1)) out.hybridAlpha = t("form.alphaRange");
+  if (!c.embeddingModel.trim()) out.embeddingModel = t("form.needModel");
   const languages = checkLanguages(c.ocrLanguages);
   if (languages) out.ocrLanguages = languages;
   return out;
@@ -85,7 +86,8 @@ export function PipelineForm({ initial, submitLabel, busy, error, onSubmit, foot
   const num = (k: "chunkSize" | "chunkOverlap" | "retrievalTopK") => (v: number | null) => set(k, v ?? Number.NaN);
   const local = checked ? checkConfig(c) : {};
   const err = (k: keyof PipelineConfig) => local[k] ?? fieldError(error, k);
-  const unit = c.chunkingStrategy === "token" ? "tokens" : "characters";
+  const unit = t(c.chunkingStrategy === "token" ? "form.tokens" : "form.characters");
+  const strategyHint = STRATEGIES.find(([v]) => v === c.chunkingStrategy)?.[2];
 
   const submit = (e: Event) => {
     e.preventDefault();
@@ -96,13 +98,13 @@ export function PipelineForm({ initial, submitLabel, busy, error, onSubmit, foot
   return (
     <form class="form" onSubmit={submit} noValidate>
       <fieldset>
-        <legend>About</legend>
-        <Field label="Name" error={err("name")}>
+        <legend>{t("form.about")}</legend>
+        <Field label={t("common.name")} error={err("name")}>
           {(ids) => (
             <input {...ids} value={c.name} maxLength={200} onInput={(e) => set("name", e.currentTarget.value)} />
           )}
         </Field>
-        <Field label="Description" hint="Optional. What this pipeline holds, for you and your team.">
+        <Field label={t("common.description")} hint={t("form.descriptionHint")}>
           {(ids) => (
             <textarea
               {...ids}
@@ -114,12 +116,8 @@ export function PipelineForm({ initial, submitLabel, busy, error, onSubmit, foot
         </Field>
       </fieldset>
       <fieldset>
-        <legend>Chunking</legend>
-        <Field
-          label="Strategy"
-          error={err("chunkingStrategy")}
-          hint={STRATEGIES.find(([v]) => v === c.chunkingStrategy)?.[2]}
-        >
+        <legend>{t("form.chunking")}</legend>
+        <Field label={t("form.strategy")} error={err("chunkingStrategy")} hint={strategyHint && t(strategyHint)}>
           {(ids) => (
             <select
               {...ids}
@@ -127,27 +125,27 @@ export function PipelineForm({ initial, submitLabel, busy, error, onSubmit, foot
               onChange={(e) => set("chunkingStrategy", e.currentTarget.value as ChunkingStrategy)}
             >
               {STRATEGIES.map(([v, label]) => (
-                <option value={v}>{label}</option>
+                <option value={v}>{t(label)}</option>
               ))}
             </select>
           )}
         </Field>
         <div class="grid-2">
           <NumberField
-            label="Chunk size"
+            label={t("form.chunkSize")}
             suffix={unit}
             error={err("chunkSize")}
-            hint={`50 to 20,000 ${unit}. 1,000 characters is a long paragraph.`}
+            hint={t("form.chunkSizeHint", { min: 50, max: 20000, unit, example: formatNumber(1000) })}
             min={50}
             max={20000}
             value={c.chunkSize}
             onChange={num("chunkSize")}
           />
           <NumberField
-            label="Overlap"
+            label={t("form.overlap")}
             suffix={unit}
             error={err("chunkOverlap")}
-            hint="Shared by neighbouring chunks, so an idea cut at a boundary is still found."
+            hint={t("form.overlapHint")}
             min={0}
             value={c.chunkOverlap}
             onChange={num("chunkOverlap")}
@@ -155,28 +153,24 @@ export function PipelineForm({ initial, submitLabel, busy, error, onSubmit, foot
         </div>
       </fieldset>
       <fieldset>
-        <legend>Embedding and retrieval</legend>
+        <legend>{t("form.embedding")}</legend>
         <ModelPicker
           value={c.embeddingModel}
           onChange={(v) => set("embeddingModel", v)}
           error={err("embeddingModel")}
         />
         <div class="grid-2">
-          <Field
-            label="Vector store"
-            hint="LanceDB runs inside ragd; nothing else to set up."
-            error={err("vectorProvider")}
-          >
+          <Field label={t("form.vectorStore")} hint={t("form.vectorStoreHint")} error={err("vectorProvider")}>
             {(ids) => (
               <select {...ids} value={c.vectorProvider} onChange={(e) => set("vectorProvider", e.currentTarget.value)}>
-                <option value="lancedb">LanceDB (embedded)</option>
+                <option value="lancedb">{t("form.lancedb")}</option>
               </select>
             )}
           </Field>
           <NumberField
-            label="Results per query (top-K)"
+            label={t("form.topK")}
             error={err("retrievalTopK")}
-            hint="Used when a query does not ask for a number. 1 to 100."
+            hint={t("form.topKHint", { min: 1, max: 100 })}
             min={1}
             max={100}
             value={c.retrievalTopK}
@@ -184,28 +178,24 @@ export function PipelineForm({ initial, submitLabel, busy, error, onSubmit, foot
           />
         </div>
         <NumberField
-          label="Hybrid blend (alpha)"
+          label={t("form.alpha")}
           error={err("hybridAlpha")}
-          hint="0 = keyword only, 1 = vector only. Empty = the measured default for the embedder."
+          hint={t("form.alphaHint")}
           inputMode="decimal"
           min={0}
           max={1}
           step={0.05}
-          placeholder="default"
+          placeholder={t("form.default")}
           value={c.hybridAlpha}
           onChange={(v) => set("hybridAlpha", v)}
         />
-        <Field
-          label="Rerank model"
-          error={err("rerankModel")}
-          hint="Optional. A model of the reranking server ragd is started with (RAGD_RERANK_URL); empty = no reranking."
-        >
+        <Field label={t("form.rerank")} error={err("rerankModel")} hint={t("form.rerankHint")}>
           {(ids) => (
             <input
               {...ids}
               value={c.rerankModel ?? ""}
               maxLength={200}
-              placeholder="none"
+              placeholder={t("common.none")}
               onInput={(e) => set("rerankModel", e.currentTarget.value.trim() === "" ? null : e.currentTarget.value)}
             />
           )}
@@ -220,7 +210,7 @@ export function PipelineForm({ initial, submitLabel, busy, error, onSubmit, foot
       <ErrorNote error={error} />
       <div class="form-actions">
         <button type="submit" class="btn btn-primary" disabled={busy}>
-          {busy ? "Saving…" : submitLabel}
+          {busy ? t("common.saving") : submitLabel}
         </button>
       </div>
       {afterActions}

@@ -1,4 +1,5 @@
 /** A labelled progress bar that screen readers can read. */
+import { formatPercent } from "../lib/format";
 
 interface Props {
   value: number;
@@ -23,7 +24,7 @@ export function ProgressBar({ value, max, label, text }: Props) {
       >
         <div class="progress-fill" style={{ width: pct === undefined ? undefined : `${pct}%` }} />
       </div>
-      <span class="progress-text muted">{text ?? (pct === undefined ? "" : `${pct}%`)}</span>
+      <span class="progress-text muted">{text ?? (pct === undefined ? "" : formatPercent(pct))}</span>
     </div>
   );
 }

@@ -2,6 +2,7 @@
 import { useState } from "preact/hooks";
 import { sources } from "../api/endpoints";
 import type { Source } from "../api/types";
+import { t } from "../i18n";
 import { useAction } from "../lib/hooks";
 import { EditorActions } from "./EditorActions";
 import { ErrorNote } from "./ErrorNote";
@@ -34,20 +35,20 @@ export function RefreshEditor({ pipelineId, source, onSaved, onCancel }: Props) 
         void save.run();
       }}
     >
-      <Field label={`Fetch ${source.name} again`} hint="Only a changed text is embedded again.">
+      <Field label={t("refreshEditor.label", { name: source.name })} hint={t("refreshEditor.hint")}>
         {(ids) => (
           <select {...ids} value={every} onChange={(e) => setEvery(e.currentTarget.value)}>
             {REFRESH_CHOICES.map(([value, label]) => (
               <option key={value} value={value}>
-                {label}
+                {t(label)}
               </option>
             ))}
-            {custom && <option value={custom}>Every {custom} seconds</option>}
+            {custom && <option value={custom}>{t("refreshEditor.seconds", { count: Number(custom) })}</option>}
           </select>
         )}
       </Field>
-      <ErrorNote error={save.error} context="Saving the schedule failed" />
-      <EditorActions busy={save.busy} label="Save schedule" onCancel={onCancel} />
+      <ErrorNote error={save.error} context={t("refreshEditor.failed")} />
+      <EditorActions busy={save.busy} label={t("refreshEditor.save")} onCancel={onCancel} />
     </form>
   );
 }

@@ -8,7 +8,7 @@
 import { useState } from "preact/hooks";
 import { evals, pipelines } from "../api/endpoints";
 import type { PipelineDetail } from "../api/types";
-import { plural } from "../lib/format";
+import { t } from "../i18n";
 import { useAction, useLoad } from "../lib/hooks";
 import { useApp } from "../lib/session";
 import { ErrorNote } from "./ErrorNote";
@@ -28,38 +28,30 @@ export function ReindexNote({ pipeline, stale, onStarted }: Props) {
   const [gate, setGate] = useState("");
   const reindex = useAction(async () => {
     await pipelines.reindex(pipeline.id, gate || undefined);
-    notify(
-      gate
-        ? "Re-indexing started; it switches in only if the set does not score worse (see the Quality tab)."
-        : "Re-indexing started; the Sources tab shows its progress.",
-    );
+    notify(gate ? t("reindex.startedGated") : t("reindex.started"));
     onStarted();
   });
   return (
     <div class={`note ${stale ? "note-warn" : "note-info"} reindex`} role={stale ? "status" : undefined}>
       <div>
-        <strong>
-          {stale ? "Saved. Existing sources still use the old settings." : "Saving does not re-index existing data."}
-        </strong>{" "}
-        New settings apply to sources added from now on. Re-index to chunk and embed{" "}
-        {pipeline.sourceCount > 0 ? `all ${plural(pipeline.sourceCount, "source")}` : "every source"} again with the
-        current settings; queries keep working meanwhile.
+        <strong>{stale ? t("reindex.stale") : t("reindex.notByItself")}</strong>{" "}
+        {pipeline.sourceCount > 0 ? t("reindex.textAll", { count: pipeline.sourceCount }) : t("reindex.textEvery")}
       </div>
       {(sets.data?.length ?? 0) > 0 && (
         <label class="field reindex-gate">
-          <span class="label">Switch to the new index</span>
+          <span class="label">{t("reindex.switch")}</span>
           <select value={gate} onChange={(e) => setGate(e.currentTarget.value)}>
-            <option value="">when it is built</option>
+            <option value="">{t("reindex.whenBuilt")}</option>
             {sets.data!.map((s) => (
-              <option value={s.id}>only if not worse on “{s.name}”</option>
+              <option value={s.id}>{t("reindex.ifNotWorse", { name: s.name })}</option>
             ))}
           </select>
         </label>
       )}
       <button type="button" class="btn btn-small" onClick={() => void reindex.run()} disabled={reindex.busy}>
-        {reindex.busy ? "Starting…" : "Re-index now"}
+        {reindex.busy ? t("reindex.starting") : t("reindex.now")}
       </button>
-      <ErrorNote error={reindex.error} context="Could not start re-indexing" />
+      <ErrorNote error={reindex.error} context={t("reindex.failed")} />
     </div>
   );
 }

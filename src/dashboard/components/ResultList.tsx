@@ -1,5 +1,6 @@
 /** Ranked chunks from a query or a knowledge-base search. */
 import type { QueryResult } from "../api/types";
+import { t } from "../i18n";
 import { formatScore } from "../lib/format";
 import { EmptyState } from "./EmptyState";
 
@@ -15,31 +16,30 @@ export function ResultList({ response, ms, emptyHint }: Props) {
   return (
     <section aria-labelledby="results-h" aria-live="polite">
       <div class="section-head">
-        <h2 id="results-h">Results</h2>
+        <h2 id="results-h">{t("results.title")}</h2>
         <span class="muted small">
-          {results.length} for “{query}”{ms !== undefined ? ` · ${ms} ms` : ""}
+          {t("results.count", { count: results.length, query })}
+          {ms !== undefined ? ` · ${t("common.ms", { ms })}` : ""}
         </span>
       </div>
       {response.warning && <p class="note note-warn">{response.warning}</p>}
-      {results.length > 0 && response.noRelevantResults && (
-        <p class="note note-info">Nothing here looks relevant: every result scores below the relevance floor.</p>
-      )}
+      {results.length > 0 && response.noRelevantResults && <p class="note note-info">{t("results.notRelevant")}</p>}
       {results.length === 0 ? (
-        <EmptyState title="No results">{emptyHint}</EmptyState>
+        <EmptyState title={t("results.none")}>{emptyHint}</EmptyState>
       ) : (
         <ol class="results">
           {results.map((r, i) => (
             <li class="result card" key={`${r.metadata.sourceId}-${r.metadata.chunkIndex}-${i}`}>
               <div class="result-head">
                 <span class="rank">#{i + 1}</span>
-                <span class="score" title="Relevance, 0 to 1">
+                <span class="score" title={t("results.scoreTitle")}>
                   <span class="score-bar" aria-hidden="true">
                     <span style={{ width: `${Math.round(r.score * 100)}%` }} />
                   </span>
-                  score {formatScore(r.score)}
+                  {t("results.score", { score: formatScore(r.score) })}
                 </span>
                 <span class="result-source break">{String(r.metadata.sourceName ?? "")}</span>
-                <span class="muted small">chunk {r.metadata.chunkIndex}</span>
+                <span class="muted small">{t("results.chunk", { n: r.metadata.chunkIndex })}</span>
               </div>
               <p class="result-text">{r.content}</p>
             </li>

@@ -4,6 +4,7 @@
  */
 import type { ComponentChildren } from "preact";
 import { useErrorBoundary } from "preact/hooks";
+import { t } from "../i18n";
 
 /** Renders its children, or the error they threw. */
 export function ScreenBoundary({ children }: { children: ComponentChildren }) {
@@ -11,12 +12,12 @@ export function ScreenBoundary({ children }: { children: ComponentChildren }) {
   if (!error) return <>{children}</>;
   return (
     <div class="note note-error" role="alert">
-      <strong>This page failed to show: </strong>
+      <strong>{t("boundary.failed")} </strong>
       {error instanceof Error ? error.message : String(error)}.{" "}
       <button type="button" class="btn btn-small" onClick={reset}>
-        Try again
+        {t("common.tryAgain")}
       </button>{" "}
-      <a href="#/pipelines">Go to your pipelines</a>
+      <a href="#/pipelines">{t("common.toPipelines")}</a>
     </div>
   );
 }

@@ -1,5 +1,6 @@
 /** A secret the server shows only once (an API key, a webhook's signing secret): copy it now. */
 import type { ComponentChildren } from "preact";
+import { t } from "../i18n";
 import { CopyButton } from "./CopyButton";
 import { Dialog } from "./Dialog";
 
@@ -25,7 +26,7 @@ export function SecretOnceDialog({ title, warning, label, id, testId, secret, on
       onClose={onClose}
       actions={
         <button type="button" class="btn btn-primary" onClick={onClose}>
-          I have stored it
+          {t("secret.stored")}
         </button>
       }
     >

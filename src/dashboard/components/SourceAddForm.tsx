@@ -7,6 +7,7 @@ import { useState } from "preact/hooks";
 import { fieldError } from "../api/client";
 import { sources, type NewSource } from "../api/endpoints";
 import type { SourceType } from "../api/types";
+import { type Key, t } from "../i18n";
 import { useAction } from "../lib/hooks";
 import { type MetaRow, fromRows } from "../lib/metadata-rows";
 import { useApp } from "../lib/session";
@@ -17,11 +18,11 @@ import { FileUpload } from "./FileUpload";
 import { MetadataRowsInput } from "./MetadataRowsInput";
 import { Segmented } from "./Segmented";
 
-const KINDS: [SourceType, string, string][] = [
-  ["text", "Text", "Paste text; it is indexed as it is."],
-  ["url", "Web page", "ragd fetches the page and keeps its readable text."],
-  ["api", "API", "ragd GETs the address and indexes the JSON or text it answers."],
-  ["file", "File", "Documents, spreadsheets, slides and e-books: ragd indexes their text."],
+const KINDS: [SourceType, Key, Key][] = [
+  ["text", "sourceType.text", "addSource.textHint"],
+  ["url", "addSource.url", "addSource.urlHint"],
+  ["api", "sourceType.api", "addSource.apiHint"],
+  ["file", "sourceType.file", "addSource.fileHint"],
 ];
 
 /** A name from a URL when the user gave none: host and path. */
@@ -51,7 +52,7 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
     if (externalId.trim()) body.externalId = externalId.trim();
     if (body.type === "url" || body.type === "api") Object.assign(body, fetchSettingsBody(fetching, body.type));
     const s = await sources.create(pipelineId, body);
-    notify(`Source “${s.name}” added; ragd is indexing it.`);
+    notify(t("addSource.added", { name: s.name }));
     setName("");
     setContent("");
     setUrl("");
@@ -67,28 +68,25 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
     else void add.run({ type: kind, name: name.trim() || nameFromUrl(url.trim()), url: url.trim() });
   };
 
+  const kindHint = KINDS.find(([k]) => k === kind)?.[2];
   return (
     <div>
       <Segmented
-        legend="Kind of source"
+        legend={t("addSource.kind")}
         value={kind}
-        options={KINDS.map(([k, label]) => [k, label])}
+        options={KINDS.map(([k, label]) => [k, t(label)])}
         onChange={(k) => (setKind(k), add.setError(undefined))}
       />
-      <p class="hint">{KINDS.find(([k]) => k === kind)?.[2]}</p>
+      <p class="hint">{kindHint && t(kindHint)}</p>
       {kind === "file" ? (
         <FileUpload pipelineId={pipelineId} onUploaded={onAdded} />
       ) : (
         <form class="form" onSubmit={submit}>
-          <Field
-            label="Name"
-            hint="Shown in results as the source name. Optional."
-            error={fieldError(add.error, "name")}
-          >
+          <Field label={t("common.name")} hint={t("addSource.nameHint")} error={fieldError(add.error, "name")}>
             {(ids) => <input {...ids} value={name} maxLength={200} onInput={(e) => setName(e.currentTarget.value)} />}
           </Field>
           {kind === "text" ? (
-            <Field label="Text to index" error={fieldError(add.error, "content")}>
+            <Field label={t("addSource.text")} error={fieldError(add.error, "content")}>
               {(ids) => (
                 <textarea
                   {...ids}
@@ -101,8 +99,8 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
             </Field>
           ) : (
             <Field
-              label={kind === "api" ? "API address" : "Page address"}
-              hint="Loopback and link-local addresses are refused; intranet addresses are fine."
+              label={kind === "api" ? t("addSource.apiAddress") : t("addSource.pageAddress")}
+              hint={t("addSource.addressHint")}
               error={fieldError(add.error, "url")}
             >
               {(ids) => (
@@ -119,16 +117,16 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
           )}
           {(kind === "url" || kind === "api") && (
             <details>
-              <summary>{kind === "url" ? "Refresh and crawl (optional)" : "Refresh (optional)"}</summary>
+              <summary>{kind === "url" ? t("addSource.refreshCrawl") : t("addSource.refresh")}</summary>
               <FetchSettingsInput kind={kind} value={fetching} onChange={setFetching} error={add.error} />
             </details>
           )}
           <details>
-            <summary>Metadata and external id (optional)</summary>
+            <summary>{t("addSource.metaSummary")}</summary>
             <div class="stack">
               <Field
-                label="External id"
-                hint="The id your own system knows this document by; unique in the pipeline."
+                label={t("addSource.externalId")}
+                hint={t("addSource.externalIdHint")}
                 error={fieldError(add.error, "externalId")}
               >
                 {(ids) => (
@@ -141,7 +139,7 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
                 )}
               </Field>
               <MetadataRowsInput
-                label="Metadata (queries can filter on it)"
+                label={t("addSource.metadata")}
                 rows={rows}
                 onChange={setRows}
                 blank={() => ({ key: "", type: "text", value: "" })}
@@ -153,10 +151,10 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
               )}
             </div>
           </details>
-          <ErrorNote error={add.error} context="Could not add the source" />
+          <ErrorNote error={add.error} context={t("addSource.failed")} />
           <div class="form-actions">
             <button type="submit" class="btn btn-primary" disabled={add.busy || "error" in labels}>
-              {add.busy ? "Adding…" : "Add source"}
+              {add.busy ? t("addSource.adding") : t("addSource.add")}
             </button>
           </div>
         </form>

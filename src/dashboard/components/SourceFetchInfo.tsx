@@ -4,7 +4,7 @@
  * a crawl what the last crawl found, with the pages it skipped and why.
  */
 import type { Source } from "../api/types";
-import { plural } from "../lib/format";
+import { type Key, rich, t } from "../i18n";
 import { TimeAgo } from "./TimeAgo";
 
 interface CrawlReport {
@@ -19,15 +19,28 @@ interface CrawlReport {
 
 /** "every 6 hours" from seconds. */
 function every(seconds: number): string {
-  const units: [number, string][] = [
-    [604_800, "week"],
-    [86_400, "day"],
-    [3600, "hour"],
-    [60, "minute"],
+  const units: [number, Key][] = [
+    [604_800, "every.week"],
+    [86_400, "every.day"],
+    [3600, "every.hour"],
+    [60, "every.minute"],
   ];
-  for (const [size, name] of units)
-    if (seconds % size === 0) return seconds === size ? `every ${name}` : `every ${plural(seconds / size, name)}`;
-  return `every ${plural(seconds, "second")}`;
+  for (const [size, key] of units) if (seconds % size === 0) return t(key, { count: seconds / size });
+  return t("every.second", { count: seconds });
+}
+
+/** The crawl's summary line. */
+function crawlLine(r: CrawlReport): string {
+  const parts = [
+    t("count.pages", { count: r.pages }),
+    t("fetchInfo.crawlCounts", { added: r.added, changed: r.changed, removed: r.removed }),
+  ];
+  if (r.skipped.length > 0) parts.push(t("fetchInfo.skipped", { n: r.skipped.length }));
+  if (r.leftOver > 0) {
+    const why = r.stoppedEarly ? t("fetchInfo.outOfTime") : t("fetchInfo.pageLimit");
+    parts.push(t("fetchInfo.left", { links: t("count.links", { count: r.leftOver }), why }));
+  }
+  return t("fetchInfo.crawl", { summary: parts.join(" · ") });
 }
 
 export function SourceFetchInfo({ source: s }: { source: Source }) {
@@ -36,31 +49,16 @@ export function SourceFetchInfo({ source: s }: { source: Source }) {
   return (
     <div class="small muted">
       <p>
-        {s.crawlSourceId && "A page of a crawl · "}
-        {s.lastCheckedAt ? (
-          <>
-            Checked <TimeAgo at={s.lastCheckedAt} />
-          </>
-        ) : (
-          "Not checked yet"
-        )}
-        {s.lastChangedAt && (
-          <>
-            {" "}
-            · changed <TimeAgo at={s.lastChangedAt} />
-          </>
-        )}
-        {s.refreshEvery ? ` · fetched again ${every(s.refreshEvery)}` : ""}
+        {s.crawlSourceId && `${t("fetchInfo.crawlPage")} · `}
+        {s.lastCheckedAt
+          ? rich("fetchInfo.checked", { when: <TimeAgo at={s.lastCheckedAt} /> })
+          : t("fetchInfo.notChecked")}
+        {s.lastChangedAt && <> · {rich("fetchInfo.changed", { when: <TimeAgo at={s.lastChangedAt} /> })}</>}
+        {s.refreshEvery ? ` · ${t("fetchInfo.again", { every: every(s.refreshEvery) })}` : ""}
       </p>
       {s.crawl && report && (
         <details>
-          <summary>
-            Crawl: {plural(report.pages, "page")} · {report.added} added, {report.changed} changed, {report.removed}{" "}
-            removed
-            {report.skipped.length > 0 && ` · ${report.skipped.length} skipped`}
-            {report.leftOver > 0 &&
-              ` · ${plural(report.leftOver, "link")} left (${report.stoppedEarly ? "out of time" : "page limit"})`}
-          </summary>
+          <summary>{crawlLine(report)}</summary>
           <ul>
             {report.skipped.map((x) => (
               <li key={x.url} class="break">

@@ -1,13 +1,15 @@
 /** The search box and status filter above a pipeline's sources. */
 import type { SourcePage, SourceStatus } from "../api/types";
+import { type Key, t } from "../i18n";
+import { formatNumber } from "../lib/format";
 import { FilterToolbar } from "./FilterToolbar";
 
-const STATUS_OPTIONS: [SourceStatus, string][] = [
-  ["ready", "Ready"],
-  ["processing", "Processing"],
-  ["queued", "Queued"],
-  ["failed", "Failed"],
-  ["awaiting_upload", "Awaiting upload"],
+const STATUS_OPTIONS: [SourceStatus, Key][] = [
+  ["ready", "status.ready"],
+  ["processing", "status.processing"],
+  ["queued", "status.queued"],
+  ["failed", "status.failed"],
+  ["awaiting_upload", "status.awaiting_upload"],
 ];
 
 interface Props {
@@ -23,17 +25,17 @@ export function SourceFilters({ q, status, counts, onChange }: Props) {
   return (
     <FilterToolbar
       idPrefix="src"
-      searchLabel="Search sources by name"
-      placeholder="Search sources by name"
-      statusLabel="Filter sources by status"
+      searchLabel={t("sourceFilters.search")}
+      placeholder={t("sourceFilters.search")}
+      statusLabel={t("sourceFilters.status")}
       search={q}
       status={status}
       onSearch={(q) => onChange({ q })}
       onStatus={(status) => onChange({ status })}
     >
-      <option value="">Any status</option>
+      <option value="">{t("filter.anyStatus")}</option>
       {STATUS_OPTIONS.map(([v, label]) => (
-        <option value={v}>{counts ? `${label} (${counts[v]})` : label}</option>
+        <option value={v}>{counts ? `${t(label)} (${formatNumber(counts[v])})` : t(label)}</option>
       ))}
     </FilterToolbar>
   );

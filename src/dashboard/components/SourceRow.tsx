@@ -2,7 +2,8 @@
 import { useState } from "preact/hooks";
 import { sources } from "../api/endpoints";
 import type { Source } from "../api/types";
-import { formatBytes, plural } from "../lib/format";
+import { type Key, rich, t } from "../i18n";
+import { formatBytes, formatNumber } from "../lib/format";
 import { TimeAgo } from "./TimeAgo";
 import { useAction } from "../lib/hooks";
 import { ErrorNote } from "./ErrorNote";
@@ -12,7 +13,19 @@ import { RefreshEditor } from "./RefreshEditor";
 import { SourceFetchInfo } from "./SourceFetchInfo";
 import { StatusBadge } from "./StatusBadge";
 
-const TYPE_LABEL: Record<Source["type"], string> = { text: "Text", file: "File", url: "URL", api: "API" };
+const TYPE_LABEL: Record<Source["type"], Key> = {
+  text: "sourceType.text",
+  file: "sourceType.file",
+  url: "sourceType.url",
+  api: "sourceType.api",
+};
+
+/** "3 of 10 chunks", "2 of 5 pages read by OCR", or "Reading…" before the total is known. */
+function progressText(p: Source["progress"]): string {
+  if (!p || p.total <= 0) return t("sourceRow.reading");
+  if (p.unit === "pages") return t("sourceRow.pagesRead", { done: formatNumber(p.done), count: p.total });
+  return t("sourceRow.chunksDone", { done: formatNumber(p.done), count: p.total });
+}
 
 interface Props {
   pipelineId: string;
@@ -49,20 +62,21 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
     <li class="row">
       <div class="row-main">
         <div class="row-title">
-          <span class="type-tag">{TYPE_LABEL[s.type] ?? s.type}</span>
+          <span class="type-tag">{TYPE_LABEL[s.type] ? t(TYPE_LABEL[s.type]) : s.type}</span>
           <strong class="break">{s.name}</strong>
           <StatusBadge status={s.status} />
         </div>
         <div class="muted break small">{origin(s)}</div>
         {s.ocr && (
-          <div class="small muted" title="Text read from pictures by optical character recognition">
-            OCR'd: {plural(s.ocr.pages, "page")} with {s.ocr.languages.join(", ")}
+          <div class="small muted" title={t("sourceRow.ocrTitle")}>
+            {t("sourceRow.ocr", {
+              pages: t("count.pages", { count: s.ocr.pages }),
+              languages: s.ocr.languages.join(", "),
+            })}
           </div>
         )}
         {s.externalId && (
-          <div class="small muted break">
-            External id: <code>{s.externalId}</code>
-          </div>
+          <div class="small muted break">{rich("sourceRow.externalId", { id: <code>{s.externalId}</code> })}</div>
         )}
         <SourceFetchInfo source={s} />
         {scheduling && (
@@ -77,7 +91,7 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
           />
         )}
         {labels.length > 0 && !editing && (
-          <ul class="chips small" aria-label={`Metadata of ${s.name}`}>
+          <ul class="chips small" aria-label={t("meta.of", { name: s.name })}>
             {labels.map(([k, v]) => (
               <li key={k}>
                 <code>
@@ -100,40 +114,32 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
         )}
         {s.status === "processing" && (
           <ProgressBar
-            label={`Progress of ${s.name}`}
+            label={t("kbDocs.progressOf", { name: s.name })}
             value={progress?.done ?? 0}
             max={progress?.total ?? 0}
-            text={
-              progress && progress.total > 0
-                ? `${progress.done} of ${plural(progress.total, progress.unit === "pages" ? "page" : "chunk")}${progress.unit === "pages" ? " read by OCR" : ""}`
-                : "Reading…"
-            }
+            text={progressText(progress)}
           />
         )}
-        {s.status === "queued" && <p class="small muted">Waiting for a worker…</p>}
-        {s.status === "awaiting_upload" && (
-          <p class="small muted">
-            Waiting for the file. If no upload is running, delete this source and upload it again.
-          </p>
-        )}
+        {s.status === "queued" && <p class="small muted">{t("sourceRow.waitingWorker")}</p>}
+        {s.status === "awaiting_upload" && <p class="small muted">{t("sourceRow.waitingFile")}</p>}
         {s.status === "failed" && s.error && (
           <p class="source-error small" role="note">
-            <strong>Why it failed:</strong> {s.error}
+            <strong>{t("common.whyFailed")}</strong> {s.error}
           </p>
         )}
-        <ErrorNote error={retry.error} context="Retry failed" />
-        <ErrorNote error={refetch.error} context="Could not fetch it again" />
+        <ErrorNote error={retry.error} context={t("sourceRow.retryFailed")} />
+        <ErrorNote error={refetch.error} context={t("sourceRow.refetchFailed")} />
       </div>
       <div class="row-side">
         <span class="small muted">
-          {s.status === "ready" ? plural(s.chunkCount, "chunk") : ""}
+          {s.status === "ready" ? t("count.chunks", { count: s.chunkCount }) : ""}
           {s.status === "ready" && " · "}
           <TimeAgo at={s.updatedAt} />
         </span>
         <div class="row-actions">
           {s.status === "failed" && (
             <button type="button" class="btn btn-small" onClick={() => void retry.run()} disabled={retry.busy}>
-              {retry.busy ? "Retrying…" : "Retry"}
+              {retry.busy ? t("sourceRow.retrying") : t("sourceRow.retry")}
             </button>
           )}
           {canRefetch && s.status === "ready" && (
@@ -142,9 +148,9 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
               class="btn btn-small"
               onClick={() => void refetch.run()}
               disabled={refetch.busy}
-              aria-label={`Fetch ${s.name} again now`}
+              aria-label={t("sourceRow.refetchWhat", { name: s.name })}
             >
-              {refetch.busy ? "Fetching…" : "Re-fetch now"}
+              {refetch.busy ? t("sourceRow.fetching") : t("sourceRow.refetch")}
             </button>
           )}
           {canRefetch && !scheduling && (
@@ -152,23 +158,23 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
               type="button"
               class="btn btn-small"
               onClick={() => setScheduling(true)}
-              aria-label={`Schedule of ${s.name}`}
+              aria-label={t("sourceRow.scheduleOf", { name: s.name })}
             >
-              Schedule
+              {t("sourceRow.schedule")}
             </button>
           )}
           {!editing && (
             <button type="button" class="btn btn-small" onClick={() => setEditing(true)}>
-              Metadata
+              {t("sourceRow.metadata")}
             </button>
           )}
           <button
             type="button"
             class="btn btn-small btn-ghost-danger"
             onClick={onDelete}
-            aria-label={`Delete ${s.name}`}
+            aria-label={t("common.deleteWhat", { name: s.name })}
           >
-            Delete
+            {t("common.delete")}
           </button>
         </div>
       </div>

@@ -1,16 +1,17 @@
 /** Status badges for pipelines, sources and documents: a colour, a dot and a word. */
 import type { PipelineStatus, SourceStatus } from "../api/types";
+import { type Key, t } from "../i18n";
 
 type Status = PipelineStatus | SourceStatus;
 
-const LABELS: Record<Status, string> = {
-  empty: "Empty",
-  processing: "Processing",
-  error: "Error",
-  ready: "Ready",
-  awaiting_upload: "Awaiting upload",
-  queued: "Queued",
-  failed: "Failed",
+const LABELS: Record<Status, Key> = {
+  empty: "status.empty",
+  processing: "status.processing",
+  error: "status.error",
+  ready: "status.ready",
+  awaiting_upload: "status.awaiting_upload",
+  queued: "status.queued",
+  failed: "status.failed",
 };
 
 const TONES: Record<Status, string> = {
@@ -29,7 +30,7 @@ export function StatusBadge({ status }: { status: string }) {
   return (
     <span class={`badge badge-${TONES[s] ?? "neutral"}`}>
       <span class="badge-dot" aria-hidden="true" />
-      {LABELS[s] ?? status}
+      {LABELS[s] ? t(LABELS[s]) : status}
     </span>
   );
 }

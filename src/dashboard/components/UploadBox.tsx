@@ -1,7 +1,8 @@
 /** Where a document is picked for upload, and what an upload under way or failed shows instead. */
 import type { ComponentChildren } from "preact";
 import type { ApiError } from "../api/client";
-import { FILE_ACCEPT, FILE_FORMATS_HINT } from "../lib/formats";
+import { t } from "../i18n";
+import { FILE_ACCEPT } from "../lib/formats";
 import { ErrorNote } from "./ErrorNote";
 import { FilePicker } from "./FilePicker";
 
@@ -17,14 +18,9 @@ export function UploadBox({ uploading, onPick, error }: Props) {
   return (
     <div class="stack-sm">
       {uploading ?? (
-        <FilePicker
-          label="Choose a file or drop it here"
-          hint={FILE_FORMATS_HINT}
-          accept={FILE_ACCEPT}
-          onPick={onPick}
-        />
+        <FilePicker label={t("uploadBox.label")} hint={t("uploadBox.formats")} accept={FILE_ACCEPT} onPick={onPick} />
       )}
-      <ErrorNote error={error} context="Upload failed" />
+      <ErrorNote error={error} context={t("uploadBox.failed")} />
     </div>
   );
 }

@@ -3,6 +3,7 @@
  * in: MCP clients over HTTP or through `ragd mcp`, and LangChain and LlamaIndex
  * retrievers over the query endpoint. docs/agents.md and docs/applications.md show the same.
  */
+import { t } from "../i18n";
 
 export interface ClientConfig {
   id: "mcp-http" | "mcp-stdio" | "langchain" | "llamaindex";
@@ -25,17 +26,17 @@ export function clientConfigs(origin: string, key: string): ClientConfig[] {
     {
       id: "mcp-http",
       label: "MCP (HTTP)",
-      hint: "The mcpServers entry of an MCP client that speaks HTTP (Cursor, Claude Code's .mcp.json, and others).",
+      hint: t("clients.mcpHttp"),
       code: JSON.stringify(http, null, 2),
     },
     {
       id: "mcp-stdio",
-      label: "MCP (command)",
-      hint: "For clients that only launch a command (Claude Desktop). Use the full path of the ragd executable if it is not on the PATH.",
+      label: t("clients.mcpCommandLabel"),
+      hint: t("clients.mcpCommand"),
       code: JSON.stringify(stdio, null, 2),
     },
-    { id: "langchain", label: "LangChain", hint: "A LangChain retriever (Python).", code: langchain(origin, key) },
-    { id: "llamaindex", label: "LlamaIndex", hint: "A LlamaIndex retriever (Python).", code: llamaindex(origin, key) },
+    { id: "langchain", label: "LangChain", hint: t("clients.langchain"), code: langchain(origin, key) },
+    { id: "llamaindex", label: "LlamaIndex", hint: t("clients.llamaindex"), code: llamaindex(origin, key) },
   ];
 }
 

@@ -37,7 +37,3 @@ export const FILE_EXTENSIONS = [
 
 /** The `accept` attribute: the extensions above, and any text file (logs, code) as plain text. */
 export const FILE_ACCEPT = [...FILE_EXTENSIONS.map((e) => `.${e}`), "text/*"].join(",");
-
-/** What the pickers say they take. */
-export const FILE_FORMATS_HINT =
-  "PDF, Word (DOCX), Excel (XLSX), PowerPoint (PPTX), OpenDocument (ODT, ODS, ODP), EPUB, RTF, Markdown, HTML, CSV, JSON, plain text, or images of text (PNG, JPEG, TIFF, WebP; read by OCR).";

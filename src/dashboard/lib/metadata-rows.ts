@@ -3,6 +3,7 @@
  * metadata editor and the playground's filter builder. The server checks the rules
  * (docs/API.md, "Metadata and external ids"); this only turns text into JSON values.
  */
+import { type Key, t } from "../i18n";
 
 export type ValueType = "text" | "number" | "boolean" | "list";
 
@@ -12,11 +13,11 @@ export interface MetaRow {
   value: string;
 }
 
-export const VALUE_TYPES: [ValueType, string][] = [
-  ["text", "Text"],
-  ["number", "Number"],
-  ["boolean", "Yes/no"],
-  ["list", "List of text"],
+export const VALUE_TYPES: [ValueType, Key][] = [
+  ["text", "meta.typeText"],
+  ["number", "meta.typeNumber"],
+  ["boolean", "meta.typeBoolean"],
+  ["list", "meta.typeList"],
 ];
 
 /** Rows for a stored metadata object, in key order as stored. */
@@ -31,10 +32,10 @@ export function toRows(meta: Record<string, unknown>): MetaRow[] {
 
 /** One row's value as JSON, or an error sentence naming the row. */
 export function parseValue(row: MetaRow): { value: unknown } | { error: string } {
-  const name = row.key.trim() || "a row without a key";
+  const name = row.key.trim() || t("meta.noKeyRow");
   if (row.type === "number") {
     const n = Number(row.value.trim());
-    return row.value.trim() !== "" && Number.isFinite(n) ? { value: n } : { error: `${name}: not a number` };
+    return row.value.trim() !== "" && Number.isFinite(n) ? { value: n } : { error: t("meta.notNumber", { name }) };
   }
   if (row.type === "boolean") return { value: row.value === "true" };
   if (row.type === "list")
@@ -53,8 +54,8 @@ export function fromRows(rows: MetaRow[]): { metadata: Record<string, unknown> }
   for (const row of rows) {
     const key = row.key.trim();
     if (!key && !row.value.trim()) continue;
-    if (!key) return { error: "every value needs a key" };
-    if (Object.hasOwn(metadata, key)) return { error: `${key}: appears twice` };
+    if (!key) return { error: t("meta.needsKey") };
+    if (Object.hasOwn(metadata, key)) return { error: t("meta.twice", { name: key }) };
     const parsed = parseValue(row);
     if ("error" in parsed) return parsed;
     metadata[key] = parsed.value;

@@ -1,71 +1,76 @@
 /** Who you are, your tier and what it allows, and signing out. */
 import { PasswordForm } from "../components/PasswordForm";
 import { TierBadge } from "../components/TierBadge";
-import { formatDate } from "../lib/format";
+import { rich, t } from "../i18n";
+import { formatDate, formatNumber } from "../lib/format";
 import { useTitle } from "../lib/hooks";
 import { NEXT_TIER, pipelineLimit, useApp } from "../lib/session";
 
 /** The account page. */
 export function AccountScreen() {
   const { user, signOut } = useApp();
-  useTitle("Account");
+  useTitle(t("account.title"));
   const limit = pipelineLimit(user);
   return (
     <>
       <div class="page-head">
-        <h1>Account</h1>
+        <h1>{t("account.title")}</h1>
       </div>
       <section class="card" aria-labelledby="acct-h">
         <h2 id="acct-h" class="sr-only">
-          Your account
+          {t("account.yours")}
         </h2>
         <dl class="facts">
           <div>
-            <dt>Email</dt>
+            <dt>{t("common.email")}</dt>
             <dd>{user.email}</dd>
           </div>
           <div>
-            <dt>Tier</dt>
+            <dt>{t("adminUsers.tier")}</dt>
             <dd>
               <TierBadge tier={user.tier} />
             </dd>
           </div>
           <div>
-            <dt>Role</dt>
-            <dd>{user.isAdmin ? <span class="badge badge-good">Administrator</span> : "User"}</dd>
+            <dt>{t("adminUsers.role")}</dt>
+            <dd>
+              {user.isAdmin ? (
+                <span class="badge badge-good">{t("adminUsers.administrator")}</span>
+              ) : (
+                t("adminUsers.user")
+              )}
+            </dd>
           </div>
           <div>
-            <dt>Pipelines allowed</dt>
-            <dd>{limit !== null ? limit : user.isAdmin ? "No limit (administrator)" : "No limit"}</dd>
+            <dt>{t("account.allowed")}</dt>
+            <dd>
+              {limit !== null ? formatNumber(limit) : user.isAdmin ? t("account.noLimitAdmin") : t("account.noLimit")}
+            </dd>
           </div>
           <div>
-            <dt>Member since</dt>
+            <dt>{t("account.since")}</dt>
             <dd>{formatDate(user.createdAt)}</dd>
           </div>
         </dl>
         {user.isAdmin && (
-          <p class="muted">
-            As an administrator you manage every account on the <a href="#/admin">Admin</a> screen.
-          </p>
+          <p class="muted">{rich("account.adminNote", { link: <a href="#/admin">{t("shell.admin")}</a> })}</p>
         )}
         {!user.isAdmin && user.tier !== "unlimited" && (
           <p class="muted">
-            An administrator can change your tier on the server with{" "}
-            <code>
-              ragd user set-tier --email {user.email} --tier {NEXT_TIER[user.tier]}
-            </code>
-            .
+            {rich("account.tierNote", {
+              command: <code>{`ragd user set-tier --email ${user.email} --tier ${NEXT_TIER[user.tier]}`}</code>,
+            })}
           </p>
         )}
         <button type="button" class="btn" onClick={() => void signOut()}>
-          Sign out
+          {t("shell.signOut")}
         </button>
       </section>
       <section class="card" aria-labelledby="pw-h">
-        <h2 id="pw-h">Password</h2>
+        <h2 id="pw-h">{t("common.password")}</h2>
         {user.mustChangePassword && (
           <p class="note note-warn" role="alert">
-            An administrator reset your password. Choose one of your own: the temporary password is known to them.
+            {t("account.mustChange")}
           </p>
         )}
         <PasswordForm />

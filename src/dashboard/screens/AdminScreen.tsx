@@ -17,6 +17,7 @@ import { DeleteUserDialog } from "../components/DeleteUserDialog";
 import { EmptyState, Loading } from "../components/EmptyState";
 import { ErrorNote } from "../components/ErrorNote";
 import { SecretOnceDialog } from "../components/SecretOnceDialog";
+import { type Key, rich, t } from "../i18n";
 import { useAction, useLoad, useTitle } from "../lib/hooks";
 import { useApp } from "../lib/session";
 
@@ -24,7 +25,7 @@ type Pending = { user: AdminUser; action: "reset" | "delete" };
 
 export function AdminScreen() {
   const { user: me, notify } = useApp();
-  useTitle("Admin");
+  useTitle(t("shell.admin"));
   const users = useLoad(() => admin.users(), []);
   const audit = useLoad(() => admin.audit(), []);
   const [pending, setPending] = useState<Pending | undefined>(undefined);
@@ -35,7 +36,7 @@ export function AdminScreen() {
     if (action === "tier" && tier) await admin.update(u.id, { tier });
     if (action === "grant" || action === "revoke") await admin.update(u.id, { isAdmin: action === "grant" });
     if (action === "disable" || action === "enable") await admin.setDisabled(u.id, action === "disable");
-    notify(`${u.email}: ${DONE[action]}.`);
+    notify(t("admin.done", { email: u.email, what: t(DONE[action]) }));
     await refresh();
   });
   const reset = useAction(async (u: AdminUser) => {
@@ -47,7 +48,7 @@ export function AdminScreen() {
   const remove = useAction(async (u: AdminUser, typed: string) => {
     await admin.remove(u.id, typed);
     setPending(undefined);
-    notify(`${u.email} deleted.`);
+    notify(t("admin.deleted", { email: u.email }));
     await refresh();
   });
   const onAction = (u: AdminUser, action: UserAction) => {
@@ -59,17 +60,14 @@ export function AdminScreen() {
   return (
     <>
       <div class="page-head">
-        <h1>Admin</h1>
+        <h1>{t("shell.admin")}</h1>
       </div>
       <div class="stack">
         <section class="stack-sm" aria-labelledby="admin-users-h">
-          <h2 id="admin-users-h">Users</h2>
-          <p class="muted">
-            Administrators manage accounts; they do not see other users' pipelines, sources or keys. The command line
-            does the same with <code>ragd user …</code>.
-          </p>
-          <ErrorNote error={change.error} context="That change was refused" />
-          <ErrorNote error={users.error} context="Could not load the users" />
+          <h2 id="admin-users-h">{t("adminUsers.caption")}</h2>
+          <p class="muted">{rich("admin.usersText", { command: <code>ragd user …</code> })}</p>
+          <ErrorNote error={change.error} context={t("admin.refused")} />
+          <ErrorNote error={users.error} context={t("admin.usersFailed")} />
           {!users.data && users.loading && <Loading />}
           {users.data && (
             <AdminUserTable
@@ -82,35 +80,34 @@ export function AdminScreen() {
           )}
         </section>
         <section class="stack-sm" aria-labelledby="admin-backup-h">
-          <h2 id="admin-backup-h">Backup</h2>
+          <h2 id="admin-backup-h">{t("admin.backup")}</h2>
           <BackupButton />
         </section>
         <section class="stack-sm" aria-labelledby="admin-audit-h">
-          <h2 id="admin-audit-h">Audit log</h2>
+          <h2 id="admin-audit-h">{t("audit.caption")}</h2>
           <p class="muted">
-            Who did what, newest first. <a href={admin.auditLinesPath}>Download the whole log as JSON lines</a>, or run{" "}
-            <code>ragd admin audit</code>.
+            {rich("admin.auditText", {
+              link: <a href={admin.auditLinesPath}>{t("admin.auditLink")}</a>,
+              command: <code>ragd admin audit</code>,
+            })}
           </p>
-          <ErrorNote error={audit.error} context="Could not load the audit log" />
+          <ErrorNote error={audit.error} context={t("admin.auditFailed")} />
           {audit.data?.data.length === 0 && (
-            <EmptyState title="Nothing yet">Administrative actions show here.</EmptyState>
+            <EmptyState title={t("admin.nothing")}>{t("admin.nothingText")}</EmptyState>
           )}
           {audit.data && audit.data.data.length > 0 && <AuditTable items={audit.data.data} />}
         </section>
       </div>
       {pending?.action === "reset" && (
         <ConfirmDialog
-          title={`Reset the password of ${pending.user.email}?`}
-          confirmLabel="Reset password"
+          title={t("admin.resetTitle", { email: pending.user.email })}
+          confirmLabel={t("adminUsers.reset")}
           busy={reset.busy}
           error={reset.error}
           onConfirm={() => void reset.run(pending.user)}
           onCancel={cancel}
         >
-          <p>
-            Their password is replaced by a temporary one, shown to you once, and they are signed out everywhere. Give
-            them the temporary password yourself.
-          </p>
+          <p>{t("admin.resetText")}</p>
         </ConfirmDialog>
       )}
       {pending?.action === "delete" && (
@@ -124,9 +121,9 @@ export function AdminScreen() {
       )}
       {temp && (
         <SecretOnceDialog
-          title={`Temporary password for ${temp.email}`}
-          warning="This is the only time it is shown. Copy it now and hand it to them."
-          label="Temporary password"
+          title={t("admin.tempTitle", { email: temp.email })}
+          warning={t("admin.tempWarning")}
+          label={t("admin.tempLabel")}
           id="temp-password"
           testId="temp-password"
           secret={temp.password}
@@ -137,12 +134,12 @@ export function AdminScreen() {
   );
 }
 
-const DONE: Record<UserAction | "tier", string> = {
-  tier: "tier changed",
-  grant: "now an administrator",
-  revoke: "no longer an administrator",
-  disable: "disabled",
-  enable: "enabled",
-  reset: "password reset",
-  delete: "deleted",
+const DONE: Record<UserAction | "tier", Key> = {
+  tier: "admin.doneTier",
+  grant: "admin.doneGrant",
+  revoke: "admin.doneRevoke",
+  disable: "admin.doneDisable",
+  enable: "admin.doneEnable",
+  reset: "admin.doneReset",
+  delete: "admin.doneDelete",
 };

@@ -5,7 +5,9 @@ import { auth } from "../api/endpoints";
 import type { User } from "../api/types";
 import { ErrorNote } from "../components/ErrorNote";
 import { Field } from "../components/Field";
+import { LanguageSwitch } from "../components/LanguageSwitch";
 import { Logo } from "../components/Logo";
+import { t } from "../i18n";
 import { useAction, useLoad, useTitle } from "../lib/hooks";
 
 interface Props {
@@ -23,25 +25,25 @@ export function AuthScreen({ mode, notice, onSignedIn }: Props) {
   // Sign-up closed: no invitation to a form that can only answer 403.
   const canSignUp = passwords && (methods?.signup ?? true);
   const signup = mode === "signup" && canSignUp;
-  useTitle(signup ? "Create account" : "Sign in");
+  useTitle(signup ? t("auth.createAccount") : t("auth.signIn"));
   return (
     <main id="main" class="auth">
       <div class="auth-card card">
         <div class="auth-brand">
           <Logo />
-          <p class="muted">Retrieval for your own documents, on your own machine.</p>
+          <p class="muted">{t("auth.tagline")}</p>
         </div>
         {canSignUp && (
-          <nav class="segmented" aria-label="Account">
+          <nav class="segmented" aria-label={t("auth.account")}>
             <a href="#/signin" aria-current={!signup ? "page" : undefined}>
-              Sign in
+              {t("auth.signIn")}
             </a>
             <a href="#/signup" aria-current={signup ? "page" : undefined}>
-              Create account
+              {t("auth.createAccount")}
             </a>
           </nav>
         )}
-        <h1 class="sr-only">{signup ? "Create an account" : "Sign in to ragd"}</h1>
+        <h1 class="sr-only">{signup ? t("auth.createAnAccount") : t("auth.signInTo")}</h1>
         {notice && (
           <p class="note note-info" role="status">
             {notice}
@@ -49,16 +51,21 @@ export function AuthScreen({ mode, notice, onSignedIn }: Props) {
         )}
         {methods?.oidc && (
           <a class="btn btn-primary btn-block" href={methods.oidc.startUrl}>
-            Sign in with {methods.oidc.name}
+            {t("auth.signInWith", { name: methods.oidc.name })}
           </a>
         )}
-        {methods?.oidc && passwords && <p class="auth-or muted">or</p>}
+        {methods?.oidc && passwords && <p class="auth-or muted">{t("auth.or")}</p>}
         {passwords && <PasswordForm signup={signup} onSignedIn={onSignedIn} />}
         <p class="auth-foot muted">
-          {canSignUp && (signup ? "Already have an account? " : "New here? ")}
-          {canSignUp && <a href={signup ? "#/signin" : "#/signup"}>{signup ? "Sign in" : "Create an account"}</a>}
+          {canSignUp && `${signup ? t("auth.haveAccount") : t("auth.newHere")} `}
+          {canSignUp && (
+            <a href={signup ? "#/signin" : "#/signup"}>{signup ? t("auth.signIn") : t("auth.createAnAccount")}</a>
+          )}
           {canSignUp && " · "}
-          <a href="/docs">API docs</a>
+          <a href="/docs">{t("common.apiDocs")}</a>
+        </p>
+        <p class="auth-lang">
+          <LanguageSwitch />
         </p>
       </div>
     </main>
@@ -80,7 +87,7 @@ function PasswordForm({ signup, onSignedIn }: { signup: boolean; onSignedIn: (us
         void submit.run();
       }}
     >
-      <Field label="Email" error={fieldError(submit.error, "email")}>
+      <Field label={t("common.email")} error={fieldError(submit.error, "email")}>
         {(ids) => (
           <input
             {...ids}
@@ -93,8 +100,8 @@ function PasswordForm({ signup, onSignedIn }: { signup: boolean; onSignedIn: (us
         )}
       </Field>
       <Field
-        label="Password"
-        hint={signup ? "At least 8 characters." : undefined}
+        label={t("common.password")}
+        hint={signup ? t("auth.passwordHint") : undefined}
         error={fieldError(submit.error, "password")}
       >
         {(ids) => (
@@ -111,7 +118,7 @@ function PasswordForm({ signup, onSignedIn }: { signup: boolean; onSignedIn: (us
       </Field>
       <ErrorNote error={submit.error} />
       <button type="submit" class="btn btn-primary btn-block" disabled={submit.busy}>
-        {submit.busy ? "One moment…" : signup ? "Create account" : "Sign in"}
+        {submit.busy ? t("auth.busy") : signup ? t("auth.createAccount") : t("auth.signIn")}
       </button>
     </form>
   );

@@ -11,7 +11,7 @@ import { KbDocuments } from "../components/KbDocuments";
 import { KbSearch } from "../components/KbSearch";
 import { KbUpload } from "../components/KbUpload";
 import { isBusy } from "../components/StatusBadge";
-import { plural } from "../lib/format";
+import { t } from "../i18n";
 import { useAction, useLoad, usePoll, useTitle } from "../lib/hooks";
 import { useApp } from "../lib/session";
 import { navigate } from "../router";
@@ -25,37 +25,35 @@ export function KbScreen({ id }: { id: string }) {
     docs.some((d) => isBusy(d.status)),
     kb.reload,
   );
-  useTitle(kb.data?.name ?? "Knowledge base");
+  useTitle(kb.data?.name ?? t("kb.title"));
   const [confirm, setConfirm] = useState(false);
   const remove = useAction(async () => {
     await knowledgeBases.remove(id);
-    notify(`Knowledge base “${kb.data?.name}” deleted.`);
+    notify(t("kb.deleted", { name: kb.data?.name ?? "" }));
     navigate("/kb");
   });
 
   if (kb.error?.status === 404 && !kb.data) {
     return (
       <EmptyState
-        title="This knowledge base is not here"
+        title={t("kb.notHere")}
         action={
           <a class="btn btn-primary" href="#/kb">
-            Back to knowledge bases
+            {t("kb.back")}
           </a>
         }
       >
-        It may have been deleted
-        {kb.error.message === "no such route" ? ", or this server does not offer knowledge bases yet" : ""}.
+        {kb.error.message === "no such route" ? t("kb.deletedOrMissing") : t("kb.maybeDeleted")}
       </EmptyState>
     );
   }
-  if (!kb.data)
-    return kb.error ? <ErrorNote error={kb.error} context="Could not load the knowledge base" /> : <Loading />;
+  if (!kb.data) return kb.error ? <ErrorNote error={kb.error} context={t("kb.loadFailed")} /> : <Loading />;
   const data = kb.data;
 
   return (
     <>
-      <nav class="crumbs" aria-label="Breadcrumb">
-        <a href="#/kb">Knowledge bases</a> <span aria-hidden="true">/</span>{" "}
+      <nav class="crumbs" aria-label={t("common.breadcrumb")}>
+        <a href="#/kb">{t("shell.kb")}</a> <span aria-hidden="true">/</span>{" "}
         <span aria-current="page">{data.name}</span>
       </nav>
       <div class="page-head">
@@ -63,16 +61,16 @@ export function KbScreen({ id }: { id: string }) {
           <h1>{data.name}</h1>
           <p class="muted">
             {data.description ? `${data.description} · ` : ""}
-            {plural(docs.length, "document")}
+            {t("count.documents", { count: docs.length })}
           </p>
         </div>
         <button type="button" class="btn btn-ghost-danger" onClick={() => setConfirm(true)}>
-          Delete…
+          {t("adminUsers.delete")}
         </button>
       </div>
       <div class="stack">
         <section class="card" aria-labelledby="kb-up-h">
-          <h2 id="kb-up-h">Upload documents</h2>
+          <h2 id="kb-up-h">{t("kb.upload")}</h2>
           <KbUpload kbId={id} onUploaded={kb.reload} />
         </section>
         <KbDocuments kbId={id} documents={docs} onChanged={kb.reload} />
@@ -80,17 +78,14 @@ export function KbScreen({ id }: { id: string }) {
       </div>
       {confirm && (
         <ConfirmDialog
-          title={`Delete “${data.name}”?`}
-          confirmLabel="Delete knowledge base"
+          title={t("deletePipeline.confirmTitle", { name: data.name })}
+          confirmLabel={t("kb.confirm")}
           busy={remove.busy}
           error={remove.error}
           onConfirm={() => void remove.run()}
           onCancel={() => (setConfirm(false), remove.setError(undefined))}
         >
-          <p>
-            This removes the knowledge base, its {plural(docs.length, "document")}, their stored files and every indexed
-            chunk. There is no undo.
-          </p>
+          <p>{t("kb.confirmText", { documents: t("count.documents", { count: docs.length }) })}</p>
         </ConfirmDialog>
       )}
     </>

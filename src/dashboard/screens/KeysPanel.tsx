@@ -12,6 +12,7 @@ import { ErrorNote } from "../components/ErrorNote";
 import { KeyCreateForm } from "../components/KeyCreateForm";
 import { KeyCreatedDialog } from "../components/KeyCreatedDialog";
 import { KeyTable } from "../components/KeyTable";
+import { rich, t } from "../i18n";
 import { useAction, useLoad } from "../lib/hooks";
 import { useApp } from "../lib/session";
 
@@ -24,18 +25,21 @@ export function KeysPanel({ pipeline }: { pipeline: Pipeline }) {
   const revoke = useAction(async (k: ApiKey) => {
     await keys.revoke(pipeline.id, k.id);
     setDoomed(undefined);
-    notify(`Key “${k.name}” revoked.`);
+    notify(t("keysPanel.revoked", { name: k.name }));
     await list.reload();
   });
 
   return (
     <div class="stack">
       <section class="card" aria-labelledby="new-key-h">
-        <h2 id="new-key-h">Create an API key</h2>
+        <h2 id="new-key-h">{t("keysPanel.create")}</h2>
         <p class="muted">
-          A key lets a program use this pipeline (and nothing else): <strong>query</strong> it with{" "}
-          <code>POST /api/rag/query</code>, and, with the <strong>ingest</strong> scope, keep its documents in step
-          through <code>/api/rag/documents</code>.
+          {rich("keysPanel.intro", {
+            query: <strong>{t("keysPanel.queryWord")}</strong>,
+            queryPath: <code>POST /api/rag/query</code>,
+            ingest: <strong>{t("keysPanel.ingestWord")}</strong>,
+            documentsPath: <code>/api/rag/documents</code>,
+          })}
         </p>
         <KeyCreateForm
           create={({ name, ...opts }) => keys.create(pipeline.id, name, opts)}
@@ -46,30 +50,23 @@ export function KeysPanel({ pipeline }: { pipeline: Pipeline }) {
         />
       </section>
       <section aria-labelledby="keys-h">
-        <h2 id="keys-h">Keys</h2>
-        <ErrorNote error={list.error} context="Could not load the keys" />
+        <h2 id="keys-h">{t("keysPanel.keys")}</h2>
+        <ErrorNote error={list.error} context={t("keysPanel.loadFailed")} />
         {!list.data && list.loading && <Loading />}
-        {list.data?.length === 0 && (
-          <EmptyState title="No keys yet">
-            Create one above to query this pipeline from your code or the playground.
-          </EmptyState>
-        )}
+        {list.data?.length === 0 && <EmptyState title={t("keysPanel.none")}>{t("keysPanel.noneText")}</EmptyState>}
         {list.data && list.data.length > 0 && <KeyTable items={list.data} onRevoke={setDoomed} />}
       </section>
       {created && <KeyCreatedDialog created={created} onClose={() => setCreated(undefined)} />}
       {doomed && (
         <ConfirmDialog
-          title={`Revoke “${doomed.name}”?`}
-          confirmLabel="Revoke key"
+          title={t("keysPanel.revokeTitle", { name: doomed.name })}
+          confirmLabel={t("keysPanel.revokeKey")}
           busy={revoke.busy}
           error={revoke.error}
           onConfirm={() => void revoke.run(doomed)}
           onCancel={() => (setDoomed(undefined), revoke.setError(undefined))}
         >
-          <p>
-            Programs using <code>{doomed.prefix}…</code> get “401 invalid API key” from the next query on. The key is
-            deleted and cannot be brought back.
-          </p>
+          <p>{rich("keysPanel.revokeText", { prefix: <code>{doomed.prefix}…</code> })}</p>
         </ConfirmDialog>
       )}
     </div>

@@ -1,20 +1,21 @@
 /** The page for a route the dashboard does not know. */
 import { EmptyState } from "../components/EmptyState";
+import { t } from "../i18n";
 import { useTitle } from "../lib/hooks";
 
 /** Points back to the pipelines. */
 export function NotFoundScreen() {
-  useTitle("Not found");
+  useTitle(t("notFound.title"));
   return (
     <EmptyState
-      title="There is nothing at this address"
+      title={t("notFound.heading")}
       action={
         <a class="btn btn-primary" href="#/pipelines">
-          Go to your pipelines
+          {t("common.toPipelines")}
         </a>
       }
     >
-      The link may be old, or the thing it pointed to was deleted.
+      {t("notFound.text")}
     </EmptyState>
   );
 }

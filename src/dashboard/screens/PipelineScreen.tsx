@@ -7,7 +7,8 @@ import type { PipelineDetail } from "../api/types";
 import { EmptyState, Loading } from "../components/EmptyState";
 import { ErrorNote } from "../components/ErrorNote";
 import { StatusBadge } from "../components/StatusBadge";
-import { formatNumber, plural } from "../lib/format";
+import { type Key, t } from "../i18n";
+import { formatNumber } from "../lib/format";
 import { useLoad, usePoll, useTitle } from "../lib/hooks";
 import { KeysPanel } from "./KeysPanel";
 import { PlaygroundPanel } from "./PlaygroundPanel";
@@ -16,13 +17,13 @@ import { SettingsPanel } from "./SettingsPanel";
 import { SourcesPanel } from "./SourcesPanel";
 import { WebhooksPanel } from "./WebhooksPanel";
 
-const TABS: [string, string][] = [
-  ["sources", "Sources"],
-  ["keys", "API keys"],
-  ["playground", "Playground"],
-  ["quality", "Quality"],
-  ["webhooks", "Webhooks"],
-  ["settings", "Settings"],
+const TABS: [string, Key][] = [
+  ["sources", "tabs.sources"],
+  ["keys", "tabs.keys"],
+  ["playground", "tabs.playground"],
+  ["quality", "tabs.quality"],
+  ["webhooks", "tabs.webhooks"],
+  ["settings", "tabs.settings"],
 ];
 
 /** The pipeline page; `tab` and `query` come from the URL. */
@@ -30,55 +31,56 @@ export function PipelineScreen({ id, tab, query }: { id: string; tab: string; qu
   const p = useLoad(() => pipelines.get(id), [id]);
   // The Sources tab re-reads the header itself when its counts change.
   usePoll(p.data?.status === "processing" && tab !== "sources", p.reload, 2000);
-  useTitle(p.data?.name ?? "Pipeline");
+  useTitle(p.data?.name ?? t("pipeline.title"));
 
   if (p.error?.status === 404 && !p.data) {
     return (
       <EmptyState
-        title="This pipeline is not here"
+        title={t("pipeline.notHere")}
         action={
           <a class="btn btn-primary" href="#/pipelines">
-            Back to your pipelines
+            {t("pipeline.back")}
           </a>
         }
       >
-        It may have been deleted, or it belongs to another account.
+        {t("pipeline.notHereText")}
       </EmptyState>
     );
   }
-  if (!p.data) return p.error ? <ErrorNote error={p.error} context="Could not load the pipeline" /> : <Loading />;
+  if (!p.data) return p.error ? <ErrorNote error={p.error} context={t("pipeline.loadFailed")} /> : <Loading />;
   const pipeline = p.data;
   const base = `#/pipelines/${encodeURIComponent(id)}`;
 
   return (
     <>
-      <nav class="crumbs" aria-label="Breadcrumb">
-        <a href="#/pipelines">Pipelines</a> <span aria-hidden="true">/</span>{" "}
+      <nav class="crumbs" aria-label={t("common.breadcrumb")}>
+        <a href="#/pipelines">{t("shell.pipelines")}</a> <span aria-hidden="true">/</span>{" "}
         <span aria-current="page">{pipeline.name}</span>
       </nav>
       <PipelineHeader pipeline={pipeline} />
-      <nav class="tabs" aria-label="Pipeline sections">
+      <nav class="tabs" aria-label={t("pipeline.sections")}>
         {TABS.map(([key, label]) => (
           <a href={`${base}/${key}`} aria-current={tab === key ? "page" : undefined}>
-            {label}
+            {t(label)}
           </a>
         ))}
       </nav>
-      <ErrorNote error={p.error} context="Could not refresh the pipeline" />
+      <ErrorNote error={p.error} context={t("pipeline.refreshFailed")} />
       {tab === "sources" && <SourcesPanel pipeline={pipeline} query={query} onChange={p.reload} />}
       {tab === "keys" && <KeysPanel pipeline={pipeline} />}
       {tab === "playground" && <PlaygroundPanel pipeline={pipeline} />}
       {tab === "quality" && <QualityPanel pipeline={pipeline} />}
       {tab === "webhooks" && <WebhooksPanel pipeline={pipeline} />}
       {tab === "settings" && <SettingsPanel pipeline={pipeline} onSaved={p.reload} />}
-      {!TABS.some(([k]) => k === tab) && <p class="muted">Unknown section. Pick one of the tabs above.</p>}
+      {!TABS.some(([k]) => k === tab) && <p class="muted">{t("pipeline.unknownTab")}</p>}
     </>
   );
 }
 
 /** Name, status and the settings that matter at a glance. */
 function PipelineHeader({ pipeline: p }: { pipeline: PipelineDetail }) {
-  const unit = p.chunkingStrategy === "token" ? "tokens" : "chars";
+  const size = { size: formatNumber(p.chunkSize), overlap: formatNumber(p.chunkOverlap) };
+  const sizes = p.chunkingStrategy === "token" ? t("pipeline.tokenSizes", size) : t("pipeline.charSizes", size);
   return (
     <div class="page-head">
       <div>
@@ -86,19 +88,18 @@ function PipelineHeader({ pipeline: p }: { pipeline: PipelineDetail }) {
           {p.name} <StatusBadge status={p.status} />
         </h1>
         {p.description && <p class="muted">{p.description}</p>}
-        <ul class="chips" aria-label="Settings">
+        <ul class="chips" aria-label={t("tabs.settings")}>
           <li>
-            <span class="muted">Model</span> <code>{p.embeddingModel}</code>
+            <span class="muted">{t("pipelineTable.modelShort")}</span> <code>{p.embeddingModel}</code>
           </li>
           <li>
-            <span class="muted">Chunks</span> {p.chunkingStrategy}, {formatNumber(p.chunkSize)} {unit} / overlap{" "}
-            {formatNumber(p.chunkOverlap)}
+            <span class="muted">{t("pipelineTable.chunks")}</span> {p.chunkingStrategy}, {sizes}
           </li>
           <li>
-            <span class="muted">Top-K</span> {p.retrievalTopK}
+            <span class="muted">{t("search.topK")}</span> {formatNumber(p.retrievalTopK)}
           </li>
           <li>
-            {plural(p.sourceCount, "source")} · {plural(p.chunkCount, "chunk")}
+            {t("count.sources", { count: p.sourceCount })} · {t("count.chunks", { count: p.chunkCount })}
           </li>
         </ul>
       </div>

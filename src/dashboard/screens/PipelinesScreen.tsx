@@ -10,6 +10,8 @@ import { ErrorNote } from "../components/ErrorNote";
 import { Pagination } from "../components/Pagination";
 import { PipelineFilters } from "../components/PipelineFilters";
 import { PipelineTable } from "../components/PipelineTable";
+import { TIER_NAMES } from "../components/TierBadge";
+import { t } from "../i18n";
 import { useLoad, usePoll, useTitle } from "../lib/hooks";
 import { pipelineLimit, useApp } from "../lib/session";
 import { href, navigate } from "../router";
@@ -18,7 +20,7 @@ const PAGE_SIZE = 10;
 
 /** The list screen; `query` is the route's query string. */
 export function PipelinesScreen({ query }: { query: URLSearchParams }) {
-  useTitle("Pipelines");
+  useTitle(t("pipelines.title"));
   const { user } = useApp();
   const search = query.get("search") ?? "";
   const status = (query.get("status") ?? "") as PipelineStatus | "";
@@ -41,43 +43,47 @@ export function PipelinesScreen({ query }: { query: URLSearchParams }) {
     <>
       <div class="page-head">
         <div>
-          <h1>Pipelines</h1>
+          <h1>{t("pipelines.title")}</h1>
           <p class="muted">
-            A pipeline chunks and embeds your sources and answers queries made with its API keys.
-            {limit !== null && owned !== undefined && ` You are using ${owned} of ${limit} on your ${user.tier} tier.`}
+            {t("pipelines.intro")}
+            {limit !== null &&
+              owned !== undefined &&
+              ` ${t("pipelines.using", { owned, limit, tier: t(TIER_NAMES[user.tier]) })}`}
           </p>
         </div>
         <a class="btn btn-primary" href="#/pipelines/new">
-          New pipeline
+          {t("pipelines.new")}
         </a>
       </div>
       <PipelineFilters search={search} status={status} onChange={(next) => go({ ...next, page: 1 })} />
-      <ErrorNote error={list.error} context="Could not load your pipelines" />
+      <ErrorNote error={list.error} context={t("pipelines.loadFailed")} />
       {list.data === undefined && list.loading && <Loading />}
       {list.data && list.data.data.length === 0 && !filtered && (
         <EmptyState
-          title="Create your first pipeline"
+          title={t("pipelines.firstTitle")}
           action={
             <a class="btn btn-primary" href="#/pipelines/new">
-              New pipeline
+              {t("pipelines.new")}
             </a>
           }
         >
-          Pick how text is chunked and which model embeds it; then add text, files or URLs and query them with an API
-          key.
+          {t("pipelines.firstText")}
         </EmptyState>
       )}
       {list.data && list.data.data.length === 0 && filtered && (
         <EmptyState
-          title="No pipeline matches"
+          title={t("pipelines.noMatch")}
           action={
             <a class="btn" href="#/pipelines">
-              Clear search and filter
+              {t("pipelines.clear")}
             </a>
           }
         >
-          {search ? `Nothing is named like “${search}”` : "Nothing has this status"}
-          {status && search ? " with this status" : ""}.
+          {search
+            ? status
+              ? t("pipelines.noNameStatus", { search })
+              : t("pipelines.noName", { search })
+            : t("pipelines.noStatus")}
         </EmptyState>
       )}
       {list.data && list.data.data.length > 0 && (

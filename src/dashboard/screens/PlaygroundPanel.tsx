@@ -14,19 +14,21 @@ import { ResultList } from "../components/ResultList";
 import { Segmented } from "../components/Segmented";
 import { ShareSlider } from "../components/ShareSlider";
 import { TopKField } from "../components/TopKField";
+import { type Key, t } from "../i18n";
+import { formatFixed } from "../lib/format";
 import { useAction } from "../lib/hooks";
 // fusion.ts imports nothing, so only these few lines reach the bundle.
 import { defaultHybridAlpha } from "../../retrieval/fusion";
 
-const MODES: [QueryMode, string][] = [
-  ["hybrid", "Hybrid"],
-  ["vector", "Vector"],
-  ["keyword", "Keyword"],
+const MODES: [QueryMode, Key][] = [
+  ["hybrid", "mode.hybrid"],
+  ["vector", "mode.vector"],
+  ["keyword", "mode.keyword"],
 ];
-const MODE_HINT: Record<QueryMode, string> = {
-  hybrid: "Meaning and exact words together. The default, and usually best.",
-  vector: "By meaning only: finds paraphrases, may miss rare exact terms.",
-  keyword: "By exact words only (full-text search), like a search box.",
+const MODE_HINT: Record<QueryMode, Key> = {
+  hybrid: "mode.hybridHint",
+  vector: "mode.vectorHint",
+  keyword: "mode.keywordHint",
 };
 
 /** The playground tab of a pipeline. */
@@ -59,28 +61,38 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
   return (
     <div class="stack">
       <section class="card" aria-labelledby="pg-h">
-        <h2 id="pg-h">Ask</h2>
+        <h2 id="pg-h">{t("playground.ask")}</h2>
         <form class="form" onSubmit={submit}>
-          <Field label="Query" hint="Ctrl+Enter searches.">
+          <Field label={t("common.query")} hint={t("playground.ctrlEnter")}>
             {(ids) => (
               <textarea
                 {...ids}
                 rows={2}
                 value={query}
-                placeholder="What would your users ask?"
+                placeholder={t("playground.placeholder")}
                 onInput={(e) => setQuery(e.currentTarget.value)}
                 onKeyDown={(e) => e.key === "Enter" && (e.ctrlKey || e.metaKey) && submit(e)}
               />
             )}
           </Field>
           <div class="grid-2">
-            <TopKField label="Results (top-K)" hint="1 to 100." value={topK} onChange={setTopK} />
+            <TopKField
+              label={t("playground.topK")}
+              hint={t("playground.topKHint", { min: 1, max: 100 })}
+              value={topK}
+              onChange={setTopK}
+            />
             <div class="field">
               <span class="label" aria-hidden="true">
-                Mode
+                {t("eval.mode")}
               </span>
-              <Segmented legend="Search mode" value={mode} options={MODES} onChange={setMode} />
-              <p class="hint">{MODE_HINT[mode]}</p>
+              <Segmented
+                legend={t("playground.mode")}
+                value={mode}
+                options={MODES.map(([m, key]) => [m, t(key)])}
+                onChange={setMode}
+              />
+              <p class="hint">{t(MODE_HINT[mode])}</p>
             </div>
           </div>
           {filterRows.length > 0 ? (
@@ -88,7 +100,7 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
           ) : (
             <div>
               <button type="button" class="btn btn-small" onClick={() => setFilterRows([blankFilterRow()])}>
-                Filter on metadata
+                {t("playground.filter")}
               </button>
             </div>
           )}
@@ -99,15 +111,17 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
           )}
           {mode === "hybrid" && (
             <Field
-              label={`Blend (alpha): ${(alpha ?? pipelineAlpha).toFixed(2)}${alpha === null ? " (pipeline's)" : ""}`}
-              hint="0 = keyword only, 1 = vector only. Untouched, the pipeline's setting applies (else its embedder's default)."
+              label={t(alpha === null ? "playground.blendPipeline" : "playground.blend", {
+                alpha: formatFixed(alpha ?? pipelineAlpha, 2),
+              })}
+              hint={t("playground.blendHint")}
             >
               {(ids) => (
                 <div class="field-control field-control-wide">
                   <ShareSlider {...ids} value={alpha ?? pipelineAlpha} onChange={setAlpha} />
                   {alpha !== null && (
                     <button type="button" class="btn btn-small" onClick={() => setAlpha(null)}>
-                      Reset
+                      {t("playground.reset")}
                     </button>
                   )}
                 </div>
@@ -115,17 +129,19 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
             </Field>
           )}
           <Field
-            label={`Diversity: ${diversity === 0 ? "off" : diversity.toFixed(2)}`}
-            hint="Above 0, results unlike those above them move up, so overlapping chunks of one page do not fill the list."
+            label={t("playground.diversity", {
+              value: diversity === 0 ? t("playground.off") : formatFixed(diversity, 2),
+            })}
+            hint={t("playground.diversityHint")}
           >
             {(ids) => <ShareSlider {...ids} value={diversity} onChange={setDiversity} />}
           </Field>
-          <ErrorNote error={search.error} context="The query failed" />
+          <ErrorNote error={search.error} context={t("playground.failed")} />
           <div class="form-actions">
             <button type="submit" class="btn btn-primary" disabled={!input.query || search.busy || "error" in filter}>
-              {search.busy ? "Searching…" : "Search"}
+              {search.busy ? t("common.searching") : t("common.search")}
             </button>
-            <span class="muted small">Searches as you, signed in: no API key is used or created.</span>
+            <span class="muted small">{t("playground.asYou")}</span>
           </div>
         </form>
       </section>
@@ -137,7 +153,5 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
 
 /** What to do when nothing came back, depending on whether anything is indexed. */
 function emptyHint(p: Pipeline): string {
-  if (p.chunkCount === 0)
-    return "This pipeline has nothing indexed yet. Add a source on the Sources tab, wait until it is ready, and ask again.";
-  return "Nothing matched. Try other words, or hybrid mode.";
+  return p.chunkCount === 0 ? t("playground.emptyIndex") : t("playground.nothing");
 }

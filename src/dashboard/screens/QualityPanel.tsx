@@ -12,7 +12,7 @@ import { ErrorNote } from "../components/ErrorNote";
 import { EvalRunView } from "../components/EvalRunView";
 import { EvalSetForm } from "../components/EvalSetForm";
 import { TimeAgo } from "../components/TimeAgo";
-import { plural } from "../lib/format";
+import { rich, t } from "../i18n";
 import { useAction, useLoad } from "../lib/hooks";
 import { useApp } from "../lib/session";
 
@@ -34,23 +34,20 @@ export function QualityPanel({ pipeline }: { pipeline: Pipeline }) {
   const remove = useAction(async (s: EvalSet) => {
     await evals.remove(pipeline.id, s.id);
     setDoomed(undefined);
-    notify(`Set “${s.name}” deleted.`);
+    notify(t("quality.deleted", { name: s.name }));
     await sets.reload();
   });
 
   return (
     <div class="stack">
       <section class="card" aria-labelledby="sets-h">
-        <h2 id="sets-h">Evaluation sets</h2>
-        <p class="muted">
-          Test queries with the sources that should answer them. A run asks each in keyword, vector and hybrid mode and
-          scores where the right sources rank: hit@1, hit@k, MRR and nDCG@10 (1 is best).
-        </p>
-        <ErrorNote error={sets.error} context="Could not load the sets" />
+        <h2 id="sets-h">{t("quality.sets")}</h2>
+        <p class="muted">{t("quality.intro")}</p>
+        <ErrorNote error={sets.error} context={t("quality.loadFailed")} />
         {!sets.data ? (
           <Loading />
         ) : sets.data.length === 0 ? (
-          <p class="muted">No sets yet: make one below.</p>
+          <p class="muted">{t("quality.none")}</p>
         ) : (
           <ul class="eval-sets">
             {sets.data.map((s) => (
@@ -59,13 +56,8 @@ export function QualityPanel({ pipeline }: { pipeline: Pipeline }) {
                   {s.name}
                 </button>{" "}
                 <span class="muted small">
-                  {plural(s.queryCount, "query", "queries")}
-                  {s.lastRun && (
-                    <>
-                      {" "}
-                      · last run <TimeAgo at={s.lastRun.createdAt} />
-                    </>
-                  )}
+                  {t("count.queries", { count: s.queryCount })}
+                  {s.lastRun && <> · {rich("quality.lastRun", { when: <TimeAgo at={s.lastRun.createdAt} /> })}</>}
                 </span>
                 <span class="eval-actions">
                   <button
@@ -74,33 +66,33 @@ export function QualityPanel({ pipeline }: { pipeline: Pipeline }) {
                     disabled={run.busy}
                     onClick={() => void run.run(s)}
                   >
-                    {run.busy && open?.id === s.id ? "Running…" : `Run ${s.name}`}
+                    {run.busy && open?.id === s.id ? t("quality.running") : t("quality.run", { name: s.name })}
                   </button>
                   <button type="button" class="btn btn-small" onClick={() => setDoomed(s)}>
-                    Delete {s.name}
+                    {t("common.deleteWhat", { name: s.name })}
                   </button>
                 </span>
               </li>
             ))}
           </ul>
         )}
-        <ErrorNote error={run.error} context="The run failed" />
+        <ErrorNote error={run.error} context={t("quality.runFailed")} />
       </section>
       {open && (
         <section class="card" aria-labelledby="runs-h">
-          <h2 id="runs-h">Results of “{open.name}”</h2>
-          <ErrorNote error={runs.error} context="Could not load the runs" />
-          {runs.data?.length === 0 && <p class="muted">Not run yet: press Run.</p>}
+          <h2 id="runs-h">{t("quality.resultsOf", { name: open.name })}</h2>
+          <ErrorNote error={runs.error} context={t("quality.runsFailed")} />
+          {runs.data?.length === 0 && <p class="muted">{t("quality.notRun")}</p>}
           {runs.data?.map((r, i) => (i === 0 || r.kind === "reindex" ? <EvalRunView run={r} names={names} /> : null))}
         </section>
       )}
       <section class="card" aria-labelledby="new-set-h">
-        <h2 id="new-set-h">New set</h2>
+        <h2 id="new-set-h">{t("quality.newSet")}</h2>
         <EvalSetForm
           pipelineId={pipeline.id}
           sources={srcs.data?.data ?? []}
           onCreated={(s) => {
-            notify(`Set “${s.name}” saved with ${plural(s.queryCount, "query", "queries")}.`);
+            notify(t("quality.saved", { name: s.name, queries: t("count.queries", { count: s.queryCount }) }));
             setOpenId(s.id);
             void sets.reload();
           }}
@@ -108,14 +100,14 @@ export function QualityPanel({ pipeline }: { pipeline: Pipeline }) {
       </section>
       {doomed && (
         <ConfirmDialog
-          title={`Delete the set “${doomed.name}”?`}
-          confirmLabel="Delete set"
+          title={t("quality.deleteTitle", { name: doomed.name })}
+          confirmLabel={t("quality.deleteSet")}
           busy={remove.busy}
           error={remove.error}
           onConfirm={() => void remove.run(doomed)}
           onCancel={() => setDoomed(undefined)}
         >
-          Its queries and the record of its runs go with it. Sources and the index are not touched.
+          {t("quality.deleteText")}
         </ConfirmDialog>
       )}
     </div>

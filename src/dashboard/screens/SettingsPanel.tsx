@@ -9,6 +9,7 @@ import type { PipelineConfig, PipelineDetail } from "../api/types";
 import { DeletePipeline } from "../components/DeletePipeline";
 import { configOf, PipelineForm } from "../components/PipelineForm";
 import { ReindexNote } from "../components/ReindexNote";
+import { t } from "../i18n";
 import { useAction } from "../lib/hooks";
 import { useApp } from "../lib/session";
 
@@ -34,10 +35,10 @@ export function SettingsPanel({ pipeline, onSaved }: { pipeline: PipelineDetail;
   const [stale, setStale] = useState(false);
   const save = useAction(async (next: PipelineConfig) => {
     const patch = changes(pipeline, next);
-    if (Object.keys(patch).length === 0) return notify("Nothing changed.");
+    if (Object.keys(patch).length === 0) return notify(t("settings.nothing"));
     await pipelines.update(pipeline.id, patch);
     if (INDEX_FIELDS.some((k) => k in patch) && pipeline.sourceCount > 0) setStale(true);
-    notify("Settings saved.");
+    notify(t("settings.saved"));
     onSaved();
   });
 
@@ -45,11 +46,11 @@ export function SettingsPanel({ pipeline, onSaved }: { pipeline: PipelineDetail;
     <div class="stack">
       <section class="card" aria-labelledby="settings-h">
         <h2 id="settings-h" class="sr-only">
-          Settings
+          {t("tabs.settings")}
         </h2>
         <PipelineForm
           initial={configOf(pipeline)}
-          submitLabel="Save settings"
+          submitLabel={t("settings.save")}
           busy={save.busy}
           error={save.error}
           onSubmit={(c) => void save.run(c)}

@@ -4,9 +4,11 @@
  * main region, so screen readers start reading the new page.
  */
 import { useEffect, useRef } from "preact/hooks";
+import { LanguageSwitch } from "../components/LanguageSwitch";
 import { Logo } from "../components/Logo";
 import { ScreenBoundary } from "../components/ScreenBoundary";
 import { TierBadge } from "../components/TierBadge";
+import { rich, t } from "../i18n";
 import { useApp } from "../lib/session";
 import { navigate, type Route } from "../router";
 import { AccountScreen } from "./AccountScreen";
@@ -56,34 +58,35 @@ export function Shell({ route }: { route: Route }) {
     <>
       {/* biome-ignore lint/a11y/useValidAnchor: a skip link is a real anchor; the handler also moves focus */}
       <a class="skip-link" href="#main" onClick={(e) => (e.preventDefault(), main.current?.focus())}>
-        Skip to content
+        {t("shell.skip")}
       </a>
       <header class="topbar">
         <div class="topbar-inner">
-          <a href="#/pipelines" class="brand" aria-label="ragd home">
+          <a href="#/pipelines" class="brand" aria-label={t("shell.home")}>
             <Logo small />
           </a>
-          <nav class="mainnav" aria-label="Main">
+          <nav class="mainnav" aria-label={t("shell.nav")}>
             <a href="#/pipelines" aria-current={first === "pipelines" ? "page" : undefined}>
-              Pipelines
+              {t("shell.pipelines")}
             </a>
             <a href="#/kb" aria-current={first === "kb" ? "page" : undefined}>
-              Knowledge bases
+              {t("shell.kb")}
             </a>
             {user.isAdmin && (
               <a href="#/admin" aria-current={first === "admin" ? "page" : undefined}>
-                Admin
+                {t("shell.admin")}
               </a>
             )}
-            <a href="/docs">API docs</a>
+            <a href="/docs">{t("common.apiDocs")}</a>
           </nav>
           <div class="whoami">
+            <LanguageSwitch />
             <a href="#/account" class="whoami-link" aria-current={first === "account" ? "page" : undefined}>
               <span class="whoami-email">{user.email}</span>
               <TierBadge tier={user.tier} />
             </a>
             <button type="button" class="btn btn-ghost btn-small" onClick={() => void signOut()}>
-              Sign out
+              {t("shell.signOut")}
             </button>
           </div>
         </div>
@@ -91,7 +94,7 @@ export function Shell({ route }: { route: Route }) {
       <main id="main" class="container" tabIndex={-1} ref={main}>
         {user.mustChangePassword && first !== "account" && (
           <p class="note note-warn" role="alert">
-            An administrator reset your password. <a href="#/account">Choose a password of your own</a>.
+            {rich("shell.mustChange", { link: <a href="#/account">{t("shell.mustChangeLink")}</a> })}
           </p>
         )}
         <ScreenBoundary key={pathKey}>{screenFor(route, user.isAdmin)}</ScreenBoundary>

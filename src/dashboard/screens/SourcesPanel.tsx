@@ -17,7 +17,8 @@ import { Pagination } from "../components/Pagination";
 import { SourceAddForm } from "../components/SourceAddForm";
 import { SourceFilters } from "../components/SourceFilters";
 import { SourceRow } from "../components/SourceRow";
-import { plural } from "../lib/format";
+import { t } from "../i18n";
+import { formatNumber } from "../lib/format";
 import { useAction, useLoad } from "../lib/hooks";
 import { useApp } from "../lib/session";
 import { useSourceRefresh } from "../lib/source-refresh";
@@ -64,7 +65,7 @@ export function SourcesPanel({ pipeline, query, onChange }: Props) {
   const remove = useAction(async (s: Source) => {
     await sources.remove(pipeline.id, s.id);
     setDoomed(undefined);
-    notify(`Source “${s.name}” deleted.`);
+    notify(t("sources.deleted", { name: s.name }));
     await refresh();
   });
 
@@ -75,16 +76,18 @@ export function SourcesPanel({ pipeline, query, onChange }: Props) {
   return (
     <div class="stack">
       <section class="card" aria-labelledby="add-src-h">
-        <h2 id="add-src-h">Add a source</h2>
+        <h2 id="add-src-h">{t("sources.add")}</h2>
         <SourceAddForm pipelineId={pipeline.id} onAdded={refresh} />
       </section>
       <section aria-labelledby="src-h">
         <div class="section-head">
-          <h2 id="src-h">Sources</h2>
+          <h2 id="src-h">{t("tabs.sources")}</h2>
           {data && (
             <span class="muted" aria-live="polite">
-              {filtered ? `${data.total} of ${plural(all, "source")}` : plural(data.total, "source")}
-              {live ? " · live" : polling && " · updating on its own while ragd works"}
+              {filtered
+                ? t("sources.someOf", { shown: formatNumber(data.total), count: all })
+                : t("count.sources", { count: data.total })}
+              {live ? ` · ${t("sources.live")}` : polling && ` · ${t("sources.polling")}`}
             </span>
           )}
         </div>
@@ -92,29 +95,29 @@ export function SourcesPanel({ pipeline, query, onChange }: Props) {
         {(all > 0 || filtered) && (
           <SourceFilters q={q} status={status} counts={data?.counts} onChange={(next) => go({ ...next, page: 1 })} />
         )}
-        <ErrorNote error={list.error} context="Could not load the sources" />
+        <ErrorNote error={list.error} context={t("sources.loadFailed")} />
         {!data && list.loading && <Loading />}
         {data && items.length === 0 && !filtered && data.total === 0 && (
-          <EmptyState title="No sources yet">
-            Add some text, a web page, an API address or a file above. ragd chunks and embeds it in the background; then
-            try it on the Playground tab.
-          </EmptyState>
+          <EmptyState title={t("sources.none")}>{t("sources.noneText")}</EmptyState>
         )}
         {data && items.length === 0 && filtered && (
           <EmptyState
-            title="No source matches"
+            title={t("sources.noMatch")}
             action={
               <a class="btn" href={`#${path}`}>
-                Clear search and filter
+                {t("pipelines.clear")}
               </a>
             }
           >
-            {q ? `Nothing is named like “${q}”` : "Nothing has this status"}
-            {status && q ? " with this status" : ""}.
+            {q
+              ? status
+                ? t("pipelines.noNameStatus", { search: q })
+                : t("pipelines.noName", { search: q })
+              : t("pipelines.noStatus")}
           </EmptyState>
         )}
         {items.length > 0 && (
-          <ul class="rows" aria-label="Sources">
+          <ul class="rows" aria-label={t("tabs.sources")}>
             {items.map((s) => (
               <SourceRow
                 key={s.id}
@@ -137,17 +140,17 @@ export function SourcesPanel({ pipeline, query, onChange }: Props) {
       </section>
       {doomed && (
         <ConfirmDialog
-          title={`Delete “${doomed.name}”?`}
-          confirmLabel="Delete source"
+          title={t("deletePipeline.confirmTitle", { name: doomed.name })}
+          confirmLabel={t("sources.deleteSource")}
           busy={remove.busy}
           error={remove.error}
           onConfirm={() => void remove.run(doomed)}
           onCancel={() => (setDoomed(undefined), remove.setError(undefined))}
         >
           <p>
-            This removes the source and its {plural(doomed.chunkCount, "chunk")} from the index
-            {doomed.type === "file" ? ", and the stored file" : ""}. Queries stop finding it at once. This cannot be
-            undone.
+            {t(doomed.type === "file" ? "sources.deleteFileText" : "sources.deleteText", {
+              chunks: t("count.chunks", { count: doomed.chunkCount }),
+            })}
           </p>
         </ConfirmDialog>
       )}

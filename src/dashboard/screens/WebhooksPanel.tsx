@@ -13,10 +13,11 @@ import { ErrorNote } from "../components/ErrorNote";
 import { Field } from "../components/Field";
 import { WebhookSecretDialog } from "../components/WebhookSecretDialog";
 import { EVENT_TYPES } from "../lib/events";
+import { rich, t } from "../i18n";
 import { useAction, useLoad, usePoll } from "../lib/hooks";
 import { useApp } from "../lib/session";
 
-const SUBSCRIBABLE = EVENT_TYPES.filter((t) => t !== "stream.reset");
+const SUBSCRIBABLE = EVENT_TYPES.filter((e) => e !== "stream.reset");
 
 export function WebhooksPanel({ pipeline }: { pipeline: Pipeline }) {
   const { notify } = useApp();
@@ -43,21 +44,18 @@ export function WebhooksPanel({ pipeline }: { pipeline: Pipeline }) {
     await webhooks.remove(pipeline.id, w.id);
     setDoomed(undefined);
     if (shown?.id === w.id) setShown(undefined);
-    notify("Webhook deleted.");
+    notify(t("webhooks.deleted"));
     await list.reload();
   });
-  const toggle = (t: string, on: boolean) => setEvents((e) => (on ? [...e, t] : e.filter((x) => x !== t)));
+  const toggle = (type: string, on: boolean) => setEvents((e) => (on ? [...e, type] : e.filter((x) => x !== type)));
 
   return (
     <div class="stack">
       <section class="card" aria-labelledby="new-hook-h">
-        <h2 id="new-hook-h">Add a webhook</h2>
-        <p class="muted">
-          ragd POSTs each event as JSON to this URL, signed with a secret, and tries again for about an hour if it
-          fails.
-        </p>
+        <h2 id="new-hook-h">{t("webhooks.add")}</h2>
+        <p class="muted">{t("webhooks.intro")}</p>
         <form class="stack" onSubmit={(e) => (e.preventDefault(), void create.run())}>
-          <Field label="URL" hint="http(s), reachable from the ragd server" error={fieldError(create.error, "url")}>
+          <Field label={t("webhooks.url")} hint={t("webhooks.urlHint")} error={fieldError(create.error, "url")}>
             {(ids) => (
               <input
                 {...ids}
@@ -70,7 +68,11 @@ export function WebhooksPanel({ pipeline }: { pipeline: Pipeline }) {
               />
             )}
           </Field>
-          <Field label="Description" hint="Optional" error={fieldError(create.error, "description")}>
+          <Field
+            label={t("common.description")}
+            hint={t("common.optional")}
+            error={fieldError(create.error, "description")}
+          >
             {(ids) => (
               <input
                 {...ids}
@@ -81,41 +83,39 @@ export function WebhooksPanel({ pipeline }: { pipeline: Pipeline }) {
             )}
           </Field>
           <fieldset>
-            <legend class="label">Events (none ticked: all)</legend>
-            {SUBSCRIBABLE.map((t) => (
-              <label class="check" key={t}>
+            <legend class="label">{t("webhooks.events")}</legend>
+            {SUBSCRIBABLE.map((type) => (
+              <label class="check" key={type}>
                 <input
                   type="checkbox"
-                  checked={events.includes(t)}
-                  onChange={(e) => toggle(t, e.currentTarget.checked)}
+                  checked={events.includes(type)}
+                  onChange={(e) => toggle(type, e.currentTarget.checked)}
                 />
-                <code>{t}</code>
+                <code>{type}</code>
               </label>
             ))}
           </fieldset>
           <div>
             <button type="submit" class="btn btn-primary" disabled={create.busy || !url.trim()}>
-              {create.busy ? "Adding…" : "Add webhook"}
+              {create.busy ? t("addSource.adding") : t("webhooks.addButton")}
             </button>
           </div>
         </form>
-        <ErrorNote error={create.error} context="Could not add the webhook" />
+        <ErrorNote error={create.error} context={t("webhooks.addFailed")} />
       </section>
       <section aria-labelledby="hooks-h">
-        <h2 id="hooks-h">Webhooks</h2>
-        <ErrorNote error={list.error} context="Could not load the webhooks" />
+        <h2 id="hooks-h">{t("tabs.webhooks")}</h2>
+        <ErrorNote error={list.error} context={t("webhooks.loadFailed")} />
         {!list.data && list.loading && <Loading />}
-        {list.data?.length === 0 && (
-          <EmptyState title="No webhooks yet">Add one above to hear about events.</EmptyState>
-        )}
+        {list.data?.length === 0 && <EmptyState title={t("webhooks.none")}>{t("webhooks.noneText")}</EmptyState>}
         {list.data && list.data.length > 0 && (
-          <ul class="rows" aria-label="Webhooks">
+          <ul class="rows" aria-label={t("tabs.webhooks")}>
             {list.data.map((w) => (
               <li key={w.id} class="row">
                 <div>
                   <code>{w.url}</code>
                   <div class="muted">
-                    {w.events ? w.events.join(", ") : "all events"}
+                    {w.events ? w.events.join(", ") : t("webhooks.allEvents")}
                     {w.description && ` · ${w.description}`}
                   </div>
                 </div>
@@ -125,10 +125,10 @@ export function WebhooksPanel({ pipeline }: { pipeline: Pipeline }) {
                     class="btn btn-small"
                     onClick={() => setShown(shown?.id === w.id ? undefined : w)}
                   >
-                    {shown?.id === w.id ? "Hide deliveries" : "Deliveries"}
+                    {shown?.id === w.id ? t("webhooks.hideDeliveries") : t("deliveries.caption")}
                   </button>
                   <button type="button" class="btn btn-small btn-ghost-danger" onClick={() => setDoomed(w)}>
-                    Delete
+                    {t("common.delete")}
                   </button>
                 </div>
               </li>
@@ -140,16 +140,14 @@ export function WebhooksPanel({ pipeline }: { pipeline: Pipeline }) {
       {created && <WebhookSecretDialog created={created} onClose={() => setCreated(undefined)} />}
       {doomed && (
         <ConfirmDialog
-          title="Delete this webhook?"
-          confirmLabel="Delete webhook"
+          title={t("webhooks.deleteTitle")}
+          confirmLabel={t("webhooks.deleteWebhook")}
           busy={remove.busy}
           error={remove.error}
           onConfirm={() => void remove.run(doomed)}
           onCancel={() => setDoomed(undefined)}
         >
-          <p>
-            <code>{doomed.url}</code> stops receiving events, and its delivery log goes with it.
-          </p>
+          <p>{rich("webhooks.deleteText", { url: <code>{doomed.url}</code> })}</p>
         </ConfirmDialog>
       )}
     </div>
@@ -162,8 +160,8 @@ function Deliveries({ pipelineId, webhook }: { pipelineId: string; webhook: Webh
   usePoll(true, log.reload, 5000);
   return (
     <section aria-labelledby="log-h">
-      <h2 id="log-h">Deliveries to {webhook.url}</h2>
-      <ErrorNote error={log.error} context="Could not load the deliveries" />
+      <h2 id="log-h">{t("webhooks.deliveriesTo", { url: webhook.url })}</h2>
+      <ErrorNote error={log.error} context={t("webhooks.deliveriesFailed")} />
       {!log.data && log.loading && <Loading />}
       {log.data && <DeliveryLog items={log.data} />}
     </section>
