@@ -5,11 +5,11 @@
 # a static busybox for the health check (Debian: busybox-static), and the passwd entry of
 # the user it runs as.
 #
-#   deploy/container-rootfs.sh dist/ragd [CONTEXT]      (CONTEXT: deploy/context by default)
-#   podman build -f deploy/Containerfile -t ragd deploy/context
+#   deploy/container-rootfs.sh dist/ragd [CONTEXT]      (CONTEXT: dist/container by default)
+#   podman build --format docker -f deploy/Containerfile -t ragd dist/container
 set -eu
 exe=${1:?usage: container-rootfs.sh RAGD_EXECUTABLE [CONTEXT]}
-ctx=${2:-$(dirname "$0")/context}
+ctx=${2:-$(dirname "$0")/../dist/container}
 busybox=$(command -v busybox) || { echo "busybox not found (Debian: apt-get install busybox-static)" >&2; exit 1; }
 if ldd "$busybox" >/dev/null 2>&1; then echo "$busybox is not static (Debian: busybox-static)" >&2; exit 1; fi
 
