@@ -98,6 +98,11 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
     const offered = await page.getByLabel("Embedding model").locator("option").allTextContents();
     expect(offered).toContain("ollama/nomic-embed-text");
     await page.getByText("installed in Ollama").waitFor();
+    // The search language starts on auto and offers the server's languages by name.
+    expect(await page.getByLabel("Search language").inputValue()).toBe("auto");
+    await page.getByLabel("Search language").locator("option", { hasText: "Japanese (ja)" }).waitFor({ state: "attached" });
+    // The OCR field says which language data the server has.
+    await page.getByText(/On this server: English \(eng, built in\)/).waitFor();
     await page.getByLabel("Strategy").selectOption("token");
     await page.getByText("50 to 20,000 tokens").waitFor();
     await page.getByLabel("Strategy").selectOption("recursive");

@@ -86,6 +86,8 @@ export async function sourceSteps(page: Page, base: string, pipelineId: string):
   await first.waitFor();
   expect(await first.textContent()).toContain("Refunds");
   expect(await first.textContent()).toMatch(/chunk \d+/);
+  // The pipeline analyses text by language: the answer says what the query was analysed as.
+  await page.getByText(/analysed as \p{L}+/u).waitFor();
   await shootThemes(page, "playground-results");
 
   // The filter builder: only the labelled source matches team = support and year ≥ 2026.

@@ -11,6 +11,8 @@ import type {
   ApiKeyCreated,
   Deleted,
   EmbeddingModels,
+  Languages,
+  OcrLanguages,
   EvalQueryRow,
   EvalRun,
   EvalSet,
@@ -185,6 +187,8 @@ export const knowledgeBases = {
 };
 
 export const embeddingModels = () => request<EmbeddingModels>("GET", "/api/embedding-models");
+export const languages = () => request<Languages>("GET", "/api/languages");
+export const ocrLanguages = () => request<OcrLanguages>("GET", "/api/ocr/languages");
 
 const adminUser = (id: string) => `/api/admin/users/${enc(id)}`;
 

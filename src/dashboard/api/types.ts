@@ -44,6 +44,7 @@ export type PipelineConfig = Pick<
   | "hybridAlpha"
   | "rerankModel"
   | "ocrLanguages"
+  | "language"
 >;
 
 export type Source = typeof SourceModel.static;
@@ -108,6 +109,17 @@ export interface EmbeddingModels {
   /** The server's RAGD_DEFAULT_EMBEDDING_MODEL, when it says. */
   default?: string;
   ollama: { reachable: boolean; url: string };
+}
+
+/** GET /api/languages: what a pipeline's `language` can be besides `auto` (docs/API.md, Languages). */
+export interface Languages {
+  default: string;
+  languages: { code: string; name: string; stemming: boolean; words: "spaces" | "dictionary" | "syllable-pairs" }[];
+}
+
+/** GET /api/ocr/languages: the OCR language data present on the server. */
+export interface OcrLanguages {
+  languages: { code: string; name: string; builtIn: boolean; bytes: number }[];
 }
 
 export interface Deleted {

@@ -3,7 +3,10 @@
  * RAGD_OCR_LANGUAGES. The text is kept as typed, so a comma can be followed by the next name.
  */
 import { useState } from "preact/hooks";
+import { ocrLanguages } from "../api/endpoints";
+import type { OcrLanguages } from "../api/types";
 import { t } from "../i18n";
+import { useLoad } from "../lib/hooks";
 import { Field } from "./Field";
 
 /** Names as typed, split on commas, plus signs and spaces; null when none. */
@@ -27,10 +30,18 @@ interface Props {
   onChange: (names: string[] | null) => void;
 }
 
+/** "On this server: English (eng, built in), German (deu)." — or nothing until the list arrives. */
+function presentText(present: OcrLanguages | undefined): string {
+  if (!present?.languages.length) return "";
+  const list = present.languages.map((l) => t(l.builtIn ? "ocr.builtIn" : "ocr.file", { name: l.name, code: l.code }));
+  return ` ${t("ocr.present", { list: list.join(", ") })}`;
+}
+
 export function OcrLanguagesField({ value, error, onChange }: Props) {
   const [text, setText] = useState((value ?? []).join(", "));
+  const present = useLoad(ocrLanguages, []);
   return (
-    <Field label={t("ocr.label")} error={error} hint={t("ocr.hint")}>
+    <Field label={t("ocr.label")} error={error} hint={t("ocr.hint") + presentText(present.data)}>
       {(ids) => (
         <input
           {...ids}

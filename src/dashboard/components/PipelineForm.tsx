@@ -13,6 +13,7 @@ import { ErrorNote } from "./ErrorNote";
 import { Field } from "./Field";
 import { ModelPicker } from "./ModelPicker";
 import { NumberField } from "./NumberField";
+import { LanguagePicker } from "./LanguagePicker";
 import { checkLanguages, OcrLanguagesField } from "./OcrLanguagesField";
 
 export const STRATEGIES: [ChunkingStrategy, Key, Key][] = [
@@ -36,6 +37,7 @@ export const DEFAULT_CONFIG: PipelineConfig = {
   hybridAlpha: null,
   rerankModel: null,
   ocrLanguages: null,
+  language: "auto",
 };
 
 /** The editable fields of a pipeline: the keys of the defaults, which name every one of them. */
@@ -200,6 +202,7 @@ export function PipelineForm({ initial, submitLabel, busy, error, onSubmit, foot
             />
           )}
         </Field>
+        <LanguagePicker value={c.language} error={err("language")} onChange={(v) => set("language", v)} />
         <OcrLanguagesField
           value={c.ocrLanguages}
           error={err("ocrLanguages")}

@@ -1,11 +1,17 @@
 /** Ranked chunks from a query or a knowledge-base search. */
 import type { QueryResult } from "../api/types";
 import { t } from "../i18n";
-import { formatScore } from "../lib/format";
+import { formatScore, languageName } from "../lib/format";
 import { EmptyState } from "./EmptyState";
 
 interface Props {
-  response: { results: QueryResult[]; query: string; noRelevantResults?: boolean; warning?: string };
+  response: {
+    results: QueryResult[];
+    query: string;
+    noRelevantResults?: boolean;
+    warning?: string;
+    queryLanguage?: string;
+  };
   ms?: number;
   emptyHint: string;
 }
@@ -20,6 +26,9 @@ export function ResultList({ response, ms, emptyHint }: Props) {
         <span class="muted small">
           {t("results.count", { count: results.length, query })}
           {ms !== undefined ? ` · ${t("common.ms", { ms })}` : ""}
+          {response.queryLanguage
+            ? ` · ${t("results.analysedAs", { language: languageName(response.queryLanguage) })}`
+            : ""}
         </span>
       </div>
       {response.warning && <p class="note note-warn">{response.warning}</p>}

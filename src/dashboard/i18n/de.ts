@@ -690,4 +690,14 @@ export const de: Catalogue = {
   "form.rerank": "Rerank-Modell",
   "form.rerankHint":
     "Optional. Ein Modell des Reranking-Servers, mit dem ragd gestartet wurde (RAGD_RERANK_URL); leer = kein Reranking.",
+  "language.label": "Suchsprache",
+  "language.auto": "Je Abschnitt und Anfrage erkennen (auto)",
+  "language.legacy": "Wie vor den Spracheinstellungen (legacy)",
+  "language.hint":
+    "Wie Text für die Suche in Wörter zerlegt und auf Stämme zurückgeführt wird. Eine Änderung wirkt ab der nächsten Neuindizierung.",
+  "language.undetermined": "unbestimmt",
+  "results.analysedAs": "analysiert als {language}",
+  "ocr.present": "Auf diesem Server: {list}.",
+  "ocr.builtIn": "{name} ({code}, eingebaut)",
+  "ocr.file": "{name} ({code})",
 };

@@ -680,4 +680,13 @@ export const en = {
   "form.rerank": "Rerank model",
   "form.rerankHint":
     "Optional. A model of the reranking server ragd is started with (RAGD_RERANK_URL); empty = no reranking.",
+  "language.label": "Search language",
+  "language.auto": "Detect per chunk and query (auto)",
+  "language.legacy": "As before languages (legacy)",
+  "language.hint": "How text is split into words and stemmed for search. A change takes effect at the next re-index.",
+  "language.undetermined": "undetermined",
+  "results.analysedAs": "analysed as {language}",
+  "ocr.present": "On this server: {list}.",
+  "ocr.builtIn": "{name} ({code}, built in)",
+  "ocr.file": "{name} ({code})",
 };

@@ -689,4 +689,14 @@ export const es: Catalogue = {
   "form.rerank": "Modelo de reordenación",
   "form.rerankHint":
     "Opcional. Un modelo del servidor de reordenación con el que se inicia ragd (RAGD_RERANK_URL); vacío = sin reordenación.",
+  "language.label": "Idioma de búsqueda",
+  "language.auto": "Detectar por fragmento y por consulta (auto)",
+  "language.legacy": "Como antes de los idiomas (legacy)",
+  "language.hint":
+    "Cómo se divide el texto en palabras y se reduce a sus raíces para buscar. Un cambio se aplica en la próxima reindexación.",
+  "language.undetermined": "indeterminado",
+  "results.analysedAs": "analizada como {language}",
+  "ocr.present": "En este servidor: {list}.",
+  "ocr.builtIn": "{name} ({code}, integrado)",
+  "ocr.file": "{name} ({code})",
 };

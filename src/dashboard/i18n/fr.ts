@@ -689,4 +689,14 @@ export const fr: Catalogue = {
   "form.rerank": "Modèle de reclassement",
   "form.rerankHint":
     "Facultatif. Un modèle du serveur de reclassement avec lequel ragd est lancé (RAGD_RERANK_URL) ; vide = pas de reclassement.",
+  "language.label": "Langue de recherche",
+  "language.auto": "Détecter par fragment et par requête (auto)",
+  "language.legacy": "Comme avant les langues (legacy)",
+  "language.hint":
+    "Comment le texte est découpé en mots et réduit à ses radicaux pour la recherche. Un changement prend effet à la prochaine réindexation.",
+  "language.undetermined": "indéterminée",
+  "results.analysedAs": "analysée comme {language}",
+  "ocr.present": "Sur ce serveur : {list}.",
+  "ocr.builtIn": "{name} ({code}, intégré)",
+  "ocr.file": "{name} ({code})",
 };

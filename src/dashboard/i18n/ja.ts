@@ -674,4 +674,13 @@ export const ja: Catalogue = {
   "form.default": "既定",
   "form.rerank": "リランクモデル",
   "form.rerankHint": "任意。ragd の起動時に指定したリランクサーバー（RAGD_RERANK_URL）のモデル。空欄 = リランクなし。",
+  "language.label": "検索の言語",
+  "language.auto": "チャンクとクエリごとに自動判定（auto）",
+  "language.legacy": "言語設定以前のまま（legacy）",
+  "language.hint": "検索のために本文を単語に分け、語幹をそろえる方法です。変更は次の再インデックスで反映されます。",
+  "language.undetermined": "不明",
+  "results.analysedAs": "{language}として解析",
+  "ocr.present": "このサーバーにあるもの：{list}。",
+  "ocr.builtIn": "{name}（{code}、内蔵）",
+  "ocr.file": "{name}（{code}）",
 };

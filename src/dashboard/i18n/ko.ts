@@ -668,4 +668,14 @@ export const ko: Catalogue = {
   "form.default": "기본값",
   "form.rerank": "재순위 모델",
   "form.rerankHint": "선택 사항. ragd를 시작할 때 지정한 재순위 서버(RAGD_RERANK_URL)의 모델. 비우면 재순위 없음.",
+  "language.label": "검색 언어",
+  "language.auto": "청크와 질의마다 자동 감지 (auto)",
+  "language.legacy": "언어 설정 이전 방식 (legacy)",
+  "language.hint":
+    "검색을 위해 텍스트를 단어로 나누고 어간을 추출하는 방식입니다. 변경 사항은 다음 재색인 때 적용됩니다.",
+  "language.undetermined": "알 수 없음",
+  "results.analysedAs": "{language}(으)로 분석됨",
+  "ocr.present": "이 서버에 있는 언어: {list}.",
+  "ocr.builtIn": "{name} ({code}, 내장)",
+  "ocr.file": "{name} ({code})",
 };

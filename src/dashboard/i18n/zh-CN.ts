@@ -654,4 +654,13 @@ export const zhCN: Catalogue = {
   "form.default": "默认",
   "form.rerank": "重排序模型",
   "form.rerankHint": "可选。ragd 启动时所配置重排序服务（RAGD_RERANK_URL）中的模型；留空 = 不重排序。",
+  "language.label": "检索语言",
+  "language.auto": "按分块和查询自动检测（auto）",
+  "language.legacy": "沿用旧方式（legacy）",
+  "language.hint": "决定文本如何分词和词干化以供检索。更改在下次重建索引时生效。",
+  "language.undetermined": "未确定",
+  "results.analysedAs": "按{language}分析",
+  "ocr.present": "本服务器已有：{list}。",
+  "ocr.builtIn": "{name}（{code}，内置）",
+  "ocr.file": "{name}（{code}）",
 };

@@ -91,3 +91,15 @@ export const formatDay = (iso: string): string => {
 /** 42 → "42%" (en), "42 %" (de, fr). */
 export const formatPercent = (pct: number): string =>
   once(numbers, `${locale()} %`, () => new Intl.NumberFormat(locale(), { style: "percent" })).format(pct / 100);
+
+const names: Made<Intl.DisplayNames> = new Map();
+
+/** "ja" → "Japanese" (en), "日语" (zh-CN); `und` (no language told) → "undetermined" in the dashboard's language. */
+export function languageName(code: string): string {
+  if (code === "und") return t("language.undetermined");
+  try {
+    return once(names, locale(), () => new Intl.DisplayNames([locale()], { type: "language" })).of(code) ?? code;
+  } catch {
+    return code;
+  }
+}
