@@ -10,6 +10,8 @@ import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { migrations } from "./migrations/index";
 import { RecentCache } from "../tools/recent-cache";
 import { splitCredentials } from "../tools/url-credentials";
+import { ConfigError } from "../config-values";
+import { version } from "../version";
 import * as schema from "./schema";
 import type { Logger } from "../log";
 import { throttledLogger } from "../log-throttle";
@@ -151,9 +153,17 @@ const DATA_STEPS: Record<string, (sqlite: Database) => void> = {
   },
 };
 
+/**
+ * A database a newer ragd has migrated: this build does not know its schema, and writing to
+ * it could lose what the newer one stored. A ConfigError, so the command exits 2 (a restart
+ * does not mend it), with one line, as a backup from a newer ragd is refused.
+ */
+export class NewerDataError extends ConfigError {}
+
 /** Applies every embedded migration (or those of `list`) not yet recorded, each in its own transaction. */
 export function migrate(sqlite: Database, list = migrations): void {
   sqlite.exec("CREATE TABLE IF NOT EXISTS _migrations (tag TEXT PRIMARY KEY, applied_at TEXT NOT NULL)");
+  refuseNewerData(sqlite, list);
   for (const m of list) {
     // BEGIN IMMEDIATE takes the write lock first, so two processes starting
     // together cannot both apply the same migration.
@@ -173,4 +183,16 @@ export function migrate(sqlite: Database, list = migrations): void {
       throw err;
     }
   }
+}
+
+/** Throws NewerDataError when the database records migrations that `list` does not have. */
+function refuseNewerData(sqlite: Database, list: readonly { tag: string }[]): void {
+  const known = new Set(list.map((m) => m.tag));
+  const recorded = sqlite.query("SELECT tag FROM _migrations ORDER BY tag").all() as { tag: string }[];
+  const unknown = recorded.map((r) => r.tag).filter((t) => !known.has(t));
+  if (unknown.length === 0) return;
+  throw new NewerDataError(
+    `this data directory was written by a newer ragd than ${version}: its database has migrations this one does not know ` +
+      `(${unknown.join(", ")}); run that newer ragd on it, or restore a backup made by this version into a new directory`,
+  );
 }
