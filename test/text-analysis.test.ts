@@ -49,3 +49,11 @@ describe("chunks and queries meet", () => {
     expect(embeddingText("北京是中国的首都")).toBe("北京 是 中国 的 首都 北京 京是 是中 中国 国的 的首 首都");
   });
 });
+
+describe("a stemmer that throws", () => {
+  test("leaves its word unstemmed instead of failing the chunk or the query", () => {
+    // The Bulgarian stemmer throws on these; short Cyrillic queries are stemmed as Bulgarian too.
+    expect(analyseQuery("Настройка прокси-сервера", "auto").terms).toContain("прокси");
+    expect(analyseChunk("Зимен ден в планината, прокси сървър.", "bg").terms).toContain("зимен");
+  });
+});

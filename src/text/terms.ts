@@ -39,10 +39,23 @@ function stemmed(lower: string, language: string): string {
   let found = cache.get(key);
   if (found === undefined) {
     if (cache.size >= CACHE_LIMIT) cache.clear();
-    found = stem(lower);
+    found = stemSafely(stem, lower);
     cache.set(key, found);
   }
   return found;
+}
+
+/**
+ * A stemmer's answer, or the word itself when the stemmer throws: the Bulgarian one writes
+ * into its string (`прокси`, `зимен`), which strict code refuses, and a short Cyrillic
+ * query is stemmed as Bulgarian too (detect.ts), so one such word failed the whole search.
+ */
+function stemSafely(stem: (word: string) => string, lower: string): string {
+  try {
+    return stem(lower);
+  } catch {
+    return lower;
+  }
 }
 
 /** Accents off and ligatures spelled out, as ASCII folding does. */
