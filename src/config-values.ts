@@ -80,6 +80,23 @@ export function duration(raw: string, name: string): number {
 }
 
 /**
+ * The interval of periodic work: a whole number with ms, s, m or h ("500ms", "10s", "2m",
+ * "1h"), from `minMs` to `maxMs`.
+ */
+export function interval(minMs: number, maxMs: number) {
+  return (raw: string, name: string): number => {
+    const m = /^(\d+)(ms|s|m|h)$/.exec(raw.trim());
+    const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+    const ms = m ? Number(m[1]) * unit[m[2] as keyof typeof unit] : Number.NaN;
+    if (!(ms >= minMs && ms <= maxMs))
+      throw new ConfigError(
+        `${name} must be a time like 500ms, 10s, 2m or 1h, from ${minMs} ms to ${maxMs / 1000} s, got "${raw}"`,
+      );
+    return ms;
+  };
+}
+
+/**
  * `raw` with the password of a `user:password@` part, and of a `password=` query parameter
  * (PostgreSQL URLs may carry it there), replaced, for error messages and logs.
  */

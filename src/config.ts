@@ -22,6 +22,7 @@ import {
   url,
 } from "./config-values";
 import { checkStorage } from "./config-storage";
+import { TIME_SETTINGS, type TimeConfig, timeDefaults } from "./config-time";
 import { parseModel } from "./embed/models";
 
 export { ConfigError } from "./config-values";
@@ -29,7 +30,8 @@ export { ConfigError } from "./config-values";
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type TierName = "free" | "pro" | "unlimited";
 
-export interface Config {
+/** Every setting; the periods of periodic work are in TimeConfig (config-time.ts). */
+export interface Config extends TimeConfig {
   host: string;
   port: number;
   dataDir: string;
@@ -160,6 +162,7 @@ const SETTINGS: Setting<keyof Config>[] = [
   { key: "s3Region", flag: "s3-region", env: "RAGD_S3_REGION", parse: s3Region },
   { key: "s3AccessKeyId", flag: "s3-access-key-id", env: "RAGD_S3_ACCESS_KEY_ID", parse: str },
   { key: "s3SecretAccessKey", flag: "s3-secret-access-key", env: "RAGD_S3_SECRET_ACCESS_KEY", parse: str },
+  ...TIME_SETTINGS,
 ];
 
 /** The defaults a fresh install runs with. */
@@ -210,6 +213,7 @@ export function defaultConfig(): Config {
     s3Region: null,
     s3AccessKeyId: null,
     s3SecretAccessKey: null,
+    ...timeDefaults(),
   };
 }
 

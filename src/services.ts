@@ -47,13 +47,16 @@ import { WorkerPool } from "./ingest/pool";
 import { reconcile, recoverInterrupted } from "./ingest/reconcile";
 import type { Logger } from "./log";
 import { throttledLogger } from "./log-throttle";
-import { limitMallocArenas, releaseMemory } from "./tools/memory";
+import { addPeriodicWork } from "./periodic-work";
+import { type Clock, systemClock } from "./tools/clock";
+import { limitMallocArenas } from "./tools/memory";
+import { Scheduler } from "./tools/scheduler";
+import { indexUpkeep } from "./upkeep";
 import { Reranker } from "./retrieval/rerank";
 import { Searcher } from "./retrieval/searcher";
 import { childProcess } from "./vectors/index-build";
 import { openLance, type LanceConnection } from "./vectors/connection";
 import { VectorStore } from "./vectors/store";
-import { UpkeepClock } from "./vectors/upkeep-clock";
 
 export interface Services {
   config: Config;
@@ -92,7 +95,8 @@ export interface Services {
   transfers: TransferService;
   /** Set once the server listens: the base of upload URLs. */
   baseUrl: { value: string };
-  timers: Timer[];
+  /** Every periodic job (periodic-work.ts); `tick(name)` runs one now. */
+  scheduler: Scheduler;
   /** Replicas: wakes this process's event streams for events the others wrote. */
   wakeups: ReplicaWakeups | null;
   /** Housekeeping still running (the bucket's stale uploads being aborted): awaited at close. */
@@ -107,7 +111,7 @@ export interface Services {
  */
 const MALLOC_ARENAS = 2;
 
-export async function createServices(config: Config, log: Logger): Promise<Services> {
+export async function createServices(config: Config, log: Logger, clock: Clock = systemClock): Promise<Services> {
   limitMallocArenas(MALLOC_ARENAS);
   // One of several replicas (docs/ARCHITECTURE.md, Several replicas), or a server alone.
   const replica = servesAsReplica(config);
@@ -137,7 +141,8 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const collections = new Collections(db);
   const pool = new WorkerPool(config.workers, log, undefined, undefined, config.workerNice);
   const disk = new DiskWatch({ db, dataDir: config.dataDir, minFreeMb: config.minFreeMb, log });
-  const engine = new IngestEngine({ db, store, pool, files, config, log, disk, replica });
+  const replicaLeaseMs = config.replicaLeaseMs;
+  const engine = new IngestEngine({ db, store, pool, files, config, log, disk, replica, replicaLeaseMs });
   const auth = new AuthService(db, config);
   const keys = new KeyService(db, !replica);
   const pipelines = new PipelineService(db, collections, config);
@@ -186,7 +191,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   });
   // Listening before the engine starts, so no built re-index goes unnoticed.
   await new ReindexGate({ db, store, engine, evals, log }).start();
-  await recoverInterrupted({ db, files, log, replica });
+  await recoverInterrupted({ db, files, log, replica, replicaLeaseMs });
   sweepSnapshots(config.dataDir); // a backup's staging copy left by a kill
   const backups = new BackupService(config.dataDir, store, localFiles, log, config.databaseUrl !== null);
   const transfers = new TransferService({
@@ -202,12 +207,12 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     // An export carries vectors as well as files: it may be larger than one upload.
     maxArchiveBytes: config.maxUploadMb * 20 * 1024 * 1024,
   });
-  await reconcile({ db, store, engine, files, log, replica });
+  await reconcile({ db, store, engine, files, log, replica, replicaLeaseMs });
   engine.start();
   await bucketUploads?.start();
   const refresh = new RefreshScheduler(db, () => engine.kick(), log);
-  await refresh.start();
-  disk.start((id) => engine.enqueue(id));
+  await refresh.start(clock.now());
+  const diskCheck = disk.start((id) => engine.enqueue(id));
   deliverer.start();
   const wakeups = replica ? new ReplicaWakeups(db, quiet) : null;
   await wakeups?.start();
@@ -216,38 +221,11 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const background = new Set<Promise<unknown>>();
   const tidy = () => housekeeping({ db, auth, engine, events, files, storage, replica, log, quiet, background });
   tidy();
-  // Index upkeep (compaction, full-text refresh, ANN training) is heavy on memory: while
-  // ingestion runs it waits for a quiet moment, or two minutes at most (upkeep-clock.ts).
-  // Compaction needs room to write: not while the disk is under RAGD_MIN_FREE_MB.
-  const upkeepClock = new UpkeepClock();
-  // A release is a full collection on this thread plus malloc_trim: under steady query
-  // traffic it would otherwise run after every upkeep (10 s); once a minute is enough.
-  let lastRelease = Number.NEGATIVE_INFINITY;
-  const upkeep = async () => {
-    // Another replica may have rebuilt a table's ANN index: read its facts again.
-    if (replica) store.forgetIndexFacts();
-    if (!disk.writable()) return;
-    const step = upkeepClock.tick(await engine.busy(), Date.now(), store.lastWriteAt);
-    if (step === "none") return;
-    if (step === "tails") {
-      // Keyword searches re-tokenise every row the full-text index lacks: refresh long tails now.
-      void store.refreshTails().catch((err) => quiet.warn("index upkeep failed", { error: err }));
-      return;
-    }
-    void store
-      .maintain()
-      .catch((err) => quiet.warn("index upkeep failed", { error: err }))
-      .then(async () => {
-        // Once ingestion is quiet, what its bursts (and the searches beside them) freed goes back to the system.
-        if ((await engine.busy()) || Date.now() - lastRelease < 60_000 || !store.takeActivity()) return;
-        lastRelease = Date.now();
-        releaseMemory();
-      });
-  };
-  const timers = [
-    setInterval(() => void upkeep().catch((err) => quiet.warn("index upkeep failed", { error: err })), 10_000),
-    setInterval(tidy, 3_600_000),
-  ];
+  const scheduler = new Scheduler((job, err) => quiet.warn("periodic work failed", { job, error: err }), clock);
+  const upkeep = indexUpkeep({ store, engine, disk, replica, quiet, clock, everyMs: config.upkeepEveryMs });
+  const periodic = { config, engine, upkeep, refresh, diskCheck, deliverer, keys, tidy, wakeups, bucketUploads, log };
+  addPeriodicWork(scheduler, periodic);
+  scheduler.start();
   metrics.gauge("ragd_ingest_workers_busy", "Ingestion workers running a job.", () => pool.busy);
   addCollectors(metrics, { db, engine, store, embed: embedMetrics });
   return {
@@ -281,7 +259,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     backups,
     transfers,
     baseUrl,
-    timers,
+    scheduler,
     wakeups,
     background,
   };
@@ -290,11 +268,8 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
 /** Stops background work and releases what the services hold (CloseHow); pending writes are flushed first. */
 export async function closeServices(s: Services, how: CloseHow = {}): Promise<void> {
   s.events.closeStreams();
-  for (const t of s.timers) clearInterval(t);
-  s.wakeups?.stop();
+  s.scheduler.stop();
   await Promise.allSettled(s.background);
-  s.disk.stop();
-  s.refresh.stop();
   await s.bucketUploads?.stop();
   await s.backups.stop();
   await s.engine.stop();

@@ -44,10 +44,6 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     error: () => new Response('{"error":{"code":"internal_error","message":"unexpected error"}}', { status: 500 }),
   });
   const port = server.port!;
-  const flusher = setInterval(
-    () => void services.keys.flush().catch((err) => log.warn("could not write API keys' last use", { error: err })),
-    5000,
-  );
   const url = publicBaseUrl(config, port);
   services.baseUrl.value = url;
   log.info("listening", {
@@ -75,7 +71,6 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     services,
     stop: (how = {}) =>
       (stopping ??= (async () => {
-        clearInterval(flusher);
         removeControlFile(config.dataDir);
         services.events.closeStreams(); // an event stream never finishes on its own
         await server.stop(false); // lets in-flight requests finish

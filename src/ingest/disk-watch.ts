@@ -20,8 +20,6 @@ export interface DiskGate {
   noteFull(free: number | null): void;
 }
 
-/** How often free space is measured (a statfs call: microseconds). */
-const CHECK_MS = 2000;
 /** Space that must have come back since a failure before the sources are retried. */
 const REGAINED_MB = 1;
 
@@ -40,22 +38,20 @@ export class DiskWatch implements DiskGate {
   private failedAt = -Infinity;
   /** Some source may be waiting for space (true at start: it may have failed before a restart). */
   private waiting = true;
-  private timer: Timer | null = null;
   private readonly quiet: Logger;
 
   constructor(private readonly d: DiskWatchDeps) {
     this.quiet = throttledLogger(d.log);
   }
 
-  /** Checks now and every few seconds; `enqueue` queues a failed source again. */
-  start(enqueue: (documentId: string) => Promise<unknown>): void {
-    // check() catches its own failures.
-    this.timer = setInterval(() => void this.check(enqueue), CHECK_MS);
-    void this.check(enqueue);
-  }
-
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
+  /**
+   * Checks now; services.ts runs the returned check every RAGD_DISK_CHECK_EVERY
+   * (tools/scheduler.ts). `enqueue` queues a failed source again; the check catches its own failures.
+   */
+  start(enqueue: (documentId: string) => Promise<unknown>): () => Promise<void> {
+    const check = () => this.check(enqueue);
+    void check();
+    return check;
   }
 
   writable(): boolean {

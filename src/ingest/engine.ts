@@ -51,6 +51,8 @@ export interface EngineDeps {
   disk?: DiskGate;
   /** One of several replicas on one database: short task leases, renewed (leases.ts). */
   replica?: boolean;
+  /** A replica's task lease (RAGD_REPLICA_LEASE); leases.ts REPLICA_LEASE_MS unless set. */
+  replicaLeaseMs?: number;
 }
 
 /** Told when a gated re-index has built its generation (generations.ts); it decides the switch. */
@@ -68,7 +70,8 @@ export class IngestEngine {
   private readonly room: QueueRoom;
   /** New text sources' texts, until their claim (texts-in-hand.ts). */
   private readonly texts = new TextsInHand();
-  private timer: Timer | null = null;
+  /** Replicas: renews this process's task leases and reclaims expired ones (leases.ts). */
+  private leases: TaskLeases | null = null;
 
   constructor(private readonly d: EngineDeps) {
     const quiet = throttledLogger(d.log);
@@ -95,27 +98,30 @@ export class IngestEngine {
     });
   }
 
-  /** Starts the scheduling loop. */
+  /** Starts taking tasks; services.ts runs beat() every second (tools/scheduler.ts). */
   start(): void {
     this.tasks.start();
-    const leases =
-      this.d.replica &&
-      new TaskLeases(
-        this.d.db,
-        this.d.log,
-        () => this.tasks.claims(),
-        (lost) => this.tasks.cancelJobs(lost),
-        () => this.kick(),
-      );
-    this.timer = setInterval(() => {
-      if (leases) leases.tick();
-      this.kick();
-    }, 1000);
+    this.leases = this.d.replica
+      ? new TaskLeases(
+          this.d.db,
+          this.d.log,
+          () => this.tasks.claims(),
+          (lost) => this.tasks.cancelJobs(lost),
+          () => this.kick(),
+          this.d.replicaLeaseMs,
+        )
+      : null;
+    this.kick();
+  }
+
+  /** The periodic look: leases renewed or reclaimed (replicas), and tasks that fell due taken. */
+  beat(now = Date.now()): void {
+    this.leases?.tick(now);
     this.kick();
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.leases = null;
     await this.tasks.stop();
     await this.writes.flush();
     // A server alone takes its own tasks up again at restart; a replica's go to the others now.

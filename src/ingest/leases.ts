@@ -1,7 +1,7 @@
 /**
  * Task leases for replicas (docs/ARCHITECTURE.md, Several replicas). A claim holds its
- * task for REPLICA_LEASE_MS; while the task runs, this process renews the lease every
- * RENEW_MS, and every RECLAIM_MS it looks for tasks whose lease ran out (their replica
+ * task for the replica lease (RAGD_REPLICA_LEASE, REPLICA_LEASE_MS unless set); while the
+ * task runs, this process renews the lease every third of it, and every RECLAIM_MS it looks for tasks whose lease ran out (their replica
  * was killed, or lost the database for longer than a lease) and puts them back in the
  * queue. The task's next run replaces whatever rows the first one wrote (the sink's
  * replace).
@@ -10,8 +10,8 @@
  * slow learns it lost one: the renewal does not find it, and its job is cancelled. Until
  * then its rows are refused at the sink (engine.ts `writable` asks the database whether
  * the claim still holds) and its ending too (outcome.ts). A replica that cannot renew
- * at all (the database is unreachable) cancels every job once STOP_AFTER_MS has passed
- * since its last renewal, before another replica may take them.
+ * at all (the database is unreachable) cancels every job once the lease less one renewal
+ * interval has passed since its last renewal, before another replica may take them.
  * One server alone keeps the long lease it always had: a restart requeues its tasks.
  */
 import type { Db } from "../db/client";
@@ -30,24 +30,26 @@ import { recordSourceEvents } from "./events";
 
 /** A server alone: nobody else could take its tasks, and its restart requeues them. */
 export const LEASE_MS = 30 * 60_000;
-/** A replica's claim: how long a dead replica's tasks wait before another takes them. */
+/** A replica's claim unless RAGD_REPLICA_LEASE says otherwise: how long a dead replica's tasks wait before another takes them. */
 export const REPLICA_LEASE_MS = 30_000;
-const RENEW_MS = 10_000;
+/** Renewals per lease: every 10 s of the default 30 s. */
+const RENEWALS_PER_LEASE = 3;
 /**
  * How often a replica looks for expired leases: one indexed read, and a write transaction
- * only when it finds one. Looking every RENEW_MS left a dead replica's tasks waiting up
+ * only when it finds one. Looking at every renewal left a dead replica's tasks waiting up
  * to 10 s past their lease (34–40 and 54–56 s from a kill -9 to every source ready).
  */
 const RECLAIM_MS = 2_000;
-/** Without a renewal for this long, every job stops: its lease is about to run out. */
-const STOP_AFTER_MS = REPLICA_LEASE_MS - RENEW_MS;
 
 export class TaskLeases {
-  private last = Date.now();
-  private lastReclaim = Date.now();
+  private last: number;
+  private lastReclaim: number;
   /** When a renewal last succeeded. */
-  private renewed = Date.now();
+  private renewed: number;
   private busy = false;
+  private readonly renewMs: number;
+  /** Without a renewal for this long, every job stops: its lease is about to run out. */
+  private readonly stopAfterMs: number;
 
   constructor(
     private readonly db: Store,
@@ -58,13 +60,19 @@ export class TaskLeases {
     private readonly lost: (claims: Set<string>) => void,
     /** Called when tasks went back to the queue (so a claim looks at once). */
     private readonly requeued: () => void,
-  ) {}
+    private readonly leaseMs = REPLICA_LEASE_MS,
+    now = Date.now(),
+  ) {
+    this.last = this.lastReclaim = this.renewed = now;
+    this.renewMs = leaseMs / RENEWALS_PER_LEASE;
+    this.stopAfterMs = leaseMs - this.renewMs;
+  }
 
-  /** Called every second by the engine: renews every RENEW_MS, reclaims every RECLAIM_MS. */
+  /** Called by the engine's beat (every second): renews every third of the lease, reclaims every RECLAIM_MS. */
   tick(now = Date.now()): void {
     if (this.busy) return;
-    const renew = now - this.last >= RENEW_MS;
-    if (!renew && now - this.lastReclaim < RECLAIM_MS) return;
+    const renew = now - this.last >= this.renewMs;
+    if (!renew && now - this.lastReclaim < Math.min(RECLAIM_MS, this.renewMs)) return;
     this.busy = true;
     if (renew) this.last = now;
     this.lastReclaim = now;
@@ -74,7 +82,7 @@ export class TaskLeases {
         // A failed look is tried again in RECLAIM_MS; the renewals say what fails, and when to stop.
         if (!renew) return;
         this.log.warn("could not renew or reclaim task leases", { error: err });
-        if (Date.now() - this.renewed < STOP_AFTER_MS) return;
+        if (Date.now() - this.renewed < this.stopAfterMs) return;
         const all = new Set(this.running().map(claimKey));
         if (all.size === 0) return;
         this.log.warn("stopping every ingestion job: their leases could not be renewed", { jobs: all.size });
@@ -85,7 +93,7 @@ export class TaskLeases {
 
   private async renew(now: number): Promise<void> {
     const claims = this.running();
-    const held = await this.db.atomically((t) => renewLeases(t, claims, now + REPLICA_LEASE_MS));
+    const held = await this.db.atomically((t) => renewLeases(t, claims, now + this.leaseMs));
     this.renewed = now;
     const lost = new Set(claims.map(claimKey).filter((k) => !held.has(k)));
     if (lost.size > 0) {
@@ -95,9 +103,9 @@ export class TaskLeases {
   }
 
   private async reclaim(now: number): Promise<void> {
-    if (!(await anyExpired(this.db.reader, now, 2 * REPLICA_LEASE_MS))) return;
+    if (!(await anyExpired(this.db.reader, now, 2 * this.leaseMs))) return;
     const back = await this.db.atomically(async (t) => {
-      const docs = await requeueExpired(t, now, 2 * REPLICA_LEASE_MS);
+      const docs = await requeueExpired(t, now, 2 * this.leaseMs);
       await recordSourceEvents(t, "source.queued", docs, now);
       return docs.length;
     });

@@ -28,6 +28,8 @@ interface Deps {
   log: Logger;
   /** One of several replicas (leases.ts): other processes may be writing meanwhile. */
   replica?: boolean;
+  /** A replica's task lease (RAGD_REPLICA_LEASE); leases.ts REPLICA_LEASE_MS unless set. */
+  replicaLeaseMs?: number;
 }
 
 /**
@@ -35,12 +37,14 @@ interface Deps {
  * starts: running tasks go back to queued, a waiting document without a task gets
  * one, half-written uploads go.
  */
-export async function recoverInterrupted(d: Pick<Deps, "db" | "files" | "log" | "replica">): Promise<void> {
+export async function recoverInterrupted(
+  d: Pick<Deps, "db" | "files" | "log" | "replica" | "replicaLeaseMs">,
+): Promise<void> {
   const now = Date.now();
   const n = await d.db.atomically(async (t) => {
     // Replicas: the other processes' running tasks are theirs until their leases run out.
     if (d.replica) {
-      const docs = await requeueExpired(t, now, 2 * REPLICA_LEASE_MS);
+      const docs = await requeueExpired(t, now, 2 * (d.replicaLeaseMs ?? REPLICA_LEASE_MS));
       await recordSourceEvents(t, "source.queued", docs, now);
       return docs.length;
     }

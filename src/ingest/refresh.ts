@@ -19,8 +19,6 @@ import { dueRefetches, overdueRefetches, type SourceFetchPatch, saveSourceFetch 
 import type { Logger } from "../log";
 import { queueTask } from "./queue";
 
-/** How often the schedule is looked at. */
-export const TICK_MS = 5000;
 /** Sources queued per tick at most: 120 a minute, whatever fell due at once. */
 export const MAX_PER_TICK = 10;
 /** Overdue sources found at start are spread over at most this long. */
@@ -44,9 +42,8 @@ export function fetchRowOf(s: FetchSettings, now: number): SourceFetchPatch {
   return patch;
 }
 
+/** The schedule's looks; services.ts runs tick() every RAGD_REFRESH_CHECK_EVERY (tools/scheduler.ts). */
 export class RefreshScheduler {
-  private timer: Timer | null = null;
-
   constructor(
     private readonly db: Store,
     /** Looks for work once sources were queued (the engine's kick). */
@@ -54,16 +51,9 @@ export class RefreshScheduler {
     private readonly log: Logger,
   ) {}
 
-  /** Spreads what fell due while ragd was stopped, then looks at the schedule every TICK_MS. */
+  /** Spreads what fell due while ragd was stopped, before the first tick. */
   async start(now = Date.now()): Promise<void> {
-    // tick() catches its own failures; the first comes after the spreading (TICK_MS on).
-    this.timer = setInterval(() => void this.tick(), TICK_MS);
     await this.spreadOverdue(now);
-  }
-
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
   }
 
   /**

@@ -190,7 +190,7 @@ export class TaskScheduler {
         if (this.stopped || !this.hasCapacity()) break;
         step = [];
         const want = this.window.room(this.running.size);
-        const lease = this.p.d.replica ? REPLICA_LEASE_MS : LEASE_MS;
+        const lease = this.p.d.replica ? (this.p.d.replicaLeaseMs ?? REPLICA_LEASE_MS) : LEASE_MS;
         const n = await savepoint(t, (tx) => claimJobs(tx, want, this.p.d, collectionOf, place, lease, this.p.texts));
         claimed.push(...step);
         if (n < want) break;

@@ -25,7 +25,6 @@ const CONCURRENCY = 8;
 const ATTEMPT_TIMEOUT_MS = 10_000;
 /** A claim outlasts the attempt by this much, for recording its outcome. */
 const CLAIM_MARGIN_MS = 30_000;
-const TICK_MS = 1000;
 
 /** The hex HMAC-SHA256 of `body` with `secret`: X-Ragd-Signature is `sha256=` and this. */
 export const signature = (secret: string, body: string) => createHmac("sha256", secret).update(body).digest("hex");
@@ -53,14 +52,13 @@ export interface DelivererDeps {
 
 export class WebhookDeliverer {
   private readonly inFlight = new Map<string, Promise<void>>();
-  private timer: Timer | null = null;
   private unsubscribe = () => {};
   private stopped = false;
 
   constructor(private readonly d: DelivererDeps) {}
 
+  /** Wakes on every queued delivery, and looks once now; services.ts runs tick() every second besides. */
   start(): void {
-    this.timer = setInterval(() => this.tick(), TICK_MS);
     this.unsubscribe = notifier.subscribeOutbox(() => this.tick());
     this.tick();
   }
@@ -68,7 +66,6 @@ export class WebhookDeliverer {
   /** Stops taking deliveries and waits for those in flight. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
     this.unsubscribe();
     await Promise.allSettled(this.inFlight.values());
   }

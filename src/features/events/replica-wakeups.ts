@@ -1,8 +1,8 @@
 /**
  * Event wake-ups across replicas. Within one process, a transaction that writes events
  * wakes the streams waiting for them (ingest/events.ts `notifier`); events another replica
- * wrote wake nobody here. So a replica looks at the events table's last id every
- * POLL_MS and, when it moved, wakes every stream, which reads what is new for it. One
+ * wrote wake nobody here. So a replica looks at the events table's last id every half
+ * second (services.ts, tools/scheduler.ts) and, when it moved, wakes every stream, which reads what is new for it. One
  * indexed read per interval, whatever the number of streams; PostgreSQL's LISTEN/NOTIFY
  * would save it, but Bun's driver does not offer LISTEN.
  */
@@ -11,11 +11,8 @@ import type { Store } from "../../db/store";
 import { notifier } from "../../ingest/events";
 import type { Logger } from "../../log";
 
-const POLL_MS = 500;
-
 export class ReplicaWakeups {
   private last = 0;
-  private timer: Timer | null = null;
   private reading = false;
 
   constructor(
@@ -23,17 +20,12 @@ export class ReplicaWakeups {
     private readonly log: Logger,
   ) {}
 
+  /** Reads where the events stand now; look() then wakes the streams when they move. */
   async start(): Promise<void> {
     this.last = await lastEventId(this.db.reader);
-    this.timer = setInterval(() => this.look(), POLL_MS);
   }
 
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-  }
-
-  private look(): void {
+  look(): void {
     if (this.reading) return;
     this.reading = true;
     void lastEventId(this.db.reader)

@@ -33,8 +33,6 @@ import { recordSourceEvent } from "../../ingest/events";
 import type { Logger } from "../../log";
 import { throttledLogger } from "../../log-throttle";
 
-/** How often the staging area is listed: an upload is noticed within a few seconds of its end. */
-const POLL_MS = 2000;
 /** Outside grants, what a straggling PUT may still leave is looked for this often. */
 const SWEEP_MS = 3600_000;
 /** How long after its grant runs out an upload may still arrive. */
@@ -59,7 +57,7 @@ export class BucketUploads {
   /** When the last listing began (ms). */
   private lastPoll = 0;
   private readonly quiet: Logger;
-  private timer: Timer | null = null;
+  private stopped = true;
   private polling: Promise<void> | null = null;
 
   constructor(private readonly d: BucketUploadDeps) {
@@ -78,13 +76,20 @@ export class BucketUploads {
     const since = new Date(Date.now() - STALE_UPLOAD_MS).toISOString();
     for (const row of await listAwaitingUploads(this.d.db.reader, since))
       this.listUntil = Math.max(this.listUntil, new Date(row.createdAt).getTime() + STALE_UPLOAD_MS);
-    this.timer = setInterval(() => {
-      void this.due().then(
-        (due) => (due ? this.poll() : undefined),
-        (err) => this.quiet.warn("could not read the sources awaiting uploads", { error: String(err) }),
-      );
-    }, POLL_MS);
+    this.stopped = false;
     void this.poll();
+  }
+
+  /**
+   * The periodic look (services.ts runs it every two seconds: an upload is noticed within
+   * a few seconds of its end): a listing when one is due.
+   */
+  tick(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return this.due().then(
+      (due) => (due ? this.poll() : undefined),
+      (err) => this.quiet.warn("could not read the sources awaiting uploads", { error: String(err) }),
+    );
   }
 
   /** Whether to list now: a grant may still bring a file, or the hourly sweep is due. */
@@ -97,8 +102,7 @@ export class BucketUploads {
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    this.stopped = true;
     await this.polling;
   }
 
@@ -117,7 +121,7 @@ export class BucketUploads {
 
   private async lookAll(): Promise<void> {
     for (const staged of await this.d.files.listStaged()) {
-      if (this.timer === null) return;
+      if (this.stopped) return;
       try {
         await this.look(staged);
       } catch (err) {
