@@ -9,7 +9,13 @@
  * CPU seconds are printed beside each: on a small machine the embedder's own cost,
  * which raw add() does not pay, decides how close end to end can come to it.
  *
- *   bun bench/ingest.ts [--only builtin|ollama|big] [--docs N] [--big-mb 100] [--latency-ms 20]
+ *  4. (only with `--only languages`) the cost of text analysis: English text (the SciFact
+ *     corpus, `--docs`) through a `legacy` pipeline (as made before languages: no analysis)
+ *     and an `auto` one, and Chinese and Japanese text (the pages of Debian's translated
+ *     guides, bench/language-sets.ts) through `auto`, all on builtin, in characters per
+ *     second; `--runs` rounds, interleaved, and the medians.
+ *
+ *   bun bench/ingest.ts [--only builtin|ollama|big|languages] [--docs N] [--big-mb 100] [--latency-ms 20] [--runs 3]
  */
 import * as lancedb from "@lancedb/lancedb";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -18,7 +24,18 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startFakeOllama } from "../test/support/fake-ollama";
 import { rowBatches, timedBulkAdd } from "./raw-add";
-import { cpuSeconds, loadCorpus, peakRssMb, pooled, startRagd, waitIdle, type Doc } from "./support";
+import { languageSet } from "./language-sets";
+import {
+  cpuSeconds,
+  loadCorpus,
+  makeLegacy,
+  peakRssMb,
+  percentile,
+  pooled,
+  startRagd,
+  waitIdle,
+  type Doc,
+} from "./support";
 
 const { values: args } = parseArgs({
   options: {
@@ -26,6 +43,7 @@ const { values: args } = parseArgs({
     "big-mb": { type: "string", default: "100" },
     "latency-ms": { type: "string", default: "20" },
     only: { type: "string" },
+    runs: { type: "string", default: "3" },
   },
 });
 const corpus = loadCorpus(Number(args.docs));
@@ -35,12 +53,20 @@ const tmp = (p: string) => mkdtempSync(join(tmpdir(), p));
 /**
  * Ingests docs as text sources into a new pipeline; returns wall seconds and the pipeline.
  * With `upkeep`, it also waits for the index upkeep that follows and reads the peak RSS again.
+ * With `legacy`, the pipeline is one made before languages (support.ts makeLegacy).
  */
-async function ingest(env: Record<string, string>, docs: string[], pipeline: Record<string, unknown>, upkeep = false) {
+async function ingest(
+  env: Record<string, string>,
+  docs: string[],
+  pipeline: Record<string, unknown>,
+  upkeep = false,
+  legacy = false,
+) {
   const dir = tmp("ragd-ingest-");
   const { server, jar } = await startRagd(dir, env);
   const p = (await server.http("/api/rag/pipelines", { method: "POST", json: { name: "bench", ...pipeline }, jar }))
     .body;
+  if (legacy) makeLegacy(dir, p.id);
   const cpu0 = cpuSeconds(server.proc.pid);
   const t0 = performance.now();
   await pooled(docs, 16, async (content, i) => {
@@ -176,5 +202,54 @@ if (!args.only || args.only === "big") {
   );
   console.log(
     `   peak server RSS      ${e2e.rss.toFixed(0)} MB while ingesting (target ≤ 1024 MB); ${e2e.rssAfterUpkeep.toFixed(0)} MB including the index upkeep that follows (ANN index built: ${e2e.annBuilt ? "yes" : "not yet"})`,
+  );
+}
+
+if (args.only === "languages") {
+  const english = corpus.map(textOf);
+  const cjkSets = [
+    ["gnome", "zh_CN"],
+    ["gnome", "ja"],
+    ["debref", "zh-cn"],
+    ["debref", "ja"],
+  ] as const;
+  const cjk = cjkSets.flatMap(([source, lang]) => {
+    const set = languageSet(source, lang);
+    if (typeof set === "string") throw new Error(set);
+    return set.map((d) => `${d.title}\n\n${d.body}`);
+  });
+  const runs: [string, string[], boolean][] = [
+    ["English, legacy", english, true],
+    ["English, auto", english, false],
+    ["Chinese + Japanese, auto", cjk, false],
+  ];
+  const speeds = new Map<string, number[]>(runs.map(([label]) => [label, []]));
+  for (let round = 0; round < Number(args.runs); round++) {
+    for (const [label, docs, legacy] of runs) {
+      const r = await ingest({}, docs, { embeddingModel: "builtin" }, false, legacy);
+      if (r.status !== "ready") throw new Error(`${label}: status ${r.status}`);
+      const chars = docs.reduce((n, d) => n + d.length, 0);
+      speeds.get(label)!.push(chars / r.seconds);
+      console.error(
+        `round ${round + 1} ${label}: ${(chars / r.seconds / 1000).toFixed(0)} k chars/s, ${r.chunks} chunks`,
+      );
+    }
+  }
+  const median = (label: string) => percentile(speeds.get(label)!, 50);
+  console.log(`\n4. text analysis on builtin, ${args.runs} interleaved rounds (characters per second, end to end)`);
+  for (const [label, docs] of runs) {
+    const each = speeds
+      .get(label)!
+      .map((x) => (x / 1000).toFixed(0))
+      .join(", ");
+    const chars = docs.reduce((n, d) => n + d.length, 0);
+    console.log(
+      `   ${label.padEnd(26)} median ${(median(label) / 1000).toFixed(0)} k/s   (${each}; ${docs.length} documents, ${chars} characters)`,
+    );
+  }
+  const [legacyEn, autoEn, autoCjk] = runs.map(([label]) => median(label));
+  console.log(`   English auto / legacy      ${(autoEn! / legacyEn!).toFixed(3)} (target ≥ 0.90)`);
+  console.log(
+    `   CJK / English (auto)       ${(autoCjk! / autoEn!).toFixed(3)} (target ≥ 0.50); / English legacy ${(autoCjk! / legacyEn!).toFixed(3)}`,
   );
 }

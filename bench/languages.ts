@@ -7,6 +7,7 @@
  * never copied.
  *
  *   ./node_modules/.bin/bun bench/languages.ts [gnome|debref] [LANG,LANG…]
+ *   ./node_modules/.bin/bun bench/languages.ts --ragd …   (through ragd itself: languages-ragd.ts)
  *
  * Analyzers: today's `Index.fts()` on the raw text; LanceDB's `icu` and `ngram` (2–3)
  * tokenizers on the raw text; and text analysed before indexing, its terms joined by
@@ -16,77 +17,15 @@
  * elisions split, and character trigrams of words of 6 letters or more in compounding
  * languages. `vec raw` and `vec spaced` are the built-in embedder on the raw text and on
  * the text with its runs of scripts written without spaces segmented (the rest untouched),
- * and `vec sp+B` the same with the bigrams of CJK runs appended, by exact cosine. Also the index's size on disk and the analysis speed.
+ * and `vec sp+B` the same with the bigrams of CJK runs appended, by exact cosine.
+ * Also the index's size on disk and the analysis speed.
  */
 import { connect, Index, MatchQuery } from "@lancedb/lancedb";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { embedBuiltin } from "../src/embed/builtin";
-
-const SOURCE = process.argv[2] === "debref" ? "debref" : "gnome";
-const GNOME = "/usr/share/help";
-const DEBREF = "/usr/share/debian-reference";
-/** Snowball stemmer and compounding, by language directory. */
-const LANGS: Record<string, { stem: string; compounds?: true }> = {
-  C: { stem: "English" },
-  en: { stem: "English" },
-  zh_CN: { stem: "English" },
-  "zh-cn": { stem: "English" },
-  ja: { stem: "English" },
-  ko: { stem: "English" },
-  de: { stem: "German", compounds: true },
-  nl: { stem: "Dutch", compounds: true },
-  sv: { stem: "Swedish", compounds: true },
-  fi: { stem: "Finnish", compounds: true },
-  da: { stem: "Danish", compounds: true },
-  fr: { stem: "French" },
-  es: { stem: "Spanish" },
-  ru: { stem: "Russian" },
-};
-const DEFAULT = SOURCE === "gnome" ? "C,zh_CN,ja,ko,de,fr,ru,nl,sv,fi" : "en,zh-cn,ja,de,fr";
-const LIST = (process.argv[3] ?? DEFAULT).split(",");
-
-interface Doc {
-  title: string;
-  body: string;
-}
-
-const plain = (xml: string) =>
-  xml
-    .replace(/<[^>]+>/g, " ")
-    .replace(/&[a-z#0-9]+;/g, " ")
-    .replace(/\s+/g, " ")
-    .trim();
-
-/** GNOME help pages: the title, and the page without its title and info block. */
-function gnomePages(lang: string): Doc[] {
-  const dir = join(GNOME, lang, "gnome-help");
-  const docs: Doc[] = [];
-  for (const f of readdirSync(dir).filter((f) => f.endsWith(".page"))) {
-    const page = readFileSync(join(dir, f), "utf8").replace(/<info>[\s\S]*?<\/info>/, "");
-    const m = page.match(/<title[^>]*>([\s\S]*?)<\/title>/);
-    if (!m) continue;
-    const body = plain(page.slice(m.index! + m[0].length));
-    if (body.length > 200) docs.push({ title: plain(m[1]!), body });
-  }
-  return docs;
-}
-
-/** Debian Reference sections: each h2/h3 heading, without its number, and the text up to the next. */
-function debrefSections(lang: string): Doc[] {
-  const docs: Doc[] = [];
-  for (const f of readdirSync(DEBREF).filter((f) => f.endsWith(`.${lang}.html`))) {
-    const parts = readFileSync(join(DEBREF, f), "utf8").split(/<h[23] class="title">/);
-    for (const part of parts.slice(1)) {
-      const end = part.search(/<\/h[23]>/);
-      const title = plain(part.slice(0, end)).replace(/^[\dA-Z.]+\s+/, "");
-      const body = plain(part.slice(end));
-      if (body.length > 200 && title) docs.push({ title, body });
-    }
-  }
-  return docs;
-}
+import { DEFAULT_LANGS, type Doc, LANGS, languageSet, scores, type SetSource } from "./language-sets";
 
 const words = new Intl.Segmenter("und", { granularity: "word" });
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]/u;
@@ -189,12 +128,12 @@ const dirBytes = (dir: string): number =>
 
 /** hit@10 and nDCG@10 of `rank` (0-based, -1 for missing) over all queries. */
 function score(ranks: number[]): string {
-  const hit = ranks.filter((r) => r >= 0 && r < 10).length / ranks.length;
-  const ndcg = ranks.reduce((s, r) => s + (r >= 0 && r < 10 ? 1 / Math.log2(r + 2) : 0), 0) / ranks.length;
+  const { hit, ndcg } = scores(ranks);
   return `hit@10 ${hit.toFixed(3)} nDCG@10 ${ndcg.toFixed(3)}`;
 }
 
-async function keywordRun(docs: Doc[], v: Variant): Promise<string> {
+/** The rank of each query's own document under one variant, the index's size and the analysis speed. */
+async function keywordRanks(docs: Doc[], v: Variant): Promise<{ ranks: number[]; kb: number; speed: number }> {
   const prep = (t: string) => (v.analysis ? analyse(t, v.analysis) : t);
   const started = performance.now();
   const rows = docs.map((d, id) => ({ id, text: prep(d.body) }));
@@ -211,12 +150,24 @@ async function keywordRun(docs: Doc[], v: Variant): Promise<string> {
         : [];
       ranks.push(found.findIndex((r) => r.id === i));
     }
-    const kb = dirBytes(join(dir, "t.lance", "_indices")) / 1024;
-    const analysis = v.analysis ? `, analysis ${speed.toFixed(2)} Mchar/s` : "";
-    return `${v.name.padEnd(10)} ${score(ranks)}  index ${kb.toFixed(0)} KiB${analysis}`;
+    return { ranks, kb: dirBytes(join(dir, "t.lance", "_indices")) / 1024, speed };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The issue's BM25 reference (`B`): character bigrams over CJK runs and Hangul words,
+ * words with the language's Snowball stemmer elsewhere; each query's document rank.
+ */
+export async function bm25Ranks(docs: Doc[], lang: string): Promise<number[]> {
+  return (await keywordRanks(docs, variants(lang).find((v) => v.name === "B")!)).ranks;
+}
+
+async function keywordRun(docs: Doc[], v: Variant): Promise<string> {
+  const { ranks, kb, speed } = await keywordRanks(docs, v);
+  const analysis = v.analysis ? `, analysis ${speed.toFixed(2)} Mchar/s` : "";
+  return `${v.name.padEnd(10)} ${score(ranks)}  index ${kb.toFixed(0)} KiB${analysis}`;
 }
 
 function vectorRun(docs: Doc[], name: string, prep: (t: string) => string): string {
@@ -230,17 +181,25 @@ function vectorRun(docs: Doc[], name: string, prep: (t: string) => string): stri
   return `${name.padEnd(10)} ${score(ranks)}`;
 }
 
-for (const lang of LIST) {
-  const where = SOURCE === "gnome" ? join(GNOME, lang, "gnome-help") : DEBREF;
-  if (!existsSync(where)) {
-    console.log(`## ${lang}: ${where} is missing; install the package`);
-    continue;
+async function main(): Promise<void> {
+  const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+  const source: SetSource = args[0] === "debref" ? "debref" : "gnome";
+  for (const lang of (args[1] ?? DEFAULT_LANGS[source]).split(",")) {
+    const docs = languageSet(source, lang);
+    if (typeof docs === "string") {
+      console.log(`## ${lang}: ${docs}`);
+      continue;
+    }
+    const chars = docs.reduce((n, d) => n + d.body.length, 0);
+    console.log(`## ${source} ${lang}: ${docs.length} documents, ${chars} characters`);
+    for (const v of variants(lang)) console.log(`  ${await keywordRun(docs, v)}`);
+    console.log(`  ${vectorRun(docs, "vec raw", (t) => t)}`);
+    console.log(`  ${vectorRun(docs, "vec spaced", spaced)}`);
+    console.log(`  ${vectorRun(docs, "vec sp+B", spacedBigrams)}`);
   }
-  const docs = SOURCE === "gnome" ? gnomePages(lang) : debrefSections(lang);
-  const chars = docs.reduce((n, d) => n + d.body.length, 0);
-  console.log(`## ${SOURCE} ${lang}: ${docs.length} documents, ${chars} characters`);
-  for (const v of variants(lang)) console.log(`  ${await keywordRun(docs, v)}`);
-  console.log(`  ${vectorRun(docs, "vec raw", (t) => t)}`);
-  console.log(`  ${vectorRun(docs, "vec spaced", spaced)}`);
-  console.log(`  ${vectorRun(docs, "vec sp+B", spacedBigrams)}`);
+}
+
+if (import.meta.main) {
+  if (process.argv.includes("--ragd")) await (await import("./languages-ragd")).runThroughRagd();
+  else await main();
 }

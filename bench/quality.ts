@@ -23,7 +23,8 @@ import { distinctInOrder, hitAt, ndcg, recall } from "../src/retrieval/metrics";
 import { startFakeOllama } from "../test/support/fake-ollama";
 import { startFakeReranker } from "../test/support/fake-rerank";
 import { isBuiltinModel } from "../src/embed/models";
-import { percentile, pooled, START_TIMEOUT_MS, waitIdle } from "./support";
+import { LEGACY } from "../src/text/languages";
+import { makeLegacy, percentile, pooled, START_TIMEOUT_MS, waitIdle } from "./support";
 
 export interface BenchDoc {
   id: string;
@@ -46,6 +47,11 @@ export interface QualityRun {
   rows?: Record<string, Record<string, unknown>>;
   /** The pipeline's embedding model; builtin-glove when absent. */
   model?: string;
+  /**
+   * The pipeline's `language`; `legacy` makes it a pipeline as made before the setting
+   * existed (its row rewritten in the data dir's database before anything is ingested).
+   */
+  language?: string;
 }
 
 const TOP_K = 100;
@@ -83,9 +89,16 @@ export async function runQuality(run: QualityRun, dump?: string): Promise<void> 
   try {
     const jar: { cookie?: string } = {};
     await post(server, jar, "/api/auth/signup", { email: "quality@example.com", password: "benchmark-password" });
+    const language = run.language && run.language !== LEGACY ? { language: run.language } : {};
     const pipeline = (
-      await post(server, jar, "/api/rag/pipelines", { name: run.name, embeddingModel: model, ...run.pipeline })
+      await post(server, jar, "/api/rag/pipelines", {
+        name: run.name,
+        embeddingModel: model,
+        ...language,
+        ...run.pipeline,
+      })
     ).body;
+    if (run.language === LEGACY) makeLegacy(dataDir, pipeline.id);
     const key = (await post(server, jar, `/api/rag/pipelines/${pipeline.id}/keys`, { name: "bench" })).body
       .key as string;
     console.error(`ingesting ${run.docs.length} documents over HTTP`);
@@ -147,7 +160,7 @@ export async function runQuality(run: QualityRun, dump?: string): Promise<void> 
     if (dump) writeFileSync(dump, `${dumped.join("\n")}\n`);
     const [l1, l5, l15] = loadavg().map((x) => x.toFixed(2));
     console.log(
-      `\n${run.name}, ${model}: ${run.docs.length} documents → ${p.chunkCount ?? "?"} chunks, ${run.queries.length} queries, topK ${TOP_K}; ` +
+      `\n${run.name}, ${model}, language ${run.language ?? "auto"}: ${run.docs.length} documents → ${p.chunkCount ?? "?"} chunks, ${run.queries.length} queries, topK ${TOP_K}; ` +
         `ingest ${(ingestMs / 1000).toFixed(1)} s; load average ${l1} ${l5} ${l15}`,
     );
     console.table(table);

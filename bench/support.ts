@@ -1,8 +1,10 @@
 /** Shared helpers for the benchmarks: corpora, a driven ragd binary, timing. */
+import { Database } from "bun:sqlite";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startBinary, type RunningBinary } from "../test/support/binary";
 import { SseReader } from "../test/support/sse";
+import { LEGACY } from "../src/text/languages";
 
 export const ROOT = join(import.meta.dir, "..");
 export const DATASETS = join(ROOT, "..", "shared", "datasets");
@@ -283,4 +285,19 @@ export function random(seed: number): () => number {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
   };
+}
+
+/**
+ * Turns a new, empty pipeline into one made before languages existed, as an upgraded
+ * database has it in a server's data dir
+ * (test/languages.test.ts does the same through the app's own database).
+ */
+export function makeLegacy(dataDir: string, id: string): void {
+  const db = new Database(join(dataDir, "ragd.db"));
+  try {
+    db.exec("PRAGMA busy_timeout = 5000");
+    db.query("UPDATE collections SET language = ?1, index_language = ?1 WHERE id = ?2").run(LEGACY, id);
+  } finally {
+    db.close();
+  }
 }
