@@ -42,11 +42,15 @@ const platforms = named ?? (given ? [hostPlatform()] : PLATFORMS);
 const out = resolve(values.out ?? join(root, "dist", "release"));
 const version = pkg.version;
 
-rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
+// Only what a release run writes is removed from the output directory (it may be any path).
+for (const f of readdirSync(out))
+  if (/^(ragd-.*\.(tar\.gz|zip|cdx\.json)|SHA256SUMS|\.work)$/.test(f))
+    rmSync(join(out, f), { recursive: true, force: true });
 const work = join(out, ".work");
 mkdirSync(work);
-const stamp = await buildStamp();
+// The commit and date of what is packed: an executable given as it is carries its own.
+const stamp = given ? stampOf(given) : await buildStamp();
 if (!given) await buildEmbeddedFiles();
 
 const sbom = join(out, `ragd-${version}.cdx.json`);
@@ -73,13 +77,12 @@ async function releasePlatform(platform: Platform): Promise<Outcome> {
     if ("skip" in built) return { platform: platform.name, skipped: built.skip, notes };
     notes.push(...built.notes);
   }
-  const info = given ? stampOf(exe) : stamp;
-  writeFileSync(join(dir, "README.md"), readme(platform, info));
+  writeFileSync(join(dir, "README.md"), readme(platform, stamp));
   copyFileSync(join(root, "LICENSE"), join(dir, "LICENSE"));
   writeFileSync(join(dir, "THIRD-PARTY-NOTICES"), notices);
   writeFileSync(join(dir, "THIRD-PARTY-NOTICES-lancedb-native.html"), lanceRustNotices());
   const archive = join(out, `${name}.${platform.archive}`);
-  await pack(name, archive, platform.archive, info.date);
+  await pack(name, archive, platform.archive, stamp.date);
   return { platform: platform.name, archive, executableBytes: statSync(exe).size, notes };
 }
 
@@ -109,7 +112,7 @@ async function pack(name: string, archive: string, kind: Platform["archive"], da
 /** SHA256SUMS in the format `sha256sum -c` reads: the archives and the SBOM. */
 function writeChecksums() {
   const files = readdirSync(out)
-    .filter((f) => f !== "SHA256SUMS")
+    .filter((f) => /^ragd-.*\.(tar\.gz|zip|cdx\.json)$/.test(f))
     .sort();
   const lines = files.map((f) => {
     const hash = new Bun.CryptoHasher("sha256").update(readFileSync(join(out, f))).digest("hex");
