@@ -39,7 +39,8 @@ async function answers(s: RunningBinary): Promise<unknown[]> {
 
 beforeAll(async () => {
   await ensureBinary();
-  server = await startBinary(dirA);
+  // Index upkeep every half second: its first full pass follows the ingestion at once.
+  server = await startBinary(dirA, { RAGD_UPKEEP_EVERY: "500ms" });
   expect(await signUp(server, "b@example.com", jar)).toBe(201);
   const p = (await server.http("/api/rag/pipelines", { method: "POST", json: { name: "Help" }, jar })).body.id;
   pipelineId = p;
@@ -63,11 +64,26 @@ beforeAll(async () => {
     return r.body.every((s: any) => s.status === "ready") ? true : null;
   });
   key = (await server.http(`/api/rag/pipelines/${p}/keys`, { method: "POST", json: { name: "app" }, jar })).body.key;
-  // The first index upkeep (10 s after start) builds the full-text index, which moves keyword scores
-  // a little; the answers compared are those after it.
-  await Bun.sleep(12_000);
+  // The first full index upkeep builds the full-text index, which moves keyword scores a
+  // little; the answers compared are those after it, once it covers every row.
+  await waitFor("the full-text index over every row", async () => ftsCoversAll(p), 60_000, 250);
   expected = await answers(server);
 }, 120_000);
+
+/** Whether /metrics shows pipeline `p`'s full-text indexes, each with no row left out of it. */
+async function ftsCoversAll(p: string): Promise<boolean> {
+  const text = String((await server.http("/metrics")).body);
+  const fts = (name: string) =>
+    [
+      ...text.matchAll(
+        new RegExp(`^${name}\\{collection="${p}",generation="1",column="\\w+",type="FTS"\\} (\\d+)$`, "gm"),
+      ),
+    ].map((m) => Number(m[1]));
+  const indexed = fts("ragd_lancedb_index_indexed_rows");
+  return (
+    indexed.length > 0 && indexed.every((n) => n > 0) && fts("ragd_lancedb_index_unindexed_rows").every((n) => n === 0)
+  );
+}
 
 afterAll(() => {
   server?.proc.kill(9);
