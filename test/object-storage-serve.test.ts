@@ -13,6 +13,7 @@ import { join } from "node:path";
 import type { ObjectStorage } from "../src/config-storage";
 import { tempDir } from "./support/app";
 import { ensureBinary, type RunningBinary, startBinary, signUp } from "./support/binary";
+import { openRelay, type Relay } from "./support/relay";
 import { haveRgw, NO_RGW, startRgw, type TestRgw } from "./support/rgw";
 import { waitFor } from "./support/wait";
 
@@ -24,6 +25,8 @@ const FILE_TEXT =
 
 describe.skipIf(!haveRgw)("ragd serve on object storage (Ceph RGW)", () => {
   let rgw: TestRgw;
+  /** The server's way to the store, which the last test closes: the store may be the run's shared one. */
+  let relay: Relay;
   let store: ObjectStorage;
   let s3: S3Client;
   let server: RunningBinary;
@@ -37,7 +40,8 @@ describe.skipIf(!haveRgw)("ragd serve on object storage (Ceph RGW)", () => {
   beforeAll(async () => {
     await ensureBinary();
     rgw = await startRgw();
-    store = rgw.storage;
+    relay = await openRelay(rgw.storage.endpoint!);
+    store = { ...rgw.storage, endpoint: relay.endpoint };
     s3 = new S3Client({
       bucket: store.bucket,
       region: store.region,
@@ -59,6 +63,7 @@ describe.skipIf(!haveRgw)("ragd serve on object storage (Ceph RGW)", () => {
 
   afterAll(async () => {
     server?.proc.kill("SIGKILL");
+    await relay?.close();
     await rgw?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }, 30_000);
@@ -284,7 +289,7 @@ describe.skipIf(!haveRgw)("ragd serve on object storage (Ceph RGW)", () => {
   });
 
   test("is not ready once the object store is gone, saying which dependency is missing", async () => {
-    await rgw.stop();
+    await relay.close();
     const ready = await server.http("/readyz");
     expect(ready.status).toBe(503);
     const check = ready.body.checks.find((c: { name: string }) => c.name === "object storage");

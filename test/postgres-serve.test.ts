@@ -43,7 +43,8 @@ describe.skipIf(!havePostgres)("ragd serve on PostgreSQL", () => {
 
   beforeAll(async () => {
     await ensureBinary();
-    pg = await startPostgres();
+    // A server of its own: the tests below stop and restart it.
+    pg = await startPostgres({ own: true });
     url = await pg.createDatabase("ragd_serve");
     server = await start();
   }, 120_000);

@@ -3,9 +3,11 @@
  * RADOS Gateway from the system's `radosgw`, `ceph-mon` and `ceph-osd` packages (.ci/run
  * installs them). One monitor, one OSD keeping its data in memory, no cephx, free ports,
  * a temporary directory, one user with keys and one bucket; `stop()` ends the daemons and
- * removes the directory. Start-up takes about 15 s, so a test file starts one store.
- * RGW is the store of choice because it honours `If-None-Match: *` (docs/notes/
- * 2026-12-06-object-storage.md).
+ * removes the directory. Start-up takes about 15 s, so a test file starts one store, and
+ * `npm test` starts one for the whole run (test/support/run-services.ts) and names it in
+ * the RAGD_TEST_S3_* variables: then `startRgw()` hands out that store, with buckets of the
+ * caller's own, and `stop()` leaves it running. RGW is the store of choice because it
+ * honours `If-None-Match: *` (docs/notes/2026-12-06-object-storage.md).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -17,15 +19,23 @@ import { presignUrl } from "../../src/files/presign";
 export interface TestRgw {
   /** The bucket's settings, with prefix "" and the test user's keys. */
   storage: ObjectStorage;
-  /** Creates another empty bucket and returns settings for it. */
+  /** Creates another empty bucket, named after `name` with a unique ending, and returns settings for it. */
   createBucket(name: string): Promise<ObjectStorage>;
   stop(): Promise<void>;
 }
 
+/** The environment variables naming the run's shared store: its endpoint and the test user's keys. */
+export const SHARED_RGW_ENV = {
+  endpoint: "RAGD_TEST_S3_URL",
+  accessKeyId: "RAGD_TEST_S3_ACCESS_KEY_ID",
+  secretAccessKey: "RAGD_TEST_S3_SECRET_ACCESS_KEY",
+} as const;
+const sharedEnv = Object.values(SHARED_RGW_ENV).map((name) => process.env[name] ?? "");
+
 const BINARIES = ["radosgw", "ceph-mon", "ceph-osd", "radosgw-admin", "monmaptool", "ceph-authtool", "ceph"];
 
 /** Whether Ceph's daemons and tools are on PATH. */
-export const haveRgw = BINARIES.every((b) => Bun.which(b) !== null);
+export const haveRgw = sharedEnv.every(Boolean) || BINARIES.every((b) => Bun.which(b) !== null);
 export const NO_RGW = "no Ceph RGW installed (apt-get install -y --no-install-recommends ceph-mon ceph-osd radosgw)";
 
 /** Daemons still running and directories not yet removed: cleared if the test process exits without stop(). */
@@ -43,7 +53,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function cephConf(dir: string, fsid: string, monPort: number, rgwPort: number): string {
+function cephConf(dir: string, fsid: string, monPort: number, rgwPort: number, memoryBytes: number): string {
   return `[global]
 fsid = ${fsid}
 mon host = v1:127.0.0.1:${monPort}
@@ -60,7 +70,7 @@ osd pool default pgp num = 8
 mon max pg per osd = 1000
 osd crush chooseleaf type = 0
 osd objectstore = memstore
-memstore device bytes = 2147483648
+memstore device bytes = ${memoryBytes}
 run dir = ${dir}/run
 admin socket = ${dir}/run/$name.asok
 log file = ${dir}/log/$name.log
@@ -92,20 +102,36 @@ function daemon(cmd: string, args: string[]): ChildProcess {
 }
 
 /**
- * Starts a store; a start that fails (the OSD now and then keeps exiting with "wrong
- * fsid", below) is thrown away whole and made again from nothing, once.
+ * The run's shared store when there is one, else a store of the caller's own (`own` always
+ * starts one, of `memoryBytes`, 2 GiB unless told); a start that fails (the OSD now and
+ * then keeps exiting with "wrong fsid", below) is thrown away whole and made again, once.
  */
-export async function startRgw(): Promise<TestRgw> {
-  if (!haveRgw) throw new Error(NO_RGW);
+export async function startRgw(opts: { own?: boolean; memoryBytes?: number } = {}): Promise<TestRgw> {
+  const [endpoint, accessKeyId, secretAccessKey] = sharedEnv;
+  // Objects stay until the run's end: RGW frees a deleted object's memory only at its later garbage collection.
+  if (endpoint && accessKeyId && secretAccessKey && !opts.own)
+    return onStore({ prefix: "", endpoint, region: "us-east-1", accessKeyId, secretAccessKey }, async () => {});
+  if (!BINARIES.every((b) => Bun.which(b) !== null)) throw new Error(NO_RGW);
   try {
-    return await startRgwOnce();
+    return await startRgwOnce(opts.memoryBytes ?? 2 ** 31);
   } catch (err) {
     console.error(`the test RGW did not start, starting another: ${String(err).slice(0, 2000)}`);
-    return startRgwOnce();
+    return startRgwOnce(opts.memoryBytes ?? 2 ** 31);
   }
 }
 
-async function startRgwOnce(): Promise<TestRgw> {
+/** A store at `base`'s endpoint with its keys: a bucket of the caller's own, and more on demand. */
+async function onStore(base: Omit<ObjectStorage, "bucket">, stop: () => Promise<void>): Promise<TestRgw> {
+  const createBucket = async (name: string) => {
+    const storage = { ...base, bucket: `${name}-${randomHex(4)}` };
+    const res = await fetch(presignUrl(storage, { method: "PUT", key: "", expiresInS: 60 }), { method: "PUT" });
+    if (!res.ok) throw new Error(`creating bucket ${storage.bucket}: ${res.status} ${await res.text()}`);
+    return storage;
+  };
+  return { storage: await createBucket("ragd-test"), createBucket, stop };
+}
+
+async function startRgwOnce(memoryBytes: number): Promise<TestRgw> {
   const dir = mkdtempSync(join(tmpdir(), "ragd-rgw-"));
   dirs.add(dir);
   const daemons: ChildProcess[] = [];
@@ -115,7 +141,7 @@ async function startRgwOnce(): Promise<TestRgw> {
     dirs.delete(dir);
   };
   try {
-    const endpoint = await startDaemons(dir, daemons);
+    const endpoint = await startDaemons(dir, daemons, memoryBytes);
     const [accessKeyId, secretAccessKey] = [`k${randomHex(10)}`, randomHex(20)];
     const user = [`--access-key=${accessKeyId}`, `--secret=${secretAccessKey}`];
     tool("radosgw-admin", [
@@ -127,14 +153,7 @@ async function startRgwOnce(): Promise<TestRgw> {
       "--display-name=ragd",
       ...user,
     ]);
-    const base = { prefix: "", endpoint, region: "us-east-1", accessKeyId, secretAccessKey };
-    const createBucket = async (bucket: string) => {
-      const storage = { ...base, bucket };
-      const res = await fetch(presignUrl(storage, { method: "PUT", key: "", expiresInS: 60 }), { method: "PUT" });
-      if (!res.ok) throw new Error(`creating bucket ${bucket}: ${res.status} ${await res.text()}`);
-      return storage;
-    };
-    return { storage: await createBucket("ragd-test"), createBucket, stop };
+    return await onStore({ prefix: "", endpoint, region: "us-east-1", accessKeyId, secretAccessKey }, stop);
   } catch (err) {
     await stop();
     throw err;
@@ -142,11 +161,11 @@ async function startRgwOnce(): Promise<TestRgw> {
 }
 
 /** Monitor, OSD and gateway, each pushed onto `daemons` as it starts; the gateway's URL. */
-async function startDaemons(dir: string, daemons: ChildProcess[]): Promise<string> {
+async function startDaemons(dir: string, daemons: ChildProcess[], memoryBytes: number): Promise<string> {
   for (const d of ["run", "log", "mon.a", "osd.0", "rgw"]) mkdirSync(join(dir, d));
   const [monPort, rgwPort, fsid] = [await freePort(), await freePort(), crypto.randomUUID()];
   const conf = join(dir, "ceph.conf");
-  writeFileSync(conf, cephConf(dir, fsid, monPort, rgwPort));
+  writeFileSync(conf, cephConf(dir, fsid, monPort, rgwPort, memoryBytes));
   const c = ["-c", conf];
   const [monmap, keyring] = [join(dir, "monmap"), join(dir, "keyring")];
   tool("monmaptool", ["--create", "--addv", "a", `[v1:127.0.0.1:${monPort}]`, "--fsid", fsid, monmap]);
