@@ -271,6 +271,8 @@ for (const { name, store } of engines) {
       lastUsedAt: null,
       scopes: '["query","ingest"]',
       expiresAt: null,
+      filter: null,
+      tokenSecret: null,
     });
     await store.atomically(async (tx) => {
       await insertApiKey(tx, key(k("1")));

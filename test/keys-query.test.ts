@@ -33,6 +33,7 @@ describe("API key lifecycle", () => {
     expect(Object.keys(listed).sort()).toEqual([
       "createdAt",
       "expiresAt",
+      "filter",
       "id",
       "lastUsedAt",
       "name",
@@ -97,7 +98,14 @@ describe("query", () => {
     const k = await newKey();
     const r = await t.call("POST", "/api/rag/query", { headers: bearer(k.key), body: { query: "  what is ragd?  " } });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ results: [], pipelineId, query: "what is ragd?", topK: 7, noRelevantResults: true });
+    expect(r.body).toEqual({
+      results: [],
+      pipelineId,
+      query: "what is ragd?",
+      topK: 7,
+      noRelevantResults: true,
+      queryLanguage: "en",
+    });
     const r3 = await t.call("POST", "/api/rag/query", { headers: bearer(k.key), body: { query: "x", topK: 3 } });
     expect(r3.body.topK).toBe(3);
   });

@@ -77,6 +77,11 @@ export function metadataProblems(input: unknown, field = "metadata"): MetadataPr
       });
     else if (RESERVED_METADATA_KEYS.has(key))
       problems.push({ field: `${field}.${key}`, message: `"${key}" is reserved: ragd sets it on every result` });
+    else if (key === "_access" && !Array.isArray(value))
+      problems.push({
+        field: `${field}.${key}`,
+        message: "lists who may see the source (docs/API.md, Access rules): an array of strings",
+      });
     const bad = valueProblem(value);
     if (bad) problems.push({ field: `${field}.${key}`, message: bad });
   }

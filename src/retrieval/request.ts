@@ -60,6 +60,8 @@ export interface ResolvedSearch {
 export function resolveSearch(
   req: SearchRequest,
   collection: Pick<Collection, "retrievalTopK" | "hybridAlpha">,
+  /** SQL the caller is held to whatever its filter says (its key's or token's access); null: none. */
+  access: string | null = null,
 ): ResolvedSearch {
   const query = req.query.trim();
   const problem =
@@ -75,8 +77,14 @@ export function resolveSearch(
     mode: req.mode ?? "hybrid",
     minScore: req.minScore ?? 0,
     sourceIds: req.filter?.sourceIds,
-    where: compileMetadataFilter(req.filter?.metadata) ?? undefined,
+    where: both(access, compileMetadataFilter(req.filter?.metadata)),
     hybridAlpha: req.hybridAlpha ?? collection.hybridAlpha ?? undefined,
     diversity: req.diversity ?? 0,
   };
+}
+
+/** Two predicates that must both hold; undefined when neither is given. */
+function both(a: string | null, b: string | null): string | undefined {
+  if (a === null) return b ?? undefined;
+  return b === null ? a : `(${a}) AND (${b})`;
 }

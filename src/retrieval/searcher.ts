@@ -79,10 +79,16 @@ export class Searcher {
 
   /**
    * Runs a client's search request on one collection (see resolveSearch for its defaults and rules).
-   * `generation` searches another live generation than the active one (an evaluation of a re-index).
+   * `generation` searches another live generation than the active one (an evaluation of a re-index);
+   * `access` is SQL every hit must also meet: what the caller's key or token may see.
    */
-  async search(collection: Collection, request: SearchRequest, generation?: number): Promise<SearchAnswer> {
-    const req = resolveSearch(request, collection);
+  async search(
+    collection: Collection,
+    request: SearchRequest,
+    generation?: number,
+    access: string | null = null,
+  ): Promise<SearchAnswer> {
+    const req = resolveSearch(request, collection, access);
     const which = generation ?? collection.activeGeneration;
     const text = queryText(req.query, languageOf(collection, which), modelOf(collection, which));
     const target = await this.target(collection, req, text, which);

@@ -39,6 +39,18 @@ export async function findApiKeyByHash(
   );
 }
 
+/** The key and its pipeline for a key id (a tenant token names its key by id), or undefined. */
+export async function findApiKeyById(db: Db, keyId: string): Promise<{ key: ApiKey; collection: Collection } | undefined> {
+  const { apiKeys, collections } = tables(db);
+  return first(
+    await db
+      .select({ key: apiKeys, collection: collections })
+      .from(apiKeys)
+      .innerJoin(collections, eq(collections.id, apiKeys.collectionId))
+      .where(eq(apiKeys.id, keyId)),
+  );
+}
+
 export async function deleteApiKey(db: Db, keyId: string): Promise<void> {
   const { apiKeys } = tables(db);
   await db.delete(apiKeys).where(eq(apiKeys.id, keyId));

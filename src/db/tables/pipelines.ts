@@ -64,6 +64,10 @@ export const apiKeys = sqliteTable(
     scopes: text("scopes").notNull().default('["query"]'),
     /** When the key stops working; null: never. */
     expiresAt: text("expires_at"),
+    /** A metadata filter (JSON) ANDed into every query the key and its tokens make; null: none. */
+    filter: text("filter"),
+    /** The HS256 secret its tenant tokens are signed with (keys with the tokens scope); null: none. */
+    tokenSecret: text("token_secret"),
   },
   (t) => [uniqueIndex("api_keys_hash_unique").on(t.keyHash), index("api_keys_collection_idx").on(t.collectionId)],
 );

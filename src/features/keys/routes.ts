@@ -27,7 +27,8 @@ export function keyRoutes(auth: AuthService, pipelines: PipelineService, keys: K
       "",
       async ({ user, params, body, set }) => {
         await pipelines.own(user, params.id);
-        const created = await keys.create(params.id, body.name, { scopes: body.scopes, expiresAt: body.expiresAt });
+        const { scopes, expiresAt, filter } = body;
+        const created = await keys.create(params.id, body.name, { scopes, expiresAt, filter });
         set.status = 201;
         return created;
       },

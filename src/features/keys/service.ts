@@ -10,6 +10,7 @@ import {
   deleteApiKey,
   findApiKey,
   findApiKeyByHash,
+  findApiKeyById,
   insertApiKey,
   listApiKeys,
   touchApiKeys,
@@ -18,85 +19,42 @@ import { findCollectionById } from "../../db/repo/collections";
 import { findUserState } from "../../db/repo/users";
 import type { ApiKey } from "../../db/schema";
 import type { Store } from "../../db/store";
-import { parseDateTime } from "../../http/date-time";
 import { AppError, notFound } from "../../http/errors";
 import { randomBase62, sha256 } from "../../tools/crypto";
+import {
+  CACHE_MAX,
+  checkExpiry,
+  checkScopes,
+  field,
+  type Grant,
+  grantOf,
+  KEY_BODY_LENGTH,
+  KEY_PREFIX,
+  KEY_SHAPE,
+  type KeyCaller,
+  type KeyScope,
+  parseScopes,
+  type PublicKey,
+  shapeProblem,
+  VISIBLE_PREFIX,
+} from "./rules";
 
-export const KEY_PREFIX = "rag_";
-const KEY_BODY_LENGTH = 40;
-const VISIBLE_PREFIX = 12;
-const CACHE_MAX = 10_000;
-const KEY_SHAPE = /^rag_[0-9A-Za-z]{40,200}$/;
-
-export const KEY_SCOPES = ["query", "ingest"] as const;
-export type KeyScope = (typeof KEY_SCOPES)[number];
-
-export interface PublicKey {
-  id: string;
-  name: string;
-  prefix: string;
-  scopes: KeyScope[];
-  expiresAt: string | null;
-  createdAt: string;
-  lastUsedAt: string | null;
-}
-
-/** What a presented key may do, as cached by its hash. */
-interface Grant {
-  keyId: string;
-  collectionId: string;
-  /** The pipeline's owner: a disabled owner's keys stop answering. */
-  userId: string;
-  scopes: KeyScope[];
-  /** Epoch milliseconds; Infinity when the key never expires. */
-  expires: number;
-}
-
-/** Reads the stored scopes; a damaged value grants nothing. */
-function parseScopes(json: string): KeyScope[] {
-  try {
-    const v = JSON.parse(json);
-    return Array.isArray(v) ? v.filter((s): s is KeyScope => (KEY_SCOPES as readonly string[]).includes(s)) : [];
-  } catch {
-    return [];
-  }
-}
-
-const field = (name: string, message: string) =>
-  new AppError("invalid_request", `${name}: ${message}`, [{ field: name, message }]);
-
-/** Checks requested scopes: a non-empty list of distinct known scopes; `["query"]` when omitted. */
-export function checkScopes(input: unknown): KeyScope[] {
-  if (input === undefined) return ["query"];
-  if (!Array.isArray(input) || input.length === 0)
-    throw field("scopes", `must be a non-empty array of: ${KEY_SCOPES.join(", ")}`);
-  for (const s of input)
-    if (!(KEY_SCOPES as readonly unknown[]).includes(s))
-      throw field("scopes", `unknown scope ${JSON.stringify(s)}; known scopes: ${KEY_SCOPES.join(", ")}`);
-  if (new Set(input).size !== input.length) throw field("scopes", "lists a scope twice");
-  return input as KeyScope[];
-}
-
-/** Checks an expiry: a date-time (http/date-time.ts) in the future; null when omitted. */
-export function checkExpiry(input: unknown, now = Date.now()): string | null {
-  if (input === undefined || input === null) return null;
-  const ms = parseDateTime(input, "expiresAt");
-  if (ms <= now) throw field("expiresAt", "must be in the future");
-  return new Date(ms).toISOString();
-}
-
-/** Why a presented key cannot be a ragd key: a cut-short `rag_` key is told so. */
-function shapeProblem(raw: string): string {
-  if (!raw.startsWith(KEY_PREFIX)) return "that is not a ragd API key (they start with rag_)";
-  const tail = raw.slice(KEY_PREFIX.length);
-  const shape = `a ragd key is rag_ followed by ${KEY_BODY_LENGTH} letters and digits`;
-  if (tail.length < KEY_BODY_LENGTH && /^[0-9A-Za-z]*$/.test(tail))
-    return `that API key is incomplete: ${shape}, and this one has only ${tail.length} (was it cut short when copied?)`;
-  return `that API key is malformed: ${shape}`;
-}
+export {
+  checkExpiry,
+  checkScopes,
+  KEY_PREFIX,
+  KEY_SCOPES,
+  type KeyCaller,
+  type KeyScope,
+  type PublicKey,
+} from "./rules";
+import { accessWhere, storedKeyFilter } from "./access";
+import { TOKEN_SHAPE, tokenKeyId, verifyToken } from "./tokens";
 
 export class KeyService {
   private readonly cache = new Map<string, Grant>();
+  /** The same grants by key id, for tenant tokens, which name their key. */
+  private readonly byId = new Map<string, Grant>();
   private pending = new Map<string, string>();
   /**
    * Counts revocations and forgotten collections: a lookup read before one of them
@@ -123,10 +81,14 @@ export class KeyService {
   async create(
     collectionId: string,
     name: string,
-    opts: { scopes?: unknown; expiresAt?: unknown } = {},
-  ): Promise<PublicKey & { key: string }> {
+    opts: { scopes?: unknown; expiresAt?: unknown; filter?: unknown } = {},
+  ): Promise<PublicKey & { key: string; tokenSecret?: string }> {
     const scopes = checkScopes(opts.scopes);
     const expiresAt = checkExpiry(opts.expiresAt);
+    const filter = storedKeyFilter(opts.filter);
+    if (filter !== null && scopes.includes("ingest"))
+      throw field("filter", "a key with a filter only reads: it cannot have the ingest scope");
+    const tokenSecret = scopes.includes("tokens") ? randomBase62(48) : null;
     const key = KEY_PREFIX + randomBase62(KEY_BODY_LENGTH);
     const row: ApiKey = {
       id: Bun.randomUUIDv7(),
@@ -138,12 +100,14 @@ export class KeyService {
       lastUsedAt: null,
       scopes: JSON.stringify(scopes),
       expiresAt,
+      filter,
+      tokenSecret,
     };
     await this.db.atomically(async (tx) => {
       if (!(await findCollectionById(tx, collectionId))) throw notFound("pipeline");
       await insertApiKey(tx, row);
     });
-    return { ...this.present(row), key };
+    return { ...this.present(row), key, ...(tokenSecret ? { tokenSecret } : {}) };
   }
 
   async list(collectionId: string): Promise<PublicKey[]> {
@@ -160,6 +124,7 @@ export class KeyService {
     });
     this.forgets++;
     this.cache.delete(row.keyHash);
+    this.byId.delete(keyId);
     this.pending.delete(keyId);
     for (const c of this.held.get(keyId) ?? []) c.abort();
     this.held.delete(keyId);
@@ -197,29 +162,56 @@ export class KeyService {
   forgetCollection(collectionId: string): void {
     this.forgets++;
     for (const [hash, v] of this.cache) if (v.collectionId === collectionId) this.cache.delete(hash);
+    for (const [id, v] of this.byId) if (v.collectionId === collectionId) this.byId.delete(id);
   }
 
   /**
-   * The one check of a key-authenticated route: the key id and pipeline id behind
-   * `Authorization: Bearer rag_…` when the key is known, unexpired and holds `scope`;
-   * otherwise invalid_api_key (401), account_disabled (401) or insufficient_scope (403).
+   * The one check of a key-authenticated route: who is behind `Authorization: Bearer rag_…`
+   * (or a tenant token of such a key) when the key is known, unexpired and holds `scope`,
+   * and what they may see; otherwise invalid_api_key (401), account_disabled (401) or
+   * insufficient_scope (403). A token only ever has the query scope.
    */
-  async authorize(authorization: string | null, scope: KeyScope): Promise<{ keyId: string; collectionId: string }> {
-    const grant = await this.lookup(authorization);
-    await this.checkOwner(grant);
-    if (Date.now() >= grant.expires)
-      throw new AppError("invalid_api_key", `this API key expired at ${new Date(grant.expires).toISOString()}`);
+  async authorize(authorization: string | null, scope: KeyScope): Promise<KeyCaller> {
+    const raw = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
+    if (raw && TOKEN_SHAPE.test(raw)) return this.authorizeToken(raw, scope);
+    const grant = await this.lookup(raw);
+    await this.checkGrant(grant);
     if (!grant.scopes.includes(scope))
       throw new AppError(
         "insufficient_scope",
         `this API key lacks the "${scope}" scope (it has: ${grant.scopes.join(", ") || "none"}); create a key with it`,
       );
     this.pending.set(grant.keyId, new Date().toISOString());
-    return { keyId: grant.keyId, collectionId: grant.collectionId };
+    const access = accessWhere(grant.filter);
+    return { keyId: grant.keyId, collectionId: grant.collectionId, access, token: false };
+  }
+
+  /** authorize() for a tenant token: its key must hold the tokens scope, its signature and expiry must hold. */
+  private async authorizeToken(raw: string, scope: KeyScope): Promise<KeyCaller> {
+    const grant = await this.lookupId(tokenKeyId(raw));
+    if (!grant.scopes.includes("tokens") || grant.tokenSecret === null)
+      throw new AppError("invalid_api_key", "the API key this token names does not issue tenant tokens");
+    const claims = await verifyToken(raw, grant.tokenSecret);
+    await this.checkGrant(grant);
+    if (scope !== "query")
+      throw new AppError(
+        "insufficient_scope",
+        "a tenant token can only query; writes need an API key with the ingest scope",
+      );
+    this.pending.set(grant.keyId, new Date().toISOString());
+    const access = accessWhere(grant.filter, claims);
+    return { keyId: grant.keyId, collectionId: grant.collectionId, access, token: true };
+  }
+
+  /** The key's owner may use it and the key has not expired. */
+  private async checkGrant(grant: Grant): Promise<void> {
+    await this.checkOwner(grant);
+    if (Date.now() >= grant.expires)
+      throw new AppError("invalid_api_key", `this API key expired at ${new Date(grant.expires).toISOString()}`);
   }
 
   /** authorize() for the query scope, for callers that predate scopes (the query scope is what they served). */
-  authenticate(authorization: string | null): Promise<{ keyId: string; collectionId: string }> {
+  authenticate(authorization: string | null): Promise<KeyCaller> {
     return this.authorize(authorization, "query");
   }
 
@@ -238,8 +230,7 @@ export class KeyService {
   }
 
   /** The grant behind a presented key; invalid_api_key when it is missing, malformed, unknown or revoked. */
-  private async lookup(authorization: string | null): Promise<Grant> {
-    const raw = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
+  private async lookup(raw: string | undefined): Promise<Grant> {
     if (!raw) throw new AppError("invalid_api_key", "send the pipeline's API key as Authorization: Bearer rag_…");
     if (!KEY_SHAPE.test(raw)) throw new AppError("invalid_api_key", shapeProblem(raw));
     const hash = sha256(raw);
@@ -248,19 +239,26 @@ export class KeyService {
     const forgets = this.forgets;
     const found = await findApiKeyByHash(this.db.reader, hash);
     if (!found) throw new AppError("invalid_api_key", "unknown or revoked API key");
-    const hit: Grant = {
-      keyId: found.key.id,
-      collectionId: found.collection.id,
-      userId: found.collection.userId,
-      scopes: parseScopes(found.key.scopes),
-      expires: found.key.expiresAt ? Date.parse(found.key.expiresAt) : Number.POSITIVE_INFINITY,
-    };
-    // Answered as read; kept only when nothing was revoked while it was read.
+    return this.remember(this.cache, hash, grantOf(found), forgets);
+  }
+
+  /** The grant of the key a tenant token names, by id; invalid_api_key when it is unknown or revoked. */
+  private async lookupId(keyId: string): Promise<Grant> {
+    const cached = this.byId.get(keyId);
+    if (cached) return cached;
+    const forgets = this.forgets;
+    const found = await findApiKeyById(this.db.reader, keyId);
+    if (!found) throw new AppError("invalid_api_key", "the API key this token names is unknown or revoked");
+    return this.remember(this.byId, keyId, grantOf(found), forgets);
+  }
+
+  /** Answered as read; kept only when nothing was revoked while it was read. */
+  private remember(cache: Map<string, Grant>, key: string, grant: Grant, forgets: number): Grant {
     if (this.caching && forgets === this.forgets) {
-      if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
-      this.cache.set(hash, hit);
+      if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
+      cache.set(key, grant);
     }
-    return hit;
+    return grant;
   }
 
   /** Writes the gathered last-used times; called on a timer and at shutdown. */
@@ -278,6 +276,7 @@ export class KeyService {
       prefix: k.prefix,
       scopes: parseScopes(k.scopes),
       expiresAt: k.expiresAt,
+      filter: k.filter === null ? null : JSON.parse(k.filter),
       createdAt: k.createdAt,
       lastUsedAt: this.pending.get(k.id) ?? k.lastUsedAt,
     };

@@ -32,13 +32,17 @@ export function mcpRoutes(d: McpDeps) {
     .derive({ as: "local" }, async ({ request, body }) =>
       d.queries.admitKey(request.headers.get("authorization"), messageCount(body)),
     )
-    .post("/mcp", ({ request, body, collection, keyId }) => held(d, request, body, collection, keyId), {
-      detail: {
-        summary: "Model Context Protocol (Streamable HTTP, stateless)",
-        description: "JSON-RPC messages of the Model Context Protocol; see the MCP section of the API guide.",
-        security: [{ apiKey: [] }],
+    .post(
+      "/mcp",
+      ({ request, body, collection, keyId, access }) => held(d, request, body, { collection, keyId, access }),
+      {
+        detail: {
+          summary: "Model Context Protocol (Streamable HTTP, stateless)",
+          description: "JSON-RPC messages of the Model Context Protocol; see the MCP section of the API guide.",
+          security: [{ apiKey: [] }],
+        },
       },
-    })
+    )
     .get("/mcp", notAllowed, { detail: { hide: true } })
     .delete("/mcp", notAllowed, { detail: { hide: true } });
 }
@@ -54,15 +58,14 @@ async function held(
   d: McpDeps,
   request: Request,
   body: unknown,
-  collection: ToolContext["collection"],
-  keyId: string,
+  { collection, keyId, access }: Pick<ToolContext, "collection" | "access"> & { keyId: string },
 ): Promise<Response> {
   const authorization = request.headers.get("authorization");
   const recheck = () => d.keys.authorize(authorization, "query");
   const hold = d.keys.hold(keyId);
   try {
     const exchange = await import("./exchange");
-    const answered = exchange.answer(request, body, { ...d, collection, recheck });
+    const answered = exchange.answer(request, body, { ...d, collection, access, recheck });
     answered.catch(() => {}); // when the revocation answered first
     const revoked = new Promise<never>((_, reject) => {
       const refuse = () => reject(new AppError("invalid_api_key", "unknown or revoked API key"));

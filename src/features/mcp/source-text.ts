@@ -8,6 +8,7 @@
  * only the whitespace between two chunks is unknown, and it is shown as spaces
  * (which keeps every offset right).
  */
+import { sqlString } from "../../vectors/tables";
 import { findDocument, findDocumentText } from "../../db/repo/documents";
 import type { Collection } from "../../db/schema";
 import type { Store } from "../../db/store";
@@ -39,10 +40,31 @@ export class SourceReader {
     private readonly store: VectorStore,
   ) {}
 
-  /** Characters [start, end) of a source, at most READ_MAX_CHARS; `end` defaults to as far as that allows. */
-  async read(collection: Collection, sourceId: string, start = 0, end?: number): Promise<SourceSpan> {
+  /** The ids of the sources with a chunk `access` lets through; null when it lets everything through. */
+  async visibleSources(collection: Collection, access: string | null): Promise<Set<string> | null> {
+    if (access === null) return null;
+    return new Set((await this.store.documentCounts(collection.id, collection.activeGeneration, access)).keys());
+  }
+
+  private async visible(collection: Collection, documentId: string, access: string | null): Promise<boolean> {
+    if (access === null) return true;
+    const where = `(${access}) AND document_id = ${sqlString(documentId)}`;
+    return (await this.store.documentCounts(collection.id, collection.activeGeneration, where)).size > 0;
+  }
+
+  /**
+   * Characters [start, end) of a source, at most READ_MAX_CHARS; `end` defaults to as far as
+   * that allows. A source the caller may not see (`access`, keys/access.ts) is not found.
+   */
+  async read(
+    collection: Collection,
+    sourceId: string,
+    start = 0,
+    end?: number,
+    access: string | null = null,
+  ): Promise<SourceSpan> {
     const doc = await findDocument(this.db.reader, collection.id, sourceId);
-    if (!doc) throw notFound("source");
+    if (!doc || !(await this.visible(collection, doc.id, access))) throw notFound("source");
     if (end !== undefined && end <= start) {
       throw new AppError("invalid_request", `end: must be greater than start (${start})`);
     }

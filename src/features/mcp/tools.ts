@@ -24,6 +24,12 @@ import { READ_MAX_CHARS, type SourceReader } from "./source-text";
 /** What the tools of one request need: the key's pipeline, its check and the shared services. */
 export interface ToolContext {
   collection: Collection;
+  /**
+   * What the key or tenant token may see (keys/access.ts); null: everything. A restricted
+   * caller searches, reads and lists only the sources it may see, and is not told the
+   * pipeline's metadata values (no list_metadata, no summary in search's description).
+   */
+  access: string | null;
   /** Throws the key's 401 once it no longer holds; asked before each call. */
   recheck: () => Promise<unknown>;
   queries: QueryService;
@@ -130,7 +136,7 @@ search's filter.sourceIds to search only some sources.`;
  */
 export async function registerTools(server: McpServer, ctx: ToolContext): Promise<void> {
   // The keys differ by pipeline; the text is cached per pipeline, the schema shared.
-  const metadata = await pipelineMetadata(ctx.db.reader, ctx.collection.id);
+  const metadata = ctx.access === null ? await pipelineMetadata(ctx.db.reader, ctx.collection.id) : null;
   const readOnly = { readOnlyHint: true, openWorldHint: false };
   const tools = new Map<string, CallableTool>();
   const add = <S extends z.ZodObject>(
@@ -148,29 +154,30 @@ export async function registerTools(server: McpServer, ctx: ToolContext): Promis
     "search",
     {
       title: "Search the knowledge base",
-      description: `${SEARCH_DESCRIPTION}\n\n${metadata.description}`,
+      description: metadata ? `${SEARCH_DESCRIPTION}\n\n${metadata.description}` : SEARCH_DESCRIPTION,
       inputSchema: SEARCH_INPUT,
     },
     (args) => search(ctx, args),
   );
   add("read", { title: "Read a span of a source", description: READ_DESCRIPTION, inputSchema: READ_INPUT }, (args) =>
-    ctx.reader.read(ctx.collection, args.sourceId, args.start, args.end),
+    ctx.reader.read(ctx.collection, args.sourceId, args.start, args.end, ctx.access),
   );
   add("list_sources", { title: "List the sources", description: LIST_DESCRIPTION, inputSchema: LIST_INPUT }, (args) =>
     listSources(ctx, args.page ?? 1, args.status),
   );
-  add(
-    "list_metadata",
-    { title: "List the metadata keys", description: METADATA_DESCRIPTION, inputSchema: NO_INPUT },
-    async () => (await pipelineMetadata(ctx.db.reader, ctx.collection.id)).summary,
-  );
+  if (ctx.access === null)
+    add(
+      "list_metadata",
+      { title: "List the metadata keys", description: METADATA_DESCRIPTION, inputSchema: NO_INPUT },
+      async () => (await pipelineMetadata(ctx.db.reader, ctx.collection.id)).summary,
+    );
   server.server.setRequestHandler(CallToolRequestSchema, (request) => callTool(tools, ctx, request.params));
 }
 
 type SearchArgs = z.infer<typeof SEARCH_INPUT>;
 
 async function search(ctx: ToolContext, args: SearchArgs) {
-  const { results, query, topK } = await ctx.queries.query(ctx.collection, args);
+  const { results, query, topK } = await ctx.queries.query(ctx.collection, args, ctx.access);
   return { query, topK, results: results.map(citable) };
 }
 
@@ -181,7 +188,10 @@ function citable(r: SearchResult) {
 }
 
 async function listSources(ctx: ToolContext, page: number, status?: string) {
-  const all = (await listDocuments(ctx.db.reader, ctx.collection.id)).filter((d) => !status || d.status === status);
+  const visible = await ctx.reader.visibleSources(ctx.collection, ctx.access);
+  const all = (await listDocuments(ctx.db.reader, ctx.collection.id)).filter(
+    (d) => (!status || d.status === status) && (visible === null || visible.has(d.id)),
+  );
   const rows = all.slice((page - 1) * LIST_PAGE_SIZE, page * LIST_PAGE_SIZE);
   const sources = rows.map((d) => {
     // The text itself is for read; a listing carries its length only.

@@ -18,10 +18,8 @@ export function queryRoutes(queries: QueryService) {
       .use(unknownFields)
       // derive runs before body validation, so a bad key is 401 whatever fields the body has
       // (only a body that is not JSON at all is reported first).
-      .derive({ as: "local" }, async ({ request }) => ({
-        pipeline: await queries.admit(request.headers.get("authorization")),
-      }))
-      .post("/api/rag/query", ({ body, pipeline }) => queries.query(pipeline, body), {
+      .derive({ as: "local" }, ({ request }) => queries.admitKey(request.headers.get("authorization"), 1))
+      .post("/api/rag/query", ({ body, collection, access }) => queries.query(collection, body, access), {
         parse: "json",
 
         rejectUnknownFields: SearchBody,

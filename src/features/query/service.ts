@@ -26,18 +26,16 @@ export class QueryService {
     this.burst = rate.queryBurst;
   }
 
-  /** Authenticates and rate-limits the caller before anything else is looked at. */
-  async admit(authorization: string | null): Promise<Collection> {
-    return (await this.admitKey(authorization, 1)).collection;
-  }
-
   /**
    * admit() for `queries` queries at once (an MCP batch, each message one query): all of
    * them are taken from the key's budget, or none and 429 (docs/API.md, MCP). More than a
    * burst holds could never pass, so it is 400 rather than a 429 to retry forever.
    */
-  async admitKey(authorization: string | null, queries: number): Promise<{ collection: Collection; keyId: string }> {
-    const { keyId, collectionId } = await this.keys.authorize(authorization, "query");
+  async admitKey(
+    authorization: string | null,
+    queries: number,
+  ): Promise<{ collection: Collection; keyId: string; access: string | null }> {
+    const { keyId, collectionId, access } = await this.keys.authorize(authorization, "query");
     if (queries > this.burst)
       throw new AppError(
         "invalid_request",
@@ -52,7 +50,7 @@ export class QueryService {
     // Deleted since the key was checked: the key went with it.
     const collection = await findCollectionById(this.db.reader, collectionId);
     if (!collection) throw new AppError("invalid_api_key", "unknown or revoked API key");
-    return { collection, keyId };
+    return { collection, keyId, access };
   }
 
   /** Rate-limits the owner's own searches (one bucket per user, as a key has), then passes the pipeline on. */
@@ -64,9 +62,12 @@ export class QueryService {
     return collection;
   }
 
-  /** Searches the key's pipeline: {results, pipelineId, query, topK}. */
-  async query(collection: Collection, body: SearchRequest) {
-    const { results, query, topK, ...rest } = await this.searcher.search(collection, body);
+  /**
+   * Searches the key's pipeline: {results, pipelineId, query, topK}; `access` is what the
+   * key or token may see (keys/access.ts), held to before ranking.
+   */
+  async query(collection: Collection, body: SearchRequest, access: string | null = null) {
+    const { results, query, topK, ...rest } = await this.searcher.search(collection, body, undefined, access);
     return { results, pipelineId: collection.id, query, topK, ...rest };
   }
 }
