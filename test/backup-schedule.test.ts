@@ -9,6 +9,7 @@ import { readArchive } from "../src/backup/archive";
 import { type BackupManifest, checkBackupManifest } from "../src/backup/backup";
 import { ConfigError, loadConfig } from "../src/config";
 import { makeApp, tempDir } from "./support/app";
+import { waitFor } from "./support/wait";
 
 const dir = tempDir("ragd-scheduled-");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -38,7 +39,15 @@ describe("scheduled backups", () => {
     writeFileSync(join(backups, "notes.txt"), "not ours");
     const app = await makeApp({ backupDir: backups, backupEveryMs: 1100, backupKeep: 2 });
     try {
-      await Bun.sleep(4000);
+      // Two archives of this run and none of the old ones left: two backups were written.
+      await waitFor(
+        "two new backups, the old ones removed",
+        () => {
+          const names = readdirSync(backups).filter((f) => f.startsWith("ragd-backup-"));
+          return names.length === 2 && names.every((f) => !old.includes(f));
+        },
+        20_000,
+      );
     } finally {
       await app.close();
     }
