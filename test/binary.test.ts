@@ -129,7 +129,14 @@ describe("the served API over real HTTP", () => {
       headers: { authorization: `Bearer ${key.key}` },
     });
     expect(q.status).toBe(200);
-    expect(q.body).toEqual({ results: [], pipelineId, query: "vacation policy", topK: 3, noRelevantResults: true });
+    expect(q.body).toEqual({
+      results: [],
+      pipelineId,
+      query: "vacation policy",
+      topK: 3,
+      noRelevantResults: true,
+      queryLanguage: expect.any(String),
+    });
     await server.http(`/api/rag/pipelines/${pipelineId}/keys/${spare.id}`, { method: "DELETE", jar });
     const revoked = await server.http("/api/rag/query", {
       method: "POST",

@@ -10,7 +10,7 @@ import { stemmer as hy } from "@orama/stemmers/armenian";
 import { stemmer as bg } from "@orama/stemmers/bulgarian";
 import { stemmer as da } from "@orama/stemmers/danish";
 import { stemmer as nl } from "@orama/stemmers/dutch";
-import { stemmer as en } from "@orama/stemmers/english";
+import en from "wink-porter2-stemmer";
 import { stemmer as fi } from "@orama/stemmers/finnish";
 import { stemmer as fr } from "@orama/stemmers/french";
 import { stemmer as de } from "@orama/stemmers/german";
@@ -31,7 +31,12 @@ import { stemmer as ta } from "@orama/stemmers/tamil";
 import { stemmer as tr } from "@orama/stemmers/turkish";
 import { stemmer as uk } from "@orama/stemmers/ukrainian";
 
-/** Snowball stemmers by ISO 639-1 code. (Serbian's is left out: it answers Cyrillic words in Latin letters.) */
+/**
+ * Snowball stemmers by ISO 639-1 code. English is Porter2 (wink-porter2-stemmer), the
+ * Snowball English of LanceDB's own index, so English ranks as it did before languages
+ * (@orama's English is the older Porter: `delay` → `delai`). Serbian's is left out: it
+ * answers Cyrillic words in Latin letters.
+ */
 export const STEMMERS: Readonly<Record<string, (word: string) => string>> = {
   ar,
   bg,
