@@ -88,7 +88,7 @@ export function analyseAnyText(text: string, setting: string): ChunkAnalysis {
  */
 function analyseAscii(text: string, setting: string): ChunkAnalysis {
   const words = text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
-  const lang = setting === AUTO ? chunkLanguage(words.filter((w) => !/^[0-9]+$/.test(w))) : latinOnly(setting);
+  const lang = setting === AUTO ? chunkLanguage(words) : latinOnly(setting);
   const terms: string[] = [];
   const grams: string[] = [];
   for (const w of words) {

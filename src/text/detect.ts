@@ -49,11 +49,15 @@ export function queryLanguages(words: string[], script: Script): string[] {
   return [...new Set([...near, ...(FALLBACK[script] ?? [])])];
 }
 
+/** The first words, numbers left out, up to SAMPLE characters: all that detection reads. */
 function sample(words: string[]): string {
   let out = "";
   for (const w of words) {
     if (out.length >= SAMPLE) break;
+    if (NUMBER.test(w)) continue;
     out += out ? ` ${w}` : w;
   }
   return out;
 }
+
+const NUMBER = /^\p{N}+$/u;
