@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { analyseAnyText, analyseChunk, analyseQuery } from "../src/text/analyze";
+import { analyseAnyText, analyseChunk, analyseForIndex, analyseQuery } from "../src/text/analyze";
 import { embeddingText } from "../src/text/embedding-text";
 
 const SETTINGS = ["auto", "en", "de", "fr", "ru", "zh"];
@@ -26,6 +26,15 @@ describe("the ASCII path", () => {
       { numRuns: 300 },
     );
   });
+});
+
+test("ingestion's one split gives what analyseChunk and embeddingText give apart", () => {
+  for (const text of [ENGLISH, GERMAN, "北京是中国的首都，长城很长。", "서울은 한강이 흐르는 도시", "東京 ok 2024 Ünïcode"])
+    for (const builtin of [true, false])
+      expect(analyseForIndex(text, "auto", builtin)).toEqual({
+        ...analyseChunk(text, "auto"),
+        embedded: builtin ? embeddingText(text) : text,
+      });
 });
 
 describe("chunks and queries meet", () => {

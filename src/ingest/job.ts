@@ -3,8 +3,7 @@
  * embed in batches, and hand rows back in slices as they are ready. Pure of
  * SQLite and LanceDB: the main thread owns both (one writer per table).
  */
-import { analyseChunk } from "../text/analyze";
-import { embeddingText } from "../text/embedding-text";
+import { analyseForIndex } from "../text/analyze";
 import { LEGACY } from "../text/languages";
 import type { EmbedCall } from "../embed/calls";
 import { isBuiltinModel } from "../embed/models";
@@ -188,8 +187,7 @@ export async function runJob(
     const chunks = await timed(stages, "chunk", () => chunkText(extracted.text, job.chunking));
     if (chunks.length === 0) throw new ExtractionError(`no text found in the ${extracted.kind} content`);
     const embedder = ctx.embedder;
-    const analysed = job.language !== LEGACY;
-    const embedderInput = analysed && isBuiltinModel(embedder.name) ? embeddingText : (text: string) => text;
+    const builtin = isBuiltinModel(embedder.name);
     // With the built-in embedder a document of one slice is done within milliseconds of
     // starting: its progress would cost two writes that nobody sees.
     const report = chunks.length > SLICE || !isBuiltinModel(embedder.name);
@@ -206,15 +204,19 @@ export async function runJob(
       await ctx.committed(slices - 1);
       if (ctx.signal.aborted) return;
       const slice = chunks.slice(i, i + SLICE);
+      // Analysed once: the index's terms and what a built-in embedder reads come from one split into words.
+      const analysed = slice.map((c) =>
+        job.language === LEGACY ? null : analyseForIndex(c.text, job.language, builtin),
+      );
       let embedded = 0;
       const vectors = await timed(stages, "embed", () =>
         embedder.embed(
-          slice.map((c) => embedderInput(c.text)),
+          analysed.map((a, k) => a?.embedded ?? slice[k]!.text),
           undefined,
           (_from, count) => tell(i + (embedded += count)),
         ),
       );
-      const rows = slice.map((c, k) => toRow(job.document.id, c, vectors[k]!, job.language));
+      const rows = slice.map((c, k) => toRow(job.document.id, c, vectors[k]!, analysed[k]!));
       emit({ type: "rows", jobId: job.jobId, rows, first }, [
         ...new Set(rows.map((r) => r.vector.buffer as ArrayBuffer)),
       ]);
@@ -240,8 +242,10 @@ export async function runJob(
   }
 }
 
+type Analysed = ReturnType<typeof analyseForIndex>;
+
 /** A chunk's row; with a language setting, its text analysed for the full-text index (text/analyze.ts). */
-function toRow(documentId: string, c: Chunk, vector: Float32Array, language: string): RowOut {
+function toRow(documentId: string, c: Chunk, vector: Float32Array, analysed: Analysed | null): RowOut {
   const row: RowOut = {
     id: chunkId(documentId, c.index),
     documentId,
@@ -251,7 +255,7 @@ function toRow(documentId: string, c: Chunk, vector: Float32Array, language: str
     end: c.end,
     vector,
   };
-  return language === LEGACY ? row : { ...row, ...analyseChunk(c.text, language) };
+  return analysed ? { ...row, terms: analysed.terms, grams: analysed.grams } : row;
 }
 
 /**

@@ -15,6 +15,7 @@
  * a fixed language, that language for the words of its script, none for the others. So
  * English comments in Japanese text are English words.
  */
+import { embeddingTextOf } from "./embedding-text";
 import { AUTO } from "./languages";
 import { chunkLanguage, queryLanguages } from "./detect";
 import { bigrams, isStopWord, termOf, TRIGRAM_MIN, trigrams } from "./terms";
@@ -58,9 +59,23 @@ export function analyseChunk(text: string, setting: string): ChunkAnalysis {
   return NOT_ASCII.test(text) ? analyseAnyText(text, setting) : analyseAscii(text, setting);
 }
 
+/**
+ * A chunk as ingestion needs it: analysed, and the text a built-in embedder reads (when
+ * `builtin`; the text as written otherwise), from one split into words.
+ */
+export function analyseForIndex(text: string, setting: string, builtin: boolean): ChunkAnalysis & { embedded: string } {
+  if (!NOT_ASCII.test(text)) return { ...analyseAscii(text, setting), embedded: text };
+  const words = wordsOf(text);
+  const embedded = builtin ? embeddingTextOf(text, () => words) : text;
+  return { ...analyseWords(text, words, setting), embedded };
+}
+
 /** analyseChunk of any text (exported for the test that holds the ASCII path to it). */
 export function analyseAnyText(text: string, setting: string): ChunkAnalysis {
-  const words = wordsOf(text);
+  return analyseWords(text, wordsOf(text), setting);
+}
+
+function analyseWords(text: string, words: Word[], setting: string): ChunkAnalysis {
   const langs = scriptLanguages(words, setting, (w) => {
     const found = chunkLanguage(w);
     return found ? [found] : [];

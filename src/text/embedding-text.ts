@@ -9,14 +9,19 @@
  * built-in models; Ollama and OpenAI models read the text as written.
  */
 import { bigrams } from "./terms";
-import { cjkRuns, hasUnspaced, wordsOf } from "./words";
+import { cjkRuns, hasUnspaced, type Word, wordsOf } from "./words";
 
 const HANGUL = /\p{sc=Hangul}/u;
 
 export function embeddingText(text: string): string {
+  return embeddingTextOf(text, () => wordsOf(text));
+}
+
+/** embeddingText with the text's words, when the caller has them already (they are costly to find). */
+export function embeddingTextOf(text: string, wordsOfText: () => Word[]): string {
   const unspaced = hasUnspaced(text);
   if (!unspaced && !HANGUL.test(text)) return text;
-  const words = wordsOf(text);
+  const words = wordsOfText();
   const grams: string[] = [];
   for (const w of words) if (w.script === "hangul") bigrams(w.text, grams);
   for (const run of cjkRuns(text)) bigrams(run, grams);
