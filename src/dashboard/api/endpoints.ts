@@ -136,6 +136,8 @@ export interface KeyInput {
   name: string;
   scopes?: string[];
   expiresAt?: string;
+  /** A metadata filter the key's queries and tokens are held to (docs/API.md, Access rules). */
+  filter?: unknown;
 }
 
 export const keys = {

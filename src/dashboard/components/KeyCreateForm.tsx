@@ -14,7 +14,19 @@ import { Field } from "./Field";
 const SCOPES = [
   { value: "query", label: "keyForm.query", hint: "keyForm.queryHint" },
   { value: "ingest", label: "keyForm.ingest", hint: "keyForm.ingestHint" },
+  { value: "tokens", label: "keyForm.tokens", hint: "keyForm.tokensHint" },
 ] as const;
+
+/** The filter box's text as JSON: undefined when empty, null when it is not an object. */
+function parseFilter(text: string): unknown {
+  if (!text.trim()) return undefined;
+  try {
+    const v = JSON.parse(text);
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
 
 /** Tomorrow as yyyy-mm-dd in local time: the earliest expiry the date picker offers. */
 function tomorrow(): string {
@@ -35,10 +47,18 @@ export function KeyCreateForm({
   const [name, setName] = useState("");
   const [scopes, setScopes] = useState<string[]>(["query"]);
   const [expires, setExpires] = useState("");
+  const [filterText, setFilterText] = useState("");
+  const filter = parseFilter(filterText);
   const submit = useAction(async () => {
-    const k = await create({ name: name.trim(), scopes, ...(expires ? { expiresAt: endOfDay(expires) } : {}) });
+    const k = await create({
+      name: name.trim(),
+      scopes,
+      ...(expires ? { expiresAt: endOfDay(expires) } : {}),
+      ...(filter ? { filter } : {}),
+    });
     setName("");
     setExpires("");
+    setFilterText("");
     await onCreated(k);
   });
   const toggle = (scope: string, on: boolean) =>
@@ -80,8 +100,27 @@ export function KeyCreateForm({
           />
         )}
       </Field>
+      <Field
+        label={t("keyForm.filter")}
+        hint={t("keyForm.filterHint")}
+        error={filter === null ? t("keyForm.badFilter") : fieldError(submit.error, "filter")}
+      >
+        {(ids) => (
+          <textarea
+            {...ids}
+            rows={2}
+            placeholder='{"team": "support"}'
+            value={filterText}
+            onInput={(e) => setFilterText(e.currentTarget.value)}
+          />
+        )}
+      </Field>
       <div>
-        <button type="submit" class="btn btn-primary" disabled={submit.busy || !name.trim() || scopes.length === 0}>
+        <button
+          type="submit"
+          class="btn btn-primary"
+          disabled={submit.busy || !name.trim() || scopes.length === 0 || filter === null}
+        >
           {submit.busy ? t("common.creating") : t("keyForm.create")}
         </button>
       </div>

@@ -18,12 +18,29 @@ export function KeyCreatedDialog({ created, onClose }: { created: ApiKeyCreated;
       secret={created.key}
       onClose={onClose}
     >
+      {created.tokenSecret && <TokenSecret id={created.id} secret={created.tokenSecret} />}
       {created.scopes.includes("query") ? (
         <ClientConfigs apiKey={created.key} />
       ) : (
         <IngestExample apiKey={created.key} />
       )}
     </SecretOnceDialog>
+  );
+}
+
+/** A key with the tokens scope: the secret its tenant tokens are signed with, shown this once too. */
+function TokenSecret({ id, secret }: { id: string; secret: string }) {
+  return (
+    <section class="client-configs" aria-labelledby="token-secret-h">
+      <div class="section-head">
+        <h3 id="token-secret-h">{t("keyCreated.tokenSecret")}</h3>
+        <CopyButton text={secret} label={t("copy.copy")} class="btn btn-small" />
+      </div>
+      <p class="hint">{t("keyCreated.tokenHint", { id })}</p>
+      <pre class="code" data-testid="token-secret">
+        <code>{secret}</code>
+      </pre>
+    </section>
   );
 }
 

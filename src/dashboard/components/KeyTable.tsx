@@ -32,7 +32,14 @@ export function KeyTable({ items, onRevoke }: { items: ApiKey[]; onRevoke: (k: A
               <td data-label={t("keys.key")}>
                 <code>{k.prefix}…</code>
               </td>
-              <td data-label={t("keys.scopes")}>{k.scopes.join(", ")}</td>
+              <td data-label={t("keys.scopes")}>
+                {k.scopes.join(", ")}
+                {k.filter != null && (
+                  <div class="muted small">
+                    {t("keys.filter")} <code>{JSON.stringify(k.filter)}</code>
+                  </div>
+                )}
+              </td>
               <td data-label={t("keys.expires")}>
                 <Expiry at={k.expiresAt} />
               </td>

@@ -700,4 +700,14 @@ export const de: Catalogue = {
   "ocr.present": "Auf diesem Server: {list}.",
   "ocr.builtIn": "{name} ({code}, eingebaut)",
   "ocr.file": "{name} ({code})",
+  "keyForm.tokens": "Mandanten-Tokens",
+  "keyForm.tokensHint": "kurzlebige Tokens für Ihre Endnutzer ausstellen (nur Suche)",
+  "keyForm.filter": "Filter (optional)",
+  "keyForm.filterHint":
+    "Ein Metadatenfilter als JSON, an den jede Anfrage dieses Schlüssels und seiner Tokens gebunden ist. Ein Schlüssel mit Filter kann nicht schreiben.",
+  "keyForm.badFilter": "Kein JSON-Objekt.",
+  "keys.filter": "Filter:",
+  "keyCreated.tokenSecret": "Token-Geheimnis",
+  "keyCreated.tokenHint":
+    "Signieren Sie Mandanten-Tokens mit diesem Geheimnis (HS256) und nennen Sie den Schlüssel mit seiner ID {id} im Claim „key“. Es wird nur jetzt angezeigt.",
 };

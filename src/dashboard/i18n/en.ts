@@ -689,4 +689,14 @@ export const en = {
   "ocr.present": "On this server: {list}.",
   "ocr.builtIn": "{name} ({code}, built in)",
   "ocr.file": "{name} ({code})",
+  "keyForm.tokens": "Tenant tokens",
+  "keyForm.tokensHint": "mint short-lived tokens for your end users (query only)",
+  "keyForm.filter": "Filter (optional)",
+  "keyForm.filterHint":
+    "A metadata filter, as JSON, that every query of this key and its tokens is held to. A key with a filter cannot ingest.",
+  "keyForm.badFilter": "Not a JSON object.",
+  "keys.filter": "filter:",
+  "keyCreated.tokenSecret": "Token secret",
+  "keyCreated.tokenHint":
+    "Sign tenant tokens with this secret (HS256), naming the key by its id {id} in the “key” claim. It is shown only now.",
 };

@@ -699,4 +699,14 @@ export const es: Catalogue = {
   "ocr.present": "En este servidor: {list}.",
   "ocr.builtIn": "{name} ({code}, integrado)",
   "ocr.file": "{name} ({code})",
+  "keyForm.tokens": "Tokens de inquilino",
+  "keyForm.tokensHint": "emitir tokens de corta duración para sus usuarios (solo consulta)",
+  "keyForm.filter": "Filtro (opcional)",
+  "keyForm.filterHint":
+    "Un filtro de metadatos, en JSON, al que se somete cada consulta de esta clave y sus tokens. Una clave con filtro no puede escribir.",
+  "keyForm.badFilter": "No es un objeto JSON.",
+  "keys.filter": "filtro:",
+  "keyCreated.tokenSecret": "Secreto de los tokens",
+  "keyCreated.tokenHint":
+    "Firme los tokens de inquilino con este secreto (HS256), nombrando la clave por su id {id} en la reclamación «key». Solo se muestra ahora.",
 };

@@ -699,4 +699,14 @@ export const fr: Catalogue = {
   "ocr.present": "Sur ce serveur : {list}.",
   "ocr.builtIn": "{name} ({code}, intégré)",
   "ocr.file": "{name} ({code})",
+  "keyForm.tokens": "Jetons de locataire",
+  "keyForm.tokensHint": "émettre des jetons de courte durée pour vos utilisateurs (recherche seulement)",
+  "keyForm.filter": "Filtre (facultatif)",
+  "keyForm.filterHint":
+    "Un filtre de métadonnées, en JSON, auquel chaque requête de cette clé et de ses jetons est soumise. Une clé avec filtre ne peut pas écrire.",
+  "keyForm.badFilter": "Ce n'est pas un objet JSON.",
+  "keys.filter": "filtre :",
+  "keyCreated.tokenSecret": "Secret des jetons",
+  "keyCreated.tokenHint":
+    "Signez les jetons de locataire avec ce secret (HS256), en nommant la clé par son identifiant {id} dans la revendication « key ». Il n'est affiché que maintenant.",
 };

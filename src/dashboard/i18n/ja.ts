@@ -683,4 +683,14 @@ export const ja: Catalogue = {
   "ocr.present": "このサーバーにあるもの：{list}。",
   "ocr.builtIn": "{name}（{code}、内蔵）",
   "ocr.file": "{name}（{code}）",
+  "keyForm.tokens": "テナントトークン",
+  "keyForm.tokensHint": "エンドユーザー向けの短期トークンを発行（検索のみ）",
+  "keyForm.filter": "フィルター（任意）",
+  "keyForm.filterHint":
+    "このキーとそのトークンのすべての検索に適用されるメタデータのフィルター（JSON）。フィルター付きのキーは書き込みできません。",
+  "keyForm.badFilter": "JSON オブジェクトではありません。",
+  "keys.filter": "フィルター：",
+  "keyCreated.tokenSecret": "トークンの秘密鍵",
+  "keyCreated.tokenHint":
+    "この秘密鍵（HS256）でテナントトークンに署名し、“key” クレームにキー ID {id} を入れてください。表示は今回だけです。",
 };

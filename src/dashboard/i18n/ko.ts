@@ -678,4 +678,14 @@ export const ko: Catalogue = {
   "ocr.present": "이 서버에 있는 언어: {list}.",
   "ocr.builtIn": "{name} ({code}, 내장)",
   "ocr.file": "{name} ({code})",
+  "keyForm.tokens": "테넌트 토큰",
+  "keyForm.tokensHint": "최종 사용자용 단기 토큰 발급 (검색 전용)",
+  "keyForm.filter": "필터 (선택)",
+  "keyForm.filterHint":
+    "이 키와 그 토큰의 모든 검색에 적용되는 메타데이터 필터(JSON)입니다. 필터가 있는 키는 쓰기를 할 수 없습니다.",
+  "keyForm.badFilter": "JSON 객체가 아닙니다.",
+  "keys.filter": "필터:",
+  "keyCreated.tokenSecret": "토큰 비밀키",
+  "keyCreated.tokenHint":
+    "이 비밀키(HS256)로 테넌트 토큰에 서명하고 “key” 클레임에 키 ID {id}를 넣으세요. 지금 한 번만 표시됩니다.",
 };

@@ -663,4 +663,12 @@ export const zhCN: Catalogue = {
   "ocr.present": "本服务器已有：{list}。",
   "ocr.builtIn": "{name}（{code}，内置）",
   "ocr.file": "{name}（{code}）",
+  "keyForm.tokens": "租户令牌",
+  "keyForm.tokensHint": "为最终用户签发短期令牌（仅限查询）",
+  "keyForm.filter": "过滤条件（可选）",
+  "keyForm.filterHint": "JSON 格式的元数据过滤条件，此密钥及其令牌的每次查询都受其限制。带过滤条件的密钥不能写入。",
+  "keyForm.badFilter": "不是 JSON 对象。",
+  "keys.filter": "过滤：",
+  "keyCreated.tokenSecret": "令牌密钥",
+  "keyCreated.tokenHint": "用此密钥（HS256）签发租户令牌，并在 “key” 声明中写入密钥 ID {id}。它只显示这一次。",
 };
