@@ -2,9 +2,8 @@
  * Test harness: a real app on a temporary data dir (real SQLite, real LanceDB),
  * driven through `app.handle(new Request(...))` — the same door users knock on.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
+import { tempDir } from "./temp";
 import { buildApp } from "../../src/app";
 import { defaultConfig, type Config } from "../../src/config";
 import { recordPeer } from "../../src/http/client-address";
@@ -35,9 +34,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export function tempDir(prefix = "ragd-test-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
+export { tempDir };
 
 let counter = 0;
 /** A unique email for each call. */

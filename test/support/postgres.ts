@@ -13,7 +13,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { chownSync, existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { SQL } from "bun";
-import { tempDir } from "./app";
+import { tempDir } from "./temp";
 
 export interface TestPostgres {
   /** postgres://ragd@127.0.0.1:<port>/postgres */
