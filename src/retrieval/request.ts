@@ -24,6 +24,12 @@ export interface SearchFilter {
   metadata?: unknown;
 }
 
+/** Text around each hit (retrieval/expand.ts): so many characters, or so many neighbouring chunks, each side; one of the two. */
+export interface ExpandRequest {
+  chars?: number;
+  chunks?: number;
+}
+
 /** A search as a client sends it: only `query` is required. */
 export interface SearchRequest {
   query: string;
@@ -35,6 +41,10 @@ export interface SearchRequest {
   hybridAlpha?: number;
   /** 0 (default) … 1: how much maximal marginal relevance trades score for variety (retrieval/diversity.ts). */
   diversity?: number;
+  /** Each result's `context` from the stored source (retrieval/expand.ts). */
+  expand?: ExpandRequest;
+  /** Each result's `highlights`: where the query's terms are in its content (retrieval/highlights.ts). */
+  highlights?: boolean;
 }
 
 /** A search request with its text trimmed and every default applied: what the searcher runs. */
@@ -49,6 +59,8 @@ export interface ResolvedSearch {
   /** The request's blend, else the collection's; undefined = the default for the index's embedder. */
   hybridAlpha?: number;
   diversity: number;
+  expand?: ExpandRequest;
+  highlights: boolean;
 }
 
 /**
@@ -71,6 +83,7 @@ export function resolveSearch(
         ? `must be at most ${MAX_QUERY_CHARS} characters after trimming`
         : null;
   if (problem) throw new RetrievalError("invalid_request", `query: ${problem}`, { field: "query", message: problem });
+  checkExpand(req.expand);
   return {
     query,
     topK: req.topK ?? collection.retrievalTopK,
@@ -80,7 +93,16 @@ export function resolveSearch(
     where: both(access, compileMetadataFilter(req.filter?.metadata)),
     hybridAlpha: req.hybridAlpha ?? collection.hybridAlpha ?? undefined,
     diversity: req.diversity ?? 0,
+    expand: req.expand,
+    highlights: req.highlights ?? false,
   };
+}
+
+/** `expand` names exactly one of chars and chunks; its ranges are the schemas'. */
+function checkExpand(expand: ExpandRequest | undefined): void {
+  if (!expand || (expand.chars === undefined) !== (expand.chunks === undefined)) return;
+  const message = "must be {chars: N} or {chunks: N}, one of the two";
+  throw new RetrievalError("invalid_request", `expand: ${message}`, { field: "expand", message });
 }
 
 /** Two predicates that must both hold; undefined when neither is given. */

@@ -7,9 +7,8 @@
  * filter says.
  */
 import type { Config } from "../config";
-import { parseStoredMetadata } from "../core/metadata";
-import { findResultSources, type ResultSource } from "../db/repo/result-sources";
-import type { Collection, DocumentRow } from "../db/schema";
+import { findResultSources } from "../db/repo/result-sources";
+import type { Collection } from "../db/schema";
 import type { Store } from "../db/store";
 import { CountingEmbedder, type EmbedCall } from "../embed/calls";
 import { createEmbedder } from "../embed/index";
@@ -25,6 +24,11 @@ import { Reranker, RerankFailure } from "./rerank";
 import { blend, defaultHybridAlpha, RELEVANCE_FLOOR } from "./fusion";
 import { queryText, type QueryText } from "./query-text";
 import { resolveSearch, type ResolvedSearch, type SearchRequest } from "./request";
+import { metadataOf, type ResultMetadata } from "./result-metadata";
+import { type ResultOptions, withResultOptions } from "./result-options";
+import { SourceSpans } from "./source-spans";
+
+export type { ResultMetadata } from "./result-metadata";
 
 /** One chunk found: its text, its score in [0, 1] and where it came from. */
 export interface SearchResult {
@@ -35,23 +39,12 @@ export interface SearchResult {
   metadata: ResultMetadata;
 }
 
-/** The reserved metadata keys of a result (docs/API.md, Query), then the source's own metadata, flat. */
-export interface ResultMetadata {
-  [key: string]: unknown;
-  sourceId: string;
-  sourceName: string;
-  chunkIndex: number;
-  sourceType: DocumentRow["type"];
-  start: number;
-  end: number;
-  url?: string;
-  fileName?: string;
-  externalId?: string;
-}
+/** A result as answered: with what the request's options add (result-options.ts). */
+export type AnsweredResult = SearchResult & ResultOptions;
 
 /** The results with the query as searched (trimmed), the topK used and whether any result reaches the relevance floor. */
 export interface SearchAnswer {
-  results: SearchResult[];
+  results: AnsweredResult[];
   query: string;
   topK: number;
   noRelevantResults: boolean;
@@ -67,6 +60,7 @@ export interface SearchAnswer {
 export class Searcher {
   private readonly embedders = new Map<string, Embedder>();
   private readonly vectors = new RecentCache<string, Float32Array>(1000);
+  private readonly spans: SourceSpans;
 
   constructor(
     private readonly db: Store,
@@ -75,7 +69,9 @@ export class Searcher {
     private readonly reranker: Reranker = new Reranker(null, silent),
     /** Hears of every call to an embedding backend (/metrics). */
     private readonly onEmbed: (call: EmbedCall) => void = () => {},
-  ) {}
+  ) {
+    this.spans = new SourceSpans(db, store);
+  }
 
   /**
    * Runs a client's search request on one collection (see resolveSearch for its defaults and rules).
@@ -94,7 +90,8 @@ export class Searcher {
     const target = await this.target(collection, req, text, which);
     const model = collection.rerankModel;
     const rerank = model ? await this.reranked(collection, target, req, model) : undefined;
-    const results = rerank?.results ?? (await this.unreranked(collection, target, req));
+    const ranked = rerank?.results ?? (await this.unreranked(collection, target, req));
+    const results = await withResultOptions(ranked, { collection, req, text, spans: this.spans, generation: which });
     const noRelevantResults = !results.some((r) => r.score >= RELEVANCE_FLOOR);
     const answer: SearchAnswer = { results, query: req.query, topK: req.topK, noRelevantResults };
     if (model) answer.reranked = rerank?.results !== undefined;
@@ -281,20 +278,3 @@ const chunkKey = (h: StoredHit) => `${h.documentId}\u0000${h.chunkIndex}`;
 const byRank = (_r: SearchResult, i: number, n: number) => 1 - i / n;
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
-
-function metadataOf(d: ResultSource, h: { chunkIndex: number; start: number; end: number }): ResultMetadata {
-  // The source's keys first: reserved names are refused on write, but the reserved values must win anyway.
-  const m: ResultMetadata = {
-    ...parseStoredMetadata(d.metadata),
-    sourceId: d.id,
-    sourceName: d.name,
-    chunkIndex: h.chunkIndex,
-    sourceType: d.type,
-    start: h.start,
-    end: h.end,
-  };
-  if (d.url) m.url = d.url;
-  if (d.fileName) m.fileName = d.fileName;
-  if (d.externalId !== null) m.externalId = d.externalId;
-  return m;
-}

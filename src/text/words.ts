@@ -33,6 +33,35 @@ export function wordsOf(text: string): Word[] {
   return out;
 }
 
+/** A word with where it is in the text: text.slice(start, end) === word.text. */
+export interface WordAt extends Word {
+  start: number;
+  end: number;
+}
+
+/**
+ * wordsOf with each word's character offsets (highlights); the same words in the same
+ * order. Kept apart from wordsOf, which ingestion calls on every chunk and which needs no offsets.
+ */
+export function wordsAt(text: string): WordAt[] {
+  const out: WordAt[] = [];
+  for (const m of text.matchAll(TOKEN)) {
+    const token = m[0];
+    if (!HAS_UNSPACED.test(token))
+      out.push({ text: token, script: scriptOf(token), start: m.index, end: m.index + token.length });
+    else for (const w of wordsOf(token)) placeWord(w, token, m.index, out);
+  }
+  return out;
+}
+
+/** Places a word of `token` (which starts at `at`) after the previous word found in it. */
+function placeWord(w: Word, token: string, at: number, out: WordAt[]): void {
+  const last = out[out.length - 1];
+  const from = last && last.start >= at ? last.end - at : 0;
+  const i = token.indexOf(w.text, from);
+  out.push({ ...w, start: at + i, end: at + i + w.text.length });
+}
+
 /** A token holding unspaced runs: the runs by the word breaker, what lies between them as it is. */
 function splitUnspaced(token: string, out: Word[]): void {
   let at = 0;

@@ -1,7 +1,8 @@
 /**
  * Reads of one document's rows, or of every row's document, from an open table: the
  * counts reconciliation and the evaluation gate compare with SQLite, and the spans the
- * MCP `read` tool widens a hit with (VectorStore.documentCounts, documentChunks).
+ * MCP `read` tool and a query's `expand` widen a hit with (VectorStore.documentCounts,
+ * documentChunks, chunkOffsets).
  */
 import type { Table } from "@lancedb/lancedb";
 import { sqlString } from "./tables";
@@ -38,4 +39,22 @@ export async function readSpan(
   }[];
   chunks.sort((a, b) => a.start - b.start);
   return { chunks: chunks.map((c) => ({ start: c.start, end: c.end, text: c.text })), extent };
+}
+
+/** The offsets of a document's chunks with chunk_index in [from, to], by index. */
+export async function readChunkOffsets(
+  table: Table,
+  documentId: string,
+  from: number,
+  to: number,
+): Promise<{ chunkIndex: number; start: number; end: number }[]> {
+  const where = `document_id = ${sqlString(documentId)} AND chunk_index >= ${Math.trunc(from)} AND chunk_index <= ${Math.trunc(to)}`;
+  const rows = (await table.query().where(where).select(["chunk_index", "start", "end"]).toArray()) as {
+    chunk_index: number;
+    start: number;
+    end: number;
+  }[];
+  return rows
+    .map((r) => ({ chunkIndex: Number(r.chunk_index), start: Number(r.start), end: Number(r.end) }))
+    .sort((a, b) => a.chunkIndex - b.chunkIndex);
 }

@@ -22,7 +22,7 @@ import type { Table } from "@lancedb/lancedb";
 import { readTableStats, type TableStats } from "./stats";
 import { readChunkRows, collectionPrefix, parseTableName, TableCache, tableName, type ChunkRow } from "./tables";
 import { batchable, VectorBatches } from "./vector-batch";
-import { countByDocument, readSpan } from "./document-reads";
+import { countByDocument, readChunkOffsets, readSpan } from "./document-reads";
 import { TableWriter, type WriteOptions } from "./writer";
 
 export type { ChunkRow } from "./tables";
@@ -216,6 +216,12 @@ export class VectorStore {
   ): Promise<{ chunks: { start: number; end: number; text: string }[]; extent: number }> {
     const span = (t: Table) => readSpan(t, documentId, from, to);
     return (await this.tables.hold(tableName(collectionId, generation), span)) ?? { chunks: [], extent: 0 };
+  }
+
+  /** The offsets of a document's chunks with index in [from, to], by index; none when it has no rows. */
+  async chunkOffsets(collectionId: string, generation: number, documentId: string, from: number, to: number) {
+    const read = (t: Table) => readChunkOffsets(t, documentId, from, to);
+    return (await this.tables.hold(tableName(collectionId, generation), read)) ?? [];
   }
 
   /** Searches one generation table; [] when it does not exist. Scores are documented in search.ts. */

@@ -1,19 +1,18 @@
 /**
- * Spans of a source's extracted text, for the MCP `read` tool (docs/API.md, MCP).
- * Offsets are the ones search results carry (`start`, `end`), so an agent can widen
- * a hit. A text source's content is stored as sent, so its spans are exact; the
- * text of a file, url or api source is kept only in its indexed chunks, so its
- * spans are rebuilt from them: every chunk satisfies chunk.text ===
- * text.slice(start, end) and the chunks cover every non-whitespace character, so
- * only the whitespace between two chunks is unknown, and it is shown as spaces
- * (which keeps every offset right).
+ * The MCP `read` tool's spans of a source's text (docs/API.md, MCP): retrieval/source-spans.ts
+ * reads them (exact for a text source, rebuilt from the chunks for the others), the same
+ * reader a query's `expand` uses, so offsets agree with search results; this adds the
+ * caller's access and the errors a tool call answers with.
  */
 import { sqlString } from "../../vectors/tables";
-import { findDocument, findDocumentText } from "../../db/repo/documents";
+import { findDocument } from "../../db/repo/documents";
 import type { Collection } from "../../db/schema";
 import type { Store } from "../../db/store";
 import { AppError, notFound } from "../../http/errors";
+import { SourceSpans } from "../../retrieval/source-spans";
 import type { VectorStore } from "../../vectors/store";
+
+export { stitch } from "../../retrieval/source-spans";
 
 /** The most characters one `read` returns; a model's context is the scarce thing. */
 export const READ_MAX_CHARS = 8000;
@@ -35,10 +34,14 @@ export interface SourceSpan {
 
 /** Reads spans of the sources of one collection; another collection's source is not found. */
 export class SourceReader {
+  private readonly spans: SourceSpans;
+
   constructor(
     private readonly db: Store,
     private readonly store: VectorStore,
-  ) {}
+  ) {
+    this.spans = new SourceSpans(db, store);
+  }
 
   /** The ids of the sources with a chunk `access` lets through; null when it lets everything through. */
   async visibleSources(collection: Collection, access: string | null): Promise<Set<string> | null> {
@@ -68,20 +71,10 @@ export class SourceReader {
     if (end !== undefined && end <= start) {
       throw new AppError("invalid_request", `end: must be greater than start (${start})`);
     }
-    const stored = await findDocumentText(this.db.reader, doc.id);
     const last = Math.min(end ?? Number.POSITIVE_INFINITY, start + READ_MAX_CHARS);
-    let length: number;
-    let text: string;
-    if (stored !== null) {
-      length = stored.length;
-      text = stored.slice(start, last);
-    } else {
-      const found = await this.store.documentChunks(collection.id, collection.activeGeneration, doc.id, start, last);
-      if (found.extent === 0) {
-        throw new AppError("invalid_request", `source ${doc.id} has no indexed text yet (status: ${doc.status})`);
-      }
-      length = found.extent;
-      text = stitch(found.chunks, start, Math.min(last, length));
+    const { text, length, rebuilt } = await this.spans.read(collection, doc.id, start, last);
+    if (rebuilt && length === 0) {
+      throw new AppError("invalid_request", `source ${doc.id} has no indexed text yet (status: ${doc.status})`);
     }
     if (start >= length && length > 0) {
       throw new AppError("invalid_request", `start: ${start} is beyond the end of the source (${length} characters)`);
@@ -94,23 +87,8 @@ export class SourceReader {
       end: stop,
       length,
       more: stop < length,
-      rebuilt: stored === null,
+      rebuilt,
       text,
     };
   }
-}
-
-/** Characters [from, to) from chunks sorted by start; gaps between chunks become spaces. */
-export function stitch(chunks: { start: number; end: number; text: string }[], from: number, to: number): string {
-  let out = "";
-  let pos = from;
-  for (const c of chunks) {
-    const s = Math.max(c.start, pos);
-    const e = Math.min(c.end, to);
-    if (e <= s) continue;
-    if (s > pos) out += " ".repeat(s - pos);
-    out += c.text.slice(s - c.start, e - c.start);
-    pos = e;
-  }
-  return pos < to ? out + " ".repeat(to - pos) : out;
 }

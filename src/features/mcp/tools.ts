@@ -13,7 +13,7 @@ import type { Collection } from "../../db/schema";
 import type { Store } from "../../db/store";
 import type { Logger } from "../../log";
 import { MAX_QUERY_CHARS, SEARCH_MODES } from "../../retrieval/request";
-import type { SearchResult } from "../../retrieval/searcher";
+import type { AnsweredResult } from "../../retrieval/searcher";
 import type { QueryService } from "../query/service";
 import { presentSource } from "../sources/present";
 import { SOURCE_STATUSES } from "../sources/model";
@@ -83,6 +83,20 @@ const SEARCH_INPUT = z
     mode: z.enum(SEARCH_MODES).optional().describe("hybrid (default), keyword or vector."),
     minScore: z.number().min(0).max(1).optional().describe("Drop passages scoring below this."),
     filter: filterSchema().optional(),
+    expand: z
+      .object({
+        chars: z.number().int().min(1).max(5000).optional(),
+        chunks: z.number().int().min(1).max(5).optional(),
+      })
+      .strict()
+      .optional()
+      .describe(
+        "Add each passage's surrounding text as context {before, after, start, end}: one of {chars: N} characters or {chunks: N} neighbouring passages each side.",
+      ),
+    highlights: z
+      .boolean()
+      .optional()
+      .describe("Add highlights: [start, end) character ranges in text of the words matching the query."),
   })
   .strict();
 
@@ -182,9 +196,10 @@ async function search(ctx: ToolContext, args: SearchArgs) {
 }
 
 /** A result with what a citation needs at the top level; the rest stays in metadata. */
-function citable(r: SearchResult) {
+function citable(r: AnsweredResult) {
   const { sourceId, sourceName, chunkIndex, start, end, ...metadata } = r.metadata;
-  return { sourceId, sourceName, chunkIndex, start, end, score: r.score, text: r.content, metadata };
+  const options = { highlights: r.highlights, context: r.context };
+  return { sourceId, sourceName, chunkIndex, start, end, score: r.score, text: r.content, metadata, ...options };
 }
 
 async function listSources(ctx: ToolContext, page: number, status?: string) {

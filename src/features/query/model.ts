@@ -28,6 +28,22 @@ export const SearchBody = t.Object(
     diversity: t.Optional(
       t.Number({ minimum: 0, maximum: 1, description: "0 (default) off … 1: prefer results unlike those above." }),
     ),
+    expand: t.Optional(
+      t.Object(
+        {
+          chars: t.Optional(StrictInteger({ minimum: 1, maximum: 5000 })),
+          chunks: t.Optional(StrictInteger({ minimum: 1, maximum: 5 })),
+        },
+        {
+          additionalProperties: false,
+          description:
+            "Each result's context from the stored source: exactly one of {chars: N} characters each side or {chunks: N} neighbouring chunks each side.",
+        },
+      ),
+    ),
+    highlights: t.Optional(
+      t.Boolean({ description: "Each result's highlights: character ranges of the query's terms in its content." }),
+    ),
     filter: t.Optional(
       t.Object(
         {
@@ -60,6 +76,22 @@ export const ResultModel = t.Object({
   content: t.String(),
   score: t.Number({ minimum: 0, maximum: 1 }),
   rerankScore: t.Optional(t.Number({ description: "The reranker's score, when the results were reranked." })),
+  highlights: t.Optional(
+    t.Array(t.Tuple([StrictInteger(), StrictInteger()]), {
+      description: "With highlights: true: [start, end) character ranges in content of words matching the query.",
+    }),
+  ),
+  context: t.Optional(
+    t.Object(
+      {
+        before: t.String({ description: "The source's text from start to the hit's metadata.start." }),
+        after: t.String({ description: "The source's text from the hit's metadata.end to end." }),
+        start: StrictInteger(),
+        end: StrictInteger(),
+      },
+      { description: "With expand: the text around the hit; offsets are the source's, as MCP read uses." },
+    ),
+  ),
   metadata: t.Object(
     {
       sourceId: t.String(),
