@@ -194,3 +194,50 @@ test("wordsAt finds wordsOf's words, each where it stands", () => {
   expect(at.map(({ text, script }) => ({ text, script }))).toEqual(wordsOf(text));
   for (const w of at) expect(text.slice(w.start, w.end)).toBe(w.text);
 });
+
+describe("groupBy source", () => {
+  let groupKey: string;
+  const topics = ["lighthouse keepers", "lighthouse lamps", "lighthouse storms", "lighthouse maps"];
+
+  beforeAll(async () => {
+    const id = await c.pipeline({ name: "Grouped", chunkSize: 120, chunkOverlap: 0 });
+    groupKey = await c.key(id);
+    for (const [i, topic] of topics.entries())
+      await c.addText(id, Array.from({ length: 14 }, (_, j) => `Note ${j} of book ${i} on ${topic}.`).join("\n\n"));
+    await c.allSettled(id);
+  });
+
+  const ask = async (body: Record<string, unknown>) => {
+    const r = await c.query(groupKey, { query: "lighthouse", mode: "keyword", ...body });
+    expect(r.status).toBe(200);
+    return r.body.results as Hit[];
+  };
+
+  test("one chunk per source by default, topK sources", async () => {
+    const plain = await ask({ topK: 3 });
+    const grouped = await ask({ topK: 3, groupBy: "source" });
+    expect(grouped).toHaveLength(3);
+    expect(new Set(grouped.map((r) => r.metadata.sourceId)).size).toBe(3);
+    // The best source's best chunk is the plain search's first.
+    expect(grouped[0]).toEqual(plain[0]!);
+  });
+
+  test("perSource: N chunks of each source, a source's together, best source first", async () => {
+    const grouped = await ask({ topK: 2, groupBy: "source", perSource: 3 });
+    expect(grouped).toHaveLength(6);
+    const ids = grouped.map((r) => r.metadata.sourceId);
+    expect(new Set(ids.slice(0, 3)).size).toBe(1);
+    expect(new Set(ids.slice(3)).size).toBe(1);
+    expect(ids[0]).not.toBe(ids[3]);
+    const scores = grouped.map((r) => (r as unknown as { score: number }).score);
+    expect(scores[0]).toBeGreaterThanOrEqual(scores[3]!);
+  });
+
+  test("fewer sources than topK give fewer groups; perSource without groupBy and out of range are 400", async () => {
+    expect(await ask({ topK: 10, groupBy: "source", perSource: 2 })).toHaveLength(8);
+    for (const body of [{ perSource: 2 }, { groupBy: "source", perSource: 11 }, { groupBy: "document" }])
+      expect((await c.query(groupKey, { query: "lighthouse", ...body })).status).toBe(400);
+    const m = await mcpCall("search", { query: "Kestrel Marlowe paragraph", groupBy: "source", topK: 5 });
+    expect(m.results).toHaveLength(2);
+  });
+});

@@ -45,6 +45,10 @@ export interface SearchRequest {
   expand?: ExpandRequest;
   /** Each result's `highlights`: where the query's terms are in its content (retrieval/highlights.ts). */
   highlights?: boolean;
+  /** "source": the best `perSource` chunks of each of topK sources (retrieval/grouping.ts). */
+  groupBy?: "source";
+  /** With groupBy: chunks per source, 1 (default) … 10. */
+  perSource?: number;
 }
 
 /** A search request with its text trimmed and every default applied: what the searcher runs. */
@@ -61,6 +65,8 @@ export interface ResolvedSearch {
   diversity: number;
   expand?: ExpandRequest;
   highlights: boolean;
+  /** Set when results are grouped by source: how many chunks each source keeps. */
+  perSource?: number;
 }
 
 /**
@@ -84,6 +90,10 @@ export function resolveSearch(
         : null;
   if (problem) throw new RetrievalError("invalid_request", `query: ${problem}`, { field: "query", message: problem });
   checkExpand(req.expand);
+  if (req.perSource !== undefined && req.groupBy === undefined) {
+    const message = 'needs groupBy: "source"';
+    throw new RetrievalError("invalid_request", `perSource: ${message}`, { field: "perSource", message });
+  }
   return {
     query,
     topK: req.topK ?? collection.retrievalTopK,
@@ -95,6 +105,7 @@ export function resolveSearch(
     diversity: req.diversity ?? 0,
     expand: req.expand,
     highlights: req.highlights ?? false,
+    perSource: req.groupBy === "source" ? (req.perSource ?? 1) : undefined,
   };
 }
 

@@ -19,7 +19,7 @@ import { RecentCache } from "../tools/recent-cache";
 import { onlyChunks } from "../vectors/search";
 import type { StoredHit, TableSearch, VectorStore } from "../vectors/store";
 import { RetrievalError } from "./errors";
-import { diversify } from "./diversity";
+import { pickResults, poolDepth } from "./grouping";
 import { Reranker, RerankFailure } from "./rerank";
 import { blend, defaultHybridAlpha, RELEVANCE_FLOOR } from "./fusion";
 import { queryText, type QueryText } from "./query-text";
@@ -100,11 +100,10 @@ export class Searcher {
     return answer;
   }
 
-  /** Exact scores; MMR chooses topK from a wider pool (docs/API.md, Query). */
+  /** Exact scores; grouping or MMR choose topK from a wider pool (grouping.ts). */
   private async unreranked(collection: Collection, target: Target | null, req: ResolvedSearch) {
-    const pool = req.diversity > 0 ? Math.max(req.topK * 4, 50) : req.topK;
-    const hits = await this.hits(target, { topK: pool });
-    return diversify((await this.attach(collection, hits)).filter(isDefined), req.topK, req.diversity);
+    const hits = await this.hits(target, { topK: poolDepth(req) });
+    return pickResults((await this.attach(collection, hits)).filter(isDefined), req);
   }
 
   /**
@@ -119,7 +118,8 @@ export class Searcher {
     req: ResolvedSearch,
     model: string,
   ): Promise<{ results?: SearchResult[]; warning?: string }> {
-    const hits = await this.hits(target, { topK: Math.max(req.topK * 4, 50), exact: req.minScore > 0 });
+    const pool = poolDepth(req, Math.max(req.topK * 4, 50));
+    const hits = await this.hits(target, { topK: pool, exact: req.minScore > 0 });
     if (hits.length === 0) return { results: [] };
     // The reranker works while the sources are read from SQLite.
     const [rerank, found] = await Promise.all([
@@ -132,10 +132,9 @@ export class Searcher {
       .flatMap((r, i) => (r ? [{ result: { ...r, rerankScore: scores[i]! }, hit: hits[i]! }] : []))
       .sort((a, b) => b.result.rerankScore - a.result.rerankScore);
     const hitOf = new Map<SearchResult, StoredHit>(ranked.map((x) => [x.result, x.hit]));
-    const chosen = diversify(
+    const chosen = pickResults(
       ranked.map((x) => x.result),
-      req.topK,
-      req.diversity,
+      req,
       byRank,
     );
     return { results: await this.exactScores(target, chosen, hitOf) };

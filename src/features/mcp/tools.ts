@@ -97,6 +97,17 @@ const SEARCH_INPUT = z
       .boolean()
       .optional()
       .describe("Add highlights: [start, end) character ranges in text of the words matching the query."),
+    groupBy: z
+      .literal("source")
+      .optional()
+      .describe("One group per source: topK sources, each with its best perSource passages, best source first."),
+    perSource: z
+      .number()
+      .int()
+      .min(1)
+      .max(10)
+      .optional()
+      .describe('With groupBy "source": passages per source (default 1).'),
   })
   .strict();
 

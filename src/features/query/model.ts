@@ -44,6 +44,12 @@ export const SearchBody = t.Object(
     highlights: t.Optional(
       t.Boolean({ description: "Each result's highlights: character ranges of the query's terms in its content." }),
     ),
+    groupBy: t.Optional(
+      t.Literal("source", { description: "One group per source: the best perSource chunks of each of topK sources." }),
+    ),
+    perSource: t.Optional(
+      StrictInteger({ minimum: 1, maximum: 10, description: 'With groupBy: "source": chunks per source (default 1).' }),
+    ),
     filter: t.Optional(
       t.Object(
         {
