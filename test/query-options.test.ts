@@ -241,3 +241,96 @@ describe("groupBy source", () => {
     expect(m.results).toHaveLength(2);
   });
 });
+
+describe("facets", () => {
+  let facetKey: string;
+  let facetPipeline: string;
+  const add = async (content: string, metadata: Record<string, unknown>) => {
+    const r = await c.addSource(facetPipeline, { type: "text", content, metadata });
+    expect(r.status).toBe(201);
+    return r.body.id as string;
+  };
+
+  beforeAll(async () => {
+    facetPipeline = await c.pipeline({ name: "Facets" });
+    facetKey = await c.key(facetPipeline);
+    await add("Leave policy for every employee.", { team: "hr", year: 2024, tags: ["policy", "leave"] });
+    await add("Hiring policy and interviews.", { team: "hr", year: 2025, tags: ["policy"] });
+    await add("Contract review policy.", { team: "legal", year: 2024, draft: true });
+    await c.allSettled(facetPipeline);
+  });
+
+  const ask = async (body: Record<string, unknown>) => {
+    const r = await c.query(facetKey, { query: "policy", ...body });
+    expect(r.status).toBe(200);
+    return r.body;
+  };
+
+  test("counts of each key's values among the chunks the filter keeps, most first", async () => {
+    const all = await ask({ facets: ["team", "year", "tags", "draft", "missing"] });
+    expect(all.facets).toEqual({
+      team: [
+        { value: "hr", count: 2 },
+        { value: "legal", count: 1 },
+      ],
+      year: [
+        { value: 2024, count: 2 },
+        { value: 2025, count: 1 },
+      ],
+      tags: [
+        { value: "policy", count: 2 },
+        { value: "leave", count: 1 },
+      ],
+      draft: [{ value: true, count: 1 }],
+      missing: [],
+    });
+    expect(all.facetsTruncated).toBeUndefined();
+    const hr = await ask({ facets: ["year"], filter: { metadata: { team: "hr" } } });
+    expect(hr.facets).toEqual({
+      year: [
+        { value: 2024, count: 1 },
+        { value: 2025, count: 1 },
+      ],
+    });
+    expect((await ask({ facets: ["team"], filter: { sourceIds: [] } })).facets).toEqual({ team: [] });
+  });
+
+  test("a write changes the counts (the cache is per table version); without facets no facets field", async () => {
+    expect((await ask({ facets: ["team"] })).facets.team).toHaveLength(2);
+    await add("Engineering policy on call.", { team: "eng" });
+    await c.allSettled(facetPipeline);
+    expect((await ask({ facets: ["team"] })).facets.team).toContainEqual({ value: "eng", count: 1 });
+    expect(Object.keys(await ask({})).sort()).toEqual([
+      "noRelevantResults",
+      "pipelineId",
+      "query",
+      "queryLanguage",
+      "results",
+      "topK",
+    ]);
+  });
+
+  test("more than 10 keys, a bad key name and _access are 400; MCP search counts too", async () => {
+    const many = Array.from({ length: 11 }, (_, i) => `k${i}`);
+    for (const facets of [many, ["bad key"], ["_access"]])
+      expect((await c.query(facetKey, { query: "policy", facets })).status).toBe(400);
+    const r = await c.t.call("POST", "/mcp", {
+      headers: { authorization: `Bearer ${facetKey}`, accept: "application/json, text/event-stream" },
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "search", arguments: { query: "policy", facets: ["year"] } },
+      },
+    });
+    const message =
+      r.body ??
+      JSON.parse(
+        r.text
+          .split("\n")
+          .find((l) => l.startsWith("data: "))!
+          .slice(6),
+      );
+    expect(JSON.parse(message.result.content[0].text).facets.year).toContainEqual({ value: 2024, count: 2 });
+  });
+});

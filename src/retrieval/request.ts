@@ -7,6 +7,7 @@
 import type { Collection } from "../db/schema";
 import type { SearchMode } from "../vectors/store";
 import { RetrievalError } from "./errors";
+import { checkFacetKeys } from "./facets";
 import { compileMetadataFilter } from "./filter";
 
 export type { SearchMode } from "../vectors/store";
@@ -49,6 +50,8 @@ export interface SearchRequest {
   groupBy?: "source";
   /** With groupBy: chunks per source, 1 (default) … 10. */
   perSource?: number;
+  /** Metadata keys whose most frequent values to count among the chunks the filter keeps (retrieval/facets.ts). */
+  facets?: string[];
 }
 
 /** A search request with its text trimmed and every default applied: what the searcher runs. */
@@ -67,6 +70,7 @@ export interface ResolvedSearch {
   highlights: boolean;
   /** Set when results are grouped by source: how many chunks each source keeps. */
   perSource?: number;
+  facets?: string[];
 }
 
 /**
@@ -106,6 +110,7 @@ export function resolveSearch(
     expand: req.expand,
     highlights: req.highlights ?? false,
     perSource: req.groupBy === "source" ? (req.perSource ?? 1) : undefined,
+    facets: checkFacetKeys(req.facets),
   };
 }
 

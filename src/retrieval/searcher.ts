@@ -19,6 +19,7 @@ import { RecentCache } from "../tools/recent-cache";
 import { onlyChunks } from "../vectors/search";
 import type { StoredHit, TableSearch, VectorStore } from "../vectors/store";
 import { RetrievalError } from "./errors";
+import { type FacetAnswer, FacetCounter } from "./facets";
 import { pickResults, poolDepth } from "./grouping";
 import { Reranker, RerankFailure } from "./rerank";
 import { blend, defaultHybridAlpha, RELEVANCE_FLOOR } from "./fusion";
@@ -54,6 +55,10 @@ export interface SearchAnswer {
   warning?: string;
   /** The language the query was analysed as (query-text.ts); absent for an index made before languages. */
   queryLanguage?: string;
+  /** With `facets`: each key's most frequent values among the chunks the filter keeps (facets.ts). */
+  facets?: FacetAnswer["facets"];
+  /** Only when the facets were counted over the first FACET_ROWS matching chunks. */
+  facetsTruncated?: true;
 }
 
 /** Searches collections; one instance serves every pipeline and knowledge base (its caches are shared). */
@@ -61,6 +66,7 @@ export class Searcher {
   private readonly embedders = new Map<string, Embedder>();
   private readonly vectors = new RecentCache<string, Float32Array>(1000);
   private readonly spans: SourceSpans;
+  private readonly facetCounter: FacetCounter;
 
   constructor(
     private readonly db: Store,
@@ -71,6 +77,7 @@ export class Searcher {
     private readonly onEmbed: (call: EmbedCall) => void = () => {},
   ) {
     this.spans = new SourceSpans(db, store);
+    this.facetCounter = new FacetCounter(store);
   }
 
   /**
@@ -86,6 +93,9 @@ export class Searcher {
   ): Promise<SearchAnswer> {
     const req = resolveSearch(request, collection, access);
     const which = generation ?? collection.activeGeneration;
+    const rows = { where: req.where, sourceIds: req.sourceIds };
+    const facets = req.facets && this.facetCounter.count(collection.id, which, req.facets, rows);
+    facets?.catch(() => {}); // awaited below; a search that fails first must not leave it unhandled
     const text = queryText(req.query, languageOf(collection, which), modelOf(collection, which));
     const target = await this.target(collection, req, text, which);
     const model = collection.rerankModel;
@@ -97,6 +107,11 @@ export class Searcher {
     if (model) answer.reranked = rerank?.results !== undefined;
     if (rerank?.warning) answer.warning = rerank.warning;
     if (text.language) answer.queryLanguage = text.language;
+    if (facets) {
+      const counted = await facets;
+      answer.facets = counted.facets;
+      if (counted.truncated) answer.facetsTruncated = true;
+    }
     return answer;
   }
 

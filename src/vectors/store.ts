@@ -23,6 +23,7 @@ import { readTableStats, type TableStats } from "./stats";
 import { readChunkRows, collectionPrefix, parseTableName, TableCache, tableName, type ChunkRow } from "./tables";
 import { batchable, VectorBatches } from "./vector-batch";
 import { countByDocument, readChunkOffsets, readSpan } from "./document-reads";
+import { countTerms, type TermCounts } from "./facet-counts";
 import { TableWriter, type WriteOptions } from "./writer";
 
 export type { ChunkRow } from "./tables";
@@ -222,6 +223,26 @@ export class VectorStore {
   async chunkOffsets(collectionId: string, generation: number, documentId: string, from: number, to: number) {
     const read = (t: Table) => readChunkOffsets(t, documentId, from, to);
     return (await this.tables.hold(tableName(collectionId, generation), read)) ?? [];
+  }
+
+  /** Counts of the metadata values of `keys` over the rows `where` keeps, at most `limit` rows (facet-counts.ts). */
+  async termCounts(
+    collectionId: string,
+    generation: number,
+    keys: string[],
+    where: string | undefined,
+    limit: number,
+  ): Promise<TermCounts | null> {
+    const name = tableName(collectionId, generation);
+    return this.tables.hold(name, async (t) => {
+      await this.writer.ensureMetadataColumn(name);
+      return countTerms(t, keys, where, limit);
+    });
+  }
+
+  /** The current version of one generation table; null when it does not exist. */
+  tableVersion(collectionId: string, generation: number): Promise<number | null> {
+    return this.tables.hold(tableName(collectionId, generation), (t) => t.version());
   }
 
   /** Searches one generation table; [] when it does not exist. Scores are documented in search.ts. */

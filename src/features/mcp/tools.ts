@@ -101,6 +101,11 @@ const SEARCH_INPUT = z
       .literal("source")
       .optional()
       .describe("One group per source: topK sources, each with its best perSource passages, best source first."),
+    facets: z
+      .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/))
+      .max(10)
+      .optional()
+      .describe("Metadata keys whose most frequent values to count among the passages the filter keeps."),
     perSource: z
       .number()
       .int()
@@ -202,8 +207,8 @@ export async function registerTools(server: McpServer, ctx: ToolContext): Promis
 type SearchArgs = z.infer<typeof SEARCH_INPUT>;
 
 async function search(ctx: ToolContext, args: SearchArgs) {
-  const { results, query, topK } = await ctx.queries.query(ctx.collection, args, ctx.access);
-  return { query, topK, results: results.map(citable) };
+  const { results, query, topK, facets, facetsTruncated } = await ctx.queries.query(ctx.collection, args, ctx.access);
+  return { query, topK, results: results.map(citable), facets, facetsTruncated };
 }
 
 /** A result with what a citation needs at the top level; the rest stays in metadata. */

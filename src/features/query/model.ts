@@ -50,6 +50,13 @@ export const SearchBody = t.Object(
     perSource: t.Optional(
       StrictInteger({ minimum: 1, maximum: 10, description: 'With groupBy: "source": chunks per source (default 1).' }),
     ),
+    facets: t.Optional(
+      t.Array(t.String({ pattern: "^[A-Za-z_][A-Za-z0-9_.-]{0,63}$" }), {
+        maxItems: 10,
+        description:
+          "Metadata keys (or sourceType, externalId) whose 10 most frequent values to count among the chunks the filter keeps.",
+      }),
+    ),
     filter: t.Optional(
       t.Object(
         {
@@ -125,6 +132,20 @@ export const QueryResponse = t.Object({
     t.Boolean({ description: "Only on a pipeline with a rerankModel: whether the reranker ordered the results." }),
   ),
   warning: t.Optional(t.String({ description: "Why the results were not reranked." })),
+  facets: t.Optional(
+    t.Record(
+      t.String(),
+      t.Array(t.Object({ value: t.Union([t.String(), t.Number(), t.Boolean()]), count: StrictInteger() })),
+      {
+        description: "With facets: per key, its most frequent values and how many chunks hold each, most first.",
+      },
+    ),
+  ),
+  facetsTruncated: t.Optional(
+    t.Literal(true, {
+      description: "Only when more than 100,000 chunks matched: the counts are of the first 100,000.",
+    }),
+  ),
   queryLanguage: t.Optional(
     t.String({
       description:
