@@ -29,7 +29,13 @@ describe("the ASCII path", () => {
 });
 
 test("ingestion's one split gives what analyseChunk and embeddingText give apart", () => {
-  for (const text of [ENGLISH, GERMAN, "北京是中国的首都，长城很长。", "서울은 한강이 흐르는 도시", "東京 ok 2024 Ünïcode"])
+  for (const text of [
+    ENGLISH,
+    GERMAN,
+    "北京是中国的首都，长城很长。",
+    "서울은 한강이 흐르는 도시",
+    "東京 ok 2024 Ünïcode",
+  ])
     for (const builtin of [true, false])
       expect(analyseForIndex(text, "auto", builtin)).toEqual({
         ...analyseChunk(text, "auto"),

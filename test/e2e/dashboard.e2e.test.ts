@@ -100,7 +100,10 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
     await page.getByText("installed in Ollama").waitFor();
     // The search language starts on auto and offers the server's languages by name.
     expect(await page.getByLabel("Search language").inputValue()).toBe("auto");
-    await page.getByLabel("Search language").locator("option", { hasText: "Japanese (ja)" }).waitFor({ state: "attached" });
+    await page
+      .getByLabel("Search language")
+      .locator("option", { hasText: "Japanese (ja)" })
+      .waitFor({ state: "attached" });
     // The OCR field says which language data the server has.
     await page.getByText(/On this server: English \(eng, built in\)/).waitFor();
     await page.getByLabel("Strategy").selectOption("token");

@@ -40,7 +40,10 @@ export async function findApiKeyByHash(
 }
 
 /** The key and its pipeline for a key id (a tenant token names its key by id), or undefined. */
-export async function findApiKeyById(db: Db, keyId: string): Promise<{ key: ApiKey; collection: Collection } | undefined> {
+export async function findApiKeyById(
+  db: Db,
+  keyId: string,
+): Promise<{ key: ApiKey; collection: Collection } | undefined> {
   const { apiKeys, collections } = tables(db);
   return first(
     await db
