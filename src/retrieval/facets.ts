@@ -84,11 +84,11 @@ function topValues(counts: Map<string, number> | undefined): FacetValue[] {
   return [...counts]
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .slice(0, FACET_VALUES)
-    .map(([term, count]) => ({ value: valueOf(term), count }));
+    .map(([term, count]) => ({ value: termValue(term), count }));
 }
 
 /** `=k=v` is the string v, `#k=n` the number n, `!k=b` the boolean b (vectors/meta-index.ts). */
-function valueOf(term: string): string | number | boolean {
+function termValue(term: string): string | number | boolean {
   const value = term.slice(term.indexOf("=", 1) + 1);
   if (term[0] === "#") return Number(value);
   if (term[0] === "!") return value === "true";
