@@ -68,7 +68,8 @@ describe("chunks and queries meet", () => {
 describe("a stemmer that throws", () => {
   test("leaves its word unstemmed instead of failing the chunk or the query", () => {
     // The Bulgarian stemmer throws on these; short Cyrillic queries are stemmed as Bulgarian too.
-    expect(analyseQuery("Настройка прокси-сервера", "auto").terms).toContain("прокси");
+    const q = analyseQuery("Настройка прокси-сервера", "auto");
+    expect(`${q.terms} ${q.variants}`.split(" ")).toContain("прокси");
     expect(analyseChunk("Зимен ден в планината, прокси сървър.", "bg").terms).toContain("зимен");
   });
 });

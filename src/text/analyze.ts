@@ -27,8 +27,15 @@ export interface ChunkAnalysis {
 }
 
 export interface QueryAnalysis {
-  /** The query's terms, with the stems of each language it may be in. */
+  /** The query's terms: each word stemmed in the language the query is most likely in. */
   terms: string;
+  /**
+   * The same words' other forms: their stems in the other languages a short or unsure
+   * query may be in, and the plain word. They match at a lower weight, so a query whose
+   * language was guessed wrong still finds its text, and one guessed right ranks as it would.
+   */
+  variants: string;
+  variantBoost: number;
   grams: string;
   /** Weight of the grams' match beside the terms'. */
   gramBoost: number;
@@ -49,6 +56,8 @@ const SCRIPT_OF: Record<string, Script> = {
   ne: "other",
   ta: "other",
 };
+/** The weight of a word's other forms beside its most likely stem (QueryAnalysis.variants). */
+const VARIANT_BOOST = 0.3;
 const ALPHABETIC: ReadonlySet<Script> = new Set(["latin", "cyrillic", "greek", "arabic", "other"]);
 
 /** Any character outside printable ASCII (tabs and line ends aside). */
@@ -123,6 +132,7 @@ export function analyseQuery(text: string, setting: string): QueryAnalysis {
   const words = wordsOf(text);
   const langs = scriptLanguages(words, setting, queryLanguages);
   const terms = new Set<string>();
+  const variants = new Set<string>();
   const counted = new Set<string>();
   const grams: string[] = [];
   for (const w of words) {
@@ -134,17 +144,21 @@ export function analyseQuery(text: string, setting: string): QueryAnalysis {
       const lower = w.text.toLowerCase();
       if (isStopWord(lower, guesses[0] ?? null)) continue;
       counted.add(lower);
+      terms.add(termOf(lower, w.script, guesses[0] ?? null));
       // Unsure of the language, the plain word too: chunks of no sure language are unstemmed.
-      if (guesses.length !== 1) terms.add(termOf(lower, w.script, null));
-      for (const lang of guesses) terms.add(termOf(lower, w.script, lang));
+      if (guesses.length > 1) variants.add(termOf(lower, w.script, null));
+      for (const lang of guesses.slice(1)) variants.add(termOf(lower, w.script, lang));
       if (guesses[0] !== "en") wordGrams(lower, w.script, grams);
     }
     if (w.script === "hangul") bigrams(w.text, grams);
   }
   for (const run of cjkRuns(text)) bigrams(run, grams);
   const main = mainScript(words);
+  for (const t of terms) variants.delete(t);
   return {
     terms: [...terms].join(" "),
+    variants: [...variants].join(" "),
+    variantBoost: VARIANT_BOOST,
     grams: grams.join(" "),
     gramBoost: main === "hangul" ? 1 : main === "cjk" ? 0.15 : 0.3,
     count: counted.size,

@@ -5,11 +5,19 @@
 import { STEMMERS } from "./languages";
 import type { Script } from "./words";
 
-/** English stop words: the list LanceDB's index drops in English (Lucene's). */
+/**
+ * English stop words: the 126 LanceDB's English index drops (its `tokenize` on an index with
+ * stop words on, read word by word), so an English pipeline ranks as it did before languages.
+ */
 const ENGLISH_STOP = new Set(
-  "a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with".split(
-    " ",
-  ),
+  (
+    "a about above after again against all am an and any are aren as at be because been before being below between " +
+    "both but by can couldn d did didn do does doesn doing don down during each few for from further had has have " +
+    "having here his how i if in into is isn it its itself just ll m more most my no nor not now of off on once only " +
+    "or other our out over own re s same should shouldn so some such t than that the their them themselves then " +
+    "there these they this those through to too under until up ve very was wasn we were what when where which while " +
+    "who why will with won you your yours yourself"
+  ).split(" "),
 );
 
 /** Scripts whose letters fold (case, accents): the alphabetic ones. Others' marks are part of their letters. */

@@ -9,6 +9,9 @@ import { BooleanQuery, type FullTextQuery, MatchQuery, Occur } from "@lancedb/la
 /** A query as analysed for a table with analysed text (text/analyze.ts QueryAnalysis). */
 export interface AnalysedQuery {
   terms: string;
+  /** Other forms of the words (other languages' stems, the plain word), matched against `terms` at `variantBoost`. */
+  variants?: string;
+  variantBoost?: number;
   grams: string;
   gramBoost: number;
   /** Distinct query words: what BM25 sums are divided by (search.ts). */
@@ -32,6 +35,8 @@ export function wordsQuery(text: string, analysed?: AnalysedQuery): FullTextQuer
   }
   const parts: [Occur, FullTextQuery][] = [];
   if (analysed.terms) parts.push([Occur.Should, new MatchQuery(analysed.terms, "terms")]);
+  if (analysed.variants)
+    parts.push([Occur.Should, new MatchQuery(analysed.variants, "terms", { boost: analysed.variantBoost ?? 1 })]);
   if (analysed.grams)
     parts.push([Occur.Should, new MatchQuery(analysed.grams, "grams", { boost: analysed.gramBoost })]);
   if (parts.length === 0) return null;
