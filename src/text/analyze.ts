@@ -160,7 +160,7 @@ export function analyseQuery(text: string, setting: string): QueryAnalysis {
     variants: [...variants].join(" "),
     variantBoost: VARIANT_BOOST,
     grams: grams.join(" "),
-    gramBoost: main === "hangul" ? 1 : main === "cjk" ? 0.15 : 0.3,
+    gramBoost: main === "hangul" ? 2 : main === "cjk" ? 0.15 : 0.3,
     count: counted.size,
     language: languageOf(main, text, words, langs),
   };
