@@ -50,7 +50,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the Admin screen in a real browser", () 
     await signUp(ADMIN);
     await signOut();
     await signUp(MEMBER);
-    await page.getByText(/using 0 of 1 on your free tier/).waitFor();
+    await page.getByText(/using 0 of 1 on your free tier/i).waitFor();
     expect(await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin" }).count()).toBe(0);
     await page.goto(`${ragd.url}/#/admin`);
     expect(await page.getByRole("heading", { name: "Admin" }).count()).toBe(0);
@@ -66,7 +66,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the Admin screen in a real browser", () 
     // The administrator is on the free tier too, but the pipeline list states no limit.
     await page.goto(`${ragd.url}/#/pipelines`);
     await page.getByRole("heading", { name: "Pipelines" }).waitFor();
-    expect(await page.getByText(/on your free tier/).count()).toBe(0);
+    expect(await page.getByText(/on your free tier/i).count()).toBe(0);
   }, 60_000);
 
   test("change a tier, reset a password, disable, delete after typing the email, and see it all audited", async () => {
