@@ -138,7 +138,7 @@ test("ingestion moves the queue, outcome, stage, embedding, table and memory ser
   expect(q.status).toBe(200);
   expect(value(await scrape(), 'ragd_embedding_calls_total{backend="builtin"}')).toBe(calls + 1);
 
-  // LanceDB: the built-in pipeline's table holds its chunks; upkeep then builds its full-text index.
+  // LanceDB: the built-in pipeline's table holds its chunks; upkeep then builds its full-text index (on the analysed terms).
   const rows = `ragd_lancedb_table_rows{collection="${builtin}",generation="1"}`;
   await waitFor("the table's rows in /metrics", async () => value(await scrape(), rows) === chunks, 30_000);
   const after = await scrape();
@@ -150,7 +150,7 @@ test("ingestion moves the queue, outcome, stage, embedding, table and memory ser
   ).toBeGreaterThan(0);
   expect(value(after, "ragd_lancedb_tables")).toBe(2);
   const fts = new RegExp(
-    `^ragd_lancedb_index_indexed_rows\\{collection="${builtin}",generation="1",column="text",type="\\w+"\\} ${chunks}$`,
+    `^ragd_lancedb_index_indexed_rows\\{collection="${builtin}",generation="1",column="terms",type="\\w+"\\} ${chunks}$`,
     "m",
   );
   await waitFor("the full-text index in /metrics", async () => fts.test(await scrape()), 40_000, 500);
