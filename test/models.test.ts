@@ -29,8 +29,8 @@ test("offers the built-in models alone, and says so, when Ollama is down", async
   await fake.down();
   const r = await t.call("GET", "/api/embedding-models", { cookie });
   expect(r.body.models).toEqual([
-    { name: "builtin-glove", provider: "builtin" },
-    { name: "builtin", provider: "builtin" },
+    { name: "builtin-glove", provider: "builtin", description: expect.stringContaining("English") },
+    { name: "builtin", provider: "builtin", description: expect.any(String) },
   ]);
   expect(r.body.ollama.reachable).toBe(false);
   fake.up();
