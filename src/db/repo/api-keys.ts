@@ -1,5 +1,5 @@
 /** Named queries on API keys. */
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, type SQL } from "drizzle-orm";
 import type { Db } from "../client";
 import { first, tables } from "../dialect";
 import type { ApiKey, Collection } from "../schema";
@@ -25,32 +25,28 @@ export async function findApiKey(db: Db, collectionId: string, keyId: string): P
 }
 
 /** The key and its pipeline for a key hash, or undefined for an unknown or revoked key. */
-export async function findApiKeyByHash(
-  db: Db,
-  keyHash: string,
-): Promise<{ key: ApiKey; collection: Collection } | undefined> {
-  const { apiKeys, collections } = tables(db);
-  return first(
-    await db
-      .select({ key: apiKeys, collection: collections })
-      .from(apiKeys)
-      .innerJoin(collections, eq(collections.id, apiKeys.collectionId))
-      .where(eq(apiKeys.keyHash, keyHash)),
-  );
+export function findApiKeyByHash(db: Db, keyHash: string): Promise<KeyWithPipeline | undefined> {
+  return findKeyWhere(db, (apiKeys) => eq(apiKeys.keyHash, keyHash));
 }
 
 /** The key and its pipeline for a key id (a tenant token names its key by id), or undefined. */
-export async function findApiKeyById(
+export function findApiKeyById(db: Db, keyId: string): Promise<KeyWithPipeline | undefined> {
+  return findKeyWhere(db, (apiKeys) => eq(apiKeys.id, keyId));
+}
+
+type KeyWithPipeline = { key: ApiKey; collection: Collection };
+
+async function findKeyWhere(
   db: Db,
-  keyId: string,
-): Promise<{ key: ApiKey; collection: Collection } | undefined> {
+  where: (apiKeys: ReturnType<typeof tables>["apiKeys"]) => SQL | undefined,
+): Promise<KeyWithPipeline | undefined> {
   const { apiKeys, collections } = tables(db);
   return first(
     await db
       .select({ key: apiKeys, collection: collections })
       .from(apiKeys)
       .innerJoin(collections, eq(collections.id, apiKeys.collectionId))
-      .where(eq(apiKeys.id, keyId)),
+      .where(where(apiKeys)),
   );
 }
 
