@@ -7,7 +7,7 @@
  * Builds the chunk table directly (rowsToArrow, the writer's schema; not through
  * ingestion), ten chunks per document, document d carrying metadata
  * `{bucket: "b<d % 100>", tenth: "t<d % 10>", year: 2000 + d % 10, tags: ["k<d % 10>", "all"]}`
- * and `flag: true` when d % 100 = 3; vectors drawn around 200 centres; text from a
+ * `_access: ["g<d % 100>"]`, and `flag: true` when d % 100 = 3; vectors drawn around 200 centres; text from a
  * 2,000-word vocabulary. Then the indexes upkeep builds: full-text, b-trees on
  * document_id and id, LABEL_LIST on metadata_terms (when the table has it) and the ANN
  * index ann.ts picks for the size. With `--dir` the table is kept there and reused by
@@ -74,13 +74,24 @@ const FILTERS: [string, unknown, number?][] = [
   ["1 % bucket = b9, year >= 2009", { bucket: "b9", year: { $gte: 2009 } }],
   ["100 % sourceType = text", { sourceType: "text" }],
   ["100 % tags $exists", { tags: { $exists: true } }],
+  // A tenant token's _access rule (features/keys/access.ts), its principals matching 1, 10, 100 % of chunks.
+  ["1 % token _access, 1 principal", tokenRule(1)],
+  ["10 % token _access, 10 principals", tokenRule(10)],
+  ["100 % token _access, 100 principals", tokenRule(100)],
 ];
+
+/** The `_access` rule a tenant token with principals g0…g(n-1) is held to. */
+function tokenRule(n: number): unknown {
+  const principals = Array.from({ length: n }, (_, i) => `g${i}`);
+  return { $or: [{ _access: { $in: principals } }, { _access: { $exists: false } }] };
+}
 
 const metadataOf = (d: number): Metadata => ({
   bucket: `b${d % 100}`,
   tenth: `t${d % 10}`,
   year: 2000 + (d % 10),
   tags: [`k${d % 10}`, "all"],
+  _access: [`g${d % 100}`],
   ...(d % 100 === 3 ? { flag: true } : {}),
 });
 
