@@ -25,6 +25,8 @@ export interface ChunkRow {
 }
 
 const NAME = /^c_([0-9a-f]{32})_g(\d+)$/;
+/** How often a drop is tried when a file lands in the table's directory as it goes. */
+const DROP_ATTEMPTS = 5;
 
 /**
  * The table of one collection generation. Collection ids must be UUIDs; they are
@@ -184,9 +186,17 @@ export class TableCache {
     mark();
     this.forget(name);
     try {
-      await this.conn.dropTable(name).catch((err) => {
-        if (!/not found|does not exist/i.test(String(err))) throw err;
-      });
+      for (let attempt = 1; ; attempt++) {
+        const err = await this.conn.dropTable(name).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        if (err === null || /not found|does not exist/i.test(String(err))) break;
+        // An index build that ends while the files go writes one more into the directory
+        // being removed (ENOTEMPTY): the table is gone but for it, so remove it again.
+        if (!/Directory not empty|os error 39/i.test(String(err)) || attempt >= DROP_ATTEMPTS) throw err;
+        await Bun.sleep(20 * attempt);
+      }
     } finally {
       // A get() while the files went may have opened the table again.
       this.forget(name);
