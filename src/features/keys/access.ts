@@ -29,10 +29,17 @@ export function storedKeyFilter(input: unknown): string | null {
   return JSON.stringify(input);
 }
 
-/** The SQL a key (with its stored filter) and, when given, a token of it are held to; null: everything. */
-export function accessWhere(keyFilter: string | null, token?: TokenAccess): string | null {
+/** A key's stored filter as SQL, once, when its grant is cached (not on every request); null: none. */
+export function keyAccessOf(storedFilter: string | null): string | null {
+  if (storedFilter === null) return null;
+  const sql = compiled(JSON.parse(storedFilter), "key filter");
+  return sql === "true" ? null : sql;
+}
+
+/** The SQL a key (its keyAccessOf) and, when given, a token of it are held to; null: everything. */
+export function accessWhere(keyAccess: string | null, token?: TokenAccess): string | null {
   const parts: string[] = [];
-  if (keyFilter !== null) parts.push(compiled(JSON.parse(keyFilter), "key filter"));
+  if (keyAccess !== null) parts.push(keyAccess);
   if (token) {
     if (token.filter !== undefined) parts.push(compiled(token.filter, "token filter"));
     parts.push(compiled(accessRule(token.principals), "token principals"));

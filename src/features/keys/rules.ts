@@ -5,6 +5,7 @@
 import type { ApiKey } from "../../db/schema";
 import { parseDateTime } from "../../http/date-time";
 import { AppError } from "../../http/errors";
+import { keyAccessOf } from "./access";
 
 export const KEY_PREFIX = "rag_";
 export const KEY_BODY_LENGTH = 40;
@@ -46,8 +47,8 @@ export interface Grant {
   scopes: KeyScope[];
   /** Epoch milliseconds; Infinity when the key never expires. */
   expires: number;
-  /** The key's filter as stored (JSON); null: none. */
-  filter: string | null;
+  /** The key's filter compiled to SQL (access.ts keyAccessOf); null: none. */
+  keyAccess: string | null;
   /** Its tenant tokens' HS256 secret; null when it has no tokens scope. */
   tokenSecret: string | null;
 }
@@ -105,7 +106,7 @@ export function grantOf(found: { key: ApiKey; collection: { id: string; userId: 
     userId: found.collection.userId,
     scopes: parseScopes(found.key.scopes),
     expires: found.key.expiresAt ? Date.parse(found.key.expiresAt) : Number.POSITIVE_INFINITY,
-    filter: found.key.filter,
+    keyAccess: keyAccessOf(found.key.filter),
     tokenSecret: found.key.tokenSecret,
   };
 }

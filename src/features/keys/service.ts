@@ -182,7 +182,7 @@ export class KeyService {
         `this API key lacks the "${scope}" scope (it has: ${grant.scopes.join(", ") || "none"}); create a key with it`,
       );
     this.pending.set(grant.keyId, new Date().toISOString());
-    const access = accessWhere(grant.filter);
+    const access = accessWhere(grant.keyAccess);
     return { keyId: grant.keyId, collectionId: grant.collectionId, access, token: false };
   }
 
@@ -199,7 +199,7 @@ export class KeyService {
         "a tenant token can only query; writes need an API key with the ingest scope",
       );
     this.pending.set(grant.keyId, new Date().toISOString());
-    const access = accessWhere(grant.filter, claims);
+    const access = accessWhere(grant.keyAccess, claims);
     return { keyId: grant.keyId, collectionId: grant.collectionId, access, token: true };
   }
 
