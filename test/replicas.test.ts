@@ -20,6 +20,15 @@ const ready = havePostgres && haveRgw;
 if (!ready) console.log(`replica tests skipped: ${havePostgres ? NO_RGW : NO_POSTGRES}`);
 
 const PASSWORD = "correct horse battery";
+/**
+ * The replicas' task lease (RAGD_REPLICA_LEASE), shorter than the 30 s default so that the
+ * kill -9 case waits less for a dead replica's tasks. A claim's lease runs at least two
+ * thirds of it past the last renewal (one every third), so a stopped replica's tasks that
+ * were not given back wait at least STOP_BOUND_MS plus a margin.
+ */
+const LEASE_S = 15;
+/** Within this after a SIGTERM, every source is ready: well under 2/3 of the lease, so only giveBack makes it. */
+const STOP_BOUND_MS = 8_000;
 type Jar = { cookie?: string };
 interface Account {
   jar: Jar;
@@ -39,7 +48,9 @@ describe.skipIf(!ready)("three ragd replicas on PostgreSQL and object storage", 
 
   beforeAll(async () => {
     ollama = await startFakeOllama({ models: { "all-minilm": 384 } });
-    set = await startReplicas(3, { env: { RAGD_WORKERS: "1", RAGD_OLLAMA_URL: ollama.url } });
+    set = await startReplicas(3, {
+      env: { RAGD_WORKERS: "1", RAGD_OLLAMA_URL: ollama.url, RAGD_REPLICA_LEASE: `${LEASE_S}s` },
+    });
   }, 240_000);
 
   afterAll(async () => {
@@ -272,14 +283,15 @@ describe.skipIf(!ready)("three ragd replicas on PostgreSQL and object storage", 
     for (let i = 0; i < 30; i++) await addText(a, `stop ${i}`, docText(i + 100));
     const stopped = await busyReplica();
     expect(await set.kill(stopped, "SIGTERM")).toBe(0);
+    // What is left is quick to embed: the bound below measures the wait for tasks, not the work.
+    await ollama.set({ latencyMs: 0 });
     const stoppedAt = Date.now();
     // It ends what its workers hold as it stops and gives back what it claimed beyond that
-    // (leases.ts giveBack): well within the 30 s lease a killed replica's tasks wait for.
-    await allReady(a, 30, 25_000);
+    // (leases.ts giveBack): well within the 10 s (2/3 of the lease) a killed replica's tasks wait at least.
+    await allReady(a, 30, STOP_BOUND_MS);
     console.log(
       `replica ${stopped} stopped; every source ready ${((Date.now() - stoppedAt) / 1000).toFixed(1)} s later`,
     );
-    await ollama.set({ latencyMs: 0 });
     await expectStoresAgree(a.pipelineId, 30);
     await set.restart(stopped);
   }, 120_000);
