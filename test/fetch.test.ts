@@ -20,21 +20,34 @@ function startServer() {
       if (route === "to") return Response.redirect(url.searchParams.get("url")!, 302);
       if (route === "status") return new Response("no", { status: Number(arg) });
       if (route === "big") return new Response("x".repeat(10_000));
-      if (route === "stream") return new Response(chunks(10, 1_000, 0));
-      if (route === "slow") return Bun.sleep(2_000).then(() => new Response("late"));
-      if (route === "slow-body") return new Response(chunks(2, 10, 2_000));
+      if (route === "stream") return new Response(chunks(10, 1_000));
+      // Slow: the answer, or its second chunk, comes only once the client has given up.
+      if (route === "slow") return gone(req).then(() => new Response("late"));
+      if (route === "slow-body") return new Response(chunks(2, 10, () => gone(req)));
       return new Response("not found", { status: 404 });
     },
   });
   return { state, server, port: server.port! };
 }
 
-/** A body of `count` chunks of `size` bytes, waiting `pauseMs` before each chunk after the first. */
-function chunks(count: number, size: number, pauseMs: number): ReadableStream<Uint8Array> {
+/** Resolves once the client has gone away from `req` (closed the connection or aborted). */
+function gone(req: Request): Promise<void> {
+  return new Promise((resolve) => {
+    if (req.signal.aborted) resolve();
+    else req.signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+}
+
+/** A body of `count` chunks of `size` bytes; before each chunk after the first it waits for `pause`, if given. */
+function chunks(count: number, size: number, pause?: () => Promise<void>): ReadableStream<Uint8Array> {
   let sent = 0;
   return new ReadableStream({
     async pull(controller) {
-      if (sent > 0 && pauseMs) await Bun.sleep(pauseMs);
+      if (sent > 0 && pause) {
+        await pause();
+        // The client left: nobody reads the rest.
+        return controller.close();
+      }
       if (sent++ === count) return controller.close();
       controller.enqueue(new Uint8Array(size).fill(120));
     },
