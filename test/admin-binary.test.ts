@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { adminCalls, expectNothingOf, hasVectorTable, PASSWORD } from "./support/admin";
 import { tempDir } from "./support/app";
 import { ensureBinary, startBinary, type RunningBinary } from "./support/binary";
-import { waitFor } from "./support/wait";
+import { resolvesWithin, waitFor } from "./support/wait";
 
 let dataDir: string;
 let server: RunningBinary;
@@ -167,7 +167,7 @@ describe("the administrator's lifecycle of an account", () => {
     expect(r.status).toBe(200);
     expect(r.body.user.disabled).toBe(true);
     // The event stream the user had open ends too (it would otherwise stay open for good).
-    const ended = await Promise.race([stream.text().then(() => true), Bun.sleep(5_000).then(() => false)]);
+    const ended = await resolvesWithin(stream.text(), 5_000);
     expect(ended).toBe(true);
     expect((await server.http("/api/auth/me", { jar: bob })).status).toBe(401);
     const login = await signIn(BOB, NEW_PASSWORD);

@@ -25,3 +25,17 @@ export async function waitFor<T>(
     await Bun.sleep(intervalMs);
   }
 }
+
+/**
+ * Whether `promise` resolves within `timeoutMs`: true as soon as it does, false at the
+ * deadline; its rejection is thrown. For a wait on something that ends (a stream, a process) with an upper bound.
+ */
+export async function resolvesWithin(promise: Promise<unknown>, timeoutMs: number): Promise<boolean> {
+  let timer: Timer | undefined;
+  const deadline = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+  try {
+    return await Promise.race([promise.then(() => true), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
