@@ -7,7 +7,8 @@ import { afterEach, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { getPriority } from "node:os";
 import { tempDir } from "./support/app";
-import { ensureBinary, startBinary, type RunningBinary } from "./support/binary";
+import { ensureBinary, type RunningBinary, signUp, startBinary } from "./support/binary";
+import { waitFor } from "./support/wait";
 
 const linux = process.platform === "linux";
 let bin: RunningBinary | null = null;
@@ -49,6 +50,31 @@ async function workerNices(pid: number, want: number, nice: number): Promise<num
   }
 }
 
+/**
+ * Four text sources added at once, waited for until ready: the pool gives each job to the
+ * least loaded worker, so both workers run jobs.
+ */
+async function ingestOnBothWorkers(server: RunningBinary): Promise<void> {
+  const jar = {};
+  expect(await signUp(server, "nice@example.com", jar)).toBe(201);
+  const p = await server.http("/api/rag/pipelines", { method: "POST", json: { name: "p" }, jar });
+  expect(p.status).toBe(201);
+  const added = await Promise.all(
+    [0, 1, 2, 3].map((i) =>
+      server.http(`/api/rag/pipelines/${p.body.id}/sources`, {
+        method: "POST",
+        json: { type: "text", name: `t${i}`, content: `Text number ${i} for a worker to read.` },
+        jar,
+      }),
+    ),
+  );
+  expect(added.map((r) => r.status)).toEqual([201, 201, 201, 201]);
+  await waitFor("four sources ready", async () => {
+    const r = await server.http(`/api/rag/pipelines/${p.body.id}`, { jar });
+    return r.body.status === "ready" && r.body.sourceCount === 4;
+  });
+}
+
 test.skipIf(!linux)(
   "by default the workers run 10 below the main thread, which keeps its own",
   async () => {
@@ -73,8 +99,9 @@ test.skipIf(!linux)(
   async () => {
     await ensureBinary();
     bin = await startBinary(tempDir(), { RAGD_WORKERS: "2", RAGD_WORKER_NICE: "0" });
-    // Give a priority message, had one been sent, time to arrive.
-    await Bun.sleep(1000);
+    // A priority message, had one been sent, is each worker's first (pool.ts), and a worker
+    // reads its messages in order: once the workers have run jobs, it has been handled.
+    await ingestOnBothWorkers(bin);
     const own = getPriority();
     // The two ingestion workers and the database's checkpoint thread.
     expect(await workerNices(bin.proc.pid, 3, own)).toEqual([own, own, own]);
