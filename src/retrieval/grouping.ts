@@ -18,13 +18,13 @@ export const GROUP_POOL_FACTOR = 4;
 export const GROUP_POOL_MIN = 50;
 export const GROUP_POOL_MAX = 1000;
 
-/** The pool the searcher ranks before it picks: deeper for diversity and for grouping. */
+/** The pool the searcher ranks before it picks: deeper for diversity, boosts (boost.ts) and grouping. */
 export function poolDepth(req: ResolvedSearch, least = req.topK): number {
   if (req.perSource !== undefined) {
     const deep = Math.max(req.topK * req.perSource * GROUP_POOL_FACTOR, GROUP_POOL_MIN);
     return Math.max(least, Math.min(deep, GROUP_POOL_MAX));
   }
-  return req.diversity > 0 ? Math.max(req.topK * 4, 50, least) : least;
+  return req.diversity > 0 || req.boost ? Math.max(req.topK * 4, 50, least) : least;
 }
 
 /** The results to answer with, picked from `ranked` (best first) as the request asks. */

@@ -6,6 +6,7 @@
  */
 import type { Collection } from "../db/schema";
 import type { SearchMode } from "../vectors/store";
+import { type BoostRequest, type ResolvedBoost, resolveBoost } from "./boost";
 import { RetrievalError } from "./errors";
 import { checkFacetKeys } from "./facets";
 import { compileMetadataFilter } from "./filter";
@@ -52,6 +53,8 @@ export interface SearchRequest {
   perSource?: number;
   /** Metadata keys whose most frequent values to count among the chunks the filter keeps (retrieval/facets.ts). */
   facets?: string[];
+  /** Prefer recent sources and sources whose metadata match (retrieval/boost.ts). */
+  boost?: BoostRequest;
 }
 
 /** A search request with its text trimmed and every default applied: what the searcher runs. */
@@ -71,6 +74,7 @@ export interface ResolvedSearch {
   /** Set when results are grouped by source: how many chunks each source keeps. */
   perSource?: number;
   facets?: string[];
+  boost?: ResolvedBoost;
 }
 
 /**
@@ -111,6 +115,7 @@ export function resolveSearch(
     highlights: req.highlights ?? false,
     perSource: req.groupBy === "source" ? (req.perSource ?? 1) : undefined,
     facets: checkFacetKeys(req.facets),
+    boost: resolveBoost(req.boost, Date.now()),
   };
 }
 

@@ -8,6 +8,7 @@
  */
 import type { Config } from "../config";
 import { findResultSources } from "../db/repo/result-sources";
+import { findIndexedTimes } from "../db/repo/result-times";
 import type { Collection } from "../db/schema";
 import type { Store } from "../db/store";
 import { CountingEmbedder, type EmbedCall } from "../embed/calls";
@@ -18,6 +19,7 @@ import { languageOf, modelOf } from "../ingest/generations";
 import { RecentCache } from "../tools/recent-cache";
 import { onlyChunks } from "../vectors/search";
 import type { StoredHit, TableSearch, VectorStore } from "../vectors/store";
+import { boostFactors, needsIndexedAt, reorderRanked, rescore } from "./boost";
 import { RetrievalError } from "./errors";
 import { type FacetAnswer, FacetCounter } from "./facets";
 import { pickResults, poolDepth } from "./grouping";
@@ -115,10 +117,20 @@ export class Searcher {
     return answer;
   }
 
-  /** Exact scores; grouping or MMR choose topK from a wider pool (grouping.ts). */
+  /** Exact scores, boosted when asked; grouping or MMR choose topK from a wider pool (grouping.ts). */
   private async unreranked(collection: Collection, target: Target | null, req: ResolvedSearch) {
     const hits = await this.hits(target, { topK: poolDepth(req) });
-    return pickResults((await this.attach(collection, hits)).filter(isDefined), req);
+    const found = (await this.attach(collection, hits)).filter(isDefined);
+    const pool = req.boost ? rescore(found, await this.boostFactors(found, req), req.minScore) : found;
+    return pickResults(pool, req);
+  }
+
+  /** Each result's boost factor (boost.ts); 1 each without a boost. */
+  private async boostFactors(results: SearchResult[], req: ResolvedSearch): Promise<number[]> {
+    if (!req.boost) return results.map(() => 1);
+    const ids = [...new Set(results.map((r) => r.metadata.sourceId))];
+    const times = needsIndexedAt(req.boost) ? await findIndexedTimes(this.db.reader, ids) : undefined;
+    return boostFactors(results, req.boost, times);
   }
 
   /**
@@ -147,12 +159,15 @@ export class Searcher {
       .flatMap((r, i) => (r ? [{ result: { ...r, rerankScore: scores[i]! }, hit: hits[i]! }] : []))
       .sort((a, b) => b.result.rerankScore - a.result.rerankScore);
     const hitOf = new Map<SearchResult, StoredHit>(ranked.map((x) => [x.result, x.hit]));
-    const chosen = pickResults(
-      ranked.map((x) => x.result),
-      req,
-      byRank,
-    );
-    return { results: await this.exactScores(target, chosen, hitOf) };
+    const results = ranked.map((x) => x.result);
+    const factors = await this.boostFactors(results, req);
+    const factorOf = new Map(results.map((r, i) => [r, factors[i]!]));
+    const chosen = pickResults(req.boost ? reorderRanked(results, factors) : results, req, byRank);
+    const exact = await this.exactScores(target, chosen, hitOf);
+    if (!req.boost) return { results: exact };
+    // The boost scales the chosen results' exact scores; the order stays the boosted rank's.
+    const scaled = exact.map((r, i) => ({ ...r, score: r.score * factorOf.get(chosen[i]!)! }));
+    return { results: scaled.filter((r) => r.score >= req.minScore) };
   }
 
   /**

@@ -68,6 +68,34 @@ export function filterSchema() {
     .describe("Narrows the search before ranking; unknown keys are refused.");
 }
 
+/** The `boost` argument of `search`: the query endpoint's (retrieval/boost.ts checks the rest). */
+function boostSchema() {
+  const key = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/);
+  const weight = z.number().min(0).max(1);
+  return z
+    .object({
+      match: z
+        .record(key, z.union([z.string().max(2000), z.number(), z.boolean()]))
+        .optional()
+        .describe('Metadata the source of a passage should have, e.g. {"team": "hr"} (1..10 keys).'),
+      matchWeight: weight.optional().describe("How much the match counts, 0..1 (default 0.3)."),
+      recency: z
+        .object({
+          key: key
+            .optional()
+            .describe("A metadata key holding an ISO 8601 date (default: when the source was indexed)."),
+          halfLifeDays: z.number().min(0.001).max(36500).describe("Age in days at which the boost halves."),
+          weight: weight.optional().describe("How much recency counts, 0..1 (default 0.3)."),
+        })
+        .strict()
+        .optional(),
+    })
+    .strict()
+    .describe(
+      "Prefer recent sources or sources whose metadata match: scores are scaled down by up to the weights' sum (at most 1).",
+    );
+}
+
 // The input schemas are built once: building a zod schema takes ~0.5 ms, a large share of
 // an MCP call, and each request has its own server (see routes.ts).
 const SEARCH_INPUT = z
@@ -113,6 +141,7 @@ const SEARCH_INPUT = z
       .max(10)
       .optional()
       .describe('With groupBy "source": passages per source (default 1).'),
+    boost: boostSchema().optional(),
   })
   .strict();
 

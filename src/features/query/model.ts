@@ -8,6 +8,47 @@ import { SEARCH_MODES } from "../../retrieval/request";
 
 export { SEARCH_MODES } from "../../retrieval/request";
 
+const META_KEY = "^[A-Za-z_][A-Za-z0-9_.-]{0,63}$";
+
+/** `boost` (retrieval/boost.ts): scale scores by metadata matches and by recency, weights adding up to at most 1. */
+const BoostModel = t.Object(
+  {
+    match: t.Optional(
+      t.Record(t.String({ pattern: META_KEY }), t.Union([t.String({ maxLength: 2000 }), t.Number(), t.Boolean()]), {
+        minProperties: 1,
+        maxProperties: 10,
+        description:
+          "1..10 metadata keys and the value each should have (an array value matches when one element does).",
+      }),
+    ),
+    matchWeight: t.Optional(
+      t.Number({ minimum: 0, maximum: 1, description: "The share of the score the match decides (default 0.3)." }),
+    ),
+    recency: t.Optional(
+      t.Object(
+        {
+          key: t.Optional(
+            t.String({
+              pattern: META_KEY,
+              description: "A metadata key holding an ISO 8601 date; default: the source's indexedAt.",
+            }),
+          ),
+          halfLifeDays: t.Number({ minimum: 0.001, maximum: 36500, description: "Age at which the boost halves." }),
+          weight: t.Optional(
+            t.Number({ minimum: 0, maximum: 1, description: "The share of the score recency decides (default 0.3)." }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "score × (1 − W + matchWeight × share of match conditions met + recency.weight × 0.5^(age / halfLife)), W the weights' sum (at most 1).",
+  },
+);
+
 /** The body of both search endpoints: the query endpoint and knowledge-base search. */
 export const SearchBody = t.Object(
   {
@@ -51,12 +92,13 @@ export const SearchBody = t.Object(
       StrictInteger({ minimum: 1, maximum: 10, description: 'With groupBy: "source": chunks per source (default 1).' }),
     ),
     facets: t.Optional(
-      t.Array(t.String({ pattern: "^[A-Za-z_][A-Za-z0-9_.-]{0,63}$" }), {
+      t.Array(t.String({ pattern: META_KEY }), {
         maxItems: 10,
         description:
           "Metadata keys (or sourceType, externalId) whose 10 most frequent values to count among the chunks the filter keeps.",
       }),
     ),
+    boost: t.Optional(BoostModel),
     filter: t.Optional(
       t.Object(
         {
