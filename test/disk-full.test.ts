@@ -229,9 +229,18 @@ describe.skipIf(!mounted)("a full disk", () => {
       json: { type: "text", name: "more notes", content: notes },
     });
     expect(s.status).toBe(201);
+    const logFrom = server!.logs().length;
     fillDisk(0);
     await fake.set({ latencyMs: 0 });
-    await Bun.sleep(3000);
+    // The task meets the full disk: its failure is recorded, or SQLite refused to record it
+    // and the engine says it tries again (outcome.ts).
+    await waitFor(
+      "the second source's failure on the full disk",
+      async () =>
+        server!.logs().slice(logFrom).includes("could not record the end of an ingestion task") ||
+        (await source(pipelineId, s.body.id)).status === "failed",
+      30_000,
+    );
     expect((await call("/readyz")).status).toBe(503);
     rmSync(filler);
     const ready = await waitFor(
