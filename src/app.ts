@@ -12,7 +12,9 @@ import { docsRoutes } from "./features/docs/routes";
 import { documentRoutes } from "./features/documents/routes";
 import { eventRoutes, keyEventRoutes } from "./features/events/routes";
 import { healthRoutes } from "./features/health/routes";
+import { kbKeyRoutes } from "./features/kb/key-routes";
 import { kbRoutes } from "./features/kb/routes";
+import { kbSearchRoutes } from "./features/kb/search-routes";
 import { keyRoutes } from "./features/keys/routes";
 import { mcpRoutes } from "./features/mcp/routes";
 import { ocrRoutes } from "./features/ocr/routes";
@@ -62,6 +64,8 @@ export function buildApp(s: Services) {
     .use(documentRoutes(s.documents, s.config.maxUploadMb))
     .use(mcpRoutes(s.mcp))
     .use(kbRoutes(s.auth, s.kbs))
+    .use(kbKeyRoutes(s.auth, s.kbs, s.keys))
+    .use(kbSearchRoutes(s.auth, s.kbs, s.queries))
     .use(adminRoutes(s.auth, s.admin))
     .use(backupRoutes(s.auth, s.backups));
 }

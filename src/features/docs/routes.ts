@@ -61,7 +61,11 @@ export function docsRoutes() {
           security: [{ session: [] }],
           components: {
             securitySchemes: {
-              apiKey: { type: "http", scheme: "bearer", description: "A pipeline API key (rag_…)" },
+              apiKey: {
+                type: "http",
+                scheme: "bearer",
+                description: "An API key of a pipeline or a knowledge base (rag_…), or a tenant token of one",
+              },
               session: { type: "apiKey", in: "cookie", name: "ragd_session" },
             },
           },

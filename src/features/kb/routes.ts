@@ -4,7 +4,6 @@ import { sessionAuth } from "../../http/auth";
 import { Deleted, ErrorBody } from "../../http/models";
 import type { AuthService } from "../auth/service";
 import { unknownFields } from "../../http/unknown-fields";
-import { QueryResponse, SearchBody } from "../query/model";
 import { KbCreate, KbDetail, KbDocumentModel, KbModel } from "./model";
 import type { KbService } from "./service";
 
@@ -101,20 +100,5 @@ export function kbRoutes(auth: AuthService, kbs: KbService) {
       params: t.Object({ id: t.String(), docId: t.String() }),
       response: { 200: Deleted, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: "Delete one document" },
-    })
-    .post("/:id/search", ({ user, params, body }) => kbs.search(user, params.id, body), {
-      session: true,
-      rejectUnknownFields: SearchBody, // after session, so a missing session is 401 first
-      params: Params,
-      parse: "json",
-      body: SearchBody,
-      response: {
-        200: t.Composite([t.Omit(QueryResponse, ["pipelineId"]), t.Object({ kbId: t.String() })]),
-        400: ErrorBody,
-        401: ErrorBody,
-        404: ErrorBody,
-        503: ErrorBody,
-      },
-      detail: { summary: "Search a knowledge base; same result shape as the query endpoint, with kbId" },
     });
 }

@@ -10,7 +10,7 @@ import { type Metadata, metadataProblems, parseStoredMetadata } from "../../core
 import type { Collections } from "../../core/collections";
 import { findCollection, insertCollection, listCollections, type CollectionWithStats } from "../../db/repo/collections";
 import { findDocument, listDocuments } from "../../db/repo/documents";
-import type { DocumentRow, User } from "../../db/schema";
+import type { Collection, DocumentRow, User } from "../../db/schema";
 import type { Store } from "../../db/store";
 import type { FileStore } from "../../files/store";
 import { MULTIPART_OVERHEAD, type MultipartBody, type ReceivedFile, receiveFile } from "../../files/multipart";
@@ -193,8 +193,12 @@ export class KbService {
 
   /** Searches one of the user's knowledge bases: the query endpoint's answer, with kbId. */
   async search(user: User, id: string, body: SearchRequest) {
-    const kb = (await this.find(user, id)).row;
-    const { results, query, topK, ...rest } = await this.d.searcher.search(kb, body);
+    return this.searchAs((await this.find(user, id)).row, body, null);
+  }
+
+  /** Searches a knowledge base for a key of it (or a token of that key), held to the key's `access`. */
+  async searchAs(kb: Collection, body: SearchRequest, access: string | null) {
+    const { results, query, topK, ...rest } = await this.d.searcher.search(kb, body, undefined, access);
     return { results, kbId: kb.id, query, topK, ...rest };
   }
 }

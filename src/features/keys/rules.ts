@@ -32,6 +32,8 @@ export interface PublicKey {
 export interface KeyCaller {
   keyId: string;
   collectionId: string;
+  /** What the key belongs to: a pipeline, or a knowledge base (searched through its own door). */
+  kind: "pipeline" | "kb";
   /** SQL over the chunk table every search of theirs is held to (access.ts); null: everything. */
   access: string | null;
   /** True when a tenant token, not the key itself, was presented. */
@@ -42,6 +44,7 @@ export interface KeyCaller {
 export interface Grant {
   keyId: string;
   collectionId: string;
+  kind: "pipeline" | "kb";
   /** The pipeline's owner: a disabled owner's keys stop answering. */
   userId: string;
   scopes: KeyScope[];
@@ -99,10 +102,14 @@ export function shapeProblem(raw: string): string {
 }
 
 /** What a stored key grants, as cached. */
-export function grantOf(found: { key: ApiKey; collection: { id: string; userId: string } }): Grant {
+export function grantOf(found: {
+  key: ApiKey;
+  collection: { id: string; userId: string; kind: "pipeline" | "kb" };
+}): Grant {
   return {
     keyId: found.key.id,
     collectionId: found.collection.id,
+    kind: found.collection.kind,
     userId: found.collection.userId,
     scopes: parseScopes(found.key.scopes),
     expires: found.key.expiresAt ? Date.parse(found.key.expiresAt) : Number.POSITIVE_INFINITY,

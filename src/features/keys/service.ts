@@ -104,7 +104,11 @@ export class KeyService {
       tokenSecret,
     };
     await this.db.atomically(async (tx) => {
-      if (!(await findCollectionById(tx, collectionId))) throw notFound("pipeline");
+      const owner = await findCollectionById(tx, collectionId);
+      if (!owner) throw notFound("pipeline");
+      // A knowledge base's documents are uploaded by its owner: its keys search and issue tokens.
+      if (owner.kind === "kb" && scopes.includes("ingest"))
+        throw field("scopes", 'a knowledge base\'s keys only search: use "query" (and "tokens")');
       await insertApiKey(tx, row);
     });
     return { ...this.present(row), key, ...(tokenSecret ? { tokenSecret } : {}) };
@@ -183,7 +187,7 @@ export class KeyService {
       );
     this.pending.set(grant.keyId, new Date().toISOString());
     const access = accessWhere(grant.keyAccess);
-    return { keyId: grant.keyId, collectionId: grant.collectionId, access, token: false };
+    return { keyId: grant.keyId, collectionId: grant.collectionId, kind: grant.kind, access, token: false };
   }
 
   /** authorize() for a tenant token: its key must hold the tokens scope, its signature and expiry must hold. */
@@ -200,7 +204,7 @@ export class KeyService {
       );
     this.pending.set(grant.keyId, new Date().toISOString());
     const access = accessWhere(grant.keyAccess, claims);
-    return { keyId: grant.keyId, collectionId: grant.collectionId, access, token: true };
+    return { keyId: grant.keyId, collectionId: grant.collectionId, kind: grant.kind, access, token: true };
   }
 
   /** The key's owner may use it and the key has not expired. */

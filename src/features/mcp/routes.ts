@@ -30,7 +30,7 @@ export interface McpDeps {
 export function mcpRoutes(d: McpDeps) {
   return new Elysia({ tags: ["MCP"] })
     .derive({ as: "local" }, async ({ request, body }) =>
-      d.queries.admitKey(request.headers.get("authorization"), messageCount(body)),
+      d.queries.admitKey(request.headers.get("authorization"), messageCount(body), "any"),
     )
     .post(
       "/mcp",

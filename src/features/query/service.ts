@@ -12,6 +12,19 @@ import type { Searcher } from "../../retrieval/searcher";
 import { TokenBucket } from "../../tools/rate-limit";
 import type { KeyService } from "../keys/service";
 
+/** Which keys a door takes: a pipeline's (POST /api/rag/query), a knowledge base's (its search), or both (MCP). */
+export type Door = "pipeline" | "kb" | "any";
+
+/** 403 for a key presented at the other kind's door, naming the right one. */
+function wrongDoor(kind: "pipeline" | "kb"): AppError {
+  return new AppError(
+    "forbidden",
+    kind === "kb"
+      ? "this API key belongs to a knowledge base: search it with POST /api/kb/{id}/search or through /mcp"
+      : "this API key belongs to a pipeline: query it with POST /api/rag/query or through /mcp",
+  );
+}
+
 export class QueryService {
   private readonly limiter: TokenBucket;
   private readonly burst: number;
@@ -34,8 +47,10 @@ export class QueryService {
   async admitKey(
     authorization: string | null,
     queries: number,
+    door: Door = "pipeline",
   ): Promise<{ collection: Collection; keyId: string; access: string | null }> {
-    const { keyId, collectionId, access } = await this.keys.authorize(authorization, "query");
+    const { keyId, collectionId, kind, access } = await this.keys.authorize(authorization, "query");
+    if (door !== "any" && kind !== door) throw wrongDoor(kind);
     if (queries > this.burst)
       throw new AppError(
         "invalid_request",
