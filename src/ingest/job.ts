@@ -53,8 +53,7 @@ export interface Job {
   crawl?: CrawlJob | null;
 }
 
-/** Which of a worker's embedders a job uses: one per model and backend settings. */
-export const embedderKey = (job: Job): string => JSON.stringify([job.model, job.embed]);
+export { embedderKey } from "./embedder-key";
 
 /** One chunk row as the vector store takes it. */
 export type RowOut = ChunkRow;

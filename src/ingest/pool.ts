@@ -8,11 +8,16 @@
  * back as transient failures (they are retried). A crashed worker likewise.
  * Jobs of one remote model go to the same worker while it has room, so that their
  * texts share that worker's embedding batches.
+ * A worker starts with the first job sent its way, not with the pool: each holds about
+ * 50 MB and takes a few hundred milliseconds of CPU to load its code, which a server
+ * that is only starting, or only answering queries, need not pay
+ * (docs/notes/2026-12-06-release.md, Start).
  */
 import type { Logger } from "../log";
 import type { EmbedCall } from "../embed/calls";
 import { isBuiltinModel } from "../embed/models";
-import { embedderKey, type FromWorker, type Job, type JobEvent, type ToWorker } from "./job";
+import { embedderKey } from "./embedder-key";
+import type { FromWorker, Job, JobEvent, ToWorker } from "./job";
 import { encodeTurn } from "./worker-wire";
 
 /**
@@ -56,7 +61,8 @@ interface AssignedJob {
 }
 
 interface Slot {
-  worker: Worker;
+  /** Started with the first message for it (see post()): a server that ingests nothing starts none. */
+  worker: Worker | null;
   jobs: Map<string, AssignedJob>;
   /** Sum of the weights of `jobs`, kept as they come and go: it is read on every scheduling step. */
   load: number;
@@ -83,7 +89,12 @@ export class WorkerPool {
     private readonly nice = 0,
   ) {
     for (let i = 0; i < size; i++)
-      this.slots.push({ worker: this.spawn(i), jobs: new Map(), load: 0, batches: new Map(), probe: null, outbox: [] });
+      this.slots.push({ worker: null, jobs: new Map(), load: 0, batches: new Map(), probe: null, outbox: [] });
+  }
+
+  /** Worker threads started so far: each starts with the first job sent to its slot. */
+  get started(): number {
+    return this.slots.filter((s) => s.worker !== null).length;
   }
 
   get size(): number {
@@ -178,7 +189,7 @@ export class WorkerPool {
     for (const s of this.slots) {
       if (s.probe) clearTimeout(s.probe);
       for (const jobId of [...s.jobs.keys()]) this.forget(s, jobId);
-      s.worker.terminate();
+      s.worker?.terminate();
     }
   }
 
@@ -264,11 +275,14 @@ export class WorkerPool {
     slot.probe = null;
     const orphans = [...slot.jobs.values()];
     for (const r of orphans) this.forget(slot, r.job.jobId);
-    slot.worker.onmessage = null;
-    slot.worker.onerror = null;
-    slot.worker.terminate();
+    if (slot.worker) {
+      slot.worker.onmessage = null;
+      slot.worker.onerror = null;
+      slot.worker.terminate();
+    }
     slot.outbox = [];
-    if (!this.closed) slot.worker = this.spawn(index);
+    // The next message for the slot starts a fresh one.
+    slot.worker = null;
     for (const r of orphans) r.handlers.onEvent({ type: "error", jobId: r.job.jobId, message, transient: true });
   }
 
@@ -300,7 +314,8 @@ export class WorkerPool {
     queueMicrotask(() => {
       const msgs = slot.outbox;
       slot.outbox = [];
-      if (msgs.length > 0 && !this.closed) slot.worker.postMessage(encodeTurn(msgs));
+      if (msgs.length > 0 && !this.closed)
+        (slot.worker ??= this.spawn(this.slots.indexOf(slot))).postMessage(encodeTurn(msgs));
     });
   }
 }

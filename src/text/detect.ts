@@ -6,7 +6,7 @@
  * hold 47 (docs/languages.md).
  * Han, kana, Hangul and the unspaced scripts need no guess: their script names them.
  */
-import { eld } from "eld/extrasmall";
+import { eld } from "./eld";
 import { STEMMERS } from "./languages";
 import type { Script } from "./words";
 

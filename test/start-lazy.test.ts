@@ -1,0 +1,69 @@
+/**
+ * What a server does not load while it starts (docs/notes/2026-12-06-release.md, Start):
+ * the ingestion workers start with the first job sent to them, and the language detector
+ * with the first detection.
+ */
+import { expect, test } from "bun:test";
+import type { Job, JobEvent } from "../src/ingest/job";
+import { WorkerPool } from "../src/ingest/pool";
+import { createLogger } from "../src/log";
+
+const job = (id: string): Job => ({
+  jobId: id,
+  document: {
+    id: `doc-${id}`,
+    type: "text",
+    content: "A short text.",
+    url: null,
+    fileName: null,
+    fileSize: null,
+    fileLocation: null,
+  },
+  chunking: { strategy: "recursive", size: 200, overlap: 0 },
+  model: "builtin",
+  language: "legacy",
+  embed: { ollamaUrl: "http://127.0.0.1:1", openaiUrl: null, openaiKey: null, batchSize: 32 },
+  fetch: { allow: [], deny: [], maxBytes: 1024, timeoutMs: 1000 },
+  ocr: { languages: ["eng"], pageTimeoutMs: 1000, dataDir: "." },
+});
+
+/** Sends one job to `pool` and runs it to its end, acknowledging its rows. */
+function runToEnd(pool: WorkerPool, j: Job): Promise<string[]> {
+  return new Promise((resolve) => {
+    const seen: string[] = [];
+    const onEvent = (e: JobEvent) => {
+      seen.push(e.type);
+      if (e.type === "rows") pool.ack(e.jobId);
+      if (e.type === "done" || e.type === "error") resolve(seen);
+    };
+    expect(pool.run(j, { onEvent }, 0)).toBe(true);
+  });
+}
+
+test("a pool starts no worker thread until a job is sent, then only the one it needs", async () => {
+  const pool = new WorkerPool(
+    2,
+    createLogger("error", () => {}),
+  );
+  try {
+    expect(pool.started).toBe(0);
+    expect(pool.idle).toBe(64); // the room is there before the threads are
+    // Taking room is not sending: still none.
+    const send = pool.assign(job("held"), { onEvent: () => {} }, 0);
+    expect(pool.started).toBe(0);
+    pool.release("held");
+    expect(send).not.toBeNull();
+    expect(await runToEnd(pool, job("first"))).toEqual(["rows", "done"]);
+    expect(pool.started).toBe(1);
+  } finally {
+    await pool.close();
+  }
+});
+
+test("the language detector's data is evaluated at the first detection, not when detect.ts is loaded", async () => {
+  const data = require.resolve("../src/text/eld-data.ts");
+  const { chunkLanguage } = await import("../src/text/detect");
+  expect(require.cache[data]).toBeUndefined();
+  expect(chunkLanguage("the quick brown fox jumps over the lazy dog and runs far away".split(" "))).toBe("en");
+  expect(require.cache[data]).toBeDefined();
+});
