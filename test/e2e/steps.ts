@@ -170,6 +170,7 @@ export async function knowledgeBaseSteps(page: Page, base: string): Promise<void
   await page.getByRole("search").getByLabel("Query").fill("holiday leave days");
   await page.getByRole("button", { name: "Search" }).click();
   await page.locator(".result").first().waitFor();
+  await knowledgeBaseKey(page, base);
   await shootThemes(page, "kb");
   await page.goto(`${base}/#/kb`);
   await page.getByRole("link", { name: "Policies" }).waitFor();
@@ -178,6 +179,27 @@ export async function knowledgeBaseSteps(page: Page, base: string): Promise<void
   await page.getByRole("button", { name: "Delete…" }).click();
   await page.getByRole("dialog").getByRole("button", { name: "Delete knowledge base" }).click();
   await page.getByText("No knowledge bases yet").waitFor();
+}
+
+/** A key of the open knowledge base: no ingest scope offered, a curl of its search, and the key searches it. */
+async function knowledgeBaseKey(page: Page, base: string): Promise<void> {
+  await page.getByLabel("Key name").fill("kb app");
+  expect(await page.getByRole("checkbox", { name: /Ingest/ }).count()).toBe(0);
+  await page.getByRole("button", { name: "Create key" }).click();
+  const dialog = page.getByRole("dialog");
+  const key = await dialog.getByLabel("Your new API key").inputValue();
+  const kbId = /#\/kb\/([^/?]+)/.exec(page.url())?.[1];
+  const snippet = (await dialog.getByTestId("client-config").textContent()) ?? "";
+  expect(snippet).toContain(`${base}/api/kb/${kbId}/search`);
+  expect(snippet).toContain(`Bearer ${key}`);
+  await dialog.getByRole("button", { name: "I have stored it" }).click();
+  await page.getByText(`${key.slice(0, 12)}…`).waitFor();
+  const r = await page.request.post(`${base}/api/kb/${kbId}/search`, {
+    headers: { authorization: `Bearer ${key}` },
+    data: { query: "holiday leave" },
+  });
+  expect(r.status()).toBe(200);
+  expect(JSON.stringify(await r.json())).toContain("twenty-five days");
 }
 
 /** Search, status filter and pagination; pagination needs 11 pipelines, so the user goes pro for a moment. */

@@ -140,12 +140,19 @@ export interface KeyInput {
   filter?: unknown;
 }
 
+/** What a key belongs to: a pipeline or a knowledge base, each with its own keys. */
+export interface KeyOwner {
+  kind: "pipeline" | "kb";
+  id: string;
+}
+
+const keysPath = (o: KeyOwner) => (o.kind === "kb" ? `/api/kb/${enc(o.id)}/keys` : `${pipelinePath(o.id)}/keys`);
+
 export const keys = {
-  list: (pipelineId: string) => request<ApiKey[]>("GET", `${pipelinePath(pipelineId)}/keys`),
-  create: (pipelineId: string, name: string, opts: Omit<KeyInput, "name"> = {}) =>
-    request<ApiKeyCreated>("POST", `${pipelinePath(pipelineId)}/keys`, { body: { name, ...opts } }),
-  revoke: (pipelineId: string, keyId: string) =>
-    request<Deleted>("DELETE", `${pipelinePath(pipelineId)}/keys/${enc(keyId)}`),
+  list: (owner: KeyOwner) => request<ApiKey[]>("GET", keysPath(owner)),
+  create: (owner: KeyOwner, name: string, opts: Omit<KeyInput, "name"> = {}) =>
+    request<ApiKeyCreated>("POST", keysPath(owner), { body: { name, ...opts } }),
+  revoke: (owner: KeyOwner, keyId: string) => request<Deleted>("DELETE", `${keysPath(owner)}/${enc(keyId)}`),
 };
 
 export interface NewWebhook {

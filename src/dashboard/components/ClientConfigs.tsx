@@ -5,10 +5,18 @@ import { type ClientConfig, clientConfigs } from "../lib/client-configs";
 import { CopyButton } from "./CopyButton";
 import { Segmented } from "./Segmented";
 
-/** A chooser of clients and the chosen one's snippet with a Copy button. */
-export function ClientConfigs({ apiKey }: { apiKey: string }) {
-  const configs = clientConfigs(location.origin, apiKey);
-  const [id, setId] = useState<ClientConfig["id"]>("mcp-http");
+/** A snippet to show: one of clientConfigs(), or a knowledge base's search. */
+type Shown = Omit<ClientConfig, "id"> & { id: ClientConfig["id"] | "kb-search" };
+
+/**
+ * A chooser of clients and the chosen one's snippet with a Copy button. A knowledge base's
+ * key (`kbId`) gets its search with curl and the MCP clients: the retrievers call the
+ * pipeline query endpoint, which such a key cannot.
+ */
+export function ClientConfigs({ apiKey, kbId }: { apiKey: string; kbId?: string }) {
+  const all: Shown[] = clientConfigs(location.origin, apiKey);
+  const configs = kbId ? [kbSearch(location.origin, kbId, apiKey), ...all.filter((c) => c.id.startsWith("mcp-"))] : all;
+  const [id, setId] = useState<Shown["id"]>(kbId ? "kb-search" : "mcp-http");
   const chosen = configs.find((c) => c.id === id) ?? configs[0]!;
   const label = t("clients.configOf", { client: chosen.label });
   return (
@@ -20,7 +28,7 @@ export function ClientConfigs({ apiKey }: { apiKey: string }) {
       <Segmented
         legend={t("clients.client")}
         value={id}
-        options={configs.map((c) => [c.id, c.label] as [ClientConfig["id"], string])}
+        options={configs.map((c) => [c.id, c.label] as [Shown["id"], string])}
         onChange={setId}
       />
       <p class="hint">{chosen.hint}</p>
@@ -31,4 +39,14 @@ export function ClientConfigs({ apiKey }: { apiKey: string }) {
       </pre>
     </section>
   );
+}
+
+/** A knowledge base's search with curl, its key filled in (docs/API.md, Knowledge base keys). */
+function kbSearch(origin: string, kbId: string, key: string): Shown {
+  const code = `curl -X POST ${origin}/api/kb/${kbId}/search \\
+  -H "Authorization: Bearer ${key}" \\
+  -H "content-type: application/json" \\
+  -d '{"query":"your question","topK":5}'
+`;
+  return { id: "kb-search", label: "curl", hint: t("kbKeys.searchHint"), code };
 }

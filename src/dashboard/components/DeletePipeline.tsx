@@ -20,7 +20,7 @@ export function DeletePipeline({ pipeline: p }: { pipeline: PipelineDetail }) {
   });
   const ask = () => {
     setOpen(true);
-    keys.list(p.id).then(
+    keys.list({ kind: "pipeline", id: p.id }).then(
       (k) => setKeyCount(k.length),
       () => setKeyCount(undefined),
     );

@@ -40,9 +40,15 @@ export const endOfDay = (day: string): string => new Date(`${day}T23:59:59`).toI
 export function KeyCreateForm({
   create,
   onCreated,
+  scopes: offered,
+  queryHint,
 }: {
   create: (input: KeyInput) => Promise<ApiKeyCreated>;
   onCreated: (k: ApiKeyCreated) => void | Promise<void>;
+  /** The scopes to offer (default: all). */
+  scopes?: readonly string[];
+  /** What the query scope does here, when not the query endpoint (a knowledge base's key). */
+  queryHint?: string;
 }) {
   const [name, setName] = useState("");
   const [scopes, setScopes] = useState<string[]>(["query"]);
@@ -72,7 +78,7 @@ export function KeyCreateForm({
       </Field>
       <fieldset>
         <legend>{t("keyForm.scopes")}</legend>
-        {SCOPES.map((s) => (
+        {SCOPES.filter((s) => !offered || offered.includes(s.value)).map((s) => (
           <label class="check" key={s.value}>
             <input
               type="checkbox"
@@ -82,7 +88,7 @@ export function KeyCreateForm({
               onChange={(e) => toggle(s.value, e.currentTarget.checked)}
             />
             <span>
-              <strong>{t(s.label)}</strong>: {t(s.hint)}
+              <strong>{t(s.label)}</strong>: {s.value === "query" && queryHint ? queryHint : t(s.hint)}
             </span>
           </label>
         ))}

@@ -7,7 +7,16 @@ import { CopyButton } from "./CopyButton";
 import { SecretOnceDialog } from "./SecretOnceDialog";
 
 /** Shows the key in a read-only field with Copy, a warning, and client configurations that use it. */
-export function KeyCreatedDialog({ created, onClose }: { created: ApiKeyCreated; onClose: () => void }) {
+export function KeyCreatedDialog({
+  created,
+  kbId,
+  onClose,
+}: {
+  created: ApiKeyCreated;
+  /** A knowledge base's key: its snippets search that knowledge base. */
+  kbId?: string;
+  onClose: () => void;
+}) {
   return (
     <SecretOnceDialog
       title={t("keyCreated.title", { name: created.name })}
@@ -20,7 +29,7 @@ export function KeyCreatedDialog({ created, onClose }: { created: ApiKeyCreated;
     >
       {created.tokenSecret && <TokenSecret id={created.id} secret={created.tokenSecret} />}
       {created.scopes.includes("query") ? (
-        <ClientConfigs apiKey={created.key} />
+        <ClientConfigs apiKey={created.key} kbId={kbId} />
       ) : (
         <IngestExample apiKey={created.key} />
       )}

@@ -525,6 +525,12 @@ export const de: Catalogue = {
   "kb.confirm": "Wissensdatenbank löschen",
   "kb.confirmText":
     "Entfernt die Wissensdatenbank, ihre {documents}, deren gespeicherte Dateien und jeden indexierten Abschnitt. Das lässt sich nicht rückgängig machen.",
+  "kbKeys.queryHint": "diese Wissensdatenbank durchsuchen, auch per MCP",
+  "kbKeys.searchHint": "Durchsuche diese Wissensdatenbank aus einem Terminal oder mit jedem HTTP-Client.",
+  "kbKeys.intro":
+    "Mit einem Schlüssel durchsucht ein Programm oder ein Agent diese Wissensdatenbank (und nichts sonst) über {searchPath} oder per MCP.",
+  "kbKeys.noneText":
+    "Erstelle oben einen, um diese Wissensdatenbank aus deinem Code oder mit einem Agenten zu durchsuchen.",
   "keysPanel.revoked": "Schlüssel „{name}“ widerrufen.",
   "keysPanel.create": "Einen API-Schlüssel erstellen",
   "keysPanel.intro":

@@ -517,6 +517,11 @@ export const en = {
   "kb.confirm": "Delete knowledge base",
   "kb.confirmText":
     "This removes the knowledge base, its {documents}, their stored files and every indexed chunk. There is no undo.",
+  "kbKeys.queryHint": "search this knowledge base, also through MCP",
+  "kbKeys.searchHint": "Search this knowledge base from a terminal or any HTTP client.",
+  "kbKeys.intro":
+    "A key lets a program or an agent search this knowledge base (and nothing else) with {searchPath} or through MCP.",
+  "kbKeys.noneText": "Create one above to search this knowledge base from your code or an agent.",
   "keysPanel.revoked": "Key “{name}” revoked.",
   "keysPanel.create": "Create an API key",
   "keysPanel.intro":

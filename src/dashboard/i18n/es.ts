@@ -523,6 +523,11 @@ export const es: Catalogue = {
   "kb.confirm": "Eliminar base de conocimiento",
   "kb.confirmText":
     "Esto elimina la base de conocimiento, sus {documents}, sus archivos guardados y cada fragmento indexado. No se puede deshacer.",
+  "kbKeys.queryHint": "buscar en esta base de conocimiento, también por MCP",
+  "kbKeys.searchHint": "Busca en esta base de conocimiento desde una terminal o cualquier cliente HTTP.",
+  "kbKeys.intro":
+    "Una clave permite a un programa o a un agente buscar en esta base de conocimiento (y en nada más) con {searchPath} o por MCP.",
+  "kbKeys.noneText": "Crea una arriba para buscar en esta base de conocimiento desde tu código o un agente.",
   "keysPanel.revoked": "Clave «{name}» revocada.",
   "keysPanel.create": "Crear una clave de API",
   "keysPanel.intro":

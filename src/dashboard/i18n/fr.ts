@@ -522,6 +522,12 @@ export const fr: Catalogue = {
   "kb.confirm": "Supprimer la base de connaissances",
   "kb.confirmText":
     "Ceci supprime la base de connaissances, ses {documents}, leurs fichiers stockés et chaque fragment indexé. Impossible d’annuler.",
+  "kbKeys.queryHint": "chercher dans cette base de connaissances, aussi via MCP",
+  "kbKeys.searchHint": "Cherchez dans cette base de connaissances depuis un terminal ou tout client HTTP.",
+  "kbKeys.intro":
+    "Une clé permet à un programme ou à un agent de chercher dans cette base de connaissances (et nulle part ailleurs) avec {searchPath} ou via MCP.",
+  "kbKeys.noneText":
+    "Créez-en une ci-dessus pour chercher dans cette base de connaissances depuis votre code ou un agent.",
   "keysPanel.revoked": "Clé « {name} » révoquée.",
   "keysPanel.create": "Créer une clé d’API",
   "keysPanel.intro":

@@ -513,6 +513,11 @@ export const ja: Catalogue = {
   "kb.confirm": "ナレッジベースを削除",
   "kb.confirmText":
     "ナレッジベース、その{documents}、保存されたファイル、インデックス済みのチャンクがすべて削除されます。元に戻せません。",
+  "kbKeys.queryHint": "このナレッジベースを検索（MCP でも）",
+  "kbKeys.searchHint": "ターミナルや任意の HTTP クライアントからこのナレッジベースを検索します。",
+  "kbKeys.intro":
+    "キーを使うと、プログラムやエージェントがこのナレッジベース（だけ）を {searchPath} または MCP で検索できます。",
+  "kbKeys.noneText": "上で作成すると、コードやエージェントからこのナレッジベースを検索できます。",
   "keysPanel.revoked": "キー「{name}」を失効させました。",
   "keysPanel.create": "API キーを作成",
   "keysPanel.intro":

@@ -507,6 +507,11 @@ export const ko: Catalogue = {
   "kb.upload": "문서 업로드",
   "kb.confirm": "지식 베이스 삭제",
   "kb.confirmText": "지식 베이스와 {documents}, 저장된 파일, 색인된 모든 청크가 삭제됩니다. 되돌릴 수 없습니다.",
+  "kbKeys.queryHint": "이 지식 베이스 검색 (MCP로도)",
+  "kbKeys.searchHint": "터미널이나 HTTP 클라이언트에서 이 지식 베이스를 검색합니다.",
+  "kbKeys.intro":
+    "키가 있으면 프로그램이나 에이전트가 {searchPath} 또는 MCP로 이 지식 베이스(만)를 검색할 수 있습니다.",
+  "kbKeys.noneText": "위에서 키를 만들어 코드나 에이전트에서 이 지식 베이스를 검색하세요.",
   "keysPanel.revoked": "키 “{name}”을(를) 폐기했습니다.",
   "keysPanel.create": "API 키 만들기",
   "keysPanel.intro":

@@ -500,6 +500,10 @@ export const zhCN: Catalogue = {
   "kb.upload": "上传文档",
   "kb.confirm": "删除知识库",
   "kb.confirmText": "将删除该知识库、其{documents}、存储的文件以及所有已索引的分块。此操作无法撤销。",
+  "kbKeys.queryHint": "搜索此知识库（也可通过 MCP）",
+  "kbKeys.searchHint": "从终端或任意 HTTP 客户端搜索此知识库。",
+  "kbKeys.intro": "密钥让程序或智能体通过 {searchPath} 或 MCP 搜索此知识库（且仅限于此）。",
+  "kbKeys.noneText": "在上方创建一个，即可从代码或智能体中搜索此知识库。",
   "keysPanel.revoked": "密钥“{name}”已吊销。",
   "keysPanel.create": "创建 API 密钥",
   "keysPanel.intro":

@@ -1,6 +1,6 @@
 /**
  * One knowledge base: upload documents (with progress), watch their status,
- * search them, delete documents or the whole base.
+ * search them, hand keys to applications and agents, delete documents or the whole base.
  */
 import { useState } from "preact/hooks";
 import { knowledgeBases } from "../api/endpoints";
@@ -14,6 +14,7 @@ import { isBusy } from "../components/StatusBadge";
 import { t } from "../i18n";
 import { useAction, useLoad, usePoll, useTitle } from "../lib/hooks";
 import { useApp } from "../lib/session";
+import { KeysPanel } from "./KeysPanel";
 import { navigate } from "../router";
 
 /** The knowledge-base page. */
@@ -75,6 +76,7 @@ export function KbScreen({ id }: { id: string }) {
         </section>
         <KbDocuments kbId={id} documents={docs} onChanged={kb.reload} />
         <KbSearch kbId={id} hasDocuments={docs.some((d) => d.status === "ready")} />
+        <KeysPanel owner={{ kind: "kb", id }} />
       </div>
       {confirm && (
         <ConfirmDialog

@@ -67,7 +67,7 @@ export function PipelineScreen({ id, tab, query }: { id: string; tab: string; qu
       </nav>
       <ErrorNote error={p.error} context={t("pipeline.refreshFailed")} />
       {tab === "sources" && <SourcesPanel pipeline={pipeline} query={query} onChange={p.reload} />}
-      {tab === "keys" && <KeysPanel pipeline={pipeline} />}
+      {tab === "keys" && <KeysPanel owner={{ kind: "pipeline", id: pipeline.id }} />}
       {tab === "playground" && <PlaygroundPanel pipeline={pipeline} />}
       {tab === "quality" && <QualityPanel pipeline={pipeline} />}
       {tab === "webhooks" && <WebhooksPanel pipeline={pipeline} />}
