@@ -23,6 +23,8 @@ Usage:
   ragd import  --from FILE --email E [--name N] [--data-dir D]
   ragd move    --to-shared | --to-data-dir [--data-dir D]   onto RAGD_DATABASE_URL and RAGD_STORAGE_URL, or back
   ragd mcp     [--url http://127.0.0.1:8484] [--key rag_… | RAGD_API_KEY]   stdio MCP bridge
+  ragd ingest  DIR [--url U] [--key rag_… | RAGD_API_KEY] [--prefix P] [--delete]
+               [--include GLOB]… [--exclude GLOB]… [--concurrency 4]   keep a pipeline in step with a folder
   ragd version
   ragd help
 

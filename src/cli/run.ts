@@ -47,6 +47,9 @@ async function run(argv: string[]): Promise<number | undefined> {
       const cli = await import("./transfer");
       return cmd === "export" ? cli.exportCommand(config.dataDir, flags) : cli.importCommand(config.dataDir, flags);
     }
+    case "ingest":
+      // A client of a running server, like `mcp`: no data directory of its own.
+      return (await import("./ingest")).ingestCommand(argv.slice(1));
     case "mcp":
       // Loaded only for this command: the MCP client code would slow every `ragd serve` start.
       return (await import("./mcp")).mcpCommand(loadBridgeConfig(parseFlags(argv.slice(1))));

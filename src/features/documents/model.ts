@@ -13,6 +13,10 @@ export const DocumentModel = t.Composite([
   t.Object({
     externalId: t.Union([t.String(), t.Null()]),
     metadata: t.Record(t.String(), t.Unknown()),
+    contentHash: t.Union([t.String(), t.Null()], {
+      description:
+        "SHA-256 (hex) of what was last indexed: a file's bytes or a text's content (of a url/api document, its extracted text); null before that. A sync client compares it to skip unchanged files.",
+    }),
   }),
 ]);
 

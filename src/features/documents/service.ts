@@ -50,7 +50,12 @@ export type BatchItemOut =
 /** A source as the documents API shows it (no text preview: `contentLength` gives the size). */
 export function presentDocument(d: DocumentRow, fetch?: SourceFetch): DocumentOut {
   const { content: _preview, ...source } = presentSource({ ...d, preview: null }, fetch);
-  return { ...source, externalId: d.externalId, metadata: parseStoredMetadata(d.metadata) };
+  return {
+    ...source,
+    externalId: d.externalId,
+    metadata: parseStoredMetadata(d.metadata),
+    contentHash: d.contentHash,
+  };
 }
 
 export class DocumentService {

@@ -1,0 +1,76 @@
+/**
+ * The files `ragd ingest` sends: every regular file under a folder, named by its path
+ * relative to the folder with `/` between parts. Hidden files and folders (a name
+ * starting with `.`) are left out, symbolic links are not followed (a link could lead
+ * out of the folder, or round in a loop), and devices, sockets and FIFOs are skipped.
+ */
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { lstat, readdir } from "node:fs/promises";
+import { extname, join, relative, sep } from "node:path";
+
+export interface LocalFile {
+  /** Path relative to the folder, `/`-separated: the document's external id (after the prefix). */
+  path: string;
+  absolute: string;
+  size: number;
+  modifiedAt: string;
+}
+
+/** What a walk found, and what it left out (links and special files) with why. */
+export interface Walk {
+  files: LocalFile[];
+  skipped: { path: string; reason: string }[];
+}
+
+/** Globs a relative path must match (any of `include`, none of `exclude`) to be sent. */
+export interface PathRules {
+  include: Bun.Glob[];
+  exclude: Bun.Glob[];
+}
+
+/** The folder's files in path order; throws when `root` is not a readable folder. */
+export async function walkFolder(root: string, rules: PathRules): Promise<Walk> {
+  const top = await lstat(root);
+  if (!top.isDirectory()) throw new Error(`${root} is not a folder`);
+  const out: Walk = { files: [], skipped: [] };
+  const pending = [root];
+  while (pending.length) {
+    const dir = pending.pop()!;
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      if (entry.name.startsWith(".")) continue;
+      const absolute = join(dir, entry.name);
+      const path = relative(root, absolute).split(sep).join("/");
+      if (entry.isDirectory()) pending.push(absolute);
+      else if (entry.isSymbolicLink()) out.skipped.push({ path, reason: "a symbolic link (not followed)" });
+      else if (!entry.isFile()) out.skipped.push({ path, reason: "not a regular file" });
+      else if (wanted(path, rules)) {
+        const s = await lstat(absolute);
+        out.files.push({ path, absolute, size: s.size, modifiedAt: s.mtime.toISOString() });
+      }
+    }
+  }
+  out.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return out;
+}
+
+function wanted(path: string, rules: PathRules): boolean {
+  if (rules.include.length && !rules.include.some((g) => g.match(path))) return false;
+  return !rules.exclude.some((g) => g.match(path));
+}
+
+/** SHA-256 (hex) of a file's bytes, read as a stream: the hash the server compares. */
+export function hashFile(absolute: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const h = createHash("sha256");
+    createReadStream(absolute)
+      .on("data", (chunk) => h.update(chunk))
+      .on("error", reject)
+      .on("end", () => resolve(h.digest("hex")));
+  });
+}
+
+/** The metadata a file's document gets: where it came from, for filters. */
+export function fileMetadata(f: LocalFile): Record<string, string | number> {
+  return { path: f.path, extension: extname(f.path).slice(1).toLowerCase(), size: f.size, modifiedAt: f.modifiedAt };
+}
