@@ -14,6 +14,7 @@ import type { BrowserContext, Page, Request } from "playwright-core";
 import { api, CHROMIUM, launchChromium, recordRequests, shootThemes, startRagd, type Ragd } from "./support";
 import { knowledgeBaseSteps, listSteps, phoneSteps, sourceSteps, webhookSteps } from "./steps";
 import { qualitySteps } from "./quality-steps";
+import { queryOptionSteps } from "./query-options-steps";
 import { startFakeOllama, type FakeOllama } from "../support/fake-ollama";
 
 const haveChromium = existsSync(CHROMIUM);
@@ -236,6 +237,10 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
     // Statuses came from the pipeline's event stream, not from polling every 1.5 s.
     expect(requests.urls.some((u) => u.endsWith(`/api/rag/pipelines/${pipelineId}/events`))).toBe(true);
   }, 240_000);
+
+  test("the playground's query options: highlights, context, groups, facets and boosts", async () => {
+    await queryOptionSteps(page, ragd.url, pipelineId);
+  }, 30_000);
 
   test("quality: a typed set runs in every mode and shows its figures; a re-index can wait on it", async () => {
     await qualitySteps(page, ragd.url, pipelineId);

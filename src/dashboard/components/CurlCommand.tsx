@@ -9,14 +9,8 @@ const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 /** The command for the same query; the key is a variable (the dashboard never holds one). */
 export function CurlCommand({ input }: { input: QueryInput }) {
   const key = "$RAGD_API_KEY";
-  const body = JSON.stringify({
-    query: input.query || t("curl.yourQuestion"),
-    topK: input.topK,
-    mode: input.mode,
-    filter: input.filter,
-    hybridAlpha: input.hybridAlpha,
-    diversity: input.diversity,
-  });
+  // Every field the playground sends (the query options too), in its order.
+  const body = JSON.stringify({ ...input, query: input.query || t("curl.yourQuestion") });
   const cmd = [
     `curl -X POST ${location.origin}/api/rag/query \\`,
     `  -H "Authorization: Bearer ${key}" \\`,

@@ -1,8 +1,10 @@
 /** Ranked chunks from a query or a knowledge-base search. */
-import type { QueryResult } from "../api/types";
+import type { QueryResponse, QueryResult } from "../api/types";
 import { t } from "../i18n";
 import { formatScore, languageName } from "../lib/format";
 import { EmptyState } from "./EmptyState";
+import { FacetList } from "./FacetList";
+import { ResultText } from "./ResultText";
 
 interface Props {
   response: {
@@ -11,12 +13,14 @@ interface Props {
     noRelevantResults?: boolean;
     warning?: string;
     queryLanguage?: string;
+    facets?: QueryResponse["facets"];
+    facetsTruncated?: true;
   };
   ms?: number;
   emptyHint: string;
 }
 
-/** Each result: rank, score (with a bar), source name, chunk number and text. */
+/** Each result: rank, score (with a bar), source name, chunk number and text (highlights, context); then facets. */
 export function ResultList({ response, ms, emptyHint }: Props) {
   const { results, query } = response;
   return (
@@ -33,6 +37,7 @@ export function ResultList({ response, ms, emptyHint }: Props) {
       </div>
       {response.warning && <p class="note note-warn">{response.warning}</p>}
       {results.length > 0 && response.noRelevantResults && <p class="note note-info">{t("results.notRelevant")}</p>}
+      {response.facets && <FacetList facets={response.facets} truncated={response.facetsTruncated} />}
       {results.length === 0 ? (
         <EmptyState title={t("results.none")}>{emptyHint}</EmptyState>
       ) : (
@@ -50,7 +55,7 @@ export function ResultList({ response, ms, emptyHint }: Props) {
                 <span class="result-source break">{String(r.metadata.sourceName ?? "")}</span>
                 <span class="muted small">{t("results.chunk", { n: r.metadata.chunkIndex })}</span>
               </div>
-              <p class="result-text">{r.content}</p>
+              <ResultText r={r} />
             </li>
           ))}
         </ol>

@@ -10,6 +10,7 @@ import { CurlCommand } from "../components/CurlCommand";
 import { ErrorNote } from "../components/ErrorNote";
 import { Field } from "../components/Field";
 import { blankFilterRow, FilterBuilder, type FilterRow, filterOf } from "../components/FilterBuilder";
+import { BLANK_OPTIONS, optionsOf, QueryOptionsFields } from "../components/QueryOptionsFields";
 import { ResultList } from "../components/ResultList";
 import { Segmented } from "../components/Segmented";
 import { ShareSlider } from "../components/ShareSlider";
@@ -44,7 +45,8 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
   const [answer, setAnswer] = useState<{ res: QueryResponse; ms: number } | undefined>(undefined);
   const [filterRows, setFilterRows] = useState<FilterRow[]>([]);
   const filter = filterOf(filterRows);
-  const input: QueryInput = { query: query.trim(), topK, mode };
+  const [options, setOptions] = useState(BLANK_OPTIONS);
+  const input: QueryInput = { query: query.trim(), topK, mode, ...optionsOf(options) };
   if ("metadata" in filter && filter.metadata) input.filter = { metadata: filter.metadata };
   if (mode === "hybrid" && alpha !== null) input.hybridAlpha = alpha;
   if (diversity > 0) input.diversity = diversity;
@@ -136,6 +138,7 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
           >
             {(ids) => <ShareSlider {...ids} value={diversity} onChange={setDiversity} />}
           </Field>
+          <QueryOptionsFields value={options} onChange={setOptions} />
           <ErrorNote error={search.error} context={t("playground.failed")} />
           <div class="form-actions">
             <button type="submit" class="btn btn-primary" disabled={!input.query || search.busy || "error" in filter}>
