@@ -16,6 +16,7 @@ import { kbKeyRoutes } from "./features/kb/key-routes";
 import { kbRoutes } from "./features/kb/routes";
 import { kbSearchRoutes } from "./features/kb/search-routes";
 import { keyRoutes } from "./features/keys/routes";
+import { mcpCommandRoutes } from "./features/mcp/command-route";
 import { mcpRoutes } from "./features/mcp/routes";
 import { ocrRoutes } from "./features/ocr/routes";
 import { modelRoutes } from "./features/embedding-models/routes";
@@ -63,6 +64,7 @@ export function buildApp(s: Services) {
     .use(evalRoutes(s.auth, s.pipelines, s.evals))
     .use(documentRoutes(s.documents, s.config.maxUploadMb))
     .use(mcpRoutes(s.mcp))
+    .use(mcpCommandRoutes(s.auth))
     .use(kbRoutes(s.auth, s.kbs))
     .use(kbKeyRoutes(s.auth, s.kbs, s.keys))
     .use(kbSearchRoutes(s.auth, s.kbs, s.queries))

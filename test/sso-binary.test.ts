@@ -63,6 +63,8 @@ describe("single sign-on", () => {
       password: true,
       signup: true,
       oidc: { name: "Example Corp", startUrl: "/api/auth/oidc/start" },
+      // No one has signed in yet: the first account made is the administrator.
+      firstAccount: true,
     });
   });
 

@@ -10,6 +10,7 @@ import { createLogger, type Logger } from "../log";
 import { closeServices, createServices, type Services } from "../services";
 import { version } from "../version";
 import { holdDataDir } from "./data-dir-lock";
+import { printFirstRun } from "./first-run";
 import { tightenDataDir } from "./private-data-dir";
 
 export interface RunningServer {
@@ -107,6 +108,7 @@ export async function serveCommand(config: Config): Promise<void> {
       fix: "chown them to the user ragd runs as, or chmod go= them",
     });
   const running = await startServer(config, log);
+  await printFirstRun(config, running.url, () => running.services.auth.awaitsFirstAccount());
   const shutdown = (signal: string, code = 0) => {
     log.info("shutting down", { signal });
     running.stop({ processEnds: true }).then(

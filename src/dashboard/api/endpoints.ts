@@ -198,6 +198,8 @@ export const knowledgeBases = {
 export const embeddingModels = () => request<EmbeddingModels>("GET", "/api/embedding-models");
 export const languages = () => request<Languages>("GET", "/api/languages");
 export const ocrLanguages = () => request<OcrLanguages>("GET", "/api/ocr/languages");
+/** The executable an MCP client starts for `ragd mcp`; null when the server runs from source. */
+export const mcpCommand = () => request<{ command: string | null }>("GET", "/api/mcp/command");
 
 const adminUser = (id: string) => `/api/admin/users/${enc(id)}`;
 

@@ -24,6 +24,8 @@ export interface AuthMethods {
   password: boolean;
   signup: boolean;
   oidc: { name: string; startUrl: string } | null;
+  /** No account exists yet: the first one created becomes the administrator. */
+  firstAccount: boolean;
 }
 
 export type Pipeline = typeof PipelineModel.static;

@@ -1,7 +1,9 @@
 /** Configuration for MCP clients, LangChain and LlamaIndex with the new key filled in, to copy. */
 import { useState } from "preact/hooks";
+import { mcpCommand } from "../api/endpoints";
 import { t } from "../i18n";
 import { type ClientConfig, clientConfigs } from "../lib/client-configs";
+import { useLoad } from "../lib/hooks";
 import { CopyButton } from "./CopyButton";
 import { Segmented } from "./Segmented";
 
@@ -14,7 +16,9 @@ type Shown = Omit<ClientConfig, "id"> & { id: ClientConfig["id"] | "kb-search" }
  * pipeline query endpoint, which such a key cannot.
  */
 export function ClientConfigs({ apiKey, kbId }: { apiKey: string; kbId?: string }) {
-  const all: Shown[] = clientConfigs(location.origin, apiKey);
+  // The MCP command names the server's own executable (undefined until the server says).
+  const executable = useLoad(() => mcpCommand(), []).data?.command;
+  const all: Shown[] = clientConfigs(location.origin, apiKey, executable);
   const configs = kbId ? [kbSearch(location.origin, kbId, apiKey), ...all.filter((c) => c.id.startsWith("mcp-"))] : all;
   const [id, setId] = useState<Shown["id"]>(kbId ? "kb-search" : "mcp-http");
   const chosen = configs.find((c) => c.id === id) ?? configs[0]!;

@@ -79,6 +79,7 @@ export const de: Catalogue = {
   "auth.createAnAccount": "Ein Konto anlegen",
   "auth.signInTo": "Bei ragd anmelden",
   "auth.tagline": "Suche in deinen eigenen Dokumenten, auf deinem eigenen Rechner.",
+  "auth.firstAccount": "Noch gibt es kein Konto: Das erste angelegte Konto wird Administrator.",
   "auth.account": "Konto",
   "auth.signInWith": "Mit {name} anmelden",
   "auth.or": "oder",
@@ -386,6 +387,10 @@ export const de: Catalogue = {
   "clients.mcpCommandLabel": "MCP (Befehl)",
   "clients.mcpCommand":
     "Für Clients, die nur einen Befehl starten (Claude Desktop). Gib den vollen Pfad der ragd-Programmdatei an, wenn sie nicht im PATH liegt.",
+  "clients.mcpCommandHere":
+    "Für Clients, die nur einen Befehl starten (Claude Desktop). Der Befehl ist die Programmdatei dieses Servers, mit vollem Pfad.",
+  "clients.mcpBuildFirst":
+    "Für Clients, die nur einen Befehl starten (Claude Desktop). Dieser Server läuft aus dem Quellcode, es gibt also noch keine ragd-Programmdatei: Baue sie zuerst (npm run build erzeugt dist/ragd) und trage ihren vollen Pfad bei command ein.",
   "clients.langchain": "Ein LangChain-Retriever (Python).",
   "clients.llamaindex": "Ein LlamaIndex-Retriever (Python).",
   "api.answered": "der Server antwortete {status}",

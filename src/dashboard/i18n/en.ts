@@ -81,6 +81,7 @@ export const en = {
   "auth.createAnAccount": "Create an account",
   "auth.signInTo": "Sign in to ragd",
   "auth.tagline": "Retrieval for your own documents, on your own machine.",
+  "auth.firstAccount": "No account exists yet: the first account created becomes the administrator.",
   "auth.account": "Account",
   "auth.signInWith": "Sign in with {name}",
   "auth.or": "or",
@@ -383,6 +384,10 @@ export const en = {
   "clients.mcpCommandLabel": "MCP (command)",
   "clients.mcpCommand":
     "For clients that only launch a command (Claude Desktop). Use the full path of the ragd executable if it is not on the PATH.",
+  "clients.mcpCommandHere":
+    "For clients that only launch a command (Claude Desktop). The command is this server's own executable, by its full path.",
+  "clients.mcpBuildFirst":
+    "For clients that only launch a command (Claude Desktop). This server runs from source, so there is no ragd executable to name yet: build it first (npm run build makes dist/ragd), then put its full path in command.",
   "clients.langchain": "A LangChain retriever (Python).",
   "clients.llamaindex": "A LlamaIndex retriever (Python).",
   "api.answered": "the server answered {status}",

@@ -79,6 +79,7 @@ export const es: Catalogue = {
   "auth.createAnAccount": "Crear una cuenta",
   "auth.signInTo": "Iniciar sesión en ragd",
   "auth.tagline": "Búsqueda en tus propios documentos, en tu propia máquina.",
+  "auth.firstAccount": "Todavía no hay ninguna cuenta: la primera cuenta que se cree será la de administrador.",
   "auth.account": "Cuenta",
   "auth.signInWith": "Iniciar sesión con {name}",
   "auth.or": "o",
@@ -384,6 +385,10 @@ export const es: Catalogue = {
   "clients.mcpCommandLabel": "MCP (comando)",
   "clients.mcpCommand":
     "Para clientes que solo lanzan un comando (Claude Desktop). Usa la ruta completa del ejecutable de ragd si no está en el PATH.",
+  "clients.mcpCommandHere":
+    "Para clientes que solo lanzan un comando (Claude Desktop). El comando es el propio ejecutable de este servidor, con su ruta completa.",
+  "clients.mcpBuildFirst":
+    "Para clientes que solo lanzan un comando (Claude Desktop). Este servidor se ejecuta desde el código fuente, así que aún no hay un ejecutable de ragd que indicar: compílalo primero (npm run build crea dist/ragd) y pon su ruta completa en command.",
   "clients.langchain": "Un recuperador de LangChain (Python).",
   "clients.llamaindex": "Un recuperador de LlamaIndex (Python).",
   "api.answered": "el servidor respondió {status}",

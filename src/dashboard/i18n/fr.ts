@@ -79,6 +79,7 @@ export const fr: Catalogue = {
   "auth.createAnAccount": "Créer un compte",
   "auth.signInTo": "Se connecter à ragd",
   "auth.tagline": "La recherche dans vos propres documents, sur votre propre machine.",
+  "auth.firstAccount": "Aucun compte n’existe encore : le premier compte créé devient l’administrateur.",
   "auth.account": "Compte",
   "auth.signInWith": "Se connecter avec {name}",
   "auth.or": "ou",
@@ -383,6 +384,10 @@ export const fr: Catalogue = {
   "clients.mcpCommandLabel": "MCP (commande)",
   "clients.mcpCommand":
     "Pour les clients qui ne font que lancer une commande (Claude Desktop). Indiquez le chemin complet de l’exécutable ragd s’il n’est pas dans le PATH.",
+  "clients.mcpCommandHere":
+    "Pour les clients qui ne font que lancer une commande (Claude Desktop). La commande est l’exécutable de ce serveur, avec son chemin complet.",
+  "clients.mcpBuildFirst":
+    "Pour les clients qui ne font que lancer une commande (Claude Desktop). Ce serveur tourne depuis les sources : il n’y a pas encore d’exécutable ragd à indiquer. Construisez-le d’abord (npm run build crée dist/ragd), puis mettez son chemin complet dans command.",
   "clients.langchain": "Un retriever LangChain (Python).",
   "clients.llamaindex": "Un retriever LlamaIndex (Python).",
   "api.answered": "le serveur a répondu {status}",

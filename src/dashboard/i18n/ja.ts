@@ -76,6 +76,7 @@ export const ja: Catalogue = {
   "auth.createAnAccount": "アカウントを作成",
   "auth.signInTo": "ragd にサインイン",
   "auth.tagline": "自分のドキュメントを、自分のマシンで検索。",
+  "auth.firstAccount": "まだアカウントがありません。最初に作成したアカウントが管理者になります。",
   "auth.account": "アカウント",
   "auth.signInWith": "{name} でサインイン",
   "auth.or": "または",
@@ -377,6 +378,10 @@ export const ja: Catalogue = {
   "clients.mcpCommandLabel": "MCP（コマンド）",
   "clients.mcpCommand":
     "コマンドを起動するだけのクライアント（Claude Desktop）向け。ragd 実行ファイルが PATH にない場合はフルパスを指定してください。",
+  "clients.mcpCommandHere":
+    "コマンドを起動するだけのクライアント（Claude Desktop）向け。command はこのサーバー自身の実行ファイルのフルパスです。",
+  "clients.mcpBuildFirst":
+    "コマンドを起動するだけのクライアント（Claude Desktop）向け。このサーバーはソースから実行されているため、指定できる ragd 実行ファイルがまだありません。先にビルドし（npm run build で dist/ragd ができます）、そのフルパスを command に書いてください。",
   "clients.langchain": "LangChain のリトリーバー（Python）。",
   "clients.llamaindex": "LlamaIndex のリトリーバー（Python）。",
   "api.answered": "サーバーの応答：{status}",

@@ -76,6 +76,7 @@ export const ko: Catalogue = {
   "auth.createAnAccount": "계정 만들기",
   "auth.signInTo": "ragd에 로그인",
   "auth.tagline": "내 문서를, 내 컴퓨터에서 검색하세요.",
+  "auth.firstAccount": "아직 계정이 없습니다. 처음 만든 계정이 관리자가 됩니다.",
   "auth.account": "계정",
   "auth.signInWith": "{name}(으)로 로그인",
   "auth.or": "또는",
@@ -374,6 +375,10 @@ export const ko: Catalogue = {
   "clients.mcpCommandLabel": "MCP(명령)",
   "clients.mcpCommand":
     "명령만 실행할 수 있는 클라이언트(Claude Desktop)용. ragd 실행 파일이 PATH에 없으면 전체 경로를 쓰세요.",
+  "clients.mcpCommandHere":
+    "명령만 실행할 수 있는 클라이언트(Claude Desktop)용. command는 이 서버 자신의 실행 파일 전체 경로입니다.",
+  "clients.mcpBuildFirst":
+    "명령만 실행할 수 있는 클라이언트(Claude Desktop)용. 이 서버는 소스에서 실행 중이라 아직 가리킬 ragd 실행 파일이 없습니다. 먼저 빌드하고(npm run build가 dist/ragd를 만듭니다) 그 전체 경로를 command에 쓰세요.",
   "clients.langchain": "LangChain 검색기(Python).",
   "clients.llamaindex": "LlamaIndex 검색기(Python).",
   "api.answered": "서버 응답: {status}",

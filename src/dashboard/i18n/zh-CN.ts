@@ -76,6 +76,7 @@ export const zhCN: Catalogue = {
   "auth.createAnAccount": "创建账号",
   "auth.signInTo": "登录 ragd",
   "auth.tagline": "在你自己的机器上，检索你自己的文档。",
+  "auth.firstAccount": "还没有任何账户：第一个创建的账户将成为管理员。",
   "auth.account": "账号",
   "auth.signInWith": "使用 {name} 登录",
   "auth.or": "或",
@@ -369,6 +370,10 @@ export const zhCN: Catalogue = {
   "clients.mcpCommandLabel": "MCP（命令）",
   "clients.mcpCommand":
     "用于只能启动命令的客户端（Claude Desktop）。如果 ragd 可执行文件不在 PATH 中，请使用其完整路径。",
+  "clients.mcpCommandHere":
+    "用于只能启动命令的客户端（Claude Desktop）。command 是本服务器自己的可执行文件的完整路径。",
+  "clients.mcpBuildFirst":
+    "用于只能启动命令的客户端（Claude Desktop）。本服务器从源码运行，还没有可填写的 ragd 可执行文件：请先构建（npm run build 生成 dist/ragd），再把它的完整路径填入 command。",
   "clients.langchain": "LangChain 检索器（Python）。",
   "clients.llamaindex": "LlamaIndex 检索器（Python）。",
   "api.answered": "服务器返回 {status}",

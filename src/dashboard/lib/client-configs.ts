@@ -14,14 +14,26 @@ export interface ClientConfig {
   code: string;
 }
 
-/** The snippets for a server at `origin` (e.g. http://127.0.0.1:8484) and one API key. */
-export function clientConfigs(origin: string, key: string): ClientConfig[] {
+/**
+ * The snippets for a server at `origin` (e.g. http://127.0.0.1:8484) and one API key.
+ * `executable` is what GET /api/mcp/command said: the server's own executable (the MCP
+ * client starts `ragd mcp` with it), null when the server runs from source (there is none
+ * to name: the hint says to build it), undefined when not known (a bare `ragd`, on the PATH).
+ */
+export function clientConfigs(origin: string, key: string, executable?: string | null): ClientConfig[] {
   const http = {
     mcpServers: { ragd: { type: "http", url: `${origin}/mcp`, headers: { Authorization: `Bearer ${key}` } } },
   };
+  const command = executable ?? "ragd";
   const stdio = {
-    mcpServers: { ragd: { command: "ragd", args: ["mcp", "--url", origin], env: { RAGD_API_KEY: key } } },
+    mcpServers: { ragd: { command, args: ["mcp", "--url", origin], env: { RAGD_API_KEY: key } } },
   };
+  const commandHint =
+    executable === undefined
+      ? t("clients.mcpCommand")
+      : executable === null
+        ? t("clients.mcpBuildFirst")
+        : t("clients.mcpCommandHere");
   return [
     {
       id: "mcp-http",
@@ -32,7 +44,7 @@ export function clientConfigs(origin: string, key: string): ClientConfig[] {
     {
       id: "mcp-stdio",
       label: t("clients.mcpCommandLabel"),
-      hint: t("clients.mcpCommand"),
+      hint: commandHint,
       code: JSON.stringify(stdio, null, 2),
     },
     { id: "langchain", label: "LangChain", hint: t("clients.langchain"), code: langchain(origin, key) },

@@ -24,7 +24,9 @@ export function AuthScreen({ mode, notice, onSignedIn }: Props) {
   const passwords = methods?.password ?? true;
   // Sign-up closed: no invitation to a form that can only answer 403.
   const canSignUp = passwords && (methods?.signup ?? true);
-  const signup = mode === "signup" && canSignUp;
+  // A new install opens on sign-up: there is no account to sign in to, and the first one made is the administrator.
+  const firstAccount = canSignUp && methods?.firstAccount === true;
+  const signup = (mode === "signup" || firstAccount) && canSignUp;
   useTitle(signup ? t("auth.createAccount") : t("auth.signIn"));
   return (
     <main id="main" class="auth">
@@ -44,6 +46,11 @@ export function AuthScreen({ mode, notice, onSignedIn }: Props) {
           </nav>
         )}
         <h1 class="sr-only">{signup ? t("auth.createAnAccount") : t("auth.signInTo")}</h1>
+        {firstAccount && (
+          <p class="note note-info" role="status" data-testid="first-account">
+            {t("auth.firstAccount")}
+          </p>
+        )}
         {notice && (
           <p class="note note-info" role="status">
             {notice}

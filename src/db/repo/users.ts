@@ -31,6 +31,12 @@ export async function insertUser(
   return row!;
 }
 
+/** True once any account exists (the next one created is then not the administrator). */
+export async function anyUser(db: Db): Promise<boolean> {
+  const { users } = tables(db);
+  return (await db.select({ id: users.id }).from(users).limit(1)).length > 0;
+}
+
 /** Finds a user by id. */
 export async function findUserById(db: Db, id: string): Promise<User | undefined> {
   const { users } = tables(db);

@@ -5,6 +5,7 @@
 import type { Config, TierName } from "../../config";
 import { updateUserPassword } from "../../db/repo/admin";
 import {
+  anyUser,
   deleteExpiredSessions,
   deleteSessionsOf,
   deleteSession,
@@ -94,6 +95,11 @@ export class AuthService {
     private readonly db: Store,
     private readonly config: Pick<Config, "signup" | "defaultTier" | "passwordLogin">,
   ) {}
+
+  /** True while no account exists: the first one created becomes the administrator (insertUser). */
+  async awaitsFirstAccount(): Promise<boolean> {
+    return !(await anyUser(this.db.reader));
+  }
 
   async signup(email: string, password: string): Promise<{ user: User; token: string }> {
     this.checkPasswordsOn();

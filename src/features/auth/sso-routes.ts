@@ -19,6 +19,10 @@ const Methods = t.Object({
   password: t.Boolean({ description: "Sign-in with email and password is on." }),
   signup: t.Boolean({ description: "New accounts may be created (with a password, or by a first single sign-on)." }),
   oidc: t.Nullable(t.Object({ name: t.String(), startUrl: t.String() })),
+  firstAccount: t.Boolean({
+    description:
+      "No account exists yet: the first one created (by sign-up or `ragd user create`) is the administrator.",
+  }),
 });
 
 export interface SsoDeps {
@@ -32,7 +36,7 @@ export interface SsoDeps {
 export function ssoRoutes(d: SsoDeps) {
   const redirectUri = () => d.baseUrl() + CALLBACK_PATH;
   return new Elysia({ prefix: "/api/auth", tags: ["Accounts"] })
-    .get("/methods", () => methods(d), {
+    .get("/methods", async () => ({ ...methods(d), firstAccount: await d.auth.awaitsFirstAccount() }), {
       response: { 200: Methods },
       detail: { summary: "How to sign in on this server (no session needed)", security: [] },
     })
