@@ -200,6 +200,8 @@ describe("kill -9 during ingestion", () => {
       await killMidIngestion(delays);
       await start();
     }
+    // The kills are over: what is left need not be slow.
+    await fake.set({ latencyMs: 0 });
     const final = await allReady(30, `all 30 sources ready after kills at ${delays.join(", ")} ms`);
     expect(final.map((s) => s.id).sort()).toEqual([...created].sort());
     for (const s of final) expect(s.error).toBeNull();
@@ -276,10 +278,13 @@ describe("kill -9 during a re-index", () => {
     });
     expect(patched.status).toBe(200);
     const before = new Map((await sources()).map((s) => [s.id, s.chunkCount]));
+    // Slow again, so that the rebuild is under way when the kill lands; quick once it has.
+    await fake.set({ latencyMs: 1000 });
     const r = await server!.http(`/api/rag/pipelines/${pipelineId}/reindex`, { method: "POST", json: {}, jar });
     expect(r.status).toBe(202);
     const delays: number[] = [];
     await killMidIngestion(delays);
+    await fake.set({ latencyMs: 0 });
     await start();
     const final = await allReady(before.size, `every source rebuilt after a kill at ${delays[0]} ms`);
     // 300-character chunks instead of 120: fewer chunks for every source.
