@@ -80,6 +80,8 @@ test.skipIf(!linux)(
   async () => {
     await ensureBinary();
     bin = await startBinary(tempDir(), { RAGD_WORKERS: "2" });
+    // A worker starts with the first job sent to it (pool.ts): jobs for both.
+    await ingestOnBothWorkers(bin);
     // The server inherits this process's nice value; its workers go 10 below that.
     const own = getPriority();
     const want = Math.min(19, own + 10);
