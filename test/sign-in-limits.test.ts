@@ -72,18 +72,20 @@ const scenarios: [string, Step[]][] = [
 
 describe("through app.handle", () => {
   let t: TestApp;
+  // One owner and one other account for every scenario: each scenario signs in from
+  // addresses of its own, and the counts are per address and per (email, address).
+  const owner = email("owner");
+  const other = email("other");
   beforeAll(async () => {
     t = await makeApp();
+    await t.signup(owner, PASSWORD);
+    await t.signup(other, PASSWORD);
   });
   afterAll(() => t.close());
 
   test.each(scenarios)(
     "%s",
     async (_name, steps) => {
-      const owner = email("owner");
-      const other = email("other");
-      await t.signup(owner, PASSWORD);
-      await t.signup(other, PASSWORD);
       for (const [i, step] of steps.entries()) {
         for (let n = 0; n < (step.times ?? 1); n++) {
           const who = step.who === "owner" ? owner : step.who === "other" ? other : email("nobody");
