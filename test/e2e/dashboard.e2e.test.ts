@@ -13,6 +13,7 @@ import { existsSync } from "node:fs";
 import type { BrowserContext, Page, Request } from "playwright-core";
 import { api, CHROMIUM, launchChromium, recordRequests, shootThemes, startRagd, type Ragd } from "./support";
 import { knowledgeBaseSteps, listSteps, phoneSteps, sourceSteps, webhookSteps } from "./steps";
+import { folderUploadSteps } from "./upload-steps";
 import { qualitySteps } from "./quality-steps";
 import { queryOptionSteps } from "./query-options-steps";
 import { startFakeOllama, type FakeOllama } from "../support/fake-ollama";
@@ -237,6 +238,10 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
     // Statuses came from the pipeline's event stream, not from polling every 1.5 s.
     expect(requests.urls.some((u) => u.endsWith(`/api/rag/pipelines/${pipelineId}/events`))).toBe(true);
   }, 240_000);
+
+  test("a folder of twenty files: one progress view, the refused file listed, the rest ready", async () => {
+    await folderUploadSteps(page, ragd.url, pipelineId);
+  }, 120_000);
 
   test("the playground's query options: highlights, context, groups, facets and boosts", async () => {
     await queryOptionSteps(page, ragd.url, pipelineId);

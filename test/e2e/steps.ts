@@ -50,7 +50,7 @@ export async function sourceSteps(page: Page, base: string, pipelineId: string):
 
   // A file that cannot be read: the source fails, says why, and can be retried.
   await page.getByLabel("File", { exact: true }).check();
-  await page.locator("input[type=file]").setInputFiles({
+  await page.locator('input[data-pick="files"]').setInputFiles({
     name: "broken.pdf",
     mimeType: "application/pdf",
     buffer: Buffer.from("%PDF-1.7\nthis is not a PDF body\n"),
@@ -66,7 +66,7 @@ export async function sourceSteps(page: Page, base: string, pipelineId: string):
     .waitFor();
 
   await page.getByLabel("File", { exact: true }).check();
-  await page.locator("input[type=file]").setInputFiles({
+  await page.locator('input[data-pick="files"]').setInputFiles({
     name: "faq.md",
     mimeType: "text/markdown",
     buffer: Buffer.from("# FAQ\n\nOpening hours are nine to five on weekdays.\n"),
@@ -160,7 +160,7 @@ export async function knowledgeBaseSteps(page: Page, base: string): Promise<void
   await page.getByLabel("Name", { exact: true }).fill("Policies");
   await page.getByRole("button", { name: "Create knowledge base" }).click();
   await page.getByRole("heading", { name: "Policies" }).waitFor();
-  await page.locator("input[type=file]").setInputFiles({
+  await page.locator('input[data-pick="files"]').setInputFiles({
     name: "leave.txt",
     mimeType: "text/plain",
     buffer: Buffer.from("Holiday leave is twenty-five days a year. Ask your manager two weeks ahead."),

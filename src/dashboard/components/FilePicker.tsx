@@ -1,21 +1,34 @@
-/** A drop zone around a real file input: click, Enter/Space or drag a file onto it. */
+/**
+ * A drop zone around real file inputs: click, Enter/Space or drag a file onto it. With
+ * `onPickMany` it takes many files, and whole folders (a second input chooses a folder;
+ * a dropped folder is walked, lib/picked-files.ts).
+ */
 import { useId, useState } from "preact/hooks";
 import { t } from "../i18n";
+import { type PickedFile, pickedFromDrop, pickedFromList } from "../lib/picked-files";
 
 interface Props {
   label: string;
   hint?: string;
   /** The input's `accept` list; the file dialog shows these types first. */
   accept?: string;
-  onPick: (file: File) => void;
+  /** One file: the first chosen or dropped. */
+  onPick?: (file: File) => void;
+  /** Every file chosen or dropped, folders' files included. */
+  onPickMany?: (files: PickedFile[]) => void;
 }
 
-/** Calls `onPick` with the chosen or dropped file. */
-export function FilePicker({ label, hint, accept, onPick }: Props) {
+export function FilePicker({ label, hint, accept, onPick, onPickMany }: Props) {
   const id = useId();
+  const folderId = useId();
   const [over, setOver] = useState(false);
+  const picked = (files: PickedFile[]) => {
+    if (files.length === 0) return;
+    if (onPickMany) onPickMany(files);
+    else onPick?.(files[0]!.file);
+  };
   return (
-    // biome-ignore lint/a11y/noStaticElementInteractions: the drop target; the file input inside is the keyboard path
+    // biome-ignore lint/a11y/noStaticElementInteractions: the drop target; the file inputs inside are the keyboard path
     <div
       class={`dropzone${over ? " dropzone-over" : ""}`}
       onDragOver={(e) => (e.preventDefault(), setOver(true))}
@@ -23,26 +36,49 @@ export function FilePicker({ label, hint, accept, onPick }: Props) {
       onDrop={(e) => {
         e.preventDefault();
         setOver(false);
-        const f = e.dataTransfer?.files[0];
-        if (f) onPick(f);
+        void pickedFromDrop(e.dataTransfer).then(picked);
       }}
     >
       <input
         id={id}
         type="file"
         accept={accept}
+        multiple={onPickMany !== undefined}
+        data-pick="files"
         class="sr-only"
         onChange={(e) => {
-          const f = e.currentTarget.files?.[0];
+          const files = pickedFromList(e.currentTarget.files);
           e.currentTarget.value = "";
-          if (f) onPick(f);
+          picked(files);
         }}
       />
-      <label for={id} class="dropzone-label">
-        <span class="btn">{t("filePicker.choose")}</span>
+      {onPickMany && (
+        <input
+          id={folderId}
+          type="file"
+          data-pick="folder"
+          class="sr-only"
+          // The folder dialog: every file under the chosen folder, with its relative path.
+          {...{ webkitdirectory: true }}
+          onChange={(e) => {
+            const files = pickedFromList(e.currentTarget.files);
+            e.currentTarget.value = "";
+            picked(files);
+          }}
+        />
+      )}
+      <div class="dropzone-label">
+        <label for={id} class="btn" data-for="files">
+          {t(onPickMany ? "filePicker.chooseFiles" : "filePicker.choose")}
+        </label>
+        {onPickMany && (
+          <label for={folderId} class="btn" data-for="folder">
+            {t("filePicker.chooseFolder")}
+          </label>
+        )}
         <span class="muted">{label}</span>
         {hint && <span class="hint">{hint}</span>}
-      </label>
+      </div>
     </div>
   );
 }

@@ -1,26 +1,49 @@
-/** Where a document is picked for upload, and what an upload under way or failed shows instead. */
-import type { ComponentChildren } from "preact";
+/** Where documents are picked for upload (many files, or folders), and the upload of a set under way instead. */
+import { useCallback, useState } from "preact/hooks";
 import type { ApiError } from "../api/client";
 import { t } from "../i18n";
 import { FILE_ACCEPT } from "../lib/formats";
+import { useApp } from "../lib/session";
+import { MAX_PICKED, type PickedFile } from "../lib/picked-files";
+import { BulkUpload, type SendFile } from "./BulkUpload";
 import { ErrorNote } from "./ErrorNote";
 import { FilePicker } from "./FilePicker";
 
-interface Props {
-  /** While an upload runs: its progress (shown in place of the picker); otherwise undefined. */
-  uploading: ComponentChildren | undefined;
-  onPick: (file: File) => void;
-  error: ApiError | undefined;
-}
-
-/** The picker offers the formats the server reads; one file at a time. */
-export function UploadBox({ uploading, onPick, error }: Props) {
+/** The picker offers the formats the server reads; a set of files uploads as one (BulkUpload). */
+export function UploadBox({ send, onFileDone }: { send: SendFile; onFileDone: () => void }) {
+  const [picked, setPicked] = useState<PickedFile[] | undefined>(undefined);
+  const [refused, setRefused] = useState<ApiError | undefined>(undefined);
+  const pick = (files: PickedFile[]) => {
+    setRefused(undefined);
+    if (files.length > MAX_PICKED) {
+      const message = t("bulk.tooMany", { max: MAX_PICKED, count: files.length });
+      setRefused({ status: 0, code: "too_many", message } as ApiError);
+      return;
+    }
+    setPicked(files);
+  };
+  const { notify } = useApp();
+  // A set that went through whole is announced and the picker comes back at once.
+  const close = useCallback(
+    (uploaded?: number) => {
+      if (uploaded) notify(t("bulk.done", { count: uploaded }));
+      setPicked(undefined);
+    },
+    [notify],
+  );
   return (
     <div class="stack-sm">
-      {uploading ?? (
-        <FilePicker label={t("uploadBox.label")} hint={t("uploadBox.formats")} accept={FILE_ACCEPT} onPick={onPick} />
+      {picked ? (
+        <BulkUpload picked={picked} send={send} onFileDone={onFileDone} onClose={close} />
+      ) : (
+        <FilePicker
+          label={t("uploadBox.labelMany")}
+          hint={t("uploadBox.formats")}
+          accept={FILE_ACCEPT}
+          onPickMany={pick}
+        />
       )}
-      <ErrorNote error={error} context={t("uploadBox.failed")} />
+      <ErrorNote error={refused} context={t("uploadBox.failed")} />
     </div>
   );
 }
