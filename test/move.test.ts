@@ -145,8 +145,12 @@ describe.skipIf(!havePostgres)("the row copier between SQLite and PostgreSQL", (
 
 const PASSWORD = "correct horse battery";
 const PREFIX = "moved";
-/** More than one part of a multipart upload (8 MiB): the file that proves the large-object path. */
-const FILE_TEXT = `The lighthouse keeper logs the tide tables every morning.\n${"\n".repeat(9 * 1024 * 1024)}Storm shutters close when the barometer drops.\n`;
+/**
+ * More than one part of a multipart upload (8 MiB): the file that proves the large-object
+ * path. Padded with spaces, which chunk into the same two chunks as blank lines did in a
+ * tenth of the time (0.24 s against 2.8 s for 9 MiB of newlines).
+ */
+const FILE_TEXT = `The lighthouse keeper logs the tide tables every morning.\n${" ".repeat(9 * 1024 * 1024)}\nStorm shutters close when the barometer drops.\n`;
 
 /** A hash of every file under a directory's lance/ and files/, by path: equal when nothing changed. */
 function treeHash(dir: string): string {
