@@ -9,6 +9,7 @@ import { loadConfig } from "../src/config";
 import { hostAllowed, servedHosts, servesOnlyLoopback } from "../src/http/hosts";
 import { makeApp, tempDir, type TestApp } from "./support/app";
 import { ensureBinary, type RunningBinary, startBinary } from "./support/binary";
+import { waitFor } from "./support/wait";
 
 const ROUTES: [string, string][] = [
   ["GET", "/"],
@@ -183,8 +184,9 @@ describe("binding every interface", () => {
     await ensureBinary();
     const bin = await startBinary(tempDir(), { RAGD_HOST: "0.0.0.0" });
     try {
-      await Bun.sleep(100);
-      expect(bin.logs()).toMatch(/only loopback host names are served.*RAGD_PUBLIC_URL or RAGD_ALLOWED_HOSTS/);
+      const warning = /only loopback host names are served.*RAGD_PUBLIC_URL or RAGD_ALLOWED_HOSTS/;
+      await waitFor("the start-up warning", () => warning.test(bin.logs()), 5_000, 20);
+      expect(bin.logs()).toMatch(warning);
       expect((await rawRequest(bin.port, "GET", "/healthz", { host: "localhost" })).status).toBe(200);
       expect((await rawRequest(bin.port, "GET", "/healthz", { host: "rag.lan" })).status).toBe(421);
     } finally {
