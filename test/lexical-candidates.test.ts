@@ -11,6 +11,7 @@ import { candidateQuery } from "../src/vectors/lexical-candidates";
 import { searchTable, type TableSearch } from "../src/vectors/search";
 import { VectorStore, type ChunkRow } from "../src/vectors/store";
 import { rowsToArrow } from "../src/vectors/chunk-arrow";
+import { dot } from "./support/dot";
 
 // A built-in table with the IVF_PQ index of the 1M-row step (ann.ts), 200 partitions on
 // 10,000 topical rows (bench/vocab.ts, 100 topics). Partitions of 50 rows hold a topic's
@@ -74,9 +75,9 @@ afterAll(() => {
 
 /** The ids of the k rows nearest to q by exact cosine, among the rows `keep` allows. */
 function exactTop(q: Float32Array, k: number, keep: (row: number) => boolean = () => true): string[] {
-  return vectors
-    .map((v, i) => ({ i, s: v.reduce((acc, x, j) => acc + x * q[j]!, 0) }))
-    .filter((x) => keep(x.i))
+  const scored: { i: number; s: number }[] = [];
+  for (const [i, v] of vectors.entries()) if (keep(i)) scored.push({ i, s: dot(v, q) });
+  return scored
     .sort((a, b) => b.s - a.s)
     .slice(0, k)
     .map((x) => `d${Math.floor(x.i / 10)}:${x.i % 10}`);
@@ -137,7 +138,7 @@ describe("lexical candidates", () => {
       expect(hits.length).toBe(10);
       for (const h of hits) {
         const row = Number(h.documentId.slice(1)) * 10 + h.chunkIndex;
-        const exact = vectors[row]!.reduce((acc, x, j) => acc + x * q.vector[j]!, 0);
+        const exact = dot(vectors[row]!, q.vector);
         expect(h.score).toBeCloseTo(exact, 5);
       }
       expect(hits.map((h) => h.score)).toEqual(hits.map((h) => h.score).sort((a, b) => b - a));
