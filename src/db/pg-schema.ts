@@ -151,4 +151,5 @@ export const {
   evalSets,
   evalRuns,
   sourceFetches,
+  queryLog,
 } = pgSchema;

@@ -10,3 +10,4 @@ export * from "./tables/accounts";
 export * from "./tables/pipelines";
 export * from "./tables/work";
 export * from "./tables/evals";
+export * from "./tables/insight";

@@ -42,6 +42,10 @@ export const collections = sqliteTable(
     buildingLanguage: text("building_language"),
     /** The evaluation set a re-index must not do worse on before it switches; null = switch when built. */
     reindexGate: text("reindex_gate"),
+    /** Whether searches are written to the query log (tables/insight.ts); off unless the owner turns it on. */
+    queryLog: integer("query_log", { mode: "boolean" }).notNull().default(false),
+    /** Days a query log row is kept. */
+    queryLogDays: integer("query_log_days").notNull().default(30),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
