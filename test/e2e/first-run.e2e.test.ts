@@ -37,6 +37,8 @@ describe.skipIf(!haveChromium)("a new install in a real browser", () => {
       "No account exists yet: the first account created becomes the administrator.",
     );
     expect(await page.getByRole("heading", { name: "Create an account" }).count()).toBe(1);
+    // No account to sign in to: no way to the sign-in form.
+    expect(await page.getByRole("link", { name: "Sign in" }).count()).toBe(0);
     await page.getByLabel("Email").fill("owner@example.com");
     await page.getByLabel("Password").fill(password);
     await page.getByRole("button", { name: "Create account" }).click();

@@ -24,9 +24,13 @@ export function AuthScreen({ mode, notice, onSignedIn }: Props) {
   const passwords = methods?.password ?? true;
   // Sign-up closed: no invitation to a form that can only answer 403.
   const canSignUp = passwords && (methods?.signup ?? true);
-  // A new install opens on sign-up: there is no account to sign in to, and the first one made is the administrator.
-  const firstAccount = canSignUp && methods?.firstAccount === true;
+  // A new install says who becomes the administrator, when an account can be made here
+  // (a password sign-up, or a first single sign-on), and opens on sign-up: there is no
+  // account to sign in to.
+  const firstAccount = methods?.firstAccount === true && methods.signup && (methods.password || methods.oidc !== null);
   const signup = (mode === "signup" || firstAccount) && canSignUp;
+  // Sign-in and sign-up side by side, except while there is no account to sign in to.
+  const switchable = canSignUp && !firstAccount;
   useTitle(signup ? t("auth.createAccount") : t("auth.signIn"));
   return (
     <main id="main" class="auth">
@@ -35,7 +39,7 @@ export function AuthScreen({ mode, notice, onSignedIn }: Props) {
           <Logo />
           <p class="muted">{t("auth.tagline")}</p>
         </div>
-        {canSignUp && (
+        {switchable && (
           <nav class="segmented" aria-label={t("auth.account")}>
             <a href="#/signin" aria-current={!signup ? "page" : undefined}>
               {t("auth.signIn")}
@@ -64,11 +68,11 @@ export function AuthScreen({ mode, notice, onSignedIn }: Props) {
         {methods?.oidc && passwords && <p class="auth-or muted">{t("auth.or")}</p>}
         {passwords && <PasswordForm signup={signup} onSignedIn={onSignedIn} />}
         <p class="auth-foot muted">
-          {canSignUp && `${signup ? t("auth.haveAccount") : t("auth.newHere")} `}
-          {canSignUp && (
+          {switchable && `${signup ? t("auth.haveAccount") : t("auth.newHere")} `}
+          {switchable && (
             <a href={signup ? "#/signin" : "#/signup"}>{signup ? t("auth.signIn") : t("auth.createAnAccount")}</a>
           )}
-          {canSignUp && " · "}
+          {switchable && " · "}
           <a href="/docs">{t("common.apiDocs")}</a>
         </p>
         <p class="auth-lang">
