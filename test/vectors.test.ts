@@ -17,6 +17,7 @@ import {
 import { lanceSession, openLance, type LanceConnection } from "../src/vectors/connection";
 import { searchTable } from "../src/vectors/search";
 import { SEARCH_CONCURRENCY, VectorStore, type ChunkRow } from "../src/vectors/store";
+import { dot } from "./support/dot";
 
 const DIM = 64;
 
@@ -43,7 +44,7 @@ function builtinCorpus(n: number) {
 /** Document ids of the k vectors nearest to q by cosine (all unit length). */
 function exactOf(vectors: Float32Array[], q: Float32Array, k: number): string[] {
   return vectors
-    .map((v, i) => ({ i, s: v.reduce((acc, x, j) => acc + x * q[j]!, 0) }))
+    .map((v, i) => ({ i, s: dot(v, q) }))
     .sort((a, b) => b.s - a.s)
     .slice(0, k)
     .map((x) => `d${x.i}`);
@@ -344,7 +345,7 @@ describe("ANN index", () => {
 
   const exactTop = (q: Float32Array, k: number) =>
     vectors
-      .map((v, i) => ({ i, s: v.reduce((acc, x, j) => acc + x * q[j]!, 0) }))
+      .map((v, i) => ({ i, s: dot(v, q) }))
       .sort((a, b) => b.s - a.s)
       .slice(0, k)
       .map((x) => `d${x.i}`);
