@@ -5,7 +5,10 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { analyseAnyText, analyseChunk, analyseForIndex, analyseQuery } from "../src/text/analyze";
+import { DocumentLanguages } from "../src/text/detect";
 import { embeddingText } from "../src/text/embedding-text";
+import { bigrams } from "../src/text/terms";
+import { type Word, wordsOf } from "../src/text/words";
 
 const SETTINGS = ["auto", "en", "de", "fr", "ru", "zh"];
 const ENGLISH =
@@ -41,6 +44,55 @@ test("ingestion's one split gives what analyseChunk and embeddingText give apart
         ...analyseChunk(text, "auto"),
         embedded: builtin ? embeddingText(text) : text,
       });
+});
+
+describe("a document's chunks", () => {
+  // Japanese prose with a German sentence: the document's Latin words are German.
+  const JAPANESE =
+    "ネットワークの設定は、画面右上のメニューから開きます。一覧から接続したいネットワークを選び、" +
+    "パスワードを入力してください。接続できない場合は、ルーターの電源を入れ直してから、もう一度お試しください。" +
+    "Die Einstellungen öffnen Sie über das Menü oben rechts.";
+  const CODE =
+    "// Opens the network settings and waits until the connection is established\nopenSettings(network);\nwaitForConnection(timeout);";
+
+  test("take the language their document's words of that script were detected in", () => {
+    const doc = new DocumentLanguages();
+    expect(analyseForIndex(JAPANESE, "auto", false, doc).terms).toContain("einstell");
+    // Alone, `Settings` is English (`set`); in this document its Latin words are German.
+    const chunk = "接続が完了したら Settings を確認してください。";
+    expect(analyseChunk(chunk, "auto").terms.split(" ")).toContain("set");
+    expect(analyseForIndex(chunk, "auto", false, doc).terms.split(" ")).toContain("setting");
+  });
+
+  test("written mainly in another script than their document are detected on their own", () => {
+    const doc = new DocumentLanguages();
+    analyseForIndex(JAPANESE, "auto", false, doc);
+    // English comments in a Japanese manual whose Latin words so far were German: English.
+    expect(analyseForIndex(CODE, "auto", true, doc)).toEqual({ ...analyseChunk(CODE, "auto"), embedded: CODE });
+    expect(analyseChunk(CODE, "auto").terms).toContain("connect establish");
+  });
+
+  test("are analysed alone as they were, when their document's first chunk agrees", () => {
+    const doc = new DocumentLanguages();
+    for (const text of [ENGLISH, `${ENGLISH} Then the sonata's second movement.`])
+      expect(analyseForIndex(text, "auto", false, doc).terms).toBe(analyseChunk(text, "auto").terms);
+  });
+});
+
+describe("the word breaker's one pass over a text's runs", () => {
+  test("splits each run as it would alone", () => {
+    const runs = ["東京は日本の首都です", "ラズベリーパイ", "北京是中国的首都", "ภาษาไทยง่ายนิดเดียว", "長城很長"];
+    const ok: Word = { text: "ok", script: "latin" };
+    const alone = runs.map((r) => wordsOf(r));
+    expect(wordsOf(runs.join("、 ok "))).toEqual(alone.flatMap((words, i) => (i ? [ok, ...words] : words)));
+    expect(alone.flat().length).toBeGreaterThan(runs.length);
+  });
+
+  test("pairs count characters, not UTF-16 units", () => {
+    const out: string[] = [];
+    bigrams("𠮷野家です", out);
+    expect(out).toEqual(["𠮷野", "野家", "家で", "です"]);
+  });
 });
 
 describe("chunks and queries meet", () => {

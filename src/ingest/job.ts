@@ -4,6 +4,7 @@
  * SQLite and LanceDB: the main thread owns both (one writer per table).
  */
 import { analyseForIndex } from "../text/analyze";
+import { DocumentLanguages } from "../text/detect";
 import { LEGACY } from "../text/languages";
 import type { EmbedCall } from "../embed/calls";
 import { isBuiltinModel } from "../embed/models";
@@ -199,13 +200,15 @@ export async function runJob(
       emit({ type: "progress", jobId: job.jobId, done, total: chunks.length });
     };
     let first = true;
+    // A document's chunks share its languages: each is detected once, not once a chunk.
+    const languages = new DocumentLanguages();
     for (let i = 0, slices = 0; i < chunks.length; i += SLICE, slices++) {
       await ctx.committed(slices - 1);
       if (ctx.signal.aborted) return;
       const slice = chunks.slice(i, i + SLICE);
       // Analysed once: the index's terms and what a built-in embedder reads come from one split into words.
       const analysed = slice.map((c) =>
-        job.language === LEGACY ? null : analyseForIndex(c.text, job.language, builtin),
+        job.language === LEGACY ? null : analyseForIndex(c.text, job.language, builtin, languages),
       );
       let embedded = 0;
       const vectors = await timed(stages, "embed", () =>

@@ -17,7 +17,7 @@
  */
 import { embeddingTextOf } from "./embedding-text";
 import { AUTO } from "./languages";
-import { chunkLanguage, queryLanguages } from "./detect";
+import { chunkLanguage, type DocumentLanguages, queryLanguages } from "./detect";
 import { bigrams, isStopWord, termOf, TRIGRAM_MIN, trigrams } from "./terms";
 import { cjkRuns, hasKana, type Script, type Word, wordsOf } from "./words";
 
@@ -70,23 +70,39 @@ export function analyseChunk(text: string, setting: string): ChunkAnalysis {
 
 /**
  * A chunk as ingestion needs it: analysed, and the text a built-in embedder reads (when
- * `builtin`; the text as written otherwise), from one split into words.
+ * `builtin`; the text as written otherwise), from one split into words. With `doc`, the
+ * languages its document's earlier chunks were detected in are taken again (detect.ts).
  */
-export function analyseForIndex(text: string, setting: string, builtin: boolean): ChunkAnalysis & { embedded: string } {
-  if (!NOT_ASCII.test(text)) return { ...analyseAscii(text, setting), embedded: text };
+export function analyseForIndex(
+  text: string,
+  setting: string,
+  builtin: boolean,
+  doc?: DocumentLanguages,
+): ChunkAnalysis & { embedded: string } {
+  if (!NOT_ASCII.test(text)) return { ...analyseAscii(text, setting, doc), embedded: text };
   const words = wordsOf(text);
-  const embedded = builtin ? embeddingTextOf(text, () => words) : text;
-  return { ...analyseWords(text, words, setting), embedded };
+  const runGrams = runPairs(text);
+  const embedded = builtin ? embeddingTextOf(text, words, runGrams) : text;
+  return { ...analyseWords(words, setting, runGrams, doc), embedded };
 }
 
 /** analyseChunk of any text (exported for the test that holds the ASCII path to it). */
 export function analyseAnyText(text: string, setting: string): ChunkAnalysis {
-  return analyseWords(text, wordsOf(text), setting);
+  return analyseWords(wordsOf(text), setting, runPairs(text));
 }
 
-function analyseWords(text: string, words: Word[], setting: string): ChunkAnalysis {
-  const langs = scriptLanguages(words, setting, (w) => {
-    const found = chunkLanguage(w);
+/** The character pairs of a text's Han and kana runs: grams of the index and of the built-in embedder alike. */
+function runPairs(text: string): string[] {
+  const out: string[] = [];
+  for (const run of cjkRuns(text)) bigrams(run, out);
+  return out;
+}
+
+/** A chunk's analysis from its words and the character pairs of its Han and kana runs. */
+function analyseWords(words: Word[], setting: string, runGrams: string[], doc?: DocumentLanguages): ChunkAnalysis {
+  const main = doc && setting === AUTO ? mainScript(words) : null;
+  const langs = scriptLanguages(words, setting, (w, script) => {
+    const found = main ? doc!.of(w, script, main) : chunkLanguage(w);
     return found ? [found] : [];
   });
   const terms: string[] = [];
@@ -101,7 +117,7 @@ function analyseWords(text: string, words: Word[], setting: string): ChunkAnalys
     }
     if (w.script === "hangul") bigrams(w.text, grams);
   }
-  for (const run of cjkRuns(text)) bigrams(run, grams);
+  for (const g of runGrams) grams.push(g);
   return { terms: terms.join(" "), grams: grams.join(" ") };
 }
 
@@ -110,9 +126,9 @@ function analyseWords(text: string, words: Word[], setting: string): ChunkAnalys
  * with a fraction of the work (the case folded once, words by a plain regex, no accents),
  * for English ingestion stays nearly as fast as before languages (docs/languages.md).
  */
-function analyseAscii(text: string, setting: string): ChunkAnalysis {
+function analyseAscii(text: string, setting: string, doc?: DocumentLanguages): ChunkAnalysis {
   const words = text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
-  const lang = setting === AUTO ? chunkLanguage(words) : latinOnly(setting);
+  const lang = setting !== AUTO ? latinOnly(setting) : doc ? doc.of(words, "latin", "latin") : chunkLanguage(words);
   const terms: string[] = [];
   const grams: string[] = [];
   for (const w of words) {

@@ -23,6 +23,31 @@ export function chunkLanguage(words: string[]): string | null {
   return found.language && found.isReliable() ? found.language : null;
 }
 
+/**
+ * The languages of one document's chunks, each detected once: detection costs about 0.1 ms
+ * a chunk, as much as embedding it, and a document's chunks are in its language. A
+ * script's language is the first sure answer on a chunk's words of that script, taken by
+ * every later chunk written mainly in the document's script (its first chunk's). A chunk
+ * written mainly in another script (an English code listing in a Japanese manual) is
+ * detected on its own, as every chunk is without a document.
+ */
+export class DocumentLanguages {
+  private script: Script | null = null;
+  private readonly found = new Map<Script, string>();
+
+  /** The language of a chunk's words of `script`; `main` is the script most of the chunk's letters are in. */
+  of(words: string[], script: Script, main: Script): string | null {
+    this.script ??= main;
+    if (main !== this.script) return chunkLanguage(words);
+    const known = this.found.get(script);
+    if (known !== undefined) return known;
+    const language = chunkLanguage(words);
+    // Unsure (a few names, a table of numbers): the next chunk is asked again.
+    if (language) this.found.set(script, language);
+    return language;
+  }
+}
+
 /** The languages a short or uncertain query of a script is stemmed in too: the most written. */
 const FALLBACK: Partial<Record<Script, string[]>> = {
   latin: ["en", "de", "fr", "es", "it", "pt", "nl"],

@@ -14,17 +14,22 @@ import { cjkRuns, hasUnspaced, type Word, wordsOf } from "./words";
 const HANGUL = /\p{sc=Hangul}/u;
 
 export function embeddingText(text: string): string {
-  return embeddingTextOf(text, () => wordsOf(text));
+  if (!hasUnspaced(text) && !HANGUL.test(text)) return text;
+  const runGrams: string[] = [];
+  for (const run of cjkRuns(text)) bigrams(run, runGrams);
+  return embeddingTextOf(text, wordsOf(text), runGrams);
 }
 
-/** embeddingText with the text's words, when the caller has them already (they are costly to find). */
-export function embeddingTextOf(text: string, wordsOfText: () => Word[]): string {
+/**
+ * embeddingText with the text's words and the character pairs of its Han and kana runs,
+ * when the caller has them already (ingestion: they are the costly part).
+ */
+export function embeddingTextOf(text: string, words: Word[], runGrams: string[]): string {
   const unspaced = hasUnspaced(text);
   if (!unspaced && !HANGUL.test(text)) return text;
-  const words = wordsOfText();
   const grams: string[] = [];
   for (const w of words) if (w.script === "hangul") bigrams(w.text, grams);
-  for (const run of cjkRuns(text)) bigrams(run, grams);
+  for (const g of runGrams) grams.push(g);
   const spaced = unspaced ? words.map((w) => w.text).join(" ") : text;
   return grams.length ? `${spaced} ${grams.join(" ")}` : spaced;
 }

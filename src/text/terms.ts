@@ -26,7 +26,9 @@ const FOLDING: ReadonlySet<Script> = new Set(["latin", "cyrillic", "greek"]);
 /** Letters NFKD leaves whole that ASCII folding spells out. */
 const SPELLED: Record<string, string> = { ß: "ss", æ: "ae", œ: "oe", ø: "o", đ: "d", ł: "l", þ: "th", ð: "d", ı: "i" };
 
-const cache = new Map<string, string>();
+/** Terms already made, by language then word: most words of a text were met before. */
+const cache = new Map<string, Map<string, string>>();
+let cached = 0;
 const CACHE_LIMIT = 100_000;
 
 /** True for a word the index leaves out in `language`. */
@@ -36,21 +38,23 @@ export function isStopWord(lower: string, language: string | null): boolean {
 
 /** A lower-cased word's stem in `language` (unchanged without one), case and accents folded as its script folds. */
 export function termOf(lower: string, script: Script, language: string | null): string {
-  const stem = language ? stemmed(lower, language) : lower;
-  return FOLDING.has(script) ? fold(stem) : stem;
-}
-
-function stemmed(lower: string, language: string): string {
-  const stem = STEMMERS[language];
-  if (!stem) return lower;
-  const key = `${language}:${lower}`;
-  let found = cache.get(key);
-  if (found === undefined) {
-    if (cache.size >= CACHE_LIMIT) cache.clear();
-    found = stemSafely(stem, lower);
-    cache.set(key, found);
+  const stem = language ? STEMMERS[language] : undefined;
+  if (!stem) return FOLDING.has(script) ? fold(lower) : lower;
+  // A word's script follows from its letters, so the word and language alone name its term.
+  let terms = cache.get(language!);
+  const found = terms?.get(lower);
+  if (found !== undefined) return found;
+  if (cached >= CACHE_LIMIT) {
+    cache.clear();
+    cached = 0;
+    terms = undefined;
   }
-  return found;
+  if (!terms) cache.set(language!, (terms = new Map()));
+  const stemmed = stemSafely(stem, lower);
+  const term = FOLDING.has(script) ? fold(stemmed) : stemmed;
+  terms.set(lower, term);
+  cached++;
+  return term;
 }
 
 /**
@@ -75,9 +79,13 @@ export function fold(word: string): string {
     .replace(/[ßæœøđłþðı]/g, (c) => SPELLED[c]!);
 }
 
+/** Any half of a surrogate pair: a character outside the Basic Multilingual Plane (rare Han, emoji). */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
 /** Pairs of neighbouring characters; a single character stands for itself. */
 export function bigrams(run: string, out: string[]): void {
-  const chars = Array.from(run);
+  // Counted in UTF-16 units where each is a character: the common case, without a copy of the run.
+  const chars: ArrayLike<string> = SURROGATE.test(run) ? Array.from(run) : run;
   if (chars.length === 1) out.push(chars[0]!);
   for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i]! + chars[i + 1]!);
 }
@@ -87,6 +95,6 @@ export const TRIGRAM_MIN = 6;
 
 /** Runs of three neighbouring characters of a folded word. */
 export function trigrams(word: string, out: string[]): void {
-  const chars = Array.from(word);
+  const chars: ArrayLike<string> = SURROGATE.test(word) ? Array.from(word) : word;
   for (let i = 0; i + 2 < chars.length; i++) out.push(chars[i]! + chars[i + 1]! + chars[i + 2]!);
 }
