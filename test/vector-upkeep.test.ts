@@ -12,6 +12,7 @@ import { type AnnProbes, HNSW_UNTIL, vectorIndexes as vectorIndexesOf } from "..
 import { childProcess, type IndexBuilder, inProcess } from "../src/vectors/index-build";
 import type { Maintainer } from "../src/vectors/maintain";
 import { VectorStore, type ChunkRow } from "../src/vectors/store";
+import { dot } from "./support/dot";
 
 const D = 32;
 let dir: string;
@@ -118,7 +119,7 @@ describe("ANN index as a table grows", () => {
   };
   const exactTop = (q: Float32Array, k: number) =>
     vectors
-      .map((v, i) => ({ i, s: v.reduce((acc, x, j) => acc + x * q[j]!, 0) }))
+      .map((v, i) => ({ i, s: dot(v, q) }))
       .sort((a, b) => b.s - a.s)
       .slice(0, k)
       .map((x) => `d${x.i}`);
