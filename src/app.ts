@@ -12,6 +12,8 @@ import { docsRoutes } from "./features/docs/routes";
 import { documentRoutes } from "./features/documents/routes";
 import { eventRoutes, keyEventRoutes } from "./features/events/routes";
 import { healthRoutes } from "./features/health/routes";
+import { SourceInspector } from "./features/sources/inspect";
+import { sourceInspectRoutes } from "./features/sources/inspect-routes";
 import { kbKeyRoutes } from "./features/kb/key-routes";
 import { kbRoutes } from "./features/kb/routes";
 import { kbSearchRoutes } from "./features/kb/search-routes";
@@ -55,6 +57,7 @@ export function buildApp(s: Services) {
     .use(transferRoutes(s.transfers))
     .use(pipelineRoutes(s.auth, s.pipelines))
     .use(sourceRoutes(s.auth, s.pipelines, s.sources, s.evals))
+    .use(sourceInspectRoutes(s.auth, s.pipelines, new SourceInspector(s.db, s.store, s.mcp.reader)))
     .use(uploadRoutes(s.sources))
     .use(eventRoutes(s.auth, s.pipelines, s.events, s.webhooks))
     .use(keyEventRoutes(s.keys, s.events))

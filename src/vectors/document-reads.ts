@@ -58,3 +58,22 @@ export async function readChunkOffsets(
     .map((r) => ({ chunkIndex: Number(r.chunk_index), start: Number(r.start), end: Number(r.end) }))
     .sort((a, b) => a.chunkIndex - b.chunkIndex);
 }
+
+/** A document's chunks with chunk_index in [from, to]: index, offsets and text, by index. */
+export async function readChunkTexts(
+  table: Table,
+  documentId: string,
+  from: number,
+  to: number,
+): Promise<{ chunkIndex: number; start: number; end: number; text: string }[]> {
+  const where = `document_id = ${sqlString(documentId)} AND chunk_index >= ${Math.trunc(from)} AND chunk_index <= ${Math.trunc(to)}`;
+  const rows = (await table.query().where(where).select(["chunk_index", "start", "end", "text"]).toArray()) as {
+    chunk_index: number;
+    start: number;
+    end: number;
+    text: string;
+  }[];
+  return rows
+    .map((r) => ({ chunkIndex: Number(r.chunk_index), start: Number(r.start), end: Number(r.end), text: r.text }))
+    .sort((a, b) => a.chunkIndex - b.chunkIndex);
+}

@@ -22,7 +22,7 @@ import type { Table } from "@lancedb/lancedb";
 import { readTableStats, type TableStats } from "./stats";
 import { readChunkRows, collectionPrefix, parseTableName, TableCache, tableName, type ChunkRow } from "./tables";
 import { batchable, VectorBatches } from "./vector-batch";
-import { countByDocument, readChunkOffsets, readSpan } from "./document-reads";
+import { countByDocument, readChunkOffsets, readChunkTexts, readSpan } from "./document-reads";
 import { countTerms, type TermCounts } from "./facet-counts";
 import { TableWriter, type WriteOptions } from "./writer";
 
@@ -217,6 +217,12 @@ export class VectorStore {
   ): Promise<{ chunks: { start: number; end: number; text: string }[]; extent: number }> {
     const span = (t: Table) => readSpan(t, documentId, from, to);
     return (await this.tables.hold(tableName(collectionId, generation), span)) ?? { chunks: [], extent: 0 };
+  }
+
+  /** A document's chunks with index in [from, to] (offsets and text), by index; none when it has no rows. */
+  async chunkTexts(collectionId: string, generation: number, documentId: string, from: number, to: number) {
+    const read = (t: Table) => readChunkTexts(t, documentId, from, to);
+    return (await this.tables.hold(tableName(collectionId, generation), read)) ?? [];
   }
 
   /** The offsets of a document's chunks with index in [from, to], by index; none when it has no rows. */

@@ -13,6 +13,7 @@ import { existsSync } from "node:fs";
 import type { BrowserContext, Page, Request } from "playwright-core";
 import { api, CHROMIUM, launchChromium, recordRequests, shootThemes, startRagd, type Ragd } from "./support";
 import { knowledgeBaseSteps, listSteps, phoneSteps, sourceSteps, webhookSteps } from "./steps";
+import { sourcePageSteps } from "./source-page-steps";
 import { folderUploadSteps } from "./upload-steps";
 import { qualitySteps } from "./quality-steps";
 import { queryOptionSteps } from "./query-options-steps";
@@ -242,6 +243,10 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
   test("a folder of twenty files: one progress view, the refused file listed, the rest ready", async () => {
     await folderUploadSteps(page, ragd.url, pipelineId);
   }, 120_000);
+
+  test("a source's page: its text, chunks with offsets and history; a result's chunk links there", async () => {
+    await sourcePageSteps(page, ragd.url, pipelineId);
+  }, 60_000);
 
   test("the playground's query options: highlights, context, groups, facets and boosts", async () => {
     await queryOptionSteps(page, ragd.url, pipelineId);

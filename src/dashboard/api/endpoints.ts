@@ -129,7 +129,40 @@ export const sources = {
     request<{ source: Source }>("POST", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}/refetch`),
   remove: (pipelineId: string, sourceId: string) =>
     request<Deleted>("DELETE", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}`),
+  get: (pipelineId: string, sourceId: string) =>
+    request<Source>("GET", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}`),
+  /** What was indexed (docs/API.md, Inspecting a source): chunks by page, text spans, events. */
+  chunks: (pipelineId: string, sourceId: string, page: number, pageSize: number) =>
+    request<ChunkPage>("GET", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}/chunks${qs({ page, pageSize })}`),
+  text: (pipelineId: string, sourceId: string, start: number) =>
+    request<TextSpan>("GET", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}/text${qs({ start })}`),
+  history: (pipelineId: string, sourceId: string) =>
+    request<{ events: SourceEvent[] }>("GET", `${pipelinePath(pipelineId)}/sources/${enc(sourceId)}/history`),
 };
+
+export interface ChunkPage {
+  chunks: { chunkIndex: number; start: number; end: number; text: string }[];
+  page: number;
+  pageSize: number;
+  total: number;
+}
+
+export interface TextSpan {
+  start: number;
+  end: number;
+  length: number;
+  more: boolean;
+  rebuilt: boolean;
+  text: string;
+}
+
+export interface SourceEvent {
+  id: number;
+  type: string;
+  status: string | null;
+  time: string;
+  error?: string;
+}
 
 /** What a new key is created with: scopes default to ["query"], no expiry to never. */
 export interface KeyInput {

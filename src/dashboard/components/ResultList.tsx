@@ -18,10 +18,12 @@ interface Props {
   };
   ms?: number;
   emptyHint: string;
+  /** Where a result's source page is (the playground's pipeline); its chunk number links there. */
+  sourceHref?: (sourceId: string, chunkIndex: number) => string;
 }
 
 /** Each result: rank, score (with a bar), source name, chunk number and text (highlights, context); then facets. */
-export function ResultList({ response, ms, emptyHint }: Props) {
+export function ResultList({ response, ms, emptyHint, sourceHref }: Props) {
   const { results, query } = response;
   return (
     <section aria-labelledby="results-h" aria-live="polite">
@@ -53,7 +55,13 @@ export function ResultList({ response, ms, emptyHint }: Props) {
                   {t("results.score", { score: formatScore(r.score) })}
                 </span>
                 <span class="result-source break">{String(r.metadata.sourceName ?? "")}</span>
-                <span class="muted small">{t("results.chunk", { n: r.metadata.chunkIndex })}</span>
+                {sourceHref ? (
+                  <a class="small" href={sourceHref(String(r.metadata.sourceId), Number(r.metadata.chunkIndex))}>
+                    {t("results.chunk", { n: r.metadata.chunkIndex })}
+                  </a>
+                ) : (
+                  <span class="muted small">{t("results.chunk", { n: r.metadata.chunkIndex })}</span>
+                )}
               </div>
               <ResultText r={r} />
             </li>

@@ -63,7 +63,9 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
       <div class="row-main">
         <div class="row-title">
           <span class="type-tag">{TYPE_LABEL[s.type] ? t(TYPE_LABEL[s.type]) : s.type}</span>
-          <strong class="break">{s.name}</strong>
+          <strong class="break">
+            <a href={`#/pipelines/${encodeURIComponent(pipelineId)}/sources/${encodeURIComponent(s.id)}`}>{s.name}</a>
+          </strong>
           <StatusBadge status={s.status} />
         </div>
         <div class="muted break small">{origin(s)}</div>

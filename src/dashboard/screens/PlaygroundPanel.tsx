@@ -148,7 +148,16 @@ export function PlaygroundPanel({ pipeline }: { pipeline: Pipeline }) {
           </div>
         </form>
       </section>
-      {answer && <ResultList response={answer.res} ms={answer.ms} emptyHint={emptyHint(pipeline)} />}
+      {answer && (
+        <ResultList
+          response={answer.res}
+          ms={answer.ms}
+          emptyHint={emptyHint(pipeline)}
+          sourceHref={(sourceId, chunk) =>
+            `#/pipelines/${encodeURIComponent(pipeline.id)}/sources/${encodeURIComponent(sourceId)}?chunk=${chunk}`
+          }
+        />
+      )}
       <CurlCommand input={input} />
     </div>
   );

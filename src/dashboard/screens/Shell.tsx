@@ -19,11 +19,14 @@ import { NotFoundScreen } from "./NotFoundScreen";
 import { PipelineNewScreen } from "./PipelineNewScreen";
 import { PipelineScreen } from "./PipelineScreen";
 import { PipelinesScreen } from "./PipelinesScreen";
+import { SourceScreen } from "./SourceScreen";
 
 /** Picks the screen for a route. */
 function screenFor(route: Route, isAdmin: boolean) {
-  const [first, second, third] = route.segments;
+  const [first, second, third, fourth] = route.segments;
   if (first === "pipelines" && second === "new") return <PipelineNewScreen />;
+  if (first === "pipelines" && second && third === "sources" && fourth)
+    return <SourceScreen pipelineId={second} sourceId={fourth} query={route.query} />;
   if (first === "pipelines" && second)
     return <PipelineScreen id={second} tab={third ?? "sources"} query={route.query} />;
   if (first === "pipelines") return <PipelinesScreen query={route.query} />;

@@ -331,3 +331,19 @@ export async function findDelivery(db: Db, webhookId: string, id: string): Promi
       .where(and(eq(d.webhookId, webhookId), eq(d.id, id))),
   );
 }
+
+/** The newest `limit` events of one document of a collection, newest first (a source's history). */
+export async function eventsOfDocument(
+  db: Db,
+  collectionId: string,
+  documentId: string,
+  limit: number,
+): Promise<EventRow[]> {
+  const { events } = tables(db);
+  return await db
+    .select()
+    .from(events)
+    .where(and(eq(events.collectionId, collectionId), eq(events.documentId, documentId)))
+    .orderBy(desc(events.id))
+    .limit(limit);
+}
