@@ -1,8 +1,8 @@
 /**
  * One writer process of the multi-process vector tests: opens ragd's VectorStore where
- * the JSON argument says (a data directory or an object store), waits for the common
- * start time so that every process writes at once, writes its documents to each of
- * its collections (10 chunks
+ * the JSON argument says (a data directory or an object store), says `ready` on stdout
+ * and waits for its stdin to end, the go that runWriters gives every process at once
+ * when all are ready, writes its documents to each of its collections (10 chunks
  * each; every `replayEvery`-th one a second time, as a retried task does) and prints
  * `{ "failed": n, "errors": [...] }` on stdout.
  * Usage: bun test/support/vector-writer.ts '<json of WriterJob>'
@@ -22,9 +22,10 @@ export interface WriterJob {
   replayEvery: number;
   /** Chunks per document (default CHUNKS_PER_DOC): more make each first write, and its race, longer. */
   chunks?: number;
-  /** Epoch milliseconds at which to begin. */
-  startAt: number;
 }
+
+/** The line a writer prints once its store is open, before it waits for the go. */
+const READY = "ready";
 
 export const CHUNKS_PER_DOC = 10;
 const DIM = 16;
@@ -59,7 +60,8 @@ async function run(job: WriterJob): Promise<{ failed: number; errors: string[] }
         store.replaceDocuments(id, 1, [doc], rowsOf(doc, d, job.chunks)).catch((e) => errors.push(String(e))),
       ),
     );
-  await Bun.sleep(Math.max(0, job.startAt - Date.now()));
+  console.log(READY);
+  await Bun.stdin.text();
   for (let d = 0; d < job.docs; d++) {
     const doc = `${job.name}-d${d}`;
     await write(doc, d);
@@ -70,24 +72,47 @@ async function run(job: WriterJob): Promise<{ failed: number; errors: string[] }
   return { failed: errors.length, errors };
 }
 
-/** Runs one writer process per job, all at once; their results, in job order. */
-export async function runWriters(jobs: Omit<WriterJob, "startAt">[], startInMs = 3_000) {
-  const startAt = Date.now() + startInMs;
+/**
+ * Runs one writer process per job and, once every one says it is ready, lets them all
+ * write at once (ends their stdin); their results, in job order.
+ */
+export async function runWriters(jobs: WriterJob[]) {
+  const writers = jobs.map((job) => {
+    const p = Bun.spawn([process.execPath, import.meta.path, JSON.stringify(job)], {
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const out = lines(p.stdout);
+    return { job, p, out, err: new Response(p.stderr).text() };
+  });
+  // Every writer is ready, or has ended: the go for all at once.
+  await Promise.all(writers.map((w) => w.out.ready));
+  for (const w of writers) w.p.stdin.end();
   return Promise.all(
-    jobs.map(async (job) => {
-      const p = Bun.spawn([process.execPath, import.meta.path, JSON.stringify({ ...job, startAt })], {
-        stdout: "pipe",
-        stderr: "pipe",
-      });
-      const [out, err, code] = await Promise.all([
-        new Response(p.stdout).text(),
-        new Response(p.stderr).text(),
-        p.exited,
-      ]);
-      if (code !== 0) throw new Error(`writer ${job.name} exited with ${code}: ${err.slice(-2000)}`);
-      return JSON.parse(out.trim().split("\n").at(-1)!) as { failed: number; errors: string[] };
+    writers.map(async (w) => {
+      const [text, code] = await Promise.all([w.out.all, w.p.exited]);
+      if (code !== 0) throw new Error(`writer ${w.job.name} exited with ${code}: ${(await w.err).slice(-2000)}`);
+      return JSON.parse(text.trim().split("\n").at(-1)!) as { failed: number; errors: string[] };
     }),
   );
+}
+
+/** A writer's stdout: `ready` resolves at its ready line (or its end), `all` to the whole text. */
+function lines(stream: ReadableStream<Uint8Array>): { ready: Promise<void>; all: Promise<string> } {
+  let said: () => void = () => {};
+  const ready = new Promise<void>((resolve) => (said = resolve));
+  const all = (async () => {
+    let text = "";
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) {
+      text += decoder.decode(chunk, { stream: true });
+      if (text.split("\n").includes(READY)) said();
+    }
+    said();
+    return text;
+  })();
+  return { ready, all };
 }
 
 if (import.meta.main) console.log(JSON.stringify(await run(JSON.parse(process.argv[2]!) as WriterJob)));
