@@ -148,6 +148,7 @@ export const {
   webhookDeliveries,
   webhookAttempts,
   auditLog,
+  invitations,
   evalSets,
   evalRuns,
   sourceFetches,

@@ -58,3 +58,28 @@ export type User = typeof users.$inferSelect;
 export type Session = typeof sessions.$inferSelect;
 export type Tier = User["tier"];
 export type AuditRow = typeof auditLog.$inferSelect;
+
+/**
+ * One-time links that let a person set their password and sign in (docs/API.md,
+ * Invitations). Only the token's SHA-256 is kept, like a session's or a key's.
+ */
+export const invitations = sqliteTable(
+  "invitations",
+  {
+    id: text("id").primaryKey(),
+    tokenHash: text("token_hash").notNull(),
+    email: text("email").notNull(),
+    tier: text("tier", { enum: ["free", "pro", "unlimited"] }).notNull(),
+    isAdmin: integer("is_admin", { mode: "boolean" }).notNull().default(false),
+    createdAt: text("created_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    /** Who made it: the administrator's email or "cli (<os user>)", as in the audit log. */
+    createdBy: text("created_by").notNull(),
+    usedAt: text("used_at"),
+    /** The account made with it; no foreign key: the record outlives a deleted user. */
+    userId: text("user_id"),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [uniqueIndex("invitations_token_unique").on(t.tokenHash), index("invitations_created_idx").on(t.createdAt)],
+);
+export type Invitation = typeof invitations.$inferSelect;
