@@ -12,6 +12,8 @@ import { docsRoutes } from "./features/docs/routes";
 import { documentRoutes } from "./features/documents/routes";
 import { eventRoutes, keyEventRoutes } from "./features/events/routes";
 import { healthRoutes } from "./features/health/routes";
+import { insightRoutes } from "./features/insight/routes";
+import { InsightService } from "./features/insight/service";
 import { SourceInspector } from "./features/sources/inspect";
 import { sourceInspectRoutes } from "./features/sources/inspect-routes";
 import { kbKeyRoutes } from "./features/kb/key-routes";
@@ -40,6 +42,10 @@ import { storeOrigin } from "./files/presign";
 
 export function buildApp(s: Services) {
   const storage = objectStorage(s.config);
+  // Evaluation and insight in one link: one more in the chain below exceeds TypeScript's instantiation depth.
+  const quality = new Elysia()
+    .use(evalRoutes(s.auth, s.pipelines, s.evals))
+    .use(insightRoutes(s.auth, new InsightService(s.db, s.pipelines, s.queries.log, s.scheduler.clock)));
   return new Elysia()
     .use(observe(s.log, s.metrics))
     .use(errorHandler(s.log, s.config.dataDir))
@@ -64,7 +70,7 @@ export function buildApp(s: Services) {
     .use(keyRoutes(s.auth, s.pipelines, s.keys))
     .use(queryRoutes(s.queries))
     .use(sessionQueryRoutes(s.auth, s.pipelines, s.queries))
-    .use(evalRoutes(s.auth, s.pipelines, s.evals))
+    .use(quality)
     .use(documentRoutes(s.documents, s.config.maxUploadMb))
     .use(mcpRoutes(s.mcp))
     .use(mcpCommandRoutes(s.auth))

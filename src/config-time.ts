@@ -27,6 +27,8 @@ export interface TimeConfig {
   bucketUploadPollMs: number;
   /** How often API keys' last use is written. Not a setting of its own. */
   keyUseFlushMs: number;
+  /** How often logged searches are written (features/insight/query-log.ts). Not a setting of its own. */
+  queryLogFlushMs: number;
 }
 
 /** The time settings' flags, variables and parsers (config.ts reads them with the others). */
@@ -60,5 +62,6 @@ export function timeDefaults(): TimeConfig {
     replicaEventPollMs: 500,
     bucketUploadPollMs: 2000,
     keyUseFlushMs: 5000,
+    queryLogFlushMs: 2000,
   };
 }

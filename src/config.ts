@@ -79,6 +79,8 @@ export interface Config extends TimeConfig {
   oidcName: string;
   /** `off`: sign-up and sign-in with a password are refused; single sign-on only. */
   passwordLogin: "on" | "off";
+  /** `off`: no pipeline may keep a query log; what was kept is deleted (docs/security.md, Query log). */
+  queryLog: "on" | "off";
   /** Tesseract language data OCR reads images with, e.g. ["eng", "deu"] (docs/API.md, OCR). */
   ocrLanguages: string[];
   /** Longest OCR of one page or image before the source fails. */
@@ -150,6 +152,7 @@ const SETTINGS: Setting<keyof Config>[] = [
   { key: "oidcClientSecret", flag: "oidc-client-secret", env: "RAGD_OIDC_CLIENT_SECRET", parse: str },
   { key: "oidcName", flag: "oidc-name", env: "RAGD_OIDC_NAME", parse: str },
   { key: "passwordLogin", flag: "password-login", env: "RAGD_PASSWORD_LOGIN", parse: oneOf(["on", "off"] as const) },
+  { key: "queryLog", flag: "query-log", env: "RAGD_QUERY_LOG", parse: oneOf(["on", "off"] as const) },
   { key: "ocrLanguages", flag: "ocr-languages", env: "RAGD_OCR_LANGUAGES", parse: languageList },
   { key: "ocrPageTimeoutMs", flag: "ocr-page-timeout-ms", env: "RAGD_OCR_PAGE_TIMEOUT_MS", parse: int(100, 3_600_000) },
   { key: "crawlDelayMs", flag: "crawl-delay-ms", env: "RAGD_CRAWL_DELAY_MS", parse: int(0, 60_000) },
@@ -200,6 +203,7 @@ export function defaultConfig(): Config {
     oidcClientSecret: null,
     oidcName: "single sign-on",
     passwordLogin: "on",
+    queryLog: "on",
     ocrLanguages: ["eng"],
     ocrPageTimeoutMs: 120_000,
     crawlDelayMs: 500,

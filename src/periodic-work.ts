@@ -11,6 +11,8 @@
  * | disk           | RAGD_DISK_CHECK_EVERY, 2 s | free space, and sources waiting for it (disk-watch.ts) |
  * | deliveries     | 1 s                       | webhook deliveries due (features/events/deliverer.ts) |
  * | key-use        | 5 s                       | API keys' last use written (features/keys/service.ts)  |
+ * | query-log      | 2 s                       | logged searches written (features/insight/query-log.ts) |
+ * | query-log-purge | RAGD_HOUSEKEEPING_EVERY, 1 h | logged searches past their retention deleted        |
  * | housekeeping   | RAGD_HOUSEKEEPING_EVERY, 1 h | expired sessions, ended tasks, old events (housekeeping.ts) |
  * | replica-events | 0.5 s, replicas           | events other replicas wrote (replica-wakeups.ts)      |
  * | bucket-uploads | 2 s, in a bucket          | uploads that ended (features/sources/bucket-uploads.ts) |
@@ -18,6 +20,7 @@
 import type { Config } from "./config";
 import type { WebhookDeliverer } from "./features/events/deliverer";
 import type { ReplicaWakeups } from "./features/events/replica-wakeups";
+import type { QueryLog } from "./features/insight/query-log";
 import type { KeyService } from "./features/keys/service";
 import type { BucketUploads } from "./features/sources/bucket-uploads";
 import type { IngestEngine } from "./ingest/engine";
@@ -35,6 +38,7 @@ export interface PeriodicParts {
   diskCheck: () => Promise<void>;
   deliverer: WebhookDeliverer;
   keys: KeyService;
+  queryLog: QueryLog;
   /** One round of housekeeping (housekeeping.ts). */
   tidy: () => void;
   wakeups: ReplicaWakeups | null;
@@ -53,6 +57,10 @@ export function addPeriodicWork(s: Scheduler, p: PeriodicParts): void {
   s.add("key-use", c.keyUseFlushMs, () =>
     p.keys.flush().catch((err) => p.log.warn("could not write API keys' last use", { error: err })),
   );
+  s.add("query-log", c.queryLogFlushMs, () =>
+    p.queryLog.flush().catch((err) => p.log.warn("could not write the query log", { error: err })),
+  );
+  s.add("query-log-purge", c.housekeepingEveryMs, () => p.queryLog.purge());
   s.add("housekeeping", c.housekeepingEveryMs, p.tidy);
   const { wakeups, bucketUploads } = p;
   if (wakeups) s.add("replica-events", c.replicaEventPollMs, () => wakeups.look());

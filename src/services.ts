@@ -18,6 +18,7 @@ import { EvalService } from "./features/evals/service";
 import { WebhookDeliverer } from "./features/events/deliverer";
 import { EventService } from "./features/events/service";
 import { WebhookService } from "./features/events/webhooks";
+import { QueryLog } from "./features/insight/query-log";
 import { KbService } from "./features/kb/service";
 import { KeyService } from "./features/keys/service";
 import type { McpDeps } from "./features/mcp/routes";
@@ -149,7 +150,8 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
   const embedMetrics = new EmbedMetrics();
   pool.onEmbed = embedMetrics.record;
   const searcher = new Searcher(db, store, config, new Reranker(config.rerankUrl, log), embedMetrics.record);
-  const queries = new QueryService(db, keys, searcher, config);
+  const queryLog = new QueryLog(db, config.queryLog === "on", clock);
+  const queries = new QueryService(db, keys, searcher, config, queryLog);
   const evals = new EvalService(db, searcher);
   const baseUrl = { value: `http://${config.host}:${config.port}` };
   const secret = replica ? await loadSharedSecret(storage!) : loadSecret(config.dataDir);
@@ -174,7 +176,7 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
     bucketUpload: bucketUploads && ((row, expires) => bucketUploads.grant(row, expires)),
   });
   const documents = new DocumentService({ db, engine, files, disk: localFiles, store, keys, config });
-  const kbs = new KbService({ db, collections, engine, files, searcher, config });
+  const kbs = new KbService({ db, collections, engine, files, searcher, queryLog, config });
   const mcp: McpDeps = { queries, keys, reader: new SourceReader(db, store), db, log };
   const events = new EventService(db, config.eventHeartbeatS * 1000);
   const admin = new AdminService(db, {
@@ -185,6 +187,7 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
   const deliverer = new WebhookDeliverer({ db, config, log });
   collections.onCollectionDeleted(async (id) => {
     keys.forgetCollection(id);
+    queryLog.forgetCollection(id);
     engine.cancelCollection(id);
     await files.removeCollection(id);
     await store.dropCollection(id);
@@ -223,8 +226,8 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
   tidy();
   const scheduler = new Scheduler((job, err) => quiet.warn("periodic work failed", { job, error: err }), clock);
   const upkeep = indexUpkeep({ store, engine, disk, replica, quiet, clock, everyMs: config.upkeepEveryMs });
-  const periodic = { config, engine, upkeep, refresh, diskCheck, deliverer, keys, tidy, wakeups, bucketUploads, log };
-  addPeriodicWork(scheduler, periodic);
+  const periodic = { config, engine, upkeep, refresh, diskCheck, deliverer, keys, queryLog, tidy, wakeups };
+  addPeriodicWork(scheduler, { ...periodic, bucketUploads, log });
   scheduler.start();
   metrics.gauge("ragd_ingest_workers_busy", "Ingestion workers running a job.", () => pool.busy);
   addCollectors(metrics, { db, engine, store, embed: embedMetrics });
@@ -275,6 +278,7 @@ export async function closeServices(s: Services, how: CloseHow = {}): Promise<vo
   await s.engine.stop();
   await s.deliverer.stop();
   await s.keys.flush();
+  await s.queries.log.flush().catch((err) => s.log.warn("could not write the query log", { error: err }));
   s.store.close();
   s.lance.close();
   await s.db.close(how);

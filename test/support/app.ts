@@ -9,6 +9,7 @@ import { defaultConfig, type Config } from "../../src/config";
 import { recordPeer } from "../../src/http/client-address";
 import { createLogger } from "../../src/log";
 import { closeServices, createServices, type Services } from "../../src/services";
+import type { Clock } from "../../src/tools/clock";
 
 export interface Reply {
   status: number;
@@ -40,12 +41,14 @@ let counter = 0;
 /** A unique email for each call. */
 export const email = (tag = "user") => `${tag}${++counter}-${Date.now()}@example.com`;
 
-export async function makeApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+/** `clock`: the time periodic work runs on and records (the system's unless a test steps its own). */
+export async function makeApp(overrides: Partial<Config> = {}, clock?: Clock): Promise<TestApp> {
   const dataDir = tempDir();
   const config: Config = { ...defaultConfig(), dataDir, log: "error", workers: 1, ...overrides };
   const services = await createServices(
     config,
     createLogger("error", () => {}),
+    clock,
   );
   services.baseUrl.value = "http://localhost";
   const app = buildApp(services);

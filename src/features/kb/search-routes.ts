@@ -19,7 +19,7 @@ import type { KbService } from "./service";
 /** Who is searching: the owner, or a key of the knowledge base with what it may see. */
 type Caller =
   | { kind: "owner"; user: Parameters<KbService["search"]>[0]; cookie: string | null }
-  | { kind: "key"; kb: Collection; access: string | null };
+  | { kind: "key"; kb: Collection; keyId: string; access: string | null };
 
 export function kbSearchRoutes(auth: AuthService, kbs: KbService, queries: QueryService) {
   return (
@@ -34,15 +34,15 @@ export function kbSearchRoutes(auth: AuthService, kbs: KbService, queries: Query
             caller: { kind: "owner", user: s.user, cookie: s.renewed ? sessionCookie(s.token, request) : null },
           };
         }
-        const { collection, access } = await queries.admitKey(authorization, 1, "kb");
+        const { collection, keyId, access } = await queries.admitKey(authorization, 1, "kb");
         if (collection.id !== (params as { id?: string }).id)
           throw new AppError("forbidden", "this API key belongs to another knowledge base");
-        return { caller: { kind: "key", kb: collection, access } };
+        return { caller: { kind: "key", kb: collection, keyId, access } };
       })
       .post(
         "/api/kb/:id/search",
         ({ caller, params, body, set }) => {
-          if (caller.kind === "key") return kbs.searchAs(caller.kb, body, caller.access);
+          if (caller.kind === "key") return kbs.searchAs(caller.kb, body, caller.access, caller.keyId);
           if (caller.cookie) set.headers["set-cookie"] = caller.cookie;
           return kbs.search(caller.user, params.id, body);
         },

@@ -24,6 +24,7 @@ import { scrubMessage } from "../../tools/scrub";
 import type { SearchRequest } from "../../retrieval/request";
 import type { Searcher } from "../../retrieval/searcher";
 import { ensureRoom } from "../../tools/disk";
+import type { QueryLog } from "../insight/query-log";
 import type { Kb, KbDocument } from "./model";
 
 export interface KbDeps {
@@ -32,6 +33,8 @@ export interface KbDeps {
   engine: IngestEngine;
   files: FileStore;
   searcher: Searcher;
+  /** Where searches are recorded when the knowledge base's query log is on. */
+  queryLog: QueryLog;
   config: Pick<Config, "defaultEmbeddingModel" | "maxUploadMb" | "dataDir" | "minFreeMb">;
 }
 
@@ -193,12 +196,13 @@ export class KbService {
 
   /** Searches one of the user's knowledge bases: the query endpoint's answer, with kbId. */
   async search(user: User, id: string, body: SearchRequest) {
-    return this.searchAs((await this.find(user, id)).row, body, null);
+    return this.searchAs((await this.find(user, id)).row, body, null, null);
   }
 
   /** Searches a knowledge base for a key of it (or a token of that key), held to the key's `access`. */
-  async searchAs(kb: Collection, body: SearchRequest, access: string | null) {
-    const { results, query, topK, ...rest } = await this.d.searcher.search(kb, body, undefined, access);
+  async searchAs(kb: Collection, body: SearchRequest, access: string | null, keyId: string | null) {
+    const search = () => this.d.searcher.search(kb, body, undefined, access);
+    const { results, query, topK, ...rest } = await this.d.queryLog.around(kb, { door: "kb", keyId }, body, search);
     return { results, kbId: kb.id, query, topK, ...rest };
   }
 }

@@ -65,7 +65,7 @@ async function held(
   const hold = d.keys.hold(keyId);
   try {
     const exchange = await import("./exchange");
-    const answered = exchange.answer(request, body, { ...d, collection, access, recheck });
+    const answered = exchange.answer(request, body, { ...d, collection, keyId, access, recheck });
     answered.catch(() => {}); // when the revocation answered first
     const revoked = new Promise<never>((_, reject) => {
       const refuse = () => reject(new AppError("invalid_api_key", "unknown or revoked API key"));

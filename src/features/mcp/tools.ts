@@ -33,6 +33,8 @@ export interface ToolContext {
   /** Throws the key's 401 once it no longer holds; asked before each call. */
   recheck: () => Promise<unknown>;
   queries: QueryService;
+  /** The key the exchange was admitted with (the query log's caller). */
+  keyId: string;
   reader: SourceReader;
   db: Store;
   log: Logger;
@@ -236,7 +238,10 @@ export async function registerTools(server: McpServer, ctx: ToolContext): Promis
 type SearchArgs = z.infer<typeof SEARCH_INPUT>;
 
 async function search(ctx: ToolContext, args: SearchArgs) {
-  const { results, query, topK, facets, facetsTruncated } = await ctx.queries.query(ctx.collection, args, ctx.access);
+  const { results, query, topK, facets, facetsTruncated } = await ctx.queries.query(ctx.collection, args, ctx.access, {
+    door: "mcp",
+    keyId: ctx.keyId,
+  });
   return { query, topK, results: results.map(citable), facets, facetsTruncated };
 }
 

@@ -2,6 +2,7 @@
 import { t } from "elysia";
 import { Enum, Name, QueryInteger, StrictInteger } from "../../http/models";
 import { LANGUAGE_NAME } from "../../ingest/ocr/languages";
+import { QueryLogSetting, QueryLogShown } from "../insight/settings";
 import { SourceModel } from "../sources/model";
 
 export const CHUNKING_STRATEGIES = ["recursive", "fixed", "sentence", "paragraph", "markdown", "token"] as const;
@@ -40,6 +41,7 @@ const configFields = {
         'Language data OCR reads this pipeline\'s pictures and scanned pages with, e.g. ["eng", "deu"]: eng is built in, others are <data dir>/ocr/<lang>.traineddata; null = the server\'s RAGD_OCR_LANGUAGES.',
     },
   ),
+  queryLog: QueryLogSetting,
 };
 
 export const PipelineCreate = t.Object({
@@ -55,6 +57,7 @@ export const PipelineCreate = t.Object({
   rerankModel: t.Optional(configFields.rerankModel),
   ocrLanguages: t.Optional(configFields.ocrLanguages),
   language: t.Optional(configFields.language),
+  queryLog: t.Optional(configFields.queryLog),
 });
 
 export const PipelinePatch = t.Partial(t.Object(configFields), { minProperties: 0 });
@@ -82,6 +85,7 @@ export const PipelineModel = t.Object({
   ocrLanguages: t.Union([t.Array(t.String()), t.Null()], { description: "null = the server's RAGD_OCR_LANGUAGES." }),
   language: t.String({ description: "auto, a language code, or legacy (made before the setting existed)." }),
   indexLanguage: t.String({ description: "The language setting the index that answers queries was built with." }),
+  queryLog: QueryLogShown,
   status: Enum(STATUSES),
   sourceCount: StrictInteger(),
   chunkCount: StrictInteger(),

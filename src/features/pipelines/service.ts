@@ -24,6 +24,7 @@ import { AppError, notFound, type FieldProblem } from "../../http/errors";
 import { firstGeneration, followSettingsIfEmpty, indexDimensions, languageOf } from "../../ingest/generations";
 import { AUTO, isLanguageSetting, LEGACY } from "../../text/languages";
 import { missingLanguage, missingLanguageMessage } from "../../ingest/ocr/languages";
+import { presentQueryLog, queryLogColumns } from "../insight/settings";
 import { embeddedSources } from "../sources/list";
 import type { Pipeline, PipelineCreateBody, PipelinePatchBody } from "./model";
 
@@ -70,8 +71,8 @@ export function checkLanguage(language: string | undefined, current?: string): v
   throw new AppError("invalid_request", `language: ${message}`, [{ field: "language", message }]);
 }
 
-/** The public shape of a pipeline row. */
-export function presentPipeline(c: CollectionWithStats): Pipeline {
+/** The public shape of a pipeline row; `queryLogAllowed` is false when the server forbids query logs. */
+export function presentPipeline(c: CollectionWithStats, queryLogAllowed = true): Pipeline {
   const r = c.row;
   return {
     id: r.id,
@@ -89,6 +90,7 @@ export function presentPipeline(c: CollectionWithStats): Pipeline {
     ocrLanguages: r.ocrLanguages ?? null,
     language: r.language,
     indexLanguage: languageOf(r, r.activeGeneration),
+    queryLog: presentQueryLog(r, queryLogAllowed),
     status: c.status,
     sourceCount: Number(c.sourceCount),
     chunkCount: Number(c.chunkCount),
@@ -101,8 +103,12 @@ export class PipelineService {
   constructor(
     private readonly db: Store,
     private readonly collections: Collections,
-    private readonly config: Pick<Config, "defaultEmbeddingModel" | "openaiUrl" | "dataDir">,
+    private readonly config: Pick<Config, "defaultEmbeddingModel" | "openaiUrl" | "dataDir" | "queryLog">,
   ) {}
+
+  private get queryLogAllowed(): boolean {
+    return this.config.queryLog === "on";
+  }
 
   async create(user: User, body: PipelineCreateBody): Promise<Pipeline> {
     const settings = {
@@ -114,6 +120,7 @@ export class PipelineService {
     checkSettings(settings, this.config.openaiUrl !== null);
     checkOcrLanguages(body.ocrLanguages, this.config.dataDir);
     checkLanguage(body.language);
+    const queryLog = queryLogColumns(body.queryLog, this.queryLogAllowed);
     const language = body.language ?? AUTO;
     const now = new Date().toISOString();
     const id = Bun.randomUUIDv7();
@@ -144,6 +151,7 @@ export class PipelineService {
         hybridAlpha: body.hybridAlpha ?? null,
         rerankModel: body.rerankModel ?? null,
         ocrLanguages: body.ocrLanguages ?? null,
+        ...queryLog,
         createdAt: now,
         updatedAt: now,
       });
@@ -162,7 +170,8 @@ export class PipelineService {
       limit: pageSize,
       offset: (page - 1) * pageSize,
     });
-    return { data: rows.map(presentPipeline), page, pageSize, total, totalPages: Math.ceil(total / pageSize) };
+    const present = (c: CollectionWithStats) => presentPipeline(c, this.queryLogAllowed);
+    return { data: rows.map(present), page, pageSize, total, totalPages: Math.ceil(total / pageSize) };
   }
 
   /** The pipeline row with stats; 404 when missing or not the user's. */
@@ -183,7 +192,7 @@ export class PipelineService {
   }
 
   async get(user: User, id: string): Promise<Pipeline> {
-    return presentPipeline(await this.find(user, id));
+    return presentPipeline(await this.find(user, id), this.queryLogAllowed);
   }
 
   /** The pipeline with its first page of sources; GET .../sources pages through the rest. */
@@ -194,7 +203,8 @@ export class PipelineService {
 
   /** Updates settings; never re-indexes (POST .../reindex does). */
   async update(user: User, id: string, patch: PipelinePatchBody): Promise<Pipeline> {
-    const changes = stripUndefined(patch);
+    const { queryLog, ...settings } = patch;
+    const changes = { ...stripUndefined(settings), ...queryLogColumns(queryLog, this.queryLogAllowed) };
     const before = (await this.find(user, id)).row;
     checkSettings({ ...before, ...changes }, this.config.openaiUrl !== null);
     checkOcrLanguages(patch.ocrLanguages, this.config.dataDir);

@@ -12,6 +12,8 @@ import { unknownFields } from "../../http/unknown-fields";
 import { QueryResponse, SearchBody } from "./model";
 import type { QueryService } from "./service";
 
+const OWNER = { door: "playground", keyId: null } as const;
+
 export function queryRoutes(queries: QueryService) {
   return (
     new Elysia({ tags: ["Query"] })
@@ -19,17 +21,21 @@ export function queryRoutes(queries: QueryService) {
       // derive runs before body validation, so a bad key is 401 whatever fields the body has
       // (only a body that is not JSON at all is reported first).
       .derive({ as: "local" }, ({ request }) => queries.admitKey(request.headers.get("authorization"), 1))
-      .post("/api/rag/query", ({ body, collection, access }) => queries.query(collection, body, access), {
-        parse: "json",
+      .post(
+        "/api/rag/query",
+        ({ body, collection, access, keyId }) => queries.query(collection, body, access, { door: "query", keyId }),
+        {
+          parse: "json",
 
-        rejectUnknownFields: SearchBody,
-        body: SearchBody,
-        response: { 200: QueryResponse, 400: ErrorBody, 401: ErrorBody, 429: ErrorBody, 503: ErrorBody },
-        detail: {
-          summary: "Query a pipeline with its API key",
-          security: [{ apiKey: [] }],
+          rejectUnknownFields: SearchBody,
+          body: SearchBody,
+          response: { 200: QueryResponse, 400: ErrorBody, 401: ErrorBody, 429: ErrorBody, 503: ErrorBody },
+          detail: {
+            summary: "Query a pipeline with its API key",
+            security: [{ apiKey: [] }],
+          },
         },
-      })
+      )
   );
 }
 
@@ -41,7 +47,7 @@ export function sessionQueryRoutes(auth: AuthService, pipelines: PipelineService
     .post(
       "/api/rag/pipelines/:id/query",
       async ({ user, params, body }) =>
-        queries.query(queries.admitOwner(user.id, await pipelines.own(user, params.id)), body),
+        queries.query(queries.admitOwner(user.id, await pipelines.own(user, params.id)), body, null, OWNER),
       {
         session: true,
         params: t.Object({ id: t.String() }),

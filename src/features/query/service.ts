@@ -10,6 +10,7 @@ import { AppError } from "../../http/errors";
 import type { SearchRequest } from "../../retrieval/request";
 import type { Searcher } from "../../retrieval/searcher";
 import { TokenBucket } from "../../tools/rate-limit";
+import type { Asker, QueryLog } from "../insight/query-log";
 import type { KeyService } from "../keys/service";
 
 /** Which keys a door takes: a pipeline's (POST /api/rag/query), a knowledge base's (its search), or both (MCP). */
@@ -34,6 +35,8 @@ export class QueryService {
     private readonly keys: KeyService,
     private readonly searcher: Searcher,
     rate: { queryRate: number; queryBurst: number },
+    /** Where searches of collections whose query log is on are recorded (insight/query-log.ts). */
+    readonly log: QueryLog,
   ) {
     this.limiter = new TokenBucket(rate.queryRate, rate.queryBurst);
     this.burst = rate.queryBurst;
@@ -79,10 +82,13 @@ export class QueryService {
 
   /**
    * Searches the key's pipeline: {results, pipelineId, query, topK}; `access` is what the
-   * key or token may see (keys/access.ts), held to before ranking.
+   * key or token may see (keys/access.ts), held to before ranking; `asker` is who asked,
+   * for the query log (a search without one, such as a benchmark's, is not logged).
    */
-  async query(collection: Collection, body: SearchRequest, access: string | null = null) {
-    const { results, query, topK, ...rest } = await this.searcher.search(collection, body, undefined, access);
+  async query(collection: Collection, body: SearchRequest, access: string | null = null, asker?: Asker) {
+    const search = () => this.searcher.search(collection, body, undefined, access);
+    const answer = asker ? this.log.around(collection, asker, body, search) : search();
+    const { results, query, topK, ...rest } = await answer;
     return { results, pipelineId: collection.id, query, topK, ...rest };
   }
 }
