@@ -25,11 +25,11 @@ export function chunkLanguage(words: string[]): string | null {
 
 /**
  * The languages of one document's chunks, each detected once: detection costs about 0.1 ms
- * a chunk, as much as embedding it, and a document's chunks are in its language. A
- * script's language is the first sure answer on a chunk's words of that script, taken by
- * every later chunk written mainly in the document's script (its first chunk's). A chunk
- * written mainly in another script (an English code listing in a Japanese manual) is
- * detected on its own, as every chunk is without a document.
+ * a chunk, four times what the built-in model takes to embed it, and a document's chunks
+ * are in its language. A script's language is the first sure answer on a chunk's words of
+ * that script, taken by every later chunk written mainly in the document's script (its
+ * first chunk's). A chunk written mainly in another script (an English code listing in a
+ * Japanese manual) is detected on its own, as every chunk is without a document.
  */
 export class DocumentLanguages {
   private script: Script | null = null;
