@@ -436,10 +436,10 @@ for (const { name, store } of engines) {
     const { collectionId } = await seedPipeline(store);
     const long = "x".repeat(2500);
     const ids = await store.atomically(async (tx) => [
-      await addDocument(tx, { collectionId, name: "Report 100% final", status: "ready" }, "first text"),
+      await addDocument(tx, { collectionId, name: "Report 100% final", status: "ready", chunkCount: 3 }, "first text"),
       await addDocument(tx, { collectionId, name: "report_2", status: "failed" }, long),
       await addDocument(tx, { collectionId, type: "url", name: "Other", status: "queued", url: "https://e.com" }),
-      await addDocument(tx, { collectionId, name: "REPORT 3", status: "ready" }, "third"),
+      await addDocument(tx, { collectionId, name: "REPORT 3", status: "ready", chunkCount: 4 }, "third"),
     ]);
     const page = await findDocumentPage(store.reader, { collectionId, limit: 10, offset: 0 });
     expect(page.map((d) => [d.id, d.name, d.status, d.preview])).toEqual([
@@ -468,7 +468,7 @@ for (const { name, store } of engines) {
       await countDocumentsMatching(store.reader, { collectionId, nameContains: "report", statuses: ["failed"] }),
     ).toBe(1);
     expect(await countDocumentsMatching(store.reader, { collectionId, nameContains: "_" })).toBe(1);
-    expect(await countDocumentsByStatus(store.reader, collectionId)).toEqual({
+    expect((await countDocumentsByStatus(store.reader, collectionId)).counts).toEqual({
       awaiting_upload: 0,
       queued: 1,
       processing: 0,
@@ -476,12 +476,16 @@ for (const { name, store } of engines) {
       failed: 1,
     });
     expect(await countDocumentsByStatus(store.reader, "no-such-collection")).toEqual({
-      awaiting_upload: 0,
-      queued: 0,
-      processing: 0,
-      ready: 0,
-      failed: 0,
+      counts: { awaiting_upload: 0, queued: 0, processing: 0, ready: 0, failed: 0 },
+      chunks: { ready: 0, done: 0, total: 0 },
     });
+    // Chunks: of the ready ones, and done of expected of those processing; OCR pages are not chunks.
+    await store.atomically(async (tx) => {
+      await addDocument(tx, { collectionId, name: "Big", status: "processing", progressDone: 5, progressTotal: 12 });
+      const scan = { progressDone: 2, progressTotal: 9, progressUnit: "pages" as const };
+      await addDocument(tx, { collectionId, name: "Scan", status: "processing", ...scan });
+    });
+    expect((await countDocumentsByStatus(store.reader, collectionId)).chunks).toEqual({ ready: 7, done: 5, total: 12 });
   });
 }
 

@@ -1,35 +1,36 @@
 /**
- * A strip above a pipeline's sources while ragd ingests: how many sources are queued
- * and processing, how many finished in the last minute, and about how long the rest
- * will take. It reads the per-status counts the sources list already carries, which
- * follow the pipeline's event stream (lib/source-refresh.ts), so it costs no request.
+ * A strip above a pipeline's sources while ragd ingests (or re-indexes, which it says): how
+ * many sources are queued and processing, the chunks of those processing, the rate in
+ * chunks a minute, and about how long the rest will take. It reads the per-status counts and
+ * chunk totals the sources list already carries, which follow the pipeline's event stream
+ * (lib/source-refresh.ts), so it costs no request.
  */
 import { useRef } from "preact/hooks";
 import type { SourcePage } from "../api/types";
 import { t } from "../i18n";
-import { formatFixed } from "../lib/format";
+import { formatFixed, formatNumber } from "../lib/format";
 import { ProgressBar } from "./ProgressBar";
 
 type Counts = SourcePage["counts"];
+type Ingest = SourcePage["ingest"];
 
 /** Throughput is measured over this window. */
 const WINDOW_MS = 60_000;
 
 interface Sample {
   at: number;
-  /** Sources that have finished (ready or failed) at that moment. */
+  /** What has been done at that moment (sources finished, or chunks embedded). */
   done: number;
 }
 
 /**
- * Sources finished per minute, from the counts seen over the last minute; null in
- * the first seconds of watching.
+ * Things done per minute, from the totals seen over the last minute (`done` only grows while
+ * work goes on); null in the first seconds of watching.
  */
-export function useThroughput(counts: Counts | undefined): number | null {
+export function useThroughput(done: number | undefined): number | null {
   const samples = useRef<Sample[]>([]);
-  if (!counts) return null;
+  if (done === undefined) return null;
   const now = Date.now();
-  const done = counts.ready + counts.failed;
   const list = samples.current;
   if (list.at(-1)?.done !== done) list.push({ at: now, done });
   // A sample is pushed at every change, so the count held still from one sample to the next.
@@ -50,8 +51,10 @@ function eta(left: number, perMinute: number | null): string {
 }
 
 /** Shown only while a source is queued or processing. */
-export function IngestStrip({ counts }: { counts: Counts | undefined }) {
-  const perMinute = useThroughput(counts);
+export function IngestStrip({ counts, ingest }: { counts: Counts | undefined; ingest: Ingest | undefined }) {
+  const perMinute = useThroughput(counts ? counts.ready + counts.failed : undefined);
+  // A source finishing moves its chunks from done to ready: their sum only grows.
+  const chunksPerMinute = useThroughput(ingest ? ingest.chunksReady + ingest.chunksDone : undefined);
   const started = useRef<number | null>(null);
   if (!counts) return null;
   const left = counts.queued + counts.processing;
@@ -65,12 +68,21 @@ export function IngestStrip({ counts }: { counts: Counts | undefined }) {
   const finished = done - started.current;
   const rate =
     perMinute === null ? "" : ` · ${t("ingest.rate", { n: formatFixed(perMinute, perMinute < 10 ? 1 : 0) })}`;
+  const chunkRate = chunksPerMinute
+    ? ` · ${t("ingest.chunkRate", { n: formatNumber(Math.round(chunksPerMinute)) })}`
+    : "";
+  // With nothing queued, what is left is known in chunks: the time left follows them.
+  const chunksLeft = ingest && counts.queued === 0 ? ingest.chunksTotal - ingest.chunksDone : null;
   return (
     <div class="ingest-strip note note-info" role="status" aria-live="polite">
-      <strong>{t("ingest.ingesting")}</strong>{" "}
+      <strong>{t(ingest?.reindex ? "ingest.reindexing" : "ingest.ingesting")}</strong>{" "}
       {t("ingest.counts", { processing: counts.processing, queued: counts.queued })}
+      {ingest && ingest.chunksTotal > 0 && (
+        <> · {t("ingest.chunks", { done: formatNumber(ingest.chunksDone), total: formatNumber(ingest.chunksTotal) })}</>
+      )}
       {rate}
-      {eta(left, perMinute)}
+      {chunkRate}
+      {chunksLeft !== null && chunksLeft > 0 ? eta(chunksLeft, chunksPerMinute) : eta(left, perMinute)}
       <ProgressBar
         value={finished}
         max={finished + left}

@@ -12,6 +12,7 @@ import { t } from "../i18n";
 import { useAction, useLoad } from "../lib/hooks";
 import { useApp } from "../lib/session";
 import { ErrorNote } from "./ErrorNote";
+import { ReindexProgress } from "./ReindexProgress";
 
 interface Props {
   pipeline: PipelineDetail;
@@ -33,6 +34,7 @@ export function ReindexNote({ pipeline, stale, onStarted }: Props) {
   });
   return (
     <div class={`note ${stale ? "note-warn" : "note-info"} reindex`} role={stale ? "status" : undefined}>
+      <ReindexProgress pipelineId={pipeline.id} processing={pipeline.status === "processing"} />
       <div>
         <strong>{stale ? t("reindex.stale") : t("reindex.notByItself")}</strong>{" "}
         {pipeline.sourceCount > 0 ? t("reindex.textAll", { count: pipeline.sourceCount }) : t("reindex.textEvery")}

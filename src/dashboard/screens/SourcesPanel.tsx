@@ -91,7 +91,7 @@ export function SourcesPanel({ pipeline, query, onChange }: Props) {
             </span>
           )}
         </div>
-        <IngestStrip counts={data?.counts} />
+        <IngestStrip counts={data?.counts} ingest={data?.ingest} />
         {(all > 0 || filtered) && (
           <SourceFilters q={q} status={status} counts={data?.counts} onChange={(next) => go({ ...next, page: 1 })} />
         )}

@@ -84,15 +84,45 @@ export async function countDocumentsMatching(db: Db, f: Omit<DocumentPageFilter,
   return first(await db.select({ n: count() }).from(documents).where(conditions(db, f)))?.n ?? 0;
 }
 
-/** How many of a collection's documents are in each status (every status present, 0 when none). One grouped query. */
-export async function countDocumentsByStatus(db: Db, collectionId: string): Promise<Record<DocumentStatus, number>> {
+/** Chunks of a collection's documents: of those ready, and done and expected of those processing (in chunks, not pages). */
+export interface ChunkTotals {
+  ready: number;
+  done: number;
+  total: number;
+}
+
+/**
+ * How many of a collection's documents are in each status (every status present, 0 when
+ * none), and their chunks (ChunkTotals). One grouped query.
+ */
+export async function countDocumentsByStatus(
+  db: Db,
+  collectionId: string,
+): Promise<{ counts: Record<DocumentStatus, number>; chunks: ChunkTotals }> {
   const counts = Object.fromEntries(DOCUMENT_STATUSES.map((s) => [s, 0])) as Record<DocumentStatus, number>;
+  const chunks: ChunkTotals = { ready: 0, done: 0, total: 0 };
   const { documents } = tables(db);
+  const inChunks = (column: SQL | typeof documents.progressDone | typeof documents.progressTotal) =>
+    sql<string | number | null>`sum(case when ${documents.progressUnit} = 'pages' then 0 else ${column} end)`;
   const rows = await db
-    .select({ status: documents.status, n: count() })
+    .select({
+      status: documents.status,
+      n: count(),
+      chunks: sql<string | number | null>`sum(${documents.chunkCount})`,
+      done: inChunks(documents.progressDone),
+      total: inChunks(documents.progressTotal),
+    })
     .from(documents)
     .where(eq(documents.collectionId, collectionId))
     .groupBy(documents.status);
-  for (const r of rows) counts[r.status] = r.n;
-  return counts;
+  for (const r of rows) {
+    counts[r.status] = r.n;
+    // A sum is text on PostgreSQL, and null over no rows.
+    if (r.status === "ready") chunks.ready = Number(r.chunks ?? 0);
+    if (r.status === "processing") {
+      chunks.done = Number(r.done ?? 0);
+      chunks.total = Number(r.total ?? 0);
+    }
+  }
+  return { counts, chunks };
 }

@@ -12,6 +12,7 @@ import {
   type DocumentStatus,
   findDocumentPage,
 } from "../../db/repo/document-pages";
+import { findCollectionById } from "../../db/repo/collections";
 import { listDocumentsWithPreview } from "../../db/repo/documents";
 import { Enum, QueryInteger, StrictInteger } from "../../http/models";
 import { SourceModel, type Source } from "./model";
@@ -61,6 +62,17 @@ export const SourcePage = t.Object({
   total: StrictInteger({ description: "Sources matching `q` and `status`." }),
   totalPages: StrictInteger(),
   counts: statusCounts,
+  ingest: t.Object(
+    {
+      reindex: t.Boolean({ description: "True while a re-index builds a new index of the pipeline." }),
+      chunksReady: StrictInteger({ description: "Chunks of the sources that are ready." }),
+      chunksDone: StrictInteger({ description: "Chunks embedded so far of the sources being processed." }),
+      chunksTotal: StrictInteger({
+        description: "Chunks the sources being processed will have, as far as known (0 before a source is split).",
+      }),
+    },
+    { description: "Progress in chunks, for a progress bar with a rate; whatever `q` and `status` ask for." },
+  ),
 });
 
 export type SourcePageOut = typeof SourcePage.static;
@@ -88,7 +100,8 @@ export async function pageSources(db: Db, collectionId: string, q: SourceListQue
     limit: pageSize,
     offset,
   };
-  const counts = await countDocumentsByStatus(db, collectionId);
+  const { counts, chunks } = await countDocumentsByStatus(db, collectionId);
+  const reindex = ((await findCollectionById(db, collectionId))?.buildingGeneration ?? null) !== null;
   // Without a search the counts already hold the total: one scan of the pipeline fewer.
   const total = nameContains
     ? await countDocumentsMatching(db, filter)
@@ -101,6 +114,7 @@ export async function pageSources(db: Db, collectionId: string, q: SourceListQue
     total,
     totalPages: Math.ceil(total / pageSize),
     counts,
+    ingest: { reindex, chunksReady: chunks.ready, chunksDone: chunks.done, chunksTotal: chunks.total },
   };
 }
 
