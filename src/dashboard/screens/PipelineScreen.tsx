@@ -1,6 +1,6 @@
 /**
- * One pipeline: its header (status, settings at a glance) and six tabs:
- * Sources, API keys, Playground, Quality, Webhooks and Settings. Each tab has its own URL.
+ * One pipeline: its header (status, settings at a glance) and seven tabs:
+ * Sources, API keys, Playground, Quality, Insight, Webhooks and Settings. Each tab has its own URL.
  */
 import { pipelines } from "../api/endpoints";
 import type { PipelineDetail } from "../api/types";
@@ -10,6 +10,7 @@ import { StatusBadge } from "../components/StatusBadge";
 import { type Key, t } from "../i18n";
 import { formatNumber } from "../lib/format";
 import { useLoad, usePoll, useTitle } from "../lib/hooks";
+import { InsightPanel } from "./InsightPanel";
 import { KeysPanel } from "./KeysPanel";
 import { PlaygroundPanel } from "./PlaygroundPanel";
 import { QualityPanel } from "./QualityPanel";
@@ -22,6 +23,7 @@ const TABS: [string, Key][] = [
   ["keys", "tabs.keys"],
   ["playground", "tabs.playground"],
   ["quality", "tabs.quality"],
+  ["insight", "tabs.insight"],
   ["webhooks", "tabs.webhooks"],
   ["settings", "tabs.settings"],
 ];
@@ -70,6 +72,7 @@ export function PipelineScreen({ id, tab, query }: { id: string; tab: string; qu
       {tab === "keys" && <KeysPanel owner={{ kind: "pipeline", id: pipeline.id }} />}
       {tab === "playground" && <PlaygroundPanel pipeline={pipeline} />}
       {tab === "quality" && <QualityPanel pipeline={pipeline} />}
+      {tab === "insight" && <InsightPanel pipeline={pipeline} />}
       {tab === "webhooks" && <WebhooksPanel pipeline={pipeline} />}
       {tab === "settings" && <SettingsPanel pipeline={pipeline} onSaved={p.reload} />}
       {!TABS.some(([k]) => k === tab) && <p class="muted">{t("pipeline.unknownTab")}</p>}

@@ -1,5 +1,5 @@
 /**
- * The Settings tab: edit the pipeline, re-index it, delete it. Saving never
+ * The Settings tab: edit the pipeline, re-index it, set its query log, delete it. Saving never
  * re-indexes by itself (docs/API.md, PATCH of a pipeline: an update does not touch existing data), so the
  * form says so under its Save button and offers "Re-index now" right there.
  */
@@ -8,6 +8,7 @@ import { pipelines } from "../api/endpoints";
 import type { PipelineConfig, PipelineDetail } from "../api/types";
 import { DeletePipeline } from "../components/DeletePipeline";
 import { configOf, PipelineForm } from "../components/PipelineForm";
+import { QueryLogCard } from "../components/QueryLogCard";
 import { ReindexNote } from "../components/ReindexNote";
 import { t } from "../i18n";
 import { useAction } from "../lib/hooks";
@@ -59,6 +60,7 @@ export function SettingsPanel({ pipeline, onSaved }: { pipeline: PipelineDetail;
           }
         />
       </section>
+      <QueryLogCard pipeline={pipeline} onSaved={onSaved} />
       <DeletePipeline pipeline={pipeline} />
     </div>
   );
