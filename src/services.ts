@@ -179,10 +179,11 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
   const kbs = new KbService({ db, collections, engine, files, searcher, queryLog, config });
   const mcp: McpDeps = { queries, keys, reader: new SourceReader(db, store), db, log };
   const events = new EventService(db, config.eventHeartbeatS * 1000);
-  const admin = new AdminService(db, {
-    deleteCollection: (id) => collections.deleteCollection(id),
-    closeStreams: (ids) => events.closeStreamsOf(ids),
-  });
+  const admin = new AdminService(
+    db,
+    { deleteCollection: (id) => collections.deleteCollection(id), closeStreams: (ids) => events.closeStreamsOf(ids) },
+    { defaultTier: config.defaultTier, baseUrl: () => baseUrl.value },
+  );
   const webhooks = new WebhookService(db, config);
   const deliverer = new WebhookDeliverer({ db, config, log });
   collections.onCollectionDeleted(async (id) => {

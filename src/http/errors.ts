@@ -36,7 +36,10 @@ export type ErrorCode =
   | "password_login_disabled"
   | "email_not_verified"
   | "sso_failed"
-  | "sso_unavailable";
+  | "sso_unavailable"
+  | "invitation_used"
+  | "invitation_expired"
+  | "invitation_revoked";
 
 const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -65,6 +68,10 @@ const STATUS: Record<ErrorCode, number> = {
   email_not_verified: 403,
   sso_failed: 400,
   sso_unavailable: 503,
+  // Gone for good: the link cannot become valid again (docs/API.md, Invitations).
+  invitation_used: 410,
+  invitation_expired: 410,
+  invitation_revoked: 410,
 };
 
 export interface FieldProblem {

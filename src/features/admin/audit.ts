@@ -3,7 +3,8 @@
  * AdminService in the same transaction as the change they record, and read here as
  * pages of JSON or as JSON lines (docs/API.md, Audit log).
  */
-import { listAudit } from "../../db/repo/admin";
+import type { Db } from "../../db/client";
+import { insertAudit, listAudit } from "../../db/repo/admin";
 import type { AuditRow } from "../../db/schema";
 import type { Store } from "../../db/store";
 
@@ -21,7 +22,35 @@ export type AuditAction =
   | "user.password_reset"
   | "user.disabled"
   | "user.enabled"
-  | "user.deleted";
+  | "user.deleted"
+  | "invitation.created"
+  | "invitation.revoked"
+  | "invitation.accepted";
+
+/** Whom an entry is about: an account, or an invitation (its id and email). */
+export interface AuditTarget {
+  id: string;
+  email: string;
+}
+
+/** Writes one entry; `db` is the transaction of the change it records. */
+export async function writeAudit(
+  db: Db,
+  actor: Actor,
+  action: AuditAction,
+  target: AuditTarget,
+  details: Record<string, unknown> = {},
+): Promise<void> {
+  await insertAudit(db, {
+    at: new Date().toISOString(),
+    actorId: actor.id,
+    actor: actor.label,
+    action,
+    targetId: target.id,
+    targetEmail: target.email,
+    details: JSON.stringify(details),
+  });
+}
 
 export interface AuditEntry {
   id: number;

@@ -1,6 +1,7 @@
 /** Request and response schemas of the administration endpoints (docs/API.md, Administration). */
 import { t } from "elysia";
-import { Enum, QueryInteger } from "../../http/models";
+import { Enum, QueryInteger, StrictInteger } from "../../http/models";
+import { Email } from "../auth/model";
 
 const Tier = Enum(["free", "pro", "unlimited"] as const);
 
@@ -27,6 +28,58 @@ export const AdminUserPatch = t.Object(
   },
   { additionalProperties: false, minProperties: 1 },
 );
+
+export const NewUserBody = t.Object(
+  {
+    email: Email,
+    password: t.Optional(
+      t.String({ minLength: 8, maxLength: 1024, description: "Without it, an invitation is made instead." }),
+    ),
+    tier: t.Optional(Tier),
+    isAdmin: t.Optional(t.Boolean()),
+    expiresIn: t.Optional(
+      StrictInteger({
+        minimum: 1,
+        maximum: 720,
+        description: "Hours the invitation is valid (no password): default 72.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const InvitationBody = t.Object(
+  {
+    email: Email,
+    tier: t.Optional(Tier),
+    isAdmin: t.Optional(t.Boolean()),
+    expiresIn: t.Optional(StrictInteger({ minimum: 1, maximum: 720, description: "Hours it is valid: default 72." })),
+  },
+  { additionalProperties: false },
+);
+
+export const InvitationModel = t.Object({
+  id: t.String(),
+  email: t.String(),
+  tier: Tier,
+  isAdmin: t.Boolean(),
+  status: Enum(["pending", "used", "expired", "revoked"] as const),
+  createdAt: t.String({ format: "date-time" }),
+  expiresAt: t.String({ format: "date-time" }),
+  createdBy: t.String({ description: 'The administrator\'s email, or "cli (<os user>)".' }),
+  usedAt: t.Nullable(t.String({ format: "date-time" })),
+  revokedAt: t.Nullable(t.String({ format: "date-time" })),
+  userId: t.Nullable(t.String({ description: "The account made with it." })),
+});
+
+export const InvitationCreated = t.Object({
+  invitation: InvitationModel,
+  token: t.String({ description: "Shown only in this response; only its hash is stored." }),
+  url: t.String({ description: "The link to hand over: the dashboard's #/invite/<token>." }),
+});
+
+export const InvitationEnvelope = t.Object({ invitation: InvitationModel });
+export const InvitationList = t.Object({ data: t.Array(InvitationModel) });
 
 export const PasswordReset = t.Object({
   user: AdminUserModel,

@@ -9,6 +9,7 @@ import { authenticateSession } from "../../http/auth";
 import { Deleted, ErrorBody } from "../../http/models";
 import { unknownFields } from "../../http/unknown-fields";
 import { sessionCookie } from "../auth/cookie";
+import { invitationRoutes } from "../auth/invitation-routes";
 import type { AuthService } from "../auth/service";
 import {
   AdminUserEnvelope,
@@ -17,6 +18,11 @@ import {
   AuditPage,
   AuditQuery,
   DeleteUserQuery,
+  InvitationBody,
+  InvitationCreated,
+  InvitationEnvelope,
+  InvitationList,
+  NewUserBody,
   PasswordReset,
 } from "./model";
 import { type Actor, AdminService } from "./service";
@@ -51,7 +57,15 @@ function adminAuth(auth: AuthService) {
   });
 }
 
+/**
+ * The administration routes, and beside them the invited person's side of an
+ * invitation (/api/auth/invitation, no session): one feature, two doors.
+ */
 export function adminRoutes(auth: AuthService, admin: AdminService) {
+  return new Elysia().use(invitationRoutes(auth, admin.invitations)).use(administratorRoutes(auth, admin));
+}
+
+function administratorRoutes(auth: AuthService, admin: AdminService) {
   return new Elysia({ prefix: "/api/admin", tags: ["Administration"] })
     .use(adminAuth(auth))
     .use(unknownFields)
@@ -60,6 +74,44 @@ export function adminRoutes(auth: AuthService, admin: AdminService) {
       response: { 200: AdminUserList, ...errors },
       detail: { summary: "Every user with tier, counts and last sign-in" },
     })
+    .post("/users", ({ actor, body, set }) => createUserOrInvitation(admin, actor, body, set), {
+      admin: true,
+      rejectUnknownFields: NewUserBody,
+      parse: "json",
+      body: NewUserBody,
+      response: { 201: t.Union([AdminUserEnvelope, InvitationCreated]), 400: ErrorBody, ...errors },
+      detail: { summary: "Create a user with a password, or without one an invitation (its link shown once)" },
+    })
+    .get("/invitations", async () => ({ data: await admin.invitations.list() }), {
+      admin: true,
+      response: { 200: InvitationList, ...errors },
+      detail: { summary: "Invitations, newest first, with their status" },
+    })
+    .post(
+      "/invitations",
+      async ({ actor, body, set }) => {
+        set.status = 201;
+        return await admin.invitations.create(actor, body);
+      },
+      {
+        admin: true,
+        rejectUnknownFields: InvitationBody,
+        parse: "json",
+        body: InvitationBody,
+        response: { 201: InvitationCreated, 400: ErrorBody, ...errors },
+        detail: { summary: "Invite a person: a one-time link, valid for expiresIn hours, shown once" },
+      },
+    )
+    .post(
+      "/invitations/:id/revoke",
+      async ({ actor, params }) => ({ invitation: await admin.invitations.revoke(actor, params.id) }),
+      {
+        admin: true,
+        params: Id,
+        response: { 200: InvitationEnvelope, ...errors },
+        detail: { summary: "Revoke an unused invitation: its link answers 410 invitation_revoked" },
+      },
+    )
     .get("/users/:id", async ({ params }) => ({ user: await admin.getUser(params.id) }), {
       admin: true,
       params: Id,
@@ -118,6 +170,19 @@ export function adminRoutes(auth: AuthService, admin: AdminService) {
       response: { 200: t.Union([AuditPage, t.String()]), 400: ErrorBody, ...errors },
       detail: { summary: "The audit log: newest first as JSON, or ?format=jsonl (oldest first, JSON lines)" },
     });
+}
+
+/** POST /users: with a password the account itself, without one an invitation to it. */
+async function createUserOrInvitation(
+  admin: AdminService,
+  by: Actor,
+  body: typeof NewUserBody.static,
+  set: { status?: number | string },
+) {
+  set.status = 201;
+  const { password, expiresIn, ...account } = body;
+  if (password === undefined) return await admin.invitations.create(by, { ...account, expiresIn });
+  return { user: await admin.createAccount(by, { ...account, password }) };
 }
 
 /** Applies a PATCH: tier, then administration, each audited on its own. */

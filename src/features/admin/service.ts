@@ -11,7 +11,6 @@ import {
   collectionIdsOf,
   deleteUserRow,
   findUserWithStats,
-  insertAudit,
   listUsersWithStats,
   updateUserAdmin,
   updateUserDisabled,
@@ -24,7 +23,9 @@ import type { User } from "../../db/schema";
 import type { Store } from "../../db/store";
 import { AppError, notFound } from "../../http/errors";
 import { randomBase62 } from "../../tools/crypto";
-import { type Actor, type AuditAction, AuditLog } from "./audit";
+import { createUser } from "../auth/service";
+import { type Actor, type AuditAction, AuditLog, writeAudit } from "./audit";
+import { InvitationService } from "./invitations";
 
 export type { Actor } from "./audit";
 
@@ -71,14 +72,33 @@ export function presentAdminUser(s: UserWithStats): AdminUser {
 const lastAdmin = (what: string) =>
   new AppError("conflict", `cannot ${what} the last administrator; make another account an administrator first`);
 
+/** The settings administration reads: new accounts' tier, and where links point. */
+export interface AdminSettings {
+  /** RAGD_DEFAULT_TIER: the tier of an account or invitation made without one. */
+  defaultTier: TierName;
+  /** The server's public base URL (invitation links); the command line has none. */
+  baseUrl?: () => string;
+}
+
+export interface NewAccount {
+  email: string;
+  password: string;
+  tier?: TierName;
+  isAdmin?: boolean;
+}
+
 export class AdminService {
   readonly audit: AuditLog;
+  readonly invitations: InvitationService;
 
   constructor(
     private readonly db: Store,
     private readonly hooks: AdminHooks,
+    private readonly settings: AdminSettings = { defaultTier: "free" },
   ) {
     this.audit = new AuditLog(db);
+    const baseUrl = settings.baseUrl ?? (() => "");
+    this.invitations = new InvitationService(db, { defaultTier: settings.defaultTier, baseUrl });
   }
 
   /** The acting administrator behind a session; 403 forbidden for any other user. */
@@ -200,20 +220,28 @@ export class AdminService {
     return { deleted: true, id };
   }
 
+  /**
+   * Creates an account with a password an administrator chose (POST /api/admin/users):
+   * the user is asked to pick their own at the first sign-in, as after a reset, since
+   * the administrator knows this one. Tier: RAGD_DEFAULT_TIER unless given.
+   */
+  async createAccount(actor: Actor, account: NewAccount): Promise<AdminUser> {
+    const tier = account.tier ?? this.settings.defaultTier;
+    const user = await createUser(this.db, account.email, account.password, tier, account.isAdmin ?? false);
+    return await this.db.atomically(async (tx) => {
+      await updateUserPassword(tx, user.id, user.passwordHash, true);
+      const created = await this.getUser(user.id, tx);
+      await this.record(tx, actor, "user.created", created, { tier: created.tier, isAdmin: created.isAdmin });
+      return created;
+    });
+  }
+
   /** Records an account created by an administrator (the command line). */
   async recordCreated(actor: Actor, id: string): Promise<void> {
     await this.db.atomically(async (tx) => this.record(tx, actor, "user.created", await this.getUser(id, tx)));
   }
 
   private async record(db: Db, actor: Actor, action: AuditAction, target: AdminUser, details = {}): Promise<void> {
-    await insertAudit(db, {
-      at: new Date().toISOString(),
-      actorId: actor.id,
-      actor: actor.label,
-      action,
-      targetId: target.id,
-      targetEmail: target.email,
-      details: JSON.stringify(details),
-    });
+    await writeAudit(db, actor, action, target, details);
   }
 }

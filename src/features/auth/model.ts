@@ -3,7 +3,7 @@ import { Value } from "@sinclair/typebox/value";
 import { t } from "elysia";
 
 /** What an account's email must be: sign-up's body and single sign-on (oidc.ts) both hold to it. */
-const Email = t.String({ format: "email", maxLength: 320, description: "Case-insensitive, unique." });
+export const Email = t.String({ format: "email", maxLength: 320, description: "Case-insensitive, unique." });
 
 /** Whether `email` passes sign-up's rule for an account's email. */
 export const isAccountEmail = (email: string): boolean => Value.Check(Email, email);

@@ -207,7 +207,8 @@ export class AuthService {
     this.addressFailures.fail(client);
   }
 
-  private checkPasswordsOn(): void {
+  /** 403 password_login_disabled while passwords are off (RAGD_PASSWORD_LOGIN=off). */
+  checkPasswordsOn(): void {
     if (this.config.passwordLogin === "off") {
       throw new AppError(
         "password_login_disabled",
