@@ -10,7 +10,7 @@ export function helpText(): string {
 
 Usage:
   ragd serve   [--host 127.0.0.1] [--port 8484] [--data-dir ./data]
-  ragd user create --email E --password P [--tier free|pro|unlimited] [--admin] [--data-dir D] [--init]
+  ragd user create --email E [--password P] [--tier free|pro|unlimited] [--admin] [--data-dir D] [--init]
   ragd user set-tier --email E --tier free|pro|unlimited [--data-dir D]
   ragd user set-admin --email E [--revoke] [--data-dir D]
   ragd user list [--data-dir D]
@@ -31,6 +31,9 @@ Usage:
 The first account is an administrator. One server per data directory. "user" and
 "admin" commands work beside it, on a data directory that
 already holds ragd data; --init lets "user create" start a new one.
+Without --password, "user create" asks for the password (not shown as it is typed) or
+reads its first line from standard input: --password shows it to every user of the
+machine in process listings. New accounts get --tier, else RAGD_DEFAULT_TIER (free).
 
 Settings (a flag wins over its environment variable):
 ${rows}

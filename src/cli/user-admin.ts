@@ -6,7 +6,6 @@
  * reads an account's state on every session and key check, so a change here holds
  * there at once.
  */
-import { userInfo } from "node:os";
 import type { Config } from "../config";
 import { ConfigError } from "../config";
 import { Collections } from "../core/collections";
@@ -16,19 +15,14 @@ import { objectStorage } from "../config-storage";
 import { DiskFileStore } from "../files/disk-store";
 import { ObjectFileStore } from "../files/object-store";
 import { AppError } from "../http/errors";
+import { systemAccountName } from "../tools/system-account";
 import { openLance } from "../vectors/connection";
 import { collectionPrefix } from "../vectors/tables";
 import { need, openExisting } from "./user";
 
-/** The command line as an actor: who ran it, as far as the system says. */
+/** The command line as an actor: the system account that ran it (its effective uid's passwd entry). */
 export function cliActor(): Actor {
-  let who = "unknown";
-  try {
-    who = userInfo().username;
-  } catch {
-    // no passwd entry (some containers)
-  }
-  return { id: null, label: `cli (${who})` };
+  return { id: null, label: `cli (${systemAccountName()})` };
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * `ragd user create --email E --password P [--tier T] [--admin] [--init]` and
+ * `ragd user create --email E [--password P] [--tier T] [--admin] [--init]` and
  * `ragd user set-tier --email E --tier T` (the other administration commands are in
  * user-admin.ts). They open the same database as the
  * server (WAL mode, with a busy timeout) and take no lock, so they work while a
@@ -15,6 +15,7 @@ import type { Store } from "../db/store";
 import { AdminService } from "../features/admin/service";
 import { createUser } from "../features/auth/service";
 import { AppError } from "../http/errors";
+import { readPassword } from "./password-input";
 import { cliActor, withAdmin } from "./user-admin";
 
 const TIERS: TierName[] = ["free", "pro", "unlimited"];
@@ -46,7 +47,10 @@ export async function openExisting(config: Config, init: boolean, hint: string):
   return openStore(dataDir);
 }
 
-/** `ragd user create`; `admin` (--admin) makes an administrator, as the first account always is. */
+/**
+ * `ragd user create`; `admin` (--admin) makes an administrator, as the first account
+ * always is. The tier is --tier, else RAGD_DEFAULT_TIER.
+ */
 export async function userCreateCommand(
   config: Config,
   flags: Record<string, string>,
@@ -54,10 +58,11 @@ export async function userCreateCommand(
   admin = false,
 ): Promise<number> {
   const email = need(flags, "email");
-  const password = need(flags, "password");
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new ConfigError(`--email "${email}" is not an email address`);
-  if (password.length < 8) throw new ConfigError("--password must be at least 8 characters");
-  const tier = tierOf(flags.tier, "free");
+  const tier = tierOf(flags.tier, config.defaultTier);
+  // Without --password: a prompt without echo, or standard input (password-input.ts).
+  const password = flags.password ?? (await readPassword());
+  if (password.length < 8) throw new ConfigError("the password must be at least 8 characters");
   const db = await openExisting(config, init, ", or add --init to start a new data directory there");
   try {
     const user = await createUser(db, email, password, tier, admin);
