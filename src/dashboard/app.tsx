@@ -14,6 +14,7 @@ import { Toast, useToast } from "./components/Toast";
 import { AppContext } from "./lib/session";
 import { useRoute } from "./router";
 import { AuthScreen } from "./screens/AuthScreen";
+import { InviteScreen } from "./screens/InviteScreen";
 import { Shell } from "./screens/Shell";
 
 type Session = { state: "loading" } | { state: "out"; reason?: Key } | { state: "in"; user: User };
@@ -54,6 +55,21 @@ export function App() {
   };
 
   if (session.state === "loading") return <Loading label={t("app.starting")} />;
+  // An invitation's link works signed in or out: accepting it signs in as the new account.
+  if (route.segments[0] === "invite" && route.segments[1]) {
+    return (
+      <Fragment key={lang}>
+        <InviteScreen
+          token={route.segments[1]}
+          onSignedIn={(user) => {
+            setSession({ state: "in", user });
+            location.hash = "#/pipelines";
+          }}
+        />
+        <Toast message={toast.message} />
+      </Fragment>
+    );
+  }
   if (session.state === "out") {
     return (
       <Fragment key={lang}>

@@ -1,11 +1,13 @@
 /**
  * The Admin screen in a real browser against ragd run as a process: only the
  * administrator sees it; they change a tier, reset a password (shown once), disable
- * an account, delete it after typing its email, and read the audit log.
+ * an account, delete it after typing its email, and read the audit log; they add a
+ * user and invite one (people-steps.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import type { BrowserContext, Page } from "playwright-core";
+import { peopleSteps } from "./people-steps";
 import { api, CHROMIUM, launchChromium, shootThemes, startRagd, type Ragd } from "./support";
 
 const PASSWORD = "correct horse battery";
@@ -122,6 +124,11 @@ describe.skipIf(!existsSync(CHROMIUM))("the Admin screen in a real browser", () 
     // A tar whose first entry is the manifest (docs/API.md, Backup and restore).
     expect(new TextDecoder().decode(bytes.subarray(0, 100))).toContain("manifest.json");
     expect(bytes.length).toBeGreaterThan(10_000);
+    expect(pageErrors).toEqual([]);
+  }, 90_000);
+
+  test("the administrator adds a user and invites one; the link works once, a revoked one not at all", async () => {
+    await peopleSteps(page, chrome.browser, ragd.url, String(Date.now()));
     expect(pageErrors).toEqual([]);
   }, 90_000);
 });

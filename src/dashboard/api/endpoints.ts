@@ -11,6 +11,9 @@ import type {
   ApiKeyCreated,
   Deleted,
   EmbeddingModels,
+  Invitation,
+  InvitationCreated,
+  InvitationInfo,
   Languages,
   OcrLanguages,
   EvalQueryRow,
@@ -51,6 +54,11 @@ export const auth = {
   changePassword: (currentPassword: string, newPassword: string) =>
     request<{ user: User }>("POST", "/api/auth/password", { body: { currentPassword, newPassword } }),
   methods: () => request<AuthMethods>("GET", "/api/auth/methods"),
+  /** An invitation's link (docs/API.md, Invitations): what it is for, then accept it. */
+  checkInvitation: (token: string) =>
+    request<InvitationInfo>("POST", "/api/auth/invitation/check", { body: { token } }),
+  acceptInvitation: (token: string, password: string) =>
+    request<{ user: User }>("POST", "/api/auth/invitation/accept", { body: { token, password } }),
 };
 
 export interface PipelineListParams {
@@ -234,6 +242,15 @@ export const ocrLanguages = () => request<OcrLanguages>("GET", "/api/ocr/languag
 /** The executable an MCP client starts for `ragd mcp`; null when the server runs from source. */
 export const mcpCommand = () => request<{ command: string | null }>("GET", "/api/mcp/command");
 
+/** POST /api/admin/users: no password makes an invitation valid `expiresIn` hours. */
+export interface NewUser {
+  email: string;
+  password?: string;
+  tier?: Tier;
+  isAdmin?: boolean;
+  expiresIn?: number;
+}
+
 const adminUser = (id: string) => `/api/admin/users/${enc(id)}`;
 
 /** Administration (docs/API.md, Administration): administrators only. */
@@ -247,6 +264,11 @@ export const admin = {
     request<{ user: AdminUser }>("POST", `${adminUser(id)}/${disabled ? "disable" : "enable"}`),
   remove: (id: string, confirm: string) => request<Deleted>("DELETE", `${adminUser(id)}${qs({ confirm })}`),
   audit: (before?: number) => request<AuditPage>("GET", `/api/admin/audit${qs({ limit: 50, before })}`),
+  /** With a password, the account; without, an invitation with its link's token. */
+  createUser: (body: NewUser) => request<{ user: AdminUser } | InvitationCreated>("POST", "/api/admin/users", { body }),
+  invitations: () => request<{ data: Invitation[] }>("GET", "/api/admin/invitations"),
+  revokeInvitation: (id: string) =>
+    request<{ invitation: Invitation }>("POST", `/api/admin/invitations/${enc(id)}/revoke`),
   /** The whole log as JSON lines, for a download link (the session cookie goes with it). */
   auditLinesPath: "/api/admin/audit?format=jsonl",
 };

@@ -4,7 +4,13 @@
  * server ends up in the browser bundle), so a change there shows up here at
  * compile time. The rest is written from docs/API.md.
  */
-import type { AdminUserModel, AuditEntryModel, AuditPage as AuditPageModel } from "../../features/admin/model";
+import type {
+  AdminUserModel,
+  AuditEntryModel,
+  AuditPage as AuditPageModel,
+  InvitationCreated as InvitationCreatedModel,
+  InvitationModel,
+} from "../../features/admin/model";
 import type { UserModel } from "../../features/auth/model";
 import type { EvalResult, Figures } from "../../features/evals/evaluate";
 import type { DeliveryModel, WebhookCreated as WebhookCreatedModel, WebhookModel } from "../../features/events/model";
@@ -19,6 +25,10 @@ export type Tier = User["tier"];
 export type AdminUser = typeof AdminUserModel.static;
 export type AuditEntry = typeof AuditEntryModel.static;
 export type AuditPage = typeof AuditPageModel.static;
+export type Invitation = typeof InvitationModel.static;
+export type InvitationCreated = typeof InvitationCreatedModel.static;
+/** What an invitation's link is for (POST /api/auth/invitation/check). */
+export type InvitationInfo = Pick<Invitation, "email" | "tier" | "isAdmin" | "expiresAt">;
 /** GET /api/auth/methods: which ways of signing in this server offers. */
 export interface AuthMethods {
   password: boolean;

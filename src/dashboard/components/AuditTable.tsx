@@ -12,6 +12,9 @@ const ACTIONS: Record<string, Key> = {
   "user.disabled": "audit.disabled",
   "user.enabled": "audit.enabled",
   "user.deleted": "audit.deleted",
+  "invitation.created": "audit.invited",
+  "invitation.revoked": "audit.invitationRevoked",
+  "invitation.accepted": "audit.invitationAccepted",
 };
 
 /** What happened, in words, with the facts the entry carries (from → to). */

@@ -3,7 +3,8 @@
  * from everyone else, and the API answers them 403): every account with its tier,
  * counts and last sign-in; change a tier, reset a password (the temporary password
  * is shown once), disable or enable, grant or take administration, delete after
- * typing the email; a backup of the whole server to download; and the audit log.
+ * typing the email; add a user or an invitation (AdminPeople); a backup of the whole
+ * server to download; and the audit log.
  * It shows accounts, never their pipelines.
  */
 import { useState } from "preact/hooks";
@@ -20,6 +21,7 @@ import { SecretOnceDialog } from "../components/SecretOnceDialog";
 import { type Key, rich, t } from "../i18n";
 import { useAction, useLoad, useTitle } from "../lib/hooks";
 import { useApp } from "../lib/session";
+import { AdminPeople } from "./AdminPeople";
 
 type Pending = { user: AdminUser; action: "reset" | "delete" };
 
@@ -79,6 +81,7 @@ export function AdminScreen() {
             />
           )}
         </section>
+        <AdminPeople onChanged={refresh} />
         <section class="stack-sm" aria-labelledby="admin-backup-h">
           <h2 id="admin-backup-h">{t("admin.backup")}</h2>
           <BackupButton />

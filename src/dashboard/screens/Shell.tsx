@@ -7,7 +7,7 @@ import { useEffect, useRef } from "preact/hooks";
 import { LanguageSwitch } from "../components/LanguageSwitch";
 import { Logo } from "../components/Logo";
 import { ScreenBoundary } from "../components/ScreenBoundary";
-import { TierBadge } from "../components/TierBadge";
+import { AccountBadge } from "../components/TierBadge";
 import { rich, t } from "../i18n";
 import { useApp } from "../lib/session";
 import { navigate, type Route } from "../router";
@@ -86,7 +86,7 @@ export function Shell({ route }: { route: Route }) {
             <LanguageSwitch />
             <a href="#/account" class="whoami-link" aria-current={first === "account" ? "page" : undefined}>
               <span class="whoami-email">{user.email}</span>
-              <TierBadge tier={user.tier} />
+              <AccountBadge user={user} />
             </a>
             <button type="button" class="btn btn-ghost btn-small" onClick={() => void signOut()}>
               {t("shell.signOut")}
