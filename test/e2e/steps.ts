@@ -255,6 +255,7 @@ export async function phoneSteps(page: Page, base: string, pipelineId: string): 
     [`/pipelines/${pipelineId}/keys`, "keys"],
     [`/pipelines/${pipelineId}/playground`, "playground"],
     [`/pipelines/${pipelineId}/settings`, "settings"],
+    [`/pipelines/${pipelineId}/quality`, "quality"],
     ["/kb", "kb"],
     ["/account", "account"],
   ]) {
@@ -262,6 +263,19 @@ export async function phoneSteps(page: Page, base: string, pipelineId: string): 
     await page.getByRole("main").getByRole("heading").first().waitFor();
     await page.waitForLoadState("networkidle");
     await shootThemes(page, `phone-${name}`);
+    // Nothing wider than the phone: the page does not scroll sideways, whatever it holds.
+    const widths = await page.evaluate(() => [document.documentElement.scrollWidth, innerWidth]);
+    expect({ screen: name, width: widths[0] }).toEqual({ screen: name, width: widths[1]! });
+    // Every link of the top navigation, and every tab of a pipeline, is on the screen.
+    const tabs = await page.locator(".tabs a").all();
+    for (const link of [...(await page.getByRole("banner").getByRole("link").all()), ...tabs]) {
+      const box = await link.boundingBox();
+      expect({ screen: name, link: await link.textContent(), right: Math.min(box!.x + box!.width, 390) }).toEqual({
+        screen: name,
+        link: await link.textContent(),
+        right: box!.x + box!.width,
+      });
+    }
   }
   await page.setViewportSize({ width: 1280, height: 860 });
 }

@@ -31,27 +31,29 @@ export function EvalRunView({ run, names }: Props) {
 
 function Overall({ result, caption }: { result: EvalRunResult; caption: string }) {
   return (
-    <table class="table">
-      <caption class="sr-only">{caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">{t("eval.mode")}</th>
-          {FIGURE_LABELS.map(([, l]) => (
-            <th scope="col">{l}</th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {result.modes.map((m) => (
+    <div class="table-scroll">
+      <table class="table">
+        <caption class="sr-only">{caption}</caption>
+        <thead>
           <tr>
-            <th scope="row">{m}</th>
-            {FIGURE_LABELS.map(([k]) => (
-              <td class="num">{pct(result.overall[m]![k])}</td>
+            <th scope="col">{t("eval.mode")}</th>
+            {FIGURE_LABELS.map(([, l]) => (
+              <th scope="col">{l}</th>
             ))}
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {result.modes.map((m) => (
+            <tr>
+              <th scope="row">{m}</th>
+              {FIGURE_LABELS.map(([k]) => (
+                <td class="num">{pct(result.overall[m]![k])}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
