@@ -1,7 +1,9 @@
 /**
  * `ragd ingest`'s side of the documents API (docs/API.md, Documents API): the pipeline's
  * documents by external id, a file PUT as multipart, a DELETE. A 429 or 503 with
- * Retry-After is waited out and sent again; every other failure is the caller's to count.
+ * Retry-After is waited out and sent again, BUSY_RETRIES times; every other failure is the
+ * caller's to count. The server is not trusted to be ragd: an answer is read up to
+ * ANSWER_MAX_BYTES, and the document list is checked and read up to the total it gives first.
  */
 import type { LocalFile } from "./ingest-walk";
 
@@ -10,6 +12,8 @@ export class RemoteError extends Error {
   constructor(
     message: string,
     readonly status: number,
+    /** Still busy (429/503) after BUSY_RETRIES waits: every other request would be too. */
+    readonly busy = false,
   ) {
     super(message);
   }
@@ -24,6 +28,8 @@ export interface RemoteDocument {
 const PAGE_SIZE = 1000;
 /** How many times a busy server (429/503 with Retry-After) is asked again for one request. */
 const BUSY_RETRIES = 20;
+/** The largest answer read: a full page of documents with the most metadata is about 20 MiB. */
+export const ANSWER_MAX_BYTES = 64 * 1024 * 1024;
 
 export class Remote {
   constructor(
@@ -34,14 +40,16 @@ export class Remote {
   /** Every document of the key's pipeline that has an external id, by that id. */
   async documents(): Promise<Map<string, RemoteDocument>> {
     const out = new Map<string, RemoteDocument>();
-    for (let page = 1; ; page++) {
-      const body = (await this.send("GET", `/api/rag/documents?page=${page}&pageSize=${PAGE_SIZE}`)) as {
-        documents: RemoteDocument[];
-        total: number;
-      };
-      for (const d of body.documents) if (d.externalId !== null) out.set(d.externalId, d);
-      if (body.documents.length < PAGE_SIZE || page * PAGE_SIZE >= body.total) return out;
+    // The first page's total bounds the pages: a server that never says "last page" still ends.
+    let pages = 1;
+    for (let page = 1; page <= pages; page++) {
+      const body = await this.send("GET", `/api/rag/documents?page=${page}&pageSize=${PAGE_SIZE}`);
+      const { rows, documents, total } = documentList(body, this.url);
+      if (page === 1) pages = Math.ceil(total / PAGE_SIZE);
+      for (const d of documents) out.set(d.externalId, d);
+      if (rows < PAGE_SIZE) break;
     }
+    return out;
   }
 
   /** Creates or replaces the document `externalId` with the file; the server's status (created, replaced, unchanged). */
@@ -74,16 +82,68 @@ export class Remote {
       } catch (err) {
         throw new RemoteError(`cannot reach ${this.url}: ${(err as Error).message}`, 0);
       }
-      const text = await res.text();
+      const text = await answerText(res, this.url);
       const wait = Number(res.headers.get("retry-after"));
-      if ((res.status === 429 || res.status === 503) && wait > 0 && attempt < BUSY_RETRIES) {
+      const busy = (res.status === 429 || res.status === 503) && wait > 0;
+      if (busy && attempt < BUSY_RETRIES) {
         await Bun.sleep(Math.min(wait, 60) * 1000);
         continue;
       }
-      if (res.ok) return text ? JSON.parse(text) : null;
-      throw new RemoteError(messageOf(text, res.status), res.status);
+      if (res.ok) return text ? parseJson(text, this.url) : null;
+      const message = messageOf(text, res.status);
+      throw new RemoteError(busy ? `still busy after ${BUSY_RETRIES} retries: ${message}` : message, res.status, busy);
     }
   }
+}
+
+/** The answer's text, read up to ANSWER_MAX_BYTES; a longer one is refused, not held in memory. */
+async function answerText(res: Response, url: string): Promise<string> {
+  if (!res.body) return "";
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const part of res.body) {
+    size += part.byteLength;
+    // Leaving the loop cancels the rest of the answer.
+    if (size > ANSWER_MAX_BYTES)
+      throw new RemoteError(`${url} answered with more than ${ANSWER_MAX_BYTES / 1024 / 1024} MiB; is it ragd?`, 0);
+    parts.push(part);
+  }
+  return Buffer.concat(parts).toString("utf8");
+}
+
+function parseJson(text: string, url: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new RemoteError(`${url} answered with something other than JSON; is it ragd?`, 0);
+  }
+}
+
+/**
+ * A page of the document list as ragd sends it (anything else stops the run): its rows, the
+ * documents among them with an external id, and the total of the list.
+ */
+function documentList(body: unknown, url: string): { rows: number; documents: RemoteDocument[]; total: number } {
+  const b = body as { documents?: unknown; total?: unknown } | null;
+  const total = b?.total;
+  const docs = b?.documents;
+  const valid =
+    Number.isSafeInteger(total) &&
+    (total as number) >= 0 &&
+    Array.isArray(docs) &&
+    docs.every(
+      (d) => typeof d === "object" && d !== null && (d.externalId === null || typeof d.externalId === "string"),
+    );
+  if (!valid) throw new RemoteError(`${url} did not answer with a document list (documents and total); is it ragd?`, 0);
+  // A hash of another type matches no file's: the file is sent, and the server decides.
+  const documents = (docs as Record<string, unknown>[])
+    .filter((d) => d.externalId !== null)
+    .map((d) => ({
+      externalId: d.externalId as string,
+      contentHash: typeof d.contentHash === "string" ? d.contentHash : null,
+      status: typeof d.status === "string" ? d.status : "",
+    }));
+  return { rows: docs.length, documents, total: total as number };
 }
 
 const docPath = (externalId: string) => `/api/rag/documents/${encodeURIComponent(externalId)}`;

@@ -120,8 +120,9 @@ export async function syncFiles(
           else tally.unchanged++;
         }
       } catch (err) {
-        // A refused key or a server gone fails every file alike: stop at the first.
-        if (err instanceof RemoteError && (err.status === 0 || err.status === 401 || err.status === 403)) throw err;
+        // A refused key, a server gone or one busy beyond waiting fails every file alike: stop at the first.
+        if (err instanceof RemoteError && (err.status === 0 || err.status === 401 || err.status === 403 || err.busy))
+          throw err;
         tally.failed.push({ path: file.path, message: (err as Error).message });
       }
       onFile();
