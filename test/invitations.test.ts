@@ -162,3 +162,16 @@ describe("invitations", () => {
     expect((await app.call("GET", "/api/admin/invitations", { cookie: nosy })).status).toBe(403);
   });
 });
+
+test("the OpenAPI document has the routes of people and invitations", async () => {
+  const spec = (await app.call("GET", "/docs/openapi.json")).body;
+  const paths = Object.keys(spec.paths);
+  for (const p of [
+    "/api/admin/invitations",
+    "/api/admin/invitations/{id}/revoke",
+    "/api/auth/invitation/check",
+    "/api/auth/invitation/accept",
+  ])
+    expect(paths).toContain(p);
+  expect(Object.keys(spec.paths["/api/admin/users"])).toContain("post");
+});
