@@ -177,7 +177,7 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
   });
   const documents = new DocumentService({ db, engine, files, disk: localFiles, store, keys, config });
   const kbs = new KbService({ db, collections, engine, files, searcher, queryLog, config });
-  const mcp: McpDeps = { queries, keys, reader: new SourceReader(db, store), db, log };
+  const mcp: McpDeps = { queries, keys, reader: new SourceReader(db, store), db, log, baseUrl: () => baseUrl.value };
   const events = new EventService(db, config.eventHeartbeatS * 1000);
   const admin = new AdminService(
     db,

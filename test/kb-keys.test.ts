@@ -145,6 +145,7 @@ describe("a knowledge base's key", () => {
       const names = r.results.map((h: { sourceName: string }) => h.sourceName);
       expect(names).toContain("espresso.md");
       expect(names).not.toContain("other.md");
+      expect(r.results[0].sourcePage).toMatch(new RegExp(`^http://[^/]+/#/kb/${kb}$`));
     } finally {
       await client.close();
     }

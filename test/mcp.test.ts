@@ -65,6 +65,10 @@ describe("MCP over Streamable HTTP", () => {
     expect(Number.isInteger(hit.chunkIndex)).toBe(true);
     expect(HANDBOOK.slice(hit.start, hit.end)).toBe(hit.text);
     expect(hit.metadata.sourceType).toBe("text");
+    // Where the pipeline's owner sees that chunk in the dashboard.
+    expect(hit.sourcePage).toBe(
+      `${server.url}/#/pipelines/${a.pipelineId}/sources/${a.sources.Handbook}?chunk=${hit.chunkIndex}`,
+    );
   });
 
   test("read returns the span around a hit, and its offsets agree with the source", async () => {

@@ -25,6 +25,8 @@ export interface McpDeps {
   reader: SourceReader;
   db: Store;
   log: Logger;
+  /** ragd's public address (RAGD_PUBLIC_URL or where it listens): results link to their dashboard pages. */
+  baseUrl?: () => string;
 }
 
 export function mcpRoutes(d: McpDeps) {

@@ -37,6 +37,8 @@ export interface ToolContext {
   keyId: string;
   reader: SourceReader;
   db: Store;
+  /** ragd's public address, for each result's `sourcePage`; none: results carry no link. */
+  baseUrl?: () => string;
   log: Logger;
 }
 
@@ -164,8 +166,9 @@ const LIST_INPUT = z
 
 const SEARCH_DESCRIPTION = `Search this pipeline's documents and return the passages (chunks) that best answer a question.
 Returns JSON {query, topK, results: [...]}, best first. Each result has: text (the passage), score, sourceId, sourceName,
-chunkIndex, start and end (character offsets of the passage in the source's text), and metadata (sourceType, url or
-fileName, and any metadata of the source). Cite a passage by sourceName and sourceId.
+chunkIndex, start and end (character offsets of the passage in the source's text), sourcePage (where its owner sees the
+source in ragd's dashboard), and metadata (sourceType, url or fileName, and any metadata of the source). Cite a passage
+by sourceName and sourceId.
 Scores are in [0, 1], higher is better, and only comparable within one query; an empty list means nothing matched.
 mode: "hybrid" (default) mixes meaning and exact words; "keyword" is best for exact identifiers, error codes and names;
 "vector" finds paraphrases. A passage is cut from a longer text: call read with its sourceId and a span around
@@ -242,14 +245,39 @@ async function search(ctx: ToolContext, args: SearchArgs) {
     door: "mcp",
     keyId: ctx.keyId,
   });
-  return { query, topK, results: results.map(citable), facets, facetsTruncated };
+  const page = sourcePage(ctx);
+  return { query, topK, results: results.map((r) => citable(r, page)), facets, facetsTruncated };
+}
+
+/**
+ * The dashboard page of a result's source, for its owner to open: the chunk on its source's
+ * page in a pipeline (docs/API.md, Inspecting a source), the knowledge base's page otherwise.
+ */
+function sourcePage(ctx: ToolContext): ((sourceId: string, chunkIndex: number) => string) | null {
+  if (!ctx.baseUrl) return null;
+  const base = `${ctx.baseUrl().replace(/\/+$/, "")}/#`;
+  const c = encodeURIComponent(ctx.collection.id);
+  if (ctx.collection.kind === "kb") return () => `${base}/kb/${c}`;
+  return (sourceId, chunkIndex) => `${base}/pipelines/${c}/sources/${encodeURIComponent(sourceId)}?chunk=${chunkIndex}`;
 }
 
 /** A result with what a citation needs at the top level; the rest stays in metadata. */
-function citable(r: AnsweredResult) {
+function citable(r: AnsweredResult, page: ReturnType<typeof sourcePage>) {
   const { sourceId, sourceName, chunkIndex, start, end, ...metadata } = r.metadata;
   const options = { highlights: r.highlights, context: r.context };
-  return { sourceId, sourceName, chunkIndex, start, end, score: r.score, text: r.content, metadata, ...options };
+  const link = page ? { sourcePage: page(String(sourceId), Number(chunkIndex)) } : {};
+  return {
+    sourceId,
+    sourceName,
+    chunkIndex,
+    start,
+    end,
+    score: r.score,
+    text: r.content,
+    ...link,
+    metadata,
+    ...options,
+  };
 }
 
 async function listSources(ctx: ToolContext, page: number, status?: string) {
