@@ -60,6 +60,40 @@ test("the password comes through a pipe; the tier from RAGD_DEFAULT_TIER; the ac
   expect(actors).toEqual([`cli (${account})`, `cli (${account})`]);
 }, 60_000);
 
+/** Reads `out` until `text` has appeared; returns everything read so far. */
+async function readUntil(out: ReadableStreamDefaultReader<Uint8Array>, text: string, seen = ""): Promise<string> {
+  const decoder = new TextDecoder();
+  while (!seen.includes(text)) {
+    const { done, value } = await out.read();
+    if (done) throw new Error(`ended before "${text}": ${seen}`);
+    seen += decoder.decode(value);
+  }
+  return seen;
+}
+
+// `script` (util-linux) gives the command a terminal, as a person at a shell has.
+test.skipIf(!Bun.which("script"))(
+  "on a terminal it asks twice and echoes nothing",
+  async () => {
+    const cmd = [process.execPath, MAIN, "user", "create", "--email", "tty@example.com", "--data-dir", dataDir];
+    const p = Bun.spawn(["script", "-qec", cmd.join(" "), "/dev/null"], {
+      stdin: "pipe",
+      stdout: "pipe",
+      env: { PATH: process.env.PATH ?? "/usr/bin" },
+    });
+    const out = p.stdout.getReader();
+    let seen = await readUntil(out, "password: ");
+    p.stdin.write("typed secret 9\r");
+    seen = await readUntil(out, "password again: ", seen);
+    p.stdin.write("typed secret 9\r");
+    seen = await readUntil(out, "created user tty@example.com", seen);
+    p.stdin.end();
+    await p.exited;
+    expect(seen).not.toContain("typed secret");
+  },
+  60_000,
+);
+
 test("a short or missing password on standard input is refused with exit 2", async () => {
   const none = await ragd(["user", "create", "--email", "c@example.com"], "");
   expect(none.code).toBe(2);
