@@ -1,12 +1,13 @@
 /**
  * The files `ragd ingest` sends: every regular file under a folder, named by its path
  * relative to the folder with `/` between parts. Hidden files and folders (a name
- * starting with `.`) are left out, symbolic links are not followed (a link could lead
- * out of the folder, or round in a loop), and devices, sockets and FIFOs are skipped.
+ * starting with `.`) are left out, symbolic links under the folder are not followed (a
+ * link could lead out of the folder, or round in a loop), and devices, sockets and FIFOs
+ * are skipped. A folder under it that cannot be listed is reported, and the walk goes on.
  */
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
-import { lstat, readdir } from "node:fs/promises";
+import { createReadStream, type Dirent } from "node:fs";
+import { lstat, readdir, stat } from "node:fs/promises";
 import { extname, join, relative, sep } from "node:path";
 
 export interface LocalFile {
@@ -17,10 +18,12 @@ export interface LocalFile {
   modifiedAt: string;
 }
 
-/** What a walk found, and what it left out (links and special files) with why. */
+/** What a walk found, what it left out (links and special files) with why, and the folders it could not list. */
 export interface Walk {
   files: LocalFile[];
   skipped: { path: string; reason: string }[];
+  /** Folders under the root whose entries are unknown: what was sent from them before stays. */
+  unlisted: { path: string; reason: string }[];
 }
 
 /** Globs a relative path must match (any of `include`, none of `exclude`) to be sent. */
@@ -31,13 +34,23 @@ export interface PathRules {
 
 /** The folder's files in path order; throws when `root` is not a readable folder. */
 export async function walkFolder(root: string, rules: PathRules): Promise<Walk> {
-  const top = await lstat(root);
+  // The folder named may itself be a link to one; only links under it are left alone.
+  const top = await stat(root);
   if (!top.isDirectory()) throw new Error(`${root} is not a folder`);
-  const out: Walk = { files: [], skipped: [] };
+  const out: Walk = { files: [], skipped: [], unlisted: [] };
   const pending = [root];
   while (pending.length) {
     const dir = pending.pop()!;
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (err) {
+      if (dir === root) throw err; // an unreadable root is nothing done
+      const path = relative(root, dir).split(sep).join("/");
+      out.unlisted.push({ path, reason: (err as NodeJS.ErrnoException).code ?? (err as Error).message });
+      continue;
+    }
+    for (const entry of entries) {
       if (entry.name.startsWith(".")) continue;
       const absolute = join(dir, entry.name);
       const path = relative(root, absolute).split(sep).join("/");

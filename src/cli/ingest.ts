@@ -8,7 +8,7 @@
  */
 import { parseArgs } from "node:util";
 import { ConfigError, url } from "../config-values";
-import { fileMetadata, hashFile, type LocalFile, walkFolder } from "./ingest-walk";
+import { fileMetadata, hashFile, type LocalFile, type Walk, walkFolder } from "./ingest-walk";
 import { Remote, type RemoteDocument, RemoteError } from "./ingest-remote";
 import { Progress } from "./progress";
 
@@ -69,7 +69,7 @@ export function ingestArgs(argv: string[], env: Record<string, string | undefine
 export async function ingestCommand(argv: string[]): Promise<number> {
   const args = ingestArgs(argv);
   const remote = new Remote(args.url, args.key);
-  let walk: Awaited<ReturnType<typeof walkFolder>>;
+  let walk: Walk;
   let known: Map<string, RemoteDocument>;
   try {
     walk = await walkFolder(args.dir, { include: args.include, exclude: args.exclude });
@@ -83,7 +83,12 @@ export async function ingestCommand(argv: string[]): Promise<number> {
   let tally: Tally;
   try {
     tally = await syncFiles(args, remote, walk.files, known, () => progress.step());
-    if (args.delete) await deleteGone(args, remote, walk.files, known, tally);
+    for (const u of walk.unlisted)
+      tally.failed.push({
+        path: `${u.path}/`,
+        message: `cannot list this folder (${u.reason}); its documents are kept`,
+      });
+    if (args.delete) await deleteGone(args, remote, walk, known, tally);
   } catch (err) {
     console.error(`ragd ingest: ${(err as Error).message}`);
     return 2;
@@ -132,17 +137,21 @@ export async function syncFiles(
   return tally;
 }
 
-/** Deletes the documents under the prefix that no file of the folder names any more. */
+/**
+ * Deletes the documents under the prefix that no file of the folder names any more; those
+ * under a folder that could not be listed are unknown, not gone, and stay.
+ */
 async function deleteGone(
   args: IngestArgs,
   remote: Remote,
-  files: LocalFile[],
+  walk: Walk,
   known: Map<string, RemoteDocument>,
   tally: Tally,
 ): Promise<void> {
-  const present = new Set(files.map((f) => args.prefix + f.path));
+  const present = new Set(walk.files.map((f) => args.prefix + f.path));
+  const unknown = walk.unlisted.map((u) => `${args.prefix}${u.path}/`);
   for (const id of known.keys()) {
-    if (!id.startsWith(args.prefix) || present.has(id)) continue;
+    if (!id.startsWith(args.prefix) || present.has(id) || unknown.some((u) => id.startsWith(u))) continue;
     try {
       await remote.remove(id);
       tally.deleted++;
