@@ -5,7 +5,7 @@
  */
 import { useId, useState } from "preact/hooks";
 import { t } from "../i18n";
-import { type PickedFile, pickedFromDrop, pickedFromList } from "../lib/picked-files";
+import { type Picked, type PickedFile, pickedFromDrop, pickedFromList } from "../lib/picked-files";
 
 interface Props {
   label: string;
@@ -14,18 +14,20 @@ interface Props {
   accept?: string;
   /** One file: the first chosen or dropped. */
   onPick?: (file: File) => void;
-  /** Every file chosen or dropped, folders' files included. */
-  onPickMany?: (files: PickedFile[]) => void;
+  /** Every file chosen or dropped, folders' files included; `count` may exceed the files read (lib/picked-files.ts). */
+  onPickMany?: (files: PickedFile[], count: number) => void;
+  /** A dropped file or folder the browser could not read. */
+  onPickError?: (err: Error) => void;
 }
 
-export function FilePicker({ label, hint, accept, onPick, onPickMany }: Props) {
+export function FilePicker({ label, hint, accept, onPick, onPickMany, onPickError }: Props) {
   const id = useId();
   const folderId = useId();
   const [over, setOver] = useState(false);
-  const picked = (files: PickedFile[]) => {
-    if (files.length === 0) return;
-    if (onPickMany) onPickMany(files);
-    else onPick?.(files[0]!.file);
+  const picked = ({ files, count }: Picked) => {
+    if (count === 0) return;
+    if (onPickMany) onPickMany(files, count);
+    else if (files[0]) onPick?.(files[0].file);
   };
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: the drop target; the file inputs inside are the keyboard path
@@ -36,7 +38,7 @@ export function FilePicker({ label, hint, accept, onPick, onPickMany }: Props) {
       onDrop={(e) => {
         e.preventDefault();
         setOver(false);
-        void pickedFromDrop(e.dataTransfer).then(picked);
+        pickedFromDrop(e.dataTransfer).then(picked, (err: Error) => onPickError?.(err));
       }}
     >
       <input
@@ -47,9 +49,9 @@ export function FilePicker({ label, hint, accept, onPick, onPickMany }: Props) {
         data-pick="files"
         class="sr-only"
         onChange={(e) => {
-          const files = pickedFromList(e.currentTarget.files);
+          const list = pickedFromList(e.currentTarget.files);
           e.currentTarget.value = "";
-          picked(files);
+          picked(list);
         }}
       />
       {onPickMany && (
@@ -61,9 +63,9 @@ export function FilePicker({ label, hint, accept, onPick, onPickMany }: Props) {
           // The folder dialog: every file under the chosen folder, with its relative path.
           {...{ webkitdirectory: true }}
           onChange={(e) => {
-            const files = pickedFromList(e.currentTarget.files);
+            const list = pickedFromList(e.currentTarget.files);
             e.currentTarget.value = "";
-            picked(files);
+            picked(list);
           }}
         />
       )}

@@ -13,15 +13,16 @@ import { FilePicker } from "./FilePicker";
 export function UploadBox({ send, onFileDone }: { send: SendFile; onFileDone: () => void }) {
   const [picked, setPicked] = useState<PickedFile[] | undefined>(undefined);
   const [refused, setRefused] = useState<ApiError | undefined>(undefined);
-  const pick = (files: PickedFile[]) => {
+  const pick = (files: PickedFile[], count: number) => {
     setRefused(undefined);
-    if (files.length > MAX_PICKED) {
-      const message = t("bulk.tooMany", { max: MAX_PICKED, count: files.length });
+    if (count > MAX_PICKED) {
+      const message = t("bulk.tooMany", { max: MAX_PICKED, count });
       setRefused({ status: 0, code: "too_many", message } as ApiError);
       return;
     }
     setPicked(files);
   };
+  const unreadable = (err: Error) => setRefused({ status: 0, code: "unreadable", message: err.message } as ApiError);
   const { notify } = useApp();
   // A set that went through whole is announced and the picker comes back at once.
   const close = useCallback(
@@ -41,6 +42,7 @@ export function UploadBox({ send, onFileDone }: { send: SendFile; onFileDone: ()
           hint={t("uploadBox.formats")}
           accept={FILE_ACCEPT}
           onPickMany={pick}
+          onPickError={unreadable}
         />
       )}
       <ErrorNote error={refused} context={t("uploadBox.failed")} />

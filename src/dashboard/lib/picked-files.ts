@@ -13,35 +13,56 @@ export interface PickedFile {
 /** The most files one pick takes: beyond it the page refuses the pick rather than freeze. */
 export const MAX_PICKED = 5000;
 
-/** The files of a file input (several, or a folder's). */
-export function pickedFromList(list: FileList | null | undefined): PickedFile[] {
-  return Array.from(list ?? [], (file) => ({ file, path: file.webkitRelativePath || file.name }));
+/** A pick: its files, and how many it held (past MAX_PICKED a dropped folder's files are counted, not read). */
+export interface Picked {
+  files: PickedFile[];
+  count: number;
 }
 
-/** The files of a drop, folders walked; hidden entries (a name starting with ".") left out. */
-export async function pickedFromDrop(data: DataTransfer | null): Promise<PickedFile[]> {
-  if (!data) return [];
+/** The files of a file input (several, or a folder's). */
+export function pickedFromList(list: FileList | null | undefined): Picked {
+  const files = Array.from(list ?? [], (file) => ({ file, path: file.webkitRelativePath || file.name }));
+  return { files, count: files.length };
+}
+
+/**
+ * The files of a drop, folders walked; hidden entries (a name starting with ".") left out.
+ * A file or folder the browser cannot read fails the pick, naming its path.
+ */
+export async function pickedFromDrop(data: DataTransfer | null): Promise<Picked> {
+  if (!data) return { files: [], count: 0 };
   const entries = Array.from(data.items, (item) => item.webkitGetAsEntry?.() ?? null);
   if (entries.some((e) => e === null)) return pickedFromList(data.files);
-  const out: PickedFile[] = [];
+  const out: Picked = { files: [], count: 0 };
   for (const entry of entries as FileSystemEntry[]) await walk(entry, "", out);
   return out;
 }
 
-async function walk(entry: FileSystemEntry, prefix: string, out: PickedFile[]): Promise<void> {
-  if (out.length > MAX_PICKED || entry.name.startsWith(".")) return;
+async function walk(entry: FileSystemEntry, prefix: string, out: Picked): Promise<void> {
+  if (entry.name.startsWith(".")) return;
   const path = prefix + entry.name;
   if (entry.isFile) {
-    const file = await new Promise<File>((resolve, reject) => (entry as FileSystemFileEntry).file(resolve, reject));
-    out.push({ file, path });
+    // Past the limit the pick is refused: the rest is counted, for the message, not read.
+    if (++out.count > MAX_PICKED) return;
+    const file = await named(path, new Promise<File>((ok, fail) => (entry as FileSystemFileEntry).file(ok, fail)));
+    out.files.push({ file, path });
     return;
   }
   if (!entry.isDirectory) return;
   const reader = (entry as FileSystemDirectoryEntry).createReader();
   // readEntries answers in batches until it answers none.
   for (;;) {
-    const batch = await new Promise<FileSystemEntry[]>((resolve, reject) => reader.readEntries(resolve, reject));
+    const batch = await named(path, new Promise<FileSystemEntry[]>((ok, fail) => reader.readEntries(ok, fail)));
     if (batch.length === 0) return;
     for (const child of batch) await walk(child, `${path}/`, out);
+  }
+}
+
+/** The browser's refusal to read `path`, with the path in front of its message. */
+async function named<T>(path: string, read: Promise<T>): Promise<T> {
+  try {
+    return await read;
+  } catch (err) {
+    throw new Error(`${path}: ${(err as Error).message || String(err)}`);
   }
 }
