@@ -21,11 +21,14 @@ export function firstLine(text: string): string {
   return end < 0 ? text : text.slice(0, end);
 }
 
-/** One line typed at the terminal in raw mode, so nothing is echoed. */
+/**
+ * One line typed at the terminal in raw mode, so nothing is echoed. Raw mode comes before
+ * the question: someone typing as soon as it shows must not be echoed by the terminal.
+ */
 function askHidden(stdin: NodeJS.ReadStream, prompt: NodeJS.WriteStream, question: string): Promise<string> {
-  prompt.write(question);
   stdin.setRawMode(true);
   stdin.resume();
+  prompt.write(question);
   return new Promise((resolve, reject) => {
     let typed = "";
     const done = (err?: Error) => {
