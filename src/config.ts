@@ -92,6 +92,11 @@ export interface Config extends TimeConfig {
    * 15-minute cap of a task. Not a setting of its own; tests shorten it.
    */
   crawlBudgetMs: number;
+  /**
+   * Folders whose contents folder sources may read (docs/API.md, "Folder sources"); none by
+   * default, so that no user can read the server's disk.
+   */
+  folderRoots: string[];
   /** Where scheduled backups go; null = no scheduled backups (docs/API.md, Backup and restore). */
   backupDir: string | null;
   /** Time between scheduled backups, in milliseconds. */
@@ -156,6 +161,7 @@ const SETTINGS: Setting<keyof Config>[] = [
   { key: "ocrLanguages", flag: "ocr-languages", env: "RAGD_OCR_LANGUAGES", parse: languageList },
   { key: "ocrPageTimeoutMs", flag: "ocr-page-timeout-ms", env: "RAGD_OCR_PAGE_TIMEOUT_MS", parse: int(100, 3_600_000) },
   { key: "crawlDelayMs", flag: "crawl-delay-ms", env: "RAGD_CRAWL_DELAY_MS", parse: int(0, 60_000) },
+  { key: "folderRoots", flag: "folder-roots", env: "RAGD_FOLDER_ROOTS", parse: (r) => list(r).map((p) => resolve(p)) },
   { key: "backupDir", flag: "backup-dir", env: "RAGD_BACKUP_DIR", parse: (r) => resolve(r) },
   { key: "backupEveryMs", flag: "backup-every", env: "RAGD_BACKUP_EVERY", parse: duration },
   { key: "backupKeep", flag: "backup-keep", env: "RAGD_BACKUP_KEEP", parse: int(1, 10_000) },
@@ -208,6 +214,7 @@ export function defaultConfig(): Config {
     ocrPageTimeoutMs: 120_000,
     crawlDelayMs: 500,
     crawlBudgetMs: 12 * 60_000,
+    folderRoots: [],
     backupDir: null,
     backupEveryMs: 86_400_000,
     backupKeep: 7,

@@ -36,6 +36,7 @@ function onlyReady(outcome: Outcome, e: TaskEnding | undefined, task: Task, col:
     outcome.ok &&
     !outcome.unchanged &&
     !outcome.crawl &&
+    !outcome.folder &&
     (outcome.ocr === undefined || outcome.ocr === null) &&
     e?.status === "processing" &&
     e.attempts === task.attempts &&

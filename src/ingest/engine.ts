@@ -34,6 +34,7 @@ import { ChunkSink } from "./sink";
 import { QueueRoom } from "./queue-room";
 import { IngestStats } from "./stats";
 import { CrawlSync } from "./crawl-sync";
+import { FolderSync } from "./folder-sync";
 import { TaskScheduler } from "./scheduler";
 import { TextsInHand } from "./texts-in-hand";
 import { dropLostClaims, giveBack, TaskLeases } from "./leases";
@@ -92,6 +93,7 @@ export class IngestEngine {
       sink: this.sink,
       stats: this.stats,
       crawls,
+      folders: new FolderSync(d.db, this, d.store),
       texts: this.texts,
       quiet,
       built: (collectionId) => this.onBuilt?.(collectionId),
@@ -256,7 +258,7 @@ export class IngestEngine {
 
   /** Deletes a document everywhere, even mid-ingestion: job, row, tasks, file, chunks. */
   async removeDocument(collectionId: string, documentId: string): Promise<void> {
-    // Its job first, so that a crawl adds no page while its pages go with it.
+    // Its job first, so that a crawl adds no page while its pages go with it (a folder source's files alike).
     this.cancelDocument(documentId);
     if ((await findSourceFetch(this.d.db.reader, documentId))?.crawl)
       await this.removeCrawledPages(collectionId, documentId);

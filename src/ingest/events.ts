@@ -42,6 +42,8 @@ export interface EventBody {
   error?: string;
   /** reindex.completed of a re-index gated on an evaluation set: its decision and figures. */
   evaluation?: Record<string, unknown>;
+  /** source.ready of a folder source: what its sync did (added, changed, deleted, unchanged, failed). */
+  sync?: Record<string, unknown>;
 }
 
 /** The extra fields an event may carry. */
@@ -49,6 +51,7 @@ interface Extra {
   progress?: { done: number; total: number; unit?: "pages" };
   error?: string | null;
   evaluation?: Record<string, unknown>;
+  sync?: object;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -67,6 +70,7 @@ export function presentEvent(row: EventRow): EventBody {
     ...(extra.progress ? { progress: extra.progress } : {}),
     ...(extra.error ? { error: extra.error } : {}),
     ...(extra.evaluation ? { evaluation: extra.evaluation } : {}),
+    ...(extra.sync ? { sync: extra.sync as Record<string, unknown> } : {}),
   };
 }
 
@@ -85,7 +89,7 @@ export async function recordSourceEvent(
   now = Date.now(),
 ): Promise<void> {
   const { status, ...rest } = extra;
-  const data = rest.progress || rest.error ? JSON.stringify(rest) : "{}";
+  const data = rest.progress || rest.error || rest.sync ? JSON.stringify(rest) : "{}";
   const id = await insertSourceEvent(db, { type, documentId, status, data, now: iso(now) });
   if (id !== null) await fanOut(db, id, null);
 }

@@ -12,6 +12,7 @@ import type { CrawlJob } from "./crawl/types";
 import type { CrawlSettings } from "../core/fetch-settings";
 import { crawledPagesOf, findSourceFetch } from "../db/repo/source-fetches";
 import type { SourceFetch } from "../db/schema";
+import { folderFileOf, folderJob } from "./folder/job-of";
 
 /** A crawl source's crawl: its settings and the validators of the pages it holds; null for a single page. */
 async function crawlJob(
@@ -46,6 +47,7 @@ export interface JobSettings {
     | "dataDir"
     | "crawlDelayMs"
     | "crawlBudgetMs"
+    | "folderRoots"
   >;
 }
 
@@ -75,7 +77,11 @@ export async function buildJob(
   text: string | null,
   d: JobSettings,
 ): Promise<Job> {
-  const fetchState = doc.type === "url" || doc.type === "api" ? await findSourceFetch(db, doc.id) : undefined;
+  // A file without a stored file is a folder's (folder/job-of.ts): its row links it to its folder source.
+  const linked =
+    doc.type === "url" || doc.type === "api" || doc.type === "folder" || (doc.type === "file" && !doc.filePath);
+  const fetchState = linked ? await findSourceFetch(db, doc.id) : undefined;
+  const folderFile = doc.type === "file" ? await folderFileOf(db, doc.externalId, fetchState) : null;
   // Only a settled index still holds the chunks of that hash, for the job to keep.
   const indexedHash = isSettled(col, task.generation) && doc.chunkCount > 0 ? doc.contentHash : null;
   return {
@@ -85,7 +91,12 @@ export async function buildJob(
       id: doc.id,
       type: doc.type,
       // A crawled page is indexed from the text its crawl stored.
-      content: doc.type === "text" ? text : fetchState?.crawlSourceId ? await findDocumentText(db, doc.id) : null,
+      content:
+        doc.type === "text"
+          ? text
+          : doc.type === "url" && fetchState?.crawlSourceId
+            ? await findDocumentText(db, doc.id)
+            : null,
       url: doc.url && joinCredentials(doc.url, doc.urlCredentials),
       fileName: doc.fileName,
       fileSize: doc.fileSize,
@@ -93,8 +104,14 @@ export async function buildJob(
       fileLocation: doc.filePath ? d.files.readLocation(col.id, doc.filePath) : null,
       indexedHash,
       validators: indexedHash && fetchState ? { etag: fetchState.etag, lastModified: fetchState.lastModified } : null,
+      folderFile,
     },
-    crawl: await crawlJob(db, doc.id, fetchState, isSettled(col, task.generation), d.config),
+    crawl:
+      doc.type === "url" ? await crawlJob(db, doc.id, fetchState, isSettled(col, task.generation), d.config) : null,
+    folder:
+      doc.type === "folder"
+        ? await folderJob(db, doc.id, fetchState, isSettled(col, task.generation), d.config.folderRoots)
+        : null,
     chunking: {
       strategy: col.chunkingStrategy as Job["chunking"]["strategy"],
       size: col.chunkSize,

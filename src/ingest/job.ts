@@ -14,6 +14,9 @@ import { sha256 } from "../tools/crypto";
 import { chunkText } from "./chunk/index";
 import { ExtractionError, extract, type Ocr } from "./extract/index";
 import { runCrawl } from "./crawl/run";
+import { readFolderFile } from "./folder/read";
+import { runFolderScan } from "./folder/scan";
+import { type FolderEvent, FolderError, type FolderFileRef, type FolderJob } from "./folder/types";
 import type { CrawlEvent, CrawlJob } from "./crawl/types";
 import { FetchError, safeFetch, type Validators } from "./fetch/index";
 import { chunkId } from "../vectors/chunk-id";
@@ -23,7 +26,7 @@ import type { Chunk, ChunkOptions, Extracted } from "./types";
 
 export interface JobDocument {
   id: string;
-  type: "text" | "file" | "url" | "api";
+  type: "text" | "file" | "url" | "api" | "folder";
   content: string | null;
   url: string | null;
   fileName: string | null;
@@ -37,6 +40,8 @@ export interface JobDocument {
   indexedHash?: string | null;
   /** url/api with `indexedHash`: the validators of the answer it came from, for a conditional request. */
   validators?: Validators | null;
+  /** A folder source's file: read from its folder (folder/read.ts), not from the file store. */
+  folderFile?: FolderFileRef | null;
 }
 
 export interface Job {
@@ -52,6 +57,8 @@ export interface Job {
   ocr: { languages: string[]; pageTimeoutMs: number; dataDir: string };
   /** A crawl source: the job crawls (crawl/run.ts) instead of indexing one page. */
   crawl?: CrawlJob | null;
+  /** A folder source: the job walks its folder (folder/scan.ts) instead of indexing a file. */
+  folder?: FolderJob | null;
 }
 
 export { embedderKey } from "./embedder-key";
@@ -99,6 +106,7 @@ export type JobEvent =
     }
   | { type: "unchanged"; jobId: string; contentHash: string; validators?: Validators | null; stages?: StageTimes }
   | CrawlEvent
+  | FolderEvent
   | { type: "error"; jobId: string; message: string; transient: boolean; detail?: string; stages?: StageTimes };
 
 /** Everything a worker posts: its jobs' events, its answer to a ping, and its embedding calls. */
@@ -143,7 +151,9 @@ async function textOf(job: Job, ocr: Ocr, times: StageTimes, signal: AbortSignal
   // A crawled page: its crawl fetched and extracted the text already.
   if (d.content !== null) return { extracted: { text: d.content, kind: "html" }, validators: null };
   if (d.type === "file") {
-    const bytes = await timed(times, "fetch", async () => readStoredFile(d.fileLocation!));
+    const bytes = await timed(times, "fetch", async () =>
+      d.folderFile ? readFolderFile(d.folderFile) : readStoredFile(d.fileLocation!),
+    );
     const extracted = await timed(times, "extract", () =>
       extract(bytes, { fileName: d.fileName ?? undefined }, ocr, signal),
     );
@@ -173,6 +183,7 @@ export async function runJob(
   const stages: StageTimes = {};
   try {
     if (job.crawl) return await runCrawl(job, job.crawl, emit, ctx.signal);
+    if (job.folder) return await runFolderScan(job.jobId, job.folder, emit, ctx.signal);
     const { extracted, validators } = await textOf(job, ocrFor(job, emit, ctx), stages, ctx.signal);
     const indexed = job.document.indexedHash;
     if (extracted === null && indexed)
@@ -267,6 +278,7 @@ function toRow(documentId: string, c: Chunk, vector: Float32Array, analysed: Ana
 export function describe(err: unknown): { message: string; transient: boolean; detail?: string } {
   if (err instanceof EmbeddingError) return { message: err.message, transient: err.transient };
   if (err instanceof FetchError) return { message: err.message, transient: err.transient };
+  if (err instanceof FolderError) return { message: err.message, transient: false };
   if (err instanceof ExtractionError)
     return err.detail === undefined
       ? { message: err.message, transient: false }

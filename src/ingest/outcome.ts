@@ -12,6 +12,8 @@ import { saveSourceFetch } from "../db/repo/source-fetches";
 import { endTask, retryTaskLater, type TaskEnding, taskEnding } from "../db/repo/tasks";
 import type { Task } from "../db/schema";
 import type { CrawlReport } from "./crawl/types";
+import type { FolderScan } from "./folder/types";
+import type { SyncReport } from "./folder-sync";
 import type { Validators } from "./fetch/index";
 import type { Logger } from "../log";
 import { DiskFullError, isOutOfSpace } from "../tools/disk";
@@ -38,6 +40,11 @@ export type Outcome =
       validators?: Validators | null;
       /** A crawl source: what its crawl found (crawl-sync.ts has stored the pages). */
       crawl?: CrawlReport;
+      /**
+       * A folder source: what its walk found (null: a re-index, nothing walked), and once
+       * folder-sync.ts has applied it, what the sync did (the source.ready event carries it).
+       */
+      folder?: { scan: FolderScan | null; report?: SyncReport };
     }
   | {
       ok: false;
@@ -61,7 +68,9 @@ export interface Finished {
 const NOTHING: Finished = { dropGeneration: null, clearRows: false, gated: false, result: null };
 
 /** The ending a job reported (job.ts), as the outcome to record. */
-export function outcomeOf(e: Extract<JobEvent, { type: "done" | "unchanged" | "error" | "crawled" }>): Outcome {
+export function outcomeOf(
+  e: Extract<JobEvent, { type: "done" | "unchanged" | "error" | "crawled" | "folder-scanned" }>,
+): Outcome {
   const validators = "validators" in e ? e.validators : undefined;
   if (e.type === "done")
     return {
@@ -75,6 +84,8 @@ export function outcomeOf(e: Extract<JobEvent, { type: "done" | "unchanged" | "e
   if (e.type === "unchanged")
     return { ok: true, chunkCount: 0, dimensions: 0, contentHash: e.contentHash, unchanged: true, validators };
   if (e.type === "crawled") return { ok: true, chunkCount: 0, dimensions: 0, contentHash: null, crawl: e.report };
+  if (e.type === "folder-scanned")
+    return { ok: true, chunkCount: 0, dimensions: 0, contentHash: null, folder: { scan: e.scan } };
   return e.detail === undefined
     ? { ok: false, message: e.message, transient: e.transient }
     : { ok: false, message: e.message, transient: e.transient, detail: e.detail };
@@ -139,7 +150,8 @@ export async function finishTask(t: Db, task: Task, outcome: Outcome, now: numbe
   const stillPending = current.othersPending;
   if (outcome.ok && !stillPending) {
     await markDocumentReady(t, doc.id, outcome.chunkCount, iso(now));
-    await recordSourceEvent(t, "source.ready", doc.id, {}, now);
+    const sync = outcome.folder?.report;
+    await recordSourceEvent(t, "source.ready", doc.id, sync ? { sync } : {}, now);
   } else if (outcome.ok) {
     await updateDocument(t, doc.id, {
       error: null,
@@ -162,7 +174,7 @@ export async function finishTask(t: Db, task: Task, outcome: Outcome, now: numbe
     if (!stillPending) await recordSourceEvent(t, "source.failed", doc.id, { error: outcome.message + attempts }, now);
   }
   // Neither an unchanged text nor a crawl (its pages are embedded by tasks of their own) embedded anything.
-  const learned = outcome.ok && !outcome.unchanged && !outcome.crawl ? outcome.dimensions : null;
+  const learned = outcome.ok && !outcome.unchanged && !outcome.crawl && !outcome.folder ? outcome.dimensions : null;
   if (learned !== null) await noteDimensions(t, task, learned, col);
   const end = await endReindexIfBuilt(t, task.collectionId, now, learned, col);
   const result = !outcome.ok ? "failed" : outcome.unchanged ? "unchanged" : "ready";

@@ -30,7 +30,10 @@ export interface UploadedFile {
   contentHash?: string;
 }
 
-/** A new document's row: a file source without its bytes waits for the upload; anything else is queued. */
+/**
+ * A new document's row: a file source without its bytes waits for the upload; anything else
+ * is queued, a folder's file too (its bytes are in its folder, their hash known).
+ */
 export function newDocumentRow(d: DocumentDraft, now = Date.now()): DocumentRow {
   const stamp = iso(now);
   return {
@@ -44,7 +47,7 @@ export function newDocumentRow(d: DocumentDraft, now = Date.now()): DocumentRow 
     fileName: d.fileName ?? null,
     fileSize: d.fileSize ?? null,
     filePath: d.filePath ?? null,
-    status: d.type === "file" && !d.filePath ? "awaiting_upload" : "queued",
+    status: d.type === "file" && !d.filePath && !d.contentHash ? "awaiting_upload" : "queued",
     error: null,
     chunkCount: 0,
     progressDone: 0,

@@ -99,13 +99,13 @@ export class RefreshScheduler {
 }
 
 /**
- * Queues a re-fetch of a url/api source unless one waits or runs already, or it waits
+ * Queues a re-fetch of a url/api source (a sync of a folder source) unless one waits or runs already, or it waits
  * for nothing to fetch; true when a task was queued. Run it inside a transaction.
  */
 export async function queueRefetch(t: Db, documentId: string, now: number): Promise<boolean> {
   const doc = await findDocumentById(t, documentId);
   const col = doc && (await findCollectionById(t, doc.collectionId));
-  if (!doc || !col || (doc.type !== "url" && doc.type !== "api")) return false;
+  if (!doc || !col || (doc.type !== "url" && doc.type !== "api" && doc.type !== "folder")) return false;
   if ((await pendingTasksOfDocument(t, doc.id)).length > 0) return false;
   await queueTask(t, doc.id, col, now);
   return true;

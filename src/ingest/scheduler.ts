@@ -9,6 +9,7 @@ import { savepoint } from "../db/prepared";
 import type { Task } from "../db/schema";
 import type { Logger } from "../log";
 import type { CrawlSync } from "./crawl-sync";
+import type { FolderSync } from "./folder-sync";
 import type { EngineDeps } from "./engine";
 import { ClaimWindow } from "./claim-window";
 import { claimJobs } from "./claims";
@@ -45,6 +46,7 @@ export interface SchedulerParts {
   sink: ChunkSink;
   stats: IngestStats;
   crawls: CrawlSync;
+  folders: FolderSync;
   /** New text sources' texts, which their claims take instead of reading them back. */
   texts: TextsInHand;
   /** For failures that recur on every tick: once, then once a minute. */
@@ -261,6 +263,13 @@ export class TaskScheduler {
         .finish(r.task, outcome.crawl)
         .catch((err) => d.log.warn("could not finish a crawl's sync", { error: err }));
     else crawls.drop(jobId);
+    // A folder's walk is applied (its files added, changed, deleted) before its task ends, with the report.
+    if (outcome.ok && outcome.folder?.scan) {
+      const report = await this.p.folders
+        .finish(r.task, outcome.folder.scan)
+        .catch((err) => void d.log.warn("could not finish a folder's sync", { error: err }));
+      if (report) outcome = { ...outcome, folder: { ...outcome.folder, report } };
+    }
     const settled = settleOutcome(outcome, r.failed, d.config.dataDir);
     const { full } = settled;
     outcome = settled.outcome;

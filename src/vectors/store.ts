@@ -162,8 +162,8 @@ export class VectorStore {
     return this.writer.deleteDocument(collectionId, documentId);
   }
 
-  /** Rewrites a document's metadata in its rows of every generation, keeping their vectors (no re-embedding). */
-  refreshMetadata(collectionId: string, documentId: string): Promise<void> {
+  /** Rewrites a document's (or many's) metadata in its rows of every generation, keeping their vectors (no re-embedding). */
+  refreshMetadata(collectionId: string, documentId: string | string[]): Promise<void> {
     return this.writer.refreshMetadata(collectionId, documentId);
   }
 

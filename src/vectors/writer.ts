@@ -153,8 +153,9 @@ export class TableWriter {
     if (rows) this.unindexed.set(name, this.tailRows(name) + rows);
   }
 
-  /** Rewrites the metadata of one document's rows in every table of the collection, keeping their vectors. */
-  async refreshMetadata(collectionId: string, documentId: string): Promise<void> {
+  /** Rewrites the metadata of one document's rows (or many's) in every table of the collection, keeping their vectors. */
+  async refreshMetadata(collectionId: string, documentId: string | string[]): Promise<void> {
+    const ids = typeof documentId === "string" ? [documentId] : documentId;
     const names = await this.collectionTables(collectionId);
     await allDone(
       names.map((name) =>
@@ -162,7 +163,7 @@ export class TableWriter {
           const table = await this.tables.get(name);
           if (!table) return;
           await this.metadata.ensure(name, table);
-          await this.metadata.rewrite(name, table, [documentId]);
+          await this.metadata.rewrite(name, table, ids);
           this.dirty.add(name);
         }),
       ),

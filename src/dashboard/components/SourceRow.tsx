@@ -18,6 +18,7 @@ const TYPE_LABEL: Record<Source["type"], Key> = {
   file: "sourceType.file",
   url: "sourceType.url",
   api: "sourceType.api",
+  folder: "sourceType.folder",
 };
 
 /** "3 of 10 chunks", "2 of 5 pages read by OCR", or "Reading…" before the total is known. */
@@ -38,6 +39,7 @@ interface Props {
 function origin(s: Source): string {
   if (s.type === "file") return `${s.fileName ?? ""}${s.fileSize !== undefined ? ` · ${formatBytes(s.fileSize)}` : ""}`;
   if (s.type === "url" || s.type === "api") return s.url ?? "";
+  if (s.type === "folder") return s.folder?.path ?? "";
   const text = s.content ?? "";
   return `${text.slice(0, 90)}${text.length > 90 ? "…" : ""}`;
 }

@@ -444,6 +444,7 @@ export const de: Catalogue = {
   "sourceType.file": "Datei",
   "sourceType.url": "URL",
   "sourceType.api": "API",
+  "sourceType.folder": "Ordner",
   "addSource.url": "Webseite",
   "addSource.textHint": "Text einfügen; er wird so indexiert, wie er ist.",
   "addSource.urlHint": "ragd ruft die Seite ab und behält ihren lesbaren Text.",

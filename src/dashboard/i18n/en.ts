@@ -441,6 +441,7 @@ export const en = {
   "sourceType.file": "File",
   "sourceType.url": "URL",
   "sourceType.api": "API",
+  "sourceType.folder": "Folder",
   "addSource.url": "Web page",
   "addSource.textHint": "Paste text; it is indexed as it is.",
   "addSource.urlHint": "ragd fetches the page and keeps its readable text.",

@@ -442,6 +442,7 @@ export const es: Catalogue = {
   "sourceType.file": "Archivo",
   "sourceType.url": "URL",
   "sourceType.api": "API",
+  "sourceType.folder": "Carpeta",
   "addSource.url": "Página web",
   "addSource.textHint": "Pega texto; se indexa tal cual.",
   "addSource.urlHint": "ragd obtiene la página y conserva su texto legible.",

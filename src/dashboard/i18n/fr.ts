@@ -438,6 +438,7 @@ export const fr: Catalogue = {
   "sourceType.file": "Fichier",
   "sourceType.url": "URL",
   "sourceType.api": "API",
+  "sourceType.folder": "Dossier",
   "addSource.url": "Page web",
   "addSource.textHint": "Collez du texte ; il est indexé tel quel.",
   "addSource.urlHint": "ragd récupère la page et en garde le texte lisible.",

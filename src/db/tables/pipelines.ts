@@ -83,7 +83,7 @@ export const documents = sqliteTable(
     collectionId: text("collection_id")
       .notNull()
       .references(() => collections.id, { onDelete: "cascade" }),
-    type: text("type", { enum: ["text", "file", "url", "api"] }).notNull(),
+    type: text("type", { enum: ["text", "file", "url", "api", "folder"] }).notNull(),
     name: text("name").notNull(),
     /** Characters of a text source's content (kept in document_texts); null for other types. */
     contentLength: integer("content_length"),
@@ -140,7 +140,9 @@ export const documentTexts = sqliteTable("document_texts", {
 /**
  * How a url or api source is fetched again, and what the last fetch learned
  * (docs/API.md, "Refresh and crawl"): one row per url/api source and per crawled
- * page, apart from the document row that every status change rewrites.
+ * page, apart from the document row that every status change rewrites. A folder
+ * source and its files have one too (docs/API.md, "Folder sources"): a folder is a
+ * parent like a crawl, its files its children.
  */
 export const sourceFetches = sqliteTable(
   "source_fetches",
@@ -157,11 +159,11 @@ export const sourceFetches = sqliteTable(
     /** Validators of the last answer, sent back as If-None-Match / If-Modified-Since. */
     etag: text("etag"),
     lastModified: text("last_modified"),
-    /** A crawl source's settings, a JSON object; null for a single page. */
+    /** A crawl or folder source's settings, a JSON object; null for a single page. */
     crawl: text("crawl"),
-    /** What the last crawl found, a JSON object (pages, added, removed, skipped…). */
+    /** What the last crawl or folder sync found, a JSON object (pages, added, removed, skipped…). */
     crawlReport: text("crawl_report"),
-    /** A crawled page: the crawl source it belongs to. */
+    /** A crawled page or a folder's file: the crawl or folder source it belongs to. */
     crawlSourceId: text("crawl_source_id").references(() => documents.id, { onDelete: "cascade" }),
   },
   (t) => [index("source_fetches_due_idx").on(t.nextCheckAt), index("source_fetches_crawl_idx").on(t.crawlSourceId)],

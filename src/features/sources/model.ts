@@ -2,8 +2,21 @@
 import { t } from "elysia";
 import { Enum, Name, StrictInteger } from "../../http/models";
 
-export const SOURCE_TYPES = ["text", "file", "url", "api"] as const;
+export const SOURCE_TYPES = ["text", "file", "url", "api", "folder"] as const;
 export const SOURCE_STATUSES = ["awaiting_upload", "queued", "processing", "ready", "failed"] as const;
+
+/** What one sync of a folder source did (docs/API.md, "Folder sources"). */
+export const SyncReportModel = t.Object({
+  finishedAt: t.String({ format: "date-time" }),
+  added: StrictInteger(),
+  changed: StrictInteger(),
+  deleted: StrictInteger(),
+  unchanged: StrictInteger(),
+  failed: StrictInteger(),
+  failures: t.Array(t.Object({ path: t.String(), reason: t.String() }), {
+    description: "Files and folders not synced, with why (the first 100); what was indexed of them stays.",
+  }),
+});
 
 export const SourceModel = t.Object({
   id: t.String(),
@@ -50,7 +63,7 @@ export const SourceModel = t.Object({
   }),
   refreshEvery: t.Optional(
     t.Union([StrictInteger(), t.Null()], {
-      description: "url and api sources: seconds between re-fetches; null: none.",
+      description: "url, api and folder sources: seconds between re-fetches (syncs); null: none.",
     }),
   ),
   nextCheckAt: t.Optional(t.Union([t.String({ format: "date-time" }), t.Null()])),
@@ -80,13 +93,30 @@ export const SourceModel = t.Object({
     }),
   ),
   crawlSourceId: t.Optional(t.String({ description: "A crawled page: the crawl source it belongs to." })),
+  folder: t.Optional(
+    t.Object(
+      {
+        path: t.String(),
+        include: t.Array(t.String()),
+        exclude: t.Array(t.String()),
+        maxFileMb: StrictInteger(),
+      },
+      { description: "Folder sources: the folder on the server and which of its files are taken." },
+    ),
+  ),
+  syncReport: t.Optional(
+    t.Union([SyncReportModel, t.Null()], {
+      description: "Folder sources: what the last sync found; null before the first.",
+    }),
+  ),
+  folderSourceId: t.Optional(t.String({ description: "A folder's file: the folder source it belongs to." })),
 });
 
 export type Source = typeof SourceModel.static;
 
 export const refreshEveryInput = t.Union([t.Integer(), t.String(), t.Null()], {
   description:
-    'url and api sources: fetch again every so often: whole seconds (at least 60) or a duration such as "15m", "1h", "1h30m", "1d" (up to 365 days); null: only when asked (POST …/refetch).',
+    'url, api and folder sources: fetch (or sync) again every so often: whole seconds (at least 60) or a duration such as "15m", "1h", "1h30m", "1d" (up to 365 days); null: only when asked (POST …/refetch).',
 });
 
 export const CrawlInput = t.Object(
@@ -147,6 +177,23 @@ export const SourceCreate = t.Object({
   ),
   refreshEvery: t.Optional(refreshEveryInput),
   crawl: t.Optional(CrawlInput),
+  path: t.Optional(
+    t.String({
+      maxLength: 4096,
+      description: "For folder sources: an absolute path on the server, under one of RAGD_FOLDER_ROOTS.",
+    }),
+  ),
+  include: t.Optional(
+    t.Array(t.String(), {
+      description: 'Folder sources: globs on a file\'s relative path ("**/*.md"); none: every file.',
+    }),
+  ),
+  exclude: t.Optional(
+    t.Array(t.String(), { description: "Folder sources: globs as in include; a file matching one is left out." }),
+  ),
+  maxFileMb: t.Optional(
+    StrictInteger({ description: "Folder sources: larger files are not taken (reported as failed); default 50." }),
+  ),
 });
 
 /** PATCH of a source: only what changes without re-embedding. */

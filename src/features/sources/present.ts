@@ -38,7 +38,17 @@ export function presentSource(d: DocumentRow & { preview: string | null }, fetch
   if (d.fileSize !== null) s.fileSize = d.fileSize;
   if (d.ocr) s.ocr = JSON.parse(d.ocr) as NonNullable<Source["ocr"]>;
   if (d.type === "url" || d.type === "api") Object.assign(s, fetchFields(fetch));
+  if (d.type === "folder") Object.assign(s, folderFields(fetch));
+  if (d.type === "file" && fetch?.crawlSourceId) s.folderSourceId = fetch.crawlSourceId;
   return s;
+}
+
+/** A folder source's settings, schedule and last sync (docs/API.md, "Folder sources"). */
+function folderFields(f: SourceFetch | undefined): Partial<Source> {
+  const { crawl, crawlSourceId, crawlReport, ...times } = fetchFields(f);
+  const out: Partial<Source> = { ...times, syncReport: f?.crawlReport ? JSON.parse(f.crawlReport) : null };
+  if (f?.crawl) out.folder = JSON.parse(f.crawl);
+  return out;
 }
 
 /** The refresh and crawl fields of a url/api source; a source from before they existed has none set. */
@@ -59,7 +69,10 @@ function fetchFields(f: SourceFetch | undefined): Partial<Source> {
 
 /** Many sources at once, their fetch state read in one query per 500. */
 export async function presentSources(db: Db, rows: (DocumentRow & { preview: string | null })[]): Promise<Source[]> {
-  const fetched = rows.filter((r) => r.type === "url" || r.type === "api").map((r) => r.id);
+  // A file without a stored file may be a folder's: its row names the folder source.
+  const fetched = rows
+    .filter((r) => r.type === "url" || r.type === "api" || r.type === "folder" || (r.type === "file" && !r.filePath))
+    .map((r) => r.id);
   const states = fetched.length ? await sourceFetchesOf(db, fetched) : new Map<string, SourceFetch>();
   return rows.map((r) => presentSource(r, states.get(r.id)));
 }

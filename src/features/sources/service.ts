@@ -25,6 +25,7 @@ import { presentSource } from "./present";
 import { checkFetchSettings, crawledPage, fetchRowOf, patchFetchSettings } from "./refresh";
 import { findSourceFetch, saveSourceFetch } from "../../db/repo/source-fetches";
 import { refetchNow } from "../../ingest/refresh";
+import { checkFolderSettings, refuseFolderFields } from "./folder";
 
 export interface SourceDeps {
   db: Store;
@@ -32,7 +33,7 @@ export interface SourceDeps {
   store: VectorStore;
   files: FileStore;
   secret: Buffer;
-  config: Pick<Config, "maxUploadMb" | "dataDir" | "minFreeMb" | "fetchAllow" | "fetchDeny">;
+  config: Pick<Config, "maxUploadMb" | "dataDir" | "minFreeMb" | "fetchAllow" | "fetchDeny" | "folderRoots">;
   baseUrl: () => string;
   /**
    * With object storage, the presigned PUT of a file source to the store itself, which is
@@ -63,7 +64,13 @@ const draftOf = (collectionId: string, b: SourceCreateBody): DocumentDraft => {
 const nameFor = (b: SourceCreateBody, shownUrl: string | null): string =>
   (
     b.name?.trim() ||
-    (b.type === "file" ? b.fileName : b.type === "text" ? b.content?.trim().slice(0, 60) : shownUrl) ||
+    (b.type === "file"
+      ? b.fileName
+      : b.type === "text"
+        ? b.content?.trim().slice(0, 60)
+        : b.type === "folder"
+          ? b.path
+          : shownUrl) ||
     b.type
   ).slice(0, 200);
 
@@ -82,6 +89,7 @@ export class SourceService {
   async create(collection: Collection, body: SourceCreateBody) {
     checkFields(body, this.d.config);
     const fetchSettings = checkFetchSettings(body.type, body);
+    const folder = body.type === "folder" ? checkFolderSettings(body, this.d.config.folderRoots) : null;
     // 507 while the disk is under RAGD_MIN_FREE_MB, or would be once the declared bytes are in
     // (a file in a bucket takes none of it).
     const fileBytes = this.d.bucketUpload ? 0 : (body.fileSize ?? 0);
@@ -89,9 +97,13 @@ export class SourceService {
     await this.d.engine.requireRoom();
     await this.checkExternalIdFree(collection, body.externalId);
     const content = body.type === "text" ? body.content : undefined;
-    // A url/api source gets its refresh schedule (and crawl) in the same commit as its row.
-    const fetched = body.type === "url" || body.type === "api";
-    const also = (t: Db, r: DocumentRow) => saveSourceFetch(t, r.id, fetchRowOf(fetchSettings, Date.now()));
+    // A url/api source gets its refresh schedule (and crawl) in the same commit as its row; a folder its settings.
+    const fetched = body.type === "url" || body.type === "api" || folder !== null;
+    const also = (t: Db, r: DocumentRow) =>
+      saveSourceFetch(t, r.id, {
+        ...fetchRowOf(fetchSettings, Date.now()),
+        ...(folder ? { crawl: JSON.stringify(folder) } : {}),
+      });
     const row = await this.d.engine
       .createDocument(draftOf(collection.id, body), content, fetched ? also : undefined)
       .catch((err) => {
@@ -174,13 +186,13 @@ export class SourceService {
   }
 
   /**
-   * Fetches a url/api source again now (a crawl source crawls again), as an ordinary
-   * task; nothing is queued when one already waits or runs. A schedule restarts from now.
+   * Fetches a url/api source again now (a crawl source crawls again, a folder source syncs), as
+   * an ordinary task; nothing is queued when one already waits or runs. A schedule restarts from now.
    */
   async refetch(collection: Collection, id: string) {
     const doc = await this.find(collection, id);
-    if (doc.type !== "url" && doc.type !== "api")
-      throw new AppError("conflict", `only url and api sources can be fetched again; this one is ${doc.type}`);
+    if (doc.type !== "url" && doc.type !== "api" && doc.type !== "folder")
+      throw new AppError("conflict", `only url, api and folder sources can be fetched again; this one is ${doc.type}`);
     const state = await findSourceFetch(this.d.db.reader, doc.id);
     if (state?.crawlSourceId) throw crawledPage(state.crawlSourceId);
     if (await refetchNow(this.d.db, doc.id, state?.refreshEvery ?? null)) this.d.engine.kick();
@@ -272,6 +284,7 @@ function refuseProblems(problems: { field: string; message: string }[]): void {
 function checkFields(b: SourceCreateBody, config: SourceDeps["config"]): void {
   const maxBytes = config.maxUploadMb * 1024 * 1024;
   if (b.metadata !== undefined) refuseProblems(metadataProblems(b.metadata));
+  refuseFolderFields(b);
   if (b.externalId !== undefined) refuseProblems([externalIdProblem(b.externalId)].filter((p) => p !== undefined));
   const need = (field: keyof SourceCreateBody, message: string) => {
     throw new AppError("invalid_request", `${field}: ${message}`, [{ field, message }]);
