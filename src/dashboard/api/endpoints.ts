@@ -109,6 +109,8 @@ export interface NewSource {
   /** url/api: seconds or "1h"-style; see docs/API.md, Refresh and crawl. */
   refreshEvery?: number | string | null;
   crawl?: Record<string, unknown>;
+  /** folder: the folder on the server; see docs/API.md, Folder sources. */
+  path?: string;
 }
 
 export interface SourceListParams {

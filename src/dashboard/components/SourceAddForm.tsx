@@ -1,6 +1,6 @@
 /**
- * Adding a source: pick a kind (text, URL, API, file), fill in what it needs.
- * Text, URL and API sources start ingesting as soon as they are created; files
+ * Adding a source: pick a kind (text, URL, API, file, folder), fill in what it needs.
+ * Text, URL, API and folder sources start ingesting as soon as they are created; files
  * go through FileUpload (create the source, then PUT the bytes).
  */
 import { useState } from "preact/hooks";
@@ -23,6 +23,7 @@ const KINDS: [SourceType, Key, Key][] = [
   ["url", "addSource.url", "addSource.urlHint"],
   ["api", "sourceType.api", "addSource.apiHint"],
   ["file", "sourceType.file", "addSource.fileHint"],
+  ["folder", "sourceType.folder", "addSource.folderHint"],
 ];
 
 /** A name from a URL when the user gave none: host and path. */
@@ -50,7 +51,7 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
     if ("error" in labels) return;
     if (Object.keys(labels.metadata).length) body.metadata = labels.metadata;
     if (externalId.trim()) body.externalId = externalId.trim();
-    if (body.type === "url" || body.type === "api") Object.assign(body, fetchSettingsBody(fetching, body.type));
+    if (body.type !== "text") Object.assign(body, fetchSettingsBody(fetching, body.type));
     const s = await sources.create(pipelineId, body);
     notify(t("addSource.added", { name: s.name }));
     setName("");
@@ -65,6 +66,7 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
   const submit = (e: Event) => {
     e.preventDefault();
     if (kind === "text") void add.run({ type: "text", name: name.trim() || content.trim().slice(0, 40), content });
+    else if (kind === "folder") void add.run({ type: "folder", name: name.trim() || url.trim(), path: url.trim() });
     else void add.run({ type: kind, name: name.trim() || nameFromUrl(url.trim()), url: url.trim() });
   };
 
@@ -97,6 +99,22 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
                 />
               )}
             </Field>
+          ) : kind === "folder" ? (
+            <Field
+              label={t("addSource.folderPath")}
+              hint={t("addSource.folderPathHint")}
+              error={fieldError(add.error, "path")}
+            >
+              {(ids) => (
+                <input
+                  {...ids}
+                  required
+                  placeholder="/srv/share"
+                  value={url}
+                  onInput={(e) => setUrl(e.currentTarget.value)}
+                />
+              )}
+            </Field>
           ) : (
             <Field
               label={kind === "api" ? t("addSource.apiAddress") : t("addSource.pageAddress")}
@@ -115,7 +133,7 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
               )}
             </Field>
           )}
-          {(kind === "url" || kind === "api") && (
+          {(kind === "url" || kind === "api" || kind === "folder") && (
             <details>
               <summary>{kind === "url" ? t("addSource.refreshCrawl") : t("addSource.refresh")}</summary>
               <FetchSettingsInput kind={kind} value={fetching} onChange={setFetching} error={add.error} />

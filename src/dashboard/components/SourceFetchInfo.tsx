@@ -1,7 +1,8 @@
 /**
  * What a web page or API source's fetches say (docs/API.md, "Refresh and crawl"):
  * when ragd last checked it and when its text last changed, its schedule, and for
- * a crawl what the last crawl found, with the pages it skipped and why.
+ * a crawl what the last crawl found, with the pages it skipped and why; for a folder
+ * source what its last sync did, with the files it could not take and why.
  */
 import type { Source } from "../api/types";
 import { type Key, rich, t } from "../i18n";
@@ -44,7 +45,8 @@ function crawlLine(r: CrawlReport): string {
 }
 
 export function SourceFetchInfo({ source: s }: { source: Source }) {
-  if (s.type !== "url" && s.type !== "api") return null;
+  if (s.type !== "url" && s.type !== "api" && s.type !== "folder") return null;
+  const sync = s.syncReport ?? null;
   const report = (s.crawlReport ?? null) as CrawlReport | null;
   return (
     <div class="small muted">
@@ -56,6 +58,26 @@ export function SourceFetchInfo({ source: s }: { source: Source }) {
         {s.lastChangedAt && <> · {rich("fetchInfo.changed", { when: <TimeAgo at={s.lastChangedAt} /> })}</>}
         {s.refreshEvery ? ` · ${t("fetchInfo.again", { every: every(s.refreshEvery) })}` : ""}
       </p>
+      {sync && (
+        <details>
+          <summary>
+            {t("fetchInfo.sync", {
+              added: sync.added,
+              changed: sync.changed,
+              deleted: sync.deleted,
+              unchanged: sync.unchanged,
+              failed: sync.failed,
+            })}
+          </summary>
+          <ul>
+            {sync.failures.map((x) => (
+              <li key={x.path} class="break">
+                <code>{x.path}</code>: {x.reason}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
       {s.crawl && report && (
         <details>
           <summary>{crawlLine(report)}</summary>

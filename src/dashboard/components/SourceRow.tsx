@@ -54,8 +54,8 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
     await sources.refetch(pipelineId, s.id);
     onChanged();
   });
-  // A crawled page is fetched again with its crawl source.
-  const canRefetch = (s.type === "url" || s.type === "api") && !s.crawlSourceId;
+  // A crawled page is fetched again with its crawl source; a folder source syncs.
+  const canRefetch = (s.type === "url" || s.type === "api" || s.type === "folder") && !s.crawlSourceId;
   const progress = s.progress;
   const [editing, setEditing] = useState(false);
   const [scheduling, setScheduling] = useState(false);

@@ -449,6 +449,10 @@ export const de: Catalogue = {
   "addSource.textHint": "Text einfügen; er wird so indexiert, wie er ist.",
   "addSource.urlHint": "ragd ruft die Seite ab und behält ihren lesbaren Text.",
   "addSource.apiHint": "ragd ruft die Adresse per GET ab und indexiert das JSON oder den Text der Antwort.",
+  "addSource.folderHint":
+    "Ein Ordner auf dem Server, der aktuell gehalten wird: Jede Datei wird zu einer eigenen Quelle. Der Server muss den Ordner erlauben (RAGD_FOLDER_ROOTS).",
+  "addSource.folderPath": "Ordner auf dem Server",
+  "addSource.folderPathHint": "Ein absoluter Pfad, etwa /srv/share/handbuch.",
   "addSource.fileHint": "Dokumente, Tabellen, Folien und E-Books: ragd indexiert ihren Text.",
   "addSource.added": "Quelle „{name}“ hinzugefügt; ragd indexiert sie.",
   "addSource.kind": "Art der Quelle",
@@ -478,6 +482,8 @@ export const de: Catalogue = {
   "fetchInfo.again": "wird {every} erneut abgerufen",
   "fetchInfo.crawl": "Crawl: {summary}",
   "fetchInfo.crawlCounts": "{added} hinzugefügt, {changed} geändert, {removed} entfernt",
+  "fetchInfo.sync":
+    "Letzter Abgleich: {added} hinzugefügt, {changed} geändert, {deleted} gelöscht, {unchanged} unverändert, {failed} fehlgeschlagen",
   "fetchInfo.skipped": "{n} übersprungen",
   "fetchInfo.left": "{links} übrig ({why})",
   "fetchInfo.outOfTime": "Zeit abgelaufen",

@@ -446,6 +446,10 @@ export const en = {
   "addSource.textHint": "Paste text; it is indexed as it is.",
   "addSource.urlHint": "ragd fetches the page and keeps its readable text.",
   "addSource.apiHint": "ragd GETs the address and indexes the JSON or text it answers.",
+  "addSource.folderHint":
+    "A folder on the server, kept in step: each file becomes a source of its own. The server must allow the folder (RAGD_FOLDER_ROOTS).",
+  "addSource.folderPath": "Folder on the server",
+  "addSource.folderPathHint": "An absolute path, such as /srv/share/handbook.",
   "addSource.fileHint": "Documents, spreadsheets, slides and e-books: ragd indexes their text.",
   "addSource.added": "Source “{name}” added; ragd is indexing it.",
   "addSource.kind": "Kind of source",
@@ -475,6 +479,8 @@ export const en = {
   "fetchInfo.again": "fetched again {every}",
   "fetchInfo.crawl": "Crawl: {summary}",
   "fetchInfo.crawlCounts": "{added} added, {changed} changed, {removed} removed",
+  "fetchInfo.sync":
+    "Last sync: {added} added, {changed} changed, {deleted} deleted, {unchanged} unchanged, {failed} failed",
   "fetchInfo.skipped": "{n} skipped",
   "fetchInfo.left": "{links} left ({why})",
   "fetchInfo.outOfTime": "out of time",

@@ -447,6 +447,10 @@ export const es: Catalogue = {
   "addSource.textHint": "Pega texto; se indexa tal cual.",
   "addSource.urlHint": "ragd obtiene la página y conserva su texto legible.",
   "addSource.apiHint": "ragd hace un GET a la dirección e indexa el JSON o el texto que devuelve.",
+  "addSource.folderHint":
+    "Una carpeta del servidor, mantenida al día: cada archivo se convierte en una fuente propia. El servidor debe permitir la carpeta (RAGD_FOLDER_ROOTS).",
+  "addSource.folderPath": "Carpeta en el servidor",
+  "addSource.folderPathHint": "Una ruta absoluta, como /srv/share/manual.",
   "addSource.fileHint": "Documentos, hojas de cálculo, presentaciones y libros electrónicos: ragd indexa su texto.",
   "addSource.added": "Fuente «{name}» añadida; ragd la está indexando.",
   "addSource.kind": "Tipo de fuente",
@@ -476,6 +480,8 @@ export const es: Catalogue = {
   "fetchInfo.again": "se vuelve a obtener {every}",
   "fetchInfo.crawl": "Rastreo: {summary}",
   "fetchInfo.crawlCounts": "{added} añadidas, {changed} cambiadas, {removed} quitadas",
+  "fetchInfo.sync":
+    "Última sincronización: {added} añadidos, {changed} cambiados, {deleted} eliminados, {unchanged} sin cambios, {failed} con error",
   "fetchInfo.skipped": "{n} omitidas",
   "fetchInfo.left": "quedan {links} ({why})",
   "fetchInfo.outOfTime": "sin tiempo",

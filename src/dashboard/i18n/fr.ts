@@ -443,6 +443,10 @@ export const fr: Catalogue = {
   "addSource.textHint": "Collez du texte ; il est indexé tel quel.",
   "addSource.urlHint": "ragd récupère la page et en garde le texte lisible.",
   "addSource.apiHint": "ragd fait un GET sur l’adresse et indexe le JSON ou le texte renvoyé.",
+  "addSource.folderHint":
+    "Un dossier du serveur, tenu à jour : chaque fichier devient une source à part entière. Le serveur doit autoriser le dossier (RAGD_FOLDER_ROOTS).",
+  "addSource.folderPath": "Dossier sur le serveur",
+  "addSource.folderPathHint": "Un chemin absolu, par exemple /srv/share/manuel.",
   "addSource.fileHint": "Documents, tableurs, présentations et livres numériques : ragd en indexe le texte.",
   "addSource.added": "Source « {name} » ajoutée ; ragd l’indexe.",
   "addSource.kind": "Type de source",
@@ -474,6 +478,8 @@ export const fr: Catalogue = {
   "fetchInfo.again": "récupérée à nouveau {every}",
   "fetchInfo.crawl": "Exploration : {summary}",
   "fetchInfo.crawlCounts": "{added} ajoutées, {changed} modifiées, {removed} supprimées",
+  "fetchInfo.sync":
+    "Dernière synchronisation : {added} ajoutés, {changed} modifiés, {deleted} supprimés, {unchanged} inchangés, {failed} en échec",
   "fetchInfo.skipped": "{n} ignorées",
   "fetchInfo.left": "{links} restants ({why})",
   "fetchInfo.outOfTime": "temps écoulé",

@@ -437,6 +437,10 @@ export const ja: Catalogue = {
   "addSource.textHint": "テキストを貼り付けます。そのままインデックス化されます。",
   "addSource.urlHint": "ragd がページを取得し、読める本文を保存します。",
   "addSource.apiHint": "ragd がそのアドレスに GET し、返された JSON やテキストをインデックス化します。",
+  "addSource.folderHint":
+    "サーバー上のフォルダーを同期し続けます。各ファイルがそれぞれソースになります。サーバーがそのフォルダーを許可している必要があります (RAGD_FOLDER_ROOTS)。",
+  "addSource.folderPath": "サーバー上のフォルダー",
+  "addSource.folderPathHint": "絶対パス。例: /srv/share/handbook",
   "addSource.fileHint": "文書、表計算、スライド、電子書籍：ragd がテキストをインデックス化します。",
   "addSource.added": "ソース「{name}」を追加しました。ragd がインデックス化しています。",
   "addSource.kind": "ソースの種類",
@@ -466,6 +470,7 @@ export const ja: Catalogue = {
   "fetchInfo.again": "{every}に再取得",
   "fetchInfo.crawl": "クロール：{summary}",
   "fetchInfo.crawlCounts": "追加 {added}、変更 {changed}、削除 {removed}",
+  "fetchInfo.sync": "前回の同期: 追加 {added}、変更 {changed}、削除 {deleted}、変更なし {unchanged}、失敗 {failed}",
   "fetchInfo.skipped": "スキップ {n}",
   "fetchInfo.left": "残り{links}（{why}）",
   "fetchInfo.outOfTime": "時間切れ",

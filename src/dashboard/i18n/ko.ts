@@ -434,6 +434,10 @@ export const ko: Catalogue = {
   "addSource.textHint": "텍스트를 붙여 넣으세요. 그대로 색인됩니다.",
   "addSource.urlHint": "ragd가 페이지를 가져와 읽을 수 있는 텍스트를 보관합니다.",
   "addSource.apiHint": "ragd가 주소에 GET 요청을 보내고 응답한 JSON이나 텍스트를 색인합니다.",
+  "addSource.folderHint":
+    "서버의 폴더를 계속 동기화합니다. 각 파일이 하나의 소스가 됩니다. 서버가 이 폴더를 허용해야 합니다 (RAGD_FOLDER_ROOTS).",
+  "addSource.folderPath": "서버의 폴더",
+  "addSource.folderPathHint": "절대 경로, 예: /srv/share/handbook",
   "addSource.fileHint": "문서, 스프레드시트, 슬라이드, 전자책: ragd가 텍스트를 색인합니다.",
   "addSource.added": "소스 “{name}”을(를) 추가했습니다. ragd가 색인하고 있습니다.",
   "addSource.kind": "소스 종류",
@@ -463,6 +467,7 @@ export const ko: Catalogue = {
   "fetchInfo.again": "{every} 다시 가져옴",
   "fetchInfo.crawl": "크롤링: {summary}",
   "fetchInfo.crawlCounts": "추가 {added}, 변경 {changed}, 삭제 {removed}",
+  "fetchInfo.sync": "마지막 동기화: 추가 {added}, 변경 {changed}, 삭제 {deleted}, 변경 없음 {unchanged}, 실패 {failed}",
   "fetchInfo.skipped": "건너뜀 {n}",
   "fetchInfo.left": "남은 {links} ({why})",
   "fetchInfo.outOfTime": "시간 초과",

@@ -429,6 +429,10 @@ export const zhCN: Catalogue = {
   "addSource.textHint": "粘贴文本；按原样建立索引。",
   "addSource.urlHint": "ragd 抓取页面并保留其可读文本。",
   "addSource.apiHint": "ragd 对该地址发送 GET 请求，并为返回的 JSON 或文本建立索引。",
+  "addSource.folderHint":
+    "服务器上的文件夹，保持同步：每个文件成为一个独立的来源。服务器必须允许该文件夹（RAGD_FOLDER_ROOTS）。",
+  "addSource.folderPath": "服务器上的文件夹",
+  "addSource.folderPathHint": "绝对路径，例如 /srv/share/handbook。",
   "addSource.fileHint": "文档、表格、幻灯片和电子书：ragd 为其文本建立索引。",
   "addSource.added": "数据源“{name}”已添加；ragd 正在为它建立索引。",
   "addSource.kind": "数据源类型",
@@ -458,6 +462,7 @@ export const zhCN: Catalogue = {
   "fetchInfo.again": "{every}重新抓取",
   "fetchInfo.crawl": "爬取：{summary}",
   "fetchInfo.crawlCounts": "新增 {added}，变化 {changed}，移除 {removed}",
+  "fetchInfo.sync": "上次同步：新增 {added}，更改 {changed}，删除 {deleted}，未变 {unchanged}，失败 {failed}",
   "fetchInfo.skipped": "跳过 {n}",
   "fetchInfo.left": "剩余{links}（{why}）",
   "fetchInfo.outOfTime": "超出时间",
