@@ -11,6 +11,7 @@ import { sql } from "drizzle-orm";
 import { defaultConfig } from "../src/config";
 import { readFolderSettings } from "../src/core/folder-settings";
 import { eventsAfter } from "../src/db/repo/events";
+import { readFolderFile } from "../src/ingest/folder/read";
 import { DocumentsFixture } from "./support/documents";
 import { chunkRows, duplicates, NO_DUPLICATES, type SourceJson, waitFor } from "./support/ingest";
 import { tempDir } from "./support/temp";
@@ -214,5 +215,20 @@ describe("a folder synced three times", () => {
     const r = await f.c.call("DELETE", `/api/rag/pipelines/${f.pid}/sources/${source.id}`);
     expect(r.status).toBe(200);
     expect((await filesOf(source.id)).size).toBe(0);
+  });
+});
+
+describe("a file's task reads it in place, checked again", () => {
+  test("a file swapped for a link, one under a folder that became a link, or one grown too large is refused", async () => {
+    const dir = join(base, "recheck");
+    mkdirSync(join(dir, "sub"), { recursive: true });
+    writeFileSync(join(dir, "ok.txt"), "fine");
+    symlinkSync(join(outside, "secret.txt"), join(dir, "swapped.txt"));
+    symlinkSync(outside, join(dir, "via"));
+    const read = (path: string, maxBytes = 1000) => readFolderFile({ root: dir, path, maxBytes });
+    expect(new TextDecoder().decode(await read("ok.txt"))).toBe("fine");
+    await expect(read("swapped.txt")).rejects.toThrow("no longer a regular file");
+    await expect(read("via/secret.txt")).rejects.toThrow("leads out of its folder");
+    await expect(read("ok.txt", 2)).rejects.toThrow("larger than");
   });
 });
