@@ -249,8 +249,9 @@ describe.skipIf(!ready)("three ragd replicas on PostgreSQL and object storage", 
 
   test("kill -9 of a replica holding a task: the others finish every source, nothing lost or doubled", async () => {
     const a = await account({ embeddingModel: "ollama/all-minilm", chunkSize: 120, chunkOverlap: 0 });
-    // Slow enough that ingestion is under way when the kill lands.
-    await ollama.set({ latencyMs: 400 });
+    // Slow enough that ingestion is under way when the kill lands, even when a loaded machine
+    // answers /metrics slowly (at 400 ms a loaded run once saw no busy worker in 30 s).
+    await ollama.set({ latencyMs: 1200 });
     const before = await Promise.all([0, 1, 2].map(readyCount));
     for (let i = 0; i < 40; i++) await addText(a, `doc ${i}`, docText(i));
     const killed = await busyReplica();
