@@ -140,8 +140,16 @@ test("ingestion moves the queue, outcome, stage, embedding, table and memory ser
 
   // LanceDB: the built-in pipeline's table holds its chunks; upkeep then builds its full-text index (on the analysed terms).
   const rows = `ragd_lancedb_table_rows{collection="${builtin}",generation="1"}`;
-  await waitFor("the table's rows in /metrics", async () => value(await scrape(), rows) === chunks, 30_000);
-  const after = await scrape();
+  // Both pipelines' tables, each counted once its first rows are committed (table stats are
+  // cached for a few seconds, so a scrape may show the other table a little later).
+  const after = await waitFor(
+    "the table's rows and both tables in /metrics",
+    async () => {
+      const m = await scrape();
+      return value(m, rows) === chunks && value(m, "ragd_lancedb_tables") === 2 ? m : null;
+    },
+    30_000,
+  );
   expect(value(after, `ragd_lancedb_table_bytes{collection="${builtin}",generation="1"}`)).toBeGreaterThan(
     chunks * 384 * 4,
   );
