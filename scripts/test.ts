@@ -47,8 +47,8 @@ process.exit(code);
 async function runTests(shared: Record<string, string>): Promise<number> {
   // Files run in parallel, one runner process per core (bun's default), the slowest first as
   // test/timings.json says (`npm test -- --update-timings` writes it anew). `--parallel=1`
-  // among the arguments runs them one after another. (Three runners on two cores saved about
-  // 12 % but one of two such runs ended in a runner's SIGSEGV: docs/notes/2026-12-06-suite-speed-2.md.)
+  // among the arguments runs them one after another. (Three runners on two cores saved
+  // nothing and one such run ended in a runner's SIGSEGV: docs/notes/2026-12-06-suite-speed-2.md.)
   const args = process.argv.slice(2);
   const parallel = args.some((a) => a.startsWith("--parallel")) ? [] : ["--parallel"];
   const timings = join(root, "test", "timings.json");
