@@ -95,7 +95,15 @@ describe.skipIf(!haveChromium)("refresh and crawl in the dashboard", () => {
     await row("Help site").getByRole("button", { name: "Fetch Help site again now" }).click();
     for (let i = 0; i < 200 && (await crawlOf()).crawlReport.finishedAt === before; i++) await Bun.sleep(100);
     expect((await crawlOf()).crawlReport.finishedAt > before).toBe(true);
-    await row("Help site").getByText("0 added, 0 changed, 0 removed").waitFor();
+    // When the line does not come, say what the API held: a count, or a list that did not reload.
+    await row("Help site")
+      .getByText("0 added, 0 changed, 0 removed")
+      .waitFor()
+      .catch(async (err) => {
+        const report = JSON.stringify((await crawlOf()).crawlReport);
+        const shown = await row("Help site").textContent();
+        throw new Error(`${err}\nthe API's crawl report: ${report}\nthe row: ${shown}`);
+      });
 
     // The schedule is changed in place (PATCH), nothing fetched or embedded for it.
     await row("Help site").getByRole("button", { name: "Schedule of Help site" }).click();
