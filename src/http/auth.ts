@@ -12,7 +12,7 @@ import { checkCsrf } from "./csrf";
 import { AppError } from "./errors";
 
 /** True when the request carries a pipeline API key in any usual place. */
-export function carriesApiKey(request: Request, sessionCookie: string | undefined): boolean {
+function carriesApiKey(request: Request, sessionCookie: string | undefined): boolean {
   const auth = request.headers.get("authorization") ?? "";
   const apiKeyHeader = request.headers.get("x-api-key") ?? "";
   return /\brag_/.test(auth) || apiKeyHeader.startsWith("rag_") || (sessionCookie ?? "").startsWith("rag_");

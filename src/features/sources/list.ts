@@ -5,6 +5,7 @@
  */
 import { t } from "elysia";
 import type { Db } from "../../db/client";
+import type { Collection } from "../../db/schema";
 import {
   countDocumentsByStatus,
   countDocumentsMatching,
@@ -12,7 +13,6 @@ import {
   type DocumentStatus,
   findDocumentPage,
 } from "../../db/repo/document-pages";
-import { findCollectionById } from "../../db/repo/collections";
 import { listDocumentsWithPreview } from "../../db/repo/documents";
 import { Enum, QueryInteger, StrictInteger } from "../../http/models";
 import { SourceModel, type Source } from "./model";
@@ -86,7 +86,12 @@ export const wantsPage = (q: SourceListQueryIn): boolean =>
   q.sort !== undefined;
 
 /** One page of a pipeline's sources, in the order asked, with the per-status counts. */
-export async function pageSources(db: Db, collectionId: string, q: SourceListQueryIn): Promise<SourcePageOut> {
+export async function pageSources(
+  db: Db,
+  collection: Pick<Collection, "id" | "buildingGeneration">,
+  q: SourceListQueryIn,
+): Promise<SourcePageOut> {
+  const collectionId = collection.id;
   const page = q.page ?? 1;
   const pageSize = q.pageSize ?? SOURCE_PAGE_SIZE;
   const nameContains = q.q?.trim() || undefined;
@@ -101,7 +106,8 @@ export async function pageSources(db: Db, collectionId: string, q: SourceListQue
     offset,
   };
   const { counts, chunks } = await countDocumentsByStatus(db, collectionId);
-  const reindex = ((await findCollectionById(db, collectionId))?.buildingGeneration ?? null) !== null;
+  // The caller read the pipeline row to check its owner: no second read for the re-index flag.
+  const reindex = collection.buildingGeneration !== null;
   // Without a search the counts already hold the total: one scan of the pipeline fewer.
   const total = nameContains
     ? await countDocumentsMatching(db, filter)

@@ -82,7 +82,7 @@ export class SourceService {
   /** A page when any paging parameter is given, else every source (docs/API.md, listing sources). */
   list(collection: Collection, query: SourceListQueryIn = {}) {
     const db = this.d.db.reader;
-    return wantsPage(query) ? pageSources(db, collection.id, query) : allSources(db, collection.id);
+    return wantsPage(query) ? pageSources(db, collection, query) : allSources(db, collection.id);
   }
 
   /** Creates a source; text/url/api start ingesting at once, file waits for its upload. */
