@@ -5,7 +5,7 @@
  * caller's to count. The server is not trusted to be ragd: an answer is read up to
  * ANSWER_MAX_BYTES, and the document list is checked and read up to the total it gives first.
  */
-import type { LocalFile } from "./ingest-walk";
+import type { LocalFile } from "../tools/folder-walk";
 
 /** A failure of the server or the connection, with the server's own message when there is one. */
 export class RemoteError extends Error {

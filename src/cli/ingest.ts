@@ -8,7 +8,7 @@
  */
 import { parseArgs } from "node:util";
 import { ConfigError, url } from "../config-values";
-import { fileMetadata, hashFile, type LocalFile, type Walk, walkFolder } from "./ingest-walk";
+import { fileMetadata, hashFile, type LocalFile, type Walk, walkFolder } from "../tools/folder-walk";
 import { Remote, type RemoteDocument, RemoteError } from "./ingest-remote";
 import { Progress } from "./progress";
 

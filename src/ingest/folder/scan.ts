@@ -5,7 +5,7 @@
  * What to add, change and delete is decided by the main thread (folder-sync.ts).
  */
 import { realpath } from "node:fs/promises";
-import { hashFile, walkFolder } from "../../cli/ingest-walk";
+import { hashFile, walkFolder } from "../../tools/folder-walk";
 import { isUnder } from "../../core/folder-settings";
 import type { JobEvent } from "../job";
 import { FolderError, type FolderJob, type FolderScan } from "./types";

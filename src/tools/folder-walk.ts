@@ -1,6 +1,6 @@
 /**
- * The files `ragd ingest` sends: every regular file under a folder, named by its path
- * relative to the folder with `/` between parts. Hidden files and folders (a name
+ * The files of a folder, as `ragd ingest` sends them and a folder source syncs them: every
+ * regular file under it, named by its path relative to the folder with `/` between parts. Hidden files and folders (a name
  * starting with `.`) are left out, symbolic links under the folder are not followed (a
  * link could lead out of the folder, or round in a loop), and devices, sockets and FIFOs
  * are skipped. A folder under it that cannot be listed is reported, and the walk goes on.
