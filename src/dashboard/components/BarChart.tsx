@@ -4,7 +4,7 @@
  * and takes its colours from the theme's variables, so dark mode needs nothing more.
  */
 import { BOX, niceMax, place } from "../lib/chart-scale";
-import { formatNumber } from "../lib/format";
+import { ChartAxis } from "./ChartAxis";
 
 export interface Bar {
   label: string;
@@ -25,14 +25,7 @@ export function BarChart({ bars, label, summary }: { bars: Bar[]; label: string;
   return (
     <figure class="chart">
       <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`${label}: ${summary}`}>
-        <line class="chart-axis" x1={left} x2={width - right} y1={y(0)} y2={y(0)} />
-        <line class="chart-grid" x1={left} x2={width - right} y1={y(top)} y2={y(top)} />
-        <text class="chart-label" x={left - 4} y={y(top) + 4} text-anchor="end">
-          {formatNumber(top)}
-        </text>
-        <text class="chart-label" x={left - 4} y={y(0) + 4} text-anchor="end">
-          0
-        </text>
+        <ChartAxis top={top} y={y} />
         {bars.map((b, i) => (
           <rect
             key={b.label}

@@ -4,7 +4,7 @@
  * the theme's variables (series 1–3: --accent, --good, --warn), so dark mode follows.
  */
 import { BOX, niceMax, place } from "../lib/chart-scale";
-import { formatNumber } from "../lib/format";
+import { ChartAxis } from "./ChartAxis";
 
 export interface Series {
   name: string;
@@ -36,14 +36,7 @@ export function LineChart({
   return (
     <figure class="chart">
       <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`${label}: ${summary}`}>
-        <line class="chart-axis" x1={left} x2={width - right} y1={y(0)} y2={y(0)} />
-        <line class="chart-grid" x1={left} x2={width - right} y1={y(top)} y2={y(top)} />
-        <text class="chart-label" x={left - 4} y={y(top) + 4} text-anchor="end">
-          {formatNumber(top)}
-        </text>
-        <text class="chart-label" x={left - 4} y={y(0) + 4} text-anchor="end">
-          0
-        </text>
+        <ChartAxis top={top} y={y} />
         {series.map((s, i) => {
           const shown = s.points.filter((p) => p.y !== null);
           return (
