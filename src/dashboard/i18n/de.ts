@@ -286,10 +286,7 @@ export const de: Catalogue = {
   "bulk.tooMany": "höchstens {max} Dateien auf einmal; {count} wurden gewählt",
   "filePicker.choose": "Datei wählen",
   "upload.noAddress": "der Server hat keine Upload-Adresse genannt",
-  "upload.indexing": "„{name}“ hochgeladen; ragd indexiert die Datei.",
-  "upload.processing": "„{name}“ hochgeladen; ragd verarbeitet die Datei.",
   "upload.progress": "Upload-Fortschritt",
-  "upload.uploading": "{name} wird hochgeladen",
   "upload.of": "{done} von {total}",
   "filter.anyOf": "einer von",
   "filter.noneOf": "keiner von",
@@ -512,7 +509,6 @@ export const de: Catalogue = {
   "sourceRow.scheduleOf": "Zeitplan von {name}",
   "sourceRow.schedule": "Zeitplan",
   "sourceRow.metadata": "Metadaten",
-  "uploadBox.label": "Datei wählen oder hier ablegen",
   "uploadBox.formats":
     "PDF, Word (DOCX), Excel (XLSX), PowerPoint (PPTX), OpenDocument (ODT, ODS, ODP), EPUB, RTF, Markdown, HTML, CSV, JSON, reiner Text oder Bilder von Text (PNG, JPEG, TIFF, WebP; per OCR gelesen).",
   "uploadBox.failed": "Upload fehlgeschlagen",

@@ -285,10 +285,7 @@ export const en = {
   "bulk.tooMany": "at most {max} files at once; {count} were chosen",
   "filePicker.choose": "Choose file",
   "upload.noAddress": "the server gave no upload address",
-  "upload.indexing": "“{name}” uploaded; ragd is indexing it.",
-  "upload.processing": "“{name}” uploaded; ragd is processing it.",
   "upload.progress": "Upload progress",
-  "upload.uploading": "Uploading {name}",
   "upload.of": "{done} of {total}",
   "filter.anyOf": "any of",
   "filter.noneOf": "none of",
@@ -505,7 +502,6 @@ export const en = {
   "sourceRow.scheduleOf": "Schedule of {name}",
   "sourceRow.schedule": "Schedule",
   "sourceRow.metadata": "Metadata",
-  "uploadBox.label": "Choose a file or drop it here",
   "uploadBox.formats":
     "PDF, Word (DOCX), Excel (XLSX), PowerPoint (PPTX), OpenDocument (ODT, ODS, ODP), EPUB, RTF, Markdown, HTML, CSV, JSON, plain text, or images of text (PNG, JPEG, TIFF, WebP; read by OCR).",
   "uploadBox.failed": "Upload failed",

@@ -286,10 +286,7 @@ export const es: Catalogue = {
   "bulk.tooMany": "como máximo {max} archivos a la vez; se eligieron {count}",
   "filePicker.choose": "Elegir archivo",
   "upload.noAddress": "el servidor no dio ninguna dirección de subida",
-  "upload.indexing": "«{name}» subido; ragd lo está indexando.",
-  "upload.processing": "«{name}» subido; ragd lo está procesando.",
   "upload.progress": "Progreso de la subida",
-  "upload.uploading": "Subiendo {name}",
   "upload.of": "{done} de {total}",
   "filter.anyOf": "alguno de",
   "filter.noneOf": "ninguno de",
@@ -510,7 +507,6 @@ export const es: Catalogue = {
   "sourceRow.scheduleOf": "Programación de {name}",
   "sourceRow.schedule": "Programación",
   "sourceRow.metadata": "Metadatos",
-  "uploadBox.label": "Elige un archivo o suéltalo aquí",
   "uploadBox.formats":
     "PDF, Word (DOCX), Excel (XLSX), PowerPoint (PPTX), OpenDocument (ODT, ODS, ODP), EPUB, RTF, Markdown, HTML, CSV, JSON, texto plano o imágenes de texto (PNG, JPEG, TIFF, WebP; leídas por OCR).",
   "uploadBox.failed": "La subida falló",

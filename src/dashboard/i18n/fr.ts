@@ -281,10 +281,7 @@ export const fr: Catalogue = {
   "bulk.tooMany": "au plus {max} fichiers à la fois ; {count} ont été choisis",
   "filePicker.choose": "Choisir un fichier",
   "upload.noAddress": "le serveur n’a donné aucune adresse d’envoi",
-  "upload.indexing": "« {name} » envoyé ; ragd l’indexe.",
-  "upload.processing": "« {name} » envoyé ; ragd le traite.",
   "upload.progress": "Progression de l’envoi",
-  "upload.uploading": "Envoi de {name}",
   "upload.of": "{done} sur {total}",
   "filter.anyOf": "l’un de",
   "filter.noneOf": "aucun de",
@@ -505,7 +502,6 @@ export const fr: Catalogue = {
   "sourceRow.scheduleOf": "Rythme de {name}",
   "sourceRow.schedule": "Rythme",
   "sourceRow.metadata": "Métadonnées",
-  "uploadBox.label": "Choisissez un fichier ou déposez-le ici",
   "uploadBox.formats":
     "PDF, Word (DOCX), Excel (XLSX), PowerPoint (PPTX), OpenDocument (ODT, ODS, ODP), EPUB, RTF, Markdown, HTML, CSV, JSON, texte brut, ou images de texte (PNG, JPEG, TIFF, WebP ; lues par OCR).",
   "uploadBox.failed": "L’envoi a échoué",

@@ -277,10 +277,7 @@ export const ja: Catalogue = {
   "bulk.tooMany": "一度に選べるのは {max} 件までです（{count} 件が選ばれました）",
   "filePicker.choose": "ファイルを選択",
   "upload.noAddress": "サーバーがアップロード先を返しませんでした",
-  "upload.indexing": "「{name}」をアップロードしました。ragd がインデックス化しています。",
-  "upload.processing": "「{name}」をアップロードしました。ragd が処理しています。",
   "upload.progress": "アップロードの進行状況",
-  "upload.uploading": "{name} をアップロード中",
   "upload.of": "{done} / {total}",
   "filter.anyOf": "いずれか",
   "filter.noneOf": "いずれでもない",
@@ -496,7 +493,6 @@ export const ja: Catalogue = {
   "sourceRow.scheduleOf": "{name} のスケジュール",
   "sourceRow.schedule": "スケジュール",
   "sourceRow.metadata": "メタデータ",
-  "uploadBox.label": "ファイルを選択するか、ここにドロップ",
   "uploadBox.formats":
     "PDF、Word（DOCX）、Excel（XLSX）、PowerPoint（PPTX）、OpenDocument（ODT、ODS、ODP）、EPUB、RTF、Markdown、HTML、CSV、JSON、プレーンテキスト、または文字を含む画像（PNG、JPEG、TIFF、WebP。OCR で読み取り）。",
   "uploadBox.failed": "アップロードに失敗しました",

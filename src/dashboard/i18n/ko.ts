@@ -277,10 +277,7 @@ export const ko: Catalogue = {
   "bulk.tooMany": "한 번에 최대 {max}개 파일; {count}개를 선택했습니다",
   "filePicker.choose": "파일 선택",
   "upload.noAddress": "서버가 업로드 주소를 주지 않았습니다",
-  "upload.indexing": "“{name}” 업로드 완료; ragd가 색인하고 있습니다.",
-  "upload.processing": "“{name}” 업로드 완료; ragd가 처리하고 있습니다.",
   "upload.progress": "업로드 진행률",
-  "upload.uploading": "{name} 업로드 중",
   "upload.of": "{done} / {total}",
   "filter.anyOf": "다음 중 하나",
   "filter.noneOf": "다음 중 아무것도 아님",
@@ -492,7 +489,6 @@ export const ko: Catalogue = {
   "sourceRow.scheduleOf": "{name} 일정",
   "sourceRow.schedule": "일정",
   "sourceRow.metadata": "메타데이터",
-  "uploadBox.label": "파일을 고르거나 여기에 끌어다 놓으세요",
   "uploadBox.formats":
     "PDF, Word(DOCX), Excel(XLSX), PowerPoint(PPTX), OpenDocument(ODT, ODS, ODP), EPUB, RTF, Markdown, HTML, CSV, JSON, 일반 텍스트, 또는 글자가 담긴 이미지(PNG, JPEG, TIFF, WebP; OCR로 읽음).",
   "uploadBox.failed": "업로드 실패",

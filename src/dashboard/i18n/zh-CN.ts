@@ -275,10 +275,7 @@ export const zhCN: Catalogue = {
   "bulk.tooMany": "一次最多 {max} 个文件；已选择 {count} 个",
   "filePicker.choose": "选择文件",
   "upload.noAddress": "服务器未提供上传地址",
-  "upload.indexing": "“{name}”已上传；ragd 正在为它建立索引。",
-  "upload.processing": "“{name}”已上传；ragd 正在处理。",
   "upload.progress": "上传进度",
-  "upload.uploading": "正在上传 {name}",
   "upload.of": "{done} / {total}",
   "filter.anyOf": "属于其一",
   "filter.noneOf": "均不属于",
@@ -487,7 +484,6 @@ export const zhCN: Catalogue = {
   "sourceRow.scheduleOf": "{name} 的计划",
   "sourceRow.schedule": "计划",
   "sourceRow.metadata": "元数据",
-  "uploadBox.label": "选择文件或拖放到此处",
   "uploadBox.formats":
     "PDF、Word（DOCX）、Excel（XLSX）、PowerPoint（PPTX）、OpenDocument（ODT、ODS、ODP）、EPUB、RTF、Markdown、HTML、CSV、JSON、纯文本，或包含文字的图片（PNG、JPEG、TIFF、WebP；通过 OCR 读取）。",
   "uploadBox.failed": "上传失败",
