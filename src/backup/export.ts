@@ -12,12 +12,12 @@
 import * as arrow from "apache-arrow";
 import { linkSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { missing } from "../core/errors";
 import { findCollectionById } from "../db/repo/collections";
 import { findDocumentText, listDocuments } from "../db/repo/documents";
 import { sourceFetchesOf } from "../db/repo/source-fetches";
 import type { Collection, DocumentRow, SourceFetch } from "../db/schema";
 import type { Store } from "../db/store";
-import { notFound } from "../http/errors";
 import { queryTarget } from "../ingest/generations";
 import { version } from "../version";
 import type { VectorStore } from "../vectors/store";
@@ -106,7 +106,7 @@ export async function prepareExport(d: ExportDeps, collectionId: string): Promis
     const at = await d.store.frozen(async () => {
       // Deleted since the caller's check: the pipeline is not found.
       const col = await findCollectionById(d.db.reader, collectionId);
-      if (!col) throw notFound("pipeline");
+      if (!col) throw missing("pipeline");
       const { generation } = queryTarget(col);
       const tableVersion = (await d.store.tableVersions())[tableName(col.id, generation)] ?? null;
       return { col, generation, tableVersion, docs: await listDocuments(d.db.reader, col.id) };

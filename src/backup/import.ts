@@ -11,13 +11,13 @@ import { mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Config } from "../config";
 import type { Collections } from "../core/collections";
+import { missing } from "../core/errors";
 import type { Db } from "../db/client";
 import { findCollectionById, listCollections, updateCollection } from "../db/repo/collections";
 import { insertDocument } from "../db/repo/documents";
 import { saveSourceFetch, type SourceFetchPatch } from "../db/repo/source-fetches";
 import type { DocumentRow, User } from "../db/schema";
 import type { Store } from "../db/store";
-import { notFound } from "../http/errors";
 import { listOllamaModels } from "../embed/index";
 import { parseModel } from "../embed/models";
 import type { PipelineService } from "../features/pipelines/service";
@@ -156,7 +156,7 @@ async function store(d: ImportDeps, pipelineId: string, m: ExportManifest, c: Ch
   const now = new Date().toISOString();
   await d.db.atomically(async (tx) => {
     // Deleted by its owner since it was made: as for any missing pipeline.
-    if (!(await findCollectionById(tx, pipelineId))) throw notFound("pipeline");
+    if (!(await findCollectionById(tx, pipelineId))) throw missing("pipeline");
     await updateCollection(tx, pipelineId, {
       indexModel: m.model,
       embeddingDimensions: m.dimensions,

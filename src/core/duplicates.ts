@@ -6,10 +6,10 @@
  */
 import type { Db } from "../db/client";
 import { findSameContent } from "../db/repo/external-documents";
-import { AppError } from "../http/errors";
+import { DomainError } from "./errors";
 
 /**
- * Throws 409 `conflict` when another document of the collection has these bytes. With
+ * Throws a `conflict` (409) when another document of the collection has these bytes. With
  * the `tx` of the transaction that stores the document, no other can take them meanwhile.
  */
 export async function refuseDuplicateFile(
@@ -21,5 +21,5 @@ export async function refuseDuplicateFile(
   const same = await findSameContent(db, collectionId, contentHash, documentId);
   if (!same) return;
   const message = `the same file is already here as “${same.name}” (${same.id}); nothing was added`;
-  throw new AppError("conflict", message, [{ field: "file", message: `duplicateOf: ${same.id}` }]);
+  throw new DomainError("conflict", message, [{ field: "file", message: `duplicateOf: ${same.id}` }]);
 }

@@ -4,6 +4,7 @@
  * unexpected error is logged with the request id and never sent.
  */
 import { Elysia } from "elysia";
+import { DomainError, type DomainErrorKind, missing } from "../core/errors";
 import { FileError, type FileErrorCode } from "../files/errors";
 import { QueueFullError, UpsertRefused } from "../ingest/errors";
 import type { Logger } from "../log";
@@ -103,8 +104,18 @@ export const diskOnly = (what: string, instead = "") =>
     `${what} works only on files in the data directory, and this server keeps its files in object storage (RAGD_STORAGE_URL)${instead ? `; ${instead}` : ""}`,
   );
 
+/** The public code of each kind of domain error (core/errors.ts). */
+const DOMAIN_ERRORS: Record<DomainErrorKind, ErrorCode> = { not_found: "not_found", conflict: "conflict" };
+
+/** A domain error of the layers below HTTP as the AppError it stands for: same code, message and details. */
+export const fromDomain = (err: DomainError) => new AppError(DOMAIN_ERRORS[err.kind], err.message, err.problems);
+
+/** The AppError a thrown value is or stands for (a domain error), or null for anything else. */
+export const appErrorOf = (err: unknown): AppError | null =>
+  err instanceof AppError ? err : err instanceof DomainError ? fromDomain(err) : null;
+
 /** Shorthand for the common 404: existence of other users' things is never leaked. */
-export const notFound = (what: string) => new AppError("not_found", `${what} not found`);
+export const notFound = (what: string) => fromDomain(missing(what));
 
 /**
  * Builds the JSON error response for an AppError. Its message is ragd's own; text from a
@@ -158,10 +169,11 @@ const FILE_ERRORS: Record<FileErrorCode, ErrorCode> = {
  * A write that found the disk full (SQLite, a file, LanceDB) is 507 with how full it is.
  */
 function fromLowerLayer(error: unknown, dataDir?: string): AppError | null {
+  if (error instanceof DomainError) return fromDomain(error);
   if (error instanceof FileError) return new AppError(FILE_ERRORS[error.code], error.message);
   if (error instanceof DiskFullError) return new AppError("insufficient_storage", error.message);
   if (error instanceof QueueFullError)
-    return new AppError("rate_limited", error.message, undefined, { "retry-after": "60" });
+    return new AppError("rate_limited", error.message, undefined, { "retry-after": String(error.retryAfterS) });
   if (error instanceof UpsertRefused)
     return new AppError("invalid_request", error.message, [{ field: error.field, message: error.reason }]);
   if (dataDir !== undefined && isOutOfSpace(error))

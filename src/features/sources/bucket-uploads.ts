@@ -28,7 +28,7 @@ import type { ObjectFileStore, StagedFile } from "../../files/object-store";
 import { STALE_UPLOAD_MS } from "../../files/orphans";
 import { UPLOAD_TTL_MS } from "../../files/signing";
 import type { SavedFile } from "../../files/store";
-import { AppError } from "../../http/errors";
+import { appErrorOf } from "../../http/errors";
 import { recordSourceEvent } from "../../ingest/events";
 import type { Logger } from "../../log";
 import { throttledLogger } from "../../log-throttle";
@@ -43,7 +43,7 @@ export interface BucketUploadDeps {
   files: ObjectFileStore;
   log: Logger;
   /**
-   * Takes a file that arrived whole (SourceService.finishUpload); throws an AppError when
+   * Takes a file that arrived whole (SourceService.finishUpload); throws an AppError (or a domain error) when
    * it refuses it, and the source then fails with the reason: no client is there to hear a 409.
    */
   finish: (doc: DocumentRow, saved: SavedFile) => Promise<unknown>;
@@ -147,8 +147,9 @@ export class BucketUploads {
       await this.d.finish(doc, saved);
     } catch (err) {
       // Refused (the same file is here already): the client hears it from the source's status.
-      if (!(err instanceof AppError)) throw err;
-      await this.refuse(doc.id, err.message);
+      const refused = appErrorOf(err);
+      if (!refused) throw err;
+      await this.refuse(doc.id, refused.message);
     }
     await this.d.files.removeStaged(collectionId, documentId);
   }
