@@ -49,6 +49,8 @@ export interface Config extends TimeConfig {
   workers: number;
   /** How much lower the ingestion workers' CPU priority is than the main thread's (nice, Linux); 0 = the same. */
   workerNice: number;
+  /** Percent of the time chunk commits may take while queries wait for a turn (vectors/write-share.ts); 100 = no pacing. */
+  writeSharePct: number;
   signup: "open" | "closed";
   defaultTier: TierName;
   maxUploadMb: number;
@@ -140,6 +142,7 @@ const SETTINGS: Setting<keyof Config>[] = [
   { key: "rerankUrl", flag: "rerank-url", env: "RAGD_RERANK_URL", parse: url },
   { key: "workers", flag: "workers", env: "RAGD_WORKERS", parse: int(1, 256) },
   { key: "workerNice", flag: "worker-nice", env: "RAGD_WORKER_NICE", parse: int(0, 19) },
+  { key: "writeSharePct", flag: "write-share", env: "RAGD_WRITE_SHARE", parse: int(5, 100) },
   { key: "signup", flag: "signup", env: "RAGD_SIGNUP", parse: oneOf(["open", "closed"] as const) },
   { key: "defaultTier", flag: "default-tier", env: "RAGD_DEFAULT_TIER", parse: oneOf(TIERS) },
   { key: "maxUploadMb", flag: "max-upload-mb", env: "RAGD_MAX_UPLOAD_MB", parse: int(1, 100_000) },
@@ -190,6 +193,7 @@ export function defaultConfig(): Config {
     rerankUrl: null,
     workers: Math.max(1, availableParallelism()),
     workerNice: 10,
+    writeSharePct: 30,
     signup: "open",
     defaultTier: "free",
     maxUploadMb: 100,

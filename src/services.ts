@@ -134,6 +134,7 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
       quiet.warn("a search's lexical candidates failed; its index answered alone", { error: String(err) }),
     upkeepLease: (name, fn) => db.exclusive(name, fn),
     sharedTables: replica,
+    writeShare: config.writeSharePct / 100,
   });
   const localFiles = storage ? null : new DiskFileStore(config.dataDir);
   const bucketFiles = storage ? new ObjectFileStore(storage) : null;

@@ -85,7 +85,11 @@ export class IngestEngine {
       d.replica,
     );
     this.writes = new WriteBatch(d.db);
-    this.room = new QueueRoom(d.db);
+    this.room = new QueueRoom(
+      d.db,
+      () => this.tasks.size,
+      () => d.store.queriesWaiting,
+    );
     const crawls = new CrawlSync(d.db, this);
     this.tasks = new TaskScheduler({
       d,

@@ -3,10 +3,16 @@
  * answers it with 429 and a Retry-After.
  */
 
-/** The queue already holds QUEUE_LIMIT tasks: new work is refused rather than queued without bound. */
+/**
+ * New work is refused rather than queued without bound: the queue holds QUEUE_LIMIT tasks,
+ * or queries wait while a backlog is in hand (queue-room.ts). `retryAfterS` is the wait asked for.
+ */
 export class QueueFullError extends Error {
-  constructor() {
-    super("the ingestion queue is full; try again in a minute");
+  constructor(
+    message = "the ingestion queue is full; try again in a minute",
+    readonly retryAfterS = 60,
+  ) {
+    super(message);
     this.name = "QueueFullError";
   }
 }

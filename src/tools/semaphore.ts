@@ -2,6 +2,8 @@
 export class Semaphore {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
+  /** performance.now() when a task last had to wait for a turn. */
+  lastQueuedAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly limit: number) {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
@@ -18,7 +20,10 @@ export class Semaphore {
   }
 
   async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    if (this.active >= this.limit) {
+      this.lastQueuedAt = performance.now();
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
     else this.active++;
     try {
       return await task();

@@ -25,6 +25,7 @@ import { batchable, VectorBatches } from "./vector-batch";
 import { countByDocument, readChunkOffsets, readChunkTexts, readSpan } from "./document-reads";
 import { countTerms, type TermCounts } from "./facet-counts";
 import { TableWriter, type WriteOptions } from "./writer";
+import { WRITE_SHARE, WriteShare } from "./write-share";
 
 export type { ChunkRow } from "./tables";
 export type { SearchMode, StoredHit, TableSearch } from "./search";
@@ -50,6 +51,8 @@ export const SEARCH_CONCURRENCY = 4;
 export const SEARCHED_TAIL_ROWS = 1_000;
 /** A table searched this recently counts as searched: its writes are paced. */
 export const SEARCHED_FOR_MS = 5_000;
+/** Searches that had to wait for a turn this recently count as waiting (queriesWaiting). */
+export const QUERIES_WAITED_MS = 1_000;
 
 export interface VectorStoreOptions {
   /** Rows after which maintain() builds an ANN index on a table (default ANN_THRESHOLD). */
@@ -73,6 +76,8 @@ export interface VectorStoreOptions {
   upkeepLease?: Lease;
   /** Replicas: other processes write the same tables (writer.ts). */
   sharedTables?: boolean;
+  /** The share of time commits may take while searches wait (write-share.ts; default WRITE_SHARE). */
+  writeShare?: number;
 }
 
 export class VectorStore {
@@ -85,6 +90,8 @@ export class VectorStore {
   private readonly batches: VectorBatches;
   private readonly searchOptions: SearchOptions;
   private readonly searchedTailRows: number;
+  /** Commits take a bounded share of the time while searches wait (write-share.ts). */
+  private readonly share: WriteShare;
   /** When each table was last searched (ms since the epoch). */
   private readonly searchedAt = new Map<string, number>();
   /** Searches and writes since the last takeActivity(), counted as they end. */
@@ -108,6 +115,7 @@ export class VectorStore {
     this.indexBuilder = opts.indexBuilder;
     this.searchedTailRows = opts.searchedTailRows ?? SEARCHED_TAIL_ROWS;
     this.searches = new Semaphore(opts.searchConcurrency ?? SEARCH_CONCURRENCY);
+    this.share = new WriteShare(opts.writeShare ?? WRITE_SHARE);
     this.batches = new VectorBatches(this.searches);
     this.searchOptions = {
       exactFilter: opts.exactFilter,
@@ -138,9 +146,11 @@ export class VectorStore {
     rows: ChunkRow[],
     opts: WriteOptions = {},
   ): Promise<void> {
+    const started = performance.now();
     return this.writer.replaceDocuments(tableName(collectionId, generation), documentIds, rows, opts).finally(() => {
       this.activity++;
       this.lastWriteAt = Date.now();
+      this.share.spent(performance.now() - started);
     });
   }
 
@@ -152,9 +162,24 @@ export class VectorStore {
    */
   writeRoom(collectionId: string, generation: number): Promise<number> | number {
     const name = tableName(collectionId, generation);
-    if (Date.now() - (this.searchedAt.get(name) ?? Number.NEGATIVE_INFINITY) > SEARCHED_FOR_MS)
-      return Number.POSITIVE_INFINITY;
-    return this.maintainer.roomFor(name, this.searchedTailRows);
+    const searched = Date.now() - (this.searchedAt.get(name) ?? Number.NEGATIVE_INFINITY) <= SEARCHED_FOR_MS;
+    if (!searched && this.share.waitMs(this.queriesWaiting) === 0) return Number.POSITIVE_INFINITY;
+    return this.pacedRoom(name, searched);
+  }
+
+  /** writeRoom() once commits have waited their turn (write-share.ts); a refresh waited for counts as commit work. */
+  private async pacedRoom(name: string, searched: boolean): Promise<number> {
+    await this.share.turn(() => this.queriesWaiting);
+    if (!searched) return Number.POSITIVE_INFINITY;
+    const started = performance.now();
+    const room = await this.maintainer.roomFor(name, this.searchedTailRows);
+    this.share.spent(performance.now() - started);
+    return room;
+  }
+
+  /** Whether table searches wait for a turn, or did within QUERIES_WAITED_MS: queries want more than they get. */
+  get queriesWaiting(): boolean {
+    return this.searches.queued > 0 || performance.now() - this.searches.lastQueuedAt < QUERIES_WAITED_MS;
   }
 
   /** Removes a document's rows from every generation table of the collection. */
