@@ -1,0 +1,107 @@
+/**
+ * Queries first (issue 36, item 7): while table searches wait for a turn, commits take a
+ * bounded share of the time (vectors/write-share.ts) and new work beyond a backlog is
+ * refused with 429 and Retry-After: 1 (ingest/queue-room.ts); without waiting searches,
+ * writes go on as before.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { BACKLOG_WHILE_QUERIED } from "../src/ingest/queue-room";
+import { WriteShare } from "../src/vectors/write-share";
+import { email, makeApp, type TestApp } from "./support/app";
+import { waitFor } from "./support/wait";
+
+describe("the share of time commits take while searches wait", () => {
+  test("a commit of d ms makes the next wait d × (1/share − 1), and only while searches wait", () => {
+    let now = 1_000;
+    const share = new WriteShare(0.25, () => now);
+    share.spent(100);
+    expect(share.waitMs(true)).toBe(300);
+    expect(share.waitMs(false)).toBe(0);
+    now += 200;
+    expect(share.waitMs(true)).toBe(100);
+    // Commits at once (two tables) add up.
+    share.spent(100);
+    expect(share.waitMs(true)).toBe(400);
+    now += 1_000;
+    expect(share.waitMs(true)).toBe(0);
+  });
+
+  test("a share of 1 never waits; a share outside (0, 1] is refused", () => {
+    const share = new WriteShare(1, () => 0);
+    share.spent(10_000);
+    expect(share.waitMs(true)).toBe(0);
+    expect(() => new WriteShare(0)).toThrow(RangeError);
+    expect(() => new WriteShare(1.5)).toThrow(RangeError);
+  });
+});
+
+describe("admission while queries wait", () => {
+  let t: TestApp;
+  let cookie: string;
+  let pipelineId: string;
+  let key: string;
+
+  beforeAll(async () => {
+    t = await makeApp();
+    cookie = await t.signup(email("queries-first"));
+    pipelineId = (await t.call("POST", "/api/rag/pipelines", { cookie, body: { name: "queries first" } })).body.id;
+    key = (
+      await t.call("POST", `/api/rag/pipelines/${pipelineId}/keys`, {
+        cookie,
+        body: { name: "w", scopes: ["ingest", "query"] },
+      })
+    ).body.key;
+    const text = "Queries come first while the server ingests. ".repeat(20);
+    const doc = await t.call("PUT", "/api/rag/documents/first", {
+      headers: { authorization: `Bearer ${key}` },
+      body: { type: "text", content: text },
+    });
+    expect(doc.status).toBeLessThan(300);
+    await waitFor(
+      "the first document ready",
+      async () =>
+        (await t.call("GET", "/api/rag/documents/first", { headers: { authorization: `Bearer ${key}` } })).body
+          .status === "ready",
+    );
+    // A backlog of tasks that never come due (queued far in the future), above the bound but far below the queue's limit.
+    const now = new Date().toISOString();
+    await t.services.db.atomically((tx) => {
+      const insert = tx.$client.prepare(
+        "INSERT INTO tasks (id, document_id, collection_id, generation, status, attempts, run_after, created_at, updated_at) VALUES (?, ?, ?, 1, 'queued', 0, '9999-01-01T00:00:00.000Z', ?, ?)",
+      );
+      for (let i = 0; i < BACKLOG_WHILE_QUERIED + 10; i++)
+        insert.run(Bun.randomUUIDv7(), doc.body.source.id, pipelineId, now, now);
+    });
+    // The queue is recounted at most every 250 ms.
+    await Bun.sleep(300);
+  });
+  afterAll(() => t.close());
+
+  const put = (id: string) =>
+    t.call("PUT", `/api/rag/documents/${id}`, {
+      headers: { authorization: `Bearer ${key}` },
+      body: { type: "text", content: `A new document, ${id}.` },
+    });
+
+  test("a write is refused with 429 and Retry-After: 1 while searches wait, and taken once they stop", async () => {
+    const queries = Array.from({ length: 16 }, (_, i) =>
+      t.call("POST", "/api/rag/query", {
+        headers: { authorization: `Bearer ${key}` },
+        body: { query: `queries first ${i}`, mode: "keyword", topK: 5 },
+      }),
+    );
+    await waitFor("searches waiting for a turn", () => t.services.store.queriesWaiting, 10_000, 1);
+    const refused = await put("while-queried");
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(refused.body.error.code).toBe("rate_limited");
+    for (const q of await Promise.all(queries)) expect(q.status).toBe(200);
+    // Nothing half-stored: the refused document does not exist.
+    expect(
+      (await t.call("GET", "/api/rag/documents/while-queried", { headers: { authorization: `Bearer ${key}` } })).status,
+    ).toBe(404);
+    await waitFor("no search waiting", () => !t.services.store.queriesWaiting, 10_000);
+    const taken = await put("after-queries");
+    expect(taken.status).toBeLessThan(300);
+  });
+});
