@@ -2,7 +2,7 @@
  * How config.ts reads one value: each reader takes the raw text and the setting's
  * name, and throws ConfigError naming both when the value is bad.
  */
-import { parseCidr } from "./ingest/fetch/address";
+import { parseCidr } from "./tools/address";
 
 export class ConfigError extends Error {}
 

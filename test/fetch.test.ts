@@ -1,6 +1,7 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { FetchError, literalAddressProblem, safeFetch } from "../src/ingest/fetch";
-import { parseIp, refusedBy } from "../src/ingest/fetch/address";
+import { refusedBy } from "../src/ingest/fetch/refused-addresses";
+import { parseIp } from "../src/tools/address";
 
 /** A server on 127.0.0.1 that counts requests and serves one route per test case. */
 function startServer() {

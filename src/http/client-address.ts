@@ -5,7 +5,7 @@
  * of those proxies. X-Forwarded-For from anyone else is ignored: a client could write any
  * address there.
  */
-import { type Cidr, inCidr, parseCidr, parseIp } from "../ingest/fetch/address";
+import { type Cidr, inCidr, parseCidr, parseIp } from "../tools/address";
 
 const peers = new WeakMap<Request, string>();
 

@@ -7,7 +7,7 @@
  */
 import { Elysia } from "elysia";
 import type { Config } from "../config";
-import { inCidr, parseCidr, parseIp } from "../ingest/fetch/address";
+import { inCidr, parseCidr, parseIp } from "../tools/address";
 import { AppError, errorResponse, errorStatus, requestIdOf } from "./errors";
 
 const LOOPBACK = [parseCidr("127.0.0.0/8")!, parseCidr("::1")!];

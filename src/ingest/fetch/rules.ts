@@ -4,7 +4,8 @@
  * built-in rules (loopback, link-local, metadata, unspecified, multicast) would refuse.
  */
 import { lookup } from "node:dns/promises";
-import { forms, inCidr, parseCidr, parseIp, refusedBy, type Cidr } from "./address";
+import { type Cidr, inCidr, parseCidr, parseIp } from "../../tools/address";
+import { forms, refusedBy } from "./refused-addresses";
 import { FetchError } from "./errors";
 
 export interface FetchRules {
