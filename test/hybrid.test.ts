@@ -5,7 +5,7 @@
  * chunk's own keyword and vector scores whichever candidate lists found it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { RELEVANCE_FLOOR } from "../src/retrieval/fusion";
+import { RELEVANCE_FLOOR } from "../src/vectors/fusion";
 import { makeApp, type TestApp } from "./support/app";
 import { Client, waitFor } from "./support/ingest";
 

@@ -24,7 +24,7 @@ import { RetrievalError } from "./errors";
 import { type FacetAnswer, FacetCounter } from "./facets";
 import { pickResults, poolDepth } from "./grouping";
 import { Reranker, RerankFailure } from "./rerank";
-import { blend, defaultHybridAlpha, RELEVANCE_FLOOR } from "./fusion";
+import { blend, defaultHybridAlpha, RELEVANCE_FLOOR } from "../vectors/fusion";
 import { queryText, type QueryText } from "./query-text";
 import { resolveSearch, type ResolvedSearch, type SearchRequest } from "./request";
 import { metadataOf, type ResultMetadata } from "./result-metadata";

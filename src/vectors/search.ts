@@ -19,14 +19,14 @@
  *   found by only one of them gets its exact score in the other (its cosine from
  *   its stored vector; its BM25 from a keyword search narrowed to it, 0 when it
  *   shares no term), and the two scores are blended α · vector + (1 − α) · keyword
- *   (retrieval/fusion.ts), so a chunk's score never depends on which lists it was in.
+ *   (fusion.ts), so a chunk's score never depends on which lists it was in.
  *   With `exact: false` the lists are max(topK, 50) deep, a keyword hit's cosine
  *   comes from the vector it brings, and a missing keyword score counts 0.
  *
  * `minScore` applies after scoring, then the list is cut to topK.
  */
 import type { Table } from "@lancedb/lancedb";
-import { fuse } from "../retrieval/fusion";
+import { fuse } from "./fusion";
 import type { AnnProbes, VectorKind } from "./ann";
 import { EXACT_FILTER, type ExactFilterLimits } from "./exact-filter";
 import { COLUMNS, cosine, hitsOf, numbersOf, type Ranked, saturate, type StoredHit } from "./hits";

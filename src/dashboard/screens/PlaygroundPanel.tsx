@@ -19,7 +19,7 @@ import { type Key, t } from "../i18n";
 import { formatFixed } from "../lib/format";
 import { useAction } from "../lib/hooks";
 // fusion.ts imports nothing, so only these few lines reach the bundle.
-import { defaultHybridAlpha } from "../../retrieval/fusion";
+import { defaultHybridAlpha } from "../../vectors/fusion";
 
 const MODES: [QueryMode, Key][] = [
   ["hybrid", "mode.hybrid"],
