@@ -9,6 +9,7 @@ import { BACKLOG_WHILE_QUERIED } from "../src/ingest/queue-room";
 import { WriteShare } from "../src/vectors/write-share";
 import { email, makeApp, type TestApp } from "./support/app";
 import { waitFor } from "./support/wait";
+import { ApiError, askedAgainWhileBusy, BusyError, busyWaitMs } from "../src/dashboard/api/client";
 
 describe("the share of time commits take while searches wait", () => {
   test("a commit of d ms makes the next wait d × (1/share − 1), and only while searches wait", () => {
@@ -103,5 +104,24 @@ describe("admission while queries wait", () => {
     await waitFor("no search waiting", () => !t.services.store.queriesWaiting, 10_000);
     const taken = await put("after-queries");
     expect(taken.status).toBeLessThan(300);
+  });
+});
+
+describe("the dashboard asks again while the server is busy", () => {
+  test("a 429 with a short Retry-After is waited out; a long one, or another status, is not", () => {
+    expect(busyWaitMs(429, "1")).toBe(1000);
+    expect(busyWaitMs(429, "60")).toBeNull();
+    expect(busyWaitMs(429, null)).toBeNull();
+    expect(busyWaitMs(503, "1")).toBeNull();
+  });
+
+  test("a busy answer is asked again until it is taken", async () => {
+    let calls = 0;
+    const answer = await askedAgainWhileBusy(async () => {
+      calls++;
+      if (calls < 3) throw new BusyError(1, new ApiError(429, "rate_limited", "busy"));
+      return "taken";
+    });
+    expect([answer, calls]).toEqual(["taken", 3]);
   });
 });

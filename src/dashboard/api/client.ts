@@ -63,8 +63,49 @@ interface RequestOptions {
   apiKey?: string;
 }
 
-/** Calls the API and returns the parsed JSON (undefined for 204). */
-export async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+/** How many times a busy answer is waited out before it is shown. */
+const BUSY_TRIES = 30;
+/** The longest Retry-After waited out: a longer one (sign-in limits, a full queue) is shown at once. */
+const BUSY_WAIT_MAX_S = 5;
+
+/**
+ * How long to wait before asking again, in milliseconds, for a 429 whose Retry-After is short:
+ * the server takes writes at the pace it gets them done while queries wait (docs/API.md, Errors).
+ */
+export function busyWaitMs(status: number, retryAfter: string | null): number | null {
+  const s = Number(retryAfter);
+  return status === 429 && retryAfter !== null && s >= 0 && s <= BUSY_WAIT_MAX_S ? s * 1000 : null;
+}
+
+/** Calls the API and returns the parsed JSON (undefined for 204); a busy answer is asked again. */
+export function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+  return askedAgainWhileBusy(() => requestOnce<T>(method, path, opts));
+}
+
+/** Runs `once` again while it fails with a BusyError, up to BUSY_TRIES times; then its ApiError is thrown. */
+export async function askedAgainWhileBusy<T>(once: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await once();
+    } catch (err) {
+      const wait = err instanceof BusyError && tries < BUSY_TRIES ? err.waitMs : null;
+      if (wait === null) throw err instanceof BusyError ? err.error : err;
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}
+
+/** A busy answer, to be asked again after `waitMs`; `error` is what the caller sees if it is not. */
+export class BusyError extends Error {
+  constructor(
+    readonly waitMs: number,
+    readonly error: ApiError,
+  ) {
+    super(error.message);
+  }
+}
+
+async function requestOnce<T>(method: string, path: string, opts: RequestOptions): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json" };
   // POST and PATCH always carry JSON: the session CSRF rule asks for that Content-Type.
   if (opts.body !== undefined || method === "POST" || method === "PATCH") headers["content-type"] = "application/json";
@@ -82,6 +123,8 @@ export async function request<T>(method: string, path: string, opts: RequestOpti
   }
   if (!res.ok) {
     const err = await errorFrom(res);
+    const wait = busyWaitMs(res.status, res.headers.get("retry-after"));
+    if (wait !== null) throw new BusyError(wait, err);
     if (res.status === 401 && !opts.apiKey && !path.startsWith("/api/auth/")) onUnauthenticated();
     throw err;
   }

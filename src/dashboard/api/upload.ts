@@ -3,7 +3,7 @@
  * can, so file bytes go through here.
  */
 import { t } from "../i18n";
-import { ApiError, errorFromBody, networkError } from "./client";
+import { ApiError, askedAgainWhileBusy, BusyError, busyWaitMs, errorFromBody, networkError } from "./client";
 
 export interface UploadProgress {
   loaded: number;
@@ -20,8 +20,12 @@ interface UploadOptions {
   signal?: AbortSignal;
 }
 
-/** Sends a body with XMLHttpRequest, reporting progress; resolves with the JSON answer. */
+/** Sends a body with XMLHttpRequest, reporting progress; resolves with the JSON answer. A busy answer is asked again. */
 export function uploadWithProgress<T>(o: UploadOptions): Promise<T> {
+  return askedAgainWhileBusy(() => uploadOnce<T>(o));
+}
+
+function uploadOnce<T>(o: UploadOptions): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open(o.method, o.url);
@@ -35,7 +39,11 @@ export function uploadWithProgress<T>(o: UploadOptions): Promise<T> {
         } catch {
           resolve(undefined as T);
         }
-      } else reject(errorFromBody(xhr.status, xhr.responseText));
+      } else {
+        const err = errorFromBody(xhr.status, xhr.responseText);
+        const wait = busyWaitMs(xhr.status, xhr.getResponseHeader("retry-after"));
+        reject(wait === null ? err : new BusyError(wait, err));
+      }
     };
     xhr.onerror = () => reject(networkError());
     xhr.onabort = () => reject(new ApiError(0, "aborted", t("upload.cancelled")));
