@@ -49,7 +49,7 @@ export interface Config extends TimeConfig {
   workers: number;
   /** How much lower the ingestion workers' CPU priority is than the main thread's (nice, Linux); 0 = the same. */
   workerNice: number;
-  /** Percent of the time chunk commits may take while queries wait for a turn (vectors/write-share.ts); 100 = no pacing. */
+  /** Percent of the time chunk commits may take while queries wait for a turn (vectors/write-pacing.ts); 100 = no pacing. */
   writeSharePct: number;
   signup: "open" | "closed";
   defaultTier: TierName;

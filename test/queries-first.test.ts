@@ -1,12 +1,12 @@
 /**
  * Queries first (issue 36, item 7): while table searches wait for a turn, commits take a
- * bounded share of the time (vectors/write-share.ts) and new work beyond a backlog is
+ * bounded share of the time (vectors/write-pacing.ts) and new work beyond a backlog is
  * refused with 429 and Retry-After: 1 (ingest/queue-room.ts); without waiting searches,
  * writes go on as before.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BACKLOG_WHILE_QUERIED } from "../src/ingest/queue-room";
-import { WriteShare } from "../src/vectors/write-share";
+import { WriteShare } from "../src/vectors/write-pacing";
 import { email, makeApp, type TestApp } from "./support/app";
 import { waitFor } from "./support/wait";
 import { ApiError, askedAgainWhileBusy, BusyError, busyWaitMs } from "../src/dashboard/api/client";

@@ -5,7 +5,7 @@
  * what was queued since.
  *
  * Queries first: while table searches wait for a turn, the vector store lets commits take
- * only a share of the time (vectors/write-share.ts), and new work is taken only while
+ * only a share of the time (vectors/write-pacing.ts), and new work is taken only while
  * fewer than BACKLOG_WHILE_QUERIED tasks are queued or running; beyond that it is refused
  * with a Retry-After of one second, so writers are paced by what the server gets done
  * rather than filling the queue (docs/notes/2026-12-06-queries-under-writes.md).

@@ -25,7 +25,7 @@ import { batchable, VectorBatches } from "./vector-batch";
 import { countByDocument, readChunkOffsets, readChunkTexts, readSpan } from "./document-reads";
 import { countTerms, type TermCounts } from "./facet-counts";
 import { TableWriter, type WriteOptions } from "./writer";
-import { WRITE_SHARE, WriteShare } from "./write-share";
+import { WritePacing } from "./write-pacing";
 
 export type { ChunkRow } from "./tables";
 export type { SearchMode, StoredHit, TableSearch } from "./search";
@@ -42,17 +42,6 @@ export type { TableStats } from "./stats";
  * only adds memory, while 2 at a time answered a third fewer queries on 2 cores.
  */
 export const SEARCH_CONCURRENCY = 4;
-
-/**
- * The full-text tail (rows outside the index, which every keyword search tokenises again)
- * a table searched lately may have after a commit; its writes wait for a refresh instead
- * (writeRoom). Measured in docs/notes/2026-12-06-queries-under-writes.md.
- */
-export const SEARCHED_TAIL_ROWS = 1_000;
-/** A table searched this recently counts as searched: its writes are paced. */
-export const SEARCHED_FOR_MS = 5_000;
-/** Searches that had to wait for a turn this recently count as waiting (queriesWaiting). */
-export const QUERIES_WAITED_MS = 1_000;
 
 export interface VectorStoreOptions {
   /** Rows after which maintain() builds an ANN index on a table (default ANN_THRESHOLD). */
@@ -76,7 +65,7 @@ export interface VectorStoreOptions {
   upkeepLease?: Lease;
   /** Replicas: other processes write the same tables (writer.ts). */
   sharedTables?: boolean;
-  /** The share of time commits may take while searches wait (write-share.ts; default WRITE_SHARE). */
+  /** The share of time commits may take while searches wait (write-pacing.ts; default WRITE_SHARE). */
   writeShare?: number;
 }
 
@@ -89,11 +78,8 @@ export class VectorStore {
   /** Unfiltered vector searches waiting for a turn share one LanceDB query (vector-batch.ts). */
   private readonly batches: VectorBatches;
   private readonly searchOptions: SearchOptions;
-  private readonly searchedTailRows: number;
-  /** Commits take a bounded share of the time while searches wait (write-share.ts). */
-  private readonly share: WriteShare;
-  /** When each table was last searched (ms since the epoch). */
-  private readonly searchedAt = new Map<string, number>();
+  /** How writes give way to searches (write-pacing.ts). */
+  private readonly pacing: WritePacing;
   /** Searches and writes since the last takeActivity(), counted as they end. */
   private activity = 0;
   /** When the last chunk write ended (ms since the epoch): upkeep's sign of ingestion between its ticks. */
@@ -113,9 +99,8 @@ export class VectorStore {
       opts.upkeepLease,
     );
     this.indexBuilder = opts.indexBuilder;
-    this.searchedTailRows = opts.searchedTailRows ?? SEARCHED_TAIL_ROWS;
     this.searches = new Semaphore(opts.searchConcurrency ?? SEARCH_CONCURRENCY);
-    this.share = new WriteShare(opts.writeShare ?? WRITE_SHARE);
+    this.pacing = new WritePacing(this.searches, this.maintainer, opts.searchedTailRows, opts.writeShare);
     this.batches = new VectorBatches(this.searches);
     this.searchOptions = {
       exactFilter: opts.exactFilter,
@@ -150,36 +135,22 @@ export class VectorStore {
     return this.writer.replaceDocuments(tableName(collectionId, generation), documentIds, rows, opts).finally(() => {
       this.activity++;
       this.lastWriteAt = Date.now();
-      this.share.spent(performance.now() - started);
+      this.pacing.spent(performance.now() - started);
     });
   }
 
   /**
    * Rows the table may take in its next commit; the ingestion sink waits for this before
-   * each. Unbounded, at once, unless the table was searched in the last SEARCHED_FOR_MS:
-   * then its full-text tail is kept within searchedTailRows (maintain.ts, roomFor), which
-   * delays when new rows become searchable but spares every keyword search the tail.
+   * each (write-pacing.ts): unbounded and at once unless the table is searched (its
+   * full-text tail is kept short) or searches wait for a turn (commits take a share of the time).
    */
   writeRoom(collectionId: string, generation: number): Promise<number> | number {
-    const name = tableName(collectionId, generation);
-    const searched = Date.now() - (this.searchedAt.get(name) ?? Number.NEGATIVE_INFINITY) <= SEARCHED_FOR_MS;
-    if (!searched && this.share.waitMs(this.queriesWaiting) === 0) return Number.POSITIVE_INFINITY;
-    return this.pacedRoom(name, searched);
+    return this.pacing.writeRoom(tableName(collectionId, generation));
   }
 
-  /** writeRoom() once commits have waited their turn (write-share.ts); a refresh waited for counts as commit work. */
-  private async pacedRoom(name: string, searched: boolean): Promise<number> {
-    await this.share.turn(() => this.queriesWaiting);
-    if (!searched) return Number.POSITIVE_INFINITY;
-    const started = performance.now();
-    const room = await this.maintainer.roomFor(name, this.searchedTailRows);
-    this.share.spent(performance.now() - started);
-    return room;
-  }
-
-  /** Whether table searches wait for a turn, or did within QUERIES_WAITED_MS: queries want more than they get. */
+  /** Whether table searches wait for a turn, or did a moment ago (write-pacing.ts). */
   get queriesWaiting(): boolean {
-    return this.searches.queued > 0 || performance.now() - this.searches.lastQueuedAt < QUERIES_WAITED_MS;
+    return this.pacing.queriesWaiting;
   }
 
   /** Removes a document's rows from every generation table of the collection. */
@@ -197,15 +168,14 @@ export class VectorStore {
     const name = tableName(collectionId, generation);
     await this.writer.dropTable(name);
     this.maintainer.forget((n) => n === name);
-    this.searchedAt.delete(name);
+    this.pacing.forget((n) => n === name);
   }
 
   /** Drops every generation of a collection, after its queued writes; later writes to it are skipped. */
   async dropCollection(collectionId: string): Promise<void> {
     await this.writer.dropCollection(collectionId);
     this.maintainer.forget((name) => name.startsWith(collectionPrefix(collectionId)));
-    for (const name of this.searchedAt.keys())
-      if (name.startsWith(collectionPrefix(collectionId))) this.searchedAt.delete(name);
+    this.pacing.forget((name) => name.startsWith(collectionPrefix(collectionId)));
   }
 
   /** Every store table with its collection id (lower-case, dashed) and generation. */
@@ -279,7 +249,7 @@ export class VectorStore {
   /** Searches one generation table; [] when it does not exist. Scores are documented in search.ts. */
   async search(collectionId: string, generation: number, req: TableSearch): Promise<StoredHit[]> {
     const name = tableName(collectionId, generation);
-    this.searchedAt.set(name, Date.now());
+    this.pacing.searched(name);
     // A table dropped (its collection deleted) while the search ran has no rows to give.
     return (await this.tables.hold(name, (table) => this.searchOpen(name, table, req))) ?? [];
   }

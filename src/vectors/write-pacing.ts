@@ -1,0 +1,115 @@
+/**
+ * How the writes of the vector store give way to its searches (VectorStore.writeRoom,
+ * which the ingestion sink awaits before each commit). Two rules:
+ *
+ * - A table searched in the last SEARCHED_FOR_MS keeps its full-text tail (rows outside
+ *   the index, which every keyword search tokenises again) within SEARCHED_TAIL_ROWS:
+ *   its writes wait for a refresh instead (maintain.ts, roomFor).
+ * - Queries first (WriteShare, below).
+ *
+ * Measured in docs/notes/2026-12-06-queries-under-writes.md.
+ */
+import type { Maintainer } from "./maintain";
+import type { Semaphore } from "../tools/semaphore";
+
+/** The full-text tail a table searched lately may have after a commit. */
+export const SEARCHED_TAIL_ROWS = 1_000;
+/** A table searched this recently counts as searched: its writes are paced. */
+export const SEARCHED_FOR_MS = 5_000;
+/** Searches that had to wait for a turn this recently count as waiting (queriesWaiting). */
+export const QUERIES_WAITED_MS = 1_000;
+
+/**
+ * Queries first: while table searches wait for a turn, chunk commits (and the index
+ * refreshes a searched table's commits wait for) take at most `share` of the time, so
+ * LanceDB's threads and the main thread keep the rest for the searches. A commit that
+ * took `d` ms makes the next one wait `d × (1 / share − 1)` ms, but only while searches
+ * keep waiting: a server that is not asked queries writes at full speed. The ingestion
+ * queue's admission (ingest/queue-room.ts) keeps what waits meanwhile short.
+ */
+
+/** The share of time commits may take while queries wait (RAGD_WRITE_SHARE). */
+export const WRITE_SHARE = 0.3;
+/** The longest single wait before the pressure is looked at again. */
+const RECHECK_MS = 100;
+
+export class WriteShare {
+  /** performance.now() before which the next commit waits while searches wait. */
+  private next = 0;
+
+  constructor(
+    private readonly share = WRITE_SHARE,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    if (!(share > 0 && share <= 1)) throw new RangeError(`share must be in (0, 1], got ${share}`);
+  }
+
+  /** Commit work of `ms` was done (concurrent commits add up). */
+  spent(ms: number): void {
+    if (this.share >= 1 || !(ms > 0)) return;
+    this.next = Math.max(this.next, this.now()) + ms * (1 / this.share - 1);
+  }
+
+  /** How long the next commit should wait now, given whether searches are waiting (0: go). */
+  waitMs(pressed: boolean): number {
+    return pressed ? Math.max(0, this.next - this.now()) : 0;
+  }
+
+  /** Waits until commits may go on: at once unless searches wait and the share is used up. */
+  async turn(pressed: () => boolean): Promise<void> {
+    for (let wait = this.waitMs(pressed()); wait > 0; wait = this.waitMs(pressed()))
+      await Bun.sleep(Math.min(wait, RECHECK_MS));
+  }
+}
+
+export class WritePacing {
+  /** When each table was last searched (ms since the epoch). */
+  private readonly searchedAt = new Map<string, number>();
+  private readonly share: WriteShare;
+
+  constructor(
+    private readonly searches: Semaphore,
+    private readonly maintainer: Pick<Maintainer, "roomFor">,
+    private readonly searchedTailRows = SEARCHED_TAIL_ROWS,
+    share = WRITE_SHARE,
+  ) {
+    this.share = new WriteShare(share);
+  }
+
+  /** The table is being searched. */
+  searched(name: string): void {
+    this.searchedAt.set(name, Date.now());
+  }
+
+  /** Forgets the tables `dropped` says are gone. */
+  forget(dropped: (name: string) => boolean): void {
+    for (const name of [...this.searchedAt.keys()]) if (dropped(name)) this.searchedAt.delete(name);
+  }
+
+  /** Commit work of `ms` was done. */
+  spent(ms: number): void {
+    this.share.spent(ms);
+  }
+
+  /** Whether table searches wait for a turn, or did within QUERIES_WAITED_MS: queries want more than they get. */
+  get queriesWaiting(): boolean {
+    return this.searches.queued > 0 || performance.now() - this.searches.lastQueuedAt < QUERIES_WAITED_MS;
+  }
+
+  /** Rows table `name` may take in its next commit: at once and unbounded unless a rule above holds it. */
+  writeRoom(name: string): Promise<number> | number {
+    const searched = Date.now() - (this.searchedAt.get(name) ?? Number.NEGATIVE_INFINITY) <= SEARCHED_FOR_MS;
+    if (!searched && this.share.waitMs(this.queriesWaiting) === 0) return Number.POSITIVE_INFINITY;
+    return this.pacedRoom(name, searched);
+  }
+
+  /** writeRoom() once commits have waited their turn; a refresh waited for counts as commit work. */
+  private async pacedRoom(name: string, searched: boolean): Promise<number> {
+    await this.share.turn(() => this.queriesWaiting);
+    if (!searched) return Number.POSITIVE_INFINITY;
+    const started = performance.now();
+    const room = await this.maintainer.roomFor(name, this.searchedTailRows);
+    this.share.spent(performance.now() - started);
+    return room;
+  }
+}
