@@ -25,7 +25,9 @@ export const EVENT_TYPES = [
 const _everyServerType: [Exclude<EventType, (typeof EVENT_TYPES)[number]>] extends [never] ? true : never = true;
 
 /**
- * Calls `onEvent` for each event of the pipeline while mounted. Returns true while
+ * Calls `onEvent` for each event of the pipeline while mounted, and with a `stream.reset`
+ * each time the stream opens (events between the page's load, or a dropped stream, and
+ * the open may be missed). Returns true while
  * the stream is connected; callers keep a slow poll for when it is not.
  */
 export function usePipelineEvents(pipelineId: string, onEvent: (e: PipelineEvent) => void): boolean {
@@ -43,7 +45,12 @@ export function usePipelineEvents(pipelineId: string, onEvent: (e: PipelineEvent
       }
     };
     for (const t of EVENT_TYPES) es.addEventListener(t, deliver as EventListener);
-    es.onopen = () => setLive(true);
+    // What happened before the stream (re)opened and carried no id to resume from is not
+    // replayed: each open counts as a reset, so the caller reloads once.
+    es.onopen = () => {
+      setLive(true);
+      handler.current({ type: "stream.reset" } as PipelineEvent);
+    };
     // CONNECTING: the browser retries on its own; CLOSED (401, 404): it has given up.
     es.onerror = () => setLive(es.readyState === EventSource.OPEN);
     return () => {
