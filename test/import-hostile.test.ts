@@ -162,6 +162,17 @@ describe("import of a changed export", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  test("refused: settings a create request would refuse, named as the request names them", async () => {
+    const dir = await unpack();
+    const settings = JSON.parse(readFileSync(join(dir, "pipeline.json"), "utf8"));
+    writeFileSync(join(dir, "pipeline.json"), JSON.stringify({ ...settings, chunkSize: 10, filePath: "/etc/passwd" }));
+    const r = await importBytes(owner, await repack(dir));
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toMatch(/^import refused: pipeline\.json: chunkSize .*; nothing was stored$/);
+    expect((await owner.call("GET", "/api/rag/pipelines")).body.total).toBe(1);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   test("counts and hashes are recomputed, not believed", async () => {
     const dir = await unpack();
     const rows = lines(dir);

@@ -5,14 +5,13 @@
  * writes it would check it (the pipelines, sources and documents APIs), counts and
  * hashes are recomputed, and no path is ever built from a value in the archive.
  */
-import { Value } from "@sinclair/typebox/value";
 import { type CrawlSettings, parseCrawl, parseRefreshEvery } from "../core/fetch-settings";
 import { CONTROL_CHARACTERS, externalIdProblem, metadataProblems } from "../core/metadata";
-import { PipelineCreate } from "../features/pipelines/model";
 import { sourceUrlProblem } from "../ingest/fetch/index";
 import { LANGUAGE_NAME } from "../ingest/ocr/languages";
 import { sha256 } from "../tools/crypto";
 import { ArchiveError, type ManifestEntry } from "./archive";
+import type { PipelineMaker } from "./pipeline-maker";
 import { isLanguageSetting, LEGACY } from "../text/languages";
 import type { ExportedFetch, ExportedSettings, ExportManifest } from "./export";
 
@@ -84,13 +83,14 @@ export function checkManifestBody(m: ExportManifest): void {
 }
 
 /** The pipeline settings, checked as a create request's body is; the index's model must be the manifest's. */
-export function checkSettings(text: string, m: ExportManifest): ExportedSettings {
+export function checkSettings(
+  text: string,
+  m: ExportManifest,
+  pipelines: Pick<PipelineMaker, "creatable">,
+): ExportedSettings {
   const raw = parseJson(text, "pipeline.json");
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) refuse("pipeline.json", "must be a JSON object");
-  const r = raw as Record<string, unknown>;
-  const body: Record<string, unknown> = {};
-  for (const k of Object.keys(PipelineCreate.properties)) if (r[k] !== undefined) body[k] = r[k];
-  const problem = Value.Errors(PipelineCreate, body).First();
+  const { fields: body, problem } = pipelines.creatable(raw as Record<string, unknown>);
   if (problem) refuse("pipeline.json", `${problem.path.slice(1) || "settings"} ${problem.message.toLowerCase()}`);
   if (body.embeddingModel !== m.model)
     refuse("pipeline.json", "embeddingModel must be the model the manifest says the index was built with");

@@ -20,19 +20,19 @@ import type { DocumentRow, User } from "../db/schema";
 import type { Store } from "../db/store";
 import { listOllamaModels } from "../embed/index";
 import { parseModel } from "../embed/models";
-import type { PipelineService } from "../features/pipelines/service";
 import { nextCheckAt } from "../ingest/refresh";
 import type { VectorStore } from "../vectors/store";
 import { ArchiveError, readArchive } from "./archive";
 import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, type ExportedFetch, type ExportManifest } from "./export";
 import { countChunks, rowsOf } from "./import-chunks";
 import { type CheckedSource, checkManifestBody, checkSettings, checkSources, chunkParts } from "./import-check";
+import type { PipelineMaker } from "./pipeline-maker";
 import { STAGING } from "./snapshot";
 
 export interface ImportDeps {
   db: Store;
   store: VectorStore;
-  pipelines: PipelineService;
+  pipelines: PipelineMaker;
   collections: Collections;
   config: Pick<Config, "dataDir" | "ollamaUrl" | "openaiUrl" | "fetchAllow" | "fetchDeny">;
   filePath(collectionId: string, documentId: string): string;
@@ -74,7 +74,7 @@ export async function importPipeline(d: ImportDeps, user: User, file: string, na
   mkdirSync(dir, { recursive: true });
   try {
     const manifest = await readArchive<ExportManifest>(file, checkImportManifest, dir);
-    const settings = checkSettings(readFileSync(join(dir, "pipeline.json"), "utf8"), manifest);
+    const settings = checkSettings(readFileSync(join(dir, "pipeline.json"), "utf8"), manifest, d.pipelines);
     const sources = checkSources(readFileSync(join(dir, "sources.jsonl"), "utf8"), manifest, d.config);
     const parts = chunkParts(manifest);
     const counts = countChunks(dir, parts, sources, manifest.dimensions);
@@ -83,7 +83,7 @@ export async function importPipeline(d: ImportDeps, user: User, file: string, na
     const created = await d.pipelines.create(user, {
       name: free,
       description: settings.description ?? "",
-      chunkingStrategy: settings.chunkingStrategy as never,
+      chunkingStrategy: settings.chunkingStrategy,
       chunkSize: settings.chunkSize,
       chunkOverlap: settings.chunkOverlap,
       embeddingModel: settings.embeddingModel,

@@ -3,7 +3,9 @@
  * schema alone cannot (overlap below size, known model), enforces tier limits and
  * presents rows with their derived status and counts.
  */
+import { Value } from "@sinclair/typebox/value";
 import type { Config, TierName } from "../../config";
+import type { PipelineMaker } from "../../backup/pipeline-maker";
 import type { Collections } from "../../core/collections";
 import type { Db } from "../../db/client";
 import {
@@ -26,7 +28,7 @@ import { AUTO, isLanguageSetting, LEGACY } from "../../text/languages";
 import { missingLanguage, missingLanguageMessage } from "../../ingest/ocr/languages";
 import { presentQueryLog, queryLogColumns } from "../insight/settings";
 import { embeddedSources } from "../sources/list";
-import type { Pipeline, PipelineCreateBody, PipelinePatchBody } from "./model";
+import { type Pipeline, PipelineCreate, type PipelineCreateBody, type PipelinePatchBody } from "./model";
 
 export const TIER_LIMITS: Record<TierName, number> = { free: 1, pro: 25, unlimited: Infinity };
 
@@ -99,7 +101,7 @@ export function presentPipeline(c: CollectionWithStats, queryLogAllowed = true):
   };
 }
 
-export class PipelineService {
+export class PipelineService implements PipelineMaker {
   constructor(
     private readonly db: Store,
     private readonly collections: Collections,
@@ -108,6 +110,14 @@ export class PipelineService {
 
   private get queryLogAllowed(): boolean {
     return this.config.queryLog === "on";
+  }
+
+  /** The fields of `raw` that a create request takes, and the first problem its schema finds (an import's check). */
+  creatable(raw: Record<string, unknown>) {
+    const fields: Record<string, unknown> = {};
+    for (const k of Object.keys(PipelineCreate.properties)) if (raw[k] !== undefined) fields[k] = raw[k];
+    const first = Value.Errors(PipelineCreate, fields).First();
+    return { fields, problem: first ? { path: first.path, message: first.message } : null };
   }
 
   async create(user: User, body: PipelineCreateBody): Promise<Pipeline> {
