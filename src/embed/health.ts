@@ -4,7 +4,7 @@
  * its model list, each with a short timeout.
  */
 import { Ollama } from "ollama";
-import type { Config } from "../config";
+import type { EmbedderConfig } from "./index";
 import { parseModel } from "./models";
 
 export interface BackendHealth {
@@ -55,7 +55,7 @@ async function checkOpenAI(url: string, key: string | null): Promise<BackendHeal
 /** Checks each backend that one of `models` needs, once per backend. */
 export async function checkBackends(
   models: string[],
-  config: Pick<Config, "ollamaUrl" | "openaiUrl" | "openaiKey">,
+  config: Pick<EmbedderConfig, "ollamaUrl" | "openaiUrl" | "openaiKey">,
 ): Promise<BackendHealth[]> {
   const providers = new Set(
     models.map((m) => parseModel(m, config.openaiUrl !== null)).flatMap((r) => ("error" in r ? [] : [r.provider])),
