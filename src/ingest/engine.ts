@@ -35,6 +35,8 @@ import { QueueRoom } from "./queue-room";
 import { IngestStats } from "./stats";
 import { CrawlSync } from "./crawl-sync";
 import { FolderSync } from "./folder-sync";
+import { GitSync } from "./git-sync";
+import { removeClone } from "./git/repo";
 import { TaskScheduler } from "./scheduler";
 import { TextsInHand } from "./texts-in-hand";
 import { dropLostClaims, giveBack, TaskLeases } from "./leases";
@@ -98,6 +100,7 @@ export class IngestEngine {
       stats: this.stats,
       crawls,
       folders: new FolderSync(d.db, this, d.store),
+      gits: new GitSync(d.db, this),
       texts: this.texts,
       quiet,
       built: (collectionId) => this.onBuilt?.(collectionId),
@@ -276,6 +279,7 @@ export class IngestEngine {
     });
     await this.d.files.remove(collectionId, file);
     await this.d.store.deleteDocument(collectionId, documentId);
+    await removeClone(this.d.config.dataDir, documentId);
     if (end.drop !== null) await this.d.store.dropGeneration(collectionId, end.drop);
     if (end.gated) this.onBuilt?.(collectionId);
   }

@@ -13,6 +13,7 @@ import type { CrawlSettings } from "../core/fetch-settings";
 import { crawledPagesOf, findSourceFetch } from "../db/repo/source-fetches";
 import type { SourceFetch } from "../db/schema";
 import { folderFileOf, folderJob } from "./folder/job-of";
+import { gitFileOf, gitJob } from "./git/job-of";
 
 /** A crawl source's crawl: its settings and the validators of the pages it holds; null for a single page. */
 async function crawlJob(
@@ -79,9 +80,14 @@ export async function buildJob(
 ): Promise<Job> {
   // A file without a stored file is a folder's (folder/job-of.ts): its row links it to its folder source.
   const linked =
-    doc.type === "url" || doc.type === "api" || doc.type === "folder" || (doc.type === "file" && !doc.filePath);
+    doc.type === "url" ||
+    doc.type === "api" ||
+    doc.type === "folder" ||
+    doc.type === "git" ||
+    (doc.type === "file" && !doc.filePath);
   const fetchState = linked ? await findSourceFetch(db, doc.id) : undefined;
-  const folderFile = doc.type === "file" ? await folderFileOf(db, doc.externalId, fetchState) : null;
+  const gitFile = doc.type === "file" ? await gitFileOf(db, doc, fetchState, d.config) : null;
+  const folderFile = doc.type === "file" && !gitFile ? await folderFileOf(db, doc.externalId, fetchState) : null;
   // Only a settled index still holds the chunks of that hash, for the job to keep.
   const indexedHash = isSettled(col, task.generation) && doc.chunkCount > 0 ? doc.contentHash : null;
   return {
@@ -105,6 +111,7 @@ export async function buildJob(
       indexedHash,
       validators: indexedHash && fetchState ? { etag: fetchState.etag, lastModified: fetchState.lastModified } : null,
       folderFile,
+      gitFile,
     },
     crawl:
       doc.type === "url" ? await crawlJob(db, doc.id, fetchState, isSettled(col, task.generation), d.config) : null,
@@ -112,6 +119,7 @@ export async function buildJob(
       doc.type === "folder"
         ? await folderJob(db, doc.id, fetchState, isSettled(col, task.generation), d.config.folderRoots)
         : null,
+    git: doc.type === "git" ? await gitJob(db, doc, fetchState, isSettled(col, task.generation), d.config) : null,
     chunking: {
       strategy: col.chunkingStrategy as Job["chunking"]["strategy"],
       size: col.chunkSize,

@@ -17,6 +17,9 @@ import { runCrawl } from "./crawl/run";
 import { readFolderFile } from "./folder/read";
 import { runFolderScan } from "./folder/scan";
 import { type FolderEvent, FolderError, type FolderFileRef, type FolderJob } from "./folder/types";
+import { readGitFile } from "./git/read";
+import { runGitSync } from "./git/scan";
+import { type GitEvent, GitError, type GitFileRef, type GitJob } from "./git/types";
 import type { CrawlEvent, CrawlJob } from "./crawl/types";
 import { FetchError, safeFetch, type Validators } from "./fetch/index";
 import { chunkId } from "../vectors/chunk-id";
@@ -26,7 +29,7 @@ import type { Chunk, ChunkOptions, Extracted } from "./types";
 
 export interface JobDocument {
   id: string;
-  type: "text" | "file" | "url" | "api" | "folder";
+  type: "text" | "file" | "url" | "api" | "folder" | "git";
   content: string | null;
   url: string | null;
   fileName: string | null;
@@ -42,6 +45,8 @@ export interface JobDocument {
   validators?: Validators | null;
   /** A folder source's file: read from its folder (folder/read.ts), not from the file store. */
   folderFile?: FolderFileRef | null;
+  /** A Git source's file: its blob read from the source's clone (git/read.ts). */
+  gitFile?: GitFileRef | null;
 }
 
 export interface Job {
@@ -59,6 +64,8 @@ export interface Job {
   crawl?: CrawlJob | null;
   /** A folder source: the job walks its folder (folder/scan.ts) instead of indexing a file. */
   folder?: FolderJob | null;
+  /** A Git source: the job fetches its branch and finds what changed (git/scan.ts). */
+  git?: GitJob | null;
 }
 
 export { embedderKey } from "./embedder-key";
@@ -107,6 +114,7 @@ export type JobEvent =
   | { type: "unchanged"; jobId: string; contentHash: string; validators?: Validators | null; stages?: StageTimes }
   | CrawlEvent
   | FolderEvent
+  | GitEvent
   | { type: "error"; jobId: string; message: string; transient: boolean; detail?: string; stages?: StageTimes };
 
 /** Everything a worker posts: its jobs' events, its answer to a ping, and its embedding calls. */
@@ -152,7 +160,11 @@ async function textOf(job: Job, ocr: Ocr, times: StageTimes, signal: AbortSignal
   if (d.content !== null) return { extracted: { text: d.content, kind: "html" }, validators: null };
   if (d.type === "file") {
     const bytes = await timed(times, "fetch", async () =>
-      d.folderFile ? readFolderFile(d.folderFile) : readStoredFile(d.fileLocation!),
+      d.gitFile
+        ? readGitFile(d.gitFile)
+        : d.folderFile
+          ? readFolderFile(d.folderFile)
+          : readStoredFile(d.fileLocation!),
     );
     const extracted = await timed(times, "extract", () =>
       extract(bytes, { fileName: d.fileName ?? undefined }, ocr, signal),
@@ -184,6 +196,7 @@ export async function runJob(
   try {
     if (job.crawl) return await runCrawl(job, job.crawl, emit, ctx.signal);
     if (job.folder) return await runFolderScan(job.jobId, job.folder, emit, ctx.signal);
+    if (job.git) return await runGitSync(job.jobId, job.git, emit, ctx.signal);
     const { extracted, validators } = await textOf(job, ocrFor(job, emit, ctx), stages, ctx.signal);
     const indexed = job.document.indexedHash;
     if (extracted === null && indexed)
@@ -279,6 +292,7 @@ export function describe(err: unknown): { message: string; transient: boolean; d
   if (err instanceof EmbeddingError) return { message: err.message, transient: err.transient };
   if (err instanceof FetchError) return { message: err.message, transient: err.transient };
   if (err instanceof FolderError) return { message: err.message, transient: false };
+  if (err instanceof GitError) return { message: err.message, transient: false };
   if (err instanceof ExtractionError)
     return err.detail === undefined
       ? { message: err.message, transient: false }

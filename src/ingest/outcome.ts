@@ -14,6 +14,8 @@ import type { Task } from "../db/schema";
 import type { CrawlReport } from "./crawl/types";
 import type { FolderScan } from "./folder/types";
 import type { SyncReport } from "./folder-sync";
+import type { GitScan } from "./git/types";
+import type { GitSyncReport } from "./git-sync";
 import type { Validators } from "./fetch/index";
 import type { Logger } from "../log";
 import { DiskFullError, isOutOfSpace } from "../tools/disk";
@@ -45,6 +47,8 @@ export type Outcome =
        * folder-sync.ts has applied it, what the sync did (the source.ready event carries it).
        */
       folder?: { scan: FolderScan | null; report?: SyncReport };
+      /** A Git source: what its fetch found (null: a re-index), then what git-sync.ts did with it. */
+      git?: { scan: GitScan | null; report?: GitSyncReport };
     }
   | {
       ok: false;
@@ -69,7 +73,7 @@ const NOTHING: Finished = { dropGeneration: null, clearRows: false, gated: false
 
 /** The ending a job reported (job.ts), as the outcome to record. */
 export function outcomeOf(
-  e: Extract<JobEvent, { type: "done" | "unchanged" | "error" | "crawled" | "folder-scanned" }>,
+  e: Extract<JobEvent, { type: "done" | "unchanged" | "error" | "crawled" | "folder-scanned" | "git-synced" }>,
 ): Outcome {
   const validators = "validators" in e ? e.validators : undefined;
   if (e.type === "done")
@@ -84,6 +88,8 @@ export function outcomeOf(
   if (e.type === "unchanged")
     return { ok: true, chunkCount: 0, dimensions: 0, contentHash: e.contentHash, unchanged: true, validators };
   if (e.type === "crawled") return { ok: true, chunkCount: 0, dimensions: 0, contentHash: null, crawl: e.report };
+  if (e.type === "git-synced")
+    return { ok: true, chunkCount: 0, dimensions: 0, contentHash: null, git: { scan: e.scan } };
   if (e.type === "folder-scanned")
     return { ok: true, chunkCount: 0, dimensions: 0, contentHash: null, folder: { scan: e.scan } };
   return e.detail === undefined
@@ -150,7 +156,7 @@ export async function finishTask(t: Db, task: Task, outcome: Outcome, now: numbe
   const stillPending = current.othersPending;
   if (outcome.ok && !stillPending) {
     await markDocumentReady(t, doc.id, outcome.chunkCount, iso(now));
-    const sync = outcome.folder?.report;
+    const sync = outcome.folder?.report ?? outcome.git?.report;
     await recordSourceEvent(t, "source.ready", doc.id, sync ? { sync } : {}, now);
   } else if (outcome.ok) {
     await updateDocument(t, doc.id, {
@@ -174,7 +180,8 @@ export async function finishTask(t: Db, task: Task, outcome: Outcome, now: numbe
     if (!stillPending) await recordSourceEvent(t, "source.failed", doc.id, { error: outcome.message + attempts }, now);
   }
   // Neither an unchanged text nor a crawl (its pages are embedded by tasks of their own) embedded anything.
-  const learned = outcome.ok && !outcome.unchanged && !outcome.crawl && !outcome.folder ? outcome.dimensions : null;
+  const learned =
+    outcome.ok && !outcome.unchanged && !outcome.crawl && !outcome.folder && !outcome.git ? outcome.dimensions : null;
   if (learned !== null) await noteDimensions(t, task, learned, col);
   const end = await endReindexIfBuilt(t, task.collectionId, now, learned, col);
   const result = !outcome.ok ? "failed" : outcome.unchanged ? "unchanged" : "ready";

@@ -226,7 +226,13 @@ export class WorkerPool {
     const r = slot.jobs.get(e.jobId);
     if (!r) return; // a cancelled job's late message
     // Every ending gives the job's room back ("unchanged" too: a re-fetch that found the same text).
-    if (e.type === "done" || e.type === "error" || e.type === "unchanged" || e.type === "folder-scanned")
+    if (
+      e.type === "done" ||
+      e.type === "error" ||
+      e.type === "unchanged" ||
+      e.type === "folder-scanned" ||
+      e.type === "git-synced"
+    )
       this.forget(slot, e.jobId);
     else this.restartCap(slot, r);
     r.handlers.onEvent(e);

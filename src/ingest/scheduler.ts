@@ -10,6 +10,7 @@ import type { Task } from "../db/schema";
 import type { Logger } from "../log";
 import type { CrawlSync } from "./crawl-sync";
 import type { FolderSync } from "./folder-sync";
+import type { GitSync } from "./git-sync";
 import type { EngineDeps } from "./engine";
 import { ClaimWindow } from "./claim-window";
 import { claimJobs } from "./claims";
@@ -47,6 +48,7 @@ export interface SchedulerParts {
   stats: IngestStats;
   crawls: CrawlSync;
   folders: FolderSync;
+  gits: GitSync;
   /** New text sources' texts, which their claims take instead of reading them back. */
   texts: TextsInHand;
   /** For failures that recur on every tick: once, then once a minute. */
@@ -269,6 +271,12 @@ export class TaskScheduler {
         .finish(r.task, outcome.folder.scan)
         .catch((err) => void d.log.warn("could not finish a folder's sync", { error: err }));
       if (report) outcome = { ...outcome, folder: { ...outcome.folder, report } };
+    }
+    if (outcome.ok && outcome.git?.scan) {
+      const report = await this.p.gits
+        .finish(r.task, outcome.git.scan)
+        .catch((err) => void d.log.warn("could not finish a Git source's sync", { error: err }));
+      if (report) outcome = { ...outcome, git: { ...outcome.git, report } };
     }
     const settled = settleOutcome(outcome, r.failed, d.config.dataDir);
     const { full } = settled;

@@ -19,6 +19,7 @@ const TYPE_LABEL: Record<Source["type"], Key> = {
   url: "sourceType.url",
   api: "sourceType.api",
   folder: "sourceType.folder",
+  git: "sourceType.git",
 };
 
 /** "3 of 10 chunks", "2 of 5 pages read by OCR", or "Reading…" before the total is known. */
@@ -40,6 +41,7 @@ function origin(s: Source): string {
   if (s.type === "file") return `${s.fileName ?? ""}${s.fileSize !== undefined ? ` · ${formatBytes(s.fileSize)}` : ""}`;
   if (s.type === "url" || s.type === "api") return s.url ?? "";
   if (s.type === "folder") return s.folder?.path ?? "";
+  if (s.type === "git") return `${s.url ?? ""}${s.git?.branch ? ` · ${s.git.branch}` : ""}`;
   const text = s.content ?? "";
   return `${text.slice(0, 90)}${text.length > 90 ? "…" : ""}`;
 }
@@ -55,7 +57,8 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
     onChanged();
   });
   // A crawled page is fetched again with its crawl source; a folder source syncs.
-  const canRefetch = (s.type === "url" || s.type === "api" || s.type === "folder") && !s.crawlSourceId;
+  const canRefetch =
+    (s.type === "url" || s.type === "api" || s.type === "folder" || s.type === "git") && !s.crawlSourceId;
   const progress = s.progress;
   const [editing, setEditing] = useState(false);
   const [scheduling, setScheduling] = useState(false);

@@ -442,6 +442,7 @@ export const de: Catalogue = {
   "sourceType.url": "URL",
   "sourceType.api": "API",
   "sourceType.folder": "Ordner",
+  "sourceType.git": "Git",
   "addSource.url": "Webseite",
   "addSource.textHint": "Text einfügen; er wird so indexiert, wie er ist.",
   "addSource.urlHint": "ragd ruft die Seite ab und behält ihren lesbaren Text.",

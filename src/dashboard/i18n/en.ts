@@ -439,6 +439,7 @@ export const en = {
   "sourceType.url": "URL",
   "sourceType.api": "API",
   "sourceType.folder": "Folder",
+  "sourceType.git": "Git",
   "addSource.url": "Web page",
   "addSource.textHint": "Paste text; it is indexed as it is.",
   "addSource.urlHint": "ragd fetches the page and keeps its readable text.",

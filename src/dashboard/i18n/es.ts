@@ -440,6 +440,7 @@ export const es: Catalogue = {
   "sourceType.url": "URL",
   "sourceType.api": "API",
   "sourceType.folder": "Carpeta",
+  "sourceType.git": "Git",
   "addSource.url": "Página web",
   "addSource.textHint": "Pega texto; se indexa tal cual.",
   "addSource.urlHint": "ragd obtiene la página y conserva su texto legible.",

@@ -436,6 +436,7 @@ export const fr: Catalogue = {
   "sourceType.url": "URL",
   "sourceType.api": "API",
   "sourceType.folder": "Dossier",
+  "sourceType.git": "Git",
   "addSource.url": "Page web",
   "addSource.textHint": "Collez du texte ; il est indexé tel quel.",
   "addSource.urlHint": "ragd récupère la page et en garde le texte lisible.",

@@ -430,6 +430,7 @@ export const ja: Catalogue = {
   "sourceType.url": "URL",
   "sourceType.api": "API",
   "sourceType.folder": "フォルダー",
+  "sourceType.git": "Git",
   "addSource.url": "Web ページ",
   "addSource.textHint": "テキストを貼り付けます。そのままインデックス化されます。",
   "addSource.urlHint": "ragd がページを取得し、読める本文を保存します。",

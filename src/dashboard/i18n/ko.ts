@@ -427,6 +427,7 @@ export const ko: Catalogue = {
   "sourceType.url": "URL",
   "sourceType.api": "API",
   "sourceType.folder": "폴더",
+  "sourceType.git": "Git",
   "addSource.url": "웹 페이지",
   "addSource.textHint": "텍스트를 붙여 넣으세요. 그대로 색인됩니다.",
   "addSource.urlHint": "ragd가 페이지를 가져와 읽을 수 있는 텍스트를 보관합니다.",

@@ -422,6 +422,7 @@ export const zhCN: Catalogue = {
   "sourceType.url": "网址",
   "sourceType.api": "API",
   "sourceType.folder": "文件夹",
+  "sourceType.git": "Git",
   "addSource.url": "网页",
   "addSource.textHint": "粘贴文本；按原样建立索引。",
   "addSource.urlHint": "ragd 抓取页面并保留其可读文本。",

@@ -2,7 +2,7 @@
 import { t } from "elysia";
 import { Enum, Name, StrictInteger } from "../../http/models";
 
-export const SOURCE_TYPES = ["text", "file", "url", "api", "folder"] as const;
+export const SOURCE_TYPES = ["text", "file", "url", "api", "folder", "git"] as const;
 export const SOURCE_STATUSES = ["awaiting_upload", "queued", "processing", "ready", "failed"] as const;
 
 /** What one sync of a folder source did (docs/API.md, "Folder sources"). */
@@ -13,6 +13,7 @@ export const SyncReportModel = t.Object({
   deleted: StrictInteger(),
   unchanged: StrictInteger(),
   failed: StrictInteger(),
+  commit: t.Optional(t.String({ description: "Git sources: the commit the sync took (the next sync's base)." })),
   failures: t.Array(t.Object({ path: t.String(), reason: t.String() }), {
     description: "Files and folders not synced, with why (the first 100); what was indexed of them stays.",
   }),
@@ -109,6 +110,21 @@ export const SourceModel = t.Object({
       description: "Folder sources: what the last sync found; null before the first.",
     }),
   ),
+  git: t.Optional(
+    t.Object(
+      {
+        branch: t.Union([t.String(), t.Null()]),
+        include: t.Array(t.String()),
+        exclude: t.Array(t.String()),
+        maxFileMb: StrictInteger(),
+        maxTotalMb: StrictInteger(),
+      },
+      {
+        description:
+          "Git sources: the branch followed (null: the default) and which files are taken; never the credentials.",
+      },
+    ),
+  ),
   folderSourceId: t.Optional(t.String({ description: "A folder's file: the folder source it belongs to." })),
 });
 
@@ -160,7 +176,7 @@ export const SourceCreate = t.Object({
     t.String({
       maxLength: 4096,
       description:
-        "For url and api sources: http(s) only. Credentials (user:password@) are used for the fetch and never shown.",
+        "For url, api and git sources (a Git clone URL): http(s) only. Credentials (user:password@) are used for the fetch and never shown.",
     }),
   ),
   fileName: t.Optional(t.String({ maxLength: 255, description: "For file sources." })),
@@ -193,6 +209,28 @@ export const SourceCreate = t.Object({
   ),
   maxFileMb: t.Optional(
     StrictInteger({ description: "Folder sources: larger files are not taken (reported as failed); default 50." }),
+  ),
+  branch: t.Optional(
+    t.String({
+      maxLength: 200,
+      description: "For git sources: the branch to follow; default: the repository's default branch.",
+    }),
+  ),
+  maxTotalMb: t.Optional(
+    StrictInteger({ description: "For git sources: the most one sync may download, in MB; default 1024." }),
+  ),
+  username: t.Optional(
+    t.String({ maxLength: 1000, description: "For git sources: the user name; stored apart and never shown." }),
+  ),
+  password: t.Optional(
+    t.String({ maxLength: 1000, description: "For git sources: the password; stored apart and never shown." }),
+  ),
+  token: t.Optional(
+    t.String({
+      maxLength: 1000,
+      description:
+        "For git sources: an access token, sent as the password of HTTP Basic; stored apart and never shown.",
+    }),
   ),
 });
 

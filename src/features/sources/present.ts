@@ -39,8 +39,17 @@ export function presentSource(d: DocumentRow & { preview: string | null }, fetch
   if (d.ocr) s.ocr = JSON.parse(d.ocr) as NonNullable<Source["ocr"]>;
   if (d.type === "url" || d.type === "api") Object.assign(s, fetchFields(fetch));
   if (d.type === "folder") Object.assign(s, folderFields(fetch));
+  if (d.type === "git") Object.assign(s, gitFields(fetch));
   if (d.type === "file" && fetch?.crawlSourceId) s.folderSourceId = fetch.crawlSourceId;
   return s;
+}
+
+/** A Git source's settings (never its credentials), schedule and last sync (docs/API.md, "Git sources"). */
+function gitFields(f: SourceFetch | undefined): Partial<Source> {
+  const { crawl, crawlSourceId, crawlReport, ...times } = fetchFields(f);
+  const out: Partial<Source> = { ...times, syncReport: f?.crawlReport ? JSON.parse(f.crawlReport) : null };
+  if (f?.crawl) out.git = JSON.parse(f.crawl);
+  return out;
 }
 
 /** A folder source's settings, schedule and last sync (docs/API.md, "Folder sources"). */
@@ -71,7 +80,14 @@ function fetchFields(f: SourceFetch | undefined): Partial<Source> {
 export async function presentSources(db: Db, rows: (DocumentRow & { preview: string | null })[]): Promise<Source[]> {
   // A file without a stored file may be a folder's: its row names the folder source.
   const fetched = rows
-    .filter((r) => r.type === "url" || r.type === "api" || r.type === "folder" || (r.type === "file" && !r.filePath))
+    .filter(
+      (r) =>
+        r.type === "url" ||
+        r.type === "api" ||
+        r.type === "folder" ||
+        r.type === "git" ||
+        (r.type === "file" && !r.filePath),
+    )
     .map((r) => r.id);
   const states = fetched.length ? await sourceFetchesOf(db, fetched) : new Map<string, SourceFetch>();
   return rows.map((r) => presentSource(r, states.get(r.id)));

@@ -26,6 +26,7 @@ import { checkFetchSettings, crawledPage, fetchRowOf, patchFetchSettings } from 
 import { findSourceFetch, saveSourceFetch } from "../../db/repo/source-fetches";
 import { refetchNow } from "../../ingest/refresh";
 import { checkFolderSettings, refuseFolderFields } from "./folder";
+import { checkGitSettings, refuseGitFields } from "./git";
 
 export interface SourceDeps {
   db: Store;
@@ -45,7 +46,8 @@ export interface SourceDeps {
 /** The new document a create body describes; a file source waits for its upload. */
 const draftOf = (collectionId: string, b: SourceCreateBody): DocumentDraft => {
   // Credentials in the URL are kept apart: only the fetcher reads them (docs/API.md, data sources).
-  const fetched = b.type === "url" || b.type === "api" ? splitCredentials(b.url!) : null;
+  const fetched =
+    b.type === "url" || b.type === "api" ? splitCredentials(b.url!) : b.type === "git" ? checkGitSettings(b) : null;
   return {
     collectionId,
     type: b.type,
@@ -90,6 +92,7 @@ export class SourceService {
     checkFields(body, this.d.config);
     const fetchSettings = checkFetchSettings(body.type, body);
     const folder = body.type === "folder" ? checkFolderSettings(body, this.d.config.folderRoots) : null;
+    const git = body.type === "git" ? checkGitSettings(body).settings : null;
     // 507 while the disk is under RAGD_MIN_FREE_MB, or would be once the declared bytes are in
     // (a file in a bucket takes none of it).
     const fileBytes = this.d.bucketUpload ? 0 : (body.fileSize ?? 0);
@@ -98,11 +101,11 @@ export class SourceService {
     await this.checkExternalIdFree(collection, body.externalId);
     const content = body.type === "text" ? body.content : undefined;
     // A url/api source gets its refresh schedule (and crawl) in the same commit as its row; a folder its settings.
-    const fetched = body.type === "url" || body.type === "api" || folder !== null;
+    const fetched = body.type === "url" || body.type === "api" || folder !== null || git !== null;
     const also = (t: Db, r: DocumentRow) =>
       saveSourceFetch(t, r.id, {
         ...fetchRowOf(fetchSettings, Date.now()),
-        ...(folder ? { crawl: JSON.stringify(folder) } : {}),
+        ...(folder ? { crawl: JSON.stringify(folder) } : git ? { crawl: JSON.stringify(git) } : {}),
       });
     const row = await this.d.engine
       .createDocument(draftOf(collection.id, body), content, fetched ? also : undefined)
@@ -191,8 +194,11 @@ export class SourceService {
    */
   async refetch(collection: Collection, id: string) {
     const doc = await this.find(collection, id);
-    if (doc.type !== "url" && doc.type !== "api" && doc.type !== "folder")
-      throw new AppError("conflict", `only url, api and folder sources can be fetched again; this one is ${doc.type}`);
+    if (doc.type !== "url" && doc.type !== "api" && doc.type !== "folder" && doc.type !== "git")
+      throw new AppError(
+        "conflict",
+        `only url, api, folder and git sources can be fetched again; this one is ${doc.type}`,
+      );
     const state = await findSourceFetch(this.d.db.reader, doc.id);
     if (state?.crawlSourceId) throw crawledPage(state.crawlSourceId);
     if (await refetchNow(this.d.db, doc.id, state?.refreshEvery ?? null)) this.d.engine.kick();
@@ -284,13 +290,14 @@ function refuseProblems(problems: { field: string; message: string }[]): void {
 function checkFields(b: SourceCreateBody, config: SourceDeps["config"]): void {
   const maxBytes = config.maxUploadMb * 1024 * 1024;
   if (b.metadata !== undefined) refuseProblems(metadataProblems(b.metadata));
-  refuseFolderFields(b);
+  if (b.type !== "git") refuseFolderFields(b);
+  refuseGitFields(b);
   if (b.externalId !== undefined) refuseProblems([externalIdProblem(b.externalId)].filter((p) => p !== undefined));
   const need = (field: keyof SourceCreateBody, message: string) => {
     throw new AppError("invalid_request", `${field}: ${message}`, [{ field, message }]);
   };
   if (b.type === "text" && !b.content?.trim()) need("content", "is required for a text source");
-  if (b.type === "url" || b.type === "api") {
+  if (b.type === "url" || b.type === "api" || b.type === "git") {
     if (!b.url) need("url", `is required for a ${b.type} source`);
     // An address the fetch rules refuse is known now, not at the first fetch (docs/API.md, data sources).
     const problem = sourceUrlProblem(b.url!, config);

@@ -160,13 +160,16 @@ export function sourceUrlProblem(value: string, config: { fetchAllow: string[]; 
   return literalAddressProblem(u, config);
 }
 
-/** One hop: check the host, then try its checked addresses in order until one connects. */
-async function request(
+/**
+ * One hop: check the host, then try its checked addresses in order until one connects.
+ * Also the Git sources' transport (git/http.ts), which POSTs bytes.
+ */
+export async function request(
   url: URL,
   rules: FetchRules,
   extra: { accept?: string; authorization?: string; conditional?: Record<string, string> },
   signal: AbortSignal,
-  post?: { method: "POST"; body: string; headers: Record<string, string> },
+  post?: { method: "POST"; body: string | Uint8Array<ArrayBuffer>; headers: Record<string, string> },
 ): Promise<Response> {
   const addresses = await checkHost(url, rules, signal);
   const literal = addresses.length === 1 && url.hostname.replace(/^\[|\]$/g, "") === addresses[0];

@@ -1,0 +1,131 @@
+/**
+ * A Git source's files become documents (docs/API.md, "Git sources"), as a folder's do
+ * (folder-sync.ts): each file a `file` source of the pipeline linked to its Git source,
+ * its external id the file's path in the repository, its content hash the blob id. Once
+ * the worker (git/scan.ts) has found what changed at the branch's head, a new path is
+ * created with a task; a path with another blob gets a new task, its old chunks
+ * answering until the new ones replace them; a path no longer at the head is deleted,
+ * unless it failed. A sync that could not fetch never gets here: nothing is deleted.
+ */
+import { basename, extname } from "node:path";
+import { type Metadata, parseStoredMetadata } from "../core/metadata";
+import type { Store } from "../db/store";
+import { findCollectionById } from "../db/repo/collections";
+import { findDocumentById, updateDocument } from "../db/repo/documents";
+import { dropPendingTasksOfDocument } from "../db/repo/external-documents";
+import { type FolderFile, folderFilesOf } from "../db/repo/folder-files";
+import { saveSourceFetch } from "../db/repo/source-fetches";
+import type { Task } from "../db/schema";
+import type { CrawlEngine } from "./crawl-sync";
+import type { SyncReport } from "./folder-sync";
+import type { GitFile, GitScan } from "./git/types";
+import { queueTask } from "./queue";
+
+const MAX_LISTED = 100;
+
+/** A folder's report, and the commit the sync took (the next sync's base). */
+export type GitSyncReport = SyncReport & { commit: string };
+
+/** A file's metadata: its Git source's, then where it is and the commit its version was taken at. */
+export function gitFileMetadata(parent: Metadata, f: GitFile, scan: GitScan): Metadata {
+  const extension = extname(f.path).slice(1).toLowerCase();
+  return { ...parent, path: f.path, extension, commit: scan.commit, authorDate: scan.authorDate };
+}
+
+export class GitSync {
+  constructor(
+    private readonly db: Store,
+    private readonly engine: CrawlEngine,
+  ) {}
+
+  /** Applies the scan of `task`'s Git source; its report, stored on the source (null: the source is gone). */
+  async finish(task: Task, scan: GitScan): Promise<GitSyncReport | null> {
+    const parent = await findDocumentById(this.db.reader, task.documentId);
+    if (!parent) return null;
+    const parentMetadata = parseStoredMetadata(parent.metadata);
+    const held = new Map((await folderFilesOf(this.db.reader, parent.id)).map((f) => [f.path, f]));
+    const failures = [...scan.failures];
+    let added = 0;
+    let changed = 0;
+    for (const f of scan.files) {
+      const known = held.get(f.path);
+      if (known?.contentHash === f.oid) continue; // the same blob (a force-push that kept it)
+      try {
+        const metadata = gitFileMetadata(parentMetadata, f, scan);
+        if (known) await this.change(task, known, f, metadata);
+        else await this.add(task, f, metadata);
+        if (known) changed++;
+        else added++;
+      } catch (err) {
+        failures.push({ path: f.path, reason: reasonOf(err) });
+      }
+    }
+    const failed = new Set(failures.map((f) => f.path));
+    const taken = new Set(scan.files.map((f) => f.path));
+    let deleted = 0;
+    for (const path of new Set(scan.gone)) {
+      const f = held.get(path);
+      if (!f || taken.has(path) || failed.has(path)) continue;
+      await this.engine.removeDocument(task.collectionId, f.documentId);
+      deleted++;
+    }
+    const unchanged = held.size - changed - deleted - [...failed].filter((p) => held.has(p)).length;
+    const finishedAt = new Date().toISOString();
+    const report: GitSyncReport = {
+      finishedAt,
+      added,
+      changed,
+      deleted,
+      unchanged,
+      failed: failures.length,
+      failures: failures.slice(0, MAX_LISTED),
+      commit: scan.commit,
+    };
+    await this.db.atomically((t) =>
+      saveSourceFetch(t, parent.id, {
+        crawlReport: JSON.stringify(report),
+        lastCheckedAt: finishedAt,
+        ...(added + changed + deleted > 0 ? { lastChangedAt: finishedAt } : {}),
+      }),
+    );
+    return report;
+  }
+
+  /** A new path: its document, queued, linked to the Git source. */
+  private async add(task: Task, f: GitFile, metadata: Metadata): Promise<void> {
+    const draft = {
+      collectionId: task.collectionId,
+      type: "file" as const,
+      name: f.path.slice(-200),
+      fileName: basename(f.path).slice(0, 255),
+      fileSize: f.size,
+      externalId: f.path,
+      contentHash: f.oid,
+      metadata,
+    };
+    await this.engine.createDocument(draft, undefined, (t, r) =>
+      saveSourceFetch(t, r.id, { crawlSourceId: task.documentId }),
+    );
+  }
+
+  /** Another blob at the path: its size, blob id and metadata, and a task (superseding one that waits or runs). */
+  private async change(task: Task, known: FolderFile, f: GitFile, metadata: Metadata): Promise<void> {
+    const id = known.documentId;
+    await this.engine.requeueWith(async (t) => {
+      const col = await findCollectionById(t, task.collectionId);
+      if (!col || !(await findDocumentById(t, id))) return;
+      const patch = { fileSize: f.size, contentHash: f.oid, metadata: JSON.stringify(metadata) };
+      await updateDocument(t, id, { ...patch, updatedAt: new Date().toISOString() });
+      await dropPendingTasksOfDocument(t, id);
+      await queueTask(t, id, col, Date.now());
+    }, id);
+  }
+}
+
+/** Why a file could not be stored, in a sentence. */
+function reasonOf(err: unknown): string {
+  const message = String((err as Error)?.message ?? err);
+  if (/UNIQUE constraint failed|duplicate key/i.test(message))
+    return "its path is the external id of another source of this pipeline";
+  return message;
+}
