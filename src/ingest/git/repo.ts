@@ -5,7 +5,7 @@
  */
 import * as fs from "node:fs";
 import { join } from "node:path";
-import git from "isomorphic-git";
+import git, { type HttpClient } from "isomorphic-git";
 import { gitHttp, splitAuth } from "./http";
 import { GitError } from "./types";
 
@@ -38,17 +38,47 @@ export interface FetchOrder {
 /** The URL for messages: no credentials. */
 export const shown = (url: string) => splitAuth(url).url;
 
-/** Fetches the branch's head (depth 1) into the clone, making it first; the head's commit id. */
+/** The head commit the server names for the branch (or its default branch); null when it names none. */
+async function remoteHead(http: HttpClient, url: string, branch: string | null): Promise<string | null> {
+  const info = await git.getRemoteInfo2({ http, url, protocolVersion: 1 });
+  const want = branch ? `refs/heads/${branch}` : "HEAD";
+  return info.refs?.find((r) => r.ref === want)?.oid ?? null;
+}
+
+/**
+ * Packs a clone may gather before it is made again: each fetch of a new head brings the
+ * head's whole tree (depth 1, nothing is ever packed together). A clone made again lacks
+ * the last commit synced: the next sync compares with the stored blob ids instead.
+ */
+const MAX_PACKS = 8;
+
+/** Makes the clone (bare, its remote the URL without credentials) when it is not there, or holds too many packs. */
+async function ensureClone(dir: string, url: string): Promise<void> {
+  const packs = fs.existsSync(join(dir, "objects", "pack")) ? fs.readdirSync(join(dir, "objects", "pack")) : [];
+  if (packs.filter((p) => p.endsWith(".pack")).length > MAX_PACKS) {
+    caches.delete(dir);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  if (fs.existsSync(join(dir, "HEAD"))) return;
+  fs.mkdirSync(dir, { recursive: true });
+  await git.init({ fs, gitdir: dir, bare: true });
+  await git.addRemote({ fs, gitdir: dir, remote: "origin", url });
+}
+
+/**
+ * The branch's head commit, fetched into the clone unless the clone holds it already:
+ * the server's refs are read first, so an unchanged branch costs one request. Only the
+ * head is fetched (depth 1): history is never downloaded.
+ */
 export async function fetchHead(o: FetchOrder): Promise<string> {
   const { url, auth } = splitAuth(o.url);
   const ref = o.branch ?? "HEAD";
   try {
-    if (!fs.existsSync(join(o.dir, "HEAD"))) {
-      fs.mkdirSync(o.dir, { recursive: true });
-      await git.init({ fs, gitdir: o.dir, bare: true });
-      await git.addRemote({ fs, gitdir: o.dir, remote: "origin", url });
-    }
     const http = gitHttp({ ...o.fetch, maxBytes: o.maxBytes, signal: o.signal }, auth);
+    const head = await remoteHead(http, url, o.branch);
+    if (!head) throw new Error(o.branch ? `no branch ${o.branch}` : "the repository is empty");
+    if (await holds(o.dir, head)) return head;
+    await ensureClone(o.dir, url);
     const r = await git.fetch({
       fs,
       http,
@@ -71,6 +101,16 @@ export async function fetchHead(o: FetchOrder): Promise<string> {
         ? `no branch ${o.branch}`
         : reasonOf(err);
     throw new GitError(`the repository ${url} cannot be fetched (${why}); nothing was deleted`);
+  }
+}
+
+/** True when the clone holds the commit `oid`. */
+async function holds(dir: string, oid: string): Promise<boolean> {
+  try {
+    await git.readCommit({ fs, gitdir: dir, oid, cache: cacheOf(dir) });
+    return true;
+  } catch {
+    return false;
   }
 }
 
