@@ -87,6 +87,8 @@ export interface ObjectStorage {
   /** Null: the client's own credential chain (environment, instance role) applies. */
   accessKeyId: string | null;
   secretAccessKey: string | null;
+  /** The endpoint names the bucket in its host name (`bucket.host`) rather than in the path; a bucket source's choice. */
+  virtualHosted?: boolean;
 }
 
 /** S3's own default region, which S3-compatible stores accept whatever they call themselves. */

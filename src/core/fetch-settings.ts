@@ -120,8 +120,8 @@ export function readFetchSettings(
   const named = (p: Problem) => ({ field: `${prefix}${p.field}`, message: p.message });
   if (b.refreshEvery !== undefined) {
     const r = parseRefreshEvery(b.refreshEvery);
-    if (type !== "url" && type !== "api" && type !== "folder" && type !== "git")
-      problems.push(named({ field: "refreshEvery", message: "is for url, api, folder and git sources" }));
+    if (type !== "url" && type !== "api" && type !== "folder" && type !== "git" && type !== "s3")
+      problems.push(named({ field: "refreshEvery", message: "is for url, api, folder, s3 and git sources" }));
     else if ("field" in r) problems.push(named(r));
     else settings.refreshEvery = r.seconds;
   }

@@ -50,7 +50,8 @@ export function rootHolding(path: string, roots: string[]): string | null {
   return null;
 }
 
-function patterns(v: unknown, field: string, problems: Problem[]): string[] {
+/** A list of glob patterns as given (include/exclude of a folder or bucket source); a problem when it is not one. */
+export function patterns(v: unknown, field: string, problems: Problem[]): string[] {
   const ok =
     v === undefined ||
     (Array.isArray(v) &&
@@ -79,9 +80,15 @@ export function readFolderSettings(b: FolderInput, roots: string[]): FolderSetti
   const problems: Problem[] = [];
   const include = patterns(b.include, "include", problems);
   const exclude = patterns(b.exclude, "exclude", problems);
-  const mb = b.maxFileMb ?? DEFAULT_MAX_FILE_MB;
-  if (typeof mb !== "number" || !Number.isInteger(mb) || mb < 1 || mb > 100_000)
-    problems.push({ field: "maxFileMb", message: "must be a whole number of MB from 1 to 100000" });
+  const mb = maxFileMb(b.maxFileMb, problems);
   if (problems.length) return problems;
-  return { path: real, include, exclude, maxFileMb: mb as number };
+  return { path: real, include, exclude, maxFileMb: mb };
+}
+
+/** The size limit per file of a folder or bucket source, in MB (default DEFAULT_MAX_FILE_MB). */
+export function maxFileMb(v: unknown, problems: Problem[]): number {
+  const mb = v ?? DEFAULT_MAX_FILE_MB;
+  if (typeof mb === "number" && Number.isInteger(mb) && mb >= 1 && mb <= 100_000) return mb;
+  problems.push({ field: "maxFileMb", message: "must be a whole number of MB from 1 to 100000" });
+  return DEFAULT_MAX_FILE_MB;
 }

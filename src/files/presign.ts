@@ -84,11 +84,13 @@ export function storeOrigin(store: ObjectStorage): string {
   return objectUrl(store, "").origin;
 }
 
-/** Path-style on a configured endpoint (what S3-compatible stores serve); virtual-hosted on AWS. */
+/** Path-style on a configured endpoint (what S3-compatible stores serve) unless told otherwise; virtual-hosted on AWS. */
 function objectUrl(store: ObjectStorage, key: string): URL {
   const path = key === "" ? "" : `/${key.split("/").map(uriEncode).join("/")}`;
   if (store.endpoint === null) return new URL(`https://${store.bucket}.s3.${store.region}.amazonaws.com${path || "/"}`);
   const base = new URL(store.endpoint);
+  if (store.virtualHosted)
+    return new URL(`${base.protocol}//${store.bucket}.${base.host}${base.pathname.replace(/\/+$/, "")}${path || "/"}`);
   return new URL(`${base.origin}${base.pathname.replace(/\/+$/, "")}/${store.bucket}${path}`);
 }
 

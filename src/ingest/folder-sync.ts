@@ -46,7 +46,8 @@ const RETAG_BATCH = 500;
 /** The metadata a file's document gets: the folder source's, then where the file is (for filters). */
 export function fileMetadata(parent: Metadata, f: ScannedFile): Metadata {
   const extension = extname(f.path).slice(1).toLowerCase();
-  return { ...parent, path: f.path, extension, modifiedAt: f.modifiedAt, size: f.size };
+  const where = { path: f.path, extension, modifiedAt: f.modifiedAt, size: f.size };
+  return { ...parent, ...where, ...(f.etag !== undefined ? { etag: f.etag } : {}) };
 }
 
 export class FolderSync {

@@ -14,6 +14,7 @@ import { crawledPagesOf, findSourceFetch } from "../db/repo/source-fetches";
 import type { SourceFetch } from "../db/schema";
 import { folderFileOf, folderJob } from "./folder/job-of";
 import { gitFileOf, gitJob } from "./git/job-of";
+import { bucketJob, bucketObjectOf } from "./bucket/job-of";
 
 /** A crawl source's crawl: its settings and the validators of the pages it holds; null for a single page. */
 async function crawlJob(
@@ -78,16 +79,20 @@ export async function buildJob(
   text: string | null,
   d: JobSettings,
 ): Promise<Job> {
-  // A file without a stored file is a folder's (folder/job-of.ts): its row links it to its folder source.
+  // A file without a stored file is a folder's, a repository's or a bucket's (folder/, git/,
+  // bucket/job-of.ts): its row links it to its source.
   const linked =
     doc.type === "url" ||
     doc.type === "api" ||
     doc.type === "folder" ||
     doc.type === "git" ||
+    doc.type === "s3" ||
     (doc.type === "file" && !doc.filePath);
   const fetchState = linked ? await findSourceFetch(db, doc.id) : undefined;
   const gitFile = doc.type === "file" ? await gitFileOf(db, doc, fetchState, d.config) : null;
-  const folderFile = doc.type === "file" && !gitFile ? await folderFileOf(db, doc.externalId, fetchState) : null;
+  const bucketObject = doc.type === "file" ? await bucketObjectOf(db, doc.externalId, fetchState) : null;
+  const folderFile =
+    doc.type === "file" && !gitFile && !bucketObject ? await folderFileOf(db, doc.externalId, fetchState) : null;
   // Only a settled index still holds the chunks of that hash, for the job to keep.
   const indexedHash = isSettled(col, task.generation) && doc.chunkCount > 0 ? doc.contentHash : null;
   return {
@@ -112,6 +117,7 @@ export async function buildJob(
       validators: indexedHash && fetchState ? { etag: fetchState.etag, lastModified: fetchState.lastModified } : null,
       folderFile,
       gitFile,
+      bucketObject,
     },
     crawl:
       doc.type === "url" ? await crawlJob(db, doc.id, fetchState, isSettled(col, task.generation), d.config) : null,
@@ -119,6 +125,8 @@ export async function buildJob(
       doc.type === "folder"
         ? await folderJob(db, doc.id, fetchState, isSettled(col, task.generation), d.config.folderRoots)
         : null,
+    bucket:
+      doc.type === "s3" ? bucketJob(doc, fetchState, isSettled(col, task.generation), d.config.crawlBudgetMs) : null,
     git: doc.type === "git" ? await gitJob(db, doc, fetchState, isSettled(col, task.generation), d.config) : null,
     chunking: {
       strategy: col.chunkingStrategy as Job["chunking"]["strategy"],

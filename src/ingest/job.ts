@@ -20,6 +20,9 @@ import { type FolderEvent, FolderError, type FolderFileRef, type FolderJob } fro
 import { readGitFile } from "./git/read";
 import { runGitSync } from "./git/scan";
 import { type GitEvent, GitError, type GitFileRef, type GitJob } from "./git/types";
+import { runBucketList } from "./bucket/list";
+import { readObject } from "./bucket/s3";
+import { BucketError, type BucketJob, type BucketObjectRef } from "./bucket/types";
 import type { CrawlEvent, CrawlJob } from "./crawl/types";
 import { FetchError, safeFetch, type Validators } from "./fetch/index";
 import { chunkId } from "../vectors/chunk-id";
@@ -29,7 +32,7 @@ import type { Chunk, ChunkOptions, Extracted } from "./types";
 
 export interface JobDocument {
   id: string;
-  type: "text" | "file" | "url" | "api" | "folder" | "git";
+  type: "text" | "file" | "url" | "api" | "folder" | "s3" | "git";
   content: string | null;
   url: string | null;
   fileName: string | null;
@@ -47,6 +50,8 @@ export interface JobDocument {
   folderFile?: FolderFileRef | null;
   /** A Git source's file: its blob read from the source's clone (git/read.ts). */
   gitFile?: GitFileRef | null;
+  /** A bucket source's object: read from its bucket (bucket/s3.ts), not from the file store. */
+  bucketObject?: BucketObjectRef | null;
 }
 
 export interface Job {
@@ -66,6 +71,8 @@ export interface Job {
   folder?: FolderJob | null;
   /** A Git source: the job fetches its branch and finds what changed (git/scan.ts). */
   git?: GitJob | null;
+  /** A bucket source: the job lists its bucket (bucket/list.ts) instead of indexing an object. */
+  bucket?: BucketJob | null;
 }
 
 export { embedderKey } from "./embedder-key";
@@ -162,9 +169,11 @@ async function textOf(job: Job, ocr: Ocr, times: StageTimes, signal: AbortSignal
     const bytes = await timed(times, "fetch", async () =>
       d.gitFile
         ? readGitFile(d.gitFile)
-        : d.folderFile
-          ? readFolderFile(d.folderFile)
-          : readStoredFile(d.fileLocation!),
+        : d.bucketObject
+          ? readObject(d.bucketObject, d.bucketObject.path, job.fetch, d.bucketObject.settings.maxFileMb * 1024 * 1024)
+          : d.folderFile
+            ? readFolderFile(d.folderFile)
+            : readStoredFile(d.fileLocation!),
     );
     const extracted = await timed(times, "extract", () =>
       extract(bytes, { fileName: d.fileName ?? undefined }, ocr, signal),
@@ -197,6 +206,7 @@ export async function runJob(
     if (job.crawl) return await runCrawl(job, job.crawl, emit, ctx.signal);
     if (job.folder) return await runFolderScan(job.jobId, job.folder, emit, ctx.signal);
     if (job.git) return await runGitSync(job.jobId, job.git, emit, ctx.signal);
+    if (job.document.type === "s3") return await runBucketList(job.jobId, bucketOf(job), job.fetch, emit, ctx.signal);
     const { extracted, validators } = await textOf(job, ocrFor(job, emit, ctx), stages, ctx.signal);
     const indexed = job.document.indexedHash;
     if (extracted === null && indexed)
@@ -284,6 +294,12 @@ function toRow(documentId: string, c: Chunk, vector: Float32Array, analysed: Ana
   return analysed ? { ...row, terms: analysed.terms, grams: analysed.grams } : row;
 }
 
+/** A bucket source's listing job; a BucketError when its stored settings or keys are missing. */
+function bucketOf(job: Job): BucketJob {
+  if (job.bucket) return job.bucket;
+  throw new BucketError("the bucket source's settings or keys are missing; add the source again");
+}
+
 /**
  * A failure as a sentence a person can act on, and whether retrying may help; `detail`,
  * a parser's own words, is for the log only.
@@ -293,6 +309,7 @@ export function describe(err: unknown): { message: string; transient: boolean; d
   if (err instanceof FetchError) return { message: err.message, transient: err.transient };
   if (err instanceof FolderError) return { message: err.message, transient: false };
   if (err instanceof GitError) return { message: err.message, transient: false };
+  if (err instanceof BucketError) return { message: err.message, transient: err.transient };
   if (err instanceof ExtractionError)
     return err.detail === undefined
       ? { message: err.message, transient: false }

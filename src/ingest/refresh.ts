@@ -105,8 +105,7 @@ export class RefreshScheduler {
 export async function queueRefetch(t: Db, documentId: string, now: number): Promise<boolean> {
   const doc = await findDocumentById(t, documentId);
   const col = doc && (await findCollectionById(t, doc.collectionId));
-  if (!doc || !col || (doc.type !== "url" && doc.type !== "api" && doc.type !== "folder" && doc.type !== "git"))
-    return false;
+  if (!doc || !col || !["url", "api", "folder", "s3", "git"].includes(doc.type)) return false;
   if ((await pendingTasksOfDocument(t, doc.id)).length > 0) return false;
   await queueTask(t, doc.id, col, now);
   return true;

@@ -10,9 +10,9 @@
 import type { Job, ToWorker } from "./job";
 
 /** What a job shares with the other jobs of its pipeline. */
-type Settings = Omit<Job, "jobId" | "document" | "crawl" | "folder" | "git">;
+type Settings = Omit<Job, "jobId" | "document" | "crawl" | "folder" | "git" | "bucket">;
 
-type WireJob = Pick<Job, "jobId" | "document" | "crawl" | "folder" | "git"> & { settings: number };
+type WireJob = Pick<Job, "jobId" | "document" | "crawl" | "folder" | "git" | "bucket"> & { settings: number };
 type WireMessage = Exclude<ToWorker, { type: "job" }> | { type: "job"; job: WireJob };
 
 export interface Wire {
@@ -27,10 +27,10 @@ export function encodeTurn(messages: ToWorker[]): Wire {
     settings,
     messages: messages.map((m) => {
       if (m.type !== "job") return m;
-      const { jobId, document, crawl, folder, git, ...own } = m.job;
+      const { jobId, document, crawl, folder, git, bucket, ...own } = m.job;
       let at = settings.findIndex((s) => Bun.deepEquals(s, own));
       if (at < 0) at = settings.push(own) - 1;
-      return { type: "job", job: { jobId, document, crawl, folder, git, settings: at } };
+      return { type: "job", job: { jobId, document, crawl, folder, git, bucket, settings: at } };
     }),
   };
   return wire;

@@ -67,7 +67,8 @@ export async function walkFolder(root: string, rules: PathRules): Promise<Walk> 
   return out;
 }
 
-function wanted(path: string, rules: PathRules): boolean {
+/** Whether a relative path is taken under `rules` (folder walks and bucket listings alike). */
+export function wanted(path: string, rules: PathRules): boolean {
   if (rules.include.length && !rules.include.some((g) => g.match(path))) return false;
   return !rules.exclude.some((g) => g.match(path));
 }

@@ -111,6 +111,14 @@ export interface NewSource {
   crawl?: Record<string, unknown>;
   /** folder: the folder on the server; see docs/API.md, Folder sources. */
   path?: string;
+  /** s3: the store, bucket, prefix and keys; see docs/API.md, Bucket sources. */
+  endpoint?: string;
+  bucket?: string;
+  prefix?: string;
+  region?: string;
+  pathStyle?: boolean;
+  accessKeyId?: string;
+  secretAccessKey?: string;
 }
 
 export interface SourceListParams {

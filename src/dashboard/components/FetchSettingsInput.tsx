@@ -63,7 +63,7 @@ export function fetchSettingsBody(s: FetchSettingsState, kind: string): Record<s
 }
 
 interface Props {
-  kind: "url" | "api" | "folder";
+  kind: "url" | "api" | "folder" | "s3";
   value: FetchSettingsState;
   onChange: (v: FetchSettingsState) => void;
   error: ApiError | undefined;

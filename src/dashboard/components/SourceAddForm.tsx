@@ -1,6 +1,6 @@
 /**
- * Adding a source: pick a kind (text, URL, API, file, folder), fill in what it needs.
- * Text, URL, API and folder sources start ingesting as soon as they are created; files
+ * Adding a source: pick a kind (text, URL, API, file, folder, bucket), fill in what it needs.
+ * Text, URL, API, folder and bucket sources start ingesting as soon as they are created; files
  * go through FileUpload (create the source, then PUT the bytes).
  */
 import { useState } from "preact/hooks";
@@ -15,6 +15,7 @@ import { ErrorNote } from "./ErrorNote";
 import { Field } from "./Field";
 import { FetchSettingsInput, fetchSettingsBody, NO_FETCH_SETTINGS } from "./FetchSettingsInput";
 import { FileUpload } from "./FileUpload";
+import { BucketInput, bucketBody, NO_BUCKET } from "./BucketInput";
 import { MetadataRowsInput } from "./MetadataRowsInput";
 import { Segmented } from "./Segmented";
 
@@ -24,6 +25,7 @@ const KINDS: [SourceType, Key, Key][] = [
   ["api", "sourceType.api", "addSource.apiHint"],
   ["file", "sourceType.file", "addSource.fileHint"],
   ["folder", "sourceType.folder", "addSource.folderHint"],
+  ["s3", "sourceType.s3", "addSource.bucketHint"],
 ];
 
 /** A name from a URL when the user gave none: host and path. */
@@ -46,6 +48,7 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
   const [externalId, setExternalId] = useState("");
   const [rows, setRows] = useState<MetaRow[]>([]);
   const [fetching, setFetching] = useState(NO_FETCH_SETTINGS);
+  const [bucket, setBucket] = useState(NO_BUCKET);
   const labels = fromRows(rows);
   const add = useAction(async (body: NewSource) => {
     if ("error" in labels) return;
@@ -60,6 +63,7 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
     setExternalId("");
     setRows([]);
     setFetching(NO_FETCH_SETTINGS);
+    setBucket(NO_BUCKET);
     onAdded();
   });
 
@@ -67,6 +71,7 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
     e.preventDefault();
     if (kind === "text") void add.run({ type: "text", name: name.trim() || content.trim().slice(0, 40), content });
     else if (kind === "folder") void add.run({ type: "folder", name: name.trim() || url.trim(), path: url.trim() });
+    else if (kind === "s3") void add.run(bucketBody(bucket, name.trim()));
     else void add.run({ type: kind, name: name.trim() || nameFromUrl(url.trim()), url: url.trim() });
   };
 
@@ -99,6 +104,8 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
                 />
               )}
             </Field>
+          ) : kind === "s3" ? (
+            <BucketInput value={bucket} onChange={setBucket} error={add.error} />
           ) : kind === "folder" ? (
             <Field
               label={t("addSource.folderPath")}
@@ -133,7 +140,7 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
               )}
             </Field>
           )}
-          {(kind === "url" || kind === "api" || kind === "folder") && (
+          {(kind === "url" || kind === "api" || kind === "folder" || kind === "s3") && (
             <details>
               <summary>{kind === "url" ? t("addSource.refreshCrawl") : t("addSource.refresh")}</summary>
               <FetchSettingsInput kind={kind} value={fetching} onChange={setFetching} error={add.error} />

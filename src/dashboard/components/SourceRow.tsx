@@ -20,6 +20,7 @@ const TYPE_LABEL: Record<Source["type"], Key> = {
   api: "sourceType.api",
   folder: "sourceType.folder",
   git: "sourceType.git",
+  s3: "sourceType.s3",
 };
 
 /** "3 of 10 chunks", "2 of 5 pages read by OCR", or "Reading…" before the total is known. */
@@ -42,6 +43,7 @@ function origin(s: Source): string {
   if (s.type === "url" || s.type === "api") return s.url ?? "";
   if (s.type === "folder") return s.folder?.path ?? "";
   if (s.type === "git") return `${s.url ?? ""}${s.git?.branch ? ` · ${s.git.branch}` : ""}`;
+  if (s.type === "s3") return s.s3 ? `${s.s3.endpoint}/${s.s3.bucket}/${s.s3.prefix}` : "";
   const text = s.content ?? "";
   return `${text.slice(0, 90)}${text.length > 90 ? "…" : ""}`;
 }

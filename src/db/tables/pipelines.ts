@@ -83,7 +83,7 @@ export const documents = sqliteTable(
     collectionId: text("collection_id")
       .notNull()
       .references(() => collections.id, { onDelete: "cascade" }),
-    type: text("type", { enum: ["text", "file", "url", "api", "folder", "git"] }).notNull(),
+    type: text("type", { enum: ["text", "file", "url", "api", "folder", "s3", "git"] }).notNull(),
     name: text("name").notNull(),
     /** Characters of a text source's content (kept in document_texts); null for other types. */
     contentLength: integer("content_length"),

@@ -12,12 +12,19 @@ export function checkFolderSettings(b: FolderInput, roots: string[]): FolderSett
   throw new AppError("invalid_request", `${read[0]!.field}: ${read[0]!.message}`, read.slice(0, 20));
 }
 
-/** 400 for the folder fields on a source of another type. */
+/** The source types that take each folder field: a bucket source takes the rules on its files too. */
+const TAKEN_BY: Record<"path" | "include" | "exclude" | "maxFileMb", string[]> = {
+  path: ["folder"],
+  include: ["folder", "s3"],
+  exclude: ["folder", "s3"],
+  maxFileMb: ["folder", "s3"],
+};
+
+/** 400 for the folder fields on a source of a type that does not take them. */
 export function refuseFolderFields(b: FolderInput & { type: string }): void {
-  if (b.type === "folder") return;
-  for (const field of ["path", "include", "exclude", "maxFileMb"] as const)
-    if (b[field] !== undefined)
-      throw new AppError("invalid_request", `${field}: is for folder sources`, [
-        { field, message: "is for folder sources" },
-      ]);
+  for (const [field, types] of Object.entries(TAKEN_BY) as [keyof typeof TAKEN_BY, string[]][]) {
+    if (b[field] === undefined || types.includes(b.type)) continue;
+    const message = `is for ${types.join(" and ")} sources`;
+    throw new AppError("invalid_request", `${field}: ${message}`, [{ field, message }]);
+  }
 }

@@ -2,7 +2,7 @@
 import { t } from "elysia";
 import { Enum, Name, StrictInteger } from "../../http/models";
 
-export const SOURCE_TYPES = ["text", "file", "url", "api", "folder", "git"] as const;
+export const SOURCE_TYPES = ["text", "file", "url", "api", "folder", "s3", "git"] as const;
 export const SOURCE_STATUSES = ["awaiting_upload", "queued", "processing", "ready", "failed"] as const;
 
 /** What one sync of a folder source did (docs/API.md, "Folder sources"). */
@@ -64,7 +64,7 @@ export const SourceModel = t.Object({
   }),
   refreshEvery: t.Optional(
     t.Union([StrictInteger(), t.Null()], {
-      description: "url, api and folder sources: seconds between re-fetches (syncs); null: none.",
+      description: "url, api, folder and s3 sources: seconds between re-fetches (syncs); null: none.",
     }),
   ),
   nextCheckAt: t.Optional(t.Union([t.String({ format: "date-time" }), t.Null()])),
@@ -107,7 +107,7 @@ export const SourceModel = t.Object({
   ),
   syncReport: t.Optional(
     t.Union([SyncReportModel, t.Null()], {
-      description: "Folder sources: what the last sync found; null before the first.",
+      description: "Folder and s3 sources: what the last sync found; null before the first.",
     }),
   ),
   git: t.Optional(
@@ -126,13 +126,29 @@ export const SourceModel = t.Object({
     ),
   ),
   folderSourceId: t.Optional(t.String({ description: "A folder's file: the folder source it belongs to." })),
+  s3: t.Optional(
+    t.Object(
+      {
+        endpoint: t.String(),
+        bucket: t.String(),
+        prefix: t.String(),
+        region: t.String(),
+        pathStyle: t.Boolean(),
+        include: t.Array(t.String()),
+        exclude: t.Array(t.String()),
+        maxFileMb: StrictInteger(),
+      },
+      { description: "s3 sources: the store, bucket and prefix, and which objects are taken; never the keys." },
+    ),
+  ),
+  bucketSourceId: t.Optional(t.String({ description: "A bucket's object: the s3 source it belongs to." })),
 });
 
 export type Source = typeof SourceModel.static;
 
 export const refreshEveryInput = t.Union([t.Integer(), t.String(), t.Null()], {
   description:
-    'url, api and folder sources: fetch (or sync) again every so often: whole seconds (at least 60) or a duration such as "15m", "1h", "1h30m", "1d" (up to 365 days); null: only when asked (POST …/refetch).',
+    'url, api, folder and s3 sources: fetch (or sync) again every so often: whole seconds (at least 60) or a duration such as "15m", "1h", "1h30m", "1d" (up to 365 days); null: only when asked (POST …/refetch).',
 });
 
 export const CrawlInput = t.Object(
@@ -201,14 +217,48 @@ export const SourceCreate = t.Object({
   ),
   include: t.Optional(
     t.Array(t.String(), {
-      description: 'Folder sources: globs on a file\'s relative path ("**/*.md"); none: every file.',
+      description:
+        "Folder and s3 sources: globs on a file's path relative to the folder (an object's key relative to the prefix), \"**/*.md\"; none: every file.",
     }),
   ),
   exclude: t.Optional(
-    t.Array(t.String(), { description: "Folder sources: globs as in include; a file matching one is left out." }),
+    t.Array(t.String(), {
+      description: "Folder and s3 sources: globs as in include; a file matching one is left out.",
+    }),
   ),
   maxFileMb: t.Optional(
-    StrictInteger({ description: "Folder sources: larger files are not taken (reported as failed); default 50." }),
+    StrictInteger({
+      description: "Folder and s3 sources: larger files are not taken (reported as failed); default 50.",
+    }),
+  ),
+  endpoint: t.Optional(
+    t.String({
+      maxLength: 2048,
+      description:
+        "For s3 sources: the S3-compatible store's http(s) URL; the fetch rules apply to it (an address refused now, a name at every connection).",
+    }),
+  ),
+  bucket: t.Optional(t.String({ maxLength: 255, description: "For s3 sources: the bucket's name." })),
+  prefix: t.Optional(
+    t.String({
+      maxLength: 1024,
+      description: 'For s3 sources: only objects under this key prefix ("docs/"; a "/" is added); default: all.',
+    }),
+  ),
+  region: t.Optional(
+    t.String({ maxLength: 64, description: 'For s3 sources: the signing region; default "us-east-1".' }),
+  ),
+  pathStyle: t.Optional(
+    t.Boolean({
+      description:
+        "For s3 sources: the bucket in the URL's path (default true); false: in the host name (bucket.host).",
+    }),
+  ),
+  accessKeyId: t.Optional(
+    t.String({ maxLength: 1024, description: "For s3 sources: the access key; stored apart and never shown." }),
+  ),
+  secretAccessKey: t.Optional(
+    t.String({ maxLength: 1024, description: "For s3 sources: the secret key; stored apart and never shown." }),
   ),
   branch: t.Optional(
     t.String({

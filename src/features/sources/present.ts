@@ -3,14 +3,20 @@ import { parseStoredMetadata } from "../../core/metadata";
 import { CONTENT_PREVIEW_CHARS } from "../../db/repo/documents";
 import type { Db } from "../../db/client";
 import { sourceFetchesOf } from "../../db/repo/source-fetches";
+import { documentTypesOf } from "../../db/repo/document-types";
 import type { DocumentRow, SourceFetch } from "../../db/schema";
 import type { Source } from "./model";
 
 /**
  * `preview` is the start of a text source's content (its first CONTENT_PREVIEW_CHARS characters);
- * `fetch` the refresh and crawl state of a url/api source (docs/API.md, "Refresh and crawl").
+ * `fetch` the refresh and crawl state of a url/api source (docs/API.md, "Refresh and crawl");
+ * `parentType` a synced file's parent's type, which names the field that links it.
  */
-export function presentSource(d: DocumentRow & { preview: string | null }, fetch?: SourceFetch): Source {
+export function presentSource(
+  d: DocumentRow & { preview: string | null },
+  fetch?: SourceFetch,
+  parentType?: string,
+): Source {
   const s: Source = {
     id: d.id,
     pipelineId: d.collectionId,
@@ -40,8 +46,18 @@ export function presentSource(d: DocumentRow & { preview: string | null }, fetch
   if (d.type === "url" || d.type === "api") Object.assign(s, fetchFields(fetch));
   if (d.type === "folder") Object.assign(s, folderFields(fetch));
   if (d.type === "git") Object.assign(s, gitFields(fetch));
-  if (d.type === "file" && fetch?.crawlSourceId) s.folderSourceId = fetch.crawlSourceId;
+  if (d.type === "s3") Object.assign(s, bucketFields(fetch));
+  if (d.type === "file" && fetch?.crawlSourceId)
+    s[parentType === "s3" ? "bucketSourceId" : "folderSourceId"] = fetch.crawlSourceId;
   return s;
+}
+
+/** A bucket source's settings (never its keys), schedule and last sync (docs/API.md, "Bucket sources"). */
+function bucketFields(f: SourceFetch | undefined): Partial<Source> {
+  const { crawl, crawlSourceId, crawlReport, ...times } = fetchFields(f);
+  const out: Partial<Source> = { ...times, syncReport: f?.crawlReport ? JSON.parse(f.crawlReport) : null };
+  if (f?.crawl) out.s3 = JSON.parse(f.crawl);
+  return out;
 }
 
 /** A Git source's settings (never its credentials), schedule and last sync (docs/API.md, "Git sources"). */
@@ -76,19 +92,19 @@ function fetchFields(f: SourceFetch | undefined): Partial<Source> {
   return out;
 }
 
+/** The types whose rows have a fetch state: a schedule, a crawl, a synced parent's settings. */
+const WITH_FETCH_STATE = new Set<string>(["url", "api", "folder", "git", "s3"]);
+
 /** Many sources at once, their fetch state read in one query per 500. */
 export async function presentSources(db: Db, rows: (DocumentRow & { preview: string | null })[]): Promise<Source[]> {
   // A file without a stored file may be a folder's: its row names the folder source.
   const fetched = rows
-    .filter(
-      (r) =>
-        r.type === "url" ||
-        r.type === "api" ||
-        r.type === "folder" ||
-        r.type === "git" ||
-        (r.type === "file" && !r.filePath),
-    )
+    .filter((r) => WITH_FETCH_STATE.has(r.type) || (r.type === "file" && !r.filePath))
     .map((r) => r.id);
   const states = fetched.length ? await sourceFetchesOf(db, fetched) : new Map<string, SourceFetch>();
-  return rows.map((r) => presentSource(r, states.get(r.id)));
+  const parents = await documentTypesOf(db, [...new Set([...states.values()].map((s) => s.crawlSourceId))]);
+  return rows.map((r) => {
+    const state = states.get(r.id);
+    return presentSource(r, state, state?.crawlSourceId ? parents.get(state.crawlSourceId) : undefined);
+  });
 }

@@ -27,6 +27,8 @@ import { findSourceFetch, saveSourceFetch } from "../../db/repo/source-fetches";
 import { refetchNow } from "../../ingest/refresh";
 import { checkFolderSettings, refuseFolderFields } from "./folder";
 import { checkGitSettings, refuseGitFields } from "./git";
+import { checkBucketSettings, refuseBucketFields } from "./bucket";
+import { storedCredentials } from "../../core/bucket-settings";
 
 export interface SourceDeps {
   db: Store;
@@ -72,7 +74,9 @@ const nameFor = (b: SourceCreateBody, shownUrl: string | null): string =>
         ? b.content?.trim().slice(0, 60)
         : b.type === "folder"
           ? b.path
-          : shownUrl) ||
+          : b.type === "s3"
+            ? `${b.bucket}/${b.prefix ?? ""}`
+            : shownUrl) ||
     b.type
   ).slice(0, 200);
 
@@ -93,6 +97,8 @@ export class SourceService {
     const fetchSettings = checkFetchSettings(body.type, body);
     const folder = body.type === "folder" ? checkFolderSettings(body, this.d.config.folderRoots) : null;
     const git = body.type === "git" ? checkGitSettings(body).settings : null;
+    // A bucket's keys go where a URL's credentials go: read by the fetcher only, never shown.
+    const bucket = body.type === "s3" ? checkBucketSettings(body, this.d.config) : null;
     // 507 while the disk is under RAGD_MIN_FREE_MB, or would be once the declared bytes are in
     // (a file in a bucket takes none of it).
     const fileBytes = this.d.bucketUpload ? 0 : (body.fileSize ?? 0);
@@ -101,20 +107,21 @@ export class SourceService {
     await this.checkExternalIdFree(collection, body.externalId);
     const content = body.type === "text" ? body.content : undefined;
     // A url/api source gets its refresh schedule (and crawl) in the same commit as its row; a folder its settings.
-    const fetched = body.type === "url" || body.type === "api" || folder !== null || git !== null;
+    const fetched = body.type === "url" || body.type === "api" || folder !== null || git !== null || bucket !== null;
+    const settings = folder ?? bucket?.settings;
     const also = (t: Db, r: DocumentRow) =>
       saveSourceFetch(t, r.id, {
         ...fetchRowOf(fetchSettings, Date.now()),
-        ...(folder ? { crawl: JSON.stringify(folder) } : git ? { crawl: JSON.stringify(git) } : {}),
+        ...(settings ? { crawl: JSON.stringify(settings) } : git ? { crawl: JSON.stringify(git) } : {}),
       });
-    const row = await this.d.engine
-      .createDocument(draftOf(collection.id, body), content, fetched ? also : undefined)
-      .catch((err) => {
-        // A concurrent create with the same external id won the unique index.
-        if (/UNIQUE constraint failed: documents\.collection_id, documents\.external_id/.test(String(err)))
-          throw externalIdTaken(body.externalId!);
-        throw err;
-      });
+    const draft = draftOf(collection.id, body);
+    if (bucket) draft.urlCredentials = storedCredentials(bucket.credentials);
+    const row = await this.d.engine.createDocument(draft, content, fetched ? also : undefined).catch((err) => {
+      // A concurrent create with the same external id won the unique index.
+      if (/UNIQUE constraint failed: documents\.collection_id, documents\.external_id/.test(String(err)))
+        throw externalIdTaken(body.externalId!);
+      throw err;
+    });
     if (!row) throw notFound("pipeline");
     if (row.status !== "awaiting_upload")
       return presentSource({ ...row, preview: content ?? null }, await findSourceFetch(this.d.db.reader, row.id));
@@ -134,7 +141,8 @@ export class SourceService {
     ]);
     // Deleted since it was found.
     if (!shown) throw notFound("source");
-    return presentSource(shown, fetch);
+    const parent = fetch?.crawlSourceId ? await findDocumentById(this.d.db.reader, fetch.crawlSourceId) : undefined;
+    return presentSource(shown, fetch, parent?.type);
   }
 
   /**
@@ -194,10 +202,10 @@ export class SourceService {
    */
   async refetch(collection: Collection, id: string) {
     const doc = await this.find(collection, id);
-    if (doc.type !== "url" && doc.type !== "api" && doc.type !== "folder" && doc.type !== "git")
+    if (!["url", "api", "folder", "s3", "git"].includes(doc.type))
       throw new AppError(
         "conflict",
-        `only url, api, folder and git sources can be fetched again; this one is ${doc.type}`,
+        `only url, api, folder, s3 and git sources can be fetched again; this one is ${doc.type}`,
       );
     const state = await findSourceFetch(this.d.db.reader, doc.id);
     if (state?.crawlSourceId) throw crawledPage(state.crawlSourceId);
@@ -292,6 +300,7 @@ function checkFields(b: SourceCreateBody, config: SourceDeps["config"]): void {
   if (b.metadata !== undefined) refuseProblems(metadataProblems(b.metadata));
   if (b.type !== "git") refuseFolderFields(b);
   refuseGitFields(b);
+  refuseBucketFields(b);
   if (b.externalId !== undefined) refuseProblems([externalIdProblem(b.externalId)].filter((p) => p !== undefined));
   const need = (field: keyof SourceCreateBody, message: string) => {
     throw new AppError("invalid_request", `${field}: ${message}`, [{ field, message }]);

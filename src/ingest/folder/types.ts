@@ -18,12 +18,14 @@ export interface FolderJob {
   skip?: boolean;
 }
 
-/** A file the sync found, with the SHA-256 of its bytes. */
+/** A file the sync found, with the SHA-256 of its bytes (a bucket's object: its ETag, bucket/list.ts). */
 export interface ScannedFile {
   path: string;
   size: number;
   modifiedAt: string;
   hash: string;
+  /** A bucket's object: its ETag, in its metadata too. */
+  etag?: string;
 }
 
 /** What the walk of a folder found. */
