@@ -119,6 +119,10 @@ export interface NewSource {
   pathStyle?: boolean;
   accessKeyId?: string;
   secretAccessKey?: string;
+  /** git: the branch and credentials; see docs/API.md, Git sources. */
+  branch?: string;
+  username?: string;
+  token?: string;
 }
 
 export interface SourceListParams {

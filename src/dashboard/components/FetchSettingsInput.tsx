@@ -63,7 +63,7 @@ export function fetchSettingsBody(s: FetchSettingsState, kind: string): Record<s
 }
 
 interface Props {
-  kind: "url" | "api" | "folder" | "s3";
+  kind: "url" | "api" | "folder" | "s3" | "git";
   value: FetchSettingsState;
   onChange: (v: FetchSettingsState) => void;
   error: ApiError | undefined;

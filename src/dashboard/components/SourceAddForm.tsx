@@ -1,6 +1,6 @@
 /**
- * Adding a source: pick a kind (text, URL, API, file, folder, bucket), fill in what it needs.
- * Text, URL, API, folder and bucket sources start ingesting as soon as they are created; files
+ * Adding a source: pick a kind (text, URL, API, file, folder, bucket, Git), fill in what it needs.
+ * Text, URL, API, folder, bucket and Git sources start ingesting as soon as they are created; files
  * go through FileUpload (create the source, then PUT the bytes).
  */
 import { useState } from "preact/hooks";
@@ -16,6 +16,7 @@ import { Field } from "./Field";
 import { FetchSettingsInput, fetchSettingsBody, NO_FETCH_SETTINGS } from "./FetchSettingsInput";
 import { FileUpload } from "./FileUpload";
 import { BucketInput, bucketBody, NO_BUCKET } from "./BucketInput";
+import { GitInput, gitBody, NO_GIT } from "./GitInput";
 import { MetadataRowsInput } from "./MetadataRowsInput";
 import { Segmented } from "./Segmented";
 
@@ -26,6 +27,7 @@ const KINDS: [SourceType, Key, Key][] = [
   ["file", "sourceType.file", "addSource.fileHint"],
   ["folder", "sourceType.folder", "addSource.folderHint"],
   ["s3", "sourceType.s3", "addSource.bucketHint"],
+  ["git", "sourceType.git", "addSource.gitHint"],
 ];
 
 /** A name from a URL when the user gave none: host and path. */
@@ -49,6 +51,7 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
   const [rows, setRows] = useState<MetaRow[]>([]);
   const [fetching, setFetching] = useState(NO_FETCH_SETTINGS);
   const [bucket, setBucket] = useState(NO_BUCKET);
+  const [git, setGit] = useState(NO_GIT);
   const labels = fromRows(rows);
   const add = useAction(async (body: NewSource) => {
     if ("error" in labels) return;
@@ -64,6 +67,7 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
     setRows([]);
     setFetching(NO_FETCH_SETTINGS);
     setBucket(NO_BUCKET);
+    setGit(NO_GIT);
     onAdded();
   });
 
@@ -72,6 +76,7 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
     if (kind === "text") void add.run({ type: "text", name: name.trim() || content.trim().slice(0, 40), content });
     else if (kind === "folder") void add.run({ type: "folder", name: name.trim() || url.trim(), path: url.trim() });
     else if (kind === "s3") void add.run(bucketBody(bucket, name.trim()));
+    else if (kind === "git") void add.run(gitBody(git, name.trim()));
     else void add.run({ type: kind, name: name.trim() || nameFromUrl(url.trim()), url: url.trim() });
   };
 
@@ -106,6 +111,8 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
             </Field>
           ) : kind === "s3" ? (
             <BucketInput value={bucket} onChange={setBucket} error={add.error} />
+          ) : kind === "git" ? (
+            <GitInput value={git} onChange={setGit} error={add.error} />
           ) : kind === "folder" ? (
             <Field
               label={t("addSource.folderPath")}
@@ -140,7 +147,7 @@ export function SourceAddForm({ pipelineId, onAdded }: { pipelineId: string; onA
               )}
             </Field>
           )}
-          {(kind === "url" || kind === "api" || kind === "folder" || kind === "s3") && (
+          {(kind === "url" || kind === "api" || kind === "folder" || kind === "s3" || kind === "git") && (
             <details>
               <summary>{kind === "url" ? t("addSource.refreshCrawl") : t("addSource.refresh")}</summary>
               <FetchSettingsInput kind={kind} value={fetching} onChange={setFetching} error={add.error} />
