@@ -45,7 +45,7 @@ function crawlLine(r: CrawlReport): string {
 }
 
 export function SourceFetchInfo({ source: s }: { source: Source }) {
-  if (s.type !== "url" && s.type !== "api" && s.type !== "folder" && s.type !== "git") return null;
+  if (!["url", "api", "folder", "git", "s3"].includes(s.type)) return null;
   const sync = s.syncReport ?? null;
   const report = (s.crawlReport ?? null) as CrawlReport | null;
   return (

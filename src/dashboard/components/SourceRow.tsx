@@ -58,9 +58,8 @@ export function SourceRow({ pipelineId, source: s, onChanged, onDelete }: Props)
     await sources.refetch(pipelineId, s.id);
     onChanged();
   });
-  // A crawled page is fetched again with its crawl source; a folder source syncs.
-  const canRefetch =
-    (s.type === "url" || s.type === "api" || s.type === "folder" || s.type === "git") && !s.crawlSourceId;
+  // A crawled page is fetched again with its crawl source; a folder, Git or bucket source syncs.
+  const canRefetch = ["url", "api", "folder", "git", "s3"].includes(s.type) && !s.crawlSourceId;
   const progress = s.progress;
   const [editing, setEditing] = useState(false);
   const [scheduling, setScheduling] = useState(false);

@@ -464,7 +464,7 @@ export const de: Catalogue = {
   "addSource.bucketHint": "Die Objekte unter einem Präfix eines S3-kompatiblen Buckets, nach Zeitplan abgeglichen.",
   "bucket.endpoint": "Adresse des Speichers",
   "bucket.endpointHint": "Die URL des S3-kompatiblen Speichers, etwa http://s3.corp:7480.",
-  "bucket.name": "Bucket",
+  "bucket.name": "Name des Buckets",
   "bucket.prefix": "Präfix",
   "bucket.prefixHint": "Nur Objekte, deren Schlüssel damit beginnt, etwa guides/; leer: der ganze Bucket.",
   "bucket.region": "Region",

@@ -460,7 +460,7 @@ export const en = {
   "addSource.bucketHint": "The objects under a prefix of an S3-compatible bucket, kept in step on a schedule.",
   "bucket.endpoint": "Store address",
   "bucket.endpointHint": "The S3-compatible store's URL, such as http://s3.corp:7480.",
-  "bucket.name": "Bucket",
+  "bucket.name": "Bucket name",
   "bucket.prefix": "Prefix",
   "bucket.prefixHint": "Only objects whose key starts with it, such as guides/; empty: the whole bucket.",
   "bucket.region": "Region",

@@ -462,7 +462,7 @@ export const es: Catalogue = {
     "Los objetos bajo un prefijo de un bucket compatible con S3, sincronizados según una programación.",
   "bucket.endpoint": "Dirección del almacén",
   "bucket.endpointHint": "La URL del almacén compatible con S3, como http://s3.corp:7480.",
-  "bucket.name": "Bucket",
+  "bucket.name": "Nombre del bucket",
   "bucket.prefix": "Prefijo",
   "bucket.prefixHint": "Solo los objetos cuya clave empieza así, como guides/; vacío: todo el bucket.",
   "bucket.region": "Región",

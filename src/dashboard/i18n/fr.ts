@@ -458,7 +458,7 @@ export const fr: Catalogue = {
     "Les objets sous un préfixe d'un compartiment compatible S3, tenus à jour selon un calendrier.",
   "bucket.endpoint": "Adresse du stockage",
   "bucket.endpointHint": "L'URL du stockage compatible S3, par exemple http://s3.corp:7480.",
-  "bucket.name": "Compartiment",
+  "bucket.name": "Nom du compartiment",
   "bucket.prefix": "Préfixe",
   "bucket.prefixHint":
     "Seulement les objets dont la clé commence ainsi, par exemple guides/ ; vide : tout le compartiment.",

@@ -451,7 +451,7 @@ export const ja: Catalogue = {
   "addSource.bucketHint": "S3 互換バケットのプレフィックス配下のオブジェクトを、スケジュールに沿って同期します。",
   "bucket.endpoint": "ストレージのアドレス",
   "bucket.endpointHint": "S3 互換ストレージの URL。例: http://s3.corp:7480",
-  "bucket.name": "バケット",
+  "bucket.name": "バケット名",
   "bucket.prefix": "プレフィックス",
   "bucket.prefixHint": "キーがこれで始まるオブジェクトのみ。例: guides/ 空欄ならバケット全体。",
   "bucket.region": "リージョン",

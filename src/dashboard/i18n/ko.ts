@@ -448,7 +448,7 @@ export const ko: Catalogue = {
   "addSource.bucketHint": "S3 호환 버킷의 접두사 아래 객체를 일정에 따라 동기화합니다.",
   "bucket.endpoint": "저장소 주소",
   "bucket.endpointHint": "S3 호환 저장소의 URL, 예: http://s3.corp:7480",
-  "bucket.name": "버킷",
+  "bucket.name": "버킷 이름",
   "bucket.prefix": "접두사",
   "bucket.prefixHint": "키가 이것으로 시작하는 객체만, 예: guides/ 비우면 버킷 전체.",
   "bucket.region": "리전",

@@ -443,7 +443,7 @@ export const zhCN: Catalogue = {
   "addSource.bucketHint": "S3 兼容存储桶中某前缀下的对象，按计划保持同步。",
   "bucket.endpoint": "存储地址",
   "bucket.endpointHint": "S3 兼容存储的 URL，例如 http://s3.corp:7480。",
-  "bucket.name": "存储桶",
+  "bucket.name": "存储桶名称",
   "bucket.prefix": "前缀",
   "bucket.prefixHint": "仅限键以此开头的对象，例如 guides/；留空：整个存储桶。",
   "bucket.region": "区域",
