@@ -23,8 +23,7 @@ export class Semaphore {
     if (this.active >= this.limit) {
       this.lastQueuedAt = performance.now();
       await new Promise<void>((resolve) => this.waiting.push(resolve));
-    }
-    else this.active++;
+    } else this.active++;
     try {
       return await task();
     } finally {
