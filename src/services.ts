@@ -58,6 +58,7 @@ import { Searcher } from "./retrieval/searcher";
 import { childProcess } from "./vectors/index-build";
 import { openLance, type LanceConnection } from "./vectors/connection";
 import { VectorStore } from "./vectors/store";
+import { removeOrphanClones } from "./ingest/git/clones";
 
 export interface Services {
   config: Config;
@@ -193,11 +194,13 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
     engine.cancelCollection(id);
     await files.removeCollection(id);
     await store.dropCollection(id);
+    await removeOrphanClones(db.reader, config.dataDir); // its Git sources' clones
   });
   // Listening before the engine starts, so no built re-index goes unnoticed.
   await new ReindexGate({ db, store, engine, evals, log }).start();
   await recoverInterrupted({ db, files, log, replica, replicaLeaseMs });
   sweepSnapshots(config.dataDir); // a backup's staging copy left by a kill
+  await removeOrphanClones(db.reader, config.dataDir);
   const backups = new BackupService(config.dataDir, store, localFiles, log, config.databaseUrl !== null);
   const transfers = new TransferService({
     db,

@@ -235,6 +235,18 @@ describe("a repository synced across commits, a force-push and a lost clone", ()
     expect((await index()).text).toContain("theta notes");
   });
 
+  test("deleting a pipeline removes its Git sources' clones", async () => {
+    await repo.start();
+    const other = await f.c.pipeline({ name: "other", embeddingModel: "ollama/all-minilm", chunkSize: 100 });
+    const r = await f.c.addSource(other, { type: "git", url: repo.url });
+    expect(r.status).toBe(201);
+    const clone = join(f.t.dataDir, "git", r.body.id);
+    await waitFor("the clone", async () => (existsSync(join(clone, "HEAD")) ? true : undefined));
+    expect((await f.c.call("DELETE", `/api/rag/pipelines/${other}`)).status).toBe(200);
+    await waitFor("the clone to go", async () => (existsSync(clone) ? undefined : true));
+    expect(existsSync(join(f.t.dataDir, "git", source.id))).toBe(true);
+  });
+
   test("deleting the Git source deletes its files' documents and its clone", async () => {
     const r = await f.c.call("DELETE", `/api/rag/pipelines/${f.pid}/sources/${source.id}`);
     expect(r.status).toBe(200);

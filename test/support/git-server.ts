@@ -18,6 +18,8 @@ export interface GitServer {
   /** The Authorization headers the requests carried. */
   authorizations: () => string[];
   stop: () => Promise<void>;
+  /** Serves again on the same port after stop(). */
+  start: () => Promise<void>;
 }
 
 const ENV = {
@@ -64,36 +66,40 @@ export async function startGitServer(root: string, name = "docs"): Promise<GitSe
   run(work, ["remote", "add", "origin", bare]);
   let requests = 0;
   const authorizations: string[] = [];
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(req) {
-      requests++;
-      const auth = req.headers.get("authorization");
-      if (auth) authorizations.push(auth);
-      const u = new URL(req.url);
-      const body = new Uint8Array(await req.arrayBuffer());
-      const p = Bun.spawnSync(["git", "http-backend"], {
-        stdin: body,
-        env: {
-          ...process.env,
-          GIT_PROJECT_ROOT: join(root, "served"),
-          GIT_HTTP_EXPORT_ALL: "1",
-          PATH_INFO: decodeURIComponent(u.pathname),
-          REQUEST_METHOD: req.method,
-          QUERY_STRING: u.search.slice(1),
-          CONTENT_TYPE: req.headers.get("content-type") ?? "",
-          CONTENT_LENGTH: String(body.byteLength),
-          HTTP_GIT_PROTOCOL: req.headers.get("git-protocol") ?? "",
-          REMOTE_ADDR: "127.0.0.1",
-        },
-      });
-      if (p.exitCode !== 0) return new Response(p.stderr.toString(), { status: 500 });
-      return cgiResponse(p.stdout);
-    },
-  });
+  const serve = (port: number) =>
+    Bun.serve({
+      hostname: "127.0.0.1",
+      port,
+      fetch: handle,
+    });
+  async function handle(req: Request): Promise<Response> {
+    requests++;
+    const auth = req.headers.get("authorization");
+    if (auth) authorizations.push(auth);
+    const u = new URL(req.url);
+    const body = new Uint8Array(await req.arrayBuffer());
+    const p = Bun.spawnSync(["git", "http-backend"], {
+      stdin: body,
+      env: {
+        ...process.env,
+        GIT_PROJECT_ROOT: join(root, "served"),
+        GIT_HTTP_EXPORT_ALL: "1",
+        PATH_INFO: decodeURIComponent(u.pathname),
+        REQUEST_METHOD: req.method,
+        QUERY_STRING: u.search.slice(1),
+        CONTENT_TYPE: req.headers.get("content-type") ?? "",
+        CONTENT_LENGTH: String(body.byteLength),
+        HTTP_GIT_PROTOCOL: req.headers.get("git-protocol") ?? "",
+        REMOTE_ADDR: "127.0.0.1",
+      },
+    });
+    if (p.exitCode !== 0) return new Response(p.stderr.toString(), { status: 500 });
+    return cgiResponse(p.stdout);
+  }
+  let server = serve(0);
+  const port = server.port;
   return {
-    url: `http://127.0.0.1:${server.port}/${name}.git`,
+    url: `http://127.0.0.1:${port}/${name}.git`,
     git: (...args) => run(work, args).toString().trim(),
     write: (path, text) => {
       mkdirSync(dirname(join(work, path)), { recursive: true });
@@ -103,5 +109,8 @@ export async function startGitServer(root: string, name = "docs"): Promise<GitSe
     requests: () => requests,
     authorizations: () => authorizations,
     stop: () => server.stop(true),
+    start: async () => {
+      server = serve(port!);
+    },
   };
 }
