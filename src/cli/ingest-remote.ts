@@ -26,8 +26,13 @@ export interface RemoteDocument {
 }
 
 const PAGE_SIZE = 1000;
-/** How many times a busy server (429/503 with Retry-After) is asked again for one request. */
-const BUSY_RETRIES = 20;
+/**
+ * How long, in seconds of Retry-After in all, a busy server (429/503) is waited out for one
+ * request, and how many times at most it is asked again: a server that queries keep busy
+ * asks for a second at a time (docs/operations.md, Queries first), a full queue for a minute.
+ */
+const BUSY_WAIT_S = 300;
+const BUSY_RETRIES = 300;
 /** The largest answer read: a full page of documents with the most metadata is about 20 MiB. */
 export const ANSWER_MAX_BYTES = 64 * 1024 * 1024;
 
@@ -71,6 +76,7 @@ export class Remote {
 
   /** One request and its JSON answer; a 2xx only, or RemoteError with the server's message. */
   private async send(method: string, path: string, form?: () => FormData): Promise<unknown> {
+    let waited = 0;
     for (let attempt = 0; ; attempt++) {
       let res: Response;
       try {
@@ -85,13 +91,15 @@ export class Remote {
       const text = await answerText(res, this.url);
       const wait = Number(res.headers.get("retry-after"));
       const busy = (res.status === 429 || res.status === 503) && wait > 0;
-      if (busy && attempt < BUSY_RETRIES) {
+      if (busy && attempt < BUSY_RETRIES && waited + Math.min(wait, 60) <= BUSY_WAIT_S) {
+        waited += Math.min(wait, 60);
         await Bun.sleep(Math.min(wait, 60) * 1000);
         continue;
       }
       if (res.ok) return text ? parseJson(text, this.url) : null;
       const message = messageOf(text, res.status);
-      throw new RemoteError(busy ? `still busy after ${BUSY_RETRIES} retries: ${message}` : message, res.status, busy);
+      const gaveUp = `still busy after ${attempt} retries in ${Math.round(waited)} s: ${message}`;
+      throw new RemoteError(busy ? gaveUp : message, res.status, busy);
     }
   }
 }
