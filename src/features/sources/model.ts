@@ -64,7 +64,7 @@ export const SourceModel = t.Object({
   }),
   refreshEvery: t.Optional(
     t.Union([StrictInteger(), t.Null()], {
-      description: "url, api, folder and s3 sources: seconds between re-fetches (syncs); null: none.",
+      description: "url, api, folder, s3 and git sources: seconds between re-fetches (syncs); null: none.",
     }),
   ),
   nextCheckAt: t.Optional(t.Union([t.String({ format: "date-time" }), t.Null()])),
@@ -107,7 +107,7 @@ export const SourceModel = t.Object({
   ),
   syncReport: t.Optional(
     t.Union([SyncReportModel, t.Null()], {
-      description: "Folder and s3 sources: what the last sync found; null before the first.",
+      description: "Folder, s3 and git sources: what the last sync found; null before the first.",
     }),
   ),
   git: t.Optional(
@@ -148,7 +148,7 @@ export type Source = typeof SourceModel.static;
 
 export const refreshEveryInput = t.Union([t.Integer(), t.String(), t.Null()], {
   description:
-    'url, api, folder and s3 sources: fetch (or sync) again every so often: whole seconds (at least 60) or a duration such as "15m", "1h", "1h30m", "1d" (up to 365 days); null: only when asked (POST …/refetch).',
+    'url, api, folder, s3 and git sources: fetch (or sync) again every so often: whole seconds (at least 60) or a duration such as "15m", "1h", "1h30m", "1d" (up to 365 days); null: only when asked (POST …/refetch).',
 });
 
 export const CrawlInput = t.Object(
@@ -218,17 +218,17 @@ export const SourceCreate = t.Object({
   include: t.Optional(
     t.Array(t.String(), {
       description:
-        "Folder and s3 sources: globs on a file's path relative to the folder (an object's key relative to the prefix), \"**/*.md\"; none: every file.",
+        "Folder, s3 and git sources: globs on a file's path relative to the folder (an object's key relative to the prefix, a file's path in the repository), \"**/*.md\"; none: every file.",
     }),
   ),
   exclude: t.Optional(
     t.Array(t.String(), {
-      description: "Folder and s3 sources: globs as in include; a file matching one is left out.",
+      description: "Folder, s3 and git sources: globs as in include; a file matching one is left out.",
     }),
   ),
   maxFileMb: t.Optional(
     StrictInteger({
-      description: "Folder and s3 sources: larger files are not taken (reported as failed); default 50.",
+      description: "Folder, s3 and git sources: larger files are not taken (reported as failed); default 50.",
     }),
   ),
   endpoint: t.Optional(
