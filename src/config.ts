@@ -113,6 +113,8 @@ export interface Config extends TimeConfig {
   s3Region: string | null;
   s3AccessKeyId: string | null;
   s3SecretAccessKey: string | null;
+  /** MiB of the data directory the bucket cache may keep of the table files it read (vectors/bucket-cache.ts); 0 = no cache. */
+  bucketCacheMb: number;
 }
 
 type Source = Record<string, string | undefined>;
@@ -174,6 +176,7 @@ const SETTINGS: Setting<keyof Config>[] = [
   { key: "s3Region", flag: "s3-region", env: "RAGD_S3_REGION", parse: s3Region },
   { key: "s3AccessKeyId", flag: "s3-access-key-id", env: "RAGD_S3_ACCESS_KEY_ID", parse: str },
   { key: "s3SecretAccessKey", flag: "s3-secret-access-key", env: "RAGD_S3_SECRET_ACCESS_KEY", parse: str },
+  { key: "bucketCacheMb", flag: "bucket-cache-mb", env: "RAGD_BUCKET_CACHE_MB", parse: int(0, 100_000_000) },
   ...TIME_SETTINGS,
 ];
 
@@ -228,6 +231,7 @@ export function defaultConfig(): Config {
     s3Region: null,
     s3AccessKeyId: null,
     s3SecretAccessKey: null,
+    bucketCacheMb: 2048,
     ...timeDefaults(),
   };
 }

@@ -2,6 +2,7 @@
  * Builds every long-lived service from the configuration, in dependency order.
  * Routes receive the services they need; nothing reaches for globals.
  */
+import { join } from "node:path";
 import { sweepSnapshots } from "./backup/snapshot";
 import type { Config } from "./config";
 import { Collections } from "./core/collections";
@@ -56,6 +57,7 @@ import { indexUpkeep } from "./upkeep";
 import { Reranker } from "./retrieval/rerank";
 import { Searcher } from "./retrieval/searcher";
 import { childProcess } from "./vectors/index-build";
+import { type BucketCache, startBucketCache } from "./vectors/bucket-cache";
 import { openLance, type LanceConnection } from "./vectors/connection";
 import { VectorStore } from "./vectors/store";
 import { removeOrphanClones } from "./ingest/git/clones";
@@ -65,6 +67,8 @@ export interface Services {
   log: Logger;
   db: Store;
   lance: LanceConnection;
+  /** On a bucket: the local cache of the table files LanceDB reads through (vectors/bucket-cache.ts). */
+  bucketCache: BucketCache | null;
   store: VectorStore;
   /** Uploaded files: in the data directory, or in the bucket of RAGD_STORAGE_URL. */
   files: FileStore;
@@ -123,7 +127,14 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
   // Vectors and files in the data directory, or in a bucket (docs/ARCHITECTURE.md, Object storage).
   const storage = objectStorage(config);
   if (replica) await requireCommitSafeStore(storage!);
-  const lance = await openLance(storage ?? config.dataDir);
+  const bucketCache =
+    storage && config.bucketCacheMb > 0
+      ? startBucketCache(storage, {
+          dir: join(config.dataDir, "cache", "bucket"),
+          maxBytes: config.bucketCacheMb * 2 ** 20,
+        })
+      : null;
+  const lance = await openLance(storage ?? config.dataDir, undefined, bucketCache);
   const quiet = throttledLogger(log);
   const store = new VectorStore(lance, {
     log: (msg, fields) => log.info(msg, fields as Record<string, unknown>),
@@ -241,6 +252,7 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
     log,
     db,
     lance,
+    bucketCache,
     store,
     files,
     localFiles,
@@ -286,5 +298,6 @@ export async function closeServices(s: Services, how: CloseHow = {}): Promise<vo
   await s.queries.log.flush().catch((err) => s.log.warn("could not write the query log", { error: err }));
   s.store.close();
   s.lance.close();
+  s.bucketCache?.stop();
   await s.db.close(how);
 }

@@ -53,10 +53,17 @@ export function presignUrl(store: ObjectStorage, opts: PresignOptions): string {
     names.join(";"),
     "UNSIGNED-PAYLOAD",
   ].join("\n");
-  const toSign = ["AWS4-HMAC-SHA256", stamp, scope, sha256Hex(canonical)].join("\n");
+  const signature = signSigV4(secretAccessKey, region, stamp, canonical);
+  return `${url.origin}${url.pathname}?${query}&X-Amz-Signature=${signature}`;
+}
+
+/** The SigV4 signature (hex) of a canonical request at `stamp` (yyyymmddThhmmssZ). */
+export function signSigV4(secretAccessKey: string, region: string, stamp: string, canonical: string): string {
+  const day = stamp.slice(0, 8);
+  const toSign = ["AWS4-HMAC-SHA256", stamp, `${day}/${region}/s3/aws4_request`, sha256Hex(canonical)].join("\n");
   let key: Buffer = hmac(`AWS4${secretAccessKey}`, day);
   for (const part of [region, "s3", "aws4_request"]) key = hmac(key, part);
-  return `${url.origin}${url.pathname}?${query}&X-Amz-Signature=${hmac(key, toSign).toString("hex")}`;
+  return hmac(key, toSign).toString("hex");
 }
 
 /**
@@ -85,7 +92,7 @@ export function storeOrigin(store: ObjectStorage): string {
 }
 
 /** Path-style on a configured endpoint (what S3-compatible stores serve) unless told otherwise; virtual-hosted on AWS. */
-function objectUrl(store: ObjectStorage, key: string): URL {
+export function objectUrl(store: ObjectStorage, key: string): URL {
   const path = key === "" ? "" : `/${key.split("/").map(uriEncode).join("/")}`;
   if (store.endpoint === null) return new URL(`https://${store.bucket}.s3.${store.region}.amazonaws.com${path || "/"}`);
   const base = new URL(store.endpoint);
@@ -95,18 +102,18 @@ function objectUrl(store: ObjectStorage, key: string): URL {
 }
 
 /** RFC 3986 encoding, as SigV4 wants it (encodeURIComponent leaves !'()* alone). */
-function uriEncode(s: string): string {
+export function uriEncode(s: string): string {
   return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
-function canonicalQuery(params: Record<string, string>): string {
+export function canonicalQuery(params: Record<string, string>): string {
   return Object.keys(params)
     .sort()
     .map((k) => `${uriEncode(k)}=${uriEncode(params[k]!)}`)
     .join("&");
 }
 
-function sha256Hex(s: string): string {
+export function sha256Hex(s: string): string {
   return createHash("sha256").update(s).digest("hex");
 }
 

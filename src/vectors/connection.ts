@@ -15,6 +15,7 @@ import * as lancedb from "@lancedb/lancedb";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type ObjectStorage, storageKey } from "../config-storage";
+import type { BucketCache } from "./bucket-cache";
 import { LOCAL_CREATION, objectStoreCreation, type TableCreation } from "./create-claim";
 
 export type LanceConnection = lancedb.Connection;
@@ -47,14 +48,22 @@ export const OBJECT_STORE_CONSISTENCY_S = 1;
 /** The data directory, or the object store ragd keeps its data in. */
 export type LanceLocation = string | ObjectStorage;
 
-export async function openLance(where: LanceLocation, session = lanceSession()): Promise<LanceConnection> {
+/**
+ * `cache`: on a bucket, LanceDB reaches the store through this read-through cache
+ * (bucket-cache.ts), which keeps the files that never change in the data directory.
+ */
+export async function openLance(
+  where: LanceLocation,
+  session = lanceSession(),
+  cache: BucketCache | null = null,
+): Promise<LanceConnection> {
   // The session goes inside the options: connect(uri, options, session) drops a third
   // argument that is a session, and the connection then runs on the unbounded defaults.
   if (typeof where !== "string") {
     const conn = await lancedb.connect(lanceUri(where), {
       readConsistencyInterval: OBJECT_STORE_CONSISTENCY_S,
       session,
-      storageOptions: s3Options(where),
+      storageOptions: cache ? cachedOptions(where, cache) : s3Options(where),
     });
     creations.set(conn, objectStoreCreation(where));
     return conn;
@@ -85,4 +94,16 @@ export function s3Options(store: ObjectStorage): Record<string, string> {
     opts.aws_secret_access_key = store.secretAccessKey;
   }
   return opts;
+}
+
+/** The options that send LanceDB through the cache: its endpoint on loopback, path-style, its made-up keys. */
+function cachedOptions(store: ObjectStorage, cache: BucketCache): Record<string, string> {
+  return {
+    aws_region: store.region,
+    aws_endpoint: cache.endpoint,
+    allow_http: "true",
+    aws_virtual_hosted_style_request: "false",
+    aws_access_key_id: cache.accessKeyId,
+    aws_secret_access_key: cache.secretAccessKey,
+  };
 }

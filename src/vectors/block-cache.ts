@@ -1,0 +1,141 @@
+/**
+ * The bucket cache's files (vectors/bucket-cache.ts): fixed blocks of objects that never
+ * change, kept in one directory of the data directory (`<data>/cache/bucket`) and bounded
+ * in size. An object's files are named by the SHA-256 of its key, never by the key
+ * itself (keys come from outside): `<hash>.m` holds what a response says of it (size,
+ * ETag, date), `<hash>.<n>` its n-th block. Least recently used files go first when the
+ * directory outgrows its bound; the order survives a restart through the files' mtimes,
+ * which a read renews (at most once a minute per file). Files are written whole under a
+ * temporary name and renamed, so a crash leaves no half block.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { readFile, rm, utimes, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+
+/** What a GET or HEAD of the object answered: all a cached answer needs to say of it. */
+export interface ObjectMeta {
+  size: number;
+  etag: string;
+  lastModified: string;
+}
+
+/** Renewing a file's mtime costs a system call: not more often than this. */
+const TOUCH_EVERY_MS = 60_000;
+/** Eviction frees a little more than the excess, so that it does not run on every write. */
+const EVICT_TO = 0.9;
+
+interface Entry {
+  bytes: number;
+  touchedMs: number;
+}
+
+export class BlockCache {
+  /** File name → size, least recently used first (a Map keeps insertion order). */
+  private readonly entries = new Map<string, Entry>();
+  private total = 0;
+
+  constructor(
+    readonly dir: string,
+    readonly maxBytes: number,
+  ) {
+    mkdirSync(dir, { recursive: true });
+    const found: [string, Entry][] = [];
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (!/^[0-9a-f]{64}\.(m|\d+)$/.test(name)) {
+        rmSync(path, { force: true }); // a temporary file a crash left
+        continue;
+      }
+      const st = statSync(path);
+      found.push([name, { bytes: st.size, touchedMs: st.mtimeMs }]);
+    }
+    found.sort((a, b) => a[1].touchedMs - b[1].touchedMs);
+    for (const [name, entry] of found) this.add(name, entry);
+  }
+
+  /** Bytes the directory holds. */
+  get bytes(): number {
+    return this.total;
+  }
+
+  async meta(key: string): Promise<ObjectMeta | null> {
+    const data = await this.read(`${hashOf(key)}.m`);
+    return data ? (JSON.parse(data.toString("utf8")) as ObjectMeta) : null;
+  }
+
+  putMeta(key: string, meta: ObjectMeta): Promise<void> {
+    return this.write(`${hashOf(key)}.m`, Buffer.from(JSON.stringify(meta)));
+  }
+
+  readBlock(key: string, index: number): Promise<Buffer | null> {
+    return this.read(`${hashOf(key)}.${index}`);
+  }
+
+  writeBlock(key: string, index: number, bytes: Buffer): Promise<void> {
+    return this.write(`${hashOf(key)}.${index}`, bytes);
+  }
+
+  /** Forgets everything of the object: after a write or delete of its key, or a changed ETag. */
+  async invalidate(key: string): Promise<void> {
+    const prefix = `${hashOf(key)}.`;
+    const names = [...this.entries.keys()].filter((n) => n.startsWith(prefix));
+    for (const name of names) this.drop(name);
+    await Promise.all(names.map((n) => rm(join(this.dir, n), { force: true })));
+  }
+
+  private async read(name: string): Promise<Buffer | null> {
+    const entry = this.entries.get(name);
+    if (!entry) return null;
+    let data: Buffer;
+    try {
+      data = await readFile(join(this.dir, name));
+    } catch {
+      this.drop(name); // evicted meanwhile, or removed by hand
+      return null;
+    }
+    this.entries.delete(name);
+    this.entries.set(name, entry);
+    const now = Date.now();
+    if (now - entry.touchedMs > TOUCH_EVERY_MS) {
+      entry.touchedMs = now;
+      utimes(join(this.dir, name), now / 1000, now / 1000).catch(() => {});
+    }
+    return data;
+  }
+
+  private async write(name: string, bytes: Buffer): Promise<void> {
+    if (bytes.length > this.maxBytes) return;
+    const path = join(this.dir, name);
+    const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
+    await writeFile(temp, bytes);
+    renameSync(temp, path);
+    this.drop(name);
+    this.add(name, { bytes: bytes.length, touchedMs: Date.now() });
+    if (this.total > this.maxBytes) this.evict();
+  }
+
+  private evict(): void {
+    for (const name of this.entries.keys()) {
+      if (this.total <= this.maxBytes * EVICT_TO) break;
+      this.drop(name);
+      rmSync(join(this.dir, name), { force: true });
+    }
+  }
+
+  private add(name: string, entry: Entry): void {
+    this.entries.set(name, entry);
+    this.total += entry.bytes;
+  }
+
+  private drop(name: string): void {
+    const entry = this.entries.get(name);
+    if (!entry) return;
+    this.entries.delete(name);
+    this.total -= entry.bytes;
+  }
+}
+
+function hashOf(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
