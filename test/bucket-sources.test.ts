@@ -108,7 +108,7 @@ describe.skipIf(!haveRgw)("bucket sources on Ceph RGW", () => {
   /** The source's objects, by key relative to the prefix. */
   async function objectsOf(id: string): Promise<Map<string, SourceJson>> {
     const all = await f.c.sources(f.pid);
-    return new Map(all.filter((s) => s.bucketSourceId === id).map((s) => [s.externalId as string, s] as const));
+    return new Map(all.filter((s) => s.parentSourceId === id).map((s) => [s.externalId as string, s] as const));
   }
 
   /** Waits for a sync that ended after `after`, and for its objects to settle. */

@@ -62,7 +62,7 @@ const reportOf = (s: SourceJson) => s.syncReport as Report;
 /** The folder's files, by relative path. */
 async function filesOf(folderId: string): Promise<Map<string, SourceJson>> {
   const all = await f.c.sources(f.pid);
-  return new Map(all.filter((s) => s.folderSourceId === folderId).map((s) => [s.externalId as string, s] as const));
+  return new Map(all.filter((s) => s.parentSourceId === folderId).map((s) => [s.externalId as string, s] as const));
 }
 
 /** Waits for a sync that ended after `after`, and for its files to settle. */
@@ -145,6 +145,23 @@ describe("a folder synced three times", () => {
     const ready = events.filter((e) => e.documentId === source.id && e.type === "source.ready");
     expect(ready.length).toBeGreaterThan(0);
     expect(JSON.parse(ready.at(-1)!.data).sync).toMatchObject({ added: 3, failed: 2 });
+  });
+
+  test("a file names its folder in parentSourceId, in the sources and the documents API alike", async () => {
+    const listed = await f.t.call("GET", "/api/rag/documents", { headers: f.auth() });
+    expect(listed.status).toBe(200);
+    const docs = listed.body.documents as SourceJson[];
+    const gamma = docs.find((d) => d.externalId === "sub/gamma.md")!;
+    expect(gamma.parentSourceId).toBe(source.id);
+    const one = await f.get("sub/gamma.md");
+    expect(one.body.parentSourceId).toBe(source.id);
+    const shown = (await filesOf(source.id)).get("sub/gamma.md")!;
+    for (const s of [gamma, one.body, shown]) {
+      expect(s).not.toHaveProperty("folderSourceId");
+      expect(s).not.toHaveProperty("bucketSourceId");
+    }
+    // The folder itself shows its settings and last sync there too.
+    expect(docs.find((d) => d.id === source.id)?.syncReport).toMatchObject({ added: 3 });
   });
 
   test("second sync: added, changed, renamed and deleted files; only new bytes embedded", async () => {

@@ -61,7 +61,7 @@ const refetch = (id: string) => f.c.call("POST", `/api/rag/pipelines/${f.pid}/so
 /** The Git source's files, by path. */
 async function filesOf(gitId: string): Promise<Map<string, SourceJson>> {
   const all = await f.c.sources(f.pid);
-  return new Map(all.filter((s) => s.folderSourceId === gitId).map((s) => [s.externalId as string, s] as const));
+  return new Map(all.filter((s) => s.parentSourceId === gitId).map((s) => [s.externalId as string, s] as const));
 }
 
 /** Waits for a sync that ended after `after`, and for its files to settle. */

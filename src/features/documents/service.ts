@@ -23,7 +23,7 @@ import { UpsertRefused } from "../../ingest/errors";
 import type { UpsertPlan, Upserted } from "../../ingest/upsert";
 import type { VectorStore } from "../../vectors/store";
 import type { KeyService } from "../keys/service";
-import { presentSource } from "../sources/present";
+import { mayHaveFetchState, presentSource } from "../sources/present";
 import { checkExternalId, planJsonDocument } from "./input";
 import type { DocumentOut } from "./model";
 import { diskStaging, type FileStaging, objectStaging, planFileDocument, type ReceivedDocumentFile } from "./upload";
@@ -156,7 +156,7 @@ export class DocumentService {
     });
     const states = await sourceFetchesOf(
       this.d.db.reader,
-      rows.filter((r) => r.type === "url" || r.type === "api").map((r) => r.id),
+      rows.filter(mayHaveFetchState).map((r) => r.id),
     );
     return { documents: rows.map((r) => presentDocument(r, states.get(r.id))), page, pageSize, total };
   }
@@ -217,12 +217,11 @@ export class DocumentService {
 }
 
 /**
- * The fetch state a source's answer shows: only url/api sources have one (presentSource
- * reads it for them alone), so a text or file source costs no query; with 500 items a
- * batch, that query was a sixth of the main thread's time.
+ * The fetch state a source's answer shows: a text or stored file source has none, so it
+ * costs no query; with 500 items a batch, that query was a sixth of the main thread's time.
  */
 async function fetchStateOf(db: Db, row: DocumentRow): Promise<SourceFetch | undefined> {
-  return row.type === "url" || row.type === "api" ? findSourceFetch(db, row.id) : undefined;
+  return mayHaveFetchState(row) ? findSourceFetch(db, row.id) : undefined;
 }
 
 /** A refused batch item's result. */

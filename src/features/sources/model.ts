@@ -94,6 +94,9 @@ export const SourceModel = t.Object({
     }),
   ),
   crawlSourceId: t.Optional(t.String({ description: "A crawled page: the crawl source it belongs to." })),
+  parentSourceId: t.Optional(
+    t.String({ description: "A file of a folder, s3 or git source: the source it belongs to." }),
+  ),
   folder: t.Optional(
     t.Object(
       {
@@ -125,7 +128,6 @@ export const SourceModel = t.Object({
       },
     ),
   ),
-  folderSourceId: t.Optional(t.String({ description: "A folder's file: the folder source it belongs to." })),
   s3: t.Optional(
     t.Object(
       {
@@ -141,7 +143,6 @@ export const SourceModel = t.Object({
       { description: "s3 sources: the store, bucket and prefix, and which objects are taken; never the keys." },
     ),
   ),
-  bucketSourceId: t.Optional(t.String({ description: "A bucket's object: the s3 source it belongs to." })),
 });
 
 export type Source = typeof SourceModel.static;

@@ -3,20 +3,15 @@ import { parseStoredMetadata } from "../../core/metadata";
 import { CONTENT_PREVIEW_CHARS } from "../../db/repo/documents";
 import type { Db } from "../../db/client";
 import { sourceFetchesOf } from "../../db/repo/source-fetches";
-import { documentTypesOf } from "../../db/repo/document-types";
 import type { DocumentRow, SourceFetch } from "../../db/schema";
 import type { Source } from "./model";
 
 /**
  * `preview` is the start of a text source's content (its first CONTENT_PREVIEW_CHARS characters);
- * `fetch` the refresh and crawl state of a url/api source (docs/API.md, "Refresh and crawl");
- * `parentType` a synced file's parent's type, which names the field that links it.
+ * `fetch` the refresh and crawl state of a url/api source (docs/API.md, "Refresh and crawl"),
+ * a synced parent's settings and last sync, or a synced file's link to its parent.
  */
-export function presentSource(
-  d: DocumentRow & { preview: string | null },
-  fetch?: SourceFetch,
-  parentType?: string,
-): Source {
+export function presentSource(d: DocumentRow & { preview: string | null }, fetch?: SourceFetch): Source {
   const s: Source = {
     id: d.id,
     pipelineId: d.collectionId,
@@ -47,8 +42,7 @@ export function presentSource(
   if (d.type === "folder") Object.assign(s, folderFields(fetch));
   if (d.type === "git") Object.assign(s, gitFields(fetch));
   if (d.type === "s3") Object.assign(s, bucketFields(fetch));
-  if (d.type === "file" && fetch?.crawlSourceId)
-    s[parentType === "s3" ? "bucketSourceId" : "folderSourceId"] = fetch.crawlSourceId;
+  if (d.type === "file" && fetch?.crawlSourceId) s.parentSourceId = fetch.crawlSourceId;
   return s;
 }
 
@@ -95,16 +89,14 @@ function fetchFields(f: SourceFetch | undefined): Partial<Source> {
 /** The types whose rows have a fetch state: a schedule, a crawl, a synced parent's settings. */
 const WITH_FETCH_STATE = new Set<string>(["url", "api", "folder", "git", "s3"]);
 
+/** Whether a row may have a fetch state to show; a file without a stored file may be a synced parent's. */
+export function mayHaveFetchState(r: Pick<DocumentRow, "type" | "filePath">): boolean {
+  return WITH_FETCH_STATE.has(r.type) || (r.type === "file" && !r.filePath);
+}
+
 /** Many sources at once, their fetch state read in one query per 500. */
 export async function presentSources(db: Db, rows: (DocumentRow & { preview: string | null })[]): Promise<Source[]> {
-  // A file without a stored file may be a folder's: its row names the folder source.
-  const fetched = rows
-    .filter((r) => WITH_FETCH_STATE.has(r.type) || (r.type === "file" && !r.filePath))
-    .map((r) => r.id);
+  const fetched = rows.filter(mayHaveFetchState).map((r) => r.id);
   const states = fetched.length ? await sourceFetchesOf(db, fetched) : new Map<string, SourceFetch>();
-  const parents = await documentTypesOf(db, [...new Set([...states.values()].map((s) => s.crawlSourceId))]);
-  return rows.map((r) => {
-    const state = states.get(r.id);
-    return presentSource(r, state, state?.crawlSourceId ? parents.get(state.crawlSourceId) : undefined);
-  });
+  return rows.map((r) => presentSource(r, states.get(r.id)));
 }

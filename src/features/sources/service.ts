@@ -141,8 +141,7 @@ export class SourceService {
     ]);
     // Deleted since it was found.
     if (!shown) throw notFound("source");
-    const parent = fetch?.crawlSourceId ? await findDocumentById(this.d.db.reader, fetch.crawlSourceId) : undefined;
-    return presentSource(shown, fetch, parent?.type);
+    return presentSource(shown, fetch);
   }
 
   /**
