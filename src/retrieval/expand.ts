@@ -12,6 +12,7 @@
  * its access rule), so no other source's text can leak through it.
  */
 import type { Collection } from "../db/schema";
+import type { ChunkOffsets } from "../vectors/document-reads";
 import type { ExpandRequest } from "./request";
 import type { SourceSpans } from "./source-spans";
 
@@ -31,19 +32,21 @@ interface Hit {
   metadata: { sourceId: string; chunkIndex: number; start: number; end: number };
 }
 
-/** Each result with its `context`, in order. */
+/** Each result with its `context`, in order; `chunks` reads the offsets around every hit in one read. */
 export async function expandResults<R extends Hit>(
   results: R[],
   collection: Collection,
   expand: ExpandRequest,
   spans: SourceSpans,
 ): Promise<(R & { context: HitContext })[]> {
-  return Promise.all(results.map(async (r) => ({ ...r, context: await contextOf(r, collection, expand, spans) })));
+  const near = await nearChunks(results, collection, expand, spans);
+  return Promise.all(
+    results.map(async (r) => ({ ...r, context: await contextOf(r, collection, reach(r, expand, near), spans) })),
+  );
 }
 
-async function contextOf(r: Hit, collection: Collection, expand: ExpandRequest, spans: SourceSpans) {
+async function contextOf(r: Hit, collection: Collection, wanted: { from: number; to: number }, spans: SourceSpans) {
   const { sourceId, start, end } = r.metadata;
-  const wanted = await reach(r, collection, expand, spans);
   const from = Math.max(0, wanted.from, start - EXPAND_MAX_SIDE);
   const to = Math.min(wanted.to, end + EXPAND_MAX_SIDE);
   const span = await spans.read(collection, sourceId, from, to);
@@ -56,14 +59,26 @@ async function contextOf(r: Hit, collection: Collection, expand: ExpandRequest, 
   };
 }
 
+/** With `chunks: N`, the offsets of the chunks N before to N after each hit, per source, read at once. */
+async function nearChunks(results: Hit[], collection: Collection, expand: ExpandRequest, spans: SourceSpans) {
+  const n = expand.chunks;
+  if (expand.chars !== undefined || n === undefined || results.length === 0) return new Map<string, ChunkOffsets[]>();
+  const ranges = results.map(({ metadata: m }) => ({
+    documentId: m.sourceId,
+    from: m.chunkIndex - n,
+    to: m.chunkIndex + n,
+  }));
+  return spans.chunkOffsets(collection, ranges);
+}
+
 /** The characters the option asks for around a hit, before cutting. */
-async function reach(r: Hit, collection: Collection, expand: ExpandRequest, spans: SourceSpans) {
+function reach(r: Hit, expand: ExpandRequest, near: Map<string, ChunkOffsets[]>) {
   const { sourceId, chunkIndex, start, end } = r.metadata;
   if (expand.chars !== undefined) return { from: start - expand.chars, to: end + expand.chars };
   const n = expand.chunks ?? 0;
-  const near = await spans.chunkOffsets(collection, sourceId, chunkIndex - n, chunkIndex + n);
+  const around = (near.get(sourceId) ?? []).filter((c) => Math.abs(c.chunkIndex - chunkIndex) <= n);
   return {
-    from: Math.min(start, ...near.map((c) => c.start)),
-    to: Math.max(end, ...near.map((c) => c.end)),
+    from: Math.min(start, ...around.map((c) => c.start)),
+    to: Math.max(end, ...around.map((c) => c.end)),
   };
 }

@@ -11,6 +11,7 @@
 import { findDocumentText } from "../db/repo/documents";
 import type { Collection } from "../db/schema";
 import type { Store } from "../db/store";
+import type { ChunkRange } from "../vectors/document-reads";
 import type { VectorStore } from "../vectors/store";
 
 /** Characters of one source: `text` is [start, min(last, length)). */
@@ -39,9 +40,9 @@ export class SourceSpans {
     return { text, length: found.extent, rebuilt: true };
   }
 
-  /** The offsets [start, end) of a source's chunks with index in [from, to], in the active generation. */
-  chunkOffsets(collection: Collection, documentId: string, from: number, to: number) {
-    return this.store.chunkOffsets(collection.id, collection.activeGeneration, documentId, from, to);
+  /** The offsets [start, end) of the chunks in each range of indexes, in the active generation, in one read: per source. */
+  chunkOffsets(collection: Collection, ranges: ChunkRange[]) {
+    return this.store.chunkOffsets(collection.id, collection.activeGeneration, ranges);
   }
 }
 

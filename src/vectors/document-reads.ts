@@ -5,7 +5,7 @@
  * documentChunks, chunkOffsets).
  */
 import type { Table } from "@lancedb/lancedb";
-import { sqlString } from "./tables";
+import { inList, sqlString } from "./tables";
 
 /** Rows per document id (of the rows `where` keeps, when given), reading only the document_id column. */
 export async function countByDocument(table: Table, where?: string): Promise<Map<string, number>> {
@@ -41,22 +41,46 @@ export async function readSpan(
   return { chunks: chunks.map((c) => ({ start: c.start, end: c.end, text: c.text })), extent };
 }
 
-/** The offsets of a document's chunks with chunk_index in [from, to], by index. */
-export async function readChunkOffsets(
-  table: Table,
-  documentId: string,
-  from: number,
-  to: number,
-): Promise<{ chunkIndex: number; start: number; end: number }[]> {
-  const where = `document_id = ${sqlString(documentId)} AND chunk_index >= ${Math.trunc(from)} AND chunk_index <= ${Math.trunc(to)}`;
-  const rows = (await table.query().where(where).select(["chunk_index", "start", "end"]).toArray()) as {
+/** Chunk indexes [from, to] of one document. */
+export interface ChunkRange {
+  documentId: string;
+  from: number;
+  to: number;
+}
+
+/** A chunk's index and offsets [start, end) in its source. */
+export interface ChunkOffsets {
+  chunkIndex: number;
+  start: number;
+  end: number;
+}
+
+/**
+ * The offsets of the chunks in each range, in one read of the table (the b-tree on
+ * document_id narrows it to the ranges' documents): per document id, by index.
+ */
+export async function readChunkOffsets(table: Table, ranges: ChunkRange[]): Promise<Map<string, ChunkOffsets[]>> {
+  const out = new Map<string, ChunkOffsets[]>();
+  if (ranges.length === 0) return out;
+  const each = ranges.map(
+    (r) =>
+      `(document_id = ${sqlString(r.documentId)} AND chunk_index >= ${Math.trunc(r.from)} AND chunk_index <= ${Math.trunc(r.to)})`,
+  );
+  const where = `${inList("document_id", [...new Set(ranges.map((r) => r.documentId))])} AND (${each.join(" OR ")})`;
+  const rows = (await table.query().where(where).select(["document_id", "chunk_index", "start", "end"]).toArray()) as {
+    document_id: string;
     chunk_index: number;
     start: number;
     end: number;
   }[];
-  return rows
-    .map((r) => ({ chunkIndex: Number(r.chunk_index), start: Number(r.start), end: Number(r.end) }))
-    .sort((a, b) => a.chunkIndex - b.chunkIndex);
+  for (const r of rows) {
+    const offsets = { chunkIndex: Number(r.chunk_index), start: Number(r.start), end: Number(r.end) };
+    const list = out.get(r.document_id);
+    if (list) list.push(offsets);
+    else out.set(r.document_id, [offsets]);
+  }
+  for (const list of out.values()) list.sort((a, b) => a.chunkIndex - b.chunkIndex);
+  return out;
 }
 
 /** A document's chunks with chunk_index in [from, to]: index, offsets and text, by index. */

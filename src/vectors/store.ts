@@ -22,7 +22,14 @@ import type { Table } from "@lancedb/lancedb";
 import { readTableStats, type TableStats } from "./stats";
 import { readChunkRows, collectionPrefix, parseTableName, TableCache, tableName, type ChunkRow } from "./tables";
 import { batchable, VectorBatches } from "./vector-batch";
-import { countByDocument, readChunkOffsets, readChunkTexts, readSpan } from "./document-reads";
+import {
+  type ChunkOffsets,
+  type ChunkRange,
+  countByDocument,
+  readChunkOffsets,
+  readChunkTexts,
+  readSpan,
+} from "./document-reads";
 import { countTerms, type TermCounts } from "./facet-counts";
 import { TableWriter, type WriteOptions } from "./writer";
 import { WritePacing } from "./write-pacing";
@@ -220,10 +227,10 @@ export class VectorStore {
     return (await this.tables.hold(tableName(collectionId, generation), read)) ?? [];
   }
 
-  /** The offsets of a document's chunks with index in [from, to], by index; none when it has no rows. */
-  async chunkOffsets(collectionId: string, generation: number, documentId: string, from: number, to: number) {
-    const read = (t: Table) => readChunkOffsets(t, documentId, from, to);
-    return (await this.tables.hold(tableName(collectionId, generation), read)) ?? [];
+  /** The offsets of the chunks in each range, in one read: per document id, by index (none for a document without rows). */
+  async chunkOffsets(collectionId: string, generation: number, ranges: ChunkRange[]) {
+    const read = (t: Table) => readChunkOffsets(t, ranges);
+    return (await this.tables.hold(tableName(collectionId, generation), read)) ?? new Map<string, ChunkOffsets[]>();
   }
 
   /** Counts of the metadata values of `keys` over the rows `where` keeps, at most `limit` rows (facet-counts.ts). */
