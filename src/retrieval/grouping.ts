@@ -3,12 +3,16 @@
  * by `groupBy: "source"` (the best `perSource` chunks of each of topK sources), else
  * by `diversity` (maximal marginal relevance, diversity.ts), else the first topK.
  *
- * A grouped search ranks a deeper pool than topK, GROUP_POOL_FACTOR × topK × perSource
- * chunks (at least GROUP_POOL_MIN, at most GROUP_POOL_MAX), and groups it: sources are
- * ordered by their best chunk, each keeps its best perSource chunks, in score order.
- * When the pool holds fewer than topK sources (the collection has few, or a few sources
- * fill the pool with their chunks), fewer are returned; a source is never split across
- * two places in the list.
+ * A grouped search picks its topK sources from a pool of GROUP_POOL_FACTOR × topK chunks
+ * (at least GROUP_POOL_MIN), ordered by their best chunk. With perSource above 1, unless
+ * the pool holds them already (poolHoldsGroups), the searcher then asks one search narrowed
+ * to those sources for their best chunks (at most groupDepth of them), and each source
+ * keeps its best perSource, in score order: a
+ * chunk's score does not depend on the lists it was found in (vectors/search.ts), so the
+ * sources keep their order, and a source's chunks are its best, not those a shared pool
+ * happened to hold. When the pool holds fewer than topK sources (the collection has few,
+ * or a few sources fill the pool with their chunks), fewer are returned; a source is
+ * never split across two places in the list.
  */
 import { type Diversifiable, diversify } from "./diversity";
 import type { ResolvedSearch } from "./request";
@@ -20,11 +24,37 @@ export const GROUP_POOL_MAX = 1000;
 
 /** The pool the searcher ranks before it picks: deeper for diversity, boosts (boost.ts) and grouping. */
 export function poolDepth(req: ResolvedSearch, least = req.topK): number {
-  if (req.perSource !== undefined) {
-    const deep = Math.max(req.topK * req.perSource * GROUP_POOL_FACTOR, GROUP_POOL_MIN);
-    return Math.max(least, Math.min(deep, GROUP_POOL_MAX));
-  }
+  if (req.perSource !== undefined) return Math.max(least, Math.max(req.topK * GROUP_POOL_FACTOR, GROUP_POOL_MIN));
   return req.diversity > 0 || req.boost ? Math.max(req.topK * 4, 50, least) : least;
+}
+
+/** The chunks asked of the chosen sources (or of a reranker's pool) for perSource chunks each; 0 ungrouped. */
+export function groupDepth(req: ResolvedSearch): number {
+  if (req.perSource === undefined) return 0;
+  const deep = Math.max(req.topK * req.perSource * GROUP_POOL_FACTOR, GROUP_POOL_MIN);
+  return Math.min(deep, GROUP_POOL_MAX);
+}
+
+/** The first `topK` distinct sources of `ranked` (best first), in order. */
+export function firstSources(ranked: { metadata: { sourceId: string } }[], topK: number): string[] {
+  const ids = new Set<string>();
+  for (const r of ranked) if (ids.size < topK) ids.add(r.metadata.sourceId);
+  return [...ids];
+}
+
+/**
+ * Whether a pool already holds each of its first topK sources' best perSource chunks: each
+ * has that many in it (true without perSource above 1). A chunk outside the pool scores no
+ * higher than any inside, and a boost scales a source's chunks alike, so none of them
+ * could displace one. Else the searcher asks the chosen sources for their chunks.
+ */
+export function poolHoldsGroups(pool: { metadata: { sourceId: string } }[], req: ResolvedSearch): boolean {
+  const perSource = req.perSource ?? 1;
+  if (perSource === 1) return true;
+  const groups = groupBySource(pool, req.topK, perSource);
+  const counts = new Map<string, number>();
+  for (const r of groups) counts.set(r.metadata.sourceId, (counts.get(r.metadata.sourceId) ?? 0) + 1);
+  return [...counts.values()].every((n) => n === perSource);
 }
 
 /** The results to answer with, picked from `ranked` (best first) as the request asks. */

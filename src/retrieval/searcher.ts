@@ -22,7 +22,7 @@ import type { StoredHit, TableSearch, VectorStore } from "../vectors/store";
 import { boostFactors, needsIndexedAt, reorderRanked, rescore } from "./boost";
 import { RetrievalError } from "./errors";
 import { type FacetAnswer, FacetCounter } from "./facets";
-import { pickResults, poolDepth } from "./grouping";
+import { firstSources, groupDepth, pickResults, poolDepth, poolHoldsGroups } from "./grouping";
 import { Reranker, RerankFailure } from "./rerank";
 import { blend, defaultHybridAlpha, RELEVANCE_FLOOR } from "../vectors/fusion";
 import { queryText, type QueryText } from "./query-text";
@@ -117,12 +117,34 @@ export class Searcher {
     return answer;
   }
 
-  /** Exact scores, boosted when asked; grouping or MMR choose topK from a wider pool (grouping.ts). */
+  /**
+   * Exact scores, boosted when asked; grouping or MMR choose topK from a wider pool (grouping.ts).
+   * With perSource above 1 the pool picks the sources, and their chunks come from one search
+   * narrowed to them unless the pool holds them already.
+   */
   private async unreranked(collection: Collection, target: Target | null, req: ResolvedSearch) {
-    const hits = await this.hits(target, { topK: poolDepth(req) });
+    const depth = poolDepth(req);
+    const { found, complete } = await this.scored(collection, target, req, { topK: depth });
+    if (complete || poolHoldsGroups(found, req)) return pickResults(found, req);
+    const narrowed = { topK: groupDepth(req), documentIds: firstSources(found, req.topK) };
+    return pickResults((await this.scored(collection, target, req, narrowed)).found, req);
+  }
+
+  /**
+   * The hits of the target's search changed by `change`, attached, boosted when asked;
+   * `complete` when fewer than asked came back, so none is left out.
+   */
+  private async scored(
+    collection: Collection,
+    target: Target | null,
+    req: ResolvedSearch,
+    change: Partial<TableSearch>,
+  ) {
+    const hits = await this.hits(target, change);
+    const complete = change.topK === undefined || hits.length < change.topK;
     const found = (await this.attach(collection, hits)).filter(isDefined);
-    const pool = req.boost ? rescore(found, await this.boostFactors(found, req), req.minScore) : found;
-    return pickResults(pool, req);
+    const results = req.boost ? rescore(found, await this.boostFactors(found, req), req.minScore) : found;
+    return { found: results, complete };
   }
 
   /** Each result's boost factor (boost.ts); 1 each without a boost. */
@@ -145,7 +167,7 @@ export class Searcher {
     req: ResolvedSearch,
     model: string,
   ): Promise<{ results?: SearchResult[]; warning?: string }> {
-    const pool = poolDepth(req, Math.max(req.topK * 4, 50));
+    const pool = Math.max(poolDepth(req, Math.max(req.topK * 4, 50)), groupDepth(req));
     const hits = await this.hits(target, { topK: pool, exact: req.minScore > 0 });
     if (hits.length === 0) return { results: [] };
     // The reranker works while the sources are read from SQLite.
