@@ -9,8 +9,8 @@
  * temporary name and renamed, so a crash leaves no half block.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
-import { readFile, rm, utimes, writeFile } from "node:fs/promises";
+import { closeSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync } from "node:fs";
+import { rm, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 /** What a GET or HEAD of the object answered: all a cached answer needs to say of it. */
@@ -34,6 +34,8 @@ export class BlockCache {
   /** File name → size, least recently used first (a Map keeps insertion order). */
   private readonly entries = new Map<string, Entry>();
   private total = 0;
+  /** What the `.m` files say, once read: every request of an object asks for it. */
+  private readonly metas = new Map<string, ObjectMeta>();
 
   constructor(
     readonly dir: string,
@@ -59,17 +61,32 @@ export class BlockCache {
     return this.total;
   }
 
-  async meta(key: string): Promise<ObjectMeta | null> {
-    const data = await this.read(`${hashOf(key)}.m`);
-    return data ? (JSON.parse(data.toString("utf8")) as ObjectMeta) : null;
+  meta(key: string): ObjectMeta | null {
+    const name = `${hashOf(key)}.m`;
+    const known = this.metas.get(name);
+    if (known && this.use(name)) return known; // most recently used: the blocks need it
+    const data = this.read(name);
+    if (!data) return null;
+    const meta = JSON.parse(data.toString("utf8")) as ObjectMeta;
+    this.metas.set(name, meta);
+    return meta;
   }
 
-  putMeta(key: string, meta: ObjectMeta): Promise<void> {
-    return this.write(`${hashOf(key)}.m`, Buffer.from(JSON.stringify(meta)));
+  async putMeta(key: string, meta: ObjectMeta): Promise<void> {
+    const name = `${hashOf(key)}.m`;
+    await this.write(name, Buffer.from(JSON.stringify(meta)));
+    this.metas.set(name, meta);
   }
 
-  readBlock(key: string, index: number): Promise<Buffer | null> {
-    return this.read(`${hashOf(key)}.${index}`);
+  /** Bytes `from` to `to` (exclusive) of the object's block `index`, or null when it is not kept. */
+  readBlock(key: string, index: number, from: number, to: number): Buffer | null {
+    return this.read(`${hashOf(key)}.${index}`, from, to);
+  }
+
+  /** The file of the object's block `index`, counted as used; null when it is not kept. */
+  blockFile(key: string, index: number): string | null {
+    const name = `${hashOf(key)}.${index}`;
+    return this.use(name) ? join(this.dir, name) : null;
   }
 
   writeBlock(key: string, index: number, bytes: Buffer): Promise<void> {
@@ -84,16 +101,24 @@ export class BlockCache {
     await Promise.all(names.map((n) => rm(join(this.dir, n), { force: true })));
   }
 
-  private async read(name: string): Promise<Buffer | null> {
+  private read(name: string, from = 0, to = Number.POSITIVE_INFINITY): Buffer | null {
     const entry = this.entries.get(name);
     if (!entry) return null;
     let data: Buffer;
     try {
-      data = await readFile(join(this.dir, name));
+      data = readPart(join(this.dir, name), from, Math.min(to, entry.bytes));
     } catch {
       this.drop(name); // evicted meanwhile, or removed by hand
       return null;
     }
+    this.use(name);
+    return data;
+  }
+
+  /** Moves the file to the most recently used end; its mtime says so too, for the next start. */
+  private use(name: string): boolean {
+    const entry = this.entries.get(name);
+    if (!entry) return false;
     this.entries.delete(name);
     this.entries.set(name, entry);
     const now = Date.now();
@@ -101,7 +126,7 @@ export class BlockCache {
       entry.touchedMs = now;
       utimes(join(this.dir, name), now / 1000, now / 1000).catch(() => {});
     }
-    return data;
+    return true;
   }
 
   private async write(name: string, bytes: Buffer): Promise<void> {
@@ -132,7 +157,24 @@ export class BlockCache {
     const entry = this.entries.get(name);
     if (!entry) return;
     this.entries.delete(name);
+    this.metas.delete(name);
     this.total -= entry.bytes;
+  }
+}
+
+/**
+ * Bytes from..to of a file, read at once: a block read from the page cache takes tens of
+ * microseconds, where an asynchronous read's hand-off to another thread took longer than that.
+ */
+function readPart(path: string, from: number, to: number): Buffer {
+  const fd = openSync(path, "r");
+  try {
+    const out = Buffer.allocUnsafe(to - from);
+    const n = readSync(fd, out, 0, out.length, from);
+    if (n !== out.length) throw new Error("a block shorter than written");
+    return out;
+  } finally {
+    closeSync(fd);
   }
 }
 
