@@ -115,7 +115,7 @@ export async function syncFiles(
       const file = files[next++]!;
       try {
         const id = args.prefix + file.path;
-        const hash = await hashFile(file.absolute);
+        const hash = await hashFile(file.absolute, file.size);
         const indexed = known.get(id);
         if (indexed?.contentHash === hash && indexed.status !== "failed") tally.unchanged++;
         else {

@@ -43,6 +43,39 @@ export interface MetadataRefresher {
 /** Unchanged files whose metadata is rewritten at once: one transaction and one rewrite of their chunks each. */
 const RETAG_BATCH = 500;
 
+/** New or changed files written in one group commit, as a batch request of the documents API is. */
+const WRITE_GROUP = 500;
+
+/** A new or changed file's write, and what the report counts when it succeeds. */
+export interface FileWrite {
+  path: string;
+  kind: "added" | "changed";
+  run: () => Promise<unknown>;
+}
+
+/**
+ * Runs the new and changed files' writes WRITE_GROUP at a time: started together, they
+ * share one group commit (db/batch.ts), each in its own savepoint, where one after the
+ * other they took a commit each (docs/notes/2026-12-06-connected-first-sync.md). A
+ * write that fails is listed in `failures`; the counts are of those that succeeded.
+ */
+export async function writeInGroups(
+  writes: FileWrite[],
+  failures: SyncReport["failures"],
+): Promise<{ added: number; changed: number }> {
+  const done = { added: 0, changed: 0 };
+  for (let i = 0; i < writes.length; i += WRITE_GROUP) {
+    const group = writes.slice(i, i + WRITE_GROUP);
+    const outcomes = await Promise.allSettled(group.map((w) => w.run()));
+    outcomes.forEach((o, j) => {
+      const w = group[j]!;
+      if (o.status === "fulfilled") done[w.kind]++;
+      else failures.push({ path: w.path, reason: reasonOf(o.reason) });
+    });
+  }
+  return done;
+}
+
 /** The metadata a file's document gets: the folder source's, then where the file is (for filters). */
 export function fileMetadata(parent: Metadata, f: ScannedFile): Metadata {
   const extension = extname(f.path).slice(1).toLowerCase();
@@ -74,20 +107,19 @@ export class FolderSync {
     };
     const failures = [...scan.failures];
     const retag: { id: string; metadata: string }[] = [];
+    const writes: FileWrite[] = [];
     for (const f of scan.files) {
       const metadata = fileMetadata(parentMetadata, f);
       const known = held.get(f.path);
-      try {
-        if (!known) await this.add(task, f, metadata);
-        else if (known.contentHash === f.hash) {
-          const stored = JSON.stringify(metadata);
-          if (stored !== known.metadata) retag.push({ id: known.documentId, metadata: stored });
-        } else await this.change(task, known, f, metadata);
-        report[!known ? "added" : known.contentHash === f.hash ? "unchanged" : "changed"]++;
-      } catch (err) {
-        failures.push({ path: f.path, reason: reasonOf(err) });
-      }
+      if (known?.contentHash === f.hash) {
+        const stored = JSON.stringify(metadata);
+        if (stored !== known.metadata) retag.push({ id: known.documentId, metadata: stored });
+        report.unchanged++;
+      } else if (known)
+        writes.push({ path: f.path, kind: "changed", run: () => this.change(task, known, f, metadata) });
+      else writes.push({ path: f.path, kind: "added", run: () => this.add(task, f, metadata) });
     }
+    Object.assign(report, await writeInGroups(writes, failures));
     await this.retag(task.collectionId, retag);
     report.deleted = await this.removeGone(task, held, scan, failures);
     report.failed = failures.length;

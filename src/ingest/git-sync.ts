@@ -17,7 +17,7 @@ import { type FolderFile, folderFilesOf } from "../db/repo/folder-files";
 import { saveSourceFetch } from "../db/repo/source-fetches";
 import type { Task } from "../db/schema";
 import type { CrawlEngine } from "./crawl-sync";
-import type { SyncReport } from "./folder-sync";
+import { type FileWrite, type SyncReport, writeInGroups } from "./folder-sync";
 import type { GitFile, GitScan } from "./git/types";
 import { queueTask } from "./queue";
 
@@ -45,21 +45,15 @@ export class GitSync {
     const parentMetadata = parseStoredMetadata(parent.metadata);
     const held = new Map((await folderFilesOf(this.db.reader, parent.id)).map((f) => [f.path, f]));
     const failures = [...scan.failures];
-    let added = 0;
-    let changed = 0;
+    const writes: FileWrite[] = [];
     for (const f of scan.files) {
       const known = held.get(f.path);
       if (known?.contentHash === f.oid) continue; // the same blob (a force-push that kept it)
-      try {
-        const metadata = gitFileMetadata(parentMetadata, f, scan);
-        if (known) await this.change(task, known, f, metadata);
-        else await this.add(task, f, metadata);
-        if (known) changed++;
-        else added++;
-      } catch (err) {
-        failures.push({ path: f.path, reason: reasonOf(err) });
-      }
+      const metadata = gitFileMetadata(parentMetadata, f, scan);
+      if (known) writes.push({ path: f.path, kind: "changed", run: () => this.change(task, known, f, metadata) });
+      else writes.push({ path: f.path, kind: "added", run: () => this.add(task, f, metadata) });
     }
+    const { added, changed } = await writeInGroups(writes, failures);
     const failed = new Set(failures.map((f) => f.path));
     const taken = new Set(scan.files.map((f) => f.path));
     let deleted = 0;
@@ -120,12 +114,4 @@ export class GitSync {
       await queueTask(t, id, col, Date.now());
     }, id);
   }
-}
-
-/** Why a file could not be stored, in a sentence. */
-function reasonOf(err: unknown): string {
-  const message = String((err as Error)?.message ?? err);
-  if (/UNIQUE constraint failed|duplicate key/i.test(message))
-    return "its path is the external id of another source of this pipeline";
-  return message;
 }

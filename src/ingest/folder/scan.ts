@@ -59,7 +59,7 @@ export async function runFolderScan(
     const known = folder.known[f.path];
     const same = known?.hash && known.size === f.size && known.modifiedAt === f.modifiedAt;
     try {
-      const hash = same ? known.hash! : await hashFile(f.absolute);
+      const hash = same ? known.hash! : await hashFile(f.absolute, f.size);
       scan.files.push({ path: f.path, size: f.size, modifiedAt: f.modifiedAt, hash });
     } catch (err) {
       fail(f.path, `cannot be read (${reasonOf(err)})`);
