@@ -11,7 +11,9 @@
  *
  *  4. (only with `--only languages`) the cost of text analysis: English text (the SciFact
  *     corpus, `--docs`) and Chinese and Japanese text (the pages of Debian's translated
- *     guides, bench/language-sets.ts), each through a `legacy` pipeline (as made before
+ *     guides, bench/language-sets.ts, consecutive pages joined into documents of the
+ *     English ones' mean length, so per-document costs weigh the same per character;
+ *     `--cjk-pages`: a page a document), each through a `legacy` pipeline (as made before
  *     languages: no analysis) and an `auto` one, all on builtin, in characters per second
  *     of wall time and of the server's CPU time (steadier on a shared machine); `--runs`
  *     rounds, interleaved, and the medians. The CJK set is a sixth of the English one in
@@ -21,7 +23,7 @@
  *     server first ingests N documents of the same set into a pipeline of its own, untimed,
  *     so the timed run measures a server that is ingesting already, not one starting.
  *
- *   bun bench/ingest.ts [--only builtin|ollama|big|languages] [--docs N] [--big-mb 100] [--latency-ms 20] [--runs 3] [--warm 0]
+ *   bun bench/ingest.ts [--only builtin|ollama|big|languages] [--docs N] [--big-mb 100] [--latency-ms 20] [--runs 3] [--warm 0] [--cjk-pages]
  */
 import * as lancedb from "@lancedb/lancedb";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -51,6 +53,7 @@ const { values: args } = parseArgs({
     only: { type: "string" },
     runs: { type: "string", default: "3" },
     warm: { type: "string", default: "0" },
+    "cjk-pages": { type: "boolean", default: false },
   },
 });
 const corpus = loadCorpus(Number(args.docs));
@@ -145,6 +148,22 @@ async function rawAdd(docs: string[], perDoc: boolean) {
   return { rows, bulkS, perDocS, bulkCpu, embedCpu };
 }
 
+/** Consecutive texts joined by a blank line into documents of about `chars` characters each. */
+function joinedTo(texts: string[], chars: number): string[] {
+  const out: string[] = [];
+  let doc = "";
+  for (const t of texts) {
+    // The next text goes into a new document when that leaves this one nearer the length.
+    if (doc && doc.length + 2 + t.length - chars > chars - doc.length) {
+      out.push(doc);
+      doc = "";
+    }
+    doc = doc ? `${doc}\n\n${t}` : t;
+  }
+  if (doc) out.push(doc);
+  return out;
+}
+
 const mb = (docs: string[]) => docs.reduce((n, d) => n + Buffer.byteLength(d), 0) / 1024 / 1024;
 
 if (!args.only || args.only === "builtin") {
@@ -232,11 +251,14 @@ if (args.only === "languages") {
     ["debref", "zh-cn"],
     ["debref", "ja"],
   ] as const;
-  const cjk = cjkSets.flatMap(([source, lang]) => {
+  const pages = cjkSets.flatMap(([source, lang]) => {
     const set = languageSet(source, lang);
     if (typeof set === "string") throw new Error(set);
     return set.map((d) => `${d.title}\n\n${d.body}`);
   });
+  // Documents of the English set's mean length: per-document costs weigh the same per character.
+  const englishMean = english.reduce((n, d) => n + d.length, 0) / english.length;
+  const cjk = args["cjk-pages"] ? pages : joinedTo(pages, englishMean);
   const runs: [string, string[], boolean][] = [
     ["English, legacy", english, true],
     ["English, auto", english, false],

@@ -18,8 +18,8 @@
 import { embeddingTextOf } from "./embedding-text";
 import { AUTO } from "./languages";
 import { chunkLanguage, type DocumentLanguages, queryLanguages } from "./detect";
-import { bigrams, isStopWord, termOf, TRIGRAM_MIN, trigrams } from "./terms";
-import { cjkRuns, hasKana, type Script, type Word, wordsOf } from "./words";
+import { bigrams, indexTerm, runPairs, termOf, TRIGRAM_MIN, trigrams, withPairs } from "./terms";
+import { hasKana, type Script, type Word, wordsOf } from "./words";
 
 export interface ChunkAnalysis {
   terms: string;
@@ -81,9 +81,10 @@ export function analyseForIndex(
 ): ChunkAnalysis & { embedded: string } {
   if (!NOT_ASCII.test(text)) return { ...analyseAscii(text, setting, doc), embedded: text };
   const words = wordsOf(text);
-  const runGrams = runPairs(text);
-  const embedded = builtin ? embeddingTextOf(text, words, runGrams) : text;
-  return { ...analyseWords(words, setting, runGrams, doc), embedded };
+  const pairs = runPairs(text);
+  const embedded = builtin ? embeddingTextOf(text, words, pairs) : text;
+  const { terms, grams } = analyseWords(words, setting, pairs, doc);
+  return { terms, grams, embedded };
 }
 
 /** analyseChunk of any text (exported for the test that holds the ASCII path to it). */
@@ -91,15 +92,8 @@ export function analyseAnyText(text: string, setting: string): ChunkAnalysis {
   return analyseWords(wordsOf(text), setting, runPairs(text));
 }
 
-/** The character pairs of a text's Han and kana runs: grams of the index and of the built-in embedder alike. */
-function runPairs(text: string): string[] {
-  const out: string[] = [];
-  for (const run of cjkRuns(text)) bigrams(run, out);
-  return out;
-}
-
-/** A chunk's analysis from its words and the character pairs of its Han and kana runs. */
-function analyseWords(words: Word[], setting: string, runGrams: string[], doc?: DocumentLanguages): ChunkAnalysis {
+/** A chunk's analysis from its words and the character pairs of its Han and kana runs (runPairs). */
+function analyseWords(words: Word[], setting: string, pairs: string, doc?: DocumentLanguages): ChunkAnalysis {
   const main = doc && setting === AUTO ? mainScript(words) : null;
   const langs = scriptLanguages(words, setting, (w, script) => {
     const found = main ? doc!.of(w, script, main) : chunkLanguage(w);
@@ -112,13 +106,13 @@ function analyseWords(words: Word[], setting: string, runGrams: string[], doc?: 
     if (!ALPHABETIC.has(w.script)) terms.push(w.text);
     else {
       const lower = w.text.toLowerCase();
-      if (!isStopWord(lower, lang)) terms.push(termOf(lower, w.script, lang));
+      const term = indexTerm(lower, w.script, lang);
+      if (term !== null) terms.push(term);
       if (lang !== "en") wordGrams(lower, w.script, grams);
     }
     if (w.script === "hangul") bigrams(w.text, grams);
   }
-  for (const g of runGrams) grams.push(g);
-  return { terms: terms.join(" "), grams: grams.join(" ") };
+  return { terms: terms.join(" "), grams: withPairs(grams, pairs) };
 }
 
 /**
@@ -132,7 +126,8 @@ function analyseAscii(text: string, setting: string, doc?: DocumentLanguages): C
   const terms: string[] = [];
   const grams: string[] = [];
   for (const w of words) {
-    if (!isStopWord(w, lang)) terms.push(termOf(w, "latin", lang));
+    const term = indexTerm(w, "latin", lang);
+    if (term !== null) terms.push(term);
     if (lang !== "en" && w.length >= TRIGRAM_MIN) trigrams(w, grams);
   }
   return { terms: terms.join(" "), grams: grams.join(" ") };
@@ -158,9 +153,10 @@ export function analyseQuery(text: string, setting: string): QueryAnalysis {
       counted.add(w.text);
     } else {
       const lower = w.text.toLowerCase();
-      if (isStopWord(lower, guesses[0] ?? null)) continue;
+      const term = indexTerm(lower, w.script, guesses[0] ?? null);
+      if (term === null) continue;
       counted.add(lower);
-      terms.add(termOf(lower, w.script, guesses[0] ?? null));
+      terms.add(term);
       // Unsure of the language, the plain word too: chunks of no sure language are unstemmed.
       if (guesses.length > 1) variants.add(termOf(lower, w.script, null));
       for (const lang of guesses.slice(1)) variants.add(termOf(lower, w.script, lang));
@@ -168,14 +164,13 @@ export function analyseQuery(text: string, setting: string): QueryAnalysis {
     }
     if (w.script === "hangul") bigrams(w.text, grams);
   }
-  for (const run of cjkRuns(text)) bigrams(run, grams);
   const main = mainScript(words);
   for (const t of terms) variants.delete(t);
   return {
     terms: [...terms].join(" "),
     variants: [...variants].join(" "),
     variantBoost: VARIANT_BOOST,
-    grams: grams.join(" "),
+    grams: withPairs(grams, runPairs(text)),
     gramBoost: main === "hangul" ? 2 : main === "cjk" ? 0.15 : 0.3,
     count: counted.size,
     language: languageOf(main, text, words, langs),

@@ -8,28 +8,26 @@
  * Only for generations with a language setting (not `legacy`), and only for the
  * built-in models; Ollama and OpenAI models read the text as written.
  */
-import { bigrams } from "./terms";
-import { cjkRuns, hasUnspaced, type Word, wordsOf } from "./words";
+import { bigrams, runPairs, withPairs } from "./terms";
+import { hasUnspaced, type Word, wordsOf } from "./words";
 
 const HANGUL = /\p{sc=Hangul}/u;
 
 export function embeddingText(text: string): string {
   if (!hasUnspaced(text) && !HANGUL.test(text)) return text;
-  const runGrams: string[] = [];
-  for (const run of cjkRuns(text)) bigrams(run, runGrams);
-  return embeddingTextOf(text, wordsOf(text), runGrams);
+  return embeddingTextOf(text, wordsOf(text), runPairs(text));
 }
 
 /**
- * embeddingText with the text's words and the character pairs of its Han and kana runs,
- * when the caller has them already (ingestion: they are the costly part).
+ * embeddingText with the text's words and the character pairs of its Han and kana runs
+ * (runPairs), when the caller has them already (ingestion: they are the costly part).
  */
-export function embeddingTextOf(text: string, words: Word[], runGrams: string[]): string {
+export function embeddingTextOf(text: string, words: Word[], pairs: string): string {
   const unspaced = hasUnspaced(text);
   if (!unspaced && !HANGUL.test(text)) return text;
-  const grams: string[] = [];
-  for (const w of words) if (w.script === "hangul") bigrams(w.text, grams);
-  for (const g of runGrams) grams.push(g);
+  const hangul: string[] = [];
+  for (const w of words) if (w.script === "hangul") bigrams(w.text, hangul);
+  const grams = withPairs(hangul, pairs);
   const spaced = unspaced ? words.map((w) => w.text).join(" ") : text;
-  return grams.length ? `${spaced} ${grams.join(" ")}` : spaced;
+  return grams ? `${spaced} ${grams}` : spaced;
 }
