@@ -83,6 +83,20 @@ export class BlockCache {
     return this.read(`${hashOf(key)}.${index}`, from, to);
   }
 
+  /** Like readBlock, into `target` at `at`; false when the block is not kept. */
+  readBlockInto(key: string, index: number, from: number, to: number, target: Buffer, at: number): boolean {
+    const name = `${hashOf(key)}.${index}`;
+    const entry = this.entries.get(name);
+    if (!entry || to > entry.bytes) return false;
+    try {
+      readPart(join(this.dir, name), from, to, target.subarray(at, at + to - from));
+    } catch {
+      this.drop(name);
+      return false;
+    }
+    return this.use(name);
+  }
+
   /** The file of the object's block `index`, counted as used; null when it is not kept. */
   blockFile(key: string, index: number): string | null {
     const name = `${hashOf(key)}.${index}`;
@@ -166,10 +180,9 @@ export class BlockCache {
  * Bytes from..to of a file, read at once: a block read from the page cache takes tens of
  * microseconds, where an asynchronous read's hand-off to another thread took longer than that.
  */
-function readPart(path: string, from: number, to: number): Buffer {
+function readPart(path: string, from: number, to: number, out: Buffer = Buffer.allocUnsafe(to - from)): Buffer {
   const fd = openSync(path, "r");
   try {
-    const out = Buffer.allocUnsafe(to - from);
     const n = readSync(fd, out, 0, out.length, from);
     if (n !== out.length) throw new Error("a block shorter than written");
     return out;

@@ -79,7 +79,10 @@ export class CachedReads {
     if (method === "HEAD") return new Response(null, { status: 200, headers: describe(meta, meta.size) });
     const range = parseRange(headers.range, meta.size);
     if (range === null) return this.pass(method, key, headers); // an unsatisfiable or unusual range: the store answers
-    const body = this.sendable(key, range.start, range.end) ?? (await this.read(key, meta, range.start, range.end));
+    const body =
+      this.sendable(key, range.start, range.end) ??
+      this.kept(key, range.start, range.end) ??
+      (await this.read(key, meta, range.start, range.end));
     if (body === null) return this.pass(method, key, headers); // the object changed under its key
     const out = describe(meta, range.end - range.start + 1);
     if (headers.range === undefined) return new Response(body, { status: 200, headers: out });
@@ -112,6 +115,20 @@ export class CachedReads {
 
   private pass(method: string, key: string, headers: Record<string, string>): Promise<Response> {
     return this.upstream({ method, key, query: {}, headers });
+  }
+
+  /** A range over several blocks, all kept: read straight into one buffer. */
+  private kept(key: string, start: number, end: number): Uint8Array<ArrayBuffer> | null {
+    const out = Buffer.allocUnsafe(end - start + 1);
+    const first = Math.floor(start / BLOCK_BYTES);
+    for (let i = first; i <= Math.floor(end / BLOCK_BYTES); i++) {
+      const from = Math.max(start, i * BLOCK_BYTES);
+      const to = Math.min(end + 1, (i + 1) * BLOCK_BYTES);
+      if (!this.blocks.readBlockInto(key, i, from - i * BLOCK_BYTES, to - i * BLOCK_BYTES, out, from - start))
+        return null;
+    }
+    this.counters.blockHits += Math.floor(end / BLOCK_BYTES) - first + 1;
+    return new Uint8Array(out.buffer, out.byteOffset, out.length) as Uint8Array<ArrayBuffer>;
   }
 
   /** Bytes start..end (inclusive) from the blocks; null when the store's ETag is no longer the kept one. */
