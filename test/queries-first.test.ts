@@ -5,7 +5,7 @@
  * writes go on as before.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { BACKLOG_WHILE_QUERIED } from "../src/ingest/queue-room";
+import { BACKLOG_WHILE_QUERIED, QueueRoom } from "../src/ingest/queue-room";
 import { WriteShare } from "../src/vectors/write-pacing";
 import { email, makeApp, type TestApp } from "./support/app";
 import { waitFor } from "./support/wait";
@@ -123,5 +123,23 @@ describe("the dashboard asks again while the server is busy", () => {
       return "taken";
     });
     expect([answer, calls]).toEqual(["taken", 3]);
+  });
+});
+
+describe("a burst of writers while queries wait", () => {
+  test("writers asking at the same moment are admitted up to the bound, not each on the same count", async () => {
+    const room = new QueueRoom(
+      { reader: null } as never,
+      () => 0,
+      () => true,
+    );
+    // The first call counts the queue; a store whose count is 0.
+    (room as unknown as { queued: { n: number; at: number } }).queued = { n: 0, at: performance.now() };
+    const asked = await Promise.allSettled(Array.from({ length: 40 }, () => room.require(50)));
+    const taken = asked.filter((a) => a.status === "fulfilled").length;
+    // Ten batches of 50 reach 500, below the bound of 512: the eleventh passes too, the rest are refused.
+    expect(taken).toBe(Math.ceil(BACKLOG_WHILE_QUERIED / 50));
+    const refused = asked.find((a) => a.status === "rejected") as PromiseRejectedResult;
+    expect(refused.reason.retryAfterS).toBe(1);
   });
 });

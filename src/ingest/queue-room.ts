@@ -41,8 +41,12 @@ export class QueueRoom {
       this.queued = { n: await queuedTaskCount(this.db.reader), at: now };
     }
     if (this.queued.n + n > QUEUE_LIMIT) throw new QueueFullError();
-    if (this.queued.n + this.running() >= BACKLOG_WHILE_QUERIED && this.queriesWaiting())
-      throw new QueueFullError(QUERIES_FIRST, 1);
+    if (!this.queriesWaiting()) return;
+    if (this.queued.n + this.running() >= BACKLOG_WHILE_QUERIED) throw new QueueFullError(QUERIES_FIRST, 1);
+    // Counted at once, before the tasks are queued: writers that all ask at the same moment
+    // would otherwise all pass one count. Until the next recount (RECOUNT_MS) these tasks
+    // count twice, once queued: a burst is taken conservatively.
+    this.queued.n += n;
   }
 
   /** `n` more tasks were queued since the last count. */
