@@ -124,7 +124,7 @@ describe("import of a changed export", () => {
     ],
     ["an external id of ..", (r) => (r.externalId = ".."), /externalId: must not be . or ../],
     ["a field no export has", (r) => (r.filePath = "/etc/passwd"), /filePath is not a field/],
-    ["a URL on a text source", (r) => (r.url = "http://127.0.0.1/"), /url is only for url and api sources/],
+    ["a URL on a text source", (r) => (r.url = "http://127.0.0.1/"), /url is only for url, api and git sources/],
     [
       "a URL the fetch rules refuse",
       (r) => Object.assign(r, { type: "url", content: null, url: "http://127.0.0.1:9/" }),

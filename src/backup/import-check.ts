@@ -14,6 +14,13 @@ import { ArchiveError, type ManifestEntry } from "./archive";
 import type { PipelineMaker } from "./pipeline-maker";
 import { isLanguageSetting, LEGACY } from "../text/languages";
 import type { ExportedFetch, ExportedSettings, ExportManifest } from "./export";
+import {
+  checkParentLink,
+  checkSyncedSettings,
+  type ImportRules,
+  SYNCED_TYPES,
+  type SyncedType,
+} from "./import-connected";
 
 /** An exported source's id: only a name to match chunks and files by, never part of a path. */
 const SOURCE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -36,7 +43,7 @@ const SOURCE_FIELDS = new Set([
   "hasFile",
   "fetch",
 ]);
-const SOURCE_TYPES = ["text", "file", "url", "api"] as const;
+const SOURCE_TYPES = ["text", "file", "url", "api", ...SYNCED_TYPES] as const;
 /** Largest vector an index may hold: above every embedding model's size. */
 const MAX_DIMENSIONS = 16_384;
 
@@ -126,12 +133,12 @@ export function checkSources(text: string, m: ExportManifest, rules: FetchRules)
   for (const id of files.keys())
     if (!out.some((s) => s.fileEntry?.path === `files/${id}`))
       refuse("manifest.json", `files/${id} belongs to no file source`);
-  for (const [i, s] of out.entries()) checkCrawlLink(s, out, i + 1);
+  for (const [i, s] of out.entries()) checkParentLink(s, out, i + 1);
   return out;
 }
 
-/** The fetch rules a source's URL is held to, as when it is created. */
-type FetchRules = { fetchAllow: string[]; fetchDeny: string[] };
+/** The fetch rules a source's URL is held to, and the folders allowed, as when it is created. */
+type FetchRules = ImportRules;
 
 function checkSource(raw: unknown, line: number, files: Map<string, ManifestEntry>, rules: FetchRules): CheckedSource {
   const where = `sources.jsonl line ${line}`;
@@ -145,6 +152,7 @@ function checkSource(raw: unknown, line: number, files: Map<string, ManifestEntr
   if (typeof s.name !== "string" || s.name.trim().length === 0 || s.name.trim().length > 200)
     refuse(where, "name must be 1 to 200 characters, not counting whitespace around it");
   const content = checkContent(s, type, where);
+  const fetch = checkFetch(s.fetch, type, where, rules);
   const fileEntry = type === "file" && s.hasFile === true ? (files.get(s.id) ?? null) : null;
   if (s.hasFile === true && !fileEntry) refuse(where, "hasFile is set but the archive has no file for it");
   if (type !== "file" && s.hasFile !== false && s.hasFile !== undefined) refuse(where, "hasFile is for file sources");
@@ -157,11 +165,11 @@ function checkSource(raw: unknown, line: number, files: Map<string, ManifestEntr
     fileSize: fileEntry ? fileEntry.size : checkFileSize(s.fileSize, type, where),
     metadata: checkMetadata(s.metadata, where),
     externalId: checkExternalId(s.externalId, where),
-    contentHash: hashOf(s.contentHash, content, fileEntry, where),
+    contentHash: hashOf(s.contentHash, content, fileEntry, where, type === "file" && !!fetch?.crawlSourceId),
     ocr: checkOcr(s.ocr, where),
     content,
     fileEntry,
-    fetch: checkFetch(s.fetch, type, where),
+    fetch,
   };
 }
 
@@ -175,11 +183,11 @@ function checkContent(s: Record<string, unknown>, type: CheckedSource["type"], w
 }
 
 function checkUrl(value: unknown, type: CheckedSource["type"], where: string, rules: FetchRules): string | null {
-  if (type !== "url" && type !== "api") {
-    if (value !== null && value !== undefined) refuse(where, "url is only for url and api sources");
+  if (type !== "url" && type !== "api" && type !== "git") {
+    if (value !== null && value !== undefined) refuse(where, "url is only for url, api and git sources");
     return null;
   }
-  if (typeof value !== "string") refuse(where, "url is required for a url or api source");
+  if (typeof value !== "string") refuse(where, "url is required for a url, api or git source");
   const problem = sourceUrlProblem(value, rules);
   if (problem) refuse(where, `url: ${problem}`);
   // Credentials are never exported; one in the archive would be shown to everyone with access.
@@ -223,10 +231,18 @@ function checkExternalId(value: unknown, where: string): string | null {
 }
 
 /** A text's hash is its content's, a file's its bytes' (from the manifest); a fetched page's is only kept if well formed. */
-function hashOf(value: unknown, content: string | null, file: ManifestEntry | null, where: string): string | null {
+/** A synced file's hash (`linked`) is its parent's kind, checked with the link (import-connected.ts). */
+function hashOf(
+  value: unknown,
+  content: string | null,
+  file: ManifestEntry | null,
+  where: string,
+  linked: boolean,
+): string | null {
   if (content !== null) return sha256(content);
   if (file) return file.sha256;
   if (value === null || value === undefined) return null;
+  if (linked && typeof value === "string") return value;
   if (typeof value !== "string" || !/^[0-9a-f]{64}$/.test(value)) refuse(where, "contentHash must be a SHA-256");
   return value;
 }
@@ -258,17 +274,30 @@ const FETCH_FIELDS = new Set([
   "lastChangedAt",
 ]);
 
-/** A url/api source's schedule and crawl, checked as the sources API checks them. */
-function checkFetch(value: unknown, type: CheckedSource["type"], where: string): ExportedFetch | null {
+/**
+ * A url/api source's schedule and crawl, a synced source's schedule and settings, a
+ * crawled page's or synced file's parent, checked as the sources API checks them.
+ */
+function checkFetch(
+  value: unknown,
+  type: CheckedSource["type"],
+  where: string,
+  rules: FetchRules,
+): ExportedFetch | null {
   if (value === null || value === undefined) return null;
-  if (type !== "url" && type !== "api") refuse(where, "fetch is only for url and api sources");
+  if (type === "text") refuse(where, "fetch is not for text sources");
   if (typeof value !== "object" || Array.isArray(value)) refuse(where, "fetch must be an object");
   const f = value as Record<string, unknown>;
   for (const k of Object.keys(f)) if (!FETCH_FIELDS.has(k)) refuse(where, `fetch.${k} is not a field`);
   const every = f.refreshEvery === undefined ? { seconds: null } : parseRefreshEvery(f.refreshEvery);
   if ("field" in every) refuse(where, `fetch.refreshEvery ${every.message}`);
-  let crawl: CrawlSettings | null = null;
-  if (f.crawl !== null && f.crawl !== undefined) {
+  if (type === "file" && (every.seconds !== null || (f.crawl ?? null) !== null))
+    refuse(where, "a file source's fetch names its parent only");
+  const synced = (SYNCED_TYPES as readonly string[]).includes(type);
+  let crawl: CrawlSettings | string | null = synced
+    ? checkSyncedSettings(type as SyncedType, f.crawl, where, rules)
+    : null;
+  if (!synced && f.crawl !== null && f.crawl !== undefined) {
     if (type !== "url") refuse(where, "fetch.crawl is for url sources");
     const parsed =
       typeof f.crawl === "string" && f.crawl.length <= 64 * 1024 ? parseJson(f.crawl, `${where} fetch.crawl`) : null;
@@ -279,24 +308,17 @@ function checkFetch(value: unknown, type: CheckedSource["type"], where: string):
   const crawlSourceId = f.crawlSourceId ?? null;
   if (crawlSourceId !== null && (typeof crawlSourceId !== "string" || !SOURCE_ID.test(crawlSourceId)))
     refuse(where, "fetch.crawlSourceId must be a source id");
+  if (crawlSourceId !== null && type !== "url" && type !== "file")
+    refuse(where, "fetch.crawlSourceId is for crawled pages and synced files");
   return {
     refreshEvery: every.seconds,
-    crawl: crawl && JSON.stringify(crawl),
+    crawl: crawl && (typeof crawl === "string" ? crawl : JSON.stringify(crawl)),
     crawlSourceId: crawlSourceId as string | null,
     etag: validator(f.etag, "etag", where),
     lastModified: validator(f.lastModified, "lastModified", where),
     lastCheckedAt: instant(f.lastCheckedAt, "lastCheckedAt", where),
     lastChangedAt: instant(f.lastChangedAt, "lastChangedAt", where),
   };
-}
-
-/** A crawled page's crawl is a crawl source of the same archive. */
-function checkCrawlLink(s: CheckedSource, all: CheckedSource[], line: number): void {
-  const parent = s.fetch?.crawlSourceId;
-  if (!parent) return;
-  const crawl = all.find((o) => o.id === parent);
-  if (!crawl || crawl === s || !crawl.fetch?.crawl)
-    refuse(`sources.jsonl line ${line}`, "fetch.crawlSourceId must name a crawl source of the archive");
 }
 
 function validator(value: unknown, field: string, where: string): string | null {

@@ -34,7 +34,7 @@ export interface ImportDeps {
   store: VectorStore;
   pipelines: PipelineMaker;
   collections: Collections;
-  config: Pick<Config, "dataDir" | "ollamaUrl" | "openaiUrl" | "fetchAllow" | "fetchDeny">;
+  config: Pick<Config, "dataDir" | "ollamaUrl" | "openaiUrl" | "fetchAllow" | "fetchDeny" | "folderRoots">;
   filePath(collectionId: string, documentId: string): string;
 }
 
