@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BACKLOG_WHILE_QUERIED, QueueRoom } from "../src/ingest/queue-room";
-import { WriteShare } from "../src/vectors/write-pacing";
+import { WritePacing, WriteShare } from "../src/vectors/write-pacing";
+import { Semaphore } from "../src/tools/semaphore";
 import { email, makeApp, type TestApp } from "./support/app";
 import { waitFor } from "./support/wait";
 import { ApiError, askedAgainWhileBusy, BusyError, busyWaitMs } from "../src/dashboard/api/client";
@@ -141,5 +142,35 @@ describe("a burst of writers while queries wait", () => {
     expect(taken).toBe(Math.ceil(BACKLOG_WHILE_QUERIED / 50));
     const refused = asked.find((a) => a.status === "rejected") as PromiseRejectedResult;
     expect(refused.reason.retryAfterS).toBe(1);
+  });
+});
+
+describe("a searched table's tail after a commit while searches wait", () => {
+  const pacingWith = (waiting: boolean) => {
+    const turns = new Semaphore(1);
+    if (waiting) turns.lastQueuedAt = performance.now();
+    const asked: [string, number][] = [];
+    const pacing = new WritePacing(turns, {
+      roomFor: async (name: string, bound: number) => {
+        asked.push([name, bound]);
+        return bound;
+      },
+    });
+    return { pacing, asked };
+  };
+
+  test("is refreshed at once, so searches do not tokenise it until the next commit", () => {
+    const { pacing, asked } = pacingWith(true);
+    pacing.searched("t");
+    pacing.committed("t", 5);
+    pacing.committed("other", 5);
+    expect(asked).toEqual([["t", 1]]);
+  });
+
+  test("is left to the next commit when no search waits", () => {
+    const { pacing, asked } = pacingWith(false);
+    pacing.searched("t");
+    pacing.committed("t", 5);
+    expect(asked).toEqual([]);
   });
 });

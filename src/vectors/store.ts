@@ -139,10 +139,11 @@ export class VectorStore {
     opts: WriteOptions = {},
   ): Promise<void> {
     const started = performance.now();
-    return this.writer.replaceDocuments(tableName(collectionId, generation), documentIds, rows, opts).finally(() => {
+    const name = tableName(collectionId, generation);
+    return this.writer.replaceDocuments(name, documentIds, rows, opts).finally(() => {
       this.activity++;
       this.lastWriteAt = Date.now();
-      this.pacing.spent(performance.now() - started);
+      this.pacing.committed(name, performance.now() - started);
     });
   }
 
