@@ -59,7 +59,12 @@ describe("checks", () => {
   test.each([
     ["30 seconds", { type: "url", refreshEvery: 30 }, "refreshEvery", "between 60 seconds and 365 days"],
     ["an unknown unit", { type: "url", refreshEvery: "5x" }, "refreshEvery", "a duration"],
-    ["a text document", { type: "text", content: "x", refreshEvery: 3600 }, "refreshEvery", "url, api, folder, s3 and git"],
+    [
+      "a text document",
+      { type: "text", content: "x", refreshEvery: 3600 },
+      "refreshEvery",
+      "url, api, folder, s3 and git",
+    ],
     ["crawl on an api document", { type: "api", crawl: { depth: 1 } }, "crawl", "is for url sources"],
     ["a crawl too deep", { type: "url", crawl: { depth: 11 } }, "crawl.depth", "from 0 to 10"],
     ["crawl not an object", { type: "url", crawl: "yes" }, "crawl", "must be an object"],
