@@ -8,32 +8,15 @@
  * file no longer there is deleted, unless it failed or lies in a folder that could not be
  * listed. A walk that failed as a whole never gets here: nothing is deleted.
  */
-import { basename, extname } from "node:path";
+import { extname } from "node:path";
 import { type Metadata, parseStoredMetadata } from "../core/metadata";
 import type { Store } from "../db/store";
-import { findCollectionById } from "../db/repo/collections";
 import { findDocumentById, updateDocument } from "../db/repo/documents";
-import { dropPendingTasksOfDocument } from "../db/repo/external-documents";
 import { type FolderFile, folderFilesOf } from "../db/repo/folder-files";
-import { saveSourceFetch } from "../db/repo/source-fetches";
 import type { Task } from "../db/schema";
 import type { CrawlEngine } from "./crawl-sync";
 import type { FolderScan, ScannedFile } from "./folder/types";
-import { queueTask } from "./queue";
-
-/** Failures a report lists (its count has them all). */
-const MAX_LISTED = 100;
-
-/** What one sync did, as the folder source shows it and its source.ready event carries it. */
-export interface SyncReport {
-  finishedAt: string;
-  added: number;
-  changed: number;
-  deleted: number;
-  unchanged: number;
-  failed: number;
-  failures: { path: string; reason: string }[];
-}
+import { type FileWrite, MAX_LISTED, type SyncReport, SyncedFiles, writeInGroups } from "./synced-files";
 
 /** What the sync needs of the vector store: a document's new metadata on its chunks, vectors kept. */
 export interface MetadataRefresher {
@@ -42,39 +25,6 @@ export interface MetadataRefresher {
 
 /** Unchanged files whose metadata is rewritten at once: one transaction and one rewrite of their chunks each. */
 const RETAG_BATCH = 500;
-
-/** New or changed files written in one group commit, as a batch request of the documents API is. */
-const WRITE_GROUP = 500;
-
-/** A new or changed file's write, and what the report counts when it succeeds. */
-export interface FileWrite {
-  path: string;
-  kind: "added" | "changed";
-  run: () => Promise<unknown>;
-}
-
-/**
- * Runs the new and changed files' writes WRITE_GROUP at a time: started together, they
- * share one group commit (db/batch.ts), each in its own savepoint, where one after the
- * other they took a commit each (docs/notes/2026-12-06-connected-first-sync.md). A
- * write that fails is listed in `failures`; the counts are of those that succeeded.
- */
-export async function writeInGroups(
-  writes: FileWrite[],
-  failures: SyncReport["failures"],
-): Promise<{ added: number; changed: number }> {
-  const done = { added: 0, changed: 0 };
-  for (let i = 0; i < writes.length; i += WRITE_GROUP) {
-    const group = writes.slice(i, i + WRITE_GROUP);
-    const outcomes = await Promise.allSettled(group.map((w) => w.run()));
-    outcomes.forEach((o, j) => {
-      const w = group[j]!;
-      if (o.status === "fulfilled") done[w.kind]++;
-      else failures.push({ path: w.path, reason: reasonOf(o.reason) });
-    });
-  }
-  return done;
-}
 
 /** The metadata a file's document gets: the folder source's, then where the file is (for filters). */
 export function fileMetadata(parent: Metadata, f: ScannedFile): Metadata {
@@ -88,6 +38,7 @@ export class FolderSync {
     private readonly db: Store,
     private readonly engine: CrawlEngine,
     private readonly vectors: MetadataRefresher,
+    private readonly files = new SyncedFiles(db, engine),
   ) {}
 
   /** Applies the walk of `task`'s folder source; its report, stored on the source (null: the source is gone). */
@@ -116,8 +67,8 @@ export class FolderSync {
         if (stored !== known.metadata) retag.push({ id: known.documentId, metadata: stored });
         report.unchanged++;
       } else if (known)
-        writes.push({ path: f.path, kind: "changed", run: () => this.change(task, known, f, metadata) });
-      else writes.push({ path: f.path, kind: "added", run: () => this.add(task, f, metadata) });
+        writes.push({ path: f.path, kind: "changed", run: () => this.files.change(task, known, f, metadata) });
+      else writes.push({ path: f.path, kind: "added", run: () => this.files.add(task, f, metadata) });
     }
     Object.assign(report, await writeInGroups(writes, failures));
     await this.retag(task.collectionId, retag);
@@ -125,32 +76,8 @@ export class FolderSync {
     report.failed = failures.length;
     report.failures = failures.slice(0, MAX_LISTED);
     report.finishedAt = new Date().toISOString();
-    const changedAny = report.added + report.changed + report.deleted > 0;
-    await this.db.atomically((t) =>
-      saveSourceFetch(t, parent.id, {
-        crawlReport: JSON.stringify(report),
-        lastCheckedAt: report.finishedAt,
-        ...(changedAny ? { lastChangedAt: report.finishedAt } : {}),
-      }),
-    );
+    await this.files.saveReport(parent.id, report);
     return report;
-  }
-
-  /** A new file: its document, queued, linked to the folder source. */
-  private async add(task: Task, f: ScannedFile, metadata: Metadata): Promise<void> {
-    const draft = {
-      collectionId: task.collectionId,
-      type: "file" as const,
-      name: f.path.slice(-200),
-      fileName: basename(f.path).slice(0, 255),
-      fileSize: f.size,
-      externalId: f.path,
-      contentHash: f.hash,
-      metadata,
-    };
-    await this.engine.createDocument(draft, undefined, (t, r) =>
-      saveSourceFetch(t, r.id, { crawlSourceId: task.documentId }),
-    );
   }
 
   /**
@@ -171,19 +98,6 @@ export class FolderSync {
     }
   }
 
-  /** Other bytes: the file's new size, hash and metadata, and a task (superseding one that waits or runs). */
-  private async change(task: Task, known: FolderFile, f: ScannedFile, metadata: Metadata): Promise<void> {
-    const id = known.documentId;
-    await this.engine.requeueWith(async (t) => {
-      const col = await findCollectionById(t, task.collectionId);
-      if (!col || !(await findDocumentById(t, id))) return;
-      const patch = { fileSize: f.size, contentHash: f.hash, metadata: JSON.stringify(metadata) };
-      await updateDocument(t, id, { ...patch, updatedAt: new Date().toISOString() });
-      await dropPendingTasksOfDocument(t, id);
-      await queueTask(t, id, col, Date.now());
-    }, id);
-  }
-
   /** Deletes the files the walk did not find, keeping those that failed or whose folder was not listed. */
   private async removeGone(
     task: Task,
@@ -202,12 +116,4 @@ export class FolderSync {
     }
     return deleted;
   }
-}
-
-/** Why a file could not be stored, in a sentence. */
-function reasonOf(err: unknown): string {
-  const message = String((err as Error)?.message ?? err);
-  if (/UNIQUE constraint failed|duplicate key/i.test(message))
-    return "its path is the external id of another source of this pipeline";
-  return message;
 }

@@ -7,21 +7,15 @@
  * answering until the new ones replace them; a path no longer at the head is deleted,
  * unless it failed. A sync that could not fetch never gets here: nothing is deleted.
  */
-import { basename, extname } from "node:path";
+import { extname } from "node:path";
 import { type Metadata, parseStoredMetadata } from "../core/metadata";
 import type { Store } from "../db/store";
-import { findCollectionById } from "../db/repo/collections";
-import { findDocumentById, updateDocument } from "../db/repo/documents";
-import { dropPendingTasksOfDocument } from "../db/repo/external-documents";
-import { type FolderFile, folderFilesOf } from "../db/repo/folder-files";
-import { saveSourceFetch } from "../db/repo/source-fetches";
+import { findDocumentById } from "../db/repo/documents";
+import { folderFilesOf } from "../db/repo/folder-files";
 import type { Task } from "../db/schema";
 import type { CrawlEngine } from "./crawl-sync";
-import { type FileWrite, type SyncReport, writeInGroups } from "./folder-sync";
+import { type FileWrite, MAX_LISTED, type SyncReport, SyncedFiles, writeInGroups } from "./synced-files";
 import type { GitFile, GitScan } from "./git/types";
-import { queueTask } from "./queue";
-
-const MAX_LISTED = 100;
 
 /** A folder's report, and the commit the sync took (the next sync's base). */
 export type GitSyncReport = SyncReport & { commit: string };
@@ -36,6 +30,7 @@ export class GitSync {
   constructor(
     private readonly db: Store,
     private readonly engine: CrawlEngine,
+    private readonly files = new SyncedFiles(db, engine),
   ) {}
 
   /** Applies the scan of `task`'s Git source; its report, stored on the source (null: the source is gone). */
@@ -50,8 +45,10 @@ export class GitSync {
       const known = held.get(f.path);
       if (known?.contentHash === f.oid) continue; // the same blob (a force-push that kept it)
       const metadata = gitFileMetadata(parentMetadata, f, scan);
-      if (known) writes.push({ path: f.path, kind: "changed", run: () => this.change(task, known, f, metadata) });
-      else writes.push({ path: f.path, kind: "added", run: () => this.add(task, f, metadata) });
+      const file = { path: f.path, size: f.size, hash: f.oid };
+      if (known)
+        writes.push({ path: f.path, kind: "changed", run: () => this.files.change(task, known, file, metadata) });
+      else writes.push({ path: f.path, kind: "added", run: () => this.files.add(task, file, metadata) });
     }
     const { added, changed } = await writeInGroups(writes, failures);
     const failed = new Set(failures.map((f) => f.path));
@@ -75,43 +72,7 @@ export class GitSync {
       failures: failures.slice(0, MAX_LISTED),
       commit: scan.commit,
     };
-    await this.db.atomically((t) =>
-      saveSourceFetch(t, parent.id, {
-        crawlReport: JSON.stringify(report),
-        lastCheckedAt: finishedAt,
-        ...(added + changed + deleted > 0 ? { lastChangedAt: finishedAt } : {}),
-      }),
-    );
+    await this.files.saveReport(parent.id, report);
     return report;
-  }
-
-  /** A new path: its document, queued, linked to the Git source. */
-  private async add(task: Task, f: GitFile, metadata: Metadata): Promise<void> {
-    const draft = {
-      collectionId: task.collectionId,
-      type: "file" as const,
-      name: f.path.slice(-200),
-      fileName: basename(f.path).slice(0, 255),
-      fileSize: f.size,
-      externalId: f.path,
-      contentHash: f.oid,
-      metadata,
-    };
-    await this.engine.createDocument(draft, undefined, (t, r) =>
-      saveSourceFetch(t, r.id, { crawlSourceId: task.documentId }),
-    );
-  }
-
-  /** Another blob at the path: its size, blob id and metadata, and a task (superseding one that waits or runs). */
-  private async change(task: Task, known: FolderFile, f: GitFile, metadata: Metadata): Promise<void> {
-    const id = known.documentId;
-    await this.engine.requeueWith(async (t) => {
-      const col = await findCollectionById(t, task.collectionId);
-      if (!col || !(await findDocumentById(t, id))) return;
-      const patch = { fileSize: f.size, contentHash: f.oid, metadata: JSON.stringify(metadata) };
-      await updateDocument(t, id, { ...patch, updatedAt: new Date().toISOString() });
-      await dropPendingTasksOfDocument(t, id);
-      await queueTask(t, id, col, Date.now());
-    }, id);
   }
 }

@@ -13,7 +13,7 @@ import { endTask, retryTaskLater, type TaskEnding, taskEnding } from "../db/repo
 import type { Task } from "../db/schema";
 import type { CrawlReport } from "./crawl/types";
 import type { FolderScan } from "./folder/types";
-import type { SyncReport } from "./folder-sync";
+import type { SyncReport } from "./synced-files";
 import type { GitScan } from "./git/types";
 import type { GitSyncReport } from "./git-sync";
 import type { Validators } from "./fetch/index";

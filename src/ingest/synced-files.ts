@@ -1,0 +1,129 @@
+/**
+ * What folder and Git syncs share (folder-sync.ts, git-sync.ts; a bucket's sync is a
+ * folder's): the report of a sync, the new and changed files' writes in group commits,
+ * a new file's document linked to its parent source, a changed file's new task, and the
+ * report stored on the parent.
+ */
+import { basename } from "node:path";
+import type { Metadata } from "../core/metadata";
+import type { Store } from "../db/store";
+import { findCollectionById } from "../db/repo/collections";
+import { findDocumentById, updateDocument } from "../db/repo/documents";
+import { dropPendingTasksOfDocument } from "../db/repo/external-documents";
+import type { FolderFile } from "../db/repo/folder-files";
+import { saveSourceFetch } from "../db/repo/source-fetches";
+import type { Task } from "../db/schema";
+import type { CrawlEngine } from "./crawl-sync";
+import { queueTask } from "./queue";
+
+/** Failures a report lists (its count has them all). */
+export const MAX_LISTED = 100;
+
+/** What one sync did, as the parent source shows it and its source.ready event carries it. */
+export interface SyncReport {
+  finishedAt: string;
+  added: number;
+  changed: number;
+  deleted: number;
+  unchanged: number;
+  failed: number;
+  failures: { path: string; reason: string }[];
+}
+
+/** New or changed files written in one group commit, as a batch request of the documents API is. */
+const WRITE_GROUP = 500;
+
+/** A new or changed file's write, and what the report counts when it succeeds. */
+export interface FileWrite {
+  path: string;
+  kind: "added" | "changed";
+  run: () => Promise<unknown>;
+}
+
+/**
+ * Runs the new and changed files' writes WRITE_GROUP at a time: started together, they
+ * share one group commit (db/batch.ts), each in its own savepoint, where one after the
+ * other they took a commit each (docs/notes/2026-12-06-connected-first-sync.md). A
+ * write that fails is listed in `failures`; the counts are of those that succeeded.
+ */
+export async function writeInGroups(
+  writes: FileWrite[],
+  failures: SyncReport["failures"],
+): Promise<{ added: number; changed: number }> {
+  const done = { added: 0, changed: 0 };
+  for (let i = 0; i < writes.length; i += WRITE_GROUP) {
+    const group = writes.slice(i, i + WRITE_GROUP);
+    const outcomes = await Promise.allSettled(group.map((w) => w.run()));
+    outcomes.forEach((o, j) => {
+      const w = group[j]!;
+      if (o.status === "fulfilled") done[w.kind]++;
+      else failures.push({ path: w.path, reason: reasonOf(o.reason) });
+    });
+  }
+  return done;
+}
+
+/** A file as a sync stores it: its path under the parent, its size, and the hash that says whether it changed. */
+export interface SyncedFile {
+  path: string;
+  size: number;
+  hash: string;
+}
+
+/** The documents of a parent source's files: created, queued again, and the sync's report. */
+export class SyncedFiles {
+  constructor(
+    private readonly db: Store,
+    private readonly engine: CrawlEngine,
+  ) {}
+
+  /** A new file: its document, queued, linked to the parent source of `task`. */
+  async add(task: Task, f: SyncedFile, metadata: Metadata): Promise<void> {
+    const draft = {
+      collectionId: task.collectionId,
+      type: "file" as const,
+      name: f.path.slice(-200),
+      fileName: basename(f.path).slice(0, 255),
+      fileSize: f.size,
+      externalId: f.path,
+      contentHash: f.hash,
+      metadata,
+    };
+    await this.engine.createDocument(draft, undefined, (t, r) =>
+      saveSourceFetch(t, r.id, { crawlSourceId: task.documentId }),
+    );
+  }
+
+  /** Other bytes: the file's new size, hash and metadata, and a task (superseding one that waits or runs). */
+  async change(task: Task, known: FolderFile, f: SyncedFile, metadata: Metadata): Promise<void> {
+    const id = known.documentId;
+    await this.engine.requeueWith(async (t) => {
+      const col = await findCollectionById(t, task.collectionId);
+      if (!col || !(await findDocumentById(t, id))) return;
+      const patch = { fileSize: f.size, contentHash: f.hash, metadata: JSON.stringify(metadata) };
+      await updateDocument(t, id, { ...patch, updatedAt: new Date().toISOString() });
+      await dropPendingTasksOfDocument(t, id);
+      await queueTask(t, id, col, Date.now());
+    }, id);
+  }
+
+  /** Stores the sync's report on the parent source (and when it last changed anything). */
+  async saveReport(parentId: string, report: SyncReport): Promise<void> {
+    const changedAny = report.added + report.changed + report.deleted > 0;
+    await this.db.atomically((t) =>
+      saveSourceFetch(t, parentId, {
+        crawlReport: JSON.stringify(report),
+        lastCheckedAt: report.finishedAt,
+        ...(changedAny ? { lastChangedAt: report.finishedAt } : {}),
+      }),
+    );
+  }
+}
+
+/** Why a file could not be stored, in a sentence. */
+function reasonOf(err: unknown): string {
+  const message = String((err as Error)?.message ?? err);
+  if (/UNIQUE constraint failed|duplicate key/i.test(message))
+    return "its path is the external id of another source of this pipeline";
+  return message;
+}
