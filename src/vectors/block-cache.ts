@@ -8,6 +8,7 @@
  * which a read renews (at most once a minute per file). Files are written whole under a
  * temporary name and renamed, so a crash leaves no half block.
  */
+import { allDone } from "../tools/all-done";
 import { createHash, randomBytes } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync } from "node:fs";
 import { rm, utimes, writeFile } from "node:fs/promises";
@@ -112,7 +113,7 @@ export class BlockCache {
     const prefix = `${hashOf(key)}.`;
     const names = [...this.entries.keys()].filter((n) => n.startsWith(prefix));
     for (const name of names) this.drop(name);
-    await Promise.all(names.map((n) => rm(join(this.dir, n), { force: true })));
+    await allDone(names.map((n) => rm(join(this.dir, n), { force: true })));
   }
 
   private read(name: string, from = 0, to = Number.POSITIVE_INFINITY): Buffer | null {

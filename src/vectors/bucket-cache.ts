@@ -23,7 +23,7 @@ import type { ObjectStorage } from "../config-storage";
 import { storageKey } from "../config-storage";
 import { signRequest, UNSIGNED_PAYLOAD } from "../files/sign-request";
 import { BlockCache } from "./block-cache";
-import { type CacheCounters, CachedReads, cacheableRead } from "./cached-reads";
+import { type CacheCounters, CachedReads, cacheableRead, type UpstreamRequest } from "./cached-reads";
 
 export interface BucketCache {
   /** The endpoint LanceDB connects to: `http://127.0.0.1:<port>`. */
@@ -103,15 +103,6 @@ export function startBucketCache(store: ObjectStorage, opts: BucketCacheOptions)
     bytes: () => reads.bytes(),
     stop: () => void server.stop(true),
   };
-}
-
-export interface UpstreamRequest {
-  method: string;
-  key: string;
-  query: Record<string, string>;
-  headers: Record<string, string>;
-  body?: Buffer;
-  payloadHash?: string | null;
 }
 
 /** The request sent on to the store, signed with its keys; the answer as LanceDB gets it. */

@@ -4,8 +4,19 @@
  * the store, consecutive ones in one ranged GET, and a block several requests wait for
  * fetched once. One rule owns what is immutable: `cacheableRead`.
  */
+
+import { allDone } from "../tools/all-done";
 import type { BlockCache, ObjectMeta } from "./block-cache";
-import type { UpstreamRequest } from "./bucket-cache";
+
+/** A request to the store as the cache forwards it (bucket-cache.ts signs and sends it). */
+export interface UpstreamRequest {
+  method: string;
+  key: string;
+  query: Record<string, string>;
+  headers: Record<string, string>;
+  body?: Buffer;
+  payloadHash?: string | null;
+}
 
 export const BLOCK_BYTES = 1024 * 1024;
 
@@ -162,7 +173,7 @@ export class CachedReads {
     }
     flush();
     try {
-      const parts = await Promise.all(pending);
+      const parts = await allDone(pending);
       const whole = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
       return new Blob([new Uint8Array(whole.buffer, whole.byteOffset, whole.length) as Uint8Array<ArrayBuffer>]);
     } catch (err) {

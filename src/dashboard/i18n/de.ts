@@ -446,7 +446,7 @@ export const de: Catalogue = {
   "addSource.gitHint":
     "Ein Branch eines Git-Repositorys, regelmäßig abgeglichen; gelesen wird nur, was sich geändert hat.",
   "git.url": "Klon-URL",
-  "git.urlHint": "Die http(s)-Adresse des Repositorys, etwa https://git.corp/team/handbook.git.",
+  "git.urlHint": "Die http(s)-Adresse des Repositorys, etwa https://example.com/team/handbook.git.",
   "git.branch": "Branch",
   "git.branchHint": "Leer: der Standard-Branch des Repositorys.",
   "git.username": "Benutzername (optional)",
@@ -463,7 +463,7 @@ export const de: Catalogue = {
   "addSource.folderPathHint": "Ein absoluter Pfad, etwa /srv/share/handbuch.",
   "addSource.bucketHint": "Die Objekte unter einem Präfix eines S3-kompatiblen Buckets, nach Zeitplan abgeglichen.",
   "bucket.endpoint": "Adresse des Speichers",
-  "bucket.endpointHint": "Die URL des S3-kompatiblen Speichers, etwa http://s3.corp:7480.",
+  "bucket.endpointHint": "Die URL des S3-kompatiblen Speichers, etwa http://example.com:7480.",
   "bucket.name": "Name des Buckets",
   "bucket.prefix": "Präfix",
   "bucket.prefixHint": "Nur Objekte, deren Schlüssel damit beginnt, etwa guides/; leer: der ganze Bucket.",

@@ -443,7 +443,7 @@ export const es: Catalogue = {
   "sourceType.git": "Git",
   "addSource.gitHint": "Una rama de un repositorio Git, sincronizada periódicamente; solo se lee lo que ha cambiado.",
   "git.url": "URL de clonación",
-  "git.urlHint": "La dirección http(s) del repositorio, como https://git.corp/team/handbook.git.",
+  "git.urlHint": "La dirección http(s) del repositorio, como https://example.com/team/handbook.git.",
   "git.branch": "Rama",
   "git.branchHint": "Vacío: la rama predeterminada del repositorio.",
   "git.username": "Usuario (opcional)",
@@ -461,7 +461,7 @@ export const es: Catalogue = {
   "addSource.bucketHint":
     "Los objetos bajo un prefijo de un bucket compatible con S3, sincronizados según una programación.",
   "bucket.endpoint": "Dirección del almacén",
-  "bucket.endpointHint": "La URL del almacén compatible con S3, como http://s3.corp:7480.",
+  "bucket.endpointHint": "La URL del almacén compatible con S3, como http://example.com:7480.",
   "bucket.name": "Nombre del bucket",
   "bucket.prefix": "Prefijo",
   "bucket.prefixHint": "Solo los objetos cuya clave empieza así, como guides/; vacío: todo el bucket.",

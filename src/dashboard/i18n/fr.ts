@@ -439,7 +439,7 @@ export const fr: Catalogue = {
   "sourceType.git": "Git",
   "addSource.gitHint": "Une branche d’un dépôt Git, synchronisée régulièrement ; seul ce qui a changé est lu.",
   "git.url": "URL de clonage",
-  "git.urlHint": "L’adresse http(s) du dépôt, par exemple https://git.corp/team/handbook.git.",
+  "git.urlHint": "L’adresse http(s) du dépôt, par exemple https://example.com/team/handbook.git.",
   "git.branch": "Branche",
   "git.branchHint": "Vide : la branche par défaut du dépôt.",
   "git.username": "Nom d’utilisateur (facultatif)",
@@ -457,7 +457,7 @@ export const fr: Catalogue = {
   "addSource.bucketHint":
     "Les objets sous un préfixe d'un compartiment compatible S3, tenus à jour selon un calendrier.",
   "bucket.endpoint": "Adresse du stockage",
-  "bucket.endpointHint": "L'URL du stockage compatible S3, par exemple http://s3.corp:7480.",
+  "bucket.endpointHint": "L'URL du stockage compatible S3, par exemple http://example.com:7480.",
   "bucket.name": "Nom du compartiment",
   "bucket.prefix": "Préfixe",
   "bucket.prefixHint":
