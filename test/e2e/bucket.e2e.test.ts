@@ -11,7 +11,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import type { ObjectStorage } from "../../src/config-storage";
 import { presignUrl } from "../../src/files/presign";
 import { haveRgw, startRgw, type TestRgw } from "../support/rgw";
-import { api, CHROMIUM, launchChromium, startRagd, type Ragd } from "./support";
+import { api, CHROMIUM, type launchChromium, type Ragd, signedInWithPipeline } from "./support";
 
 const haveChromium = existsSync(CHROMIUM);
 
@@ -35,19 +35,11 @@ describe.skipIf(!haveChromium || !haveRgw)("bucket sources in the dashboard", ()
     store = await rgw.createBucket("ragd-e2e-bucket");
     await put("handbook/refunds.md", "Refunds are paid within ten days of a return.");
     await put("handbook/guides/hours.md", "The help desk opens at nine and closes at five.");
-    ragd = await startRagd({ RAGD_FETCH_ALLOW: "127.0.0.1" });
-    chrome = await launchChromium();
-    ctx = await chrome.browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: "light" });
-    const signup = await fetch(`${ragd.url}/api/auth/signup`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: `bucket-${Date.now()}@example.com`, password: "correct horse battery" }),
-    });
-    const [name, value] = signup.headers.get("set-cookie")!.split(";")[0]!.split("=") as [string, string];
-    await ctx.addCookies([{ name, value, url: ragd.url }]);
-    pipelineId = (await api(ctx, `${ragd.url}/api/rag/pipelines`, { json: { name: "Handbook" } })).body.id;
-    tab = await ctx.newPage();
-    tab.setDefaultTimeout(30_000);
+    ({ ragd, chrome, ctx, tab, pipelineId } = await signedInWithPipeline(
+      { RAGD_FETCH_ALLOW: "127.0.0.1" },
+      "bucket",
+      "Handbook",
+    ));
   }, 300_000);
 
   afterAll(async () => {

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import type { BrowserContext, Page } from "playwright-core";
-import { api, CHROMIUM, launchChromium, shootThemes, startRagd, type Ragd } from "./support";
+import { api, CHROMIUM, type launchChromium, type Ragd, shootThemes, signedInWithPipeline } from "./support";
 
 const haveChromium = existsSync(CHROMIUM);
 
@@ -42,19 +42,11 @@ describe.skipIf(!haveChromium)("refresh and crawl in the dashboard", () => {
     tab.getByRole("list", { name: "Sources" }).locator(":scope > li").filter({ hasText: name });
 
   beforeAll(async () => {
-    ragd = await startRagd({ RAGD_FETCH_ALLOW: "127.0.0.1", RAGD_CRAWL_DELAY_MS: "0" });
-    chrome = await launchChromium();
-    ctx = await chrome.browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: "light" });
-    const signup = await fetch(`${ragd.url}/api/auth/signup`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: `crawl-${Date.now()}@example.com`, password: "correct horse battery" }),
-    });
-    const [name, value] = signup.headers.get("set-cookie")!.split(";")[0]!.split("=") as [string, string];
-    await ctx.addCookies([{ name, value, url: ragd.url }]);
-    pipelineId = (await api(ctx, `${ragd.url}/api/rag/pipelines`, { json: { name: "Help" } })).body.id;
-    tab = await ctx.newPage();
-    tab.setDefaultTimeout(30_000);
+    ({ ragd, chrome, ctx, tab, pipelineId } = await signedInWithPipeline(
+      { RAGD_FETCH_ALLOW: "127.0.0.1", RAGD_CRAWL_DELAY_MS: "0" },
+      "crawl",
+      "Help",
+    ));
   }, 120_000);
 
   afterAll(async () => {

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
-import { api, CHROMIUM, launchChromium, shootThemes, startRagd, type Ragd } from "./support";
+import { api, CHROMIUM, type launchChromium, type Ragd, shootThemes, signedInWithPipeline } from "./support";
 
 const haveChromium = existsSync(CHROMIUM);
 
@@ -28,19 +28,11 @@ describe.skipIf(!haveChromium)("folder sources in the dashboard", () => {
     mkdirSync(join(folder, "guides"), { recursive: true });
     writeFileSync(join(folder, "refunds.md"), "Refunds are paid within ten days of a return.");
     writeFileSync(join(folder, "guides", "hours.md"), "The help desk opens at nine and closes at five.");
-    ragd = await startRagd({ RAGD_FOLDER_ROOTS: root });
-    chrome = await launchChromium();
-    ctx = await chrome.browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: "light" });
-    const signup = await fetch(`${ragd.url}/api/auth/signup`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: `folder-${Date.now()}@example.com`, password: "correct horse battery" }),
-    });
-    const [name, value] = signup.headers.get("set-cookie")!.split(";")[0]!.split("=") as [string, string];
-    await ctx.addCookies([{ name, value, url: ragd.url }]);
-    pipelineId = (await api(ctx, `${ragd.url}/api/rag/pipelines`, { json: { name: "Handbook" } })).body.id;
-    tab = await ctx.newPage();
-    tab.setDefaultTimeout(30_000);
+    ({ ragd, chrome, ctx, tab, pipelineId } = await signedInWithPipeline(
+      { RAGD_FOLDER_ROOTS: root },
+      "folder",
+      "Handbook",
+    ));
   }, 120_000);
 
   afterAll(async () => {

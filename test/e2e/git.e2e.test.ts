@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { type GitServer, startGitServer } from "../support/git-server";
-import { api, CHROMIUM, launchChromium, shootThemes, startRagd, type Ragd } from "./support";
+import { api, CHROMIUM, type launchChromium, type Ragd, shootThemes, signedInWithPipeline } from "./support";
 
 const haveChromium = existsSync(CHROMIUM);
 
@@ -36,19 +36,11 @@ describe.skipIf(!haveChromium)("Git sources in the dashboard", () => {
     repo.write("refunds.md", "Refunds are paid within ten days of a return.");
     repo.write("guides/hours.md", "The help desk opens at nine and closes at five.");
     push("first");
-    ragd = await startRagd({ RAGD_FETCH_ALLOW: "127.0.0.1" });
-    chrome = await launchChromium();
-    ctx = await chrome.browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: "light" });
-    const signup = await fetch(`${ragd.url}/api/auth/signup`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: `git-${Date.now()}@example.com`, password: "correct horse battery" }),
-    });
-    const [name, value] = signup.headers.get("set-cookie")!.split(";")[0]!.split("=") as [string, string];
-    await ctx.addCookies([{ name, value, url: ragd.url }]);
-    pipelineId = (await api(ctx, `${ragd.url}/api/rag/pipelines`, { json: { name: "Handbook" } })).body.id;
-    tab = await ctx.newPage();
-    tab.setDefaultTimeout(30_000);
+    ({ ragd, chrome, ctx, tab, pipelineId } = await signedInWithPipeline(
+      { RAGD_FETCH_ALLOW: "127.0.0.1" },
+      "git",
+      "Handbook",
+    ));
   }, 120_000);
 
   afterAll(async () => {

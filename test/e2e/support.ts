@@ -167,3 +167,34 @@ export async function api(
   } catch {}
   return { status: res.status, body };
 }
+
+/** What a sources page test starts from: ragd, Chromium, a signed-up account's context and tab, and one pipeline. */
+export interface SignedIn {
+  ragd: Ragd;
+  chrome: Awaited<ReturnType<typeof launchChromium>>;
+  ctx: BrowserContext;
+  tab: Page;
+  pipelineId: string;
+}
+
+/** Starts ragd with `env` and Chromium, signs up `who`, and makes the pipeline `pipeline`. */
+export async function signedInWithPipeline(
+  env: Record<string, string>,
+  who: string,
+  pipeline: string,
+): Promise<SignedIn> {
+  const ragd = await startRagd(env);
+  const chrome = await launchChromium();
+  const ctx = await chrome.browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: "light" });
+  const signup = await fetch(`${ragd.url}/api/auth/signup`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: `${who}-${Date.now()}@example.com`, password: "correct horse battery" }),
+  });
+  const [name, value] = signup.headers.get("set-cookie")!.split(";")[0]!.split("=") as [string, string];
+  await ctx.addCookies([{ name, value, url: ragd.url }]);
+  const pipelineId = (await api(ctx, `${ragd.url}/api/rag/pipelines`, { json: { name: pipeline } })).body.id;
+  const tab = await ctx.newPage();
+  tab.setDefaultTimeout(30_000);
+  return { ragd, chrome, ctx, tab, pipelineId };
+}
