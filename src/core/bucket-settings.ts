@@ -83,6 +83,23 @@ function text(v: unknown, field: string, problems: Problem[]): string {
   return "";
 }
 
+function keysOf(b: BucketInput, problems: Problem[]): BucketCredentials {
+  return {
+    accessKeyId: text(b.accessKeyId, "accessKeyId", problems),
+    secretAccessKey: text(b.secretAccessKey, "secretAccessKey", problems),
+  };
+}
+
+/**
+ * The keys of a body that sets them again (PATCH of a bucket source): both, by the rules
+ * of creation; or the problems.
+ */
+export function readBucketCredentials(b: BucketInput): BucketCredentials | Problem[] {
+  const problems: Problem[] = [];
+  const credentials = keysOf(b, problems);
+  return problems.length ? problems : credentials;
+}
+
 /**
  * Checks a bucket source's fields; the settings to store and the keys to keep apart, or
  * the problems (each naming its field). The fetch rules are the caller's: the endpoint
@@ -102,10 +119,7 @@ export function readBucketSettings(
     problems.push({ field: "region", message: "must be a region name (lowercase letters, digits and '-')" });
   if (b.pathStyle !== undefined && typeof b.pathStyle !== "boolean")
     problems.push({ field: "pathStyle", message: "must be true or false" });
-  const credentials = {
-    accessKeyId: text(b.accessKeyId, "accessKeyId", problems),
-    secretAccessKey: text(b.secretAccessKey, "secretAccessKey", problems),
-  };
+  const credentials = keysOf(b, problems);
   const settings: BucketSettings = {
     endpoint: typeof endpoint === "string" ? endpoint : "",
     bucket: String(b.bucket),

@@ -297,7 +297,7 @@ function toRow(documentId: string, c: Chunk, vector: Float32Array, analysed: Ana
 /** A bucket source's listing job; a BucketError when its stored settings or keys are missing. */
 function bucketOf(job: Job): BucketJob {
   if (job.bucket) return job.bucket;
-  throw new BucketError("the bucket source's settings or keys are missing; add the source again");
+  throw new BucketError("the bucket source's settings or keys are missing; set its keys again or add the source again");
 }
 
 /**

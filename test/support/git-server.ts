@@ -55,8 +55,15 @@ function cgiResponse(out: Uint8Array): Response {
   return new Response(buf.subarray(end + gap), { status, headers });
 }
 
-/** A bare repository `name.git` under `root`, its working copy on branch main, served at once. */
-export async function startGitServer(root: string, name = "docs"): Promise<GitServer> {
+/**
+ * A bare repository `name.git` under `root`, its working copy on branch main, served at
+ * once; with `requireAuth` (an Authorization header), any request without it is 401.
+ */
+export async function startGitServer(
+  root: string,
+  name = "docs",
+  options: { requireAuth?: string } = {},
+): Promise<GitServer> {
   const bare = join(root, "served", `${name}.git`);
   const work = join(root, "work", name);
   mkdirSync(bare, { recursive: true });
@@ -76,6 +83,8 @@ export async function startGitServer(root: string, name = "docs"): Promise<GitSe
     requests++;
     const auth = req.headers.get("authorization");
     if (auth) authorizations.push(auth);
+    if (options.requireAuth && auth !== options.requireAuth)
+      return new Response("credentials refused", { status: 401, headers: { "www-authenticate": 'Basic realm="git"' } });
     const u = new URL(req.url);
     const body = new Uint8Array(await req.arrayBuffer());
     const p = Bun.spawnSync(["git", "http-backend"], {

@@ -285,13 +285,40 @@ export const SourceCreate = t.Object({
   ),
 });
 
-/** PATCH of a source: only what changes without re-embedding. */
+/** PATCH of a source: only what changes without re-embedding (an s3 or git source's credentials too). */
 export const SourcePatch = t.Object(
   {
     name: t.Optional(Name(200, { description: "1..200 characters after trimming." })),
     metadata: t.Optional(metadataInput(" Replaces the whole object; {} clears it.")),
     refreshEvery: t.Optional(refreshEveryInput),
     crawl: t.Optional(CrawlInput),
+    accessKeyId: t.Optional(
+      t.String({
+        maxLength: 1024,
+        description: "s3 sources: a new access key, with secretAccessKey; stored apart and never shown.",
+      }),
+    ),
+    secretAccessKey: t.Optional(
+      t.String({
+        maxLength: 1024,
+        description: "s3 sources: a new secret key, with accessKeyId; stored apart and never shown.",
+      }),
+    ),
+    username: t.Optional(
+      t.String({
+        maxLength: 1000,
+        description: "git sources: a new user name; the credentials given replace the stored ones; never shown.",
+      }),
+    ),
+    password: t.Optional(
+      t.String({ maxLength: 1000, description: "git sources: a new password; stored apart and never shown." }),
+    ),
+    token: t.Optional(
+      t.String({
+        maxLength: 1000,
+        description: "git sources: a new access token (the password of HTTP Basic); stored apart and never shown.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -99,7 +99,8 @@ export function sourceRoutes(
         body: SourcePatch,
         response: { 200: SourceModel, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
         detail: {
-          summary: "Rename a source or replace its metadata; the chunks get the new metadata without re-embedding",
+          summary:
+            "Rename a source, replace its metadata (the chunks get it without re-embedding), change its schedule, or set an s3 or git source's credentials again",
         },
       },
     )

@@ -29,6 +29,7 @@ import { checkFolderSettings, refuseFolderFields } from "./folder";
 import { checkGitSettings, refuseGitFields } from "./git";
 import { checkBucketSettings, refuseBucketFields } from "./bucket";
 import { storedCredentials } from "../../core/bucket-settings";
+import { patchedCredentials } from "./credentials";
 
 export interface SourceDeps {
   db: Store;
@@ -145,8 +146,9 @@ export class SourceService {
   }
 
   /**
-   * Renames a source or replaces its metadata. The chunk rows get the new metadata in
-   * place (vectors kept, nothing embedded) before this returns, so the next query filters on it.
+   * Renames a source, replaces its metadata or sets its credentials again (credentials.ts).
+   * The chunk rows get the new metadata in place (vectors kept, nothing embedded) before
+   * this returns, so the next query filters on it.
    */
   async update(collection: Collection, id: string, body: SourcePatchBody) {
     const { doc, patch } = await this.d.db.atomically(async (tx) => {
@@ -154,6 +156,8 @@ export class SourceService {
       if (body.metadata !== undefined) refuseProblems(metadataProblems(body.metadata));
       await patchFetchSettings(tx, doc, body);
       const patch: Partial<DocumentRow> = {};
+      const credentials = patchedCredentials(doc, body);
+      if (credentials !== undefined) patch.urlCredentials = credentials;
       if (body.name !== undefined) patch.name = body.name.trim();
       if (body.metadata !== undefined) patch.metadata = JSON.stringify(body.metadata);
       if (Object.keys(patch).length)
