@@ -10,7 +10,7 @@
  */
 import { presignUrl } from "../src/files/presign";
 import { DocumentsFixture } from "../test/support/documents";
-import { type SourceJson, waitFor } from "../test/support/ingest";
+import { type SyncReportJson, syncTiming } from "./sync-timing";
 import { haveRgw, NO_RGW, startRgw } from "../test/support/rgw";
 
 const OBJECTS = Number(process.argv[2] ?? 10_000);
@@ -38,53 +38,8 @@ console.log(`${OBJECTS} objects put in ${((performance.now() - putStarted) / 100
 const f = new DocumentsFixture();
 await f.open({ fetchAllow: ["127.0.0.1"], workers: WORKERS });
 
-interface Report {
-  finishedAt: string;
-  added: number;
-  changed: number;
-  unchanged: number;
-}
+const { synced, measure } = syncTiming(f);
 
-/** Waits for a sync ended after `after` and for every object of it to be ready; the source. */
-async function synced(id: string, after: string, timeoutMs: number): Promise<SourceJson> {
-  const source = await waitFor(
-    "the sync",
-    async () => {
-      const s = (await f.c.call("GET", `/api/rag/pipelines/${f.pid}/sources/${id}`)).body as SourceJson;
-      if (s?.status === "failed") throw new Error(`the sync failed: ${s.error}`);
-      const r = s?.syncReport as Report | null;
-      return s?.status === "ready" && r && r.finishedAt > after ? s : undefined;
-    },
-    timeoutMs,
-    100,
-  );
-  const waiting = `/api/rag/pipelines/${f.pid}/sources?status=queued,processing&pageSize=1`;
-  await waitFor(
-    "the objects",
-    async () => ((await f.c.call("GET", waiting)).body.total === 0 ? true : undefined),
-    timeoutMs,
-    100,
-  );
-  return source;
-}
-
-/** Runs `sync` and prints its wall time, CPU time, report and texts embedded. */
-async function measure(label: string, sync: () => Promise<SourceJson>) {
-  const inputs = f.fake.stats().inputs;
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  const s = await sync();
-  const seconds = (performance.now() - started) / 1000;
-  const used = process.cpuUsage(cpu);
-  const { added, changed, unchanged } = s.syncReport as Report;
-  console.log(
-    `${label}: ${seconds.toFixed(1)} s wall, ${((used.user + used.system) / 1e6).toFixed(1)} s CPU, ` +
-      `added ${added}, changed ${changed}, unchanged ${unchanged}, texts embedded ${f.fake.stats().inputs - inputs}`,
-  );
-  return s;
-}
-
-const hour = 3_600_000;
 let source = await measure(`first sync of ${OBJECTS} objects`, async () => {
   const r = await f.c.addSource(f.pid, {
     type: "s3",
@@ -95,13 +50,13 @@ let source = await measure(`first sync of ${OBJECTS} objects`, async () => {
     secretAccessKey: store.secretAccessKey,
   });
   if (r.status !== 201) throw new Error(`create: ${r.status} ${r.text}`);
-  return synced(r.body.id, "", hour);
+  return synced(r.body.id, "");
 });
 const again = (label: string) =>
   measure(label, async () => {
-    const after = (source.syncReport as Report).finishedAt;
+    const after = (source.syncReport as SyncReportJson).finishedAt;
     await f.c.call("POST", `/api/rag/pipelines/${f.pid}/sources/${source.id}/refetch`);
-    return synced(source.id, after, hour);
+    return synced(source.id, after);
   });
 source = await again("sync of the unchanged prefix");
 source = await again("sync of the unchanged prefix, again");

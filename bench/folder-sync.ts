@@ -12,7 +12,7 @@ import { mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../test/support/app";
 import { DocumentsFixture } from "../test/support/documents";
-import { type SourceJson, waitFor } from "../test/support/ingest";
+import { type SyncReportJson, syncTiming } from "./sync-timing";
 
 const FILES = Number(process.argv[2] ?? 10_000);
 const WORKERS = Number(process.argv[3] ?? 2);
@@ -28,62 +28,18 @@ for (let i = 0; i < FILES; i++) {
 const f = new DocumentsFixture();
 await f.open({ folderRoots: [base], workers: WORKERS });
 
-interface Report {
-  finishedAt: string;
-  added: number;
-  changed: number;
-  unchanged: number;
-}
+const { synced, measure } = syncTiming(f);
 
-/** Waits for a sync ended after `after` and for every file of it to be ready; the source. */
-async function synced(id: string, after: string, timeoutMs: number): Promise<SourceJson> {
-  const source = await waitFor(
-    "the sync",
-    async () => {
-      const s = (await f.c.call("GET", `/api/rag/pipelines/${f.pid}/sources/${id}`)).body as SourceJson;
-      const r = s?.syncReport as Report | null;
-      return s?.status === "ready" && r && r.finishedAt > after ? s : undefined;
-    },
-    timeoutMs,
-    100,
-  );
-  const waiting = `/api/rag/pipelines/${f.pid}/sources?status=queued,processing&pageSize=1`;
-  await waitFor(
-    "the files",
-    async () => ((await f.c.call("GET", waiting)).body.total === 0 ? true : undefined),
-    timeoutMs,
-    100,
-  );
-  return source;
-}
-
-/** Runs `sync` and prints its wall time, CPU time, report and texts embedded. */
-async function measure(label: string, sync: () => Promise<SourceJson>) {
-  const inputs = f.fake.stats().inputs;
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  const s = await sync();
-  const seconds = (performance.now() - started) / 1000;
-  const used = process.cpuUsage(cpu);
-  const { added, changed, unchanged } = s.syncReport as Report;
-  console.log(
-    `${label}: ${seconds.toFixed(1)} s wall, ${((used.user + used.system) / 1e6).toFixed(1)} s CPU, ` +
-      `added ${added}, changed ${changed}, unchanged ${unchanged}, texts embedded ${f.fake.stats().inputs - inputs}`,
-  );
-  return s;
-}
-
-const hour = 3_600_000;
 let source = await measure(`first sync of ${FILES} files`, async () => {
   const r = await f.c.addSource(f.pid, { type: "folder", path: folder });
   if (r.status !== 201) throw new Error(`create: ${r.status} ${r.text}`);
-  return synced(r.body.id, "", hour);
+  return synced(r.body.id, "");
 });
 const again = (label: string) =>
   measure(label, async () => {
-    const after = (source.syncReport as Report).finishedAt;
+    const after = (source.syncReport as SyncReportJson).finishedAt;
     await f.c.call("POST", `/api/rag/pipelines/${f.pid}/sources/${source.id}/refetch`);
-    return synced(source.id, after, hour);
+    return synced(source.id, after);
   });
 source = await again("sync of the unchanged folder");
 source = await again("sync of the unchanged folder, again");

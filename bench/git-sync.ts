@@ -10,8 +10,8 @@
 import { rmSync } from "node:fs";
 import { tempDir } from "../test/support/app";
 import { DocumentsFixture } from "../test/support/documents";
+import { type SyncReportJson, syncTiming } from "./sync-timing";
 import { startGitServer } from "../test/support/git-server";
-import { type SourceJson, waitFor } from "../test/support/ingest";
 
 const FILES = Number(process.argv[2] ?? 1000);
 const WORKERS = Number(process.argv[3] ?? 2);
@@ -27,50 +27,7 @@ repo.git("push", "-q", "origin", "main");
 const f = new DocumentsFixture();
 await f.open({ fetchAllow: ["127.0.0.1"], workers: WORKERS });
 
-interface Report {
-  finishedAt: string;
-  added: number;
-  changed: number;
-  unchanged: number;
-}
-
-/** Waits for a sync ended after `after` and for every file of it to be ready; the source. */
-async function synced(id: string, after: string): Promise<SourceJson> {
-  const source = await waitFor(
-    "the sync",
-    async () => {
-      const s = (await f.c.call("GET", `/api/rag/pipelines/${f.pid}/sources/${id}`)).body as SourceJson;
-      const r = s?.syncReport as Report | null;
-      return s?.status === "ready" && r && r.finishedAt > after ? s : undefined;
-    },
-    3_600_000,
-    50,
-  );
-  const waiting = `/api/rag/pipelines/${f.pid}/sources?status=queued,processing&pageSize=1`;
-  await waitFor(
-    "the files",
-    async () => ((await f.c.call("GET", waiting)).body.total === 0 ? true : undefined),
-    3_600_000,
-    50,
-  );
-  return source;
-}
-
-/** Runs `sync` and prints its wall time, CPU time, report and texts embedded. */
-async function measure(label: string, sync: () => Promise<SourceJson>) {
-  const inputs = f.fake.stats().inputs;
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  const s = await sync();
-  const seconds = (performance.now() - started) / 1000;
-  const used = process.cpuUsage(cpu);
-  const { added, changed, unchanged } = s.syncReport as Report;
-  console.log(
-    `${label}: ${seconds.toFixed(2)} s wall, ${((used.user + used.system) / 1e6).toFixed(2)} s CPU, ` +
-      `added ${added}, changed ${changed}, unchanged ${unchanged}, texts embedded ${f.fake.stats().inputs - inputs}`,
-  );
-  return s;
-}
+const { synced, measure } = syncTiming(f, 2);
 
 let source = await measure(`first sync of ${FILES} files`, async () => {
   const r = await f.c.addSource(f.pid, { type: "git", url: repo.url });
@@ -79,7 +36,7 @@ let source = await measure(`first sync of ${FILES} files`, async () => {
 });
 const again = (label: string) =>
   measure(label, async () => {
-    const after = (source.syncReport as Report).finishedAt;
+    const after = (source.syncReport as SyncReportJson).finishedAt;
     await f.c.call("POST", `/api/rag/pipelines/${f.pid}/sources/${source.id}/refetch`);
     return synced(source.id, after);
   });
