@@ -104,7 +104,7 @@ export function readBucketCredentials(b: BucketInput): BucketCredentials | Probl
  * Checks a bucket source's fields; the settings to store and the keys to keep apart, or
  * the problems (each naming its field). The fetch rules are the caller's: the endpoint
  * is checked against them where the source enters and at every connection.
- * @example readBucketSettings({ endpoint: "http://s3.corp:7480", bucket: "docs", accessKeyId: "k", secretAccessKey: "s" })
+ * @example readBucketSettings({ endpoint: "http://127.0.0.1:7480", bucket: "docs", accessKeyId: "k", secretAccessKey: "s" })
  */
 export function readBucketSettings(
   b: BucketInput,
