@@ -5,6 +5,7 @@
  * endpoint under the fetch rules; bad keys and an unreachable store fail the sync and
  * delete nothing.
  */
+import { reportOf, syncedSources } from "./support/synced-sources";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import type { ObjectStorage } from "../src/config-storage";
@@ -25,18 +26,6 @@ test.skipIf(haveRgw || !process.env.CI)("CI has the Ceph RGW the bucket source t
 /** Text of about `n` sentences about `topic`: a few chunks at chunkSize 100. */
 const prose = (topic: string, n = 6) =>
   Array.from({ length: n }, (_, i) => `Sentence ${i} of the ${topic} notes speaks of ${topic} matters.`).join(" ");
-
-interface Report {
-  finishedAt: string;
-  added: number;
-  changed: number;
-  deleted: number;
-  unchanged: number;
-  failed: number;
-  failures: { path: string; reason: string }[];
-}
-
-const reportOf = (s: SourceJson) => s.syncReport as Report;
 
 describe("bucket source settings, no store needed", () => {
   const keys = { accessKeyId: "k", secretAccessKey: "s" };
@@ -75,6 +64,7 @@ describe.skipIf(!haveRgw)("bucket sources on Ceph RGW", () => {
   let rgw: TestRgw;
   let store: ObjectStorage;
   const f = new DocumentsFixture();
+  const { filesOf: objectsOf, synced, refetch } = syncedSources(f);
 
   const put = async (key: string, body: string) => {
     const r = await fetch(presignUrl(store, { method: "PUT", key, expiresInS: 60 }), { method: "PUT", body });
@@ -104,27 +94,6 @@ describe.skipIf(!haveRgw)("bucket sources on Ceph RGW", () => {
     await f.close();
     await rgw?.stop();
   }, 30_000);
-
-  /** The source's objects, by key relative to the prefix. */
-  async function objectsOf(id: string): Promise<Map<string, SourceJson>> {
-    const all = await f.c.sources(f.pid);
-    return new Map(all.filter((s) => s.parentSourceId === id).map((s) => [s.externalId as string, s] as const));
-  }
-
-  /** Waits for a sync that ended after `after`, and for its objects to settle. */
-  async function synced(id: string, after = ""): Promise<SourceJson> {
-    const source = await waitFor("the sync to finish", async () => {
-      const s = await f.c.source(f.pid, id);
-      const report = s?.syncReport as Report | null;
-      return s?.status === "ready" && report && report.finishedAt > after ? s : undefined;
-    });
-    await waitFor("the objects to settle", async () =>
-      [...(await objectsOf(id)).values()].every((p) => p.status === "ready") ? true : undefined,
-    );
-    return source;
-  }
-
-  const refetch = (id: string) => f.c.call("POST", `/api/rag/pipelines/${f.pid}/sources/${id}/refetch`);
 
   async function failedSync(id: string): Promise<SourceJson> {
     expect((await refetch(id)).status).toBe(202);

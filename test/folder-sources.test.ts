@@ -4,6 +4,7 @@
  * folder, FIFOs and hidden files refused; a folder that vanished fails the sync and
  * deletes nothing; paths outside RAGD_FOLDER_ROOTS refused.
  */
+import { reportOf, syncedSources } from "./support/synced-sources";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, realpathSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -21,6 +22,7 @@ const root = join(base, "shares");
 const folder = join(root, "team");
 const outside = join(base, "elsewhere");
 const f = new DocumentsFixture();
+const { filesOf, synced, refetch } = syncedSources(f);
 
 /** Text of about `n` sentences about `topic`: a few chunks at chunkSize 100. */
 const prose = (topic: string, n = 6) =>
@@ -46,39 +48,6 @@ afterAll(async () => {
   await f.close();
   rmSync(base, { recursive: true, force: true });
 });
-
-interface Report {
-  finishedAt: string;
-  added: number;
-  changed: number;
-  deleted: number;
-  unchanged: number;
-  failed: number;
-  failures: { path: string; reason: string }[];
-}
-
-const reportOf = (s: SourceJson) => s.syncReport as Report;
-
-/** The folder's files, by relative path. */
-async function filesOf(folderId: string): Promise<Map<string, SourceJson>> {
-  const all = await f.c.sources(f.pid);
-  return new Map(all.filter((s) => s.parentSourceId === folderId).map((s) => [s.externalId as string, s] as const));
-}
-
-/** Waits for a sync that ended after `after`, and for its files to settle. */
-async function synced(id: string, after = ""): Promise<SourceJson> {
-  const source = await waitFor("the sync to finish", async () => {
-    const s = await f.c.source(f.pid, id);
-    const report = s?.syncReport as Report | null;
-    return s?.status === "ready" && report && report.finishedAt > after ? s : undefined;
-  });
-  await waitFor("the files to settle", async () =>
-    [...(await filesOf(id)).values()].every((p) => p.status === "ready") ? true : undefined,
-  );
-  return source;
-}
-
-const refetch = (id: string) => f.c.call("POST", `/api/rag/pipelines/${f.pid}/sources/${id}/refetch`);
 
 /** Every chunk's text (vector query, topK 100 covers this corpus), and whether any chunk row is there twice. */
 async function index() {

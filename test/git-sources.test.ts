@@ -5,6 +5,7 @@
  * repository that cannot be reached fails the sync and deletes nothing; deleting the
  * source removes its clone.
  */
+import { reportOf, syncedSources } from "./support/synced-sources";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
@@ -16,6 +17,7 @@ import { tempDir } from "./support/temp";
 
 const base = tempDir();
 const f = new DocumentsFixture();
+const { filesOf, synced, refetch } = syncedSources(f);
 let repo: GitServer;
 
 const prose = (topic: string, n = 6) =>
@@ -43,39 +45,6 @@ afterAll(async () => {
   await repo.stop();
   rmSync(base, { recursive: true, force: true });
 });
-
-interface Report {
-  finishedAt: string;
-  added: number;
-  changed: number;
-  deleted: number;
-  unchanged: number;
-  failed: number;
-  failures: { path: string; reason: string }[];
-  commit: string;
-}
-
-const reportOf = (s: SourceJson) => s.syncReport as Report;
-const refetch = (id: string) => f.c.call("POST", `/api/rag/pipelines/${f.pid}/sources/${id}/refetch`);
-
-/** The Git source's files, by path. */
-async function filesOf(gitId: string): Promise<Map<string, SourceJson>> {
-  const all = await f.c.sources(f.pid);
-  return new Map(all.filter((s) => s.parentSourceId === gitId).map((s) => [s.externalId as string, s] as const));
-}
-
-/** Waits for a sync that ended after `after`, and for its files to settle. */
-async function synced(id: string, after = ""): Promise<SourceJson> {
-  const source = await waitFor("the sync to finish", async () => {
-    const s = await f.c.source(f.pid, id);
-    const report = s?.syncReport as Report | null;
-    return s?.status === "ready" && report && report.finishedAt > after ? s : undefined;
-  });
-  await waitFor("the files to settle", async () =>
-    [...(await filesOf(id)).values()].every((p) => p.status === "ready") ? true : undefined,
-  );
-  return source;
-}
 
 /** Every chunk's text, whether any chunk row is there twice, and how many rows. */
 async function index() {
