@@ -31,30 +31,38 @@ export function presignUrl(store: ObjectStorage, opts: PresignOptions): string {
   if (!Number.isInteger(opts.expiresInS) || opts.expiresInS < 1 || opts.expiresInS > MAX_EXPIRES_S)
     throw new Error(`a presigned URL lasts 1 to ${MAX_EXPIRES_S} s, not ${opts.expiresInS}`);
   const url = objectUrl(store, opts.key);
-  const stamp = (opts.now ?? new Date()).toISOString().replace(/[-:]|\.\d{3}/g, "");
-  const day = stamp.slice(0, 8);
-  const scope = `${day}/${region}/s3/aws4_request`;
+  const stamp = amzStamp(opts.now ?? new Date());
+  const scope = `${stamp.slice(0, 8)}/${region}/s3/aws4_request`;
   const headers = new Map<string, string>([["host", url.host]]);
   for (const [name, value] of Object.entries(opts.headers ?? {})) headers.set(name.toLowerCase(), value.trim());
-  const names = [...headers.keys()].sort();
   const query = canonicalQuery({
     ...opts.query,
     "X-Amz-Algorithm": "AWS4-HMAC-SHA256",
     "X-Amz-Credential": `${accessKeyId}/${scope}`,
     "X-Amz-Date": stamp,
     "X-Amz-Expires": String(opts.expiresInS),
-    "X-Amz-SignedHeaders": names.join(";"),
+    "X-Amz-SignedHeaders": [...headers.keys()].sort().join(";"),
   });
-  const canonical = [
-    opts.method,
-    url.pathname,
-    query,
-    names.map((n) => `${n}:${headers.get(n)}\n`).join(""),
-    names.join(";"),
-    "UNSIGNED-PAYLOAD",
-  ].join("\n");
+  const { canonical } = canonicalRequest(opts.method, url.pathname, query, headers, "UNSIGNED-PAYLOAD");
   const signature = signSigV4(secretAccessKey, region, stamp, canonical);
   return `${url.origin}${url.pathname}?${query}&X-Amz-Signature=${signature}`;
+}
+
+/** SigV4's time stamp of `now`: yyyymmddThhmmssZ. */
+export const amzStamp = (now: Date) => now.toISOString().replace(/[-:]|\.\d{3}/g, "");
+
+/** SigV4's canonical request, every header of `headers` (lower-case names) signed; and their names as it lists them. */
+export function canonicalRequest(
+  method: string,
+  path: string,
+  query: string,
+  headers: Map<string, string>,
+  payloadHash: string,
+): { canonical: string; signedHeaders: string } {
+  const names = [...headers.keys()].sort();
+  const signedHeaders = names.join(";");
+  const lines = names.map((n) => `${n}:${headers.get(n)}\n`).join("");
+  return { canonical: [method, path, query, lines, signedHeaders, payloadHash].join("\n"), signedHeaders };
 }
 
 /** The SigV4 signature (hex) of a canonical request at `stamp` (yyyymmddThhmmssZ). */

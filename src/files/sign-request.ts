@@ -5,7 +5,7 @@
  * The payload is not hashed here: the caller gives its hash, or UNSIGNED-PAYLOAD.
  */
 import type { ObjectStorage } from "../config-storage";
-import { canonicalQuery, objectUrl, signSigV4 } from "./presign";
+import { amzStamp, canonicalQuery, canonicalRequest, objectUrl, signSigV4 } from "./presign";
 
 export const UNSIGNED_PAYLOAD = "UNSIGNED-PAYLOAD";
 
@@ -26,29 +26,21 @@ export function signRequest(store: ObjectStorage, req: SignedRequestInput): { ur
   const { accessKeyId, secretAccessKey, region } = store;
   if (accessKeyId === null || secretAccessKey === null) throw new Error("signing needs the store's access key");
   const url = objectUrl(store, req.key);
-  const stamp = (req.now ?? new Date()).toISOString().replace(/[-:]|\.\d{3}/g, "");
+  const stamp = amzStamp(req.now ?? new Date());
   const signed = new Map<string, string>();
   for (const [name, value] of Object.entries(req.headers)) signed.set(name.toLowerCase(), value.trim());
   signed.set("host", url.host);
   signed.set("x-amz-date", stamp);
   signed.set("x-amz-content-sha256", req.payloadHash);
-  const names = [...signed.keys()].sort();
   const query = canonicalQuery(req.query);
-  const canonical = [
-    req.method,
-    url.pathname,
-    query,
-    names.map((n) => `${n}:${signed.get(n)}\n`).join(""),
-    names.join(";"),
-    req.payloadHash,
-  ].join("\n");
+  const { canonical, signedHeaders } = canonicalRequest(req.method, url.pathname, query, signed, req.payloadHash);
   const signature = signSigV4(secretAccessKey, region, stamp, canonical);
   const scope = `${stamp.slice(0, 8)}/${region}/s3/aws4_request`;
   const headers = new Headers();
   for (const [name, value] of signed) if (name !== "host") headers.set(name, value);
   headers.set(
     "authorization",
-    `AWS4-HMAC-SHA256 Credential=${accessKeyId}/${scope}, SignedHeaders=${names.join(";")}, Signature=${signature}`,
+    `AWS4-HMAC-SHA256 Credential=${accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`,
   );
   return { url: `${url.origin}${url.pathname}${query ? `?${query}` : ""}`, headers };
 }
