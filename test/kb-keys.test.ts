@@ -165,3 +165,93 @@ test("a tenant token of a knowledge base's key sees only what its principals may
   expect(await names(mint([]))).toEqual(["espresso.md"]);
   expect(await names(mint(["group:b"]))).toEqual(["espresso.md", "payroll.md"]);
 });
+
+describe("a knowledge base's tenant token", () => {
+  // Every source matches the query; the key's filter keeps team a, the token's filter year 2026.
+  const SOURCES = [
+    { name: "a-mine.md", metadata: { team: "a", year: 2026, _access: ["group:a"] } },
+    { name: "a-theirs.md", metadata: { team: "a", year: 2026, _access: ["group:b"] } },
+    { name: "a-old.md", metadata: { team: "a", year: 2025, _access: ["group:a"] } },
+    { name: "b-mine.md", metadata: { team: "b", year: 2026, _access: ["group:a"] } },
+    { name: "a-open.md", metadata: { team: "a", year: 2026 } },
+  ];
+  let tenants: string;
+  let k: { id: string; secret: string };
+  const mint = (claims: Record<string, unknown>, secret = k.secret) =>
+    jwt.sign({ key: k.id, ...claims }, secret, { algorithm: "HS256", expiresIn: 60 });
+  const names = async (token: string, body: Record<string, unknown>) => {
+    const r = await search(tenants, token, { query: "quarterly budget review", topK: 10, ...body });
+    expect(r.status).toBe(200);
+    return r.body.results.map((h: { metadata: { sourceName: string } }) => h.metadata.sourceName).sort();
+  };
+
+  beforeAll(async () => {
+    tenants = (await c.call("POST", "/api/kb", { name: "Tenants" })).body.id;
+    for (const s of SOURCES) await upload(tenants, s.name, `The quarterly budget review of ${s.name}.`, s.metadata);
+    await waitFor("the knowledge base to be ready", async () => {
+      const docs = (await c.call("GET", `/api/kb/${tenants}`)).body.documents as { status: string }[];
+      return docs.length === SOURCES.length && docs.every((d) => d.status === "ready");
+    });
+    const r = await createKey(tenants, { scopes: ["query", "tokens"], filter: { team: "a" } });
+    expect(r.status).toBe(201);
+    k = { id: r.body.id, secret: r.body.tokenSecret };
+  }, 60_000);
+
+  test.each(["keyword", "vector", "hybrid"])("is held to the key's filter, its own and _access (%s)", async (mode) => {
+    const token = mint({ principals: ["group:a"], filter: { year: 2026 } });
+    expect(await names(token, { mode })).toEqual(["a-mine.md", "a-open.md"]);
+    // The caller's filter narrows; it cannot widen.
+    const wide = { $or: [{ team: "a" }, { team: "b" }] };
+    expect(await names(token, { mode, filter: { metadata: wide } })).toEqual(["a-mine.md", "a-open.md"]);
+    expect(await names(token, { mode, filter: { metadata: { team: "b" } } })).toEqual([]);
+    expect(await names(mint({}), { mode })).toEqual(["a-open.md"]);
+  });
+
+  test("over MCP, search sees only what the token may", async () => {
+    const client = await connectHttp(`http://127.0.0.1:${server.port}`, mint({ principals: ["group:a"] }));
+    try {
+      const tools = (await client.listTools()).tools.map((x) => x.name);
+      expect(tools).not.toContain("list_metadata");
+      const r = jsonOf(await client.callTool({ name: "search", arguments: { query: "quarterly budget review" } }));
+      const found = r.results.map((h: { sourceName: string }) => h.sourceName).sort();
+      expect(found).toEqual(["a-mine.md", "a-old.md", "a-open.md"]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("never writes", async () => {
+    const token = mint({ principals: ["group:a"] });
+    const put = await t.call("PUT", "/api/rag/documents/x1", {
+      headers: { authorization: `Bearer ${token}` },
+      body: { content: "written by a token" },
+    });
+    expect(put.status).toBe(403);
+    expect(put.body.error.code).toBe("insufficient_scope");
+    const form = new FormData();
+    form.append("file", new File(["written by a token"], "token.md", { type: "text/markdown" }));
+    const headers = { authorization: `Bearer ${token}` };
+    const up = await t.handle(
+      new Request(`http://localhost/api/kb/${tenants}/upload`, { method: "POST", body: form, headers }),
+    );
+    expect(up.status).toBe(401);
+    const docs = (await c.call("GET", `/api/kb/${tenants}`)).body.documents as { name: string }[];
+    expect(docs.map((d) => d.name)).not.toContain("token.md");
+  });
+
+  test("is 401 once expired, forged, or of a revoked key", async () => {
+    const expired = jwt.sign({ key: k.id, exp: Math.floor(Date.now() / 1000) - 10 }, k.secret, { algorithm: "HS256" });
+    const forged = mint({ principals: ["group:b"] }, "not-the-secret-of-this-key-at-all");
+    for (const bad of [expired, forged]) {
+      const r = await search(tenants, bad, { query: "budget" });
+      expect(r.status).toBe(401);
+      expect(r.body.error.code).toBe("invalid_api_key");
+    }
+    const token = mint({ principals: ["group:a"] });
+    expect((await search(tenants, token, { query: "budget" })).status).toBe(200);
+    expect((await c.call("DELETE", `/api/kb/${tenants}/keys/${k.id}`)).status).toBe(200);
+    const revoked = await search(tenants, token, { query: "budget" });
+    expect(revoked.status).toBe(401);
+    expect(revoked.body.error.code).toBe("invalid_api_key");
+  });
+});
