@@ -22,6 +22,8 @@ export interface Ranked extends StoredHit {
   id: string;
   /** Its stored vector, when asked for. */
   stored?: Float32Array;
+  /** Only on a hit read without its text (LIST_COLUMNS): its LanceDB row id, to read the text by (hit-text.ts). */
+  rowId?: bigint;
 }
 
 /**
@@ -33,6 +35,14 @@ export interface Ranked extends StoredHit {
  * request (bench/query-concurrency.ts).
  */
 export const COLUMNS = ["document_id", "chunk_index", "text", "start", "end"];
+
+/**
+ * The columns a ranking list reads, with LanceDB's row ids (`withRowId`): what names a hit, not its text. A list reads 50–200 rows
+ * of which a search keeps topK, so their text, start and end are read once, for the hits
+ * kept, by row id (hit-text.ts): at 100,000 rows a hybrid search of topK 10 went from 44 to
+ * 35 ms, of topK 50 from 69 to 50 ms, before that read (docs/notes/2026-12-06-query-options.md).
+ */
+export const LIST_COLUMNS = ["document_id", "chunk_index"];
 
 /** BM25 per query term at which a keyword score is 0.5 (search.ts explains the map). */
 const BM25_K = 4;
@@ -53,9 +63,11 @@ export function hitsOf(t: ArrowTable, score: (i: number) => number, withVectors 
   };
   const documentIds = col("document_id").toArray() as string[];
   const chunkIndexes = col("chunk_index").toArray() as Int32Array;
-  const texts = col("text").toArray() as string[];
-  const starts = col("start").toArray() as Int32Array;
-  const ends = col("end").toArray() as Int32Array;
+  // A list (LIST_COLUMNS) reads no text: its hits have "" until hit-text.ts reads it.
+  const texts = t.getChild("text")?.toArray() as string[] | undefined;
+  const starts = t.getChild("start")?.toArray() as Int32Array | undefined;
+  const ends = t.getChild("end")?.toArray() as Int32Array | undefined;
+  const rowIds = t.getChild("_rowid")?.toArray() as BigUint64Array | undefined;
   const vectors = withVectors ? col("vector") : null;
   const hits: Ranked[] = [];
   for (let i = 0; i < t.numRows; i++) {
@@ -65,11 +77,12 @@ export function hitsOf(t: ArrowTable, score: (i: number) => number, withVectors 
       id: chunkId(documentId, chunkIndex),
       documentId,
       chunkIndex,
-      text: String(texts[i]),
-      start: starts[i]!,
-      end: ends[i]!,
+      text: texts ? String(texts[i]) : "",
+      start: starts ? starts[i]! : 0,
+      end: ends ? ends[i]! : 0,
       score: score(i),
     };
+    if (!texts && rowIds) hit.rowId = rowIds[i]!;
     if (vectors) hit.stored = vectorAt(vectors, i);
     hits.push(hit);
   }

@@ -11,7 +11,7 @@
 import type { FullTextQuery, Table } from "@lancedb/lancedb";
 import type { Table as ArrowTable } from "apache-arrow";
 import { type AnalysedQuery, wordsQuery } from "./full-text";
-import { COLUMNS, cosine, hitsOf, type Ranked, vectorAt } from "./hits";
+import { COLUMNS, cosine, hitsOf, LIST_COLUMNS, type Ranked, vectorAt } from "./hits";
 
 export { matchableText } from "./full-text";
 
@@ -27,6 +27,7 @@ export async function lexicalCandidates(
   count: number,
   limit: number,
   filter: string | null,
+  bare = false,
 ): Promise<Ranked[]> {
   const words = wordsQuery(text.text, text.analysed);
   if (!words) return [];
@@ -37,7 +38,7 @@ export async function lexicalCandidates(
   const best = nearestOf(found, vector, limit);
   const rows = await table
     .takeRowIds(best.map((b) => b.rowId))
-    .select(COLUMNS)
+    .select(bare ? LIST_COLUMNS : COLUMNS)
     .withRowId()
     .toArrow();
   const score = new Map(best.map((b) => [b.rowId, b.score]));

@@ -29,7 +29,8 @@ import type { Table } from "@lancedb/lancedb";
 import { fuse } from "./fusion";
 import type { AnnProbes, VectorKind } from "./ann";
 import { EXACT_FILTER, type ExactFilterLimits } from "./exact-filter";
-import { COLUMNS, cosine, hitsOf, numbersOf, type Ranked, saturate, type StoredHit } from "./hits";
+import { cosine, hitsOf, LIST_COLUMNS, numbersOf, type Ranked, saturate, type StoredHit } from "./hits";
+import { withText } from "./hit-text";
 import { type AnalysedQuery, matchableText, wordsQuery } from "./full-text";
 import { chunkId } from "./chunk-id";
 import { type VectorHitOptions, vectorHits } from "./vector-hits";
@@ -101,6 +102,7 @@ export async function searchTable(
   const filter = present.length ? present.map((p) => `(${p})`).join(" AND ") : null;
   let hits: Ranked[];
   const hitOpts = {
+    bare: true,
     exact: opts.exactFilter ?? EXACT_FILTER,
     text: req.text,
     analysed: req.analysed,
@@ -112,16 +114,19 @@ export async function searchTable(
   if (req.mode === "vector") hits = await vectorHits(table, req.vector!, req.topK, filter, ann, hitOpts);
   else if (req.mode === "keyword") hits = await keywordHits(table, keyword, req.topK, filter, { fast, tokenize });
   else hits = await hybridHits(table, req, filter, ann, { ...hitOpts, fast, tokenize });
-  return finishHits(hits, req);
+  // The lists read no text (hits.ts, LIST_COLUMNS): it is read once, for the hits kept.
+  return finishHits(await withText(table, keptHits(hits, req)), req);
 }
 
 /** A search's answer from its ranked hits: those reaching `minScore`, cut to topK. */
 export function finishHits(hits: Ranked[], req: Pick<TableSearch, "topK" | "minScore">): StoredHit[] {
+  return keptHits(hits, req).map(({ id: _id, stored: _stored, rowId: _rowId, ...hit }) => hit);
+}
+
+/** The ranked hits reaching `minScore`, cut to topK. */
+function keptHits(hits: Ranked[], req: Pick<TableSearch, "topK" | "minScore">): Ranked[] {
   const min = req.minScore ?? 0;
-  return hits
-    .filter((h) => h.score >= min)
-    .slice(0, req.topK)
-    .map(({ id: _id, stored: _stored, ...hit }) => hit);
+  return hits.filter((h) => h.score >= min).slice(0, req.topK);
 }
 
 /** The text of a keyword search, and its analysis on a table with analysed text. */
@@ -148,7 +153,8 @@ async function keywordHits(
   let q = table
     .query()
     .fullTextSearch(words)
-    .select(withVectors ? [...COLUMNS, "_score", "vector"] : [...COLUMNS, "_score"])
+    .select(withVectors ? [...LIST_COLUMNS, "_score", "vector"] : [...LIST_COLUMNS, "_score"])
+    .withRowId()
     .limit(limit);
   if (fast) q = q.fastSearch();
   if (filter) q = q.where(filter);
