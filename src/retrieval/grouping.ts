@@ -4,10 +4,10 @@
  * by `diversity` (maximal marginal relevance, diversity.ts), else the first topK.
  *
  * A grouped search picks its topK sources from a pool of GROUP_POOL_FACTOR × topK chunks
- * (at least GROUP_POOL_MIN), ordered by their best chunk. With perSource above 1, unless
- * the pool holds them already (poolHoldsGroups), the searcher then asks one search narrowed
- * to those sources for their best chunks (at most groupDepth of them), and each source
- * keeps its best perSource, in score order: a
+ * (at least GROUP_POOL_MIN), ordered by their best chunk. With perSource above 1, the
+ * searcher then asks one search narrowed to those of them the pool holds fewer than
+ * perSource chunks of (shortSources) for their best chunks (at most groupDepth of them),
+ * and each source keeps its best perSource, in score order: a
  * chunk's score does not depend on the lists it was found in (vectors/search.ts), so the
  * sources keep their order, and a source's chunks are its best, not those a shared pool
  * happened to hold. When the pool holds fewer than topK sources (the collection has few,
@@ -28,10 +28,10 @@ export function poolDepth(req: ResolvedSearch, least = req.topK): number {
   return req.diversity > 0 || req.boost ? Math.max(req.topK * 4, 50, least) : least;
 }
 
-/** The chunks asked of the chosen sources (or of a reranker's pool) for perSource chunks each; 0 ungrouped. */
-export function groupDepth(req: ResolvedSearch): number {
+/** The chunks asked of `sources` chosen sources (or of a reranker's pool) for perSource chunks each; 0 ungrouped. */
+export function groupDepth(req: ResolvedSearch, sources = req.topK): number {
   if (req.perSource === undefined) return 0;
-  const deep = Math.max(req.topK * req.perSource * GROUP_POOL_FACTOR, GROUP_POOL_MIN);
+  const deep = Math.max(sources * req.perSource * GROUP_POOL_FACTOR, GROUP_POOL_MIN);
   return Math.min(deep, GROUP_POOL_MAX);
 }
 
@@ -43,18 +43,34 @@ export function firstSources(ranked: { metadata: { sourceId: string } }[], topK:
 }
 
 /**
- * Whether a pool already holds each of its first topK sources' best perSource chunks: each
- * has that many in it (true without perSource above 1). A chunk outside the pool scores no
- * higher than any inside, and a boost scales a source's chunks alike, so none of them
- * could displace one. Else the searcher asks the chosen sources for their chunks.
+ * The pool's first topK sources that it holds fewer than perSource chunks of (none without
+ * perSource above 1). A chunk outside the pool scores no higher than any inside, and a
+ * boost scales a source's chunks alike, so a source the pool holds perSource chunks of has
+ * its best in it; the searcher asks only the others for their chunks.
  */
-export function poolHoldsGroups(pool: { metadata: { sourceId: string } }[], req: ResolvedSearch): boolean {
+export function shortSources(pool: { metadata: { sourceId: string } }[], req: ResolvedSearch): string[] {
   const perSource = req.perSource ?? 1;
-  if (perSource === 1) return true;
-  const groups = groupBySource(pool, req.topK, perSource);
+  if (perSource === 1) return [];
   const counts = new Map<string, number>();
-  for (const r of groups) counts.set(r.metadata.sourceId, (counts.get(r.metadata.sourceId) ?? 0) + 1);
-  return [...counts.values()].every((n) => n === perSource);
+  for (const r of groupBySource(pool, req.topK, perSource))
+    counts.set(r.metadata.sourceId, (counts.get(r.metadata.sourceId) ?? 0) + 1);
+  return [...counts].filter(([, n]) => n < perSource).map(([id]) => id);
+}
+
+/**
+ * The pool's chunks of its first topK sources, those of the `short` ones replaced by
+ * `narrowed` (a search narrowed to them), best first, to group from.
+ */
+export function withNarrowed<T extends { score: number; metadata: { sourceId: string } }>(
+  pool: T[],
+  req: ResolvedSearch,
+  short: string[],
+  narrowed: T[],
+): T[] {
+  const kept = new Set(firstSources(pool, req.topK));
+  for (const id of short) kept.delete(id);
+  // A stable sort: the narrowed chunks after the pool's of equal score, each list's order kept.
+  return [...pool.filter((r) => kept.has(r.metadata.sourceId)), ...narrowed].sort((a, b) => b.score - a.score);
 }
 
 /** The results to answer with, picked from `ranked` (best first) as the request asks. */

@@ -22,7 +22,7 @@ import type { StoredHit, TableSearch, VectorStore } from "../vectors/store";
 import { boostFactors, needsIndexedAt, reorderRanked, rescore } from "./boost";
 import { RetrievalError } from "./errors";
 import { type FacetAnswer, FacetCounter } from "./facets";
-import { firstSources, groupDepth, pickResults, poolDepth, poolHoldsGroups } from "./grouping";
+import { groupDepth, pickResults, poolDepth, shortSources, withNarrowed } from "./grouping";
 import { Reranker, RerankFailure } from "./rerank";
 import { blend, defaultHybridAlpha, RELEVANCE_FLOOR } from "../vectors/fusion";
 import { queryText, type QueryText } from "./query-text";
@@ -119,15 +119,17 @@ export class Searcher {
 
   /**
    * Exact scores, boosted when asked; grouping or MMR choose topK from a wider pool (grouping.ts).
-   * With perSource above 1 the pool picks the sources, and their chunks come from one search
-   * narrowed to them unless the pool holds them already.
+   * With perSource above 1 the pool picks the sources, and the chunks of those it holds too
+   * few of come from one search narrowed to them.
    */
   private async unreranked(collection: Collection, target: Target | null, req: ResolvedSearch) {
     const depth = poolDepth(req);
     const { found, complete } = await this.scored(collection, target, req, { topK: depth });
-    if (complete || poolHoldsGroups(found, req)) return pickResults(found, req);
-    const narrowed = { topK: groupDepth(req), documentIds: firstSources(found, req.topK) };
-    return pickResults((await this.scored(collection, target, req, narrowed)).found, req);
+    const short = complete ? [] : shortSources(found, req);
+    if (short.length === 0) return pickResults(found, req);
+    const narrowed = { topK: groupDepth(req, short.length), documentIds: short };
+    const chunks = (await this.scored(collection, target, req, narrowed)).found;
+    return pickResults(withNarrowed(found, req, short, chunks), req);
   }
 
   /**
