@@ -34,7 +34,7 @@ export async function withText<T extends Ranked>(table: Table, hits: T[]): Promi
   return hits.flatMap((h) => {
     if (h.rowId === undefined) return [h];
     const t = found.get(h.id);
-    return t ? [{ ...h, ...t }] : [];
+    return t ? [{ ...h, ...t, rowId: undefined }] : [];
   });
 }
 

@@ -29,7 +29,7 @@ import type { Table } from "@lancedb/lancedb";
 import { fuse } from "./fusion";
 import type { AnnProbes, VectorKind } from "./ann";
 import { EXACT_FILTER, type ExactFilterLimits } from "./exact-filter";
-import { cosine, hitsOf, LIST_COLUMNS, numbersOf, type Ranked, saturate, type StoredHit } from "./hits";
+import { COLUMNS, cosine, hitsOf, LIST_COLUMNS, numbersOf, type Ranked, saturate, type StoredHit } from "./hits";
 import { withText } from "./hit-text";
 import { type AnalysedQuery, matchableText, wordsQuery } from "./full-text";
 import { chunkId } from "./chunk-id";
@@ -102,7 +102,6 @@ export async function searchTable(
   const filter = present.length ? present.map((p) => `(${p})`).join(" AND ") : null;
   let hits: Ranked[];
   const hitOpts = {
-    bare: true,
     exact: opts.exactFilter ?? EXACT_FILTER,
     text: req.text,
     analysed: req.analysed,
@@ -114,7 +113,7 @@ export async function searchTable(
   if (req.mode === "vector") hits = await vectorHits(table, req.vector!, req.topK, filter, ann, hitOpts);
   else if (req.mode === "keyword") hits = await keywordHits(table, keyword, req.topK, filter, { fast, tokenize });
   else hits = await hybridHits(table, req, filter, ann, { ...hitOpts, fast, tokenize });
-  // The lists read no text (hits.ts, LIST_COLUMNS): it is read once, for the hits kept.
+  // Hybrid's lists read no text (hits.ts, LIST_COLUMNS): a hit kept without it is read now.
   return finishHits(await withText(table, keptHits(hits, req)), req);
 }
 
@@ -135,27 +134,33 @@ interface KeywordText {
   analysed?: AnalysedQuery;
 }
 
+/** How keywordHits reads: see its comment. */
+interface KeywordReading {
+  withVectors?: boolean;
+  fast?: boolean;
+  bare?: boolean;
+  tokenize?: Tokenize;
+}
+
 /**
  * Keyword hits; with `withVectors`, each carries its stored vector (hybrid scores keyword-only
- * hits with it); with `fast`, of the rows in the full-text index only (SearchOptions.indexedTextOnly).
+ * hits with it); with `fast`, of the rows in the full-text index only (SearchOptions.indexedTextOnly);
+ * `bare`, without their text (hits.ts, LIST_COLUMNS).
  */
 async function keywordHits(
   table: Table,
   text: KeywordText,
   limit: number,
   filter: string | null,
-  { withVectors = false, fast = false, tokenize }: { withVectors?: boolean; fast?: boolean; tokenize?: Tokenize } = {},
+  { withVectors = false, fast = false, bare = false, tokenize }: KeywordReading = {},
 ): Promise<Ranked[]> {
   const words = wordsQuery(text.text, text.analysed);
   if (!words) return [];
   const terms = text.analysed ? text.analysed.count : await countTerms(table, matchableText(text.text), tokenize);
   if (terms === 0) return [];
-  let q = table
-    .query()
-    .fullTextSearch(words)
-    .select(withVectors ? [...LIST_COLUMNS, "_score", "vector"] : [...LIST_COLUMNS, "_score"])
-    .withRowId()
-    .limit(limit);
+  const columns = [...(bare ? LIST_COLUMNS : COLUMNS), "_score", ...(withVectors ? ["vector"] : [])];
+  let q = table.query().fullTextSearch(words).select(columns).limit(limit);
+  if (bare) q = q.withRowId();
   if (fast) q = q.fastSearch();
   if (filter) q = q.where(filter);
   const rows = await q.toArrow();
@@ -186,10 +191,12 @@ async function hybridHits(
 ): Promise<Ranked[]> {
   // Without look-ups the lists need only be as deep as the answer; with them, deeper lists find more contenders.
   const n = req.exact === false ? Math.max(req.topK, 50) : Math.max(req.topK * 4, 50);
+  // The lists are read bare (hits.ts, LIST_COLUMNS); the keyword hits bring their vectors: a
+  // hit the vector list missed is scored without another read.
+  const reading = { fast, tokenize, bare: true };
   const [vec, key] = await allDone([
-    vectorHits(table, req.vector!, n, filter, ann, hitOpts),
-    // The keyword hits bring their vectors: a hit the vector list missed is scored without another read.
-    keywordHits(table, { text: req.text, analysed: req.analysed }, n, filter, { withVectors: true, fast, tokenize }),
+    vectorHits(table, req.vector!, n, filter, ann, { ...hitOpts, bare: true }),
+    keywordHits(table, { text: req.text, analysed: req.analysed }, n, filter, { ...reading, withVectors: true }),
   ]);
   const vecScore = new Map(vec.map((h) => [h.id, h.score]));
   const keyScore = new Map(key.map((h) => [h.id, h.score]));
@@ -202,22 +209,24 @@ async function hybridHits(
   const vecOnly = vec.filter((h) => !keyScore.has(h.id) && keep.has(h.id) && bound.key > 0).map((h) => h.id);
   const keyOnly = new Set(key.filter((h) => !vecScore.has(h.id) && keep.has(h.id)).map((h) => h.id));
   // With `fast`, a row outside the full-text index scores 0 here too, whichever list found it.
-  const moreKey = vecOnly.length
-    ? await keywordHits(table, { text: req.text, analysed: req.analysed }, vecOnly.length, inList("id", vecOnly), {
-        fast,
-        tokenize,
-      })
-    : [];
+  // The contenders' text is read meanwhile: the lists left it out.
+  const words = { text: req.text, analysed: req.analysed };
+  const [moreKey, read] = await allDone([
+    vecOnly.length ? keywordHits(table, words, vecOnly.length, inList("id", vecOnly), reading) : [],
+    withText(table, uniqueHits([...vec, ...key], keep)),
+  ]);
   for (const h of moreKey) keyScore.set(h.id, h.score);
+  const withItsText = new Map(read.map((h) => [h.id, h]));
   const qNorm = Math.hypot(...req.vector!);
   for (const h of key) if (keyOnly.has(h.id) && h.stored) vecScore.set(h.id, cosine(req.vector!, qNorm, h.stored));
   const [first, second] = alpha > 0.5 ? [vec, key] : [key, vec];
   const seen = new Set<string>();
   const candidates: (Ranked & { keyword: number; vector: number })[] = [];
   for (const h of [...first, ...second]) {
-    if (seen.has(h.id) || !keep.has(h.id)) continue;
+    const hit = withItsText.get(h.id); // none for a chunk deleted since the lists
+    if (seen.has(h.id) || !keep.has(h.id) || !hit) continue;
     seen.add(h.id);
-    candidates.push({ ...h, stored: undefined, keyword: keyScore.get(h.id) ?? 0, vector: vecScore.get(h.id) ?? 0 });
+    candidates.push({ ...hit, stored: undefined, keyword: keyScore.get(h.id) ?? 0, vector: vecScore.get(h.id) ?? 0 });
   }
   // At α = 0 the vector half has no say: as in keyword mode, a chunk needs a query term.
   return fuse(candidates, alpha)
@@ -256,6 +265,12 @@ function lowerBounds(
   return fuse(candidates, alpha)
     .filter((h) => alpha > 0 || h.keyword > 0)
     .map(({ keyword: _k, vector: _v, ...h }) => h);
+}
+
+/** The hits of `lists` whose ids `keep` holds, each once (the first list's). */
+function uniqueHits(lists: Ranked[], keep: Set<string>): Ranked[] {
+  const seen = new Set<string>();
+  return lists.filter((h) => keep.has(h.id) && !seen.has(h.id) && seen.add(h.id));
 }
 
 /** SQL narrowing a search to the given chunks (to score a few of them exactly), by their ids (chunk-id.ts). */
