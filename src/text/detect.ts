@@ -2,8 +2,8 @@
  * Which language a run of alphabetic words is in, for `auto` pipelines: `eld` with its
  * static `extrasmall` data, inside the executable. On 1,207 paragraphs and 1,100 page
  * titles of 12 languages it is as right as the `small` data (0.777 against 0.778, and
- * 0.897 against 0.910), and its tables hold 27 MB of each thread's heap where `small`'s
- * hold 47 (docs/languages.md).
+ * 0.897 against 0.910), and its tables would hold 27 MB of each thread's heap where
+ * `small`'s hold 47 (docs/languages.md); the executable reads them packed (eld-tables.ts).
  * Han, kana, Hangul and the unspaced scripts need no guess: their script names them.
  */
 import { eld } from "./eld";
