@@ -12,9 +12,10 @@ import type { CrawlJob } from "./crawl/types";
 import type { CrawlSettings } from "../core/fetch-settings";
 import { crawledPagesOf, findSourceFetch } from "../db/repo/source-fetches";
 import type { SourceFetch } from "../db/schema";
-import { folderFileOf, folderJob } from "./folder/job-of";
-import { gitFileOf, gitJob } from "./git/job-of";
-import { bucketJob, bucketObjectOf } from "./bucket/job-of";
+import { folderJob } from "./folder/job-of";
+import { gitJob } from "./git/job-of";
+import { bucketJob } from "./bucket/job-of";
+import { linkedFileOf } from "./linked-parent";
 
 /** A crawl source's crawl: its settings and the validators of the pages it holds; null for a single page. */
 async function crawlJob(
@@ -89,10 +90,7 @@ export async function buildJob(
     doc.type === "s3" ||
     (doc.type === "file" && !doc.filePath);
   const fetchState = linked ? await findSourceFetch(db, doc.id) : undefined;
-  const gitFile = doc.type === "file" ? await gitFileOf(db, doc, fetchState, d.config) : null;
-  const bucketObject = doc.type === "file" ? await bucketObjectOf(db, doc.externalId, fetchState) : null;
-  const folderFile =
-    doc.type === "file" && !gitFile && !bucketObject ? await folderFileOf(db, doc.externalId, fetchState) : null;
+  const { gitFile, bucketObject, folderFile } = await linkedFileOf(db, doc, fetchState, d.config);
   // Only a settled index still holds the chunks of that hash, for the job to keep.
   const indexedHash = isSettled(col, task.generation) && doc.chunkCount > 0 ? doc.contentHash : null;
   return {

@@ -5,6 +5,7 @@
 import { and, asc, eq, inArray, isNotNull, lte, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { first, tables } from "../dialect";
+import { once, ph } from "../prepared";
 import type { SourceFetch } from "../schema";
 
 export type SourceFetchPatch = Partial<Omit<SourceFetch, "documentId">>;
@@ -22,10 +23,19 @@ export async function saveSourceFetch(db: Db, documentId: string, patch: SourceF
     .onConflictDoUpdate({ target: sourceFetches.documentId, set: patch });
 }
 
+// Kept prepared: every claim of a linked source reads its own row and its parent's.
+const byDocument = (db: Db) => {
+  const { sourceFetches } = tables(db);
+  return db
+    .select()
+    .from(sourceFetches)
+    .where(eq(sourceFetches.documentId, ph("id")))
+    .prepare();
+};
+
 /** The fetch state of one document; undefined for text/file sources and url/api sources from before refresh. */
 export async function findSourceFetch(db: Db, documentId: string): Promise<SourceFetch | undefined> {
-  const { sourceFetches } = tables(db);
-  return first(await db.select().from(sourceFetches).where(eq(sourceFetches.documentId, documentId)));
+  return first(await once(db, byDocument).execute({ id: documentId }));
 }
 
 /** The fetch states of many documents, by id (500 ids per query). */

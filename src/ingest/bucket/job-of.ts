@@ -3,10 +3,8 @@
  * where it lists and the keys it signs with; an object of one, with where it is read.
  */
 import { type BucketSettings, parseCredentials } from "../../core/bucket-settings";
-import type { Db } from "../../db/client";
-import { findDocumentById } from "../../db/repo/documents";
-import { findSourceFetch } from "../../db/repo/source-fetches";
 import type { DocumentRow, SourceFetch } from "../../db/schema";
+import type { LinkedParent } from "../linked-parent";
 import type { BucketJob, BucketObjectRef, BucketPlace } from "./types";
 
 /** A bucket source's settings and keys; null when the row is not a bucket source's. */
@@ -31,15 +29,8 @@ export function bucketJob(
   return settled ? { ...place, budgetMs } : { ...place, budgetMs, skip: true };
 }
 
-/** Where an object of a bucket source (`state` its link to the source) is read; null when it is no bucket's. */
-export async function bucketObjectOf(
-  db: Db,
-  externalId: string | null,
-  state: SourceFetch | undefined,
-): Promise<BucketObjectRef | null> {
-  if (!state?.crawlSourceId || externalId === null) return null;
-  const parent = await findDocumentById(db, state.crawlSourceId);
-  if (parent?.type !== "s3") return null;
-  const place = placeOf(parent, await findSourceFetch(db, parent.id));
-  return place && { ...place, path: externalId };
+/** Where an object of a bucket source is read, `parent` its bucket source as read; null when it cannot be. */
+export function bucketObjectOf(externalId: string | null, parent: LinkedParent): BucketObjectRef | null {
+  const place = externalId === null ? null : placeOf(parent.doc, parent.state);
+  return place && { ...place, path: externalId! };
 }

@@ -6,8 +6,8 @@ import { realpathSync } from "node:fs";
 import type { FolderSettings } from "../../core/folder-settings";
 import type { Db } from "../../db/client";
 import { folderFilesOf } from "../../db/repo/folder-files";
-import { findSourceFetch } from "../../db/repo/source-fetches";
 import type { SourceFetch } from "../../db/schema";
+import type { LinkedParent } from "../linked-parent";
 import type { FolderFileRef, FolderJob, KnownFile } from "./types";
 
 /** The allowed roots that exist, as real paths (a root may be a link). */
@@ -43,15 +43,9 @@ export async function folderJob(
   return { settings, roots: realRoots(roots), known };
 }
 
-/** Where a folder's file (`state` its link to the folder source) is read; null when it is no folder's. */
-export async function folderFileOf(
-  db: Db,
-  externalId: string | null,
-  state: SourceFetch | undefined,
-): Promise<FolderFileRef | null> {
-  if (!state?.crawlSourceId || externalId === null) return null;
-  const parent = await findSourceFetch(db, state.crawlSourceId);
-  if (!parent?.crawl) return null;
-  const settings = JSON.parse(parent.crawl) as FolderSettings;
+/** Where a folder's file is read, `parent` its folder source as read; null when it cannot be. */
+export function folderFileOf(externalId: string | null, parent: LinkedParent): FolderFileRef | null {
+  if (externalId === null || !parent.state?.crawl) return null;
+  const settings = JSON.parse(parent.state.crawl) as FolderSettings;
   return { root: settings.path, path: externalId, maxBytes: settings.maxFileMb * 1024 * 1024 };
 }

@@ -4,11 +4,10 @@
  */
 import type { GitSettings } from "../../core/git-settings";
 import type { Db } from "../../db/client";
-import { findDocumentById } from "../../db/repo/documents";
 import { folderFilesOf } from "../../db/repo/folder-files";
-import { findSourceFetch } from "../../db/repo/source-fetches";
 import type { DocumentRow, SourceFetch } from "../../db/schema";
 import { joinCredentials } from "../../tools/url-credentials";
+import type { LinkedParent } from "../linked-parent";
 import { cloneDir } from "./repo";
 import type { GitFileRef, GitJob } from "./types";
 
@@ -46,26 +45,17 @@ export async function gitJob(
   return { ...job, lastCommit: typeof last === "string" ? last : null, known };
 }
 
-/** Where a Git source's file (`state` its link to its parent) is read; null when it is no Git source's. */
-export async function gitFileOf(
-  db: Db,
-  doc: DocumentRow,
-  state: SourceFetch | undefined,
-  config: GitJobConfig,
-): Promise<GitFileRef | null> {
-  if (doc.type !== "file" || !state?.crawlSourceId || !doc.externalId || !doc.contentHash) return null;
-  const parent = await findDocumentById(db, state.crawlSourceId);
-  if (parent?.type !== "git" || !parent.url) return null;
-  const parentState = await findSourceFetch(db, parent.id);
-  if (!parentState?.crawl) return null;
-  const settings = JSON.parse(parentState.crawl) as GitSettings;
+/** Where a Git source's file is read, `parent` its Git source as read; null when it cannot be. */
+export function gitFileOf(doc: DocumentRow, parent: LinkedParent, config: GitJobConfig): GitFileRef | null {
+  if (!doc.externalId || !doc.contentHash || !parent.doc.url || !parent.state?.crawl) return null;
+  const settings = JSON.parse(parent.state.crawl) as GitSettings;
   return {
-    dir: cloneDir(config.dataDir, parent.id),
+    dir: cloneDir(config.dataDir, parent.doc.id),
     oid: doc.contentHash,
     path: doc.externalId,
     maxBytes: settings.maxFileMb * 1024 * 1024,
     maxFetchBytes: settings.maxTotalMb * 1024 * 1024,
-    url: urlOf(parent),
+    url: urlOf(parent.doc),
     branch: settings.branch,
     fetch: { allow: config.fetchAllow, deny: config.fetchDeny },
   };
