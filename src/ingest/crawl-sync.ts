@@ -26,6 +26,10 @@ export interface CrawlEngine {
     content?: string,
     also?: (t: Db, row: DocumentRow) => Promise<void> | void,
   ): Promise<DocumentRow | null>;
+  createDocuments(
+    drafts: Parameters<typeof import("./queue").newDocumentRow>[0][],
+    also: (t: Db, rows: DocumentRow[]) => Promise<void>,
+  ): Promise<PromiseSettledResult<DocumentRow | null>[]>;
   requeueWith<T>(fn: (t: Db) => Promise<T> | T, documentId: string): Promise<T>;
   removeDocument(collectionId: string, documentId: string): Promise<void>;
 }

@@ -19,6 +19,7 @@ import {
   type DocumentDraft,
   type Enqueued,
   insertNewDocument,
+  insertNewDocuments,
   newDocumentRow,
   requeueDocument,
   type UploadedFile,
@@ -197,6 +198,38 @@ export class IngestEngine {
       this.kick();
     }
     return row;
+  }
+
+  /**
+   * Creates queued documents of one collection (drafts with their content hash, no
+   * texts) in the next group commit, a few statements for all (queue.ts); `also` runs
+   * after their insert in the same savepoint. If that fails, each is created on its own
+   * (createDocument), so a refused one fails alone. Outcomes in the order of the drafts
+   * (a null row: the collection is gone).
+   */
+  async createDocuments(
+    drafts: DocumentDraft[],
+    also: (t: Db, rows: DocumentRow[]) => Promise<void>,
+  ): Promise<PromiseSettledResult<DocumentRow | null>[]> {
+    const rows = drafts.map((d) => newDocumentRow(d));
+    if (rows.length === 0) return [];
+    const alike = rows.every((r) => r.status === "queued" && r.collectionId === rows[0]!.collectionId);
+    const stored = alike
+      ? await this.writes
+          .run(async (t) => {
+            const col = await findCollectionById(t, rows[0]!.collectionId);
+            if (col) await insertNewDocuments(t, rows, col, Date.now());
+            if (col) await also(t, rows);
+            return col !== undefined;
+          })
+          .catch(() => null)
+      : null;
+    if (stored === null)
+      return Promise.allSettled(drafts.map((d) => this.createDocument(d, undefined, (t, r) => also(t, [r]))));
+    if (stored) for (const row of rows) this.created(row);
+    if (stored) this.room.added(rows.length);
+    this.kick();
+    return rows.map((row) => ({ status: "fulfilled", value: stored ? row : null }));
   }
 
   /**

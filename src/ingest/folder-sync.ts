@@ -16,7 +16,7 @@ import { type FolderFile, folderFilesOf } from "../db/repo/folder-files";
 import type { Task } from "../db/schema";
 import type { CrawlEngine } from "./crawl-sync";
 import type { FolderScan, ScannedFile } from "./folder/types";
-import { type FileWrite, MAX_LISTED, type SyncReport, SyncedFiles, writeInGroups } from "./synced-files";
+import { type FileWrite, MAX_LISTED, type SyncReport, SyncedFiles } from "./synced-files";
 
 /** What the sync needs of the vector store: a document's new metadata on its chunks, vectors kept. */
 export interface MetadataRefresher {
@@ -66,11 +66,9 @@ export class FolderSync {
         const stored = JSON.stringify(metadata);
         if (stored !== known.metadata) retag.push({ id: known.documentId, metadata: stored });
         report.unchanged++;
-      } else if (known)
-        writes.push({ path: f.path, kind: "changed", run: () => this.files.change(task, known, f, metadata) });
-      else writes.push({ path: f.path, kind: "added", run: () => this.files.add(task, f, metadata) });
+      } else writes.push({ file: f, metadata, ...(known ? { known } : {}) });
     }
-    Object.assign(report, await writeInGroups(writes, failures));
+    Object.assign(report, await this.files.write(task, writes, failures));
     await this.retag(task.collectionId, retag);
     report.deleted = await this.removeGone(task, held, scan, failures);
     report.failed = failures.length;

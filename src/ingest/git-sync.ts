@@ -14,7 +14,7 @@ import { findDocumentById } from "../db/repo/documents";
 import { folderFilesOf } from "../db/repo/folder-files";
 import type { Task } from "../db/schema";
 import type { CrawlEngine } from "./crawl-sync";
-import { type FileWrite, MAX_LISTED, type SyncReport, SyncedFiles, writeInGroups } from "./synced-files";
+import { type FileWrite, MAX_LISTED, type SyncReport, SyncedFiles } from "./synced-files";
 import type { GitFile, GitScan } from "./git/types";
 
 /** A folder's report, and the commit the sync took (the next sync's base). */
@@ -46,11 +46,9 @@ export class GitSync {
       if (known?.contentHash === f.oid) continue; // the same blob (a force-push that kept it)
       const metadata = gitFileMetadata(parentMetadata, f, scan);
       const file = { path: f.path, size: f.size, hash: f.oid };
-      if (known)
-        writes.push({ path: f.path, kind: "changed", run: () => this.files.change(task, known, file, metadata) });
-      else writes.push({ path: f.path, kind: "added", run: () => this.files.add(task, file, metadata) });
+      writes.push({ file, metadata, ...(known ? { known } : {}) });
     }
-    const { added, changed } = await writeInGroups(writes, failures);
+    const { added, changed } = await this.files.write(task, writes, failures);
     const failed = new Set(failures.map((f) => f.path));
     const taken = new Set(scan.files.map((f) => f.path));
     let deleted = 0;

@@ -6,9 +6,10 @@ import type { Metadata } from "../core/metadata";
 import type { Db } from "../db/client";
 import { findCollectionById } from "../db/repo/collections";
 import { claimUpload, findDocumentById, insertDocument, markDocumentQueued } from "../db/repo/documents";
+import { insertQueuedDocuments } from "../db/repo/task-batches";
 import { insertTask, pendingTasksOfDocument } from "../db/repo/tasks";
 import type { Collection, DocumentRow } from "../db/schema";
-import { recordSourceEvent } from "./events";
+import { recordSourceEvent, recordSourceEvents } from "./events";
 import { targetGeneration } from "./generations";
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -75,6 +76,26 @@ export async function insertNewDocument(
   if (row.status !== "queued") return;
   await insertTask(db, { documentId: row.id, collectionId: col.id, generation: targetGeneration(col), now });
   await recordSourceEvent(db, "source.queued", row.id, {}, now);
+}
+
+/**
+ * Stores new queued documents of one collection (no texts) with their tasks and
+ * `source.queued` events, a few statements for all (as a batch request's new documents,
+ * upsert-many.ts), where insertNewDocument takes a few each.
+ */
+export async function insertNewDocuments(db: Db, rows: DocumentRow[], col: Collection, now: number): Promise<void> {
+  await insertQueuedDocuments(
+    db,
+    rows.map((row) => ({ row })),
+    targetGeneration(col),
+    now,
+  );
+  await recordSourceEvents(
+    db,
+    "source.queued",
+    rows.map((r) => r.id),
+    now,
+  );
 }
 
 /**

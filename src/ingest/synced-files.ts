@@ -11,7 +11,7 @@ import { findCollectionById } from "../db/repo/collections";
 import { findDocumentById, updateDocument } from "../db/repo/documents";
 import { dropPendingTasksOfDocument } from "../db/repo/external-documents";
 import type { FolderFile } from "../db/repo/folder-files";
-import { saveSourceFetch } from "../db/repo/source-fetches";
+import { linkToParent, saveSourceFetch } from "../db/repo/source-fetches";
 import type { Task } from "../db/schema";
 import type { CrawlEngine } from "./crawl-sync";
 import { queueTask } from "./queue";
@@ -33,41 +33,18 @@ export interface SyncReport {
 /** New or changed files written in one group commit, as a batch request of the documents API is. */
 const WRITE_GROUP = 500;
 
-/** A new or changed file's write, and what the report counts when it succeeds. */
-export interface FileWrite {
-  path: string;
-  kind: "added" | "changed";
-  run: () => Promise<unknown>;
-}
-
-/**
- * Runs the new and changed files' writes WRITE_GROUP at a time: started together, they
- * share one group commit (db/batch.ts), each in its own savepoint, where one after the
- * other they took a commit each (docs/notes/2026-12-06-connected-first-sync.md). A
- * write that fails is listed in `failures`; the counts are of those that succeeded.
- */
-export async function writeInGroups(
-  writes: FileWrite[],
-  failures: SyncReport["failures"],
-): Promise<{ added: number; changed: number }> {
-  const done = { added: 0, changed: 0 };
-  for (let i = 0; i < writes.length; i += WRITE_GROUP) {
-    const group = writes.slice(i, i + WRITE_GROUP);
-    const outcomes = await Promise.allSettled(group.map((w) => w.run()));
-    outcomes.forEach((o, j) => {
-      const w = group[j]!;
-      if (o.status === "fulfilled") done[w.kind]++;
-      else failures.push({ path: w.path, reason: reasonOf(o.reason) });
-    });
-  }
-  return done;
-}
-
 /** A file as a sync stores it: its path under the parent, its size, and the hash that says whether it changed. */
 export interface SyncedFile {
   path: string;
   size: number;
   hash: string;
+}
+
+/** A new or changed file to write, with its document's metadata (and, changed, the document it has). */
+export interface FileWrite {
+  file: SyncedFile;
+  metadata: Metadata;
+  known?: FolderFile;
 }
 
 /** The documents of a parent source's files: created, queued again, and the sync's report. */
@@ -77,9 +54,42 @@ export class SyncedFiles {
     private readonly engine: CrawlEngine,
   ) {}
 
-  /** A new file: its document, queued, linked to the parent source of `task`. */
-  async add(task: Task, f: SyncedFile, metadata: Metadata): Promise<void> {
-    const draft = {
+  /**
+   * Writes the new and changed files of `task`'s parent source WRITE_GROUP at a time,
+   * each group in one group commit (db/batch.ts): the new files with a few statements for
+   * all (engine.createDocuments), the changed ones started together, each in its own
+   * savepoint. One after the other they took a commit each, and one by one the new files
+   * cost the main thread statements and savepoints of their own
+   * (docs/notes/2026-12-06-connected-first-sync.md). A write that fails is listed in
+   * `failures`; the counts are of those that succeeded.
+   */
+  async write(
+    task: Task,
+    writes: FileWrite[],
+    failures: SyncReport["failures"],
+  ): Promise<{ added: number; changed: number }> {
+    const done = { added: 0, changed: 0 };
+    const note = (w: FileWrite, o: PromiseSettledResult<unknown>) => {
+      if (o.status === "fulfilled") done[w.known ? "changed" : "added"]++;
+      else failures.push({ path: w.file.path, reason: reasonOf(o.reason) });
+    };
+    for (let i = 0; i < writes.length; i += WRITE_GROUP) {
+      const group = writes.slice(i, i + WRITE_GROUP);
+      const added = group.filter((w) => !w.known);
+      const changed = group.filter((w) => w.known);
+      const [made, requeued] = await Promise.all([
+        this.add(task, added),
+        Promise.allSettled(changed.map((w) => this.change(task, w.known!, w.file, w.metadata))),
+      ]);
+      for (const [j, o] of made.entries()) note(added[j]!, o);
+      for (const [j, o] of requeued.entries()) note(changed[j]!, o);
+    }
+    return done;
+  }
+
+  /** New files: their documents, queued, linked to the parent source of `task`. */
+  private add(task: Task, writes: FileWrite[]): Promise<PromiseSettledResult<unknown>[]> {
+    const drafts = writes.map(({ file: f, metadata }) => ({
       collectionId: task.collectionId,
       type: "file" as const,
       name: f.path.slice(-200),
@@ -88,14 +98,18 @@ export class SyncedFiles {
       externalId: f.path,
       contentHash: f.hash,
       metadata,
-    };
-    await this.engine.createDocument(draft, undefined, (t, r) =>
-      saveSourceFetch(t, r.id, { crawlSourceId: task.documentId }),
+    }));
+    return this.engine.createDocuments(drafts, (t, rows) =>
+      linkToParent(
+        t,
+        rows.map((r) => r.id),
+        task.documentId,
+      ),
     );
   }
 
   /** Other bytes: the file's new size, hash and metadata, and a task (superseding one that waits or runs). */
-  async change(task: Task, known: FolderFile, f: SyncedFile, metadata: Metadata): Promise<void> {
+  private async change(task: Task, known: FolderFile, f: SyncedFile, metadata: Metadata): Promise<void> {
     const id = known.documentId;
     await this.engine.requeueWith(async (t) => {
       const col = await findCollectionById(t, task.collectionId);

@@ -4,7 +4,7 @@
  */
 import { and, asc, eq, inArray, isNotNull, lte, sql } from "drizzle-orm";
 import type { Db } from "../client";
-import { first, tables } from "../dialect";
+import { first, type PlainSql, runSql, tables } from "../dialect";
 import { once, ph } from "../prepared";
 import type { SourceFetch } from "../schema";
 
@@ -21,6 +21,20 @@ export async function saveSourceFetch(db: Db, documentId: string, patch: SourceF
     .insert(sourceFetches)
     .values({ documentId, ...patch })
     .onConflictDoUpdate({ target: sourceFetches.documentId, set: patch });
+}
+
+const LINK_TO_PARENT: PlainSql = {
+  sqlite: `INSERT INTO source_fetches (document_id, crawl_source_id) SELECT value, $parent FROM json_each($ids)`,
+  pg: `INSERT INTO source_fetches (document_id, crawl_source_id)
+  SELECT value, $parent::text FROM jsonb_array_elements_text($ids::text::jsonb) AS j(value)`,
+};
+
+/**
+ * Links new documents to their parent source (a folder's, a bucket's or a repository's
+ * files), one statement for all: as saveSourceFetch(…, { crawlSourceId }) one by one.
+ */
+export async function linkToParent(db: Db, documentIds: string[], parentId: string): Promise<void> {
+  if (documentIds.length > 0) await runSql(db, LINK_TO_PARENT, { ids: JSON.stringify(documentIds), parent: parentId });
 }
 
 // Kept prepared: every claim of a linked source reads its own row and its parent's.
