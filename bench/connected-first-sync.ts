@@ -17,10 +17,10 @@
  * its sync itself ended (its files made, not yet indexed). The texts are read from the
  * datasets directory and written to a temporary folder, never into the checkout.
  *
- * Last measured (2 cores shared, load 10–16; docs/notes/2026-12-06-connected-first-sync.md),
- * before → after new files were written in group commits and small files read at once:
- * folder 354–386 → 700–749 docs/s, batch 868–1,496 docs/s; ratio, median of six runs,
- * 0.41 → 0.71 (target 0.80, reached in two of the six).
+ * Last measured (2 cores shared, load 8–37; docs/notes/2026-12-06-connected-first-sync.md),
+ * before → after a sync's new files were written as a batch request's are: ratio, median
+ * of 9 runs in each of three sets, 0.59–0.75 → 1.05–1.12 (target 0.80; 19 of 27 runs at
+ * or above it); the folder's server CPU per run 2.0–2.5 → 1.5–1.8 s.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
