@@ -226,8 +226,10 @@ export class IngestEngine {
       : null;
     if (stored === null)
       return Promise.allSettled(drafts.map((d) => this.createDocument(d, undefined, (t, r) => also(t, [r]))));
-    if (stored) for (const row of rows) this.created(row);
-    if (stored) this.room.added(rows.length);
+    if (stored) {
+      for (const row of rows) this.created(row);
+      this.room.added(rows.length);
+    }
     this.kick();
     return rows.map((row) => ({ status: "fulfilled", value: stored ? row : null }));
   }

@@ -31,6 +31,7 @@ export function bucketJob(
 
 /** Where an object of a bucket source is read, `parent` its bucket source as read; null when it cannot be. */
 export function bucketObjectOf(externalId: string | null, parent: LinkedParent): BucketObjectRef | null {
-  const place = externalId === null ? null : placeOf(parent.doc, parent.state);
-  return place && { ...place, path: externalId! };
+  if (externalId === null) return null;
+  const place = placeOf(parent.doc, parent.state);
+  return place && { ...place, path: externalId };
 }
