@@ -19,8 +19,8 @@
  *
  * Last measured (2 cores shared, load 8–37; docs/notes/2026-12-06-connected-first-sync.md),
  * before → after a sync's new files were written as a batch request's are: ratio, median
- * of 9 runs in each of three sets, 0.59–0.75 → 1.05–1.12 (target 0.80; 19 of 27 runs at
- * or above it); the folder's server CPU per run 2.0–2.5 → 1.5–1.8 s.
+ * of 9 runs in each of four sets, 0.59–0.75 → 1.05–1.12 (target 0.80; 26 of 36 runs at
+ * or above it); the folder's server CPU per run 1.8–2.5 → 1.3–1.8 s.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
