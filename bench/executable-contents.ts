@@ -70,7 +70,7 @@ function bunSection(read: (offset: number, length: number) => Buffer): { offset:
 }
 
 function groupOf(name: string): string {
-  if (name.endsWith(".node")) return "LanceDB native library";
+  if (/\.node$|lancedb.*\.zst$/.test(name)) return "LanceDB native library";
   if (/tesseract|traineddata/.test(name)) return "OCR engine (WebAssembly) and English data";
   if (/word-vectors/.test(name)) return "builtin-glove word table";
   if (/\/app-[\w]+\.(js|css)$/.test(name)) return "dashboard";

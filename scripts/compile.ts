@@ -10,7 +10,7 @@ import { mkdtempSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { SERVER_HEAD_CAP_BYTES } from "../src/http/request-head";
 import { detectorTables } from "./detector-tables";
-import { lanceNative } from "./lancedb-native";
+import { type CompressedNative, compressedNative, lanceNative, lanceVersion } from "./lancedb-native";
 import type { Platform } from "./platforms";
 
 const root = join(import.meta.dir, "..");
@@ -58,7 +58,8 @@ export async function compileRagd(platform: Platform, outfile: string, stamp: Bu
     minify: { syntax: true, whitespace: true },
     sourcemap: "none",
     define: { RAGD_BUILD: JSON.stringify(stamp) },
-    plugins: [onlyThisNative(native.path), await detectorTables()],
+    loader: { ".zst": "file" },
+    plugins: [onlyThisNative(await compressedNative(native.path), platform), await detectorTables()],
   });
   if (!result.success) {
     rmSync(tmpDir, { recursive: true, force: true });
@@ -72,15 +73,18 @@ export async function compileRagd(platform: Platform, outfile: string, stamp: Bu
 /**
  * LanceDB's loader (`@lancedb/lancedb/dist/native.js`) requires, by the running machine's
  * type, one of fourteen native packages and runs `ldd` to tell musl from glibc. In the
- * executable the machine type is known at build time: the loader becomes one `require` of
- * the target's library, so that library, stripped, is the only one embedded.
+ * executable the machine type is known at build time: the loader becomes a load of the
+ * target's library, stripped and compressed, the only one embedded, which the first start
+ * writes out into a private cache (src/vectors/native-library.ts).
  */
-function onlyThisNative(nodePath: string): Bun.BunPlugin {
+function onlyThisNative(native: CompressedNative, platform: Platform): Bun.BunPlugin {
+  const loader = join(root, "src", "vectors", "native-library.ts");
+  const lib = `{ compressed: require(${JSON.stringify(native.compressed)}), sha256: ${JSON.stringify(native.sha256)}, size: ${native.size}, name: ${JSON.stringify(`lancedb-${lanceVersion()}-${platform.lance}`)} }`;
   return {
     name: "ragd-lancedb-native",
     setup(build) {
       build.onLoad({ filter: /[\\/]@lancedb[\\/]lancedb[\\/]dist[\\/]native\.js$/ }, () => ({
-        contents: `module.exports = require(${JSON.stringify(nodePath)});\n`,
+        contents: `module.exports = require(${JSON.stringify(loader)}).loadEmbeddedLibrary(${lib});\n`,
         loader: "js",
       }));
     },
