@@ -75,7 +75,7 @@ function groupOf(name: string): string {
   if (/word-vectors/.test(name)) return "builtin-glove word table";
   if (/\/app-[\w]+\.(js|css)$/.test(name)) return "dashboard";
   if (/swagger-ui/.test(name)) return "API reference page (Swagger UI)";
-  return "server JavaScript (bundled packages, migrations)";
+  return "server JavaScript and its bytecode (bundled packages, migrations)";
 }
 
 function merge(parts: Part[]): Part[] {

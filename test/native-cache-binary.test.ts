@@ -1,12 +1,13 @@
 /**
  * The compiled binary's LanceDB library (src/vectors/native-library.ts): embedded
  * compressed, written once into the private cache directory by the first start, loaded from
- * there by later starts without being rewritten; a copy of the wrong size is replaced, and
+ * there by later starts without being rewritten; another release's copy is removed, a copy
+ * of the wrong size is replaced, and
  * a cache directory others may write to is not used (the library then goes to a private
  * temporary directory, removed once loaded).
  */
 import { beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, readdirSync, statSync, truncateSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "./support/app";
 import { ensureBinary, startBinary } from "./support/binary";
@@ -38,11 +39,14 @@ function libraryCopies(tmp: string): string[] {
 }
 
 describe("the LanceDB library's cache", () => {
-  test("the first start writes it once, privately, named by its hash; later starts reuse it", async () => {
+  test("the first start writes it once, privately, named by its hash, in place of an older one; later starts reuse it", async () => {
     const home = tempDir("ragd-cache-");
     const tmp = tempDir("ragd-tmp-");
-    await startAndStop(home, tmp);
     const dir = join(home, "ragd");
+    // Another release's copy, which the new one replaces.
+    mkdirSync(dir, { mode: 0o700 });
+    writeFileSync(join(dir, "lancedb-0.0.1-linux-x64-gnu-0123456789abcdef.node"), "old");
+    await startAndStop(home, tmp);
     const files = readdirSync(dir);
     expect(files).toHaveLength(1);
     expect(files[0]).toMatch(/^lancedb-[\d.]+-[\w-]+-[0-9a-f]{16}\.node$/);

@@ -11,7 +11,8 @@
  * regular file of this user, not writable by others, of the expected size: anyone who
  * could have changed its bytes could already write as this user. A copy is written once,
  * after its SHA-256 was checked, into a temporary name beside it, flushed, then renamed, so
- * that a start never sees half a file and two first starts at once do not collide.
+ * that a start never sees half a file and two first starts at once do not collide; the
+ * copies of other releases are then removed.
  * Without a usable cache directory, each start writes the library into a new private
  * temporary directory (mkdtemp, 0700) and removes it once loaded.
  */
@@ -22,6 +23,7 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -29,7 +31,7 @@ import {
   writeSync,
 } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { dirname, isAbsolute, join } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import * as zlib from "node:zlib";
 
 // node:zlib's zstd (in Bun, and Node from 22.15) is newer than the installed type definitions.
@@ -54,7 +56,10 @@ export function loadEmbeddedLibrary(lib: EmbeddedLibrary): unknown {
   const dir = privateCacheDir();
   if (dir) {
     const path = join(dir, `${lib.name}-${lib.sha256.slice(0, 16)}.node`);
-    if (!usableCopy(path, lib.size)) writeCopy(path, lib);
+    if (!usableCopy(path, lib.size)) {
+      writeCopy(path, lib);
+      removeOtherCopies(dir, basename(path));
+    }
     return dlopen(path);
   }
   const once = mkdtempSync(join(tmpdir(), "ragd-lancedb-"));
@@ -123,6 +128,12 @@ function writeCopy(path: string, lib: EmbeddedLibrary): void {
   }
   closeSync(fd);
   renameSync(tmp, path);
+}
+
+/** Another release's copies: one copy is kept (a process using one keeps its mapping). */
+function removeOtherCopies(dir: string, keep: string): void {
+  for (const name of readdirSync(dir))
+    if (name !== keep && /^lancedb-.*\.node$/.test(name)) rmSync(join(dir, name), { force: true });
 }
 
 function dlopen(path: string): unknown {
