@@ -68,8 +68,11 @@ export function loadEmbeddedLibrary(lib: EmbeddedLibrary): unknown {
     writeCopy(path, lib);
     return dlopen(path);
   } finally {
-    // Loaded: the mapping stays valid once the file is gone.
-    rmSync(once, { recursive: true, force: true });
+    // Loaded: the mapping stays valid once the file is gone (Windows refuses to remove a
+    // loaded library; its temporary directory then stays).
+    try {
+      rmSync(once, { recursive: true, force: true });
+    } catch {}
   }
 }
 
@@ -82,6 +85,9 @@ export function privateCacheDir(env: NodeJS.ProcessEnv = process.env): string | 
   const dir = join(base, "ragd");
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // Windows has no owner and mode bits to read here: a profile's folders are private
+    // to their user by their access lists.
+    if (process.platform === "win32") return dir;
     const own = lstatSync(dir);
     const parent = statSync(dirname(dir));
     const uid = process.getuid?.() ?? 0;
