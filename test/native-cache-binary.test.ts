@@ -7,7 +7,7 @@
  * temporary directory, removed once loaded).
  */
 import { beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, readdirSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "./support/app";
 import { ensureBinary, startBinary } from "./support/binary";
@@ -46,6 +46,13 @@ describe("the LanceDB library's cache", () => {
     // Another release's copy, which the new one replaces.
     mkdirSync(dir, { mode: 0o700 });
     writeFileSync(join(dir, "lancedb-0.0.1-linux-x64-gnu-0123456789abcdef.node"), "old");
+    // And what a start that ended while writing left, two hours ago.
+    writeFileSync(join(dir, ".4242-0b0e5c1a-8f6e-4a57-9d0c-5a0f3c2b1e11.tmp"), "half");
+    utimesSync(
+      join(dir, ".4242-0b0e5c1a-8f6e-4a57-9d0c-5a0f3c2b1e11.tmp"),
+      new Date(Date.now() - 7_200_000),
+      new Date(Date.now() - 7_200_000),
+    );
     await startAndStop(home, tmp);
     const files = readdirSync(dir);
     expect(files).toHaveLength(1);

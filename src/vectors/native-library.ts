@@ -12,7 +12,7 @@
  * could have changed its bytes could already write as this user. A copy is written once,
  * after its SHA-256 was checked, into a temporary name beside it, flushed, then renamed, so
  * that a start never sees half a file and two first starts at once do not collide; the
- * copies of other releases are then removed.
+ * copies of other releases, and what an interrupted start left, are then removed.
  * Without a usable cache directory, each start writes the library into a new private
  * temporary directory (mkdtemp, 0700) and removes it once loaded.
  */
@@ -136,10 +136,22 @@ function writeCopy(path: string, lib: EmbeddedLibrary): void {
   renameSync(tmp, path);
 }
 
-/** Another release's copies: one copy is kept (a process using one keeps its mapping). */
+/**
+ * Other releases' copies (a process using one keeps its mapping), and what a start that
+ * ended while writing left over an hour ago: one copy is kept. What cannot be removed
+ * (Windows keeps a loaded library) stays.
+ */
 function removeOtherCopies(dir: string, keep: string): void {
-  for (const name of readdirSync(dir))
-    if (name !== keep && /^lancedb-.*\.node$/.test(name)) rmSync(join(dir, name), { force: true });
+  const hourAgo = Date.now() - 3_600_000;
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    const stale =
+      (name !== keep && /^lancedb-.*\.node$/.test(name)) ||
+      (/^\.\d+-[\w-]+\.tmp$/.test(name) && (lstatSync(path, { throwIfNoEntry: false })?.mtimeMs ?? hourAgo) < hourAgo);
+    try {
+      if (stale) rmSync(path, { force: true });
+    } catch {}
+  }
 }
 
 function dlopen(path: string): unknown {
