@@ -2,7 +2,7 @@
  * How many tasks the scheduler may hold: it claims while the workers, the jobs awaiting
  * their commit and the sink have room (scheduler.ts does the claiming).
  */
-import type { EngineDeps } from "./engine";
+import type { EngineDeps } from "./engine-deps";
 import { jobWeight } from "./pool";
 import type { ChunkSink } from "./sink";
 

@@ -5,16 +5,12 @@
  */
 import { WriteBatch } from "../db/batch";
 import type { Db } from "../db/client";
-import type { Store } from "../db/store";
 import { findCollectionById } from "../db/repo/collections";
 import { deleteDocumentRow, findDocumentById } from "../db/repo/documents";
 import { existingIds } from "../db/repo/task-batches";
 import { pruneFinishedTasks, queuedTaskCount } from "../db/repo/tasks";
 import type { DocumentRow } from "../db/schema";
-import type { FileStore } from "../files/store";
-import type { Logger } from "../log";
 import { throttledLogger } from "../log-throttle";
-import type { VectorStore } from "../vectors/store";
 import {
   type DocumentDraft,
   type Enqueued,
@@ -27,9 +23,7 @@ import { type UpsertPlan, type Upserted, upsertDocumentTx } from "./upsert";
 import { type UpsertResult, upsertDocumentsTx } from "./upsert-many";
 import { recordSourceEvent } from "./events";
 import { endReindexIfBuilt, isLive, startReindex } from "./generations";
-import type { DiskGate } from "./disk-watch";
-import type { JobSettings } from "./job-for";
-import type { WorkerPool } from "./pool";
+import type { EngineDeps } from "./engine-deps";
 import { ChunkSink } from "./sink";
 import { QueueRoom } from "./queue-room";
 import { IngestStats } from "./stats";
@@ -41,22 +35,6 @@ import { TaskScheduler } from "./scheduler";
 import { TextsInHand } from "./texts-in-hand";
 import { dropLostClaims, giveBack, TaskLeases } from "./leases";
 import { crawledPageIds, findSourceFetch } from "../db/repo/source-fetches";
-
-export interface EngineDeps {
-  db: Store;
-  store: VectorStore;
-  pool: WorkerPool;
-  files: FileStore;
-  /** What the jobs are built from (job-for.ts). */
-  config: JobSettings["config"];
-  log: Logger;
-  /** Free space on the data directory's disk (see disk-watch.ts); without it, ingestion never waits for space. */
-  disk?: DiskGate;
-  /** One of several replicas on one database: short task leases, renewed (leases.ts). */
-  replica?: boolean;
-  /** A replica's task lease (RAGD_REPLICA_LEASE); leases.ts REPLICA_LEASE_MS unless set. */
-  replicaLeaseMs?: number;
-}
 
 /** Told when a gated re-index has built its generation (generations.ts); it decides the switch. */
 export type BuiltListener = (collectionId: string) => void;

@@ -22,10 +22,12 @@ import { DiskFullError, isOutOfSpace } from "../tools/disk";
 import { scrubMessage } from "../tools/scrub";
 import { recordSourceEvent } from "./events";
 import { endReindexIfBuilt, isBuilding, noteDimensions } from "./generations";
-import type { JobEvent } from "./job";
-import type { SourceResult } from "./stats";
+import type { JobEvent } from "./job-types";
 
 export const MAX_ATTEMPTS = 5;
+
+/** How a task ended: `retry` is a transient failure that went back to the queue. */
+export type SourceResult = "ready" | "unchanged" | "failed" | "retry";
 
 export type Outcome =
   | {
