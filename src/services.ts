@@ -46,7 +46,7 @@ import { IngestEngine } from "./ingest/engine";
 import { RefreshScheduler } from "./ingest/refresh";
 import { metadataLookup } from "./ingest/metadata-lookup";
 import { WorkerPool } from "./ingest/pool";
-import { reconcile, recoverInterrupted } from "./ingest/reconcile";
+import { reconcile, recoverInterrupted } from "./ingest/tasks/reconcile";
 import type { Logger } from "./log";
 import { throttledLogger } from "./log-throttle";
 import { addPeriodicWork } from "./periodic-work";

@@ -14,7 +14,7 @@ import { findCollectionById } from "../src/db/repo/collections";
 import { claimTasks } from "../src/db/repo/task-batches";
 import { SqliteStore } from "../src/db/store";
 import type { RowOut } from "../src/ingest/job-types";
-import { type DocumentDraft, insertNewDocument, newDocumentRow } from "../src/ingest/queue";
+import { type DocumentDraft, insertNewDocument, newDocumentRow } from "../src/ingest/tasks/queue";
 import { ChunkSink } from "../src/ingest/sink";
 import { openLance } from "../src/vectors/connection";
 import { VectorStore } from "../src/vectors/store";

@@ -15,14 +15,14 @@ import { dropPendingTasksOfDocument, replaceDocumentText } from "../db/repo/exte
 import { type CrawledPage, crawledPagesOf, saveSourceFetch } from "../db/repo/source-fetches";
 import type { DocumentRow, Task } from "../db/schema";
 import type { CrawledPageOut, CrawlReport } from "./crawl/types";
-import { queueTask } from "./queue";
+import { queueTask } from "./tasks/queue";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** What crawl-sync needs of the engine. */
 export interface CrawlEngine {
   createDocument(
-    draft: Parameters<typeof import("./queue").newDocumentRow>[0],
+    draft: Parameters<typeof import("./tasks/queue").newDocumentRow>[0],
     content?: string,
     also?: (t: Db, row: DocumentRow) => Promise<void> | void,
   ): Promise<DocumentRow | null>;

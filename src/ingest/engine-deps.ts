@@ -7,7 +7,7 @@ import type { FileStore } from "../files/store";
 import type { Logger } from "../log";
 import type { VectorStore } from "../vectors/store";
 import type { DiskGate } from "./disk-watch";
-import type { JobSettings } from "./job-for";
+import type { JobSettings } from "./tasks/job-for";
 import type { WorkerPool } from "./pool";
 
 export interface EngineDeps {

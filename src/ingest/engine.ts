@@ -18,22 +18,22 @@ import {
   newDocumentRow,
   requeueDocument,
   type UploadedFile,
-} from "./queue";
+} from "./tasks/queue";
 import { type UpsertPlan, type Upserted, upsertDocumentTx } from "./upsert";
 import { type UpsertResult, upsertDocumentsTx } from "./upsert-many";
 import { recordSourceEvent } from "./events";
 import { endReindexIfBuilt, isLive, startReindex } from "./generations";
 import type { EngineDeps } from "./engine-deps";
 import { ChunkSink } from "./sink";
-import { QueueRoom } from "./queue-room";
-import { IngestStats } from "./stats";
+import { QueueRoom } from "./tasks/queue-room";
+import { IngestStats } from "./tasks/stats";
 import { CrawlSync } from "./crawl-sync";
 import { FolderSync } from "./folder-sync";
 import { GitSync } from "./git-sync";
 import { removeClone } from "./git/repo";
 import { TaskScheduler } from "./scheduler";
 import { TextsInHand } from "./texts-in-hand";
-import { dropLostClaims, giveBack, TaskLeases } from "./leases";
+import { dropLostClaims, giveBack, TaskLeases } from "./tasks/leases";
 import { crawledPageIds, findSourceFetch } from "../db/repo/source-fetches";
 
 /** Told when a gated re-index has built its generation (generations.ts); it decides the switch. */

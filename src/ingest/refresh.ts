@@ -17,7 +17,7 @@ import { pendingTasksOfDocument } from "../db/repo/tasks";
 import type { FetchSettings } from "../core/fetch-settings";
 import { dueRefetches, overdueRefetches, type SourceFetchPatch, saveSourceFetch } from "../db/repo/source-fetches";
 import type { Logger } from "../log";
-import { queueTask } from "./queue";
+import { queueTask } from "./tasks/queue";
 
 /** Sources queued per tick at most: 120 a minute, whatever fell due at once. */
 export const MAX_PER_TICK = 10;

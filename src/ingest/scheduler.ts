@@ -13,15 +13,15 @@ import type { FolderSync } from "./folder-sync";
 import type { GitSync } from "./git-sync";
 import type { EngineDeps } from "./engine-deps";
 import { ClaimWindow } from "./claim-window";
-import { claimJobs } from "./claims";
-import { LEASE_MS, REPLICA_LEASE_MS } from "./leases";
-import { collectionsOnce } from "./job-for";
+import { claimJobs } from "./tasks/claims";
+import { LEASE_MS, REPLICA_LEASE_MS } from "./tasks/leases";
+import { collectionsOnce } from "./tasks/job-for";
 import type { Job, JobEvent, StageTimes } from "./job-types";
-import { EndingBatch } from "./endings";
-import { type Outcome, outcomeOf, settleOutcome } from "./outcome";
-import { ProgressBuffer } from "./progress";
+import { EndingBatch } from "./tasks/endings";
+import { type Outcome, outcomeOf, settleOutcome } from "./tasks/outcome";
+import { ProgressBuffer } from "./tasks/progress";
 import type { ChunkSink } from "./sink";
-import type { IngestStats } from "./stats";
+import type { IngestStats } from "./tasks/stats";
 import type { TextsInHand } from "./texts-in-hand";
 
 /** A claimed task whose room in the pool is taken; `send` hands it to its worker. */

@@ -14,7 +14,7 @@ import type { FolderFile } from "../db/repo/folder-files";
 import { saveSourceFetch } from "../db/repo/source-fetches";
 import type { Task } from "../db/schema";
 import type { CrawlEngine } from "./crawl-sync";
-import { queueTask } from "./queue";
+import { queueTask } from "./tasks/queue";
 
 /** Failures a report lists (its count has them all). */
 export const MAX_LISTED = 100;

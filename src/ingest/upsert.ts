@@ -20,7 +20,7 @@ import {
 import type { DocumentRow } from "../db/schema";
 import { findSourceFetch, type SourceFetchPatch, saveSourceFetch } from "../db/repo/source-fetches";
 import { UpsertRefused } from "./errors";
-import { insertNewDocument, newDocumentRow, queueTask } from "./queue";
+import { insertNewDocument, newDocumentRow, queueTask } from "./tasks/queue";
 import { fetchRowOf } from "./refresh";
 
 /** One document as a client sends it, checked and ready to store. */

@@ -15,7 +15,7 @@ import { refuseDuplicateFile } from "../../core/duplicates";
 import { AppError, notFound } from "../../http/errors";
 import type { IngestEngine } from "../../ingest/engine";
 import { sourceUrlProblem } from "../../ingest/fetch";
-import type { DocumentDraft, Enqueued } from "../../ingest/queue";
+import type { DocumentDraft, Enqueued } from "../../ingest/tasks/queue";
 import { splitCredentials } from "../../tools/url-credentials";
 import { ensureRoom } from "../../tools/disk";
 import type { VectorStore } from "../../vectors/store";

@@ -4,25 +4,25 @@
  * failures mark the document failed with the reason. The last task of a re-index
  * ends it (generations.ts).
  */
-import type { WriteBatch } from "../db/batch";
-import type { Db } from "../db/client";
-import { findCollectionById } from "../db/repo/collections";
-import { markDocumentReady, updateDocument } from "../db/repo/documents";
-import { saveSourceFetch } from "../db/repo/source-fetches";
-import { endTask, retryTaskLater, type TaskEnding, taskEnding } from "../db/repo/tasks";
-import type { Task } from "../db/schema";
-import type { CrawlReport } from "./crawl/types";
-import type { FolderScan } from "./folder/types";
-import type { SyncReport } from "./synced-files";
-import type { GitScan } from "./git/types";
-import type { GitSyncReport } from "./git-sync";
-import type { Validators } from "./fetch/index";
-import type { Logger } from "../log";
-import { DiskFullError, isOutOfSpace } from "../tools/disk";
-import { scrubMessage } from "../tools/scrub";
-import { recordSourceEvent } from "./events";
-import { endReindexIfBuilt, isBuilding, noteDimensions } from "./generations";
-import type { JobEvent } from "./job-types";
+import type { WriteBatch } from "../../db/batch";
+import type { Db } from "../../db/client";
+import { findCollectionById } from "../../db/repo/collections";
+import { markDocumentReady, updateDocument } from "../../db/repo/documents";
+import { saveSourceFetch } from "../../db/repo/source-fetches";
+import { endTask, retryTaskLater, type TaskEnding, taskEnding } from "../../db/repo/tasks";
+import type { Task } from "../../db/schema";
+import type { CrawlReport } from "../crawl/types";
+import type { FolderScan } from "../folder/types";
+import type { SyncReport } from "../synced-files";
+import type { GitScan } from "../git/types";
+import type { GitSyncReport } from "../git-sync";
+import type { Validators } from "../fetch/index";
+import type { Logger } from "../../log";
+import { DiskFullError, isOutOfSpace } from "../../tools/disk";
+import { scrubMessage } from "../../tools/scrub";
+import { recordSourceEvent } from "../events";
+import { endReindexIfBuilt, isBuilding, noteDimensions } from "../generations";
+import type { JobEvent } from "../job-types";
 
 export const MAX_ATTEMPTS = 5;
 

@@ -4,9 +4,9 @@
  * type, the outcome and, for a failure, the reason (with, as `detail`, the parser's own
  * words when a parser refused the file: at most 200 characters of them); never its name.
  */
-import type { Logger } from "../log";
-import { Counter, Histogram } from "../tools/prom";
-import type { StageTimes } from "./job-types";
+import type { Logger } from "../../log";
+import { Counter, Histogram } from "../../tools/prom";
+import type { StageTimes } from "../job-types";
 import type { Outcome, SourceResult } from "./outcome";
 
 /** Stage durations span a few milliseconds (a short text) to minutes (a big PDF on a slow model). */
