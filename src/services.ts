@@ -45,7 +45,7 @@ import { DiskWatch } from "./ingest/disk-watch";
 import { IngestEngine } from "./ingest/engine";
 import { RefreshScheduler } from "./ingest/refresh";
 import { metadataLookup } from "./ingest/metadata-lookup";
-import { WorkerPool } from "./ingest/pool";
+import { WorkerPool } from "./ingest/run/pool";
 import { reconcile, recoverInterrupted } from "./ingest/tasks/reconcile";
 import type { Logger } from "./log";
 import { throttledLogger } from "./log-throttle";

@@ -9,7 +9,7 @@ import type { Db } from "../../db/client";
 import { claimTasks, documentsWithText, markDocumentsProcessing, unclaimTasks } from "../../db/repo/task-batches";
 import type { Collection, Task } from "../../db/schema";
 import { recordSourceEvents } from "../events";
-import type { Job } from "../job-types";
+import type { Job } from "../run/job-types";
 import { buildJob, type JobSettings } from "./job-for";
 import type { TextsInHand } from "../texts-in-hand";
 

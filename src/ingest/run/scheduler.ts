@@ -3,26 +3,26 @@
  * hands them to the pool once the claims are committed, routes
  * what the jobs report (progress, rows, crawled pages) and records their endings.
  */
-import type { WriteBatch } from "../db/batch";
-import type { Db } from "../db/client";
-import { savepoint } from "../db/prepared";
-import type { Task } from "../db/schema";
-import type { Logger } from "../log";
-import type { CrawlSync } from "./crawl-sync";
-import type { FolderSync } from "./folder-sync";
-import type { GitSync } from "./git-sync";
+import type { WriteBatch } from "../../db/batch";
+import type { Db } from "../../db/client";
+import { savepoint } from "../../db/prepared";
+import type { Task } from "../../db/schema";
+import type { Logger } from "../../log";
+import type { CrawlSync } from "../crawl-sync";
+import type { FolderSync } from "../folder-sync";
+import type { GitSync } from "../git-sync";
 import type { EngineDeps } from "./engine-deps";
 import { ClaimWindow } from "./claim-window";
-import { claimJobs } from "./tasks/claims";
-import { LEASE_MS, REPLICA_LEASE_MS } from "./tasks/leases";
-import { collectionsOnce } from "./tasks/job-for";
+import { claimJobs } from "../tasks/claims";
+import { LEASE_MS, REPLICA_LEASE_MS } from "../tasks/leases";
+import { collectionsOnce } from "../tasks/job-for";
 import type { Job, JobEvent, StageTimes } from "./job-types";
-import { EndingBatch } from "./tasks/endings";
-import { type Outcome, outcomeOf, settleOutcome } from "./tasks/outcome";
-import { ProgressBuffer } from "./tasks/progress";
-import type { ChunkSink } from "./sink";
-import type { IngestStats } from "./tasks/stats";
-import type { TextsInHand } from "./texts-in-hand";
+import { EndingBatch } from "../tasks/endings";
+import { type Outcome, outcomeOf, settleOutcome } from "../tasks/outcome";
+import { ProgressBuffer } from "../tasks/progress";
+import type { ChunkSink } from "../sink";
+import type { IngestStats } from "../tasks/stats";
+import type { TextsInHand } from "../texts-in-hand";
 
 /** A claimed task whose room in the pool is taken; `send` hands it to its worker. */
 interface Claimed {

@@ -3,28 +3,28 @@
  * embed in batches, and hand rows back in slices as they are ready. Pure of
  * SQLite and LanceDB: the main thread owns both (one writer per table).
  */
-import { analyseForIndex } from "../text/analyze";
-import { DocumentLanguages } from "../text/detect";
-import { LEGACY } from "../text/languages";
-import { isBuiltinModel } from "../embed/models";
-import { EmbeddingError } from "../embed/types";
-import { readStoredFile } from "../files/read";
-import { sha256 } from "../tools/crypto";
-import { chunkText } from "./chunk/index";
-import { ExtractionError, extract, type Ocr } from "./extract/index";
-import { runCrawl } from "./crawl/run";
-import { readFolderFile } from "./folder/read";
-import { runFolderScan } from "./folder/scan";
-import { FolderError } from "./folder/types";
-import { readGitFile } from "./git/read";
-import { runGitSync } from "./git/scan";
-import { GitError } from "./git/types";
-import { runBucketList } from "./bucket/list";
-import { readObject } from "./bucket/s3";
-import { BucketError, type BucketJob } from "./bucket/types";
-import { FetchError, safeFetch, type Validators } from "./fetch/index";
-import { chunkId } from "../vectors/chunk-id";
-import type { Chunk, Extracted } from "./types";
+import { analyseForIndex } from "../../text/analyze";
+import { DocumentLanguages } from "../../text/detect";
+import { LEGACY } from "../../text/languages";
+import { isBuiltinModel } from "../../embed/models";
+import { EmbeddingError } from "../../embed/types";
+import { readStoredFile } from "../../files/read";
+import { sha256 } from "../../tools/crypto";
+import { chunkText } from "../chunk/index";
+import { ExtractionError, extract, type Ocr } from "../extract/index";
+import { runCrawl } from "../crawl/run";
+import { readFolderFile } from "../folder/read";
+import { runFolderScan } from "../folder/scan";
+import { FolderError } from "../folder/types";
+import { readGitFile } from "../git/read";
+import { runGitSync } from "../git/scan";
+import { GitError } from "../git/types";
+import { runBucketList } from "../bucket/list";
+import { readObject } from "../bucket/s3";
+import { BucketError, type BucketJob } from "../bucket/types";
+import { FetchError, safeFetch, type Validators } from "../fetch/index";
+import { chunkId } from "../../vectors/chunk-id";
+import type { Chunk, Extracted } from "../types";
 import type { Job, RowOut, JobContext, Stage, StageTimes, JobEvent } from "./job-types";
 
 /** Rows handed back per message: bounds the memory a big document holds at once. */

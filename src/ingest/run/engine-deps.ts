@@ -2,12 +2,12 @@
  * What the ingestion engine is built from, and hands on to its scheduler and claim window:
  * apart from engine.ts so that they read it without importing the engine that runs them.
  */
-import type { Store } from "../db/store";
-import type { FileStore } from "../files/store";
-import type { Logger } from "../log";
-import type { VectorStore } from "../vectors/store";
-import type { DiskGate } from "./disk-watch";
-import type { JobSettings } from "./tasks/job-for";
+import type { Store } from "../../db/store";
+import type { FileStore } from "../../files/store";
+import type { Logger } from "../../log";
+import type { VectorStore } from "../../vectors/store";
+import type { DiskGate } from "../disk-watch";
+import type { JobSettings } from "../tasks/job-for";
 import type { WorkerPool } from "./pool";
 
 export interface EngineDeps {
