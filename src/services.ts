@@ -44,7 +44,7 @@ import { Metrics } from "./http/metrics";
 import { DiskWatch } from "./ingest/disk-watch";
 import { IngestEngine } from "./ingest/engine";
 import { RefreshScheduler } from "./ingest/refresh";
-import { metadataLookup } from "./ingest/metadata-lookup";
+import { metadataLookup } from "./ingest/write/metadata-lookup";
 import { WorkerPool } from "./ingest/run/pool";
 import { reconcile, recoverInterrupted } from "./ingest/tasks/reconcile";
 import type { Logger } from "./log";

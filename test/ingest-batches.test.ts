@@ -15,10 +15,10 @@ import { claimTasks } from "../src/db/repo/task-batches";
 import { SqliteStore } from "../src/db/store";
 import type { RowOut } from "../src/ingest/run/job-types";
 import { type DocumentDraft, insertNewDocument, newDocumentRow } from "../src/ingest/tasks/queue";
-import { ChunkSink } from "../src/ingest/sink";
+import { ChunkSink } from "../src/ingest/write/sink";
 import { openLance } from "../src/vectors/connection";
 import { VectorStore } from "../src/vectors/store";
-import type { UpsertPlan } from "../src/ingest/upsert";
+import type { UpsertPlan } from "../src/ingest/write/upsert";
 import { DocumentsFixture } from "./support/documents";
 import { waitFor } from "./support/ingest";
 

@@ -19,12 +19,12 @@ import {
   requeueDocument,
   type UploadedFile,
 } from "./tasks/queue";
-import { type UpsertPlan, type Upserted, upsertDocumentTx } from "./upsert";
-import { type UpsertResult, upsertDocumentsTx } from "./upsert-many";
+import { type UpsertPlan, type Upserted, upsertDocumentTx } from "./write/upsert";
+import { type UpsertResult, upsertDocumentsTx } from "./write/upsert-many";
 import { recordSourceEvent } from "./events";
 import { endReindexIfBuilt, isLive, startReindex } from "./generations";
 import type { EngineDeps } from "./run/engine-deps";
-import { ChunkSink } from "./sink";
+import { ChunkSink } from "./write/sink";
 import { QueueRoom } from "./tasks/queue-room";
 import { IngestStats } from "./tasks/stats";
 import { CrawlSync } from "./crawl-sync";
@@ -32,7 +32,7 @@ import { FolderSync } from "./folder-sync";
 import { GitSync } from "./git-sync";
 import { removeClone } from "./git/repo";
 import { TaskScheduler } from "./run/scheduler";
-import { TextsInHand } from "./texts-in-hand";
+import { TextsInHand } from "./write/texts-in-hand";
 import { dropLostClaims, giveBack, TaskLeases } from "./tasks/leases";
 import { crawledPageIds, findSourceFetch } from "../db/repo/source-fetches";
 

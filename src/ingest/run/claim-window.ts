@@ -4,7 +4,7 @@
  */
 import type { EngineDeps } from "./engine-deps";
 import { jobWeight } from "./pool";
-import type { ChunkSink } from "../sink";
+import type { ChunkSink } from "../write/sink";
 
 /** Tasks claimed per statement: enough for a burst of small documents, few enough to build their jobs in one go. */
 const CLAIM_STEP = 128;

@@ -20,9 +20,9 @@ import type { Job, JobEvent, StageTimes } from "./job-types";
 import { EndingBatch } from "../tasks/endings";
 import { type Outcome, outcomeOf, settleOutcome } from "../tasks/outcome";
 import { ProgressBuffer } from "../tasks/progress";
-import type { ChunkSink } from "../sink";
+import type { ChunkSink } from "../write/sink";
 import type { IngestStats } from "../tasks/stats";
-import type { TextsInHand } from "../texts-in-hand";
+import type { TextsInHand } from "../write/texts-in-hand";
 
 /** A claimed task whose room in the pool is taken; `send` hands it to its worker. */
 interface Claimed {

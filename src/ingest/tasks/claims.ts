@@ -11,7 +11,7 @@ import type { Collection, Task } from "../../db/schema";
 import { recordSourceEvents } from "../events";
 import type { Job } from "../run/job-types";
 import { buildJob, type JobSettings } from "./job-for";
-import type { TextsInHand } from "../texts-in-hand";
+import type { TextsInHand } from "../write/texts-in-hand";
 
 /**
  * Claims up to `n` runnable tasks and offers each job to `place`, oldest first; a task
