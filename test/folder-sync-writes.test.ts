@@ -1,5 +1,5 @@
 /**
- * A folder's first sync writes its new files in group commits (ingest/folder-sync.ts,
+ * A folder's first sync writes its new files in group commits (ingest/sync/folder-sync.ts,
  * writeInGroups), not one commit a file: 1,000 files took 1,000 commits before, and
  * the first sync of 1,000 small files ran at under half the batch documents API's
  * throughput (bench/connected-first-sync.ts). A file that cannot be stored still fails
@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Task } from "../src/db/schema";
-import { FolderSync } from "../src/ingest/folder-sync";
+import { FolderSync } from "../src/ingest/sync/folder-sync";
 import type { FolderScan } from "../src/ingest/folder/types";
 import { DocumentsFixture } from "./support/documents";
 import { type SourceJson, waitFor } from "./support/ingest";

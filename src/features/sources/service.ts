@@ -24,7 +24,7 @@ import type { SourceCreateBody, SourcePatchBody } from "./model";
 import { presentSource } from "./present";
 import { checkFetchSettings, crawledPage, fetchRowOf, patchFetchSettings } from "./refresh";
 import { findSourceFetch, saveSourceFetch } from "../../db/repo/source-fetches";
-import { refetchNow } from "../../ingest/refresh";
+import { refetchNow } from "../../ingest/sync/refresh";
 import { checkFolderSettings, refuseFolderFields } from "./folder";
 import { checkGitSettings, refuseGitFields } from "./git";
 import { checkBucketSettings, refuseBucketFields } from "./bucket";

@@ -13,9 +13,9 @@ import { endTask, retryTaskLater, type TaskEnding, taskEnding } from "../../db/r
 import type { Task } from "../../db/schema";
 import type { CrawlReport } from "../crawl/types";
 import type { FolderScan } from "../folder/types";
-import type { SyncReport } from "../synced-files";
+import type { SyncReport } from "../sync/synced-files";
 import type { GitScan } from "../git/types";
-import type { GitSyncReport } from "../git-sync";
+import type { GitSyncReport } from "../sync/git-sync";
 import type { Validators } from "../fetch/index";
 import type { Logger } from "../../log";
 import { DiskFullError, isOutOfSpace } from "../../tools/disk";

@@ -15,7 +15,7 @@ import { documentsByExternalIds } from "../../db/repo/external-documents";
 import { insertQueuedDocuments } from "../../db/repo/task-batches";
 import { saveSourceFetch } from "../../db/repo/source-fetches";
 import { recordSourceEvents } from "../events";
-import { fetchRowOf } from "../refresh";
+import { fetchRowOf } from "../sync/refresh";
 import { targetGeneration } from "../generations";
 import { createdRow, type UpsertPlan, type Upserted, untouched, upsertDocumentTx } from "./upsert";
 

@@ -21,7 +21,7 @@ import type { DocumentRow } from "../../db/schema";
 import { findSourceFetch, type SourceFetchPatch, saveSourceFetch } from "../../db/repo/source-fetches";
 import { UpsertRefused } from "../errors";
 import { insertNewDocument, newDocumentRow, queueTask } from "../tasks/queue";
-import { fetchRowOf } from "../refresh";
+import { fetchRowOf } from "../sync/refresh";
 
 /** One document as a client sends it, checked and ready to store. */
 export interface UpsertPlan {

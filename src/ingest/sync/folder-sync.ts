@@ -9,13 +9,13 @@
  * listed. A walk that failed as a whole never gets here: nothing is deleted.
  */
 import { extname } from "node:path";
-import { type Metadata, parseStoredMetadata } from "../core/metadata";
-import type { Store } from "../db/store";
-import { findDocumentById, updateDocument } from "../db/repo/documents";
-import { type FolderFile, folderFilesOf } from "../db/repo/folder-files";
-import type { Task } from "../db/schema";
+import { type Metadata, parseStoredMetadata } from "../../core/metadata";
+import type { Store } from "../../db/store";
+import { findDocumentById, updateDocument } from "../../db/repo/documents";
+import { type FolderFile, folderFilesOf } from "../../db/repo/folder-files";
+import type { Task } from "../../db/schema";
 import type { CrawlEngine } from "./crawl-sync";
-import type { FolderScan, ScannedFile } from "./folder/types";
+import type { FolderScan, ScannedFile } from "../folder/types";
 import { type FileWrite, MAX_LISTED, type SyncReport, SyncedFiles, writeInGroups } from "./synced-files";
 
 /** What the sync needs of the vector store: a document's new metadata on its chunks, vectors kept. */
