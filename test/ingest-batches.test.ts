@@ -13,7 +13,7 @@ import type { Db } from "../src/db/client";
 import { findCollectionById } from "../src/db/repo/collections";
 import { claimTasks } from "../src/db/repo/task-batches";
 import { SqliteStore } from "../src/db/store";
-import type { RowOut } from "../src/ingest/run/job-types";
+import type { RowOut } from "../src/ingest/job-types";
 import { type DocumentDraft, insertNewDocument, newDocumentRow } from "../src/ingest/tasks/queue";
 import { ChunkSink } from "../src/ingest/write/sink";
 import { openLance } from "../src/vectors/connection";

@@ -13,7 +13,7 @@ import { createEmbedder } from "../src/embed/index";
 import { extract, type Ocr } from "../src/ingest/extract/index";
 import { PdfBudget } from "../src/ingest/extract/pdf-bounds";
 import { runJob } from "../src/ingest/run/job";
-import type { Job, JobEvent } from "../src/ingest/run/job-types";
+import type { Job, JobEvent } from "../src/ingest/job-types";
 import { OcrThread } from "../src/ingest/ocr/client";
 import { tempDir } from "./support/app";
 

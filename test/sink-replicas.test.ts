@@ -8,7 +8,7 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { RowOut } from "../src/ingest/run/job-types";
+import type { RowOut } from "../src/ingest/job-types";
 import { ChunkSink } from "../src/ingest/write/sink";
 import { openLance } from "../src/vectors/connection";
 import { VectorStore } from "../src/vectors/store";

@@ -4,7 +4,7 @@
  * with the first detection.
  */
 import { expect, test } from "bun:test";
-import type { Job, JobEvent } from "../src/ingest/run/job-types";
+import type { Job, JobEvent } from "../src/ingest/job-types";
 import { WorkerPool } from "../src/ingest/run/pool";
 import { createLogger } from "../src/log";
 

@@ -4,7 +4,7 @@
  * clone a worker's message goes through, is what was sent.
  */
 import { expect, test } from "bun:test";
-import type { Job, ToWorker } from "../src/ingest/run/job-types";
+import type { Job, ToWorker } from "../src/ingest/job-types";
 import { decodeTurn, encodeTurn } from "../src/ingest/run/worker-wire";
 
 const job = (id: string, content: string | null, size = 200): Job => ({

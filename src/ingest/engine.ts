@@ -32,7 +32,7 @@ import { FolderSync } from "./sync/folder-sync";
 import { GitSync } from "./sync/git-sync";
 import { removeClone } from "./git/repo";
 import { TaskScheduler } from "./run/scheduler";
-import { TextsInHand } from "./write/texts-in-hand";
+import { TextsInHand } from "./tasks/texts-in-hand";
 import { dropLostClaims, giveBack, TaskLeases } from "./tasks/leases";
 import { crawledPageIds, findSourceFetch } from "../db/repo/source-fetches";
 

@@ -8,7 +8,7 @@
  */
 import { wanted } from "../../tools/folder-walk";
 import type { FolderScan } from "../folder/types";
-import type { JobEvent } from "../run/job-types";
+import type { JobEvent } from "../job-types";
 import { type ListedPage, listPage, type Reach } from "./s3";
 import { BucketError, type BucketJob } from "./types";
 

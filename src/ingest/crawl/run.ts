@@ -7,7 +7,7 @@
 import { sha256 } from "../../tools/crypto";
 import { extract } from "../extract/index";
 import { FetchError, type Validators } from "../fetch/index";
-import type { Job, JobEvent } from "../run/job-types";
+import type { Job, JobEvent } from "../job-types";
 import { CrawlStopped, HostGate } from "./hosts";
 import { htmlLinks, metaRobots } from "./links";
 import { Frontier } from "./frontier";

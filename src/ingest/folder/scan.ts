@@ -7,7 +7,7 @@
 import { realpath } from "node:fs/promises";
 import { hashFile, walkFolder } from "../../tools/folder-walk";
 import { isUnder } from "../../core/folder-settings";
-import type { JobEvent } from "../run/job-types";
+import type { JobEvent } from "../job-types";
 import { FolderError, type FolderJob, type FolderScan } from "./types";
 
 /** Why a path cannot be read, in a few words: the error's code, else its message. */

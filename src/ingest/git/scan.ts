@@ -5,7 +5,7 @@
  * head's tree against the blob ids the source holds. Each new or changed blob is read
  * for its size; what to add, change and delete is decided by the main thread (git-sync.ts).
  */
-import type { JobEvent } from "../run/job-types";
+import type { JobEvent } from "../job-types";
 import { commitOf, diffTrees, type Entry, type TreeDiff } from "./diff";
 import { fetchHead, readBlobOrNull } from "./repo";
 import { GitError, type GitJob, type GitScan } from "./types";

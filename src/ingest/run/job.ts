@@ -25,7 +25,7 @@ import { BucketError, type BucketJob } from "../bucket/types";
 import { FetchError, safeFetch, type Validators } from "../fetch/index";
 import { chunkId } from "../../vectors/chunk-id";
 import type { Chunk, Extracted } from "../types";
-import type { Job, RowOut, JobContext, Stage, StageTimes, JobEvent } from "./job-types";
+import type { Job, RowOut, JobContext, Stage, StageTimes, JobEvent } from "../job-types";
 
 /** Rows handed back per message: bounds the memory a big document holds at once. */
 const SLICE = 512;

@@ -17,7 +17,7 @@ import type { Logger } from "../../log";
 import type { EmbedCall } from "../../embed/calls";
 import { isBuiltinModel } from "../../embed/models";
 import { embedderKey } from "./embedder-key";
-import type { FromWorker, Job, JobEvent, ToWorker } from "./job-types";
+import type { FromWorker, Job, JobEvent, ToWorker } from "../job-types";
 import { encodeTurn } from "./worker-wire";
 
 /**

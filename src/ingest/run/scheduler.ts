@@ -16,13 +16,13 @@ import { ClaimWindow } from "./claim-window";
 import { claimJobs } from "../tasks/claims";
 import { LEASE_MS, REPLICA_LEASE_MS } from "../tasks/leases";
 import { collectionsOnce } from "../tasks/job-for";
-import type { Job, JobEvent, StageTimes } from "./job-types";
+import type { Job, JobEvent, StageTimes } from "../job-types";
 import { EndingBatch } from "../tasks/endings";
 import { type Outcome, outcomeOf, settleOutcome } from "../tasks/outcome";
 import { ProgressBuffer } from "../tasks/progress";
 import type { ChunkSink } from "../write/sink";
 import type { IngestStats } from "../tasks/stats";
-import type { TextsInHand } from "../write/texts-in-hand";
+import type { TextsInHand } from "../tasks/texts-in-hand";
 
 /** A claimed task whose room in the pool is taken; `send` hands it to its worker. */
 interface Claimed {

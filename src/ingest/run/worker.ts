@@ -10,7 +10,7 @@ import { createEmbedder } from "../../embed/index";
 import { isBuiltinModel } from "../../embed/models";
 import { embedderKey } from "./embedder-key";
 import { runJob } from "./job";
-import type { FromWorker, Job, JobEvent, ToWorker } from "./job-types";
+import type { FromWorker, Job, JobEvent, ToWorker } from "../job-types";
 import { OcrThread } from "../ocr/client";
 import { decodeTurn, type Wire } from "./worker-wire";
 import { niceThisThread } from "./thread-priority";

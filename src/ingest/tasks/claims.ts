@@ -9,9 +9,9 @@ import type { Db } from "../../db/client";
 import { claimTasks, documentsWithText, markDocumentsProcessing, unclaimTasks } from "../../db/repo/task-batches";
 import type { Collection, Task } from "../../db/schema";
 import { recordSourceEvents } from "../events";
-import type { Job } from "../run/job-types";
+import type { Job } from "../job-types";
 import { buildJob, type JobSettings } from "./job-for";
-import type { TextsInHand } from "../write/texts-in-hand";
+import type { TextsInHand } from "./texts-in-hand";
 
 /**
  * Claims up to `n` runnable tasks and offers each job to `place`, oldest first; a task

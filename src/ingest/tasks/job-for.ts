@@ -7,7 +7,7 @@ import type { Collection, DocumentRow, Task } from "../../db/schema";
 import type { FileStore } from "../../files/store";
 import { isSettled, modelOf, languageOf } from "../generations";
 import { joinCredentials } from "../../tools/url-credentials";
-import type { Job } from "../run/job-types";
+import type { Job } from "../job-types";
 import type { CrawlJob } from "../crawl/types";
 import type { CrawlSettings } from "../../core/fetch-settings";
 import { crawledPagesOf, findSourceFetch } from "../../db/repo/source-fetches";

@@ -22,7 +22,7 @@ import { DiskFullError, isOutOfSpace } from "../../tools/disk";
 import { scrubMessage } from "../../tools/scrub";
 import { recordSourceEvent } from "../events";
 import { endReindexIfBuilt, isBuilding, noteDimensions } from "../generations";
-import type { JobEvent } from "../run/job-types";
+import type { JobEvent } from "../job-types";
 
 export const MAX_ATTEMPTS = 5;
 

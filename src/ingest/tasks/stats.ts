@@ -6,7 +6,7 @@
  */
 import type { Logger } from "../../log";
 import { Counter, Histogram } from "../../tools/prom";
-import type { StageTimes } from "../run/job-types";
+import type { StageTimes } from "../job-types";
 import type { Outcome, SourceResult } from "./outcome";
 
 /** Stage durations span a few milliseconds (a short text) to minutes (a big PDF on a slow model). */

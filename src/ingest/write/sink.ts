@@ -16,7 +16,7 @@
  */
 import { RecentCache } from "../../tools/recent-cache";
 import type { VectorStore } from "../../vectors/store";
-import type { RowOut } from "../run/job-types";
+import type { RowOut } from "../job-types";
 
 /** One document's rows in one collection generation's table (a task names one). */
 export interface DocumentTable {

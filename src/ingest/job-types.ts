@@ -1,18 +1,19 @@
 /**
  * What a job is and what it says: the messages between the main thread and a worker
- * (job.ts runs a job). Apart from job.ts so that the readers a job runs (crawl/, folder/,
- * git/, bucket/), the pool and the scheduler name them without importing what runs them.
+ * (run/job.ts runs a job). Apart from it so that the readers a job runs (crawl/, folder/,
+ * git/, bucket/), the tasks' claims and endings, the sink and the pool name them without
+ * importing what runs them.
  */
-import type { EmbedCall } from "../../embed/calls";
-import type { Embedder } from "../../embed/types";
-import type { ChunkRow } from "../../vectors/tables";
-import type { BucketJob, BucketObjectRef } from "../bucket/types";
-import type { CrawlEvent, CrawlJob } from "../crawl/types";
-import type { Validators } from "../fetch/index";
-import type { FolderEvent, FolderFileRef, FolderJob } from "../folder/types";
-import type { GitEvent, GitFileRef, GitJob } from "../git/types";
-import type { OcrThread } from "../ocr/client";
-import type { ChunkOptions, Extracted } from "../types";
+import type { EmbedCall } from "../embed/calls";
+import type { Embedder } from "../embed/types";
+import type { ChunkRow } from "../vectors/tables";
+import type { BucketJob, BucketObjectRef } from "./bucket/types";
+import type { CrawlEvent, CrawlJob } from "./crawl/types";
+import type { Validators } from "./fetch/index";
+import type { FolderEvent, FolderFileRef, FolderJob } from "./folder/types";
+import type { GitEvent, GitFileRef, GitJob } from "./git/types";
+import type { OcrThread } from "./ocr/client";
+import type { ChunkOptions, Extracted } from "./types";
 
 export interface JobDocument {
   id: string;
