@@ -43,15 +43,15 @@ export class IngestEngine {
   readonly sink: ChunkSink;
   /** Counters, stage durations and the log line of each ended task. */
   readonly stats: IngestStats;
-  /** Claims, runs and ends the tasks (scheduler.ts). */
+  /** Claims, runs and ends the tasks (run/scheduler.ts). */
   private readonly tasks: TaskScheduler;
   /** Group commit for new documents, finished tasks and progress. */
   private readonly writes: WriteBatch;
-  /** The queue's bound (queue-room.ts). */
+  /** The queue's bound (tasks/queue-room.ts). */
   private readonly room: QueueRoom;
-  /** New text sources' texts, until their claim (texts-in-hand.ts). */
+  /** New text sources' texts, until their claim (tasks/texts-in-hand.ts). */
   private readonly texts = new TextsInHand();
-  /** Replicas: renews this process's task leases and reclaims expired ones (leases.ts). */
+  /** Replicas: renews this process's task leases and reclaims expired ones (tasks/leases.ts). */
   private leases: TaskLeases | null = null;
 
   constructor(private readonly d: EngineDeps) {
@@ -126,7 +126,7 @@ export class IngestEngine {
     return this.tasks.size > 0 || (await queuedTaskCount(this.d.db.reader)) > 0;
   }
 
-  /** Refuses (QueueFullError) unless the queue has room for `n` more tasks (queue-room.ts). */
+  /** Refuses (QueueFullError) unless the queue has room for `n` more tasks (tasks/queue-room.ts). */
   requireRoom(n = 1): Promise<void> {
     return this.room.require(n);
   }
@@ -178,7 +178,7 @@ export class IngestEngine {
   }
 
   /**
-   * Creates, replaces or leaves a document by its external id (upsert.ts), in the
+   * Creates, replaces or leaves a document by its external id (write/upsert.ts), in the
    * next group commit: the items of a batch request share one transaction, each in
    * its own savepoint, so a refused item undoes only itself. Null when the collection is gone.
    */
@@ -200,7 +200,7 @@ export class IngestEngine {
   /**
    * The items of a batch request (distinct external ids of one collection, no files) in
    * the next group commit, the new documents with a few statements for all
-   * (upsert-many.ts). Results in the order of the plans.
+   * (write/upsert-many.ts). Results in the order of the plans.
    */
   async upsertDocuments(plans: UpsertPlan[]): Promise<UpsertResult[]> {
     const results = await this.writes.run((t) =>
@@ -287,7 +287,7 @@ export class IngestEngine {
     this.tasks.cancelCollection(collectionId);
   }
 
-  /** Starts queued tasks while the workers have room (scheduler.ts). */
+  /** Starts queued tasks while the workers have room (run/scheduler.ts). */
   kick(): void {
     this.tasks.kick();
   }

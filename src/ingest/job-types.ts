@@ -69,7 +69,7 @@ export type ToWorker =
   | { type: "ack"; jobId: string }
   | { type: "cancel"; jobId: string }
   | { type: "ping" }
-  /** Lowers the worker thread's CPU priority by `nice` (thread-priority.ts). */
+  /** Lowers the worker thread's CPU priority by `nice` (run/thread-priority.ts). */
   | { type: "priority"; nice: number };
 
 /** What a job gets from the worker that runs it. */

@@ -1,5 +1,5 @@
 /**
- * The bucket parts of a claimed task's job (job-for.ts): a bucket source's sync, with
+ * The bucket parts of a claimed task's job (tasks/job-for.ts): a bucket source's sync, with
  * where it lists and the keys it signs with; an object of one, with where it is read.
  */
 import { type BucketSettings, parseCredentials } from "../../core/bucket-settings";

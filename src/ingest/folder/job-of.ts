@@ -1,5 +1,5 @@
 /**
- * The folder parts of a claimed task's job (job-for.ts): a folder source's sync, with
+ * The folder parts of a claimed task's job (tasks/job-for.ts): a folder source's sync, with
  * what it holds; a folder's file, with where it is read.
  */
 import { realpathSync } from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * The Git parts of a claimed task's job (job-for.ts): a Git source's sync, with the last
+ * The Git parts of a claimed task's job (tasks/job-for.ts): a Git source's sync, with the last
  * commit it took and the blob ids it holds; a Git source's file, with where its blob is.
  */
 import type { GitSettings } from "../../core/git-settings";

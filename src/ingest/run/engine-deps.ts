@@ -15,13 +15,13 @@ export interface EngineDeps {
   store: VectorStore;
   pool: WorkerPool;
   files: FileStore;
-  /** What the jobs are built from (job-for.ts). */
+  /** What the jobs are built from (tasks/job-for.ts). */
   config: JobSettings["config"];
   log: Logger;
   /** Free space on the data directory's disk (see disk-watch.ts); without it, ingestion never waits for space. */
   disk?: DiskGate;
-  /** One of several replicas on one database: short task leases, renewed (leases.ts). */
+  /** One of several replicas on one database: short task leases, renewed (tasks/leases.ts). */
   replica?: boolean;
-  /** A replica's task lease (RAGD_REPLICA_LEASE); leases.ts REPLICA_LEASE_MS unless set. */
+  /** A replica's task lease (RAGD_REPLICA_LEASE); tasks/leases.ts REPLICA_LEASE_MS unless set. */
   replicaLeaseMs?: number;
 }

@@ -34,7 +34,7 @@ interface RunningTask {
   task: Task;
   writes: Promise<void>[];
   failed: unknown;
-  /** The document's type, and what /metrics and the log learn of the task (stats.ts). */
+  /** The document's type, and what /metrics and the log learn of the task (tasks/stats.ts). */
   type: string;
   started: number;
   writeSeconds: number;
@@ -62,7 +62,7 @@ export class TaskScheduler {
   /** Endings being recorded (finish()): a stop waits for them. */
   private readonly finishing = new Set<Promise<void>>();
   private readonly progress: ProgressBuffer;
-  /** Endings of a turn, recorded together (endings.ts). */
+  /** Endings of a turn, recorded together (tasks/endings.ts). */
   private readonly endings: EndingBatch;
   private readonly window: ClaimWindow;
   private started = false;
@@ -80,7 +80,7 @@ export class TaskScheduler {
     return this.running.size;
   }
 
-  /** The tasks claimed and not yet ended, each at its attempt (their leases are renewed: leases.ts). */
+  /** The tasks claimed and not yet ended, each at its attempt (their leases are renewed: tasks/leases.ts). */
   claims(): Task[] {
     return [...this.running.values()].map((r) => r.task);
   }
@@ -163,7 +163,7 @@ export class TaskScheduler {
   }
 
   /**
-   * Claims tasks, up to the window's room at a time (claims.ts), and takes room for them in the pool
+   * Claims tasks, up to the window's room at a time (tasks/claims.ts), and takes room for them in the pool
    * while there is room; never throws, so the steps done before an error still commit
    * with their jobs. A failed step rolls back (its savepoint) and gives its room back.
    */

@@ -3,7 +3,7 @@
  * is a source of the pipeline linked to its crawl source. A new page is created with
  * its text and a task; a page whose text hashes as indexed only has its check time
  * noted (nothing is embedded); a changed page gets its new text and a task, and its
- * old chunks answer until the new ones replace them in one commit (sink.ts). Once
+ * old chunks answer until the new ones replace them in one commit (write/sink.ts). Once
  * the crawl ends, pages it no longer reached are deleted.
  */
 import { parseStoredMetadata } from "../../core/metadata";

@@ -4,7 +4,7 @@
  * folder source, its external id the file's path relative to the folder. Once the walk
  * (folder/scan.ts) has found the files and their hashes, a new file is created with a
  * task; a changed one (another SHA-256) gets a new task, and its old chunks answer until
- * the new ones replace them in one commit (sink.ts); an unchanged one embeds nothing; a
+ * the new ones replace them in one commit (write/sink.ts); an unchanged one embeds nothing; a
  * file no longer there is deleted, unless it failed or lies in a folder that could not be
  * listed. A walk that failed as a whole never gets here: nothing is deleted.
  */

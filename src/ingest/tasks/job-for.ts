@@ -111,7 +111,7 @@ export async function buildJob(
       url: doc.url && joinCredentials(doc.url, doc.urlCredentials),
       fileName: doc.fileName,
       fileSize: doc.fileSize,
-      // filePath names the stored file: the document id on disk, its own object name in a bucket (upsert.ts).
+      // filePath names the stored file: the document id on disk, its own object name in a bucket (write/upsert.ts).
       fileLocation: doc.filePath ? d.files.readLocation(col.id, doc.filePath) : null,
       indexedHash,
       validators: indexedHash && fetchState ? { etag: fetchState.etag, lastModified: fetchState.lastModified } : null,
