@@ -31,7 +31,7 @@ import { parseArgs } from "node:util";
 import { findCollectionById } from "../src/db/repo/collections";
 import { insertDocument } from "../src/db/repo/documents";
 import { createEmbedder } from "../src/embed/index";
-import { newDocumentRow } from "../src/ingest/queue";
+import { newDocumentRow } from "../src/ingest/tasks/queue";
 import type { SearchRequest } from "../src/retrieval/request";
 import { analyseForIndex } from "../src/text/analyze";
 import { annIndexFor } from "../src/vectors/ann";

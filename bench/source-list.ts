@@ -8,7 +8,7 @@
  */
 import { parseArgs } from "node:util";
 import { insertDocument } from "../src/db/repo/documents";
-import { newDocumentRow } from "../src/ingest/queue";
+import { newDocumentRow } from "../src/ingest/tasks/queue";
 import { makeApp } from "../test/support/app";
 import { percentile } from "./support";
 

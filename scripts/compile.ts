@@ -17,7 +17,7 @@ const root = join(import.meta.dir, "..");
 const ENTRIES = [
   "main.ts",
   "cli/run.ts",
-  "ingest/worker.ts",
+  "ingest/run/worker.ts",
   "ingest/ocr/thread.ts",
   "backup/vacuum-worker.ts",
   "db/checkpoint-worker.ts",

@@ -1,7 +1,7 @@
 /**
  * What `ragd serve` tidies once an hour (and at start; services.ts): expired sessions,
  * ended tasks and old events; in a bucket, multipart uploads a killed process left open
- * (files/orphans.ts); with replicas, files no document names (ingest/reconcile.ts), which
+ * (files/orphans.ts); with replicas, files no document names (ingest/tasks/reconcile.ts), which
  * a replica's start keeps while they are newer than any upload on its way.
  */
 import type { ObjectStorage } from "./config-storage";
@@ -11,7 +11,7 @@ import type { EventService } from "./features/events/service";
 import { abortStaleUploads, STALE_UPLOAD_MS } from "./files/orphans";
 import type { FileStore } from "./files/store";
 import type { IngestEngine } from "./ingest/engine";
-import { removeUnnamedFiles } from "./ingest/reconcile";
+import { removeUnnamedFiles } from "./ingest/tasks/reconcile";
 import type { Logger } from "./log";
 
 export interface HousekeepingParts {

@@ -7,7 +7,7 @@
  * | -------------- | ------------------------- | ----------------------------------------------------- |
  * | ingest         | 1 s                       | tasks that fell due; replicas' leases (leases.ts)     |
  * | upkeep         | RAGD_UPKEEP_EVERY, 10 s   | index upkeep (upkeep.ts)                              |
- * | refresh        | RAGD_REFRESH_CHECK_EVERY, 5 s | url/api sources due a re-fetch (ingest/refresh.ts) |
+ * | refresh        | RAGD_REFRESH_CHECK_EVERY, 5 s | url/api sources due a re-fetch (ingest/sync/refresh.ts) |
  * | disk           | RAGD_DISK_CHECK_EVERY, 2 s | free space, and sources waiting for it (disk-watch.ts) |
  * | deliveries     | 1 s                       | webhook deliveries due (features/events/deliverer.ts) |
  * | key-use        | 5 s                       | API keys' last use written (features/keys/service.ts)  |
@@ -24,7 +24,7 @@ import type { QueryLog } from "./features/insight/query-log";
 import type { KeyService } from "./features/keys/service";
 import type { BucketUploads } from "./features/sources/bucket-uploads";
 import type { IngestEngine } from "./ingest/engine";
-import type { RefreshScheduler } from "./ingest/refresh";
+import type { RefreshScheduler } from "./ingest/sync/refresh";
 import type { Logger } from "./log";
 import type { Scheduler } from "./tools/scheduler";
 

@@ -43,10 +43,10 @@ import { addCollectors } from "./features/health/collectors";
 import { Metrics } from "./http/metrics";
 import { DiskWatch } from "./ingest/disk-watch";
 import { IngestEngine } from "./ingest/engine";
-import { RefreshScheduler } from "./ingest/refresh";
-import { metadataLookup } from "./ingest/metadata-lookup";
-import { WorkerPool } from "./ingest/pool";
-import { reconcile, recoverInterrupted } from "./ingest/reconcile";
+import { RefreshScheduler } from "./ingest/sync/refresh";
+import { metadataLookup } from "./ingest/write/metadata-lookup";
+import { WorkerPool } from "./ingest/run/pool";
+import { reconcile, recoverInterrupted } from "./ingest/tasks/reconcile";
 import type { Logger } from "./log";
 import { throttledLogger } from "./log-throttle";
 import { addPeriodicWork } from "./periodic-work";
@@ -79,7 +79,7 @@ export interface Services {
   metrics: Metrics;
   collections: Collections;
   engine: IngestEngine;
-  /** Re-fetches url/api sources on their schedule (ingest/refresh.ts). */
+  /** Re-fetches url/api sources on their schedule (ingest/sync/refresh.ts). */
   refresh: RefreshScheduler;
   disk: DiskWatch;
   auth: AuthService;

@@ -13,7 +13,7 @@ import { buildApp } from "../src/app";
 import { defaultConfig } from "../src/config";
 import { openStore } from "../src/db/client";
 import { findCollectionById } from "../src/db/repo/collections";
-import { metadataLookup } from "../src/ingest/metadata-lookup";
+import { metadataLookup } from "../src/ingest/write/metadata-lookup";
 import { createLogger } from "../src/log";
 import { Searcher } from "../src/retrieval/searcher";
 import { closeServices, createServices } from "../src/services";

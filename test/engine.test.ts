@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { deleteCollectionRow, findCollectionById } from "../src/db/repo/collections";
 import { findDocumentById } from "../src/db/repo/documents";
-import type { RowOut } from "../src/ingest/job";
+import type { RowOut } from "../src/ingest/job-types";
 import { makeApp, type TestApp } from "./support/app";
 import { startFakeOllama, type FakeOllama } from "./support/fake-ollama";
 import {

@@ -65,7 +65,7 @@ for (const { name, store } of engines) {
     expect(read.get(a.id)).toEqual({ doc: a, text: "hello world" });
     expect(read.get(b.id)).toEqual({ doc: b, text: null });
     expect(read.get(c.id)).toEqual({ doc: c, text: null });
-    // A text still in hand from its request (ingest/texts-in-hand.ts) is taken from there,
+    // A text still in hand from its request (ingest/tasks/texts-in-hand.ts) is taken from there,
     // asked for by the stored content hash; the others are read.
     const asked: [string, string | null][] = [];
     const inHand = await documentsWithText(store.reader, [a.id, b.id], (id, hash) => {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { WriteBatch } from "../src/db/batch";
-import { ProgressBuffer } from "../src/ingest/progress";
+import { ProgressBuffer } from "../src/ingest/tasks/progress";
 import { createLogger } from "../src/log";
 import { makeApp, type TestApp } from "./support/app";
 import { Client } from "./support/ingest";

@@ -12,8 +12,8 @@ import { MIN_PART_BYTES, ObjectFileStore } from "../src/files/object-store";
 import { readStoredFile } from "../src/files/read";
 import { listUploads } from "../src/files/s3-multipart";
 import type { FileStore } from "../src/files/store";
-import type { Job, JobEvent } from "../src/ingest/job";
-import { WorkerPool } from "../src/ingest/pool";
+import type { Job, JobEvent } from "../src/ingest/job-types";
+import { WorkerPool } from "../src/ingest/run/pool";
 import { createLogger } from "../src/log";
 import { haveRgw, NO_RGW, startRgw, type TestRgw } from "./support/rgw";
 

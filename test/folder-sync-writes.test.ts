@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Task } from "../src/db/schema";
-import { FolderSync } from "../src/ingest/folder-sync";
+import { FolderSync } from "../src/ingest/sync/folder-sync";
 import type { FolderScan } from "../src/ingest/folder/types";
 import { DocumentsFixture } from "./support/documents";
 import { type SourceJson, waitFor } from "./support/ingest";

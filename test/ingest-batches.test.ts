@@ -13,12 +13,12 @@ import type { Db } from "../src/db/client";
 import { findCollectionById } from "../src/db/repo/collections";
 import { claimTasks } from "../src/db/repo/task-batches";
 import { SqliteStore } from "../src/db/store";
-import type { RowOut } from "../src/ingest/job";
-import { type DocumentDraft, insertNewDocument, newDocumentRow } from "../src/ingest/queue";
-import { ChunkSink } from "../src/ingest/sink";
+import type { RowOut } from "../src/ingest/job-types";
+import { type DocumentDraft, insertNewDocument, newDocumentRow } from "../src/ingest/tasks/queue";
+import { ChunkSink } from "../src/ingest/write/sink";
 import { openLance } from "../src/vectors/connection";
 import { VectorStore } from "../src/vectors/store";
-import type { UpsertPlan } from "../src/ingest/upsert";
+import type { UpsertPlan } from "../src/ingest/write/upsert";
 import { DocumentsFixture } from "./support/documents";
 import { waitFor } from "./support/ingest";
 

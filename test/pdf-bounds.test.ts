@@ -12,7 +12,8 @@ import { deflateSync } from "node:zlib";
 import { createEmbedder } from "../src/embed/index";
 import { extract, type Ocr } from "../src/ingest/extract/index";
 import { PdfBudget } from "../src/ingest/extract/pdf-bounds";
-import { type Job, type JobEvent, runJob } from "../src/ingest/job";
+import { runJob } from "../src/ingest/run/job";
+import type { Job, JobEvent } from "../src/ingest/job-types";
 import { OcrThread } from "../src/ingest/ocr/client";
 import { tempDir } from "./support/app";
 

@@ -4,8 +4,8 @@
  * runs well past the cap and finishes, and one that reports nothing is stopped at it.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Job, JobEvent } from "../src/ingest/job";
-import { WorkerPool } from "../src/ingest/pool";
+import type { Job, JobEvent } from "../src/ingest/job-types";
+import { WorkerPool } from "../src/ingest/run/pool";
 import { createLogger } from "../src/log";
 import { startFakeOllama, type FakeOllama } from "./support/fake-ollama";
 

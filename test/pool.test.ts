@@ -4,9 +4,9 @@
  * before it is sent never reaches its worker.
  */
 import { afterAll, expect, test } from "bun:test";
-import type { Job, JobEvent } from "../src/ingest/job";
-import { WorkerPool, jobWeight } from "../src/ingest/pool";
-import { decodeTurn, type Wire } from "../src/ingest/worker-wire";
+import type { Job, JobEvent } from "../src/ingest/job-types";
+import { WorkerPool, jobWeight } from "../src/ingest/run/pool";
+import { decodeTurn, type Wire } from "../src/ingest/run/worker-wire";
 import { createLogger } from "../src/log";
 
 const pool = new WorkerPool(

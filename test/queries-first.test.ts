@@ -1,11 +1,11 @@
 /**
  * Queries first (issue 36, item 7): while table searches wait for a turn, commits take a
  * bounded share of the time (vectors/write-pacing.ts) and new work beyond a backlog is
- * refused with 429 and Retry-After: 1 (ingest/queue-room.ts); without waiting searches,
+ * refused with 429 and Retry-After: 1 (ingest/tasks/queue-room.ts); without waiting searches,
  * writes go on as before.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { BACKLOG_WHILE_QUERIED, QueueRoom } from "../src/ingest/queue-room";
+import { BACKLOG_WHILE_QUERIED, QueueRoom } from "../src/ingest/tasks/queue-room";
 import { WritePacing, WriteShare } from "../src/vectors/write-pacing";
 import { Semaphore } from "../src/tools/semaphore";
 import { email, makeApp, type TestApp } from "./support/app";

@@ -1,6 +1,6 @@
 /** A full ingestion queue is 429 with Retry-After at every door that queues work (docs/API.md, Errors). */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { QUEUE_LIMIT } from "../src/ingest/queue-room";
+import { QUEUE_LIMIT } from "../src/ingest/tasks/queue-room";
 import { email, makeApp, type TestApp } from "./support/app";
 
 let t: TestApp;

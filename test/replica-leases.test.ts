@@ -14,7 +14,7 @@ import { claimTasks, insertQueuedDocuments, markDocumentsProcessing } from "../s
 import { claimKey, heldClaims, releaseClaims, renewLeases, requeueExpired } from "../src/db/repo/task-leases";
 import { findDocumentById } from "../src/db/repo/documents";
 import { findTask, pendingTaskCount } from "../src/db/repo/tasks";
-import { dropLostClaims, TaskLeases } from "../src/ingest/leases";
+import { dropLostClaims, TaskLeases } from "../src/ingest/tasks/leases";
 import { createLogger } from "../src/log";
 import { tempDir } from "./support/app";
 import { documentRow, seedPipeline } from "./support/engines";

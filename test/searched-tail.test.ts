@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ChunkSink } from "../src/ingest/sink";
+import { ChunkSink } from "../src/ingest/write/sink";
 import { type LanceConnection, openLance } from "../src/vectors/connection";
 import { type ChunkRow, VectorStore } from "../src/vectors/store";
 

@@ -1,5 +1,5 @@
 /**
- * The chunk sink when replicas write the same tables (ingest/sink.ts, `shared`): what one
+ * The chunk sink when replicas write the same tables (ingest/write/sink.ts, `shared`): what one
  * process remembers of a document's rows (created here, cleared here) says nothing of
  * what another process wrote since, so a replace must delete. Two sinks on two LanceDB
  * connections to one directory stand for two processes.
@@ -8,8 +8,8 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { RowOut } from "../src/ingest/job";
-import { ChunkSink } from "../src/ingest/sink";
+import type { RowOut } from "../src/ingest/job-types";
+import { ChunkSink } from "../src/ingest/write/sink";
 import { openLance } from "../src/vectors/connection";
 import { VectorStore } from "../src/vectors/store";
 

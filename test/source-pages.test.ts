@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { insertDocument } from "../src/db/repo/documents";
 import type { DocumentRow } from "../src/db/schema";
-import { newDocumentRow } from "../src/ingest/queue";
+import { newDocumentRow } from "../src/ingest/tasks/queue";
 import { makeApp, type TestApp } from "./support/app";
 
 let t: TestApp;

@@ -4,8 +4,8 @@
  * with the first detection.
  */
 import { expect, test } from "bun:test";
-import type { Job, JobEvent } from "../src/ingest/job";
-import { WorkerPool } from "../src/ingest/pool";
+import type { Job, JobEvent } from "../src/ingest/job-types";
+import { WorkerPool } from "../src/ingest/run/pool";
 import { createLogger } from "../src/log";
 
 const job = (id: string): Job => ({

@@ -1,10 +1,10 @@
 /**
- * New text sources' texts kept for their claims (ingest/texts-in-hand.ts): a claim takes
+ * New text sources' texts kept for their claims (ingest/tasks/texts-in-hand.ts): a claim takes
  * a text only under the content hash it was kept with, an entry goes once asked for, and
  * the texts kept stay within their bound, the oldest going first.
  */
 import { expect, test } from "bun:test";
-import { TextsInHand } from "../src/ingest/texts-in-hand";
+import { TextsInHand } from "../src/ingest/tasks/texts-in-hand";
 
 test("a text is taken once, and only under the hash it was kept with", () => {
   const texts = new TextsInHand();

@@ -1,7 +1,7 @@
 /**
  * Files no document names (a crash between storing a file and its commit): a server alone
  * removes them all at start; replicas, which may be between storing and committing one,
- * only those older than any upload still on its way (ingest/reconcile.ts,
+ * only those older than any upload still on its way (ingest/tasks/reconcile.ts,
  * removeUnnamedFiles; housekeeping.ts runs it hourly on replicas). Files of a deleted
  * collection go either way.
  */
@@ -13,7 +13,7 @@ import { insertDocument } from "../src/db/repo/documents";
 import type { Store } from "../src/db/store";
 import { DiskFileStore } from "../src/files/disk-store";
 import { STALE_UPLOAD_MS } from "../src/files/orphans";
-import { removeUnnamedFiles } from "../src/ingest/reconcile";
+import { removeUnnamedFiles } from "../src/ingest/tasks/reconcile";
 import { tempDir } from "./support/app";
 import { documentRow, seedPipeline } from "./support/engines";
 

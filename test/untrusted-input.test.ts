@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { makeApp, type TestApp } from "./support/app";
 import { extract } from "../src/ingest/extract";
-import { describe as describeFailure } from "../src/ingest/job";
-import { outcomeOf } from "../src/ingest/outcome";
-import { IngestStats } from "../src/ingest/stats";
+import { describe as describeFailure } from "../src/ingest/run/job";
+import { outcomeOf } from "../src/ingest/tasks/outcome";
+import { IngestStats } from "../src/ingest/tasks/stats";
 import { createLogger } from "../src/log";
 import { Client, makeDocx } from "./support/ingest";
 

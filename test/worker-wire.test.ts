@@ -4,8 +4,8 @@
  * clone a worker's message goes through, is what was sent.
  */
 import { expect, test } from "bun:test";
-import type { Job, ToWorker } from "../src/ingest/job";
-import { decodeTurn, encodeTurn } from "../src/ingest/worker-wire";
+import type { Job, ToWorker } from "../src/ingest/job-types";
+import { decodeTurn, encodeTurn } from "../src/ingest/run/worker-wire";
 
 const job = (id: string, content: string | null, size = 200): Job => ({
   jobId: id,

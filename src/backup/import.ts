@@ -20,7 +20,7 @@ import type { DocumentRow, User } from "../db/schema";
 import type { Store } from "../db/store";
 import { listOllamaModels } from "../embed/index";
 import { parseModel } from "../embed/models";
-import { nextCheckAt } from "../ingest/refresh";
+import { nextCheckAt } from "../ingest/sync/refresh";
 import type { VectorStore } from "../vectors/store";
 import { ArchiveError, readArchive } from "./archive";
 import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, type ExportedFetch, type ExportManifest } from "./export";

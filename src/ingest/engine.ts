@@ -5,16 +5,12 @@
  */
 import { WriteBatch } from "../db/batch";
 import type { Db } from "../db/client";
-import type { Store } from "../db/store";
 import { findCollectionById } from "../db/repo/collections";
 import { deleteDocumentRow, findDocumentById } from "../db/repo/documents";
 import { existingIds } from "../db/repo/task-batches";
 import { pruneFinishedTasks, queuedTaskCount } from "../db/repo/tasks";
 import type { DocumentRow } from "../db/schema";
-import type { FileStore } from "../files/store";
-import type { Logger } from "../log";
 import { throttledLogger } from "../log-throttle";
-import type { VectorStore } from "../vectors/store";
 import {
   type DocumentDraft,
   type Enqueued,
@@ -23,41 +19,23 @@ import {
   newDocumentRow,
   requeueDocument,
   type UploadedFile,
-} from "./queue";
-import { type UpsertPlan, type Upserted, upsertDocumentTx } from "./upsert";
-import { type UpsertResult, upsertDocumentsTx } from "./upsert-many";
+} from "./tasks/queue";
+import { type UpsertPlan, type Upserted, upsertDocumentTx } from "./write/upsert";
+import { type UpsertResult, upsertDocumentsTx } from "./write/upsert-many";
 import { recordSourceEvent } from "./events";
 import { endReindexIfBuilt, isLive, startReindex } from "./generations";
-import type { DiskGate } from "./disk-watch";
-import type { JobSettings } from "./job-for";
-import type { WorkerPool } from "./pool";
-import { ChunkSink } from "./sink";
-import { QueueRoom } from "./queue-room";
-import { IngestStats } from "./stats";
-import { CrawlSync } from "./crawl-sync";
-import { FolderSync } from "./folder-sync";
-import { GitSync } from "./git-sync";
+import type { EngineDeps } from "./run/engine-deps";
+import { ChunkSink } from "./write/sink";
+import { QueueRoom } from "./tasks/queue-room";
+import { IngestStats } from "./tasks/stats";
+import { CrawlSync } from "./sync/crawl-sync";
+import { FolderSync } from "./sync/folder-sync";
+import { GitSync } from "./sync/git-sync";
 import { removeClone } from "./git/repo";
-import { TaskScheduler } from "./scheduler";
-import { TextsInHand } from "./texts-in-hand";
-import { dropLostClaims, giveBack, TaskLeases } from "./leases";
+import { TaskScheduler } from "./run/scheduler";
+import { TextsInHand } from "./tasks/texts-in-hand";
+import { dropLostClaims, giveBack, TaskLeases } from "./tasks/leases";
 import { crawledPageIds, findSourceFetch } from "../db/repo/source-fetches";
-
-export interface EngineDeps {
-  db: Store;
-  store: VectorStore;
-  pool: WorkerPool;
-  files: FileStore;
-  /** What the jobs are built from (job-for.ts). */
-  config: JobSettings["config"];
-  log: Logger;
-  /** Free space on the data directory's disk (see disk-watch.ts); without it, ingestion never waits for space. */
-  disk?: DiskGate;
-  /** One of several replicas on one database: short task leases, renewed (leases.ts). */
-  replica?: boolean;
-  /** A replica's task lease (RAGD_REPLICA_LEASE); leases.ts REPLICA_LEASE_MS unless set. */
-  replicaLeaseMs?: number;
-}
 
 /** Told when a gated re-index has built its generation (generations.ts); it decides the switch. */
 export type BuiltListener = (collectionId: string) => void;
@@ -66,15 +44,15 @@ export class IngestEngine {
   readonly sink: ChunkSink;
   /** Counters, stage durations and the log line of each ended task. */
   readonly stats: IngestStats;
-  /** Claims, runs and ends the tasks (scheduler.ts). */
+  /** Claims, runs and ends the tasks (run/scheduler.ts). */
   private readonly tasks: TaskScheduler;
   /** Group commit for new documents, finished tasks and progress. */
   private readonly writes: WriteBatch;
-  /** The queue's bound (queue-room.ts). */
+  /** The queue's bound (tasks/queue-room.ts). */
   private readonly room: QueueRoom;
-  /** New text sources' texts, until their claim (texts-in-hand.ts). */
+  /** New text sources' texts, until their claim (tasks/texts-in-hand.ts). */
   private readonly texts = new TextsInHand();
-  /** Replicas: renews this process's task leases and reclaims expired ones (leases.ts). */
+  /** Replicas: renews this process's task leases and reclaims expired ones (tasks/leases.ts). */
   private leases: TaskLeases | null = null;
 
   constructor(private readonly d: EngineDeps) {
@@ -149,7 +127,7 @@ export class IngestEngine {
     return this.tasks.size > 0 || (await queuedTaskCount(this.d.db.reader)) > 0;
   }
 
-  /** Refuses (QueueFullError) unless the queue has room for `n` more tasks (queue-room.ts). */
+  /** Refuses (QueueFullError) unless the queue has room for `n` more tasks (tasks/queue-room.ts). */
   requireRoom(n = 1): Promise<void> {
     return this.room.require(n);
   }
@@ -202,7 +180,7 @@ export class IngestEngine {
 
   /**
    * Creates queued documents of one collection (drafts with their content hash, no
-   * texts) in the next group commit, a few statements for all (queue.ts); `also` runs
+   * texts) in the next group commit, a few statements for all (tasks/queue.ts); `also` runs
    * after their insert in the same savepoint. If that fails, each is created on its own
    * (createDocument), so a refused one fails alone. Outcomes in the order of the drafts
    * (a null row: the collection is gone).
@@ -344,7 +322,7 @@ export class IngestEngine {
     this.tasks.cancelCollection(collectionId);
   }
 
-  /** Starts queued tasks while the workers have room (scheduler.ts). */
+  /** Starts queued tasks while the workers have room (run/scheduler.ts). */
   kick(): void {
     this.tasks.kick();
   }

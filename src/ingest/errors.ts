@@ -5,7 +5,7 @@
 
 /**
  * New work is refused rather than queued without bound: the queue holds QUEUE_LIMIT tasks,
- * or queries wait while a backlog is in hand (queue-room.ts). `retryAfterS` is the wait asked for.
+ * or queries wait while a backlog is in hand (tasks/queue-room.ts). `retryAfterS` is the wait asked for.
  */
 export class QueueFullError extends Error {
   constructor(

@@ -25,7 +25,7 @@ export const QUERIES_WAITED_MS = 1_000;
  * LanceDB's threads and the main thread keep the rest for the searches. A commit that
  * took `d` ms makes the next one wait `d × (1 / share − 1)` ms, but only while searches
  * keep waiting: a server that is not asked queries writes at full speed. The ingestion
- * queue's admission (ingest/queue-room.ts) keeps what waits meanwhile short.
+ * queue's admission (ingest/tasks/queue-room.ts) keeps what waits meanwhile short.
  */
 
 /** The share of time commits may take while queries wait (RAGD_WRITE_SHARE). */

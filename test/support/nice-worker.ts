@@ -1,7 +1,7 @@
 // A thread that starts at nice `start`, then asks niceThisThread for `by` more, and says where it ended.
 import { readlinkSync } from "node:fs";
 import { getPriority, setPriority } from "node:os";
-import { niceThisThread } from "../../src/ingest/thread-priority";
+import { niceThisThread } from "../../src/ingest/run/thread-priority";
 
 declare const self: Worker;
 self.onmessage = (e: MessageEvent<{ start: number; by: number }>) => {

@@ -2,7 +2,7 @@
  * What the folder, bucket and Git source tests share: a parent source's files by external
  * id, waiting for a sync and its files, and asking for a sync now.
  */
-import type { SyncReport } from "../../src/ingest/synced-files";
+import type { SyncReport } from "../../src/ingest/sync/synced-files";
 import type { DocumentsFixture } from "./documents";
 import { type SourceJson, waitFor } from "./ingest";
 

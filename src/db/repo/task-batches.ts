@@ -162,7 +162,7 @@ const TEXTS: PlainSql = {
 
 /**
  * The documents of these ids (drizzle's field names), each with its stored text or null.
- * `inHand` may give a document's text from memory (ingest/texts-in-hand.ts), told its
+ * `inHand` may give a document's text from memory (ingest/tasks/texts-in-hand.ts), told its
  * stored content hash; the texts it does not give are read.
  */
 export async function documentsWithText(

@@ -7,7 +7,7 @@ import { readFetchSettings } from "../../core/fetch-settings";
 import { externalIdProblem, type Metadata, metadataProblems } from "../../core/metadata";
 import { AppError, type FieldProblem } from "../../http/errors";
 import { sourceUrlProblem } from "../../ingest/fetch";
-import type { UpsertPlan } from "../../ingest/upsert";
+import type { UpsertPlan } from "../../ingest/write/upsert";
 import { sha256 } from "../../tools/crypto";
 import { splitCredentials } from "../../tools/url-credentials";
 import { DOCUMENT_TYPES } from "./model";

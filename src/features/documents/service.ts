@@ -2,7 +2,7 @@
  * The documents API: an application keeps a pipeline in step with its own system
  * by external id (docs/API.md, Documents API). It is a third door to the same
  * engine as the session API and knowledge bases: every write is the engine's
- * upsert (ingest/upsert.ts), and deletes are the engine's too.
+ * upsert (ingest/write/upsert.ts), and deletes are the engine's too.
  */
 import { rmSync } from "node:fs";
 
@@ -20,7 +20,7 @@ import { parseDateTime } from "../../http/date-time";
 import { AppError, type FieldProblem, notFound } from "../../http/errors";
 import type { IngestEngine } from "../../ingest/engine";
 import { UpsertRefused } from "../../ingest/errors";
-import type { UpsertPlan, Upserted } from "../../ingest/upsert";
+import type { UpsertPlan, Upserted } from "../../ingest/write/upsert";
 import type { VectorStore } from "../../vectors/store";
 import type { KeyService } from "../keys/service";
 import { mayHaveFetchState, presentSource } from "../sources/present";
@@ -103,7 +103,7 @@ export class DocumentService {
 
   /**
    * Up to 1,000 upserts, a result per item in order. Every item is checked first; the valid
-   * ones are then stored together in one transaction (ingest/upsert-many.ts).
+   * ones are then stored together in one transaction (ingest/write/upsert-many.ts).
    */
   async batch(collection: Collection, items: unknown[]): Promise<{ results: BatchItemOut[] }> {
     await this.d.engine.requireRoom(items.length);

@@ -16,7 +16,7 @@ import type { FileStore } from "../../files/store";
 import { AppError } from "../../http/errors";
 import { detectKind } from "../../ingest/extract/detect";
 import { ExtractionError } from "../../ingest/extract/errors";
-import type { UpsertPlan } from "../../ingest/upsert";
+import type { UpsertPlan } from "../../ingest/write/upsert";
 import { scrubMessage } from "../../tools/scrub";
 import { checkMetadata, type ItemContext } from "./input";
 

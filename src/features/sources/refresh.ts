@@ -8,7 +8,7 @@ import type { Db } from "../../db/client";
 import { findSourceFetch, saveSourceFetch } from "../../db/repo/source-fetches";
 import type { DocumentRow } from "../../db/schema";
 import { AppError } from "../../http/errors";
-import { fetchRowOf } from "../../ingest/refresh";
+import { fetchRowOf } from "../../ingest/sync/refresh";
 
 export type { FetchSettings };
 export { fetchRowOf };

@@ -1,10 +1,10 @@
 /**
- * The bucket parts of a claimed task's job (job-for.ts): a bucket source's sync, with
+ * The bucket parts of a claimed task's job (tasks/job-for.ts): a bucket source's sync, with
  * where it lists and the keys it signs with; an object of one, with where it is read.
  */
 import { type BucketSettings, parseCredentials } from "../../core/bucket-settings";
 import type { DocumentRow, SourceFetch } from "../../db/schema";
-import type { LinkedParent } from "../linked-parent";
+import type { LinkedParent } from "../job-types";
 import type { BucketJob, BucketObjectRef, BucketPlace } from "./types";
 
 /** A bucket source's settings and keys; null when the row is not a bucket source's. */

@@ -3,12 +3,12 @@
  * page (ListObjectsV2 continuation) and reports them as a folder's walk is reported
  * (folder/types.ts, FolderScan), each object's ETag standing for its hash. What to add,
  * change and delete is decided by the main thread, by the same step as a folder's
- * (folder-sync.ts). A listing that fails or runs past its bounds fails the whole sync:
+ * (sync/folder-sync.ts). A listing that fails or runs past its bounds fails the whole sync:
  * nothing is deleted.
  */
 import { wanted } from "../../tools/folder-walk";
 import type { FolderScan } from "../folder/types";
-import type { JobEvent } from "../job";
+import type { JobEvent } from "../job-types";
 import { type ListedPage, listPage, type Reach } from "./s3";
 import { BucketError, type BucketJob } from "./types";
 

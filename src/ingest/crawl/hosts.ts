@@ -8,7 +8,7 @@
  */
 import { pause } from "../../tools/pause";
 import { FetchError, type SafeFetchResult, safeFetch, type Validators } from "../fetch/index";
-import type { Job } from "../job";
+import type { Job } from "../job-types";
 import { ALLOW_ALL, DISALLOW_ALL, parseRobots, type RobotsRules } from "./robots";
 
 const MAX_CRAWL_DELAY_MS = 10_000;

@@ -2,12 +2,12 @@
  * A crawl, run in a worker as one job (docs/API.md, "Refresh and crawl"): from the
  * source's URL (or its sitemap), breadth first, one request at a time with a delay
  * per host, every request under the fetch rules and robots.txt. Each page goes back
- * as a `page` event; the main thread (crawl-sync.ts) makes documents of them.
+ * as a `page` event; the main thread (sync/crawl-sync.ts) makes documents of them.
  */
 import { sha256 } from "../../tools/crypto";
 import { extract } from "../extract/index";
 import { FetchError, type Validators } from "../fetch/index";
-import type { Job, JobEvent } from "../job";
+import type { Job, JobEvent } from "../job-types";
 import { CrawlStopped, HostGate } from "./hosts";
 import { htmlLinks, metaRobots } from "./links";
 import { Frontier } from "./frontier";

@@ -1,5 +1,6 @@
 /** Decides what a document is: magic bytes first, then the content type, then the file extension. */
 import { ExtractionError, unsupported } from "./errors";
+import type { Hints } from "./hints";
 
 export { unsupported } from "./errors";
 import { imageFormat } from "./image";
@@ -9,12 +10,6 @@ import { isZip } from "./zip";
 import { EXTENSION_FORMATS } from "./zip-format";
 
 export type Kind = "pdf" | "image" | "zip" | "rtf" | "html" | "markdown" | "csv" | "tsv" | "json" | "text";
-
-export interface Hints {
-  contentType?: string;
-  fileName?: string;
-  url?: string;
-}
 
 /** Known binary formats: [offset, signature, content type, label]. */
 const SIGNATURES: [number, string, string, string][] = [

@@ -5,9 +5,10 @@
  */
 import type { Extracted } from "../types";
 import { csvToText } from "./csv";
-import { detectKind, type Hints } from "./detect";
+import { detectKind } from "./detect";
 import { extractDocx } from "./docx";
 import { extractEpub } from "./epub";
+import type { Hints } from "./hints";
 import { ExtractionError } from "./errors";
 import { extractHtml } from "./html";
 import { extractImage } from "./image";
@@ -23,7 +24,7 @@ import { readZipDirectory } from "./zip";
 import { zipFormat } from "./zip-format";
 
 export { ExtractionError } from "./errors";
-export type { Hints } from "./detect";
+export type { Hints } from "./hints";
 export type { Ocr } from "./ocr";
 
 /**

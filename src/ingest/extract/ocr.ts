@@ -1,6 +1,6 @@
 /**
  * What extractors need to read text out of pictures (docs/API.md, "OCR"). The job gives
- * it (job.ts); the recognition itself runs in the ingestion worker's OCR thread.
+ * it (run/job.ts); the recognition itself runs in the ingestion worker's OCR thread.
  */
 import { ExtractionError } from "./errors";
 

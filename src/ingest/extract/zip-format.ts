@@ -3,7 +3,7 @@
  * the content type of its main part in `[Content_Types].xml`; files that lack these (some
  * producers skip them) are known by their main part, then by the file name's extension.
  */
-import type { Hints } from "./detect";
+import type { Hints } from "./hints";
 import { unsupported } from "./errors";
 import { inflateEntry, type ZipDirectory } from "./zip";
 

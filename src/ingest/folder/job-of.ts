@@ -1,5 +1,5 @@
 /**
- * The folder parts of a claimed task's job (job-for.ts): a folder source's sync, with
+ * The folder parts of a claimed task's job (tasks/job-for.ts): a folder source's sync, with
  * what it holds; a folder's file, with where it is read.
  */
 import { realpathSync } from "node:fs";
@@ -7,7 +7,7 @@ import type { FolderSettings } from "../../core/folder-settings";
 import type { Db } from "../../db/client";
 import { folderFilesOf } from "../../db/repo/folder-files";
 import type { SourceFetch } from "../../db/schema";
-import type { LinkedParent } from "../linked-parent";
+import type { LinkedParent } from "../job-types";
 import type { FolderFileRef, FolderJob, KnownFile } from "./types";
 
 /** The allowed roots that exist, as real paths (a root may be a link). */

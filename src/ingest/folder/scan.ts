@@ -2,12 +2,12 @@
  * A folder source's sync, as a worker runs it: walks the folder (the walk rules of
  * `ragd ingest`: no hidden files, no links followed, no devices, sockets or FIFOs) and
  * hashes each file whose size or modification time differs from what the source holds.
- * What to add, change and delete is decided by the main thread (folder-sync.ts).
+ * What to add, change and delete is decided by the main thread (sync/folder-sync.ts).
  */
 import { realpath } from "node:fs/promises";
 import { hashFile, walkFolder } from "../../tools/folder-walk";
 import { isUnder } from "../../core/folder-settings";
-import type { JobEvent } from "../job";
+import type { JobEvent } from "../job-types";
 import { FolderError, type FolderJob, type FolderScan } from "./types";
 
 /** Why a path cannot be read, in a few words: the error's code, else its message. */

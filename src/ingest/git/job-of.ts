@@ -1,5 +1,5 @@
 /**
- * The Git parts of a claimed task's job (job-for.ts): a Git source's sync, with the last
+ * The Git parts of a claimed task's job (tasks/job-for.ts): a Git source's sync, with the last
  * commit it took and the blob ids it holds; a Git source's file, with where its blob is.
  */
 import type { GitSettings } from "../../core/git-settings";
@@ -7,7 +7,7 @@ import type { Db } from "../../db/client";
 import { folderFilesOf } from "../../db/repo/folder-files";
 import type { DocumentRow, SourceFetch } from "../../db/schema";
 import { joinCredentials } from "../../tools/url-credentials";
-import type { LinkedParent } from "../linked-parent";
+import type { LinkedParent } from "../job-types";
 import { cloneDir } from "./repo";
 import type { GitFileRef, GitJob } from "./types";
 

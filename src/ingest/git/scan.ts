@@ -3,9 +3,9 @@
  * clone, then finds what changed since the last commit taken, by the two commits' trees;
  * when that commit is no longer in the clone (a new machine, a clone removed), by the
  * head's tree against the blob ids the source holds. Each new or changed blob is read
- * for its size; what to add, change and delete is decided by the main thread (git-sync.ts).
+ * for its size; what to add, change and delete is decided by the main thread (sync/git-sync.ts).
  */
-import type { JobEvent } from "../job";
+import type { JobEvent } from "../job-types";
 import { commitOf, diffTrees, type Entry, type TreeDiff } from "./diff";
 import { fetchHead, readBlobOrNull } from "./repo";
 import { GitError, type GitJob, type GitScan } from "./types";

@@ -10,9 +10,9 @@
  * with a Retry-After of one second, so writers are paced by what the server gets done
  * rather than filling the queue (docs/notes/2026-12-06-queries-under-writes.md).
  */
-import type { Store } from "../db/store";
-import { queuedTaskCount } from "../db/repo/tasks";
-import { QueueFullError } from "./errors";
+import type { Store } from "../../db/store";
+import { queuedTaskCount } from "../../db/repo/tasks";
+import { QueueFullError } from "../errors";
 
 export const QUEUE_LIMIT = 10_000;
 /** Tasks queued or running beyond which new work waits while queries wait (a batch below it goes in whole). */

@@ -9,15 +9,15 @@
  * the next interval (at most ten minutes), evenly with jitter, instead of all being
  * fetched at once; and a tick queues at most MAX_PER_TICK of them.
  */
-import type { Db } from "../db/client";
-import type { Store } from "../db/store";
-import { findCollectionById } from "../db/repo/collections";
-import { findDocumentById } from "../db/repo/documents";
-import { pendingTasksOfDocument } from "../db/repo/tasks";
-import type { FetchSettings } from "../core/fetch-settings";
-import { dueRefetches, overdueRefetches, type SourceFetchPatch, saveSourceFetch } from "../db/repo/source-fetches";
-import type { Logger } from "../log";
-import { queueTask } from "./queue";
+import type { Db } from "../../db/client";
+import type { Store } from "../../db/store";
+import { findCollectionById } from "../../db/repo/collections";
+import { findDocumentById } from "../../db/repo/documents";
+import { pendingTasksOfDocument } from "../../db/repo/tasks";
+import type { FetchSettings } from "../../core/fetch-settings";
+import { dueRefetches, overdueRefetches, type SourceFetchPatch, saveSourceFetch } from "../../db/repo/source-fetches";
+import type { Logger } from "../../log";
+import { queueTask } from "../tasks/queue";
 
 /** Sources queued per tick at most: 120 a minute, whatever fell due at once. */
 export const MAX_PER_TICK = 10;

@@ -6,19 +6,19 @@
  * and a ready document whose row count differs from its chunk count is queued
  * again (its write is idempotent, so the rerun leaves exactly one copy).
  */
-import type { Store } from "../db/store";
-import { findCollectionById } from "../db/repo/collections";
-import { listDocuments } from "../db/repo/documents";
-import { pendingTasksOfDocument, requeueInterrupted, waitingDocumentsWithoutTask } from "../db/repo/tasks";
-import type { FileStore } from "../files/store";
-import type { Logger } from "../log";
-import type { VectorStore } from "../vectors/store";
-import type { IngestEngine } from "./engine";
-import { requeueExpired } from "../db/repo/task-leases";
+import type { Store } from "../../db/store";
+import { findCollectionById } from "../../db/repo/collections";
+import { listDocuments } from "../../db/repo/documents";
+import { pendingTasksOfDocument, requeueInterrupted, waitingDocumentsWithoutTask } from "../../db/repo/tasks";
+import type { FileStore } from "../../files/store";
+import type { Logger } from "../../log";
+import type { VectorStore } from "../../vectors/store";
+import type { IngestEngine } from "../engine";
+import { requeueExpired } from "../../db/repo/task-leases";
 import { REPLICA_LEASE_MS } from "./leases";
-import { recordSourceEvent, recordSourceEvents } from "./events";
+import { recordSourceEvent, recordSourceEvents } from "../events";
 import { queueTask } from "./queue";
-import { isLive, isSettled } from "./generations";
+import { isLive, isSettled } from "../generations";
 
 interface Deps {
   db: Store;

@@ -8,15 +8,15 @@
  * savepoint: if the statements for the new documents fail, those items are stored one
  * by one instead, so a refused item undoes only itself.
  */
-import type { Db } from "../db/client";
-import { savepoint } from "../db/prepared";
-import { findCollectionById } from "../db/repo/collections";
-import { documentsByExternalIds } from "../db/repo/external-documents";
-import { insertQueuedDocuments } from "../db/repo/task-batches";
-import { saveSourceFetch } from "../db/repo/source-fetches";
-import { recordSourceEvents } from "./events";
-import { fetchRowOf } from "./refresh";
-import { targetGeneration } from "./generations";
+import type { Db } from "../../db/client";
+import { savepoint } from "../../db/prepared";
+import { findCollectionById } from "../../db/repo/collections";
+import { documentsByExternalIds } from "../../db/repo/external-documents";
+import { insertQueuedDocuments } from "../../db/repo/task-batches";
+import { saveSourceFetch } from "../../db/repo/source-fetches";
+import { recordSourceEvents } from "../events";
+import { fetchRowOf } from "../sync/refresh";
+import { targetGeneration } from "../generations";
 import { createdRow, type UpsertPlan, type Upserted, untouched, upsertDocumentTx } from "./upsert";
 
 /** One item's outcome: stored, its collection gone (null), or its error. */

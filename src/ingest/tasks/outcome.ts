@@ -4,28 +4,30 @@
  * failures mark the document failed with the reason. The last task of a re-index
  * ends it (generations.ts).
  */
-import type { WriteBatch } from "../db/batch";
-import type { Db } from "../db/client";
-import { findCollectionById } from "../db/repo/collections";
-import { markDocumentReady, updateDocument } from "../db/repo/documents";
-import { saveSourceFetch } from "../db/repo/source-fetches";
-import { endTask, retryTaskLater, type TaskEnding, taskEnding } from "../db/repo/tasks";
-import type { Task } from "../db/schema";
-import type { CrawlReport } from "./crawl/types";
-import type { FolderScan } from "./folder/types";
-import type { SyncReport } from "./synced-files";
-import type { GitScan } from "./git/types";
-import type { GitSyncReport } from "./git-sync";
-import type { Validators } from "./fetch/index";
-import type { Logger } from "../log";
-import { DiskFullError, isOutOfSpace } from "../tools/disk";
-import { scrubMessage } from "../tools/scrub";
-import { recordSourceEvent } from "./events";
-import { endReindexIfBuilt, isBuilding, noteDimensions } from "./generations";
-import type { JobEvent } from "./job";
-import type { SourceResult } from "./stats";
+import type { WriteBatch } from "../../db/batch";
+import type { Db } from "../../db/client";
+import { findCollectionById } from "../../db/repo/collections";
+import { markDocumentReady, updateDocument } from "../../db/repo/documents";
+import { saveSourceFetch } from "../../db/repo/source-fetches";
+import { endTask, retryTaskLater, type TaskEnding, taskEnding } from "../../db/repo/tasks";
+import type { Task } from "../../db/schema";
+import type { CrawlReport } from "../crawl/types";
+import type { FolderScan } from "../folder/types";
+import type { SyncReport } from "../sync/synced-files";
+import type { GitScan } from "../git/types";
+import type { GitSyncReport } from "../sync/git-sync";
+import type { Validators } from "../fetch/index";
+import type { Logger } from "../../log";
+import { DiskFullError, isOutOfSpace } from "../../tools/disk";
+import { scrubMessage } from "../../tools/scrub";
+import { recordSourceEvent } from "../events";
+import { endReindexIfBuilt, isBuilding, noteDimensions } from "../generations";
+import type { JobEvent } from "../job-types";
 
 export const MAX_ATTEMPTS = 5;
+
+/** How a task ended: `retry` is a transient failure that went back to the queue. */
+export type SourceResult = "ready" | "unchanged" | "failed" | "retry";
 
 export type Outcome =
   | {
@@ -40,14 +42,14 @@ export type Outcome =
       ocr?: { languages: string[]; pages: number } | null;
       /** url/api: the validators of the answer, for the next conditional request. */
       validators?: Validators | null;
-      /** A crawl source: what its crawl found (crawl-sync.ts has stored the pages). */
+      /** A crawl source: what its crawl found (sync/crawl-sync.ts has stored the pages). */
       crawl?: CrawlReport;
       /**
        * A folder source: what its walk found (null: a re-index, nothing walked), and once
-       * folder-sync.ts has applied it, what the sync did (the source.ready event carries it).
+       * sync/folder-sync.ts has applied it, what the sync did (the source.ready event carries it).
        */
       folder?: { scan: FolderScan | null; report?: SyncReport };
-      /** A Git source: what its fetch found (null: a re-index), then what git-sync.ts did with it. */
+      /** A Git source: what its fetch found (null: a re-index), then what sync/git-sync.ts did with it. */
       git?: { scan: GitScan | null; report?: GitSyncReport };
     }
   | {
@@ -71,7 +73,7 @@ export interface Finished {
 
 const NOTHING: Finished = { dropGeneration: null, clearRows: false, gated: false, result: null };
 
-/** The ending a job reported (job.ts), as the outcome to record. */
+/** The ending a job reported (run/job.ts), as the outcome to record. */
 export function outcomeOf(
   e: Extract<JobEvent, { type: "done" | "unchanged" | "error" | "crawled" | "folder-scanned" | "git-synced" }>,
 ): Outcome {
@@ -191,7 +193,7 @@ export async function finishTask(t: Db, task: Task, outcome: Outcome, now: numbe
 /**
  * A url/api source's check (docs/API.md, "Refresh and crawl"): when it was checked,
  * when its text last changed (a hash unlike the one indexed), and the answer's
- * validators. A crawl source's own times are kept by crawl-sync.ts.
+ * validators. A crawl source's own times are kept by sync/crawl-sync.ts.
  */
 async function noteFetch(
   t: Db,

@@ -7,13 +7,13 @@
  * as before (outcome.ts), all in one transaction, each event with its status change.
  * Should that transaction fail, each ending is recorded alone (recordOutcome retries).
  */
-import type { WriteBatch } from "../db/batch";
-import type { Db } from "../db/client";
-import { markTasksReady, type ReadyRow, taskEndings } from "../db/repo/task-batches";
-import type { TaskEnding } from "../db/repo/tasks";
-import type { Collection, Task } from "../db/schema";
-import type { Logger } from "../log";
-import { recordSourceEvents } from "./events";
+import type { WriteBatch } from "../../db/batch";
+import type { Db } from "../../db/client";
+import { markTasksReady, type ReadyRow, taskEndings } from "../../db/repo/task-batches";
+import type { TaskEnding } from "../../db/repo/tasks";
+import type { Collection, Task } from "../../db/schema";
+import type { Logger } from "../../log";
+import { recordSourceEvents } from "../events";
 import { collectionsOnce } from "./job-for";
 import { type Finished, finishTask, type Outcome, recordOutcome } from "./outcome";
 

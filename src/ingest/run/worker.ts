@@ -3,13 +3,15 @@
  * embedding batches, see embed/batcher.ts); each job waits for the main thread
  * to confirm its rows are committed before sending more, so rows never pile up.
  */
-import type { Embedder } from "../embed/types";
-import { BatchingEmbedder } from "../embed/batcher";
-import { CountingEmbedder } from "../embed/calls";
-import { createEmbedder } from "../embed/index";
-import { isBuiltinModel } from "../embed/models";
-import { embedderKey, runJob, type FromWorker, type Job, type JobEvent, type ToWorker } from "./job";
-import { OcrThread } from "./ocr/client";
+import type { Embedder } from "../../embed/types";
+import { BatchingEmbedder } from "../../embed/batcher";
+import { CountingEmbedder } from "../../embed/calls";
+import { createEmbedder } from "../../embed/index";
+import { isBuiltinModel } from "../../embed/models";
+import { embedderKey } from "./embedder-key";
+import { runJob } from "./job";
+import type { FromWorker, Job, JobEvent, ToWorker } from "../job-types";
+import { OcrThread } from "../ocr/client";
 import { decodeTurn, type Wire } from "./worker-wire";
 import { niceThisThread } from "./thread-priority";
 

@@ -2,9 +2,9 @@
  * How many tasks the scheduler may hold: it claims while the workers, the jobs awaiting
  * their commit and the sink have room (scheduler.ts does the claiming).
  */
-import type { EngineDeps } from "./engine";
+import type { EngineDeps } from "./engine-deps";
 import { jobWeight } from "./pool";
-import type { ChunkSink } from "./sink";
+import type { ChunkSink } from "../write/sink";
 
 /** Tasks claimed per statement: enough for a burst of small documents, few enough to build their jobs in one go. */
 const CLAIM_STEP = 128;

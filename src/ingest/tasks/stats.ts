@@ -4,13 +4,10 @@
  * type, the outcome and, for a failure, the reason (with, as `detail`, the parser's own
  * words when a parser refused the file: at most 200 characters of them); never its name.
  */
-import type { Logger } from "../log";
-import { Counter, Histogram } from "../tools/prom";
-import type { StageTimes } from "./job";
-import type { Outcome } from "./outcome";
-
-/** How a task ended: `retry` is a transient failure that went back to the queue. */
-export type SourceResult = "ready" | "unchanged" | "failed" | "retry";
+import type { Logger } from "../../log";
+import { Counter, Histogram } from "../../tools/prom";
+import type { StageTimes } from "../job-types";
+import type { Outcome, SourceResult } from "./outcome";
 
 /** Stage durations span a few milliseconds (a short text) to minutes (a big PDF on a slow model). */
 const STAGE_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];

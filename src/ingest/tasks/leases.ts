@@ -14,7 +14,7 @@
  * interval has passed since its last renewal, before another replica may take them.
  * One server alone keeps the long lease it always had: a restart requeues its tasks.
  */
-import type { Db } from "../db/client";
+import type { Db } from "../../db/client";
 import {
   anyExpired,
   type Claim,
@@ -23,10 +23,10 @@ import {
   releaseClaims,
   requeueExpired,
   renewLeases,
-} from "../db/repo/task-leases";
-import type { Store } from "../db/store";
-import type { Logger } from "../log";
-import { recordSourceEvents } from "./events";
+} from "../../db/repo/task-leases";
+import type { Store } from "../../db/store";
+import type { Logger } from "../../log";
+import { recordSourceEvents } from "../events";
 
 /** A server alone: nobody else could take its tasks, and its restart requeues them. */
 export const LEASE_MS = 30 * 60_000;

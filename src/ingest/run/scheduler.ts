@@ -3,26 +3,26 @@
  * hands them to the pool once the claims are committed, routes
  * what the jobs report (progress, rows, crawled pages) and records their endings.
  */
-import type { WriteBatch } from "../db/batch";
-import type { Db } from "../db/client";
-import { savepoint } from "../db/prepared";
-import type { Task } from "../db/schema";
-import type { Logger } from "../log";
-import type { CrawlSync } from "./crawl-sync";
-import type { FolderSync } from "./folder-sync";
-import type { GitSync } from "./git-sync";
-import type { EngineDeps } from "./engine";
+import type { WriteBatch } from "../../db/batch";
+import type { Db } from "../../db/client";
+import { savepoint } from "../../db/prepared";
+import type { Task } from "../../db/schema";
+import type { Logger } from "../../log";
+import type { CrawlSync } from "../sync/crawl-sync";
+import type { FolderSync } from "../sync/folder-sync";
+import type { GitSync } from "../sync/git-sync";
+import type { EngineDeps } from "./engine-deps";
 import { ClaimWindow } from "./claim-window";
-import { claimJobs } from "./claims";
-import { LEASE_MS, REPLICA_LEASE_MS } from "./leases";
-import { collectionsOnce } from "./job-for";
-import type { Job, JobEvent, StageTimes } from "./job";
-import { EndingBatch } from "./endings";
-import { type Outcome, outcomeOf, settleOutcome } from "./outcome";
-import { ProgressBuffer } from "./progress";
-import type { ChunkSink } from "./sink";
-import type { IngestStats } from "./stats";
-import type { TextsInHand } from "./texts-in-hand";
+import { claimJobs } from "../tasks/claims";
+import { LEASE_MS, REPLICA_LEASE_MS } from "../tasks/leases";
+import { collectionsOnce } from "../tasks/job-for";
+import type { Job, JobEvent, StageTimes } from "../job-types";
+import { EndingBatch } from "../tasks/endings";
+import { type Outcome, outcomeOf, settleOutcome } from "../tasks/outcome";
+import { ProgressBuffer } from "../tasks/progress";
+import type { ChunkSink } from "../write/sink";
+import type { IngestStats } from "../tasks/stats";
+import type { TextsInHand } from "../tasks/texts-in-hand";
 
 /** A claimed task whose room in the pool is taken; `send` hands it to its worker. */
 interface Claimed {
@@ -34,7 +34,7 @@ interface RunningTask {
   task: Task;
   writes: Promise<void>[];
   failed: unknown;
-  /** The document's type, and what /metrics and the log learn of the task (stats.ts). */
+  /** The document's type, and what /metrics and the log learn of the task (tasks/stats.ts). */
   type: string;
   started: number;
   writeSeconds: number;
@@ -62,7 +62,7 @@ export class TaskScheduler {
   /** Endings being recorded (finish()): a stop waits for them. */
   private readonly finishing = new Set<Promise<void>>();
   private readonly progress: ProgressBuffer;
-  /** Endings of a turn, recorded together (endings.ts). */
+  /** Endings of a turn, recorded together (tasks/endings.ts). */
   private readonly endings: EndingBatch;
   private readonly window: ClaimWindow;
   private started = false;
@@ -80,7 +80,7 @@ export class TaskScheduler {
     return this.running.size;
   }
 
-  /** The tasks claimed and not yet ended, each at its attempt (their leases are renewed: leases.ts). */
+  /** The tasks claimed and not yet ended, each at its attempt (their leases are renewed: tasks/leases.ts). */
   claims(): Task[] {
     return [...this.running.values()].map((r) => r.task);
   }
@@ -163,7 +163,7 @@ export class TaskScheduler {
   }
 
   /**
-   * Claims tasks, up to the window's room at a time (claims.ts), and takes room for them in the pool
+   * Claims tasks, up to the window's room at a time (tasks/claims.ts), and takes room for them in the pool
    * while there is room; never throws, so the steps done before an error still commit
    * with their jobs. A failed step rolls back (its savepoint) and gives its room back.
    */

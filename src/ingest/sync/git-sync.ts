@@ -8,14 +8,14 @@
  * unless it failed. A sync that could not fetch never gets here: nothing is deleted.
  */
 import { extname } from "node:path";
-import { type Metadata, parseStoredMetadata } from "../core/metadata";
-import type { Store } from "../db/store";
-import { findDocumentById } from "../db/repo/documents";
-import { folderFilesOf } from "../db/repo/folder-files";
-import type { Task } from "../db/schema";
+import { type Metadata, parseStoredMetadata } from "../../core/metadata";
+import type { Store } from "../../db/store";
+import { findDocumentById } from "../../db/repo/documents";
+import { folderFilesOf } from "../../db/repo/folder-files";
+import type { Task } from "../../db/schema";
 import type { CrawlEngine } from "./crawl-sync";
 import { type FileWrite, MAX_LISTED, type SyncReport, SyncedFiles } from "./synced-files";
-import type { GitFile, GitScan } from "./git/types";
+import type { GitFile, GitScan } from "../git/types";
 
 /** A folder's report, and the commit the sync took (the next sync's base). */
 export type GitSyncReport = SyncReport & { commit: string };

@@ -5,16 +5,16 @@
  * report stored on the parent.
  */
 import { basename } from "node:path";
-import type { Metadata } from "../core/metadata";
-import type { Store } from "../db/store";
-import { findCollectionById } from "../db/repo/collections";
-import { findDocumentById, updateDocument } from "../db/repo/documents";
-import { dropPendingTasksOfDocument } from "../db/repo/external-documents";
-import type { FolderFile } from "../db/repo/folder-files";
-import { linkToParent, saveSourceFetch } from "../db/repo/source-fetches";
-import type { Task } from "../db/schema";
+import type { Metadata } from "../../core/metadata";
+import type { Store } from "../../db/store";
+import { findCollectionById } from "../../db/repo/collections";
+import { findDocumentById, updateDocument } from "../../db/repo/documents";
+import { dropPendingTasksOfDocument } from "../../db/repo/external-documents";
+import type { FolderFile } from "../../db/repo/folder-files";
+import { linkToParent, saveSourceFetch } from "../../db/repo/source-fetches";
+import type { Task } from "../../db/schema";
 import type { CrawlEngine } from "./crawl-sync";
-import { queueTask } from "./queue";
+import { queueTask } from "../tasks/queue";
 
 /** Failures a report lists (its count has them all). */
 export const MAX_LISTED = 100;

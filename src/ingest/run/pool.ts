@@ -13,11 +13,11 @@
  * that is only starting, or only answering queries, need not pay
  * (docs/notes/2026-12-06-release.md, Start).
  */
-import type { Logger } from "../log";
-import type { EmbedCall } from "../embed/calls";
-import { isBuiltinModel } from "../embed/models";
+import type { Logger } from "../../log";
+import type { EmbedCall } from "../../embed/calls";
+import { isBuiltinModel } from "../../embed/models";
 import { embedderKey } from "./embedder-key";
-import type { FromWorker, Job, JobEvent, ToWorker } from "./job";
+import type { FromWorker, Job, JobEvent, ToWorker } from "../job-types";
 import { encodeTurn } from "./worker-wire";
 
 /**
@@ -25,7 +25,7 @@ import { encodeTurn } from "./worker-wire";
  * compiled binary it is the second entry point, named relative to src/.
  */
 function workerEntry(): string {
-  return import.meta.url.includes("$bunfs") ? "./ingest/worker.ts" : new URL("./worker.ts", import.meta.url).href;
+  return import.meta.url.includes("$bunfs") ? "./ingest/run/worker.ts" : new URL("./worker.ts", import.meta.url).href;
 }
 
 export interface JobHandlers {

@@ -3,20 +3,14 @@
  * in source_fetches): a claim reads that parent once, its row and its settings, and the
  * parent's type says which reads the file (folder/, bucket/, git/job-of.ts).
  */
-import type { Db } from "../db/client";
-import { findDocumentById } from "../db/repo/documents";
-import { findSourceFetch } from "../db/repo/source-fetches";
-import type { DocumentRow, SourceFetch } from "../db/schema";
-import { bucketObjectOf } from "./bucket/job-of";
-import { folderFileOf } from "./folder/job-of";
-import { type GitJobConfig, gitFileOf } from "./git/job-of";
-import type { JobDocument } from "./job";
-
-/** A parent source as its files' claims read it. */
-export interface LinkedParent {
-  doc: DocumentRow;
-  state: SourceFetch | undefined;
-}
+import type { Db } from "../../db/client";
+import { findDocumentById } from "../../db/repo/documents";
+import { findSourceFetch } from "../../db/repo/source-fetches";
+import type { DocumentRow, SourceFetch } from "../../db/schema";
+import { bucketObjectOf } from "../bucket/job-of";
+import { folderFileOf } from "../folder/job-of";
+import { type GitJobConfig, gitFileOf } from "../git/job-of";
+import type { JobDocument } from "../job-types";
 
 /** Where a `file` document linked to a parent source (`state` its own link) is read; all null for any other. */
 export async function linkedFileOf(

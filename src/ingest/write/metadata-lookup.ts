@@ -2,12 +2,12 @@
  * Where the vector store reads a document's metadata when it writes the document's
  * chunk rows: SQLite, at write time, so rows always carry the latest metadata.
  */
-import { parseStoredMetadata } from "../core/metadata";
-import type { Store } from "../db/store";
-import { documentLabels } from "../db/repo/task-batches";
-import type { DocumentRow } from "../db/schema";
-import { encodeChunkMetadata } from "../vectors/meta-index";
-import type { MetadataLookup } from "../vectors/store";
+import { parseStoredMetadata } from "../../core/metadata";
+import type { Store } from "../../db/store";
+import { documentLabels } from "../../db/repo/task-batches";
+import type { DocumentRow } from "../../db/schema";
+import { encodeChunkMetadata } from "../../vectors/meta-index";
+import type { MetadataLookup } from "../../vectors/store";
 
 /** The metadata in its index form, for the vector store's `metadataOf`: as last committed. */
 export function metadataLookup(store: Store): MetadataLookup {

@@ -7,7 +7,7 @@
  * the turn cost as much again: its strings are scanned for escapes and copied twice.)
  * The jobs read back from one turn share their settings' objects; nothing changes them.
  */
-import type { Job, ToWorker } from "./job";
+import type { Job, ToWorker } from "../job-types";
 
 /** What a job shares with the other jobs of its pipeline. */
 type Settings = Omit<Job, "jobId" | "document" | "crawl" | "folder" | "git" | "bucket">;

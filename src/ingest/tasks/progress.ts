@@ -5,10 +5,10 @@
  * PROGRESS_EVENT_MS per document, and not before a document has run that long: a
  * small source that is done within it adds no progress event at all.
  */
-import type { WriteBatch } from "../db/batch";
-import { setDocumentProgress } from "../db/repo/documents";
-import type { Logger } from "../log";
-import { recordSourceEvent } from "./events";
+import type { WriteBatch } from "../../db/batch";
+import { setDocumentProgress } from "../../db/repo/documents";
+import type { Logger } from "../../log";
+import { recordSourceEvent } from "../events";
 
 export const PROGRESS_EVENT_MS = 2000;
 

@@ -4,18 +4,18 @@
  * folder source, its external id the file's path relative to the folder. Once the walk
  * (folder/scan.ts) has found the files and their hashes, a new file is created with a
  * task; a changed one (another SHA-256) gets a new task, and its old chunks answer until
- * the new ones replace them in one commit (sink.ts); an unchanged one embeds nothing; a
+ * the new ones replace them in one commit (write/sink.ts); an unchanged one embeds nothing; a
  * file no longer there is deleted, unless it failed or lies in a folder that could not be
  * listed. A walk that failed as a whole never gets here: nothing is deleted.
  */
 import { extname } from "node:path";
-import { type Metadata, parseStoredMetadata } from "../core/metadata";
-import type { Store } from "../db/store";
-import { findDocumentById, updateDocument } from "../db/repo/documents";
-import { type FolderFile, folderFilesOf } from "../db/repo/folder-files";
-import type { Task } from "../db/schema";
+import { type Metadata, parseStoredMetadata } from "../../core/metadata";
+import type { Store } from "../../db/store";
+import { findDocumentById, updateDocument } from "../../db/repo/documents";
+import { type FolderFile, folderFilesOf } from "../../db/repo/folder-files";
+import type { Task } from "../../db/schema";
 import type { CrawlEngine } from "./crawl-sync";
-import type { FolderScan, ScannedFile } from "./folder/types";
+import type { FolderScan, ScannedFile } from "../folder/types";
 import { type FileWrite, MAX_LISTED, type SyncReport, SyncedFiles } from "./synced-files";
 
 /** What the sync needs of the vector store: a document's new metadata on its chunks, vectors kept. */

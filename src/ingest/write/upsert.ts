@@ -7,21 +7,21 @@
  */
 import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
-import type { FetchSettings } from "../core/fetch-settings";
-import type { Metadata } from "../core/metadata";
-import type { Db } from "../db/client";
-import { findCollectionById } from "../db/repo/collections";
-import { updateDocument } from "../db/repo/documents";
+import type { FetchSettings } from "../../core/fetch-settings";
+import type { Metadata } from "../../core/metadata";
+import type { Db } from "../../db/client";
+import { findCollectionById } from "../../db/repo/collections";
+import { updateDocument } from "../../db/repo/documents";
 import {
   dropPendingTasksOfDocument,
   findDocumentByExternalId,
   replaceDocumentText,
-} from "../db/repo/external-documents";
-import type { DocumentRow } from "../db/schema";
-import { findSourceFetch, type SourceFetchPatch, saveSourceFetch } from "../db/repo/source-fetches";
-import { UpsertRefused } from "./errors";
-import { insertNewDocument, newDocumentRow, queueTask } from "./queue";
-import { fetchRowOf } from "./refresh";
+} from "../../db/repo/external-documents";
+import type { DocumentRow } from "../../db/schema";
+import { findSourceFetch, type SourceFetchPatch, saveSourceFetch } from "../../db/repo/source-fetches";
+import { UpsertRefused } from "../errors";
+import { insertNewDocument, newDocumentRow, queueTask } from "../tasks/queue";
+import { fetchRowOf } from "../sync/refresh";
 
 /** One document as a client sends it, checked and ready to store. */
 export interface UpsertPlan {

@@ -1,20 +1,20 @@
 /** The worker's job for a claimed task: what to read, how to chunk, which model, which limits. */
-import type { Config } from "../config";
-import type { Db } from "../db/client";
-import { findCollectionById } from "../db/repo/collections";
-import { findDocumentText } from "../db/repo/documents";
-import type { Collection, DocumentRow, Task } from "../db/schema";
-import type { FileStore } from "../files/store";
-import { isSettled, modelOf, languageOf } from "./generations";
-import { joinCredentials } from "../tools/url-credentials";
-import type { Job } from "./job";
-import type { CrawlJob } from "./crawl/types";
-import type { CrawlSettings } from "../core/fetch-settings";
-import { crawledPagesOf, findSourceFetch } from "../db/repo/source-fetches";
-import type { SourceFetch } from "../db/schema";
-import { folderJob } from "./folder/job-of";
-import { gitJob } from "./git/job-of";
-import { bucketJob } from "./bucket/job-of";
+import type { Config } from "../../config";
+import type { Db } from "../../db/client";
+import { findCollectionById } from "../../db/repo/collections";
+import { findDocumentText } from "../../db/repo/documents";
+import type { Collection, DocumentRow, Task } from "../../db/schema";
+import type { FileStore } from "../../files/store";
+import { isSettled, modelOf, languageOf } from "../generations";
+import { joinCredentials } from "../../tools/url-credentials";
+import type { Job } from "../job-types";
+import type { CrawlJob } from "../crawl/types";
+import type { CrawlSettings } from "../../core/fetch-settings";
+import { crawledPagesOf, findSourceFetch } from "../../db/repo/source-fetches";
+import type { SourceFetch } from "../../db/schema";
+import { folderJob } from "../folder/job-of";
+import { gitJob } from "../git/job-of";
+import { bucketJob } from "../bucket/job-of";
 import { linkedFileOf } from "./linked-parent";
 
 /** A crawl source's crawl: its settings and the validators of the pages it holds; null for a single page. */

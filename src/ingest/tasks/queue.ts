@@ -2,15 +2,15 @@
  * Documents into the queue: the row a new document starts as, and the one waiting
  * task in its collection's target generation (generations.ts says which).
  */
-import type { Metadata } from "../core/metadata";
-import type { Db } from "../db/client";
-import { findCollectionById } from "../db/repo/collections";
-import { claimUpload, findDocumentById, insertDocument, markDocumentQueued } from "../db/repo/documents";
-import { insertQueuedDocuments } from "../db/repo/task-batches";
-import { insertTask, pendingTasksOfDocument } from "../db/repo/tasks";
-import type { Collection, DocumentRow } from "../db/schema";
-import { recordSourceEvent, recordSourceEvents } from "./events";
-import { targetGeneration } from "./generations";
+import type { Metadata } from "../../core/metadata";
+import type { Db } from "../../db/client";
+import { findCollectionById } from "../../db/repo/collections";
+import { claimUpload, findDocumentById, insertDocument, markDocumentQueued } from "../../db/repo/documents";
+import { insertQueuedDocuments } from "../../db/repo/task-batches";
+import { insertTask, pendingTasksOfDocument } from "../../db/repo/tasks";
+import type { Collection, DocumentRow } from "../../db/schema";
+import { recordSourceEvent, recordSourceEvents } from "../events";
+import { targetGeneration } from "../generations";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

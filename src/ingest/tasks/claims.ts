@@ -5,11 +5,11 @@
  * marks the documents processing and writes their `source.processing` events, in the
  * same transaction as the claims.
  */
-import type { Db } from "../db/client";
-import { claimTasks, documentsWithText, markDocumentsProcessing, unclaimTasks } from "../db/repo/task-batches";
-import type { Collection, Task } from "../db/schema";
-import { recordSourceEvents } from "./events";
-import type { Job } from "./job";
+import type { Db } from "../../db/client";
+import { claimTasks, documentsWithText, markDocumentsProcessing, unclaimTasks } from "../../db/repo/task-batches";
+import type { Collection, Task } from "../../db/schema";
+import { recordSourceEvents } from "../events";
+import type { Job } from "../job-types";
 import { buildJob, type JobSettings } from "./job-for";
 import type { TextsInHand } from "./texts-in-hand";
 

@@ -3,31 +3,31 @@
  * is a source of the pipeline linked to its crawl source. A new page is created with
  * its text and a task; a page whose text hashes as indexed only has its check time
  * noted (nothing is embedded); a changed page gets its new text and a task, and its
- * old chunks answer until the new ones replace them in one commit (sink.ts). Once
+ * old chunks answer until the new ones replace them in one commit (write/sink.ts). Once
  * the crawl ends, pages it no longer reached are deleted.
  */
-import { parseStoredMetadata } from "../core/metadata";
-import type { Db } from "../db/client";
-import type { Store } from "../db/store";
-import { findCollectionById } from "../db/repo/collections";
-import { findDocumentById } from "../db/repo/documents";
-import { dropPendingTasksOfDocument, replaceDocumentText } from "../db/repo/external-documents";
-import { type CrawledPage, crawledPagesOf, saveSourceFetch } from "../db/repo/source-fetches";
-import type { DocumentRow, Task } from "../db/schema";
-import type { CrawledPageOut, CrawlReport } from "./crawl/types";
-import { queueTask } from "./queue";
+import { parseStoredMetadata } from "../../core/metadata";
+import type { Db } from "../../db/client";
+import type { Store } from "../../db/store";
+import { findCollectionById } from "../../db/repo/collections";
+import { findDocumentById } from "../../db/repo/documents";
+import { dropPendingTasksOfDocument, replaceDocumentText } from "../../db/repo/external-documents";
+import { type CrawledPage, crawledPagesOf, saveSourceFetch } from "../../db/repo/source-fetches";
+import type { DocumentRow, Task } from "../../db/schema";
+import type { CrawledPageOut, CrawlReport } from "../crawl/types";
+import { queueTask } from "../tasks/queue";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** What crawl-sync needs of the engine. */
 export interface CrawlEngine {
   createDocument(
-    draft: Parameters<typeof import("./queue").newDocumentRow>[0],
+    draft: Parameters<typeof import("../tasks/queue").newDocumentRow>[0],
     content?: string,
     also?: (t: Db, row: DocumentRow) => Promise<void> | void,
   ): Promise<DocumentRow | null>;
   createDocuments(
-    drafts: Parameters<typeof import("./queue").newDocumentRow>[0][],
+    drafts: Parameters<typeof import("../tasks/queue").newDocumentRow>[0][],
     also: (t: Db, rows: DocumentRow[]) => Promise<void>,
   ): Promise<PromiseSettledResult<DocumentRow | null>[]>;
   requeueWith<T>(fn: (t: Db) => Promise<T> | T, documentId: string): Promise<T>;

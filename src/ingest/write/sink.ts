@@ -14,9 +14,9 @@
  * Queries come first: a table searched lately takes at most the rows the store gives it
  * room for (VectorStore.writeRoom), in whole documents, so its full-text tail stays short.
  */
-import { RecentCache } from "../tools/recent-cache";
-import type { VectorStore } from "../vectors/store";
-import type { RowOut } from "./job";
+import { RecentCache } from "../../tools/recent-cache";
+import type { VectorStore } from "../../vectors/store";
+import type { RowOut } from "../job-types";
 
 /** One document's rows in one collection generation's table (a task names one). */
 export interface DocumentTable {
