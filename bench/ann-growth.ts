@@ -7,7 +7,7 @@
  * Rows are the chunks of bench/query-corpus.ts (built-in vectors, or bench/dense.ts's
  * with `dense`), all made first, then written in process through ragd's VectorStore in
  * batches of 10,000, as ingestion writes them. Upkeep runs as the server runs it (services.ts): a full
- * pass (maintain(), which also starts any index build in the background, trained in a
+ * pass (upkeep(), which also starts any index build in the background, trained in a
  * child process as the server trains it: index-build.ts) when a step
  * has been written, the full-text tail refresh after each batch. A client asks one
  * vector query after another the whole time, through the same store; every second
@@ -43,7 +43,7 @@ const vectorKind = space ? "model" : "builtin";
 const dir = tempDir("ragd-bench-growth-");
 const conn = await openLance(dir);
 const log = (msg: string, f?: object) => console.error(`  ${msg} ${JSON.stringify(f ?? {})}`);
-const store = new VectorStore(conn, { log, indexBuilder: childProcess(dir) });
+const vectorStore = new VectorStore(conn, { log, indexBuilder: childProcess(dir) });
 const all = new Float32Array(N * DIM);
 const ids: string[] = new Array(N);
 let rows = 0;
@@ -76,8 +76,8 @@ async function write(upTo: number): Promise<void> {
         vector,
       });
     }
-    await store.replaceDocuments(COLLECTION, 1, [], batch, { appendedAreNew: true });
-    void store.refreshTails().catch((err) => log("tail refresh failed", { error: String(err) }));
+    await vectorStore.replaceDocuments(COLLECTION, 1, [], batch, { appendedAreNew: true });
+    void vectorStore.catchUpTails().catch((err) => log("tail refresh failed", { error: String(err) }));
   }
 }
 
@@ -106,7 +106,7 @@ const client = (async () => {
       continue;
     }
     const t0 = performance.now();
-    await store.search(COLLECTION, 1, {
+    await vectorStore.search(COLLECTION, 1, {
       mode: "vector",
       text: queryTexts[i % queries.length]!,
       vector: queries[i % queries.length]!,
@@ -142,7 +142,7 @@ async function recall(): Promise<string> {
   for (const [i, q] of queries.slice(0, RECALL_QUERIES).entries()) {
     const truth = await flatTopK(t, q, 10);
     const text = queryTexts[i]!;
-    const hits = await store.search(COLLECTION, 1, { mode: "vector", text, vector: q, topK: 10, vectorKind });
+    const hits = await vectorStore.search(COLLECTION, 1, { mode: "vector", text, vector: q, topK: 10, vectorKind });
     tally.add(
       recallHits(
         hits.map((h) => `${h.documentId}:${h.chunkIndex}`),
@@ -162,7 +162,7 @@ try {
     `ann-growth: ${SHAPE} rows × ${DIM}, ${START.toLocaleString()} → ${N.toLocaleString()} in steps of ${STEP}`,
   );
   await write(START);
-  await store.maintain(); // the first index, as a freshly ingested table gets it
+  await vectorStore.upkeep(); // the first index, as a freshly ingested table gets it
   let stepLat = every.length;
   for (let target = START; ; target += STEP) {
     if (target > START) {
@@ -173,25 +173,25 @@ try {
     const r = await recall();
     // The full pass the server runs once ingestion is quiet; a build it starts runs in the
     // background, with the client asking (recall pauses it, so it runs before).
-    if (target > START) void store.maintain().catch((err) => log("upkeep failed", { error: String(err) }));
+    if (target > START) void vectorStore.upkeep().catch((err) => log("upkeep failed", { error: String(err) }));
     const [l1] = loadavg();
     console.log(
-      `[${clock()}] ${rows.toLocaleString()} rows, index ${index}${store.indexBuilding ? " (a new one training)" : ""}: recall@10 ${r}; while writing the step ${stats(during)}; load ${l1!.toFixed(1)}`,
+      `[${clock()}] ${rows.toLocaleString()} rows, index ${index}${vectorStore.indexBuilding ? " (a new one training)" : ""}: recall@10 ${r}; while writing the step ${stats(during)}; load ${l1!.toFixed(1)}`,
     );
     if (target >= N) break;
   }
   // Let the last build finish, with the client still asking; then one more pass, as the server's
-  // 10 s upkeep timer makes: a table skipped while its index trained (maintain.ts) has its retrain
-  // check then, and maintain() returns once a build it starts has ended.
-  while (store.indexBuilding) await Bun.sleep(1000);
-  await store.maintain();
+  // 10 s upkeep timer makes: a table skipped while its index trained (table-upkeep.ts) has its retrain
+  // check then, and upkeep() returns once a build it starts has ended.
+  while (vectorStore.indexBuilding) await Bun.sleep(1000);
+  await vectorStore.upkeep();
   await Bun.sleep(2000);
   console.log(`[${clock()}] final: index ${await servingIndex()}, recall@10 ${await recall()}, ${stats(lat)}`);
 } finally {
   stopped = true;
   clearInterval(watcher);
   await client;
-  store.close();
+  vectorStore.close();
   conn.close();
   (await import("node:fs")).rmSync(dir, { recursive: true, force: true });
 }

@@ -159,10 +159,10 @@ function kindOf(kind: string): { config: Index; name: string; tunes: [string, Tu
 }
 
 /** The table, with every vector and row id: kept by bench/query-http.ts in KEPT, or loaded here. */
-async function openCorpus(dir: string, store: VectorStore, all: Float32Array, ids: string[]): Promise<string> {
+async function openCorpus(dir: string, vectorStore: VectorStore, all: Float32Array, ids: string[]): Promise<string> {
   if (!KEPT) {
-    await fillTopical(store, COLLECTION, N, all, ids);
-    await store.maintain();
+    await fillTopical(vectorStore, COLLECTION, N, all, ids);
+    await vectorStore.upkeep();
     return VectorStore.tableName(COLLECTION, 1);
   }
   const state = await restore(KEPT, all, ids);
@@ -216,11 +216,11 @@ async function runKinds(table: Table, queries: Float32Array[], truth: Truth): Pr
 async function main(): Promise<void> {
   const dir = KEPT ?? mkdtempSync(join(tmpdir(), "ragd-bench-ann-"));
   const conn = await openLance(dir);
-  const store = new VectorStore(conn, { annThreshold: Number.MAX_SAFE_INTEGER });
+  const vectorStore = new VectorStore(conn, { annThreshold: Number.MAX_SAFE_INTEGER });
   try {
     const all = new Float32Array(N * DIM);
     const ids: string[] = new Array(N);
-    const table = await conn.openTable(await openCorpus(dir, store, all, ids));
+    const table = await conn.openTable(await openCorpus(dir, vectorStore, all, ids));
     const space = DENSE ? denseSpace(DIM, TOPICS.length) : null;
     const qrnd = random(7);
     const queries = Array.from({ length: 200 }, () => {
@@ -242,7 +242,7 @@ async function main(): Promise<void> {
     await runKinds(table, queries, truth);
     table.close();
   } finally {
-    store.close();
+    vectorStore.close();
     conn.close();
     if (!KEPT) rmSync(dir, { recursive: true, force: true });
   }

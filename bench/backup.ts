@@ -69,7 +69,7 @@ for (;;) {
   await Bun.sleep(500);
 }
 started = Date.now();
-await services.store.maintain();
+await services.vectorStore.upkeep();
 console.log(`index upkeep: ${((Date.now() - started) / 1000).toFixed(1)} s`);
 const key = (await call("POST", `/api/rag/pipelines/${p}/keys`, { name: "k" }, { cookie })).body.key as string;
 
@@ -100,7 +100,7 @@ const lagTimer = setInterval(() => {
   tick = now;
 }, 10);
 started = Date.now();
-const backup = backupToFile(dataDir, services.store, services.localFiles!, file);
+const backup = backupToFile(dataDir, services.vectorStore, services.localFiles!, file);
 const during = await queries(backup);
 const { size } = await backup;
 const backupMs = Date.now() - started;

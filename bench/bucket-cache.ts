@@ -64,39 +64,39 @@ const corpus = loadCorpus(DOCS, arg("datasets", DATASETS));
 const queries = Array.from({ length: QUERIES }, (_, i) => corpus[(i * 7919) % corpus.length]!.title);
 const collection = crypto.randomUUID();
 
-async function fill(store: VectorStore): Promise<number> {
+async function fill(vectorStore: VectorStore): Promise<number> {
   let rows = 0;
   for (let i = 0; i < corpus.length; i += 250) {
     const docs = corpus.slice(i, i + 250);
     const batch = docs.flatMap((d) => rowsOf(d.id, `${d.title}. ${d.text}`));
     rows += batch.length;
-    await store.replaceDocuments(
+    await vectorStore.replaceDocuments(
       collection,
       1,
       docs.map((d) => d.id),
       batch,
     );
   }
-  await store.maintain();
+  await vectorStore.upkeep();
   return rows;
 }
 
-const ask = (store: VectorStore, mode: SearchMode, text: string) =>
-  store.search(collection, 1, { mode, text, vector: wordVector(text), topK: 10 });
+const ask = (vectorStore: VectorStore, mode: SearchMode, text: string) =>
+  vectorStore.search(collection, 1, { mode, text, vector: wordVector(text), topK: 10 });
 
-async function timed(store: VectorStore, mode: SearchMode, text: string): Promise<number> {
+async function timed(vectorStore: VectorStore, mode: SearchMode, text: string): Promise<number> {
   const t = performance.now();
-  await ask(store, mode, text);
+  await ask(vectorStore, mode, text);
   return performance.now() - t;
 }
 
 /** p50 and p95 (ms) per mode, after `warm` queries of each that are not timed. */
-async function latencies(store: VectorStore, warm: number): Promise<Record<string, [number, number]>> {
+async function latencies(vectorStore: VectorStore, warm: number): Promise<Record<string, [number, number]>> {
   const out: Record<string, [number, number]> = {};
   for (const mode of MODES) {
-    for (const q of queries.slice(0, warm)) await ask(store, mode, q);
+    for (const q of queries.slice(0, warm)) await ask(vectorStore, mode, q);
     const ms: number[] = [];
-    for (const q of queries) ms.push(await timed(store, mode, q));
+    for (const q of queries) ms.push(await timed(vectorStore, mode, q));
     out[mode] = [percentile(ms, 50), percentile(ms, 95)];
   }
   return out;
@@ -107,11 +107,11 @@ async function withStore<T>(
   cache: BucketCache | null,
   fn: (s: VectorStore) => Promise<T>,
 ) {
-  const store = new VectorStore(await openLance(where, undefined, cache));
+  const vectorStore = new VectorStore(await openLance(where, undefined, cache));
   try {
-    return await fn(store);
+    return await fn(vectorStore);
   } finally {
-    store.close();
+    vectorStore.close();
   }
 }
 

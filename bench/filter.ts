@@ -180,9 +180,9 @@ function whereOf(filter: Filter): string {
 async function time(stores: VectorStore[], mode: SearchMode, filter: Filter) {
   const rnd = random(7);
   const queries = Array.from({ length: QUERIES + 3 }, () => ({ text: text(rnd, 2), vector: draw(rnd) }));
-  const ask = (store: VectorStore, q: (typeof queries)[number]) =>
-    store.search(COLLECTION, 1, { mode, ...q, topK: 10, ...filter });
-  for (const q of queries.slice(0, 3)) for (const store of stores) await ask(store, q);
+  const ask = (vectorStore: VectorStore, q: (typeof queries)[number]) =>
+    vectorStore.search(COLLECTION, 1, { mode, ...q, topK: 10, ...filter });
+  for (const q of queries.slice(0, 3)) for (const vectorStore of stores) await ask(vectorStore, q);
   const ms = stores.map(() => [] as number[]);
   const hits = stores.map(() => 0);
   for (const [i, q] of queries.slice(3).entries()) {
@@ -198,14 +198,14 @@ async function time(stores: VectorStore[], mode: SearchMode, filter: Filter) {
 }
 
 /** Recall@10 of a store's vector search against exact search under the same filter. */
-async function recall(store: VectorStore, table: Table, filter: Filter): Promise<string> {
+async function recall(vectorStore: VectorStore, table: Table, filter: Filter): Promise<string> {
   const rnd = random(11);
   const where = whereOf(filter);
   let found = 0;
   let total = 0;
   for (let i = 0; i < RECALL_QUERIES; i++) {
     const vector = draw(rnd);
-    const got = await store.search(COLLECTION, 1, { mode: "vector", text: "", vector, topK: 10, ...filter });
+    const got = await vectorStore.search(COLLECTION, 1, { mode: "vector", text: "", vector, topK: 10, ...filter });
     let exact = table
       .vectorSearch(vector)
       .distanceType("cosine")
@@ -248,23 +248,23 @@ function filterOf(metadata: unknown, docShare: number | undefined, rows: number)
 /** One table row: the path, each mode's times (served and index-only), and recall; the unfiltered row fills `none`. */
 async function measure(
   table: Table,
-  { store, indexOnly }: { store: VectorStore; indexOnly: VectorStore },
+  { vectorStore, indexOnly }: { vectorStore: VectorStore; indexOnly: VectorStore },
   filter: Filter,
   none: Record<string, number>,
   isNone: boolean,
 ): Promise<Record<string, string>> {
   const row: Record<string, string> = { path: await pathOf(table, filter) };
   for (const mode of ["vector", "hybrid"] as const) {
-    const [served, idx] = await time([store, indexOnly], mode, filter);
+    const [served, idx] = await time([vectorStore, indexOnly], mode, filter);
     if (isNone) Object.assign(none, { [mode]: served!.p50, [`${mode} idx`]: idx!.p50 });
     row[`${mode} idx`] = cell(idx!, none[`${mode} idx`]);
     row[mode] = cell(served!, none[mode]);
   }
-  const [key] = await time([store], "keyword", filter);
+  const [key] = await time([vectorStore], "keyword", filter);
   if (isNone) none.keyword = key!.p50;
   row.keyword = cell(key!, none.keyword);
   row["recall idx"] = await recall(indexOnly, table, filter);
-  row.recall = await recall(store, table, filter);
+  row.recall = await recall(vectorStore, table, filter);
   return row;
 }
 
@@ -273,7 +273,7 @@ async function main(): Promise<void> {
   const name = VectorStore.tableName(COLLECTION, 1);
   const conn = await openLance(dir);
   const log = (msg: string, f?: object) => console.error(`  ${msg}`, JSON.stringify(f ?? {}));
-  const store = new VectorStore(conn, { log });
+  const vectorStore = new VectorStore(conn, { log });
   const indexOnly = new VectorStore(conn, { log, exactFilter: { share: 0, offset: 0, rows: 0 } });
   try {
     const t0 = performance.now();
@@ -288,7 +288,7 @@ async function main(): Promise<void> {
     for (const [label, metadata, docShare] of FILTERS) {
       const row = await measure(
         table,
-        { store, indexOnly },
+        { vectorStore: vectorStore, indexOnly },
         filterOf(metadata, docShare, rows),
         none,
         label === "none",
@@ -304,7 +304,7 @@ async function main(): Promise<void> {
     console.table(out);
     table.close();
   } finally {
-    store.close();
+    vectorStore.close();
     indexOnly.close();
     conn.close();
     if (!args.dir) rmSync(dir, { recursive: true, force: true });

@@ -33,7 +33,7 @@ const COLLECTION = "00000000-0000-4000-8000-0000000000b3";
 
 const dir = tempDir("ragd-flat-share-");
 const conn = await openLance(dir);
-const store = new VectorStore(conn, { annThreshold: Number.MAX_SAFE_INTEGER });
+const vectorStore = new VectorStore(conn, { annThreshold: Number.MAX_SAFE_INTEGER });
 const all = new Float32Array(ROWS * DIM);
 const ids: string[] = new Array(ROWS);
 // The rows bench/ann-growth.ts writes first, in the same order from the same seed.
@@ -47,7 +47,7 @@ for (let i = 0; i < ROWS; i++) {
   ids[i] = `d${d}:${i % 10}`;
   batch.push({ id: ids[i]!, documentId: `d${d}`, chunkIndex: i % 10, text, start: 0, end: 0, vector });
   if (batch.length === 10_000 || i === ROWS - 1) {
-    await store.replaceDocuments(COLLECTION, 1, [], batch, { appendedAreNew: true });
+    await vectorStore.replaceDocuments(COLLECTION, 1, [], batch, { appendedAreNew: true });
     batch = [];
   }
 }
@@ -90,7 +90,7 @@ try {
   }
 } finally {
   table.close();
-  store.close();
+  vectorStore.close();
   conn.close();
   (await import("node:fs")).rmSync(dir, { recursive: true, force: true });
 }

@@ -121,7 +121,7 @@ export async function exactAnswers(
  * row id in `ids` for exact search.
  */
 export async function fillTopical(
-  store: VectorStore,
+  vectorStore: VectorStore,
   collection: string,
   n: number,
   all: Float32Array,
@@ -140,6 +140,6 @@ export async function fillTopical(
       ids[i] = `d${d}:${i % 10}`;
       rows.push({ id: ids[i]!, documentId: `d${d}`, chunkIndex: i % 10, text, start: 0, end: text.length, vector });
     }
-    await store.replaceDocuments(collection, 1, [], rows, { appendedAreNew: true });
+    await vectorStore.replaceDocuments(collection, 1, [], rows, { appendedAreNew: true });
   }
 }

@@ -84,12 +84,12 @@ async function fts(table: Table, text: string, q: Float32Array, m: number): Prom
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "ragd-bench-lexical-"));
   const conn = await openLance(dir);
-  const store = new VectorStore(conn, { annThreshold: Number.MAX_SAFE_INTEGER });
+  const vectorStore = new VectorStore(conn, { annThreshold: Number.MAX_SAFE_INTEGER });
   try {
     const rows = chunks();
     for (let i = 0; i < rows.length; i += 5000)
-      await store.replaceDocuments(COLLECTION, 1, [], rows.slice(i, i + 5000), { appendedAreNew: true });
-    await store.maintain();
+      await vectorStore.replaceDocuments(COLLECTION, 1, [], rows.slice(i, i + 5000), { appendedAreNew: true });
+    await vectorStore.upkeep();
     const table = await conn.openTable(VectorStore.tableName(COLLECTION, 1));
     const partitions = partitionsForRows(rows.length);
     const sub = rows[0]!.vector.length % 16 === 0 ? rows[0]!.vector.length / 16 : rows[0]!.vector.length / 4;
@@ -132,7 +132,7 @@ async function main(): Promise<void> {
     }
     table.close();
   } finally {
-    store.close();
+    vectorStore.close();
     conn.close();
     rmSync(dir, { recursive: true, force: true });
   }

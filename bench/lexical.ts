@@ -90,15 +90,15 @@ async function main(): Promise<void> {
   const fresh = !existsSync(dir);
   mkdirSync(dir, { recursive: true });
   const conn = await openLance(dir);
-  const store = new VectorStore(conn, { annThreshold: Number.MAX_SAFE_INTEGER });
+  const vectorStore = new VectorStore(conn, { annThreshold: Number.MAX_SAFE_INTEGER });
   const all = new Float32Array(N * DIM);
   const ids: string[] = new Array(N);
   let name = VectorStore.tableName(COLLECTION, 1);
   const state = await restore(dir, all, ids);
   if (state) name = VectorStore.tableName(state.pipelineId, 1);
   else if (fresh) {
-    await fillTopical(store, COLLECTION, N, all, ids);
-    await store.maintain();
+    await fillTopical(vectorStore, COLLECTION, N, all, ids);
+    await vectorStore.upkeep();
     await Bun.write(`${dir}/lex-vectors.f32`, all);
     await Bun.write(`${dir}/lex-ids.txt`, ids.join("\n"));
   } else {
@@ -152,7 +152,7 @@ async function main(): Promise<void> {
       );
   }
   table.close();
-  store.close();
+  vectorStore.close();
   conn.close();
 }
 

@@ -92,7 +92,7 @@ export async function load(
   vectorOf: (text: string, doc: number) => Float32Array = (text) => embedBuiltin(text),
 ): Promise<{ loadMs: number; maintainMs: number }> {
   const conn = await openLance(dataDir);
-  const store = new VectorStore(conn, { log: (msg, f) => console.error(`  ${msg}`, JSON.stringify(f ?? {})) });
+  const vectorStore = new VectorStore(conn, { log: (msg, f) => console.error(`  ${msg}`, JSON.stringify(f ?? {})) });
   const db = new Database(join(dataDir, "ragd.db"));
   const insert = db.prepare(
     `INSERT INTO documents (id, collection_id, type, name, content_length, status, chunk_count, progress_done, progress_total, created_at, updated_at, indexed_at)
@@ -129,7 +129,7 @@ export async function load(
       }
       docRows.push([docId, content]);
     }
-    await store.replaceDocuments(
+    await vectorStore.replaceDocuments(
       pipelineId,
       1,
       docRows.map(([id]) => id),
@@ -157,25 +157,25 @@ export async function load(
       console.error(`  loaded ${((from + BATCH_DOCS) * CHUNKS_PER_DOC).toLocaleString()} chunks`);
     const written = Math.min(docs, from + BATCH_DOCS) * CHUNKS_PER_DOC;
     if (maintainAt < N && written >= maintainAt && written - BATCH_DOCS * CHUNKS_PER_DOC < maintainAt) {
-      await store.maintain();
+      await vectorStore.upkeep();
       console.error(`  maintained at ${written.toLocaleString()} chunks`);
     } else if (written > maintainAt) {
       // As the server does while ingestion runs: a long full-text tail is refreshed (optimize(),
       // which also folds the new rows into the vector index), the full pass waits.
-      await store.refreshTails();
+      await vectorStore.catchUpTails();
     }
   }
   db.run("UPDATE collections SET embedding_dimensions = ? WHERE id = ?", [DIM, pipelineId]);
   db.close();
   const loadMs = performance.now() - started;
   const t0 = performance.now();
-  if (maintainAt >= N) await store.maintain();
+  if (maintainAt >= N) await vectorStore.upkeep();
   const maintainMs = performance.now() - t0;
   const table = await conn.openTable(VectorStore.tableName(pipelineId, 1));
   const indices = (await table.listIndices()).map((i) => `${i.indexType}(${i.columns.join(",")})`);
   console.error(`  indexes after maintain: ${indices.join(", ")}; rows ${await table.countRows()}`);
   table.close();
-  store.close();
+  vectorStore.close();
   conn.close();
   return { loadMs, maintainMs };
 }

@@ -9,7 +9,7 @@
  * 2. Writes N chunks (10 per document) of generated text straight into the
  *    pipeline's LanceDB table with the project's VectorStore, vectors from
  *    embedBuiltin, and the matching `documents` rows (ready, chunk_count 10) into
- *    ragd.db, then runs maintain() (full-text, document and row-id indexes, and
+ *    ragd.db, then runs upkeep() (full-text, document and row-id indexes, and
  *    from 10,000 rows the IVF index).
  * 3. Restarts the binary and measures, with 500 sequential vector-mode queries:
  *    HTTP latency (fetch, query text, topK 10) and ragd's own logged time, the
@@ -140,12 +140,12 @@ async function main(): Promise<void> {
     });
 
     const conn = await openLance(dataDir);
-    const store = new VectorStore(conn);
+    const vectorStore = new VectorStore(conn);
     // Probed as the server probes the pipeline's vectors (a model's, with `dense`: ann.ts).
     const vectorKind = space ? "model" : "builtin";
     // The text as well: a built-in table's search joins the full-text index's best rows (lexical-candidates.ts).
     const rawAsk = (text: string, vector: Float32Array) =>
-      store.search(pipelineId, 1, { mode: "vector", text, vector, topK: TOP_K, vectorKind });
+      vectorStore.search(pipelineId, 1, { mode: "vector", text, vector, topK: TOP_K, vectorKind });
     // Warm both sides alike; the server also runs its first upkeep pass 10 s after start: let it pass.
     for (let i = 0; i < 100; i++) {
       const q = queryText();
@@ -177,7 +177,7 @@ async function main(): Promise<void> {
     const count: number[] = [];
     for (let i = 0; i < QUERIES; i++) {
       const t0 = performance.now();
-      await store.countRows(pipelineId, 1);
+      await vectorStore.countRows(pipelineId, 1);
       count.push(performance.now() - t0);
     }
     await Bun.sleep(200); // the last log lines
@@ -207,7 +207,7 @@ async function main(): Promise<void> {
       const rawIds = (await rawAsk(q, v)).map((h) => `${h.documentId}:${h.chunkIndex}`);
       rawRecall.add(recallHits(rawIds, truth, distances(v), TOP_K));
     }
-    store.close();
+    vectorStore.close();
     conn.close();
 
     console.error(`throughput: ${CLIENTS} clients for ${THROUGHPUT_MS / 1000} s`);

@@ -4,7 +4,7 @@
  *   ./node_modules/.bin/bun bench/query-latency.ts [rows=10000] [uniform|clustered]
  *
  * Writes `rows` random 384-d unit vectors (one chunk per document, short texts) in
- * batches, runs maintain() (which builds the ANN index from 10,000 rows), then
+ * batches, runs upkeep() (which builds the ANN index from 10,000 rows), then
  * times 200 random queries (topK 10) and measures recall@10 of 50 more against
  * brute-force search in JS.
  *
@@ -70,7 +70,7 @@ function exactTopK(all: Float32Array, q: Float32Array, k: number): string[] {
   return best.map((b) => `doc${b.i}`);
 }
 
-async function load(store: VectorStore, all: Float32Array): Promise<number> {
+async function load(vectorStore: VectorStore, all: Float32Array): Promise<number> {
   const draw = vectors(1);
   const started = performance.now();
   for (let from = 0; from < N; from += BATCH) {
@@ -87,7 +87,7 @@ async function load(store: VectorStore, all: Float32Array): Promise<number> {
         vector,
       });
     }
-    await store.replaceDocuments(
+    await vectorStore.replaceDocuments(
       COLLECTION,
       1,
       rows.map((r) => r.documentId),
@@ -104,15 +104,16 @@ function percentile(sorted: number[], p: number): number {
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "ragd-bench-"));
   const conn = await openLance(dir);
-  const store = new VectorStore(conn, { log: (msg, f) => console.error(msg, JSON.stringify(f ?? {})) });
+  const vectorStore = new VectorStore(conn, { log: (msg, f) => console.error(msg, JSON.stringify(f ?? {})) });
   try {
     const all = new Float32Array(N * DIM);
-    const loadMs = await load(store, all);
+    const loadMs = await load(vectorStore, all);
     const t0 = performance.now();
-    await store.maintain();
+    await vectorStore.upkeep();
     const maintainMs = performance.now() - t0;
     const query = vectors(2);
-    const ask = (vector: Float32Array) => store.search(COLLECTION, 1, { mode: "vector", text: "", vector, topK: 10 });
+    const ask = (vector: Float32Array) =>
+      vectorStore.search(COLLECTION, 1, { mode: "vector", text: "", vector, topK: 10 });
     for (let i = 0; i < 10; i++) await ask(query()); // warm caches
     const times: number[] = [];
     for (let i = 0; i < 200; i++) {
@@ -141,7 +142,7 @@ async function main(): Promise<void> {
       "recall@10": (found / 500).toFixed(3),
     });
   } finally {
-    store.close();
+    vectorStore.close();
     conn.close();
     rmSync(dir, { recursive: true, force: true });
   }

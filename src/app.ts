@@ -63,7 +63,7 @@ export function buildApp(s: Services) {
     .use(transferRoutes(s.transfers))
     .use(pipelineRoutes(s.auth, s.pipelines))
     .use(sourceRoutes(s.auth, s.pipelines, s.sources, s.evals))
-    .use(sourceInspectRoutes(s.auth, s.pipelines, new SourceInspector(s.db, s.store, s.mcp.reader)))
+    .use(sourceInspectRoutes(s.auth, s.pipelines, new SourceInspector(s.db, s.vectorStore, s.mcp.reader)))
     .use(uploadRoutes(s.sources))
     .use(eventRoutes(s.auth, s.pipelines, s.events, s.webhooks))
     .use(keyEventRoutes(s.keys, s.events))

@@ -69,7 +69,7 @@ export interface Services {
   lance: LanceConnection;
   /** On a bucket: the local cache of the table files LanceDB reads through (vectors/bucket-cache.ts). */
   bucketCache: BucketCache | null;
-  store: VectorStore;
+  vectorStore: VectorStore;
   /** Uploaded files: in the data directory, or in the bucket of RAGD_STORAGE_URL. */
   files: FileStore;
   /** The data directory's files, for what works on them alone (backups, export, import); null on a bucket. */
@@ -136,7 +136,7 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
       : null;
   const lance = await openLance(storage ?? config.dataDir, undefined, bucketCache);
   const quiet = throttledLogger(log);
-  const store = new VectorStore(lance, {
+  const vectorStore = new VectorStore(lance, {
     log: (msg, fields) => log.info(msg, fields as Record<string, unknown>),
     metadataOf: metadataLookup(db),
     // ANN training in a child process leaves this process's LanceDB threads to the searches.
@@ -156,13 +156,23 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
   const pool = new WorkerPool(config.workers, log, undefined, undefined, config.workerNice);
   const disk = new DiskWatch({ db, dataDir: config.dataDir, minFreeMb: config.minFreeMb, log });
   const replicaLeaseMs = config.replicaLeaseMs;
-  const engine = new IngestEngine({ db, store, pool, files, config, log, disk, replica, replicaLeaseMs });
+  const engine = new IngestEngine({
+    db,
+    vectorStore: vectorStore,
+    pool,
+    files,
+    config,
+    log,
+    disk,
+    replica,
+    replicaLeaseMs,
+  });
   const auth = new AuthService(db, config);
   const keys = new KeyService(db, !replica);
   const pipelines = new PipelineService(db, collections, config);
   const embedMetrics = new EmbedMetrics();
   pool.onEmbed = embedMetrics.record;
-  const searcher = new Searcher(db, store, config, new Reranker(config.rerankUrl, log), embedMetrics.record);
+  const searcher = new Searcher(db, vectorStore, config, new Reranker(config.rerankUrl, log), embedMetrics.record);
   const queryLog = new QueryLog(db, config.queryLog === "on", clock);
   const queries = new QueryService(db, keys, searcher, config, queryLog);
   const evals = new EvalService(db, searcher);
@@ -181,16 +191,31 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
   const sources: SourceService = new SourceService({
     db,
     engine,
-    store,
+    vectorStore: vectorStore,
     files,
     secret,
     config,
     baseUrl: () => baseUrl.value,
     bucketUpload: bucketUploads && ((row, expires) => bucketUploads.grant(row, expires)),
   });
-  const documents = new DocumentService({ db, engine, files, disk: localFiles, store, keys, config });
+  const documents = new DocumentService({
+    db,
+    engine,
+    files,
+    disk: localFiles,
+    vectorStore: vectorStore,
+    keys,
+    config,
+  });
   const kbs = new KbService({ db, collections, engine, files, searcher, queryLog, config });
-  const mcp: McpDeps = { queries, keys, reader: new SourceReader(db, store), db, log, baseUrl: () => baseUrl.value };
+  const mcp: McpDeps = {
+    queries,
+    keys,
+    reader: new SourceReader(db, vectorStore),
+    db,
+    log,
+    baseUrl: () => baseUrl.value,
+  };
   const events = new EventService(db, config.eventHeartbeatS * 1000);
   const admin = new AdminService(
     db,
@@ -204,18 +229,18 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
     queryLog.forgetCollection(id);
     engine.cancelCollection(id);
     await files.removeCollection(id);
-    await store.dropCollection(id);
+    await vectorStore.dropCollection(id);
     await removeOrphanClones(db.reader, config.dataDir); // its Git sources' clones
   });
   // Listening before the engine starts, so no built re-index goes unnoticed.
-  await new ReindexGate({ db, store, engine, evals, log }).start();
+  await new ReindexGate({ db, vectorStore: vectorStore, engine, evals, log }).start();
   await recoverInterrupted({ db, files, log, replica, replicaLeaseMs });
   sweepSnapshots(config.dataDir); // a backup's staging copy left by a kill
   await removeOrphanClones(db.reader, config.dataDir);
-  const backups = new BackupService(config.dataDir, store, localFiles, log, config.databaseUrl !== null);
+  const backups = new BackupService(config.dataDir, vectorStore, localFiles, log, config.databaseUrl !== null);
   const transfers = new TransferService({
     db,
-    store,
+    vectorStore: vectorStore,
     pipelines,
     collections,
     config,
@@ -226,7 +251,7 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
     // An export carries vectors as well as files: it may be larger than one upload.
     maxArchiveBytes: config.maxUploadMb * 20 * 1024 * 1024,
   });
-  await reconcile({ db, store, engine, files, log, replica, replicaLeaseMs });
+  await reconcile({ db, vectorStore: vectorStore, engine, files, log, replica, replicaLeaseMs });
   engine.start();
   await bucketUploads?.start();
   const refresh = new RefreshScheduler(db, () => engine.kick(), log);
@@ -241,19 +266,27 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
   const tidy = () => housekeeping({ db, auth, engine, events, files, storage, replica, log, quiet, background });
   tidy();
   const scheduler = new Scheduler((job, err) => quiet.warn("periodic work failed", { job, error: err }), clock);
-  const upkeep = indexUpkeep({ store, engine, disk, replica, quiet, clock, everyMs: config.upkeepEveryMs });
+  const upkeep = indexUpkeep({
+    vectorStore: vectorStore,
+    engine,
+    disk,
+    replica,
+    quiet,
+    clock,
+    everyMs: config.upkeepEveryMs,
+  });
   const periodic = { config, engine, upkeep, refresh, diskCheck, deliverer, keys, queryLog, tidy, wakeups };
   addPeriodicWork(scheduler, { ...periodic, bucketUploads, log });
   scheduler.start();
   metrics.gauge("ragd_ingest_workers_busy", "Ingestion workers running a job.", () => pool.busy);
-  addCollectors(metrics, { db, engine, store, embed: embedMetrics });
+  addCollectors(metrics, { db, engine, vectorStore: vectorStore, embed: embedMetrics });
   return {
     config,
     log,
     db,
     lance,
     bucketCache,
-    store,
+    vectorStore: vectorStore,
     files,
     localFiles,
     bucketUploads,
@@ -296,7 +329,7 @@ export async function closeServices(s: Services, how: CloseHow = {}): Promise<vo
   await s.deliverer.stop();
   await s.keys.flush();
   await s.queries.log.flush().catch((err) => s.log.warn("could not write the query log", { error: err }));
-  s.store.close();
+  s.vectorStore.close();
   s.lance.close();
   s.bucketCache?.stop();
   await s.db.close(how);

@@ -18,7 +18,7 @@ import { UpkeepClock } from "./vectors/upkeep-clock";
 const RELEASE_EVERY_MS = 60_000;
 
 export interface UpkeepParts {
-  store: VectorStore;
+  vectorStore: VectorStore;
   engine: Pick<IngestEngine, "busy">;
   disk: { writable(): boolean };
   /** Another replica may have rebuilt a table's ANN index: its facts are read again. */
@@ -32,7 +32,7 @@ export interface UpkeepParts {
 
 /** The upkeep job's run: one step of upkeep-clock.ts, resolved when that step's work ends. */
 export function indexUpkeep(p: UpkeepParts): () => Promise<void> {
-  const { store, engine, clock, quiet } = p;
+  const { vectorStore: store, engine, clock, quiet } = p;
   const steps = new UpkeepClock(clock.now(), p.everyMs);
   let lastRelease = Number.NEGATIVE_INFINITY;
   const failed = (err: unknown) => quiet.warn("index upkeep failed", { error: err });
@@ -48,8 +48,8 @@ export function indexUpkeep(p: UpkeepParts): () => Promise<void> {
     const next = steps.tick(await engine.busy(), clock.now(), store.lastWriteAt);
     if (next === "none") return;
     // Keyword searches re-tokenise every row the full-text index lacks: refresh long tails now.
-    if (next === "tails") return store.refreshTails().catch(failed);
-    await store.maintain().catch(failed);
+    if (next === "tails") return store.catchUpTails().catch(failed);
+    await store.upkeep().catch(failed);
     await release();
   };
   return () => step().catch(failed);

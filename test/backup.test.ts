@@ -139,15 +139,15 @@ describe("backup under load", () => {
 
       // The restored data, searched before any server ingests into it, answers as the original did.
       const db = openStore(dir);
-      const store = new VectorStore(await openLance(dir), { metadataOf: metadataLookup(db) });
-      const searcher = new Searcher(db, store, defaultConfig());
+      const vectorStore = new VectorStore(await openLance(dir), { metadataOf: metadataLookup(db) });
+      const searcher = new Searcher(db, vectorStore, defaultConfig());
       const col = (await findCollectionById(db.reader, p))!;
       for (const q of QUERIES)
         for (const mode of MODES) {
           const got = await searcher.search(col, { query: q, mode, topK: 10 });
           expect({ q, mode, r: shape(got.results) }).toEqual({ q, mode, r: expected.get(`${mode}|${q}`)! });
         }
-      store.close();
+      vectorStore.close();
       await db.close();
 
       // A server on it finishes what was under way and holds exactly the snapshot's sources.

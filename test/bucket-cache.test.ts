@@ -61,8 +61,8 @@ describe.skipIf(!haveRgw)("the bucket cache on Ceph RGW", () => {
     );
     return fetch(signed.url, { method, headers: signed.headers, body });
   };
-  const writeDocs = async (store: VectorStore, c: string, from: number, to: number) => {
-    for (let d = from; d < to; d++) await store.replaceDocuments(c, 1, [`d${d}`], rowsOf(`d${d}`, d));
+  const writeDocs = async (vectorStore: VectorStore, c: string, from: number, to: number) => {
+    for (let d = from; d < to; d++) await vectorStore.replaceDocuments(c, 1, [`d${d}`], rowsOf(`d${d}`, d));
   };
 
   test("gives the answers the store gives, and a restarted process reads the table from its directory", async () => {
@@ -111,21 +111,21 @@ describe.skipIf(!haveRgw)("the bucket cache on Ceph RGW", () => {
   test("a write through the cache is read at once: manifests are never served from it", async () => {
     const where = at("fresh");
     const cache = startBucketCache(where, { dir: tempDir(), maxBytes: 256 * MiB });
-    const store = new VectorStore(await openLance(where, undefined, cache));
+    const vectorStore = new VectorStore(await openLance(where, undefined, cache));
     const c = crypto.randomUUID();
     try {
-      await writeDocs(store, c, 0, 3);
-      expect(await store.countRows(c, 1)).toBe(30);
-      const before = await searchBoth(store, c);
-      await writeDocs(store, c, 3, 5);
-      await store.replaceDocuments(c, 1, ["d0"], []);
-      expect(await store.countRows(c, 1)).toBe(40);
-      const after = await searchBoth(store, c);
+      await writeDocs(vectorStore, c, 0, 3);
+      expect(await vectorStore.countRows(c, 1)).toBe(30);
+      const before = await searchBoth(vectorStore, c);
+      await writeDocs(vectorStore, c, 3, 5);
+      await vectorStore.replaceDocuments(c, 1, ["d0"], []);
+      expect(await vectorStore.countRows(c, 1)).toBe(40);
+      const after = await searchBoth(vectorStore, c);
       expect(after).not.toEqual(before);
       expect(after.some((h) => h.startsWith("d4:"))).toBe(true);
       expect(after.some((h) => h.startsWith("d0:"))).toBe(false);
     } finally {
-      store.close();
+      vectorStore.close();
       cache.stop();
     }
   }, 120_000);

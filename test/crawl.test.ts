@@ -198,7 +198,7 @@ describe("a crawl", () => {
     const embedded = f.fake.stats().inputs - inputs;
     const expected = ["/a", "/c"].reduce((n, p) => n + pages.get(p)!.chunkCount, 0);
     expect(embedded).toBe(expected);
-    const { chunks } = await f.t.services.store.documentChunks(f.pid, 1, pages.get("/a")!.id, 0, 1e9);
+    const { chunks } = await f.t.services.vectorStore.documentChunks(f.pid, 1, pages.get("/a")!.id, 0, 1e9);
     expect(chunks.every((c) => c.text.includes("alpha2"))).toBe(true);
   });
 

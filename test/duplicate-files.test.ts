@@ -29,7 +29,7 @@ describe("pipelines", () => {
     expect(again.put.body.error.details).toEqual([{ field: "file", message: `duplicateOf: ${first.created.id}` }]);
     // Nothing was added: the second source still waits for a file, and no chunk doubled.
     expect((await c.source(pid, again.created.id))!.status).toBe("awaiting_upload");
-    expect(await t.services.store.countRows(pid, 1)).toBe(1);
+    expect(await t.services.vectorStore.countRows(pid, 1)).toBe(1);
 
     const other = await c.upload(pid, "other.txt", bytesOf("Another report entirely."));
     expect(other.put.status).toBe(200);

@@ -56,7 +56,10 @@ async function midFlight(pipelineName: string) {
   });
   const { created, put } = await c.upload(pid, "long.txt", bytesOf(longText(pipelineName, 2000)));
   expect(put.status).toBe(200);
-  await waitFor("the first slice of rows to be committed", async () => (await t.services.store.countRows(pid, 1)) > 0);
+  await waitFor(
+    "the first slice of rows to be committed",
+    async () => (await t.services.vectorStore.countRows(pid, 1)) > 0,
+  );
   const now = await c.source(pid, created.id);
   expect(now!.status).toBe("processing");
   expect(now!.progress.done).toBeLessThan(now!.progress.total);
@@ -86,7 +89,7 @@ describe("deletes during ingestion", () => {
         expect(await findDocumentById(t.services.db.reader, sid)).toBeUndefined();
         expect(tasksOf(sid)).toEqual([]);
         expect(existsSync(file)).toBe(false);
-        expect(await t.services.store.countRows(pid, 1)).toBe(0);
+        expect(await t.services.vectorStore.countRows(pid, 1)).toBe(0);
         expect((await chunkRows(t.dataDir, pid, 1)).filter((r) => r.document_id === sid)).toEqual([]);
       };
       await check();
@@ -209,7 +212,7 @@ describe("re-index", () => {
   }
 
   test("PATCH alone never re-indexes: same chunks, no tasks, same generation", async () => {
-    const rowsBefore = await t.services.store.countRows(pid, 1);
+    const rowsBefore = await t.services.vectorStore.countRows(pid, 1);
     const chunkCount = (await c.getPipeline(pid)).chunkCount;
     expect(chunkCount).toBe(rowsBefore);
     const r = await c.call("PATCH", `/api/rag/pipelines/${pid}`, { chunkSize: 200, chunkOverlap: 0 });
@@ -218,12 +221,12 @@ describe("re-index", () => {
     expect(sql("SELECT id FROM tasks WHERE collection_id = ? AND status IN ('queued','processing')", pid)).toEqual([]);
     expect(await collection(pid)).toMatchObject({ activeGeneration: 1, buildingGeneration: null });
     for (const s of await c.sources(pid)) expect(s).toMatchObject({ status: "ready", chunkCount: before.get(s.id) });
-    expect(await t.services.store.countRows(pid, 1)).toBe(rowsBefore);
+    expect(await t.services.vectorStore.countRows(pid, 1)).toBe(rowsBefore);
     for (const len of await resultLengths("capybara fact")) expect(len).toBeGreaterThan(200);
   });
 
   test("queries answer from the old index during the rebuild, from the new one after, and the old table is dropped", async () => {
-    const oldRows = await t.services.store.countRows(pid, 1);
+    const oldRows = await t.services.vectorStore.countRows(pid, 1);
     await fake.set({ latencyMs: 700 });
     try {
       const r = await c.call("POST", `/api/rag/pipelines/${pid}/reindex`);
@@ -235,7 +238,7 @@ describe("re-index", () => {
       // Still rebuilding when the answer came back: it was served by generation 1.
       expect((await collection(pid)).buildingGeneration).toBe(2);
       for (const len of during) expect(len).toBeGreaterThan(200);
-      expect(await t.services.store.countRows(pid, 1)).toBe(oldRows);
+      expect(await t.services.vectorStore.countRows(pid, 1)).toBe(oldRows);
     } finally {
       await fake.set({ latencyMs: 0 });
     }
@@ -252,7 +255,7 @@ describe("re-index", () => {
       total += s.chunkCount;
     }
     expect((await c.getPipeline(pid)).chunkCount).toBe(total);
-    expect(await t.services.store.countRows(pid, 2)).toBe(total);
+    expect(await t.services.vectorStore.countRows(pid, 2)).toBe(total);
     for (const len of await resultLengths("dugong fact number")) expect(len).toBeLessThanOrEqual(200);
     await waitFor("generation 1 to be dropped", async () => {
       const names = await tablesOf(t.dataDir, pid);
@@ -320,20 +323,20 @@ describe("idempotent writes", () => {
     const rows = await chunkRows(t.dataDir, pid, 1);
     expect(duplicates(rows.map((r) => r.id))).toEqual(NO_DUPLICATES);
     expect(rows).toHaveLength(n);
-    expect(await t.services.store.countRows(pid, 1)).toBe(n);
+    expect(await t.services.vectorStore.countRows(pid, 1)).toBe(n);
   });
 });
 
 describe("the delete by id", () => {
   test("a new document's writes skip it (it scans the table); a replayed slice takes it", async () => {
-    const store = t.services.store;
-    const original = store.replaceDocuments;
+    const vectorStore = t.services.vectorStore;
+    const original = vectorStore.replaceDocuments;
     const skipped: boolean[] = [];
     const deleted: string[] = [];
-    store.replaceDocuments = (cid, gen, ids, rows, opts) => {
+    vectorStore.replaceDocuments = (cid, gen, ids, rows, opts) => {
       deleted.push(...ids);
       if (rows.some((r) => !ids.includes(r.documentId))) skipped.push(opts?.appendedAreNew === true);
-      return original.call(store, cid, gen, ids, rows, opts);
+      return original.call(vectorStore, cid, gen, ids, rows, opts);
     };
     try {
       // Three slices or more: the third leaves only once the first is committed, so it is appended alone.
@@ -352,7 +355,7 @@ describe("the delete by id", () => {
       expect(duplicates(rows.map((r) => r.id))).toEqual(NO_DUPLICATES);
       expect(rows).toHaveLength(done.chunkCount);
     } finally {
-      store.replaceDocuments = original;
+      vectorStore.replaceDocuments = original;
     }
   });
 });

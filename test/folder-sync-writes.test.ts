@@ -47,7 +47,7 @@ test("1,000 new files are stored in a few commits, and a file that cannot be sto
   files.push({ path: "taken.txt", size: 10, modifiedAt: "2026-12-06T00:00:00.000Z", hash: "f".repeat(64) });
   const scan: FolderScan = { files, failures: [], unlisted: [] };
 
-  const { db, engine, store } = f.t.services;
+  const { db, engine, vectorStore: store } = f.t.services;
   const sync = new FolderSync(db, engine, store);
   const atomically = db.atomically.bind(db);
   let commits = 0;

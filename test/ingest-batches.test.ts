@@ -220,10 +220,10 @@ describe("LanceDB commits during a burst", () => {
   test("a commit right after another waits for the rows arriving, rather than carry three", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ragd-sink-"));
     const conn = await openLance(dir);
-    const store = new VectorStore(conn);
+    const vectorStore = new VectorStore(conn);
     let many: Promise<void>[] = [];
     try {
-      const sink = new ChunkSink(store, async (_c, _g, ids, write) => write(new Set(ids)));
+      const sink = new ChunkSink(vectorStore, async (_c, _g, ids, write) => write(new Set(ids)));
       const collectionId = Bun.randomUUIDv7();
       const at = (documentId: string) => ({ collectionId, generation: 1, documentId });
       const first = sink.replace(at("first"), rowsOf("first", 1)[0]!.rows);
@@ -235,10 +235,10 @@ describe("LanceDB commits during a burst", () => {
       });
       await Promise.all(few);
       // The three went in the same commit as the 600, not in one of their own.
-      expect(await store.countRows(collectionId, 1)).toBe(604);
+      expect(await vectorStore.countRows(collectionId, 1)).toBe(604);
     } finally {
       await Promise.allSettled(many);
-      store.close();
+      vectorStore.close();
       conn.close();
       rmSync(dir, { recursive: true, force: true });
     }
@@ -253,10 +253,10 @@ describe("LanceDB commits during a burst", () => {
   async function afterFirst(coming: () => boolean, whileWaiting: (sink: ChunkSink) => void): Promise<number> {
     const dir = mkdtempSync(join(tmpdir(), "ragd-sink-"));
     const conn = await openLance(dir);
-    const store = new VectorStore(conn);
+    const vectorStore = new VectorStore(conn);
     let many: Promise<void>[] = [];
     try {
-      const sink = new ChunkSink(store, async (_c, _g, ids, write) => write(new Set(ids)), coming);
+      const sink = new ChunkSink(vectorStore, async (_c, _g, ids, write) => write(new Set(ids)), coming);
       const collectionId = Bun.randomUUIDv7();
       const at = (documentId: string) => ({ collectionId, generation: 1, documentId });
       const first = sink.replace(at("first"), rowsOf("first", 1)[0]!.rows);
@@ -268,10 +268,10 @@ describe("LanceDB commits during a burst", () => {
         many = rowsOf("many", 600).map((d) => sink.replace(at(d.id), d.rows));
       });
       await Promise.all(few);
-      return await store.countRows(collectionId, 1);
+      return await vectorStore.countRows(collectionId, 1);
     } finally {
       await Promise.allSettled(many);
-      store.close();
+      vectorStore.close();
       conn.close();
       rmSync(dir, { recursive: true, force: true });
     }

@@ -127,7 +127,7 @@ describe("knowledge bases", () => {
     expect(gone.status).toBe(200);
     expect((await t.call("GET", `/api/kb/${kbId}`, { cookie })).status).toBe(404);
     expect(existsSync(join(t.dataDir, "files", kbId))).toBe(false);
-    expect((await t.services.store.listTables()).filter((x) => x.collectionId === kbId)).toEqual([]);
+    expect((await t.services.vectorStore.listTables()).filter((x) => x.collectionId === kbId)).toEqual([]);
   });
 });
 

@@ -28,7 +28,7 @@ const random = (seed: number) => () =>
 
 let dir: string;
 let conn: LanceConnection;
-let store: VectorStore;
+let vectorStore: VectorStore;
 let table: Table;
 let probes: AnnProbes;
 const vectors: Float32Array[] = [];
@@ -41,7 +41,7 @@ const queries = Array.from({ length: 40 }, () => {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "ragd-lexical-"));
   conn = await openLance(dir);
-  store = new VectorStore(conn, { annThreshold: Number.MAX_SAFE_INTEGER });
+  vectorStore = new VectorStore(conn, { annThreshold: Number.MAX_SAFE_INTEGER });
   const c = crypto.randomUUID();
   const rows: ChunkRow[] = Array.from({ length: ROWS }, (_, i) => {
     const text = sentenceOf(rnd, 20, TOPICS[Math.floor(i / 10) % TOPICS.length]!);
@@ -57,8 +57,8 @@ beforeAll(async () => {
       vector: vectors[i]!,
     };
   });
-  await store.replaceDocuments(c, 1, [], rows, { appendedAreNew: true });
-  await store.maintain();
+  await vectorStore.replaceDocuments(c, 1, [], rows, { appendedAreNew: true });
+  await vectorStore.upkeep();
   table = await conn.openTable(VectorStore.tableName(c, 1));
   const index = annIndexFor(1_000_000, BUILTIN_DIMENSIONS, PARTITIONS);
   await table.createIndex("vector", { config: index.config, name: index.name });
@@ -68,7 +68,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   table?.close();
-  store.close();
+  vectorStore.close();
   conn.close();
   rmSync(dir, { recursive: true, force: true });
 });

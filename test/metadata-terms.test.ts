@@ -75,14 +75,14 @@ function rowsOf(doc: string): ChunkRow[] {
   });
 }
 
-async function write(store: VectorStore, c: string, docs: string[]): Promise<void> {
-  await store.replaceDocuments(c, 1, [], docs.flatMap(rowsOf), { appendedAreNew: true });
+async function write(vectorStore: VectorStore, c: string, docs: string[]): Promise<void> {
+  await vectorStore.replaceDocuments(c, 1, [], docs.flatMap(rowsOf), { appendedAreNew: true });
 }
 
 /** The documents a filter finds in one mode, by their metadata name (document ids are `<name>-<n>`). */
-async function found(store: VectorStore, c: string, filter: unknown, mode: (typeof MODES)[number]) {
+async function found(vectorStore: VectorStore, c: string, filter: unknown, mode: (typeof MODES)[number]) {
   const where = compileMetadataFilter(filter) ?? undefined;
-  const hits = await store.search(c, 1, {
+  const hits = await vectorStore.search(c, 1, {
     mode,
     text: "ledger",
     vector: new Float32Array(D).fill(0.25),
@@ -93,10 +93,10 @@ async function found(store: VectorStore, c: string, filter: unknown, mode: (type
 }
 
 /** Every case of CASES, in every mode, finds exactly its documents. */
-async function expectEveryCase(store: VectorStore, c: string) {
+async function expectEveryCase(vectorStore: VectorStore, c: string) {
   for (const mode of MODES)
     for (const [label, filter, expected] of CASES)
-      expect({ case: `${mode} ${label}`, found: named(await found(store, c, filter, mode)) }).toEqual({
+      expect({ case: `${mode} ${label}`, found: named(await found(vectorStore, c, filter, mode)) }).toEqual({
         case: `${mode} ${label}`,
         found: expected,
       });
@@ -135,8 +135,8 @@ const named = (docs: string[]) => docs.map((d) => d.split("-")[0]!).sort();
 describe("the terms column", () => {
   test("is written with each row, holding the metadata's equality and presence terms", async () => {
     const c = crypto.randomUUID();
-    const store = storeOf(DOCS);
-    await write(store, c, ["A-1"]);
+    const vectorStore = storeOf(DOCS);
+    await write(vectorStore, c, ["A-1"]);
     const terms = await termsOf(c, "A-1");
     expect(terms.length).toBe(3);
     expect(terms[0]).toEqual(
@@ -154,55 +154,55 @@ describe("the terms column", () => {
         "?year",
       ].sort(),
     );
-    store.close();
+    vectorStore.close();
   });
 
   test("a filter gives the same results without the index, with it, and with rows it has not folded in", async () => {
     const c = crypto.randomUUID();
-    const store = storeOf(DOCS);
-    await write(store, c, ["A-1", "B-1", "C-1"]);
+    const vectorStore = storeOf(DOCS);
+    await write(vectorStore, c, ["A-1", "B-1", "C-1"]);
     const before: Record<string, string[]> = {};
     for (const mode of MODES)
-      for (const [label, filter] of CASES) before[`${mode} ${label}`] = await found(store, c, filter, mode);
+      for (const [label, filter] of CASES) before[`${mode} ${label}`] = await found(vectorStore, c, filter, mode);
     expect(await hasTermsIndex(c)).toBe(false);
-    await store.maintain();
+    await vectorStore.upkeep();
     expect(await hasTermsIndex(c)).toBe(true);
-    await write(store, c, ["D-1", "E-1"]); // after the index: these rows are scanned, not indexed
+    await write(vectorStore, c, ["D-1", "E-1"]); // after the index: these rows are scanned, not indexed
     for (const mode of MODES)
       for (const [label, filter, expected] of CASES) {
-        const now = named(await found(store, c, filter, mode));
+        const now = named(await found(vectorStore, c, filter, mode));
         expect({ case: `${mode} ${label}`, found: now }).toEqual({ case: `${mode} ${label}`, found: expected });
         const old = named(before[`${mode} ${label}`]!);
         expect(old).toEqual(expected.filter((d) => ["A", "B", "C"].includes(d)));
       }
     expect(await unindexedTermRows(c)).toBe(6);
-    await store.maintain(); // folds D and E into the index
+    await vectorStore.upkeep(); // folds D and E into the index
     expect(await unindexedTermRows(c)).toBe(0);
-    await expectEveryCase(store, c);
-    store.close();
+    await expectEveryCase(vectorStore, c);
+    vectorStore.close();
   }, 60_000);
 
   test("a metadata change rewrites the terms and keeps the vectors (nothing re-embedded)", async () => {
     const c = crypto.randomUUID();
     const meta: Record<string, Metadata> = { ...DOCS };
-    const store = storeOf(meta);
-    await write(store, c, ["A-1", "B-1"]);
-    await store.maintain();
+    const vectorStore = storeOf(meta);
+    await write(vectorStore, c, ["A-1", "B-1"]);
+    await vectorStore.upkeep();
     const t = await openTable(c);
     const vectorsBefore = await t.query().where("document_id = 'A-1'").select(["id", "vector"]).toArray();
     meta.A = { team: "legal" };
-    await store.refreshMetadata(c, "A-1");
+    await vectorStore.refreshMetadata(c, "A-1");
     expect((await termsOf(c, "A-1"))[0]).toEqual(["=sourceType=text", "=team=legal", "?sourceType", "?team"]);
     for (const mode of MODES) {
-      expect(await found(store, c, { team: "legal" }, mode)).toEqual(["A-1"]);
-      expect(await found(store, c, { team: "hr" }, mode)).toEqual(["B-1"]);
+      expect(await found(vectorStore, c, { team: "legal" }, mode)).toEqual(["A-1"]);
+      expect(await found(vectorStore, c, { team: "hr" }, mode)).toEqual(["B-1"]);
     }
     const vectorsAfter = await t.query().where("document_id = 'A-1'").select(["id", "vector"]).toArray();
     const byId = (rows: Record<string, unknown>[]) =>
       Object.fromEntries(rows.map((r) => [String(r.id), [...(r.vector as Iterable<number>)]]));
     expect(byId(vectorsAfter)).toEqual(byId(vectorsBefore));
     t.close();
-    store.close();
+    vectorStore.close();
   }, 60_000);
 });
 
@@ -217,15 +217,15 @@ describe("tables written before the terms column", () => {
       await t.dropColumns(dropped);
       t.close();
 
-      const store = storeOf(DOCS);
-      await expectEveryCase(store, c);
+      const vectorStore = storeOf(DOCS);
+      await expectEveryCase(vectorStore, c);
       expect((await termsOf(c, "B-1"))[0]).toContain("=team=hr");
-      await store.maintain();
+      await vectorStore.upkeep();
       expect(await hasTermsIndex(c)).toBe(true);
       // New rows go into the upgraded table with their terms.
-      await write(store, c, ["B-2"]);
-      expect(await found(store, c, { team: "hr" }, "keyword")).toEqual(["A-1", "B-1", "B-2"]);
-      store.close();
+      await write(vectorStore, c, ["B-2"]);
+      expect(await found(vectorStore, c, { team: "hr" }, "keyword")).toEqual(["A-1", "B-1", "B-2"]);
+      vectorStore.close();
     }, 60_000);
 });
 
@@ -240,8 +240,8 @@ describe("a backfill cut short", () => {
     await t.dropColumns([METADATA_TERMS_COLUMN]);
     await t.addColumns(makeArrowTable([], { schema: new arrow.Schema([metadataTermsField()]) }).schema);
     t.close();
-    const store = storeOf(DOCS);
-    await expectEveryCase(store, c);
-    store.close();
+    const vectorStore = storeOf(DOCS);
+    await expectEveryCase(vectorStore, c);
+    vectorStore.close();
   }, 60_000);
 });

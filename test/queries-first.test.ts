@@ -92,7 +92,7 @@ describe("admission while queries wait", () => {
         body: { query: `queries first ${i}`, mode: "keyword", topK: 5 },
       }),
     );
-    await waitFor("searches waiting for a turn", () => t.services.store.queriesWaiting, 10_000, 1);
+    await waitFor("searches waiting for a turn", () => t.services.vectorStore.queriesWaiting, 10_000, 1);
     const refused = await put("while-queried");
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).toBe("1");
@@ -102,7 +102,7 @@ describe("admission while queries wait", () => {
     expect(
       (await t.call("GET", "/api/rag/documents/while-queried", { headers: { authorization: `Bearer ${key}` } })).status,
     ).toBe(404);
-    await waitFor("no search waiting", () => !t.services.store.queriesWaiting, 10_000);
+    await waitFor("no search waiting", () => !t.services.vectorStore.queriesWaiting, 10_000);
     const taken = await put("after-queries");
     expect(taken.status).toBeLessThan(300);
   });

@@ -169,7 +169,7 @@ describe("re-sync", () => {
     const changed = await refetch(s.id);
     expect(f.fake.stats().inputs).toBeGreaterThan(inputs);
     expect(changed.lastChangedAt).not.toBe(s.lastChangedAt);
-    const { chunks } = await f.t.services.store.documentChunks(f.pid, 1, s.id, 0, 1e9);
+    const { chunks } = await f.t.services.vectorStore.documentChunks(f.pid, 1, s.id, 0, 1e9);
     expect(chunks.length).toBe(changed.chunkCount);
     expect(chunks.every((c) => c.text.includes("second") && !c.text.includes("first"))).toBe(true);
   });
@@ -197,7 +197,7 @@ describe("sources from elsewhere", () => {
     const doc = await f.settled("moving");
     expect(doc.status).toBe("ready");
     expect(site.state.answered304).toBe(answered);
-    const { chunks } = await f.t.services.store.documentChunks(f.pid, 1, doc.id, 0, 1e9);
+    const { chunks } = await f.t.services.vectorStore.documentChunks(f.pid, 1, doc.id, 0, 1e9);
     expect(chunks.length).toBeGreaterThan(0);
     expect(chunks.every((c) => c.text.includes("newpage"))).toBe(true);
   });

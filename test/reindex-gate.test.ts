@@ -88,7 +88,7 @@ test("ifNotWorse keeps the serving index when the new model answers worse, and s
   });
   expect(await top()).toBe(sea.id);
   const tables = async () =>
-    (await t.services.store.listTables()).filter((x) => x.collectionId === pid).map((x) => x.generation);
+    (await t.services.vectorStore.listTables()).filter((x) => x.collectionId === pid).map((x) => x.generation);
   expect(await tables()).toEqual([1]);
   for (const s of await c.sources(pid)) expect(s).toMatchObject({ status: "ready", chunkCount: 1 });
   // The reindex.completed event (SSE and webhooks) carries the decision and both figures.
@@ -145,8 +145,8 @@ test("a built re-index whose decision was cut short (a restart) is decided when 
   expect(waiting).toMatchObject({ activeGeneration: 1, buildingGeneration: 2, reindexGate: set.body.id });
   expect(listener).not.toBeNull();
 
-  const { db, store, engine, evals, log } = t.services;
-  await new ReindexGate({ db, store, engine, evals, log }).start();
+  const { db, vectorStore: store, engine, evals, log } = t.services;
+  await new ReindexGate({ db, vectorStore: store, engine, evals, log }).start();
   const decided = await waitFor("the decision", async () => {
     const runs = (await c.call("GET", `/api/rag/pipelines/${pid}/evals/${set.body.id}/runs`)).body;
     return runs[0] ?? null;

@@ -57,7 +57,7 @@ test("a re-index to a model Ollama lacks fails every source, is abandoned, and t
   const q = await ask();
   expect(q.status).toBe(200);
   expect(q.body.results[0].content).toContain("lighthouse");
-  expect((await t.services.store.listTables()).filter((x) => x.collectionId === pid).map((x) => x.generation)).toEqual([
-    1,
-  ]);
+  expect(
+    (await t.services.vectorStore.listTables()).filter((x) => x.collectionId === pid).map((x) => x.generation),
+  ).toEqual([1]);
 });

@@ -160,9 +160,9 @@ describe("the rerank pool", () => {
     }
     await c.allSettled(big, 60_000);
     // Watches the searcher's table searches (the real store still answers them).
-    const store = t.services.store;
-    const search = store.search.bind(store);
-    store.search = async (id, generation, req) => {
+    const vectorStore = t.services.vectorStore;
+    const search = vectorStore.search.bind(vectorStore);
+    vectorStore.search = async (id, generation, req) => {
       const hits = await search(id, generation, req);
       calls.push({ id, generation, req, hits });
       return hits;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { S3Client } from "bun";
 import type { ObjectStorage } from "../src/config-storage";
 import { lanceUri, openLance } from "../src/vectors/connection";
-import { awaitCreation, objectStoreCreation } from "../src/vectors/create-claim";
+import { awaitCreation, objectStoreCreation } from "../src/vectors/table-creation";
 import { rowsToArrow } from "../src/vectors/chunk-arrow";
 import { childProcess } from "../src/vectors/index-build";
 import { VectorStore } from "../src/vectors/store";
@@ -34,11 +34,11 @@ describe.skipIf(!haveRgw)("the vector store on Ceph RGW", () => {
   };
   /** Opens the store, runs `check`, closes it. */
   const withStore = async <T>(where: ObjectStorage, check: (s: VectorStore) => Promise<T>): Promise<T> => {
-    const store = new VectorStore(await openLance(where));
+    const vectorStore = new VectorStore(await openLance(where));
     try {
-      return await check(store);
+      return await check(vectorStore);
     } finally {
-      store.close();
+      vectorStore.close();
     }
   };
 
@@ -46,20 +46,25 @@ describe.skipIf(!haveRgw)("the vector store on Ceph RGW", () => {
     const where = at("single");
     expect(lanceUri(where)).toBe(`s3://${rgw.storage.bucket}/single/lance`);
     const collectionId = crypto.randomUUID();
-    await withStore(where, async (store) => {
-      await store.replaceDocuments(collectionId, 1, ["a"], rowsOf("a", 1));
-      await store.replaceDocuments(collectionId, 1, ["b"], rowsOf("b", 2));
-      await store.replaceDocuments(collectionId, 1, ["a"], rowsOf("a", 1));
-      expect(await store.countRows(collectionId, 1)).toBe(2 * CHUNKS_PER_DOC);
-      const hits = await store.search(collectionId, 1, { mode: "vector", text: "", vector: vectorOf(201), topK: 1 });
+    await withStore(where, async (vectorStore) => {
+      await vectorStore.replaceDocuments(collectionId, 1, ["a"], rowsOf("a", 1));
+      await vectorStore.replaceDocuments(collectionId, 1, ["b"], rowsOf("b", 2));
+      await vectorStore.replaceDocuments(collectionId, 1, ["a"], rowsOf("a", 1));
+      expect(await vectorStore.countRows(collectionId, 1)).toBe(2 * CHUNKS_PER_DOC);
+      const hits = await vectorStore.search(collectionId, 1, {
+        mode: "vector",
+        text: "",
+        vector: vectorOf(201),
+        topK: 1,
+      });
       expect(hits.map((h) => `${h.documentId}:${h.chunkIndex}`)).toEqual(["b:1"]);
-      const words = await store.search(collectionId, 1, { mode: "keyword", text: "glaciers", topK: 20 });
+      const words = await vectorStore.search(collectionId, 1, { mode: "keyword", text: "glaciers", topK: 20 });
       expect(words.length).toBe(10); // the odd chunks of both documents
     });
     const keys = await keysUnder("single/");
     expect(keys.length).toBeGreaterThan(0);
     expect(keys.every((k) => k.startsWith(`single/lance/${VectorStore.tableName(collectionId, 1)}.lance/`))).toBe(true);
-    await withStore(where, (store) => store.dropCollection(collectionId));
+    await withStore(where, (vectorStore) => vectorStore.dropCollection(collectionId));
     expect(await keysUnder("single/")).toEqual([]);
   }, 60_000);
 
@@ -67,22 +72,22 @@ describe.skipIf(!haveRgw)("the vector store on Ceph RGW", () => {
     const where = at("ann");
     const c = crypto.randomUUID();
     const conn = await openLance(where);
-    const store = new VectorStore(conn, { annThreshold: 300, indexBuilder: childProcess(where) });
+    const vectorStore = new VectorStore(conn, { annThreshold: 300, indexBuilder: childProcess(where) });
     try {
       const docs = Array.from({ length: 40 }, (_, d) => `d${d}`);
-      await store.replaceDocuments(
+      await vectorStore.replaceDocuments(
         c,
         1,
         docs,
         docs.flatMap((d, i) => rowsOf(d, i)),
       );
-      await store.maintain();
+      await vectorStore.upkeep();
       const table = await conn.openTable(VectorStore.tableName(c, 1));
       const vector = (await table.listIndices()).filter((i) => i.columns.includes("vector"));
       table.close();
       expect(vector.map((i) => i.name)).toEqual(["vector_hnswsq_400"]);
     } finally {
-      store.close();
+      vectorStore.close();
       conn.close();
     }
   }, 120_000);
@@ -115,7 +120,7 @@ describe.skipIf(!haveRgw)("the vector store on Ceph RGW", () => {
     const results = await runWriters(
       writers.map((name) => ({ where, collectionIds, name, docs: 1, replayEvery: 0, chunks })),
     );
-    // Before creation was claimed, losers failed with "Table … already exists", or overwrote
+    // Before creation was reserved, losers failed with "Table … already exists", or overwrote
     // the winner's table with theirs (LanceDB rebases a losing create as an overwrite).
     expect(results.flatMap((r) => r.errors)).toEqual([]);
     const want = Object.fromEntries(writers.map((w) => [`${w}-d0`, chunks]));
@@ -125,24 +130,24 @@ describe.skipIf(!haveRgw)("the vector store on Ceph RGW", () => {
     }
   }, 120_000);
 
-  test("a table whose creation another process claimed is waited for, then written into", async () => {
+  test("a table whose creation another process reserved is waited for, then written into", async () => {
     const where = at("claimed");
     const collectionId = crypto.randomUUID();
     const name = VectorStore.tableName(collectionId, 1);
-    const claims = objectStoreCreation(where);
-    expect(await claims.claim(name)).toBe(true);
-    expect(await claims.claim(name)).toBe(false);
+    const reservations = objectStoreCreation(where);
+    expect(await reservations.reserve(name)).toBe(true);
+    expect(await reservations.reserve(name)).toBe(false);
     let settled = false;
     const waiting = withStore(where, (s) => s.replaceDocuments(collectionId, 1, ["a"], rowsOf("a", 1))).finally(
       () => (settled = true),
     );
     await Bun.sleep(1_500);
     expect(settled).toBe(false);
-    // The claim's holder creates the table with its own rows, then lets go.
+    // The reservation.s holder creates the table with its own rows, then lets go.
     const conn = await openLance(where);
     (await conn.createTable(name, rowsToArrow(rowsOf("b", 2)))).close();
     conn.close();
-    await claims.release(name);
+    await reservations.release(name);
     await waiting;
     const counts = await withStore(where, (s) => s.documentCounts(collectionId, 1));
     expect(Object.fromEntries(counts)).toEqual({ a: CHUNKS_PER_DOC, b: CHUNKS_PER_DOC });
@@ -150,10 +155,10 @@ describe.skipIf(!haveRgw)("the vector store on Ceph RGW", () => {
   }, 60_000);
 
   test("a claim whose holder died is given up after the wait, and can be taken again", async () => {
-    const claims = objectStoreCreation(at("stale"));
-    expect(await claims.claim("c_x_g1")).toBe(true);
-    await expect(awaitCreation(claims, "c_x_g1", async () => null, 500)).rejects.toThrow(/has not created it/);
-    expect(await claims.claim("c_x_g1")).toBe(true);
+    const reservations = objectStoreCreation(at("stale"));
+    expect(await reservations.reserve("c_x_g1")).toBe(true);
+    await expect(awaitCreation(reservations, "c_x_g1", async () => null, 500)).rejects.toThrow(/has not created it/);
+    expect(await reservations.reserve("c_x_g1")).toBe(true);
   });
 
   test("writers in several processes lose no row and duplicate none, with no lock", async () => {
@@ -166,11 +171,11 @@ describe.skipIf(!haveRgw)("the vector store on Ceph RGW", () => {
       writers.map((name) => ({ where, collectionIds: [collectionId], name, docs, replayEvery: 3 })),
     );
     expect(results.flatMap((r) => r.errors)).toEqual([]);
-    await withStore(where, async (store) => {
-      const counts = await store.documentCounts(collectionId, 1);
+    await withStore(where, async (vectorStore) => {
+      const counts = await vectorStore.documentCounts(collectionId, 1);
       expect(counts.size).toBe(writers.length * docs);
       expect([...counts.values()].every((n) => n === CHUNKS_PER_DOC)).toBe(true);
-      expect(await store.countRows(collectionId, 1)).toBe(writers.length * docs * CHUNKS_PER_DOC);
+      expect(await vectorStore.countRows(collectionId, 1)).toBe(writers.length * docs * CHUNKS_PER_DOC);
     });
   }, 300_000);
   test("a delete by one process right after another's append removes the appended rows too", async () => {

@@ -178,7 +178,7 @@ describe("the query endpoint and knowledge-base search are one search", () => {
     );
     // Both tables' full-text indexes as upkeep leaves them: a table whose rows are not yet indexed
     // is scanned with its own BM25 statistics, presumably why twins a tick apart once scored 0.32 and 0.19.
-    await t.services.store.maintain();
+    await t.services.vectorStore.upkeep();
   }, 30_000);
 
   /** A reply without the ids, which differ between the two collections by nature. */

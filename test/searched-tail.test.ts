@@ -49,33 +49,33 @@ async function tailOf(collectionId: string): Promise<number> {
 
 describe("the full-text tail of a searched table", () => {
   test("stays within the bound after every commit, while an unsearched table's grows", async () => {
-    const store = new VectorStore(conn, { searchedTailRows: BOUND, annThreshold: 1e9 });
+    const vectorStore = new VectorStore(conn, { searchedTailRows: BOUND, annThreshold: 1e9 });
     const [searched, unsearched] = [crypto.randomUUID(), crypto.randomUUID()];
     const docs = Array.from({ length: 30 }, (_, i) => `d${i}`);
     // Both tables hold the documents' first revision, indexed.
     for (const c of [searched, unsearched])
-      await store.replaceDocuments(
+      await vectorStore.replaceDocuments(
         c,
         1,
         [],
         docs.flatMap((d) => rows(d, "old")),
         { appendedAreNew: true },
       );
-    await store.maintain();
+    await vectorStore.upkeep();
     expect([await tailOf(searched), await tailOf(unsearched)]).toEqual([0, 0]);
-    await store.search(searched, 1, { mode: "keyword", text: "glaciers", topK: 5 });
+    await vectorStore.search(searched, 1, { mode: "keyword", text: "glaciers", topK: 5 });
 
     // Each commit's tail, read before the sink may start its next one.
     const tails = new Map<string, number[]>([
       [searched, []],
       [unsearched, []],
     ]);
-    const commit = store.replaceDocuments.bind(store);
-    store.replaceDocuments = async (c, g, ids, r, opts) => {
+    const commit = vectorStore.replaceDocuments.bind(vectorStore);
+    vectorStore.replaceDocuments = async (c, g, ids, r, opts) => {
       await commit(c, g, ids, r, opts);
       tails.get(c)!.push(await tailOf(c));
     };
-    const sink = new ChunkSink(store, async (_c, _g, ids, write) => write(new Set(ids)));
+    const sink = new ChunkSink(vectorStore, async (_c, _g, ids, write) => write(new Set(ids)));
     // Every document replaced by a new revision, all pending at once: 150 rows per table.
     await Promise.all(
       [searched, unsearched].flatMap((c) =>
@@ -88,10 +88,10 @@ describe("the full-text tail of a searched table", () => {
     expect(tails.get(unsearched)!.at(-1)).toBeGreaterThan(BOUND);
     // Nothing lost: one revision per document, the new one, in both tables.
     for (const c of [searched, unsearched]) {
-      expect(await store.countRows(c, 1)).toBe(150);
-      const hits = await store.search(c, 1, { mode: "keyword", text: "new", topK: 200 });
+      expect(await vectorStore.countRows(c, 1)).toBe(150);
+      const hits = await vectorStore.search(c, 1, { mode: "keyword", text: "new", topK: 200 });
       expect(hits.length).toBe(150);
     }
-    store.close();
+    vectorStore.close();
   });
 });

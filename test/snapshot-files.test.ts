@@ -38,19 +38,19 @@ describe("a snapshot's vector-table files", () => {
     const dir = tempDir("ragd-snapfiles-");
     // The snapshot copies SQLite too: an empty database with the migrations table stands in.
     new Database(join(dir, "ragd.db")).run("CREATE TABLE _migrations (tag TEXT)");
-    const store = new VectorStore(await openLance(dir), { annThreshold: 200 });
+    const vectorStore = new VectorStore(await openLance(dir), { annThreshold: 200 });
     const col = crypto.randomUUID();
     const table = VectorStore.tableName(col, 1);
     let copy: VectorStore | undefined;
     try {
       // Two passes of upkeep over a growing table: the second refreshes the indexes
       // under new directories and keeps the first ones for the versions before it.
-      await store.replaceDocuments(col, 1, [], rows(0, 300));
-      await store.maintain();
-      await store.replaceDocuments(col, 1, [], rows(300, 300));
-      await store.maintain();
+      await vectorStore.replaceDocuments(col, 1, [], rows(0, 300));
+      await vectorStore.upkeep();
+      await vectorStore.replaceDocuments(col, 1, [], rows(300, 300));
+      await vectorStore.upkeep();
       const live = indexDirs(dir, table);
-      const snap = await takeSnapshot(dir, store, NO_REMOVALS);
+      const snap = await takeSnapshot(dir, vectorStore, NO_REMOVALS);
       const copied = indexDirs(snap.dir, table);
       expect(copied.length).toBeGreaterThan(0);
       expect(copied.length).toBeLessThan(live.length);
@@ -63,13 +63,13 @@ describe("a snapshot's vector-table files", () => {
         { mode: "hybrid", text: "copper summit", vector: rows(7, 1)[0]!.vector, topK: 20 },
       ];
       for (const ask of asks) {
-        const want = await store.search(col, 1, ask);
+        const want = await vectorStore.search(col, 1, ask);
         expect(want.length).toBe(20);
         expect(await copy.search(col, 1, ask)).toEqual(want);
       }
     } finally {
       copy?.close();
-      store.close();
+      vectorStore.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

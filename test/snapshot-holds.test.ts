@@ -39,7 +39,7 @@ describe("the writers' pause", () => {
 
   test("no table changes version while frozen, and queued writes land after", async () => {
     const dir = tempDir("ragd-freeze-");
-    const store = new VectorStore(await openLance(dir));
+    const vectorStore = new VectorStore(await openLance(dir));
     try {
       const col = crypto.randomUUID();
       const row = (i: number) => ({
@@ -51,20 +51,20 @@ describe("the writers' pause", () => {
         end: 6,
         vector: new Float32Array([1, i, 0]),
       });
-      await store.replaceDocuments(col, 1, ["d0"], [row(0)]);
+      await vectorStore.replaceDocuments(col, 1, ["d0"], [row(0)]);
       let queued: Promise<void> | undefined;
-      const seen = await store.frozen(async () => {
-        const before = await store.tableVersions();
-        queued = store.replaceDocuments(col, 1, ["d1"], [row(1)]);
+      const seen = await vectorStore.frozen(async () => {
+        const before = await vectorStore.tableVersions();
+        queued = vectorStore.replaceDocuments(col, 1, ["d1"], [row(1)]);
         await Bun.sleep(300);
-        return { before, after: await store.tableVersions(), rows: await store.countRows(col, 1) };
+        return { before, after: await vectorStore.tableVersions(), rows: await vectorStore.countRows(col, 1) };
       });
       expect(seen.after).toEqual(seen.before);
       expect(seen.rows).toBe(1);
       await queued;
-      expect(await store.countRows(col, 1)).toBe(2);
+      expect(await vectorStore.countRows(col, 1)).toBe(2);
     } finally {
-      store.close();
+      vectorStore.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

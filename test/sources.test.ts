@@ -234,8 +234,8 @@ describe("every source type, end to end", () => {
     const sum = sources.reduce((n, s) => n + s.chunkCount, 0);
     expect(p.chunkCount).toBe(sum);
     expect(p.dataSources.map((s: SourceJson) => s.id).sort()).toEqual(sources.map((s) => s.id).sort());
-    expect(await t.services.store.countRows(pipelineId, 1)).toBe(sum);
-    const perDoc = await t.services.store.documentCounts(pipelineId, 1);
+    expect(await t.services.vectorStore.countRows(pipelineId, 1)).toBe(sum);
+    const perDoc = await t.services.vectorStore.documentCounts(pipelineId, 1);
     for (const s of sources) expect(perDoc.get(s.id)).toBe(s.chunkCount);
     expect(p.embeddingDimensions).toBe(484); // builtin-glove, the default model
   });
@@ -316,7 +316,7 @@ describe("failures say what to do", () => {
     const sources = await c.sources(pid);
     expect(p.status).toBe("error");
     expect(p.chunkCount).toBe(sources.filter((s) => s.status === "ready").reduce((n, s) => n + s.chunkCount, 0));
-    expect(await t.services.store.countRows(pid, 1)).toBe(p.chunkCount);
+    expect(await t.services.vectorStore.countRows(pid, 1)).toBe(p.chunkCount);
   });
 
   test.each([

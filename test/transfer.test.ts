@@ -125,7 +125,7 @@ afterAll(async () => {
 describe("export and import", () => {
   test("the imported pipeline answers as the original, with nothing embedded on import", async () => {
     // Answers of the original with its indexes up to date (as they are after its periodic upkeep).
-    await a.services.store.maintain();
+    await a.services.vectorStore.upkeep();
     const keyA = await ca.key(pipelineId);
     const expected = await answers(ca, keyA);
     const cb = await Client.create(b);

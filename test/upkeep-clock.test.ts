@@ -65,21 +65,21 @@ test("a tick between two requests of a burst, with no task under way but a write
 test("the store notes when a chunk write ends, the sign upkeep reads", async () => {
   const dir = mkdtempSync(join(tmpdir(), "ragd-upkeep-clock-"));
   const conn = await openLance(dir);
-  const store = new VectorStore(conn);
+  const vectorStore = new VectorStore(conn);
   try {
-    expect(store.lastWriteAt).toBe(Number.NEGATIVE_INFINITY);
+    expect(vectorStore.lastWriteAt).toBe(Number.NEGATIVE_INFINITY);
     const before = Date.now();
     const vector = new Float32Array(8).fill(0.5);
-    await store.replaceDocuments(
+    await vectorStore.replaceDocuments(
       Bun.randomUUIDv7(),
       1,
       [],
       [{ id: "d:0", documentId: "d", chunkIndex: 0, text: "t", start: 0, end: 1, vector }],
     );
-    expect(store.lastWriteAt).toBeGreaterThanOrEqual(before);
-    expect(store.lastWriteAt).toBeLessThanOrEqual(Date.now());
+    expect(vectorStore.lastWriteAt).toBeGreaterThanOrEqual(before);
+    expect(vectorStore.lastWriteAt).toBeLessThanOrEqual(Date.now());
   } finally {
-    store.close();
+    vectorStore.close();
     conn.close();
     rmSync(dir, { recursive: true, force: true });
   }

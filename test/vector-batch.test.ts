@@ -106,7 +106,7 @@ test("a search that finds a free turn runs at once, alone", async () => {
 });
 
 test("the store answers concurrent vector searches as it answers each one alone", async () => {
-  const store = new VectorStore(conn, { searchConcurrency: 1 });
+  const vectorStore = new VectorStore(conn, { searchConcurrency: 1 });
   const collection = crypto.randomUUID();
   const rnd = rng(17);
   const rows: ChunkRow[] = Array.from({ length: 200 }, (_, i) => ({
@@ -118,14 +118,14 @@ test("the store answers concurrent vector searches as it answers each one alone"
     end: 1,
     vector: unit(rnd),
   }));
-  await store.replaceDocuments(collection, 1, [], rows);
+  await vectorStore.replaceDocuments(collection, 1, [], rows);
   const queries = Array.from({ length: 6 }, () => unit(rnd));
   const ask = (q: Float32Array, minScore?: number) =>
-    store.search(collection, 1, { mode: "vector", text: "", vector: q, topK: 5, minScore });
+    vectorStore.search(collection, 1, { mode: "vector", text: "", vector: q, topK: 5, minScore });
   const together = await Promise.all(queries.map((q, i) => ask(q, i === 3 ? 0.2 : undefined)));
   for (const [i, q] of queries.entries()) expect(together[i]).toEqual(await ask(q, i === 3 ? 0.2 : undefined));
   expect(together[3]!.every((h) => h.score >= 0.2)).toBe(true);
-  store.close();
+  vectorStore.close();
 });
 
 test("searches of another handle under the same name never share a query", async () => {

@@ -39,12 +39,12 @@ const rows = (doc: string, n: number): ChunkRow[] =>
 
 test("searches racing a collection's deletion answer, and the process lives on", async () => {
   for (let round = 0; round < 12; round++) {
-    const store = new VectorStore(conn);
+    const vectorStore = new VectorStore(conn);
     const c = crypto.randomUUID();
-    await store.replaceDocuments(c, 1, ["a"], rows("a", 400));
+    await vectorStore.replaceDocuments(c, 1, ["a"], rows("a", 400));
     const text = "ferry pier tides";
     const searches = Array.from({ length: 24 }, (_, i) =>
-      store.search(c, 1, {
+      vectorStore.search(c, 1, {
         mode: (["hybrid", "keyword", "vector"] as const)[i % 3],
         text,
         vector: embedBuiltin(text),
@@ -52,12 +52,12 @@ test("searches racing a collection's deletion answer, and the process lives on",
       }),
     );
     await Bun.sleep(round % 4);
-    const dropped = store.dropCollection(c);
+    const dropped = vectorStore.dropCollection(c);
     const answers = await Promise.all(searches);
     await dropped;
     for (const hits of answers) expect(hits.length === 0 || hits.length === 5).toBe(true);
-    expect(await store.search(c, 1, { mode: "vector", text, vector: embedBuiltin(text), topK: 5 })).toEqual([]);
-    store.close();
+    expect(await vectorStore.search(c, 1, { mode: "vector", text, vector: embedBuiltin(text), topK: 5 })).toEqual([]);
+    vectorStore.close();
   }
 }, 60_000);
 
@@ -71,25 +71,25 @@ test("an ANN build and stats racing a collection's deletion end, and the process
       started();
       return training;
     };
-    const store = new VectorStore(conn, { annThreshold: 256, indexBuilder });
+    const vectorStore = new VectorStore(conn, { annThreshold: 256, indexBuilder });
     const c = crypto.randomUUID();
-    await store.replaceDocuments(c, 1, ["a"], rows("a", 400));
-    // maintain() ends with its builds: the drop lands while the build trains on the handle
+    await vectorStore.replaceDocuments(c, 1, ["a"], rows("a", 400));
+    // upkeep() ends with its builds: the drop lands while the build trains on the handle
     // (builds run outside the write queue), or reads its indexes before and after.
-    const upkeep = store.maintain();
+    const upkeep = vectorStore.upkeep();
     await building;
-    const stats = store.tableStats();
-    const versions = store.tableVersions();
+    const stats = vectorStore.tableStats();
+    const versions = vectorStore.tableVersions();
     await Bun.sleep(round % 4);
-    const buildingAtDrop = store.indexBuilding;
-    await store.dropCollection(c);
+    const buildingAtDrop = vectorStore.indexBuilding;
+    await vectorStore.dropCollection(c);
     await Promise.all([upkeep, stats, versions]);
     expect(buildingAtDrop).toBe(true);
-    expect(store.indexBuilding).toBe(false);
+    expect(vectorStore.indexBuilding).toBe(false);
     // Statistics and versions name only tables that exist: the dropped one is left out or listed whole.
     for (const t of await stats) expect(t.rows === 400 || t.collectionId !== c).toBe(true);
-    expect(await store.countRows(c, 1)).toBe(0);
-    store.close();
+    expect(await vectorStore.countRows(c, 1)).toBe(0);
+    vectorStore.close();
   }
 }, 60_000);
 

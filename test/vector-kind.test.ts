@@ -20,9 +20,9 @@ beforeAll(async () => {
   t = await makeApp({ ollamaUrl: fake.url, workers: 2 });
   c = await Client.create(t);
   // Watches the searcher's table searches (the real store still answers them).
-  const store = t.services.store;
-  const search = store.search.bind(store);
-  store.search = (collectionId, generation, req) => {
+  const vectorStore = t.services.vectorStore;
+  const search = vectorStore.search.bind(vectorStore);
+  vectorStore.search = (collectionId, generation, req) => {
     seen.push({ collectionId, req });
     return search(collectionId, generation, req);
   };

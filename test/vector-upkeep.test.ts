@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { openLance, type LanceConnection } from "../src/vectors/connection";
 import { type AnnProbes, HNSW_UNTIL, vectorIndexes as vectorIndexesOf } from "../src/vectors/ann";
 import { childProcess, type IndexBuilder, inProcess } from "../src/vectors/index-build";
-import type { Maintainer } from "../src/vectors/maintain";
+import type { TableUpkeep } from "../src/vectors/table-upkeep";
 import { VectorStore, type ChunkRow } from "../src/vectors/store";
 import { dot } from "./support/dot";
 
@@ -57,13 +57,13 @@ async function indexes(c: string) {
 }
 
 describe("full-text tail during ingestion", () => {
-  test("refreshTails indexes a table whose tail reached the limit, and only such a table", async () => {
-    const store = new VectorStore(conn, { ftsTailRows: 50, annThreshold: 1e9 });
+  test("catchUpTails indexes a table whose tail reached the limit, and only such a table", async () => {
+    const vectorStore = new VectorStore(conn, { ftsTailRows: 50, annThreshold: 1e9 });
     const [long, short] = [crypto.randomUUID(), crypto.randomUUID()];
-    for (const c of [long, short]) await store.replaceDocuments(c, 1, [], [chunk(0, draw(), "first words")]);
-    await store.maintain();
+    for (const c of [long, short]) await vectorStore.replaceDocuments(c, 1, [], [chunk(0, draw(), "first words")]);
+    await vectorStore.upkeep();
     const add = (c: string, from: number, n: number) =>
-      store.replaceDocuments(
+      vectorStore.replaceDocuments(
         c,
         1,
         [],
@@ -72,32 +72,32 @@ describe("full-text tail during ingestion", () => {
       );
     await add(long, 1, 60);
     await add(short, 1, 20);
-    await store.refreshTails();
+    await vectorStore.catchUpTails();
     const tail = async (c: string) => (await indexes(c)).find((i) => i.indexType === "FTS")!.numUnindexedRows;
     expect(await tail(long)).toBe(0);
     expect(await tail(short)).toBe(20);
     // The short tail is still owed to the next full pass.
-    await store.maintain();
+    await vectorStore.upkeep();
     expect(await tail(short)).toBe(0);
-    const [hit] = await store.search(long, 1, { mode: "keyword", text: "word42", topK: 1 });
+    const [hit] = await vectorStore.search(long, 1, { mode: "keyword", text: "word42", topK: 1 });
     expect(hit?.documentId).toBe("d42");
-    store.close();
+    vectorStore.close();
   });
 });
 
 describe("a pass asked for while one runs", () => {
   test("covers the writes made before the call, not only those the running pass saw", async () => {
-    const store = new VectorStore(conn, { annThreshold: 1e9 });
+    const vectorStore = new VectorStore(conn, { annThreshold: 1e9 });
     const [c, d] = [crypto.randomUUID(), crypto.randomUUID()];
-    for (const x of [c, d]) await store.replaceDocuments(x, 1, [], [chunk(0, draw(), "first words")]);
-    await store.maintain();
-    await store.replaceDocuments(c, 1, [], [chunk(1, draw(), "second words")], { appendedAreNew: true });
-    const running = store.maintain(); // takes the tables written so far: c
-    await store.replaceDocuments(d, 1, [], [chunk(1, draw(), "second words")], { appendedAreNew: true });
-    await store.maintain();
+    for (const x of [c, d]) await vectorStore.replaceDocuments(x, 1, [], [chunk(0, draw(), "first words")]);
+    await vectorStore.upkeep();
+    await vectorStore.replaceDocuments(c, 1, [], [chunk(1, draw(), "second words")], { appendedAreNew: true });
+    const running = vectorStore.upkeep(); // takes the tables written so far: c
+    await vectorStore.replaceDocuments(d, 1, [], [chunk(1, draw(), "second words")], { appendedAreNew: true });
+    await vectorStore.upkeep();
     for (const x of [c, d]) expect((await indexes(x)).find((i) => i.indexType === "FTS")!.numUnindexedRows).toBe(0);
     await running;
-    store.close();
+    vectorStore.close();
   });
 });
 
@@ -105,17 +105,17 @@ describe("ANN index as a table grows", () => {
   const THRESHOLD = 300;
   const c = crypto.randomUUID();
   const vectors: Float32Array[] = [];
-  let store: VectorStore;
+  let vectorStore: VectorStore;
   beforeAll(() => {
-    store = new VectorStore(conn, { annThreshold: THRESHOLD, ftsTailRows: 1 });
+    vectorStore = new VectorStore(conn, { annThreshold: THRESHOLD, ftsTailRows: 1 });
   });
-  afterAll(() => store.close());
+  afterAll(() => vectorStore.close());
 
   const grow = async (to: number) => {
     const from = vectors.length;
     while (vectors.length < to) vectors.push(draw());
     const rows = vectors.slice(from).map((v, k) => chunk(from + k, v));
-    await store.replaceDocuments(c, 1, [], rows, { appendedAreNew: true });
+    await vectorStore.replaceDocuments(c, 1, [], rows, { appendedAreNew: true });
   };
   const exactTop = (q: Float32Array, k: number) =>
     vectors
@@ -128,7 +128,7 @@ describe("ANN index as a table grows", () => {
     for (let q = 0; q < 40; q++) {
       const v = draw();
       const truth = new Set(exactTop(v, 10));
-      const hits = await store.search(c, 1, { mode: "vector", text: "", vector: v, topK: 10 });
+      const hits = await vectorStore.search(c, 1, { mode: "vector", text: "", vector: v, topK: 10 });
       found += hits.filter((h) => truth.has(h.documentId)).length;
     }
     return found / 400;
@@ -137,12 +137,12 @@ describe("ANN index as a table grows", () => {
 
   test("each doubling trains a new index in place of the old, and recall@10 stays at 0.95 or more", async () => {
     await grow(250);
-    await store.maintain();
+    await vectorStore.upkeep();
     expect(await vectorIndexes()).toEqual([]);
     const seen: string[] = [];
     for (const rows of [400, 900, 1900]) {
       await grow(rows);
-      await store.maintain();
+      await vectorStore.upkeep();
       const names = await vectorIndexes();
       // One index, trained on the table as it is now, not on the rows of the first build.
       expect(names).toEqual([`vector_hnswsq_${rows}`]);
@@ -153,7 +153,7 @@ describe("ANN index as a table grows", () => {
     }
     // Growth below the doubling keeps the index (optimize folds the new rows into it).
     await grow(2200);
-    await store.maintain();
+    await vectorStore.upkeep();
     expect(await vectorIndexes()).toEqual(["vector_hnswsq_1900"]);
     expect(await recall()).toBeGreaterThanOrEqual(0.95);
   });
@@ -161,25 +161,25 @@ describe("ANN index as a table grows", () => {
   test("writes and searches during a retrain finish before it does; compaction waits for it", async () => {
     await grow(4000);
     let built = false;
-    const build = store.maintain().then(() => (built = true));
+    const build = vectorStore.upkeep().then(() => (built = true));
     // The pass before the build runs in the write queue; wait for the build itself.
-    while (!store.indexBuilding) await Bun.sleep(1);
+    while (!vectorStore.indexBuilding) await Bun.sleep(1);
     const q = draw();
     const [hits] = await Promise.all([
-      store.search(c, 1, { mode: "vector", text: "", vector: q, topK: 5 }),
-      store.replaceDocuments(c, 1, [], [chunk(4000, q)], { appendedAreNew: true }),
+      vectorStore.search(c, 1, { mode: "vector", text: "", vector: q, topK: 5 }),
+      vectorStore.replaceDocuments(c, 1, [], [chunk(4000, q)], { appendedAreNew: true }),
     ]);
     expect(hits.length).toBe(5);
     // A full-text refresh would compact the table and so preempt the new index's commit: it waits.
-    await store.refreshTails();
+    await vectorStore.catchUpTails();
     const ftsTail = async () => (await indexes(c)).find((i) => i.indexType === "FTS")!.numUnindexedRows;
     expect(await ftsTail()).toBeGreaterThan(0);
     expect(built).toBe(false);
     await build;
-    await store.refreshTails();
+    await vectorStore.catchUpTails();
     expect(await ftsTail()).toBe(0);
     expect(await vectorIndexes()).toEqual(["vector_hnswsq_4000"]);
-    const [self] = await store.search(c, 1, { mode: "vector", text: "", vector: q, topK: 1 });
+    const [self] = await vectorStore.search(c, 1, { mode: "vector", text: "", vector: q, topK: 1 });
     expect(self?.documentId).toBe("d4000");
   });
 });
@@ -194,10 +194,10 @@ describe("keyword search while an index trains", () => {
       await gate;
       await inProcess(table, tableName, n);
     };
-    const store = new VectorStore(conn, { annThreshold: 300, ftsTailRows: 50, indexBuilder: builder });
-    const maintainer = (store as unknown as { maintainer: Maintainer }).maintainer;
+    const vectorStore = new VectorStore(conn, { annThreshold: 300, ftsTailRows: 50, indexBuilder: builder });
+    const tableUpkeep = (vectorStore as unknown as { tableUpkeep: TableUpkeep }).tableUpkeep;
     const write = (from: number, n: number, word: string) =>
-      store.replaceDocuments(
+      vectorStore.replaceDocuments(
         c,
         1,
         [],
@@ -205,43 +205,43 @@ describe("keyword search while an index trains", () => {
         { appendedAreNew: true },
       );
     const keyword = async (word: string) =>
-      (await store.search(c, 1, { mode: "keyword", text: word, topK: 100 })).map((h) => h.documentId);
+      (await vectorStore.search(c, 1, { mode: "keyword", text: word, topK: 100 })).map((h) => h.documentId);
     try {
       await write(0, 400, "plain");
-      const build = store.maintain();
-      while (!store.indexBuilding) await Bun.sleep(1);
+      const build = vectorStore.upkeep();
+      while (!vectorStore.indexBuilding) await Bun.sleep(1);
       // A short tail is still read by every keyword search.
       await write(400, 10, "yak");
-      await store.refreshTails();
-      expect(maintainer.indexedTextOnly(name)).toBe(false);
+      await vectorStore.catchUpTails();
+      expect(tableUpkeep.indexedTextOnly(name)).toBe(false);
       expect((await keyword("yak")).length).toBe(10);
       // Past the limit it is left out until the training ends (a refresh would cost the training its commit).
       const zebra = draw();
       await write(410, 59, "zebra");
-      await store.replaceDocuments(c, 1, [], [chunk(469, zebra, "zebra row 469")], { appendedAreNew: true });
-      await store.refreshTails();
-      expect(maintainer.indexedTextOnly(name)).toBe(true);
+      await vectorStore.replaceDocuments(c, 1, [], [chunk(469, zebra, "zebra row 469")], { appendedAreNew: true });
+      await vectorStore.catchUpTails();
+      expect(tableUpkeep.indexedTextOnly(name)).toBe(true);
       expect(await keyword("zebra")).toEqual([]);
       expect(await keyword("plain")).not.toEqual([]);
-      const [nearest] = await store.search(c, 1, { mode: "vector", text: "zebra", vector: zebra, topK: 1 });
+      const [nearest] = await vectorStore.search(c, 1, { mode: "vector", text: "zebra", vector: zebra, topK: 1 });
       expect(nearest?.documentId).toBe("d469");
       // Hybrid's vector half finds it too; its keyword half leaves it out.
-      const [blend] = await store.search(c, 1, { mode: "hybrid", text: "zebra", vector: zebra, topK: 1 });
+      const [blend] = await vectorStore.search(c, 1, { mode: "hybrid", text: "zebra", vector: zebra, topK: 1 });
       expect(blend?.documentId).toBe("d469");
       release();
       await build;
-      expect(maintainer.indexedTextOnly(name)).toBe(false);
+      expect(tableUpkeep.indexedTextOnly(name)).toBe(false);
       expect((await keyword("zebra")).length).toBe(60);
     } finally {
       release();
-      store.close();
+      vectorStore.close();
     }
   }, 60_000);
 });
 
 describe("ANN training in a child process", () => {
-  const fill = async (store: VectorStore, c: string, n: number) =>
-    store.replaceDocuments(
+  const fill = async (vectorStore: VectorStore, c: string, n: number) =>
+    vectorStore.replaceDocuments(
       c,
       1,
       [],
@@ -250,27 +250,27 @@ describe("ANN training in a child process", () => {
     );
 
   test("the child trains the index on the data directory; this process sees and serves it", async () => {
-    const store = new VectorStore(conn, { annThreshold: 300, indexBuilder: childProcess(dir) });
+    const vectorStore = new VectorStore(conn, { annThreshold: 300, indexBuilder: childProcess(dir) });
     const c = crypto.randomUUID();
     try {
-      await fill(store, c, 400);
-      await store.maintain();
+      await fill(vectorStore, c, 400);
+      await vectorStore.upkeep();
       const vector = (await indexes(c)).filter((i) => i.columns.includes("vector")).map((i) => i.name);
       expect(vector).toEqual(["vector_hnswsq_400"]);
       const q = draw();
-      await store.replaceDocuments(c, 1, [], [chunk(400, q)], { appendedAreNew: true });
-      const [self] = await store.search(c, 1, { mode: "vector", text: "", vector: q, topK: 1 });
+      await vectorStore.replaceDocuments(c, 1, [], [chunk(400, q)], { appendedAreNew: true });
+      const [self] = await vectorStore.search(c, 1, { mode: "vector", text: "", vector: q, topK: 1 });
       expect(self?.documentId).toBe("d400");
     } finally {
-      store.close();
+      vectorStore.close();
     }
   }, 60_000);
 
   test("stopping the builder ends a child still training: nothing is committed after", async () => {
-    const store = new VectorStore(conn, { annThreshold: 1_000_000 });
+    const vectorStore = new VectorStore(conn, { annThreshold: 1_000_000 });
     const c = crypto.randomUUID();
     try {
-      await fill(store, c, 400);
+      await fill(vectorStore, c, 400);
       const name = VectorStore.tableName(c, 1);
       const builder = childProcess(dir);
       const build = builder(await conn.openTable(name), name, 400);
@@ -283,29 +283,29 @@ describe("ANN training in a child process", () => {
       ).toMatch(/index build exited with/);
       expect((await indexes(c)).filter((i) => i.columns.includes("vector"))).toEqual([]);
     } finally {
-      store.close();
+      vectorStore.close();
     }
   }, 60_000);
 
   test("a child that fails leaves the table as it was and says why", async () => {
     const logged: string[] = [];
     const elsewhere = mkdtempSync(join(tmpdir(), "ragd-upkeep-other-"));
-    const store = new VectorStore(conn, {
+    const vectorStore = new VectorStore(conn, {
       annThreshold: 300,
       indexBuilder: childProcess(elsewhere),
       log: (msg, fields) => logged.push(`${msg} ${JSON.stringify(fields)}`),
     });
     const c = crypto.randomUUID();
     try {
-      await fill(store, c, 400);
-      await store.maintain();
+      await fill(vectorStore, c, 400);
+      await vectorStore.upkeep();
       expect((await indexes(c)).filter((i) => i.columns.includes("vector"))).toEqual([]);
       // The child opened another data directory, where the table does not exist.
       expect(
         logged.some((l) => l.startsWith("vector index build failed") && l.includes("index build exited with")),
       ).toBe(true);
     } finally {
-      store.close();
+      vectorStore.close();
       rmSync(elsewhere, { recursive: true, force: true });
     }
   }, 60_000);
@@ -323,38 +323,38 @@ describe("an index its table outgrew", () => {
     if (++builds === 3) await gate;
     await inProcess(table, tableName, n);
   };
-  let store: VectorStore;
+  let vectorStore: VectorStore;
   beforeAll(() => {
-    store = new VectorStore(conn, { annThreshold: 10_000, indexBuilder: builder });
+    vectorStore = new VectorStore(conn, { annThreshold: 10_000, indexBuilder: builder });
   });
-  afterAll(() => store.close());
+  afterAll(() => vectorStore.close());
   const grow = async (to: number) => {
     const batch = Array.from({ length: to - rows }, (_, k) => chunk(rows + k, draw()));
     rows = to;
-    await store.replaceDocuments(c, 1, [], batch, { appendedAreNew: true });
+    await vectorStore.replaceDocuments(c, 1, [], batch, { appendedAreNew: true });
   };
   const probes = async () => {
     const table = await conn.openTable(name);
-    const maintainer = (store as unknown as { maintainer: Maintainer }).maintainer;
-    const p = await maintainer.probesFor(name, table);
+    const tableUpkeep = (vectorStore as unknown as { tableUpkeep: TableUpkeep }).tableUpkeep;
+    const p = await tableUpkeep.probesFor(name, table);
     table.close();
     return p!;
   };
 
   test("past the size its kind serves, before the doubling, a new kind is trained", async () => {
     await grow(HNSW_UNTIL - 10_000);
-    await store.maintain();
+    await vectorStore.upkeep();
     expect((await vectorIndexes(c)).map((i) => i.name)).toEqual([`vector_hnswsq_${HNSW_UNTIL - 10_000}`]);
     await grow(HNSW_UNTIL);
-    await store.maintain();
+    await vectorStore.upkeep();
     expect((await vectorIndexes(c)).map((i) => i.name)).toEqual([`vector_ivfflat_${HNSW_UNTIL}`]);
   }, 120_000);
 
   test("an IVF_FLAT index serving a table 3 × its size reads no more rows than at 2 × while its retrain runs", async () => {
     const fresh = await probes();
     await grow(3 * HNSW_UNTIL);
-    const upkeep = store.maintain();
-    while (!store.indexBuilding) await Bun.sleep(5);
+    const upkeep = vectorStore.upkeep();
+    while (!vectorStore.indexBuilding) await Bun.sleep(5);
     const stale = await probes();
     // Rows a search reads: probed partitions × rows per partition.
     const read = (p: AnnProbes, tableRows: number) => p.minimum * (tableRows / p.maximum);

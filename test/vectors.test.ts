@@ -51,15 +51,15 @@ function exactOf(vectors: Float32Array[], q: Float32Array, k: number): string[] 
 }
 let dir: string;
 let conn: LanceConnection;
-let store: VectorStore;
+let vectorStore: VectorStore;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "ragd-vectors-"));
   conn = await openLance(dir);
-  store = new VectorStore(conn);
+  vectorStore = new VectorStore(conn);
 });
 afterAll(() => {
-  store.close();
+  vectorStore.close();
   conn.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -105,7 +105,7 @@ const CORPUS: Record<string, string[]> = {
 
 async function corpus(): Promise<string> {
   const c = crypto.randomUUID();
-  for (const [doc, texts] of Object.entries(CORPUS)) await store.replaceDocuments(c, 1, [doc], rows(doc, texts));
+  for (const [doc, texts] of Object.entries(CORPUS)) await vectorStore.replaceDocuments(c, 1, [doc], rows(doc, texts));
   return c;
 }
 
@@ -113,8 +113,8 @@ describe("names", () => {
   test("a table name round-trips through listTables", async () => {
     const c = crypto.randomUUID();
     expect(VectorStore.tableName(c, 3)).toBe(`c_${c.replace(/-/g, "")}_g3`);
-    await store.replaceDocuments(c, 3, ["d"], rows("d", ["hello"]));
-    expect(await store.listTables()).toContainEqual({
+    await vectorStore.replaceDocuments(c, 3, ["d"], rows("d", ["hello"]));
+    expect(await vectorStore.listTables()).toContainEqual({
       collectionId: c,
       generation: 3,
       name: VectorStore.tableName(c, 3),
@@ -130,26 +130,26 @@ describe("names", () => {
 describe("writes", () => {
   test("replacing a document twice leaves one copy of each row", async () => {
     const c = crypto.randomUUID();
-    await store.replaceDocuments(c, 1, ["a"], rows("a", ["one", "two", "three"]));
-    await store.replaceDocuments(c, 1, ["a"], rows("a", ["one", "two", "three"]));
-    await store.replaceDocuments(c, 1, ["b"], rows("b", ["four"]));
+    await vectorStore.replaceDocuments(c, 1, ["a"], rows("a", ["one", "two", "three"]));
+    await vectorStore.replaceDocuments(c, 1, ["a"], rows("a", ["one", "two", "three"]));
+    await vectorStore.replaceDocuments(c, 1, ["b"], rows("b", ["four"]));
     expect(await allIds(c, 1)).toEqual(["a:0", "a:1", "a:2", "b:0"]);
-    await store.replaceDocuments(c, 1, ["a"], rows("a", ["shorter"]));
-    expect(await store.countRows(c, 1)).toBe(2);
+    await vectorStore.replaceDocuments(c, 1, ["a"], rows("a", ["shorter"]));
+    expect(await vectorStore.countRows(c, 1)).toBe(2);
   });
 
   test("a replayed later batch of a document does not duplicate rows", async () => {
     const c = crypto.randomUUID();
-    await store.replaceDocuments(c, 1, ["a"], rows("a", ["first", "second"]));
-    await store.replaceDocuments(c, 1, [], rows("a", ["third", "fourth"], 2));
-    await store.replaceDocuments(c, 1, [], rows("a", ["third", "fourth"], 2));
+    await vectorStore.replaceDocuments(c, 1, ["a"], rows("a", ["first", "second"]));
+    await vectorStore.replaceDocuments(c, 1, [], rows("a", ["third", "fourth"], 2));
+    await vectorStore.replaceDocuments(c, 1, [], rows("a", ["third", "fourth"], 2));
     expect(await allIds(c, 1)).toEqual(["a:0", "a:1", "a:2", "a:3"]);
   });
 
   test("concurrent replaces of one table never duplicate rows", async () => {
     const c = crypto.randomUUID();
     const writes = Array.from({ length: 30 }, (_, i) =>
-      store.replaceDocuments(c, 1, [`d${i % 5}`], rows(`d${i % 5}`, ["x", "y", "z"])),
+      vectorStore.replaceDocuments(c, 1, [`d${i % 5}`], rows(`d${i % 5}`, ["x", "y", "z"])),
     );
     await Promise.all(writes);
     const ids = await allIds(c, 1);
@@ -159,51 +159,51 @@ describe("writes", () => {
 
   test("a vector of the wrong dimension is refused", async () => {
     const c = crypto.randomUUID();
-    await store.replaceDocuments(c, 1, ["a"], rows("a", ["one"]));
+    await vectorStore.replaceDocuments(c, 1, ["a"], rows("a", ["one"]));
     const bad = { ...rows("b", ["two"])[0]!, vector: new Float32Array(DIM + 1) };
-    await expect(store.replaceDocuments(c, 1, ["b"], [bad])).rejects.toThrow(/dimensions/);
+    await expect(vectorStore.replaceDocuments(c, 1, ["b"], [bad])).rejects.toThrow(/dimensions/);
   });
 
   test("ids with quotes are escaped in delete predicates", async () => {
     const c = crypto.randomUUID();
     const evil = "x' OR '1'='1";
-    await store.replaceDocuments(c, 1, ["keep"], rows("keep", ["stays"]));
-    await store.replaceDocuments(c, 1, [evil], rows(evil, ["goes"]));
-    await store.deleteDocument(c, evil);
+    await vectorStore.replaceDocuments(c, 1, ["keep"], rows("keep", ["stays"]));
+    await vectorStore.replaceDocuments(c, 1, [evil], rows(evil, ["goes"]));
+    await vectorStore.deleteDocument(c, evil);
     expect(await allIds(c, 1)).toEqual(["keep:0"]);
   });
 
   test("deleteDocument removes a document from every generation", async () => {
     const c = crypto.randomUUID();
     for (const g of [1, 2])
-      await store.replaceDocuments(c, g, ["a", "b"], [...rows("a", ["alpha", "beta"]), ...rows("b", ["gamma"])]);
-    await store.deleteDocument(c, "a");
+      await vectorStore.replaceDocuments(c, g, ["a", "b"], [...rows("a", ["alpha", "beta"]), ...rows("b", ["gamma"])]);
+    await vectorStore.deleteDocument(c, "a");
     expect(await allIds(c, 1)).toEqual(["b:0"]);
     expect(await allIds(c, 2)).toEqual(["b:0"]);
   });
 
   test("dropCollection waits for queued writes and leaves no table", async () => {
     const c = crypto.randomUUID();
-    const queued = [1, 2].map((g) => store.replaceDocuments(c, g, ["a"], rows("a", ["alpha"])));
-    await store.dropCollection(c);
-    await store.replaceDocuments(c, 1, ["late"], rows("late", ["after the drop"]));
+    const queued = [1, 2].map((g) => vectorStore.replaceDocuments(c, g, ["a"], rows("a", ["alpha"])));
+    await vectorStore.dropCollection(c);
+    await vectorStore.replaceDocuments(c, 1, ["late"], rows("late", ["after the drop"]));
     await Promise.all(queued);
-    expect((await store.listTables()).filter((t) => t.collectionId === c)).toEqual([]);
-    expect(await store.countRows(c, 1)).toBe(0);
+    expect((await vectorStore.listTables()).filter((t) => t.collectionId === c)).toEqual([]);
+    expect(await vectorStore.countRows(c, 1)).toBe(0);
   });
 
   test("dropGeneration drops only that generation", async () => {
     const c = crypto.randomUUID();
-    for (const g of [1, 2]) await store.replaceDocuments(c, g, ["a"], rows("a", ["alpha"]));
-    await store.dropGeneration(c, 1);
-    expect((await store.listTables()).filter((t) => t.collectionId === c).map((t) => t.generation)).toEqual([2]);
+    for (const g of [1, 2]) await vectorStore.replaceDocuments(c, g, ["a"], rows("a", ["alpha"]));
+    await vectorStore.dropGeneration(c, 1);
+    expect((await vectorStore.listTables()).filter((t) => t.collectionId === c).map((t) => t.generation)).toEqual([2]);
   });
 
   test("documentCounts counts rows per document", async () => {
     const c = await corpus();
-    await store.replaceDocuments(c, 1, ["solo"], rows("solo", ["one"]));
-    expect(Object.fromEntries(await store.documentCounts(c, 1))).toEqual({ cats: 2, rust: 2, bread: 2, solo: 1 });
-    expect((await store.documentCounts(c, 9)).size).toBe(0);
+    await vectorStore.replaceDocuments(c, 1, ["solo"], rows("solo", ["one"]));
+    expect(Object.fromEntries(await vectorStore.documentCounts(c, 1))).toEqual({ cats: 2, rust: 2, bread: 2, solo: 1 });
+    expect((await vectorStore.documentCounts(c, 9)).size).toBe(0);
   });
 });
 
@@ -213,7 +213,7 @@ describe("search", () => {
     c = await corpus();
   });
   const ask = (mode: "vector" | "keyword" | "hybrid", text: string, extra: object = {}) =>
-    store.search(c, 1, { mode, text, vector: embed(text), topK: 3, ...extra });
+    vectorStore.search(c, 1, { mode, text, vector: embed(text), topK: 3, ...extra });
 
   test.each([
     ["vector", "sourdough bread oven", "bread"],
@@ -232,7 +232,7 @@ describe("search", () => {
   });
 
   test("keyword search finds a rare token written after the index was built", async () => {
-    await store.replaceDocuments(
+    await vectorStore.replaceDocuments(
       c,
       1,
       ["errors"],
@@ -240,8 +240,8 @@ describe("search", () => {
     );
     const hits = await ask("keyword", "ERR_7731");
     expect(hits[0]).toMatchObject({ documentId: "errors", chunkIndex: 0 });
-    await store.maintain();
-    await store.replaceDocuments(c, 1, ["later"], rows("later", ["a second failure: ERR_9902"]));
+    await vectorStore.upkeep();
+    await vectorStore.replaceDocuments(c, 1, ["later"], rows("later", ["a second failure: ERR_9902"]));
     expect((await ask("keyword", "ERR_9902"))[0]?.documentId).toBe("later");
     expect((await ask("keyword", "ERR_7731"))[0]?.documentId).toBe("errors");
   });
@@ -298,7 +298,7 @@ describe("search", () => {
   test("a missing table gives no results", async () => {
     for (const mode of ["vector", "keyword", "hybrid"] as const) {
       expect(
-        await store.search(crypto.randomUUID(), 1, { mode, text: "bread", vector: embed("bread"), topK: 5 }),
+        await vectorStore.search(crypto.randomUUID(), 1, { mode, text: "bread", vector: embed("bread"), topK: 5 }),
       ).toEqual([]);
     }
   });
@@ -339,7 +339,7 @@ describe("ANN index", () => {
     annStore = new VectorStore(conn, { annThreshold: N });
     vectors = Array.from({ length: N }, draw);
     await annStore.replaceDocuments(c, 1, [], annStoreRows());
-    await annStore.maintain();
+    await annStore.upkeep();
   });
   afterAll(() => annStore.close());
 
@@ -350,7 +350,7 @@ describe("ANN index", () => {
       .slice(0, k)
       .map((x) => `d${x.i}`);
 
-  test("maintain builds an ANN index past the threshold (HNSW below HNSW_UNTIL rows)", async () => {
+  test("upkeep builds an ANN index past the threshold (HNSW below HNSW_UNTIL rows)", async () => {
     const t = await conn.openTable(VectorStore.tableName(c, 1));
     const kinds = (await t.listIndices()).map((i) => `${i.columns[0]}:${i.indexType}`);
     expect(kinds).toContain("vector:IvfHnswSq");
@@ -574,7 +574,7 @@ describe("memory bounds", () => {
     let done = false;
     const all = Promise.all(
       Array.from({ length: 24 }, (_, i) =>
-        store.search(c, 1, {
+        vectorStore.search(c, 1, {
           mode: i % 2 ? "keyword" : "vector",
           text: "bread oven",
           vector: embed("bread oven"),
@@ -583,25 +583,25 @@ describe("memory bounds", () => {
       ),
     ).finally(() => (done = true));
     while (!done) {
-      running = Math.max(running, store.searchLoad.running);
-      waiting = Math.max(waiting, store.searchLoad.waiting);
+      running = Math.max(running, vectorStore.searchLoad.running);
+      waiting = Math.max(waiting, vectorStore.searchLoad.waiting);
       await Bun.sleep(0);
     }
     expect((await all).every((hits) => hits[0]?.documentId === "bread")).toBe(true);
     expect(running).toBe(SEARCH_CONCURRENCY);
     expect(waiting).toBeGreaterThan(0);
-    expect(store.searchLoad).toEqual({ running: 0, waiting: 0 });
+    expect(vectorStore.searchLoad).toEqual({ running: 0, waiting: 0 });
   });
 
   test("takeActivity reports once that a search or write ended", async () => {
     const c = await corpus();
-    store.takeActivity();
-    expect(store.takeActivity()).toBe(false);
-    await store.search(c, 1, { mode: "keyword", text: "bread", topK: 1 });
-    expect(store.takeActivity()).toBe(true);
-    expect(store.takeActivity()).toBe(false);
-    await store.replaceDocuments(c, 1, ["bread"], rows("bread", CORPUS.bread!));
-    expect(store.takeActivity()).toBe(true);
+    vectorStore.takeActivity();
+    expect(vectorStore.takeActivity()).toBe(false);
+    await vectorStore.search(c, 1, { mode: "keyword", text: "bread", topK: 1 });
+    expect(vectorStore.takeActivity()).toBe(true);
+    expect(vectorStore.takeActivity()).toBe(false);
+    await vectorStore.replaceDocuments(c, 1, ["bread"], rows("bread", CORPUS.bread!));
+    expect(vectorStore.takeActivity()).toBe(true);
   });
 
   test("the connection keeps its index and metadata in the session it was opened with", async () => {
@@ -612,7 +612,7 @@ describe("memory bounds", () => {
     try {
       const id = crypto.randomUUID();
       await s2.replaceDocuments(id, 1, ["cats"], rows("cats", CORPUS.cats!));
-      await s2.maintain();
+      await s2.upkeep();
       expect((await s2.search(id, 1, { mode: "keyword", text: "kitten", topK: 1 }))[0]?.documentId).toBe("cats");
       // A session the connection ignored would stay empty, and LanceDB's unbounded defaults would hold all this.
       expect(session.approxNumItems()).toBeGreaterThan(0);

@@ -40,11 +40,11 @@ export interface PreparedBackup {
 /** Snapshots `dataDir` and prepares its archive; the snapshot goes once the bytes are read to the end. */
 export async function prepareBackup(
   dataDir: string,
-  store: Freezable,
+  vectorStore: Freezable,
   files: RemovalHold,
   whileFrozen?: () => Promise<void>,
 ): Promise<PreparedBackup> {
-  const snap = await takeSnapshot(dataDir, store, files, whileFrozen);
+  const snap = await takeSnapshot(dataDir, vectorStore, files, whileFrozen);
   try {
     const manifest = await manifestOf<BackupManifest>(snap.dir, {
       format: BACKUP_FORMAT,
@@ -72,11 +72,11 @@ export async function prepareBackup(
 /** Writes a backup of `dataDir` to `target` (temporary name, then rename). */
 export async function backupToFile(
   dataDir: string,
-  store: Freezable,
+  vectorStore: Freezable,
   files: RemovalHold,
   target: string,
 ): Promise<{ size: number; manifest: BackupManifest }> {
-  const b = await prepareBackup(dataDir, store, files);
+  const b = await prepareBackup(dataDir, vectorStore, files);
   try {
     return { size: await writeAtomically(target, b.bytes), manifest: b.manifest };
   } finally {

@@ -82,7 +82,7 @@ export type ExportedSource = Pick<
 
 export interface ExportDeps {
   db: Store;
-  store: VectorStore;
+  vectorStore: VectorStore;
   dataDir: string;
   /** Where a document's stored file is. */
   filePath(collectionId: string, documentId: string): string;
@@ -103,12 +103,12 @@ export async function prepareExport(d: ExportDeps, collectionId: string): Promis
   const discard = () => rmSync(dir, { recursive: true, force: true });
   try {
     // The sources and the table's version at one instant: no chunk write lands between them.
-    const at = await d.store.frozen(async () => {
+    const at = await d.vectorStore.frozen(async () => {
       // Deleted since the caller's check: the pipeline is not found.
       const col = await findCollectionById(d.db.reader, collectionId);
       if (!col) throw missing("pipeline");
       const { generation } = queryTarget(col);
-      const tableVersion = (await d.store.tableVersions())[tableName(col.id, generation)] ?? null;
+      const tableVersion = (await d.vectorStore.tableVersions())[tableName(col.id, generation)] ?? null;
       return { col, generation, tableVersion, docs: await listDocuments(d.db.reader, col.id) };
     });
     const ready = at.docs.filter((doc) => doc.status === "ready");
@@ -124,7 +124,7 @@ export async function prepareExport(d: ExportDeps, collectionId: string): Promis
     let chunks = 0;
     let part = 0;
     if (at.tableVersion !== null) {
-      for await (const rows of d.store.readChunks(at.col.id, at.generation, at.tableVersion, SLICE)) {
+      for await (const rows of d.vectorStore.readChunks(at.col.id, at.generation, at.tableVersion, SLICE)) {
         // The analysed text stays behind: an import analyses the text again (import.ts).
         const mine = rows.filter((r) => keep.has(r.documentId)).map(({ terms: _t, grams: _g, ...r }) => r);
         if (!mine.length) continue;

@@ -31,7 +31,7 @@ import { STAGING } from "./snapshot";
 
 export interface ImportDeps {
   db: Store;
-  store: VectorStore;
+  vectorStore: VectorStore;
   pipelines: PipelineMaker;
   collections: Collections;
   config: Pick<Config, "dataDir" | "ollamaUrl" | "openaiUrl" | "fetchAllow" | "fetchDeny" | "folderRoots">;
@@ -179,12 +179,12 @@ async function store(d: ImportDeps, pipelineId: string, m: ExportManifest, c: Ch
   let chunks = 0;
   for (const part of c.parts) {
     const rows = analysed(rowsOf(readFileSync(join(c.dir, part)), part, ids, m.dimensions), c.language);
-    await d.store.replaceDocuments(pipelineId, 1, [], rows, { appendedAreNew: true });
+    await d.vectorStore.replaceDocuments(pipelineId, 1, [], rows, { appendedAreNew: true });
     chunks += rows.length;
   }
   // Rows after the first slice are outside the full-text index until upkeep, and keyword scores
   // differ outside it: bring the new table's indexes up to date before answering.
-  await d.store.maintain();
+  await d.vectorStore.upkeep();
   return chunks;
 }
 

@@ -48,7 +48,7 @@ export const NO_REMOVALS: RemovalHold = { holdRemovals: () => () => {} };
  */
 export async function takeSnapshot(
   dataDir: string,
-  store: Freezable,
+  vectorStore: Freezable,
   files: RemovalHold,
   whileFrozen?: () => Promise<void>,
 ): Promise<Snapshot> {
@@ -56,8 +56,8 @@ export async function takeSnapshot(
   mkdirSync(dir, { recursive: true });
   const discard = () => rmSync(dir, { recursive: true, force: true });
   try {
-    return await store.frozen(async () => {
-      const tables = await store.tableVersions();
+    return await vectorStore.frozen(async () => {
+      const tables = await vectorStore.tableVersions();
       for (const [name, version] of Object.entries(tables)) linkTable(dataDir, dir, name, version);
       // SQLite is read at one instant while the tables stand still. Stored files are linked
       // after it, with their removal held meanwhile: each file a row names was stored before

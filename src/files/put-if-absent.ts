@@ -54,7 +54,7 @@ function isSuccess(status: number): boolean {
 /**
  * A conditional PUT refused because the key exists: 412 Precondition Failed, or 409 when
  * a conflicting conditional write was still in flight. The one reading of those answers
- * (create-claim.ts claims table creations with the same header).
+ * (table-creation.ts claims table creations with the same header).
  */
 export function isRefusal(status: number): boolean {
   return status === 412 || status === 409;

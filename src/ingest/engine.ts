@@ -59,7 +59,7 @@ export class IngestEngine {
     const quiet = throttledLogger(d.log);
     this.stats = new IngestStats(d.log);
     this.sink = new ChunkSink(
-      d.store,
+      d.vectorStore,
       (collectionId, generation, ids, write) => this.writable(collectionId, generation, ids, write),
       // A job's rows come before its ending: with no job in the workers, none are on their way.
       () => d.pool.busy > 0,
@@ -69,7 +69,7 @@ export class IngestEngine {
     this.room = new QueueRoom(
       d.db,
       () => this.tasks.size,
-      () => d.store.queriesWaiting,
+      () => d.vectorStore.queriesWaiting,
     );
     const crawls = new CrawlSync(d.db, this);
     this.tasks = new TaskScheduler({
@@ -78,7 +78,7 @@ export class IngestEngine {
       sink: this.sink,
       stats: this.stats,
       crawls,
-      folders: new FolderSync(d.db, this, d.store),
+      folders: new FolderSync(d.db, this, d.vectorStore),
       gits: new GitSync(d.db, this),
       texts: this.texts,
       quiet,
@@ -291,9 +291,9 @@ export class IngestEngine {
       return { file: filePath ?? documentId, end: await endReindexIfBuilt(tx, collectionId, Date.now()) };
     });
     await this.d.files.remove(collectionId, file);
-    await this.d.store.deleteDocument(collectionId, documentId);
+    await this.d.vectorStore.deleteDocument(collectionId, documentId);
     await removeClone(this.d.config.dataDir, documentId);
-    if (end.drop !== null) await this.d.store.dropGeneration(collectionId, end.drop);
+    if (end.drop !== null) await this.d.vectorStore.dropGeneration(collectionId, end.drop);
     if (end.gated) this.onBuilt?.(collectionId);
   }
 
@@ -313,7 +313,7 @@ export class IngestEngine {
    */
   async reindex(collectionId: string, gate: string | null = null): Promise<void> {
     for (const g of await startReindex(this.d.db, collectionId, Date.now(), gate))
-      await this.d.store.dropGeneration(collectionId, g);
+      await this.d.vectorStore.dropGeneration(collectionId, g);
     this.kick();
   }
 

@@ -33,7 +33,7 @@ export interface FacetAnswer {
 export class FacetCounter {
   private readonly cache = new RecentCache<string, FacetAnswer>(500);
 
-  constructor(private readonly store: VectorStore) {}
+  constructor(private readonly vectorStore: VectorStore) {}
 
   /** The facets of `keys` over the rows of `sourceIds` (all when undefined) that `where` keeps, in one generation. */
   async count(
@@ -48,12 +48,12 @@ export class FacetCounter {
         .filter((p) => p !== undefined)
         .map((p) => `(${p})`)
         .join(" AND ") || undefined;
-    const version = await this.store.tableVersion(collectionId, generation);
+    const version = await this.vectorStore.tableVersion(collectionId, generation);
     if (version === null) return { facets: Object.fromEntries(keys.map((k) => [k, []])), truncated: false };
     const cacheKey = JSON.stringify([collectionId, generation, version, where ?? "", keys]);
     const cached = this.cache.get(cacheKey);
     if (cached) return cached;
-    const found = await this.store.termCounts(collectionId, generation, keys, where, FACET_ROWS);
+    const found = await this.vectorStore.termCounts(collectionId, generation, keys, where, FACET_ROWS);
     const facets: Record<string, FacetValue[]> = {};
     for (const key of keys) facets[key] = topValues(found?.counts.get(key));
     const answer = { facets, truncated: found?.truncated ?? false };

@@ -72,14 +72,14 @@ export class Searcher {
 
   constructor(
     private readonly db: Store,
-    private readonly store: VectorStore,
+    private readonly vectorStore: VectorStore,
     private readonly config: Pick<Config, "ollamaUrl" | "openaiUrl" | "openaiKey">,
     private readonly reranker: Reranker = new Reranker(null, silent),
     /** Hears of every call to an embedding backend (/metrics). */
     private readonly onEmbed: (call: EmbedCall) => void = () => {},
   ) {
-    this.spans = new SourceSpans(db, store);
-    this.facetCounter = new FacetCounter(store);
+    this.spans = new SourceSpans(db, vectorStore);
+    this.facetCounter = new FacetCounter(vectorStore);
   }
 
   /**
@@ -254,7 +254,7 @@ export class Searcher {
     generation: number,
   ): Promise<Target | null> {
     const model = modelOf(collection, generation);
-    if ((await this.store.countRows(collection.id, generation)) === 0) return null;
+    if ((await this.vectorStore.countRows(collection.id, generation)) === 0) return null;
     const vector = req.mode === "keyword" ? undefined : await this.embedQuery(model, text.embedded);
     const search: TableSearch = {
       mode: req.mode,
@@ -274,7 +274,7 @@ export class Searcher {
   /** The target's search with some fields changed; an empty generation answers [] without embedding. */
   private hits(target: Target | null, change: Partial<TableSearch>): Promise<StoredHit[]> {
     if (!target) return Promise.resolve([]);
-    return this.store.search(target.collectionId, target.generation, { ...target.search, ...change });
+    return this.vectorStore.search(target.collectionId, target.generation, { ...target.search, ...change });
   }
 
   /** Each hit with its source's metadata, in order; undefined where the source was deleted a moment ago. */

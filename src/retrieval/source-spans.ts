@@ -27,7 +27,7 @@ export interface SpanText {
 export class SourceSpans {
   constructor(
     private readonly db: Store,
-    private readonly store: VectorStore,
+    private readonly vectorStore: VectorStore,
   ) {}
 
   /** Characters [start, last) of the source `documentId` (last is cut to its length). */
@@ -35,14 +35,14 @@ export class SourceSpans {
     const stored = await findDocumentText(this.db.reader, documentId);
     if (stored !== null) return { text: stored.slice(start, last), length: stored.length, rebuilt: false };
     const g = collection.activeGeneration;
-    const found = await this.store.documentChunks(collection.id, g, documentId, start, last);
+    const found = await this.vectorStore.documentChunks(collection.id, g, documentId, start, last);
     const text = found.extent === 0 ? "" : stitch(found.chunks, start, Math.min(last, found.extent));
     return { text, length: found.extent, rebuilt: true };
   }
 
   /** The offsets [start, end) of the chunks in each range of indexes, in the active generation, in one read: per source. */
   chunkOffsets(collection: Collection, ranges: ChunkRange[]) {
-    return this.store.chunkOffsets(collection.id, collection.activeGeneration, ranges);
+    return this.vectorStore.chunkOffsets(collection.id, collection.activeGeneration, ranges);
   }
 }
 

@@ -8,7 +8,7 @@
  * which keeps recall but makes each partition, and so each query, slower. Once the
  * table has grown RETRAIN_GROWTH times past the rows the index was trained on, a new
  * index is trained beside the serving one and the old one is dropped after the new
- * one has committed (maintain.ts), so queries never wait for a build.
+ * one has committed (table-upkeep.ts), so queries never wait for a build.
  *
  * The rows an index was trained on are kept in its name (`vector_<kind>_<rows>`), so
  * the schedule survives restarts.
@@ -132,7 +132,7 @@ export function probesForRows(
  * `tableRows`: an IVF_FLAT search reads every vector of the partitions it probes, and
  * rows added since training fill those partitions, so past RETRAIN_GROWTH × rows it
  * probes fewer, reading at most what it read when its retrain fell due. The retrain
- * (maintain.ts) restores the share; until then recall dips instead of latency growing
+ * (table-upkeep.ts) restores the share; until then recall dips instead of latency growing
  * with the table. In bench/ann-growth.ts (100,000 → 1M, built-in vectors, load 10–12)
  * the IVF_FLAT of 100,000 rows probed at 60% answered in 207 ms p50 at 400,000 rows,
  * about 1 s at 700,000 and 5.7 s at 1M while its retrain ran. With this bound and the

@@ -16,7 +16,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type ObjectStorage, storageKey } from "../config-storage";
 import type { BucketCache } from "./bucket-cache";
-import { LOCAL_CREATION, objectStoreCreation, type TableCreation } from "./create-claim";
+import { LOCAL_CREATION, objectStoreCreation, type TableCreation } from "./table-creation";
 
 export type LanceConnection = lancedb.Connection;
 
@@ -30,7 +30,7 @@ export function lanceSession(): lancedb.Session {
   return new lancedb.Session(INDEX_CACHE_BYTES, METADATA_CACHE_BYTES);
 }
 
-/** How each connection's new tables are claimed (create-claim.ts); a data directory needs no claim. */
+/** How each connection's new tables are claimed (table-creation.ts); a data directory needs no claim. */
 const creations = new WeakMap<LanceConnection, TableCreation>();
 
 export function tableCreation(conn: LanceConnection): TableCreation {

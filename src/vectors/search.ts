@@ -76,7 +76,7 @@ export interface SearchOptions {
   /**
    * The keyword list leaves out the rows the full-text index does not hold yet, rather than
    * tokenise each of them again: set while the table's ANN index trains and that tail is
-   * long (maintain.ts). The vector search still reads those rows.
+   * long (table-upkeep.ts). The vector search still reads those rows.
    */
   indexedTextOnly?: boolean;
   /** Tokenises query text as the tables' full-text indexes do, without asking the table (tokenizer-twin.ts). */

@@ -2,7 +2,7 @@
  * The vector store the ingestion engine writes to and the query endpoint reads
  * from: one LanceDB table per collection and index generation (see tables.ts),
  * written through per-table serial queues (writer.ts), searched in search.ts and
- * kept compact and indexed by maintain() (maintain.ts).
+ * kept compact and indexed by upkeep() (table-upkeep.ts).
  *
  * Dropped collections are remembered for the life of the process: a write queued
  * after dropCollection() is skipped, so it cannot recreate a table. Generations are
@@ -15,7 +15,7 @@ import { tokenizerTwin } from "./tokenizer-twin";
 import type { ExactFilterLimits } from "./exact-filter";
 import { ANN_THRESHOLD } from "./ann";
 import type { IndexBuilder } from "./index-build";
-import { FTS_TAIL_ROWS, type Lease, Maintainer } from "./maintain";
+import { FTS_TAIL_ROWS, type Lease, TableUpkeep } from "./table-upkeep";
 import type { MetadataLookup } from "./metadata-column";
 import { finishHits, type SearchOptions, searchTable, type StoredHit, type TableSearch } from "./search";
 import type { Table } from "@lancedb/lancedb";
@@ -51,9 +51,9 @@ export type { TableStats } from "./stats";
 export const SEARCH_CONCURRENCY = 4;
 
 export interface VectorStoreOptions {
-  /** Rows after which maintain() builds an ANN index on a table (default ANN_THRESHOLD). */
+  /** Rows after which upkeep() builds an ANN index on a table (default ANN_THRESHOLD). */
   annThreshold?: number;
-  /** Full-text tail (unindexed rows) at which refreshTails() refreshes a table (default FTS_TAIL_ROWS). */
+  /** Full-text tail (unindexed rows) at which catchUpTails() refreshes a table (default FTS_TAIL_ROWS). */
   ftsTailRows?: number;
   /** Full-text tail a searched table keeps within (default SEARCHED_TAIL_ROWS). */
   searchedTailRows?: number;
@@ -68,7 +68,7 @@ export interface VectorStoreOptions {
   exactFilter?: ExactFilterLimits;
   /** Told when a search's lexical candidates failed and its index answered alone. */
   onLexicalError?: (err: unknown) => void;
-  /** Replicas: one process at a time maintains a table (maintain.ts). */
+  /** Replicas: one process at a time maintains a table (table-upkeep.ts). */
   upkeepLease?: Lease;
   /** Replicas: other processes write the same tables (writer.ts). */
   sharedTables?: boolean;
@@ -79,7 +79,7 @@ export interface VectorStoreOptions {
 export class VectorStore {
   private readonly tables: TableCache;
   private readonly writer: TableWriter;
-  private readonly maintainer: Maintainer;
+  private readonly tableUpkeep: TableUpkeep;
   private readonly indexBuilder: IndexBuilder | undefined;
   private readonly searches: Semaphore;
   /** Unfiltered vector searches waiting for a turn share one LanceDB query (vector-batch.ts). */
@@ -96,7 +96,7 @@ export class VectorStore {
     const log = opts.log ?? (() => {});
     this.tables = new TableCache(conn);
     this.writer = new TableWriter(this.tables, log, opts.metadataOf, opts.sharedTables);
-    this.maintainer = new Maintainer(
+    this.tableUpkeep = new TableUpkeep(
       this.tables,
       this.writer,
       opts.annThreshold ?? ANN_THRESHOLD,
@@ -107,7 +107,7 @@ export class VectorStore {
     );
     this.indexBuilder = opts.indexBuilder;
     this.searches = new Semaphore(opts.searchConcurrency ?? SEARCH_CONCURRENCY);
-    this.pacing = new WritePacing(this.searches, this.maintainer, opts.searchedTailRows, opts.writeShare);
+    this.pacing = new WritePacing(this.searches, this.tableUpkeep, opts.searchedTailRows, opts.writeShare);
     this.batches = new VectorBatches(this.searches);
     this.searchOptions = {
       exactFilter: opts.exactFilter,
@@ -175,14 +175,14 @@ export class VectorStore {
   async dropGeneration(collectionId: string, generation: number): Promise<void> {
     const name = tableName(collectionId, generation);
     await this.writer.dropTable(name);
-    this.maintainer.forget((n) => n === name);
+    this.tableUpkeep.forget((n) => n === name);
     this.pacing.forget((n) => n === name);
   }
 
   /** Drops every generation of a collection, after its queued writes; later writes to it are skipped. */
   async dropCollection(collectionId: string): Promise<void> {
     await this.writer.dropCollection(collectionId);
-    this.maintainer.forget((name) => name.startsWith(collectionPrefix(collectionId)));
+    this.tableUpkeep.forget((name) => name.startsWith(collectionPrefix(collectionId)));
     this.pacing.forget((name) => name.startsWith(collectionPrefix(collectionId)));
   }
 
@@ -263,7 +263,7 @@ export class VectorStore {
   }
 
   private async searchOpen(name: string, table: Table, req: TableSearch): Promise<StoredHit[]> {
-    const probes = await this.maintainer.probesFor(name, table, req.vectorKind);
+    const probes = await this.tableUpkeep.probesFor(name, table, req.vectorKind);
     if (req.where) await this.writer.ensureMetadataColumn(name);
     const done = () => this.activity++;
     // A search joined with lexical candidates asks the full-text index its own question: it runs alone.
@@ -272,7 +272,7 @@ export class VectorStore {
         .search(name, table, req.vector, req.topK, probes)
         .then((h) => finishHits(h, req))
         .finally(done);
-    const opts = { ...this.searchOptions, indexedTextOnly: this.maintainer.indexedTextOnly(name) };
+    const opts = { ...this.searchOptions, indexedTextOnly: this.tableUpkeep.indexedTextOnly(name) };
     return this.searches.run(() => searchTable(table, req, probes, opts)).finally(done);
   }
 
@@ -324,23 +324,23 @@ export class VectorStore {
   }
 
   /** Periodic upkeep of the tables written since the last call (all tables on the first call). */
-  maintain(): Promise<void> {
-    return this.maintainer.maintain();
+  upkeep(): Promise<void> {
+    return this.tableUpkeep.upkeep();
   }
 
   /** Whether an ANN index is being trained now (beside the serving one; searches do not wait for it). */
   get indexBuilding(): boolean {
-    return this.maintainer.building;
+    return this.tableUpkeep.building;
   }
 
-  /** While ingestion runs: refreshes the full-text index of the written tables whose tail grew long (maintain.ts). */
-  refreshTails(): Promise<void> {
-    return this.maintainer.refreshTails();
+  /** While ingestion runs: refreshes the full-text index of the written tables whose tail grew long (table-upkeep.ts). */
+  catchUpTails(): Promise<void> {
+    return this.tableUpkeep.catchUpTails();
   }
 
   /** Forgets what it read of every table's indexes: another replica may have rebuilt them. */
   forgetIndexFacts(): void {
-    this.maintainer.forget(() => true);
+    this.tableUpkeep.forget(() => true);
   }
 
   /** Whether a search or write ended since the last call. */

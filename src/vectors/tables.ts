@@ -5,7 +5,7 @@
  */
 import type { Table } from "@lancedb/lancedb";
 import { type LanceConnection, tableCreation } from "./connection";
-import type { TableCreation } from "./create-claim";
+import type { TableCreation } from "./table-creation";
 import { rowsToArrow } from "./chunk-arrow";
 
 /** One chunk as written to a table; `id` is chunkId(documentId, chunkIndex) (chunk-id.ts). */
@@ -133,7 +133,7 @@ export class TableCache {
    * drop of its table runs, or after one began, failed because of it.
    */
   private readonly dropMarks = new Map<string, number>();
-  /** Who creates a new table when several processes write to it first (create-claim.ts). */
+  /** Who creates a new table when several processes write to it first (table-creation.ts). */
   readonly creation: TableCreation;
 
   constructor(private readonly conn: LanceConnection) {

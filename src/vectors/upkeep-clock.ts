@@ -2,7 +2,7 @@
  * What the periodic index upkeep does on each tick (services.ts, every 10 s): the full
  * pass (compaction, index refresh, ANN training) when ingestion is quiet, or once it has
  * waited two minutes; while ingestion runs, only the refresh of long full-text tails
- * (maintain.ts), and that only once ingestion has gone on for a while.
+ * (table-upkeep.ts), and that only once ingestion has gone on for a while.
  *
  * The tail refresh runs optimize() inside the table's write queue, so the commits of the
  * ingestion wait for it, and under load it took longer than a whole burst: a 5,000-document

@@ -4,12 +4,12 @@
  *
  * - A table searched in the last SEARCHED_FOR_MS keeps its full-text tail (rows outside
  *   the index, which every keyword search tokenises again) within SEARCHED_TAIL_ROWS:
- *   its writes wait for a refresh instead (maintain.ts, roomFor).
+ *   its writes wait for a refresh instead (table-upkeep.ts, roomFor).
  * - Queries first (WriteShare, below).
  *
  * Measured in docs/notes/2026-12-06-queries-under-writes.md.
  */
-import type { Maintainer } from "./maintain";
+import type { TableUpkeep } from "./table-upkeep";
 import type { Semaphore } from "../tools/semaphore";
 
 /** The full-text tail a table searched lately may have after a commit. */
@@ -69,7 +69,7 @@ export class WritePacing {
 
   constructor(
     private readonly searches: Semaphore,
-    private readonly maintainer: Pick<Maintainer, "roomFor">,
+    private readonly tableUpkeep: Pick<TableUpkeep, "roomFor">,
     private readonly searchedTailRows = SEARCHED_TAIL_ROWS,
     share = WRITE_SHARE,
   ) {
@@ -97,7 +97,7 @@ export class WritePacing {
     this.share.spent(ms);
     if (!this.isSearched(name) || !this.queriesWaiting) return;
     const started = performance.now();
-    void this.maintainer.roomFor(name, 1).then(() => this.share.spent(performance.now() - started));
+    void this.tableUpkeep.roomFor(name, 1).then(() => this.share.spent(performance.now() - started));
   }
 
   /** Whether table searches wait for a turn, or did within QUERIES_WAITED_MS: queries want more than they get. */
@@ -123,6 +123,6 @@ export class WritePacing {
    */
   private async pacedRoom(name: string, searched: boolean): Promise<number> {
     await this.share.turn(() => this.queriesWaiting);
-    return searched ? this.maintainer.roomFor(name, this.searchedTailRows) : Number.POSITIVE_INFINITY;
+    return searched ? this.tableUpkeep.roomFor(name, this.searchedTailRows) : Number.POSITIVE_INFINITY;
   }
 }

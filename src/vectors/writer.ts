@@ -7,7 +7,7 @@ import type { Table } from "@lancedb/lancedb";
 import { ensureFtsIndex } from "./fts-index";
 
 export { ensureFtsIndex, wordsColumn } from "./fts-index";
-import { awaitCreation } from "./create-claim";
+import { awaitCreation } from "./table-creation";
 import { MetadataColumn, type MetadataLookup } from "./metadata-column";
 import { retryOnConflict } from "./retry";
 import { collectionPrefix, inList, parseTableName, vectorDim, type ChunkRow, type TableCache } from "./tables";
@@ -79,7 +79,7 @@ export interface WriteOptions {
 
 export class TableWriter {
   readonly queues = new SerialQueues();
-  /** Tables written since the last takeDirty(), for maintain(). */
+  /** Tables written since the last takeDirty(), for upkeep(). */
   private dirty = new Set<string>();
   /** Per table, rows this process wrote since its full-text index was last refreshed (its tail). */
   private readonly unindexed = new Map<string, number>();
@@ -138,7 +138,7 @@ export class TableWriter {
     });
   }
 
-  /** Rows written to the table since tailIndexed() (the sink paces searched tables by it, maintain.ts). */
+  /** Rows written to the table since tailIndexed() (the sink paces searched tables by it, table-upkeep.ts). */
   tailRows(name: string): number {
     return this.unindexed.get(name) ?? 0;
   }
@@ -225,7 +225,7 @@ export class TableWriter {
     return out;
   }
 
-  /** Re-marks a table for the next maintain() (after a failed pass). */
+  /** Re-marks a table for the next upkeep() (after a failed pass). */
   markDirty(name: string): void {
     this.dirty.add(name);
   }
@@ -252,12 +252,12 @@ export class TableWriter {
   /**
    * First write: the table takes its dimension from the rows and gets its full-text index
    * right away. Null when that is done (or there was nothing to write); the table, for the
-   * caller to write into as usual, when another process creates it (create-claim.ts).
+   * caller to write into as usual, when another process creates it (table-creation.ts).
    */
   private async createWith(name: string, rows: ChunkRow[]): Promise<Table | null> {
     if (!rows.length) return null;
     const { creation } = this.tables;
-    if (!(await creation.claim(name))) return this.createdElsewhere(name);
+    if (!(await creation.reserve(name))) return this.createdElsewhere(name);
     let table: Table | null;
     try {
       table = await this.tables.create(name, rows);

@@ -17,18 +17,18 @@ export interface CacheReaderJob {
 }
 
 /** The hits of both searches, as `document:chunk`. */
-export async function searchBoth(store: VectorStore, collectionId: string): Promise<string[]> {
-  const near = await store.search(collectionId, 1, { mode: "vector", text: "", vector: vectorOf(201), topK: 5 });
-  const words = await store.search(collectionId, 1, { mode: "keyword", text: "glaciers", topK: 50 });
+export async function searchBoth(vectorStore: VectorStore, collectionId: string): Promise<string[]> {
+  const near = await vectorStore.search(collectionId, 1, { mode: "vector", text: "", vector: vectorOf(201), topK: 5 });
+  const words = await vectorStore.search(collectionId, 1, { mode: "keyword", text: "glaciers", topK: 50 });
   return [...near, ...words].map((h) => `${h.documentId}:${h.chunkIndex}`);
 }
 
 if (import.meta.main) {
   const job = JSON.parse(process.argv[2]!) as CacheReaderJob;
   const cache = startBucketCache(job.storage, { dir: job.dir, maxBytes: 256 * 2 ** 20 });
-  const store = new VectorStore(await openLance(job.storage, undefined, cache));
-  const hits = await searchBoth(store, job.collectionId);
+  const vectorStore = new VectorStore(await openLance(job.storage, undefined, cache));
+  const hits = await searchBoth(vectorStore, job.collectionId);
   console.log(JSON.stringify({ hits, counters: cache.counters }));
-  store.close();
+  vectorStore.close();
   cache.stop();
 }

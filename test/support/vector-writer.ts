@@ -52,12 +52,12 @@ export function rowsOf(doc: string, seed: number, chunks = CHUNKS_PER_DOC): Chun
 
 async function run(job: WriterJob): Promise<{ failed: number; errors: string[] }> {
   const conn = await openLance(job.where);
-  const store = new VectorStore(conn);
+  const vectorStore = new VectorStore(conn);
   const errors: string[] = [];
   const write = (doc: string, d: number) =>
     Promise.all(
       job.collectionIds.map((id) =>
-        store.replaceDocuments(id, 1, [doc], rowsOf(doc, d, job.chunks)).catch((e) => errors.push(String(e))),
+        vectorStore.replaceDocuments(id, 1, [doc], rowsOf(doc, d, job.chunks)).catch((e) => errors.push(String(e))),
       ),
     );
   console.log(READY);
@@ -67,7 +67,7 @@ async function run(job: WriterJob): Promise<{ failed: number; errors: string[] }
     await write(doc, d);
     if (job.replayEvery > 0 && d % job.replayEvery === 0) await write(doc, d);
   }
-  store.close();
+  vectorStore.close();
   conn.close();
   return { failed: errors.length, errors };
 }

@@ -1,5 +1,5 @@
 /** The Insight endpoints and the query log setting (docs/API.md, "Query log and insight"). */
-import type { Insight } from "../../features/insight/model";
+import type { Insight } from "../../features/insight/schemas";
 import type { QueryLogInput } from "../../features/insight/settings";
 import { qs, request } from "./client";
 import type { Pipeline } from "./types";

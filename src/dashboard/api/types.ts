@@ -10,15 +10,15 @@ import type {
   AuditPage as AuditPageModel,
   InvitationCreated as InvitationCreatedModel,
   InvitationModel,
-} from "../../features/admin/model";
-import type { UserModel } from "../../features/auth/model";
+} from "../../features/admin/schemas";
+import type { UserModel } from "../../features/auth/schemas";
 import type { EvalResult, Figures } from "../../features/evals/evaluate";
-import type { DeliveryModel, WebhookCreated as WebhookCreatedModel, WebhookModel } from "../../features/events/model";
-import type { KeyCreated, KeyModel } from "../../features/keys/model";
-import type { CHUNKING_STRATEGIES, PipelineModel, STATUSES } from "../../features/pipelines/model";
-import type { QueryResponse as QueryResponseModel, SEARCH_MODES } from "../../features/query/model";
+import type { DeliveryModel, WebhookCreated as WebhookCreatedModel, WebhookModel } from "../../features/events/schemas";
+import type { KeyCreated, KeyModel } from "../../features/keys/schemas";
+import type { CHUNKING_STRATEGIES, PipelineModel, STATUSES } from "../../features/pipelines/schemas";
+import type { QueryResponse as QueryResponseModel, SEARCH_MODES } from "../../features/query/schemas";
 import type { SourcePage as SourcePageModel } from "../../features/sources/list";
-import type { SourceModel, SOURCE_STATUSES, SOURCE_TYPES } from "../../features/sources/model";
+import type { SourceModel, SOURCE_STATUSES, SOURCE_TYPES } from "../../features/sources/schemas";
 
 export type User = typeof UserModel.static;
 export type Tier = User["tier"];

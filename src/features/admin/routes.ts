@@ -6,7 +6,7 @@
  */
 import { Elysia, t } from "elysia";
 import { authenticateSession } from "../../http/auth";
-import { Deleted, ErrorBody } from "../../http/models";
+import { Deleted, ErrorBody } from "../../http/schemas";
 import { unknownFields } from "../../http/unknown-fields";
 import { sessionCookie } from "../auth/cookie";
 import { invitationRoutes } from "../auth/invitation-routes";
@@ -24,7 +24,7 @@ import {
   InvitationList,
   NewUserBody,
   PasswordReset,
-} from "./model";
+} from "./schemas";
 import { type Actor, AdminService } from "./service";
 
 const Id = t.Object({ id: t.String() });

@@ -6,10 +6,10 @@
  */
 import { Elysia, t } from "elysia";
 import { checkCsrf } from "../../http/csrf";
-import { ErrorBody } from "../../http/models";
+import { ErrorBody } from "../../http/schemas";
 import type { InvitationService } from "../admin/invitations";
 import { sessionCookie } from "./cookie";
-import { UserEnvelope } from "./model";
+import { UserEnvelope } from "./schemas";
 import { type AuthService, publicUser } from "./service";
 
 const Token = t.String({ minLength: 1, maxLength: 200, description: "The token from the invitation's link." });

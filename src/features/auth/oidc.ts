@@ -13,7 +13,7 @@ import * as oidc from "openid-client";
 import type { Config } from "../../config";
 import { AppError } from "../../http/errors";
 import type { Logger } from "../../log";
-import { isAccountEmail } from "./model";
+import { isAccountEmail } from "./schemas";
 
 export const OIDC_COOKIE = "ragd_oidc";
 /** How long a sign-in may sit at the provider before its state expires. */

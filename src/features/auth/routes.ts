@@ -6,8 +6,8 @@ import { Elysia } from "elysia";
 import { readCookie, sessionAuth } from "../../http/auth";
 import type { ClientAddresses } from "../../http/client-address";
 import { checkCsrf } from "../../http/csrf";
-import { ErrorBody } from "../../http/models";
-import { Credentials, PasswordChange, UserEnvelope } from "./model";
+import { ErrorBody } from "../../http/schemas";
+import { Credentials, PasswordChange, UserEnvelope } from "./schemas";
 import { SESSION_COOKIE, sessionCookie } from "./cookie";
 import { publicUser, type AuthService } from "./service";
 

@@ -27,7 +27,7 @@ export class BackupService {
 
   constructor(
     private readonly dataDir: string,
-    private readonly store: Freezable,
+    private readonly vectorStore: Freezable,
     /** The data directory's files; null when they are in object storage, which a backup does not copy. */
     private readonly files: RemovalHold | null,
     private readonly log: Logger,
@@ -37,7 +37,7 @@ export class BackupService {
 
   /** A snapshot now and its archive's bytes (for streaming); see takeSnapshot for `whileFrozen`. */
   async prepare(whileFrozen?: () => Promise<void>): Promise<PreparedBackup> {
-    return prepareBackup(this.dataDir, this.store, this.localFiles(), whileFrozen);
+    return prepareBackup(this.dataDir, this.vectorStore, this.localFiles(), whileFrozen);
   }
 
   private localFiles(): RemovalHold {
@@ -88,7 +88,7 @@ export class BackupService {
       .replace(/\.\d+Z$/, "Z")}.tar`;
     const started = Date.now();
     try {
-      const { size } = await backupToFile(this.dataDir, this.store, this.localFiles(), join(s.dir, name));
+      const { size } = await backupToFile(this.dataDir, this.vectorStore, this.localFiles(), join(s.dir, name));
       this.log.info("backup written", { file: name, bytes: size, ms: Date.now() - started });
       for (const old of archives(s.dir).slice(0, -s.keep)) rmSync(join(s.dir, old), { force: true });
     } catch (err) {

@@ -10,7 +10,7 @@ import { sourceUrlProblem } from "../../ingest/fetch";
 import type { UpsertPlan } from "../../ingest/write/upsert";
 import { sha256 } from "../../tools/crypto";
 import { splitCredentials } from "../../tools/url-credentials";
-import { DOCUMENT_TYPES } from "./model";
+import { DOCUMENT_TYPES } from "./schemas";
 
 const FIELDS = ["externalId", "type", "name", "content", "url", "metadata", "refreshEvery", "crawl"];
 

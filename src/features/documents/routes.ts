@@ -5,7 +5,7 @@
  */
 import { Elysia, t } from "elysia";
 import { AppError } from "../../http/errors";
-import { ErrorBody } from "../../http/models";
+import { ErrorBody } from "../../http/schemas";
 import { unknownFields } from "../../http/unknown-fields";
 import {
   BatchBody,
@@ -15,7 +15,7 @@ import {
   DocumentUpsertJson,
   ListQuery,
   UpsertResult,
-} from "./model";
+} from "./schemas";
 import type { DocumentService } from "./service";
 import { receiveDocumentFile } from "./upload";
 

@@ -25,7 +25,7 @@ import type { VectorStore } from "../../vectors/store";
 import type { KeyService } from "../keys/service";
 import { mayHaveFetchState, presentSource } from "../sources/present";
 import { checkExternalId, planJsonDocument } from "./input";
-import type { DocumentOut } from "./model";
+import type { DocumentOut } from "./schemas";
 import { diskStaging, type FileStaging, objectStaging, planFileDocument, type ReceivedDocumentFile } from "./upload";
 
 export interface DocumentDeps {
@@ -37,7 +37,7 @@ export interface DocumentDeps {
    * inside the write transaction; null with object storage (upload.ts says how it goes there).
    */
   disk: DiskFileStore | null;
-  store: VectorStore;
+  vectorStore: VectorStore;
   keys: KeyService;
   config: Pick<Config, "maxUploadMb" | "fetchAllow" | "fetchDeny">;
 }
@@ -201,7 +201,7 @@ export class DocumentService {
     if (done.formerFile && !this.d.disk)
       await this.d.files.remove(done.row.collectionId, done.formerFile).catch(() => {});
     // Only the labels changed: the chunk rows get them in place, nothing is embedded again.
-    if (done.metadataChanged) await this.d.store.refreshMetadata(done.row.collectionId, done.row.id);
+    if (done.metadataChanged) await this.d.vectorStore.refreshMetadata(done.row.collectionId, done.row.id);
     return this.answer(plan.externalId, done);
   }
 

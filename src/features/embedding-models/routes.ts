@@ -8,7 +8,7 @@ import type { Config } from "../../config";
 import { checkOllama } from "../../embed/health";
 import { listOllamaModels } from "../../embed/index";
 import { sessionAuth } from "../../http/auth";
-import { Enum, ErrorBody } from "../../http/models";
+import { Enum, ErrorBody } from "../../http/schemas";
 import type { AuthService } from "../auth/service";
 
 const Model = t.Object({

@@ -26,7 +26,7 @@ const GATE_K = 10;
 
 export interface GateDeps {
   db: Store;
-  store: VectorStore;
+  vectorStore: VectorStore;
   engine: IngestEngine;
   evals: EvalService;
   log: Logger;
@@ -85,7 +85,7 @@ export class ReindexGate {
     });
     if (drop === null) return;
     if (verdict.decision === "kept") await this.restoreCounts(col);
-    await this.d.store.dropGeneration(collectionId, drop);
+    await this.d.vectorStore.dropGeneration(collectionId, drop);
     // Recorded last: once the comparison shows, the decision is carried out.
     const set = await this.d.evals.findSet(col, col.reindexGate!);
     if (set)
@@ -127,7 +127,7 @@ export class ReindexGate {
    * and index again any document that only the dropped generation had.
    */
   private async restoreCounts(col: Collection): Promise<void> {
-    const counts = await this.d.store.documentCounts(col.id, col.activeGeneration);
+    const counts = await this.d.vectorStore.documentCounts(col.id, col.activeGeneration);
     const missing: string[] = [];
     const now = new Date().toISOString();
     await this.d.db.atomically(async (tx) => {

@@ -8,7 +8,7 @@ import { listDocuments } from "../../db/repo/documents";
 import { AppError, type FieldProblem } from "../../http/errors";
 import { MAX_QUERY_CHARS } from "../../retrieval/request";
 import type { EvalQuery } from "./evaluate";
-import { MAX_EVAL_QUERIES, MAX_EXPECTED_SOURCES, type EvalSetCreateBody } from "./model";
+import { MAX_EVAL_QUERIES, MAX_EXPECTED_SOURCES, type EvalSetCreateBody } from "./schemas";
 
 const invalid = (problems: FieldProblem[]) =>
   new AppError("invalid_request", `${problems[0]!.field}: ${problems[0]!.message}`, problems.slice(0, 20));

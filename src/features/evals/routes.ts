@@ -1,11 +1,11 @@
 /** Evaluation routes (docs/API.md, Evaluation): sets of test queries under a pipeline, and their runs. */
 import { Elysia, t } from "elysia";
 import { sessionAuth } from "../../http/auth";
-import { Deleted, ErrorBody } from "../../http/models";
+import { Deleted, ErrorBody } from "../../http/schemas";
 import { unknownFields } from "../../http/unknown-fields";
 import type { AuthService } from "../auth/service";
 import type { PipelineService } from "../pipelines/service";
-import { EvalRunBody, EvalRunModel, EvalSetCreate, EvalSetModel } from "./model";
+import { EvalRunBody, EvalRunModel, EvalSetCreate, EvalSetModel } from "./schemas";
 import type { EvalService } from "./service";
 
 const Params = t.Object({ id: t.String() });

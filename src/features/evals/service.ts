@@ -24,7 +24,7 @@ import { SEARCH_MODES, type SearchMode } from "../../retrieval/request";
 import type { Searcher } from "../../retrieval/searcher";
 import { evaluate, type EvalQuery, type EvalResult } from "./evaluate";
 import { queriesOf, resolveSources } from "./input";
-import type { EvalRunBodyType, EvalSetCreateBody, ReindexBodyType } from "./model";
+import type { EvalRunBodyType, EvalSetCreateBody, ReindexBodyType } from "./schemas";
 
 export const MAX_SETS_PER_PIPELINE = 50;
 export const RUNS_KEPT = 20;

@@ -5,12 +5,12 @@
  */
 import { Elysia, t } from "elysia";
 import { sessionAuth } from "../../http/auth";
-import { Deleted, ErrorBody } from "../../http/models";
+import { Deleted, ErrorBody } from "../../http/schemas";
 import { unknownFields } from "../../http/unknown-fields";
 import type { AuthService } from "../auth/service";
 import type { KeyService } from "../keys/service";
 import type { PipelineService } from "../pipelines/service";
-import { DeliveryModel, WebhookCreate, WebhookCreated, WebhookModel } from "./model";
+import { DeliveryModel, WebhookCreate, WebhookCreated, WebhookModel } from "./schemas";
 import type { EventService } from "./service";
 import type { WebhookService } from "./webhooks";
 

@@ -17,7 +17,7 @@ const TABLE_STATS_TTL_MS = 5_000;
 export interface CollectorDeps {
   db: Store;
   engine: IngestEngine;
-  store: VectorStore;
+  vectorStore: VectorStore;
   embed: EmbedMetrics;
 }
 
@@ -26,7 +26,7 @@ export function addCollectors(metrics: Metrics, d: CollectorDeps): void {
   metrics.collect("queue", () => queueDepth(d.db));
   metrics.collect("ingest", () => d.engine.stats.render());
   metrics.collect("embedding", () => d.embed.render());
-  metrics.collect("lancedb", tableGauges(d.store));
+  metrics.collect("lancedb", tableGauges(d.vectorStore));
   metrics.collect("memory", processMemory);
 }
 
@@ -39,10 +39,11 @@ async function queueDepth(db: Store): Promise<string[]> {
   );
 }
 
-function tableGauges(store: VectorStore): () => Promise<string[]> {
+function tableGauges(vectorStore: VectorStore): () => Promise<string[]> {
   let cached: { at: number; stats: Promise<TableStats[]> } | null = null;
   return async () => {
-    if (!cached || Date.now() - cached.at > TABLE_STATS_TTL_MS) cached = { at: Date.now(), stats: store.tableStats() };
+    if (!cached || Date.now() - cached.at > TABLE_STATS_TTL_MS)
+      cached = { at: Date.now(), stats: vectorStore.tableStats() };
     const stats = await cached.stats.catch((err) => {
       cached = null;
       throw err;

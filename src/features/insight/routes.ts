@@ -4,9 +4,9 @@
  */
 import { Elysia, t } from "elysia";
 import { sessionAuth } from "../../http/auth";
-import { ErrorBody } from "../../http/models";
+import { ErrorBody } from "../../http/schemas";
 import type { AuthService } from "../auth/service";
-import { InsightModel, InsightQuery, QueryLogPage, QueryLogQuery } from "./model";
+import { InsightModel, InsightQuery, QueryLogPage, QueryLogQuery } from "./schemas";
 import type { InsightService } from "./service";
 
 const Params = t.Object({ id: t.String() });

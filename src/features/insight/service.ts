@@ -16,7 +16,7 @@ import type { User } from "../../db/schema";
 import type { Store } from "../../db/store";
 import type { Clock } from "../../tools/clock";
 import type { PipelineService } from "../pipelines/service";
-import type { Insight } from "./model";
+import type { Insight } from "./schemas";
 import type { QueryLog } from "./query-log";
 import { presentQueryLog } from "./settings";
 import { evaluationPoints, hourBuckets, minuteBuckets } from "./summary";

@@ -6,7 +6,7 @@
 import { t } from "elysia";
 import type { Collection } from "../../db/schema";
 import { AppError } from "../../http/errors";
-import { StrictInteger } from "../../http/models";
+import { StrictInteger } from "../../http/schemas";
 
 export const DEFAULT_RETENTION_DAYS = 30;
 

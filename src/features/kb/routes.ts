@@ -1,10 +1,10 @@
 /** Knowledge-base routes (docs/API.md, "Knowledge bases"): per user, session cookie. */
 import { Elysia, t } from "elysia";
 import { sessionAuth } from "../../http/auth";
-import { Deleted, ErrorBody } from "../../http/models";
+import { Deleted, ErrorBody } from "../../http/schemas";
 import type { AuthService } from "../auth/service";
 import { unknownFields } from "../../http/unknown-fields";
-import { KbCreate, KbDetail, KbDocumentModel, KbModel } from "./model";
+import { KbCreate, KbDetail, KbDocumentModel, KbModel } from "./schemas";
 import type { KbService } from "./service";
 
 const Params = t.Object({ id: t.String() });

@@ -8,11 +8,11 @@ import { Elysia, t } from "elysia";
 import type { Collection } from "../../db/schema";
 import { authenticateSession } from "../../http/auth";
 import { AppError } from "../../http/errors";
-import { ErrorBody } from "../../http/models";
+import { ErrorBody } from "../../http/schemas";
 import { unknownFields } from "../../http/unknown-fields";
 import { sessionCookie } from "../auth/cookie";
 import type { AuthService } from "../auth/service";
-import { QueryResponse, SearchBody } from "../query/model";
+import { QueryResponse, SearchBody } from "../query/schemas";
 import type { QueryService } from "../query/service";
 import type { KbService } from "./service";
 

@@ -25,7 +25,7 @@ import type { SearchRequest } from "../../retrieval/request";
 import type { Searcher } from "../../retrieval/searcher";
 import { ensureRoom } from "../../tools/disk";
 import type { QueryLog } from "../insight/query-log";
-import type { Kb, KbDocument } from "./model";
+import type { Kb, KbDocument } from "./schemas";
 
 export interface KbDeps {
   db: Store;

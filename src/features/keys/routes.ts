@@ -5,10 +5,10 @@
 import { Elysia, t } from "elysia";
 import type { User } from "../../db/schema";
 import { sessionAuth } from "../../http/auth";
-import { Deleted, ErrorBody } from "../../http/models";
+import { Deleted, ErrorBody } from "../../http/schemas";
 import type { AuthService } from "../auth/service";
 import type { PipelineService } from "../pipelines/service";
-import { KeyCreate, KeyCreated, KeyModel } from "./model";
+import { KeyCreate, KeyCreated, KeyModel } from "./schemas";
 import type { KeyService } from "./service";
 
 /** Where a collection's keys live and who may manage them. */

@@ -1,7 +1,7 @@
 /** GET /api/languages: the values a pipeline's or knowledge base's `language` can take (CONTRACT §15). */
 import { Elysia, t } from "elysia";
 import { sessionAuth } from "../../http/auth";
-import { Enum, ErrorBody } from "../../http/models";
+import { Enum, ErrorBody } from "../../http/schemas";
 import { AUTO, languageList } from "../../text/languages";
 import type { AuthService } from "../auth/service";
 

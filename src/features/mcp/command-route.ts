@@ -7,7 +7,7 @@
  */
 import { Elysia, t } from "elysia";
 import { sessionAuth } from "../../http/auth";
-import { ErrorBody } from "../../http/models";
+import { ErrorBody } from "../../http/schemas";
 import type { AuthService } from "../auth/service";
 
 /** The running executable's absolute path, or null when ragd runs from source (under `bun`). */

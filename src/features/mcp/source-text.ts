@@ -38,21 +38,21 @@ export class SourceReader {
 
   constructor(
     private readonly db: Store,
-    private readonly store: VectorStore,
+    private readonly vectorStore: VectorStore,
   ) {
-    this.spans = new SourceSpans(db, store);
+    this.spans = new SourceSpans(db, vectorStore);
   }
 
   /** The ids of the sources with a chunk `access` lets through; null when it lets everything through. */
   async visibleSources(collection: Collection, access: string | null): Promise<Set<string> | null> {
     if (access === null) return null;
-    return new Set((await this.store.documentCounts(collection.id, collection.activeGeneration, access)).keys());
+    return new Set((await this.vectorStore.documentCounts(collection.id, collection.activeGeneration, access)).keys());
   }
 
   private async visible(collection: Collection, documentId: string, access: string | null): Promise<boolean> {
     if (access === null) return true;
     const where = `(${access}) AND document_id = ${sqlString(documentId)}`;
-    return (await this.store.documentCounts(collection.id, collection.activeGeneration, where)).size > 0;
+    return (await this.vectorStore.documentCounts(collection.id, collection.activeGeneration, where)).size > 0;
   }
 
   /**

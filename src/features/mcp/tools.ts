@@ -16,7 +16,7 @@ import { MAX_QUERY_CHARS, SEARCH_MODES } from "../../retrieval/request";
 import type { AnsweredResult } from "../../retrieval/searcher";
 import type { QueryService } from "../query/service";
 import { presentSource } from "../sources/present";
-import { SOURCE_STATUSES } from "../sources/model";
+import { SOURCE_STATUSES } from "../sources/schemas";
 import { type CallableTool, callTool } from "./call";
 import { pipelineMetadata } from "./metadata-summary";
 import { READ_MAX_CHARS, type SourceReader } from "./source-text";

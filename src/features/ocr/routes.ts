@@ -6,7 +6,7 @@
 import { Elysia, t } from "elysia";
 import type { Config } from "../../config";
 import { sessionAuth } from "../../http/auth";
-import { ErrorBody } from "../../http/models";
+import { ErrorBody } from "../../http/schemas";
 import { presentLanguages } from "../../ingest/ocr/languages";
 import type { AuthService } from "../auth/service";
 import { languageName } from "./names";

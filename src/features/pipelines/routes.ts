@@ -2,8 +2,15 @@
 import { Elysia, t } from "elysia";
 import type { AuthService } from "../auth/service";
 import { sessionAuth } from "../../http/auth";
-import { Deleted, ErrorBody } from "../../http/models";
-import { PipelineCreate, PipelineDetail, PipelineListQuery, PipelineModel, PipelinePage, PipelinePatch } from "./model";
+import { Deleted, ErrorBody } from "../../http/schemas";
+import {
+  PipelineCreate,
+  PipelineDetail,
+  PipelineListQuery,
+  PipelineModel,
+  PipelinePage,
+  PipelinePatch,
+} from "./schemas";
 import type { PipelineService } from "./service";
 
 const Params = t.Object({ id: t.String() });

@@ -28,7 +28,7 @@ import { AUTO, isLanguageSetting, LEGACY } from "../../text/languages";
 import { missingLanguage, missingLanguageMessage } from "../../ingest/ocr/languages";
 import { presentQueryLog, queryLogColumns } from "../insight/settings";
 import { embeddedSources } from "../sources/list";
-import { type Pipeline, PipelineCreate, type PipelineCreateBody, type PipelinePatchBody } from "./model";
+import { type Pipeline, PipelineCreate, type PipelineCreateBody, type PipelinePatchBody } from "./schemas";
 
 export const TIER_LIMITS: Record<TierName, number> = { free: 1, pro: 25, unlimited: Infinity };
 

@@ -5,11 +5,11 @@
  */
 import { Elysia, t } from "elysia";
 import { sessionAuth } from "../../http/auth";
-import { ErrorBody } from "../../http/models";
+import { ErrorBody } from "../../http/schemas";
 import type { AuthService } from "../auth/service";
 import type { PipelineService } from "../pipelines/service";
 import { unknownFields } from "../../http/unknown-fields";
-import { QueryResponse, SearchBody } from "./model";
+import { QueryResponse, SearchBody } from "./schemas";
 import type { QueryService } from "./service";
 
 const OWNER = { door: "playground", keyId: null } as const;

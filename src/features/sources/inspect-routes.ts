@@ -4,7 +4,7 @@
  */
 import { Elysia, t } from "elysia";
 import { sessionAuth } from "../../http/auth";
-import { ErrorBody, QueryInteger } from "../../http/models";
+import { ErrorBody, QueryInteger } from "../../http/schemas";
 import type { AuthService } from "../auth/service";
 import type { PipelineService } from "../pipelines/service";
 import { READ_MAX_CHARS } from "../mcp/source-text";

@@ -25,7 +25,7 @@ export interface ChunkPage {
 export class SourceInspector {
   constructor(
     private readonly db: Store,
-    private readonly store: VectorStore,
+    private readonly vectorStore: VectorStore,
     private readonly reader: SourceReader,
   ) {}
 
@@ -33,7 +33,7 @@ export class SourceInspector {
   async chunks(collection: Collection, sourceId: string, page: number, pageSize: number): Promise<ChunkPage> {
     const doc = await this.source(collection, sourceId);
     const from = (page - 1) * pageSize;
-    const rows = await this.store.chunkTexts(
+    const rows = await this.vectorStore.chunkTexts(
       collection.id,
       collection.activeGeneration,
       doc.id,

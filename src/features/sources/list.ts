@@ -14,8 +14,8 @@ import {
   findDocumentPage,
 } from "../../db/repo/document-pages";
 import { listDocumentsWithPreview } from "../../db/repo/documents";
-import { Enum, QueryInteger, StrictInteger } from "../../http/models";
-import { SourceModel, type Source } from "./model";
+import { Enum, QueryInteger, StrictInteger } from "../../http/schemas";
+import { SourceModel, type Source } from "./schemas";
 import { presentSources } from "./present";
 
 /** A page holds this many sources unless `pageSize` says otherwise; a pipeline embeds as many. */

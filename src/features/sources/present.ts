@@ -4,7 +4,7 @@ import { CONTENT_PREVIEW_CHARS } from "../../db/repo/documents";
 import type { Db } from "../../db/client";
 import { sourceFetchesOf } from "../../db/repo/source-fetches";
 import type { DocumentRow, SourceFetch } from "../../db/schema";
-import type { Source } from "./model";
+import type { Source } from "./schemas";
 
 /**
  * `preview` is the start of a text source's content (its first CONTENT_PREVIEW_CHARS characters);

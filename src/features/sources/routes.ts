@@ -4,15 +4,15 @@
  */
 import { Elysia, t } from "elysia";
 import { sessionAuth } from "../../http/auth";
-import { Deleted, ErrorBody } from "../../http/models";
+import { Deleted, ErrorBody } from "../../http/schemas";
 import type { AuthService } from "../auth/service";
-import { ReindexBody } from "../evals/model";
+import { ReindexBody } from "../evals/schemas";
 import type { EvalService } from "../evals/service";
-import { PipelineModel } from "../pipelines/model";
+import { PipelineModel } from "../pipelines/schemas";
 import type { PipelineService } from "../pipelines/service";
 import { unknownFields } from "../../http/unknown-fields";
 import { SourceListQuery, SourcePage } from "./list";
-import { SourceCreate, SourceCreated, SourceModel, SourcePatch } from "./model";
+import { SourceCreate, SourceCreated, SourceModel, SourcePatch } from "./schemas";
 import type { SourceService } from "./service";
 
 const Params = t.Object({ id: t.String() });

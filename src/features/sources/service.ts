@@ -20,7 +20,7 @@ import { splitCredentials } from "../../tools/url-credentials";
 import { ensureRoom } from "../../tools/disk";
 import type { VectorStore } from "../../vectors/store";
 import { allSources, pageSources, type SourceListQueryIn, wantsPage } from "./list";
-import type { SourceCreateBody, SourcePatchBody } from "./model";
+import type { SourceCreateBody, SourcePatchBody } from "./schemas";
 import { presentSource } from "./present";
 import { checkFetchSettings, crawledPage, fetchRowOf, patchFetchSettings } from "./refresh";
 import { findSourceFetch, saveSourceFetch } from "../../db/repo/source-fetches";
@@ -34,7 +34,7 @@ import { patchedCredentials } from "./credentials";
 export interface SourceDeps {
   db: Store;
   engine: IngestEngine;
-  store: VectorStore;
+  vectorStore: VectorStore;
   files: FileStore;
   secret: Buffer;
   config: Pick<Config, "maxUploadMb" | "dataDir" | "minFreeMb" | "fetchAllow" | "fetchDeny" | "folderRoots">;
@@ -165,7 +165,7 @@ export class SourceService {
       return { doc, patch };
     });
     if (patch.metadata !== undefined && patch.metadata !== doc.metadata)
-      await this.d.store.refreshMetadata(collection.id, doc.id);
+      await this.d.vectorStore.refreshMetadata(collection.id, doc.id);
     return this.get(collection, doc.id);
   }
 

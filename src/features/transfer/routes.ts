@@ -6,7 +6,7 @@
 import { Elysia, t } from "elysia";
 import { archiveStream } from "../../backup/archive";
 import { attachment } from "../../http/attachment";
-import { ErrorBody } from "../../http/models";
+import { ErrorBody } from "../../http/schemas";
 import type { TransferService } from "./service";
 
 const ImportReply = t.Object({

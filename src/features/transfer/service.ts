@@ -51,7 +51,7 @@ export class TransferService {
     const owned = col?.kind === "pipeline" && (caller.kind === "control" || col.userId === caller.user.id);
     if (!owned) throw notFound("pipeline");
     return await prepareExport(
-      { db: this.d.db, store: this.d.store, dataDir: this.d.config.dataDir, filePath: this.d.filePath },
+      { db: this.d.db, vectorStore: this.d.vectorStore, dataDir: this.d.config.dataDir, filePath: this.d.filePath },
       id,
     );
   }

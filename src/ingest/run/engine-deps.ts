@@ -12,7 +12,7 @@ import type { WorkerPool } from "./pool";
 
 export interface EngineDeps {
   db: Store;
-  store: VectorStore;
+  vectorStore: VectorStore;
   pool: WorkerPool;
   files: FileStore;
   /** What the jobs are built from (tasks/job-for.ts). */

@@ -304,7 +304,7 @@ export class TaskScheduler {
         .catch((err) => d.log.warn("could not clear a failed document's rows", { error: err }));
     }
     if (done.dropGeneration !== null) {
-      await d.store
+      await d.vectorStore
         .dropGeneration(task.collectionId, done.dropGeneration)
         .catch((err) => d.log.warn("could not drop an old index generation", { error: err }));
     }

@@ -22,7 +22,7 @@ import { isLive, isSettled } from "../generations";
 
 interface Deps {
   db: Store;
-  store: VectorStore;
+  vectorStore: VectorStore;
   engine: IngestEngine;
   files: FileStore;
   log: Logger;
@@ -67,21 +67,21 @@ export async function reconcile(d: Deps): Promise<void> {
   let dropped = 0;
   let requeued = 0;
   let cleared = 0;
-  for (const t of await d.store.listTables()) {
+  for (const t of await d.vectorStore.listTables()) {
     const col = await findCollectionById(d.db.reader, t.collectionId);
     if (!col) {
-      await d.store.dropCollection(t.collectionId);
+      await d.vectorStore.dropCollection(t.collectionId);
       dropped++;
       continue;
     }
     if (!isLive(col, t.generation)) {
-      await d.store.dropGeneration(t.collectionId, t.generation);
+      await d.vectorStore.dropGeneration(t.collectionId, t.generation);
       dropped++;
       continue;
     }
     // A re-index in flight re-writes every document anyway; only settled tables are checked.
     if (!isSettled(col, t.generation)) continue;
-    const counts = await d.store.documentCounts(t.collectionId, t.generation);
+    const counts = await d.vectorStore.documentCounts(t.collectionId, t.generation);
     const docs = new Map((await listDocuments(d.db.reader, col.id)).map((x) => [x.id, x]));
     const idle = async (docId: string) => (await pendingTasksOfDocument(d.db.reader, docId)).length === 0;
     for (const [docId, n] of counts) {
@@ -91,7 +91,7 @@ export async function reconcile(d: Deps): Promise<void> {
         await d.engine.sink
           .clear({ collectionId: col.id, generation: t.generation, documentId: docId })
           .catch(() => {});
-        if (!doc) await d.store.deleteDocument(col.id, docId);
+        if (!doc) await d.vectorStore.deleteDocument(col.id, docId);
         cleared++;
       } else if (doc.status === "ready" && n !== doc.chunkCount && (await idle(docId))) {
         await d.engine.enqueue(doc.id);

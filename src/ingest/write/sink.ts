@@ -88,7 +88,7 @@ export class ChunkSink {
   private readonly gathering = new Map<string, () => void>();
 
   constructor(
-    private readonly store: VectorStore,
+    private readonly vectorStore: VectorStore,
     private readonly keep: KeepFilter,
     /** Whether more rows may arrive soon (a job is running in the workers); no commit waits for rows otherwise. */
     private readonly rowsComing: () => boolean = () => true,
@@ -203,7 +203,7 @@ export class ChunkSink {
         }
         // A searched table takes a bounded number of rows per commit (store.writeRoom); the rest wait.
         // Any other goes on in the same turn, as the first commit of a burst must (nothing joins it late).
-        const asked = this.store.writeRoom(batch.collectionId, batch.generation);
+        const asked = this.vectorStore.writeRoom(batch.collectionId, batch.generation);
         const room = typeof asked === "number" ? asked : await asked;
         const started = performance.now();
         batch = this.take(key, room);
@@ -277,7 +277,7 @@ export class ChunkSink {
     );
     if (!rows.length && !deletes.length) return { done: null, replaced, rows };
     const { collectionId, generation } = batch;
-    const done = this.store.replaceDocuments(collectionId, generation, deletes, rows, { appendedAreNew });
+    const done = this.vectorStore.replaceDocuments(collectionId, generation, deletes, rows, { appendedAreNew });
     // Awaited by flush() once the check's step is over; handled meanwhile, should it fail first.
     void done.catch(() => {});
     return { done, replaced, rows };

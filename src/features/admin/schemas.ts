@@ -1,7 +1,7 @@
 /** Request and response schemas of the administration endpoints (docs/API.md, Administration). */
 import { t } from "elysia";
-import { Enum, QueryInteger, StrictInteger } from "../../http/models";
-import { Email } from "../auth/model";
+import { Enum, QueryInteger, StrictInteger } from "../../http/schemas";
+import { Email } from "../auth/schemas";
 
 const Tier = Enum(["free", "pro", "unlimited"] as const);
 

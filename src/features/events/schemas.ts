@@ -1,6 +1,6 @@
 /** Schemas of the event stream and webhook endpoints (docs/API.md, Events). */
 import { t } from "elysia";
-import { Enum } from "../../http/models";
+import { Enum } from "../../http/schemas";
 import { EVENT_TYPES } from "../../ingest/events";
 
 // Enum: an unknown type's 400 lists the valid names, not "one of: 'string', 'string', ...".

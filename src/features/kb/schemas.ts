@@ -1,7 +1,7 @@
 /** Schemas of the knowledge-base endpoints (docs/API.md, "Knowledge bases"). */
 import { t } from "elysia";
-import { Enum, Name, StrictInteger } from "../../http/models";
-import { SOURCE_STATUSES } from "../sources/model";
+import { Enum, Name, StrictInteger } from "../../http/schemas";
+import { SOURCE_STATUSES } from "../sources/schemas";
 
 export const KbCreate = t.Object({
   name: Name(200),

@@ -1,6 +1,6 @@
 /** Schemas of the evaluation API (docs/API.md, Evaluation). */
 import { t } from "elysia";
-import { Enum, Name, StrictInteger } from "../../http/models";
+import { Enum, Name, StrictInteger } from "../../http/schemas";
 import { SEARCH_MODES } from "../../retrieval/request";
 
 /** At most this many queries in a set. */

@@ -1,9 +1,9 @@
 /** Request and response schemas of the pipeline endpoints (docs/API.md, "Pipelines"). */
 import { t } from "elysia";
-import { Enum, Name, QueryInteger, StrictInteger } from "../../http/models";
+import { Enum, Name, QueryInteger, StrictInteger } from "../../http/schemas";
 import { LANGUAGE_NAME } from "../../ingest/ocr/languages";
 import { QueryLogSetting, QueryLogShown } from "../insight/settings";
-import { SourceModel } from "../sources/model";
+import { SourceModel } from "../sources/schemas";
 
 export const CHUNKING_STRATEGIES = ["recursive", "fixed", "sentence", "paragraph", "markdown", "token"] as const;
 export const VECTOR_PROVIDERS = ["lancedb"] as const;

@@ -1,6 +1,6 @@
 /** Schemas of the API key endpoints (docs/API.md, API keys). */
 import { t } from "elysia";
-import { Name } from "../../http/models";
+import { Name } from "../../http/schemas";
 
 export const KeyCreate = t.Object({
   name: Name(200),

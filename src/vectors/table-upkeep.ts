@@ -5,7 +5,7 @@
  *
  * Rows not yet in the full-text index are tokenised again by every keyword search:
  * 20,000 such rows of 120 words made one take 6.5 s. So while ingestion runs and the
- * full pass waits for a quiet moment, refreshTails() still refreshes any table whose
+ * full pass waits for a quiet moment, catchUpTails() still refreshes any table whose
  * full-text tail reached FTS_TAIL_ROWS; passes run one at a time, so the tail stays
  * within what ingestion writes during one refresh. A table searched lately is kept far
  * shorter (roomFor): its writes wait for the refresh.
@@ -42,7 +42,7 @@ const KEEP_VERSIONS_MS = 10 * 60_000;
 /** Unindexed rows after which a table's full-text index is refreshed even while ingestion runs. */
 export const FTS_TAIL_ROWS = 5_000;
 
-export class Maintainer {
+export class TableUpkeep {
   private running: Promise<void> | null = null;
   /** The pass that follows the running one, for calls made while it runs. */
   private next: Promise<void> | null = null;
@@ -77,13 +77,13 @@ export class Maintainer {
    * pass starts after this call: a pass already under way may have read the tables before
    * the caller's writes, so one more follows it, shared by every call made meanwhile.
    */
-  maintain(): Promise<void> {
+  upkeep(): Promise<void> {
     if (this.running !== null) {
       this.next ??= this.running
         .catch(() => undefined)
         .then(() => {
           this.next = null;
-          return this.maintain();
+          return this.upkeep();
         });
       return this.next;
     }
@@ -91,8 +91,8 @@ export class Maintainer {
     return this.running.then(() => this.builds ?? undefined);
   }
 
-  /** Refreshes only the written tables whose full-text tail reached the limit; the rest wait for maintain(). */
-  refreshTails(): Promise<void> {
+  /** Refreshes only the written tables whose full-text tail reached the limit; the rest wait for upkeep(). */
+  catchUpTails(): Promise<void> {
     this.running ??= this.pass(true).finally(() => (this.running = null));
     return this.running;
   }
@@ -108,7 +108,7 @@ export class Maintainer {
       if (name === this.training) return Number.POSITIVE_INFINITY;
       let refresh = this.refreshing.get(name);
       if (!refresh) {
-        refresh = this.refreshNow(name).finally(() => this.refreshing.delete(name));
+        refresh = this.catchUpNow(name).finally(() => this.refreshing.delete(name));
         this.refreshing.set(name, refresh);
       }
       if (!(await refresh)) return Number.POSITIVE_INFINITY;
@@ -176,7 +176,7 @@ export class Maintainer {
           this.writer.markDirty(name);
           continue;
         }
-        if ((await this.maintainTable(name)) && !tailsOnly) built.push(name);
+        if ((await this.upkeepTable(name)) && !tailsOnly) built.push(name);
         // A refreshed table still owes the full pass its ANN check.
         if (tailsOnly) this.writer.markDirty(name);
       } catch (err) {
@@ -188,9 +188,9 @@ export class Maintainer {
   }
 
   /** A refresh of one table outside the passes; it still owes the next full pass its ANN check. */
-  private async refreshNow(name: string): Promise<boolean> {
+  private async catchUpNow(name: string): Promise<boolean> {
     try {
-      return await this.maintainTable(name);
+      return await this.upkeepTable(name);
     } catch (err) {
       this.log("vector table upkeep failed", { table: name, error: String(err) });
       return false;
@@ -207,7 +207,7 @@ export class Maintainer {
   }
 
   /** Whether the table was compacted (false: it is gone, or another replica maintains it now). */
-  private async maintainTable(name: string): Promise<boolean> {
+  private async upkeepTable(name: string): Promise<boolean> {
     const done = await this.lease(`upkeep:${name}`, () => this.compact(name));
     // Another replica maintains it now: this one's writes are looked at again next pass.
     if (done === undefined) this.writer.markDirty(name);

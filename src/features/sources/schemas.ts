@@ -1,6 +1,6 @@
 /** Schemas of data sources (docs/API.md, "The source object"). */
 import { t } from "elysia";
-import { Enum, Name, StrictInteger } from "../../http/models";
+import { Enum, Name, StrictInteger } from "../../http/schemas";
 
 export const SOURCE_TYPES = ["text", "file", "url", "api", "folder", "s3", "git"] as const;
 export const SOURCE_STATUSES = ["awaiting_upload", "queued", "processing", "ready", "failed"] as const;

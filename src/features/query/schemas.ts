@@ -3,7 +3,7 @@
  * (docs/API.md, Query). Its static type is retrieval/'s SearchRequest.
  */
 import { t } from "elysia";
-import { Enum, StrictInteger } from "../../http/models";
+import { Enum, StrictInteger } from "../../http/schemas";
 import { SEARCH_MODES } from "../../retrieval/request";
 
 export { SEARCH_MODES } from "../../retrieval/request";

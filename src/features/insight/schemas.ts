@@ -1,6 +1,6 @@
 /** Request and response schemas of the Insight endpoints (docs/API.md, "Query log and insight"). */
 import { t } from "elysia";
-import { QueryInteger, StrictInteger } from "../../http/models";
+import { QueryInteger, StrictInteger } from "../../http/schemas";
 import { QueryLogShown } from "./settings";
 
 export const InsightQuery = t.Object({

@@ -1,7 +1,7 @@
 /** Schemas of the key-authenticated documents API (docs/API.md, Documents API). */
 import { t } from "elysia";
-import { Enum, QueryInteger } from "../../http/models";
-import { CrawlInput, metadataInput, refreshEveryInput, SOURCE_STATUSES, SourceModel } from "../sources/model";
+import { Enum, QueryInteger } from "../../http/schemas";
+import { CrawlInput, metadataInput, refreshEveryInput, SOURCE_STATUSES, SourceModel } from "../sources/schemas";
 
 export const DOCUMENT_TYPES = ["text", "url", "api"] as const;
 export const UPSERT_STATUSES = ["created", "replaced", "unchanged"] as const;
