@@ -154,7 +154,7 @@ describe.skipIf(!haveRgw)("the vector store on Ceph RGW", () => {
     expect(await keysUnder("claimed/_ragd/")).toEqual([]);
   }, 60_000);
 
-  test("a claim whose holder died is given up after the wait, and can be taken again", async () => {
+  test("a reservation whose holder died is given up after the wait, and can be taken again", async () => {
     const reservations = objectStoreCreation(at("stale"));
     expect(await reservations.reserve("c_x_g1")).toBe(true);
     await expect(awaitCreation(reservations, "c_x_g1", async () => null, 500)).rejects.toThrow(/has not created it/);

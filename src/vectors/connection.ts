@@ -30,7 +30,7 @@ export function lanceSession(): lancedb.Session {
   return new lancedb.Session(INDEX_CACHE_BYTES, METADATA_CACHE_BYTES);
 }
 
-/** How each connection's new tables are claimed (table-creation.ts); a data directory needs no claim. */
+/** How each connection's new tables are reserved (table-creation.ts); a data directory needs no reservation. */
 const creations = new WeakMap<LanceConnection, TableCreation>();
 
 export function tableCreation(conn: LanceConnection): TableCreation {

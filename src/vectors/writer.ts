@@ -264,7 +264,7 @@ export class TableWriter {
     } finally {
       await creation.release(name);
     }
-    // It existed already: created by a process that claimed it before us.
+    // It existed already: created by a process that reserved it before us.
     if (!table) return this.createdElsewhere(name);
     this.metadata.markCurrent(name);
     // Seen once on RGW: the index's commit refused as conflicting with a later version of the table.
