@@ -7,7 +7,7 @@
 import { interval } from "./config-values";
 
 export interface TimeConfig {
-  /** Time between two looks of the index upkeep (compaction, full-text refresh, ANN training). */
+  /** Time between two looks of the index upkeep (compaction, full-text catch-up, ANN training). */
   upkeepEveryMs: number;
   /** Time between two rounds of housekeeping (expired sessions, ended tasks, old events). */
   housekeepingEveryMs: number;

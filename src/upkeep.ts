@@ -1,6 +1,6 @@
 /**
  * The index upkeep job (tools/scheduler.ts, every RAGD_UPKEEP_EVERY): compaction, full-text
- * refresh and ANN training are heavy on memory, so while ingestion runs the full pass waits
+ * catch-up and ANN training are heavy on memory, so while ingestion runs the full pass waits
  * for a quiet moment, or two minutes at most (vectors/upkeep-clock.ts); compaction needs
  * room to write, so nothing runs while the disk is under RAGD_MIN_FREE_MB.
  */
@@ -26,7 +26,7 @@ export interface UpkeepParts {
   /** For failures that recur on every tick: once, then once a minute. */
   quiet: Logger;
   clock: Clock;
-  /** The job's interval: a burst of ingestion gets one interval before its tails are refreshed. */
+  /** The job's interval: a burst of ingestion gets one interval before its tails are caught up. */
   everyMs: number;
 }
 
@@ -47,7 +47,7 @@ export function indexUpkeep(p: UpkeepParts): () => Promise<void> {
     if (!p.disk.writable()) return;
     const next = steps.tick(await engine.busy(), clock.now(), store.lastWriteAt);
     if (next === "none") return;
-    // Keyword searches re-tokenise every row the full-text index lacks: refresh long tails now.
+    // Keyword searches re-tokenise every row the full-text index lacks: catch long tails up now.
     if (next === "tails") return store.catchUpTails().catch(failed);
     await store.upkeep().catch(failed);
     await release();

@@ -191,7 +191,7 @@ describe("the terms column", () => {
     const t = await openTable(c);
     const vectorsBefore = await t.query().where("document_id = 'A-1'").select(["id", "vector"]).toArray();
     meta.A = { team: "legal" };
-    await vectorStore.refreshMetadata(c, "A-1");
+    await vectorStore.rewriteMetadata(c, "A-1");
     expect((await termsOf(c, "A-1"))[0]).toEqual(["=sourceType=text", "=team=legal", "?sourceType", "?team"]);
     for (const mode of MODES) {
       expect(await found(vectorStore, c, { team: "legal" }, mode)).toEqual(["A-1"]);

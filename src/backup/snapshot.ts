@@ -140,7 +140,7 @@ function linkTable(dataDir: string, into: string, name: string, version: number)
 
 /**
  * The data files and index directories the manifest of `version` names, so that those
- * of older versions, kept a while after a compaction or an index refresh, stay out of
+ * of older versions, kept a while after a compaction or an index catch-up, stay out of
  * the archive. The manifest's protobuf holds each data file's name as a plain string and
  * each index's UUID as its 16 bytes. A null set (keep them all) when the manifest cannot
  * be read or names none of them.

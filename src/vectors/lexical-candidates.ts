@@ -49,7 +49,7 @@ export async function lexicalCandidates(
 /**
  * The full-text query of the candidates: indexed rows only. Rows the full-text index does
  * not hold yet are tokenised again by every query that reads them (table-upkeep.ts), and a
- * table whose index retrains gets no refresh until the training ends, so its tail grows
+ * table whose index retrains is not caught up until the training ends, so its tail grows
  * with ingestion (docs/ARCHITECTURE.md, Search). The candidates can do without it: the
  * vector search they join reads every row outside the ANN index exactly, and a row
  * outside the full-text index is outside the ANN index too (upkeep's optimize() folds new

@@ -53,7 +53,7 @@ export const SEARCH_CONCURRENCY = 4;
 export interface VectorStoreOptions {
   /** Rows after which upkeep() builds an ANN index on a table (default ANN_THRESHOLD). */
   annThreshold?: number;
-  /** Full-text tail (unindexed rows) at which catchUpTails() refreshes a table (default FTS_TAIL_ROWS). */
+  /** Full-text tail (unindexed rows) at which catchUpTails() catches a table up (default FTS_TAIL_ROWS). */
   ftsTailRows?: number;
   /** Full-text tail a searched table keeps within (default SEARCHED_TAIL_ROWS). */
   searchedTailRows?: number;
@@ -167,8 +167,8 @@ export class VectorStore {
   }
 
   /** Rewrites a document's (or many's) metadata in its rows of every generation, keeping their vectors (no re-embedding). */
-  refreshMetadata(collectionId: string, documentId: string | string[]): Promise<void> {
-    return this.writer.refreshMetadata(collectionId, documentId);
+  rewriteMetadata(collectionId: string, documentId: string | string[]): Promise<void> {
+    return this.writer.rewriteMetadata(collectionId, documentId);
   }
 
   /** Drops one generation's table once the writes queued for it have run. */
@@ -333,7 +333,7 @@ export class VectorStore {
     return this.tableUpkeep.building;
   }
 
-  /** While ingestion runs: refreshes the full-text index of the written tables whose tail grew long (table-upkeep.ts). */
+  /** While ingestion runs: catches up the full-text index of the written tables whose tail grew long (table-upkeep.ts). */
   catchUpTails(): Promise<void> {
     return this.tableUpkeep.catchUpTails();
   }

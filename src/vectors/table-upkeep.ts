@@ -1,14 +1,14 @@
 /**
- * Upkeep of written tables: compaction and index refresh through optimize(), the
+ * Upkeep of written tables: compaction and index catch-up through optimize(), the
  * full-text and document-id indexes, and the ANN index (ann.ts says which, and when
  * it is retrained).
  *
  * Rows not yet in the full-text index are tokenised again by every keyword search:
  * 20,000 such rows of 120 words made one take 6.5 s. So while ingestion runs and the
- * full pass waits for a quiet moment, catchUpTails() still refreshes any table whose
+ * full pass waits for a quiet moment, catchUpTails() still catches up any table whose
  * full-text tail reached FTS_TAIL_ROWS; passes run one at a time, so the tail stays
- * within what ingestion writes during one refresh. A table searched lately is kept far
- * shorter (roomFor): its writes wait for the refresh.
+ * within what ingestion writes during one catch-up. A table searched lately is kept far
+ * shorter (roomFor): its writes wait for the catch-up.
  */
 import { Index, type Table } from "@lancedb/lancedb";
 import {
@@ -39,18 +39,18 @@ const alone: Lease = (_name, fn) => fn();
 
 /** Old versions are kept this long so a search still reading one never loses its files. */
 const KEEP_VERSIONS_MS = 10 * 60_000;
-/** Unindexed rows after which a table's full-text index is refreshed even while ingestion runs. */
+/** Unindexed rows after which a table's full-text index is caught up even while ingestion runs. */
 export const FTS_TAIL_ROWS = 5_000;
 
 export class TableUpkeep {
   private running: Promise<void> | null = null;
   /** The pass that follows the running one, for calls made while it runs. */
   private next: Promise<void> | null = null;
-  /** ANN builds run apart from passes: a build takes minutes, and tail refreshes must not wait for it. */
+  /** ANN builds run apart from passes: a build takes minutes, and tail catch-ups must not wait for it. */
   private builds: Promise<void> | null = null;
   /** The table whose ANN index is being trained now. */
   private training: string | null = null;
-  /** The training table, once its full-text tail reached the limit (it is not refreshed meanwhile). */
+  /** The training table, once its full-text tail reached the limit (it is not caught up meanwhile). */
   private longTail: string | null = null;
   /** The first pass covers every table: writes before a restart were never maintained. */
   private firstPass = true;
@@ -58,8 +58,8 @@ export class TableUpkeep {
   private readonly serving = new Map<string, Pick<AnnIndexInfo, "trainedRows" | "indexType"> | null>();
   /** Each table's rows at its last upkeep: an index far smaller than its table probes less (ann.ts). */
   private readonly rows = new Map<string, number>();
-  /** The refresh under way of each searched table whose writes wait for it (roomFor). */
-  private readonly refreshing = new Map<string, Promise<boolean>>();
+  /** The catch-up under way of each searched table whose writes wait for it (roomFor). */
+  private readonly catchingUp = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly tables: TableCache,
@@ -91,7 +91,7 @@ export class TableUpkeep {
     return this.running.then(() => this.builds ?? undefined);
   }
 
-  /** Refreshes only the written tables whose full-text tail reached the limit; the rest wait for upkeep(). */
+  /** Catches up only the written tables whose full-text tail reached the limit; the rest wait for upkeep(). */
   catchUpTails(): Promise<void> {
     this.running ??= this.pass(true).finally(() => (this.running = null));
     return this.running;
@@ -99,19 +99,19 @@ export class TableUpkeep {
 
   /**
    * Rows a searched table may take in its next commit so that its full-text tail stays
-   * within `bound`: a tail at half of it or more is refreshed first (one refresh of a
+   * within `bound`: a tail at half of it or more is caught up first (one catch-up of a
    * table at a time; the writes wait for it). Unbounded while the table's ANN index
-   * trains (a compaction would cost the training its commit) or when the refresh failed.
+   * trains (a compaction would cost the training its commit) or when the catch-up failed.
    */
   async roomFor(name: string, bound: number): Promise<number> {
     if (this.writer.tailRows(name) * 2 >= bound) {
       if (name === this.training) return Number.POSITIVE_INFINITY;
-      let refresh = this.refreshing.get(name);
-      if (!refresh) {
-        refresh = this.catchUpNow(name).finally(() => this.refreshing.delete(name));
-        this.refreshing.set(name, refresh);
+      let catchUp = this.catchingUp.get(name);
+      if (!catchUp) {
+        catchUp = this.catchUpNow(name).finally(() => this.catchingUp.delete(name));
+        this.catchingUp.set(name, catchUp);
       }
-      if (!(await refresh)) return Number.POSITIVE_INFINITY;
+      if (!(await catchUp)) return Number.POSITIVE_INFINITY;
     }
     return Math.max(1, bound - this.writer.tailRows(name));
   }
@@ -136,8 +136,8 @@ export class TableUpkeep {
 
   /**
    * Whether keyword searches of the table should leave out the rows outside its full-text
-   * index: while its ANN index trains, upkeep refreshes neither index (a compaction would
-   * cost the training its commit), and once the tail reaches the refresh limit, tokenising
+   * index: while its ANN index trains, upkeep catches up neither index (a compaction would
+   * cost the training its commit), and once the tail reaches the catch-up limit, tokenising
    * it again in every search costs seconds (a vector search still reads those rows).
    */
   indexedTextOnly(name: string): boolean {
@@ -163,7 +163,7 @@ export class TableUpkeep {
         // Compaction during a training run preempts the new index's commit (a retryable conflict
         // that restarts the training): the table waits for the build to end instead.
         if (name === this.training) {
-          // No refresh until the training ends: past the limit, keyword searches leave the tail out.
+          // No catch-up until the training ends: past the limit, keyword searches leave the tail out.
           if (tailsOnly) {
             const long = await this.tailReached(name);
             // The training may have ended during the look: its end cleared the flag for good.
@@ -177,7 +177,7 @@ export class TableUpkeep {
           continue;
         }
         if ((await this.upkeepTable(name)) && !tailsOnly) built.push(name);
-        // A refreshed table still owes the full pass its ANN check.
+        // A table caught up still owes the full pass its ANN check.
         if (tailsOnly) this.writer.markDirty(name);
       } catch (err) {
         this.writer.markDirty(name);
@@ -187,7 +187,7 @@ export class TableUpkeep {
     if (built.length) this.startBuilds(built);
   }
 
-  /** A refresh of one table outside the passes; it still owes the next full pass its ANN check. */
+  /** A catch-up of one table outside the passes; it still owes the next full pass its ANN check. */
   private async catchUpNow(name: string): Promise<boolean> {
     try {
       return await this.upkeepTable(name);

@@ -1,22 +1,22 @@
 /**
  * What the periodic index upkeep does on each tick (services.ts, every 10 s): the full
- * pass (compaction, index refresh, ANN training) when ingestion is quiet, or once it has
- * waited two minutes; while ingestion runs, only the refresh of long full-text tails
+ * pass (compaction, index catch-up, ANN training) when ingestion is quiet, or once it has
+ * waited two minutes; while ingestion runs, only the catch-up of long full-text tails
  * (table-upkeep.ts), and that only once ingestion has gone on for a while.
  *
- * The tail refresh runs optimize() inside the table's write queue, so the commits of the
+ * The tail catch-up runs optimize() inside the table's write queue, so the commits of the
  * ingestion wait for it, and under load it took longer than a whole burst: a 5,000-document
  * batch run that met a tick took 14 s instead of 5, its LanceDB threads spending 0.2 ms
  * per chunk instead of 0.02. A burst that one tick sees alone therefore leaves its tail to the
  * full pass that follows it; keyword searches meanwhile scan the unindexed rows
- * (correct, slower), as they do between any two refreshes.
+ * (correct, slower), as they do between any two catch-ups.
  */
 
 /** What one tick does. */
 export type UpkeepStep = "full" | "tails" | "none";
 
 /**
- * How long ingestion runs (as the ticks see it) before its full-text tails are refreshed:
+ * How long ingestion runs (as the ticks see it) before its full-text tails are caught up:
  * one tick, so a tail holds at most about two ticks of ingestion instead of one.
  */
 export const BURST_GRACE_MS = 10_000;

@@ -4,7 +4,7 @@
  *
  * - A table searched in the last SEARCHED_FOR_MS keeps its full-text tail (rows outside
  *   the index, which every keyword search tokenises again) within SEARCHED_TAIL_ROWS:
- *   its writes wait for a refresh instead (table-upkeep.ts, roomFor).
+ *   its writes wait for a catch-up instead (table-upkeep.ts, roomFor).
  * - Queries first (WriteShare, below).
  *
  * Measured in docs/notes/2026-12-06-queries-under-writes.md.
@@ -21,7 +21,7 @@ export const QUERIES_WAITED_MS = 1_000;
 
 /**
  * Queries first: while table searches wait for a turn, chunk commits (and the index
- * refreshes a searched table's commits wait for) take at most `share` of the time, so
+ * catch-ups a searched table's commits wait for) take at most `share` of the time, so
  * LanceDB's threads and the main thread keep the rest for the searches. A commit that
  * took `d` ms makes the next one wait `d × (1 / share − 1)` ms, but only while searches
  * keep waiting: a server that is not asked queries writes at full speed. The ingestion
@@ -88,8 +88,8 @@ export class WritePacing {
 
   /**
    * A commit of `ms` to table `name` ended. If the table is searched while searches wait,
-   * its full-text tail is refreshed at once, in the background (one refresh of a table at
-   * a time, in its write queue), and the refresh counts as commit work: the searches
+   * its full-text tail is caught up at once, in the background (one catch-up of a table at
+   * a time, in its write queue), and the catch-up counts as commit work: the searches
    * would otherwise tokenise the commit's rows again in every keyword search all the time
    * the next commit waits for its share (about 0.07 ms a row a search).
    */
@@ -117,7 +117,7 @@ export class WritePacing {
   }
 
   /**
-   * writeRoom() once commits have waited their turn. A refresh waited for here is the one
+   * writeRoom() once commits have waited their turn. A catch-up waited for here is the one
    * committed() started (already counted) or one of a table whose last commit came while no
    * search waited, which is not counted.
    */

@@ -81,7 +81,7 @@ export class TableWriter {
   readonly queues = new SerialQueues();
   /** Tables written since the last takeDirty(), for upkeep(). */
   private dirty = new Set<string>();
-  /** Per table, rows this process wrote since its full-text index was last refreshed (its tail). */
+  /** Per table, rows this process wrote since its full-text index last caught up (its tail). */
   private readonly unindexed = new Map<string, number>();
   /** Collection prefixes dropped in this process; their writes become no-ops so a late write cannot resurrect a table. */
   private readonly droppedCollections = new Set<string>();
@@ -143,7 +143,7 @@ export class TableWriter {
     return this.unindexed.get(name) ?? 0;
   }
 
-  /** Called in the table's queue right after a refresh of its indexes: every row written so far is in them. */
+  /** Called in the table's queue right after a catch-up of its indexes: every row written so far is in them. */
   tailIndexed(name: string): void {
     this.unindexed.delete(name);
   }
@@ -154,7 +154,7 @@ export class TableWriter {
   }
 
   /** Rewrites the metadata of one document's rows (or many's) in every table of the collection, keeping their vectors. */
-  async refreshMetadata(collectionId: string, documentId: string | string[]): Promise<void> {
+  async rewriteMetadata(collectionId: string, documentId: string | string[]): Promise<void> {
     const ids = typeof documentId === "string" ? [documentId] : documentId;
     const names = await this.collectionTables(collectionId);
     await allDone(

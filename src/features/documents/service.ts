@@ -201,7 +201,7 @@ export class DocumentService {
     if (done.formerFile && !this.d.disk)
       await this.d.files.remove(done.row.collectionId, done.formerFile).catch(() => {});
     // Only the labels changed: the chunk rows get them in place, nothing is embedded again.
-    if (done.metadataChanged) await this.d.vectorStore.refreshMetadata(done.row.collectionId, done.row.id);
+    if (done.metadataChanged) await this.d.vectorStore.rewriteMetadata(done.row.collectionId, done.row.id);
     return this.answer(plan.externalId, done);
   }
 

@@ -165,7 +165,7 @@ export class SourceService {
       return { doc, patch };
     });
     if (patch.metadata !== undefined && patch.metadata !== doc.metadata)
-      await this.d.vectorStore.refreshMetadata(collection.id, doc.id);
+      await this.d.vectorStore.rewriteMetadata(collection.id, doc.id);
     return this.get(collection, doc.id);
   }
 

@@ -19,8 +19,8 @@ import type { FolderScan, ScannedFile } from "../folder/types";
 import { type FileWrite, MAX_LISTED, type SyncReport, SyncedFiles } from "./synced-files";
 
 /** What the sync needs of the vector store: a document's new metadata on its chunks, vectors kept. */
-export interface MetadataRefresher {
-  refreshMetadata(collectionId: string, documentIds: string[]): Promise<void>;
+export interface MetadataRewriter {
+  rewriteMetadata(collectionId: string, documentIds: string[]): Promise<void>;
 }
 
 /** Unchanged files whose metadata is rewritten at once: one transaction and one rewrite of their chunks each. */
@@ -37,7 +37,7 @@ export class FolderSync {
   constructor(
     private readonly db: Store,
     private readonly engine: CrawlEngine,
-    private readonly vectors: MetadataRefresher,
+    private readonly chunkMetadata: MetadataRewriter,
     private readonly files = new SyncedFiles(db, engine),
   ) {}
 
@@ -89,7 +89,7 @@ export class FolderSync {
       await this.db.atomically(async (t) => {
         for (const f of batch) await updateDocument(t, f.id, { metadata: f.metadata });
       });
-      await this.vectors.refreshMetadata(
+      await this.chunkMetadata.rewriteMetadata(
         collectionId,
         batch.map((f) => f.id),
       );
