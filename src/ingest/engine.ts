@@ -196,9 +196,15 @@ export class IngestEngine {
       ? await this.writes
           .run(async (t) => {
             const col = await findCollectionById(t, rows[0]!.collectionId);
-            if (col) await insertNewDocuments(t, rows, col, Date.now());
-            if (col) await also(t, rows);
-            return col !== undefined;
+            if (!col) return false;
+            await insertNewDocuments(
+              t,
+              rows.map((row) => ({ row })),
+              col,
+              Date.now(),
+            );
+            await also(t, rows);
+            return true;
           })
           .catch(() => null)
       : null;

@@ -79,21 +79,21 @@ export async function insertNewDocument(
 }
 
 /**
- * Stores new queued documents of one collection (no texts) with their tasks and
- * `source.queued` events, a few statements for all (as a batch request's new documents,
- * upsert-many.ts), where insertNewDocument takes a few each.
+ * Stores new queued documents of one collection (and a text source's content) with their
+ * tasks and `source.queued` events, a few statements for all, where insertNewDocument
+ * takes a few each: a batch request's new documents (upsert-many.ts) and a sync's new files.
  */
-export async function insertNewDocuments(db: Db, rows: DocumentRow[], col: Collection, now: number): Promise<void> {
-  await insertQueuedDocuments(
-    db,
-    rows.map((row) => ({ row })),
-    targetGeneration(col),
-    now,
-  );
+export async function insertNewDocuments(
+  db: Db,
+  docs: { row: DocumentRow; content?: string }[],
+  col: Collection,
+  now: number,
+): Promise<void> {
+  await insertQueuedDocuments(db, docs, targetGeneration(col), now);
   await recordSourceEvents(
     db,
     "source.queued",
-    rows.map((r) => r.id),
+    docs.map((d) => d.row.id),
     now,
   );
 }

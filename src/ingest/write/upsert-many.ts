@@ -12,11 +12,9 @@ import type { Db } from "../../db/client";
 import { savepoint } from "../../db/prepared";
 import { findCollectionById } from "../../db/repo/collections";
 import { documentsByExternalIds } from "../../db/repo/external-documents";
-import { insertQueuedDocuments } from "../../db/repo/task-batches";
 import { saveSourceFetch } from "../../db/repo/source-fetches";
-import { recordSourceEvents } from "../events";
+import { insertNewDocuments } from "../tasks/queue";
 import { fetchRowOf } from "../sync/refresh";
-import { targetGeneration } from "../generations";
 import { createdRow, type UpsertPlan, type Upserted, untouched, upsertDocumentTx } from "./upsert";
 
 /** One item's outcome: stored, its collection gone (null), or its error. */
@@ -49,16 +47,10 @@ export async function upsertDocumentsTx(
   const fresh = plans.flatMap((p, i) => (stored.has(p.externalId) || p.file ? [] : [{ i, row: createdRow(p, now) }]));
   try {
     await savepoint(t, async (tx) => {
-      await insertQueuedDocuments(
+      await insertNewDocuments(
         tx,
         fresh.map(({ i, row }) => ({ row, content: plans[i]!.content })),
-        targetGeneration(col),
-        now,
-      );
-      await recordSourceEvents(
-        tx,
-        "source.queued",
-        fresh.map((f) => f.row.id),
+        col,
         now,
       );
       // url/api documents get their schedule and crawl in the same commit, as a single upsert does.
