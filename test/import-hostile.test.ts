@@ -5,12 +5,18 @@
  * stored, no file moved) or stored only as the API would have stored it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { archiveBytes, manifestOf, readArchive } from "../src/backup/archive";
 import type { ExportManifest } from "../src/backup/export";
 import { makeApp, type TestApp } from "./support/app";
+import {
+  exportResponse,
+  importArchive,
+  repackExport,
+  sourceRows,
+  unpackExport,
+  writeSourceRows,
+} from "./support/archives";
 import { Client } from "./support/ingest";
 
 let app: TestApp;
@@ -20,47 +26,13 @@ let head: Omit<ExportManifest, "entries">;
 
 /** The export unpacked into a fresh directory, for a case to change. */
 async function unpack(): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), "ragd-hostile-"));
-  const file = join(dir, "in.tar");
-  writeFileSync(file, exported);
-  const into = join(dir, "x");
-  const m = await readArchive<ExportManifest>(file, () => {}, into);
-  const { entries: _, ...rest } = m;
-  head = rest;
-  return into;
+  const u = await unpackExport(exported);
+  head = u.head;
+  return u.dir;
 }
 
 /** The directory packed again with a manifest whose hashes match, as an attacker would. */
-async function repack(dir: string, headPatch: Partial<ExportManifest> = {}): Promise<Uint8Array> {
-  const manifest = await manifestOf<ExportManifest>(dir, { ...head, ...headPatch });
-  const parts: Uint8Array[] = [];
-  for await (const p of archiveBytes(dir, manifest)) parts.push(p.slice());
-  return Buffer.concat(parts);
-}
-
-function lines(dir: string): Record<string, unknown>[] {
-  return readFileSync(join(dir, "sources.jsonl"), "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l));
-}
-
-function writeLines(dir: string, rows: Record<string, unknown>[]): void {
-  writeFileSync(join(dir, "sources.jsonl"), rows.map((r) => `${JSON.stringify(r)}\n`).join(""));
-}
-
-async function importBytes(c: Client, bytes: Uint8Array) {
-  const form = new FormData();
-  form.append("archive", new Blob([bytes as Uint8Array<ArrayBuffer>]), "export.tar");
-  const res = await app.handle(
-    new Request("http://localhost/api/rag/pipelines/import", {
-      method: "POST",
-      headers: { cookie: c.cookie },
-      body: form,
-    }),
-  );
-  return { status: res.status, body: (await res.json()) as any };
-}
+const repack = (dir: string, headPatch: Partial<ExportManifest> = {}) => repackExport({ dir, head }, headPatch);
 
 beforeAll(async () => {
   app = await makeApp();
@@ -74,13 +46,7 @@ beforeAll(async () => {
   });
   await owner.upload(id, "cranes.txt", new TextEncoder().encode("A file about harbour cranes.\n".repeat(20)));
   await owner.allSettled(id);
-  const out = await app.handle(
-    new Request(`http://localhost/api/rag/pipelines/${id}/export`, {
-      method: "POST",
-      headers: { cookie: owner.cookie, "content-type": "application/json" },
-      body: "{}",
-    }),
-  );
+  const out = await exportResponse(app, owner.cookie, id);
   expect(out.status).toBe(200);
   exported = new Uint8Array(await out.arrayBuffer());
 }, 60_000);
@@ -94,11 +60,11 @@ describe("import of a changed export", () => {
     const secretPath = join(app.config.dataDir, "secret.key");
     const secret = readFileSync(secretPath);
     const dir = await unpack();
-    const rows = lines(dir);
+    const rows = sourceRows(dir);
     const file = rows.find((r) => r.type === "file")!;
     rows.push({ ...file, id: "../../../secret.key", externalId: null });
-    writeLines(dir, rows);
-    const r = await importBytes(owner, await repack(dir));
+    writeSourceRows(dir, rows);
+    const r = await importArchive(app, owner.cookie, await repack(dir));
     expect(r.status).toBe(400);
     expect(r.body.error.message).toMatch(
       /import refused: sources\.jsonl line 3: id must be a source id; nothing was stored/,
@@ -135,10 +101,10 @@ describe("import of a changed export", () => {
   for (const [what, change, message] of cases)
     test(`refused: ${what}`, async () => {
       const dir = await unpack();
-      const rows = lines(dir);
+      const rows = sourceRows(dir);
       change(rows.find((r) => r.type === "text")!);
-      writeLines(dir, rows);
-      const r = await importBytes(owner, await repack(dir));
+      writeSourceRows(dir, rows);
+      const r = await importArchive(app, owner.cookie, await repack(dir));
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe("invalid_request");
       expect(r.body.error.message).toMatch(message);
@@ -149,12 +115,14 @@ describe("import of a changed export", () => {
   test("refused: an entry an export never holds, and a model the settings do not name", async () => {
     const dir = await unpack();
     writeFileSync(join(dir, "extra.txt"), "x");
-    expect((await importBytes(owner, await repack(dir))).body.error.message).toContain('"extra.txt" is not an entry');
+    expect((await importArchive(app, owner.cookie, await repack(dir))).body.error.message).toContain(
+      '"extra.txt" is not an entry',
+    );
     rmSync(join(dir, "extra.txt"));
-    const r = await importBytes(owner, await repack(dir, { model: "ollama/other" }));
+    const r = await importArchive(app, owner.cookie, await repack(dir, { model: "ollama/other" }));
     expect(r.body.error.message).toContain("embeddingModel must be the model the manifest says");
     for (const formatVersion of [2, "1" as unknown as number]) {
-      const v = await importBytes(owner, await repack(dir, { formatVersion }));
+      const v = await importArchive(app, owner.cookie, await repack(dir, { formatVersion }));
       expect(v.body.error.message).toContain(
         `its export format is version ${formatVersion}, and this ragd reads up to version 1`,
       );
@@ -166,7 +134,7 @@ describe("import of a changed export", () => {
     const dir = await unpack();
     const settings = JSON.parse(readFileSync(join(dir, "pipeline.json"), "utf8"));
     writeFileSync(join(dir, "pipeline.json"), JSON.stringify({ ...settings, chunkSize: 10, filePath: "/etc/passwd" }));
-    const r = await importBytes(owner, await repack(dir));
+    const r = await importArchive(app, owner.cookie, await repack(dir));
     expect(r.status).toBe(400);
     expect(r.body.error.message).toMatch(/^import refused: pipeline\.json: chunkSize .*; nothing was stored$/);
     expect((await owner.call("GET", "/api/rag/pipelines")).body.total).toBe(1);
@@ -175,14 +143,14 @@ describe("import of a changed export", () => {
 
   test("counts and hashes are recomputed, not believed", async () => {
     const dir = await unpack();
-    const rows = lines(dir);
+    const rows = sourceRows(dir);
     for (const r of rows) {
       r.chunkCount = 9999;
       r.contentHash = "0".repeat(64);
       r.fileSize = 1;
     }
-    writeLines(dir, rows);
-    const r = await importBytes(owner, await repack(dir));
+    writeSourceRows(dir, rows);
+    const r = await importArchive(app, owner.cookie, await repack(dir));
     expect(r.status).toBe(201);
     const got = await owner.call("GET", `/api/rag/pipelines/${r.body.pipelineId}/sources`);
     const sources = got.body as any[];

@@ -7,12 +7,17 @@
  * is not its parent's kind is refused, and nothing is stored.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { archiveBytes, manifestOf, readArchive } from "../src/backup/archive";
-import type { ExportManifest } from "../src/backup/export";
+import { mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { makeApp, type TestApp } from "./support/app";
+import {
+  exportResponse,
+  importArchive,
+  repackExport,
+  sourceRows,
+  unpackExport,
+  writeSourceRows,
+} from "./support/archives";
 import { Client, waitFor } from "./support/ingest";
 import { tempDir } from "./support/temp";
 
@@ -27,36 +32,16 @@ let exported: Uint8Array;
 
 /** The export unpacked, changed by `change`, packed again with a manifest whose hashes match. */
 async function changed(change: (rows: Record<string, any>[]) => void): Promise<Uint8Array> {
-  const dir = mkdtempSync(join(tmpdir(), "ragd-synced-"));
-  writeFileSync(join(dir, "in.tar"), exported);
-  const into = join(dir, "x");
-  const { entries: _, ...head } = await readArchive<ExportManifest>(join(dir, "in.tar"), () => {}, into);
-  const path = join(into, "sources.jsonl");
-  const rows = readFileSync(path, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l));
+  const u = await unpackExport(exported);
+  const rows = sourceRows(u.dir);
   change(rows);
-  writeFileSync(path, rows.map((r) => `${JSON.stringify(r)}\n`).join(""));
-  const manifest = await manifestOf<ExportManifest>(into, head);
-  const parts: Uint8Array[] = [];
-  for await (const p of archiveBytes(into, manifest)) parts.push(p.slice());
-  rmSync(dir, { recursive: true, force: true });
-  return Buffer.concat(parts);
+  writeSourceRows(u.dir, rows);
+  const bytes = await repackExport(u);
+  rmSync(dirname(u.dir), { recursive: true, force: true });
+  return bytes;
 }
 
-async function importBytes(bytes: Uint8Array) {
-  const form = new FormData();
-  form.append("archive", new Blob([bytes as Uint8Array<ArrayBuffer>]), "export.tar");
-  const res = await app.handle(
-    new Request("http://localhost/api/rag/pipelines/import", {
-      method: "POST",
-      headers: { cookie: owner.cookie },
-      body: form,
-    }),
-  );
-  return { status: res.status, body: (await res.json()) as any };
-}
+const importBytes = (bytes: Uint8Array) => importArchive(app, owner.cookie, bytes);
 
 /** Waits for a sync of `id` that ended after `after`. */
 const synced = (pipelineId: string, id: string, after = "") =>
@@ -80,13 +65,7 @@ beforeAll(async () => {
   folderId = made.body.id;
   await synced(id, folderId);
   await owner.allSettled(id);
-  const out = await app.handle(
-    new Request(`http://localhost/api/rag/pipelines/${id}/export`, {
-      method: "POST",
-      headers: { cookie: owner.cookie, "content-type": "application/json" },
-      body: "{}",
-    }),
-  );
+  const out = await exportResponse(app, owner.cookie, id);
   expect(out.status).toBe(200);
   exported = new Uint8Array(await out.arrayBuffer());
 }, 60_000);

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { email, makeApp, type TestApp } from "./support/app";
+import { exportResponse, importArchive } from "./support/archives";
 import { type FakeOllama, startFakeOllama } from "./support/fake-ollama";
 import { Client } from "./support/ingest";
 
@@ -51,24 +52,6 @@ async function answers(c: Client, key: string) {
   return out;
 }
 
-function importForm(bytes: Uint8Array, fields: Record<string, string> = {}): FormData {
-  const form = new FormData();
-  for (const [k, v] of Object.entries(fields)) form.append(k, v);
-  form.append("archive", new Blob([bytes as Uint8Array<ArrayBuffer>]), "export.tar");
-  return form;
-}
-
-async function importAs(t: TestApp, cookie: string, bytes: Uint8Array, fields: Record<string, string> = {}) {
-  const res = await t.handle(
-    new Request("http://localhost/api/rag/pipelines/import", {
-      method: "POST",
-      headers: { cookie },
-      body: importForm(bytes, fields),
-    }),
-  );
-  return { status: res.status, body: (await res.json()) as any };
-}
-
 beforeAll(async () => {
   ollamaA = await startFakeOllama({ models: { [MODEL]: 64 } });
   ollamaB = await startFakeOllama({ models: { [MODEL]: 64 } });
@@ -102,13 +85,7 @@ beforeAll(async () => {
   );
   await ca.upload(pipelineId, "wiring.txt", file);
   await ca.allSettled(pipelineId);
-  const res = await a.handle(
-    new Request(`http://localhost/api/rag/pipelines/${pipelineId}/export`, {
-      method: "POST",
-      headers: { cookie: ca.cookie, "content-type": "application/json" },
-      body: "{}",
-    }),
-  );
+  const res = await exportResponse(a, ca.cookie, pipelineId);
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toBe("application/x-tar");
   exported = new Uint8Array(await res.arrayBuffer());
@@ -131,7 +108,7 @@ describe("export and import", () => {
     const cb = await Client.create(b);
     await cb.pipeline({ name: "Field notes" }); // the name is taken on the importing side
     const before = ollamaB.stats().calls;
-    const r = await importAs(b, cb.cookie, exported);
+    const r = await importArchive(b, cb.cookie, exported);
     expect(r.status).toBe(201);
     expect(ollamaB.stats().calls).toBe(before); // no embedding on import
     expect(r.body).toMatchObject({ renamedFrom: "Field notes", sources: 5, model: { name: MODEL, available: true } });
@@ -153,7 +130,7 @@ describe("export and import", () => {
     const c = await Client.create(b);
     await ollamaB.set({ models: { "all-minilm": 384 } });
     try {
-      const r = await importAs(b, c.cookie, exported);
+      const r = await importArchive(b, c.cookie, exported);
       expect(r.status).toBe(201);
       expect(r.body.model.available).toBe(false);
       expect(r.body.model.message).toContain(`${MODEL} is not installed`);
@@ -170,21 +147,21 @@ describe("export and import", () => {
     const damaged = exported.slice();
     damaged[Math.floor(damaged.length * 0.7)]! ^= 0xff;
     for (const bytes of [damaged, exported.subarray(0, Math.floor(exported.length / 2))]) {
-      const r = await importAs(b, c.cookie, bytes);
+      const r = await importArchive(b, c.cookie, bytes);
       expect(r.status).toBe(400);
       expect(r.body.error.message).toMatch(/import refused: .*(damaged|truncated|incomplete).*nothing was stored/);
     }
     const backup = await b.services.backups.prepare();
     const chunks: Uint8Array[] = [];
     for await (const part of backup.bytes) chunks.push(part.slice());
-    const r = await importAs(b, c.cookie, Buffer.concat(chunks));
+    const r = await importArchive(b, c.cookie, Buffer.concat(chunks));
     expect(r.status).toBe(400);
     expect(r.body.error.message).toContain("not a ragd pipeline export");
     expect(await count()).toBe(0);
     // A free user may have one pipeline.
     const free = await b.signup(email("free"));
     await b.call("POST", "/api/rag/pipelines", { cookie: free, body: { name: "mine" } });
-    const over = await importAs(b, free, exported);
+    const over = await importArchive(b, free, exported);
     expect(over.status).toBe(403);
     expect(over.body.error.code).toBe("tier_limit_reached");
   });
@@ -202,13 +179,7 @@ describe("export and import", () => {
     ];
     for (const [name, plain, encoded] of names) {
       const id = await ca.pipeline({ name });
-      const res = await a.handle(
-        new Request(`http://localhost/api/rag/pipelines/${id}/export`, {
-          method: "POST",
-          headers: { cookie: ca.cookie, "content-type": "application/json" },
-          body: "{}",
-        }),
-      );
+      const res = await exportResponse(a, ca.cookie, id);
       await res.body?.cancel();
       expect([name, res.status, res.headers.get("content-disposition")]).toEqual([
         name,
@@ -219,7 +190,7 @@ describe("export and import", () => {
   });
 
   test("no session, no import; a foreign pipeline is not exported", async () => {
-    expect((await importAs(b, "", exported)).status).toBe(401);
+    expect((await importArchive(b, "", exported)).status).toBe(401);
     const other = await Client.create(a);
     const r = await other.call("POST", `/api/rag/pipelines/${pipelineId}/export`);
     expect(r.status).toBe(404);
@@ -237,16 +208,10 @@ describe("export and import of fetch settings", () => {
     });
     expect(r.status).toBe(201);
     await ca.allSettled(id);
-    const res = await a.handle(
-      new Request(`http://localhost/api/rag/pipelines/${id}/export`, {
-        method: "POST",
-        headers: { cookie: ca.cookie, "content-type": "application/json" },
-        body: "{}",
-      }),
-    );
+    const res = await exportResponse(a, ca.cookie, id);
     expect(res.status).toBe(200);
     const cb = await Client.create(b);
-    const imported = await importAs(b, cb.cookie, new Uint8Array(await res.arrayBuffer()));
+    const imported = await importArchive(b, cb.cookie, new Uint8Array(await res.arrayBuffer()));
     expect(imported.status).toBe(201);
     const pid = imported.body.pipelineId;
     expect((await cb.getPipeline(pid)).ocrLanguages).toEqual(["eng"]);
