@@ -9,10 +9,10 @@
  * listed. A walk that failed as a whole never gets here: nothing is deleted.
  */
 import { extname } from "node:path";
-import { type Metadata, parseStoredMetadata } from "../../core/metadata";
+import type { Metadata } from "../../core/metadata";
 import type { Store } from "../../db/store";
-import { findDocumentById, updateDocument } from "../../db/repo/documents";
-import { type FolderFile, folderFilesOf } from "../../db/repo/folder-files";
+import { updateDocument } from "../../db/repo/documents";
+import type { FolderFile } from "../../db/repo/folder-files";
 import type { Task } from "../../db/schema";
 import type { CrawlEngine } from "./crawl-sync";
 import type { FolderScan, ScannedFile } from "../folder/types";
@@ -43,10 +43,9 @@ export class FolderSync {
 
   /** Applies the walk of `task`'s folder source; its report, stored on the source (null: the source is gone). */
   async finish(task: Task, scan: FolderScan): Promise<SyncReport | null> {
-    const parent = await findDocumentById(this.db.reader, task.documentId);
-    if (!parent) return null;
-    const parentMetadata = parseStoredMetadata(parent.metadata);
-    const held = new Map((await folderFilesOf(this.db.reader, parent.id)).map((f) => [f.path, f]));
+    const from = await this.files.parentOf(task);
+    if (!from) return null;
+    const { row: parent, metadata: parentMetadata, held } = from;
     const report: SyncReport = {
       finishedAt: "",
       added: 0,

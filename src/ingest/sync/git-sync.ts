@@ -8,10 +8,8 @@
  * unless it failed. A sync that could not fetch never gets here: nothing is deleted.
  */
 import { extname } from "node:path";
-import { type Metadata, parseStoredMetadata } from "../../core/metadata";
+import type { Metadata } from "../../core/metadata";
 import type { Store } from "../../db/store";
-import { findDocumentById } from "../../db/repo/documents";
-import { folderFilesOf } from "../../db/repo/folder-files";
 import type { Task } from "../../db/schema";
 import type { CrawlEngine } from "./crawl-sync";
 import { type FileWrite, MAX_LISTED, type SyncReport, SyncedFiles } from "./synced-files";
@@ -28,17 +26,16 @@ export function gitFileMetadata(parent: Metadata, f: GitFile, scan: GitScan): Me
 
 export class GitSync {
   constructor(
-    private readonly db: Store,
+    readonly db: Store,
     private readonly engine: CrawlEngine,
     private readonly files = new SyncedFiles(db, engine),
   ) {}
 
   /** Applies the scan of `task`'s Git source; its report, stored on the source (null: the source is gone). */
   async finish(task: Task, scan: GitScan): Promise<GitSyncReport | null> {
-    const parent = await findDocumentById(this.db.reader, task.documentId);
-    if (!parent) return null;
-    const parentMetadata = parseStoredMetadata(parent.metadata);
-    const held = new Map((await folderFilesOf(this.db.reader, parent.id)).map((f) => [f.path, f]));
+    const from = await this.files.parentOf(task);
+    if (!from) return null;
+    const { row: parent, metadata: parentMetadata, held } = from;
     const failures = [...scan.failures];
     const writes: FileWrite[] = [];
     for (const f of scan.files) {

@@ -5,14 +5,14 @@
  * report stored on the parent.
  */
 import { basename } from "node:path";
-import type { Metadata } from "../../core/metadata";
+import { type Metadata, parseStoredMetadata } from "../../core/metadata";
 import type { Store } from "../../db/store";
 import { findCollectionById } from "../../db/repo/collections";
 import { findDocumentById, updateDocument } from "../../db/repo/documents";
 import { dropPendingTasksOfDocument } from "../../db/repo/external-documents";
-import type { FolderFile } from "../../db/repo/folder-files";
+import { type FolderFile, folderFilesOf } from "../../db/repo/folder-files";
 import { linkToParent, saveSourceFetch } from "../../db/repo/source-fetches";
-import type { Task } from "../../db/schema";
+import type { DocumentRow, Task } from "../../db/schema";
 import type { CrawlEngine } from "./crawl-sync";
 import { queueTask } from "../tasks/queue";
 
@@ -47,12 +47,27 @@ export interface FileWrite {
   known?: FolderFile;
 }
 
+/** A sync's parent source, the metadata its files inherit, and the files it holds now by path. */
+export interface SyncParent {
+  row: DocumentRow;
+  metadata: Metadata;
+  held: Map<string, FolderFile>;
+}
+
 /** The documents of a parent source's files: created, queued again, and the sync's report. */
 export class SyncedFiles {
   constructor(
     private readonly db: Store,
     private readonly engine: CrawlEngine,
   ) {}
+
+  /** The parent source of `task` as a sync starts from it; null when it is gone. */
+  async parentOf(task: Task): Promise<SyncParent | null> {
+    const row = await findDocumentById(this.db.reader, task.documentId);
+    if (!row) return null;
+    const held = new Map((await folderFilesOf(this.db.reader, row.id)).map((f) => [f.path, f]));
+    return { row, metadata: parseStoredMetadata(row.metadata), held };
+  }
 
   /**
    * Writes the new and changed files of `task`'s parent source WRITE_GROUP at a time,
