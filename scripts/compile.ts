@@ -10,7 +10,7 @@ import { mkdtempSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { SERVER_HEAD_CAP_BYTES } from "../src/http/request-head";
 import { detectorTables } from "./detector-tables";
-import { type CompressedNative, compressedNative, lanceNative, lanceVersion } from "./lancedb-native";
+import { type CompressedNative, type Compression, compressedNative, lanceNative, lanceVersion } from "./lancedb-native";
 import type { Platform } from "./platforms";
 
 const root = join(import.meta.dir, "..");
@@ -32,9 +32,15 @@ export type Compiled = { outfile: string; notes: string[] } | { skip: string };
 
 /**
  * Compiles ragd for `platform` into `outfile` (written beside it and renamed, so that a
- * running copy is never overwritten in place), or says why it cannot.
+ * running copy is never overwritten in place), or says why it cannot. `compression` is how
+ * hard the native library inside is compressed (scripts/lancedb-native.ts).
  */
-export async function compileRagd(platform: Platform, outfile: string, stamp: BuildStamp): Promise<Compiled> {
+export async function compileRagd(
+  platform: Platform,
+  outfile: string,
+  stamp: BuildStamp,
+  compression: Compression = "small",
+): Promise<Compiled> {
   const native = await lanceNative(platform);
   if ("skip" in native) return native;
   // The executable's name is its main module's name inside (process.argv[1]): the temporary
@@ -65,7 +71,7 @@ export async function compileRagd(platform: Platform, outfile: string, stamp: Bu
     format: "esm",
     define: { RAGD_BUILD: JSON.stringify(stamp) },
     loader: { ".zst": "file" },
-    plugins: [onlyThisNative(await compressedNative(native.path), platform), await detectorTables()],
+    plugins: [onlyThisNative(await compressedNative(native.path, compression), platform), await detectorTables()],
   });
   if (!result.success) {
     rmSync(tmpDir, { recursive: true, force: true });

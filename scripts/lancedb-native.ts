@@ -50,19 +50,25 @@ export interface CompressedNative {
 }
 
 /**
- * zstd level 19 with a 128 MB window (`--long=27`, which src/vectors/native-library.ts
- * allows when decompressing): 155.5 → 38.7 MB for linux-x64, where level 3 gives 55.9.
- * About 3 minutes of CPU, once per library; without the `zstd` command, Bun's level 19
- * (41.6 MB, slower still).
+ * How hard to compress. `small`, for every build people run: zstd level 19 with a 128 MB
+ * window (`--long=27`, which src/vectors/native-library.ts allows when decompressing),
+ * 155.5 → 38.7 MB for linux-x64 in about 3 minutes of CPU, once per library. `quick`, for
+ * the test suite's build on a fresh clone: level 3 (55.9 MB) in seconds; the executable
+ * behaves the same, only larger.
  */
-export async function compressedNative(path: string): Promise<CompressedNative> {
+export type Compression = "small" | "quick";
+
+/** The library zstd-compressed at `compression`'s level, written once beside it in dist/cache/. */
+export async function compressedNative(path: string, compression: Compression = "small"): Promise<CompressedNative> {
+  const level = compression === "small" ? 19 : 3;
   const bytes = readFileSync(path);
   const sha256 = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
-  const out = `${path}.${sha256.slice(0, 16)}.zst`;
+  const out = `${path}.${sha256.slice(0, 16)}.${level}.zst`;
   if (!existsSync(out)) {
     const tmp = `${out}.${process.pid}.tmp`;
-    const cli = await $`zstd -q -19 --long=27 -T0 -f ${path} -o ${tmp}`.nothrow().quiet();
-    if (cli.exitCode !== 0) writeFileSync(tmp, Bun.zstdCompressSync(bytes, { level: 19 }));
+    // Without the `zstd` command, Bun's own (at level 19: 41.6 MB, slower still).
+    const cli = await $`zstd -q -${level} --long=27 -T0 -f ${path} -o ${tmp}`.nothrow().quiet();
+    if (cli.exitCode !== 0) writeFileSync(tmp, Bun.zstdCompressSync(bytes, { level }));
     renameSync(tmp, out);
   }
   return { compressed: out, sha256, size: bytes.length };

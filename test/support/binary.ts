@@ -11,7 +11,7 @@ export const BINARY = join(import.meta.dir, "..", "..", "dist", "ragd");
 /** Builds the binary if it is not there yet (npm test builds it first). */
 export async function ensureBinary(): Promise<string> {
   if (!existsSync(BINARY)) {
-    const p = Bun.spawnSync(["bun", join(import.meta.dir, "..", "..", "scripts", "build.ts")], {
+    const p = Bun.spawnSync(["bun", join(import.meta.dir, "..", "..", "scripts", "build.ts"), "--quick"], {
       stdout: "inherit",
       stderr: "inherit",
     });
