@@ -31,6 +31,15 @@ export type LogLevel = "debug" | "info" | "warn" | "error";
 export type TierName = "free" | "pro" | "unlimited";
 
 /** Every setting; the periods of periodic work are in TimeConfig (config-time.ts). */
+/** argon2id's cost: its memory in KiB and its passes over it. */
+export interface PasswordCost {
+  memoryKib: number;
+  passes: number;
+}
+
+/** Bun's own argon2id cost: 64 MiB, 2 passes. */
+export const PASSWORD_COST: PasswordCost = { memoryKib: 65_536, passes: 2 };
+
 export interface Config extends TimeConfig {
   host: string;
   port: number;
@@ -81,6 +90,8 @@ export interface Config extends TimeConfig {
   oidcName: string;
   /** `off`: sign-up and sign-in with a password are refused; single sign-on only. */
   passwordLogin: "on" | "off";
+  /** How hard a password hash is (src/features/auth/passwords.ts); no flag sets it. */
+  passwordCost: PasswordCost;
   /** `off`: no pipeline may keep a query log; what was kept is deleted (docs/security.md, Query log). */
   queryLog: "on" | "off";
   /** Tesseract language data OCR reads images with, e.g. ["eng", "deu"] (docs/API.md, OCR). */
@@ -216,6 +227,7 @@ export function defaultConfig(): Config {
     oidcClientSecret: null,
     oidcName: "single sign-on",
     passwordLogin: "on",
+    passwordCost: PASSWORD_COST,
     queryLog: "on",
     ocrLanguages: ["eng"],
     ocrPageTimeoutMs: 120_000,

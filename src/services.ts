@@ -61,6 +61,7 @@ import { type BucketCache, startBucketCache } from "./vectors/bucket-cache";
 import { openLance, type LanceConnection } from "./vectors/connection";
 import { VectorStore } from "./vectors/store";
 import { removeOrphanClones } from "./ingest/git/clones";
+import { Passwords } from "./features/auth/passwords";
 
 export interface Services {
   config: Config;
@@ -220,7 +221,7 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
   const admin = new AdminService(
     db,
     { deleteCollection: (id) => collections.deleteCollection(id), closeStreams: (ids) => events.closeStreamsOf(ids) },
-    { defaultTier: config.defaultTier, baseUrl: () => baseUrl.value },
+    { defaultTier: config.defaultTier, baseUrl: () => baseUrl.value, passwords: new Passwords(config.passwordCost) },
   );
   const webhooks = new WebhookService(db, config);
   const deliverer = new WebhookDeliverer({ db, config, log });

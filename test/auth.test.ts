@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sha256 } from "../src/tools/crypto";
-import { email, makeApp, type TestApp } from "./support/app";
+import { defaultConfig } from "../src/config";
+import { Passwords } from "../src/features/auth/passwords";
+import { email, makeApp, TEST_PASSWORD_COST, type TestApp } from "./support/app";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -110,6 +112,22 @@ describe("sessions", () => {
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.some((r) => r.token_hash === token)).toBe(false);
     expect(rows.every((r) => /^[0-9a-f]{64}$/.test(r.token_hash))).toBe(true);
+  });
+
+  test("passwords are argon2id at the server's cost: Bun's 64 MiB and 2 passes unless set", async () => {
+    expect(defaultConfig().passwordCost).toEqual({ memoryKib: 65_536, passes: 2 });
+    expect(await new Passwords().hash("correct horse")).toStartWith("$argon2id$v=19$m=65536,t=2,");
+    const e = email();
+    await t.signup(e, "password123");
+    const [row] = t.services.db.reader.$client.query("SELECT password_hash FROM users WHERE email = ?").all(e) as {
+      password_hash: string;
+    }[];
+    // This suite's servers hash at a token cost (test/support/app.ts); the hash says which.
+    expect(row!.password_hash).toStartWith(
+      `$argon2id$v=19$m=${TEST_PASSWORD_COST.memoryKib},t=${TEST_PASSWORD_COST.passes},`,
+    );
+    expect(await new Passwords().verify("password123", row!.password_hash)).toBe(true);
+    expect(await new Passwords().verify("password123", undefined)).toBe(false);
   });
 
   test("wrong password and unknown user both get 401 with the same message", async () => {

@@ -20,6 +20,7 @@ import type { Store } from "../../db/store";
 import { AppError, notFound } from "../../http/errors";
 import { randomToken, sha256 } from "../../tools/crypto";
 import { type Actor, writeAudit } from "./audit";
+import type { Passwords } from "../auth/passwords";
 
 /** Hours an invitation stays valid unless told otherwise, and the longest allowed (30 days). */
 export const INVITATION_HOURS = { default: 72, max: 720 };
@@ -56,6 +57,7 @@ export interface InvitationSettings {
   defaultTier: TierName;
   /** The server's public base URL, for the link handed out. */
   baseUrl: () => string;
+  passwords: Passwords;
 }
 
 function statusOf(i: Invitation, now = new Date().toISOString()): InvitationStatus {
@@ -163,7 +165,7 @@ export class InvitationService {
    */
   async accept(token: string, password: string): Promise<User> {
     const invitation = await this.check(token);
-    const passwordHash = await Bun.password.hash(password, { algorithm: "argon2id" });
+    const passwordHash = await this.settings.passwords.hash(password);
     return await this.db.atomically(async (tx) => {
       if (await findUserByEmail(tx, invitation.email)) {
         throw new AppError("conflict", `a user with email ${invitation.email} already exists; sign in instead`);

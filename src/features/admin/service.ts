@@ -23,6 +23,7 @@ import type { User } from "../../db/schema";
 import type { Store } from "../../db/store";
 import { AppError, notFound } from "../../http/errors";
 import { randomBase62 } from "../../tools/crypto";
+import { Passwords } from "../auth/passwords";
 import { createUser } from "../auth/service";
 import { type Actor, type AuditAction, AuditLog, writeAudit } from "./audit";
 import { InvitationService } from "./invitations";
@@ -78,6 +79,8 @@ export interface AdminSettings {
   defaultTier: TierName;
   /** The server's public base URL (invitation links); the command line has none. */
   baseUrl?: () => string;
+  /** How passwords are hashed: at the configured cost (Config.passwordCost); the default's without. */
+  passwords?: Passwords;
 }
 
 export interface NewAccount {
@@ -90,6 +93,7 @@ export interface NewAccount {
 export class AdminService {
   readonly audit: AuditLog;
   readonly invitations: InvitationService;
+  private readonly passwords: Passwords;
 
   constructor(
     private readonly db: Store,
@@ -98,7 +102,12 @@ export class AdminService {
   ) {
     this.audit = new AuditLog(db);
     const baseUrl = settings.baseUrl ?? (() => "");
-    this.invitations = new InvitationService(db, { defaultTier: settings.defaultTier, baseUrl });
+    this.passwords = settings.passwords ?? new Passwords();
+    this.invitations = new InvitationService(db, {
+      defaultTier: settings.defaultTier,
+      baseUrl,
+      passwords: this.passwords,
+    });
   }
 
   /** The acting administrator behind a session; 403 forbidden for any other user. */
@@ -157,7 +166,7 @@ export class AdminService {
   async resetPassword(actor: Actor, id: string): Promise<{ user: AdminUser; temporaryPassword: string }> {
     await this.getUser(id);
     const temporaryPassword = randomBase62(TEMP_PASSWORD_LENGTH);
-    const hash = await Bun.password.hash(temporaryPassword, { algorithm: "argon2id" });
+    const hash = await this.passwords.hash(temporaryPassword);
     const user = await this.db.atomically(async (tx) => {
       const before = await this.getUser(id, tx);
       await updateUserPassword(tx, id, hash, true);
@@ -227,7 +236,14 @@ export class AdminService {
    */
   async createAccount(actor: Actor, account: NewAccount): Promise<AdminUser> {
     const tier = account.tier ?? this.settings.defaultTier;
-    const user = await createUser(this.db, account.email, account.password, tier, account.isAdmin ?? false);
+    const user = await createUser(
+      this.db,
+      account.email,
+      account.password,
+      tier,
+      account.isAdmin ?? false,
+      this.passwords,
+    );
     return await this.db.atomically(async (tx) => {
       await updateUserPassword(tx, user.id, user.passwordHash, true);
       const created = await this.getUser(user.id, tx);

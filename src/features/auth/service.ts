@@ -19,6 +19,7 @@ import {
 } from "../../db/repo/users";
 import type { User } from "../../db/schema";
 import type { Store } from "../../db/store";
+import { Passwords } from "./passwords";
 import { AppError } from "../../http/errors";
 import { randomToken, sha256 } from "../../tools/crypto";
 import { FailureLimiter } from "../../tools/rate-limit";
@@ -62,6 +63,7 @@ export async function createUser(
   password: string,
   tier: TierName,
   admin = false,
+  passwords = new Passwords(),
 ): Promise<User> {
   if (await findUserByEmail(db.reader, email)) {
     throw new AppError("conflict", `a user with email ${email} already exists`);
@@ -69,7 +71,7 @@ export async function createUser(
   const row = {
     id: Bun.randomUUIDv7(),
     email: email.trim(),
-    passwordHash: await Bun.password.hash(password, { algorithm: "argon2id" }),
+    passwordHash: await passwords.hash(password),
     tier,
     createdAt: new Date().toISOString(),
   };
@@ -91,10 +93,14 @@ export class AuthService {
   private readonly pairFailures = new FailureLimiter(SIGN_IN_LIMITS.perEmailAndAddress, SIGN_IN_LIMITS.windowMs);
   private readonly addressFailures = new FailureLimiter(SIGN_IN_LIMITS.perAddress, SIGN_IN_LIMITS.windowMs);
 
+  private readonly passwords: Passwords;
+
   constructor(
     private readonly db: Store,
-    private readonly config: Pick<Config, "signup" | "defaultTier" | "passwordLogin">,
-  ) {}
+    private readonly config: Pick<Config, "signup" | "defaultTier" | "passwordLogin" | "passwordCost">,
+  ) {
+    this.passwords = new Passwords(config.passwordCost);
+  }
 
   /** True while no account exists: the first one created becomes the administrator (insertUser). */
   async awaitsFirstAccount(): Promise<boolean> {
@@ -109,7 +115,7 @@ export class AuthService {
         "sign-up is closed on this server; ask an administrator to create your account",
       );
     }
-    const user = await createUser(this.db, email, password, this.config.defaultTier);
+    const user = await createUser(this.db, email, password, this.config.defaultTier, false, this.passwords);
     return { user, token: await this.startSession(user.id) };
   }
 
@@ -118,8 +124,8 @@ export class AuthService {
     this.checkPasswordsOn();
     const pair = this.guessesAllowed(email, client);
     const user = await findUserByEmail(this.db.reader, email);
-    // Verify against a dummy hash when the user is unknown, so timing does not tell.
-    const ok = await Bun.password.verify(password, user?.passwordHash ?? (await dummyHash()));
+    // Verified against a dummy hash when the user is unknown, so timing does not tell.
+    const ok = await this.passwords.verify(password, user?.passwordHash);
     if (!user || !ok) {
       this.wrongGuess(pair, client);
       throw new AppError("unauthenticated", "wrong email or password");
@@ -142,7 +148,7 @@ export class AuthService {
     // A borrowed session must not become a way to guess the password without limit:
     // these guesses count against the same budget as sign-ins.
     const pair = this.guessesAllowed(user.email, client);
-    if (!(await Bun.password.verify(current, user.passwordHash))) {
+    if (!(await this.passwords.verify(current, user.passwordHash))) {
       this.wrongGuess(pair, client);
       const message = "is not your current password";
       throw new AppError("invalid_request", `currentPassword: ${message}`, [{ field: "currentPassword", message }]);
@@ -153,7 +159,7 @@ export class AuthService {
       const message = "must differ from your current password";
       throw new AppError("invalid_request", `newPassword: ${message}`, [{ field: "newPassword", message }]);
     }
-    const hash = await Bun.password.hash(next, { algorithm: "argon2id" });
+    const hash = await this.passwords.hash(next);
     await this.db.atomically(async (tx) => {
       await updateUserPassword(tx, user.id, hash, false);
       await deleteSessionsOf(tx, user.id, sha256(token));
@@ -175,7 +181,7 @@ export class AuthService {
         throw new AppError("signup_closed", `there is no account for ${email}; ask an administrator to create it`);
       }
       try {
-        user = await createUser(this.db, email, randomToken(32), this.config.defaultTier);
+        user = await createUser(this.db, email, randomToken(32), this.config.defaultTier, false, this.passwords);
         created = true;
       } catch (err) {
         // The same person's second tab got there first: use the account it made.
@@ -267,6 +273,3 @@ export class AuthService {
     return token;
   }
 }
-
-let dummy: Promise<string> | undefined;
-const dummyHash = () => (dummy ??= Bun.password.hash("not-a-real-password", { algorithm: "argon2id" }));
