@@ -11,8 +11,10 @@
  * regular file of this user, not writable by others, of the expected size: anyone who
  * could have changed its bytes could already write as this user. A copy is written once,
  * after its SHA-256 was checked, into a temporary name beside it, flushed, then renamed, so
- * that a start never sees half a file and two first starts at once do not collide; the
- * copies of other releases, and what an interrupted start left, are then removed.
+ * that a start never sees half a file and two first starts at once do not collide. Each
+ * start marks its copy as used (its modification time, at most once a day) and removes
+ * other releases' copies unused for a week, and what an interrupted start left: two
+ * releases run by one user each keep their copy instead of writing it again at every start.
  * Without a usable cache directory, each start writes the library into a new private
  * temporary directory (mkdtemp, 0700) and removes it once loaded.
  */
@@ -28,6 +30,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  utimesSync,
   writeSync,
 } from "node:fs";
 import { homedir, tmpdir } from "node:os";
@@ -56,10 +59,10 @@ export function loadEmbeddedLibrary(lib: EmbeddedLibrary): unknown {
   const dir = privateCacheDir();
   if (dir) {
     const path = join(dir, `${lib.name}-${lib.sha256.slice(0, 16)}.node`);
-    if (!usableCopy(path, lib.size)) {
-      writeCopy(path, lib);
-      removeOtherCopies(dir, basename(path));
-    }
+    const copy = usableCopy(path, lib.size);
+    if (!copy) writeCopy(path, lib);
+    else if (copy.mtimeMs < Date.now() - DAY_MS) markUsed(path);
+    removeUnusedCopies(dir, basename(path));
     return dlopen(path);
   }
   const once = mkdtempSync(join(tmpdir(), "ragd-lancedb-"));
@@ -108,9 +111,23 @@ function safeHome(): string | null {
   }
 }
 
-function usableCopy(path: string, size: number): boolean {
+const DAY_MS = 86_400_000;
+/** Another release's copy unused this long is removed. */
+const UNUSED_MS = 7 * DAY_MS;
+
+/** The copy's status when it can be loaded as it is; null when it must be written. */
+function usableCopy(path: string, size: number): { mtimeMs: number } | null {
   const st = lstatSync(path, { throwIfNoEntry: false });
-  return !!st && st.isFile() && st.uid === (process.getuid?.() ?? 0) && !(st.mode & 0o022) && st.size === size;
+  const ok = !!st && st.isFile() && st.uid === (process.getuid?.() ?? 0) && !(st.mode & 0o022) && st.size === size;
+  return ok ? st : null;
+}
+
+/** Marks a copy as used now; a copy that cannot be marked is still loaded. */
+function markUsed(path: string): void {
+  try {
+    const now = new Date();
+    utimesSync(path, now, now);
+  } catch {}
 }
 
 /** Decompresses, checks the hash, writes beside `path` and renames onto it. */
@@ -137,19 +154,20 @@ function writeCopy(path: string, lib: EmbeddedLibrary): void {
 }
 
 /**
- * Other releases' copies (a process using one keeps its mapping), and what a start that
- * ended while writing left over an hour ago: one copy is kept. What cannot be removed
+ * Other releases' copies unused for a week (a process using one keeps its mapping), and
+ * what a start that ended while writing left over an hour ago. What cannot be removed
  * (Windows keeps a loaded library) stays.
  */
-function removeOtherCopies(dir: string, keep: string): void {
-  const hourAgo = Date.now() - 3_600_000;
+function removeUnusedCopies(dir: string, keep: string): void {
+  const now = Date.now();
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
-    const stale =
-      (name !== keep && /^lancedb-.*\.node$/.test(name)) ||
-      (/^\.\d+-[\w-]+\.tmp$/.test(name) && (lstatSync(path, { throwIfNoEntry: false })?.mtimeMs ?? hourAgo) < hourAgo);
+    const copy = name !== keep && /^lancedb-.*\.node$/.test(name);
+    const leftover = /^\.\d+-[\w-]+\.tmp$/.test(name);
+    if (!copy && !leftover) continue;
     try {
-      if (stale) rmSync(path, { force: true });
+      const age = now - lstatSync(path).mtimeMs;
+      if (age > (copy ? UNUSED_MS : 3_600_000)) rmSync(path, { force: true });
     } catch {}
   }
 }
