@@ -6,6 +6,7 @@
  * and "Schedule" changes how often.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { waitFor } from "../support/wait";
 import { existsSync } from "node:fs";
 import type { BrowserContext, Page } from "playwright-core";
 import { api, CHROMIUM, type launchChromium, type Ragd, shootThemes, signedInWithPipeline } from "./support";
@@ -84,6 +85,17 @@ describe.skipIf(!haveChromium)("refresh and crawl in the dashboard", () => {
         (s) => s.name === "Help site",
       )!;
     const before = (await crawlOf()).crawlReport.finishedAt;
+    // Every page indexed first: a page still waiting for its first indexing has no content
+    // hash yet, and the re-fetch would count it as changed.
+    await waitFor(
+      "the crawl's pages ready",
+      async () => {
+        const all = (await api(ctx, sourcesUrl)).body as { status: string }[];
+        return all.length >= 3 && all.every((s) => s.status === "ready");
+      },
+      60_000,
+      200,
+    );
     await row("Help site").getByRole("button", { name: "Fetch Help site again now" }).click();
     for (let i = 0; i < 200 && (await crawlOf()).crawlReport.finishedAt === before; i++) await Bun.sleep(100);
     expect((await crawlOf()).crawlReport.finishedAt > before).toBe(true);
