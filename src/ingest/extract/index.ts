@@ -2,23 +2,21 @@
  * Text extraction: bytes plus hints in, `Extracted` out. One file per format; this one
  * only detects the kind and dispatches. Anything that cannot become text throws
  * ExtractionError, whose message names the type or the reason.
+ *
+ * The readers of PDF, office, e-book and HTML documents are imported on first use, not
+ * with this file: their libraries (mammoth, linkedom, xlsx, pdf.js) took 0.4 s of CPU to
+ * load from source in every ingestion worker's start, and most runs read plain text, or
+ * one or two of the formats.
  */
 import type { Extracted } from "../types";
 import { csvToText } from "./csv";
 import { detectKind } from "./detect";
-import { extractDocx } from "./docx";
-import { extractEpub } from "./epub";
 import type { Hints } from "./hints";
 import { ExtractionError } from "./errors";
-import { extractHtml } from "./html";
 import { extractImage } from "./image";
 import { jsonToText } from "./json";
 import type { Ocr } from "./ocr";
-import { extractOdp, extractOdt } from "./odf";
-import { extractPdf } from "./pdf";
 import { rtfToText } from "./rtf";
-import { extractSheets } from "./sheet";
-import { extractPptx } from "./slides";
 import { decodeText } from "./text";
 import { readZipDirectory } from "./zip";
 import { zipFormat } from "./zip-format";
@@ -55,7 +53,7 @@ async function extractByKind(bytes: Uint8Array, hints: Hints, ocr?: Ocr, signal?
   const kind = detectKind(bytes, hints);
   switch (kind) {
     case "pdf": {
-      const { ocrPages, ...pdf } = await extractPdf(bytes, ocr, signal);
+      const { ocrPages, ...pdf } = await (await import("./pdf")).extractPdf(bytes, ocr, signal);
       return ocrPages && ocr ? { kind, ...pdf, ocr: { languages: ocr.languages, pages: ocrPages } } : { kind, ...pdf };
     }
     case "image": {
@@ -67,7 +65,7 @@ async function extractByKind(bytes: Uint8Array, hints: Hints, ocr?: Ocr, signal?
     case "rtf":
       return { kind, text: rtfToText(bytes) };
     case "html": {
-      const { text, title } = extractHtml(decodeText(bytes, hints.contentType));
+      const { text, title } = (await import("./html")).extractHtml(decodeText(bytes, hints.contentType));
       return title ? { kind, text, title } : { kind, text };
     }
     case "csv":
@@ -86,18 +84,18 @@ async function extractZip(bytes: Uint8Array, hints: Hints): Promise<Extracted> {
   const kind = zipFormat(bytes, zip, hints);
   switch (kind) {
     case "docx":
-      return { kind, text: await extractDocx(bytes, zip) };
+      return { kind, text: await (await import("./docx")).extractDocx(bytes, zip) };
     case "xlsx":
     case "ods":
-      return { kind, text: extractSheets(bytes, zip, kind) };
+      return { kind, text: (await import("./sheet")).extractSheets(bytes, zip, kind) };
     case "pptx":
-      return { kind, text: extractPptx(bytes, zip) };
+      return { kind, text: (await import("./slides")).extractPptx(bytes, zip) };
     case "odp":
-      return { kind, text: extractOdp(bytes, zip) };
+      return { kind, text: (await import("./odf")).extractOdp(bytes, zip) };
     case "odt":
-      return { kind, text: extractOdt(bytes, zip) };
+      return { kind, text: (await import("./odf")).extractOdt(bytes, zip) };
     case "epub": {
-      const { text, title } = extractEpub(bytes, zip);
+      const { text, title } = (await import("./epub")).extractEpub(bytes, zip);
       return title ? { kind, text, title } : { kind, text };
     }
   }
