@@ -287,3 +287,15 @@ describe("text that declares no charset", () => {
     expect(declared.text).toContain(FRENCH);
   });
 });
+
+describe("readers loaded on first use", () => {
+  test("an ingestion worker's job module loads no format library until a document needs one", () => {
+    // A fresh process: this file has loaded them all already.
+    const script = `await import(${JSON.stringify(`${import.meta.dir}/../src/ingest/run/job.ts`)});
+const libs = /node_modules[\\\\/](mammoth|linkedom|@e965[\\\\/]xlsx|unpdf|@mozilla[\\\\/]readability)[\\\\/]/;
+console.log(JSON.stringify(Object.keys(require.cache).filter((k) => libs.test(k))));`;
+    const run = Bun.spawnSync([process.execPath, "-e", script], { cwd: import.meta.dir });
+    expect(run.stderr.toString()).toBe("");
+    expect(JSON.parse(run.stdout.toString())).toEqual([]);
+  });
+});
