@@ -23,7 +23,7 @@
  *     server first ingests N documents of the same set into a pipeline of its own, untimed,
  *     so the timed run measures a server that is ingesting already, not one starting.
  *
- *   bun bench/ingest.ts [--only builtin|ollama|big|languages] [--docs N] [--big-mb 100] [--latency-ms 20] [--runs 3] [--warm 0] [--cjk-pages]
+ *   bun bench/ingest.ts [--only builtin|ollama|big|languages] [--docs N] [--big-mb 100] [--latency-ms 20] [--runs 3] [--warm 0] [--cjk-pages] [--datasets DIR]
  */
 import * as lancedb from "@lancedb/lancedb";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -35,6 +35,7 @@ import { rowBatches, timedBulkAdd } from "./raw-add";
 import { languageSet } from "./language-sets";
 import {
   cpuSeconds,
+  DATASETS,
   loadCorpus,
   makeLegacy,
   peakRssMb,
@@ -54,9 +55,10 @@ const { values: args } = parseArgs({
     runs: { type: "string", default: "3" },
     warm: { type: "string", default: "0" },
     "cjk-pages": { type: "boolean", default: false },
+    datasets: { type: "string" },
   },
 });
-const corpus = loadCorpus(Number(args.docs));
+const corpus = loadCorpus(Number(args.docs), args.datasets ?? DATASETS);
 const textOf = (d: Doc) => `${d.title}\n\n${d.text}`;
 const tmp = (p: string) => mkdtempSync(join(tmpdir(), p));
 
