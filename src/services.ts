@@ -60,6 +60,7 @@ import { childProcess } from "./vectors/index-build";
 import { type BucketCache, startBucketCache } from "./vectors/bucket-cache";
 import { openLance, type LanceConnection } from "./vectors/connection";
 import { VectorStore } from "./vectors/store";
+import { UPKEEP_TIMEOUT_MS } from "./vectors/table-upkeep";
 import { removeOrphanClones } from "./ingest/git/clones";
 import { Passwords } from "./features/auth/passwords";
 
@@ -145,7 +146,7 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
     // Every search of the table would say it again: once a minute at most.
     onLexicalError: (err) =>
       quiet.warn("a search's lexical candidates failed; its index answered alone", { error: String(err) }),
-    upkeepLease: (name, fn) => db.exclusive(name, fn),
+    upkeepLease: (name, fn) => db.exclusive(name, fn, UPKEEP_TIMEOUT_MS),
     sharedTables: replica,
     writeShare: config.writeSharePct / 100,
   });

@@ -2,8 +2,8 @@
  * What replicas share through PostgreSQL, with two stores on one database standing for
  * two processes: task claims that never take one task twice (even from stores that do
  * not take turns), leases that are renewed and run out, `exclusive` work that one of them
- * runs at a time, and write transactions that take turns, so event ids follow commit
- * order. SQLite's side (one process) is checked where it differs: `exclusive` always runs.
+ * runs at a time (and gives up after its time when it hangs), and write transactions
+ * that take turns, so event ids follow commit order. SQLite's side (one process) is checked where it differs: `exclusive` always runs.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
@@ -153,6 +153,24 @@ describe.skipIf(!havePostgres)("replicas on one PostgreSQL database", () => {
     release();
     expect(await first).toBe("a");
     expect(await b.exclusive("upkeep:t1", async () => "b")).toBe("b");
+  }, 30_000);
+
+  test("exclusive work that hangs gives its lock up after its time: the call throws, another runs it", async () => {
+    let release = () => {};
+    const hung = new Promise<string>((r) => (release = () => r("late")));
+    const started = performance.now();
+    const first = a.exclusive("upkeep:hung", () => hung, 400);
+    await Bun.sleep(50);
+    expect(await b.exclusive("upkeep:hung", async () => "b")).toBeUndefined();
+    await expect(first).rejects.toThrow("upkeep:hung ran past 0.4 s; its lock is released");
+    expect(performance.now() - started).toBeLessThan(5_000);
+    // The lock is free for another process; this one skips the work while its late run goes on.
+    expect(await b.exclusive("upkeep:hung", async () => "b")).toBe("b");
+    expect(await a.exclusive("upkeep:hung", async () => "a again")).toBeUndefined();
+    release();
+    await hung;
+    await Bun.sleep(10);
+    expect(await a.exclusive("upkeep:hung", async () => "a again")).toBe("a again");
   }, 30_000);
 
   test("shared stores' transactions take turns, so event ids follow commit order", async () => {

@@ -47,6 +47,19 @@ export type ServingCheck = "held" | "retaken" | "unreachable" | "taken";
 /** How often a server looks at its serving lock (PgStore.watchServing). */
 export const SERVING_CHECK_MS = 5_000;
 
+/** How long `exclusive` work may hold its lock unless its caller says otherwise. */
+export const EXCLUSIVE_TIMEOUT_MS = 15 * 60_000;
+
+/** Thrown by `exclusive` when its work ran past its time: the lock is released, the work may still be running. */
+export class ExclusiveOverdue extends Error {
+  constructor(name: string, timeoutMs: number) {
+    super(
+      `${name} ran past ${timeoutMs / 1000} s; its lock is released so another replica may do it, and this one skips it until the late run ends`,
+    );
+    this.name = "ExclusiveOverdue";
+  }
+}
+
 /** How long closing waits for running queries, in seconds, before it ends their sessions. */
 const CLOSE_WAIT_S = 5;
 
@@ -60,6 +73,8 @@ export class PgStore implements Store {
   /** The backend of the session holding the serving lock (PostgreSQL's pid). */
   private servingPid: number | null = null;
   private servingWatch: ReturnType<typeof setInterval> | null = null;
+  /** Names of `exclusive` work that ran past its time here and has not settled yet. */
+  private readonly overdue = new Set<string>();
 
   constructor(
     private readonly client: SQL,
@@ -160,17 +175,22 @@ export class PgStore implements Store {
 
   /**
    * Runs `fn` while holding the advisory lock of `name` on a connection kept for it, or
-   * skips it (undefined) when another session holds it. If the unlock fails, the
-   * connection is closed rather than returned to the pool with the lock still held.
+   * skips it (undefined) when another session holds it. Work that runs past `timeoutMs`
+   * (a hung call to the store, say) would keep that work from every replica for as long
+   * as it hangs: its lock is released then and the call throws ExclusiveOverdue (callers
+   * log it), while this process skips `name` until the overdue run has settled. If the
+   * unlock fails, the connection is closed rather than returned to the pool with the
+   * lock still held.
    */
-  async exclusive<T>(name: string, fn: () => Promise<T>): Promise<T | undefined> {
+  async exclusive<T>(name: string, fn: () => Promise<T>, timeoutMs = EXCLUSIVE_TIMEOUT_MS): Promise<T | undefined> {
+    if (this.overdue.has(name)) return undefined;
     const conn = await this.client.reserve();
     let held = false;
     try {
       const [row] = await conn`SELECT pg_try_advisory_lock(${LEASES}, hashtext(${name})) AS ok`;
       held = Boolean(row?.ok);
       if (!held) return undefined;
-      return await fn();
+      return await this.withinTime(name, fn(), timeoutMs);
     } finally {
       if (!held) void conn.release();
       else
@@ -178,6 +198,28 @@ export class PgStore implements Store {
           () => conn.release(),
           () => conn.close(),
         );
+    }
+  }
+
+  /** `work`'s outcome, or ExclusiveOverdue once `timeoutMs` has passed (`name` is then overdue until it settles). */
+  private async withinTime<T>(name: string, work: Promise<T>, timeoutMs: number): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new ExclusiveOverdue(name, timeoutMs)), timeoutMs);
+    });
+    try {
+      return await Promise.race([work, late]);
+    } catch (err) {
+      if (err instanceof ExclusiveOverdue) {
+        this.overdue.add(name);
+        void work.then(
+          () => this.overdue.delete(name),
+          () => this.overdue.delete(name),
+        );
+      }
+      throw err;
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -31,9 +31,11 @@ export interface Store {
   /**
    * Runs `fn` unless another process sharing the database runs work of the same `name`
    * (a lease; undefined when skipped): background work one replica does for all, such as
-   * a table's upkeep or the bucket's listing. One process per SQLite file: it always runs.
+   * a table's upkeep or the bucket's listing. Work running past `timeoutMs` (a default
+   * unless given) gives its lease up and the call throws (PgStore.exclusive). One process
+   * per SQLite file: it always runs, without a time limit.
    */
-  exclusive<T>(name: string, fn: () => Promise<T>): Promise<T | undefined>;
+  exclusive<T>(name: string, fn: () => Promise<T>, timeoutMs?: number): Promise<T | undefined>;
   /** Closes the database; `processEnds` when the process exits right after (CloseHow). */
   close(how?: CloseHow): Promise<void>;
 }

@@ -36,6 +36,11 @@ type Log = (msg: string, fields?: object) => void;
  */
 export type Lease = <T>(name: string, fn: () => Promise<T>) => Promise<T | undefined>;
 const alone: Lease = (_name, fn) => fn();
+/**
+ * How long one table's upkeep may hold its lease (the store's `exclusive`) before it is
+ * given up: longer than the default, as an ANN build of millions of rows takes many minutes.
+ */
+export const UPKEEP_TIMEOUT_MS = 2 * 3600_000;
 
 /** Old versions are kept this long so a search still reading one never loses its files. */
 const KEEP_VERSIONS_MS = 10 * 60_000;
