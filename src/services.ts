@@ -265,7 +265,8 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
   if (config.backupDir)
     backups.schedule({ dir: config.backupDir, everyMs: config.backupEveryMs, keep: config.backupKeep });
   const background = new Set<Promise<unknown>>();
-  const tidy = () => housekeeping({ db, auth, engine, events, files, storage, replica, log, quiet, background });
+  const tidy = () =>
+    housekeeping({ db, auth, engine, vectorStore, events, files, storage, replica, log, quiet, background });
   tidy();
   const scheduler = new Scheduler((job, err) => quiet.warn("periodic work failed", { job, error: err }), clock);
   const upkeep = indexUpkeep({

@@ -8,6 +8,7 @@ import { awaitCreation, objectStoreCreation } from "../src/vectors/table-creatio
 import { rowsToArrow } from "../src/vectors/chunk-arrow";
 import { childProcess } from "../src/vectors/index-build";
 import { VectorStore } from "../src/vectors/store";
+import { UNNAMED_GRACE_MS } from "../src/vectors/table-upkeep";
 import { haveRgw, NO_RGW, startRgw, type TestRgw } from "./support/rgw";
 import { CHUNKS_PER_DOC, rowsOf, runWriters, vectorOf } from "./support/vector-writer";
 
@@ -22,16 +23,16 @@ describe.skipIf(!haveRgw)("the vector store on Ceph RGW", () => {
 
   /** The bucket's settings under a prefix of the test's own. */
   const at = (prefix: string): ObjectStorage => ({ ...rgw.storage, prefix });
-  const keysUnder = async (prefix: string) => {
+  const bucket = () => {
     const s = rgw.storage;
-    const s3 = new S3Client({
+    return new S3Client({
       ...s,
       endpoint: s.endpoint!,
       accessKeyId: s.accessKeyId!,
       secretAccessKey: s.secretAccessKey!,
     });
-    return ((await s3.list({ prefix })).contents ?? []).map((o) => o.key);
   };
+  const keysUnder = async (prefix: string) => ((await bucket().list({ prefix })).contents ?? []).map((o) => o.key);
   /** Opens the store, runs `check`, closes it. */
   const withStore = async <T>(where: ObjectStorage, check: (s: VectorStore) => Promise<T>): Promise<T> => {
     const vectorStore = new VectorStore(await openLance(where));
@@ -196,5 +197,30 @@ describe.skipIf(!haveRgw)("the vector store on Ceph RGW", () => {
       a.close();
       b.close();
     }
+  }, 60_000);
+
+  test("objects no table version names go once older than the grace period; named ones stay", async () => {
+    const where = at(`unnamed-${crypto.randomUUID().slice(0, 8)}`);
+    const collectionId = crypto.randomUUID();
+    const data = `${where.prefix}/lance/${VectorStore.tableName(collectionId, 1)}.lance/data/`;
+    await withStore(where, async (vectorStore) => {
+      // One write, one data file: compaction has nothing to rewrite.
+      await vectorStore.replaceDocuments(collectionId, 1, ["a", "b"], [...rowsOf("a", 1), ...rowsOf("b", 2)]);
+      const named = await keysUnder(data);
+      expect(named.length).toBeGreaterThan(0);
+      // What a replica killed between writing a data file and committing the version naming it leaves.
+      const planted = `${data}${crypto.randomUUID()}.lance`;
+      await bucket().write(planted, new Uint8Array(4096).fill(7));
+      // Within the grace period it stays: a write still running may yet name it.
+      expect(await vectorStore.removeUnnamed(new Date(Date.now() - UNNAMED_GRACE_MS))).toBe(1);
+      expect(await keysUnder(data)).toContain(planted);
+      // Past it (a day on stands for now here) it goes; the files the table's version names stay.
+      await Bun.sleep(1_100);
+      expect(await vectorStore.removeUnnamed(new Date())).toBe(1);
+      const left = await keysUnder(data);
+      expect(left).not.toContain(planted);
+      expect(left.sort()).toEqual(named.sort());
+      expect(await vectorStore.countRows(collectionId, 1)).toBe(2 * CHUNKS_PER_DOC);
+    });
   }, 60_000);
 });

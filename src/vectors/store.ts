@@ -328,6 +328,11 @@ export class VectorStore {
     return this.tableUpkeep.upkeep();
   }
 
+  /** Removes the tables' objects no version names, written before `before` (TableUpkeep.removeUnnamed). */
+  removeUnnamed(before: Date): Promise<number> {
+    return this.tableUpkeep.removeUnnamed(before);
+  }
+
   /** Whether an ANN index is being trained now (beside the serving one; searches do not wait for it). */
   get indexBuilding(): boolean {
     return this.tableUpkeep.building;

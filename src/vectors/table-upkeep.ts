@@ -42,6 +42,12 @@ const alone: Lease = (_name, fn) => fn();
  */
 export const UPKEEP_TIMEOUT_MS = 2 * 3600_000;
 
+/**
+ * How old an object no table version names must be before housekeeping removes it
+ * (removeUnnamed): far beyond any write, and beyond UPKEEP_TIMEOUT_MS, after which
+ * another replica may build an index while an overdue build still runs.
+ */
+export const UNNAMED_GRACE_MS = 24 * 3600_000;
 /** Old versions are kept this long so a search still reading one never loses its files. */
 const KEEP_VERSIONS_MS = 10 * 60_000;
 /** Unindexed rows after which a table's full-text index is caught up even while ingestion runs. */
@@ -219,7 +225,28 @@ export class TableUpkeep {
     return done ?? false;
   }
 
-  private compact(name: string): Promise<boolean> {
+  /**
+   * Compacts every table (but one training its ANN index here) and removes the objects no
+   * version of it names that were written before `before`: files of a write whose writer
+   * was killed before its commit. LanceDB leaves such files a week (they may belong to a
+   * write in flight); `before` must leave them longer than any write takes, its ANN
+   * builds included (UNNAMED_GRACE_MS). How many tables were swept.
+   */
+  async removeUnnamed(before: Date): Promise<number> {
+    let swept = 0;
+    for (const name of (await this.tables.names()).filter((n) => parseTableName(n))) {
+      if (name === this.training) continue;
+      try {
+        if (await this.lease(`upkeep:${name}`, () => this.compact(name, before))) swept++;
+      } catch (err) {
+        this.log("could not remove a table's unnamed files", { table: name, error: String(err) });
+      }
+    }
+    return swept;
+  }
+
+  /** Compaction and index catch-up; with `unnamedBefore`, also the table's unnamed files written before it. */
+  private compact(name: string, unnamedBefore?: Date): Promise<boolean> {
     // Inside the queue, optimize never races this process's deletes and appends.
     return this.writer.exclusive(name, async () => {
       const t = await this.tables.get(name);
@@ -227,7 +254,12 @@ export class TableUpkeep {
       await ensureFtsIndex(t);
       await ensureScalarIndexes(t);
       await ensureMetadataTermsIndex(t);
-      await retryOnConflict(() => t.optimize({ cleanupOlderThan: new Date(Date.now() - KEEP_VERSIONS_MS) }));
+      // LanceDB's cleanup takes the objects older than cleanupOlderThan; deleteUnverified,
+      // those no version names too, not only those a pruned version named.
+      const cleanup = unnamedBefore
+        ? { cleanupOlderThan: unnamedBefore, deleteUnverified: true }
+        : { cleanupOlderThan: new Date(Date.now() - KEEP_VERSIONS_MS) };
+      await retryOnConflict(() => t.optimize(cleanup));
       // In the queue: no write came between, so every row is in the indexes now.
       this.writer.tailIndexed(name);
       // optimize() folded the new rows into the serving index's partitions.
