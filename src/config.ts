@@ -30,6 +30,15 @@ export { ConfigError } from "./config-values";
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type TierName = "free" | "pro" | "unlimited";
 
+/**
+ * A replica holds at most this many tasks per worker unless RAGD_REPLICA_CLAIMS says
+ * otherwise: one claim statement's worth (claim-window.ts), about what a worker starts at
+ * once. Every task a replica holds waits out its lease if the replica is killed, while
+ * those it left queued go to the others at once; and tasks queued beyond what it can
+ * start soon are better left to a replica with idle workers.
+ */
+export const REPLICA_CLAIMS_PER_WORKER = 128;
+
 /** Every setting; the periods of periodic work are in TimeConfig (config-time.ts). */
 /** argon2id's cost: its memory in KiB and its passes over it. */
 export interface PasswordCost {
@@ -56,6 +65,8 @@ export interface Config extends TimeConfig {
   /** A reranking server answering POST {url}/v1/rerank; null = no reranking (docs/API.md, Reranking). */
   rerankUrl: string | null;
   workers: number;
+  /** Replicas: the most ingestion tasks one holds per worker (ingest/run/claim-window.ts). */
+  replicaClaims: number;
   /** How much lower the ingestion workers' CPU priority is than the main thread's (nice, Linux); 0 = the same. */
   workerNice: number;
   /** Percent of the time chunk commits may take while queries wait for a turn (vectors/write-pacing.ts); 100 = no pacing. */
@@ -154,6 +165,7 @@ const SETTINGS: Setting<keyof Config>[] = [
   { key: "openaiKey", flag: "openai-key", env: "RAGD_OPENAI_KEY", parse: str },
   { key: "rerankUrl", flag: "rerank-url", env: "RAGD_RERANK_URL", parse: url },
   { key: "workers", flag: "workers", env: "RAGD_WORKERS", parse: int(1, 256) },
+  { key: "replicaClaims", flag: "replica-claims", env: "RAGD_REPLICA_CLAIMS", parse: int(1, 4096) },
   { key: "workerNice", flag: "worker-nice", env: "RAGD_WORKER_NICE", parse: int(0, 19) },
   { key: "writeSharePct", flag: "write-share", env: "RAGD_WRITE_SHARE", parse: int(5, 100) },
   { key: "signup", flag: "signup", env: "RAGD_SIGNUP", parse: oneOf(["open", "closed"] as const) },
@@ -206,6 +218,7 @@ export function defaultConfig(): Config {
     openaiKey: null,
     rerankUrl: null,
     workers: Math.max(1, availableParallelism()),
+    replicaClaims: REPLICA_CLAIMS_PER_WORKER,
     workerNice: 10,
     writeSharePct: 30,
     signup: "open",

@@ -168,6 +168,7 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
     disk,
     replica,
     replicaLeaseMs,
+    replicaClaims: config.replicaClaims,
   });
   const auth = new AuthService(db, config);
   const keys = new KeyService(db, !replica);

@@ -2,6 +2,7 @@
  * How many tasks the scheduler may hold: it claims while the workers, the jobs awaiting
  * their commit and the sink have room (scheduler.ts does the claiming).
  */
+import { REPLICA_CLAIMS_PER_WORKER } from "../../config";
 import type { EngineDeps } from "./engine-deps";
 import { jobWeight } from "./pool";
 import type { ChunkSink } from "../write/sink";
@@ -13,11 +14,11 @@ const CLAIM_STEP = 128;
  * a worker; this many may wait for the writer at once (per worker), so commits
  * gather many small documents (a LanceDB commit costs ~15 ms however few its rows,
  * several hundred on a busy machine) and the workers keep embedding meanwhile (at 256,
- * they stopped during each commit). Memory is bounded by rows, below. Replicas hold as
- * many: a bound of 64 shared 1,500 small documents 641 / 256 / 603 among three instead
- * of 1,000 / 250 / 250, but halved their ingestion on a bucket (893 against 1,326
- * chunks/s, bench/replicas.ts) and did not shorten the recovery after a kill -9 (83.5
- * against 84.8 s).
+ * they stopped during each commit). Memory is bounded by rows, below. That is a server
+ * alone's bound; a replica holds far fewer (config.ts REPLICA_CLAIMS_PER_WORKER). When
+ * replicas held as many, a bound of 64 was tried: it shared 1,500 small documents 641 /
+ * 256 / 603 among three instead of 1,000 / 250 / 250, but halved their ingestion on a
+ * bucket (893 against 1,326 chunks/s, bench/replicas.ts).
  */
 const AWAITING_COMMIT_PER_WORKER = 1024;
 /** No new task starts while this many rows wait for the writer (about 60 MB with 384-dimension vectors). */
@@ -25,7 +26,7 @@ const MAX_PENDING_ROWS = 20_000;
 
 export class ClaimWindow {
   constructor(
-    private readonly d: Pick<EngineDeps, "pool" | "disk">,
+    private readonly d: Pick<EngineDeps, "pool" | "disk" | "replica" | "replicaClaims">,
     private readonly sink: Pick<ChunkSink, "pendingRows">,
   ) {}
 
@@ -52,6 +53,7 @@ export class ClaimWindow {
   }
 
   private mostHeld(): number {
-    return this.d.pool.size * AWAITING_COMMIT_PER_WORKER;
+    const perWorker = this.d.replica ? (this.d.replicaClaims ?? REPLICA_CLAIMS_PER_WORKER) : AWAITING_COMMIT_PER_WORKER;
+    return this.d.pool.size * perWorker;
   }
 }

@@ -24,4 +24,6 @@ export interface EngineDeps {
   replica?: boolean;
   /** A replica's task lease (RAGD_REPLICA_LEASE); tasks/leases.ts REPLICA_LEASE_MS unless set. */
   replicaLeaseMs?: number;
+  /** A replica's bound on the tasks it holds, per worker (RAGD_REPLICA_CLAIMS; claim-window.ts). */
+  replicaClaims?: number;
 }
