@@ -2,9 +2,10 @@
  * What `ragd serve` tidies once an hour (and at start; services.ts): expired sessions,
  * ended tasks and old events; in a bucket, multipart uploads a killed process left open
  * (files/orphans.ts); with replicas, files no document names (ingest/tasks/reconcile.ts), which
- * a replica's start keeps while they are newer than any upload on its way; and the objects
- * of tables no table version names, once older than any write (UNNAMED_GRACE_MS): what a
- * process killed between writing a table's files and committing them left.
+ * a replica's start keeps while they are newer than any upload on its way; and in a bucket,
+ * the objects of tables no table version names, once older than any write
+ * (UNNAMED_GRACE_MS): what a process killed between writing a table's files and
+ * committing them left.
  */
 import type { ObjectStorage } from "./config-storage";
 import type { Store } from "./db/store";
@@ -56,13 +57,15 @@ export function housekeeping(p: HousekeepingParts): void {
         .then((n) => n && p.log.info("removed files no source names", { count: n }))
         .catch((err) => p.quiet.warn("could not remove unnamed files", { error: String(err) })),
     );
-  inBackground(
-    p.db
-      .exclusive(
-        "unnamed-objects",
-        () => p.vectorStore.removeUnnamed(new Date(Date.now() - UNNAMED_GRACE_MS)),
-        UPKEEP_TIMEOUT_MS,
-      )
-      .catch((err) => p.quiet.warn("could not remove the tables' unnamed files", { error: String(err) })),
-  );
+  // On a data directory, upkeep's first pass after a restart leaves them to LanceDB's own week.
+  if (storage)
+    inBackground(
+      p.db
+        .exclusive(
+          "unnamed-objects",
+          () => p.vectorStore.removeUnnamed(new Date(Date.now() - UNNAMED_GRACE_MS)),
+          UPKEEP_TIMEOUT_MS,
+        )
+        .catch((err) => p.quiet.warn("could not remove the tables' unnamed files", { error: String(err) })),
+    );
 }
