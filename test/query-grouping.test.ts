@@ -35,12 +35,12 @@ describe("perSource", () => {
   beforeAll(async () => {
     const id = await c.pipeline({ name: "Grouped pool", chunkSize: 200, chunkOverlap: 0 });
     key = await c.key(id);
-    // Its first chunk is the best match; its others hold one of the two words among many,
-    // so each of the 60 short notes below, holding both, outranks them.
+    // Its first chunk is the best match; its others hold one of the two words (part i
+    // i + 1 times) among many, so each of the 60 short notes below, holding both, outranks them.
     const filler = "the committee reviewed budgets rooms timetables minutes agendas and the catering";
     const paragraphs = [
       "zebra stripes, zebra stripes, zebra stripes",
-      ...Array.from({ length: 4 }, (_, i) => `Part ${i}: ${filler} zebra ${filler}.`),
+      ...Array.from({ length: 4 }, (_, i) => `Part ${i}: ${filler} ${"zebra ".repeat(i + 1)}${filler}.`),
     ];
     longId = (await c.addText(id, paragraphs.join("\n\n"), "Long")).id;
     for (let i = 0; i < OTHERS; i++) await c.addText(id, `zebra stripes note ${i}`, `Note ${i}`);
@@ -66,6 +66,20 @@ describe("perSource", () => {
     });
     expect(hits).toEqual(alone.body.results);
   });
+
+  // Hybrid and vector mode read the chosen sources' chunks whole and score them (vectors/source-chunks.ts).
+  for (const mode of ["hybrid", "vector"])
+    test(`${mode}: each chosen source keeps its best N chunks, as a search of it alone ranks them`, async () => {
+      const query = "zebra stripes";
+      const r = await c.query(key, { query, mode, topK: 2, groupBy: "source", perSource: 3 });
+      expect(r.status).toBe(200);
+      const groups = Map.groupBy(r.body.results as Hit[], (h) => h.metadata.sourceId);
+      expect(groups.get(longId)?.length).toBe(3);
+      for (const [sourceId, hits] of groups) {
+        const alone = await c.query(key, { query, mode, topK: 3, filter: { sourceIds: [sourceId] } });
+        expect(hits).toEqual(alone.body.results);
+      }
+    });
 
   test("with perSource 1 the groups are the plain search's first chunk of each source", async () => {
     const plain = (await c.query(key, { query: "zebra stripes", mode: "keyword", topK: 50 })).body.results as Hit[];

@@ -5,9 +5,10 @@
  *
  * A grouped search picks its topK sources from a pool of GROUP_POOL_FACTOR × topK chunks
  * (at least GROUP_POOL_MIN), ordered by their best chunk. With perSource above 1, the
- * searcher then asks one search narrowed to those of them the pool holds fewer than
- * perSource chunks of (shortSources) for their best chunks (at most groupDepth of them),
- * and each source keeps its best perSource, in score order: a
+ * searcher then asks for the best chunks (at most groupDepth of them) of those of them the
+ * pool holds fewer than perSource chunks of (shortSources), in one look at those sources
+ * alone: every chunk of theirs scored, or a search narrowed to them when they hold many
+ * (vectors/source-chunks.ts), and each source keeps its best perSource, in score order: a
  * chunk's score does not depend on the lists it was found in (vectors/search.ts), so the
  * sources keep their order, and a source's chunks are its best, not those a shared pool
  * happened to hold. When the pool holds fewer than topK sources (the collection has few,
@@ -59,7 +60,7 @@ export function shortSources(pool: { metadata: { sourceId: string } }[], req: Re
 
 /**
  * The pool's chunks of its first topK sources, those of the `short` ones replaced by
- * `narrowed` (a search narrowed to them), best first, to group from.
+ * `narrowed` (their chunks from a look at them alone), best first, to group from.
  */
 export function withNarrowed<T extends { score: number; metadata: { sourceId: string } }>(
   pool: T[],

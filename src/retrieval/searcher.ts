@@ -120,14 +120,15 @@ export class Searcher {
   /**
    * Exact scores, boosted when asked; grouping or MMR choose topK from a wider pool (grouping.ts).
    * With perSource above 1 the pool picks the sources, and the chunks of those it holds too
-   * few of come from one search narrowed to them.
+   * few of come from one look at those sources alone: all their chunks ranked by exact lists,
+   * or a search narrowed to them when they hold many (vectors/source-chunks.ts).
    */
   private async unreranked(collection: Collection, target: Target | null, req: ResolvedSearch) {
     const depth = poolDepth(req);
     const { found, complete } = await this.scored(collection, target, req, { topK: depth });
     const short = complete ? [] : shortSources(found, req);
     if (short.length === 0) return pickResults(found, req);
-    const narrowed = { topK: groupDepth(req, short.length), documentIds: short };
+    const narrowed = { topK: groupDepth(req, short.length), documentIds: short, readWhole: true };
     const chunks = (await this.scored(collection, target, req, narrowed)).found;
     return pickResults(withNarrowed(found, req, short, chunks), req);
   }

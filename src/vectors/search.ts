@@ -34,6 +34,7 @@ import { withText } from "./hit-text";
 import { type AnalysedQuery, matchableText, wordsQuery } from "./full-text";
 import { chunkId } from "./chunk-id";
 import { type VectorHitOptions, vectorHits } from "./vector-hits";
+import { sourceChunks } from "./source-chunks";
 import { inList } from "./tables";
 import { allDone } from "../tools/all-done";
 
@@ -63,6 +64,11 @@ export interface TableSearch {
   vectorKind?: VectorKind;
   /** The query as analysed for a table with analysed text (full-text.ts); absent for a table made before languages. */
   analysed?: AnalysedQuery;
+  /**
+   * Vector and hybrid, with `documentIds`: rank every chunk of those sources by exact lists
+   * (source-chunks.ts) rather than search them, unless they hold SOURCE_ROWS chunks or more.
+   */
+  readWhole?: boolean;
 }
 
 export type { AnnProbes } from "./ann";
@@ -110,7 +116,13 @@ export async function searchTable(
   const fast = opts.indexedTextOnly === true;
   const tokenize = opts.tokenize;
   const keyword = { text: req.text, analysed: req.analysed };
-  if (req.mode === "vector") hits = await vectorHits(table, req.vector!, req.topK, filter, ann, hitOpts);
+  const keywordList = (limit: number, reading: KeywordReading) => keywordHits(table, keyword, limit, filter, reading);
+  const whole =
+    req.readWhole && req.documentIds && req.mode !== "keyword"
+      ? await sourceChunks(table, req, filter!, keywordList, { fast, tokenize })
+      : null;
+  if (whole) hits = whole;
+  else if (req.mode === "vector") hits = await vectorHits(table, req.vector!, req.topK, filter, ann, hitOpts);
   else if (req.mode === "keyword") hits = await keywordHits(table, keyword, req.topK, filter, { fast, tokenize });
   else hits = await hybridHits(table, req, filter, ann, { ...hitOpts, fast, tokenize });
   // Hybrid's lists read no text (hits.ts, LIST_COLUMNS): a hit kept without it is read now.
@@ -135,7 +147,7 @@ interface KeywordText {
 }
 
 /** How keywordHits reads: see its comment. */
-interface KeywordReading {
+export interface KeywordReading {
   withVectors?: boolean;
   fast?: boolean;
   bare?: boolean;

@@ -1,0 +1,72 @@
+/**
+ * Every chunk of a few sources, each scored as a search of them scores it (search.ts): a
+ * grouped search's second look at the sources it chose (retrieval/grouping.ts,
+ * TableSearch.readWhole). Those sources are few and most are short, so their rows are
+ * ranked whole by an exact vector list, flat over the rows their document ids pick (the
+ * b-tree index), read with their text; in hybrid mode one keyword list narrowed to the same
+ * rows runs beside it and gives the keyword scores (a row it lacks shares no term with the
+ * query: 0), blended as hybrid search blends them (fusion.ts). Both lists hold every row,
+ * so no score is missing and none is looked up.
+ *
+ * A search narrowed to the same sources counted the filter's rows first (to choose between
+ * an exact and an index path, vector-hits.ts), then made the same two lists without text,
+ * then read the kept rows' text: three steps in sequence where this makes one
+ * (docs/notes/2026-12-06-query-options.md). Sources holding SOURCE_ROWS chunks or more
+ * together are left to that search (null here): a list that full may lack a row's half.
+ */
+import type { Table } from "@lancedb/lancedb";
+import { fuse } from "./fusion";
+import { COLUMNS, type Ranked } from "./hits";
+import type { KeywordReading, TableSearch } from "./search";
+import { toHits } from "./vector-hits";
+import { allDone } from "../tools/all-done";
+
+/** At least this many rows together, and the sources are searched rather than read whole. */
+export const SOURCE_ROWS = 1_000;
+
+/** Reads keyword hits as search.ts does (its keywordHits). */
+export type KeywordList = (limit: number, reading: KeywordReading) => Promise<Ranked[]>;
+
+/**
+ * Every row `filter` keeps (one that names a few sources' document ids), scored in `req`'s
+ * mode, vector or hybrid, best first; null when it keeps SOURCE_ROWS rows or more.
+ */
+export async function sourceChunks(
+  table: Table,
+  req: TableSearch,
+  filter: string,
+  keywordList: KeywordList,
+  reading: KeywordReading,
+): Promise<Ranked[] | null> {
+  const exact = table
+    .vectorSearch(req.vector!)
+    .distanceType("cosine")
+    .bypassVectorIndex()
+    .where(filter)
+    .select([...COLUMNS, "_distance"])
+    .limit(SOURCE_ROWS)
+    .toArrow();
+  // The keyword list's matches are among the rows the vector list holds: complete whenever that is.
+  const [rows, key] = await allDone([
+    exact,
+    req.mode === "hybrid" ? keywordList(SOURCE_ROWS, { ...reading, bare: true }) : [],
+  ]);
+  if (rows.numRows >= SOURCE_ROWS) return null;
+  const byVector = toHits(rows);
+  if (req.mode !== "hybrid") return byVector;
+  // A keyword hit on a row the read missed was written after it: left out, as a deleted one is.
+  const readIds = new Map(byVector.map((h) => [h.id, h]));
+  const byKeyword = key.flatMap((k) => readIds.get(k.id) ?? []);
+  const keyScore = new Map(key.map((h) => [h.id, h.score]));
+  const alpha = req.hybridAlpha ?? 0.5;
+  // The list that weighs more first, so ties keep its order (as in search.ts's hybridHits).
+  const [first, second] = alpha > 0.5 ? [byVector, byKeyword] : [byKeyword, byVector];
+  const seen = new Set<string>();
+  const candidates = [...first, ...second]
+    .filter((h) => !seen.has(h.id) && seen.add(h.id))
+    .map((h) => ({ ...h, keyword: keyScore.get(h.id) ?? 0, vector: h.score }));
+  // At α = 0 the vector half has no say: as in keyword mode, a chunk needs a query term.
+  return fuse(candidates, alpha)
+    .filter((h) => alpha > 0 || h.keyword > 0)
+    .map(({ keyword: _k, vector: _v, ...h }) => h);
+}
