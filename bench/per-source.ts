@@ -11,7 +11,8 @@
  * plain, grouped (`groupBy: "source"`) and grouped with `perSource: 3`, the two versions
  * in turn for each kind, the first alternating. Printed: the p50 of each, the median of the
  * per-query ratios group/plain for each version and new/old for each kind, the p50 of each
- * version's second look (the table search after the pool), how many grouped answers differ
+ * version's table searches (plain, the grouped pool, perSource's second look after it),
+ * how many grouped answers differ
  * (source, chunk or score past 1e-6), and the load average at both ends.
  */
 import { loadavg } from "node:os";
@@ -49,7 +50,7 @@ const Old = {
   VectorStore: (await import(join(before, "src/vectors/store.ts"))).VectorStore as typeof VectorStore,
 };
 
-/** One version's searcher, and the time of each query's second table search (0 when it made none). */
+/** One version's searcher, and the times of the current query's table searches. */
 function side(S: typeof Searcher, V: typeof VectorStore) {
   const store = new V(s.lance, {});
   const searches: number[] = [];
@@ -71,7 +72,8 @@ const kinds: Record<string, Partial<SearchRequest>> = {
 type Side = keyof typeof sides;
 type Kind = keyof typeof kinds;
 const ms = { old: {}, new: {} } as Record<Side, Record<Kind, number[]>>;
-const second: Record<Side, number[]> = { old: [], new: [] };
+/** Each query's table searches (ms), in order: the pool, then the second look. */
+const stages = { old: {}, new: {} } as Record<Side, Record<Kind, number[][]>>;
 let differing = 0;
 
 type Hit = { score: number; metadata: { sourceId: string; chunkIndex: number } };
@@ -99,7 +101,7 @@ for (const [i, query] of texts.entries()) {
       answers[who] = (await searcher.search(collection, body)).results as Hit[];
       if (i < 3) continue; // warming up
       ((ms[who][kind] ??= []) as number[]).push(performance.now() - t0);
-      if (kind === "group3") second[who].push(searches[1] ?? 0);
+      ((stages[who][kind] ??= []) as number[][]).push([...searches]);
     }
     if (i >= 3 && kind !== "plain" && !same(answers.old!, answers.new!)) {
       differing++;
@@ -119,8 +121,11 @@ for (const kind of Object.keys(kinds)) {
   const cells = [median(o), median(n), ratios(n, o), ratios(o, ms.old.plain!), ratios(n, ms.new.plain!)];
   console.log(`| ${kind} | ${cells.map((x, j) => (j < 2 ? x.toFixed(1) : `×${x.toFixed(2)}`)).join(" | ")} |`);
 }
-console.log(
-  `second look (perSource 3), p50 ms: old ${median(second.old).toFixed(1)}, new ${median(second.new).toFixed(1)}`,
-);
+const search = (who: Side, kind: Kind, n: number) => median(stages[who][kind]!.map((x) => x[n] ?? 0)).toFixed(1);
+for (const who of ["old", "new"] as const)
+  console.log(
+    `${who}: p50 ms of the table searches: plain ${search(who, "plain", 0)}, group1 ${search(who, "group1", 0)},`,
+    `group3 pool ${search(who, "group3", 0)} and second look ${search(who, "group3", 1)}`,
+  );
 console.log(`grouped answers that differ: ${differing} of ${2 * QUERIES}`);
 await closeServices(s);
