@@ -7,7 +7,7 @@
  * (at least GROUP_POOL_MIN), ordered by their best chunk. With perSource above 1, the
  * searcher then asks for the best chunks (at most groupDepth of them) of those of them the
  * pool holds fewer than perSource chunks of (shortSources), in one look at those sources
- * alone: every chunk of theirs scored, or a search narrowed to them when they hold many
+ * alone: their chunks ranked by exact lists, or a search narrowed to them when those cannot
  * (vectors/source-chunks.ts), and each source keeps its best perSource, in score order: a
  * chunk's score does not depend on the lists it was found in (vectors/search.ts), so the
  * sources keep their order, and a source's chunks are its best, not those a shared pool

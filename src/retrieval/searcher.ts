@@ -121,7 +121,7 @@ export class Searcher {
    * Exact scores, boosted when asked; grouping or MMR choose topK from a wider pool (grouping.ts).
    * With perSource above 1 the pool picks the sources, and the chunks of those it holds too
    * few of come from one look at those sources alone: all their chunks ranked by exact lists,
-   * or a search narrowed to them when they hold many (vectors/source-chunks.ts).
+   * or a search narrowed to them where those cannot settle it (vectors/source-chunks.ts).
    */
   private async unreranked(collection: Collection, target: Target | null, req: ResolvedSearch) {
     const depth = poolDepth(req);

@@ -66,7 +66,7 @@ export interface TableSearch {
   analysed?: AnalysedQuery;
   /**
    * Vector and hybrid, with `documentIds`: rank every chunk of those sources by exact lists
-   * (source-chunks.ts) rather than search them, unless they hold SOURCE_ROWS chunks or more.
+   * (source-chunks.ts) rather than search them, unless those lists cannot settle the order.
    */
   readWhole?: boolean;
 }
