@@ -17,7 +17,7 @@
 import type { Table } from "@lancedb/lancedb";
 import { fuse } from "./fusion";
 import { COLUMNS, type Ranked } from "./hits";
-import type { KeywordReading, TableSearch } from "./search";
+import type { KeywordReading, TableSearch } from "./table-search";
 import { toHits } from "./vector-hits";
 import { allDone } from "../tools/all-done";
 

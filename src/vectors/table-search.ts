@@ -1,0 +1,48 @@
+/**
+ * What a search of one table is asked (TableSearch) and how its keyword list is read
+ * (KeywordReading): the shapes search.ts and source-chunks.ts share.
+ */
+import type { VectorKind } from "./ann";
+import type { AnalysedQuery } from "./full-text";
+
+export type SearchMode = "vector" | "keyword" | "hybrid";
+
+/** One search of one table, as the retrieval layer asks for it. */
+export interface TableSearch {
+  mode: SearchMode;
+  text: string;
+  vector?: Float32Array;
+  topK: number;
+  minScore?: number;
+  documentIds?: string[];
+  /** A metadata filter as SQL over the metadata column (retrieval/filter.ts); applied before ranking. */
+  where?: string;
+  /** Hybrid only: the blend, 0 = keyword only … 1 = vector only (default 0.5). */
+  hybridAlpha?: number;
+  /**
+   * Hybrid only: false blends just the scores the two lists gave, a missing one
+   * counted 0, with no per-candidate look-ups: cheaper, for a pool a reranker will
+   * order (docs/API.md, Reranking). Such scores may be lower bounds, marked `partial`.
+   */
+  exact?: boolean;
+  /** Where the table's vectors come from, which sets the share of IVF partitions probed (ann.ts); default builtin. */
+  vectorKind?: VectorKind;
+  /** The query as analysed for a table with analysed text (full-text.ts); absent for a table made before languages. */
+  analysed?: AnalysedQuery;
+  /**
+   * Vector and hybrid, with `documentIds`: rank every chunk of those sources by exact lists
+   * (source-chunks.ts) rather than search them, unless those lists cannot settle the order.
+   */
+  readWhole?: boolean;
+}
+
+/** The terms of `text` as a full-text index with ragd's settings makes them. */
+export type Tokenize = (text: string) => Promise<string[]>;
+
+/** How keywordHits reads: see its comment. */
+export interface KeywordReading {
+  withVectors?: boolean;
+  fast?: boolean;
+  bare?: boolean;
+  tokenize?: Tokenize;
+}
