@@ -27,7 +27,7 @@
  */
 import type { Table } from "@lancedb/lancedb";
 import { fuse } from "./fusion";
-import type { AnnProbes, VectorKind } from "./ann";
+import type { AnnProbes } from "./ann";
 import { EXACT_FILTER, type ExactFilterLimits } from "./exact-filter";
 import { COLUMNS, cosine, hitsOf, LIST_COLUMNS, numbersOf, type Ranked, saturate, type StoredHit } from "./hits";
 import { withText } from "./hit-text";
