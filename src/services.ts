@@ -170,7 +170,8 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
     replicaLeaseMs,
     replicaClaims: config.replicaClaims,
   });
-  const auth = new AuthService(db, config);
+  const passwords = new Passwords(config.passwordCost);
+  const auth = new AuthService(db, config, passwords);
   const keys = new KeyService(db, !replica);
   const pipelines = new PipelineService(db, collections, config);
   const embedMetrics = new EmbedMetrics();
@@ -223,7 +224,7 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
   const admin = new AdminService(
     db,
     { deleteCollection: (id) => collections.deleteCollection(id), closeStreams: (ids) => events.closeStreamsOf(ids) },
-    { defaultTier: config.defaultTier, baseUrl: () => baseUrl.value, passwords: new Passwords(config.passwordCost) },
+    { defaultTier: config.defaultTier, baseUrl: () => baseUrl.value, passwords },
   );
   const webhooks = new WebhookService(db, config);
   const deliverer = new WebhookDeliverer({ db, config, log });

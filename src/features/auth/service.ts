@@ -93,14 +93,11 @@ export class AuthService {
   private readonly pairFailures = new FailureLimiter(SIGN_IN_LIMITS.perEmailAndAddress, SIGN_IN_LIMITS.windowMs);
   private readonly addressFailures = new FailureLimiter(SIGN_IN_LIMITS.perAddress, SIGN_IN_LIMITS.windowMs);
 
-  private readonly passwords: Passwords;
-
   constructor(
     private readonly db: Store,
-    private readonly config: Pick<Config, "signup" | "defaultTier" | "passwordLogin" | "passwordCost">,
-  ) {
-    this.passwords = new Passwords(config.passwordCost);
-  }
+    private readonly config: Pick<Config, "signup" | "defaultTier" | "passwordLogin">,
+    private readonly passwords: Passwords = new Passwords(),
+  ) {}
 
   /** True while no account exists: the first one created becomes the administrator (insertUser). */
   async awaitsFirstAccount(): Promise<boolean> {
