@@ -4,7 +4,7 @@
  * analyses (text/analyze.ts) is searched with the query analysed the same way: its terms
  * against `terms`, OR-ed with its sub-word units against `grams` at a lower weight.
  */
-import { BooleanQuery, type FullTextQuery, MatchQuery, Occur } from "@lancedb/lancedb";
+import { type FullTextQuery, MatchQuery } from "@lancedb/lancedb";
 
 /** A query as analysed for a table with analysed text (text/analyze.ts QueryAnalysis). */
 export interface AnalysedQuery {
@@ -24,21 +24,20 @@ export function matchableText(text: string): string {
 }
 
 /**
- * The full-text query for `text` (or its analysis); null when nothing in it can match.
- * A match query takes the words as plain terms (OR-ed), so quotes, colons or AND/OR in
- * user text are never parsed as query syntax.
+ * The full-text queries for `text` (or its analysis), OR-ed: a row's score is the sum of
+ * their scores (clause-search.ts runs them); none when nothing in it can match. A match
+ * query takes the words as plain terms (OR-ed), so quotes, colons or AND/OR in user text
+ * are never parsed as query syntax.
  */
-export function wordsQuery(text: string, analysed?: AnalysedQuery): FullTextQuery | null {
+export function fullTextClauses(text: string, analysed?: AnalysedQuery): FullTextQuery[] {
   if (!analysed) {
     const words = matchableText(text);
-    return words ? new MatchQuery(words, "text") : null;
+    return words ? [new MatchQuery(words, "text")] : [];
   }
-  const parts: [Occur, FullTextQuery][] = [];
-  if (analysed.terms) parts.push([Occur.Should, new MatchQuery(analysed.terms, "terms")]);
+  const clauses: FullTextQuery[] = [];
+  if (analysed.terms) clauses.push(new MatchQuery(analysed.terms, "terms"));
   if (analysed.variants)
-    parts.push([Occur.Should, new MatchQuery(analysed.variants, "terms", { boost: analysed.variantBoost ?? 1 })]);
-  if (analysed.grams)
-    parts.push([Occur.Should, new MatchQuery(analysed.grams, "grams", { boost: analysed.gramBoost })]);
-  if (parts.length === 0) return null;
-  return parts.length === 1 ? parts[0]![1] : new BooleanQuery(parts);
+    clauses.push(new MatchQuery(analysed.variants, "terms", { boost: analysed.variantBoost ?? 1 }));
+  if (analysed.grams) clauses.push(new MatchQuery(analysed.grams, "grams", { boost: analysed.gramBoost }));
+  return clauses;
 }

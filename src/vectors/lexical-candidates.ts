@@ -10,14 +10,15 @@
  */
 import type { FullTextQuery, Table } from "@lancedb/lancedb";
 import type { Table as ArrowTable } from "apache-arrow";
-import { type AnalysedQuery, wordsQuery } from "./full-text";
+import { type AnalysedQuery, fullTextClauses } from "./full-text";
+import { searchClauses } from "./clause-search";
 import { COLUMNS, cosine, hitsOf, LIST_COLUMNS, type Ranked, vectorAt } from "./hits";
 
 export { matchableText } from "./full-text";
 
 /**
  * The best `limit` by exact cosine similarity to `vector` of the `count` rows that best
- * match `text` in the full-text index (BM25, terms OR-ed), among those `filter` keeps,
+ * match `text` in the full-text index (BM25, terms and clauses OR-ed), among those `filter` keeps,
  * best first. None for a text without indexable terms (only stop words or symbols).
  */
 export async function lexicalCandidates(
@@ -29,10 +30,10 @@ export async function lexicalCandidates(
   filter: string | null,
   bare = false,
 ): Promise<Ranked[]> {
-  const words = wordsQuery(text.text, text.analysed);
-  if (!words) return [];
-  const found = await candidateQuery(table, words, count, filter).toArrow();
-  if (found.numRows === 0) return [];
+  const clauses = fullTextClauses(text.text, text.analysed);
+  if (clauses.length === 0) return [];
+  const found = await bestMatches(table, clauses, count, filter);
+  if (found.length === 0) return [];
   // The hit columns of the best alone: at 1M rows, 300 matches with their vectors took
   // 15 ms, with the hit columns as well 37 (bench/lexical.ts).
   const best = nearestOf(found, vector, limit);
@@ -56,19 +57,59 @@ export async function lexicalCandidates(
  * rows into both at once), but for the rows written between a pass and the snapshot a
  * new index trains on, until the next pass.
  */
-export function candidateQuery(table: Table, words: FullTextQuery, count: number, filter: string | null) {
+export function candidateQuery(
+  table: Table,
+  words: FullTextQuery,
+  count: number,
+  filter: string | null,
+  withVectors = true,
+) {
   // The matches bring their vectors: one read, where reading them by row id after the
   // full-text search took a second (bench/lexical-stages.ts).
-  const q = table.query().fullTextSearch(words).fastSearch().select(["_rowid", "_score", "vector"]).limit(count);
+  const columns = ["_rowid", "_score", ...(withVectors ? ["vector"] : [])];
+  const q = table.query().fullTextSearch(words).fastSearch().select(columns).limit(count);
   return filter ? q.where(filter) : q;
 }
 
-/** The `limit` rows of `found` (with `_rowid` and `vector`) nearest to `vector`, by exact cosine similarity, best first. */
-function nearestOf(found: ArrowTable, vector: Float32Array, limit: number): { rowId: bigint; score: number }[] {
-  const ids = rowIdsOf(found);
-  const vectors = found.getChild("vector")!;
+/** A full-text match with its stored vector. */
+interface Match {
+  rowId: bigint;
+  vector: Float32Array;
+}
+
+/**
+ * The `count` best matches of the clauses OR-ed. One clause's matches bring their vectors
+ * in the same read. Several are searched one at a time (clause-search.ts says why), their
+ * lists without vectors, as a list may be read deeper several times; the vectors of the
+ * `count` best are read then, by row id.
+ */
+async function bestMatches(table: Table, clauses: FullTextQuery[], count: number, filter: string | null) {
+  if (clauses.length === 1) return matchesOf(await candidateQuery(table, clauses[0]!, count, filter).toArrow());
+  const best = await searchClauses(clauses, count, async (clause, limit) => {
+    const found = await candidateQuery(table, clause, limit, filter, false).toArrow();
+    const scores = found.getChild("_score")?.toArray() as ArrayLike<number>;
+    return rowIdsOf(found).map((rowId, i) => ({ id: String(rowId), rowId, score: Number(scores[i]) }));
+  });
+  if (best.length === 0) return [];
+  return matchesOf(
+    await table
+      .takeRowIds(best.map((b) => b.rowId))
+      .select(["vector"])
+      .withRowId()
+      .toArrow(),
+  );
+}
+
+/** The rows of a result with `_rowid` and `vector`. */
+function matchesOf(found: ArrowTable): Match[] {
+  const vectors = found.getChild("vector");
+  return rowIdsOf(found).map((rowId, i) => ({ rowId, vector: vectorAt(vectors!, i) }));
+}
+
+/** The `limit` of `found` nearest to `vector`, by exact cosine similarity, best first. */
+function nearestOf(found: Match[], vector: Float32Array, limit: number): { rowId: bigint; score: number }[] {
   const qNorm = Math.hypot(...vector);
-  const scored = ids.map((rowId, i) => ({ rowId, score: cosine(vector, qNorm, vectorAt(vectors, i)) }));
+  const scored = found.map(({ rowId, vector: v }) => ({ rowId, score: cosine(vector, qNorm, v) }));
   return scored.sort((a, b) => b.score - a.score).slice(0, limit);
 }
 

@@ -6,7 +6,8 @@
  *   the ANN index, or exact when a filter matches few rows (vector-hits.ts); on a
  *   built-in embedder's IVF_PQ table the index's answer is joined with the full-text
  *   index's best matches, each scored by the same cosine (lexical-candidates.ts).
- * - keyword: BM25 from LanceDB's full-text index, mapped by per-term saturation:
+ * - keyword: BM25 from LanceDB's full-text index (an analysed query's clauses summed,
+ *   keyword-hits.ts, clause-search.ts), mapped by per-term saturation:
  *   with n the number of distinct query terms after the index's tokenizer (stop
  *   words dropped, stems merged) and b = bm25 / n, score = b / (b + 4). The map is
  *   monotone and fixed, so a score means the same thing in every query and every
@@ -29,9 +30,9 @@ import type { Table } from "@lancedb/lancedb";
 import { fuse } from "./fusion";
 import type { AnnProbes } from "./ann";
 import { EXACT_FILTER, type ExactFilterLimits } from "./exact-filter";
-import { COLUMNS, cosine, hitsOf, LIST_COLUMNS, numbersOf, type Ranked, saturate, type StoredHit } from "./hits";
+import { cosine, type Ranked, type StoredHit } from "./hits";
 import { withText } from "./hit-text";
-import { type AnalysedQuery, matchableText, wordsQuery } from "./full-text";
+import { keywordHits } from "./keyword-hits";
 import { chunkId } from "./chunk-id";
 import { type VectorHitOptions, vectorHits } from "./vector-hits";
 import { sourceChunks } from "./source-chunks";
@@ -106,52 +107,6 @@ export function finishHits(hits: Ranked[], req: Pick<TableSearch, "topK" | "minS
 function keptHits(hits: Ranked[], req: Pick<TableSearch, "topK" | "minScore">): Ranked[] {
   const min = req.minScore ?? 0;
   return hits.filter((h) => h.score >= min).slice(0, req.topK);
-}
-
-/** The text of a keyword search, and its analysis on a table with analysed text. */
-interface KeywordText {
-  text: string;
-  analysed?: AnalysedQuery;
-}
-
-/**
- * Keyword hits; with `withVectors`, each carries its stored vector (hybrid scores keyword-only
- * hits with it); with `fast`, of the rows in the full-text index only (SearchOptions.indexedTextOnly);
- * `bare`, without their text (hits.ts, LIST_COLUMNS).
- */
-async function keywordHits(
-  table: Table,
-  text: KeywordText,
-  limit: number,
-  filter: string | null,
-  { withVectors = false, fast = false, bare = false, tokenize }: KeywordReading = {},
-): Promise<Ranked[]> {
-  const words = wordsQuery(text.text, text.analysed);
-  if (!words) return [];
-  const terms = text.analysed ? text.analysed.count : await countTerms(table, matchableText(text.text), tokenize);
-  if (terms === 0) return [];
-  const columns = [...(bare ? LIST_COLUMNS : COLUMNS), "_score", ...(withVectors ? ["vector"] : [])];
-  let q = table.query().fullTextSearch(words).select(columns).limit(limit);
-  if (bare) q = q.withRowId();
-  if (fast) q = q.fastSearch();
-  if (filter) q = q.where(filter);
-  const rows = await q.toArrow();
-  const scores = numbersOf(rows, "_score");
-  // Equal scores in chunk-id order, so every list of the same matches agrees (keyword mode, hybrid at α 0).
-  return hitsOf(rows, (i) => saturate(Number(scores[i]) / terms), withVectors).sort(
-    (a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-  );
-}
-
-/** Distinct terms of the query as the full-text index sees them; word count if it has no index yet. */
-async function countTerms(table: Table, cleaned: string, tokenize?: Tokenize): Promise<number> {
-  try {
-    if (tokenize) return new Set(await tokenize(cleaned)).size;
-    const tokens = await table.tokenize(cleaned, { column: "text" });
-    return new Set(tokens.map((t) => t.text)).size;
-  } catch {
-    return new Set(cleaned.toLowerCase().split(/\s+/)).size;
-  }
 }
 
 async function hybridHits(

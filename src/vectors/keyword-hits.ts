@@ -1,0 +1,78 @@
+/**
+ * Keyword hits: BM25 from LanceDB's full-text index, mapped by per-term saturation
+ * (search.ts explains the map), the query's clauses OR-ed (clause-search.ts).
+ */
+import type { FullTextQuery, Table } from "@lancedb/lancedb";
+import { searchClauses } from "./clause-search";
+import { type AnalysedQuery, fullTextClauses, matchableText } from "./full-text";
+import { COLUMNS, hitsOf, LIST_COLUMNS, numbersOf, type Ranked, saturate, vectorAt } from "./hits";
+import type { KeywordReading, Tokenize } from "./table-search";
+
+/** The text of a keyword search, and its analysis on a table with analysed text. */
+export interface KeywordText {
+  text: string;
+  analysed?: AnalysedQuery;
+}
+
+/**
+ * Keyword hits; with `withVectors`, each carries its stored vector (hybrid scores keyword-only
+ * hits with it); with `fast`, of the rows in the full-text index only (SearchOptions.indexedTextOnly);
+ * `bare`, without their text (hits.ts, LIST_COLUMNS).
+ */
+export async function keywordHits(
+  table: Table,
+  text: KeywordText,
+  limit: number,
+  filter: string | null,
+  { withVectors = false, fast = false, bare = false, tokenize }: KeywordReading = {},
+): Promise<Ranked[]> {
+  const clauses = fullTextClauses(text.text, text.analysed);
+  if (clauses.length === 0) return [];
+  const terms = text.analysed ? text.analysed.count : await countTerms(table, matchableText(text.text), tokenize);
+  if (terms === 0) return [];
+  // Several clauses' lists may each be read deeper (clause-search.ts): they read no text
+  // (searchTable reads the kept hits' text) and their hits get their vectors once ranked.
+  const one = clauses.length === 1;
+  const listed = { bare: bare || !one, vectors: withVectors && one };
+  const columns = [...(listed.bare ? LIST_COLUMNS : COLUMNS), "_score", ...(listed.vectors ? ["vector"] : [])];
+  const list = async (clause: FullTextQuery, n: number) => {
+    let q = table.query().fullTextSearch(clause).select(columns).limit(n);
+    if (listed.bare) q = q.withRowId();
+    if (fast) q = q.fastSearch();
+    if (filter) q = q.where(filter);
+    const rows = await q.toArrow();
+    const scores = numbersOf(rows, "_score");
+    return hitsOf(rows, (i) => Number(scores[i]), listed.vectors);
+  };
+  const ranked = await searchClauses(clauses, limit, list);
+  const found = withVectors && !listed.vectors ? await withStoredVectors(table, ranked) : ranked;
+  // Equal scores in chunk-id order, so every list of the same matches agrees (keyword mode, hybrid at α 0).
+  return found
+    .map((h) => ({ ...h, score: saturate(h.score / terms) }))
+    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Bare hits (with their row ids) with their stored vectors, read by row id. */
+async function withStoredVectors(table: Table, hits: Ranked[]): Promise<Ranked[]> {
+  if (hits.length === 0) return hits;
+  const rows = await table
+    .takeRowIds(hits.map((h) => h.rowId!))
+    .select(["vector"])
+    .withRowId()
+    .toArrow();
+  const ids = rows.getChild("_rowid")!.toArray() as BigUint64Array;
+  const vectors = rows.getChild("vector")!;
+  const byRow = new Map(Array.from(ids, (id, i) => [id, vectorAt(vectors, i)]));
+  return hits.map((h) => ({ ...h, stored: byRow.get(h.rowId!) }));
+}
+
+/** Distinct terms of the query as the full-text index sees them; word count if it has no index yet. */
+async function countTerms(table: Table, cleaned: string, tokenize?: Tokenize): Promise<number> {
+  try {
+    if (tokenize) return new Set(await tokenize(cleaned)).size;
+    const tokens = await table.tokenize(cleaned, { column: "text" });
+    return new Set(tokens.map((t) => t.text)).size;
+  } catch {
+    return new Set(cleaned.toLowerCase().split(/\s+/)).size;
+  }
+}
