@@ -4,7 +4,7 @@
  * of the built-in embedder with real SQLite and LanceDB:
  *
  *   ./node_modules/.bin/bun bench/query-options.ts [--rows 100000] [--queries 40] [--mode hybrid] [--answers FILE]
- *     [--keep DIR]
+ *     [--keep DIR] [--only TEXT]
  *
  * The table is bench/options-table.ts's (built, or with `--keep DIR` reopened from DIR when
  * an earlier run kept one of this size there).
@@ -15,6 +15,8 @@
  * facets. Facet counts are cached per table version, filter and keys: they are timed as
  * cached (one filter for every query) and uncached (a key that differs per query, so each
  * query counts again).
+ *
+ * `--only TEXT` times only the options whose label contains TEXT (e.g. `group`).
  *
  * `--answers FILE` writes what each query answered with each option (result ids, scores,
  * contexts, facets) as JSON, so two versions of the code can be checked to answer alike.
@@ -33,6 +35,7 @@ const { values: args } = parseArgs({
     mode: { type: "string", default: "hybrid" },
     answers: { type: "string" },
     keep: { type: "string" },
+    only: { type: "string" },
   },
 });
 const N = Number(args.rows);
@@ -111,7 +114,7 @@ const cases: [string, SearchRequest, SearchRequest][] = [
 ];
 console.log(`p50 ms of ${QUERIES} ${MODE} queries, topK 10, ${N} chunks (built-in embedder)`);
 console.log("| option | without | with | ratio |\n|---|---|---|---|");
-for (const [label, without, withIt] of cases) {
+for (const [label, without, withIt] of cases.filter(([l]) => l.includes(args.only ?? ""))) {
   const [a, b] = await time(label, [without, withIt]);
   console.log(`| ${label} | ${a!.toFixed(1)} | ${b!.toFixed(1)} | ×${(b! / a!).toFixed(2)} |`);
 }
