@@ -22,7 +22,7 @@ import type { StoredHit, TableSearch, VectorStore } from "../vectors/store";
 import { boostFactors, needsIndexedAt, reorderRanked, rescore } from "./boost";
 import { RetrievalError } from "./errors";
 import { type FacetAnswer, FacetCounter } from "./facets";
-import { groupDepth, pickResults, poolDepth, shortSources, withNarrowed } from "./grouping";
+import { groupDepth, pickResults, poolDepth, poolLists, shortSources, withNarrowed } from "./grouping";
 import { Reranker, RerankFailure } from "./rerank";
 import { blend, defaultHybridAlpha, RELEVANCE_FLOOR } from "../vectors/fusion";
 import { queryText, type QueryText } from "./query-text";
@@ -125,7 +125,7 @@ export class Searcher {
    */
   private async unreranked(collection: Collection, target: Target | null, req: ResolvedSearch) {
     const depth = poolDepth(req);
-    const { found, complete } = await this.scored(collection, target, req, { topK: depth });
+    const { found, complete } = await this.scored(collection, target, req, { topK: depth, ...poolLists(req) });
     const short = complete ? [] : shortSources(found, req);
     if (short.length === 0) return pickResults(found, req);
     const narrowed = { topK: groupDepth(req, short.length), documentIds: short, readWhole: true };

@@ -34,6 +34,12 @@ export interface TableSearch {
    * (source-chunks.ts) rather than search them, unless those lists cannot settle the order.
    */
   readWhole?: boolean;
+  /**
+   * Hybrid only: how deep each list reads (default max(topK × 4, 50)). A grouped pool asks
+   * for more chunks than it answers with, from lists as deep as the answer's
+   * (retrieval/grouping.ts).
+   */
+  listDepth?: number;
 }
 
 /** The terms of `text` as a full-text index with ragd's settings makes them. */
