@@ -165,7 +165,13 @@ export async function load(
       await vectorStore.catchUpTails();
     }
   }
-  db.run("UPDATE collections SET embedding_dimensions = ? WHERE id = ?", [DIM, pipelineId]);
+  // The rows carry `text` alone, as a pipeline made before languages wrote them (no `terms`
+  // or `grams`): the pipeline says so, or the server analyses its queries for columns the
+  // table lacks and its lexical candidates fail (recall@10 0.53 through the binary, 0.93 raw).
+  db.run(
+    "UPDATE collections SET embedding_dimensions = ?, language = 'legacy', index_language = 'legacy' WHERE id = ?",
+    [DIM, pipelineId],
+  );
   db.close();
   const loadMs = performance.now() - started;
   const t0 = performance.now();
