@@ -6,10 +6,10 @@
  * A grouped search picks its topK sources from a pool of GROUP_POOL_FACTOR × topK chunks
  * (at least GROUP_POOL_MIN), ordered by their best chunk. The pool's hybrid lists read as
  * deep as a plain query's (poolLists): every chunk they hold gets its exact score, and a
- * chunk neither holds ranks below them, as in a plain query; lists four times the pool
- * made a grouped query cost ×1.3–1.5 of a plain one at 1,000,000 chunks, and chose the same
- * sources in 200 of 200 grouped queries of the bench (docs/notes/2026-12-07-keyword-clauses.md). With perSource above 1, the
- * searcher then asks for the best chunks (at most groupDepth of them) of those of them the
+ * chunk neither holds ranks below them, as in a plain query; lists four times the pool made
+ * a grouped query cost ×1.3–1.5 of a plain one at 1,000,000 chunks, and chose the same
+ * sources in 200 of 200 grouped queries of the bench (docs/notes/2026-12-06-query-options.md,
+ * last section). With perSource above 1, the searcher then asks for the best chunks (at most groupDepth of them) of those of them the
  * pool holds fewer than perSource chunks of (shortSources), in one look at those sources
  * alone: their chunks ranked by exact lists, or a search narrowed to them when those cannot
  * (vectors/source-chunks.ts), and each source keeps its best perSource, in score order: a
@@ -33,9 +33,9 @@ export function poolDepth(req: ResolvedSearch, least = req.topK): number {
   return req.diversity > 0 || req.boost ? Math.max(req.topK * 4, 50, least) : least;
 }
 
-/** How deep a grouped pool's hybrid lists read (TableSearch.listDepth): a plain query's depth. */
-export function poolLists(req: ResolvedSearch): { listDepth?: number } {
-  return req.perSource === undefined ? {} : { listDepth: Math.max(req.topK * 4, GROUP_POOL_MIN) };
+/** A grouped pool's hybrid lists read as deep as a plain query's (TableSearch.listsFor). */
+export function poolLists(req: ResolvedSearch): { listsFor?: number } {
+  return req.perSource === undefined ? {} : { listsFor: req.topK };
 }
 
 /** The chunks asked of `sources` chosen sources (or of a reranker's pool) for perSource chunks each; 0 ungrouped. */

@@ -16,7 +16,7 @@
  *   raw sums. k = 4 is about one rare term matched once in a medium collection
  *   (idf ≈ 4–7), which scores ≈ 0.5–0.65; matching every query term well scores
  *   higher, matching a fraction of them lower.
- * - hybrid: both of the above fetch max(topK × 4, 50) candidates (or `listDepth`); a candidate
+ * - hybrid: both of the above fetch max(topK × 4, 50) candidates (topK or `listsFor`); a candidate
  *   found by only one of them gets its exact score in the other (its cosine from
  *   its stored vector; its BM25 from a keyword search narrowed to it, 0 when it
  *   shares no term), and the two scores are blended α · vector + (1 − α) · keyword
@@ -117,7 +117,8 @@ async function hybridHits(
   { fast, tokenize, ...hitOpts }: VectorHitOptions & { fast: boolean; tokenize?: Tokenize },
 ): Promise<Ranked[]> {
   // Without look-ups the lists need only be as deep as the answer; with them, deeper lists find more contenders.
-  const n = req.listDepth ?? (req.exact === false ? Math.max(req.topK, 50) : Math.max(req.topK * 4, 50));
+  const k = req.listsFor ?? req.topK;
+  const n = req.exact === false ? Math.max(k, 50) : Math.max(k * 4, 50);
   // The lists are read bare (hits.ts, LIST_COLUMNS); the keyword hits bring their vectors: a
   // hit the vector list missed is scored without another read.
   const reading = { fast, tokenize, bare: true };

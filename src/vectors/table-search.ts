@@ -35,11 +35,11 @@ export interface TableSearch {
    */
   readWhole?: boolean;
   /**
-   * Hybrid only: how deep each list reads (default max(topK × 4, 50)). A grouped pool asks
-   * for more chunks than it answers with, from lists as deep as the answer's
-   * (retrieval/grouping.ts).
+   * Hybrid only: the lists read as deep as a search of this many results would (default
+   * topK; search.ts says how deep). A grouped pool asks for more chunks than it answers
+   * with, from lists as deep as the answer's (retrieval/grouping.ts).
    */
-  listDepth?: number;
+  listsFor?: number;
 }
 
 /** The terms of `text` as a full-text index with ragd's settings makes them. */
