@@ -1,4 +1,5 @@
 /** The hit shapes every search mode builds (search.ts, vector-hits.ts), and the score maps they share. */
+import type { Table } from "@lancedb/lancedb";
 import type { Table as ArrowTable, Vector } from "apache-arrow";
 import { chunkId } from "./chunk-id";
 
@@ -109,6 +110,15 @@ export function clamp01(x: number): number {
  */
 export function vectorAt(column: Vector, i: number): Float32Array {
   return (column.get(i) as Vector).toArray() as Float32Array;
+}
+
+/** The stored vectors of rows, by LanceDB row id, in one take. */
+export async function vectorsByRowId(table: Table, rowIds: bigint[]): Promise<Map<bigint, Float32Array>> {
+  if (rowIds.length === 0) return new Map();
+  const rows = await table.takeRowIds(rowIds).select(["vector"]).withRowId().toArrow();
+  const ids = rows.getChild("_rowid")!.toArray() as BigUint64Array;
+  const vectors = rows.getChild("vector")!;
+  return new Map(Array.from(ids, (id, i) => [id, vectorAt(vectors, i)]));
 }
 
 /** Exact cosine similarity of the query to a stored vector (clamped to [0, 1], as vector mode). */

@@ -5,7 +5,7 @@
 import type { FullTextQuery, Table } from "@lancedb/lancedb";
 import { searchClauses } from "./clause-search";
 import { type AnalysedQuery, fullTextClauses, matchableText } from "./full-text";
-import { COLUMNS, hitsOf, LIST_COLUMNS, numbersOf, type Ranked, saturate, vectorAt } from "./hits";
+import { COLUMNS, hitsOf, LIST_COLUMNS, numbersOf, type Ranked, saturate, vectorsByRowId } from "./hits";
 import type { KeywordReading, Tokenize } from "./table-search";
 
 /** The text of a keyword search, and its analysis on a table with analysed text. */
@@ -54,16 +54,11 @@ export async function keywordHits(
 
 /** Bare hits (with their row ids) with their stored vectors, read by row id. */
 async function withStoredVectors(table: Table, hits: Ranked[]): Promise<Ranked[]> {
-  if (hits.length === 0) return hits;
-  const rows = await table
-    .takeRowIds(hits.map((h) => h.rowId!))
-    .select(["vector"])
-    .withRowId()
-    .toArrow();
-  const ids = rows.getChild("_rowid")!.toArray() as BigUint64Array;
-  const vectors = rows.getChild("vector")!;
-  const byRow = new Map(Array.from(ids, (id, i) => [id, vectorAt(vectors, i)]));
-  return hits.map((h) => ({ ...h, stored: byRow.get(h.rowId!) }));
+  const stored = await vectorsByRowId(
+    table,
+    hits.map((h) => h.rowId!),
+  );
+  return hits.map((h) => ({ ...h, stored: stored.get(h.rowId!) }));
 }
 
 /** Distinct terms of the query as the full-text index sees them; word count if it has no index yet. */

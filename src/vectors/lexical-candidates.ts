@@ -12,7 +12,7 @@ import type { FullTextQuery, Table } from "@lancedb/lancedb";
 import type { Table as ArrowTable } from "apache-arrow";
 import { type AnalysedQuery, fullTextClauses } from "./full-text";
 import { searchClauses } from "./clause-search";
-import { COLUMNS, cosine, hitsOf, LIST_COLUMNS, type Ranked, vectorAt } from "./hits";
+import { COLUMNS, cosine, hitsOf, LIST_COLUMNS, type Ranked, vectorAt, vectorsByRowId } from "./hits";
 
 export { matchableText } from "./full-text";
 
@@ -90,14 +90,14 @@ async function bestMatches(table: Table, clauses: FullTextQuery[], count: number
     const scores = found.getChild("_score")?.toArray() as ArrayLike<number>;
     return rowIdsOf(found).map((rowId, i) => ({ id: String(rowId), rowId, score: Number(scores[i]) }));
   });
-  if (best.length === 0) return [];
-  return matchesOf(
-    await table
-      .takeRowIds(best.map((b) => b.rowId))
-      .select(["vector"])
-      .withRowId()
-      .toArrow(),
+  const stored = await vectorsByRowId(
+    table,
+    best.map((b) => b.rowId),
   );
+  return best.flatMap((b) => {
+    const vector = stored.get(b.rowId);
+    return vector ? [{ rowId: b.rowId, vector }] : [];
+  });
 }
 
 /** The rows of a result with `_rowid` and `vector`. */
