@@ -51,12 +51,18 @@ afterAll(() => {
 });
 
 /** A search of `documentIds` as a grouped search's second look asks it, read whole or not. */
-function look(mode: SearchMode, seed: number, documentIds: string[], readWhole: boolean): Promise<StoredHit[]> {
+function look(
+  mode: SearchMode,
+  seed: number,
+  documentIds: string[],
+  readWhole: boolean,
+  wholeRows?: number,
+): Promise<StoredHit[]> {
   const rnd = rng(seed);
   const text = `${WORDS[seed % WORDS.length]} ${WORDS[(seed * 5 + 3) % WORDS.length]}`;
   const vector = randomUnit(rnd, DIM);
   // Keyword-heavy, as the built-in embedder's blend: a row far from the query still ranks by its words.
-  const req: TableSearch = { mode, text, vector, topK: 60, documentIds, readWhole, hybridAlpha: 0.1 };
+  const req: TableSearch = { mode, text, vector, topK: 60, documentIds, readWhole, wholeRows, hybridAlpha: 0.1 };
   return searchTable(table, req, null);
 }
 
@@ -75,6 +81,18 @@ for (const mode of ["vector", "hybrid"] as const)
     for (let seed = 1; seed <= 6; seed++) {
       const [read, searched] = await Promise.all([
         look(mode, seed, [BIG, "d1"], true),
+        look(mode, seed, [BIG, "d1"], false),
+      ]);
+      expect(read.length).toBe(60);
+      expect(read).toEqual(searched);
+    }
+  });
+
+for (const mode of ["vector", "hybrid"] as const)
+  test(`${mode}: a count from SQLite that says few, where the table holds many, still ranks as the search`, async () => {
+    for (let seed = 1; seed <= 4; seed++) {
+      const [read, searched] = await Promise.all([
+        look(mode, seed, [BIG, "d1"], true, 60),
         look(mode, seed, [BIG, "d1"], false),
       ]);
       expect(read.length).toBe(60);

@@ -7,7 +7,7 @@
  * filter says.
  */
 import type { Config } from "../config";
-import { findResultSources } from "../db/repo/result-sources";
+import { countChunksOf, findResultSources } from "../db/repo/result-sources";
 import { findIndexedTimes } from "../db/repo/result-times";
 import type { Collection } from "../db/schema";
 import type { Store } from "../db/store";
@@ -128,7 +128,8 @@ export class Searcher {
     const { found, complete } = await this.scored(collection, target, req, { topK: depth, ...poolLists(req) });
     const short = complete ? [] : shortSources(found, req);
     if (short.length === 0) return pickResults(found, req);
-    const narrowed = { topK: groupDepth(req, short.length), documentIds: short, readWhole: true };
+    const wholeRows = await countChunksOf(this.db.reader, short);
+    const narrowed = { topK: groupDepth(req, short.length), documentIds: short, readWhole: true, wholeRows };
     const chunks = (await this.scored(collection, target, req, narrowed)).found;
     return pickResults(withNarrowed(found, req, short, chunks), req);
   }

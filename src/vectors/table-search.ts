@@ -35,6 +35,11 @@ export interface TableSearch {
    */
   readWhole?: boolean;
   /**
+   * With readWhole: the chunks those sources hold by their rows in SQLite, so the table
+   * need not count them first (an estimate: source-chunks.ts checks the lists it reads).
+   */
+  wholeRows?: number;
+  /**
    * Hybrid only: the lists read as deep as a search of this many results would (default
    * topK; search.ts says how deep). A grouped pool asks for more chunks than it answers
    * with, from lists as deep as the answer's (retrieval/grouping.ts).

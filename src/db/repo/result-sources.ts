@@ -35,3 +35,16 @@ export async function findResultSources(db: Db, ids: string[]): Promise<ResultSo
   if (ids.length === 0) return [];
   return selectRows<ResultSource>(db, sourcesOfHits, { ids: JSON.stringify(ids) });
 }
+
+const chunksOfSources: PlainSql = {
+  sqlite: "SELECT coalesce(sum(chunk_count), 0) AS n FROM documents WHERE id IN (SELECT value FROM json_each($ids))",
+  pg: `SELECT coalesce(sum(chunk_count), 0)::int AS n FROM documents
+  WHERE id IN (SELECT value FROM jsonb_array_elements_text($ids::text::jsonb) AS j(value))`,
+};
+
+/** The chunks the documents with these ids hold, as their rows count them. */
+export async function countChunksOf(db: Db, ids: string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const [row] = await selectRows<{ n: number }>(db, chunksOfSources, { ids: JSON.stringify(ids) });
+  return Number(row?.n ?? 0);
+}
