@@ -23,7 +23,7 @@ import type { FullTextQuery } from "@lancedb/lancedb";
 import { allDone } from "../tools/all-done";
 
 /** How much deeper a clause's list is read each time a contender misses its score. */
-const DEEPER = 4;
+export const DEEPER = 4;
 /** The deepest a clause's list is read (unless `limit` asks for more). */
 export const DEEPEST_ROWS = 5000;
 

@@ -32,7 +32,7 @@ import type { AnnProbes } from "./ann";
 import { EXACT_FILTER, type ExactFilterLimits } from "./exact-filter";
 import { cosine, type Ranked, type StoredHit } from "./hits";
 import { withText } from "./hit-text";
-import { keywordHits } from "./keyword-hits";
+import { keywordHits, leftOutScores } from "./keyword-hits";
 import { chunkId } from "./chunk-id";
 import { type VectorHitOptions, vectorHits } from "./vector-hits";
 import { sourceChunks } from "./source-chunks";
@@ -59,6 +59,12 @@ export interface SearchOptions {
   indexedTextOnly?: boolean;
   /** Tokenises query text as the tables' full-text indexes do, without asking the table (tokenizer-twin.ts). */
   tokenize?: Tokenize;
+  /**
+   * The table may hold rows its full-text index does not (written since upkeep last caught
+   * up): hybrid search reads its keyword list deeper rather than look a chunk's score up
+   * by a search narrowed to it (keyword-hits.ts, leftOutScores).
+   */
+  textTail?: boolean;
 }
 
 /** Searches one table in the requested mode; results best first. */
@@ -93,7 +99,7 @@ export async function searchTable(
   if (whole) hits = whole;
   else if (req.mode === "vector") hits = await vectorHits(table, req.vector!, req.topK, filter, ann, hitOpts);
   else if (req.mode === "keyword") hits = await keywordHits(table, keyword, req.topK, filter, { fast, tokenize });
-  else hits = await hybridHits(table, req, filter, ann, { ...hitOpts, fast, tokenize });
+  else hits = await hybridHits(table, req, filter, ann, { ...hitOpts, fast, tokenize, textTail: opts.textTail === true });
   // Hybrid's lists read no text (hits.ts, LIST_COLUMNS): a hit kept without it is read now.
   return finishHits(await withText(table, keptHits(hits, req)), req);
 }
@@ -114,7 +120,7 @@ async function hybridHits(
   req: TableSearch,
   filter: string | null,
   ann: AnnProbes | null,
-  { fast, tokenize, ...hitOpts }: VectorHitOptions & { fast: boolean; tokenize?: Tokenize },
+  { fast, tokenize, textTail, ...hitOpts }: VectorHitOptions & { fast: boolean; textTail: boolean; tokenize?: Tokenize },
 ): Promise<Ranked[]> {
   // Without look-ups the lists need only be as deep as the answer; with them, deeper lists find more contenders.
   const k = req.listsFor ?? req.topK;
@@ -139,11 +145,12 @@ async function hybridHits(
   // With `fast`, a row outside the full-text index scores 0 here too, whichever list found it.
   // The contenders' text is read meanwhile: the lists left it out.
   const words = { text: req.text, analysed: req.analysed };
+  const leftOut = { filter, depth: n, tail: textTail };
   const [moreKey, read] = await allDone([
-    vecOnly.length ? keywordHits(table, words, vecOnly.length, inList("id", vecOnly), reading) : [],
+    vecOnly.length ? leftOutScores(table, words, vecOnly, leftOut, reading) : new Map<string, number>(),
     withText(table, uniqueHits([...vec, ...key], keep)),
   ]);
-  for (const h of moreKey) keyScore.set(h.id, h.score);
+  for (const [id, score] of moreKey) keyScore.set(id, score);
   const withItsText = new Map(read.map((h) => [h.id, h]));
   const qNorm = Math.hypot(...req.vector!);
   for (const h of key) if (keyOnly.has(h.id) && h.stored) vecScore.set(h.id, cosine(req.vector!, qNorm, h.stored));

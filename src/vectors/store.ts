@@ -272,7 +272,11 @@ export class VectorStore {
         .search(name, table, req.vector, req.topK, probes)
         .then((h) => finishHits(h, req))
         .finally(done);
-    const opts = { ...this.searchOptions, indexedTextOnly: this.tableUpkeep.indexedTextOnly(name) };
+    const opts = {
+      ...this.searchOptions,
+      indexedTextOnly: this.tableUpkeep.indexedTextOnly(name),
+      textTail: this.writer.tailRows(name) > 0,
+    };
     return this.searches.run(() => searchTable(table, req, probes, opts)).finally(done);
   }
 
