@@ -99,7 +99,8 @@ export async function searchTable(
   if (whole) hits = whole;
   else if (req.mode === "vector") hits = await vectorHits(table, req.vector!, req.topK, filter, ann, hitOpts);
   else if (req.mode === "keyword") hits = await keywordHits(table, keyword, req.topK, filter, { fast, tokenize });
-  else hits = await hybridHits(table, req, filter, ann, { ...hitOpts, fast, tokenize, textTail: opts.textTail === true });
+  else
+    hits = await hybridHits(table, req, filter, ann, { ...hitOpts, fast, tokenize, textTail: opts.textTail === true });
   // Hybrid's lists read no text (hits.ts, LIST_COLUMNS): a hit kept without it is read now.
   return finishHits(await withText(table, keptHits(hits, req)), req);
 }
@@ -120,7 +121,12 @@ async function hybridHits(
   req: TableSearch,
   filter: string | null,
   ann: AnnProbes | null,
-  { fast, tokenize, textTail, ...hitOpts }: VectorHitOptions & { fast: boolean; textTail: boolean; tokenize?: Tokenize },
+  {
+    fast,
+    tokenize,
+    textTail,
+    ...hitOpts
+  }: VectorHitOptions & { fast: boolean; textTail: boolean; tokenize?: Tokenize },
 ): Promise<Ranked[]> {
   // Without look-ups the lists need only be as deep as the answer; with them, deeper lists find more contenders.
   const k = req.listsFor ?? req.topK;
