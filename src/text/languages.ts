@@ -10,7 +10,7 @@ import { stemmer as hy } from "@orama/stemmers/armenian";
 import { stemmer as bg } from "@orama/stemmers/bulgarian";
 import { stemmer as da } from "@orama/stemmers/danish";
 import { stemmer as nl } from "@orama/stemmers/dutch";
-import en from "wink-porter2-stemmer";
+import { stem as en } from "porter2";
 import { stemmer as fi } from "@orama/stemmers/finnish";
 import { stemmer as fr } from "@orama/stemmers/french";
 import { stemmer as de } from "@orama/stemmers/german";
@@ -32,10 +32,12 @@ import { stemmer as tr } from "@orama/stemmers/turkish";
 import { stemmer as uk } from "@orama/stemmers/ukrainian";
 
 /**
- * Snowball stemmers by ISO 639-1 code. English is Porter2 (wink-porter2-stemmer), the
- * Snowball English of LanceDB's own index, so English ranks as it did before languages
- * (@orama's English is the older Porter: `delay` → `delai`). Serbian's is left out: it
- * answers Cyrillic words in Latin letters.
+ * Snowball stemmers by ISO 639-1 code. English is Porter2 (`porter2`), the Snowball
+ * English of LanceDB's own index: the same stem as LanceDB's English tokenizer for 35,732
+ * of SciFact's 35,734 distinct words (the two others are over its 40-character limit), so
+ * English ranks as it did before languages (@orama's English is the older Porter: `delay`
+ * → `delai`; wink-porter2-stemmer, used before, differed on 3,571: `cd33` → `cdyi`,
+ * `plateau` → `platea`). Serbian's is left out: it answers Cyrillic words in Latin letters.
  */
 export const STEMMERS: Readonly<Record<string, (word: string) => string>> = {
   ar,
