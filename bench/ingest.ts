@@ -34,6 +34,7 @@ import { startFakeOllama } from "../test/support/fake-ollama";
 import { rowBatches, timedBulkAdd } from "./raw-add";
 import { languageSet } from "./language-sets";
 import {
+  cpuByThread,
   cpuSeconds,
   DATASETS,
   loadCorpus,
@@ -43,6 +44,7 @@ import {
   pooled,
   startRagd,
   waitIdle,
+  threadCpu,
   type Doc,
 } from "./support";
 
@@ -99,12 +101,14 @@ async function ingest(
   }
   const p = await newPipeline("bench");
   const cpu0 = cpuSeconds(server.proc.pid);
+  const threads0 = threadCpu(server.proc.pid);
   const t0 = performance.now();
   await send(p.id, docs);
   const created = (performance.now() - t0) / 1000;
   const done = await waitIdle(server, jar, p.id);
   const seconds = (performance.now() - t0) / 1000;
   const cpu = cpuSeconds(server.proc.pid) - cpu0;
+  const byThread = cpuByThread(server.proc.pid, threads0, threadCpu(server.proc.pid), cpu);
   const rss = peakRssMb(server.proc.pid);
   // Index upkeep waits for ingestion to go quiet; give it its turn and read the peak again.
   if (upkeep) await Bun.sleep(25_000);
@@ -116,6 +120,7 @@ async function ingest(
   return {
     seconds,
     cpu,
+    byThread,
     created,
     chunks: done.chunkCount as number,
     status: done.status as string,
@@ -269,6 +274,7 @@ if (args.only === "languages") {
   ];
   const speeds = new Map<string, number[]>(runs.map(([label]) => [label, []]));
   const cpuSpeeds = new Map<string, number[]>(runs.map(([label]) => [label, []]));
+  const threads = new Map<string, Record<string, number>[]>(runs.map(([label]) => [label, []]));
   for (let round = 0; round < Number(args.runs); round++) {
     for (const [label, docs, legacy] of runs) {
       const warm = docs.slice(0, Number(args.warm)).map((d) => `${d} (warm-up)`);
@@ -277,6 +283,7 @@ if (args.only === "languages") {
       const chars = docs.reduce((n, d) => n + d.length, 0);
       speeds.get(label)!.push(chars / r.seconds);
       cpuSpeeds.get(label)!.push(chars / r.cpu);
+      threads.get(label)!.push(r.byThread);
       console.error(
         `round ${round + 1} ${label}: ${(chars / r.seconds / 1000).toFixed(0)} k chars/s, ${(chars / r.cpu / 1000).toFixed(0)} k chars per CPU second, ${r.chunks} chunks`,
       );
@@ -297,6 +304,16 @@ if (args.only === "languages") {
     console.log(
       `   ${label.padEnd(26)} median ${(median(label) / 1000).toFixed(0)} k/s, ${(cpuMedian(label) / 1000).toFixed(0)} k per CPU s   (${each}; ${docs.length} documents, ${chars} characters)`,
     );
+  }
+  console.log("   server CPU seconds by thread, medians (main, workers, jit, lance, other):");
+  for (const [label] of runs) {
+    const parts = ["main", "workers", "jit", "lance", "other"].map((k) =>
+      percentile(
+        threads.get(label)!.map((t) => t[k]!),
+        50,
+      ).toFixed(2),
+    );
+    console.log(`   ${label.padEnd(26)} ${parts.join("  ")}`);
   }
   for (const [name, of] of [
     ["wall", median],

@@ -1,7 +1,7 @@
 /**
  * The language detector's tables as the executable carries them: `eld/extrasmall`'s
- * n-grams packed into two strings and read an n-gram at a time (src/text/eld-tables.ts),
- * in place of the package's object literal of 49,553 objects. Each thread that detects
+ * n-grams packed into two strings and read in place (src/text/eld-tables.ts), in place
+ * of the package's object literal of 49,553 objects. Each thread that detects
  * (each ingestion worker, the server for queries) then spends about 0.01 s of CPU on
  * them where it spent 0.17 s parsing them as JSON, and a few hundred kilobytes of heap
  * instead of 27 MB (docs/notes/2026-12-06-languages-figures.md).
@@ -28,14 +28,8 @@ export async function detectorTables(): Promise<Bun.BunPlugin> {
   };
 }
 
-/** The source of a module exporting `ngramsData` as eld's does, its n-grams packed. */
+/** The source of a module exporting `ngramsData` as eld's does, its n-grams packed (src/text/eld-internals.d.ts). */
 function packedModule(data: { ngrams: Ngrams }): string {
   const { ngrams, ...rest } = data;
-  const { keys, packed } = packNgrams(ngrams);
-  const reader = JSON.stringify(join(root, "src", "text", "eld-tables.ts"));
-  return [
-    `import { lazyNgrams } from ${reader};`,
-    `export const ngramsData = { ...${JSON.stringify(rest)}, ngrams: lazyNgrams(${JSON.stringify(keys)}, ${JSON.stringify(packed)}) };`,
-    "",
-  ].join("\n");
+  return `export const ngramsData = ${JSON.stringify({ ...rest, packed: packNgrams(ngrams) })};\n`;
 }

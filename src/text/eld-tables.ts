@@ -4,12 +4,9 @@
  * package's own form is an object literal of 49,553 objects, built whole in every thread
  * that detects (0.17 s of CPU and 27 MB of heap in each ingestion worker, parsed as JSON);
  * a document's detection reads about 70 of them. The executable carries the tables as
- * two strings (scripts/detector-tables.ts) and eld reads them through `lazyNgrams`: an
- * n-gram's scores become the package's object the first time it is read.
- *
- * eld stays the detector, with its own code: it looks an n-gram up (`ngrams[bytes]`) and
- * adds each of its languages' scores (`for (lang in entry)`); both see the same keys and
- * numbers as in the package's tables, so every detection is the same (test/eld-tables.test.ts).
+ * two strings (scripts/detector-tables.ts); from source they are packed when first read.
+ * eld-detect.ts reads them in place (NgramTable): every n-gram reads back with the
+ * package's languages and scores (test/eld-tables.test.ts).
  */
 
 /** eld's tables: n-gram → language number → score. */
@@ -54,45 +51,59 @@ function hash(text: string, start: number, end: number): number {
 }
 
 /**
- * The tables packed by packNgrams, as eld reads them: `ngrams[key]` is the n-gram's
- * object of scores (made on its first read, then kept), or undefined when it has none.
- * Nothing is made up front but two arrays of hash slots: no string and no object per n-gram.
+ * The tables packed by packNgrams, read in place: an n-gram's slot is found by its hash,
+ * its languages' scores read from the packed string. Nothing is made up front but two
+ * arrays of hash slots: no string and no object per n-gram.
  */
-export function lazyNgrams(keys: string, packed: string): Ngrams {
-  const keyAt = new Int32Array(SLOTS).fill(-1);
-  const scoresAt = new Int32Array(SLOTS);
-  for (let start = 0, at = 0; start < keys.length; ) {
-    let end = keys.indexOf(String.fromCharCode(SEPARATOR), start);
-    if (end < 0) end = keys.length;
-    let slot = hash(keys, start, end);
-    while (keyAt[slot] !== -1) slot = (slot + 1) & (SLOTS - 1);
-    keyAt[slot] = start;
-    scoresAt[slot] = at;
-    at += 1 + 2 * (packed.charCodeAt(at) - BASE);
-    start = end + 1;
+export class NgramTable {
+  private readonly keyAt = new Int32Array(SLOTS).fill(-1);
+  private readonly scoresAt = new Int32Array(SLOTS);
+
+  constructor(
+    private readonly keys: string,
+    private readonly packed: string,
+  ) {
+    for (let start = 0, at = 0; start < keys.length; ) {
+      let end = keys.indexOf(String.fromCharCode(SEPARATOR), start);
+      if (end < 0) end = keys.length;
+      let slot = hash(keys, start, end);
+      while (this.keyAt[slot] !== -1) slot = (slot + 1) & (SLOTS - 1);
+      this.keyAt[slot] = start;
+      this.scoresAt[slot] = at;
+      at += 1 + 2 * (packed.charCodeAt(at) - BASE);
+      start = end + 1;
+    }
   }
-  const made = new Array<Record<number, number> | undefined>(SLOTS);
-  const slotOf = (key: string): number => {
+
+  /** Adds `base` plus each of the n-gram's language scores to `scores` (by language number); none for an unknown n-gram. */
+  addScores(key: string, scores: Float64Array, base: number): void {
+    const slot = this.slotOf(key);
+    if (slot < 0) return;
+    const at = this.scoresAt[slot]!;
+    const end = at + 1 + 2 * (this.packed.charCodeAt(at) - BASE);
+    for (let i = at + 1; i < end; i += 2)
+      scores[this.packed.charCodeAt(i) - BASE]! += this.packed.charCodeAt(i + 1) - BASE + base;
+  }
+
+  /** The n-gram's scores by language number, as the package's tables hold them; undefined when it has none. */
+  entry(key: string): Record<number, number> | undefined {
+    const slot = this.slotOf(key);
+    if (slot < 0) return undefined;
+    const at = this.scoresAt[slot]!;
+    const entry: Record<number, number> = {};
+    const end = at + 1 + 2 * (this.packed.charCodeAt(at) - BASE);
+    for (let i = at + 1; i < end; i += 2)
+      entry[this.packed.charCodeAt(i) - BASE] = this.packed.charCodeAt(i + 1) - BASE;
+    return entry;
+  }
+
+  private slotOf(key: string): number {
+    const { keys, keyAt } = this;
     for (let slot = hash(key, 0, key.length); keyAt[slot] !== -1; slot = (slot + 1) & (SLOTS - 1)) {
       const start = keyAt[slot]!;
       const after = start + key.length;
       if (keys.startsWith(key, start) && (after === keys.length || keys.charCodeAt(after) === SEPARATOR)) return slot;
     }
     return -1;
-  };
-  const scores = (at: number): Record<number, number> => {
-    const entry: Record<number, number> = {};
-    const end = at + 1 + 2 * (packed.charCodeAt(at) - BASE);
-    for (let i = at + 1; i < end; i += 2) entry[packed.charCodeAt(i) - BASE] = packed.charCodeAt(i + 1) - BASE;
-    return entry;
-  };
-  return new Proxy(Object.create(null) as Ngrams, {
-    get(_target, key) {
-      if (typeof key !== "string") return undefined;
-      const slot = slotOf(key);
-      if (slot < 0) return undefined;
-      made[slot] ??= scores(scoresAt[slot]!);
-      return made[slot];
-    },
-  });
+  }
 }

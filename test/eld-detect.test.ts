@@ -1,13 +1,18 @@
 /**
- * The language detector's tables as the executable carries them (src/text/eld-tables.ts,
- * scripts/detector-tables.ts): every n-gram reads back as the package's own tables have
- * it, and eld bundled with the packed tables detects exactly what the package detects.
+ * The language detector (src/text/eld-detect.ts) answers exactly as the `eld` package
+ * does: the same language, reliability and scores, from source and bundled with the
+ * tables as the executable carries them (src/text/eld-tables.ts,
+ * scripts/detector-tables.ts), on the repository's docs, short texts of many languages
+ * and arbitrary strings; and every packed n-gram reads back as the package's tables have it.
  */
 import { afterAll, expect, test } from "bun:test";
+import { eld as packageEld } from "eld/extrasmall";
+import fc from "fast-check";
 import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { eld as packageEld } from "../src/text/eld-data";
-import { lazyNgrams, type Ngrams, packNgrams } from "../src/text/eld-tables";
+import { detectLanguage } from "../src/text/eld-data";
+import type { Detection } from "../src/text/eld-detect";
+import { NgramTable, type Ngrams, packNgrams } from "../src/text/eld-tables";
 import { detectorTables } from "../scripts/detector-tables";
 import { OTHER, TEXTS } from "./support/languages";
 import { tempDir } from "./support/temp";
@@ -22,15 +27,13 @@ const tables = ngramsData.ngrams;
 
 test("every n-gram reads back with the same languages, scores and order", () => {
   const { keys, packed } = packNgrams(tables);
-  const lazy = lazyNgrams(keys, packed);
+  const table = new NgramTable(keys, packed);
   const names = Object.keys(tables);
   expect(names.length).toBeGreaterThan(40_000);
-  const differing = names.filter((name) => JSON.stringify(lazy[name]) !== JSON.stringify(tables[name]));
+  const differing = names.filter((name) => JSON.stringify(table.entry(name)) !== JSON.stringify(tables[name]));
   expect(differing).toEqual([]);
-  // Read twice: the same object, kept.
-  expect(lazy[names[0]!]).toBe(lazy[names[0]!]);
   for (const missing of ["", " zzzq", "constructor", "__proto__", "toString", `${names[0]}x`, names[0]!.slice(1)])
-    if (!(missing in tables)) expect(lazy[missing]).toBeUndefined();
+    if (!(missing in tables)) expect(table.entry(missing)).toBeUndefined();
 });
 
 /** Paragraphs of the repository's docs, and the short texts of each language and their word prefixes. */
@@ -56,7 +59,33 @@ const MORE = [
   "Київ є столицею та найбільшим містом України.",
 ];
 
-test("eld bundled with the packed tables detects what the package detects", async () => {
+/** What a detection answers, as one string to compare. */
+const answer = (found: Detection | ReturnType<typeof packageEld.detect>) =>
+  JSON.stringify([found.language, found.isReliable(), found.isReliable(1), found.getScores()]);
+
+test("the detector answers as the package on the docs and texts of many languages", () => {
+  const texts = samples();
+  expect(texts.length).toBeGreaterThan(300);
+  const differing = texts.filter((text) => answer(detectLanguage(text)) !== answer(packageEld.detect(text)));
+  expect(differing).toEqual([]);
+});
+
+test("the detector answers as the package on arbitrary text", () => {
+  const letters = fc.constantFrom(
+    ..."abcdefghijklmnopqrstuvwxyz  'éüßøñçłşğ’`-ДжяЖΩλאבعربकखがカ漢한\uD83D\uDE00\uD800",
+  );
+  const text = fc.oneof(
+    fc.string({ maxLength: 1200 }),
+    fc.string({ unit: letters, maxLength: 400 }),
+    fc.string({ unit: "binary", maxLength: 300 }),
+  );
+  fc.assert(
+    fc.property(text, (t) => answer(detectLanguage(t)) === answer(packageEld.detect(t))),
+    { numRuns: 3000 },
+  );
+});
+
+test("bundled with the tables as the executable carries them, it answers as the package", async () => {
   const built = await Bun.build({
     entrypoints: [join(root, "src", "text", "eld-data.ts")],
     outdir: out,
@@ -67,11 +96,8 @@ test("eld bundled with the packed tables detects what the package detects", asyn
   const bundle = built.outputs[0]!.path;
   // The package's object literal is not in the bundle: it alone is larger than the bundle.
   expect(statSync(bundle).size).toBeLessThan(statSync(TABLES).size);
-  const { eld: packedEld } = (await import(bundle)) as { eld: typeof packageEld };
+  const { detectLanguage: packedDetect } = (await import(bundle)) as { detectLanguage: typeof detectLanguage };
   const texts = samples();
-  expect(texts.length).toBeGreaterThan(300);
-  const result = (found: ReturnType<typeof packageEld.detect>) =>
-    JSON.stringify([found.language, found.isReliable(), found.getScores()]);
-  const differing = texts.filter((text) => result(packedEld.detect(text)) !== result(packageEld.detect(text)));
+  const differing = texts.filter((text) => answer(packedDetect(text)) !== answer(packageEld.detect(text)));
   expect(differing).toEqual([]);
 });
