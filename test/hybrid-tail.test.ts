@@ -1,10 +1,11 @@
 /**
- * A hybrid search scores a chunk the keyword list left out as the keyword list would have,
- * also while the chunk is outside the full-text index (a table's newest rows, until upkeep
- * catches up): LanceDB scores such rows by the statistics of the rows a search is narrowed
- * to, so a look-up narrowed to the one chunk gave a word found mostly in new rows a far
- * higher weight than the whole table gives it (vectors/search.ts, SearchOptions.textTail).
- * Real LanceDB table, indexed rows and a tail outside the index.
+ * Look-ups narrowed to a few rows score them as the search's own keyword list does, also
+ * while they are outside the full-text index (a table's newest rows, until upkeep catches
+ * up): LanceDB scores such rows by the statistics of the rows a search is narrowed to, so
+ * a look-up of one row gave a word found mostly in new rows a far higher weight than the
+ * whole table gives it (vectors/tail-scores.ts, SearchOptions.textTail). The two
+ * look-ups: hybrid search's for a chunk only its vector list found, and a reranked pool's
+ * missing keyword halves. Real LanceDB table, indexed rows and a tail outside the index.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Table } from "@lancedb/lancedb";
@@ -50,7 +51,7 @@ beforeAll(async () => {
   // Written after the index: 120 short chunks with the new word fill the keyword list; the
   // long one ranks below them there, and first by its vector.
   tail = [
-    ...Array.from({ length: 120 }, (_, i) => row(`tail:${i}`, [NEW_WORD, ...some(5)])),
+    ...Array.from({ length: 120 }, (_, i) => row(`t${i % 6}:${i}`, [NEW_WORD, ...some(5)])),
     row(FAR, [NEW_WORD, ...some(60)], query),
   ];
   await table.add(rowsToArrow(tail));
@@ -76,6 +77,19 @@ const scoreOf = (hits: StoredHit[], id: string) => hits.find((h) => `${h.documen
 
 test("a tail chunk found only by its vector gets the keyword score the whole table gives it", async () => {
   expectWholeTableScores(await Promise.all([search("keyword", 200), search("vector", 200), search("hybrid", 10)]));
+});
+
+test("a look-up of a few chunks' keyword scores gives them as the whole table does", async () => {
+  // A reranked pool's missing halves (retrieval/searcher.ts): chunks of the tail and indexed ones.
+  const ids = [FAR, "t3:3", "t5:77", "old:5", "old:120"];
+  const [keyword, looked] = await Promise.all([
+    search("keyword", 200),
+    searchTable(table, { ...ask("keyword", ids.length), chunkIds: ids }, null, { textTail: true }),
+  ]);
+  const expected = ids.flatMap((id) => (scoreOf(keyword, id) === undefined ? [] : [[id, scoreOf(keyword, id)]]));
+  expect(expected.length).toBe(3);
+  const got = looked.map((h) => [`${h.documentId}:${h.chunkIndex}`, h.score]);
+  expect(new Map(got as [string, number][])).toEqual(new Map(expected as [string, number][]));
 });
 
 test("the store searches a table written since its upkeep as one with a tail", async () => {

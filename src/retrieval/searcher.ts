@@ -17,7 +17,7 @@ import { isBuiltinModel } from "../embed/models";
 import { EmbeddingError, type Embedder } from "../embed/types";
 import { languageOf, modelOf } from "../ingest/generations";
 import { RecentCache } from "../tools/recent-cache";
-import { onlyChunks } from "../vectors/search";
+import { chunkId } from "../vectors/chunk-id";
 import type { StoredHit, TableSearch, VectorStore } from "../vectors/store";
 import { boostFactors, needsIndexedAt, reorderRanked, rescore } from "./boost";
 import { RetrievalError } from "./errors";
@@ -211,7 +211,8 @@ export class Searcher {
     const missing = async (mode: "vector" | "keyword") => {
       const hits = partial.filter((h) => h.partial![mode] === undefined);
       if (hits.length === 0) return new Map<string, number>();
-      const narrowed = { mode, topK: hits.length, minScore: 0, documentIds: undefined, where: onlyChunks(hits) };
+      const chunkIds = hits.map((h) => chunkId(h.documentId, h.chunkIndex));
+      const narrowed = { mode, topK: hits.length, minScore: 0, chunkIds };
       return new Map((await this.hits(target, narrowed)).map((h) => [chunkKey(h), h.score]));
     };
     const [vector, keyword] = await Promise.all([missing("vector"), missing("keyword")]);

@@ -32,8 +32,8 @@ import type { AnnProbes } from "./ann";
 import { EXACT_FILTER, type ExactFilterLimits } from "./exact-filter";
 import { cosine, type Ranked, type StoredHit } from "./hits";
 import { withText } from "./hit-text";
-import { keywordHits, leftOutScores } from "./keyword-hits";
-import { chunkId } from "./chunk-id";
+import { keywordHits } from "./keyword-hits";
+import { narrowedKeywordHits } from "./tail-scores";
 import { type VectorHitOptions, vectorHits } from "./vector-hits";
 import { sourceChunks } from "./source-chunks";
 import { inList } from "./tables";
@@ -41,7 +41,7 @@ import { allDone } from "../tools/all-done";
 
 export type { StoredHit } from "./hits";
 export type { KeywordReading, SearchMode, TableSearch, Tokenize } from "./table-search";
-import type { KeywordReading, TableSearch, Tokenize } from "./table-search";
+import type { TableSearch, Tokenize } from "./table-search";
 
 export type { AnnProbes } from "./ann";
 
@@ -61,8 +61,8 @@ export interface SearchOptions {
   tokenize?: Tokenize;
   /**
    * The table may hold rows its full-text index does not (written since upkeep last caught
-   * up): hybrid search reads its keyword list deeper rather than look a chunk's score up
-   * by a search narrowed to it (keyword-hits.ts, leftOutScores).
+   * up): a look-up narrowed to a few chunks or sources scores such rows from the keyword
+   * list itself (tail-scores.ts).
    */
   textTail?: boolean;
 }
@@ -78,9 +78,8 @@ export async function searchTable(
     throw new RangeError(`topK must be a positive integer, got ${req.topK}`);
   if (req.mode !== "keyword" && !req.vector) throw new Error(`a query vector is required for ${req.mode} search`);
   if (req.documentIds && req.documentIds.length === 0) return [];
-  const parts = [req.documentIds ? inList("document_id", req.documentIds) : null, req.where ?? null];
-  const present = parts.filter((p) => p !== null);
-  const filter = present.length ? present.map((p) => `(${p})`).join(" AND ") : null;
+  const searched = allOf([req.documentIds ? inList("document_id", req.documentIds) : null, req.where ?? null]);
+  const filter = req.chunkIds ? allOf([inList("id", req.chunkIds), searched]) : searched;
   let hits: Ranked[];
   const hitOpts = {
     exact: opts.exactFilter ?? EXACT_FILTER,
@@ -91,18 +90,26 @@ export async function searchTable(
   const fast = opts.indexedTextOnly === true;
   const tokenize = opts.tokenize;
   const keyword = { text: req.text, analysed: req.analysed };
-  const keywordList = (limit: number, reading: KeywordReading) => keywordHits(table, keyword, limit, filter, reading);
   const whole =
     req.readWhole && req.documentIds && req.mode !== "keyword"
-      ? await sourceChunks(table, req, filter!, keywordList, { fast, tokenize })
+      ? await sourceChunks(table, req, filter!, keyword, { fast, tokenize })
       : null;
   if (whole) hits = whole;
   else if (req.mode === "vector") hits = await vectorHits(table, req.vector!, req.topK, filter, ann, hitOpts);
-  else if (req.mode === "keyword") hits = await keywordHits(table, keyword, req.topK, filter, { fast, tokenize });
+  else if (req.mode === "keyword" && req.chunkIds) {
+    const look = { narrowing: filter!, limit: req.topK, filter: searched, depth: 50, tail: opts.textTail === true };
+    hits = await narrowedKeywordHits(table, keyword, look, { fast, tokenize });
+  } else if (req.mode === "keyword") hits = await keywordHits(table, keyword, req.topK, filter, { fast, tokenize });
   else
     hits = await hybridHits(table, req, filter, ann, { ...hitOpts, fast, tokenize, textTail: opts.textTail === true });
   // Hybrid's lists read no text (hits.ts, LIST_COLUMNS): a hit kept without it is read now.
   return finishHits(await withText(table, keptHits(hits, req)), req);
+}
+
+/** SQL keeping the rows every one of `parts` keeps (null: no filter). */
+function allOf(parts: (string | null)[]): string | null {
+  const present = parts.filter((p) => p !== null);
+  return present.length ? present.map((p) => `(${p})`).join(" AND ") : null;
 }
 
 /** A search's answer from its ranked hits: those reaching `minScore`, cut to topK. */
@@ -151,12 +158,12 @@ async function hybridHits(
   // With `fast`, a row outside the full-text index scores 0 here too, whichever list found it.
   // The contenders' text is read meanwhile: the lists left it out.
   const words = { text: req.text, analysed: req.analysed };
-  const leftOut = { filter, depth: n, tail: textTail };
+  const look = { narrowing: inList("id", vecOnly), limit: vecOnly.length, filter, depth: n, tail: textTail };
   const [moreKey, read] = await allDone([
-    vecOnly.length ? leftOutScores(table, words, vecOnly, leftOut, reading) : new Map<string, number>(),
+    vecOnly.length ? narrowedKeywordHits(table, words, look, reading) : [],
     withText(table, uniqueHits([...vec, ...key], keep)),
   ]);
-  for (const [id, score] of moreKey) keyScore.set(id, score);
+  for (const h of moreKey) keyScore.set(h.id, h.score);
   const withItsText = new Map(read.map((h) => [h.id, h]));
   const qNorm = Math.hypot(...req.vector!);
   for (const h of key) if (keyOnly.has(h.id) && h.stored) vecScore.set(h.id, cosine(req.vector!, qNorm, h.stored));
@@ -212,14 +219,6 @@ function lowerBounds(
 function uniqueHits(lists: Ranked[], keep: Set<string>): Ranked[] {
   const seen = new Set<string>();
   return lists.filter((h) => keep.has(h.id) && !seen.has(h.id) && seen.add(h.id));
-}
-
-/** SQL narrowing a search to the given chunks (to score a few of them exactly), by their ids (chunk-id.ts). */
-export function onlyChunks(chunks: { documentId: string; chunkIndex: number }[]): string {
-  return inList(
-    "id",
-    chunks.map((c) => chunkId(c.documentId, c.chunkIndex)),
-  );
 }
 
 /**

@@ -20,6 +20,7 @@
 import type { Table } from "@lancedb/lancedb";
 import { fuse } from "./fusion";
 import { COLUMNS, type Ranked } from "./hits";
+import { type KeywordText, keywordHits } from "./keyword-hits";
 import type { KeywordReading, TableSearch } from "./table-search";
 import { toHits } from "./vector-hits";
 import { allDone } from "../tools/all-done";
@@ -32,9 +33,6 @@ import { allDone } from "../tools/all-done";
  */
 export const SOURCE_ROWS = 400;
 
-/** Reads keyword hits as search.ts does (its keywordHits). */
-export type KeywordList = (limit: number, reading: KeywordReading) => Promise<Ranked[]>;
-
 /**
  * Every row `filter` keeps (one that names a few sources' document ids), scored in `req`'s
  * mode, vector or hybrid, best first; null when it keeps SOURCE_ROWS rows or more.
@@ -43,7 +41,7 @@ export async function sourceChunks(
   table: Table,
   req: TableSearch,
   filter: string,
-  keywordList: KeywordList,
+  keyword: KeywordText,
   reading: KeywordReading,
 ): Promise<Ranked[] | null> {
   // Counted first (SQLite's count when given, else the b-tree index, 1–3 ms): lists of many
@@ -59,7 +57,7 @@ export async function sourceChunks(
     .toArrow();
   const [rows, key] = await allDone([
     exact,
-    req.mode === "hybrid" ? keywordList(SOURCE_ROWS, { ...reading, bare: true }) : [],
+    req.mode === "hybrid" ? keywordHits(table, keyword, SOURCE_ROWS, filter, { ...reading, bare: true }) : [],
   ]);
   // Rows written since the count, or a stale count, may fill the list: the search ranks them then.
   if (rows.numRows >= SOURCE_ROWS) return null;

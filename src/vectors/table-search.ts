@@ -15,6 +15,11 @@ export interface TableSearch {
   topK: number;
   minScore?: number;
   documentIds?: string[];
+  /**
+   * Only these chunks (ids, chunk-id.ts), each scored as the search without them scores it:
+   * the exact scores a reranked pool's chosen chunks lack (retrieval/searcher.ts).
+   */
+  chunkIds?: string[];
   /** A metadata filter as SQL over the metadata column (retrieval/filter.ts); applied before ranking. */
   where?: string;
   /** Hybrid only: the blend, 0 = keyword only … 1 = vector only (default 0.5). */

@@ -25,6 +25,7 @@ export function batchable(req: TableSearch): req is TableSearch & { vector: Floa
     req.vector !== undefined &&
     !req.where &&
     !req.documentIds &&
+    !req.chunkIds &&
     Number.isInteger(req.topK) &&
     req.topK > 0
   );
