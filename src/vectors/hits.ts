@@ -112,12 +112,22 @@ export function vectorAt(column: Vector, i: number): Float32Array {
   return (column.get(i) as Vector).toArray() as Float32Array;
 }
 
-/** The stored vectors of rows, by LanceDB row id, in one take. */
+/**
+ * The stored vectors of rows, by LanceDB row id, in one take. A row written over or
+ * compacted away since its id was read is missing from the map (a take of ids of which
+ * none is left answers without columns; one past the table's rows fails, as in hit-text.ts).
+ */
 export async function vectorsByRowId(table: Table, rowIds: bigint[]): Promise<Map<bigint, Float32Array>> {
   if (rowIds.length === 0) return new Map();
-  const rows = await table.takeRowIds(rowIds).select(["vector"]).withRowId().toArrow();
-  const ids = rows.getChild("_rowid")!.toArray() as BigUint64Array;
-  const vectors = rows.getChild("vector")!;
+  const rows = await table
+    .takeRowIds(rowIds)
+    .select(["vector"])
+    .withRowId()
+    .toArrow()
+    .catch(() => null);
+  const ids = rows?.getChild("_rowid")?.toArray() as BigUint64Array | undefined;
+  const vectors = rows?.getChild("vector");
+  if (!ids || !vectors) return new Map();
   return new Map(Array.from(ids, (id, i) => [id, vectorAt(vectors, i)]));
 }
 

@@ -5,7 +5,8 @@
 import type { FullTextQuery, Table } from "@lancedb/lancedb";
 import { searchClauses } from "./clause-search";
 import { type AnalysedQuery, fullTextClauses, matchableText } from "./full-text";
-import { COLUMNS, hitsOf, LIST_COLUMNS, numbersOf, type Ranked, saturate, vectorsByRowId } from "./hits";
+import { COLUMNS, hitsOf, LIST_COLUMNS, numbersOf, type Ranked, saturate, vectorAt, vectorsByRowId } from "./hits";
+import { inList } from "./tables";
 import type { KeywordReading, Tokenize } from "./table-search";
 
 /** The text of a keyword search, and its analysis on a table with analysed text. */
@@ -52,13 +53,27 @@ export async function keywordHits(
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-/** Bare hits (with their row ids) with their stored vectors, read by row id. */
+/**
+ * Bare hits (with their row ids) with their stored vectors, read by row id; a row moved
+ * since (compacted while the search ran) is read again by its chunk id, one written over
+ * or deleted has none.
+ */
 async function withStoredVectors(table: Table, hits: Ranked[]): Promise<Ranked[]> {
   const stored = await vectorsByRowId(
     table,
     hits.map((h) => h.rowId!),
   );
-  return hits.map((h) => ({ ...h, stored: stored.get(h.rowId!) }));
+  const moved = hits.filter((h) => !stored.has(h.rowId!)).map((h) => h.id);
+  const again = moved.length ? await vectorsById(table, moved) : new Map<string, Float32Array>();
+  return hits.map((h) => ({ ...h, stored: stored.get(h.rowId!) ?? again.get(h.id) }));
+}
+
+async function vectorsById(table: Table, ids: string[]): Promise<Map<string, Float32Array>> {
+  const rows = await table.query().where(inList("id", ids)).select(["id", "vector"]).toArrow();
+  const found = rows.getChild("id")?.toArray() as string[] | undefined;
+  const vectors = rows.getChild("vector");
+  if (!found || !vectors) return new Map();
+  return new Map(Array.from(found, (id, i) => [id, vectorAt(vectors, i)]));
 }
 
 /** Distinct terms of the query as the full-text index sees them; word count if it has no index yet. */
