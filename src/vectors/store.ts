@@ -275,7 +275,7 @@ export class VectorStore {
     const opts = {
       ...this.searchOptions,
       indexedTextOnly: this.tableUpkeep.indexedTextOnly(name),
-      textTail: this.writer.tailRows(name) > 0,
+      textTail: this.writer.mayHaveTail(name),
     };
     return this.searches.run(() => searchTable(table, req, probes, opts)).finally(done);
   }

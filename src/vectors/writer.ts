@@ -83,6 +83,8 @@ export class TableWriter {
   private dirty = new Set<string>();
   /** Per table, rows this process wrote since its full-text index last caught up (its tail). */
   private readonly unindexed = new Map<string, number>();
+  /** Tables whose full-text index this process saw hold every row (created here, or caught up since). */
+  private readonly indexKnown = new Set<string>();
   /** Collection prefixes dropped in this process; their writes become no-ops so a late write cannot resurrect a table. */
   private readonly droppedCollections = new Set<string>();
   /** Vector dimension per table: fixed once the table exists, and asked on every write. */
@@ -146,6 +148,16 @@ export class TableWriter {
   /** Called in the table's queue right after a catch-up of its indexes: every row written so far is in them. */
   tailIndexed(name: string): void {
     this.unindexed.delete(name);
+    this.indexKnown.add(name);
+  }
+
+  /**
+   * Whether the table may hold rows outside its full-text index: rows written since its
+   * last catch-up, or a table this process has not yet seen caught up (opened after a
+   * restart or a restore, or written by another replica).
+   */
+  mayHaveTail(name: string): boolean {
+    return this.tailRows(name) > 0 || !this.indexKnown.has(name);
   }
 
   private wrote(name: string, rows: number): void {
@@ -201,6 +213,7 @@ export class TableWriter {
     return this.queues.run(name, () => {
       this.dims.delete(name);
       this.unindexed.delete(name);
+      this.indexKnown.delete(name);
       this.metadata.forget(name);
       return this.tables.drop(name);
     });
@@ -269,6 +282,7 @@ export class TableWriter {
     this.metadata.markCurrent(name);
     // Seen once on RGW: the index's commit refused as conflicting with a later version of the table.
     await retryOnConflict(() => ensureFtsIndex(table));
+    this.indexKnown.add(name);
     this.dirty.add(name);
     this.log("vector table created", { table: name, dim: rows[0]!.vector.length });
     return null;
