@@ -43,8 +43,11 @@ const QUERIES = Number(args.queries);
 const MODE = args.mode as SearchRequest["mode"];
 
 const t0 = performance.now();
-const { t, pipelineId, built } = await optionsTable(N, args.keep);
-console.error(`${built ? "built" : "reopened"} ${N} chunks in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+const { t, pipelineId, built, upkeepSeconds } = await optionsTable(N, args.keep);
+const took = ((performance.now() - t0) / 1000).toFixed(1);
+console.error(
+  `${built ? "built" : "reopened"} ${N} chunks in ${took} s (its upkeep pass ${upkeepSeconds.toFixed(1)} s)`,
+);
 
 /** What each option's queries answered, by label (`--answers`). */
 const answers: Record<string, unknown[]> = {};
