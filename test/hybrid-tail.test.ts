@@ -106,6 +106,24 @@ test("the store searches a table written since its upkeep as one with a tail", a
   }
 });
 
+test("a table whose rows' metadata was rewritten since its catch-up is searched as one with a tail", async () => {
+  // A rewrite moves the rows out of the full-text index as a write does (writer.ts rewrote).
+  const store = new VectorStore(conn, {
+    annThreshold: 1e9,
+    metadataOf: (_c, ids) => new Map(ids.map((id) => [id, JSON.stringify({ team: "new" })])),
+  });
+  const collection = crypto.randomUUID();
+  try {
+    await store.replaceDocuments(collection, 1, [], [...indexed, ...tail], { appendedAreNew: true });
+    await store.upkeep();
+    await store.rewriteMetadata(collection, ["far", "t0", "t1", "t2", "t3", "t4", "t5"]);
+    const search = (mode: TableSearch["mode"], topK: number) => store.search(collection, 1, ask(mode, topK));
+    expectWholeTableScores(await Promise.all([search("keyword", 200), search("vector", 200), search("hybrid", 10)]));
+  } finally {
+    store.close();
+  }
+});
+
 /** Each hybrid hit scores the blend of its keyword and vector scores, the far chunk among them. */
 function expectWholeTableScores([keyword, vector, hybrid]: StoredHit[][]): void {
   // The set-up holds: the far chunk is outside the first keyword list (50 deep) and first by vector.

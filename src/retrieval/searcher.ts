@@ -212,7 +212,10 @@ export class Searcher {
       const hits = partial.filter((h) => h.partial![mode] === undefined);
       if (hits.length === 0) return new Map<string, number>();
       const chunkIds = hits.map((h) => chunkId(h.documentId, h.chunkIndex));
-      const narrowed = { mode, topK: hits.length, minScore: 0, chunkIds };
+      // A keyword score is the pool's list's (its filters kept: they decide a new row's
+      // statistics); a vector's is the same whatever the filter, which would only slow it.
+      const filters = mode === "vector" ? { where: undefined, documentIds: undefined } : {};
+      const narrowed = { mode, topK: hits.length, minScore: 0, chunkIds, ...filters };
       return new Map((await this.hits(target, narrowed)).map((h) => [chunkKey(h), h.score]));
     };
     const [vector, keyword] = await Promise.all([missing("vector"), missing("keyword")]);

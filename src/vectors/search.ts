@@ -78,6 +78,7 @@ export async function searchTable(
     throw new RangeError(`topK must be a positive integer, got ${req.topK}`);
   if (req.mode !== "keyword" && !req.vector) throw new Error(`a query vector is required for ${req.mode} search`);
   if (req.documentIds && req.documentIds.length === 0) return [];
+  if (req.chunkIds && req.mode === "hybrid") throw new RangeError("chunkIds are for vector and keyword searches");
   const searched = allOf([req.documentIds ? inList("document_id", req.documentIds) : null, req.where ?? null]);
   const filter = req.chunkIds ? allOf([inList("id", req.chunkIds), searched]) : searched;
   let hits: Ranked[];

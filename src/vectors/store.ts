@@ -272,12 +272,13 @@ export class VectorStore {
         .search(name, table, req.vector, req.topK, probes)
         .then((h) => finishHits(h, req))
         .finally(done);
-    const opts = {
+    // The table's state is read when the search's turn comes: a write may commit while it waits.
+    const options = () => ({
       ...this.searchOptions,
       indexedTextOnly: this.tableUpkeep.indexedTextOnly(name),
       textTail: this.writer.mayHaveTail(name),
-    };
-    return this.searches.run(() => searchTable(table, req, probes, opts)).finally(done);
+    });
+    return this.searches.run(() => searchTable(table, req, probes, options())).finally(done);
   }
 
   /**

@@ -16,8 +16,9 @@ export interface TableSearch {
   minScore?: number;
   documentIds?: string[];
   /**
-   * Only these chunks (ids, chunk-id.ts), each scored as the search without them scores it:
-   * the exact scores a reranked pool's chosen chunks lack (retrieval/searcher.ts).
+   * Vector and keyword mode: only these chunks (ids, chunk-id.ts), each scored as the
+   * search without them scores it: the exact scores a reranked pool's chosen chunks lack
+   * (retrieval/searcher.ts).
    */
   chunkIds?: string[];
   /** A metadata filter as SQL over the metadata column (retrieval/filter.ts); applied before ranking. */

@@ -60,7 +60,8 @@ async function listScores(
   const wanted = new Set(hits.map((h) => h.id));
   const deepest = Math.max(look.depth, DEEPEST_ROWS);
   for (let limit = Math.min(look.depth * DEEPER, deepest); ; limit = Math.min(limit * DEEPER, deepest)) {
-    const read = await keywordHits(table, text, limit, look.filter, reading);
+    // Scores alone: no text read.
+    const read = await keywordHits(table, text, limit, look.filter, { ...reading, bare: true });
     const scores = new Map(read.filter((h) => wanted.has(h.id)).map((h) => [h.id, h.score]));
     if (scores.size === wanted.size || read.length < limit) return scores;
     if (limit >= deepest) {

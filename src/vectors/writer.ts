@@ -118,7 +118,7 @@ export class TableWriter {
       const withMeta = await this.metadata.attach(name, rows);
       const table = (await this.tables.get(name)) ?? (await this.createWith(name, withMeta));
       if (!table) return;
-      await this.metadata.ensure(name, table);
+      if (await this.metadata.ensure(name, table)) this.rewrote(name);
       if (this.shared && (documentIds.length || !opts.appendedAreNew)) await table.checkoutLatest();
       if (documentIds.length && rows.length) {
         // A replaced document with new rows: one commit, so a query sees the old version or the
@@ -152,9 +152,10 @@ export class TableWriter {
   }
 
   /**
-   * Whether the table may hold rows outside its full-text index: rows written since its
-   * last catch-up, or a table this process has not yet seen caught up (opened after a
-   * restart or a restore, or written by another replica).
+   * Whether the table may hold rows outside its full-text index: rows written or rewritten
+   * since its last catch-up, or a table this process has not yet seen caught up (opened
+   * after a restart or a restore). Rows another replica writes into a table this process
+   * has caught up are not counted: until its next catch-up they are looked up narrowed.
    */
   mayHaveTail(name: string): boolean {
     return this.tailRows(name) > 0 || !this.indexKnown.has(name);
@@ -163,6 +164,12 @@ export class TableWriter {
   private wrote(name: string, rows: number): void {
     this.dirty.add(name);
     if (rows) this.unindexed.set(name, this.tailRows(name) + rows);
+  }
+
+  /** Rows rewritten in place (their metadata): out of the full-text index until the next catch-up, uncounted. */
+  private rewrote(name: string): void {
+    this.dirty.add(name);
+    this.indexKnown.delete(name);
   }
 
   /** Rewrites the metadata of one document's rows (or many's) in every table of the collection, keeping their vectors. */
@@ -176,7 +183,7 @@ export class TableWriter {
           if (!table) return;
           await this.metadata.ensure(name, table);
           await this.metadata.rewrite(name, table, ids);
-          this.dirty.add(name);
+          this.rewrote(name);
         }),
       ),
     );
@@ -188,7 +195,7 @@ export class TableWriter {
     await this.queues.run(name, async () => {
       const table = await this.tables.get(name);
       // A backfilled table owes upkeep its metadata index.
-      if (table && (await this.metadata.ensure(name, table))) this.dirty.add(name);
+      if (table && (await this.metadata.ensure(name, table))) this.rewrote(name);
     });
   }
 
