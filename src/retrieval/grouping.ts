@@ -9,8 +9,9 @@
  * chunk neither holds ranks below them, as in a plain query; lists four times the pool made
  * a grouped query cost ×1.3–1.5 of a plain one at 1,000,000 chunks, and chose the same
  * sources in 200 of 200 grouped queries of the bench (docs/notes/2026-12-06-query-options.md,
- * last section). With perSource above 1, the searcher then asks for the best chunks (at most groupDepth of them) of those of them the
- * pool holds fewer than perSource chunks of (shortSources), in one look at those sources
+ * last section). With perSource above 1, the searcher then asks for the best chunks (at
+ * most groupDepth of them) of those of them the pool holds fewer than perSource chunks of
+ * (shortSources), in one look at those sources
  * alone: their chunks ranked by exact lists, or a search narrowed to them when those cannot
  * (vectors/source-chunks.ts), and each source keeps its best perSource, in score order: a
  * chunk's score does not depend on the lists it was found in (vectors/search.ts), so the

@@ -98,7 +98,8 @@ export async function searchTable(
   if (whole) hits = whole;
   else if (req.mode === "vector") hits = await vectorHits(table, req.vector!, req.topK, filter, ann, hitOpts);
   else if (req.mode === "keyword" && req.chunkIds) {
-    const look = { narrowing: filter!, limit: req.topK, filter: searched, depth: 50, tail: opts.textTail === true };
+    const tail = opts.textTail === true;
+    const look = { narrowing: filter!, limit: req.topK, filter: searched, depth: LIST_MIN, tail };
     hits = await narrowedKeywordHits(table, keyword, look, { fast, tokenize });
   } else if (req.mode === "keyword") hits = await keywordHits(table, keyword, req.topK, filter, { fast, tokenize });
   else
@@ -106,6 +107,9 @@ export async function searchTable(
   // Hybrid's lists read no text (hits.ts, LIST_COLUMNS): a hit kept without it is read now.
   return finishHits(await withText(table, keptHits(hits, req)), req);
 }
+
+/** The fewest rows a hybrid search's lists read (and the depth a look-up's list is first taken to have). */
+const LIST_MIN = 50;
 
 /** SQL keeping the rows every one of `parts` keeps (null: no filter). */
 function allOf(parts: (string | null)[]): string | null {
@@ -138,7 +142,7 @@ async function hybridHits(
 ): Promise<Ranked[]> {
   // Without look-ups the lists need only be as deep as the answer; with them, deeper lists find more contenders.
   const k = req.listsFor ?? req.topK;
-  const n = req.exact === false ? Math.max(k, 50) : Math.max(k * 4, 50);
+  const n = req.exact === false ? Math.max(k, LIST_MIN) : Math.max(k * 4, LIST_MIN);
   // The lists are read bare (hits.ts, LIST_COLUMNS); the keyword hits bring their vectors: a
   // hit the vector list missed is scored without another read.
   const reading = { fast, tokenize, bare: true };
