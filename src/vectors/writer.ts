@@ -10,6 +10,7 @@ export { ensureFtsIndex, wordsColumn } from "./fts-index";
 import { awaitCreation } from "./table-creation";
 import { MetadataColumn, type MetadataLookup } from "./metadata-column";
 import { retryOnConflict } from "./retry";
+import { TextTail } from "./text-tail";
 import { collectionPrefix, inList, parseTableName, vectorDim, type ChunkRow, type TableCache } from "./tables";
 import { rowsToArrow } from "./chunk-arrow";
 import { allDone } from "../tools/all-done";
@@ -81,10 +82,8 @@ export class TableWriter {
   readonly queues = new SerialQueues();
   /** Tables written since the last takeDirty(), for upkeep(). */
   private dirty = new Set<string>();
-  /** Per table, rows this process wrote since its full-text index last caught up (its tail). */
-  private readonly unindexed = new Map<string, number>();
-  /** Tables whose full-text index this process saw hold every row (created here, or caught up since). */
-  private readonly indexKnown = new Set<string>();
+  /** Each table's rows outside its full-text index, as this process knows them. */
+  private readonly tail = new TextTail();
   /** Collection prefixes dropped in this process; their writes become no-ops so a late write cannot resurrect a table. */
   private readonly droppedCollections = new Set<string>();
   /** Vector dimension per table: fixed once the table exists, and asked on every write. */
@@ -142,34 +141,28 @@ export class TableWriter {
 
   /** Rows written to the table since tailIndexed() (the sink paces searched tables by it, table-upkeep.ts). */
   tailRows(name: string): number {
-    return this.unindexed.get(name) ?? 0;
+    return this.tail.rows(name);
   }
 
   /** Called in the table's queue right after a catch-up of its indexes: every row written so far is in them. */
   tailIndexed(name: string): void {
-    this.unindexed.delete(name);
-    this.indexKnown.add(name);
+    this.tail.indexed(name);
   }
 
-  /**
-   * Whether the table may hold rows outside its full-text index: rows written or rewritten
-   * since its last catch-up, or a table this process has not yet seen caught up (opened
-   * after a restart or a restore). Rows another replica writes into a table this process
-   * has caught up are not counted: until its next catch-up they are looked up narrowed.
-   */
+  /** Whether the table may hold rows outside its full-text index (TextTail.mayExist). */
   mayHaveTail(name: string): boolean {
-    return this.tailRows(name) > 0 || !this.indexKnown.has(name);
+    return this.tail.mayExist(name);
   }
 
   private wrote(name: string, rows: number): void {
     this.dirty.add(name);
-    if (rows) this.unindexed.set(name, this.tailRows(name) + rows);
+    this.tail.wrote(name, rows);
   }
 
-  /** Rows rewritten in place (their metadata): out of the full-text index until the next catch-up, uncounted. */
+  /** Rows rewritten in place (their metadata): out of the full-text index until the next catch-up. */
   private rewrote(name: string): void {
     this.dirty.add(name);
-    this.indexKnown.delete(name);
+    this.tail.rewrote(name);
   }
 
   /** Rewrites the metadata of one document's rows (or many's) in every table of the collection, keeping their vectors. */
@@ -219,8 +212,7 @@ export class TableWriter {
   dropTable(name: string): Promise<void> {
     return this.queues.run(name, () => {
       this.dims.delete(name);
-      this.unindexed.delete(name);
-      this.indexKnown.delete(name);
+      this.tail.forget(name);
       this.metadata.forget(name);
       return this.tables.drop(name);
     });
@@ -289,7 +281,7 @@ export class TableWriter {
     this.metadata.markCurrent(name);
     // Seen once on RGW: the index's commit refused as conflicting with a later version of the table.
     await retryOnConflict(() => ensureFtsIndex(table));
-    this.indexKnown.add(name);
+    this.tail.indexed(name);
     this.dirty.add(name);
     this.log("vector table created", { table: name, dim: rows[0]!.vector.length });
     return null;
