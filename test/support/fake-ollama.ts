@@ -21,7 +21,11 @@ export interface FakeOllamaSettings {
   models: Record<string, number>;
   /** Model name → context length in fake tokens; longer input fails unless truncate is on. */
   contextLength: Record<string, number>;
-  /** Delay inside each embedding call, counted as busy time. */
+  /**
+   * Delay inside each embedding call, counted as busy time. Lowering it ends the waits of
+   * calls already in flight at the new delay (a slow Ollama that recovers); raising it
+   * delays only the calls that come after.
+   */
   latencyMs: number;
   mode: Exclude<FakeMode, "down">;
   /** When set, /v1/embeddings demands `Authorization: Bearer <key>`. */
@@ -93,6 +97,8 @@ class FakeOllamaServer {
   stats: FakeOllamaStats = { calls: 0, inputs: 0, truncated: 0, busyMs: 0, maxConcurrent: 0 };
   failures: number[] = [];
   private inFlight = 0;
+  /** Settles when the settings change, so calls waiting out a latency look at it again. */
+  private changed = Promise.withResolvers<void>();
 
   constructor(readonly s: FakeOllamaSettings) {}
 
@@ -109,6 +115,25 @@ class FakeOllamaServer {
 
   private dimOf(model: string): number | undefined {
     return Object.entries(this.s.models).find(([name]) => withTag(name) === withTag(model))?.[1];
+  }
+
+  /** The settings changed (set()). */
+  settingsChanged(): void {
+    this.changed.resolve();
+    this.changed = Promise.withResolvers<void>();
+  }
+
+  /** Waits out the latency set when the call came, or a lower one set since. */
+  private async delay(): Promise<void> {
+    const started = performance.now();
+    let latency = this.s.latencyMs;
+    if (latency <= 0) return Bun.sleep(0); // a turn of the event loop, as any call takes
+    for (;;) {
+      latency = Math.min(latency, this.s.latencyMs);
+      const left = latency - (performance.now() - started);
+      if (left <= 0) return;
+      await Promise.race([Bun.sleep(left), this.changed.promise]);
+    }
   }
 
   /** Counts concurrency and busy time around an embedding handler. */
@@ -137,7 +162,7 @@ class FakeOllamaServer {
   /** The work shared by every embedding route: validation, failures, truncation, vectors. */
   private async embed(body: any): Promise<Response | Embedded> {
     this.stats.calls++;
-    await Bun.sleep(this.s.latencyMs);
+    await this.delay();
     if (typeof body.model !== "string" || !body.model) return fail(400, "model is required");
     const input: unknown = typeof body.input === "string" ? [body.input] : body.input;
     if (!Array.isArray(input) || input.some((x) => typeof x !== "string")) return fail(400, "invalid input type");
@@ -254,6 +279,7 @@ export async function startFakeOllama(opts: Partial<FakeOllamaSettings> = {}): P
     up,
     async set({ mode, ...patch }) {
       Object.assign(fake.s, patch);
+      fake.settingsChanged();
       if (mode === "down") return down();
       if (mode) {
         fake.s.mode = mode;
