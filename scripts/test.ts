@@ -13,6 +13,27 @@ import { startRunServices } from "../test/support/run-services";
 
 const root = join(import.meta.dir, "..");
 
+/**
+ * Files that spend most of their time waiting (on leases, a browser, another process, a
+ * bucket, a slow fake embedder) rather than computing: alone on a quiet machine each waited
+ * more than it used a core (wall − user − system, s: replicas 27, dashboard 15, s3-vectors
+ * 12, metrics-binary 10, replica-recovery 10, pool-cap 9, postgres-serve 8, disk-full 8,
+ * object-storage-serve 8; docs/notes/2026-12-07-suite-lanes.md). A runner of the two that
+ * work the cores sat mostly idle while it ran one of them: they run one after another in a
+ * third runner beside those two.
+ */
+const WAITING_FILES = [
+  "test/replica-recovery.test.ts",
+  "test/replicas.test.ts",
+  "test/s3-vectors.test.ts",
+  "test/metrics-binary.test.ts",
+  "test/pool-cap.test.ts",
+  "test/postgres-serve.test.ts",
+  "test/disk-full.test.ts",
+  "test/object-storage-serve.test.ts",
+  "test/e2e/dashboard.e2e.test.ts",
+];
+
 // The tests make their data directories under the system's temporary directory and many
 // leave them (a binary may still be writing there when its test ends); bun's runner fires no
 // exit event to clean up after them. One scratch directory per run, removed at the end, keeps
@@ -44,59 +65,98 @@ try {
 }
 process.exit(code);
 
-/** bun's runner over every file with the shared services' variables; the run's exit code. */
+/** One runner process's counts, from its summary, else from its test lines. */
+interface RunnerOut {
+  tail: string;
+  pass: number;
+  fail: number;
+}
+
+/**
+ * bun's runner over every file with the shared services' variables; the run's exit code.
+ * Files run in parallel, one runner process per core (bun's default), the slowest first as
+ * test/timings.json says (`npm test -- --update-timings` writes it anew), and WAITING_FILES
+ * in a runner of their own beside them. Any argument (a file, `--parallel=1`, a filter)
+ * runs one runner over what it names instead, as bun's own command would.
+ * --no-isolate: each runner loads the modules once for all its files, instead of once a
+ * file (about 0.7 s of CPU each, 145 s over the suite).
+ */
 async function runTests(shared: Record<string, string>): Promise<number> {
-  // Files run in parallel, one runner process per core (bun's default), the slowest first as
-  // test/timings.json says (`npm test -- --update-timings` writes it anew). `--parallel=1`
-  // among the arguments runs them one after another. (Three runners on two cores saved
-  // nothing and one such run ended in a runner's SIGSEGV: docs/notes/2026-12-06-suite-speed-2.md.)
-  // --no-isolate: each runner loads the modules once for all its files, instead of once a
-  // file (about 0.7 s of CPU each, 145 s over the suite).
   const args = process.argv.slice(2);
-  const parallel = args.some((a) => a.startsWith("--parallel")) ? [] : ["--parallel", "--no-isolate"];
   const timings = join(root, "test", "timings.json");
-  const proc = Bun.spawn(["bun", "test", "--timeout", "60000", ...parallel, `--timings=${timings}`, ...args], {
+  const lanes = args.filter((a) => a !== "--update-timings").length === 0;
+  const runs = lanes
+    ? [
+        // The busy runners go at a lower priority: a waiting file's short bursts (a process
+        // starting, a lease ending) are the ones a test times.
+        runner(["--parallel", "--no-isolate", `--timings=${timings}`, ...args, ...busyFiles()], shared, 5),
+        runner(["--parallel=1", "--no-isolate", ...WAITING_FILES.map((f) => `./${f}`)], shared, 0),
+      ]
+    : [runner(["--parallel", "--no-isolate", `--timings=${timings}`, ...args], shared, 0)];
+  const ended = await Promise.all(runs);
+  const count = (out: RunnerOut, word: string) =>
+    Number(new RegExp(`^\\s*(\\d+) ${word}$`, "m").exec(out.tail)?.[1] ?? -1);
+  let passed = 0;
+  let failed = 0;
+  let code = 0;
+  for (const { out, exit, signal } of ended) {
+    const p = count(out, "pass");
+    if (p < 0) {
+      console.log(
+        `\ntests: bun ended (${signal ?? `exit code ${exit}`}) before its summary, ` +
+          `after ${out.pass} passed and ${out.fail} failed`,
+      );
+      return exit !== 0 ? exit : 1;
+    }
+    passed += p;
+    failed += Math.max(count(out, "fail"), 0);
+    if (exit !== 0) code = exit;
+  }
+  console.log(`\ntests: ${passed} passed, ${failed} failed`);
+  return code !== 0 ? code : passed <= 0 ? 1 : 0;
+}
+
+/** Every test file but WAITING_FILES, as paths bun's runner takes for themselves. */
+function busyFiles(): string[] {
+  const waiting = new Set(WAITING_FILES);
+  return [...new Bun.Glob("test/**/*.test.ts").scanSync({ cwd: root })]
+    .filter((f) => !waiting.has(f))
+    .map((f) => `./${f}`);
+}
+
+/** One `bun test` with `args` at niceness `nice`, its output copied through; how it ended. */
+async function runner(args: string[], shared: Record<string, string>, nice: number) {
+  const command = ["bun", "test", "--timeout", "60000", ...args];
+  const proc = Bun.spawn(nice > 0 ? ["nice", "-n", String(nice), ...command] : command, {
     cwd: root,
     stdout: "pipe",
     stderr: "pipe",
     env: { ...process.env, ...shared, FORCE_COLOR: "0", TMPDIR: scratch },
   });
-  const out = { tail: "", pass: 0, fail: 0 };
+  const out: RunnerOut = { tail: "", pass: 0, fail: 0 };
   await Promise.all([pump(proc.stdout, process.stdout, out), pump(proc.stderr, process.stderr, out)]);
-  const code = await proc.exited;
-
-  const count = (word: string) => Number(new RegExp(`^\\s*(\\d+) ${word}$`, "m").exec(out.tail)?.[1] ?? -1);
-  const passed = count("pass");
-  const failed = count("fail");
-  if (passed >= 0) console.log(`\ntests: ${passed} passed, ${Math.max(failed, 0)} failed`);
-  else
-    console.log(
-      `\ntests: bun ended (${proc.signalCode ?? `exit code ${code}`}) before its summary, ` +
-        `after ${out.pass} passed and ${out.fail} failed`,
-    );
-  return code !== 0 ? code : passed <= 0 ? 1 : 0;
+  const exit = await proc.exited;
+  return { out, exit, signal: proc.signalCode };
 }
 
 /**
  * Copies the runner's output through, keeping its last 4,000 characters (`tail`) and the test
  * lines as they were printed (`pass`, `fail`): the only count left when bun itself dies before its summary.
  */
-async function pump(
-  stream: ReadableStream<Uint8Array>,
-  to: NodeJS.WriteStream,
-  out: { tail: string; pass: number; fail: number },
-): Promise<void> {
+async function pump(stream: ReadableStream<Uint8Array>, to: NodeJS.WriteStream, out: RunnerOut): Promise<void> {
   const decoder = new TextDecoder();
   let line = "";
   for await (const part of stream as unknown as AsyncIterable<Uint8Array>) {
     const text = decoder.decode(part, { stream: true });
-    to.write(text);
     out.tail = (out.tail + text).slice(-4000);
     const lines = (line + text).split("\n");
     line = lines.pop() ?? "";
+    // Whole lines only: two runners write to the same terminal.
+    if (lines.length > 0) to.write(`${lines.join("\n")}\n`);
     for (const l of lines) {
       if (l.startsWith("(pass) ")) out.pass++;
       else if (l.startsWith("(fail) ")) out.fail++;
     }
   }
+  if (line) to.write(line);
 }
