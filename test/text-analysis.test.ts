@@ -125,3 +125,28 @@ describe("a stemmer that throws", () => {
     expect(analyseChunk("Зимен ден в планината, прокси сървър.", "bg").terms).toContain("зимен");
   });
 });
+
+describe("a query's count", () => {
+  test("is its distinct terms: words that share a term count once", () => {
+    const runs = analyseQuery("running runs", "en");
+    expect([runs.terms, runs.count]).toEqual(["run", 1]);
+    expect(analyseQuery("Haus Häuser", "de").count).toBe(analyseQuery("Haus Häuser", "de").terms.split(" ").length);
+    expect(analyseQuery("首都 首都 长城", "auto").count).toBe(2);
+  });
+
+  test("is the number of terms the terms clause holds, on any text", () => {
+    // Inflected forms of a few words (that share terms), stop words, and anything at all.
+    const forms = ["running", "runs", "run", "Haus", "Häuser", "houses", "house", "首都", "the", "and", "столицы"];
+    const text = fc.oneof(
+      fc.array(fc.constantFrom(...forms), { maxLength: 6 }).map((w) => w.join(" ")),
+      fc.string(),
+    );
+    fc.assert(
+      fc.property(text, fc.constantFrom(...SETTINGS), (text, setting) => {
+        const q = analyseQuery(text, setting);
+        expect(q.count).toBe(q.terms ? q.terms.split(" ").length : 0);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

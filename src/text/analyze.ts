@@ -39,7 +39,10 @@ export interface QueryAnalysis {
   grams: string;
   /** Weight of the grams' match beside the terms'. */
   gramBoost: number;
-  /** Distinct query words that count (stop words out): what BM25 sums are divided by. */
+  /**
+   * The query's distinct terms (stop words out): what BM25 sums are divided by. Words that
+   * share a term (`running runs`) count once, as the terms clause scores that term once.
+   */
   count: number;
   /** The language the query was analysed as (`und` when no language could be told). */
   language: string;
@@ -144,18 +147,15 @@ export function analyseQuery(text: string, setting: string): QueryAnalysis {
   const langs = scriptLanguages(words, setting, queryLanguages);
   const terms = new Set<string>();
   const variants = new Set<string>();
-  const counted = new Set<string>();
   const grams: string[] = [];
   for (const w of words) {
     const guesses = langs.get(w.script) ?? [];
     if (!ALPHABETIC.has(w.script)) {
       terms.add(w.text);
-      counted.add(w.text);
     } else {
       const lower = w.text.toLowerCase();
       const term = indexTerm(lower, w.script, guesses[0] ?? null);
       if (term === null) continue;
-      counted.add(lower);
       terms.add(term);
       // Unsure of the language, the plain word too: chunks of no sure language are unstemmed.
       if (guesses.length > 1) variants.add(termOf(lower, w.script, null));
@@ -172,7 +172,7 @@ export function analyseQuery(text: string, setting: string): QueryAnalysis {
     variantBoost: VARIANT_BOOST,
     grams: withPairs(grams, runPairs(text)),
     gramBoost: main === "hangul" ? 2 : main === "cjk" ? 0.15 : 0.3,
-    count: counted.size,
+    count: terms.size,
     language: languageOf(main, text, words, langs),
   };
 }
