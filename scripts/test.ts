@@ -82,18 +82,7 @@ interface RunnerOut {
  * file (about 0.7 s of CPU each, 145 s over the suite).
  */
 async function runTests(shared: Record<string, string>): Promise<number> {
-  const args = process.argv.slice(2);
-  const timings = join(root, "test", "timings.json");
-  const lanes = args.filter((a) => a !== "--update-timings").length === 0;
-  const runs = lanes
-    ? [
-        // The busy runners go at a lower priority: a waiting file's short bursts (a process
-        // starting, a lease ending) are the ones a test times.
-        runner(["--parallel", "--no-isolate", `--timings=${timings}`, ...args, ...busyFiles()], shared, 5),
-        runner(["--parallel=1", "--no-isolate", ...WAITING_FILES.map((f) => `./${f}`)], shared, 0),
-      ]
-    : [runner(["--parallel", "--no-isolate", `--timings=${timings}`, ...args], shared, 0)];
-  const ended = await Promise.all(runs);
+  const ended = await Promise.all(runners(process.argv.slice(2), shared));
   const count = (out: RunnerOut, word: string) =>
     Number(new RegExp(`^\\s*(\\d+) ${word}$`, "m").exec(out.tail)?.[1] ?? -1);
   let passed = 0;
@@ -114,6 +103,21 @@ async function runTests(shared: Record<string, string>): Promise<number> {
   }
   console.log(`\ntests: ${passed} passed, ${failed} failed`);
   return code !== 0 ? code : passed <= 0 ? 1 : 0;
+}
+
+/** The runners `args` ask for: the lanes, or with any argument but `--update-timings`, one runner over what it names. */
+function runners(args: string[], shared: Record<string, string>) {
+  const timings = `--timings=${join(root, "test", "timings.json")}`;
+  if (args.some((a) => a !== "--update-timings")) {
+    const parallel = args.some((a) => a.startsWith("--parallel")) ? [] : ["--parallel", "--no-isolate"];
+    return [runner([...parallel, timings, ...args], shared, 0)];
+  }
+  return [
+    // The busy runners go at a lower priority: a waiting file's short bursts (a process
+    // starting, a lease ending) are the ones a test times.
+    runner(["--parallel", "--no-isolate", timings, ...args, ...busyFiles()], shared, 5),
+    runner(["--parallel=1", "--no-isolate", ...WAITING_FILES.map((f) => `./${f}`)], shared, 0),
+  ];
 }
 
 /** Every test file but WAITING_FILES, as paths bun's runner takes for themselves. */
