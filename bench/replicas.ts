@@ -3,7 +3,13 @@
  * bucket (CONTRACT 14; test/support/replicas.ts starts them), driven over HTTP through a
  * round-robin client as a load balancer would:
  *
- *   bun bench/replicas.ts [--docs 2000] [--clients 16] [--seconds 20] [--datasets DIR]
+ *   bun bench/replicas.ts [--docs 2000] [--clients 16] [--seconds 20] [--datasets DIR] [--pin] [--queries-only]
+ *
+ * `--pin`: each server process (and its threads) is held to one core with `taskset`, the
+ * reference and the first replica to the last core, the next replicas to the cores before
+ * it in turn, so that a replica's throughput can be read per core of its own beside the
+ * reference's (the database, the gateway and this client are not pinned). `--queries-only`
+ * leaves out the second ingestion and the recovery.
  *
  * 1. Query throughput: `--clients` clients asking back to back for `--seconds`, each
  *    request to the next replica, on a built-in pipeline of a few thousand chunks (the
@@ -74,6 +80,8 @@ const { values: args } = parseArgs({
     clients: { type: "string", default: "16" },
     seconds: { type: "string", default: "20" },
     datasets: { type: "string" },
+    pin: { type: "boolean", default: false },
+    "queries-only": { type: "boolean", default: false },
   },
 });
 const CLIENTS = Number(args.clients);
@@ -100,6 +108,24 @@ interface IngestRun {
   chunks: number;
   /** Tasks each replica ended with `ready` during the run. */
   tasks: number[];
+}
+
+/** The core server `i` is held to with --pin: the last first, then the ones before it. */
+const coreOf = (i: number) => {
+  const cores = availableParallelism();
+  return cores - 1 - (i % cores);
+};
+
+/** Holds process `pid`, its threads and its child processes to `core` (--pin). */
+function pin(pid: number, core: number): void {
+  if (!args.pin) return;
+  const children = Bun.spawnSync(["pgrep", "-P", String(pid)])
+    .stdout.toString()
+    .split("\n")
+    .filter(Boolean);
+  const done = Bun.spawnSync(["taskset", "-a", "-p", "-c", String(core), String(pid)], { stdout: "ignore" });
+  if (done.exitCode !== 0) throw new Error(`taskset could not pin ${pid}: ${done.stderr.toString()}`);
+  for (const child of children) pin(Number(child), core);
 }
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
@@ -260,6 +286,7 @@ async function recovery(set: Replicas) {
 async function alone(): Promise<{ set: Replicas; stop: () => void }> {
   const dir = tempDir("ragd-bench-alone-");
   const bin = await startBinary(dir, UNLIMITED, undefined, START_TIMEOUT_MS);
+  pin(bin.proc.pid, coreOf(0));
   const jar: { cookie?: string } = {};
   const set = {
     count: 1,
@@ -311,6 +338,7 @@ try {
     startTimeoutMs: START_TIMEOUT_MS,
     env: UNLIMITED,
   });
+  pin(set.at(0).proc.pid, coreOf(0));
   // The first account is an administrator, with no limit on pipelines.
   const email = `bench-${Date.now()}@example.com`;
   await set.client.http("/api/auth/signup", { method: "POST", json: { email, password: "benchmark-password" } });
@@ -319,26 +347,48 @@ try {
   await indexed(set);
   const queried: QueryRun[] = [];
   for (let n = 1; n <= 3; n++) {
-    if (n > 1) await set.add();
+    if (n > 1) pin(set.at(await set.add()).proc.pid, coreOf(n - 1));
     console.error(`querying with ${n} replica(s): ${CLIENTS} clients for ${SECONDS} s`);
     queried.push(await throughput(set, one.pipeline.key));
   }
-  console.error(`ingesting ${documents.length} documents with 3 replicas`);
-  const three = await ingest(set, "ingest-3");
-  console.error("recovery: kill -9 of a replica with a busy worker");
-  const rec = await recovery(set);
-  report(one.run, three.run, queried, rec);
   const q = ref.query;
+  let three: IngestRun | null = null;
+  if (args["queries-only"]) perCore(queried, q);
+  else {
+    console.error(`ingesting ${documents.length} documents with 3 replicas`);
+    three = (await ingest(set, "ingest-3")).run;
+    console.error("recovery: kill -9 of a replica with a busy worker");
+    report(one.run, three, queried, await recovery(set));
+  }
+  const rate = (run: IngestRun) =>
+    `${((100 * run.chunks) / run.seconds / (ref.ingest.chunks / ref.ingest.seconds)).toFixed(0)} %`;
   console.log(
     `alone     one server on a data directory (reference): 1 client p50 ${q.alone.toFixed(1)} ms, ${q.rps.toFixed(1)} req/s (p50 ${q.p50.toFixed(1)}, p99 ${q.p99.toFixed(1)} ms, errors ${q.errors}), ingestion ${(ref.ingest.chunks / ref.ingest.seconds).toFixed(0)} chunks/s`,
   );
   console.log(
-    `ratios    to the reference: req/s ${queried.map((r) => `${((100 * r.rps) / q.rps).toFixed(0)} %`).join(" / ")}; 1 client p50 ${queried.map((r) => `${(r.alone / q.alone).toFixed(1)}x`).join(" / ")}; ingestion ${((100 * one.run.chunks) / one.run.seconds / (ref.ingest.chunks / ref.ingest.seconds)).toFixed(0)} % and ${((100 * three.run.chunks) / three.run.seconds / (ref.ingest.chunks / ref.ingest.seconds)).toFixed(0)} %`,
+    `ratios    to the reference: req/s ${queried.map((r) => `${((100 * r.rps) / q.rps).toFixed(0)} %`).join(" / ")}; 1 client p50 ${queried.map((r) => `${(r.alone / q.alone).toFixed(1)}x`).join(" / ")}; ingestion ${rate(one.run)}${three ? ` and ${rate(three)}` : ""}`,
   );
 } finally {
   await set?.stop();
   await rgw.stop();
   await pg.stop();
+}
+
+/** Query throughput per core the replicas are held to (--pin), beside the pinned reference's one core. */
+function perCore(queried: QueryRun[], q: QueryRun): void {
+  const cores = availableParallelism();
+  console.log(
+    `\nragd replicas, ${documents.length} documents, ${CLIENTS} clients${args.pin ? ", each server held to a core" : ""}`,
+  );
+  console.log("replicas  cores  req/s   per core  of the reference's   1 client p50 ms   p50 ms   p99 ms  errors");
+  queried.forEach((r, i) => {
+    const n = Math.min(i + 1, cores);
+    const each = r.rps / n;
+    console.log(
+      `${String(i + 1).padStart(8)}  ${String(n).padStart(5)}  ${r.rps.toFixed(1).padStart(5)}  ${each.toFixed(1).padStart(9)}  ${`${((100 * each) / q.rps).toFixed(0)} %`.padStart(18)}   ${r.alone.toFixed(1).padStart(15)}  ${r.p50.toFixed(1).padStart(7)}  ${r.p99.toFixed(1).padStart(7)}  ${String(r.errors).padStart(6)}`,
+    );
+  });
+  console.log(`machine   load average ${loadavg()[0]!.toFixed(1)} at the end`);
 }
 
 function report(one: IngestRun, three: IngestRun, queried: QueryRun[], rec: Awaited<ReturnType<typeof recovery>>) {
