@@ -67,6 +67,7 @@
 import { availableParallelism, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { rmSync } from "node:fs";
+import { SQL } from "bun";
 import { tempDir } from "../test/support/app";
 import { startBinary } from "../test/support/binary";
 import { startPostgres } from "../test/support/postgres";
@@ -326,6 +327,35 @@ async function reference(): Promise<{ ingest: IngestRun; query: QueryRun }> {
   }
 }
 
+/**
+ * The bench database's committed transactions (reads outside a transaction count, one a
+ * statement), rows written and connections so far (pg_stat_database).
+ */
+async function pgStats(url: string): Promise<{ commits: number; rows: number; backends: number; at: number }> {
+  const sql = new SQL(url, { max: 1 });
+  try {
+    const [row] = await sql`SELECT xact_commit::float8 AS commits, numbackends AS backends,
+      (tup_inserted + tup_updated + tup_deleted)::float8 AS rows
+      FROM pg_stat_database WHERE datname = current_database()`;
+    return {
+      commits: Number(row.commits),
+      rows: Number(row.rows),
+      backends: Number(row.backends),
+      at: performance.now(),
+    };
+  } finally {
+    await sql.close();
+  }
+}
+
+/** Commits and rows written a second between two readings (this bench's own included), and the connections at the second. */
+const pgRate = (a: Awaited<ReturnType<typeof pgStats>>, b: Awaited<ReturnType<typeof pgStats>>) => {
+  const seconds = (b.at - a.at) / 1000;
+  const rate = (x: number) => (x / seconds).toFixed(0);
+  return `${rate(b.commits - a.commits)} commits/s, ${rate(b.rows - a.rows)} rows written/s, ${b.backends} connections`;
+};
+
+let databaseUrl = "";
 const ref = await reference();
 const pg = await startPostgres();
 const rgw = await startRgw();
@@ -333,7 +363,7 @@ let set: Replicas | null = null;
 try {
   const storage = { ...rgw.storage, prefix: "bench" };
   set = await startReplicas(1, {
-    databaseUrl: await pg.createDatabase("ragd_bench"),
+    databaseUrl: (databaseUrl = await pg.createDatabase("ragd_bench")),
     storage,
     startTimeoutMs: START_TIMEOUT_MS,
     env: UNLIMITED,
@@ -343,20 +373,26 @@ try {
   const email = `bench-${Date.now()}@example.com`;
   await set.client.http("/api/auth/signup", { method: "POST", json: { email, password: "benchmark-password" } });
   console.error(`ingesting ${documents.length} documents with 1 replica`);
+  const beforeIngest = await pgStats(databaseUrl);
   const one = await ingest(set, "ingest-1");
+  console.error(`PostgreSQL during the ingestion with 1 replica: ${pgRate(beforeIngest, await pgStats(databaseUrl))}`);
   await indexed(set);
   const queried: QueryRun[] = [];
   for (let n = 1; n <= 3; n++) {
     if (n > 1) pin(set.at(await set.add()).proc.pid, coreOf(n - 1));
     console.error(`querying with ${n} replica(s): ${CLIENTS} clients for ${SECONDS} s`);
+    const before = await pgStats(databaseUrl);
     queried.push(await throughput(set, one.pipeline.key));
+    console.error(`PostgreSQL while ${n} replica(s) answered: ${pgRate(before, await pgStats(databaseUrl))}`);
   }
   const q = ref.query;
   let three: IngestRun | null = null;
   if (args["queries-only"]) perCore(queried, q);
   else {
     console.error(`ingesting ${documents.length} documents with 3 replicas`);
+    const before = await pgStats(databaseUrl);
     three = (await ingest(set, "ingest-3")).run;
+    console.error(`PostgreSQL during the ingestion with 3 replicas: ${pgRate(before, await pgStats(databaseUrl))}`);
     console.error("recovery: kill -9 of a replica with a busy worker");
     report(one.run, three, queried, await recovery(set));
   }
