@@ -68,6 +68,25 @@ async function source(pipelineId: string, id: string) {
   )!;
 }
 
+/**
+ * Waits for the source's task to start. Under RAGD_MIN_FREE_MB no task starts, so one not
+ * yet claimed when the disk fills would stay queued (disk-watch.ts): a busy machine's
+ * claim came after the fill once, and the case waited 30 s for a failure.
+ */
+async function started(pipelineId: string, id: string): Promise<void> {
+  await waitFor("the source's task to start", async () => (await source(pipelineId, id)).status === "processing");
+}
+
+/** `wait`, or its error with what the server logged besides requests: a timed-out wait says why. */
+async function explained<T>(wait: Promise<T>): Promise<T> {
+  try {
+    return await wait;
+  } catch (err) {
+    const lines = (server?.logs() ?? "").split("\n").filter((l) => l && !l.includes('"msg":"request"'));
+    throw new Error(`${(err as Error).message}\nthe server's log:\n${lines.slice(-30).join("\n")}`);
+  }
+}
+
 /** The WAL's pages copied into the database file, beside the running server (SQLite's own passive checkpoint). */
 function checkpoint(): void {
   const db = new Database(join(dataDir, "ragd.db"));
@@ -145,6 +164,7 @@ describe.skipIf(!mounted)("a full disk", () => {
     });
     expect(s.status).toBe(201);
     sourceId = s.body.id;
+    await started(pipelineId, sourceId);
     // The server copies its WAL into the database file in the background; a copy after the
     // fill would grow that file into the room left for recording the failure (a run in two
     // or three did), so the copy is made now.
@@ -152,13 +172,15 @@ describe.skipIf(!mounted)("a full disk", () => {
     fillDisk(300);
     await fake.set({ latencyMs: 0 });
 
-    const failed = await waitFor(
-      "the source to fail",
-      async () => {
-        const r = await source(pipelineId, sourceId);
-        return r.status === "failed" ? r : null;
-      },
-      30_000,
+    const failed = await explained(
+      waitFor(
+        "the source to fail",
+        async () => {
+          const r = await source(pipelineId, sourceId);
+          return r.status === "failed" ? r : null;
+        },
+        30_000,
+      ),
     );
     expect(failed!.error).toMatch(SENTENCE);
 
@@ -244,17 +266,20 @@ describe.skipIf(!mounted)("a full disk", () => {
       json: { type: "text", name: "more notes", content: notes },
     });
     expect(s.status).toBe(201);
+    await started(pipelineId, s.body.id);
     const logFrom = server!.logs().length;
     fillDisk(0);
     await fake.set({ latencyMs: 0 });
     // The task meets the full disk: its failure is recorded, or SQLite refused to record it
     // and the engine says it tries again (outcome.ts).
-    await waitFor(
-      "the second source's failure on the full disk",
-      async () =>
-        server!.logs().slice(logFrom).includes("could not record the end of an ingestion task") ||
-        (await source(pipelineId, s.body.id)).status === "failed",
-      30_000,
+    await explained(
+      waitFor(
+        "the second source's failure on the full disk",
+        async () =>
+          server!.logs().slice(logFrom).includes("could not record the end of an ingestion task") ||
+          (await source(pipelineId, s.body.id)).status === "failed",
+        30_000,
+      ),
     );
     expect((await call("/readyz")).status).toBe(503);
     rmSync(filler);
