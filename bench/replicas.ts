@@ -355,7 +355,6 @@ const pgRate = (a: Awaited<ReturnType<typeof pgStats>>, b: Awaited<ReturnType<ty
   return `${rate(b.commits - a.commits)} commits/s, ${rate(b.rows - a.rows)} rows written/s, ${b.backends} connections`;
 };
 
-let databaseUrl = "";
 const ref = await reference();
 const pg = await startPostgres();
 const rgw = await startRgw();
@@ -363,7 +362,7 @@ let set: Replicas | null = null;
 try {
   const storage = { ...rgw.storage, prefix: "bench" };
   set = await startReplicas(1, {
-    databaseUrl: (databaseUrl = await pg.createDatabase("ragd_bench")),
+    databaseUrl: await pg.createDatabase("ragd_bench"),
     storage,
     startTimeoutMs: START_TIMEOUT_MS,
     env: UNLIMITED,
@@ -373,26 +372,28 @@ try {
   const email = `bench-${Date.now()}@example.com`;
   await set.client.http("/api/auth/signup", { method: "POST", json: { email, password: "benchmark-password" } });
   console.error(`ingesting ${documents.length} documents with 1 replica`);
-  const beforeIngest = await pgStats(databaseUrl);
+  const beforeIngest = await pgStats(set.databaseUrl);
   const one = await ingest(set, "ingest-1");
-  console.error(`PostgreSQL during the ingestion with 1 replica: ${pgRate(beforeIngest, await pgStats(databaseUrl))}`);
+  console.error(
+    `PostgreSQL during the ingestion with 1 replica: ${pgRate(beforeIngest, await pgStats(set.databaseUrl))}`,
+  );
   await indexed(set);
   const queried: QueryRun[] = [];
   for (let n = 1; n <= 3; n++) {
     if (n > 1) pin(set.at(await set.add()).proc.pid, coreOf(n - 1));
     console.error(`querying with ${n} replica(s): ${CLIENTS} clients for ${SECONDS} s`);
-    const before = await pgStats(databaseUrl);
+    const before = await pgStats(set.databaseUrl);
     queried.push(await throughput(set, one.pipeline.key));
-    console.error(`PostgreSQL while ${n} replica(s) answered: ${pgRate(before, await pgStats(databaseUrl))}`);
+    console.error(`PostgreSQL while ${n} replica(s) answered: ${pgRate(before, await pgStats(set.databaseUrl))}`);
   }
   const q = ref.query;
   let three: IngestRun | null = null;
   if (args["queries-only"]) perCore(queried, q);
   else {
     console.error(`ingesting ${documents.length} documents with 3 replicas`);
-    const before = await pgStats(databaseUrl);
+    const before = await pgStats(set.databaseUrl);
     three = (await ingest(set, "ingest-3")).run;
-    console.error(`PostgreSQL during the ingestion with 3 replicas: ${pgRate(before, await pgStats(databaseUrl))}`);
+    console.error(`PostgreSQL during the ingestion with 3 replicas: ${pgRate(before, await pgStats(set.databaseUrl))}`);
     console.error("recovery: kill -9 of a replica with a busy worker");
     report(one.run, three, queried, await recovery(set));
   }
