@@ -34,6 +34,9 @@ const WAITING_FILES = [
   "test/e2e/dashboard.e2e.test.ts",
 ];
 
+/** How many lines before a `(fail)` line are kept with it: bun prints a test's error above its name. */
+const FAILURE_CONTEXT = 40;
+
 // The tests make their data directories under the system's temporary directory and many
 // leave them (a binary may still be writing there when its test ends); bun's runner fires no
 // exit event to clean up after them. One scratch directory per run, removed at the end, keeps
@@ -70,6 +73,8 @@ interface RunnerOut {
   tail: string;
   pass: number;
   fail: number;
+  /** Each failed test's line with the lines printed just before it (its error), to repeat at the end. */
+  failures: string[];
 }
 
 /**
@@ -88,6 +93,7 @@ async function runTests(shared: Record<string, string>): Promise<number> {
   let passed = 0;
   let failed = 0;
   let code = 0;
+  recapFailures(ended.flatMap(({ out }) => out.failures));
   for (const { out, exit, signal } of ended) {
     const p = count(out, "pass");
     if (p < 0) {
@@ -103,6 +109,17 @@ async function runTests(shared: Record<string, string>): Promise<number> {
   }
   console.log(`\ntests: ${passed} passed, ${failed} failed`);
   return code !== 0 ? code : passed <= 0 ? 1 : 0;
+}
+
+/**
+ * The failed tests again, each with its error, just above the summary line: the runners'
+ * output interleaves over some thousands of lines, and a log read from its end shows this first.
+ */
+function recapFailures(failures: string[]): void {
+  if (failures.length === 0) return;
+  console.log(`\nfailed tests (${failures.length}), each with the lines printed before it:`);
+  for (const block of failures.slice(0, 20)) console.log(`\n${block}`);
+  if (failures.length > 20) console.log(`\n… and ${failures.length - 20} more above`);
 }
 
 /** The runners `args` ask for: the lanes, or with any argument but `--update-timings`, one runner over what it names. */
@@ -140,19 +157,21 @@ async function runner(args: string[], shared: Record<string, string>, nice: numb
     stderr: "pipe",
     env: { ...process.env, ...shared, FORCE_COLOR: "0", TMPDIR: scratch },
   });
-  const out: RunnerOut = { tail: "", pass: 0, fail: 0 };
+  const out: RunnerOut = { tail: "", pass: 0, fail: 0, failures: [] };
   await Promise.all([pump(proc.stdout, process.stdout, out), pump(proc.stderr, process.stderr, out)]);
   const exit = await proc.exited;
   return { out, exit, signal: proc.signalCode };
 }
 
 /**
- * Copies the runner's output through, keeping its last 4,000 characters (`tail`) and the test
- * lines as they were printed (`pass`, `fail`): the only count left when bun itself dies before its summary.
+ * Copies the runner's output through, keeping its last 4,000 characters (`tail`), the test
+ * lines as they were printed (`pass`, `fail`: the only count left when bun itself dies before
+ * its summary) and each failure with the lines before it.
  */
 async function pump(stream: ReadableStream<Uint8Array>, to: NodeJS.WriteStream, out: RunnerOut): Promise<void> {
   const decoder = new TextDecoder();
   let line = "";
+  let recent: string[] = [];
   for await (const part of stream as unknown as AsyncIterable<Uint8Array>) {
     const text = decoder.decode(part, { stream: true });
     out.tail = (out.tail + text).slice(-4000);
@@ -161,8 +180,14 @@ async function pump(stream: ReadableStream<Uint8Array>, to: NodeJS.WriteStream, 
     // Whole lines only: two runners write to the same terminal.
     if (lines.length > 0) to.write(`${lines.join("\n")}\n`);
     for (const l of lines) {
+      recent.push(l);
+      if (recent.length > FAILURE_CONTEXT) recent.shift();
       if (l.startsWith("(pass) ")) out.pass++;
-      else if (l.startsWith("(fail) ")) out.fail++;
+      else if (l.startsWith("(fail) ")) {
+        out.fail++;
+        out.failures.push(recent.join("\n"));
+        recent = [];
+      }
     }
   }
   if (line) to.write(line);
