@@ -34,7 +34,7 @@ const WAITING_FILES = [
   "test/e2e/dashboard.e2e.test.ts",
 ];
 
-/** How many lines before a `(fail)` line are kept with it: bun prints a test's error above its name. */
+/** At most how many lines before a `(fail)` line are kept with it: bun prints a test's error above its name. */
 const FAILURE_CONTEXT = 40;
 
 // The tests make their data directories under the system's temporary directory and many
@@ -117,7 +117,7 @@ async function runTests(shared: Record<string, string>): Promise<number> {
  */
 function recapFailures(failures: string[]): void {
   if (failures.length === 0) return;
-  console.log(`\nfailed tests (${failures.length}), each with the lines printed before it:`);
+  console.log(`\nfailed tests (${failures.length}), each with its error:`);
   for (const block of failures.slice(0, 20)) console.log(`\n${block}`);
   if (failures.length > 20) console.log(`\n… and ${failures.length - 20} more above`);
 }
@@ -171,7 +171,7 @@ async function runner(args: string[], shared: Record<string, string>, nice: numb
 async function pump(stream: ReadableStream<Uint8Array>, to: NodeJS.WriteStream, out: RunnerOut): Promise<void> {
   const decoder = new TextDecoder();
   let line = "";
-  let recent: string[] = [];
+  const failures = new FailureLog(out.failures);
   for await (const part of stream as unknown as AsyncIterable<Uint8Array>) {
     const text = decoder.decode(part, { stream: true });
     out.tail = (out.tail + text).slice(-4000);
@@ -180,15 +180,37 @@ async function pump(stream: ReadableStream<Uint8Array>, to: NodeJS.WriteStream, 
     // Whole lines only: two runners write to the same terminal.
     if (lines.length > 0) to.write(`${lines.join("\n")}\n`);
     for (const l of lines) {
-      recent.push(l);
-      if (recent.length > FAILURE_CONTEXT) recent.shift();
       if (l.startsWith("(pass) ")) out.pass++;
-      else if (l.startsWith("(fail) ")) {
-        out.fail++;
-        out.failures.push(recent.join("\n"));
-        recent = [];
-      }
+      else if (l.startsWith("(fail) ")) out.fail++;
+      failures.read(l);
     }
   }
   if (line) to.write(line);
+}
+
+/**
+ * Each failed test as bun printed it: its file's heading, the lines since the test before it
+ * (its error; at most FAILURE_CONTEXT), its `(fail)` line. bun's closing list of the failed
+ * names ("N tests failed:") repeats them and is not read.
+ */
+class FailureLog {
+  private file = "";
+  private since: string[] = [];
+  private closing = false;
+
+  constructor(private readonly into: string[]) {}
+
+  read(line: string): void {
+    if (this.closing) return;
+    if (/^\d+ tests? failed:$/.test(line)) this.closing = true;
+    else if (/^\S.*\.test\.tsx?:$/.test(line)) [this.file, this.since] = [line, []];
+    else if (/^\((pass|skip|todo)\) /.test(line)) this.since = [];
+    else if (line.startsWith("(fail) ")) {
+      this.into.push([this.file, ...this.since, line].join("\n"));
+      this.since = [];
+    } else {
+      this.since.push(line);
+      if (this.since.length > FAILURE_CONTEXT) this.since.shift();
+    }
+  }
 }
