@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BACKLOG_WHILE_QUERIED, QueueRoom } from "../src/ingest/tasks/queue-room";
-import { WritePacing, WriteShare } from "../src/vectors/write-pacing";
+import { WRITE_SHARE, WritePacing, WriteShare } from "../src/vectors/write-pacing";
 import { Semaphore } from "../src/tools/semaphore";
 import { email, makeApp, type TestApp } from "./support/app";
 import { waitFor } from "./support/wait";
@@ -172,5 +172,28 @@ describe("a searched table's tail after a commit while searches wait", () => {
     pacing.searched("t");
     pacing.committed("t", 5);
     expect(asked).toEqual([]);
+  });
+
+  test("after a catch-up that took d ms, waits for none for d ms, up to the larger bound", async () => {
+    let clock = 0;
+    const asked: number[] = [];
+    const upkeep = {
+      roomFor: async (_name: string, bound: number) => {
+        asked.push(bound);
+        if (asked.length === 1) clock += 2_000; // the first look catches the table up
+        return bound;
+      },
+    };
+    const turns = new Semaphore(1);
+    turns.lastQueuedAt = performance.now(); // searches wait: a commit would catch the table up at once
+    const pacing = new WritePacing(turns, upkeep, 1_000, WRITE_SHARE, 20_000, () => clock);
+    pacing.searched("t");
+    await pacing.writeRoom("t");
+    clock += 1_999;
+    await pacing.writeRoom("t");
+    pacing.committed("t", 5); // resting: no catch-up at once either
+    clock += 2;
+    await pacing.writeRoom("t");
+    expect(asked).toEqual([1_000, 20_000, 1_000]);
   });
 });

@@ -57,6 +57,8 @@ export interface VectorStoreOptions {
   ftsTailRows?: number;
   /** Full-text tail a searched table keeps within (default SEARCHED_TAIL_ROWS). */
   searchedTailRows?: number;
+  /** Full-text tail a searched table may reach while it rests from catch-ups (default SEARCHED_TAIL_MAX). */
+  searchedTailMax?: number;
   /** Table searches that may run at once (default SEARCH_CONCURRENCY). */
   searchConcurrency?: number;
   log?: (msg: string, fields?: object) => void;
@@ -107,7 +109,13 @@ export class VectorStore {
     );
     this.indexBuilder = opts.indexBuilder;
     this.searches = new Semaphore(opts.searchConcurrency ?? SEARCH_CONCURRENCY);
-    this.pacing = new WritePacing(this.searches, this.tableUpkeep, opts.searchedTailRows, opts.writeShare);
+    this.pacing = new WritePacing(
+      this.searches,
+      this.tableUpkeep,
+      opts.searchedTailRows,
+      opts.writeShare,
+      opts.searchedTailMax,
+    );
     this.batches = new VectorBatches(this.searches);
     this.searchOptions = {
       exactFilter: opts.exactFilter,

@@ -4,7 +4,11 @@
  *
  * - A table searched in the last SEARCHED_FOR_MS keeps its full-text tail (rows outside
  *   the index, which every keyword search tokenises again) within SEARCHED_TAIL_ROWS:
- *   its writes wait for a catch-up instead (table-upkeep.ts, roomFor).
+ *   its writes wait for a catch-up instead (table-upkeep.ts, roomFor). A catch-up
+ *   rewrites the table's indexes, so it takes longer the larger the table (about 2–5 s at
+ *   100,000 rows): after one that took d ms, the table's writes wait for no other for d ms
+ *   unless its tail reaches SEARCHED_TAIL_MAX, so catch-ups take at most about half of a
+ *   searched table's ingestion time (docs/notes/2026-12-07-ten-million.md).
  * - Queries first (WriteShare, below).
  *
  * Measured in docs/notes/2026-12-06-queries-under-writes.md.
@@ -14,6 +18,14 @@ import type { Semaphore } from "../tools/semaphore";
 
 /** The full-text tail a table searched lately may have after a commit. */
 export const SEARCHED_TAIL_ROWS = 1_000;
+/**
+ * The full-text tail a searched table may reach while it rests from catch-ups (above):
+ * about 25 ms more a keyword search on 20-word chunks, about 160 ms on chunks of 1,000
+ * characters (LanceDB tokenises 1.2 µs a 20-word row).
+ */
+export const SEARCHED_TAIL_MAX = 20_000;
+/** A roomFor() that took this long caught its table up: a look at the tail alone takes far less. */
+const CATCH_UP_MS = 50;
 /** A table searched this recently counts as searched: its writes are paced. */
 export const SEARCHED_FOR_MS = 5_000;
 /** Searches that had to wait for a turn this recently count as waiting (queriesWaiting). */
@@ -65,6 +77,8 @@ export class WriteShare {
 export class WritePacing {
   /** When each table was last searched (ms since the epoch). */
   private readonly searchedAt = new Map<string, number>();
+  /** Until when (now()) each table rests from catch-ups after its last one. */
+  private readonly restUntil = new Map<string, number>();
   private readonly share: WriteShare;
 
   constructor(
@@ -72,6 +86,8 @@ export class WritePacing {
     private readonly tableUpkeep: Pick<TableUpkeep, "roomFor">,
     private readonly searchedTailRows = SEARCHED_TAIL_ROWS,
     share = WRITE_SHARE,
+    private readonly searchedTailMax = SEARCHED_TAIL_MAX,
+    private readonly now: () => number = () => performance.now(),
   ) {
     this.share = new WriteShare(share);
   }
@@ -84,6 +100,7 @@ export class WritePacing {
   /** Forgets the tables `dropped` says are gone. */
   forget(dropped: (name: string) => boolean): void {
     for (const name of [...this.searchedAt.keys()]) if (dropped(name)) this.searchedAt.delete(name);
+    for (const name of [...this.restUntil.keys()]) if (dropped(name)) this.restUntil.delete(name);
   }
 
   /**
@@ -95,9 +112,8 @@ export class WritePacing {
    */
   committed(name: string, ms: number): void {
     this.share.spent(ms);
-    if (!this.isSearched(name) || !this.queriesWaiting) return;
-    const started = performance.now();
-    void this.tableUpkeep.roomFor(name, 1).then(() => this.share.spent(performance.now() - started));
+    if (!this.isSearched(name) || !this.queriesWaiting || this.resting(name)) return;
+    void this.timedRoom(name, 1).then(({ took }) => this.share.spent(took));
   }
 
   /** Whether table searches wait for a turn, or did within QUERIES_WAITED_MS: queries want more than they get. */
@@ -123,6 +139,21 @@ export class WritePacing {
    */
   private async pacedRoom(name: string, searched: boolean): Promise<number> {
     await this.share.turn(() => this.queriesWaiting);
-    return searched ? this.tableUpkeep.roomFor(name, this.searchedTailRows) : Number.POSITIVE_INFINITY;
+    if (!searched) return Number.POSITIVE_INFINITY;
+    const bound = this.resting(name) ? Math.max(this.searchedTailRows, this.searchedTailMax) : this.searchedTailRows;
+    return (await this.timedRoom(name, bound)).room;
+  }
+
+  /** roomFor(), and the rest that follows it when it caught the table up. */
+  private async timedRoom(name: string, bound: number): Promise<{ room: number; took: number }> {
+    const started = this.now();
+    const room = await this.tableUpkeep.roomFor(name, bound);
+    const took = this.now() - started;
+    if (took >= CATCH_UP_MS) this.restUntil.set(name, this.now() + took);
+    return { room, took };
+  }
+
+  private resting(name: string): boolean {
+    return this.now() < (this.restUntil.get(name) ?? Number.NEGATIVE_INFINITY);
   }
 }
