@@ -10,6 +10,7 @@ import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startRunServices } from "../test/support/run-services";
+import { type Failure, RunnerOut } from "./test-output";
 
 const root = join(import.meta.dir, "..");
 
@@ -33,9 +34,6 @@ const WAITING_FILES = [
   "test/object-storage-serve.test.ts",
   "test/e2e/dashboard.e2e.test.ts",
 ];
-
-/** At most how many lines before a `(fail)` line are kept with it: bun prints a test's error above its name. */
-const FAILURE_CONTEXT = 40;
 
 // The tests make their data directories under the system's temporary directory and many
 // leave them (a binary may still be writing there when its test ends); bun's runner fires no
@@ -68,15 +66,6 @@ try {
 }
 process.exit(code);
 
-/** One runner process's counts, from its summary, else from its test lines. */
-interface RunnerOut {
-  tail: string;
-  pass: number;
-  fail: number;
-  /** Each failed test's line with the lines printed just before it (its error), to repeat at the end. */
-  failures: string[];
-}
-
 /**
  * bun's runner over every file with the shared services' variables; the run's exit code.
  * Files run in parallel, one runner process per core (bun's default), the slowest first as
@@ -87,38 +76,85 @@ interface RunnerOut {
  * file (about 0.7 s of CPU each, 145 s over the suite).
  */
 async function runTests(shared: Record<string, string>): Promise<number> {
-  const ended = await Promise.all(runners(process.argv.slice(2), shared));
-  const count = (out: RunnerOut, word: string) =>
-    Number(new RegExp(`^\\s*(\\d+) ${word}$`, "m").exec(out.tail)?.[1] ?? -1);
+  const ended = await Promise.all(
+    runners(process.argv.slice(2), shared).map(async (run) => {
+      const first = await run;
+      return first.out.crash ? againAfterCrash(first, shared) : tallyOf(first);
+    }),
+  );
+  recapFailures(ended.flatMap((t) => t.failures));
   let passed = 0;
   let failed = 0;
   let code = 0;
-  recapFailures(ended.flatMap(({ out }) => out.failures));
-  for (const { out, exit, signal } of ended) {
-    const p = count(out, "pass");
-    if (p < 0) {
-      console.log(
-        `\ntests: bun ended (${signal ?? `exit code ${exit}`}) before its summary, ` +
-          `after ${out.pass} passed and ${out.fail} failed`,
-      );
-      return exit !== 0 ? exit : 1;
+  for (const t of ended) {
+    if (t.unfinished) {
+      console.log(`\ntests: ${t.unfinished}`);
+      return t.exit !== 0 ? t.exit : 1;
     }
-    passed += p;
-    failed += Math.max(count(out, "fail"), 0);
-    if (exit !== 0) code = exit;
+    passed += t.passed;
+    failed += t.failed;
+    if (t.exit !== 0) code = t.exit;
   }
   console.log(`\ntests: ${passed} passed, ${failed} failed`);
   return code !== 0 ? code : passed <= 0 ? 1 : 0;
+}
+
+type Ended = Awaited<ReturnType<typeof runner>>;
+
+/** What one runner came to: its counts, failures and exit code; `unfinished` says why there are no counts. */
+interface Tally {
+  passed: number;
+  failed: number;
+  exit: number;
+  failures: Failure[];
+  unfinished?: string;
+}
+
+function tallyOf({ out, exit, signal }: Ended): Tally {
+  const passed = out.summary("pass");
+  if (passed < 0) {
+    const why = `bun ended (${signal ?? `exit code ${exit}`}) before its summary, after ${out.pass} passed and ${out.fail} failed`;
+    return { passed: out.pass, failed: out.fail, exit, failures: out.failures, unfinished: why };
+  }
+  return { passed, failed: Math.max(out.summary("fail"), 0), exit, failures: out.failures };
+}
+
+/**
+ * A runner whose test worker crashed in bun itself (a SIGSEGV in its runtime has ended a run
+ * about once in some tens here, in a different file each time) ends every file that worker
+ * had left: those files run once more in a runner of their own, and the two runs count as
+ * one, the crash named above the summary. A second crash is the run's failure.
+ */
+async function againAfterCrash(first: Ended, shared: Record<string, string>): Promise<Tally> {
+  const taken = new Set(first.out.aborted);
+  // No file named: bun's runner given none would run every file.
+  if (taken.size === 0) return tallyOf(first);
+  console.log(`\nsuite: ${first.out.crash}; the ${taken.size} files it ended run again`);
+  const flags = first.args.filter((a) => a.startsWith("-"));
+  const rerun = await runner([...flags, ...[...taken].map((f) => `./${f}`)], shared, first.nice);
+  const again = tallyOf(rerun);
+  const kept = [...first.out.files].filter(([file]) => !taken.has(file)).map(([, n]) => n);
+  const keptFailures = first.out.failures.filter((f) => !taken.has(f.file));
+  const failedBefore = kept.reduce((n, f) => n + f.fail, 0);
+  const second = rerun.out.crash ? `, and crashed again (${rerun.out.crash})` : "";
+  console.log(`\nsuite: after bun's crash (${first.out.crash}), ${taken.size} files ran again${second}`);
+  return {
+    passed: kept.reduce((n, f) => n + f.pass, 0) + again.passed,
+    failed: failedBefore + again.failed,
+    exit: failedBefore > 0 ? 1 : again.exit,
+    failures: [...keptFailures, ...again.failures],
+    unfinished: again.unfinished,
+  };
 }
 
 /**
  * The failed tests again, each with its error, just above the summary line: the runners'
  * output interleaves over some thousands of lines, and a log read from its end shows this first.
  */
-function recapFailures(failures: string[]): void {
+function recapFailures(failures: Failure[]): void {
   if (failures.length === 0) return;
   console.log(`\nfailed tests (${failures.length}), each with its error:`);
-  for (const block of failures.slice(0, 20)) console.log(`\n${block}`);
+  for (const { text } of failures.slice(0, 20)) console.log(`\n${text}`);
   if (failures.length > 20) console.log(`\n… and ${failures.length - 20} more above`);
 }
 
@@ -157,60 +193,24 @@ async function runner(args: string[], shared: Record<string, string>, nice: numb
     stderr: "pipe",
     env: { ...process.env, ...shared, FORCE_COLOR: "0", TMPDIR: scratch },
   });
-  const out: RunnerOut = { tail: "", pass: 0, fail: 0, failures: [] };
-  await Promise.all([pump(proc.stdout, process.stdout, out), pump(proc.stderr, process.stderr, out)]);
+  const out = new RunnerOut();
+  await Promise.all([pump(proc.stdout, process.stdout, out.reader()), pump(proc.stderr, process.stderr, out.reader())]);
   const exit = await proc.exited;
-  return { out, exit, signal: proc.signalCode };
+  return { out, exit, signal: proc.signalCode, args, nice };
 }
 
-/**
- * Copies the runner's output through, keeping its last 4,000 characters (`tail`), the test
- * lines as they were printed (`pass`, `fail`: the only count left when bun itself dies before
- * its summary) and each failure with the lines before it.
- */
-async function pump(stream: ReadableStream<Uint8Array>, to: NodeJS.WriteStream, out: RunnerOut): Promise<void> {
+/** Copies a stream through in whole lines (two runners write to the same terminal), each read by `read`. */
+async function pump(stream: ReadableStream<Uint8Array>, to: NodeJS.WriteStream, read: (line: string) => void) {
   const decoder = new TextDecoder();
   let line = "";
-  const failures = new FailureLog(out.failures);
   for await (const part of stream as unknown as AsyncIterable<Uint8Array>) {
-    const text = decoder.decode(part, { stream: true });
-    out.tail = (out.tail + text).slice(-4000);
-    const lines = (line + text).split("\n");
+    const lines = (line + decoder.decode(part, { stream: true })).split("\n");
     line = lines.pop() ?? "";
-    // Whole lines only: two runners write to the same terminal.
     if (lines.length > 0) to.write(`${lines.join("\n")}\n`);
-    for (const l of lines) {
-      if (l.startsWith("(pass) ")) out.pass++;
-      else if (l.startsWith("(fail) ")) out.fail++;
-      failures.read(l);
-    }
+    for (const l of lines) read(l);
   }
-  if (line) to.write(line);
-}
-
-/**
- * Each failed test as bun printed it: its file's heading, the lines since the test before it
- * (its error; at most FAILURE_CONTEXT), its `(fail)` line. bun's closing list of the failed
- * names ("N tests failed:") repeats them and is not read.
- */
-class FailureLog {
-  private file = "";
-  private since: string[] = [];
-  private closing = false;
-
-  constructor(private readonly into: string[]) {}
-
-  read(line: string): void {
-    if (this.closing) return;
-    if (/^\d+ tests? failed:$/.test(line)) this.closing = true;
-    else if (/^\S.*\.test\.tsx?:$/.test(line)) [this.file, this.since] = [line, []];
-    else if (/^\((pass|skip|todo)\) /.test(line)) this.since = [];
-    else if (line.startsWith("(fail) ")) {
-      this.into.push([this.file, ...this.since, line].join("\n"));
-      this.since = [];
-    } else {
-      this.since.push(line);
-      if (this.since.length > FAILURE_CONTEXT) this.since.shift();
-    }
+  if (line) {
+    to.write(line);
+    read(line);
   }
 }
