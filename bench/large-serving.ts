@@ -1,0 +1,152 @@
+/**
+ * The measuring parts of bench/ten-million.ts: one client's steady query a second through
+ * every phase, index coverage read from the table, and the settled table's figures.
+ */
+import { readFileSync } from "node:fs";
+import type { Table } from "@lancedb/lancedb";
+import type { RunningBinary } from "../test/support/binary";
+import { percentile } from "./support";
+
+const TOP_K = 10;
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+
+/** A process's resident memory in MB. */
+export function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return Math.round(Number(m?.[1] ?? 0) / 1024);
+}
+
+type Mode = "vector" | "hybrid";
+type Hit = { metadata: { sourceId: string; chunkIndex: number } };
+
+/** One query through the API; its latency in ms and its hits' ids (`<source>:<chunk>`). */
+export async function ask(server: RunningBinary, key: string, query: string, mode: Mode) {
+  const t0 = performance.now();
+  const res = await fetch(`${server.url}/api/rag/query`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ query, topK: TOP_K, mode }),
+    signal: AbortSignal.timeout(60_000),
+  });
+  if (res.status !== 200) throw new Error(`query: ${res.status} ${(await res.text()).slice(0, 200)}`);
+  const body = (await res.json()) as { results: Hit[] };
+  const ids = body.results.map((r) => `${r.metadata.sourceId}:${r.metadata.chunkIndex}`);
+  return { ms: performance.now() - t0, ids };
+}
+
+/** A vector or hybrid query (in turn) a second, its latency kept by phase and mode, until stopped. */
+export class LatencyProbe {
+  private readonly times = new Map<string, number[]>();
+  private readonly errors = new Map<string, number>();
+  private current = "start";
+  private running = true;
+  private readonly done: Promise<void>;
+
+  constructor(server: RunningBinary, key: string, corpus: { query(rnd: () => number): string }, asking = true) {
+    this.running = asking;
+    let n = 0;
+    let seed = 0x2545f491;
+    const rnd = () => ((seed = Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 1) >>> 0) / 2 ** 32;
+    this.done = (async () => {
+      while (this.running) {
+        const mode = n++ % 2 ? "hybrid" : "vector";
+        const phase = `${this.current}, ${mode}`;
+        const next = Bun.sleep(1000);
+        try {
+          const r = await ask(server, key, corpus.query(rnd), mode);
+          const times = this.times.get(phase) ?? [];
+          this.times.set(phase, times);
+          times.push(r.ms);
+        } catch {
+          this.errors.set(phase, (this.errors.get(phase) ?? 0) + 1);
+        }
+        await next;
+      }
+    })();
+  }
+
+  phase(name: string): void {
+    this.current = name;
+  }
+
+  stop(): Promise<void> {
+    this.running = false;
+    return this.done;
+  }
+
+  report(): Record<string, Record<string, string | number>> {
+    const out: Record<string, Record<string, string | number>> = {};
+    for (const [phase, t] of this.times)
+      out[phase] = {
+        queries: t.length,
+        errors: this.errors.get(phase) ?? 0,
+        p50: ms(percentile(t, 50)),
+        p99: ms(percentile(t, 99)),
+        max: ms(Math.max(...t)),
+      };
+    return out;
+  }
+}
+
+/** Each index of the table and the rows it leaves out. */
+export async function indexCoverage(table: Table): Promise<{ name: string; unindexed: number }[]> {
+  const out = [];
+  for (const index of await table.listIndices()) {
+    const stats = await table.indexStats(index.name);
+    out.push({ name: index.name, unindexed: stats?.numUnindexedRows ?? 0 });
+  }
+  return out;
+}
+
+/**
+ * The settled table's figures: vector and hybrid latency (300 queries each, in turn),
+ * recall@10 of 30 vector queries against `exact`, 32 clients' vector throughput for 10 s,
+ * and the server's peak RSS over all of it (sampled every 250 ms).
+ */
+export async function settledQueries(
+  server: RunningBinary,
+  key: string,
+  nextQuery: () => string,
+  exact: (q: string) => Promise<Set<string>>,
+): Promise<Record<string, string | number>> {
+  let rssPeak = 0;
+  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssMb(server.proc.pid))), 250);
+  try {
+    for (let i = 0; i < 50; i++) await ask(server, key, nextQuery(), i % 2 ? "hybrid" : "vector");
+    const times: Record<Mode, number[]> = { vector: [], hybrid: [] };
+    for (let i = 0; i < 600; i++) {
+      const mode = i % 2 ? "hybrid" : "vector";
+      times[mode].push((await ask(server, key, nextQuery(), mode)).ms);
+    }
+    let found = 0;
+    const recallQueries = 30;
+    for (let i = 0; i < recallQueries; i++) {
+      const q = nextQuery();
+      const truth = await exact(q);
+      found += (await ask(server, key, q, "vector")).ids.filter((id) => truth.has(id)).length;
+    }
+    let answered = 0;
+    const until = performance.now() + 10_000;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (performance.now() < until) {
+          await ask(server, key, nextQuery(), "vector");
+          answered++;
+        }
+      }),
+    );
+    const perSecond = answered / ((performance.now() - t0) / 1000);
+    return {
+      "vector p50": ms(percentile(times.vector, 50)),
+      "vector p95": ms(percentile(times.vector, 95)),
+      "hybrid p50": ms(percentile(times.hybrid, 50)),
+      "hybrid p95": ms(percentile(times.hybrid, 95)),
+      [`recall@10, ${recallQueries} vector queries`]: (found / (recallQueries * TOP_K)).toFixed(3),
+      "32 clients, vector q/s": perSecond.toFixed(1),
+      "server RSS peak while serving": `${rssPeak} MB`,
+    };
+  } finally {
+    clearInterval(sampler);
+  }
+}
