@@ -88,6 +88,17 @@ export class LatencyProbe {
   }
 }
 
+/** p50, p99 and max of the query requests in a server's request log (its own `ms`, from request to answer). */
+export function loggedQueryTimes(logs: string): string {
+  const ms = logs
+    .split("\n")
+    .filter((l) => l.includes('"route":"/api/rag/query"'))
+    .map((l) => Number(JSON.parse(l).ms))
+    .filter((x) => Number.isFinite(x));
+  if (ms.length === 0) return "none";
+  return `${ms.length} requests, p50 ${percentile(ms, 50).toFixed(1)} ms, p99 ${percentile(ms, 99).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms`;
+}
+
 /** Each index of the table and the rows it leaves out. */
 export async function indexCoverage(table: Table): Promise<{ name: string; unindexed: number }[]> {
   const out = [];

@@ -26,7 +26,7 @@ import { ensureBinary, type RunningBinary } from "../test/support/binary";
 import { startFakeOllama } from "../test/support/fake-ollama";
 import { flatTopK } from "./kept-corpus";
 import { CHUNKS_PER_DOC, DIM, largeCorpus } from "./large-corpus";
-import { indexCoverage, LatencyProbe, rssMb, settledQueries } from "./large-serving";
+import { indexCoverage, LatencyProbe, loggedQueryTimes, rssMb, settledQueries } from "./large-serving";
 import { cpuByThread, cpuSeconds, pooled, random, startRagd, threadCpu } from "./support";
 
 const { values: args } = parseArgs({
@@ -75,6 +75,7 @@ async function main(): Promise<void> {
     );
     console.log(`\nlatency of one client's query a second (${CHUNKS.toLocaleString()} chunks):`);
     console.table(probe.report());
+    console.log(`the same queries as the server logged them: ${loggedQueryTimes(server.logs())}`);
     await serve(server, state, freeAtStart);
   } finally {
     server.proc.kill("SIGTERM");
