@@ -19,11 +19,14 @@ import type { Semaphore } from "../tools/semaphore";
 /** The full-text tail a table searched lately may have after a commit. */
 export const SEARCHED_TAIL_ROWS = 1_000;
 /**
- * The full-text tail a searched table may reach while it rests from catch-ups (above):
- * about 25 ms more a keyword search on 20-word chunks, about 160 ms on chunks of 1,000
- * characters (LanceDB tokenises 1.2 µs a 20-word row).
+ * The full-text tail a searched table may reach while it rests from catch-ups (above). A
+ * hybrid search scores the tail's rows through deeper reads of its keyword list
+ * (tail-scores.ts), which grow with the tail: on a 120,000-row table of 20-word chunks,
+ * hybrid p50 / p90 was 23 / 59 ms with no tail, 51 / 306 ms at 2,500 rows, 65 / 571 at
+ * 5,000, 97 / 1,169 at 10,000 and 159 / 2,423 at 20,000
+ * (docs/notes/2026-12-07-ten-million.md).
  */
-export const SEARCHED_TAIL_MAX = 20_000;
+export const SEARCHED_TAIL_MAX = 5_000;
 /** A roomFor() that took this long caught its table up: a look at the tail alone takes far less. */
 const CATCH_UP_MS = 50;
 /** A table searched this recently counts as searched: its writes are paced. */
