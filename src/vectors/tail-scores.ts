@@ -5,15 +5,19 @@
  * rows a search is narrowed to, so in such a look-up a word found mostly in new rows
  * weighed far more than in the list: 0.604 where 0.543 was due in test/hybrid-tail.test.ts.
  * Where the table may hold such rows (`tail`), the look-up is made twice, with and without
- * them: an indexed row's score is exact, and a row only the second finds is looked for in
- * the list itself, read DEEPER times deeper each round up to DEEPEST_ROWS until it holds
- * it; one still missing at that depth gets the list's last score, an upper bound of its
- * own (docs/notes/2026-12-07-tail-scores.md). With `fast`, the lists leave such rows out
- * and one look-up is exact.
+ * them: an indexed row's score is exact, and the rows only the second finds are looked for
+ * in the list itself, read once DEEPEST_ROWS deep; one still missing there gets the list's
+ * last score, an upper bound of its own (docs/notes/2026-12-07-tail-scores.md). With
+ * `fast`, the lists leave such rows out and one look-up is exact.
+ *
+ * One deep read, not rounds each four times deeper: every read of a list scans the whole
+ * tail again, so on a 100,000-row table hybrid p50 / p90 went 85.4 / 667.3 → 55.0 / 294.5
+ * ms with a 5,000-row tail and 203.3 / 2,083.7 → 117.8 / 706.6 ms with 20,000
+ * (bench/tail-cost.ts; docs/notes/2026-12-07-ten-million.md).
  */
 import type { Table } from "@lancedb/lancedb";
 import { allDone } from "../tools/all-done";
-import { DEEPER, DEEPEST_ROWS } from "./clause-search";
+import { DEEPEST_ROWS } from "./clause-search";
 import type { Ranked } from "./hits";
 import { type KeywordText, keywordHits } from "./keyword-hits";
 import type { KeywordReading } from "./table-search";
@@ -49,7 +53,7 @@ export async function narrowedKeywordHits(
   return [...indexed, ...tailHits].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-/** The scores of `hits` (each with a query term) in the keyword list read deeper than `look.depth`. */
+/** The scores of `hits` (each with a query term) in the keyword list read DEEPEST_ROWS deep (or as deep as the search read it, if deeper). */
 async function listScores(
   table: Table,
   text: KeywordText,
@@ -58,15 +62,12 @@ async function listScores(
   reading: KeywordReading,
 ): Promise<Map<string, number>> {
   const wanted = new Set(hits.map((h) => h.id));
-  const deepest = Math.max(look.depth, DEEPEST_ROWS);
-  for (let limit = Math.min(look.depth * DEEPER, deepest); ; limit = Math.min(limit * DEEPER, deepest)) {
-    // Scores alone: no text read.
-    const read = await keywordHits(table, text, limit, look.filter, { ...reading, bare: true });
-    const scores = new Map(read.filter((h) => wanted.has(h.id)).map((h) => [h.id, h.score]));
-    if (scores.size === wanted.size || read.length < limit) return scores;
-    if (limit >= deepest) {
-      for (const id of wanted) if (!scores.has(id)) scores.set(id, read.at(-1)!.score);
-      return scores;
-    }
-  }
+  const limit = Math.max(look.depth, DEEPEST_ROWS);
+  // Scores alone: no text read.
+  const read = await keywordHits(table, text, limit, look.filter, { ...reading, bare: true });
+  const scores = new Map(read.filter((h) => wanted.has(h.id)).map((h) => [h.id, h.score]));
+  // A list shorter than asked holds every match: a row it lacks has no query term.
+  if (read.length < limit) return scores;
+  for (const id of wanted) if (!scores.has(id)) scores.set(id, read.at(-1)!.score);
+  return scores;
 }
