@@ -20,11 +20,10 @@ import type { Semaphore } from "../tools/semaphore";
 export const SEARCHED_TAIL_ROWS = 1_000;
 /**
  * The full-text tail a searched table may reach while it rests from catch-ups (above). A
- * hybrid search scores the tail's rows through deeper reads of its keyword list
- * (tail-scores.ts), which grow with the tail: on a 120,000-row table of 20-word chunks,
- * hybrid p50 / p90 was 23 / 59 ms with no tail, 51 / 306 ms at 2,500 rows, 65 / 571 at
- * 5,000, 97 / 1,169 at 10,000 and 159 / 2,423 at 20,000
- * (docs/notes/2026-12-07-ten-million.md).
+ * search pays for the tail's rows in every read of a keyword list (clause-search.ts,
+ * tail-scores.ts): on a 100,000-row table of 20-word chunks, hybrid p50 / p90 was 20 / 41
+ * ms with no tail, 54 / 274 at 5,000 rows and 117 / 712 at 20,000 (bench/tail-cost.ts;
+ * docs/notes/2026-12-07-ten-million.md).
  */
 export const SEARCHED_TAIL_MAX = 5_000;
 /** A roomFor() that took this long caught its table up: a look at the tail alone takes far less. */
