@@ -144,4 +144,22 @@ describe("searchClauses", () => {
     ]);
     expect(reads).toEqual([3, 10]);
   });
+
+  test("at once, a clause's list read deeper is read to the deepest in one read, with the same answer", async () => {
+    // x is first in A; its B score (1) lies below 150 of B's rows.
+    const b = { ...Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`b${i}`, 1.5 + i / 100])), x: 1 };
+    const clauses = [new MatchQuery("a", "terms"), new MatchQuery("b", "grams")];
+    const run = async (atOnce: boolean) => {
+      const reads: number[] = [];
+      const lists = [listOf({ x: 10 }, []), listOf(b, reads)];
+      const list = async (c: unknown, limit: number) => lists[clauses.indexOf(c as MatchQuery)]!(limit);
+      return { best: await searchClauses<Hit>(clauses, 9, list, 1000, atOnce), reads };
+    };
+    const rounds = await run(false);
+    const once = await run(true);
+    expect(once.best).toEqual(rounds.best);
+    expect(once.best[0]).toEqual({ id: "x", score: 11 });
+    expect(rounds.reads).toEqual([9, 36, 144, 576]);
+    expect(once.reads).toEqual([9, 1000]);
+  });
 });

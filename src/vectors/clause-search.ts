@@ -42,15 +42,17 @@ export async function searchClauses<T extends Scored>(
   limit: number,
   list: ClauseList<T>,
   deepest = DEEPEST_ROWS,
+  atOnce = false,
 ): Promise<T[]> {
   if (clauses.length === 1) return list(clauses[0]!, limit);
   const depths = clauses.map(() => limit);
   const lists = await allDone(clauses.map((c) => list(c, limit)));
+  const most = Math.max(limit, deepest);
   for (;;) {
     const ranked = ranking(lists, depths, limit);
-    const deeper = ranked.missing.filter((c) => depths[c]! < Math.max(limit, deepest));
+    const deeper = ranked.missing.filter((c) => depths[c]! < most);
     if (deeper.length === 0) return ranked.best;
-    for (const c of deeper) depths[c] = Math.min(depths[c]! * DEEPER, Math.max(limit, deepest));
+    for (const c of deeper) depths[c] = atOnce ? most : Math.min(depths[c]! * DEEPER, most);
     const read = await allDone(deeper.map((c) => list(clauses[c]!, depths[c]!)));
     deeper.forEach((c, i) => {
       lists[c] = read[i]!;

@@ -3,7 +3,7 @@
  * (search.ts explains the map), the query's clauses OR-ed (clause-search.ts).
  */
 import type { FullTextQuery, Table } from "@lancedb/lancedb";
-import { searchClauses } from "./clause-search";
+import { DEEPEST_ROWS, searchClauses } from "./clause-search";
 import { type AnalysedQuery, fullTextClauses, matchableText } from "./full-text";
 import { COLUMNS, hitsOf, LIST_COLUMNS, numbersOf, type Ranked, saturate, vectorAt, vectorsByRowId } from "./hits";
 import { inList } from "./tables";
@@ -25,7 +25,7 @@ export async function keywordHits(
   text: KeywordText,
   limit: number,
   filter: string | null,
-  { withVectors = false, fast = false, bare = false, tokenize }: KeywordReading = {},
+  { withVectors = false, fast = false, bare = false, tokenize, tail = false }: KeywordReading = {},
 ): Promise<Ranked[]> {
   const clauses = fullTextClauses(text.text, text.analysed);
   if (clauses.length === 0) return [];
@@ -45,7 +45,8 @@ export async function keywordHits(
     const scores = numbersOf(rows, "_score");
     return hitsOf(rows, (i) => Number(scores[i]), listed.vectors);
   };
-  const ranked = await searchClauses(clauses, limit, list);
+  // With `fast` the lists leave the tail out: rounds cost what they did without one.
+  const ranked = await searchClauses(clauses, limit, list, DEEPEST_ROWS, tail && !fast);
   const found = withVectors && !listed.vectors ? await withStoredVectors(table, ranked) : ranked;
   // Equal scores in chunk-id order, so every list of the same matches agrees (keyword mode, hybrid at α 0).
   return found

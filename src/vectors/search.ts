@@ -101,7 +101,8 @@ export async function searchTable(
     const tail = opts.textTail === true;
     const look = { narrowing: filter!, limit: req.topK, filter: searched, depth: LIST_MIN, tail };
     hits = await narrowedKeywordHits(table, keyword, look, { fast, tokenize });
-  } else if (req.mode === "keyword") hits = await keywordHits(table, keyword, req.topK, filter, { fast, tokenize });
+  } else if (req.mode === "keyword")
+    hits = await keywordHits(table, keyword, req.topK, filter, { fast, tokenize, tail: opts.textTail === true });
   else
     hits = await hybridHits(table, req, filter, ann, { ...hitOpts, fast, tokenize, textTail: opts.textTail === true });
   // Hybrid's lists read no text (hits.ts, LIST_COLUMNS): a hit kept without it is read now.
@@ -145,7 +146,7 @@ async function hybridHits(
   const n = req.exact === false ? Math.max(k, LIST_MIN) : Math.max(k * 4, LIST_MIN);
   // The lists are read bare (hits.ts, LIST_COLUMNS); the keyword hits bring their vectors: a
   // hit the vector list missed is scored without another read.
-  const reading = { fast, tokenize, bare: true };
+  const reading = { fast, tokenize, bare: true, tail: textTail };
   const [vec, key] = await allDone([
     vectorHits(table, req.vector!, n, filter, ann, { ...hitOpts, bare: true }),
     keywordHits(table, { text: req.text, analysed: req.analysed }, n, filter, { ...reading, withVectors: true }),

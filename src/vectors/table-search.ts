@@ -62,4 +62,9 @@ export interface KeywordReading {
   fast?: boolean;
   bare?: boolean;
   tokenize?: Tokenize;
+  /**
+   * The table may hold rows outside its full-text index: a clause's list read deeper is
+   * read DEEPEST_ROWS deep at once, since each read scans those rows again (clause-search.ts).
+   */
+  tail?: boolean;
 }
