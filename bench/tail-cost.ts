@@ -7,9 +7,9 @@
  *   bun bench/tail-cost.ts --dir DIR   (a --dir of bench/ten-million.ts; its table grows by 20,000 rows)
  *
  * Measured (docs/notes/2026-12-07-ten-million.md), 100,000 indexed rows of 20-word chunks,
- * hybrid p50 / p90: 20 / 41 ms with no tail, 54 / 274 at 5,000 tail rows, 117 / 712 at
- * 20,000 (85 / 667 and 203 / 2,084 when a tail row's keyword score was looked for round by
- * round); LanceDB's own flat scan of such a tail costs about 1.2 µs a row.
+ * hybrid p90: 43 ms with no tail, 253 at 5,000 tail rows, 552 at 20,000 (667 and 2,084 when
+ * a tail row's keyword score and each clause's deeper list were read round by round);
+ * LanceDB's own flat scan of such a tail costs about 1.2 µs a row.
  */
 import { parseArgs } from "node:util";
 import { queryText } from "../src/retrieval/query-text";

@@ -21,8 +21,8 @@ export const SEARCHED_TAIL_ROWS = 1_000;
 /**
  * The full-text tail a searched table may reach while it rests from catch-ups (above). A
  * search pays for the tail's rows in every read of a keyword list (clause-search.ts,
- * tail-scores.ts): on a 100,000-row table of 20-word chunks, hybrid p50 / p90 was 20 / 41
- * ms with no tail, 54 / 274 at 5,000 rows and 117 / 712 at 20,000 (bench/tail-cost.ts;
+ * tail-scores.ts): on a 100,000-row table of 20-word chunks, hybrid p90 was 43 ms with no
+ * tail, 253 ms at 5,000 rows and 552 ms at 20,000 (bench/tail-cost.ts;
  * docs/notes/2026-12-07-ten-million.md).
  */
 export const SEARCHED_TAIL_MAX = 5_000;
