@@ -130,7 +130,8 @@ async function againAfterCrash(first: Ended, shared: Record<string, string>): Pr
   // No file named: bun's runner given none would run every file.
   if (taken.size === 0) return tallyOf(first);
   console.log(`\nsuite: ${first.out.crash}; the ${taken.size} files it ended run again`);
-  const flags = first.args.filter((a) => a.startsWith("-"));
+  // Every argument but the test files (a filter's value too: `-t name`).
+  const flags = first.args.filter((a) => !/\.test\.tsx?$/.test(a));
   const rerun = await runner([...flags, ...[...taken].map((f) => `./${f}`)], shared, first.nice);
   const again = tallyOf(rerun);
   const kept = [...first.out.files].filter(([file]) => !taken.has(file)).map(([, n]) => n);

@@ -11,8 +11,8 @@
  * `fast`, the lists leave such rows out and one look-up is exact.
  *
  * One deep read, not rounds each four times deeper: every read of a list scans the whole
- * tail again, so on a 100,000-row table hybrid p50 / p90 went 85.4 / 667.3 → 55.0 / 294.5
- * ms with a 5,000-row tail and 203.3 / 2,083.7 → 117.8 / 706.6 ms with 20,000
+ * tail again, so on a 100,000-row table hybrid p50 / p90 went 85.4 / 667.3 → 54.1 / 273.6
+ * ms with a 5,000-row tail and 203.3 / 2,083.7 → 116.8 / 711.7 ms with 20,000
  * (bench/tail-cost.ts; docs/notes/2026-12-07-ten-million.md).
  */
 import type { Table } from "@lancedb/lancedb";
