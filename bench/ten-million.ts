@@ -144,7 +144,7 @@ async function ingest(
   console.error(`  server CPU to ready, s: ${JSON.stringify(cpu)}`);
   probe.phase("indexing");
   const indexedMs = (await waitIndexed(state.pipelineId)) - started;
-  const rssPeak = progress.stop();
+  const { rssPeak, diskPeak } = progress.stop();
   console.log(
     `\ningestion of ${CHUNKS.toLocaleString()} chunks (${(CHUNKS / CHUNKS_PER_DOC).toLocaleString()} documents):`,
   );
@@ -156,6 +156,7 @@ async function ingest(
     "index catch-up after ready": s1(indexedMs - readyMs),
     "server RSS peak (30 s samples)": `${rssPeak} MB`,
     "disk used": gb(freeAtStart - free()),
+    "disk used at most (2 s samples)": gb(diskPeak),
   });
 }
 
@@ -183,10 +184,15 @@ async function sendAll(server: RunningBinary, key: string): Promise<void> {
   });
 }
 
-/** A line every 30 s: chunks ready, the pipeline's status, the server's RSS (its peak kept), disk used, load. */
+/**
+ * A line every 30 s: chunks ready, the pipeline's status, the server's RSS (its peak kept),
+ * disk used, load; and the disk used every 2 s, its peak kept (old table versions come and go).
+ */
 class Progress {
   private peak = 0;
+  private diskPeak = 0;
   private readonly timer: ReturnType<typeof setInterval>;
+  private readonly diskTimer: ReturnType<typeof setInterval>;
 
   constructor(
     private readonly pid: number,
@@ -203,6 +209,9 @@ class Progress {
           `${p.status}, RSS ${rss} MB, disk ${gb(freeAtStart - free())}, load ${loadavg()[0]!.toFixed(1)}`,
       );
     }, 30_000);
+    this.diskTimer = setInterval(() => {
+      this.diskPeak = Math.max(this.diskPeak, freeAtStart - free());
+    }, 2_000);
   }
 
   private sample(): number {
@@ -211,11 +220,12 @@ class Progress {
     return rss;
   }
 
-  /** Stops the lines; the peak RSS seen, with one last sample. */
-  stop(): number {
+  /** Stops the lines; the peak RSS and disk use seen, with one last sample. */
+  stop(): { rssPeak: number; diskPeak: number } {
     clearInterval(this.timer);
+    clearInterval(this.diskTimer);
     this.sample();
-    return this.peak;
+    return { rssPeak: this.peak, diskPeak: this.diskPeak };
   }
 }
 

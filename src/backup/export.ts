@@ -101,6 +101,8 @@ export async function prepareExport(d: ExportDeps, collectionId: string): Promis
   const dir = join(d.dataDir, STAGING, `export-${Date.now()}-${crypto.randomUUID().slice(0, 8)}`);
   mkdirSync(join(dir, "chunks"), { recursive: true });
   const discard = () => rmSync(dir, { recursive: true, force: true });
+  // The table's version is held from cleanups (vectors/version-keep.ts) until its chunks are read.
+  let release = () => {};
   try {
     // The sources and the table's version at one instant: no chunk write lands between them.
     const at = await d.vectorStore.frozen(async () => {
@@ -109,6 +111,7 @@ export async function prepareExport(d: ExportDeps, collectionId: string): Promis
       if (!col) throw missing("pipeline");
       const { generation } = queryTarget(col);
       const tableVersion = (await d.vectorStore.tableVersions())[tableName(col.id, generation)] ?? null;
+      if (tableVersion !== null) release = d.vectorStore.holdVersion(col.id, generation, tableVersion);
       return { col, generation, tableVersion, docs: await listDocuments(d.db.reader, col.id) };
     });
     const ready = at.docs.filter((doc) => doc.status === "ready");
@@ -133,6 +136,7 @@ export async function prepareExport(d: ExportDeps, collectionId: string): Promis
         chunks += mine.length;
       }
     }
+    release();
     const { model } = queryTarget(at.col);
     const manifest = await manifestOf<ExportManifest>(dir, {
       format: EXPORT_FORMAT,
@@ -155,6 +159,7 @@ export async function prepareExport(d: ExportDeps, collectionId: string): Promis
     }
     return { manifest, bytes: bytes(), discard };
   } catch (err) {
+    release();
     discard();
     throw err;
   }

@@ -76,6 +76,8 @@ export interface VectorStoreOptions {
   sharedTables?: boolean;
   /** The share of time commits may take while searches wait (write-pacing.ts; default WRITE_SHARE). */
   writeShare?: number;
+  /** How long old table versions are kept (version-keep.ts; default KEEP_VERSIONS_MS). */
+  keepVersionsMs?: number;
 }
 
 export class VectorStore {
@@ -106,6 +108,7 @@ export class VectorStore {
       opts.ftsTailRows ?? FTS_TAIL_ROWS,
       opts.indexBuilder,
       opts.upkeepLease,
+      opts.keepVersionsMs,
     );
     this.indexBuilder = opts.indexBuilder;
     this.searches = new Semaphore(opts.searchConcurrency ?? SEARCH_CONCURRENCY);
@@ -312,6 +315,11 @@ export class VectorStore {
     return out;
   }
 
+  /** Holds `version` of a generation's table from cleanups (version-keep.ts) until the returned function is called. */
+  holdVersion(collectionId: string, generation: number, version: number): () => void {
+    return this.tables.pins.pin(tableName(collectionId, generation), version);
+  }
+
   /**
    * Every chunk of one generation as of `version`, in slices of `slice` rows (the
    * metadata column is left out: it is rebuilt from SQLite wherever the rows go).
@@ -322,12 +330,11 @@ export class VectorStore {
     version: number,
     slice = 5000,
   ): AsyncGenerator<ChunkRow[]> {
-    const table = await this.tables.openUncached(tableName(collectionId, generation));
+    const at = await this.tables.openAt(tableName(collectionId, generation), version);
     try {
-      await table.checkout(version);
-      yield* readChunkRows(table, slice);
+      yield* readChunkRows(at.table, slice);
     } finally {
-      table.close();
+      at.close();
     }
   }
 

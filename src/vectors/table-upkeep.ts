@@ -25,6 +25,7 @@ import { inProcess, type IndexBuilder } from "./index-build";
 import { retryOnConflict } from "./retry";
 import { parseTableName, vectorDim, type TableCache } from "./tables";
 import { ensureFtsIndex, type TableWriter, wordsColumn } from "./writer";
+import { CleanupClock, cleanupCutoff, KEEP_VERSIONS_MS } from "./version-keep";
 import { allDone } from "../tools/all-done";
 
 type Log = (msg: string, fields?: object) => void;
@@ -48,8 +49,6 @@ export const UPKEEP_TIMEOUT_MS = 2 * 3600_000;
  * another replica may build an index while an overdue build still runs.
  */
 export const UNNAMED_GRACE_MS = 24 * 3600_000;
-/** Old versions are kept this long so a search still reading one never loses its files. */
-const KEEP_VERSIONS_MS = 10 * 60_000;
 /** Unindexed rows after which a table's full-text index is caught up even while ingestion runs. */
 export const FTS_TAIL_ROWS = 5_000;
 
@@ -69,6 +68,8 @@ export class TableUpkeep {
   private readonly serving = new Map<string, Pick<AnnIndexInfo, "trainedRows" | "indexType"> | null>();
   /** Each table's rows at its last upkeep: an index far smaller than its table probes less (ann.ts). */
   private readonly rows = new Map<string, number>();
+  /** Sets each optimize's cleanup date against LanceDB's clock (version-keep.ts). */
+  private readonly cleanups = new CleanupClock();
   /** The catch-up under way of each searched table whose writes wait for it (roomFor). */
   private readonly catchingUp = new Map<string, Promise<boolean>>();
 
@@ -81,6 +82,8 @@ export class TableUpkeep {
     /** Where ANN indexes are trained (index-build.ts); the server trains them in a child process. */
     private readonly build: IndexBuilder = inProcess,
     private readonly lease: Lease = alone,
+    /** How long old versions are kept (version-keep.ts). */
+    private readonly keepVersionsMs = KEEP_VERSIONS_MS,
   ) {}
 
   /**
@@ -251,15 +254,17 @@ export class TableUpkeep {
     return this.writer.exclusive(name, async () => {
       const t = await this.tables.get(name);
       if (!t) return false;
+      // Read before this pass commits anything: the version searches may be reading now.
+      const pinned = this.tables.pins.of(name);
+      const cutoff = unnamedBefore
+        ? await cleanupCutoff(t, unnamedBefore, { pinned, current: false })
+        : await cleanupCutoff(t, new Date(Date.now() - this.keepVersionsMs), { pinned, current: true });
       await ensureFtsIndex(t);
       await ensureScalarIndexes(t);
       await ensureMetadataTermsIndex(t);
-      // LanceDB's cleanup takes the objects older than cleanupOlderThan; deleteUnverified,
-      // those no version names too, not only those a pruned version named.
-      const cleanup = unnamedBefore
-        ? { cleanupOlderThan: unnamedBefore, deleteUnverified: true }
-        : { cleanupOlderThan: new Date(Date.now() - KEEP_VERSIONS_MS) };
-      await retryOnConflict(() => t.optimize(cleanup));
+      // LanceDB's cleanup takes the versions older than cleanupOlderThan but the current
+      // one, and the versions' files; deleteUnverified, also files no version names.
+      await this.cleanups.optimize(name, t, cutoff, unnamedBefore !== undefined);
       // In the queue: no write came between, so every row is in the indexes now.
       this.writer.tailIndexed(name);
       // optimize() folded the new rows into the serving index's partitions.

@@ -3,6 +3,7 @@
  * rows as Arrow columns: chunk-arrow.ts).
  * One table per collection and index generation: `c_<uuid without dashes>_g<n>`.
  */
+import { VersionPins } from "./version-keep";
 import type { Table } from "@lancedb/lancedb";
 import { type LanceConnection, tableCreation } from "./connection";
 import type { TableCreation } from "./table-creation";
@@ -135,6 +136,8 @@ export class TableCache {
   private readonly dropMarks = new Map<string, number>();
   /** Who creates a new table when several processes write to it first (table-creation.ts). */
   readonly creation: TableCreation;
+  /** The old versions readers hold (openAt), which cleanups leave (version-keep.ts). */
+  readonly pins = new VersionPins();
 
   constructor(private readonly conn: LanceConnection) {
     this.creation = tableCreation(conn);
@@ -161,9 +164,29 @@ export class TableCache {
     return this.dropMarks.get(name) ?? 0;
   }
 
-  /** A new handle of its own (not cached): for reading an older version with checkout(). */
-  openUncached(name: string): Promise<Table> {
-    return this.conn.openTable(name);
+  /**
+   * A handle of its own (not cached) on `version` of the table, held from cleanups
+   * (version-keep.ts) until `close()`.
+   */
+  async openAt(name: string, version: number): Promise<{ table: Table; close(): void }> {
+    const release = this.pins.pin(name, version);
+    try {
+      const table = await this.conn.openTable(name);
+      await table.checkout(version).catch((err) => {
+        table.close();
+        throw err;
+      });
+      return {
+        table,
+        close() {
+          table.close();
+          release();
+        },
+      };
+    } catch (err) {
+      release();
+      throw err;
+    }
   }
 
   /**
