@@ -78,6 +78,8 @@ export interface VectorStoreOptions {
   writeShare?: number;
   /** How long old table versions are kept (version-keep.ts; default KEEP_VERSIONS_MS). */
   keepVersionsMs?: number;
+  /** How often a table's old versions are removed at most (version-keep.ts; default PRUNE_EVERY_MS). */
+  pruneVersionsEveryMs?: number;
 }
 
 export class VectorStore {
@@ -108,7 +110,7 @@ export class VectorStore {
       opts.ftsTailRows ?? FTS_TAIL_ROWS,
       opts.indexBuilder,
       opts.upkeepLease,
-      opts.keepVersionsMs,
+      { keepMs: opts.keepVersionsMs, pruneEveryMs: opts.pruneVersionsEveryMs },
     );
     this.indexBuilder = opts.indexBuilder;
     this.searches = new Semaphore(opts.searchConcurrency ?? SEARCH_CONCURRENCY);

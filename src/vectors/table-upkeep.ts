@@ -25,7 +25,7 @@ import { inProcess, type IndexBuilder } from "./index-build";
 import { retryOnConflict } from "./retry";
 import { parseTableName, vectorDim, type TableCache } from "./tables";
 import { ensureFtsIndex, type TableWriter, wordsColumn } from "./writer";
-import { CleanupClock, cleanupCutoff, KEEP_VERSIONS_MS } from "./version-keep";
+import { cleanupCutoff, NO_PRUNE, Pruning } from "./version-keep";
 import { allDone } from "../tools/all-done";
 
 type Log = (msg: string, fields?: object) => void;
@@ -68,8 +68,8 @@ export class TableUpkeep {
   private readonly serving = new Map<string, Pick<AnnIndexInfo, "trainedRows" | "indexType"> | null>();
   /** Each table's rows at its last upkeep: an index far smaller than its table probes less (ann.ts). */
   private readonly rows = new Map<string, number>();
-  /** Sets each optimize's cleanup date against LanceDB's clock (version-keep.ts). */
-  private readonly cleanups = new CleanupClock();
+  /** When each table's old versions are removed (version-keep.ts). */
+  private readonly pruning: Pruning;
   /** The catch-up under way of each searched table whose writes wait for it (roomFor). */
   private readonly catchingUp = new Map<string, Promise<boolean>>();
 
@@ -82,9 +82,11 @@ export class TableUpkeep {
     /** Where ANN indexes are trained (index-build.ts); the server trains them in a child process. */
     private readonly build: IndexBuilder = inProcess,
     private readonly lease: Lease = alone,
-    /** How long old versions are kept (version-keep.ts). */
-    private readonly keepVersionsMs = KEEP_VERSIONS_MS,
-  ) {}
+    /** How long old versions are kept, and how often they are removed (version-keep.ts). */
+    versions: { keepMs?: number; pruneEveryMs?: number } = {},
+  ) {
+    this.pruning = new Pruning(versions.keepMs, versions.pruneEveryMs);
+  }
 
   /**
    * One upkeep pass over the tables written since the last, then their ANN builds. The
@@ -248,27 +250,30 @@ export class TableUpkeep {
     return swept;
   }
 
-  /** Compaction and index catch-up; with `unnamedBefore`, also the table's unnamed files written before it. */
+  /**
+   * Compaction and index catch-up, then, when due, the removal of old versions; with
+   * `unnamedBefore`, of the versions and unnamed objects older than it (version-keep.ts).
+   * Inside the queue, optimize never races this process's deletes and appends.
+   */
   private compact(name: string, unnamedBefore?: Date): Promise<boolean> {
-    // Inside the queue, optimize never races this process's deletes and appends.
     return this.writer.exclusive(name, async () => {
       const t = await this.tables.get(name);
       if (!t) return false;
-      // Read before this pass commits anything: the version searches may be reading now.
       const pinned = this.tables.pins.of(name);
+      // Read before this pass commits anything: the version searches may be reading now.
       const cutoff = unnamedBefore
         ? await cleanupCutoff(t, unnamedBefore, { pinned, current: false })
-        : await cleanupCutoff(t, new Date(Date.now() - this.keepVersionsMs), { pinned, current: true });
+        : await this.pruning.planned(name, t, pinned);
       await ensureFtsIndex(t);
       await ensureScalarIndexes(t);
       await ensureMetadataTermsIndex(t);
-      // LanceDB's cleanup takes the versions older than cleanupOlderThan but the current
-      // one, and the versions' files; deleteUnverified, also files no version names.
-      await this.cleanups.optimize(name, t, cutoff, unnamedBefore !== undefined);
+      const stats = await retryOnConflict(() => t.optimize({ cleanupOlderThan: NO_PRUNE }));
       // In the queue: no write came between, so every row is in the indexes now.
       this.writer.tailIndexed(name);
       // optimize() folded the new rows into the serving index's partitions.
       this.rows.set(name, await t.countRows());
+      if (unnamedBefore) await this.pruning.sweep(name, t, cutoff!);
+      else if (cutoff) await this.pruning.prune(name, t, cutoff, stats);
       return true;
     });
   }
