@@ -55,7 +55,7 @@ describe("a document's chunks", () => {
   const CODE =
     "// Opens the network settings and waits until the connection is established\nopenSettings(network);\nwaitForConnection(timeout);";
 
-  test("take the language their document's words of that script were detected in", () => {
+  test("with a few words of a script take the language their document's last chunk had for it", () => {
     const doc = new DocumentLanguages();
     expect(analyseForIndex(JAPANESE, "auto", false, doc).terms).toContain("einstell");
     // Alone, `Settings` is English (`set`); in this document its Latin words are German.
@@ -70,6 +70,15 @@ describe("a document's chunks", () => {
     // English comments in a Japanese manual whose Latin words so far were German: English.
     expect(analyseForIndex(CODE, "auto", true, doc)).toEqual({ ...analyseChunk(CODE, "auto"), embedded: CODE });
     expect(analyseChunk(CODE, "auto").terms).toContain("connect establish");
+  });
+
+  test("of a document translated in part keep their own language", () => {
+    const doc = new DocumentLanguages();
+    const finnish = "Toisinaan tulostimet syöttävät paperin väärin ja siten jumittuvat tulostimen sisälle.";
+    expect(analyseForIndex(finnish, "auto", false, doc).terms).toBe(analyseChunk(finnish, "auto").terms);
+    // The English body after a Finnish introduction is English, not Finnish.
+    expect(analyseForIndex(ENGLISH, "auto", false, doc).terms).toBe(analyseChunk(ENGLISH, "auto").terms);
+    expect(analyseChunk(ENGLISH, "auto").terms).toContain("rehears");
   });
 
   test("are analysed alone as they were, when their document's first chunk agrees", () => {

@@ -24,29 +24,30 @@ export function chunkLanguage(words: string[]): string | null {
 }
 
 /**
- * The languages of one document's chunks, each detected once: detection costs about 0.1 ms
- * a chunk, four times what the built-in model takes to embed it, and a document's chunks
- * are in its language. A script's language is the first sure answer on a chunk's words of
- * that script, taken by every later chunk written mainly in the document's script (its
- * first chunk's). A chunk written mainly in another script (an English code listing in a
- * Japanese manual) is detected on its own, as every chunk is without a document.
+ * The languages of one document's chunks. Each chunk's words of a script are detected on
+ * their own, as a chunk without a document is: a manual translated in part (a Finnish
+ * introduction over an English body, chapters still in English) has chunks of each
+ * language, and a chunk stemmed as its document's first language would miss the queries
+ * in its own. A chunk with fewer than FEW_WORDS words of a script, or one detection is not
+ * sure of, takes the language its document's last sure chunk had for that script (a word
+ * or two of Latin text in Japanese prose; a table of names): on a few words detection errs.
  */
 export class DocumentLanguages {
-  private script: Script | null = null;
   private readonly found = new Map<Script, string>();
 
-  /** The language of a chunk's words of `script`; `main` is the script most of the chunk's letters are in. */
-  of(words: string[], script: Script, main: Script): string | null {
-    this.script ??= main;
-    if (main !== this.script) return chunkLanguage(words);
-    const known = this.found.get(script);
-    if (known !== undefined) return known;
+  /** The language of a chunk's words of `script`. */
+  of(words: string[], script: Script): string | null {
+    const known = this.found.get(script) ?? null;
+    if (known !== null && words.length < FEW_WORDS) return known;
     const language = chunkLanguage(words);
-    // Unsure (a few names, a table of numbers): the next chunk is asked again.
-    if (language) this.found.set(script, language);
+    if (language === null) return known;
+    this.found.set(script, language);
     return language;
   }
 }
+
+/** Words of a script below which a chunk takes its document's language for them rather than its own. */
+const FEW_WORDS = 8;
 
 /** The languages a short or uncertain query of a script is stemmed in too: the most written. */
 const FALLBACK: Partial<Record<Script, string[]>> = {
