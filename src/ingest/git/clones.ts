@@ -18,10 +18,17 @@ export async function removeOrphanClones(db: Db, dataDir: string): Promise<numbe
     return 0; // no Git source ever synced here
   }
   let removed = 0;
-  for (const id of names) {
-    if ((await findDocumentById(db, id))?.type === "git") continue;
-    await removeClone(dataDir, id);
-    removed++;
-  }
+  for (const id of names) if (await removeCloneIfGone(db, dataDir, id)) removed++;
   return removed;
+}
+
+/**
+ * Removes the clone of `sourceId` unless a Git source of that id exists; whether it did.
+ * Called too when a Git source's job ends: deleted while its job fetched (its pipeline,
+ * say), the clone the delete removed may have been written again by the fetch.
+ */
+export async function removeCloneIfGone(db: Db, dataDir: string, sourceId: string): Promise<boolean> {
+  if ((await findDocumentById(db, sourceId))?.type === "git") return false;
+  await removeClone(dataDir, sourceId);
+  return true;
 }
