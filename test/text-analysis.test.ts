@@ -72,6 +72,16 @@ describe("a document's chunks", () => {
     expect(analyseChunk(CODE, "auto").terms).toContain("connect establish");
   });
 
+  test("count words, not numbers, whether their text is ASCII or not", () => {
+    for (const tail of ["", " ·"]) {
+      const doc = new DocumentLanguages();
+      analyseForIndex(GERMAN, "auto", false, doc);
+      // One word and nine numbers: a few words, so the document's language (German), on either path.
+      const terms = analyseForIndex(`Settings 1 2 3 4 5 6 7 8 9${tail}`, "auto", false, doc).terms.split(" ");
+      expect(terms).toContain("setting");
+    }
+  });
+
   test("of a document translated in part keep their own language", () => {
     const doc = new DocumentLanguages();
     const finnish = "Toisinaan tulostimet syöttävät paperin väärin ja siten jumittuvat tulostimen sisälle.";

@@ -38,7 +38,7 @@ export class DocumentLanguages {
   /** The language of a chunk's words of `script`. */
   of(words: string[], script: Script): string | null {
     const known = this.found.get(script) ?? null;
-    if (known !== null && words.length < FEW_WORDS) return known;
+    if (known !== null && fewWords(words)) return known;
     const language = chunkLanguage(words);
     if (language === null) return known;
     this.found.set(script, language);
@@ -48,6 +48,13 @@ export class DocumentLanguages {
 
 /** Words of a script below which a chunk takes its document's language for them rather than its own. */
 const FEW_WORDS = 8;
+
+/** Fewer than FEW_WORDS words that are not numbers (detection reads no numbers: sample()). */
+function fewWords(words: string[]): boolean {
+  let n = 0;
+  for (const w of words) if (!NUMBER.test(w) && ++n >= FEW_WORDS) return false;
+  return true;
+}
 
 /** The languages a short or uncertain query of a script is stemmed in too: the most written. */
 const FALLBACK: Partial<Record<Script, string[]>> = {
