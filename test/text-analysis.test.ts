@@ -64,6 +64,24 @@ describe("a document's chunks", () => {
     expect(analyseForIndex(chunk, "auto", false, doc).terms.split(" ")).toContain("setting");
   });
 
+  test("written mainly in another script do not decide the language of the document's prose", () => {
+    const doc = new DocumentLanguages();
+    analyseForIndex(JAPANESE, "auto", false, doc);
+    analyseForIndex(CODE, "auto", false, doc);
+    // The English listing leaves the Latin words of the Japanese prose German.
+    const chunk = "接続が完了したら Settings を確認してください。";
+    expect(analyseForIndex(chunk, "auto", false, doc).terms.split(" ")).toContain("setting");
+  });
+
+  test("of numbers alone are analysed as alone, on either path", () => {
+    for (const tail of ["", " ·"]) {
+      const doc = new DocumentLanguages();
+      analyseForIndex(ENGLISH, "auto", false, doc);
+      const text = `20240101 1234567${tail}`;
+      expect(analyseForIndex(text, "auto", false, doc).grams).toBe(analyseChunk(text, "auto").grams);
+    }
+  });
+
   test("written mainly in another script than their document are detected on their own", () => {
     const doc = new DocumentLanguages();
     analyseForIndex(JAPANESE, "auto", false, doc);

@@ -97,8 +97,9 @@ export function analyseAnyText(text: string, setting: string): ChunkAnalysis {
 
 /** A chunk's analysis from its words and the character pairs of its Han and kana runs (runPairs). */
 function analyseWords(words: Word[], setting: string, pairs: string, doc?: DocumentLanguages): ChunkAnalysis {
+  const main = doc && setting === AUTO ? mainScript(words) : null;
   const langs = scriptLanguages(words, setting, (w, script) => {
-    const found = doc ? doc.of(w, script) : chunkLanguage(w);
+    const found = main ? doc!.of(w, script, main) : chunkLanguage(w);
     return found ? [found] : [];
   });
   const terms: string[] = [];
@@ -124,7 +125,7 @@ function analyseWords(words: Word[], setting: string, pairs: string, doc?: Docum
  */
 function analyseAscii(text: string, setting: string, doc?: DocumentLanguages): ChunkAnalysis {
   const words = text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
-  const lang = setting !== AUTO ? latinOnly(setting) : doc ? doc.of(words, "latin") : chunkLanguage(words);
+  const lang = setting !== AUTO ? latinOnly(setting) : doc ? doc.of(words, "latin", "latin") : chunkLanguage(words);
   const terms: string[] = [];
   const grams: string[] = [];
   for (const w of words) {

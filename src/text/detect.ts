@@ -28,20 +28,27 @@ export function chunkLanguage(words: string[]): string | null {
  * their own, as a chunk without a document is: a manual translated in part (a Finnish
  * introduction over an English body, chapters still in English) has chunks of each
  * language, and a chunk stemmed as its document's first language would miss the queries
- * in its own. A chunk with fewer than FEW_WORDS words of a script, or one detection is not
- * sure of, takes the language its document's last sure chunk had for that script (a word
- * or two of Latin text in Japanese prose; a table of names): on a few words detection errs.
+ * in its own. A chunk with fewer than FEW_WORDS words of a script (a word or two of Latin
+ * text in Japanese prose; a table of names), or one detection is not sure of, takes the
+ * language the document's last sure chunk of at least FEW_WORDS such words had, among its
+ * chunks written mainly in the same script: an English code listing in a Japanese manual
+ * does not decide the language of the Latin words in its Japanese prose. Lacking one, it
+ * is detected on its own, and not remembered: on a few words detection errs.
  */
 export class DocumentLanguages {
-  private readonly found = new Map<Script, string>();
+  /** By `<main script>/<script>`. */
+  private readonly found = new Map<string, string>();
 
-  /** The language of a chunk's words of `script`. */
-  of(words: string[], script: Script): string | null {
-    const known = this.found.get(script) ?? null;
-    if (known !== null && fewWords(words)) return known;
+  /** The language of a chunk's words of `script`; `main`, the script most of its letters are in. */
+  of(words: string[], script: Script, main: Script): string | null {
+    const n = wordCount(words);
+    if (n === 0) return null;
+    const key = `${main}/${script}`;
+    const known = this.found.get(key) ?? null;
+    if (n < FEW_WORDS) return known ?? chunkLanguage(words);
     const language = chunkLanguage(words);
     if (language === null) return known;
-    this.found.set(script, language);
+    this.found.set(key, language);
     return language;
   }
 }
@@ -49,11 +56,11 @@ export class DocumentLanguages {
 /** Words of a script below which a chunk takes its document's language for them rather than its own. */
 const FEW_WORDS = 8;
 
-/** Fewer than FEW_WORDS words that are not numbers (detection reads no numbers: sample()). */
-function fewWords(words: string[]): boolean {
+/** The words that are not numbers (detection reads no numbers: sample()), counted up to FEW_WORDS. */
+function wordCount(words: string[]): number {
   let n = 0;
-  for (const w of words) if (!NUMBER.test(w) && ++n >= FEW_WORDS) return false;
-  return true;
+  for (const w of words) if (!NUMBER.test(w) && ++n >= FEW_WORDS) break;
+  return n;
 }
 
 /** The languages a short or uncertain query of a script is stemmed in too: the most written. */

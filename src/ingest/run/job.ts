@@ -134,7 +134,7 @@ export async function runJob(
       emit({ type: "progress", jobId: job.jobId, done, total: chunks.length });
     };
     let first = true;
-    // A document's chunks share its languages: each is detected once, not once a chunk.
+    // A chunk of a few words takes the language its document's earlier chunks had (text/detect.ts).
     const languages = new DocumentLanguages();
     for (let i = 0, slices = 0; i < chunks.length; i += SLICE, slices++) {
       await ctx.committed(slices - 1);
