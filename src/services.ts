@@ -61,7 +61,7 @@ import { type BucketCache, startBucketCache } from "./vectors/bucket-cache";
 import { openLance, type LanceConnection } from "./vectors/connection";
 import { VectorStore } from "./vectors/store";
 import { UPKEEP_TIMEOUT_MS } from "./vectors/table-upkeep";
-import { removeOrphanClones } from "./ingest/git/clones";
+import { removeCloneIfGone, removeOrphanClones } from "./ingest/git/clones";
 import { Passwords } from "./features/auth/passwords";
 
 export interface Services {
@@ -156,6 +156,10 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
   const metrics = new Metrics();
   const collections = new Collections(db);
   const pool = new WorkerPool(config.workers, log, undefined, undefined, config.workerNice);
+  // A Git source deleted while its fetch wrote into its clone: the clone goes once the fetch has stopped.
+  pool.onStopped = (job) => {
+    if (job.git) removeCloneIfGone(db.reader, config.dataDir, job.document.id).catch(() => {});
+  };
   const disk = new DiskWatch({ db, dataDir: config.dataDir, minFreeMb: config.minFreeMb, log });
   const replicaLeaseMs = config.replicaLeaseMs;
   const engine = new IngestEngine({

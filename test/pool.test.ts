@@ -186,3 +186,26 @@ test("each ending reports the seconds of the stages the job went through", async
   expect(Object.keys(stages).sort()).toEqual(["chunk", "embed"]);
   for (const s of Object.values(stages)) expect(s).toBeGreaterThanOrEqual(0);
 });
+
+test("a cancelled job is heard of once its worker has ended it, and only then", async () => {
+  const heard: string[] = [];
+  let ended: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    ended = resolve;
+  });
+  pool.onStopped = (j) => {
+    heard.push(j.jobId);
+    ended();
+  };
+  try {
+    const send = pool.assign(job("cancelled", "A text the worker starts on."), { onEvent: () => {} }, null);
+    send!();
+    pool.cancelJob("cancelled");
+    // Not at the cancel: the worker may still be running it.
+    expect(heard).toEqual([]);
+    await stopped;
+    expect(heard).toEqual(["cancelled"]);
+  } finally {
+    pool.onStopped = () => {};
+  }
+});

@@ -109,7 +109,12 @@ export type JobEvent =
   | { type: "error"; jobId: string; message: string; transient: boolean; detail?: string; stages?: StageTimes };
 
 /** Everything a worker posts: its jobs' events, its answer to a ping, and its embedding calls. */
-export type FromWorker = JobEvent | { type: "pong" } | { type: "embed"; call: EmbedCall };
+/** `stopped`: a cancelled job has ended in the worker (or was dropped before it began). */
+export type FromWorker =
+  | JobEvent
+  | { type: "pong" }
+  | { type: "embed"; call: EmbedCall }
+  | { type: "stopped"; jobId: string };
 
 /** A parent source (folder, bucket or Git) as its files' claims read it (tasks/linked-parent.ts). */
 export interface LinkedParent {

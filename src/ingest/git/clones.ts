@@ -24,8 +24,9 @@ export async function removeOrphanClones(db: Db, dataDir: string): Promise<numbe
 
 /**
  * Removes the clone of `sourceId` unless a Git source of that id exists; whether it did.
- * Called too when a Git source's job ends: deleted while its job fetched (its pipeline,
- * say), the clone the delete removed may have been written again by the fetch.
+ * Called too when a cancelled Git sync has stopped (WorkerPool.onStopped): deleted while
+ * its job fetched (its pipeline, say), the clone the delete removed may have been written
+ * again by the fetch.
  */
 export async function removeCloneIfGone(db: Db, dataDir: string, sourceId: string): Promise<boolean> {
   if ((await findDocumentById(db, sourceId))?.type === "git") return false;

@@ -134,21 +134,11 @@ export async function readBlobOrNull(dir: string, oid: string): Promise<Uint8Arr
 /**
  * Removes a source's clone (its source deleted); nothing when it has none. A fetch still
  * writing into it (its job not yet stopped) can add a file while the folder goes
- * (ENOTEMPTY): it is removed again; what such a job writes after that goes when the job
- * ends (git/clones.ts, removeCloneIfGone).
+ * (ENOTEMPTY): Node's rm tries again; what such a job writes after that goes once it has
+ * stopped (git/clones.ts, removeCloneIfGone).
  */
 export async function removeClone(dataDir: string, sourceId: string): Promise<void> {
   const dir = cloneDir(dataDir, sourceId);
   caches.delete(dir);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await fs.promises.rm(dir, { recursive: true, force: true });
-    } catch (err) {
-      if ((err as { code?: string }).code !== "ENOTEMPTY" || attempt >= REMOVE_ATTEMPTS) throw err;
-      await Bun.sleep(20 * attempt);
-    }
-  }
+  await fs.promises.rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
 }
-
-/** How often removing a clone is tried while a fetch may still write into it. */
-const REMOVE_ATTEMPTS = 5;

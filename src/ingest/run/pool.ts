@@ -37,6 +37,8 @@ export type EmbedListener = (call: EmbedCall) => void;
 
 /** Bytes of document per unit of a worker's capacity. */
 const WEIGHT_UNIT = 128 * 1024;
+/** The messages that end a job (a cancelled one ends with `stopped`, which the pool alone hears). */
+const ENDINGS: ReadonlySet<string> = new Set(["done", "error", "unchanged", "folder-scanned", "git-synced"]);
 
 /**
  * A job's share of a worker, by document size: 1 per 128 KB in eighths, at least 1/8, so
@@ -68,6 +70,8 @@ interface Slot {
   load: number;
   /** Assigned jobs per batch key. */
   batches: Map<string, number>;
+  /** Jobs cancelled whose worker has not ended them yet (onStopped). */
+  stopping: Map<string, Job>;
   /** Set while waiting for a pong: the worker may be stuck in synchronous code. */
   probe: Timer | null;
   /** Messages of this turn not posted yet: they go as one (see post()). */
@@ -79,6 +83,11 @@ export class WorkerPool {
   private closed = false;
   /** Set by whoever counts embedding calls; none by default. */
   onEmbed: EmbedListener = () => {};
+  /**
+   * Hears of a cancelled job once its worker has ended it (or was replaced): nothing of it
+   * runs any more. A Git sync deleted mid-fetch removes its clone then (services.ts).
+   */
+  onStopped: (job: Job) => void = () => {};
 
   constructor(
     size: number,
@@ -89,7 +98,15 @@ export class WorkerPool {
     private readonly nice = 0,
   ) {
     for (let i = 0; i < size; i++)
-      this.slots.push({ worker: null, jobs: new Map(), load: 0, batches: new Map(), probe: null, outbox: [] });
+      this.slots.push({
+        worker: null,
+        jobs: new Map(),
+        load: 0,
+        batches: new Map(),
+        probe: null,
+        outbox: [],
+        stopping: new Map(),
+      });
   }
 
   /** Worker threads started so far: each starts with the first job sent to its slot. */
@@ -165,22 +182,17 @@ export class WorkerPool {
     if (slot) this.post(slot, { type: "ack", jobId });
   }
 
-  /** Stops one job, if it runs, without reporting it. */
+  /** Stops one job, if it runs, without reporting it (but to onStopped once it has ended). */
   cancelJob(jobId: string): void {
     const slot = this.slotOf(jobId);
     if (!slot) return;
-    this.forget(slot, jobId);
-    this.post(slot, { type: "cancel", jobId });
+    this.stop(slot, jobId);
   }
 
   /** Stops the running job of a document, if any, without reporting it. */
   cancelDocument(documentId: string): void {
     for (const slot of this.slots) {
-      for (const [jobId, r] of slot.jobs) {
-        if (r.job.document.id !== documentId) continue;
-        this.forget(slot, jobId);
-        this.post(slot, { type: "cancel", jobId });
-      }
+      for (const [jobId, r] of slot.jobs) if (r.job.document.id === documentId) this.stop(slot, jobId);
     }
   }
 
@@ -223,17 +235,14 @@ export class WorkerPool {
       slot.probe = null;
       return;
     }
+    if (e.type === "stopped") {
+      this.stopped(slot, e.jobId);
+      return;
+    }
     const r = slot.jobs.get(e.jobId);
     if (!r) return; // a cancelled job's late message
     // Every ending gives the job's room back ("unchanged" too: a re-fetch that found the same text).
-    if (
-      e.type === "done" ||
-      e.type === "error" ||
-      e.type === "unchanged" ||
-      e.type === "folder-scanned" ||
-      e.type === "git-synced"
-    )
-      this.forget(slot, e.jobId);
+    if (ENDINGS.has(e.type)) this.forget(slot, e.jobId);
     else this.restartCap(slot, r);
     r.handlers.onEvent(e);
   }
@@ -282,6 +291,8 @@ export class WorkerPool {
     slot.probe = null;
     const orphans = [...slot.jobs.values()];
     for (const r of orphans) this.forget(slot, r.job.jobId);
+    const stopped = [...slot.stopping.values()];
+    slot.stopping.clear();
     if (slot.worker) {
       slot.worker.onmessage = null;
       slot.worker.onerror = null;
@@ -291,6 +302,23 @@ export class WorkerPool {
     // The next message for the slot starts a fresh one.
     slot.worker = null;
     for (const r of orphans) r.handlers.onEvent({ type: "error", jobId: r.job.jobId, message, transient: true });
+    for (const job of stopped) this.onStopped(job);
+  }
+
+  /** Cancels an assigned job: forgotten now, told to the worker, heard of again when it ends. */
+  private stop(slot: Slot, jobId: string): void {
+    const r = slot.jobs.get(jobId);
+    if (r) slot.stopping.set(jobId, r.job);
+    this.forget(slot, jobId);
+    this.post(slot, { type: "cancel", jobId });
+  }
+
+  /** A cancelled job has ended in its worker: onStopped hears of it. */
+  private stopped(slot: Slot, jobId: string): void {
+    const job = slot.stopping.get(jobId);
+    if (!job) return;
+    slot.stopping.delete(jobId);
+    this.onStopped(job);
   }
 
   private forget(slot: Slot, jobId: string): void {

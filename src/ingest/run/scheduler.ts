@@ -23,7 +23,6 @@ import { ProgressBuffer } from "../tasks/progress";
 import type { ChunkSink } from "../write/sink";
 import type { IngestStats } from "../tasks/stats";
 import type { TextsInHand } from "../tasks/texts-in-hand";
-import { removeCloneIfGone } from "../git/clones";
 
 /** A claimed task whose room in the pool is taken; `send` hands it to its worker. */
 interface Claimed {
@@ -259,7 +258,6 @@ export class TaskScheduler {
   private async finish(jobId: string, r: RunningTask, outcome: Outcome, stages: StageTimes): Promise<void> {
     const { d, crawls } = this.p;
     await Promise.allSettled(r.writes);
-    if (r.type === "git") await removeCloneIfGone(d.db.reader, d.config.dataDir, r.task.documentId);
     if (!this.running.has(jobId)) return crawls.drop(jobId);
     // The crawl's end (vanished pages, its report) must not keep its task from ending.
     if (outcome.ok && outcome.crawl)

@@ -106,8 +106,14 @@ function take(msg: ToWorker): void {
     return;
   }
   if (msg.type === "cancel") {
-    waiting.delete(msg.jobId);
-    running.get(msg.jobId)?.abort.abort();
+    // A running job is stopped once its runJob settles (start()); one waiting, or never
+    // sent, at once.
+    const r = running.get(msg.jobId);
+    if (r) r.abort.abort();
+    else {
+      waiting.delete(msg.jobId);
+      post({ type: "stopped", jobId: msg.jobId });
+    }
     return;
   }
   waiting.set(msg.job.jobId, msg.job);
@@ -125,7 +131,8 @@ function start(job: Job): void {
   const committed = async (n: number) => {
     while (r.acks < n && !abort.signal.aborted) await new Promise<void>((resolve) => (r.wake = resolve));
   };
-  void runJob(job, emit, { embedder: embedderFor(job), signal: abort.signal, committed, ocr }).finally(() =>
-    running.delete(job.jobId),
-  );
+  void runJob(job, emit, { embedder: embedderFor(job), signal: abort.signal, committed, ocr }).finally(() => {
+    running.delete(job.jobId);
+    if (abort.signal.aborted) post({ type: "stopped", jobId: job.jobId });
+  });
 }
