@@ -120,11 +120,18 @@ describe.skipIf(!haveChromium)("dashboard in a real browser", () => {
   }, 30_000);
 
   test("a second pipeline on the free tier says why it cannot be made and what to do", async () => {
-    await at("/pipelines/new");
-    // Until the picker has read the server's models the form has none, and says so instead of sending.
-    expect(await pickedModel(page)).toBe("builtin-glove");
-    await page.getByLabel("Name", { exact: true }).fill("Second");
-    await page.getByRole("button", { name: "Create pipeline" }).click();
+    // Sent before the picker has read the server's models (Ollama answers its list late):
+    // the form goes without a model, for the server's default, and the server answers.
+    await ollama.set({ listLatencyMs: 1_500 });
+    try {
+      await at("/pipelines/new");
+      await page.getByLabel("Name", { exact: true }).fill("Second");
+      await page.getByRole("button", { name: "Create pipeline" }).click();
+      await page.getByRole("alert").filter({ hasText: "tier is full" }).waitFor();
+      expect(await page.getByText("Choose or type a model.").count()).toBe(0);
+    } finally {
+      await ollama.set({ listLatencyMs: 0 });
+    }
     const note = page.getByRole("alert").filter({ hasText: "tier is full" });
     await note.waitFor();
     expect(await note.textContent()).toMatch(/free tier allows 1 pipeline/);

@@ -27,6 +27,8 @@ export interface FakeOllamaSettings {
    * delays only the calls that come after.
    */
   latencyMs: number;
+  /** Delay before /api/tags answers (the model list a dashboard reads). */
+  listLatencyMs: number;
   mode: Exclude<FakeMode, "down">;
   /** When set, /v1/embeddings demands `Authorization: Bearer <key>`. */
   apiKey: string | null;
@@ -107,7 +109,10 @@ class FakeOllamaServer {
     if (key === "POST /api/embed") return this.timed(req, (b) => this.apiEmbed(b));
     if (key === "POST /api/embeddings") return this.timed(req, (b) => this.legacyEmbeddings(b));
     if (key === "POST /v1/embeddings") return this.timed(req, (b) => this.openaiEmbeddings(req, b));
-    if (key === "GET /api/tags") return json({ models: Object.entries(this.s.models).map(([n, d]) => entry(n, d)) });
+    if (key === "GET /api/tags") {
+      if (this.s.listLatencyMs > 0) await Bun.sleep(this.s.listLatencyMs);
+      return json({ models: Object.entries(this.s.models).map(([n, d]) => entry(n, d)) });
+    }
     if (key === "GET /api/version") return json({ version: "0.12.6" });
     if (key === "POST /api/show") return this.show(await req.json().catch(() => null));
     return new Response("404 page not found", { status: 404 });
@@ -260,6 +265,7 @@ export async function startFakeOllama(opts: Partial<FakeOllamaSettings> = {}): P
     models: { "nomic-embed-text": 768, "all-minilm": 384 },
     contextLength: {},
     latencyMs: 0,
+    listLatencyMs: 0,
     vectorOf: {},
   };
   const fake = new FakeOllamaServer({ ...defaults, mode: "ok", apiKey: null, reverseOpenAI: false, ...opts });

@@ -48,8 +48,12 @@ export function configOf(p: PipelineConfig): PipelineConfig {
   return Object.fromEntries(CONFIG_KEYS.map((k) => [k, p[k]])) as PipelineConfig;
 }
 
-/** Problems the browser can see before asking the server, by field. */
-export function checkConfig(c: PipelineConfig): Partial<Record<keyof PipelineConfig, string>> {
+/**
+ * Problems the browser can see before asking the server, by field. With `modelOptional`
+ * (a new pipeline) an empty model is the server's default, which the picker shows
+ * before the server's list has arrived (ModelPicker).
+ */
+export function checkConfig(c: PipelineConfig, modelOptional = false): Partial<Record<keyof PipelineConfig, string>> {
   const out: Partial<Record<keyof PipelineConfig, string>> = {};
   const unit = t(c.chunkingStrategy === "token" ? "form.tokens" : "form.characters");
   if (!c.name.trim()) out.name = t("form.needName");
@@ -61,7 +65,7 @@ export function checkConfig(c: PipelineConfig): Partial<Record<keyof PipelineCon
     out.retrievalTopK = t("form.topKRange", { min: 1, max: 100 });
   const a = c.hybridAlpha;
   if (a !== null && (Number.isNaN(a) || a < 0 || a > 1)) out.hybridAlpha = t("form.alphaRange");
-  if (!c.embeddingModel.trim()) out.embeddingModel = t("form.needModel");
+  if (!c.embeddingModel.trim() && !modelOptional) out.embeddingModel = t("form.needModel");
   const languages = checkLanguages(c.ocrLanguages);
   if (languages) out.ocrLanguages = languages;
   return out;
@@ -86,7 +90,9 @@ export function PipelineForm({ initial, submitLabel, busy, error, onSubmit, foot
   const set = <K extends keyof PipelineConfig>(k: K, v: PipelineConfig[K]) => setC((old) => ({ ...old, [k]: v }));
   // An emptied whole-number box is NaN, which the checks below report as not a whole number.
   const num = (k: "chunkSize" | "chunkOverlap" | "retrievalTopK") => (v: number | null) => set(k, v ?? Number.NaN);
-  const local = checked ? checkConfig(c) : {};
+  // A form that began without a model (a new pipeline) may be sent without one: the server's default.
+  const modelOptional = initial.embeddingModel === "";
+  const local = checked ? checkConfig(c, modelOptional) : {};
   const err = (k: keyof PipelineConfig) => local[k] ?? fieldError(error, k);
   const unit = t(c.chunkingStrategy === "token" ? "form.tokens" : "form.characters");
   const strategyHint = STRATEGIES.find(([v]) => v === c.chunkingStrategy)?.[2];
@@ -94,7 +100,7 @@ export function PipelineForm({ initial, submitLabel, busy, error, onSubmit, foot
   const submit = (e: Event) => {
     e.preventDefault();
     setChecked(true);
-    if (Object.keys(checkConfig(c)).length === 0) onSubmit({ ...c, name: c.name.trim() });
+    if (Object.keys(checkConfig(c, modelOptional)).length === 0) onSubmit({ ...c, name: c.name.trim() });
   };
 
   return (

@@ -16,8 +16,9 @@ export function PipelineNewScreen() {
   const owned = useLoad(() => pipelines.list({ page: 1, pageSize: 1 }), []);
   const limit = pipelineLimit(user);
   const full = limit !== null && (owned.data?.total ?? 0) >= limit;
-  const create = useAction(async (c: PipelineConfig) => {
-    const p = await pipelines.create(c);
+  const create = useAction(async ({ embeddingModel, ...c }: PipelineConfig) => {
+    // No model yet (the picker had not read the server's list): the server's default.
+    const p = await pipelines.create(embeddingModel ? { ...c, embeddingModel } : c);
     notify(t("newPipeline.created", { name: p.name }));
     navigate(`/pipelines/${encodeURIComponent(p.id)}`);
   });
