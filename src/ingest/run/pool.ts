@@ -15,9 +15,17 @@
  */
 import type { Logger } from "../../log";
 import type { EmbedCall } from "../../embed/calls";
-import { isBuiltinModel } from "../../embed/models";
-import { embedderKey } from "./embedder-key";
 import type { FromWorker, Job, JobEvent, ToWorker } from "../job-types";
+import {
+  type AssignedJob,
+  batchKey,
+  emptySlot,
+  ENDINGS,
+  forgetJob,
+  type JobHandlers,
+  jobWeight,
+  type Slot,
+} from "./pool-slots";
 import { encodeTurn } from "./worker-wire";
 
 /**
@@ -28,55 +36,10 @@ function workerEntry(): string {
   return import.meta.url.includes("$bunfs") ? "./ingest/run/worker.ts" : new URL("./worker.ts", import.meta.url).href;
 }
 
-export interface JobHandlers {
-  onEvent(e: JobEvent): void;
-}
+export { jobWeight, type JobHandlers };
 
 /** Hears of each call a worker made to an embedding backend (/metrics). */
 export type EmbedListener = (call: EmbedCall) => void;
-
-/** Bytes of document per unit of a worker's capacity. */
-const WEIGHT_UNIT = 128 * 1024;
-/** The messages that end a job (a cancelled one ends with `stopped`, which the pool alone hears). */
-const ENDINGS: ReadonlySet<string> = new Set(["done", "error", "unchanged", "folder-scanned", "git-synced"]);
-
-/**
- * A job's share of a worker, by document size: 1 per 128 KB in eighths, at least 1/8, so
- * that a worker keeps up to 256 small documents in hand (a job of a few kilobytes
- * takes a fraction of a millisecond; fewer would leave the worker waiting for the next).
- */
-export const jobWeight = (bytes: number | null) =>
-  bytes === null ? 1 : Math.max(1, Math.ceil((8 * bytes) / WEIGHT_UNIT)) / 8;
-
-/** The worker's embedder a job uses when it batches remote calls; null for the built-in model, which needs no batches. */
-const batchKey = (job: Job): string | null => (isBuiltinModel(job.model) ? null : embedderKey(job));
-
-interface AssignedJob {
-  job: Job;
-  weight: number;
-  batch: string | null;
-  handlers: JobHandlers;
-  /** The time cap, from when the job is sent. */
-  timer: Timer | undefined;
-  /** How long the job may go without progress (see capOf()). */
-  capMs: number;
-}
-
-interface Slot {
-  /** Started with the first message for it (see post()): a server that ingests nothing starts none. */
-  worker: Worker | null;
-  jobs: Map<string, AssignedJob>;
-  /** Sum of the weights of `jobs`, kept as they come and go: it is read on every scheduling step. */
-  load: number;
-  /** Assigned jobs per batch key. */
-  batches: Map<string, number>;
-  /** Jobs cancelled whose worker has not ended them yet (onStopped). */
-  stopping: Map<string, Job>;
-  /** Set while waiting for a pong: the worker may be stuck in synchronous code. */
-  probe: Timer | null;
-  /** Messages of this turn not posted yet: they go as one (see post()). */
-  outbox: ToWorker[];
-}
 
 export class WorkerPool {
   private readonly slots: Slot[] = [];
@@ -97,16 +60,7 @@ export class WorkerPool {
     /** How much below the main thread the workers run (thread-priority.ts); 0: the same priority. */
     private readonly nice = 0,
   ) {
-    for (let i = 0; i < size; i++)
-      this.slots.push({
-        worker: null,
-        jobs: new Map(),
-        load: 0,
-        batches: new Map(),
-        probe: null,
-        outbox: [],
-        stopping: new Map(),
-      });
+    for (let i = 0; i < size; i++) this.slots.push(emptySlot());
   }
 
   /** Worker threads started so far: each starts with the first job sent to its slot. */
@@ -173,7 +127,7 @@ export class WorkerPool {
   /** Gives back the room of an assigned job that was never sent. */
   release(jobId: string): void {
     const slot = this.slotOf(jobId);
-    if (slot) this.forget(slot, jobId);
+    if (slot) forgetJob(slot, jobId);
   }
 
   /** Tells a job its rows are committed, so it may send more. */
@@ -200,7 +154,7 @@ export class WorkerPool {
     this.closed = true;
     for (const s of this.slots) {
       if (s.probe) clearTimeout(s.probe);
-      for (const jobId of [...s.jobs.keys()]) this.forget(s, jobId);
+      for (const jobId of [...s.jobs.keys()]) forgetJob(s, jobId);
       s.worker?.terminate();
     }
   }
@@ -242,7 +196,7 @@ export class WorkerPool {
     const r = slot.jobs.get(e.jobId);
     if (!r) return; // a cancelled job's late message
     // Every ending gives the job's room back ("unchanged" too: a re-fetch that found the same text).
-    if (ENDINGS.has(e.type)) this.forget(slot, e.jobId);
+    if (ENDINGS.has(e.type)) forgetJob(slot, e.jobId);
     else this.restartCap(slot, r);
     r.handlers.onEvent(e);
   }
@@ -266,7 +220,7 @@ export class WorkerPool {
   private timeOut(slot: Slot, jobId: string): void {
     const r = slot.jobs.get(jobId);
     if (!r) return;
-    this.forget(slot, jobId);
+    forgetJob(slot, jobId);
     this.post(slot, { type: "cancel", jobId });
     const minutes = Math.round(r.capMs / 60000);
     r.handlers.onEvent({
@@ -290,7 +244,7 @@ export class WorkerPool {
     if (slot.probe) clearTimeout(slot.probe);
     slot.probe = null;
     const orphans = [...slot.jobs.values()];
-    for (const r of orphans) this.forget(slot, r.job.jobId);
+    for (const r of orphans) forgetJob(slot, r.job.jobId);
     const stopped = [...slot.stopping.values()];
     slot.stopping.clear();
     if (slot.worker) {
@@ -309,7 +263,7 @@ export class WorkerPool {
   private stop(slot: Slot, jobId: string): void {
     const r = slot.jobs.get(jobId);
     if (r) slot.stopping.set(jobId, r.job);
-    this.forget(slot, jobId);
+    forgetJob(slot, jobId);
     this.post(slot, { type: "cancel", jobId });
   }
 
@@ -319,19 +273,6 @@ export class WorkerPool {
     if (!job) return;
     slot.stopping.delete(jobId);
     this.onStopped(job);
-  }
-
-  private forget(slot: Slot, jobId: string): void {
-    const r = slot.jobs.get(jobId);
-    if (!r) return;
-    clearTimeout(r.timer);
-    slot.load -= r.weight;
-    slot.jobs.delete(jobId);
-    if (r.batch !== null) {
-      const left = slot.batches.get(r.batch)! - 1;
-      if (left === 0) slot.batches.delete(r.batch);
-      else slot.batches.set(r.batch, left);
-    }
   }
 
   private slotOf(jobId: string): Slot | undefined {
