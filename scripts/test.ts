@@ -123,10 +123,13 @@ function tallyOf({ out, exit, signal }: Ended): Tally {
  * A runner whose test worker crashed in bun itself (a SIGSEGV in its runtime has ended a run
  * about once in some tens here, in a different file each time) ends every file that worker
  * had left: those files run once more in a runner of their own, and the two runs count as
- * one, the crash named above the summary. A second crash is the run's failure.
+ * one, the crash named above the summary. So do the files that failed in that runner: a
+ * browser test ending as the worker crashed lost its browser ("Target page, context or
+ * browser has been closed"), and a real failure fails again. A second crash is the run's
+ * failure.
  */
 async function againAfterCrash(first: Ended, shared: Record<string, string>): Promise<Tally> {
-  const taken = new Set(first.out.aborted);
+  const taken = new Set([...first.out.aborted, ...first.out.failures.map((f) => f.file)]);
   // No file named: bun's runner given none would run every file.
   if (taken.size === 0) return tallyOf(first);
   console.log(`\nsuite: ${first.out.crash}; the ${taken.size} files it ended run again`);
