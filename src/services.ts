@@ -158,7 +158,10 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
   const pool = new WorkerPool(config.workers, log, undefined, undefined, config.workerNice);
   // A Git source deleted while its fetch wrote into its clone: the clone goes once the fetch has stopped.
   pool.onStopped = (job) => {
-    if (job.git) removeCloneIfGone(db.reader, config.dataDir, job.document.id).catch(() => {});
+    if (!job.git) return;
+    removeCloneIfGone(db.reader, config.dataDir, job.document.id).catch((err) =>
+      log.warn("could not remove a deleted Git source's clone", { source: job.document.id, error: err }),
+    );
   };
   const disk = new DiskWatch({ db, dataDir: config.dataDir, minFreeMb: config.minFreeMb, log });
   const replicaLeaseMs = config.replicaLeaseMs;

@@ -324,7 +324,8 @@ export class VectorStore {
 
   /**
    * Every chunk of one generation as of `version`, in slices of `slice` rows (the
-   * metadata column is left out: it is rebuilt from SQLite wherever the rows go).
+   * metadata column is left out: it is rebuilt from SQLite wherever the rows go). The
+   * caller holds that version from cleanups (holdVersion) from when it read it.
    */
   async *readChunks(
     collectionId: string,
@@ -332,11 +333,12 @@ export class VectorStore {
     version: number,
     slice = 5000,
   ): AsyncGenerator<ChunkRow[]> {
-    const at = await this.tables.openAt(tableName(collectionId, generation), version);
+    const table = await this.tables.openUncached(tableName(collectionId, generation));
     try {
-      yield* readChunkRows(at.table, slice);
+      await table.checkout(version);
+      yield* readChunkRows(table, slice);
     } finally {
-      at.close();
+      table.close();
     }
   }
 

@@ -136,7 +136,7 @@ export class TableCache {
   private readonly dropMarks = new Map<string, number>();
   /** Who creates a new table when several processes write to it first (table-creation.ts). */
   readonly creation: TableCreation;
-  /** The old versions readers hold (openAt), which cleanups leave (version-keep.ts). */
+  /** The old versions readers hold (VectorStore.holdVersion), which cleanups leave (version-keep.ts). */
   readonly pins = new VersionPins();
 
   constructor(private readonly conn: LanceConnection) {
@@ -164,29 +164,9 @@ export class TableCache {
     return this.dropMarks.get(name) ?? 0;
   }
 
-  /**
-   * A handle of its own (not cached) on `version` of the table, held from cleanups
-   * (version-keep.ts) until `close()`.
-   */
-  async openAt(name: string, version: number): Promise<{ table: Table; close(): void }> {
-    const release = this.pins.pin(name, version);
-    try {
-      const table = await this.conn.openTable(name);
-      await table.checkout(version).catch((err) => {
-        table.close();
-        throw err;
-      });
-      return {
-        table,
-        close() {
-          table.close();
-          release();
-        },
-      };
-    } catch (err) {
-      release();
-      throw err;
-    }
+  /** A new handle of its own (not cached): for reading an older version with checkout(). */
+  openUncached(name: string): Promise<Table> {
+    return this.conn.openTable(name);
   }
 
   /**
