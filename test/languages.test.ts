@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { updateCollection } from "../src/db/repo/collections";
 import { makeApp, type TestApp } from "./support/app";
 import { Client, waitFor } from "./support/ingest";
-import { FINDS, OTHER, TEXTS } from "./support/languages";
+import { FINDS, IN_PART, OTHER, TEXTS } from "./support/languages";
 
 let t: TestApp;
 let c: Client;
@@ -67,6 +67,23 @@ describe("an auto pipeline on the built-in embedder", () => {
     const p = await c.getPipeline(id);
     expect(p.language).toBe("auto");
     expect(p.indexLanguage).toBe("auto");
+  });
+});
+
+describe("a page translated in part, in an auto pipeline", () => {
+  test("its Finnish paragraph between English ones is found by Finnish words in other forms", async () => {
+    const id = await c.pipeline({ name: "translated in part", embeddingModel: "builtin" });
+    await c.addText(id, `${IN_PART.english1} ${IN_PART.finnish} ${IN_PART.english2}`, "page");
+    await c.addText(id, TEXTS.en, "other");
+    await c.allSettled(id);
+    const key = await c.key(id);
+    for (const mode of ["keyword", "hybrid"]) {
+      const { name, body } = await first(key, "Tulostus kirjekuoreen tulostimella", mode);
+      expect(name).toBe("page");
+      expect(body.queryLanguage).toBe("fi");
+    }
+    // The English around it is still English.
+    expect((await first(key, "printing envelopes", "keyword")).name).toBe("page");
   });
 });
 

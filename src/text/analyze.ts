@@ -18,6 +18,7 @@
 import { embeddingTextOf } from "./embedding-text";
 import { AUTO } from "./languages";
 import { chunkLanguage, type DocumentLanguages, queryLanguages } from "./detect";
+import { englishStops, NO_PASSAGES, PASSAGE_MIN_WORDS, type Passage, PassageCursor, passages } from "./passages";
 import { bigrams, indexTerm, runPairs, termOf, TRIGRAM_MIN, trigrams, withPairs } from "./terms";
 import { hasKana, type Script, type Word, wordsOf } from "./words";
 
@@ -102,17 +103,43 @@ function analyseWords(words: Word[], setting: string, pairs: string, doc?: Docum
     const found = main ? doc!.of(w, script, main) : chunkLanguage(w);
     return found ? [found] : [];
   });
+  const lang = langs.get("latin")?.[0] ?? null;
+  const latin = setting === AUTO && lang !== null ? { words: [], stops: new Uint8Array(words.length) } : undefined;
+  const first = wordTerms(words, langs, pairs, null, latin);
+  if (!latin || latin.words.length < PASSAGE_MIN_WORDS) return first;
+  // An English chunk's terms marked the Latin words English drops; another's are looked up.
+  const parts = passages(latin.words, lang, lang === "en" ? latin.stops : englishStops(latin.words));
+  return parts.length ? wordTerms(words, langs, pairs, new PassageCursor(parts, lang)) : first;
+}
+
+/**
+ * The terms and grams of a chunk's words, each script's in its language, the Latin ones in
+ * their passage's when `cursor` is given. With `latin`, its Latin words are collected
+ * (lower-cased) and those whose term is left out marked.
+ */
+function wordTerms(
+  words: Word[],
+  langs: Map<Script, string[]>,
+  pairs: string,
+  cursor: PassageCursor | null,
+  latin?: { words: string[]; stops: Uint8Array },
+): ChunkAnalysis {
+  let latinSeen = 0;
   const terms: string[] = [];
   const grams: string[] = [];
   for (const w of words) {
-    const lang = langs.get(w.script)?.[0] ?? null;
+    const isLatin = w.script === "latin";
+    const lang = isLatin && cursor ? cursor.at(latinSeen) : (langs.get(w.script)?.[0] ?? null);
     if (!ALPHABETIC.has(w.script)) terms.push(w.text);
     else {
       const lower = w.text.toLowerCase();
       const term = indexTerm(lower, w.script, lang);
       if (term !== null) terms.push(term);
+      else if (isLatin && latin) latin.stops[latinSeen] = 1;
+      if (isLatin) latin?.words.push(lower);
       if (lang !== "en") wordGrams(lower, w.script, grams);
     }
+    if (isLatin) latinSeen++;
     if (w.script === "hangul") bigrams(w.text, grams);
   }
   return { terms: terms.join(" "), grams: withPairs(grams, pairs) };
@@ -128,12 +155,48 @@ function analyseAscii(text: string, setting: string, doc?: DocumentLanguages): C
   const lang = setting !== AUTO ? latinOnly(setting) : doc ? doc.of(words, "latin", "latin") : chunkLanguage(words);
   const terms: string[] = [];
   const grams: string[] = [];
-  for (const w of words) {
-    const term = indexTerm(w, "latin", lang);
-    if (term !== null) terms.push(term);
-    if (lang !== "en" && w.length >= TRIGRAM_MIN) trigrams(w, grams);
+  if (setting !== AUTO || lang === null || words.length < PASSAGE_MIN_WORDS)
+    asciiTerms(words, 0, words.length, lang, terms, grams);
+  else {
+    // An English chunk's terms mark the words English drops: most chunks have no passage and are done then.
+    const stops = new Uint8Array(words.length);
+    if (lang === "en") asciiTerms(words, 0, words.length, lang, terms, grams, stops);
+    const parts = passages(words, lang, lang === "en" ? stops : englishStops(words));
+    if (lang !== "en" || parts.length) asciiSpans(words, parts, lang, terms, grams);
   }
   return { terms: terms.join(" "), grams: grams.join(" ") };
+}
+
+/** A chunk's terms and grams made afresh, each passage's words in its language and the rest in the chunk's. */
+function asciiSpans(words: string[], parts: readonly Passage[], lang: string, terms: string[], grams: string[]): void {
+  terms.length = 0;
+  grams.length = 0;
+  let at = 0;
+  for (const part of parts) {
+    asciiTerms(words, at, part.from, lang, terms, grams);
+    asciiTerms(words, part.from, part.to, part.language, terms, grams);
+    at = part.to;
+  }
+  asciiTerms(words, at, words.length, lang, terms, grams);
+}
+
+/** The terms and grams of words `from` to `to` (excluded) in `lang`; with `stops`, the words left out marked 1. */
+function asciiTerms(
+  words: string[],
+  from: number,
+  to: number,
+  lang: string | null,
+  terms: string[],
+  grams: string[],
+  stops?: Uint8Array,
+): void {
+  for (let i = from; i < to; i++) {
+    const w = words[i]!;
+    const term = indexTerm(w, "latin", lang);
+    if (term !== null) terms.push(term);
+    else if (stops) stops[i] = 1;
+    if (lang !== "en" && w.length >= TRIGRAM_MIN) trigrams(w, grams);
+  }
 }
 
 /** A fixed language as it applies to Latin words: itself if written in Latin letters, else none. */

@@ -30,3 +30,16 @@ export const FINDS: [string, keyof typeof TEXTS][] = [
   ["столицы", "ru"],
   ["capitals", "en"],
 ];
+
+/** A page translated in part: a Finnish paragraph between two English ones (test/passages.test.ts). */
+export const IN_PART = {
+  english1:
+    "Most printers can print directly onto an envelope. This is useful if you have a lot of letters to send, " +
+    "and it saves you the time of writing every address by hand.",
+  finnish:
+    "Kirjekuorien tulostaminen onnistuu useimmilla tulostimilla suoraan, kunhan paperikoko on asetettu oikein " +
+    "ennen tulostamista ja kirjekuori syötetään tulostimeen oikein päin.",
+  english2:
+    "There are two things you need to check when trying to print onto an envelope. The first is that your " +
+    "printer knows what size the envelope is, and the second is which way round it goes in the tray.",
+};
