@@ -57,11 +57,14 @@ async function indexes(c: string) {
 }
 
 describe("full-text tail during ingestion", () => {
-  test("catchUpTails indexes a table whose tail reached the limit, and only such a table", async () => {
+  test("catchUpTails indexes a searched table whose tail reached the limit, and only such a table", async () => {
     const vectorStore = new VectorStore(conn, { ftsTailRows: 50, annThreshold: 1e9 });
-    const [long, short] = [crypto.randomUUID(), crypto.randomUUID()];
-    for (const c of [long, short]) await vectorStore.replaceDocuments(c, 1, [], [chunk(0, draw(), "first words")]);
+    const [long, short, unsearched] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
+    for (const c of [long, short, unsearched])
+      await vectorStore.replaceDocuments(c, 1, [], [chunk(0, draw(), "first words")]);
     await vectorStore.upkeep();
+    // Searched lately: the first two. The third is loaded in bulk and waits for the full pass.
+    for (const c of [long, short]) await vectorStore.search(c, 1, { mode: "keyword", text: "first", topK: 1 });
     const add = (c: string, from: number, n: number) =>
       vectorStore.replaceDocuments(
         c,
@@ -72,17 +75,42 @@ describe("full-text tail during ingestion", () => {
       );
     await add(long, 1, 60);
     await add(short, 1, 20);
+    await add(unsearched, 1, 60);
     await vectorStore.catchUpTails();
     const tail = async (c: string) => (await indexes(c)).find((i) => i.indexType === "FTS")!.numUnindexedRows;
     expect(await tail(long)).toBe(0);
     expect(await tail(short)).toBe(20);
-    // The short tail is still owed to the next full pass.
+    expect(await tail(unsearched)).toBe(60);
+    // The short and the unsearched tails are still owed to the next full pass.
     await vectorStore.upkeep();
     expect(await tail(short)).toBe(0);
+    expect(await tail(unsearched)).toBe(0);
     const [hit] = await vectorStore.search(long, 1, { mode: "keyword", text: "word42", topK: 1 });
     expect(hit?.documentId).toBe("d42");
     vectorStore.close();
   });
+});
+
+test("a table loaded unsearched leaves its long tail out of keyword searches until a catch-up after it is searched", async () => {
+  const vectorStore = new VectorStore(conn, { ftsTailRows: 50, annThreshold: 1e9 });
+  const c = crypto.randomUUID();
+  await vectorStore.replaceDocuments(c, 1, [], [chunk(0, draw(), "first words")]);
+  await vectorStore.upkeep();
+  const rows = Array.from({ length: 60 }, (_, k) => chunk(1 + k, draw(), `tail word${1 + k}`));
+  await vectorStore.replaceDocuments(c, 1, [], rows, { appendedAreNew: true });
+  await vectorStore.catchUpTails();
+  const tail = async () => (await indexes(c)).find((i) => i.indexType === "FTS")!.numUnindexedRows;
+  expect(await tail()).toBe(60);
+  const keyword = () => vectorStore.search(c, 1, { mode: "keyword", text: "word42", topK: 1 });
+  // Not tokenised again in every search: left out until caught up. A vector search reads it.
+  expect(await keyword()).toEqual([]);
+  const [near] = await vectorStore.search(c, 1, { mode: "vector", text: "", vector: rows[41]!.vector, topK: 1 });
+  expect(near?.documentId).toBe("d42");
+  // Searched now: the next catch-up of tails takes it.
+  await vectorStore.catchUpTails();
+  expect(await tail()).toBe(0);
+  expect((await keyword())[0]?.documentId).toBe("d42");
+  vectorStore.close();
 });
 
 describe("a pass asked for while one runs", () => {

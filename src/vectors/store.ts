@@ -15,7 +15,7 @@ import { tokenizerTwin } from "./tokenizer-twin";
 import type { ExactFilterLimits } from "./exact-filter";
 import { ANN_THRESHOLD } from "./ann";
 import type { IndexBuilder } from "./index-build";
-import { FTS_TAIL_ROWS, type Lease, TableUpkeep } from "./table-upkeep";
+import { FTS_TAIL_ROWS, type Lease, TableUpkeep, TAILS_SEARCHED_MS } from "./table-upkeep";
 import type { MetadataLookup } from "./metadata-column";
 import { finishHits, type SearchOptions, searchTable, type StoredHit, type TableSearch } from "./search";
 import type { Table } from "@lancedb/lancedb";
@@ -362,9 +362,9 @@ export class VectorStore {
     return this.tableUpkeep.building;
   }
 
-  /** While ingestion runs: catches up the full-text index of the written tables whose tail grew long (table-upkeep.ts). */
+  /** While ingestion runs: catches up the full-text index of the written tables searched lately whose tail grew long (table-upkeep.ts). */
   catchUpTails(): Promise<void> {
-    return this.tableUpkeep.catchUpTails();
+    return this.tableUpkeep.catchUpTails((name) => this.pacing.searchedWithin(name, TAILS_SEARCHED_MS));
   }
 
   /** Forgets what it read of every table's indexes: another replica may have rebuilt them. */

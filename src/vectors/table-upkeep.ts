@@ -6,9 +6,12 @@
  * Rows not yet in the full-text index are tokenised again by every keyword search:
  * 20,000 such rows of 120 words made one take 6.5 s. So while ingestion runs and the
  * full pass waits for a quiet moment, catchUpTails() still catches up any table whose
- * full-text tail reached FTS_TAIL_ROWS; passes run one at a time, so the tail stays
- * within what ingestion writes during one catch-up. A table searched lately is kept far
- * shorter (roomFor): its writes wait for the catch-up.
+ * full-text tail reached FTS_TAIL_ROWS, if it was searched in the last TAILS_SEARCHED_MS;
+ * passes run one at a time, so the tail stays within what ingestion writes during one
+ * catch-up. A table searched lately is kept far shorter (roomFor): its writes wait for
+ * the catch-up. A table nobody searches (a bulk load) waits for the full pass: each
+ * catch-up costs the whole table, and one every few seconds held a million-row load's
+ * writes most of the time (docs/notes/2026-12-07-bulk-load.md).
  */
 import { Index, type Table } from "@lancedb/lancedb";
 import {
@@ -51,6 +54,8 @@ export const UPKEEP_TIMEOUT_MS = 2 * 3600_000;
 export const UNNAMED_GRACE_MS = 24 * 3600_000;
 /** Unindexed rows after which a table's full-text index is caught up even while ingestion runs. */
 export const FTS_TAIL_ROWS = 5_000;
+/** A table searched this recently has its tail caught up while ingestion runs (catchUpTails). */
+export const TAILS_SEARCHED_MS = 10 * 60_000;
 
 export class TableUpkeep {
   private running: Promise<void> | null = null;
@@ -62,6 +67,8 @@ export class TableUpkeep {
   private training: string | null = null;
   /** The training table, once its full-text tail reached the limit (it is not caught up meanwhile). */
   private longTail: string | null = null;
+  /** Tables whose tail reached the limit while nobody searched them: it waits for the full pass. */
+  private readonly deferred = new Set<string>();
   /** The first pass covers every table: writes before a restart were never maintained. */
   private firstPass = true;
   /** Each table's serving vector index (null: none), read once and then kept up to date by builds. */
@@ -103,13 +110,16 @@ export class TableUpkeep {
         });
       return this.next;
     }
-    this.running = this.pass(false).finally(() => (this.running = null));
+    this.running = this.pass(null).finally(() => (this.running = null));
     return this.running.then(() => this.builds ?? undefined);
   }
 
-  /** Catches up only the written tables whose full-text tail reached the limit; the rest wait for upkeep(). */
-  catchUpTails(): Promise<void> {
-    this.running ??= this.pass(true).finally(() => (this.running = null));
+  /**
+   * Catches up only the written tables whose full-text tail reached the limit, of those
+   * `searched` says were searched lately; the rest wait for upkeep().
+   */
+  catchUpTails(searched: (name: string) => boolean = () => true): Promise<void> {
+    this.running ??= this.pass(searched).finally(() => (this.running = null));
     return this.running;
   }
 
@@ -154,19 +164,24 @@ export class TableUpkeep {
    * Whether keyword searches of the table should leave out the rows outside its full-text
    * index: while its ANN index trains, upkeep catches up neither index (a compaction would
    * cost the training its commit), and once the tail reaches the catch-up limit, tokenising
-   * it again in every search costs seconds (a vector search still reads those rows).
+   * it again in every search costs seconds (a vector search still reads those rows). So
+   * also for a table loaded while nobody searched it, until its tail is caught up: the
+   * full pass, or, once it is searched, the next catch-up of tails (catchUpTails).
    */
   indexedTextOnly(name: string): boolean {
-    return this.longTail === name && this.training === name;
+    return (this.longTail === name && this.training === name) || this.deferred.has(name);
   }
 
   /** Forgets cached index facts of dropped tables. */
   forget(dropped: (name: string) => boolean): void {
     for (const name of [...this.serving.keys()]) if (dropped(name)) this.serving.delete(name);
     for (const name of [...this.rows.keys()]) if (dropped(name)) this.rows.delete(name);
+    for (const name of [...this.deferred]) if (dropped(name)) this.deferred.delete(name);
   }
 
-  private async pass(tailsOnly: boolean): Promise<void> {
+  /** A full pass (null), or one of the tails of the tables `tails` picks. */
+  private async pass(tails: ((name: string) => boolean) | null): Promise<void> {
+    const tailsOnly = tails !== null;
     const dirty = this.writer.takeDirty();
     const names =
       this.firstPass && !tailsOnly
@@ -188,11 +203,15 @@ export class TableUpkeep {
           this.writer.markDirty(name);
           continue;
         }
-        if (tailsOnly && !(await this.tailReached(name))) {
+        if (tailsOnly && !(tails(name) && (await this.tailReached(name)))) {
+          // Not searched lately: a long tail waits for the full pass, and keyword searches leave it out.
+          if (!tails(name) && (await this.tailReached(name))) this.deferred.add(name);
           this.writer.markDirty(name);
           continue;
         }
         if ((await this.upkeepTable(name)) && !tailsOnly) built.push(name);
+        // Caught up (compact), or maintained by another replica now: its tail is no longer ours to defer.
+        this.deferred.delete(name);
         // A table caught up still owes the full pass its ANN check.
         if (tailsOnly) this.writer.markDirty(name);
       } catch (err) {
@@ -270,6 +289,7 @@ export class TableUpkeep {
       const stats = await retryOnConflict(() => t.optimize({ cleanupOlderThan: NO_PRUNE }));
       // In the queue: no write came between, so every row is in the indexes now.
       this.writer.tailIndexed(name);
+      this.deferred.delete(name);
       // optimize() folded the new rows into the serving index's partitions.
       this.rows.set(name, await t.countRows());
       if (unnamedBefore) await this.pruning.sweep(name, t, cutoff!);

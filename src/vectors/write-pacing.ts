@@ -131,7 +131,12 @@ export class WritePacing {
   }
 
   private isSearched(name: string): boolean {
-    return Date.now() - (this.searchedAt.get(name) ?? Number.NEGATIVE_INFINITY) <= SEARCHED_FOR_MS;
+    return this.searchedWithin(name, SEARCHED_FOR_MS);
+  }
+
+  /** Whether table `name` was searched in the last `ms` (by this process). */
+  searchedWithin(name: string, ms: number): boolean {
+    return Date.now() - (this.searchedAt.get(name) ?? Number.NEGATIVE_INFINITY) <= ms;
   }
 
   /**
