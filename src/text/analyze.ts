@@ -18,7 +18,7 @@
 import { embeddingTextOf } from "./embedding-text";
 import { AUTO } from "./languages";
 import { chunkLanguage, type DocumentLanguages, queryLanguages } from "./detect";
-import { englishStops, NO_PASSAGES, PASSAGE_MIN_WORDS, type Passage, PassageCursor, passages } from "./passages";
+import { englishStops, PASSAGE_MIN_WORDS, type Passage, PassageCursor, passages } from "./passages";
 import { bigrams, indexTerm, runPairs, termOf, TRIGRAM_MIN, trigrams, withPairs } from "./terms";
 import { hasKana, type Script, type Word, wordsOf } from "./words";
 

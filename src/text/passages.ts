@@ -36,7 +36,7 @@ const FEW_IN_ENGLISH = 2;
 const MANY_IN_OTHER = 4;
 /** More numbers than this in a window: a table, not prose (one of package sizes reads as Danish or Italian). */
 const MAX_NUMBERS = WINDOW / 4;
-export const NO_PASSAGES: readonly Passage[] = Object.freeze([]);
+const NO_PASSAGES: readonly Passage[] = Object.freeze([]);
 /** Chunks of fewer Latin words than this have no passages. */
 export const PASSAGE_MIN_WORDS = 2 * WINDOW;
 

@@ -15,7 +15,7 @@
  */
 import type { Logger } from "../../log";
 import type { EmbedCall } from "../../embed/calls";
-import type { FromWorker, Job, JobEvent, ToWorker } from "../job-types";
+import type { FromWorker, Job, ToWorker } from "../job-types";
 import {
   type AssignedJob,
   batchKey,
