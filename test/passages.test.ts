@@ -5,7 +5,7 @@
  * language throughout, a fixed setting) is left as the chunk's.
  */
 import { describe, expect, test } from "bun:test";
-import { analyseChunk, analyseQuery } from "../src/text/analyze";
+import { analyseAnyText, analyseChunk, analyseQuery } from "../src/text/analyze";
 import { englishStops, passages } from "../src/text/passages";
 import { termOf } from "../src/text/terms";
 import { IN_PART } from "./support/languages";
@@ -100,4 +100,17 @@ test("a passage covers the paragraph's words and no more than a few English ones
   expect(found!.from).toBeLessThanOrEqual(start);
   expect(found!.to).toBeGreaterThanOrEqual(end);
   expect(start - found!.from + found!.to - end).toBeLessThanOrEqual(4);
+});
+
+test("the ASCII path gives what the general path gives, passages and all", () => {
+  const dutch =
+    "De meeste printers kunnen rechtstreeks op een envelop afdrukken, zolang het papierformaat vooraf goed " +
+    "is ingesteld en de envelop op de juiste manier in de lade wordt gelegd.";
+  const text = `${ENGLISH_1} ${dutch} ${ENGLISH_2}`;
+  expect(analyseChunk(text, "auto")).toEqual(analyseAnyText(text, "auto"));
+  // A Dutch passage: stemmed as Dutch, the English around it as English.
+  const terms = termsOf(text);
+  expect(terms).toContain(termOf("papierformaat", "latin", "nl"));
+  expect(terms).not.toContain(termOf("papierformaat", "latin", "en"));
+  expect(terms).toContain("envelop");
 });
