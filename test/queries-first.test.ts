@@ -153,7 +153,7 @@ describe("a searched table's tail after a commit while searches wait", () => {
     const pacing = new WritePacing(turns, {
       roomFor: async (name: string, bound: number) => {
         asked.push([name, bound]);
-        return bound;
+        return { room: bound, caughtUp: true };
       },
     });
     return { pacing, asked };
@@ -174,26 +174,45 @@ describe("a searched table's tail after a commit while searches wait", () => {
     expect(asked).toEqual([]);
   });
 
-  test("after a catch-up that took d ms, waits for none for d ms, up to the larger bound", async () => {
+  test("after a catch-up that took d ms, waits for none for d ms, whatever the tail", async () => {
     let clock = 0;
     const asked: number[] = [];
     const upkeep = {
       roomFor: async (_name: string, bound: number) => {
         asked.push(bound);
-        if (asked.length === 1) clock += 2_000; // the first look catches the table up
-        return bound;
+        if (asked.length !== 1) return { room: bound, caughtUp: false };
+        clock += 2_000; // the first look catches the table up
+        return { room: bound, caughtUp: true };
       },
     };
     const turns = new Semaphore(1);
     turns.lastQueuedAt = performance.now(); // searches wait: a commit would catch the table up at once
-    const pacing = new WritePacing(turns, upkeep, 1_000, WRITE_SHARE, 20_000, () => clock);
+    const pacing = new WritePacing(turns, upkeep, 1_000, WRITE_SHARE, 1, () => clock);
     pacing.searched("t");
-    await pacing.writeRoom("t");
+    expect(await pacing.writeRoom("t")).toBe(1_000);
     clock += 1_999;
-    await pacing.writeRoom("t");
+    // Resting: unbounded, and no look at the tail.
+    expect(await pacing.writeRoom("t")).toBe(Number.POSITIVE_INFINITY);
     pacing.committed("t", 5); // resting: no catch-up at once either
     clock += 2;
+    expect(await pacing.writeRoom("t")).toBe(1_000);
+    expect(asked).toEqual([1_000, 1_000]);
+  });
+
+  test("with no rest, every commit looks at the tail", async () => {
+    let clock = 0;
+    const asked: number[] = [];
+    const upkeep = {
+      roomFor: async (_name: string, bound: number) => {
+        asked.push(bound);
+        clock += 2_000; // each look catches the table up
+        return { room: bound, caughtUp: true };
+      },
+    };
+    const pacing = new WritePacing(new Semaphore(1), upkeep, 1_000, WRITE_SHARE, 0, () => clock);
+    pacing.searched("t");
     await pacing.writeRoom("t");
-    expect(asked).toEqual([1_000, 20_000, 1_000]);
+    await pacing.writeRoom("t");
+    expect(asked).toEqual([1_000, 1_000]);
   });
 });

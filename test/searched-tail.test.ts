@@ -50,7 +50,7 @@ async function tailOf(collectionId: string): Promise<number> {
 describe("the full-text tail of a searched table", () => {
   test("stays within the bound after every commit, while an unsearched table's grows", async () => {
     // No rest from catch-ups (write-pacing.ts): the bound holds after every commit.
-    const vectorStore = new VectorStore(conn, { searchedTailRows: BOUND, searchedTailMax: BOUND, annThreshold: 1e9 });
+    const vectorStore = new VectorStore(conn, { searchedTailRows: BOUND, searchedRest: 0, annThreshold: 1e9 });
     const [searched, unsearched] = [crypto.randomUUID(), crypto.randomUUID()];
     const docs = Array.from({ length: 30 }, (_, i) => `d${i}`);
     // Both tables hold the documents' first revision, indexed.
@@ -93,6 +93,35 @@ describe("the full-text tail of a searched table", () => {
       const hits = await vectorStore.search(c, 1, { mode: "keyword", text: "new", topK: 200 });
       expect(hits.length).toBe(150);
     }
+    vectorStore.close();
+  });
+
+  test("grows while the table rests from catch-ups, and keyword searches leave it out past the limit", async () => {
+    // A long rest after each catch-up; a full-text limit of 50 rows.
+    const vectorStore = new VectorStore(conn, {
+      searchedTailRows: 10,
+      searchedRest: 1_000,
+      ftsTailRows: 50,
+      annThreshold: 1e9,
+    });
+    const c = crypto.randomUUID();
+    await vectorStore.replaceDocuments(c, 1, [], rows("first", "old", 1), { appendedAreNew: true });
+    await vectorStore.upkeep();
+    await vectorStore.search(c, 1, { mode: "keyword", text: "glaciers", topK: 1 });
+    await vectorStore.replaceDocuments(c, 1, [], rows("second", "old", 20), { appendedAreNew: true });
+    // The tail (20 rows) is past half the bound: this commit's room waits for a catch-up, then the table rests.
+    expect(await vectorStore.writeRoom(c, 1)).toBe(10);
+    expect(await tailOf(c)).toBe(0);
+    await vectorStore.replaceDocuments(c, 1, [], rows("zebra", "new", 60), { appendedAreNew: true });
+    // Resting: the writes go on, and the 60-row tail is left out of keyword searches; a vector search reads it.
+    expect(await vectorStore.writeRoom(c, 1)).toBe(Number.POSITIVE_INFINITY);
+    expect(await tailOf(c)).toBe(60);
+    expect(await vectorStore.search(c, 1, { mode: "keyword", text: "zebra", topK: 100 })).toEqual([]);
+    const near = await vectorStore.search(c, 1, { mode: "vector", text: "", vector: vector(3), topK: 3 });
+    expect(near.some((h) => h.documentId === "zebra")).toBe(true);
+    // Caught up, it is read again.
+    await vectorStore.upkeep();
+    expect((await vectorStore.search(c, 1, { mode: "keyword", text: "zebra", topK: 100 })).length).toBe(60);
     vectorStore.close();
   });
 });

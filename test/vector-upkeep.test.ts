@@ -258,6 +258,9 @@ describe("keyword search while an index trains", () => {
       expect(blend?.documentId).toBe("d469");
       release();
       await build;
+      // Still past the limit: left out until a catch-up takes it, then read again.
+      expect(tableUpkeep.indexedTextOnly(name)).toBe(true);
+      await vectorStore.catchUpTails();
       expect(tableUpkeep.indexedTextOnly(name)).toBe(false);
       expect((await keyword("zebra")).length).toBe(60);
     } finally {

@@ -57,8 +57,8 @@ export interface VectorStoreOptions {
   ftsTailRows?: number;
   /** Full-text tail a searched table keeps within (default SEARCHED_TAIL_ROWS). */
   searchedTailRows?: number;
-  /** Full-text tail a searched table may reach while it rests from catch-ups (default SEARCHED_TAIL_MAX). */
-  searchedTailMax?: number;
+  /** How many times as long as its last catch-up a searched table rests from them (write-pacing.ts; default 1, 0 never). */
+  searchedRest?: number;
   /** Table searches that may run at once (default SEARCH_CONCURRENCY). */
   searchConcurrency?: number;
   log?: (msg: string, fields?: object) => void;
@@ -119,7 +119,7 @@ export class VectorStore {
       this.tableUpkeep,
       opts.searchedTailRows,
       opts.writeShare,
-      opts.searchedTailMax,
+      opts.searchedRest,
     );
     this.batches = new VectorBatches(this.searches);
     this.searchOptions = {

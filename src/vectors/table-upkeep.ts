@@ -128,18 +128,19 @@ export class TableUpkeep {
    * within `bound`: a tail at half of it or more is caught up first (one catch-up of a
    * table at a time; the writes wait for it). Unbounded while the table's ANN index
    * trains (a compaction would cost the training its commit) or when the catch-up failed.
+   * `caughtUp` when this call waited for a catch-up.
    */
-  async roomFor(name: string, bound: number): Promise<number> {
-    if (this.writer.tailRows(name) * 2 >= bound) {
-      if (name === this.training) return Number.POSITIVE_INFINITY;
-      let catchUp = this.catchingUp.get(name);
-      if (!catchUp) {
-        catchUp = this.catchUpNow(name).finally(() => this.catchingUp.delete(name));
-        this.catchingUp.set(name, catchUp);
-      }
-      if (!(await catchUp)) return Number.POSITIVE_INFINITY;
+  async roomFor(name: string, bound: number): Promise<{ room: number; caughtUp: boolean }> {
+    if (this.writer.tailRows(name) * 2 < bound)
+      return { room: Math.max(1, bound - this.writer.tailRows(name)), caughtUp: false };
+    if (name === this.training) return { room: Number.POSITIVE_INFINITY, caughtUp: false };
+    let catchUp = this.catchingUp.get(name);
+    if (!catchUp) {
+      catchUp = this.catchUpNow(name).finally(() => this.catchingUp.delete(name));
+      this.catchingUp.set(name, catchUp);
     }
-    return Math.max(1, bound - this.writer.tailRows(name));
+    if (!(await catchUp)) return { room: Number.POSITIVE_INFINITY, caughtUp: false };
+    return { room: Math.max(1, bound - this.writer.tailRows(name)), caughtUp: true };
   }
 
   /** Whether an ANN index is being trained now. */
@@ -169,7 +170,10 @@ export class TableUpkeep {
    * full pass, or, once it is searched, the next catch-up of tails (catchUpTails).
    */
   indexedTextOnly(name: string): boolean {
-    return (this.longTail === name && this.training === name) || this.deferred.has(name);
+    if (this.longTail === name && this.training === name) return true;
+    // A searched table's tail grows while it rests from catch-ups (write-pacing.ts), and
+    // stays until the catch-up after the rest is done: searches during it would read it all.
+    return this.deferred.has(name) || this.writer.tailRows(name) >= this.tailRows;
   }
 
   /** Forgets cached index facts of dropped tables. */

@@ -6,9 +6,13 @@
  *   the index, which every keyword search tokenises again) within SEARCHED_TAIL_ROWS:
  *   its writes wait for a catch-up instead (table-upkeep.ts, roomFor). A catch-up
  *   rewrites the table's indexes, so it takes longer the larger the table (about 2–5 s at
- *   100,000 rows): after one that took d ms, the table's writes wait for no other for d ms
- *   unless its tail reaches SEARCHED_TAIL_MAX, so catch-ups take at most about half of a
- *   searched table's ingestion time (docs/notes/2026-12-07-ten-million.md).
+ *   100,000 rows, 10–30 s at a million): after one that took d ms, the table's writes wait
+ *   for no other for d ms, so catch-ups take at most about half of a searched table's
+ *   ingestion time. Meanwhile its tail grows with the rows written; once it reaches the
+ *   store's full-text limit (FTS_TAIL_ROWS), keyword searches leave it out rather than
+ *   read it row by row, until a catch-up takes it (table-upkeep.ts, indexedTextOnly). Bounding the tail during the rest instead made the catch-ups run
+ *   back to back once they took longer than the tail took to fill: 200 chunks/s at
+ *   250,000 rows (docs/notes/2026-12-07-ten-million.md, -bulk-load.md).
  * - Queries first (WriteShare, below).
  *
  * Measured in docs/notes/2026-12-06-queries-under-writes.md.
@@ -18,16 +22,6 @@ import type { Semaphore } from "../tools/semaphore";
 
 /** The full-text tail a table searched lately may have after a commit. */
 export const SEARCHED_TAIL_ROWS = 1_000;
-/**
- * The full-text tail a searched table may reach while it rests from catch-ups (above). A
- * search pays for the tail's rows in every read of a keyword list (clause-search.ts,
- * tail-scores.ts): on a 100,000-row table of 20-word chunks, hybrid p90 was 43 ms with no
- * tail, 253 ms at 5,000 rows and 552 ms at 20,000 (bench/tail-cost.ts;
- * docs/notes/2026-12-07-ten-million.md).
- */
-export const SEARCHED_TAIL_MAX = 5_000;
-/** A roomFor() that took this long caught its table up: a look at the tail alone takes far less. */
-const CATCH_UP_MS = 50;
 /** A table searched this recently counts as searched: its writes are paced. */
 export const SEARCHED_FOR_MS = 5_000;
 /** Searches that had to wait for a turn this recently count as waiting (queriesWaiting). */
@@ -88,7 +82,8 @@ export class WritePacing {
     private readonly tableUpkeep: Pick<TableUpkeep, "roomFor">,
     private readonly searchedTailRows = SEARCHED_TAIL_ROWS,
     share = WRITE_SHARE,
-    private readonly searchedTailMax = SEARCHED_TAIL_MAX,
+    /** A table rests this many times as long as its last catch-up took (0: never). */
+    private readonly rest = 1,
     private readonly now: () => number = () => performance.now(),
   ) {
     this.share = new WriteShare(share);
@@ -146,17 +141,16 @@ export class WritePacing {
    */
   private async pacedRoom(name: string, searched: boolean): Promise<number> {
     await this.share.turn(() => this.queriesWaiting);
-    if (!searched) return Number.POSITIVE_INFINITY;
-    const bound = this.resting(name) ? Math.max(this.searchedTailRows, this.searchedTailMax) : this.searchedTailRows;
-    return (await this.timedRoom(name, bound)).room;
+    if (!searched || this.resting(name)) return Number.POSITIVE_INFINITY;
+    return (await this.timedRoom(name, this.searchedTailRows)).room;
   }
 
   /** roomFor(), and the rest that follows it when it caught the table up. */
   private async timedRoom(name: string, bound: number): Promise<{ room: number; took: number }> {
     const started = this.now();
-    const room = await this.tableUpkeep.roomFor(name, bound);
+    const { room, caughtUp } = await this.tableUpkeep.roomFor(name, bound);
     const took = this.now() - started;
-    if (took >= CATCH_UP_MS) this.restUntil.set(name, this.now() + took);
+    if (caughtUp) this.restUntil.set(name, this.now() + took * this.rest);
     return { room, took };
   }
 
