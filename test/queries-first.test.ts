@@ -174,45 +174,42 @@ describe("a searched table's tail after a commit while searches wait", () => {
     expect(asked).toEqual([]);
   });
 
-  test("after a catch-up that took d ms, waits for none for d ms, whatever the tail", async () => {
-    let clock = 0;
-    const asked: number[] = [];
+  /** A table whose looks at its tail catch it up (each taking 2 s of `clock`) while `catches(n)` says so for the n-th. */
+  const catchingUp = (catches: (n: number) => boolean) => {
+    const state = { clock: 0, asked: [] as number[] };
     const upkeep = {
       roomFor: async (_name: string, bound: number) => {
-        asked.push(bound);
-        if (asked.length !== 1) return { room: bound, caughtUp: false };
-        clock += 2_000; // the first look catches the table up
-        return { room: bound, caughtUp: true };
+        state.asked.push(bound);
+        const caughtUp = catches(state.asked.length);
+        if (caughtUp) state.clock += 2_000;
+        return { room: bound, caughtUp };
       },
     };
+    return { state, upkeep, now: () => state.clock };
+  };
+
+  test("after a catch-up that took d ms, waits for none for d ms, whatever the tail", async () => {
+    const { state, upkeep, now } = catchingUp((n) => n === 1);
     const turns = new Semaphore(1);
     turns.lastQueuedAt = performance.now(); // searches wait: a commit would catch the table up at once
-    const pacing = new WritePacing(turns, upkeep, 1_000, WRITE_SHARE, 1, () => clock);
+    const pacing = new WritePacing(turns, upkeep, 1_000, WRITE_SHARE, 1, now);
     pacing.searched("t");
     expect(await pacing.writeRoom("t")).toBe(1_000);
-    clock += 1_999;
+    state.clock += 1_999;
     // Resting: unbounded, and no look at the tail.
     expect(await pacing.writeRoom("t")).toBe(Number.POSITIVE_INFINITY);
     pacing.committed("t", 5); // resting: no catch-up at once either
-    clock += 2;
+    state.clock += 2;
     expect(await pacing.writeRoom("t")).toBe(1_000);
-    expect(asked).toEqual([1_000, 1_000]);
+    expect(state.asked).toEqual([1_000, 1_000]);
   });
 
   test("with no rest, every commit looks at the tail", async () => {
-    let clock = 0;
-    const asked: number[] = [];
-    const upkeep = {
-      roomFor: async (_name: string, bound: number) => {
-        asked.push(bound);
-        clock += 2_000; // each look catches the table up
-        return { room: bound, caughtUp: true };
-      },
-    };
-    const pacing = new WritePacing(new Semaphore(1), upkeep, 1_000, WRITE_SHARE, 0, () => clock);
+    const { state, upkeep, now } = catchingUp(() => true);
+    const pacing = new WritePacing(new Semaphore(1), upkeep, 1_000, WRITE_SHARE, 0, now);
     pacing.searched("t");
     await pacing.writeRoom("t");
     await pacing.writeRoom("t");
-    expect(asked).toEqual([1_000, 1_000]);
+    expect(state.asked).toEqual([1_000, 1_000]);
   });
 });
