@@ -67,8 +67,6 @@ export class TableUpkeep {
   private training: string | null = null;
   /** The training table, once its full-text tail reached the limit (it is not caught up meanwhile). */
   private longTail: string | null = null;
-  /** Tables whose tail reached the limit while nobody searched them: it waits for the full pass. */
-  private readonly deferred = new Set<string>();
   /** The first pass covers every table: writes before a restart were never maintained. */
   private firstPass = true;
   /** Each table's serving vector index (null: none), read once and then kept up to date by builds. */
@@ -166,21 +164,18 @@ export class TableUpkeep {
    * index: while its ANN index trains, upkeep catches up neither index (a compaction would
    * cost the training its commit), and once the tail reaches the catch-up limit, tokenising
    * it again in every search costs seconds (a vector search still reads those rows). So
-   * also for a table loaded while nobody searched it, until its tail is caught up: the
-   * full pass, or, once it is searched, the next catch-up of tails (catchUpTails).
+   * also for any table whose tail written by this process reached the limit, until a
+   * catch-up takes it: a table loaded while nobody searched it waits for the full pass, a
+   * searched one rests from catch-ups (write-pacing.ts).
    */
   indexedTextOnly(name: string): boolean {
-    if (this.longTail === name && this.training === name) return true;
-    // A searched table's tail grows while it rests from catch-ups (write-pacing.ts), and
-    // stays until the catch-up after the rest is done: searches during it would read it all.
-    return this.deferred.has(name) || this.writer.tailRows(name) >= this.tailRows;
+    return (this.longTail === name && this.training === name) || this.writer.tailRows(name) >= this.tailRows;
   }
 
   /** Forgets cached index facts of dropped tables. */
   forget(dropped: (name: string) => boolean): void {
     for (const name of [...this.serving.keys()]) if (dropped(name)) this.serving.delete(name);
     for (const name of [...this.rows.keys()]) if (dropped(name)) this.rows.delete(name);
-    for (const name of [...this.deferred]) if (dropped(name)) this.deferred.delete(name);
   }
 
   /** A full pass (null), or one of the tails of the tables `tails` picks. */
@@ -208,14 +203,10 @@ export class TableUpkeep {
           continue;
         }
         if (tailsOnly && !(tails(name) && (await this.tailReached(name)))) {
-          // Not searched lately: a long tail waits for the full pass, and keyword searches leave it out.
-          if (!tails(name) && (await this.tailReached(name))) this.deferred.add(name);
           this.writer.markDirty(name);
           continue;
         }
         if ((await this.upkeepTable(name)) && !tailsOnly) built.push(name);
-        // Caught up (compact), or maintained by another replica now: its tail is no longer ours to defer.
-        this.deferred.delete(name);
         // A table caught up still owes the full pass its ANN check.
         if (tailsOnly) this.writer.markDirty(name);
       } catch (err) {
@@ -293,7 +284,6 @@ export class TableUpkeep {
       const stats = await retryOnConflict(() => t.optimize({ cleanupOlderThan: NO_PRUNE }));
       // In the queue: no write came between, so every row is in the indexes now.
       this.writer.tailIndexed(name);
-      this.deferred.delete(name);
       // optimize() folded the new rows into the serving index's partitions.
       this.rows.set(name, await t.countRows());
       if (unnamedBefore) await this.pruning.sweep(name, t, cutoff!);
