@@ -17,7 +17,7 @@
  */
 import { chunkLanguage } from "./detect";
 import { STEMMERS } from "./languages";
-import { indexTerm } from "./terms";
+import { isEnglishStopWord } from "./terms";
 
 /** Words `from` (included) to `to` (excluded) of a chunk's Latin words, in `language`. */
 export interface Passage {
@@ -41,13 +41,14 @@ const NO_PASSAGES: readonly Passage[] = Object.freeze([]);
 export const PASSAGE_MIN_WORDS = 2 * WINDOW;
 
 /**
- * Which of a chunk's Latin words (lower-cased) English drops, 1 for each: the words whose
- * English term is a stop word (indexTerm gives null). An English chunk's analysis marks
- * them as it makes its terms; other chunks' words are looked up here.
+ * Which of a chunk's Latin words (lower-cased) are English stop words, 1 for each. An
+ * English chunk's analysis marks the words its English terms leave out as it makes them;
+ * another language's words are looked up in the list as written here, not stemmed as
+ * English (which would fill the term cache with English stems of German words).
  */
 export function englishStops(words: readonly string[]): Uint8Array {
   const stops = new Uint8Array(words.length);
-  for (let i = 0; i < words.length; i++) if (indexTerm(words[i]!, "latin", "en") === null) stops[i] = 1;
+  for (let i = 0; i < words.length; i++) if (isEnglishStopWord(words[i]!)) stops[i] = 1;
   return stops;
 }
 

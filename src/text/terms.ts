@@ -24,6 +24,11 @@ const ENGLISH_STOP = new Set(
   ).split(" "),
 );
 
+/** True for a lower-cased word of the English stop-word list as written (passages.ts, in chunks of another language). */
+export function isEnglishStopWord(lower: string): boolean {
+  return ENGLISH_STOP.has(lower);
+}
+
 /** Scripts whose letters fold (case, accents): the alphabetic ones. Others' marks are part of their letters. */
 const FOLDING: ReadonlySet<Script> = new Set(["latin", "cyrillic", "greek"]);
 
