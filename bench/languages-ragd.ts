@@ -10,7 +10,9 @@
  * and the targets: auto hybrid ≥ BM25 and ≥ its own keyword and vector; keyword ≥ 0.95 × BM25.
  *
  *   ./node_modules/.bin/bun bench/languages.ts --ragd [gnome|debref] [LANG,…]
- *       [--models builtin,builtin-glove] [--settings legacy,auto]
+ *       [--models builtin,builtin-glove] [--settings legacy,auto] [--alphas 0,0.05]
+ *
+ * `--alphas` asks every title again in hybrid mode at each blend given (`hybridAlpha`).
  */
 import { parseArgs } from "node:util";
 import { updateCollection } from "../src/db/repo/collections";
@@ -47,13 +49,18 @@ async function ingestAll(c: Client, id: string, docs: Doc[]): Promise<number> {
 }
 
 /** Each mode's figures over all titles, and the languages the queries were analysed as. */
-async function askAll(c: Client, key: string, docs: Doc[]) {
-  const out = {} as Record<(typeof MODES)[number], Figures>;
+async function askAll(c: Client, key: string, docs: Doc[], alphas: number[]) {
+  const out = {} as Record<string, Figures>;
   const languages = new Map<string, number>();
-  for (const mode of MODES) {
+  const asked = [
+    ...MODES.map((mode) => ({ label: mode, mode })),
+    ...alphas.map((a) => ({ label: `hybrid α ${a}`, mode: "hybrid", hybridAlpha: a })),
+  ];
+  for (const { label, ...how } of asked) {
     const ranks: number[] = [];
+    const mode = how.mode;
     for (const [i, d] of docs.entries()) {
-      const r = await c.query(key, { query: d.title, mode, topK: TOP_K });
+      const r = await c.query(key, { query: d.title, ...how, topK: TOP_K });
       if (r.status !== 200) throw new Error(`query ${d.title} (${mode}): ${r.status} ${r.text}`);
       const names = (r.body.results as { metadata: { sourceName: string } }[]).map((h) => h.metadata.sourceName);
       ranks.push(rankOf(distinctInOrder(names), i));
@@ -62,7 +69,7 @@ async function askAll(c: Client, key: string, docs: Doc[]) {
         languages.set(lang, (languages.get(lang) ?? 0) + 1);
       }
     }
-    out[mode] = scores(ranks);
+    out[label] = scores(ranks);
   }
   return { figures: out, languages };
 }
@@ -87,10 +94,12 @@ export async function runThroughRagd(): Promise<void> {
     options: {
       models: { type: "string", default: "builtin,builtin-glove" },
       settings: { type: "string", default: "legacy,auto" },
+      alphas: { type: "string", default: "" },
     },
   });
   const source: SetSource = positionals[0] === "debref" ? "debref" : "gnome";
   const langs = (positionals[1] ?? DEFAULT_LANGS[source]).split(",");
+  const alphas = values.alphas ? values.alphas.split(",").map(Number) : [];
   const t = await makeApp({ workers: 1, queryRate: 1_000_000, queryBurst: 1_000_000 });
   const summary: string[] = [];
   try {
@@ -120,12 +129,9 @@ export async function runThroughRagd(): Promise<void> {
           // rows a look-up is narrowed to (vectors/tail-scores.ts), and whether upkeep had run
           // moved hybrid figures by up to 0.007 between runs of the same code.
           await t.services.vectorStore.upkeep();
-          const { figures, languages } = await askAll(c, await c.key(id), docs);
-          for (const mode of MODES)
-            table[`${model} ${setting} ${mode}`] = {
-              "hit@10": f3(figures[mode].hit),
-              "nDCG@10": f3(figures[mode].ndcg),
-            };
+          const { figures, languages } = await askAll(c, await c.key(id), docs, alphas);
+          for (const [label, f] of Object.entries(figures))
+            table[`${model} ${setting} ${label}`] = { "hit@10": f3(f.hit), "nDCG@10": f3(f.ndcg) };
           const seen = [...languages].sort((a, b) => b[1] - a[1]).map(([l, n]) => `${l} ${n}`);
           console.log(
             `  ${model} ${setting}: ingested in ${seconds.toFixed(1)} s; queries analysed as ${seen.join(", ")}`,
