@@ -204,6 +204,36 @@ describe("a searched table's tail after a commit while searches wait", () => {
     expect(state.asked).toEqual([1_000, 1_000]);
   });
 
+  test("a caller that joined the catch-up late does not shorten the rest", async () => {
+    const clock = { now: 0 };
+    let finish = (_: { room: number; caughtUp: boolean }) => {};
+    const shared = new Promise<{ room: number; caughtUp: boolean }>((resolve) => (finish = resolve));
+    const asked: number[] = [];
+    const upkeep = {
+      roomFor: (_name: string, bound: number) => {
+        asked.push(bound);
+        return shared;
+      },
+    };
+    const turns = new Semaphore(1);
+    turns.lastQueuedAt = performance.now(); // searches wait: the commit starts the catch-up at once
+    const pacing = new WritePacing(turns, upkeep, 1_000, WRITE_SHARE, 1, () => clock.now);
+    pacing.searched("t");
+    pacing.committed("t", 5); // the catch-up starts at 0
+    clock.now = 1_500;
+    const joined = pacing.writeRoom("t"); // joins it at 1,500
+    await Bun.sleep(50); // past the commit's turn: the join has asked
+    clock.now = 2_000;
+    finish({ room: 1_000, caughtUp: true });
+    await joined;
+    turns.lastQueuedAt = 0; // no search waits now: the next commit takes no turn
+    // The catch-up took 2,000 ms: the table rests until 4,000, not 2,500 (the joiner's 500 ms).
+    clock.now = 3_000;
+    expect(await pacing.writeRoom("t")).toBe(Number.POSITIVE_INFINITY);
+    expect(pacing.resting("t")).toBe(true);
+    expect(asked).toEqual([1, 1_000]);
+  });
+
   test("with no rest, every commit looks at the tail", async () => {
     const { state, upkeep, now } = catchingUp(() => true);
     const pacing = new WritePacing(new Semaphore(1), upkeep, 1_000, WRITE_SHARE, 0, now);

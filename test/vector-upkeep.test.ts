@@ -91,6 +91,40 @@ describe("full-text tail during ingestion", () => {
   });
 });
 
+test("catchUpTails leaves a searched table resting from its last catch-up, and a replica takes every long tail", async () => {
+  // A rest of a thousand times the catch-up's duration outlasts the test.
+  const vectorStore = new VectorStore(conn, {
+    ftsTailRows: 50,
+    annThreshold: 1e9,
+    searchedTailRows: 10,
+    searchedRest: 1000,
+  });
+  const replica = new VectorStore(conn, { ftsTailRows: 50, annThreshold: 1e9, sharedTables: true });
+  const [resting, loaded] = [crypto.randomUUID(), crypto.randomUUID()];
+  const add = async (store: VectorStore, c: string, from: number, n: number) => {
+    const rows = Array.from({ length: n }, (_, k) => chunk(from + k, draw(), `tail word${from + k}`));
+    await store.replaceDocuments(c, 1, [], rows, { appendedAreNew: true });
+  };
+  const tail = async (c: string) => (await indexes(c)).find((i) => i.indexType === "FTS")!.numUnindexedRows;
+  await vectorStore.replaceDocuments(resting, 1, [], [chunk(0, draw(), "first words")]);
+  await vectorStore.upkeep();
+  await vectorStore.search(resting, 1, { mode: "keyword", text: "first", topK: 1 });
+  await add(vectorStore, resting, 1, 8);
+  // The commit after a tail of 8 (of 10) waits for a catch-up: the table rests after it.
+  expect(await vectorStore.writeRoom(resting, 1)).toBe(10);
+  await add(vectorStore, resting, 9, 60);
+  await vectorStore.catchUpTails();
+  expect(await tail(resting)).toBe(60);
+  // A replica: searches of the table it loads may go to another one, so its long tail is caught up.
+  await replica.replaceDocuments(loaded, 1, [], [chunk(0, draw(), "first words")]);
+  await replica.upkeep();
+  await add(replica, loaded, 1, 60);
+  await replica.catchUpTails();
+  expect(await tail(loaded)).toBe(0);
+  vectorStore.close();
+  replica.close();
+});
+
 test("a table loaded unsearched leaves its long tail out of keyword searches until a catch-up after it is searched", async () => {
   const vectorStore = new VectorStore(conn, { ftsTailRows: 50, annThreshold: 1e9 });
   const c = crypto.randomUUID();

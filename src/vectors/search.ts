@@ -53,8 +53,8 @@ export interface SearchOptions {
   onLexicalError?: (err: unknown) => void;
   /**
    * The keyword list leaves out the rows the full-text index does not hold yet, rather than
-   * tokenise each of them again: set while the table's ANN index trains and that tail is
-   * long (table-upkeep.ts). The vector search still reads those rows.
+   * tokenise each of them again: set while that tail is long (table-upkeep.ts,
+   * indexedTextOnly). The vector search still reads those rows.
    */
   indexedTextOnly?: boolean;
   /** Tokenises query text as the tables' full-text indexes do, without asking the table (tokenizer-twin.ts). */

@@ -97,9 +97,12 @@ export class VectorStore {
   private activity = 0;
   /** When the last chunk write ended (ms since the epoch): upkeep's sign of ingestion between its ticks. */
   lastWriteAt = Number.NEGATIVE_INFINITY;
+  /** Replicas: other processes write and search the same tables. */
+  private readonly sharedTables: boolean;
 
   constructor(conn: LanceConnection, opts: VectorStoreOptions = {}) {
     const log = opts.log ?? (() => {});
+    this.sharedTables = opts.sharedTables === true;
     this.tables = new TableCache(conn);
     this.writer = new TableWriter(this.tables, log, opts.metadataOf, opts.sharedTables);
     this.tableUpkeep = new TableUpkeep(
@@ -362,9 +365,15 @@ export class VectorStore {
     return this.tableUpkeep.building;
   }
 
-  /** While ingestion runs: catches up the full-text index of the written tables searched lately whose tail grew long (table-upkeep.ts). */
+  /**
+   * While ingestion runs: catches up the full-text index of the written tables whose tail
+   * grew long (table-upkeep.ts), of those searched lately and not resting from their last
+   * catch-up (write-pacing.ts). Replicas catch up every such table: the searches of a
+   * table this one writes may go to another replica, which counts no tail for its rows.
+   */
   catchUpTails(): Promise<void> {
-    return this.tableUpkeep.catchUpTails((name) => this.pacing.searchedWithin(name, TAILS_SEARCHED_MS));
+    const searched = (name: string) => this.sharedTables || this.pacing.searchedWithin(name, TAILS_SEARCHED_MS);
+    return this.tableUpkeep.catchUpTails((name) => searched(name) && !this.pacing.resting(name));
   }
 
   /** Forgets what it read of every table's indexes: another replica may have rebuilt them. */

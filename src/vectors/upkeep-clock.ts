@@ -9,7 +9,8 @@
  * batch run that met a tick took 14 s instead of 5, its LanceDB threads spending 0.2 ms
  * per chunk instead of 0.02. A burst that one tick sees alone therefore leaves its tail to the
  * full pass that follows it; keyword searches meanwhile scan the unindexed rows
- * (correct, slower), as they do between any two catch-ups.
+ * (correct, slower), as they do between any two catch-ups, or leave them out once they
+ * reach the catch-up limit (table-upkeep.ts, indexedTextOnly).
  */
 
 /** What one tick does. */

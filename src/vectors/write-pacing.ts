@@ -150,11 +150,14 @@ export class WritePacing {
     const started = this.now();
     const { room, caughtUp } = await this.tableUpkeep.roomFor(name, bound);
     const took = this.now() - started;
-    if (caughtUp) this.restUntil.set(name, this.now() + took * this.rest);
+    // A caller that joined the catch-up late waited less than it took: the longer rest holds.
+    const until = Math.max(this.now() + took * this.rest, this.restUntil.get(name) ?? Number.NEGATIVE_INFINITY);
+    if (caughtUp) this.restUntil.set(name, until);
     return { room, took };
   }
 
-  private resting(name: string): boolean {
+  /** Whether table `name` rests from catch-ups after its last one (upkeep's tail catch-ups leave it too). */
+  resting(name: string): boolean {
     return this.now() < (this.restUntil.get(name) ?? Number.NEGATIVE_INFINITY);
   }
 }
