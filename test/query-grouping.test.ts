@@ -90,6 +90,35 @@ describe("perSource", () => {
   });
 });
 
+describe("groupBy when one source fills the first pool", () => {
+  test("the deeper pool still gives topK sources, the plain search's first chunk of each", async () => {
+    const id = await c.pipeline({ name: "One source first", chunkSize: 200, chunkOverlap: 0 });
+    const key = await c.key(id);
+    // Twelve chunks that each outrank every note: a pool of 2 × topK holds this one source only.
+    const filler = "on the island the rangers counted them at dawn and again at dusk near the jetty";
+    const parts = Array.from(
+      { length: 12 },
+      (_, i) => `Part ${i}: the lighthouse keeper wrote that the lighthouse lamp lit the lighthouse stairs ${filler}.`,
+    );
+    await c.addText(id, parts.join("\n\n"), "Long");
+    for (let i = 0; i < 8; i++)
+      await c.addText(id, `Note ${i}: a lighthouse among the ${filler} and the gulls.`, `Note ${i}`);
+    // Texts without the word make it rare, so three of it outrank one.
+    for (let i = 0; i < 30; i++) await c.addText(id, `Other ${i}: ${filler}.`, `Other ${i}`);
+    const settled = await c.allSettled(id, 60_000);
+    expect(settled.every((s) => s.status === "ready")).toBe(true);
+    const query = { query: "lighthouse", mode: "keyword" };
+    // Every row in the full-text index: rows outside it score by other statistics (vectors/tail-scores.ts).
+    await t.services.vectorStore.upkeep();
+    const plain = (await c.query(key, { ...query, topK: 50 })).body.results as Hit[];
+    expect(plain.slice(0, 10).every((h) => h.metadata.sourceId === plain[0]!.metadata.sourceId)).toBe(true);
+    const grouped = (await c.query(key, { ...query, topK: 5, groupBy: "source" })).body.results as Hit[];
+    const firsts = plain.filter((h, i) => plain.findIndex((o) => o.metadata.sourceId === h.metadata.sourceId) === i);
+    expect(grouped).toHaveLength(5);
+    expect(grouped).toEqual(firsts.slice(0, 5));
+  });
+});
+
 describe("facets from the terms column's bytes", () => {
   let key: string;
 

@@ -4,7 +4,13 @@
  * by `diversity` (maximal marginal relevance, diversity.ts), else the first topK.
  *
  * A grouped search picks its topK sources from a pool of GROUP_POOL_FACTOR × topK chunks
- * (at least GROUP_POOL_MIN), ordered by their best chunk. The pool's hybrid lists read as
+ * (at least GROUP_POOL_MIN), ordered by their best chunk. Without a boost it first ranks
+ * only FIRST_POOL_FACTOR × topK (firstPoolDepth): the first M chunks of an exact ranking
+ * are the first M of any deeper one, so when they hold topK sources (or every match) those
+ * are the sources the deeper pool would give; only otherwise is the deeper pool ranked.
+ * Each chunk of a pool gets its exact score, and looking up the missing halves of 50 cost
+ * a grouped query ×1.2–1.4 of a plain one at 1,000,000 chunks, where 20 cost ×1.0
+ * (docs/notes/2026-12-07-group-pool.md). The pool's hybrid lists read as
  * deep as a plain query's (poolLists): every chunk they hold gets its exact score, and a
  * chunk neither holds ranks below them, as in a plain query; lists four times the pool made
  * a grouped query cost ×1.3–1.5 of a plain one at 1,000,000 chunks, and chose the same
@@ -27,11 +33,35 @@ export const MAX_PER_SOURCE = 10;
 export const GROUP_POOL_FACTOR = 4;
 export const GROUP_POOL_MIN = 50;
 export const GROUP_POOL_MAX = 1000;
+/** The first pool a grouped search without a boost ranks, as a multiple of topK (firstPoolDepth). */
+export const FIRST_POOL_FACTOR = 2;
 
 /** The pool the searcher ranks before it picks: deeper for diversity, boosts (boost.ts) and grouping. */
 export function poolDepth(req: ResolvedSearch, least = req.topK): number {
   if (req.perSource !== undefined) return Math.max(least, Math.max(req.topK * GROUP_POOL_FACTOR, GROUP_POOL_MIN));
   return req.diversity > 0 || req.boost ? Math.max(req.topK * 4, 50, least) : least;
+}
+
+/**
+ * The pool a grouped search ranks first: FIRST_POOL_FACTOR × topK without a boost (a boost
+ * may raise a chunk from anywhere in the deeper pool), else poolDepth.
+ */
+export function firstPoolDepth(req: ResolvedSearch): number {
+  const depth = poolDepth(req);
+  return req.perSource === undefined || req.boost ? depth : Math.min(depth, req.topK * FIRST_POOL_FACTOR);
+}
+
+/**
+ * Whether a grouped search's first pool (`depth` deep) settles its sources: it holds topK
+ * of them, or every match (`complete`: the search found fewer than asked).
+ */
+export function poolSettles(
+  pool: { metadata: { sourceId: string } }[],
+  { depth, complete }: { depth: number; complete: boolean },
+  req: ResolvedSearch,
+): boolean {
+  if (complete || depth >= poolDepth(req)) return true;
+  return new Set(pool.map((r) => r.metadata.sourceId)).size >= req.topK;
 }
 
 /** A grouped pool's hybrid lists read as deep as a plain query's (TableSearch.listsFor). */

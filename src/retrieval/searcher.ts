@@ -22,7 +22,16 @@ import type { StoredHit, TableSearch, VectorStore } from "../vectors/store";
 import { boostFactors, needsIndexedAt, reorderRanked, rescore } from "./boost";
 import { RetrievalError } from "./errors";
 import { type FacetAnswer, FacetCounter } from "./facets";
-import { groupDepth, pickResults, poolDepth, poolLists, shortSources, withNarrowed } from "./grouping";
+import {
+  firstPoolDepth,
+  groupDepth,
+  pickResults,
+  poolDepth,
+  poolLists,
+  poolSettles,
+  shortSources,
+  withNarrowed,
+} from "./grouping";
 import { Reranker, RerankFailure } from "./rerank";
 import { blend, defaultHybridAlpha, RELEVANCE_FLOOR } from "../vectors/fusion";
 import { queryText, type QueryText } from "./query-text";
@@ -124,8 +133,10 @@ export class Searcher {
    * or a search narrowed to them where those cannot settle it (vectors/source-chunks.ts).
    */
   private async unreranked(collection: Collection, target: Target | null, req: ResolvedSearch) {
-    const depth = poolDepth(req);
-    const { found, complete } = await this.scored(collection, target, req, { topK: depth, ...poolLists(req) });
+    const first = firstPoolDepth(req);
+    let { found, complete } = await this.scored(collection, target, req, { topK: first, ...poolLists(req) });
+    if (!poolSettles(found, { depth: first, complete }, req))
+      ({ found, complete } = await this.scored(collection, target, req, { topK: poolDepth(req), ...poolLists(req) }));
     const short = complete ? [] : shortSources(found, req);
     if (short.length === 0) return pickResults(found, req);
     const wholeRows = await countChunksOf(this.db.reader, short);
