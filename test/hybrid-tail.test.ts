@@ -93,7 +93,8 @@ test("a look-up of a few chunks' keyword scores gives them as the whole table do
 });
 
 test("the store searches a table written since its upkeep as one with a tail", async () => {
-  const store = new VectorStore(conn, { annThreshold: 1e9 });
+  // A large table in miniature: none caught up before a search (table-upkeep.ts, beforeSearch).
+  const store = new VectorStore(conn, { annThreshold: 1e9, smallTableRows: 0 });
   const collection = crypto.randomUUID();
   try {
     await store.replaceDocuments(collection, 1, [], indexed, { appendedAreNew: true });
@@ -110,6 +111,7 @@ test("a table whose rows' metadata was rewritten since its catch-up is searched 
   // A rewrite moves the rows out of the full-text index as a write does (writer.ts rewrote).
   const store = new VectorStore(conn, {
     annThreshold: 1e9,
+    smallTableRows: 0,
     metadataOf: (_c, ids) => new Map(ids.map((id) => [id, JSON.stringify({ team: "new" })])),
   });
   const collection = crypto.randomUUID();

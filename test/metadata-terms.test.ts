@@ -57,6 +57,8 @@ afterAll(() => {
 function storeOf(meta: Record<string, Metadata>): VectorStore {
   return new VectorStore(conn, {
     annThreshold: 1e9,
+    // Rows outside the indexes stay there until upkeep (table-upkeep.ts, beforeSearch).
+    smallTableRows: 0,
     metadataOf: (_c, ids) =>
       new Map(
         ids

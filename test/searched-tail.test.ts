@@ -97,12 +97,14 @@ describe("the full-text tail of a searched table", () => {
   });
 
   test("grows while the table rests from catch-ups, and keyword searches leave it out past the limit", async () => {
-    // A long rest after each catch-up; a full-text limit of 50 rows.
+    // A long rest after each catch-up; a full-text limit of 50 rows; a large table in
+    // miniature, none caught up before a search (table-upkeep.ts, beforeSearch).
     const vectorStore = new VectorStore(conn, {
       searchedTailRows: 10,
       searchedRest: 1_000,
       ftsTailRows: 50,
       annThreshold: 1e9,
+      smallTableRows: 0,
     });
     const c = crypto.randomUUID();
     await vectorStore.replaceDocuments(c, 1, [], rows("first", "old", 1), { appendedAreNew: true });

@@ -80,6 +80,8 @@ export interface VectorStoreOptions {
   keepVersionsMs?: number;
   /** How often a table's old versions are removed at most (version-keep.ts; default PRUNE_EVERY_MS). */
   pruneVersionsEveryMs?: number;
+  /** Below this many rows a search catches up the full-text tail first (table-upkeep.ts; default SMALL_TABLE_ROWS, 0 never). */
+  smallTableRows?: number;
 }
 
 export class VectorStore {
@@ -113,7 +115,7 @@ export class VectorStore {
       opts.ftsTailRows ?? FTS_TAIL_ROWS,
       opts.indexBuilder,
       opts.upkeepLease,
-      { keepMs: opts.keepVersionsMs, pruneEveryMs: opts.pruneVersionsEveryMs },
+      { keepMs: opts.keepVersionsMs, pruneEveryMs: opts.pruneVersionsEveryMs, smallTableRows: opts.smallTableRows },
     );
     this.indexBuilder = opts.indexBuilder;
     this.searches = new Semaphore(opts.searchConcurrency ?? SEARCH_CONCURRENCY);
@@ -280,6 +282,7 @@ export class VectorStore {
 
   private async searchOpen(name: string, table: Table, req: TableSearch): Promise<StoredHit[]> {
     const probes = await this.tableUpkeep.probesFor(name, table, req.vectorKind);
+    await this.tableUpkeep.beforeSearch(name);
     if (req.where) await this.writer.ensureMetadataColumn(name);
     const done = () => this.activity++;
     // A search joined with lexical candidates asks the full-text index its own question: it runs alone.
