@@ -418,6 +418,9 @@ for (const { name, store } of engines) {
       fileName: null,
       externalId: "ext-a",
       metadata: '{"team":"hr"}',
+      status: expect.any(String),
+      updatedAt: expect.any(String),
+      indexedAt: null,
     });
     expect(byId[b!]).toEqual({
       id: b!,
@@ -428,6 +431,9 @@ for (const { name, store } of engines) {
       fileName: "a.pdf",
       externalId: null,
       metadata: "{}",
+      status: expect.any(String),
+      updatedAt: expect.any(String),
+      indexedAt: null,
     });
     expect(await findResultSources(store.reader, [])).toEqual([]);
   });

@@ -40,6 +40,9 @@ test("returns the result columns of each id asked for, and nothing for unknown i
     fileName: null,
     externalId: "ext-1",
     metadata: '{"team":"hr"}',
+    status: "ready",
+    updatedAt: "2026-01-01T00:00:00Z",
+    indexedAt: null,
   });
   expect(byId["doc-'quote"]!.fileName).toBe("a.pdf");
   expect(byId["doc-7"]!.collectionId).toBe("c-odd");

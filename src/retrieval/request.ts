@@ -66,6 +66,8 @@ export interface ResolvedSearch {
   sourceIds?: string[];
   /** The metadata filter compiled to SQL over the chunk table; absent when there is none. */
   where?: string;
+  /** The caller is held to an access rule (a key's filter or a token's): retrieval/current-labels.ts. */
+  restricted: boolean;
   /** The request's blend, else the collection's; undefined = the default for the index's embedder. */
   hybridAlpha?: number;
   diversity: number;
@@ -109,6 +111,7 @@ export function resolveSearch(
     minScore: req.minScore ?? 0,
     sourceIds: req.filter?.sourceIds,
     where: both(access, compileMetadataFilter(req.filter?.metadata)),
+    restricted: access !== null,
     hybridAlpha: req.hybridAlpha ?? collection.hybridAlpha ?? undefined,
     diversity: req.diversity ?? 0,
     expand: req.expand,

@@ -1,7 +1,10 @@
 /** The metadata of a search result: the reserved keys (docs/API.md, Query), then the source's own, flat. */
 import { parseStoredMetadata } from "../core/metadata";
-import type { ResultSource } from "../db/repo/result-sources";
+import type { Db } from "../db/client";
+import { findResultSources, type ResultSource } from "../db/repo/result-sources";
 import type { DocumentRow } from "../db/schema";
+import type { StoredHit, VectorStore } from "../vectors/store";
+import { switchingSources, withoutAccessList } from "./current-labels";
 
 /** The reserved metadata keys of a result (docs/API.md, Query), then the source's own metadata, flat. */
 export interface ResultMetadata {
@@ -33,4 +36,27 @@ export function metadataOf(d: ResultSource, h: { chunkIndex: number; start: numb
   if (d.fileName) m.fileName = d.fileName;
   if (d.externalId !== null) m.externalId = d.externalId;
   return m;
+}
+
+/**
+ * Each hit with its source's metadata, in order; undefined where the source was deleted a
+ * moment ago, or, for a `restricted` caller, where its labels are switching
+ * (current-labels.ts), whose metadata then leaves out the access list.
+ */
+export async function attachSources(
+  parts: { db: Db; vectorStore: Pick<VectorStore, "labelCopies"> },
+  collection: { id: string; activeGeneration: number },
+  hits: StoredHit[],
+  restricted: boolean,
+): Promise<({ content: string; score: number; metadata: ResultMetadata } | undefined)[]> {
+  const ids = [...new Set(hits.map((h) => h.documentId))];
+  const sources = (await findResultSources(parts.db, ids)).filter((d) => d.collectionId === collection.id);
+  const hidden = restricted ? await switchingSources(parts.vectorStore, collection, sources) : new Set<string>();
+  const docs = new Map(sources.filter((d) => !hidden.has(d.id)).map((d) => [d.id, d]));
+  return hits.map((h) => {
+    const d = docs.get(h.documentId);
+    if (!d) return undefined;
+    const metadata = metadataOf(d, h);
+    return { content: h.text, score: h.score, metadata: restricted ? withoutAccessList(metadata) : metadata };
+  });
 }

@@ -7,7 +7,7 @@
  * filter says.
  */
 import type { Config } from "../config";
-import { countChunksOf, findResultSources } from "../db/repo/result-sources";
+import { countChunksOf } from "../db/repo/result-sources";
 import { findIndexedTimes } from "../db/repo/result-times";
 import type { Collection } from "../db/schema";
 import type { Store } from "../db/store";
@@ -36,7 +36,7 @@ import { Reranker, RerankFailure } from "./rerank";
 import { blend, defaultHybridAlpha, RELEVANCE_FLOOR } from "../vectors/fusion";
 import { queryText, type QueryText } from "./query-text";
 import { resolveSearch, type ResolvedSearch, type SearchRequest } from "./request";
-import { metadataOf, type ResultMetadata } from "./result-metadata";
+import { attachSources, type ResultMetadata } from "./result-metadata";
 import { type ResultOptions, withResultOptions } from "./result-options";
 import { SourceSpans } from "./source-spans";
 
@@ -157,7 +157,7 @@ export class Searcher {
   ) {
     const hits = await this.hits(target, change);
     const complete = change.topK === undefined || hits.length < change.topK;
-    const found = (await this.attach(collection, hits)).filter(isDefined);
+    const found = (await this.attach(collection, hits, req.restricted)).filter(isDefined);
     const results = req.boost ? rescore(found, await this.boostFactors(found, req), req.minScore) : found;
     return { found: results, complete };
   }
@@ -188,7 +188,7 @@ export class Searcher {
     // The reranker works while the sources are read from SQLite.
     const [rerank, found] = await Promise.all([
       this.rerankScores(model, req.query, hits),
-      this.attach(collection, hits),
+      this.attach(collection, hits, req.restricted),
     ]);
     if (!rerank.scores) return { warning: rerank.warning };
     const scores = rerank.scores;
@@ -294,15 +294,9 @@ export class Searcher {
     return this.vectorStore.search(target.collectionId, target.generation, { ...target.search, ...change });
   }
 
-  /** Each hit with its source's metadata, in order; undefined where the source was deleted a moment ago. */
-  private async attach(collection: Collection, hits: StoredHit[]): Promise<(SearchResult | undefined)[]> {
-    const ids = [...new Set(hits.map((h) => h.documentId))];
-    const docs = new Map((await findResultSources(this.db.reader, ids)).map((d) => [d.id, d]));
-    return hits.map((h) => {
-      const d = docs.get(h.documentId);
-      if (!d || d.collectionId !== collection.id) return undefined;
-      return { content: h.text, score: h.score, metadata: metadataOf(d, h) };
-    });
+  /** Each hit with its source's metadata (result-metadata.ts, attachSources). */
+  private attach(collection: Collection, hits: StoredHit[], restricted = false) {
+    return attachSources({ db: this.db.reader, vectorStore: this.vectorStore }, collection, hits, restricted);
   }
 
   /** The query's vector; a backend that does not answer is an `embedding_unavailable` RetrievalError. */

@@ -1,10 +1,12 @@
 /**
  * Reads of one document's rows, or of every row's document, from an open table: the
  * counts reconciliation and the evaluation gate compare with SQLite, and the spans the
- * MCP `read` tool and a query's `expand` widen a hit with (VectorStore.documentCounts,
- * documentChunks, chunkOffsets).
+ * MCP `read` tool and a query's `expand` widen a hit with, and the metadata copies a
+ * restricted caller's results are checked against (VectorStore.documentCounts,
+ * documentChunks, chunkOffsets, labelCopies).
  */
 import type { Table } from "@lancedb/lancedb";
+import { METADATA_COLUMN } from "./meta-index";
 import { inList, sqlString } from "./tables";
 
 /** Rows per document id (of the rows `where` keeps, when given), reading only the document_id column. */
@@ -100,4 +102,29 @@ export async function readChunkTexts(
   return rows
     .map((r) => ({ chunkIndex: Number(r.chunk_index), start: Number(r.start), end: Number(r.end), text: r.text }))
     .sort((a, b) => a.chunkIndex - b.chunkIndex);
+}
+
+/**
+ * The distinct metadata copies (meta-index.ts, the `metadata` column) the rows of each of
+ * `documentIds` carry, read in lists of 100 ids; a document without rows has none.
+ */
+export async function readLabelCopies(table: Table, documentIds: string[]): Promise<Map<string, Set<string>>> {
+  const out = new Map<string, Set<string>>();
+  for (let i = 0; i < documentIds.length; i += 100) {
+    const q = table
+      .query()
+      .where(inList("document_id", documentIds.slice(i, i + 100)))
+      .select(["document_id", METADATA_COLUMN]);
+    for await (const batch of q) {
+      const ids = batch.getChild("document_id")!;
+      const copies = batch.getChild(METADATA_COLUMN)!;
+      for (let r = 0; r < ids.length; r++) {
+        const id = ids.get(r) as string;
+        const set = out.get(id) ?? new Set<string>();
+        set.add(String(copies.get(r)));
+        out.set(id, set);
+      }
+    }
+  }
+  return out;
 }

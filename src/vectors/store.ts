@@ -28,6 +28,7 @@ import {
   countByDocument,
   readChunkOffsets,
   readChunkTexts,
+  readLabelCopies,
   readSpan,
 } from "./document-reads";
 import { countTerms, type TermCounts } from "./facet-counts";
@@ -218,6 +219,18 @@ export class VectorStore {
   async documentCounts(collectionId: string, generation: number, where?: string): Promise<Map<string, number>> {
     const count = (t: Table) => countByDocument(t, where);
     return (await this.tables.hold(tableName(collectionId, generation), count)) ?? new Map();
+  }
+
+  /** The metadata copies each document's rows carry (document-reads.ts, readLabelCopies); empty when the table does not exist. */
+  async labelCopies(
+    collectionId: string,
+    generation: number,
+    documentIds: string[],
+  ): Promise<Map<string, Set<string>>> {
+    if (documentIds.length === 0) return new Map();
+    const name = tableName(collectionId, generation);
+    await this.writer.ensureMetadataColumn(name);
+    return (await this.tables.hold(name, (t) => readLabelCopies(t, documentIds))) ?? new Map();
   }
 
   /** Rows in one table; 0 when it does not exist. */

@@ -12,21 +12,31 @@ import type { DocumentRow } from "../schema";
 /** What a search result says about its source (docs/API.md, Query: result metadata). */
 export type ResultSource = Pick<
   DocumentRow,
-  "id" | "collectionId" | "type" | "name" | "url" | "fileName" | "externalId" | "metadata"
+  | "id"
+  | "collectionId"
+  | "type"
+  | "name"
+  | "url"
+  | "fileName"
+  | "externalId"
+  | "metadata"
+  | "status"
+  | "updatedAt"
+  | "indexedAt"
 >;
 
 // SQLite's text, exported for its query plan test.
 // IN (subquery), not a join: joined, SQLite walked every document of the collection for
 // each query (8 ms at 2,000 documents) instead of looking the ids up (about 50 µs).
 export const SOURCES_OF_HITS = `SELECT id, collection_id AS collectionId, type, name, url, file_name AS fileName,
-    external_id AS externalId, metadata
+    external_id AS externalId, metadata, status, updated_at AS updatedAt, indexed_at AS indexedAt
   FROM documents WHERE id IN (SELECT value FROM json_each($ids))`;
 
 /** SOURCES_OF_HITS (SQLite's text, which test/result-sources.test.ts plans) and PostgreSQL's. */
 const sourcesOfHits: PlainSql = {
   sqlite: SOURCES_OF_HITS,
   pg: `SELECT id, collection_id AS "collectionId", type, name, url, file_name AS "fileName",
-    external_id AS "externalId", metadata
+    external_id AS "externalId", metadata, status, updated_at AS "updatedAt", indexed_at AS "indexedAt"
   FROM documents WHERE id IN (SELECT value FROM jsonb_array_elements_text($ids::text::jsonb) AS j(value))`,
 };
 

@@ -9,6 +9,7 @@ import { findDocument } from "../../db/repo/documents";
 import type { Collection } from "../../db/schema";
 import type { Store } from "../../db/store";
 import { AppError, notFound } from "../../http/errors";
+import { type LabelledSource, switchingSources } from "../../retrieval/current-labels";
 import { SourceSpans } from "../../retrieval/source-spans";
 import type { VectorStore } from "../../vectors/store";
 
@@ -43,16 +44,25 @@ export class SourceReader {
     this.spans = new SourceSpans(db, vectorStore);
   }
 
-  /** The ids of the sources with a chunk `access` lets through; null when it lets everything through. */
-  async visibleSources(collection: Collection, access: string | null): Promise<Set<string> | null> {
-    if (access === null) return null;
-    return new Set((await this.vectorStore.documentCounts(collection.id, collection.activeGeneration, access)).keys());
+  /**
+   * The sources of `docs` a caller held to `access` is shown: those with a chunk `access`
+   * lets through whose labels are not switching (retrieval/current-labels.ts); every one
+   * when `access` is null.
+   */
+  async shown<T extends LabelledSource>(collection: Collection, docs: T[], access: string | null): Promise<T[]> {
+    if (access === null) return docs;
+    const counted = await this.vectorStore.documentCounts(collection.id, collection.activeGeneration, access);
+    const visible = docs.filter((d) => counted.has(d.id));
+    const switching = await switchingSources(this.vectorStore, collection, visible);
+    return visible.filter((d) => !switching.has(d.id));
   }
 
-  private async visible(collection: Collection, documentId: string, access: string | null): Promise<boolean> {
+  private async visible(collection: Collection, doc: LabelledSource, access: string | null): Promise<boolean> {
     if (access === null) return true;
-    const where = `(${access}) AND document_id = ${sqlString(documentId)}`;
-    return (await this.vectorStore.documentCounts(collection.id, collection.activeGeneration, where)).size > 0;
+    const where = `(${access}) AND document_id = ${sqlString(doc.id)}`;
+    if ((await this.vectorStore.documentCounts(collection.id, collection.activeGeneration, where)).size === 0)
+      return false;
+    return (await switchingSources(this.vectorStore, collection, [doc])).size === 0;
   }
 
   /**
@@ -67,7 +77,7 @@ export class SourceReader {
     access: string | null = null,
   ): Promise<SourceSpan> {
     const doc = await findDocument(this.db.reader, collection.id, sourceId);
-    if (!doc || !(await this.visible(collection, doc.id, access))) throw notFound("source");
+    if (!doc || !(await this.visible(collection, doc, access))) throw notFound("source");
     if (end !== undefined && end <= start) {
       throw new AppError("invalid_request", `end: must be greater than start (${start})`);
     }

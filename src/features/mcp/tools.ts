@@ -5,6 +5,7 @@
  * a tool error carrying the sentence the API would send. Descriptions are written
  * for a model to read: what comes back, how scores behave, when to read more.
  */
+import { withoutAccessList } from "../../retrieval/current-labels";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -281,10 +282,8 @@ function citable(r: AnsweredResult, page: ReturnType<typeof sourcePage>) {
 }
 
 async function listSources(ctx: ToolContext, page: number, status?: string) {
-  const visible = await ctx.reader.visibleSources(ctx.collection, ctx.access);
-  const all = (await listDocuments(ctx.db.reader, ctx.collection.id)).filter(
-    (d) => (!status || d.status === status) && (visible === null || visible.has(d.id)),
-  );
+  const listed = (await listDocuments(ctx.db.reader, ctx.collection.id)).filter((d) => !status || d.status === status);
+  const all = await ctx.reader.shown(ctx.collection, listed, ctx.access);
   const rows = all.slice((page - 1) * LIST_PAGE_SIZE, page * LIST_PAGE_SIZE);
   const sources = rows.map((d) => {
     // The text itself is for read; a listing carries its length only.
@@ -294,7 +293,8 @@ async function listSources(ctx: ToolContext, page: number, status?: string) {
       pipelineId: _pipeline,
       ...s
     } = presentSource({ ...d, preview: null });
-    return s;
+    // A restricted caller is not told who else may see a source (retrieval/current-labels.ts).
+    return ctx.access === null ? s : { ...s, metadata: withoutAccessList(s.metadata) };
   });
   const total = all.length;
   return { sources, page, pageSize: LIST_PAGE_SIZE, total, totalPages: Math.ceil(total / LIST_PAGE_SIZE) };

@@ -1,0 +1,60 @@
+/**
+ * What a restricted caller (a key with its own filter, a tenant token: features/keys/access.ts)
+ * is shown of a source. Its access is decided on the labels its chunk rows carry (their
+ * metadata copy, vectors/meta-index.ts); what a result shows (name, metadata, the text
+ * `expand` and MCP `read` give, MCP `list_sources`) comes from SQLite. The two differ
+ * while a replacement that changed the labels waits for its new chunks (ingest/write/upsert.ts
+ * stores the new version's text and labels at once; the old chunks answer until the new ones
+ * are committed), and for a moment after a metadata change: a caller the old labels let in
+ * would read the new version, which the new labels may keep from it. So a restricted caller
+ * is shown a source only while every copy its rows carry is its current labels (docs/API.md,
+ * Access rules); the others see it as ever.
+ *
+ * Only a source that may have changed since it was indexed is looked at (`unsettled`): not
+ * `ready`, or written since it was last indexed. A settled one costs nothing.
+ */
+import type { DocumentRow } from "../db/schema";
+import { indexForm } from "../ingest/write/metadata-lookup";
+import type { VectorStore } from "../vectors/store";
+
+/** The reserved metadata key of per-source access lists (features/keys/access.ts). */
+const ACCESS_LIST = "_access";
+
+/** What the check reads of a source row. */
+export type LabelledSource = Pick<
+  DocumentRow,
+  "id" | "status" | "updatedAt" | "indexedAt" | "metadata" | "type" | "externalId"
+>;
+
+/** Whether the source may carry other labels in SQLite than on its chunk rows. */
+export function unsettled(d: LabelledSource): boolean {
+  return d.status !== "ready" || d.indexedAt === null || d.updatedAt > d.indexedAt;
+}
+
+/**
+ * The ids of `sources` whose chunk rows in the collection's serving generation carry a copy
+ * other than their current labels: a restricted caller is not shown them.
+ */
+export async function switchingSources(
+  store: Pick<VectorStore, "labelCopies">,
+  collection: { id: string; activeGeneration: number },
+  sources: LabelledSource[],
+): Promise<Set<string>> {
+  const looked = sources.filter(unsettled);
+  if (looked.length === 0) return new Set();
+  const ids = looked.map((d) => d.id);
+  const copies = await store.labelCopies(collection.id, collection.activeGeneration, ids);
+  const out = new Set<string>();
+  for (const d of looked) {
+    const current = indexForm(d);
+    if ([...(copies.get(d.id) ?? [])].some((copy) => copy !== current)) out.add(d.id);
+  }
+  return out;
+}
+
+/** A result's or listing's metadata as a restricted caller sees it: without the access list, which names who else may see the source. */
+export function withoutAccessList<T extends Record<string, unknown>>(metadata: T): T {
+  if (!(ACCESS_LIST in metadata)) return metadata;
+  const { [ACCESS_LIST]: _list, ...rest } = metadata;
+  return rest as T;
+}
