@@ -32,18 +32,18 @@ export function unsettled(d: LabelledSource): boolean {
 }
 
 /**
- * The ids of `sources` whose chunk rows in the collection's serving generation carry a copy
+ * The ids of `sources` whose chunk rows in the collection's `generation` carry a copy
  * other than their current labels: a restricted caller is not shown them.
  */
 export async function switchingSources(
   store: Pick<VectorStore, "labelCopies">,
-  collection: { id: string; activeGeneration: number },
+  collection: { id: string; generation: number },
   sources: LabelledSource[],
 ): Promise<Set<string>> {
   const looked = sources.filter(unsettled);
   if (looked.length === 0) return new Set();
   const ids = looked.map((d) => d.id);
-  const copies = await store.labelCopies(collection.id, collection.activeGeneration, ids);
+  const copies = await store.labelCopies(collection.id, collection.generation, ids);
   const out = new Set<string>();
   for (const d of looked) {
     const current = indexForm(d);

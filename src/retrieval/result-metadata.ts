@@ -39,13 +39,13 @@ export function metadataOf(d: ResultSource, h: { chunkIndex: number; start: numb
 }
 
 /**
- * Each hit with its source's metadata, in order; undefined where the source was deleted a
- * moment ago, or, for a `restricted` caller, where its labels are switching
+ * Each hit of `collection`'s `generation` with its source's metadata, in order; undefined
+ * where the source was deleted a moment ago, or, for a `restricted` caller, where its labels are switching
  * (current-labels.ts), whose metadata then leaves out the access list.
  */
 export async function attachSources(
   parts: { db: Db; vectorStore: Pick<VectorStore, "labelCopies"> },
-  collection: { id: string; activeGeneration: number },
+  collection: { id: string; generation: number },
   hits: StoredHit[],
   restricted: boolean,
 ): Promise<({ content: string; score: number; metadata: ResultMetadata } | undefined)[]> {

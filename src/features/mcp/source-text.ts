@@ -53,7 +53,8 @@ export class SourceReader {
     if (access === null) return docs;
     const counted = await this.vectorStore.documentCounts(collection.id, collection.activeGeneration, access);
     const visible = docs.filter((d) => counted.has(d.id));
-    const switching = await switchingSources(this.vectorStore, collection, visible);
+    const serving = { id: collection.id, generation: collection.activeGeneration };
+    const switching = await switchingSources(this.vectorStore, serving, visible);
     return visible.filter((d) => !switching.has(d.id));
   }
 
@@ -62,7 +63,8 @@ export class SourceReader {
     const where = `(${access}) AND document_id = ${sqlString(doc.id)}`;
     if ((await this.vectorStore.documentCounts(collection.id, collection.activeGeneration, where)).size === 0)
       return false;
-    return (await switchingSources(this.vectorStore, collection, [doc])).size === 0;
+    const serving = { id: collection.id, generation: collection.activeGeneration };
+    return (await switchingSources(this.vectorStore, serving, [doc])).size === 0;
   }
 
   /**
