@@ -150,6 +150,25 @@ describe("sessions", () => {
     }
   });
 
+  test("a cookie set by another site on this host: one that does not decode is no session; two are refused", async () => {
+    const mine = await t.signup();
+    const bad = await t.call("GET", "/api/auth/me", { cookie: "ragd_session=%zz" });
+    expect(bad.status).toBe(401);
+    expect(bad.body.error.code).toBe("unauthenticated");
+    // An undecodable one beside the user's own is left out.
+    expect((await t.call("GET", "/api/auth/me", { cookie: `ragd_session=%zz; ${mine}` })).status).toBe(200);
+    // Another account's valid session planted beside it: which is the user's cannot be told.
+    const planted = await t.signup();
+    const two = await t.call("GET", "/api/auth/me", { cookie: `${planted}; ${mine}` });
+    expect(two.status).toBe(401);
+    expect(two.body.error.message).toContain("more than one ragd_session");
+    const out = await t.call("POST", "/api/auth/logout", {
+      cookie: "ragd_session=%zz",
+      headers: { "content-type": "application/json" },
+    });
+    expect(out.status).toBe(204);
+  });
+
   test("an expired session is refused", async () => {
     const cookie = await t.signup();
     await t.services.db.atomically((tx) =>

@@ -10,7 +10,7 @@ import { buildDashboard } from "../scripts/build-dashboard";
 import type { TestApp } from "./support/app";
 
 const BUDGET_GZIP = 300 * 1024;
-const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'";
+const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'";
 const ALLOWED_HOSTS = new Set(["localhost", "127.0.0.1", "example.com", "www.w3.org"]);
 
 /** Every http(s) host named anywhere in `text`. */
@@ -45,12 +45,13 @@ afterAll(async () => {
 });
 
 describe("dashboard assets", () => {
-  test("GET / is the page, with a strict CSP and nosniff", async () => {
+  test("GET / is the page, with a strict CSP, nosniff, and no framing", async () => {
     const r = await get("/");
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(r.headers.get("content-security-policy")).toBe(CSP);
     expect(r.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(r.headers.get("x-frame-options")).toBe("DENY");
     expect(r.text).toMatch(/<script type="module" src="\/assets\/app\.js\?v=[a-z0-9]+"><\/script>/);
     expect(r.text).toMatch(/<link rel="stylesheet" href="\/assets\/app\.css\?v=[a-z0-9]+">/);
     expect(r.text).toContain('href="/docs"');

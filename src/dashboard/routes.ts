@@ -10,14 +10,17 @@ import js from "./dist/app.js" with { type: "text" };
 import { indexHtml } from "./page";
 
 /**
- * The page loads nothing from anywhere but ragd itself (the favicon is a data: URL). On
+ * The page loads nothing from anywhere but ragd itself (the favicon is a data: URL), and no
+ * other page may frame it. On
  * object storage, a file source's uploadUrl is a presigned PUT to the store, so the page
  * may also connect to the store's origin (`storeOrigin`), and to nothing else.
  */
 export function securityHeaders(storeOrigin: string | null): Record<string, string> {
   const connect = storeOrigin ? `; connect-src 'self' ${storeOrigin}` : "";
   return {
-    "content-security-policy": `default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'${connect}`,
+    // No page may frame the dashboard (a signed-in page in another's frame invites clickjacking).
+    "content-security-policy": `default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'${connect}`,
+    "x-frame-options": "DENY",
     "x-content-type-options": "nosniff",
     "referrer-policy": "same-origin",
   };

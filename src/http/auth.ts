@@ -18,15 +18,27 @@ function carriesApiKey(request: Request, sessionCookie: string | undefined): boo
   return /\brag_/.test(auth) || apiKeyHeader.startsWith("rag_") || (sessionCookie ?? "").startsWith("rag_");
 }
 
-/** Reads one cookie from the Cookie header. */
-export function readCookie(request: Request, name: string): string | undefined {
+/** Every value of cookie `name` in the Cookie header, decoded; one that does not decode is left out. */
+export function readCookies(request: Request, name: string): string[] {
   const header = request.headers.get("cookie");
-  if (!header) return undefined;
+  if (!header) return [];
+  const values: string[] = [];
   for (const part of header.split(";")) {
     const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq <= 0 || part.slice(0, eq).trim() !== name) continue;
+    try {
+      values.push(decodeURIComponent(part.slice(eq + 1).trim()));
+    } catch {
+      // Not ours: ragd's cookies are URL-safe. A page elsewhere on this host may have set it.
+    }
   }
-  return undefined;
+  return values;
+}
+
+/** Cookie `name`; undefined when the request carries none, or several that differ. */
+export function readCookie(request: Request, name: string): string | undefined {
+  const values = new Set(readCookies(request, name));
+  return values.size === 1 ? [...values][0] : undefined;
 }
 
 /** The signed-in user of a request (and whether the session was renewed), or the reason there is none. */
@@ -35,6 +47,13 @@ export async function authenticateSession(
   request: Request,
 ): Promise<{ user: User; renewed: boolean; token: string }> {
   const token = readCookie(request, SESSION_COOKIE);
+  // Browsers keep cookies apart by host, not by port: another site on this host may have set
+  // one for a path under /api, sent first. Which is the user's cannot be told: none is taken.
+  if (token === undefined && new Set(readCookies(request, SESSION_COOKIE)).size > 1)
+    throw new AppError(
+      "unauthenticated",
+      `more than one ${SESSION_COOKIE} cookie arrived (another site on this host may have set one): clear this site's cookies and sign in again`,
+    );
   if (carriesApiKey(request, token)) {
     throw new AppError(
       "api_key_not_allowed",
