@@ -62,6 +62,7 @@ describe("single sign-on", () => {
     expect(res.body).toEqual({
       password: true,
       signup: true,
+      passwordSignup: false,
       oidc: { name: "Example Corp", startUrl: "/api/auth/oidc/start" },
       // No one has signed in yet: the first account made is the administrator.
       firstAccount: true,
@@ -84,6 +85,22 @@ describe("single sign-on", () => {
     const b = await me(both, second.session);
     expect(b.body.user.id).toBe(a.body.user.id);
     expect(both.logs()).toContain('"msg":"signed in with single sign-on"');
+  });
+
+  test("no one signs up with a password: a colleague's account cannot be made before their first sign-in", async () => {
+    const squat = await both.http("/api/auth/signup", {
+      method: "POST",
+      json: { email: "frank@example.test", password: "attacker-chosen" },
+    });
+    expect(squat.status).toBe(403);
+    expect(squat.body.error.code).toBe("signup_closed");
+    const flow = await new Browser().signIn(`${both.url}/api/auth/oidc/start`, "frank", both.url);
+    expect(flow.status).toBe(303);
+    const login = await both.http("/api/auth/login", {
+      method: "POST",
+      json: { email: "frank@example.test", password: "attacker-chosen" },
+    });
+    expect(login.status).toBe(401);
   });
 
   test("an account made with a password is matched by its email, whatever the case", async () => {

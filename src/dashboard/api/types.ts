@@ -33,6 +33,8 @@ export type InvitationInfo = Pick<Invitation, "email" | "tier" | "isAdmin" | "ex
 export interface AuthMethods {
   password: boolean;
   signup: boolean;
+  /** A new account may be made with a password (not while single sign-on is on). */
+  passwordSignup: boolean;
   oidc: { name: string; startUrl: string } | null;
   /** No account exists yet: the first one created becomes the administrator. */
   firstAccount: boolean;

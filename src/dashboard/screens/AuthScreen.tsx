@@ -22,8 +22,8 @@ export function AuthScreen({ mode, notice, onSignedIn }: Props) {
   const methods = useLoad(() => auth.methods(), []).data;
   // Until the server says otherwise, the password form shows (the common case).
   const passwords = methods?.password ?? true;
-  // Sign-up closed: no invitation to a form that can only answer 403.
-  const canSignUp = passwords && (methods?.signup ?? true);
+  // Sign-up closed (or single sign-on on): no invitation to a form that can only answer 403.
+  const canSignUp = passwords && (methods?.passwordSignup ?? true);
   // A new install says who becomes the administrator, when an account can be made here
   // (a password sign-up, or a first single sign-on), and opens on sign-up: there is no
   // account to sign in to.

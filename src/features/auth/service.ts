@@ -95,7 +95,7 @@ export class AuthService {
 
   constructor(
     private readonly db: Store,
-    private readonly config: Pick<Config, "signup" | "defaultTier" | "passwordLogin">,
+    private readonly config: Pick<Config, "signup" | "defaultTier" | "passwordLogin" | "oidcIssuer">,
     private readonly passwords: Passwords = new Passwords(),
   ) {}
 
@@ -110,6 +110,14 @@ export class AuthService {
       throw new AppError(
         "signup_closed",
         "sign-up is closed on this server; ask an administrator to create your account",
+      );
+    }
+    // Single sign-on joins accounts by email, and a sign-up proves no email: someone could
+    // otherwise make a colleague's account before their first single sign-on, and keep its password.
+    if (this.config.oidcIssuer !== null) {
+      throw new AppError(
+        "signup_closed",
+        "with single sign-on on, an account is made by signing in through the identity provider",
       );
     }
     const user = await createUser(this.db, email, password, this.config.defaultTier, false, this.passwords);

@@ -18,6 +18,9 @@ const CALLBACK_PATH = "/api/auth/oidc/callback";
 const Methods = t.Object({
   password: t.Boolean({ description: "Sign-in with email and password is on." }),
   signup: t.Boolean({ description: "New accounts may be created (with a password, or by a first single sign-on)." }),
+  passwordSignup: t.Boolean({
+    description: "A new account may be created with a password (not while single sign-on is on).",
+  }),
   oidc: t.Nullable(t.Object({ name: t.String(), startUrl: t.String() })),
   firstAccount: t.Boolean({
     description:
@@ -52,6 +55,7 @@ function methods(d: SsoDeps) {
   return {
     password: d.config.passwordLogin === "on",
     signup: d.config.signup === "open",
+    passwordSignup: d.config.signup === "open" && d.config.passwordLogin === "on" && d.sso === null,
     oidc: d.sso ? { name: d.config.oidcName, startUrl: "/api/auth/oidc/start" } : null,
   };
 }
