@@ -145,6 +145,29 @@ describe("invitations", () => {
     expect(actions).toContain(gone.body.invitation.email);
   });
 
+  test("an invitation goes with its maker's administrator rights", async () => {
+    const deputy = email("deputy");
+    const made = await post("/api/admin/users", { email: deputy, password: PASSWORD, isAdmin: true });
+    expect(made.status).toBe(201);
+    const theirs = cookieOf(await signIn(deputy));
+    const invited = await post("/api/admin/invitations", { email: email("deputy-alias"), isAdmin: true }, theirs);
+    expect(invited.status).toBe(201);
+    // Demoted before the link was used: what they granted goes with their rights.
+    const demoted = await app.call("PATCH", `/api/admin/users/${made.body.user.id}`, {
+      body: { isAdmin: false },
+      cookie: admin,
+    });
+    expect(demoted.status).toBe(200);
+    const refused = await post("/api/auth/invitation/accept", { token: invited.body.token, password: PASSWORD }, "");
+    expect([refused.status, refused.body.error.code]).toEqual([410, "invitation_revoked"]);
+    expect((await post("/api/auth/invitation/check", { token: invited.body.token }, "")).status).toBe(410);
+    // The root administrator's own invitations still work.
+    const fine = await post("/api/admin/invitations", { email: email("still-fine") });
+    expect((await post("/api/auth/invitation/accept", { token: fine.body.token, password: PASSWORD }, "")).status).toBe(
+      201,
+    );
+  });
+
   test("POST /api/admin/users without a password invites; its tier and flag carry to the account", async () => {
     const who = email("boss-invite");
     const made = await post("/api/admin/users", { email: who, tier: "unlimited", isAdmin: true });

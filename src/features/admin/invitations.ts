@@ -150,13 +150,29 @@ export class InvitationService {
     });
   }
 
-  /** What the link is for, before a password is chosen: 400 unknown, 410 used, expired or revoked. */
+  /**
+   * What the link is for, before a password is chosen: 400 unknown, 410 used, expired or
+   * revoked, also when the administrator who made it is one no more (demoted, disabled or
+   * deleted since: what they granted goes with their rights).
+   */
   async check(token: string): Promise<InvitationView> {
     const found = await findInvitationByHash(this.db.reader, sha256(token));
     if (!found) throw unknownToken();
-    const gone = goneError(found);
+    const gone = goneError(found) ?? (await this.makerGone(found));
     if (gone) throw gone;
     return presentInvitation(found);
+  }
+
+  /** 410 when the invitation's maker was an administrator's account that no longer is an enabled administrator. */
+  private async makerGone(i: Invitation): Promise<AppError | null> {
+    // Made through the CLI: the operator's, who keeps the data directory.
+    if (i.createdBy.startsWith("cli (")) return null;
+    const maker = await findUserByEmail(this.db.reader, i.createdBy);
+    if (maker?.isAdmin && !maker.disabledAt) return null;
+    return new AppError(
+      "invitation_revoked",
+      "the administrator who made this invitation is no longer one; ask an administrator for a new one",
+    );
   }
 
   /**
