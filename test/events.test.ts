@@ -92,6 +92,32 @@ describe("events follow status changes", () => {
     expect(frames.at(-1)!.data).toMatchObject({ pipelineId: pid, sourceId: null, status: "completed" });
   });
 
+  test("a stream opened with a session ends once that session does (signed out)", async () => {
+    const other = await Client.create(t);
+    const pid = await other.pipeline();
+    const res = await t.handle(
+      new Request(`http://localhost/api/rag/pipelines/${pid}/events`, { headers: { cookie: other.cookie } }),
+    );
+    expect(res.status).toBe(200);
+    const out = await t.call("POST", "/api/auth/logout", {
+      cookie: other.cookie,
+      headers: { "content-type": "application/json" },
+    });
+    expect(out.status).toBe(204);
+    // Within the stream's check (2 s).
+    const reader = res.body!.getReader();
+    const started = Date.now();
+    const ended = (async () => {
+      while (!(await reader.read()).done);
+      return Date.now() - started;
+    })();
+    const late = Bun.sleep(6000).then(() => null);
+    const took = await Promise.race([ended, late]);
+    if (took === null) await reader.cancel().catch(() => {});
+    expect(took).not.toBeNull();
+    expect(took!).toBeLessThan(3500);
+  });
+
   test("another user's pipeline has no stream for you (404)", async () => {
     const other = await Client.create(t);
     const pid = await c.pipeline();

@@ -258,6 +258,11 @@ export class AuthService {
     return { user: found.user, renewed };
   }
 
+  /** Whether the session of `token` is still live (not signed out, ended or expired), without renewing it. */
+  async sessionLive(token: string): Promise<boolean> {
+    return (await findUserBySession(this.db.reader, sha256(token), new Date().toISOString())) !== undefined;
+  }
+
   /**
    * Starts a session and records the sign-in; the token goes into the cookie.
    * An account deleted since its check gets the answer of an unknown session (401).

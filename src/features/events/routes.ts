@@ -4,7 +4,8 @@
  * pipeline must be the user's.
  */
 import { Elysia, t } from "elysia";
-import { sessionAuth } from "../../http/auth";
+import { readCookie, sessionAuth } from "../../http/auth";
+import { SESSION_COOKIE } from "../auth/cookie";
 import { Deleted, ErrorBody } from "../../http/schemas";
 import { unknownFields } from "../../http/unknown-fields";
 import type { AuthService } from "../auth/service";
@@ -31,12 +32,16 @@ export function eventRoutes(
     .use(unknownFields)
     .get(
       "/events",
-      async ({ user, params, query, request }) =>
-        events.eventStream(
+      async ({ user, params, query, request }) => {
+        // Signing out, a password change or an administrator's reset ends the session: its stream ends with it.
+        const token = readCookie(request, SESSION_COOKIE);
+        return events.eventStream(
           await own(user, params.id),
           request.headers.get("last-event-id") ?? query.lastEventId ?? null,
           request.signal,
-        ),
+          { allowed: () => (token ? auth.sessionLive(token) : Promise.resolve(false)) },
+        );
+      },
       {
         session: true,
         params: Params,
