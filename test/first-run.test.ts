@@ -18,6 +18,7 @@ test("GET /api/auth/methods says firstAccount until an account exists, then not"
   expect((await app.call("GET", "/api/auth/methods")).body).toEqual({
     password: true,
     signup: true,
+    passwordSignup: true,
     oidc: null,
     firstAccount: true,
   });
