@@ -59,7 +59,13 @@ async function main(): Promise<void> {
   await ensureBinary();
   mkdirSync(dataDir, { recursive: true });
   const ollama = await startFakeOllama({ models: { [MODEL]: DIM }, vectorOf: { [MODEL]: corpus.vector } });
-  const env = { RAGD_OLLAMA_URL: ollama.url, RAGD_QUERY_RATE: "1000000", RAGD_QUERY_BURST: "1000000" };
+  // The server refuses writes with 4 GB left, so a run too large for the disk stops there (and says so).
+  const env = {
+    RAGD_OLLAMA_URL: ollama.url,
+    RAGD_QUERY_RATE: "1000000",
+    RAGD_QUERY_BURST: "1000000",
+    RAGD_MIN_FREE_MB: "4000",
+  };
   const freeAtStart = free();
   const { server, jar } = await startRagd(dataDir, env);
   try {

@@ -49,7 +49,9 @@ export function indexUpkeep(p: UpkeepParts): () => Promise<void> {
     if (next === "none") return;
     // Keyword searches re-tokenise every row the full-text index lacks: catch long tails up now.
     if (next === "tails") return store.catchUpTails().catch(failed);
+    const started = clock.now();
     await store.upkeep().catch(failed);
+    steps.fullPassTook(clock.now() - started);
     await release();
   };
   return () => step().catch(failed);

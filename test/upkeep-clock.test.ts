@@ -42,6 +42,22 @@ test("a long burst refreshes tails from the grace on, and runs the full pass aft
   expect(out[fullAt + 1]).toBe("tails");
 });
 
+test("during a long burst, after a pass that took d the next waits 4 × d when that is longer than two minutes", () => {
+  const clock = new UpkeepClock(0);
+  expect(clock.tick(true, FULL_PASS_WAIT_MS)).toBe("full");
+  clock.fullPassTook(100_000); // a million rows
+  const at = (s: number) => FULL_PASS_WAIT_MS + s * 1000;
+  expect(clock.tick(true, at(120))).not.toBe("full");
+  expect(clock.tick(true, at(399))).not.toBe("full");
+  expect(clock.tick(true, at(400))).toBe("full");
+  // A quiet tick runs it whenever.
+  clock.fullPassTook(100_000);
+  expect(clock.tick(false, at(410))).toBe("full");
+  // A short pass leaves the two minutes.
+  clock.fullPassTook(5_000);
+  expect(clock.tick(true, at(410) + FULL_PASS_WAIT_MS)).toBe("full");
+});
+
 test("a new burst after a quiet tick waits the grace again", () => {
   const grace = BURST_GRACE_MS / TICK;
   const burst = Array(grace + 1).fill(true);

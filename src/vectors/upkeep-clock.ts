@@ -1,7 +1,7 @@
 /**
  * What the periodic index upkeep does on each tick (services.ts, every 10 s): the full
  * pass (compaction, index catch-up, ANN training) when ingestion is quiet, or once it has
- * waited two minutes; while ingestion runs, only the catch-up of long full-text tails
+ * waited two minutes (longer after a long pass: FULL_PASS_SPACING); while ingestion runs, only the catch-up of long full-text tails
  * (table-upkeep.ts), and that only once ingestion has gone on for a while.
  *
  * The tail catch-up runs optimize() inside the table's write queue, so the commits of the
@@ -21,8 +21,16 @@ export type UpkeepStep = "full" | "tails" | "none";
  * one tick, so a tail holds at most about two ticks of ingestion instead of one.
  */
 export const BURST_GRACE_MS = 10_000;
-/** The longest the full pass waits for ingestion to be quiet. */
+/** The longest the full pass waits for ingestion to be quiet... */
 export const FULL_PASS_WAIT_MS = 120_000;
+/**
+ * ...or, after one that took d (the ANN training it started included: on two cores it takes
+ * the CPU the load needs), FULL_PASS_SPACING × d, when that is longer: the pass holds
+ * each table's writes while it compacts and indexes it, and takes longer the larger the
+ * tables (about 100 s at a million rows), so passes every two minutes would hold a large
+ * load's writes nearly all the time; spaced so, they hold them at most a quarter of it.
+ */
+export const FULL_PASS_SPACING = 4;
 /**
  * Ingestion that wrote this recently counts as running though no task is under way at
  * the tick: between two batch requests the queue may be empty for a moment, and a full
@@ -32,6 +40,8 @@ export const QUIET_AFTER_WRITE_MS = 3_000;
 
 export class UpkeepClock {
   private lastFull: number;
+  /** How long the last full pass took (fullPassTook). */
+  private lastPassMs = 0;
   /** When a tick first saw the ingestion under way now running; null while quiet. */
   private busySince: number | null = null;
 
@@ -46,12 +56,18 @@ export class UpkeepClock {
   /** The step of a tick at `now`, given whether ingestion is running and when it last wrote. */
   tick(running: boolean, now = Date.now(), lastWriteAt = Number.NEGATIVE_INFINITY): UpkeepStep {
     const busy = running || now - lastWriteAt < QUIET_AFTER_WRITE_MS;
-    if (!busy || now - this.lastFull >= this.maxWaitMs) {
+    const wait = Math.max(this.maxWaitMs, FULL_PASS_SPACING * this.lastPassMs);
+    if (!busy || now - this.lastFull >= wait) {
       if (!busy) this.busySince = null;
       this.lastFull = now;
       return "full";
     }
     this.busySince ??= now;
     return now - this.busySince >= this.graceMs ? "tails" : "none";
+  }
+
+  /** The full pass a tick asked for took `ms`. */
+  fullPassTook(ms: number): void {
+    this.lastPassMs = ms;
   }
 }
