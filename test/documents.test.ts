@@ -85,6 +85,26 @@ describe("upsert lifecycle, checked through queries", () => {
     expect(await contents()).not.toContain("Beta version of the handbook.");
   });
 
+  test("a file's name arrives as UTF-8, without control characters, never blank", async () => {
+    const send = (id: string, fileName: string) => {
+      const form = new FormData();
+      form.append("file", new File(["Named file body."], fileName, { type: "text/plain" }));
+      return t.handle(
+        new Request(`http://localhost/api/rag/documents/${id}`, { method: "PUT", headers: auth(), body: form }),
+      );
+    };
+    for (const [id, sent, kept] of [
+      ["named-1", "Café 東京 📄.txt", "Café 東京 📄.txt"],
+      ["named-2", "tab\there.txt", "tab here.txt"],
+      ["named-3", "     ", "upload"],
+    ] as const) {
+      const r = await send(id, sent);
+      expect(r.status).toBe(201);
+      const body = (await r.json()) as { source: { fileName: string; name: string } };
+      expect([body.source.fileName, body.source.name]).toEqual([kept, kept]);
+    }
+  });
+
   test("a file by multipart: same bytes are unchanged, new bytes replace, an unreadable type is 415", async () => {
     const send = (text: string, extra: Record<string, string> = {}, type = "text/plain", fileName = "notes.txt") => {
       const form = new FormData();

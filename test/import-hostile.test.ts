@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ExportManifest } from "../src/backup/export";
+import { fileHeader, padding } from "../src/backup/tar";
 import { makeApp, type TestApp } from "./support/app";
 import {
   exportResponse,
@@ -128,6 +129,47 @@ describe("import of a changed export", () => {
       );
     }
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("refused with 400, not 500: no pipeline.json, a pax header too large or not UTF-8", async () => {
+    const dir = await unpack();
+    rmSync(join(dir, "pipeline.json"));
+    const missing = await importArchive(app, owner.cookie, await repack(dir));
+    expect([missing.status, missing.body.error.message]).toEqual([
+      400,
+      expect.stringContaining("an export has pipeline.json, and this one lists none"),
+    ]);
+    rmSync(dir, { recursive: true, force: true });
+    // A pax header (type x) before the export's first entry.
+    const pax = (body: Uint8Array) => {
+      const h = fileHeader("PaxHeader", body.length, 0);
+      h[156] = "x".charCodeAt(0);
+      let sum = 0;
+      h.fill(32, 148, 156);
+      for (const b of h) sum += b;
+      h.set(new TextEncoder().encode(`${sum.toString(8).padStart(6, "0")}\0 `), 148);
+      return Buffer.concat([h, body, padding(body.length), exported]);
+    };
+    const huge = await importArchive(app, owner.cookie, pax(new Uint8Array(100_000).fill(65)));
+    expect([huge.status, huge.body.error.message]).toEqual([400, expect.stringContaining("a pax header is too large")]);
+    const badUtf8 = await importArchive(
+      app,
+      owner.cookie,
+      pax(Uint8Array.of(0x31, 0x30, 0x20, 0xff, 0xfe, 0x3d, 0x0a)),
+    );
+    expect([badUtf8.status, badUtf8.body.error.message]).toEqual([400, expect.stringContaining("not UTF-8")]);
+    // Named as the uploader knows it, not by the server's staging path.
+    expect(badUtf8.body.error.message).toStartWith("import refused: the archive: ");
+    expect((await owner.call("GET", "/api/rag/pipelines")).body.total).toBe(1);
+  });
+
+  test("a user at their pipeline limit is refused before the archive is read", async () => {
+    // A free account (one pipeline) that has its one.
+    const cookie = await app.signup();
+    const made = await app.call("POST", "/api/rag/pipelines", { cookie, body: { name: "the one a free tier allows" } });
+    expect(made.status).toBe(201);
+    const r = await importArchive(app, cookie, new TextEncoder().encode("not a tar at all"));
+    expect([r.status, r.body.error.code]).toEqual([403, "tier_limit_reached"]);
   });
 
   test("refused: settings a create request would refuse, named as the request names them", async () => {

@@ -87,6 +87,8 @@ export function checkManifestBody(m: ExportManifest): void {
     if (!known) refuse("manifest.json", `${JSON.stringify(e.path.slice(0, 80))} is not an entry of a pipeline export`);
     if (!Number.isSafeInteger(e.size) || e.size < 0) refuse("manifest.json", `${e.path} has no valid size`);
   }
+  for (const needed of ["pipeline.json", "sources.jsonl"])
+    if (!m.entries.some((e) => e.path === needed)) refuse("manifest.json", `an export has ${needed}, and this one lists none`);
 }
 
 /** The pipeline settings, checked as a create request's body is; the index's model must be the manifest's. */
@@ -130,10 +132,12 @@ export function checkSources(text: string, m: ExportManifest, rules: FetchRules)
       refuse(`sources.jsonl line ${i + 1}`, "externalId is used by an earlier line");
     if (s.externalId !== null) externalIds.add(s.externalId);
   }
+  // Sets and maps: an archive may list a hundred thousand sources, and each look-up a scan froze the server.
+  const owned = new Set(out.flatMap((s) => (s.fileEntry ? [s.fileEntry.path] : [])));
   for (const id of files.keys())
-    if (!out.some((s) => s.fileEntry?.path === `files/${id}`))
-      refuse("manifest.json", `files/${id} belongs to no file source`);
-  for (const [i, s] of out.entries()) checkParentLink(s, out, i + 1);
+    if (!owned.has(`files/${id}`)) refuse("manifest.json", `files/${id} belongs to no file source`);
+  const byId = new Map(out.map((s) => [s.id, s]));
+  for (const [i, s] of out.entries()) checkParentLink(s, byId, i + 1);
   return out;
 }
 

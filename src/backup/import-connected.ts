@@ -76,11 +76,12 @@ interface Linked {
  * page's a crawl source, a synced file's a folder, s3 or git source, whose kind of hash
  * the file's content hash is.
  */
-export function checkParentLink(s: Linked, all: Linked[], line: number): void {
+export function checkParentLink(s: Linked, byId: ReadonlyMap<string, Linked>, line: number): void {
   const where = `sources.jsonl line ${line}`;
   const parentId = s.fetch?.crawlSourceId;
   if (!parentId) return;
-  const parent = all.find((o) => o.id === parentId && o !== s);
+  const found = byId.get(parentId);
+  const parent = found === s ? undefined : found;
   if (s.type !== "file") {
     if (!parent?.fetch?.crawl || parent.type !== "url")
       refuse(where, "fetch.crawlSourceId must name a crawl source of the archive");

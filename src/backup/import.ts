@@ -70,6 +70,8 @@ export function checkExportManifest(m: ExportManifest): void {
  * counts and hashes recomputed, and no path built from a value in the archive.
  */
 export async function importPipeline(d: ImportDeps, user: User, file: string, name?: string): Promise<ImportResult> {
+  // Before the archive is read: a user at their limit would otherwise have it checked in full for nothing.
+  await d.pipelines.checkRoom(user);
   const dir = join(d.config.dataDir, STAGING, `import-${Date.now()}-${crypto.randomUUID().slice(0, 8)}`);
   mkdirSync(dir, { recursive: true });
   try {

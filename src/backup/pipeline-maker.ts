@@ -31,4 +31,6 @@ export interface PipelineMaker {
   creatable(raw: Record<string, unknown>): { fields: Record<string, unknown>; problem: SettingsProblem | null };
   /** Creates a pipeline of `user`, checked and limited as a create request is. */
   create(user: User, settings: ImportedSettings): Promise<{ id: string }>;
+  /** 403 tier_limit_reached when `user` may make no more pipelines now (create checks again). */
+  checkRoom(user: User): Promise<void>;
 }

@@ -117,8 +117,10 @@ export async function* tarEntries(src: AsyncIterable<Uint8Array>): AsyncGenerato
       return;
     }
     const head = parseHeader(h);
-    const size = pax.size !== undefined ? Number(pax.size) : head.size;
+    const size = pax.size !== undefined ? paxSize(pax.size) : head.size;
     if (head.type === "x") {
+      // A pax header holds a long path or a large size: a few hundred bytes, never megabytes.
+      if (size > PAX_MAX_BYTES) throw new TarError("the archive is damaged (a pax header is too large)");
       pax = parsePax(await r.exact(size));
       await r.exact(padding(size).length);
       continue;
@@ -161,9 +163,23 @@ function parseHeader(h: Uint8Array): { path: string; size: number; type: string 
   return { path: prefix ? `${prefix}/${name}` : name, size: num(124, 12), type: field(156, 1) || "\0" };
 }
 
+/** The largest pax header read (its records: a path of at most a few thousand bytes, a size). */
+const PAX_MAX_BYTES = 64 * 1024;
+
+/** A pax `size` record's value: decimal digits, else the archive is damaged. */
+function paxSize(value: string): number {
+  if (!/^\d{1,15}$/.test(value)) throw new TarError("the archive is damaged (a pax size is not a number)");
+  return Number(value);
+}
+
 function parsePax(bytes: Uint8Array): Record<string, string> {
   const out: Record<string, string> = {};
-  const text = decoder.decode(bytes);
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    throw new TarError("the archive is damaged (a pax header is not UTF-8)");
+  }
   for (const line of text.split("\n")) {
     const m = /^\d+ ([^=]+)=(.*)$/s.exec(line);
     if (m) out[m[1]!] = m[2]!;

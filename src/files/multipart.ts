@@ -50,6 +50,8 @@ export async function receiveFile(
   try {
     bb = busboy({
       headers: { "content-type": type },
+      // File names as browsers and curl send them, in UTF-8 (busboy's default reads them as Latin-1).
+      defParamCharset: "utf8",
       // A few file parts, so one sent where text was expected is seen (and skipped), not dropped unseen.
       limits: { files: 5, fields: FIELDS, parts: 25, fieldSize: FIELD_BYTES },
     });
@@ -102,7 +104,7 @@ function receiveFilePart(
       pending = save(Readable.toWeb(stream) as unknown as ReadableStream<Uint8Array>).then(
         (size) => {
           if (size === 0) throw new FileError("empty", "the uploaded file is empty");
-          resolve({ fileName: info.filename || "upload", size, mimeType: info.mimeType, head });
+          resolve({ fileName: cleanFileName(info.filename), size, mimeType: info.mimeType, head });
         },
         (err) => {
           // Over the limit (or the disk full): stop reading the body rather than drain it.
@@ -127,4 +129,13 @@ function receiveFilePart(
       })
       .pipe(bb);
   });
+}
+
+/**
+ * A file name as ragd keeps it: control characters as spaces, trimmed, at most 255
+ * characters; "upload" when nothing is left. What an export writes, an import takes.
+ */
+export function cleanFileName(raw: string | undefined): string {
+  const name = (raw ?? "").replace(/\p{Cc}/gu, " ").trim().slice(0, 255).trim();
+  return name || "upload";
 }

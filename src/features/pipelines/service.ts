@@ -120,6 +120,11 @@ export class PipelineService implements PipelineMaker {
     return { fields, problem: first ? { path: first.path, message: first.message } : null };
   }
 
+  /** 403 tier_limit_reached when `user` may make no more pipelines now (an import asks before it reads its archive). */
+  checkRoom(user: User): Promise<void> {
+    return checkPipelineRoom(this.db.reader, user);
+  }
+
   async create(user: User, body: PipelineCreateBody): Promise<Pipeline> {
     const settings = {
       chunkingStrategy: body.chunkingStrategy ?? "recursive",
@@ -136,17 +141,9 @@ export class PipelineService implements PipelineMaker {
     const id = Bun.randomUUIDv7();
     // Count and insert in one transaction so two racing creates cannot both pass the limit.
     await this.db.atomically(async (tx) => {
-      // Administrators have no pipeline limit, whatever their tier (docs/API.md, Administration).
-      const limit = user.isAdmin ? Number.POSITIVE_INFINITY : TIER_LIMITS[user.tier];
       // An account deleted since its session was checked: as for a session that ended.
       if (!(await findUserState(tx, user.id))) throw new AppError("unauthenticated", "this account no longer exists");
-      const have = await countCollections(tx, user.id, "pipeline");
-      if (have >= limit) {
-        throw new AppError(
-          "tier_limit_reached",
-          `the ${user.tier} tier allows ${limit} pipeline${limit === 1 ? "" : "s"}; delete one or ask an administrator for a higher tier`,
-        );
-      }
+      await checkPipelineRoom(tx, user);
       await insertCollection(tx, {
         id,
         userId: user.id,
@@ -242,4 +239,17 @@ export class PipelineService implements PipelineMaker {
 
 function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** 403 tier_limit_reached when `user` has as many pipelines as its tier allows (administrators have no limit). */
+async function checkPipelineRoom(db: Db, user: User): Promise<void> {
+  // Administrators have no pipeline limit, whatever their tier (docs/API.md, Administration).
+  const limit = user.isAdmin ? Number.POSITIVE_INFINITY : TIER_LIMITS[user.tier];
+  const have = await countCollections(db, user.id, "pipeline");
+  if (have >= limit) {
+    throw new AppError(
+      "tier_limit_reached",
+      `the ${user.tier} tier allows ${limit} pipeline${limit === 1 ? "" : "s"}; delete one or ask an administrator for a higher tier`,
+    );
+  }
 }

@@ -75,8 +75,11 @@ export class TransferService {
       const name = received.fields.name?.trim();
       return await importPipeline(this.d, user, tmp!, name || undefined);
     } catch (err) {
-      if (err instanceof ArchiveError)
-        throw new AppError("invalid_request", `import refused: ${err.message}; nothing was stored`);
+      if (err instanceof ArchiveError) {
+        // Its staging path is the server's business: the uploader sent "the archive".
+        const message = tmp === null ? err.message : err.message.replaceAll(tmp, "the archive");
+        throw new AppError("invalid_request", `import refused: ${message}; nothing was stored`);
+      }
       throw err;
     } finally {
       if (tmp) rmSync(tmp, { force: true });
