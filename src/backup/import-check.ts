@@ -88,7 +88,8 @@ export function checkManifestBody(m: ExportManifest): void {
     if (!Number.isSafeInteger(e.size) || e.size < 0) refuse("manifest.json", `${e.path} has no valid size`);
   }
   for (const needed of ["pipeline.json", "sources.jsonl"])
-    if (!m.entries.some((e) => e.path === needed)) refuse("manifest.json", `an export has ${needed}, and this one lists none`);
+    if (!m.entries.some((e) => e.path === needed))
+      refuse("manifest.json", `an export has ${needed}, and this one lists none`);
 }
 
 /** The pipeline settings, checked as a create request's body is; the index's model must be the manifest's. */

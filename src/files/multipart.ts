@@ -136,6 +136,10 @@ function receiveFilePart(
  * characters; "upload" when nothing is left. What an export writes, an import takes.
  */
 export function cleanFileName(raw: string | undefined): string {
-  const name = (raw ?? "").replace(/\p{Cc}/gu, " ").trim().slice(0, 255).trim();
+  const name = (raw ?? "")
+    .replace(/\p{Cc}/gu, " ")
+    .trim()
+    .slice(0, 255)
+    .trim();
   return name || "upload";
 }
