@@ -2,6 +2,8 @@ import { describe, expect, test } from "bun:test";
 import JSZip from "jszip";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { extract, ExtractionError } from "../src/ingest/extract";
+import * as XLSX from "@e965/xlsx";
+import { makePptx } from "./support/office";
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
@@ -206,6 +208,52 @@ describe("deeply nested json", () => {
       expect(out.text.endsWith(text)).toBe(true);
     });
   }
+});
+
+describe("text that expands past the limit", () => {
+  const refused = async (bytes: Uint8Array, hints: Parameters<typeof extract>[1], says: RegExp) => {
+    const err = await extract(bytes, hints).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ExtractionError);
+    expect((err as Error).message).toMatch(says);
+  };
+
+  test("json whose long nested keys repeat on every line: refused while it is built", async () => {
+    // 100 keys of 100 characters over 6,000 small records: 60 KB that would be 60 million characters.
+    let json = `[${Array.from({ length: 6000 }, (_, i) => `{"a":${i}}`).join(",")}]`;
+    for (let k = 0; k < 100; k++) json = `{"${String(k).padStart(100, "k")}":${json}}`;
+    expect(json.length).toBeLessThan(100_000);
+    await refused(
+      new TextEncoder().encode(json),
+      { contentType: "application/json" },
+      /^json too large: its text is over 50,000,000 characters/,
+    );
+  });
+
+  test("a workbook whose cells all show one long shared string: refused before a row is joined", async () => {
+    // One shared string of 30,000 characters in 2,000 cells: 60 million characters from a small file.
+    const long = "x".repeat(30_000);
+    const book = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet(Array.from({ length: 2000 }, () => [long])), "S");
+    const bytes = new Uint8Array(XLSX.write(book, { type: "array", bookType: "xlsx", bookSST: true }) as ArrayBuffer);
+    expect(bytes.length).toBeLessThan(1_000_000);
+    await refused(bytes, { fileName: "big.xlsx" }, /^xlsx too large: its text is over/);
+  });
+
+  test("any format: plain text past the limit", async () => {
+    const text = new Uint8Array(50_000_100).fill(0x61);
+    await refused(text, { contentType: "text/plain" }, /^text too large: its text is over/);
+  });
+
+  test("a slide the presentation lists many times is read once", async () => {
+    const pptx = await makePptx([{ title: "Only slide", body: ["Once."] }]);
+    const zip = await JSZip.loadAsync(pptx);
+    const list = await zip.file("ppt/presentation.xml")!.async("string");
+    const repeated = Array.from({ length: 500 }, (_, i) => `<p:sldId id="${1000 + i}" r:id="rId10"/>`).join("");
+    zip.file("ppt/presentation.xml", list.replace("</p:sldIdLst>", `${repeated}</p:sldIdLst>`));
+    const bytes = await zip.generateAsync({ type: "uint8array" });
+    const { text } = await extract(bytes, { fileName: "deck.pptx" });
+    expect(text.match(/Only slide/g)?.length).toBe(1);
+  });
 });
 
 describe("text that declares no charset", () => {

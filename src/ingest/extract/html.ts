@@ -15,13 +15,19 @@ const LINE = new Set(["br", "td", "th"]);
 const PRE_NEWLINE = "\uE000";
 const SKIP = new Set(["script", "style", "noscript", "template", "svg", "head", "title"]);
 
+/** The most elements Readability looks at; a larger page is read whole (its body text). */
+const READABILITY_MAX_ELEMENTS = 100_000;
+
 /** Extracts the main text of a page and its `<title>`. */
 export function extractHtml(html: string): { text: string; title?: string } {
   const { document } = parseHTML(normalise(html));
   const title = document.querySelector("title")?.textContent?.replace(/\s+/g, " ").trim() || undefined;
   let text = "";
   try {
-    const article = new Readability(document.cloneNode(true) as unknown as Document).parse();
+    // Past READABILITY_MAX_ELEMENTS it gives up at once (its scoring of 200,000 nested
+    // elements held a worker to the 15-minute cap): the body text is the answer then.
+    const page = document.cloneNode(true) as unknown as Document;
+    const article = new Readability(page, { maxElemsToParse: READABILITY_MAX_ELEMENTS }).parse();
     if (article?.content) text = nodeText(parseHTML(normalise(article.content)).document.body);
   } catch {
     // Readability gives up on odd pages; the body text below is the answer then.

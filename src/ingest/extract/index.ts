@@ -17,6 +17,7 @@ import { extractImage } from "./image";
 import { jsonToText } from "./json";
 import type { Ocr } from "./ocr";
 import { rtfToText } from "./rtf";
+import { MAX_TEXT_CHARS, tooMuchText } from "./text-budget";
 import { decodeText } from "./text";
 import { readZipDirectory } from "./zip";
 import { zipFormat } from "./zip-format";
@@ -46,6 +47,7 @@ export async function extract(
     throw err;
   });
   if (!result.text.trim()) throw new ExtractionError(`no text found in ${result.kind}`);
+  if (result.text.length > MAX_TEXT_CHARS) throw tooMuchText(result.kind);
   return result;
 }
 

@@ -4,13 +4,15 @@
  */
 import { nestsDeeperThan, TOO_DEEP } from "../../tools/json-depth";
 import { ExtractionError, unreadable } from "./errors";
+import { TextBudget } from "./text-budget";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** Renders JSON (or JSON Lines) as one paragraph per record. */
 export function jsonToText(text: string): string {
+  const budget = new TextBudget("json");
   return records(parse(text))
-    .map((r) => flatten(r, "").join("\n"))
+    .map((r) => flatten(r, "", budget).join("\n"))
     .filter(Boolean)
     .join("\n\n");
 }
@@ -43,15 +45,21 @@ function records(value: Json): Json[] {
   return [rest, ...(list as Json[])];
 }
 
-function flatten(value: Json, path: string): string[] {
+/** A value's `path: value` lines; each line counts against `budget` (a long path repeats on every one). */
+function flatten(value: Json, path: string, budget: TextBudget): string[] {
   if (value === null || value === "") return [];
   if (Array.isArray(value)) {
     if (value.some((v) => typeof v === "object" && v !== null)) {
-      return value.flatMap((v, i) => flatten(v, `${path}[${i}]`));
+      return value.flatMap((v, i) => flatten(v, `${path}[${i}]`, budget));
     }
     const items = value.filter((v) => v !== null && v !== "");
-    return items.length ? [`${path || "values"}: ${items.join(", ")}`] : [];
+    return items.length ? [counted(`${path || "values"}: ${items.join(", ")}`, budget)] : [];
   }
-  if (isRecord(value)) return Object.entries(value).flatMap(([k, v]) => flatten(v, path ? `${path}.${k}` : k));
-  return [path ? `${path}: ${value}` : String(value)];
+  if (isRecord(value)) return Object.entries(value).flatMap(([k, v]) => flatten(v, path ? `${path}.${k}` : k, budget));
+  return [counted(path ? `${path}: ${value}` : String(value), budget)];
+}
+
+function counted(line: string, budget: TextBudget): string {
+  budget.take(line.length + 1);
+  return line;
 }

@@ -7,6 +7,7 @@
  */
 import * as XLSX from "@e965/xlsx";
 import { rowToText } from "./csv";
+import { TextBudget } from "./text-budget";
 import { ExtractionError, unreadable } from "./errors";
 import { inflateEntry, type ZipDirectory } from "./zip";
 
@@ -61,13 +62,21 @@ export function extractSheets(bytes: Uint8Array, zip: ZipDirectory, format: "xls
     if (err instanceof ExtractionError) throw err;
     throw unreadable(format, err);
   }
-  return book.SheetNames.map((name) => sheetSection(name, book.Sheets[name]))
+  const budget = new TextBudget(format);
+  return book.SheetNames.map((name) => sheetSection(name, book.Sheets[name], budget))
     .filter(Boolean)
     .join("\n\n");
 }
 
-function sheetSection(name: string, sheet: Sheet | undefined): string {
-  const rows = (sheet?.["!data"] ?? []).map((row) => (row ?? []).map(cellText));
+function sheetSection(name: string, sheet: Sheet | undefined, budget: TextBudget): string {
+  // Counted before any row is joined: cells may all show one long shared string.
+  const rows = (sheet?.["!data"] ?? []).map((row) =>
+    (row ?? []).map((cell) => {
+      const text = cellText(cell);
+      budget.take(text.length + 2);
+      return text;
+    }),
+  );
   const body = tableText(rows.filter((r) => r.some(Boolean)));
   return body ? `# ${name}\n\n${body}` : "";
 }

@@ -27,7 +27,8 @@ export function extractPptx(bytes: Uint8Array, zip: ZipDirectory): string {
   const presentation = requireXml(bytes, zip, main, "pptx");
   const rels = relationships(bytes, zip, main);
   const ids = descendantsNamed(presentation, "sldId").map((s) => attr(s, "id", true));
-  let slides = ids.map((id) => (id ? rels.get(id)?.target : undefined)).filter((p): p is string => !!p);
+  // Each part once: a list naming one slide two thousand times read it two thousand times.
+  let slides = [...new Set(ids.map((id) => (id ? rels.get(id)?.target : undefined)).filter((p): p is string => !!p))];
   // Without a slide list, the slide relationships in the order of their numbers.
   if (slides.length === 0) slides = slideParts([...rels.values()]);
   if (slides.length === 0) throw new ExtractionError("pptx has no slides");
