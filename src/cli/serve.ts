@@ -21,6 +21,9 @@ export interface RunningServer {
   stop(how?: CloseHow): Promise<void>;
 }
 
+/** The routes that prepare an archive (or read one) before they answer. */
+const LONG_WORK = /^\/api\/(rag\/pipelines\/[^/]+\/export|rag\/pipelines\/import|admin\/backup)$/;
+
 /** Starts ragd on the configured address; resolves once it is listening. */
 export async function startServer(config: Config, log: Logger = createLogger(config.log)): Promise<RunningServer> {
   const services = await createServices(config, log);
@@ -35,6 +38,9 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     idleTimeout: config.idleTimeoutS,
     fetch: async (req, srv) => {
       recordPeer(req, srv.requestIP(req)?.address);
+      // An export, an import or a backup works for minutes before its first byte (staging a
+      // million chunks): the idle timeout cut such a response off after 10 s, empty.
+      if (req.method === "POST" && LONG_WORK.test(new URL(req.url).pathname)) srv.timeout(req, 0);
       const res = await app.handle(req);
       // The idle timeout ends a response that is still being written, heartbeats or not
       // (an event stream closed at 10.5-12 s with the 10 s default): an event stream is
