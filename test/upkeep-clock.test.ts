@@ -58,6 +58,18 @@ test("during a long burst, after a pass that took d the next waits 4 × d when t
   expect(clock.tick(true, at(410) + FULL_PASS_WAIT_MS)).toBe("full");
 });
 
+test("after a long pass, a lull counts as quiet only once it lasts a tenth of that pass", () => {
+  const clock = new UpkeepClock(0);
+  expect(clock.tick(false, 10_000)).toBe("full");
+  clock.fullPassTook(600_000); // ten minutes: a lull must last a minute
+  const at = 20_000;
+  expect(clock.tick(false, at, at - 5_000)).not.toBe("full");
+  expect(clock.tick(false, at + 60_000, at - 1)).toBe("full");
+  // After a short pass, 3 s as before.
+  clock.fullPassTook(1_000);
+  expect(clock.tick(false, at + 120_000, at + 120_000 - QUIET_AFTER_WRITE_MS)).toBe("full");
+});
+
 test("a new burst after a quiet tick waits the grace again", () => {
   const grace = BURST_GRACE_MS / TICK;
   const burst = Array(grace + 1).fill(true);

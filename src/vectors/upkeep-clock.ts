@@ -37,6 +37,8 @@ export const FULL_PASS_SPACING = 4;
  * pass begun then held the next commits (LanceDB's threads at 0.2 ms per chunk).
  */
 export const QUIET_AFTER_WRITE_MS = 3_000;
+/** ...or a tenth of the last full pass's duration, when that is longer. */
+export const QUIET_SHARE_OF_PASS = 10;
 
 export class UpkeepClock {
   private lastFull: number;
@@ -55,7 +57,11 @@ export class UpkeepClock {
 
   /** The step of a tick at `now`, given whether ingestion is running and when it last wrote. */
   tick(running: boolean, now = Date.now(), lastWriteAt = Number.NEGATIVE_INFINITY): UpkeepStep {
-    const busy = running || now - lastWriteAt < QUIET_AFTER_WRITE_MS;
+    // After a long pass, a lull must be long too before it counts as the load's end: a client
+    // waiting out a full queue left 3 s between two batches of a ten-million-chunk load, and
+    // the pass it started held the load's last writes for ten minutes.
+    const lull = Math.max(QUIET_AFTER_WRITE_MS, this.lastPassMs / QUIET_SHARE_OF_PASS);
+    const busy = running || now - lastWriteAt < lull;
     const wait = Math.max(this.maxWaitMs, FULL_PASS_SPACING * this.lastPassMs);
     if (!busy || now - this.lastFull >= wait) {
       if (!busy) this.busySince = null;
