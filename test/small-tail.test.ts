@@ -95,3 +95,32 @@ test("only a tail of a quarter of the rows or more, in a table under SMALL_TABLE
   store.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+test("a search inside a backup's snapshot does not wait for the catch-up the paused writes hold", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "ragd-small-tail-"));
+  const store = new VectorStore(await connect(dir), { annThreshold: 1e9 });
+  const c = crypto.randomUUID();
+  const rows = (from: number, n: number) =>
+    Array.from({ length: n }, (_, k) => {
+      const text = `row ${from + k} words`;
+      const vector = Float32Array.of(1, from + k, 0);
+      return {
+        id: `d${from + k}:0`,
+        documentId: `d${from + k}`,
+        chunkIndex: 0,
+        text,
+        start: 0,
+        end: text.length,
+        vector,
+      };
+    });
+  await store.replaceDocuments(c, 1, [], rows(0, 10), { appendedAreNew: true });
+  await store.search(c, 1, { mode: "keyword", text: "words", topK: 1 });
+  await store.replaceDocuments(c, 1, [], rows(10, 10), { appendedAreNew: true });
+  // A tail of half the rows: a search outside the snapshot would catch it up first.
+  const inside = store.frozen(() => store.search(c, 1, { mode: "keyword", text: "words", topK: 1 }));
+  const late = Bun.sleep(5_000).then(() => "waited");
+  expect(await Promise.race([inside.then((hits) => hits.length), late])).toBe(1);
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});

@@ -39,6 +39,11 @@ export class SerialQueues {
     return result;
   }
 
+  /** Whether a pause() holds new tasks back now (a backup's snapshot is being taken). */
+  get paused(): boolean {
+    return this.gate !== null;
+  }
+
   /** Keys with queued or running tasks. */
   keys(): string[] {
     return [...this.tails.keys()];
