@@ -68,8 +68,6 @@ export const SMALL_TABLE_ROWS = 5_000;
  * server's ingestion until its queue was full).
  */
 export const SEARCH_TAIL_SHARE = 0.25;
-/** The longest a search waits for that catch-up (a write queue held by a commit or a pause); it searches as it is then. */
-export const BEFORE_SEARCH_WAIT_MS = 2_000;
 
 /** How old versions are kept (version-keep.ts), and below how many rows a search catches the tail up first. */
 export interface UpkeepSettings {
@@ -177,8 +175,11 @@ export class TableUpkeep {
     if (rows + tail >= this.smallTableRows || name === this.training) return;
     // The catch-up runs in the write queue: while a backup holds it (and searches inside the
     // backup's snapshot), waiting for one would wait for the backup, which waits for the search.
+    // (A search that began waiting before the pause waits for it to end; the backup does not
+    // wait for that search.) Not raced with a timer: a catch-up left running on its own
+    // outlived the store's close on a slow bucket and crashed the process.
     if (this.writer.queues.paused) return;
-    await Promise.race([this.sharedCatchUp(name), Bun.sleep(BEFORE_SEARCH_WAIT_MS)]);
+    await this.sharedCatchUp(name);
   }
 
   /** The catch-up of `name` under way, or a new one; whether it caught the table up. */
