@@ -6,6 +6,9 @@
  */
 
 /** A metadata value: a string, a finite number, a boolean, or an array of strings. */
+/** The reserved metadata key listing who may see a source's chunks (docs/API.md, Access rules). */
+export const ACCESS_KEY = "_access";
+
 export type MetadataValue = string | number | boolean | string[];
 export type Metadata = Record<string, MetadataValue>;
 
@@ -77,7 +80,7 @@ export function metadataProblems(input: unknown, field = "metadata"): MetadataPr
       });
     else if (RESERVED_METADATA_KEYS.has(key))
       problems.push({ field: `${field}.${key}`, message: `"${key}" is reserved: ragd sets it on every result` });
-    else if (key === "_access" && !Array.isArray(value))
+    else if (key === ACCESS_KEY && !Array.isArray(value))
       problems.push({
         field: `${field}.${key}`,
         message: "lists who may see the source (docs/API.md, Access rules): an array of strings",

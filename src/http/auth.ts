@@ -46,10 +46,11 @@ export async function authenticateSession(
   auth: AuthService,
   request: Request,
 ): Promise<{ user: User; renewed: boolean; token: string }> {
-  const token = readCookie(request, SESSION_COOKIE);
+  const tokens = new Set(readCookies(request, SESSION_COOKIE));
+  const token = tokens.size === 1 ? [...tokens][0] : undefined;
   // Browsers keep cookies apart by host, not by port: another site on this host may have set
   // one for a path under /api, sent first. Which is the user's cannot be told: none is taken.
-  if (token === undefined && new Set(readCookies(request, SESSION_COOKIE)).size > 1)
+  if (tokens.size > 1)
     throw new AppError(
       "unauthenticated",
       `more than one ${SESSION_COOKIE} cookie arrived (another site on this host may have set one): clear this site's cookies and sign in again`,

@@ -13,12 +13,10 @@
  * Only a source that may have changed since it was indexed is looked at (`unsettled`): not
  * `ready`, or written since it was last indexed. A settled one costs nothing.
  */
+import { ACCESS_KEY } from "../core/metadata";
 import type { DocumentRow } from "../db/schema";
 import { indexForm } from "../ingest/write/metadata-lookup";
 import type { VectorStore } from "../vectors/store";
-
-/** The reserved metadata key of per-source access lists (features/keys/access.ts). */
-const ACCESS_LIST = "_access";
 
 /** What the check reads of a source row. */
 export type LabelledSource = Pick<
@@ -54,7 +52,7 @@ export async function switchingSources(
 
 /** A result's or listing's metadata as a restricted caller sees it: without the access list, which names who else may see the source. */
 export function withoutAccessList<T extends Record<string, unknown>>(metadata: T): T {
-  if (!(ACCESS_LIST in metadata)) return metadata;
-  const { [ACCESS_LIST]: _list, ...rest } = metadata;
+  if (!(ACCESS_KEY in metadata)) return metadata;
+  const { [ACCESS_KEY]: _list, ...rest } = metadata;
   return rest as T;
 }

@@ -5,12 +5,10 @@
  * call and read made with the key or token is held to it before ranking; the caller's own
  * filter can only narrow it further.
  */
+import { ACCESS_KEY } from "../../core/metadata";
 import { AppError } from "../../http/errors";
 import { compileMetadataFilter } from "../../retrieval/filter";
 import { RetrievalError } from "../../retrieval/errors";
-
-/** The reserved metadata key listing who may see a source's chunks (docs/API.md, Access rules). */
-export const ACCESS_KEY = "_access";
 
 /** What a token adds to its key's filter. */
 export interface TokenAccess {

@@ -51,20 +51,22 @@ export class SourceReader {
    */
   async shown<T extends LabelledSource>(collection: Collection, docs: T[], access: string | null): Promise<T[]> {
     if (access === null) return docs;
-    const counted = await this.vectorStore.documentCounts(collection.id, collection.activeGeneration, access);
-    const visible = docs.filter((d) => counted.has(d.id));
-    const serving = { id: collection.id, generation: collection.activeGeneration };
-    const switching = await switchingSources(this.vectorStore, serving, visible);
-    return visible.filter((d) => !switching.has(d.id));
+    return this.shownOf(collection, docs, access);
   }
 
   private async visible(collection: Collection, doc: LabelledSource, access: string | null): Promise<boolean> {
     if (access === null) return true;
-    const where = `(${access}) AND document_id = ${sqlString(doc.id)}`;
-    if ((await this.vectorStore.documentCounts(collection.id, collection.activeGeneration, where)).size === 0)
-      return false;
+    // Counted among this source's rows alone, not the whole table's.
+    return (await this.shownOf(collection, [doc], `(${access}) AND document_id = ${sqlString(doc.id)}`)).length > 0;
+  }
+
+  /** Those of `docs` with a row `where` keeps, and whose labels are not switching. */
+  private async shownOf<T extends LabelledSource>(collection: Collection, docs: T[], where: string): Promise<T[]> {
+    const counted = await this.vectorStore.documentCounts(collection.id, collection.activeGeneration, where);
+    const visible = docs.filter((d) => counted.has(d.id));
     const serving = { id: collection.id, generation: collection.activeGeneration };
-    return (await switchingSources(this.vectorStore, serving, [doc])).size === 0;
+    const switching = await switchingSources(this.vectorStore, serving, visible);
+    return visible.filter((d) => !switching.has(d.id));
   }
 
   /**
