@@ -17,7 +17,7 @@ import type { IngestEngine } from "./ingest/engine";
 import { removeUnnamedFiles } from "./ingest/tasks/reconcile";
 import type { Logger } from "./log";
 import type { VectorStore } from "./vectors/store";
-import { UNNAMED_GRACE_MS, UPKEEP_TIMEOUT_MS } from "./vectors/table-upkeep";
+import { UNNAMED_GRACE_MS, UPKEEP_TIMEOUT_MS } from "./vectors/upkeep-limits";
 
 export interface HousekeepingParts {
   db: Store;

@@ -60,7 +60,7 @@ import { childProcess } from "./vectors/index-build";
 import { type BucketCache, startBucketCache } from "./vectors/bucket-cache";
 import { openLance, type LanceConnection } from "./vectors/connection";
 import { VectorStore } from "./vectors/store";
-import { UPKEEP_TIMEOUT_MS } from "./vectors/table-upkeep";
+import { UPKEEP_TIMEOUT_MS } from "./vectors/upkeep-limits";
 import { removeCloneIfGone, removeOrphanClones } from "./ingest/git/clones";
 import { Passwords } from "./features/auth/passwords";
 

@@ -8,7 +8,7 @@ import { awaitCreation, objectStoreCreation } from "../src/vectors/table-creatio
 import { rowsToArrow } from "../src/vectors/chunk-arrow";
 import { childProcess } from "../src/vectors/index-build";
 import { VectorStore } from "../src/vectors/store";
-import { UNNAMED_GRACE_MS } from "../src/vectors/table-upkeep";
+import { UNNAMED_GRACE_MS } from "../src/vectors/upkeep-limits";
 import { haveRgw, NO_RGW, startRgw, type TestRgw } from "./support/rgw";
 import { CHUNKS_PER_DOC, rowsOf, runWriters, vectorOf } from "./support/vector-writer";
 

@@ -1,8 +1,8 @@
 /**
  * The vector store the ingestion engine writes to and the query endpoint reads
  * from: one LanceDB table per collection and index generation (see tables.ts),
- * written through per-table serial queues (writer.ts), searched in search.ts and
- * kept compact and indexed by upkeep() (table-upkeep.ts).
+ * written through per-table serial queues (writer.ts), searched in search.ts, read
+ * otherwise through stored-reads.ts, and kept compact and indexed by upkeep() (table-upkeep.ts).
  *
  * Dropped collections are remembered for the life of the process: a write queued
  * after dropCollection() is skipped, so it cannot recreate a table. Generations are
@@ -15,23 +15,14 @@ import { tokenizerTwin } from "./tokenizer-twin";
 import type { ExactFilterLimits } from "./exact-filter";
 import { ANN_THRESHOLD } from "./ann";
 import type { IndexBuilder } from "./index-build";
-import { FTS_TAIL_ROWS, type Lease, TableUpkeep, TAILS_SEARCHED_MS } from "./table-upkeep";
+import { TableUpkeep } from "./table-upkeep";
+import { FTS_TAIL_ROWS, type Lease, TAILS_SEARCHED_MS } from "./upkeep-limits";
 import type { MetadataLookup } from "./metadata-column";
 import { finishHits, type SearchOptions, searchTable, type StoredHit, type TableSearch } from "./search";
 import type { Table } from "@lancedb/lancedb";
-import { readTableStats, type TableStats } from "./stats";
-import { readChunkRows, collectionPrefix, parseTableName, TableCache, tableName, type ChunkRow } from "./tables";
+import { StoredReads } from "./stored-reads";
+import { readChunkRows, collectionPrefix, TableCache, tableName, type ChunkRow } from "./tables";
 import { batchable, VectorBatches } from "./vector-batch";
-import {
-  type ChunkOffsets,
-  type ChunkRange,
-  countByDocument,
-  readChunkOffsets,
-  readChunkTexts,
-  readLabelCopies,
-  readSpan,
-} from "./document-reads";
-import { countTerms, type TermCounts } from "./facet-counts";
 import { TableWriter, type WriteOptions } from "./writer";
 import { WritePacing } from "./write-pacing";
 
@@ -85,9 +76,7 @@ export interface VectorStoreOptions {
   smallTableRows?: number;
 }
 
-export class VectorStore {
-  private readonly tables: TableCache;
-  private readonly writer: TableWriter;
+export class VectorStore extends StoredReads {
   private readonly tableUpkeep: TableUpkeep;
   private readonly indexBuilder: IndexBuilder | undefined;
   private readonly searches: Semaphore;
@@ -105,9 +94,9 @@ export class VectorStore {
 
   constructor(conn: LanceConnection, opts: VectorStoreOptions = {}) {
     const log = opts.log ?? (() => {});
+    const tables = new TableCache(conn);
+    super(tables, new TableWriter(tables, log, opts.metadataOf, opts.sharedTables));
     this.sharedTables = opts.sharedTables === true;
-    this.tables = new TableCache(conn);
-    this.writer = new TableWriter(this.tables, log, opts.metadataOf, opts.sharedTables);
     this.tableUpkeep = new TableUpkeep(
       this.tables,
       this.writer,
@@ -203,86 +192,6 @@ export class VectorStore {
     await this.writer.dropCollection(collectionId);
     this.tableUpkeep.forget((name) => name.startsWith(collectionPrefix(collectionId)));
     this.pacing.forget((name) => name.startsWith(collectionPrefix(collectionId)));
-  }
-
-  /** Every store table with its collection id (lower-case, dashed) and generation. */
-  async listTables(): Promise<{ collectionId: string; generation: number; name: string }[]> {
-    return (await this.tables.names()).map(parseTableName).filter((t) => t !== null);
-  }
-
-  /** Row counts and index state of every table (stats.ts), for /metrics. */
-  tableStats(): Promise<TableStats[]> {
-    return readTableStats(this.tables);
-  }
-
-  /** Rows per document id in one table (of those `where` keeps), reading only the document_id column. */
-  async documentCounts(collectionId: string, generation: number, where?: string): Promise<Map<string, number>> {
-    const count = (t: Table) => countByDocument(t, where);
-    return (await this.tables.hold(tableName(collectionId, generation), count)) ?? new Map();
-  }
-
-  /** The metadata copies each document's rows carry (document-reads.ts, readLabelCopies); empty when the table does not exist. */
-  async labelCopies(
-    collectionId: string,
-    generation: number,
-    documentIds: string[],
-  ): Promise<Map<string, Set<string>>> {
-    if (documentIds.length === 0) return new Map();
-    const name = tableName(collectionId, generation);
-    await this.writer.ensureMetadataColumn(name);
-    return (await this.tables.hold(name, (t) => readLabelCopies(t, documentIds))) ?? new Map();
-  }
-
-  /** Rows in one table; 0 when it does not exist. */
-  async countRows(collectionId: string, generation: number): Promise<number> {
-    return (await this.tables.hold(tableName(collectionId, generation), (t) => t.countRows())) ?? 0;
-  }
-
-  /**
-   * A document's chunks that overlap the characters [from, to), by position, and the
-   * end of its last chunk (how far its indexed text reaches); none when it has no rows.
-   */
-  async documentChunks(
-    collectionId: string,
-    generation: number,
-    documentId: string,
-    from: number,
-    to: number,
-  ): Promise<{ chunks: { start: number; end: number; text: string }[]; extent: number }> {
-    const span = (t: Table) => readSpan(t, documentId, from, to);
-    return (await this.tables.hold(tableName(collectionId, generation), span)) ?? { chunks: [], extent: 0 };
-  }
-
-  /** A document's chunks with index in [from, to] (offsets and text), by index; none when it has no rows. */
-  async chunkTexts(collectionId: string, generation: number, documentId: string, from: number, to: number) {
-    const read = (t: Table) => readChunkTexts(t, documentId, from, to);
-    return (await this.tables.hold(tableName(collectionId, generation), read)) ?? [];
-  }
-
-  /** The offsets of the chunks in each range, in one read: per document id, by index (none for a document without rows). */
-  async chunkOffsets(collectionId: string, generation: number, ranges: ChunkRange[]) {
-    const read = (t: Table) => readChunkOffsets(t, ranges);
-    return (await this.tables.hold(tableName(collectionId, generation), read)) ?? new Map<string, ChunkOffsets[]>();
-  }
-
-  /** Counts of the metadata values of `keys` over the rows `where` keeps, at most `limit` rows (facet-counts.ts). */
-  async termCounts(
-    collectionId: string,
-    generation: number,
-    keys: string[],
-    where: string | undefined,
-    limit: number,
-  ): Promise<TermCounts | null> {
-    const name = tableName(collectionId, generation);
-    return this.tables.hold(name, async (t) => {
-      await this.writer.ensureMetadataColumn(name);
-      return countTerms(t, keys, where, limit);
-    });
-  }
-
-  /** The current version of one generation table; null when it does not exist. */
-  tableVersion(collectionId: string, generation: number): Promise<number | null> {
-    return this.tables.hold(tableName(collectionId, generation), (t) => t.version());
   }
 
   /** Searches one generation table; [] when it does not exist. Scores are documented in search.ts. */

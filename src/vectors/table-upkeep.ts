@@ -1,7 +1,7 @@
 /**
  * Upkeep of written tables: compaction and index catch-up through optimize(), the
- * full-text and document-id indexes, and the ANN index (ann.ts says which, and when
- * it is retrained).
+ * full-text and document-id indexes; the ANN index builds that follow a full pass are
+ * ann-builds.ts's, and the limits below upkeep-limits.ts's.
  *
  * Rows not yet in the full-text index are tokenised again by every keyword search:
  * 20,000 such rows of 120 words made one take 6.5 s. So while ingestion runs and the
@@ -14,60 +14,18 @@
  * writes most of the time (docs/notes/2026-12-07-bulk-load.md).
  */
 import { Index, type Table } from "@lancedb/lancedb";
-import {
-  annIndexFor,
-  type AnnIndexInfo,
-  needsIndex,
-  probesForRows,
-  vectorIndexes,
-  type AnnProbes,
-  type VectorKind,
-} from "./ann";
+import type { AnnProbes, VectorKind } from "./ann";
+import { AnnBuilds } from "./ann-builds";
 import { ensureMetadataTermsIndex } from "./meta-terms-index";
 import { inProcess, type IndexBuilder } from "./index-build";
 import { retryOnConflict } from "./retry";
-import { parseTableName, vectorDim, type TableCache } from "./tables";
+import { parseTableName, type TableCache } from "./tables";
 import { ensureFtsIndex, type TableWriter, wordsColumn } from "./writer";
 import { cleanupCutoff, NO_PRUNE, Pruning } from "./version-keep";
-import { allDone } from "../tools/all-done";
+import { FTS_TAIL_ROWS, type Lease, SEARCH_TAIL_SHARE, SMALL_TABLE_ROWS } from "./upkeep-limits";
 
 type Log = (msg: string, fields?: object) => void;
-
-/**
- * Runs `fn` unless another process runs upkeep of the same name (undefined then): with
- * replicas, one of them at a time compacts or trains a table (the metadata store's
- * `exclusive`). Alone, it always runs.
- */
-export type Lease = <T>(name: string, fn: () => Promise<T>) => Promise<T | undefined>;
 const alone: Lease = (_name, fn) => fn();
-/**
- * How long one table's upkeep may hold its lease (the store's `exclusive`) before it is
- * given up: longer than the default, as an ANN build of millions of rows takes many minutes.
- */
-export const UPKEEP_TIMEOUT_MS = 2 * 3600_000;
-
-/**
- * How old an object no table version names must be before housekeeping removes it
- * (removeUnnamed): far beyond any write, and beyond UPKEEP_TIMEOUT_MS, after which
- * another replica may build an index while an overdue build still runs.
- */
-export const UNNAMED_GRACE_MS = 24 * 3600_000;
-/** Unindexed rows after which a table's full-text index is caught up even while ingestion runs. */
-export const FTS_TAIL_ROWS = 5_000;
-/** A table searched this recently has its tail caught up while ingestion runs (catchUpTails). */
-export const TAILS_SEARCHED_MS = 10 * 60_000;
-/**
- * A table of fewer rows has the full-text tail this process wrote caught up before a search
- * (beforeSearch): 20–130 ms from 100 to 5,000 rows of 60 words, on the bench machine.
- */
-export const SMALL_TABLE_ROWS = 5_000;
-/**
- * ...once that tail is this share of the rows or more: the index's statistics are then
- * far from the table's. So a small table written and searched all the time is caught up
- * each time it has grown by a quarter, not after every commit (which held a loaded
- * server's ingestion until its queue was full).
- */
-export const SEARCH_TAIL_SHARE = 0.25;
 
 /** How old versions are kept (version-keep.ts), and below how many rows a search catches the tail up first. */
 export interface UpkeepSettings {
@@ -82,15 +40,9 @@ export class TableUpkeep {
   /** The pass that follows the running one, for calls made while it runs. */
   private next: Promise<void> | null = null;
   /** ANN builds run apart from passes: a build takes minutes, and tail catch-ups must not wait for it. */
-  private builds: Promise<void> | null = null;
-  /** The table whose ANN index is being trained now. */
-  private training: string | null = null;
-  /** The training table, once its full-text tail reached the limit (it is not caught up meanwhile). */
-  private longTail: string | null = null;
+  private readonly ann: AnnBuilds;
   /** The first pass covers every table: writes before a restart were never maintained. */
   private firstPass = true;
-  /** Each table's serving vector index (null: none), read once and then kept up to date by builds. */
-  private readonly serving = new Map<string, Pick<AnnIndexInfo, "trainedRows" | "indexType"> | null>();
   /** Each table's rows at its last upkeep: an index far smaller than its table probes less (ann.ts). */
   private readonly rows = new Map<string, number>();
   /** When each table's old versions are removed (version-keep.ts). */
@@ -102,14 +54,15 @@ export class TableUpkeep {
   constructor(
     private readonly tables: TableCache,
     private readonly writer: TableWriter,
-    private readonly annThreshold: number,
+    annThreshold: number,
     private readonly log: Log,
     private readonly tailRows = FTS_TAIL_ROWS,
     /** Where ANN indexes are trained (index-build.ts); the server trains them in a child process. */
-    private readonly build: IndexBuilder = inProcess,
+    build: IndexBuilder = inProcess,
     private readonly lease: Lease = alone,
     settings: UpkeepSettings = {},
   ) {
+    this.ann = new AnnBuilds(tables, writer, annThreshold, log, build, lease);
     this.pruning = new Pruning(settings.keepMs, settings.pruneEveryMs);
     this.smallTableRows = settings.smallTableRows ?? SMALL_TABLE_ROWS;
   }
@@ -130,7 +83,7 @@ export class TableUpkeep {
       return this.next;
     }
     this.running = this.pass(null).finally(() => (this.running = null));
-    return this.running.then(() => this.builds ?? undefined);
+    return this.running.then(() => this.ann.pending ?? undefined);
   }
 
   /**
@@ -152,7 +105,7 @@ export class TableUpkeep {
   async roomFor(name: string, bound: number): Promise<{ room: number; caughtUp: boolean }> {
     if (this.writer.tailRows(name) * 2 < bound)
       return { room: Math.max(1, bound - this.writer.tailRows(name)), caughtUp: false };
-    if (name === this.training) return { room: Number.POSITIVE_INFINITY, caughtUp: false };
+    if (name === this.ann.training) return { room: Number.POSITIVE_INFINITY, caughtUp: false };
     if (!(await this.sharedCatchUp(name))) return { room: Number.POSITIVE_INFINITY, caughtUp: false };
     return { room: Math.max(1, bound - this.writer.tailRows(name)), caughtUp: true };
   }
@@ -172,7 +125,7 @@ export class TableUpkeep {
     const tail = this.writer.tailRows(name);
     const rows = this.rows.get(name);
     if (rows === undefined || tail === 0 || tail < rows * SEARCH_TAIL_SHARE) return;
-    if (rows + tail >= this.smallTableRows || name === this.training) return;
+    if (rows + tail >= this.smallTableRows || name === this.ann.training) return;
     // The catch-up runs in the write queue: while a backup holds it (and searches inside the
     // backup's snapshot), waiting for one would wait for the backup, which waits for the search.
     // (A search that began waiting before the pause waits for it to end; the backup does not
@@ -194,20 +147,16 @@ export class TableUpkeep {
 
   /** Whether an ANN index is being trained now. */
   get building(): boolean {
-    return this.builds !== null;
+    return this.ann.building;
   }
 
-  /** IVF probe settings for a table of vectors of `kind` (ann.ts), from its serving index, read once and then cached. */
+  /** IVF probe settings for a table of vectors of `kind` (ann-builds.ts), for its rows as far as upkeep knows. */
   async probesFor(name: string, table: Table, kind?: VectorKind): Promise<AnnProbes | null> {
-    let serving = this.serving.get(name);
-    if (serving === undefined) {
-      const [read, rows] = await allDone([table.listIndices(), table.countRows()]);
-      // A build that committed while we looked has already recorded the newer answer.
-      if (!this.serving.has(name)) this.serving.set(name, vectorIndexes(read)[0] ?? null);
+    if (!this.rows.has(name)) {
+      const rows = await table.countRows();
       if (!this.rows.has(name)) this.rows.set(name, rows);
-      serving = this.serving.get(name)!;
     }
-    return serving ? probesForRows(serving.trainedRows, serving.indexType, kind, this.rows.get(name)) : null;
+    return this.ann.probesFor(name, table, kind, this.rows.get(name)!);
   }
 
   /**
@@ -220,12 +169,12 @@ export class TableUpkeep {
    * searched one rests from catch-ups (write-pacing.ts).
    */
   indexedTextOnly(name: string): boolean {
-    return (this.longTail === name && this.training === name) || this.writer.tailRows(name) >= this.tailRows;
+    return this.ann.trainsWithLongTail(name) || this.writer.tailRows(name) >= this.tailRows;
   }
 
   /** Forgets cached index facts of dropped tables. */
   forget(dropped: (name: string) => boolean): void {
-    for (const name of [...this.serving.keys()]) if (dropped(name)) this.serving.delete(name);
+    this.ann.forget(dropped);
     for (const name of [...this.rows.keys()]) if (dropped(name)) this.rows.delete(name);
   }
 
@@ -243,13 +192,10 @@ export class TableUpkeep {
       try {
         // Compaction during a training run preempts the new index's commit (a retryable conflict
         // that restarts the training): the table waits for the build to end instead.
-        if (name === this.training) {
+        if (name === this.ann.training) {
           // No catch-up until the training ends: past the limit, keyword searches leave the tail out.
-          if (tailsOnly) {
-            const long = await this.tailReached(name);
-            // The training may have ended during the look: its end cleared the flag for good.
-            if (this.training === name) this.longTail = long ? name : null;
-          }
+          // (The training may end during the look: its end cleared the flag for good.)
+          if (tailsOnly) this.ann.sawTail(name, await this.tailReached(name));
           this.writer.markDirty(name);
           continue;
         }
@@ -265,7 +211,7 @@ export class TableUpkeep {
         this.log("vector table upkeep failed", { table: name, error: String(err) });
       }
     }
-    if (built.length) this.startBuilds(built);
+    if (built.length) this.ann.start(built);
   }
 
   /** A catch-up of one table outside the passes; it still owes the next full pass its ANN check. */
@@ -305,7 +251,7 @@ export class TableUpkeep {
   async removeUnnamed(before: Date): Promise<number> {
     let swept = 0;
     for (const name of (await this.tables.names()).filter((n) => parseTableName(n))) {
-      if (name === this.training) continue;
+      if (name === this.ann.training) continue;
       try {
         if (await this.lease(`upkeep:${name}`, () => this.compact(name, before))) swept++;
       } catch (err) {
@@ -341,60 +287,6 @@ export class TableUpkeep {
       else if (cutoff) await this.pruning.prune(name, t, cutoff, stats);
       return true;
     });
-  }
-
-  /** ANN checks of the maintained tables, after any build already running; one build at a time. */
-  private startBuilds(tables: string[]): void {
-    const chained: Promise<void> = (this.builds ?? Promise.resolve())
-      .then(() => this.buildAll(tables))
-      .finally(() => {
-        if (this.builds === chained) this.builds = null;
-      });
-    this.builds = chained;
-  }
-
-  private async buildAll(tables: string[]): Promise<void> {
-    for (const name of tables) {
-      try {
-        this.training = name;
-        // Outside the write queue, so the handle is held: a drop meanwhile closes it once the build ends.
-        const mark = this.tables.dropMark(name);
-        const built = await this.lease(`upkeep:${name}`, async () => {
-          await this.tables.hold(name, (table) => this.maybeBuildAnn(name, table));
-          return true;
-        });
-        // The build's commit after a drop brought the dropped table's directory back: drop it again.
-        if (this.tables.dropMark(name) !== mark) await this.writer.dropTable(name);
-        if (!built) this.writer.markDirty(name);
-      } catch (err) {
-        this.writer.markDirty(name);
-        this.log("vector index build failed", { table: name, error: String(err) });
-      } finally {
-        this.training = null;
-        this.longTail = null;
-      }
-    }
-  }
-
-  /**
-   * Trains a new ANN index outside the write queue (training takes seconds to minutes
-   * and writes should not wait), with the store's builder (index-build.ts), beside the serving one: searches keep using the old
-   * index, or the exact path, until the new one commits; then the old one is dropped.
-   * A commit lost to a concurrent write is retried.
-   */
-  private async maybeBuildAnn(name: string, table: Table): Promise<void> {
-    const existing = vectorIndexes(await table.listIndices());
-    const rows = await table.countRows();
-    if (rows < this.annThreshold) return;
-    const dim = await vectorDim(table);
-    const next = annIndexFor(rows, dim);
-    if (!needsIndex(existing[0], rows, this.annThreshold, next.indexType)) return;
-    const started = Date.now();
-    this.log("building vector index", { table: name, rows, dim, replaces: existing[0]?.name ?? null });
-    if (!existing.some((i) => i.name === next.name)) await this.build(table, name, rows);
-    for (const old of existing) if (old.name !== next.name) await retryOnConflict(() => table.dropIndex(old.name));
-    this.serving.set(name, { trainedRows: rows, indexType: next.indexType });
-    this.log("vector index built", { table: name, rows, ms: Date.now() - started });
   }
 }
 
