@@ -208,6 +208,7 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
     config,
     baseUrl: () => baseUrl.value,
     bucketUpload: bucketUploads && ((row, expires) => bucketUploads.grant(row, expires)),
+    log: (msg, fields) => log.warn(msg, fields as Record<string, unknown>),
   });
   const documents = new DocumentService({
     db,
@@ -217,6 +218,7 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
     vectorStore: vectorStore,
     keys,
     config,
+    log: (msg, fields) => log.warn(msg, fields as Record<string, unknown>),
   });
   const kbs = new KbService({ db, collections, engine, files, searcher, queryLog, config });
   const mcp: McpDeps = {

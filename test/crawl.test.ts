@@ -202,6 +202,29 @@ describe("a crawl", () => {
     expect(chunks.every((c) => c.text.includes("alpha2"))).toBe(true);
   });
 
+  test("the crawl's new metadata reaches its pages at once; a page's own keys stay", async () => {
+    const patch = (id: string, metadata: object) =>
+      f.c.call("PATCH", `/api/rag/pipelines/${f.pid}/sources/${id}`, { metadata });
+    expect((await patch(source.id, { team: "web", _access: ["group:a"] })).status).toBe(200);
+    let pages = await pagesOf(source.id);
+    for (const p of pages.values()) expect(p.metadata).toEqual({ team: "web", _access: ["group:a"] });
+    const deep = pages.get("/a/deep")!;
+    expect((await patch(deep.id, { team: "deep-team", _access: ["group:a"] })).status).toBe(200);
+    expect((await patch(source.id, { team: "docs", _access: ["group:b"] })).status).toBe(200);
+    pages = await pagesOf(source.id);
+    for (const [path, p] of pages)
+      expect(p.metadata).toEqual({ team: path === "/a/deep" ? "deep-team" : "docs", _access: ["group:b"] });
+    // The chunk rows follow: a filter on the new team finds the changed page's new text.
+    const hit = await waitFor("the chunks to follow", async () => {
+      const r = await f.t.call("POST", "/api/rag/query", {
+        headers: { authorization: `Bearer ${f.key}` },
+        body: { query: "alpha2 things", topK: 1, mode: "keyword", filter: { metadata: { team: "docs" } } },
+      });
+      return r.body.results?.[0]?.content.includes("alpha2") ? r.body.results[0] : undefined;
+    });
+    expect(hit.metadata).toMatchObject({ sourceName: "Page alpha", team: "docs" });
+  });
+
   test("deleting the crawl source deletes its pages", async () => {
     const ids = [...(await pagesOf(source.id)).values()].map((p) => p.id);
     expect((await f.c.call("DELETE", `/api/rag/pipelines/${f.pid}/sources/${source.id}`)).status).toBe(200);
@@ -234,6 +257,19 @@ describe("limits and sitemaps", () => {
     } finally {
       f.t.config.crawlBudgetMs = budget;
     }
+  });
+
+  test("a crawl stored through the documents API: new metadata in a PUT reaches its pages at once", async () => {
+    buildSite();
+    const put = (metadata: object) =>
+      f.put("the-site", { type: "url", url: `${site.base}/a`, crawl: { depth: 1 }, metadata });
+    expect((await put({ team: "x" })).status).toBe(201);
+    const s = await crawled((await f.get("the-site")).body.id);
+    const teams = async () => [...(await pagesOf(s.id)).values()].map((p) => p.metadata);
+    expect(await teams()).toEqual([{ team: "x" }, { team: "x" }, { team: "x" }]);
+    expect((await put({ team: "y" })).status).toBe(200);
+    expect(await teams()).toEqual([{ team: "y" }, { team: "y" }, { team: "y" }]);
+    await crawled(s.id, (s.crawlReport as { finishedAt: string }).finishedAt);
   });
 
   test("include patterns keep only matching pages (the start page is always taken)", async () => {

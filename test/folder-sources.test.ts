@@ -177,6 +177,42 @@ describe("a folder synced three times", () => {
     expect((files.get("beta.txt")!.metadata as { modifiedAt: string }).modifiedAt).toBe(touched.toISOString());
   });
 
+  test("the folder's new metadata reaches its files at once, and their chunks soon after", async () => {
+    const patch = (metadata: object) =>
+      f.c.call("PATCH", `/api/rag/pipelines/${f.pid}/sources/${source.id}`, { metadata });
+    const teamOf = async (team: string) => {
+      const r = await f.t.call("POST", "/api/rag/query", {
+        headers: f.auth(),
+        body: { query: "notes matters", topK: 50, mode: "keyword", filter: { metadata: { team } } },
+      });
+      expect(r.status).toBe(200);
+      return new Set((r.body.results as { metadata: { sourceId: string } }[]).map((x) => x.metadata.sourceId));
+    };
+    expect((await patch({ team: "ops", _access: ["group:ops"] })).status).toBe(200);
+    let files = await filesOf(source.id);
+    for (const file of files.values())
+      expect(file.metadata).toMatchObject({ team: "ops", _access: ["group:ops"], extension: expect.any(String) });
+    const ids = [...files.values()].map((x) => x.id).sort();
+    expect(
+      [
+        ...(await waitFor("the chunks to follow", async () =>
+          (await teamOf("ops")).size ? teamOf("ops") : undefined,
+        )),
+      ].sort(),
+    ).toEqual(ids);
+    // The next sync keeps what the folder holds; a key the folder drops goes from every file.
+    expect((await patch({ team: "support" })).status).toBe(200);
+    files = await filesOf(source.id);
+    for (const file of files.values()) {
+      expect(file.metadata).toMatchObject({ team: "support", path: expect.any(String) });
+      expect(file.metadata).not.toHaveProperty("_access");
+    }
+    await waitFor("the old team to leave the chunks", async () =>
+      (await teamOf("ops")).size === 0 ? true : undefined,
+    );
+    expect([...(await teamOf("support"))].sort()).toEqual(ids);
+  });
+
   test("the folder gone: the sync fails with a clear error and deletes nothing", async () => {
     const held = await filesOf(source.id);
     const moved = join(base, "moved-away");

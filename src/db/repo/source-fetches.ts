@@ -112,6 +112,16 @@ export async function crawledPagesOf(db: Db, crawlSourceId: string): Promise<Cra
     .where(eq(sourceFetches.crawlSourceId, crawlSourceId));
 }
 
+/** The sources linked to a parent (a crawl's pages, a folder, bucket or Git source's files), with their metadata. */
+export async function linkedSourcesOf(db: Db, parentId: string): Promise<{ id: string; metadata: string }[]> {
+  const { documents, sourceFetches } = tables(db);
+  return await db
+    .select({ id: documents.id, metadata: documents.metadata })
+    .from(sourceFetches)
+    .innerJoin(documents, eq(documents.id, sourceFetches.documentId))
+    .where(eq(sourceFetches.crawlSourceId, parentId));
+}
+
 /** Ids of the pages a crawl source holds (to delete them with it). */
 export async function crawledPageIds(db: Db, crawlSourceId: string): Promise<string[]> {
   const { sourceFetches } = tables(db);

@@ -26,6 +26,7 @@ import type { KeyService } from "../keys/service";
 import { mayHaveFetchState, presentSource } from "../sources/present";
 import { checkExternalId, planJsonDocument } from "./input";
 import type { DocumentOut } from "./schemas";
+import { rewriteLinkedChunks } from "../../ingest/sync/inherited-metadata";
 import { diskStaging, type FileStaging, objectStaging, planFileDocument, type ReceivedDocumentFile } from "./upload";
 
 export interface DocumentDeps {
@@ -40,6 +41,8 @@ export interface DocumentDeps {
   vectorStore: VectorStore;
   keys: KeyService;
   config: Pick<Config, "maxUploadMb" | "fetchAllow" | "fetchDeny">;
+  /** Where a failure of work after the answer goes (the linked sources' chunk metadata). */
+  log: (msg: string, fields?: object) => void;
 }
 
 /** One item's answer in a batch; the same fields as a single upsert, or its error. */
@@ -202,6 +205,7 @@ export class DocumentService {
       await this.d.files.remove(done.row.collectionId, done.formerFile).catch(() => {});
     // Only the labels changed: the chunk rows get them in place, nothing is embedded again.
     if (done.metadataChanged) await this.d.vectorStore.rewriteMetadata(done.row.collectionId, done.row.id);
+    void rewriteLinkedChunks(this.d.vectorStore, done.row.collectionId, done.linked ?? [], this.d.log);
     return this.answer(plan.externalId, done);
   }
 

@@ -30,6 +30,7 @@ import { checkGitSettings, refuseGitFields } from "./git";
 import { checkBucketSettings, refuseBucketFields } from "./bucket";
 import { storedCredentials } from "../../core/bucket-settings";
 import { patchedCredentials } from "./credentials";
+import { retagLinked, rewriteLinkedChunks } from "../../ingest/sync/inherited-metadata";
 
 export interface SourceDeps {
   db: Store;
@@ -44,6 +45,8 @@ export interface SourceDeps {
    * then watched for the file (bucket-uploads.ts); null: ragd's own signed upload URL.
    */
   bucketUpload: ((row: DocumentRow, expires: number) => string) | null;
+  /** Where a failure of work after the answer goes (the linked sources' chunk metadata). */
+  log: (msg: string, fields?: object) => void;
 }
 
 /** The new document a create body describes; a file source waits for its upload. */
@@ -148,10 +151,11 @@ export class SourceService {
   /**
    * Renames a source, replaces its metadata or sets its credentials again (credentials.ts).
    * The chunk rows get the new metadata in place (vectors kept, nothing embedded) before
-   * this returns, so the next query filters on it.
+   * this returns, so the next query filters on it; a crawl's pages and a synced source's
+   * files follow it (inherited-metadata.ts), their chunk rows soon after.
    */
   async update(collection: Collection, id: string, body: SourcePatchBody) {
-    const { doc, patch } = await this.d.db.atomically(async (tx) => {
+    const { doc, patch, linked } = await this.d.db.atomically(async (tx) => {
       const doc = await this.find(collection, id, tx);
       if (body.metadata !== undefined) refuseProblems(metadataProblems(body.metadata));
       await patchFetchSettings(tx, doc, body);
@@ -162,10 +166,12 @@ export class SourceService {
       if (body.metadata !== undefined) patch.metadata = JSON.stringify(body.metadata);
       if (Object.keys(patch).length)
         await updateDocument(tx, doc.id, { ...patch, updatedAt: new Date().toISOString() });
-      return { doc, patch };
+      const linked = patch.metadata === undefined ? [] : await retagLinked(tx, doc.id, doc.metadata, patch.metadata);
+      return { doc, patch, linked };
     });
     if (patch.metadata !== undefined && patch.metadata !== doc.metadata)
       await this.d.vectorStore.rewriteMetadata(collection.id, doc.id);
+    void rewriteLinkedChunks(this.d.vectorStore, collection.id, linked, this.d.log);
     return this.get(collection, doc.id);
   }
 

@@ -18,6 +18,7 @@ import {
   replaceDocumentText,
 } from "../../db/repo/external-documents";
 import type { DocumentRow } from "../../db/schema";
+import { retagLinked } from "../sync/inherited-metadata";
 import { findSourceFetch, type SourceFetchPatch, saveSourceFetch } from "../../db/repo/source-fetches";
 import { UpsertRefused } from "../errors";
 import { insertNewDocument, newDocumentRow, queueTask } from "../tasks/queue";
@@ -69,6 +70,8 @@ export interface Upserted {
    * the commit on disk, and to be removed after it in object storage.
    */
   formerFile?: string | null;
+  /** Linked sources (a crawl's pages, a synced source's files) whose metadata followed this one's (inherited-metadata.ts). */
+  linked?: string[];
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -146,7 +149,8 @@ export async function upsertDocumentTx(t: Db, p: UpsertPlan, now: number): Promi
     if (p.file && p.filePathOf) rmSync(p.file.staged, { force: true });
     const metadataChanged = Object.keys(patch).length > 0;
     if (metadataChanged) await updateDocument(t, existing.id, { ...patch, updatedAt: iso(now) });
-    return { status: "unchanged", row: { ...existing, ...patch }, metadataChanged, queued: false };
+    const linked = await followedBy(t, existing, patch);
+    return { status: "unchanged", row: { ...existing, ...patch }, metadataChanged, queued: false, linked };
   }
   Object.assign(patch, {
     type: p.type,
@@ -161,6 +165,7 @@ export async function upsertDocumentTx(t: Db, p: UpsertPlan, now: number): Promi
     updatedAt: iso(now),
   } satisfies Partial<DocumentRow>);
   await updateDocument(t, existing.id, patch);
+  const linked = await followedBy(t, existing, patch);
   await replaceDocumentText(t, existing.id, p.content ?? null);
   if (fetchPatch) await saveSourceFetch(t, existing.id, fetchPatch);
   // The previous version's waiting or running job is superseded: its rows are refused from now on.
@@ -170,8 +175,12 @@ export async function upsertDocumentTx(t: Db, p: UpsertPlan, now: number): Promi
   if (p.file && p.filePathOf) moveInto(p.file.staged, p.filePathOf(existing.id));
   else if (formerFile && p.filePathOf) rmSync(p.filePathOf(existing.id), { force: true });
   const row = { ...existing, ...patch, status: "queued" as const };
-  return { status: "replaced", row, metadataChanged: false, queued: true, formerFile };
+  return { status: "replaced", row, metadataChanged: false, queued: true, formerFile, linked };
 }
+
+/** The linked sources whose metadata followed the document's new metadata (none when it kept its own). */
+const followedBy = (t: Db, existing: DocumentRow, patch: Partial<DocumentRow>): Promise<string[]> =>
+  patch.metadata === undefined ? Promise.resolve([]) : retagLinked(t, existing.id, existing.metadata, patch.metadata);
 
 /**
  * What a replacement changes of a document's fetch state, or null for nothing. A crawl
