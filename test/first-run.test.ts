@@ -33,13 +33,18 @@ test("the terminal line: the dashboard, the data directory, and the administrato
       "No account yet: the first account created (Create an account) becomes the administrator.",
   );
   expect(firstRunLine({ ...base, noAccount: true, signupOpen: false })).toContain("ragd user create");
+  // With single sign-on there is no password sign-up: the first account comes from the provider.
+  expect(firstRunLine({ ...base, noAccount: true, signupOpen: true, sso: "Keycloak" })).toBe(
+    "ragd is running: open http://127.0.0.1:8484/ in a browser; data in /srv/ragd. " +
+      "No account yet: the first person to sign in with Keycloak becomes the administrator.",
+  );
   expect(firstRunLine({ ...base, url: "https://rag.example.com/", noAccount: false, signupOpen: true })).toBe(
     "ragd is running: open https://rag.example.com/ in a browser; data in /srv/ragd.",
   );
   // Only a terminal gets it: a pipe, a service manager's journal or a container's log does not.
   const written: string[] = [];
   const out = (isTTY: boolean) => ({ isTTY, write: (s: string) => written.push(s) });
-  const config = { dataDir: "/srv/ragd", signup: "open" as const };
+  const config = { dataDir: "/srv/ragd", signup: "open" as const, oidcIssuer: null, oidcName: "SSO" };
   await printFirstRun(config, base.url, async () => true, out(false));
   expect(written).toEqual([]);
   await printFirstRun(config, base.url, async () => false, out(true));
