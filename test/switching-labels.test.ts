@@ -91,3 +91,23 @@ test("a replacement for another group is not shown through the old chunks while 
   const b = await ask(token(["group:b"]));
   expect(b.body.results.map((r: { content: string }) => r.content)).toEqual([secret]);
 }, 60_000);
+
+test("after a change of labels alone, the new group finds the source and the old one does not", async () => {
+  const text = "KESTREL roster: the night shift starts at ten.";
+  const put = (group: string) => f.put("roster", { type: "text", content: text, metadata: { _access: [group] } });
+  expect((await put("group:a")).status).toBe(201);
+  await f.settled("roster");
+  const sees = async (group: string) =>
+    (
+      await f.t.call("POST", "/api/rag/query", {
+        headers: { authorization: `Bearer ${token([group])}` },
+        body: { query: "KESTREL roster", mode: "keyword", topK: 5 },
+      })
+    ).body.results.some((r: { content: string }) => r.content === text);
+  expect(await sees("group:a")).toBe(true);
+  // The chunk rows get the new labels in place; their copy comes back from the table with its keys reordered.
+  const moved = await put("group:b");
+  expect(moved.body).toMatchObject({ status: "unchanged", metadataChanged: true });
+  expect(await sees("group:b")).toBe(true);
+  expect(await sees("group:a")).toBe(false);
+});

@@ -16,6 +16,7 @@
 import { ACCESS_KEY } from "../core/metadata";
 import type { DocumentRow } from "../db/schema";
 import { indexForm } from "../ingest/write/metadata-lookup";
+import { sameChunkMetadata } from "../vectors/meta-index";
 import type { VectorStore } from "../vectors/store";
 
 /** What the check reads of a source row. */
@@ -45,7 +46,7 @@ export async function switchingSources(
   const out = new Set<string>();
   for (const d of looked) {
     const current = indexForm(d);
-    if ([...(copies.get(d.id) ?? [])].some((copy) => copy !== current)) out.add(d.id);
+    if ([...(copies.get(d.id) ?? [])].some((copy) => !sameChunkMetadata(copy, current))) out.add(d.id);
   }
   return out;
 }

@@ -51,6 +51,19 @@ export function encodeChunkMetadata(meta: Metadata, source: IndexedSourceFields)
   return JSON.stringify(out);
 }
 
+/**
+ * Whether two of encodeChunkMetadata's outputs hold the same terms and values. A row's copy
+ * comes back from its table with its keys in another order (LanceDB's JSON column), so
+ * the strings differ where the labels do not.
+ */
+export function sameChunkMetadata(a: string, b: string): boolean {
+  if (a === b) return true;
+  const sorted = (json: string) => JSON.stringify(Object.entries(JSON.parse(json) as object).sort(byKey));
+  return sorted(a) === sorted(b);
+}
+
+const byKey = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : a > b ? 1 : 0);
+
 export type Comparison = "=" | ">" | ">=" | "<" | "<=";
 
 /** The terms of one row, from its stored JSON (encodeChunkMetadata's output). */
