@@ -200,13 +200,22 @@ describe("a folder synced three times", () => {
         )),
       ].sort(),
     ).toEqual(ids);
-    // The next sync keeps what the folder holds; a key the folder drops goes from every file.
+    // A key the folder drops goes from every file; the next sync finds the files as they are.
     expect((await patch({ team: "support" })).status).toBe(200);
     files = await filesOf(source.id);
-    for (const file of files.values()) {
-      expect(file.metadata).toMatchObject({ team: "support", path: expect.any(String) });
-      expect(file.metadata).not.toHaveProperty("_access");
-    }
+    const check = (all: Map<string, SourceJson>) => {
+      for (const file of all.values()) {
+        expect(file.metadata).toMatchObject({ team: "support", path: expect.any(String) });
+        expect(file.metadata).not.toHaveProperty("_access");
+      }
+    };
+    check(files);
+    expect((await refetch(source.id)).status).toBe(202);
+    source = await synced(source.id, reportOf(source).finishedAt);
+    expect(reportOf(source)).toMatchObject({ added: 0, changed: 0, deleted: 0, unchanged: 3 });
+    const again = await filesOf(source.id);
+    check(again);
+    for (const [path, file] of again) expect(file.updatedAt).toBe(files.get(path)!.updatedAt);
     await waitFor("the old team to leave the chunks", async () =>
       (await teamOf("ops")).size === 0 ? true : undefined,
     );

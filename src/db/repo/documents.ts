@@ -2,7 +2,7 @@
 import { and, asc, eq, ilike, like, sql } from "drizzle-orm";
 import { DISK_FULL_LIKE } from "../../tools/disk";
 import type { Db } from "../client";
-import { first, isPg, tables } from "../dialect";
+import { first, isPg, type PlainSql, runSql, tables } from "../dialect";
 import { once, ph, placeholdersOf } from "../prepared";
 import type { DocumentRow } from "../schema";
 
@@ -136,6 +136,18 @@ export async function findDocumentWithPreview(db: Db, id: string): Promise<Docum
       .where(eq(documents.id, id)),
   );
   return r && flatten(r);
+}
+
+const SET_METADATA: PlainSql = {
+  sqlite: `UPDATE documents SET metadata = json_extract(j.value, '$.metadata'), updated_at = $now
+  FROM json_each($items) AS j WHERE documents.id = json_extract(j.value, '$.id')`,
+  pg: `UPDATE documents AS d SET metadata = x.metadata, updated_at = $now
+  FROM jsonb_to_recordset($items::text::jsonb) AS x(id text, metadata text) WHERE d.id = x.id`,
+};
+
+/** New metadata (stored JSON) for many documents, in one statement, with their update time. */
+export async function setMetadataOf(db: Db, items: { id: string; metadata: string }[], now: string): Promise<void> {
+  if (items.length > 0) await runSql(db, SET_METADATA, { items: JSON.stringify(items), now });
 }
 
 /** Any change to a document; the frequent ones below are prepared once. */

@@ -166,7 +166,7 @@ export class SourceService {
       if (body.metadata !== undefined) patch.metadata = JSON.stringify(body.metadata);
       if (Object.keys(patch).length)
         await updateDocument(tx, doc.id, { ...patch, updatedAt: new Date().toISOString() });
-      const linked = patch.metadata === undefined ? [] : await retagLinked(tx, doc.id, doc.metadata, patch.metadata);
+      const linked = patch.metadata === undefined ? [] : await retagLinked(tx, doc, doc.metadata, patch.metadata);
       return { doc, patch, linked };
     });
     if (patch.metadata !== undefined && patch.metadata !== doc.metadata)

@@ -10,7 +10,8 @@ import { parseStoredMetadata } from "../../core/metadata";
 import type { Db } from "../../db/client";
 import type { Store } from "../../db/store";
 import { findCollectionById } from "../../db/repo/collections";
-import { findDocumentById } from "../../db/repo/documents";
+import { findDocumentById, updateDocument } from "../../db/repo/documents";
+import { parentNow } from "./inherited-metadata";
 import { dropPendingTasksOfDocument, replaceDocumentText } from "../../db/repo/external-documents";
 import { type CrawledPage, crawledPagesOf, saveSourceFetch } from "../../db/repo/source-fetches";
 import type { DocumentRow, Task } from "../../db/schema";
@@ -95,9 +96,12 @@ export class CrawlSync {
       url: p.url,
       metadata: parseStoredMetadata(parent.metadata),
     };
-    const row = await this.engine.createDocument(draft, p.text, (t, r) =>
-      saveSourceFetch(t, r.id, { crawlSourceId: task.documentId, lastCheckedAt: at, ...validators }),
-    );
+    const row = await this.engine.createDocument(draft, p.text, async (t, r) => {
+      await saveSourceFetch(t, r.id, { crawlSourceId: task.documentId, lastCheckedAt: at, ...validators });
+      // The crawl source's metadata may have changed since it was read (inherited-metadata.ts).
+      const metadata = (await parentNow(t, task.documentId, parent.metadata))(r.metadata);
+      if (metadata !== r.metadata) await updateDocument(t, r.id, { metadata });
+    });
     if (row) run.added++;
     if (row) run.pages.set(p.url, { documentId: row.id, url: p.url, contentHash: p.hash, ...validators });
   }

@@ -17,6 +17,7 @@ import type { Task } from "../../db/schema";
 import type { CrawlEngine } from "./crawl-sync";
 import type { FolderScan, ScannedFile } from "../folder/types";
 import { type FileWrite, MAX_LISTED, type SyncReport, SyncedFiles } from "./synced-files";
+import { parentNow } from "./inherited-metadata";
 
 /** What the sync needs of the vector store: a document's new metadata on its chunks, vectors kept. */
 export interface MetadataRewriter {
@@ -67,8 +68,8 @@ export class FolderSync {
         report.unchanged++;
       } else writes.push({ file: f, metadata, ...(known ? { known } : {}) });
     }
-    Object.assign(report, await this.files.write(task, writes, failures));
-    await this.retag(task.collectionId, retag);
+    Object.assign(report, await this.files.write(task, from, writes, failures));
+    await this.retag(task, parent.metadata, retag);
     report.deleted = await this.removeGone(task, held, scan, failures);
     report.failed = failures.length;
     report.failures = failures.slice(0, MAX_LISTED);
@@ -82,14 +83,18 @@ export class FolderSync {
    * source): nothing embedded, their metadata rewritten on the document and its chunks.
    * One at a time, 1,000 took 181 s (a table rewrite each); batched, see docs/notes/2026-12-06-folder-sources.md.
    */
-  private async retag(collectionId: string, files: { id: string; metadata: string }[]): Promise<void> {
+  private async retag(task: Task, seen: string, files: { id: string; metadata: string }[]): Promise<void> {
     for (let i = 0; i < files.length; i += RETAG_BATCH) {
       const batch = files.slice(i, i + RETAG_BATCH);
       await this.db.atomically(async (t) => {
-        for (const f of batch) await updateDocument(t, f.id, { metadata: f.metadata });
+        // The folder source's metadata may have changed since the sync read it (inherited-metadata.ts).
+        const follow = await parentNow(t, task.documentId, seen);
+        // A later update time: restricted callers are not shown the files until their chunks follow (current-labels.ts).
+        const updatedAt = new Date().toISOString();
+        for (const f of batch) await updateDocument(t, f.id, { metadata: follow(f.metadata), updatedAt });
       });
       await this.chunkMetadata.rewriteMetadata(
-        collectionId,
+        task.collectionId,
         batch.map((f) => f.id),
       );
     }

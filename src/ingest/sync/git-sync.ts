@@ -45,7 +45,7 @@ export class GitSync {
       const file = { path: f.path, size: f.size, hash: f.oid };
       writes.push({ file, metadata, ...(known ? { known } : {}) });
     }
-    const { added, changed } = await this.files.write(task, writes, failures);
+    const { added, changed } = await this.files.write(task, from, writes, failures);
     const failed = new Set(failures.map((f) => f.path));
     const taken = new Set(scan.files.map((f) => f.path));
     let deleted = 0;

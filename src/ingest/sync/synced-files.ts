@@ -15,6 +15,7 @@ import { linkToParent, saveSourceFetch } from "../../db/repo/source-fetches";
 import type { DocumentRow, Task } from "../../db/schema";
 import type { CrawlEngine } from "./crawl-sync";
 import { queueTask } from "../tasks/queue";
+import { bringToParent, parentNow } from "./inherited-metadata";
 
 /** Failures a report lists (its count has them all). */
 export const MAX_LISTED = 100;
@@ -80,6 +81,7 @@ export class SyncedFiles {
    */
   async write(
     task: Task,
+    from: SyncParent,
     writes: FileWrite[],
     failures: SyncReport["failures"],
   ): Promise<{ added: number; changed: number }> {
@@ -93,8 +95,8 @@ export class SyncedFiles {
       const added = group.filter((w) => !w.known);
       const changed = group.filter((w) => w.known);
       const [made, requeued] = await Promise.all([
-        this.add(task, added),
-        Promise.allSettled(changed.map((w) => this.change(task, w.known!, w.file, w.metadata))),
+        this.add(task, from.row.metadata, added),
+        Promise.allSettled(changed.map((w) => this.change(task, from.row.metadata, w))),
       ]);
       for (const [j, o] of made.entries()) note(added[j]!, o);
       for (const [j, o] of requeued.entries()) note(changed[j]!, o);
@@ -102,8 +104,11 @@ export class SyncedFiles {
     return done;
   }
 
-  /** New files: their documents, queued, linked to the parent source of `task`. */
-  private add(task: Task, writes: FileWrite[]): Promise<PromiseSettledResult<unknown>[]> {
+  /**
+   * New files: their documents, queued, linked to the parent source of `task`, with its
+   * metadata as it is at their commit (read as `seen`: inherited-metadata.ts).
+   */
+  private add(task: Task, seen: string, writes: FileWrite[]): Promise<PromiseSettledResult<unknown>[]> {
     const drafts = writes.map(({ file: f, metadata }) => ({
       collectionId: task.collectionId,
       type: "file" as const,
@@ -114,22 +119,24 @@ export class SyncedFiles {
       contentHash: f.hash,
       metadata,
     }));
-    return this.engine.createDocuments(drafts, (t, rows) =>
-      linkToParent(
+    return this.engine.createDocuments(drafts, async (t, rows) => {
+      await linkToParent(
         t,
         rows.map((r) => r.id),
         task.documentId,
-      ),
-    );
+      );
+      await bringToParent(t, task.documentId, seen, rows);
+    });
   }
 
   /** Other bytes: the file's new size, hash and metadata, and a task (superseding one that waits or runs). */
-  private async change(task: Task, known: FolderFile, f: SyncedFile, metadata: Metadata): Promise<void> {
-    const id = known.documentId;
+  private async change(task: Task, seen: string, { known, file: f, metadata }: FileWrite): Promise<void> {
+    const id = known!.documentId;
     await this.engine.requeueWith(async (t) => {
       const col = await findCollectionById(t, task.collectionId);
       if (!col || !(await findDocumentById(t, id))) return;
-      const patch = { fileSize: f.size, contentHash: f.hash, metadata: JSON.stringify(metadata) };
+      const stored = (await parentNow(t, task.documentId, seen))(JSON.stringify(metadata));
+      const patch = { fileSize: f.size, contentHash: f.hash, metadata: stored };
       await updateDocument(t, id, { ...patch, updatedAt: new Date().toISOString() });
       await dropPendingTasksOfDocument(t, id);
       await queueTask(t, id, col, Date.now());

@@ -180,7 +180,7 @@ export async function upsertDocumentTx(t: Db, p: UpsertPlan, now: number): Promi
 
 /** The linked sources whose metadata followed the document's new metadata (none when it kept its own). */
 const followedBy = (t: Db, existing: DocumentRow, patch: Partial<DocumentRow>): Promise<string[]> =>
-  patch.metadata === undefined ? Promise.resolve([]) : retagLinked(t, existing.id, existing.metadata, patch.metadata);
+  patch.metadata === undefined ? Promise.resolve([]) : retagLinked(t, existing, existing.metadata, patch.metadata);
 
 /**
  * What a replacement changes of a document's fetch state, or null for nothing. A crawl
