@@ -138,6 +138,34 @@ describe("writes", () => {
     expect(await vectorStore.countRows(c, 1)).toBe(2);
   });
 
+  test("only documents with rows stored are merged; a first write appends", async () => {
+    const c = crypto.randomUUID();
+    await vectorStore.replaceDocuments(c, 1, ["a"], rows("a", ["one", "two", "three"]));
+    const table = await conn.openTable(VectorStore.tableName(c, 1));
+    const proto = Object.getPrototypeOf(table) as { mergeInsert: (...a: unknown[]) => unknown };
+    const merge = proto.mergeInsert;
+    let merges = 0;
+    proto.mergeInsert = function (this: unknown, ...a: unknown[]) {
+      merges++;
+      return merge.apply(this, a);
+    };
+    try {
+      // Taken for replacements (the sink forgot they were new), documents with nothing stored append.
+      await vectorStore.replaceDocuments(c, 1, ["n1", "n2"], [...rows("n1", ["x"]), ...rows("n2", ["y", "z"])]);
+      expect(merges).toBe(0);
+      // A stored document among new ones is merged: its old rows go, the new ones' are inserted.
+      await vectorStore.replaceDocuments(c, 1, ["a", "n3"], [...rows("a", ["shorter"]), ...rows("n3", ["w"])]);
+      expect(merges).toBe(1);
+      expect(await allIds(c, 1)).toEqual(["a:0", "n1:0", "n2:0", "n2:1", "n3:0"]);
+      // A replayed later slice of a stored document still leaves one copy of each row.
+      await vectorStore.replaceDocuments(c, 1, ["n4"], [...rows("n4", ["v"]), ...rows("n2", ["z"], 1)]);
+      expect(merges).toBe(1);
+      expect(await allIds(c, 1)).toEqual(["a:0", "n1:0", "n2:0", "n2:1", "n3:0", "n4:0"]);
+    } finally {
+      proto.mergeInsert = merge;
+    }
+  });
+
   test("a replayed later batch of a document does not duplicate rows", async () => {
     const c = crypto.randomUUID();
     await vectorStore.replaceDocuments(c, 1, ["a"], rows("a", ["first", "second"]));

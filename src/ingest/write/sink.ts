@@ -15,6 +15,7 @@
  * room for (VectorStore.writeRoom), in whole documents, so its full-text tail stays short.
  */
 import { RecentCache } from "../../tools/recent-cache";
+import { QUEUE_LIMIT } from "../tasks/queue-room";
 import type { VectorStore } from "../../vectors/store";
 import type { RowOut } from "../job-types";
 
@@ -58,6 +59,8 @@ interface Queued {
 }
 
 /** In `written`: the document has no row in the table. */
+/** Documents the sink remembers (fresh, written): a cache keeps half of them at least, twice the queue's bound. */
+const REMEMBERED = 4 * QUEUE_LIMIT;
 const NOTHING_STORED = -1;
 
 /**
@@ -81,9 +84,13 @@ export class ChunkSink {
    * were last replaced (NOTHING_STORED: none), while remembered. A forgotten document
    * (or one whose commit failed) takes the deletes.
    */
-  private readonly written = new RecentCache<string, number>(10_000);
-  /** Documents created in this process whose first write has not come yet (forgetting one costs a delete). */
-  private readonly fresh = new RecentCache<string, true>(20_000);
+  private readonly written = new RecentCache<string, number>(REMEMBERED);
+  /**
+   * Documents created in this process whose first write has not come yet (forgetting one
+   * costs the writer a look for its rows: writer.ts, documentsWithRows). It holds the
+   * REMEMBERED / 2 most recent at least, beyond the QUEUE_LIMIT that may wait before them.
+   */
+  private readonly fresh = new RecentCache<string, true>(REMEMBERED);
   /** Per table, a waiting commit's wake-up once GATHER_ROWS rows are pending. */
   private readonly gathering = new Map<string, () => void>();
 
