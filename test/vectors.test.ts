@@ -157,10 +157,14 @@ describe("writes", () => {
       await vectorStore.replaceDocuments(c, 1, ["a", "n3"], [...rows("a", ["shorter"]), ...rows("n3", ["w"])]);
       expect(merges).toBe(1);
       expect(await allIds(c, 1)).toEqual(["a:0", "n1:0", "n2:0", "n2:1", "n3:0"]);
+      // A stored document cleared beside new ones is deleted, not merged.
+      await vectorStore.replaceDocuments(c, 1, ["n3", "n5"], rows("n5", ["u"]));
+      expect(merges).toBe(1);
+      expect(await allIds(c, 1)).toEqual(["a:0", "n1:0", "n2:0", "n2:1", "n5:0"]);
       // A replayed later slice of a stored document still leaves one copy of each row.
       await vectorStore.replaceDocuments(c, 1, ["n4"], [...rows("n4", ["v"]), ...rows("n2", ["z"], 1)]);
       expect(merges).toBe(1);
-      expect(await allIds(c, 1)).toEqual(["a:0", "n1:0", "n2:0", "n2:1", "n3:0", "n4:0"]);
+      expect(await allIds(c, 1)).toEqual(["a:0", "n1:0", "n2:0", "n2:1", "n4:0", "n5:0"]);
     } finally {
       proto.mergeInsert = merge;
     }

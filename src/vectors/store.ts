@@ -132,8 +132,9 @@ export class VectorStore extends StoredReads {
 
   /**
    * Deletes the rows of `documentIds`, then appends `rows`, in the table's serial
-   * queue (in one commit when it does both, so a replaced document is never missing);
-   * creates the table on first write. An appended row whose document is not
+   * queue (a document given new rows that has rows stored is replaced in one commit, so it
+   * is never missing; writer.ts first reads which have rows, as a merge reads the whole
+   * table); creates the table on first write. An appended row whose document is not
    * in `documentIds` (a later batch of a long document) replaces any stored row
    * with its id, so a replayed write still leaves one copy of each row. That costs a
    * scan of the table; a caller that knows those rows cannot be stored yet says

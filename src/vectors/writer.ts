@@ -124,9 +124,14 @@ export class TableWriter {
       if (!table) return;
       if (await this.metadata.ensure(name, table)) this.rewrote(name);
       if (this.shared && (documentIds.length || !opts.appendedAreNew)) await table.checkoutLatest();
-      // Only documents with rows stored need the merge: it reads the whole table.
-      const stored = documentIds.length && rows.length ? await documentsWithRows(table, documentIds) : [];
+      // Only documents with rows stored and new rows given need the merge: it reads the whole
+      // table. Those without new rows are cleared by a delete; those with nothing stored append.
+      const given = new Set(rows.map((r) => r.documentId));
+      const replacing = documentIds.filter((id) => given.has(id));
+      const clearing = documentIds.filter((id) => !given.has(id));
+      const stored = replacing.length ? await documentsWithRows(table, replacing) : [];
       if (stored.length) {
+        if (clearing.length) await table.delete(inList("document_id", clearing));
         // A replaced document with new rows: one commit, so a query sees the old version or the
         // new one, never neither (docs/API.md, Documents API). Merging on id also keeps one copy
         // of a replayed row.
@@ -139,11 +144,10 @@ export class TableWriter {
         this.wrote(name, rows.length);
         return;
       }
-      // Replaced documents with nothing stored, given rows, append them: only other documents' rows may be stored.
-      const cleared = rows.length ? [] : documentIds;
-      const others = new Set(documentIds);
-      const strays = opts.appendedAreNew ? [] : rows.filter((r) => !others.has(r.documentId));
-      const predicate = replacePredicate(cleared, strays);
+      // Only rows of documents not replaced here (a later slice, replayed) may be stored already.
+      const replaced = new Set(replacing);
+      const strays = opts.appendedAreNew ? [] : rows.filter((r) => !replaced.has(r.documentId));
+      const predicate = replacePredicate(clearing, strays);
       if (predicate) await table.delete(predicate);
       if (rows.length) await addArrow(table, toArrowChecked(withMeta, await this.dimOf(name, table)));
       this.wrote(name, rows.length);
@@ -305,11 +309,6 @@ export class TableWriter {
 }
 
 /**
- * Rows of the replaced documents go, and so does any stored row with the id of an
- * appended row outside them (a later batch of a long document, replayed), so every
- * row id exists once however often a write is repeated.
- */
-/**
  * Which of `documentIds` have rows in the table: the writer's caller cannot always tell a
  * document's first write (after a restart, once its memory of a document is gone, or on a
  * replica), and a merge costs the whole table where this reads one indexed column. During
@@ -326,6 +325,11 @@ async function documentsWithRows(table: Table, documentIds: string[]): Promise<s
   return documentIds.filter((id) => found.has(id));
 }
 
+/**
+ * Rows of the replaced documents go, and so does any stored row with the id of an
+ * appended row outside them (a later batch of a long document, replayed), so every
+ * row id exists once however often a write is repeated.
+ */
 function replacePredicate(documentIds: string[], rows: ChunkRow[]): string | null {
   const docs = new Set(documentIds);
   const strays = rows.filter((r) => !docs.has(r.documentId));

@@ -58,9 +58,9 @@ interface Queued {
   rows: RowOut[];
 }
 
-/** In `written`: the document has no row in the table. */
 /** Documents the sink remembers (fresh, written): a cache keeps half of them at least, twice the queue's bound. */
 const REMEMBERED = 4 * QUEUE_LIMIT;
+/** In `written`: the document has no row in the table. */
 const NOTHING_STORED = -1;
 
 /**
