@@ -9,6 +9,7 @@ import JSZip from "jszip";
 import { FILE_ACCEPT, FILE_EXTENSIONS } from "../src/dashboard/lib/formats";
 import { extract, ExtractionError } from "../src/ingest/extract";
 import { READABLE_EXTENSIONS } from "../src/ingest/extract/detect";
+import { makeDocx } from "./support/ingest";
 import { type Chapter, fixture, makeEpub, makeOdf, makePptx, makeWorkbook, odpPage } from "./support/office";
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
@@ -331,6 +332,14 @@ describe("corrupt office files", () => {
   test("an odt nested 100,000 spans deep fails with a sentence", async () => {
     const body = `<text:p>${"<text:span>".repeat(100_000)}deep${"</text:span>".repeat(100_000)}</text:p>`;
     expect(await rejection(await makeOdf("text", body), { fileName: "deep.odt" })).toBe(
+      "document is nested too deeply to read",
+    );
+  });
+
+  test("a docx nested 100,000 elements deep fails with the same sentence", async () => {
+    const deep = `${"<w:sdt><w:sdtContent>".repeat(100_000)}<w:p><w:r><w:t>deep</w:t></w:r></w:p>${"</w:sdtContent></w:sdt>".repeat(100_000)}`;
+    const document = `<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${deep}</w:body></w:document>`;
+    expect(await rejection(await makeDocx([], { "word/document.xml": document }), { fileName: "deep.docx" })).toBe(
       "document is nested too deeply to read",
     );
   });

@@ -34,6 +34,7 @@ const FORMATS = {
  * @example catch (err) { throw unreadable("docx", err); }
  */
 export function unreadable(format: keyof typeof FORMATS, cause: unknown): ExtractionError {
+  if (tooDeep(cause)) return nestedTooDeeply();
   const detail = String((cause as Error)?.message ?? cause).slice(0, 200);
   return new ExtractionError(`could not read the ${FORMATS[format][0]}: ${why(format, detail)}`, detail);
 }
@@ -45,4 +46,16 @@ function why(format: keyof typeof FORMATS, detail: string): string {
   if (format !== "pdf" && /xml|entity/i.test(detail))
     return "its XML is malformed or uses entities ragd does not expand";
   return `it is damaged or is not ${FORMATS[format][1]}`;
+}
+
+/**
+ * Readers of nested markup recurse once per level: a document nested deeper than the stack
+ * allows is refused with a sentence rather than a stack trace, or "damaged".
+ */
+export function tooDeep(err: unknown): boolean {
+  return err instanceof RangeError && /call stack/i.test(err.message);
+}
+
+export function nestedTooDeeply(): ExtractionError {
+  return new ExtractionError("document is nested too deeply to read");
 }

@@ -12,7 +12,7 @@ import type { Extracted } from "../types";
 import { csvToText } from "./csv";
 import { detectKind } from "./detect";
 import type { Hints } from "./hints";
-import { ExtractionError } from "./errors";
+import { ExtractionError, nestedTooDeeply, tooDeep } from "./errors";
 import { extractImage } from "./image";
 import { jsonToText } from "./json";
 import type { Ocr } from "./ocr";
@@ -40,10 +40,7 @@ export async function extract(
   signal?: AbortSignal,
 ): Promise<Extracted> {
   const result = await extractByKind(bytes, hints, ocr, signal).catch((err: unknown) => {
-    // Readers of nested markup recurse once per level; a document nested deeper than the
-    // stack allows is refused with a sentence rather than a stack trace.
-    if (err instanceof RangeError && /call stack/i.test(err.message))
-      throw new ExtractionError("document is nested too deeply to read");
+    if (tooDeep(err)) throw nestedTooDeeply();
     throw err;
   });
   if (!result.text.trim()) throw new ExtractionError(`no text found in ${result.kind}`);
