@@ -210,6 +210,13 @@ describe("allowed fetches", () => {
     }
   });
 
+  test("an error names a redirect's target without its query, which may carry a token", async () => {
+    const allow = opts({ allow: ["127.0.0.1"] });
+    const signed = encodeURIComponent("/status/403?X-Amz-Signature=s3cr3t#part");
+    const err = await failure(`http://127.0.0.1:${port}/to?url=${signed}`, allow);
+    expect(err.message).toBe(`http://127.0.0.1:${port}/status/403?… answered 403`);
+  });
+
   test("five redirects are followed, a sixth is not", async () => {
     const allow = opts({ allow: ["127.0.0.1"] });
     expect((await safeFetch(`http://127.0.0.1:${port}/hop/5`, allow)).finalUrl).toBe(`http://127.0.0.1:${port}/hop/0`);

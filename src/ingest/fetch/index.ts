@@ -303,11 +303,19 @@ function decodeUserinfo(part: string): string {
 }
 
 /** A URL for messages: credentials removed. */
+/**
+ * A URL as an error shows it (on the source, to everyone who sees it): without credentials,
+ * and with its query and fragment elided, which may carry a token (a redirect's target
+ * often does: a signed download link).
+ */
 function show(url: URL | string): string {
   const u = new URL(url);
   u.username = "";
   u.password = "";
-  return u.href;
+  const elided = u.search || u.hash ? "?…" : "";
+  u.search = "";
+  u.hash = "";
+  return u.href + elided;
 }
 
 function seconds(ms: number): string {
