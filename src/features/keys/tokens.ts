@@ -11,8 +11,11 @@ import type { TokenAccess } from "./access";
 /** Three base64url parts, the first a JSON header: how a token is told from a `rag_` key. */
 export const TOKEN_SHAPE = /^eyJ[A-Za-z0-9_-]{2,4000}\.[A-Za-z0-9_-]{2,16000}\.[A-Za-z0-9_-]{20,200}$/;
 
-/** Principals a token may name, and their length: a query filter's $in takes 100 values. */
-export const TOKEN_LIMITS = { principals: 100, principalChars: 200 } as const;
+/**
+ * Principals a token may name, and their length: a query filter's $in takes 100 values. A token
+ * lives at most a day: its `exp` is a whole number of seconds no further ahead than that.
+ */
+export const TOKEN_LIMITS = { principals: 100, principalChars: 200, lifetimeSeconds: 86_400 } as const;
 
 const invalid = (message: string) => new AppError("invalid_api_key", message);
 
@@ -41,7 +44,10 @@ export async function verifyToken(raw: string, secret: string): Promise<TokenAcc
     if (err instanceof errors.JWTExpired) throw invalid("this tenant token has expired");
     throw invalid("this tenant token's signature or claims are not valid");
   }
-  return { ...claims(payload), expires: (payload.exp as number) * 1000 };
+  const exp = payload.exp as number;
+  if (!Number.isSafeInteger(exp) || exp > Date.now() / 1000 + TOKEN_LIMITS.lifetimeSeconds)
+    throw invalid("a tenant token's exp is a whole number of seconds at most 24 hours ahead");
+  return { ...claims(payload), expires: exp * 1000 };
 }
 
 /** The token's `filter` and `principals`, checked (a badly made token is the application's 400). */
