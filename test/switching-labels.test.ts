@@ -111,3 +111,27 @@ test("after a change of labels alone, the new group finds the source and the old
   expect(await sees("group:b")).toBe(true);
   expect(await sees("group:a")).toBe(false);
 });
+
+test("a source indexed moments ago is shown only if its rows carry its labels, as on a replica that lags", async () => {
+  const text = "OSPREY ledger: the audit closes on Friday.";
+  expect((await f.put("ledger", { type: "text", content: text, metadata: { _access: ["group:a"] } })).status).toBe(201);
+  await f.settled("ledger");
+  const sees = async (group: string) =>
+    (
+      await f.t.call("POST", "/api/rag/query", {
+        headers: { authorization: `Bearer ${token([group])}` },
+        body: { query: "OSPREY ledger", mode: "keyword", topK: 5 },
+      })
+    ).body.results.some((r: { content: string }) => r.content === text);
+  expect(await sees("group:a")).toBe(true);
+  // What a replica reads while another one has just committed new labels: the shared database
+  // says the source is indexed with group B's labels, its own table handle still has group A's rows.
+  await f.t.services.db.atomically((tx) =>
+    tx.$client
+      .query(
+        `UPDATE documents SET metadata = '{"_access":["group:b"]}', updated_at = ?1, indexed_at = ?1 WHERE external_id = 'ledger'`,
+      )
+      .run(new Date().toISOString()),
+  );
+  expect(await sees("group:a")).toBe(false);
+});

@@ -11,7 +11,9 @@
  * Access rules); the others see it as ever.
  *
  * Only a source that may have changed since it was indexed is looked at (`unsettled`): not
- * `ready`, or written since it was last indexed. A settled one costs nothing.
+ * `ready`, written since it was last indexed, or indexed moments ago (another replica's
+ * table handle sees a commit within a second, vectors/connection.ts, while the source's row
+ * in the shared database says at once that it is indexed). A settled one costs nothing.
  */
 import { ACCESS_KEY } from "../core/metadata";
 import type { DocumentRow } from "../db/schema";
@@ -25,9 +27,13 @@ export type LabelledSource = Pick<
   "id" | "status" | "updatedAt" | "indexedAt" | "metadata" | "type" | "externalId"
 >;
 
-/** Whether the source may carry other labels in SQLite than on its chunk rows. */
-export function unsettled(d: LabelledSource): boolean {
-  return d.status !== "ready" || d.indexedAt === null || d.updatedAt > d.indexedAt;
+/** How long after its indexing a source is still looked at: a replica's lag, with room for clocks that differ. */
+export const SETTLING_MS = 5_000;
+
+/** Whether the source may carry other labels in SQLite than on its chunk rows (as this process reads them). */
+export function unsettled(d: LabelledSource, now = Date.now()): boolean {
+  if (d.status !== "ready" || d.indexedAt === null || d.updatedAt > d.indexedAt) return true;
+  return now - Date.parse(d.indexedAt) < SETTLING_MS;
 }
 
 /**
@@ -39,7 +45,8 @@ export async function switchingSources(
   collection: { id: string; generation: number },
   sources: LabelledSource[],
 ): Promise<Set<string>> {
-  const looked = sources.filter(unsettled);
+  const now = Date.now();
+  const looked = sources.filter((d) => unsettled(d, now));
   if (looked.length === 0) return new Set();
   const ids = looked.map((d) => d.id);
   const copies = await store.labelCopies(collection.id, collection.generation, ids);
