@@ -13,11 +13,14 @@
  * Only a source that may have changed since it was indexed is looked at (`unsettled`): not
  * `ready`, written since it was last indexed, or indexed moments ago (another replica's
  * table handle sees a commit within a second, vectors/connection.ts, while the source's row
- * in the shared database says at once that it is indexed). A settled one costs nothing.
+ * in the shared database says at once that it is indexed). A settled one costs nothing, nor
+ * does one found carrying its labels since its row last changed (a metadata change leaves
+ * `updatedAt` past `indexedAt` for good): this process's view of its rows only moves on.
  */
 import { ACCESS_KEY } from "../core/metadata";
 import type { DocumentRow } from "../db/schema";
 import { indexForm } from "../ingest/write/metadata-lookup";
+import { RecentCache } from "../tools/recent-cache";
 import { sameChunkMetadata } from "../vectors/meta-index";
 import type { VectorStore } from "../vectors/store";
 
@@ -32,8 +35,7 @@ export const SETTLING_MS = 5_000;
 
 /** Whether the source may carry other labels in SQLite than on its chunk rows (as this process reads them). */
 export function unsettled(d: LabelledSource, now = Date.now()): boolean {
-  if (d.status !== "ready" || d.indexedAt === null || d.updatedAt > d.indexedAt) return true;
-  return now - Date.parse(d.indexedAt) < SETTLING_MS;
+  return d.status !== "ready" || d.indexedAt === null || d.updatedAt > d.indexedAt || withinSettling(d, now);
 }
 
 /**
@@ -46,17 +48,28 @@ export async function switchingSources(
   sources: LabelledSource[],
 ): Promise<Set<string>> {
   const now = Date.now();
-  const looked = sources.filter((d) => unsettled(d, now));
+  const key = (d: LabelledSource) => `${collection.id}/${collection.generation}/${d.id}`;
+  const looked = sources.filter((d) => unsettled(d, now) && agreeing.get(key(d)) !== rowOf(d));
   if (looked.length === 0) return new Set();
   const ids = looked.map((d) => d.id);
   const copies = await store.labelCopies(collection.id, collection.generation, ids);
   const out = new Set<string>();
   for (const d of looked) {
     const current = indexForm(d);
-    if ([...(copies.get(d.id) ?? [])].some((copy) => !sameChunkMetadata(copy, current))) out.add(d.id);
+    const found = [...(copies.get(d.id) ?? [])];
+    if (found.some((copy) => !sameChunkMetadata(copy, current))) out.add(d.id);
+    else if (found.length > 0 && d.status === "ready" && !withinSettling(d, now)) agreeing.set(key(d), rowOf(d));
   }
   return out;
 }
+
+/** Sources whose rows were found carrying their labels, with the source row as it was then. */
+const agreeing = new RecentCache<string, string>(10_000);
+
+const rowOf = (d: LabelledSource) => `${d.status}|${d.updatedAt}|${d.indexedAt}|${d.metadata}`;
+
+const withinSettling = (d: LabelledSource, now: number) =>
+  d.indexedAt === null || now - Date.parse(d.indexedAt) < SETTLING_MS;
 
 /** A result's or listing's metadata as a restricted caller sees it: without the access list, which names who else may see the source. */
 export function withoutAccessList<T extends Record<string, unknown>>(metadata: T): T {
