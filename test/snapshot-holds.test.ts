@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { DiskFileStore } from "../src/files/disk-store";
 import { openLance } from "../src/vectors/connection";
 import { VectorStore } from "../src/vectors/store";
-import { SerialQueues } from "../src/vectors/writer";
+import { SerialQueues } from "../src/vectors/serial-queues";
 import { tempDir } from "./support/app";
 
 describe("the writers' pause", () => {
