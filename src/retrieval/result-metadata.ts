@@ -3,8 +3,8 @@ import { parseStoredMetadata } from "../core/metadata";
 import type { Db } from "../db/client";
 import { findResultSources, type ResultSource } from "../db/repo/result-sources";
 import type { DocumentRow } from "../db/schema";
-import type { StoredHit, VectorStore } from "../vectors/store";
-import { switchingSources, withoutAccessList } from "./current-labels";
+import type { StoredHit } from "../vectors/store";
+import { carriesCurrentLabels, withoutAccessList } from "./current-labels";
 
 /** The reserved metadata keys of a result (docs/API.md, Query), then the source's own metadata, flat. */
 export interface ResultMetadata {
@@ -39,23 +39,23 @@ export function metadataOf(d: ResultSource, h: { chunkIndex: number; start: numb
 }
 
 /**
- * Each hit of `collection`'s `generation` with its source's metadata, in order; undefined
- * where the source was deleted a moment ago, or, for a `restricted` caller, where its labels are switching
- * (current-labels.ts), whose metadata then leaves out the access list.
+ * Each hit of `collection` with its source's metadata, in order; undefined where the source
+ * was deleted a moment ago, or, for a `restricted` caller, where the hit's row does not carry
+ * its source's current labels (current-labels.ts); a restricted caller's metadata leaves out
+ * the access list.
  */
 export async function attachSources(
-  parts: { db: Db; vectorStore: Pick<VectorStore, "labelCopies"> },
-  collection: { id: string; generation: number },
+  db: Db,
+  collectionId: string,
   hits: StoredHit[],
   restricted: boolean,
 ): Promise<({ content: string; score: number; metadata: ResultMetadata } | undefined)[]> {
   const ids = [...new Set(hits.map((h) => h.documentId))];
-  const sources = (await findResultSources(parts.db, ids)).filter((d) => d.collectionId === collection.id);
-  const hidden = restricted ? await switchingSources(parts.vectorStore, collection, sources) : new Set<string>();
-  const docs = new Map(sources.filter((d) => !hidden.has(d.id)).map((d) => [d.id, d]));
+  const sources = (await findResultSources(db, ids)).filter((d) => d.collectionId === collectionId);
+  const docs = new Map(sources.map((d) => [d.id, d]));
   return hits.map((h) => {
     const d = docs.get(h.documentId);
-    if (!d) return undefined;
+    if (!d || (restricted && !carriesCurrentLabels(h.labels, d))) return undefined;
     const metadata = metadataOf(d, h);
     return { content: h.text, score: h.score, metadata: restricted ? withoutAccessList(metadata) : metadata };
   });

@@ -157,7 +157,7 @@ export class Searcher {
   ) {
     const hits = await this.hits(target, change);
     const complete = change.topK === undefined || hits.length < change.topK;
-    const found = (await this.attach(collection, target, hits, req.restricted)).filter(isDefined);
+    const found = (await this.attach(collection, hits, req.restricted)).filter(isDefined);
     const results = req.boost ? rescore(found, await this.boostFactors(found, req), req.minScore) : found;
     return { found: results, complete };
   }
@@ -188,7 +188,7 @@ export class Searcher {
     // The reranker works while the sources are read from SQLite.
     const [rerank, found] = await Promise.all([
       this.rerankScores(model, req.query, hits),
-      this.attach(collection, target, hits, req.restricted),
+      this.attach(collection, hits, req.restricted),
     ]);
     if (!rerank.scores) return { warning: rerank.warning };
     const scores = rerank.scores;
@@ -284,6 +284,8 @@ export class Searcher {
       where: req.where,
       hybridAlpha: req.hybridAlpha ?? defaultHybridAlpha(model),
       vectorKind: isBuiltinModel(model) ? "builtin" : "model",
+      // A restricted caller's hits bring the labels the filter was applied to (current-labels.ts).
+      labels: req.restricted,
     };
     return { collectionId: collection.id, generation, search };
   }
@@ -294,10 +296,9 @@ export class Searcher {
     return this.vectorStore.search(target.collectionId, target.generation, { ...target.search, ...change });
   }
 
-  /** Each hit of the target's generation with its source's metadata (result-metadata.ts, attachSources). */
-  private attach(collection: Collection, target: Target | null, hits: StoredHit[], restricted: boolean) {
-    const searched = { id: collection.id, generation: target?.generation ?? collection.activeGeneration };
-    return attachSources({ db: this.db.reader, vectorStore: this.vectorStore }, searched, hits, restricted);
+  /** Each hit with its source's metadata (result-metadata.ts, attachSources). */
+  private attach(collection: Collection, hits: StoredHit[], restricted: boolean) {
+    return attachSources(this.db.reader, collection.id, hits, restricted);
   }
 
   /** The query's vector; a backend that does not answer is an `embedding_unavailable` RetrievalError. */

@@ -106,14 +106,20 @@ export async function readChunkTexts(
 
 /**
  * The distinct metadata copies (meta-index.ts, the `metadata` column) the rows of each of
- * `documentIds` carry, read in lists of 100 ids; a document without rows has none.
+ * `documentIds` carry, of those `where` keeps when given, read in lists of 100 ids; a
+ * document without such rows has none.
  */
-export async function readLabelCopies(table: Table, documentIds: string[]): Promise<Map<string, Set<string>>> {
+export async function readLabelCopies(
+  table: Table,
+  documentIds: string[],
+  where?: string,
+): Promise<Map<string, Set<string>>> {
   const out = new Map<string, Set<string>>();
   for (let i = 0; i < documentIds.length; i += 100) {
+    const ids = inList("document_id", documentIds.slice(i, i + 100));
     const q = table
       .query()
-      .where(inList("document_id", documentIds.slice(i, i + 100)))
+      .where(where ? `(${ids}) AND (${where})` : ids)
       .select(["document_id", METADATA_COLUMN]);
     for await (const batch of q) {
       const ids = batch.getChild("document_id")!;

@@ -2,6 +2,7 @@
 import type { Table } from "@lancedb/lancedb";
 import type { Table as ArrowTable, Vector } from "apache-arrow";
 import { chunkId } from "./chunk-id";
+import { METADATA_COLUMN } from "./meta-index";
 
 /** One hit; the caller resolves document metadata from SQLite. */
 export interface StoredHit {
@@ -16,6 +17,11 @@ export interface StoredHit {
    * that list gave (the other half is unknown, so `score` is only a lower bound).
    */
   partial?: { keyword?: number; vector?: number };
+  /**
+   * Only from a search asked for `labels` (TableSearch): the row's metadata copy (meta-index.ts)
+   * as the read that found it saw it, in the same read that applied the search's filter.
+   */
+  labels?: string;
 }
 
 /** A hit while it is ranked: with its row id and, when asked for, its stored vector. */
@@ -45,6 +51,18 @@ export const COLUMNS = ["document_id", "chunk_index", "text", "start", "end"];
  */
 export const LIST_COLUMNS = ["document_id", "chunk_index"];
 
+/** How a list's hits are read: without their text (`bare`), with their rows' metadata copies (`labels`). */
+export interface HitRead {
+  bare: boolean;
+  labels: boolean;
+}
+
+/** The columns a hit is read with: a list's or a hit's (`bare`), with the row's metadata copy when `labels`. */
+export function hitColumns(bare: boolean, labels = false): string[] {
+  const columns = bare ? LIST_COLUMNS : COLUMNS;
+  return labels ? [...columns, METADATA_COLUMN] : columns;
+}
+
 /** BM25 per query term at which a keyword score is 0.5 (search.ts explains the map). */
 const BM25_K = 4;
 
@@ -69,6 +87,7 @@ export function hitsOf(t: ArrowTable, score: (i: number) => number, withVectors 
   const starts = t.getChild("start")?.toArray() as Int32Array | undefined;
   const ends = t.getChild("end")?.toArray() as Int32Array | undefined;
   const rowIds = t.getChild("_rowid")?.toArray() as BigUint64Array | undefined;
+  const labels = t.getChild(METADATA_COLUMN);
   const vectors = withVectors ? col("vector") : null;
   const hits: Ranked[] = [];
   for (let i = 0; i < t.numRows; i++) {
@@ -85,6 +104,7 @@ export function hitsOf(t: ArrowTable, score: (i: number) => number, withVectors 
     };
     if (!texts && rowIds) hit.rowId = rowIds[i]!;
     if (vectors) hit.stored = vectorAt(vectors, i);
+    if (labels) hit.labels = String(labels.get(i));
     hits.push(hit);
   }
   return hits;

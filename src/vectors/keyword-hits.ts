@@ -5,7 +5,7 @@
 import type { FullTextQuery, Table } from "@lancedb/lancedb";
 import { DEEPEST_ROWS, searchClauses } from "./clause-search";
 import { type AnalysedQuery, fullTextClauses, matchableText } from "./full-text";
-import { COLUMNS, hitsOf, LIST_COLUMNS, numbersOf, type Ranked, saturate, vectorAt, vectorsByRowId } from "./hits";
+import { hitColumns, hitsOf, numbersOf, type Ranked, saturate, vectorAt, vectorsByRowId } from "./hits";
 import { inList } from "./tables";
 import type { KeywordReading, Tokenize } from "./table-search";
 
@@ -25,7 +25,7 @@ export async function keywordHits(
   text: KeywordText,
   limit: number,
   filter: string | null,
-  { withVectors = false, fast = false, bare = false, tokenize, tail = false }: KeywordReading = {},
+  { withVectors = false, fast = false, bare = false, tokenize, tail = false, labels = false }: KeywordReading = {},
 ): Promise<Ranked[]> {
   const clauses = fullTextClauses(text.text, text.analysed);
   if (clauses.length === 0) return [];
@@ -35,7 +35,7 @@ export async function keywordHits(
   // (searchTable reads the kept hits' text) and their hits get their vectors once ranked.
   const one = clauses.length === 1;
   const listed = { bare: bare || !one, vectors: withVectors && one };
-  const columns = [...(listed.bare ? LIST_COLUMNS : COLUMNS), "_score", ...(listed.vectors ? ["vector"] : [])];
+  const columns = [...hitColumns(listed.bare, labels), "_score", ...(listed.vectors ? ["vector"] : [])];
   const list = async (clause: FullTextQuery, n: number) => {
     let q = table.query().fullTextSearch(clause).select(columns).limit(n);
     if (listed.bare) q = q.withRowId();

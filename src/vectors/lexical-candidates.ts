@@ -12,7 +12,7 @@ import type { FullTextQuery, Table } from "@lancedb/lancedb";
 import type { Table as ArrowTable } from "apache-arrow";
 import { type AnalysedQuery, fullTextClauses } from "./full-text";
 import { searchClauses } from "./clause-search";
-import { COLUMNS, cosine, hitsOf, LIST_COLUMNS, type Ranked, vectorAt, vectorsByRowId } from "./hits";
+import { cosine, type HitRead, hitColumns, hitsOf, type Ranked, vectorAt, vectorsByRowId } from "./hits";
 
 export { matchableText } from "./full-text";
 
@@ -28,18 +28,19 @@ export async function lexicalCandidates(
   count: number,
   limit: number,
   filter: string | null,
-  bare = false,
+  read: HitRead = { bare: false, labels: false },
 ): Promise<Ranked[]> {
   const clauses = fullTextClauses(text.text, text.analysed);
   if (clauses.length === 0) return [];
   const found = await bestMatches(table, clauses, count, filter);
   if (found.length === 0) return [];
   // The hit columns of the best alone: at 1M rows, 300 matches with their vectors took
-  // 15 ms, with the hit columns as well 37 (bench/lexical.ts).
+  // 15 ms, with the hit columns as well 37 (bench/lexical.ts). A take by row id reads the
+  // row the full-text search matched, so its labels are the ones the filter was applied to.
   const best = nearestOf(found, vector, limit);
   const rows = await table
     .takeRowIds(best.map((b) => b.rowId))
-    .select(bare ? LIST_COLUMNS : COLUMNS)
+    .select(hitColumns(read.bare, read.labels))
     .withRowId()
     .toArrow();
   const score = new Map(best.map((b) => [b.rowId, b.score]));

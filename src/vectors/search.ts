@@ -87,24 +87,25 @@ export async function searchTable(
     text: req.text,
     analysed: req.analysed,
     onLexicalError: opts.onLexicalError,
+    labels: req.labels === true,
   };
   const fast = opts.indexedTextOnly === true;
+  const labels = req.labels === true;
+  const textTail = opts.textTail === true;
   const tokenize = opts.tokenize;
   const keyword = { text: req.text, analysed: req.analysed };
   const whole =
     req.readWhole && req.documentIds && req.mode !== "keyword"
-      ? await sourceChunks(table, req, filter!, keyword, { fast, tokenize })
+      ? await sourceChunks(table, req, filter!, keyword, { fast, tokenize, labels })
       : null;
   if (whole) hits = whole;
   else if (req.mode === "vector") hits = await vectorHits(table, req.vector!, req.topK, filter, ann, hitOpts);
   else if (req.mode === "keyword" && req.chunkIds) {
-    const tail = opts.textTail === true;
-    const look = { narrowing: filter!, limit: req.topK, filter: searched, depth: LIST_MIN, tail };
-    hits = await narrowedKeywordHits(table, keyword, look, { fast, tokenize });
+    const look = { narrowing: filter!, limit: req.topK, filter: searched, depth: LIST_MIN, tail: textTail };
+    hits = await narrowedKeywordHits(table, keyword, look, { fast, tokenize, labels });
   } else if (req.mode === "keyword")
-    hits = await keywordHits(table, keyword, req.topK, filter, { fast, tokenize, tail: opts.textTail === true });
-  else
-    hits = await hybridHits(table, req, filter, ann, { ...hitOpts, fast, tokenize, textTail: opts.textTail === true });
+    hits = await keywordHits(table, keyword, req.topK, filter, { fast, tokenize, labels, tail: textTail });
+  else hits = await hybridHits(table, req, filter, ann, { ...hitOpts, fast, tokenize, textTail });
   // Hybrid's lists read no text (hits.ts, LIST_COLUMNS): a hit kept without it is read now.
   return finishHits(await withText(table, keptHits(hits, req)), req);
 }
@@ -146,7 +147,7 @@ async function hybridHits(
   const n = req.exact === false ? Math.max(k, LIST_MIN) : Math.max(k * 4, LIST_MIN);
   // The lists are read bare (hits.ts, LIST_COLUMNS); the keyword hits bring their vectors: a
   // hit the vector list missed is scored without another read.
-  const reading = { fast, tokenize, bare: true, tail: textTail };
+  const reading = { fast, tokenize, bare: true, tail: textTail, labels: hitOpts.labels === true };
   const [vec, key] = await allDone([
     vectorHits(table, req.vector!, n, filter, ann, { ...hitOpts, bare: true }),
     keywordHits(table, { text: req.text, analysed: req.analysed }, n, filter, { ...reading, withVectors: true }),

@@ -19,7 +19,7 @@
  */
 import type { Table } from "@lancedb/lancedb";
 import { fuse } from "./fusion";
-import { COLUMNS, type Ranked } from "./hits";
+import { hitColumns, type Ranked } from "./hits";
 import { type KeywordText, keywordHits } from "./keyword-hits";
 import type { KeywordReading, TableSearch } from "./table-search";
 import { toHits } from "./vector-hits";
@@ -52,7 +52,7 @@ export async function sourceChunks(
     .distanceType("cosine")
     .bypassVectorIndex()
     .where(filter)
-    .select([...COLUMNS, "_distance"])
+    .select([...hitColumns(false, req.labels), "_distance"])
     .limit(SOURCE_ROWS)
     .toArrow();
   const [rows, key] = await allDone([

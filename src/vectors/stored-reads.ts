@@ -41,16 +41,20 @@ export abstract class StoredReads {
     return (await this.tables.hold(tableName(collectionId, generation), count)) ?? new Map();
   }
 
-  /** The metadata copies each document's rows carry (document-reads.ts, readLabelCopies); empty when the table does not exist. */
+  /**
+   * The metadata copies each document's rows carry, of the rows `where` keeps when given
+   * (document-reads.ts, readLabelCopies); empty when the table does not exist.
+   */
   async labelCopies(
     collectionId: string,
     generation: number,
     documentIds: string[],
+    where?: string,
   ): Promise<Map<string, Set<string>>> {
     if (documentIds.length === 0) return new Map();
     const name = tableName(collectionId, generation);
     await this.writer.ensureMetadataColumn(name);
-    return (await this.tables.hold(name, (t) => readLabelCopies(t, documentIds))) ?? new Map();
+    return (await this.tables.hold(name, (t) => readLabelCopies(t, documentIds, where))) ?? new Map();
   }
 
   /** Rows in one table; 0 when it does not exist. */

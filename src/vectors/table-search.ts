@@ -51,6 +51,12 @@ export interface TableSearch {
    * with, from lists as deep as the answer's (retrieval/grouping.ts).
    */
   listsFor?: number;
+  /**
+   * Each hit with its row's metadata copy (StoredHit.labels), read by the list that found it,
+   * which applied `where`: what a restricted caller's results are checked against
+   * (retrieval/current-labels.ts).
+   */
+  labels?: boolean;
 }
 
 /** The terms of `text` as a full-text index with ragd's settings makes them. */
@@ -67,4 +73,6 @@ export interface KeywordReading {
    * read DEEPEST_ROWS deep at once, since each read scans those rows again (clause-search.ts).
    */
   tail?: boolean;
+  /** Hits with their rows' metadata copies (TableSearch.labels). */
+  labels?: boolean;
 }

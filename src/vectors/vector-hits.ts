@@ -9,7 +9,7 @@ import type { Table, VectorQuery } from "@lancedb/lancedb";
 import type { AnnProbes } from "./ann";
 import { EXACT_FILTER, type ExactFilterLimits, type FilteredPlan, planFilteredSearch } from "./exact-filter";
 import type { Table as ArrowTable } from "apache-arrow";
-import { clamp01, COLUMNS, hitsOf, LIST_COLUMNS, numbersOf, type Ranked } from "./hits";
+import { clamp01, type HitRead, hitColumns, hitsOf, numbersOf, type Ranked } from "./hits";
 import { lexicalCandidates, unionByScore } from "./lexical-candidates";
 import { allDone } from "../tools/all-done";
 
@@ -24,6 +24,8 @@ export interface VectorHitOptions {
   onLexicalError?: (err: unknown) => void;
   /** Hits without their text, with their row ids (hits.ts, LIST_COLUMNS): the caller reads the text of those it keeps. */
   bare?: boolean;
+  /** Hits with their rows' metadata copies (StoredHit.labels). */
+  labels?: boolean;
 }
 
 /**
@@ -39,15 +41,16 @@ export async function vectorHits(
   ann: AnnProbes | null,
   opts: VectorHitOptions = {},
 ): Promise<Ranked[]> {
-  const { exact = EXACT_FILTER, text, bare = false } = opts;
+  const { exact = EXACT_FILTER, text } = opts;
+  const read = { bare: opts.bare === true, labels: opts.labels === true };
   // A counted filter picks its path, and on the index path probes as far as its share of the rows asks.
   const plan = filter && ann ? await planFilteredSearch(table, filter, ann, exact) : null;
   // Few matches: read just their vectors, exactly (recall 1.0), instead of probing every partition.
   if (plan?.path === "exact")
-    return toHits(await vectorQuery(table, vector, limit, filter, ann, "exact", bare).toArrow());
-  if (!ann?.lexical || text === undefined) return indexHits(table, vector, limit, filter, ann, plan, bare);
+    return toHits(await vectorQuery(table, vector, limit, filter, ann, "exact", read).toArrow());
+  if (!ann?.lexical || text === undefined) return indexHits(table, vector, limit, filter, ann, plan, read);
   const [near, lexical] = await allDone([
-    indexHits(table, vector, limit, filter, ann, plan, bare),
+    indexHits(table, vector, limit, filter, ann, plan, read),
     // The candidates only add to the index's answer: should the rows move between their two
     // reads (a compaction), the search answers from the index alone.
     lexicalCandidates(
@@ -57,7 +60,7 @@ export async function vectorHits(
       Math.max(ann.lexical, limit),
       limit,
       filter,
-      bare,
+      read,
     ).catch((err: unknown) => {
       opts.onLexicalError?.(err);
       return [];
@@ -74,15 +77,15 @@ async function indexHits(
   filter: string | null,
   ann: AnnProbes | null,
   plan: FilteredPlan | null,
-  bare: boolean,
+  read: HitRead,
 ): Promise<Ranked[]> {
   // A filter left uncounted (a range comparison) may probe every partition, as it always could.
   const ceiling = filter ? (plan?.ceiling ?? ann?.maximum) : undefined;
-  let rows = await vectorQuery(table, vector, limit, filter, ann, ceiling, bare).toArrow();
+  let rows = await vectorQuery(table, vector, limit, filter, ann, ceiling, read).toArrow();
   // Matches may cluster in partitions past the ceiling: once more over all of them, so a
   // filter matching at least topK rows still returns topK.
   if (plan && ann && rows.numRows < limit && plan.matches > rows.numRows && plan.ceiling < ann.maximum)
-    rows = await vectorQuery(table, vector, limit, filter, ann, ann.maximum, bare).toArrow();
+    rows = await vectorQuery(table, vector, limit, filter, ann, ann.maximum, read).toArrow();
   return toHits(rows);
 }
 
@@ -92,7 +95,7 @@ export function toHits(rows: ArrowTable): Ranked[] {
   return hitsOf(rows, (i) => clamp01(1 - Number(distances[i])));
 }
 
-/** A vector query probing up to `ceiling` partitions, or exact: bypassing the ANN index; `bare` as VectorHitOptions'. */
+/** A vector query probing up to `ceiling` partitions, or exact: bypassing the ANN index; `read` as VectorHitOptions'. */
 export function vectorQuery(
   table: Table,
   vector: Float32Array,
@@ -100,14 +103,14 @@ export function vectorQuery(
   filter: string | null,
   ann: AnnProbes | null,
   ceiling: number | "exact" | undefined,
-  bare = false,
+  read: HitRead = { bare: false, labels: false },
 ): VectorQuery {
   let q: VectorQuery = table
     .vectorSearch(vector)
     .distanceType("cosine")
-    .select([...(bare ? LIST_COLUMNS : COLUMNS), "_distance"])
+    .select([...hitColumns(read.bare, read.labels), "_distance"])
     .limit(limit);
-  if (bare) q = q.withRowId();
+  if (read.bare) q = q.withRowId();
   // `where` on a vector query is a prefilter, so a narrow filter still yields topK rows.
   if (filter) q = q.where(filter);
   if (ceiling === "exact") return q.bypassVectorIndex();

@@ -4,12 +4,11 @@
  * reader a query's `expand` uses, so offsets agree with search results; this adds the
  * caller's access and the errors a tool call answers with.
  */
-import { sqlString } from "../../vectors/tables";
 import { findDocument } from "../../db/repo/documents";
 import type { Collection } from "../../db/schema";
 import type { Store } from "../../db/store";
 import { AppError, notFound } from "../../http/errors";
-import { type LabelledSource, switchingSources } from "../../retrieval/current-labels";
+import { carriesCurrentLabels, type LabelledSource } from "../../retrieval/current-labels";
 import { SourceSpans } from "../../retrieval/source-spans";
 import type { VectorStore } from "../../vectors/store";
 
@@ -46,27 +45,19 @@ export class SourceReader {
 
   /**
    * The sources of `docs` a caller held to `access` is shown: those with a chunk `access`
-   * lets through whose labels are not switching (retrieval/current-labels.ts); every one
-   * when `access` is null.
+   * lets through that carries the source's current labels (retrieval/current-labels.ts);
+   * every one when `access` is null.
    */
   async shown<T extends LabelledSource>(collection: Collection, docs: T[], access: string | null): Promise<T[]> {
-    if (access === null) return docs;
-    return this.shownOf(collection, docs, access);
+    if (access === null || docs.length === 0) return docs;
+    const ids = docs.map((d) => d.id);
+    // The labels of the rows the filter keeps, read by the read that applies it.
+    const copies = await this.vectorStore.labelCopies(collection.id, collection.activeGeneration, ids, access);
+    return docs.filter((d) => [...(copies.get(d.id) ?? [])].some((copy) => carriesCurrentLabels(copy, d)));
   }
 
   private async visible(collection: Collection, doc: LabelledSource, access: string | null): Promise<boolean> {
-    if (access === null) return true;
-    // Counted among this source's rows alone, not the whole table's.
-    return (await this.shownOf(collection, [doc], `(${access}) AND document_id = ${sqlString(doc.id)}`)).length > 0;
-  }
-
-  /** Those of `docs` with a row `where` keeps, and whose labels are not switching. */
-  private async shownOf<T extends LabelledSource>(collection: Collection, docs: T[], where: string): Promise<T[]> {
-    const counted = await this.vectorStore.documentCounts(collection.id, collection.activeGeneration, where);
-    const visible = docs.filter((d) => counted.has(d.id));
-    const serving = { id: collection.id, generation: collection.activeGeneration };
-    const switching = await switchingSources(this.vectorStore, serving, visible);
-    return visible.filter((d) => !switching.has(d.id));
+    return (await this.shown(collection, [doc], access)).length > 0;
   }
 
   /**
