@@ -131,6 +131,8 @@ export class TableWriter {
           const table = await this.tables.get(name);
           if (!table) return;
           await this.metadata.ensure(name, table);
+          // Another replica may have replaced these rows: the rewrite copies them as they are now.
+          if (this.shared) await table.checkoutLatest();
           await this.metadata.rewrite(name, table, ids);
           this.rewrote(name);
         }),
