@@ -13,9 +13,15 @@ export const TOKEN_SHAPE = /^eyJ[A-Za-z0-9_-]{2,4000}\.[A-Za-z0-9_-]{2,16000}\.[
 
 /**
  * Principals a token may name, and their length: a query filter's $in takes 100 values. A token
- * lives at most a day: its `exp` is a whole number of seconds no further ahead than that.
+ * lives at most a day: its `exp` is a whole number of seconds no further ahead than that, with
+ * a minute's leeway for an issuer whose clock runs ahead of ragd's.
  */
-export const TOKEN_LIMITS = { principals: 100, principalChars: 200, lifetimeSeconds: 86_400 } as const;
+export const TOKEN_LIMITS = {
+  principals: 100,
+  principalChars: 200,
+  lifetimeSeconds: 86_400,
+  leewaySeconds: 60,
+} as const;
 
 const invalid = (message: string) => new AppError("invalid_api_key", message);
 
@@ -33,7 +39,7 @@ export function tokenKeyId(raw: string): string {
 }
 
 /** The token's access, once its signature (HS256, with `secret`) and expiry hold; invalid_api_key otherwise. */
-export async function verifyToken(raw: string, secret: string): Promise<TokenAccess & { expires: number }> {
+export async function verifyToken(raw: string, secret: string): Promise<TokenAccess> {
   let payload: Record<string, unknown>;
   try {
     ({ payload } = await jwtVerify(raw, new TextEncoder().encode(secret), {
@@ -45,9 +51,10 @@ export async function verifyToken(raw: string, secret: string): Promise<TokenAcc
     throw invalid("this tenant token's signature or claims are not valid");
   }
   const exp = payload.exp as number;
-  if (!Number.isSafeInteger(exp) || exp > Date.now() / 1000 + TOKEN_LIMITS.lifetimeSeconds)
+  const latest = Date.now() / 1000 + TOKEN_LIMITS.lifetimeSeconds + TOKEN_LIMITS.leewaySeconds;
+  if (!Number.isSafeInteger(exp) || exp > latest)
     throw invalid("a tenant token's exp is a whole number of seconds at most 24 hours ahead");
-  return { ...claims(payload), expires: exp * 1000 };
+  return claims(payload);
 }
 
 /** The token's `filter` and `principals`, checked (a badly made token is the application's 400). */
