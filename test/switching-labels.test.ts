@@ -41,6 +41,15 @@ const ask = (bearer: string) =>
     body: { query: "GANNET memo", mode: "keyword", topK: 5, expand: { chars: 200 } },
   });
 
+/** The texts a token for `group` finds for `query`. */
+const found = async (group: string, query: string, mode = "keyword"): Promise<string[]> =>
+  (
+    await f.t.call("POST", "/api/rag/query", {
+      headers: { authorization: `Bearer ${token([group])}` },
+      body: { query, mode, topK: 5 },
+    })
+  ).body.results.map((r: { content: string }) => r.content);
+
 test("a replacement for another group is not shown through the old chunks while they answer", async () => {
   const first = { type: "text", name: "Memo", content: "GANNET memo: the cafeteria opens at nine." };
   expect((await f.put("memo", { ...first, metadata: { _access: ["group:a"], team: "a" } })).status).toBe(201);
@@ -97,13 +106,7 @@ test("after a change of labels alone, the new group finds the source and the old
   const put = (group: string) => f.put("roster", { type: "text", content: text, metadata: { _access: [group] } });
   expect((await put("group:a")).status).toBe(201);
   await f.settled("roster");
-  const sees = async (group: string) =>
-    (
-      await f.t.call("POST", "/api/rag/query", {
-        headers: { authorization: `Bearer ${token([group])}` },
-        body: { query: "KESTREL roster", mode: "keyword", topK: 5 },
-      })
-    ).body.results.some((r: { content: string }) => r.content === text);
+  const sees = async (group: string) => (await found(group, "KESTREL roster")).includes(text);
   expect(await sees("group:a")).toBe(true);
   // The chunk rows get the new labels in place; their copy comes back from the table with its keys reordered.
   const moved = await put("group:b");
@@ -112,17 +115,11 @@ test("after a change of labels alone, the new group finds the source and the old
   expect(await sees("group:a")).toBe(false);
 });
 
-test("a source indexed moments ago is shown only if its rows carry its labels, as on a replica that lags", async () => {
+test("a source is shown only if the rows its filter matched carry its labels, as on a replica that lags", async () => {
   const text = "OSPREY ledger: the audit closes on Friday.";
   expect((await f.put("ledger", { type: "text", content: text, metadata: { _access: ["group:a"] } })).status).toBe(201);
   await f.settled("ledger");
-  const sees = async (group: string) =>
-    (
-      await f.t.call("POST", "/api/rag/query", {
-        headers: { authorization: `Bearer ${token([group])}` },
-        body: { query: "OSPREY ledger", mode: "keyword", topK: 5 },
-      })
-    ).body.results.some((r: { content: string }) => r.content === text);
+  const sees = async (group: string) => (await found(group, "OSPREY ledger")).includes(text);
   expect(await sees("group:a")).toBe(true);
   // What a replica reads while another one has just committed new labels: the shared database
   // says the source is indexed with group B's labels, its own table handle still has group A's rows.
@@ -151,15 +148,8 @@ test("a restricted query checks the labels its own lists read, with no read of i
   };
   try {
     for (const mode of ["keyword", "vector", "hybrid"]) {
-      const found = async (group: string) =>
-        (
-          await f.t.call("POST", "/api/rag/query", {
-            headers: { authorization: `Bearer ${token([group])}` },
-            body: { query: "HERON minutes", mode, topK: 5 },
-          })
-        ).body.results.map((x: { content: string }) => x.content);
-      expect(await found("group:b")).toContain(text);
-      expect(await found("group:a")).not.toContain(text);
+      expect(await found("group:b", "HERON minutes", mode)).toContain(text);
+      expect(await found("group:a", "HERON minutes", mode)).not.toContain(text);
     }
   } finally {
     store.labelCopies = labelCopies;
