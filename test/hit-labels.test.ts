@@ -16,6 +16,8 @@ import { type AnnProbes, annIndexFor, probesForRows, vectorIndexes } from "../sr
 import { rowsToArrow } from "../src/vectors/chunk-arrow";
 import { openLance, type LanceConnection } from "../src/vectors/connection";
 import { ensureFtsIndex } from "../src/vectors/fts-index";
+import { withText } from "../src/vectors/hit-text";
+import { keywordHits } from "../src/vectors/keyword-hits";
 import { encodeChunkMetadata, sameChunkMetadata } from "../src/vectors/meta-index";
 import { type StoredHit, searchTable, type TableSearch } from "../src/vectors/search";
 import type { ChunkRow } from "../src/vectors/tables";
@@ -24,8 +26,8 @@ import { randomUnit, rng } from "./support/seeded";
 const DIM = 32;
 const WORDS = "amber basalt cedar delta ember fjord garnet harbor iris jasper kelp lumen".split(" ");
 const DOCS = 300;
-const labelsOf = (d: number) =>
-  encodeChunkMetadata({ team: d % 2 ? "a" : "b", doc: `d${d}` }, { sourceType: "text", externalId: null });
+const SOURCE = { sourceType: "text", externalId: null };
+const labelsOf = (d: number) => encodeChunkMetadata({ team: d % 2 ? "a" : "b", doc: `d${d}` }, SOURCE);
 
 let dir: string;
 let conn: LanceConnection;
@@ -99,4 +101,31 @@ test("a grouped search's second look at a few sources", async () => {
 test("without `labels`, hits carry none", async () => {
   for (const mode of ["vector", "keyword", "hybrid"] as const)
     for (const h of await search({ mode, where: teamA, labels: false })) expect(h.labels).toBeUndefined();
+});
+
+test("a hit's text is kept only from a row with the labels its list read", async () => {
+  const rows = ["a", "b"].map((team, i) => {
+    const text = `harbor lumen ${team}`;
+    const row = { id: `x${i}:0`, documentId: `x${i}`, chunkIndex: 0, text, start: 0, end: text.length };
+    return { ...row, vector: randomUnit(rnd, DIM), metadata: encodeChunkMetadata({ team: "a" }, SOURCE) };
+  });
+  const small = await conn.createTable("moved", rowsToArrow(rows));
+  await ensureFtsIndex(small);
+  const listed = await keywordHits(small, { text: "harbor" }, 10, teamA, { bare: true, labels: true });
+  expect(listed.map((h) => h.documentId).sort()).toEqual(["x0", "x1"]);
+  // x1's row is written again with other labels and compacted: its row id is gone, and the
+  // read by chunk id, which applies no filter, finds the new row.
+  const moved = {
+    ...rows[1]!,
+    text: "harbor lumen, for team b only",
+    metadata: encodeChunkMetadata({ team: "b" }, SOURCE),
+  };
+  await small
+    .mergeInsert("id")
+    .whenMatchedUpdateAll()
+    .execute(rowsToArrow([moved]));
+  await small.optimize({ cleanupOlderThan: new Date() });
+  const read = await withText(small, listed);
+  expect(read.map((h) => [h.documentId, h.text])).toEqual([["x0", rows[0]!.text]]);
+  small.close();
 });
