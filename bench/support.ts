@@ -73,7 +73,7 @@ export async function startRagd(dataDir: string, env: Record<string, string> = {
     "--data-dir",
     dataDir,
   ]);
-  return { server, jar };
+  return { server, jar, email };
 }
 
 /** A new pipeline on the built-in model, and a key with `scopes` for it. */

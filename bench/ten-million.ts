@@ -12,8 +12,10 @@
  * latency throughout (a vector or hybrid query a second: p50, p99, max per phase), and on
  * the settled table vector and hybrid p50/p95, recall@10 of vector queries against exact
  * search (LanceDB's flat scan past the index), and 32 clients' throughput.
- * With --dir the data directory is kept, and --queries-only measures it again. --no-probe
- * sends no query until the indexes are caught up: a bulk load that nobody searches yet.
+ * With --dir the data directory is kept, and --queries-only measures it again; --resume goes on
+ * with a run that stopped part way (its ingestion figures then mean little). --no-probe
+ * sends no query until the indexes are caught up: a bulk load that nobody searches yet. The
+ * server's log is kept as DIR/server.log.
  */
 import { existsSync, mkdirSync, readFileSync, statfsSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -34,6 +36,7 @@ const { values: args } = parseArgs({
     chunks: { type: "string", default: "10000000" },
     dir: { type: "string" },
     "queries-only": { type: "boolean", default: false },
+    resume: { type: "boolean", default: false },
     "no-probe": { type: "boolean", default: false },
   },
 });
@@ -53,6 +56,8 @@ const s1 = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 interface State {
   pipelineId: string;
   key: string;
+  /** The account that made the pipeline (the bench's password), which a resumed run signs in as. */
+  email?: string;
 }
 
 async function main(): Promise<void> {
@@ -67,9 +72,10 @@ async function main(): Promise<void> {
     RAGD_MIN_FREE_MB: "4000",
   };
   const freeAtStart = free();
-  const { server, jar } = await startRagd(dataDir, env);
+  const { server, jar, email } = await startRagd(dataDir, env);
   try {
-    const state = args["queries-only"] ? readState() : await provision(server, jar);
+    const state =
+      args["queries-only"] || args.resume ? await signedIn(server, jar) : await provision(server, jar, email);
     console.error(`data directory ${dataDir}, pipeline ${state.pipelineId}`);
     const probe = new LatencyProbe(server, state.key, corpus, !args["no-probe"]);
     if (!args["queries-only"]) await ingest(server, jar, state, probe, freeAtStart);
@@ -86,6 +92,7 @@ async function main(): Promise<void> {
   } finally {
     server.proc.kill("SIGTERM");
     await server.proc.exited;
+    writeFileSync(join(dataDir, "server.log"), server.logs());
     await ollama.stop();
   }
 }
@@ -95,7 +102,17 @@ function readState(): State {
   return JSON.parse(readFileSync(statePath, "utf8"));
 }
 
-async function provision(server: RunningBinary, jar: { cookie?: string }): Promise<State> {
+/** The kept state, with the jar signed in as the account that made its pipeline. */
+async function signedIn(server: RunningBinary, jar: { cookie?: string }): Promise<State> {
+  const state = readState();
+  if (state.email === undefined) return state;
+  const json = { email: state.email, password: "benchmark-password" };
+  const r = await server.http("/api/auth/login", { method: "POST", json, jar });
+  if (r.status !== 200) throw new Error(`sign-in as ${state.email}: ${r.status}`);
+  return state;
+}
+
+async function provision(server: RunningBinary, jar: { cookie?: string }, email: string): Promise<State> {
   const pipeline = await server.http("/api/rag/pipelines", {
     method: "POST",
     jar,
@@ -113,7 +130,7 @@ async function provision(server: RunningBinary, jar: { cookie?: string }): Promi
     jar,
     json: { name: "bench", scopes: ["query", "ingest"] },
   });
-  const state = { pipelineId: pipeline.body.id, key: key.body.key };
+  const state = { pipelineId: pipeline.body.id, key: key.body.key, email };
   writeFileSync(statePath, JSON.stringify(state));
   return state;
 }
@@ -132,7 +149,7 @@ async function ingest(
   probe.phase("ingesting");
   const threadsBefore = threadCpu(server.proc.pid);
   const cpuBefore = cpuSeconds(server.proc.pid);
-  await sendAll(server, state.key);
+  await sendAll(server, state.key, args.resume ? await firstBatchLeft(pipeline) : 0);
   const sentMs = performance.now() - started;
   let p = await pipeline();
   while (p.status === "processing" || p.chunkCount < CHUNKS) {
@@ -166,10 +183,23 @@ async function ingest(
   });
 }
 
-/** Every document, DOCS_PER_BATCH a request and two requests in flight, waiting out each 429's Retry-After. */
-async function sendAll(server: RunningBinary, key: string): Promise<void> {
+/** A resumed run's first batch: a few before the last whose documents are all ready (sent again, they are unchanged). */
+async function firstBatchLeft(pipeline: () => Promise<{ chunkCount: number }>): Promise<number> {
+  const { chunkCount } = await pipeline();
+  if (!Number.isInteger(chunkCount)) throw new Error("the pipeline's chunk count could not be read (signed in?)");
+  const ready = chunkCount / CHUNKS_PER_DOC;
+  return Math.max(0, Math.floor(ready / DOCS_PER_BATCH) - 20);
+}
+
+/**
+ * Every document from batch `first` on, DOCS_PER_BATCH a request and two requests in flight,
+ * waiting out each 429's Retry-After; a batch whose connection broke is sent again (a
+ * batch is idempotent: documents are replaced by their external id).
+ */
+async function sendAll(server: RunningBinary, key: string, first: number): Promise<void> {
   const docs = Math.ceil(CHUNKS / CHUNKS_PER_DOC);
-  const batches = Array.from({ length: Math.ceil(docs / DOCS_PER_BATCH) }, (_, b) => b);
+  const batches = Array.from({ length: Math.ceil(docs / DOCS_PER_BATCH) - first }, (_, b) => first + b);
+  let broken = 0;
   await pooled(batches, 2, async (b) => {
     const documents = [];
     for (let d = b * DOCS_PER_BATCH; d < Math.min(docs, (b + 1) * DOCS_PER_BATCH); d++) {
@@ -178,11 +208,17 @@ async function sendAll(server: RunningBinary, key: string): Promise<void> {
     }
     const body = JSON.stringify({ documents });
     for (;;) {
-      const r = await server.http("/api/rag/documents/batch", {
+      const sent = server.http("/api/rag/documents/batch", {
         method: "POST",
         body,
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
       });
+      const r = await sent.catch((err: unknown) => {
+        if (++broken > 20) throw err;
+        console.error(`  batch ${b}: ${String(err)}; sent again`);
+        return null;
+      });
+      if (r === null) continue;
       if (r.status === 429) await Bun.sleep(1000 * Number(r.headers.get("retry-after") ?? 1));
       else if (r.status !== 200) throw new Error(`batch ${b}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
       else return;
