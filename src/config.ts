@@ -22,6 +22,9 @@ import {
   url,
 } from "./config-values";
 import { checkStorage } from "./config-storage";
+
+/** LanceDB's index cache unless RAGD_INDEX_CACHE_MB says otherwise (vectors/connection.ts says why it may need more). */
+export const DEFAULT_INDEX_CACHE_MB = 512;
 import { TIME_SETTINGS, type TimeConfig, timeDefaults } from "./config-time";
 import { parseModel } from "./embed/models";
 
@@ -88,6 +91,8 @@ export interface Config extends TimeConfig {
   eventHeartbeatS: number;
   /** Below this many MB free on the data directory's disk: /readyz 503, new writes 507. */
   minFreeMb: number;
+  /** MB of LanceDB's cache of index pages (vector, full-text, scalar), shared by every table. */
+  indexCacheMb: number;
   /**
    * Waits between the attempts of a webhook delivery (docs/API.md, Events): one
    * attempt more than entries. Not a setting of its own; tests shorten it.
@@ -180,6 +185,7 @@ const SETTINGS: Setting<keyof Config>[] = [
   { key: "idleTimeoutS", flag: "idle-timeout", env: "RAGD_IDLE_TIMEOUT", parse: int(1, 255) },
   { key: "eventHeartbeatS", flag: "event-heartbeat", env: "RAGD_EVENT_HEARTBEAT", parse: int(1, 3600) },
   { key: "minFreeMb", flag: "min-free-mb", env: "RAGD_MIN_FREE_MB", parse: int(0, 100_000_000) },
+  { key: "indexCacheMb", flag: "index-cache-mb", env: "RAGD_INDEX_CACHE_MB", parse: int(64, 1_000_000) },
   { key: "oidcIssuer", flag: "oidc-issuer", env: "RAGD_OIDC_ISSUER", parse: url },
   { key: "oidcClientId", flag: "oidc-client-id", env: "RAGD_OIDC_CLIENT_ID", parse: str },
   { key: "oidcClientSecret", flag: "oidc-client-secret", env: "RAGD_OIDC_CLIENT_SECRET", parse: str },
@@ -233,6 +239,7 @@ export function defaultConfig(): Config {
     idleTimeoutS: 10,
     eventHeartbeatS: 15,
     minFreeMb: 256,
+    indexCacheMb: DEFAULT_INDEX_CACHE_MB,
     // Six attempts over about an hour: at once, then after 10 s, 1, 5, 15 and 40 minutes.
     webhookRetryDelaysMs: [10_000, 60_000, 5 * 60_000, 15 * 60_000, 40 * 60_000],
     oidcIssuer: null,

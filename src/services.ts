@@ -58,7 +58,7 @@ import { Reranker } from "./retrieval/rerank";
 import { Searcher } from "./retrieval/searcher";
 import { childProcess } from "./vectors/index-build";
 import { type BucketCache, startBucketCache } from "./vectors/bucket-cache";
-import { openLance, type LanceConnection } from "./vectors/connection";
+import { lanceSession, openLance, type LanceConnection } from "./vectors/connection";
 import { VectorStore } from "./vectors/store";
 import { UPKEEP_TIMEOUT_MS } from "./vectors/upkeep-limits";
 import { removeCloneIfGone, removeOrphanClones } from "./ingest/git/clones";
@@ -136,7 +136,7 @@ export async function createServices(config: Config, log: Logger, clock: Clock =
           maxBytes: config.bucketCacheMb * 2 ** 20,
         })
       : null;
-  const lance = await openLance(storage ?? config.dataDir, undefined, bucketCache);
+  const lance = await openLance(storage ?? config.dataDir, lanceSession(config.indexCacheMb), bucketCache);
   const quiet = throttledLogger(log);
   const vectorStore = new VectorStore(lance, {
     log: (msg, fields) => log.info(msg, fields as Record<string, unknown>),

@@ -14,6 +14,7 @@
 import * as lancedb from "@lancedb/lancedb";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { DEFAULT_INDEX_CACHE_MB } from "../config";
 import { type ObjectStorage, storageKey } from "../config-storage";
 import type { BucketCache } from "./bucket-cache";
 import { LOCAL_CREATION, objectStoreCreation, type TableCreation } from "./table-creation";
@@ -21,13 +22,17 @@ import { LOCAL_CREATION, objectStoreCreation, type TableCreation } from "./table
 export type LanceConnection = lancedb.Connection;
 
 const MB = 1024n * 1024n;
-/** Holds the ANN and full-text indexes of the tables being queried. */
-const INDEX_CACHE_BYTES = 512n * MB;
+/**
+ * Holds the ANN and full-text indexes of the tables being queried (RAGD_INDEX_CACHE_MB). Past
+ * a few million chunks a full-text index outgrows the default: its posting lists are read
+ * again for every query that needs them, 25-50 s a query at 10 million chunks, where a cache
+ * holding them answered in tens of milliseconds (docs/operations.md, Large pipelines).
+ */
 const METADATA_CACHE_BYTES = 64n * MB;
 
 /** The caches a connection uses, with ragd's bounds. */
-export function lanceSession(): lancedb.Session {
-  return new lancedb.Session(INDEX_CACHE_BYTES, METADATA_CACHE_BYTES);
+export function lanceSession(indexCacheMb = DEFAULT_INDEX_CACHE_MB): lancedb.Session {
+  return new lancedb.Session(BigInt(indexCacheMb) * MB, METADATA_CACHE_BYTES);
 }
 
 /** How each connection's new tables are reserved (table-creation.ts); a data directory needs no reservation. */
