@@ -137,10 +137,17 @@ describe.skipIf(!ready)("three ragd replicas on PostgreSQL and object storage", 
     await addText(a, "orchard", "Apple trees in the orchard bloom in April; pears follow in May.");
     await addText(a, "ferry", "The ferry to the island leaves every hour from pier four.");
     await allReady(a, 3);
-    // Each replica answers the same chunks, in the same order.
-    const answers = await Promise.all([0, 1, 2].map((i) => query(i, a.key, "when does the ferry leave")));
-    for (const r of answers) expect(r.status).toBe(200);
-    const hits = answers.map((r) => r.body.results.map((h: { content: string }) => h.content));
+    // Each replica answers the same chunks, in the same order, once its table handle has seen
+    // the last commit: within OBJECT_STORE_CONSISTENCY_S of it (vectors/connection.ts).
+    const answered = async (i: number) => {
+      const r = await query(i, a.key, "when does the ferry leave");
+      expect(r.status).toBe(200);
+      const contents: string[] = r.body.results.map((h: { content: string }) => h.content);
+      return contents.length === 3 ? contents : null;
+    };
+    const hits = await Promise.all(
+      [0, 1, 2].map((i) => waitFor(`replica ${i} to see every source`, () => answered(i), 5_000)),
+    );
     expect(hits[0][0]).toContain("pier four");
     expect(hits[1]).toEqual(hits[0]);
     expect(hits[2]).toEqual(hits[0]);
