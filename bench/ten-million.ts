@@ -4,14 +4,17 @@
  * vectors, 384 dimensions), and every document sent through POST /api/rag/documents/batch
  * (500 documents of ten chunks a request, two in flight).
  *
- *   bun bench/ten-million.ts [--chunks 10000000] [--dir DIR] [--queries-only] [--no-probe]
+ *   bun bench/ten-million.ts [--chunks 10000000] [--dir DIR] [--queries-only] [--resume]
+ *     [--no-probe] [--index-cache-mb 512] [--recall 30]
  *
  * Reported: ingestion rate (sent → every source ready), the time until the vector and
  * full-text indexes cover every row (the server's own upkeep builds them), disk use, the
  * server's resident memory (peak while ingesting and while serving), one client's query
  * latency throughout (a vector or hybrid query a second: p50, p99, max per phase), and on
- * the settled table vector and hybrid p50/p95, recall@10 of vector queries against exact
- * search (LanceDB's flat scan past the index), and 32 clients' throughput.
+ * the settled table vector, keyword and hybrid p50/p95 (200 queries each, after 20), recall@10
+ * of vector queries against exact search (LanceDB's flat scan past the index; `--recall`
+ * queries, each a scan of every vector), and 32 clients' throughput; the server runs with
+ * `--index-cache-mb` of index cache (RAGD_INDEX_CACHE_MB).
  * With --dir the data directory is kept, and --queries-only measures it again; --resume goes on
  * with a run that stopped part way (its ingestion figures then mean little). --no-probe
  * sends no query until the indexes are caught up: a bulk load that nobody searches yet. The
@@ -37,6 +40,8 @@ const { values: args } = parseArgs({
     dir: { type: "string" },
     "queries-only": { type: "boolean", default: false },
     resume: { type: "boolean", default: false },
+    "index-cache-mb": { type: "string", default: "512" },
+    recall: { type: "string", default: "30" },
     "no-probe": { type: "boolean", default: false },
   },
 });
@@ -70,6 +75,7 @@ async function main(): Promise<void> {
     RAGD_QUERY_RATE: "1000000",
     RAGD_QUERY_BURST: "1000000",
     RAGD_MIN_FREE_MB: "4000",
+    RAGD_INDEX_CACHE_MB: args["index-cache-mb"],
   };
   const freeAtStart = free();
   const { server, jar, email } = await startRagd(dataDir, env);
@@ -297,7 +303,9 @@ async function serve(server: RunningBinary, state: State, freeAtStart: number): 
   const conn = await openLance(dataDir);
   const table = await conn.openTable(VectorStore.tableName(state.pipelineId, 1));
   const exact = (q: string) => flatTopK(table, Float32Array.from(corpus.vector(q)), 10);
-  const figures = await settledQueries(server, state.key, () => corpus.query(rnd), exact);
+  const figures = await settledQueries(server, state.key, () => corpus.query(rnd), exact, {
+    recallQueries: Number(args.recall),
+  });
   table.close();
   conn.close();
   console.log(`\nthe settled table (${CHUNKS.toLocaleString()} chunks), load ${loadavg()[0]!.toFixed(1)}:`);
