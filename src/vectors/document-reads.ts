@@ -9,11 +9,10 @@ import type { Table } from "@lancedb/lancedb";
 import { METADATA_COLUMN } from "./meta-index";
 import { inList, sqlString } from "./tables";
 
-/** Rows per document id (of the rows `where` keeps, when given), reading only the document_id column. */
-export async function countByDocument(table: Table, where?: string): Promise<Map<string, number>> {
+/** Rows per document id, reading only the document_id column. */
+export async function countByDocument(table: Table): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
-  const q = table.query().select(["document_id"]);
-  for await (const batch of where ? q.where(where) : q) {
+  for await (const batch of table.query().select(["document_id"])) {
     const col = batch.getChild("document_id")!;
     for (let i = 0; i < col.length; i++) {
       const id = col.get(i) as string;

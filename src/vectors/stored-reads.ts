@@ -35,10 +35,9 @@ export abstract class StoredReads {
     return readTableStats(this.tables);
   }
 
-  /** Rows per document id in one table (of those `where` keeps), reading only the document_id column. */
-  async documentCounts(collectionId: string, generation: number, where?: string): Promise<Map<string, number>> {
-    const count = (t: Table) => countByDocument(t, where);
-    return (await this.tables.hold(tableName(collectionId, generation), count)) ?? new Map();
+  /** Rows per document id in one table, reading only the document_id column. */
+  async documentCounts(collectionId: string, generation: number): Promise<Map<string, number>> {
+    return (await this.tables.hold(tableName(collectionId, generation), countByDocument)) ?? new Map();
   }
 
   /**
