@@ -24,9 +24,14 @@ import { sameChunkMetadata } from "../vectors/meta-index";
 /** What the check reads of a source row. */
 export type LabelledSource = Pick<DocumentRow, "id" | "metadata" | "type" | "externalId">;
 
-/** Whether a row's metadata copy `labels` (absent: not read) is the source's current labels. */
-export function carriesCurrentLabels(labels: string | undefined, source: LabelledSource): boolean {
-  return labels !== undefined && sameChunkMetadata(labels, indexForm(source));
+/** The source's current labels, as its rows carry them (their index form). */
+export function currentLabels(source: LabelledSource): string {
+  return indexForm(source);
+}
+
+/** Whether a row's metadata copy `labels` (absent: not read) is `current` (currentLabels). */
+export function carriesCurrentLabels(labels: string | undefined, current: string): boolean {
+  return labels !== undefined && sameChunkMetadata(labels, current);
 }
 
 /** A result's or listing's metadata as a restricted caller sees it: without the access list, which names who else may see the source. */

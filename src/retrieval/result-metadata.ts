@@ -4,7 +4,7 @@ import type { Db } from "../db/client";
 import { findResultSources, type ResultSource } from "../db/repo/result-sources";
 import type { DocumentRow } from "../db/schema";
 import type { StoredHit } from "../vectors/store";
-import { carriesCurrentLabels, withoutAccessList } from "./current-labels";
+import { carriesCurrentLabels, currentLabels, withoutAccessList } from "./current-labels";
 
 /** The reserved metadata keys of a result (docs/API.md, Query), then the source's own metadata, flat. */
 export interface ResultMetadata {
@@ -53,9 +53,11 @@ export async function attachSources(
   const ids = [...new Set(hits.map((h) => h.documentId))];
   const sources = (await findResultSources(db, ids)).filter((d) => d.collectionId === collectionId);
   const docs = new Map(sources.map((d) => [d.id, d]));
+  // Each source's labels once, not once a hit.
+  const labels = new Map(restricted ? sources.map((d) => [d.id, currentLabels(d)]) : []);
   return hits.map((h) => {
     const d = docs.get(h.documentId);
-    if (!d || (restricted && !carriesCurrentLabels(h.labels, d))) return undefined;
+    if (!d || (restricted && !carriesCurrentLabels(h.labels, labels.get(d.id)!))) return undefined;
     const metadata = metadataOf(d, h);
     return { content: h.text, score: h.score, metadata: restricted ? withoutAccessList(metadata) : metadata };
   });

@@ -8,7 +8,7 @@ import { findDocument } from "../../db/repo/documents";
 import type { Collection } from "../../db/schema";
 import type { Store } from "../../db/store";
 import { AppError, notFound } from "../../http/errors";
-import { carriesCurrentLabels, type LabelledSource } from "../../retrieval/current-labels";
+import { carriesCurrentLabels, currentLabels, type LabelledSource } from "../../retrieval/current-labels";
 import { SourceSpans } from "../../retrieval/source-spans";
 import type { VectorStore } from "../../vectors/store";
 
@@ -53,7 +53,10 @@ export class SourceReader {
     const ids = docs.map((d) => d.id);
     // The labels of the rows the filter keeps, read by the read that applies it.
     const copies = await this.vectorStore.labelCopies(collection.id, collection.activeGeneration, ids, access);
-    return docs.filter((d) => [...(copies.get(d.id) ?? [])].some((copy) => carriesCurrentLabels(copy, d)));
+    return docs.filter((d) => {
+      const current = currentLabels(d);
+      return [...(copies.get(d.id) ?? [])].some((copy) => carriesCurrentLabels(copy, current));
+    });
   }
 
   private async visible(collection: Collection, doc: LabelledSource, access: string | null): Promise<boolean> {
