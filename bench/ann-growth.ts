@@ -37,7 +37,7 @@ const COLLECTION = "00000000-0000-4000-8000-0000000000b2";
 
 const space = SHAPE === "dense" ? denseSpace(DIM, TOPICS.length) : null;
 const embedQuery = (text: string) => (space ? space.query(text) : embedBuiltin(text));
-/** Probed as the server probes a pipeline's vectors of this kind (ann.ts). */
+/** Probed as the server probes a pipeline's vectors of this kind (ann-probes.ts). */
 const vectorKind = space ? "model" : "builtin";
 
 const dir = tempDir("ragd-bench-growth-");

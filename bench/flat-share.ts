@@ -12,7 +12,7 @@
  * With the 1M corpus's topics the first 100,000 rows hold ten times the topics of a
  * 100,000-row corpus, each with fewer rows in more partitions (load 1–2, three builds,
  * 50 queries): recall@10 0.918–0.936 at 60%, 0.948–0.954 at 70%, 0.962–0.968 at 80%,
- * 11–15 ms each (ann.ts, WIDE_SHARE).
+ * 11–15 ms each (ann-probes.ts, WIDE_SHARE).
  */
 import { Index } from "@lancedb/lancedb";
 import { embedBuiltin } from "../src/embed/builtin";

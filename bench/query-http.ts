@@ -141,7 +141,7 @@ async function main(): Promise<void> {
 
     const conn = await openLance(dataDir);
     const vectorStore = new VectorStore(conn);
-    // Probed as the server probes the pipeline's vectors (a model's, with `dense`: ann.ts).
+    // Probed as the server probes the pipeline's vectors (a model's, with `dense`: ann-probes.ts).
     const vectorKind = space ? "model" : "builtin";
     // The text as well: a built-in table's search joins the full-text index's best rows (lexical-candidates.ts).
     const rawAsk = (text: string, vector: Float32Array) =>

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { MatchQuery, type Table } from "@lancedb/lancedb";
 import { sentenceOf, topicsFor } from "../bench/vocab";
 import { BUILTIN_DIMENSIONS, embedBuiltin } from "../src/embed/builtin";
-import { type AnnProbes, annIndexFor, probesForRows, vectorIndexes } from "../src/vectors/ann";
+import { annIndexFor, vectorIndexes } from "../src/vectors/ann";
+import { type AnnProbes, probesForRows } from "../src/vectors/ann-probes";
 import { openLance, type LanceConnection } from "../src/vectors/connection";
 import { candidateQuery } from "../src/vectors/lexical-candidates";
 import { searchTable, type TableSearch } from "../src/vectors/search";
@@ -114,7 +115,7 @@ describe("lexical candidates", () => {
   });
 
   test("an outgrown IVF_FLAT of built-in vectors joins them until its retrain lands", () => {
-    // Past twice its training rows it probes a scaled-down share (ann.ts, staleFlatShare).
+    // Past twice its training rows it probes a scaled-down share (ann-probes.ts, staleFlatShare).
     const outgrown = probesForRows(100_000, "IvfFlat", "builtin", 400_000);
     expect(outgrown.minimum).toBeLessThan(probesForRows(100_000, "IvfFlat", "builtin").minimum);
     expect(outgrown.lexical).toBeGreaterThan(0);

@@ -10,7 +10,7 @@ import { Index, type Table } from "@lancedb/lancedb";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AnnProbes } from "../src/vectors/ann";
+import type { AnnProbes } from "../src/vectors/ann-probes";
 import { openLance, type LanceConnection } from "../src/vectors/connection";
 import { compareNumber } from "../src/vectors/meta-index";
 import { ceilingFor, filteredProbes } from "../src/vectors/probe-ceiling";

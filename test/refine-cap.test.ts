@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { probesForRows } from "../src/vectors/ann";
+import { probesForRows } from "../src/vectors/ann-probes";
 import { MAX_REFINED_ROWS, refineFor } from "../src/vectors/vector-hits";
 
 test("a re-rank reads at most MAX_REFINED_ROWS candidates, whatever the limit", () => {
@@ -14,7 +14,7 @@ test("a re-rank reads at most MAX_REFINED_ROWS candidates, whatever the limit", 
 });
 
 test("a built-in IVF_PQ table re-ranks no more candidates for a 50-row list than for its top 10", () => {
-  // Its lexical candidates bring the rows a hybrid blend ranks first (ann.ts, BUILTIN_REFINED_ROWS).
+  // Its lexical candidates bring the rows a hybrid blend ranks first (ann-probes.ts, BUILTIN_REFINED_ROWS).
   const builtin = probesForRows(1_000_000, "IvfPq", "builtin");
   expect(refineFor(builtin.refine, 50, builtin.refinedRows) * 50).toBeLessThanOrEqual(builtin.refine * 10);
   expect(refineFor(builtin.refine, 10, builtin.refinedRows)).toBe(builtin.refine);

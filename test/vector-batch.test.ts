@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Semaphore } from "../src/tools/semaphore";
-import { type AnnProbes, probesForRows } from "../src/vectors/ann";
+import { type AnnProbes, probesForRows } from "../src/vectors/ann-probes";
 import { type LanceConnection, openLance } from "../src/vectors/connection";
 import { searchTable } from "../src/vectors/search";
 import { VectorStore } from "../src/vectors/store";

@@ -1,10 +1,10 @@
 /**
  * The searcher tells the store where a pipeline's vectors come from, which sets the share
- * of IVF_PQ partitions its searches probe (src/vectors/ann.ts): a model embedder's
+ * of IVF_PQ partitions its searches probe (src/vectors/ann-probes.ts): a model embedder's
  * vectors keep their neighbours in few partitions, the built-in embedders' scatter.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { VectorKind } from "../src/vectors/ann";
+import type { VectorKind } from "../src/vectors/ann-probes";
 import type { TableSearch } from "../src/vectors/store";
 import { makeApp, type TestApp } from "./support/app";
 import { startFakeOllama, type FakeOllama } from "./support/fake-ollama";

@@ -5,15 +5,8 @@ import { join } from "node:path";
 import { denseSpace } from "../bench/dense";
 import { BUILTIN_DIMENSIONS, embedBuiltin } from "../src/embed/builtin";
 import type { Table } from "@lancedb/lancedb";
-import {
-  ANN_THRESHOLD,
-  type AnnProbes,
-  annIndexFor,
-  FLAT_UNTIL,
-  HNSW_UNTIL,
-  probesForRows,
-  vectorIndexes,
-} from "../src/vectors/ann";
+import { ANN_THRESHOLD, annIndexFor, FLAT_UNTIL, HNSW_UNTIL, vectorIndexes } from "../src/vectors/ann";
+import { type AnnProbes, probesForRows } from "../src/vectors/ann-probes";
 import { lanceSession, openLance, type LanceConnection } from "../src/vectors/connection";
 import { searchTable } from "../src/vectors/search";
 import { SEARCH_CONCURRENCY, VectorStore, type ChunkRow } from "../src/vectors/store";
@@ -488,7 +481,7 @@ describe("ANN index", () => {
     }
   }, 180_000);
 
-  // A model embedder's table probes MODEL_PQ_SHARE of its IVF_PQ partitions (ann.ts). The 1M-row index itself (1,000 partitions) on 20,000 dense rows of 20
+  // A model embedder's table probes MODEL_PQ_SHARE of its IVF_PQ partitions (ann-probes.ts). The 1M-row index itself (1,000 partitions) on 20,000 dense rows of 20
   // topics: recall@10 was 1.000 probing 50 partitions (5%), 0.973 with 30 and 0.875 with 20.
   test("a model embedder's 1,000,000-row table probes 5% of its partitions and keeps recall@10", async () => {
     const { space, dense, t } = await denseTable(20);

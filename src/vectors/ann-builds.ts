@@ -6,15 +6,8 @@
  * which index, and when it is retrained).
  */
 import type { Table } from "@lancedb/lancedb";
-import {
-  annIndexFor,
-  type AnnIndexInfo,
-  type AnnProbes,
-  needsIndex,
-  probesForRows,
-  type VectorKind,
-  vectorIndexes,
-} from "./ann";
+import { annIndexFor, type AnnIndexInfo, needsIndex, vectorIndexes } from "./ann";
+import { type AnnProbes, probesForRows, type VectorKind } from "./ann-probes";
 import type { IndexBuilder } from "./index-build";
 import { retryOnConflict } from "./retry";
 import { type TableCache, vectorDim } from "./tables";
@@ -68,7 +61,7 @@ export class AnnBuilds {
   }
 
   /**
-   * IVF probe settings for a table of vectors of `kind` (ann.ts), from its serving index,
+   * IVF probe settings for a table of vectors of `kind` (ann-probes.ts), from its serving index,
    * read once and then cached; `rows` the table's rows as far as upkeep knows.
    */
   async probesFor(name: string, table: Table, kind: VectorKind | undefined, rows: number): Promise<AnnProbes | null> {

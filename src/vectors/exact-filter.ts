@@ -14,7 +14,7 @@
  * keeps the index path.
  */
 import type { Table } from "@lancedb/lancedb";
-import type { AnnProbes } from "./ann";
+import type { AnnProbes } from "./ann-probes";
 import { filteredProbes } from "./probe-ceiling";
 
 /**

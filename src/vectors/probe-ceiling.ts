@@ -14,7 +14,7 @@
  * there), so such a filter keeps every partition as its ceiling.
  */
 import type { Table } from "@lancedb/lancedb";
-import type { AnnProbes } from "./ann";
+import type { AnnProbes } from "./ann-probes";
 import { readsMetadataJson } from "./meta-index";
 import { allDone } from "../tools/all-done";
 

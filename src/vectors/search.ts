@@ -28,7 +28,7 @@
  */
 import type { Table } from "@lancedb/lancedb";
 import { fuse } from "./fusion";
-import type { AnnProbes } from "./ann";
+import type { AnnProbes } from "./ann-probes";
 import { EXACT_FILTER, type ExactFilterLimits } from "./exact-filter";
 import { cosine, type Ranked, type StoredHit } from "./hits";
 import { withText } from "./hit-text";
@@ -43,7 +43,7 @@ export type { StoredHit } from "./hits";
 export type { KeywordReading, SearchMode, TableSearch, Tokenize } from "./table-search";
 import type { TableSearch, Tokenize } from "./table-search";
 
-export type { AnnProbes } from "./ann";
+export type { AnnProbes } from "./ann-probes";
 
 /** How a search may run, beside what it asks for. */
 export interface SearchOptions {

@@ -2,7 +2,7 @@
  * What a search of one table is asked (TableSearch) and how its keyword list is read
  * (KeywordReading): the shapes search.ts and source-chunks.ts share.
  */
-import type { VectorKind } from "./ann";
+import type { VectorKind } from "./ann-probes";
 import type { AnalysedQuery } from "./full-text";
 
 export type SearchMode = "vector" | "keyword" | "hybrid";
@@ -31,7 +31,7 @@ export interface TableSearch {
    * order (docs/API.md, Reranking). Such scores may be lower bounds, marked `partial`.
    */
   exact?: boolean;
-  /** Where the table's vectors come from, which sets the share of IVF partitions probed (ann.ts); default builtin. */
+  /** Where the table's vectors come from, which sets the share of IVF partitions probed (ann-probes.ts); default builtin. */
   vectorKind?: VectorKind;
   /** The query as analysed for a table with analysed text (full-text.ts); absent for a table made before languages. */
   analysed?: AnalysedQuery;

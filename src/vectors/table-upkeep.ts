@@ -14,7 +14,7 @@
  * writes most of the time (docs/notes/2026-12-07-bulk-load.md).
  */
 import { Index, type Table } from "@lancedb/lancedb";
-import type { AnnProbes, VectorKind } from "./ann";
+import type { AnnProbes, VectorKind } from "./ann-probes";
 import { AnnBuilds } from "./ann-builds";
 import { ensureMetadataTermsIndex } from "./meta-terms-index";
 import { inProcess, type IndexBuilder } from "./index-build";
@@ -43,7 +43,7 @@ export class TableUpkeep {
   private readonly ann: AnnBuilds;
   /** The first pass covers every table: writes before a restart were never maintained. */
   private firstPass = true;
-  /** Each table's rows at its last upkeep: an index far smaller than its table probes less (ann.ts). */
+  /** Each table's rows at its last upkeep: an index far smaller than its table probes less (ann-probes.ts). */
   private readonly rows = new Map<string, number>();
   /** When each table's old versions are removed (version-keep.ts). */
   private readonly pruning: Pruning;

@@ -10,7 +10,7 @@
  */
 import type { Table } from "@lancedb/lancedb";
 import type { Semaphore } from "../tools/semaphore";
-import type { AnnProbes } from "./ann";
+import type { AnnProbes } from "./ann-probes";
 import { numbersOf, type Ranked } from "./hits";
 import type { TableSearch } from "./search";
 import { toHits, vectorHits, vectorQuery } from "./vector-hits";

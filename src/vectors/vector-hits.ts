@@ -6,7 +6,7 @@
  */
 import type { AnalysedQuery } from "./full-text";
 import type { Table, VectorQuery } from "@lancedb/lancedb";
-import type { AnnProbes } from "./ann";
+import type { AnnProbes } from "./ann-probes";
 import { EXACT_FILTER, type ExactFilterLimits, type FilteredPlan, planFilteredSearch } from "./exact-filter";
 import type { Table as ArrowTable } from "apache-arrow";
 import { clamp01, type HitRead, hitColumns, hitsOf, numbersOf, type Ranked } from "./hits";
@@ -30,7 +30,7 @@ export interface VectorHitOptions {
 
 /**
  * The `limit` nearest rows matching `filter`, best first, scored by cosine similarity.
- * With the query's `text`, an index that asks for lexical candidates (ann.ts) has them
+ * With the query's `text`, an index that asks for lexical candidates (ann-probes.ts) has them
  * joined to its answer (lexical-candidates.ts).
  */
 export async function vectorHits(
@@ -129,7 +129,7 @@ export function vectorQuery(
 
 /**
  * Candidates re-ranked on their stored vectors at most: the top 10 of a search need about
- * 1,000 of them on IVF_PQ (ann.ts, PQ_REFINE), and a search asking for more rows (the
+ * 1,000 of them on IVF_PQ (ann-probes.ts, PQ_REFINE), and a search asking for more rows (the
  * hybrid and reranking paths ask for 50 or more) would otherwise read 100 × limit.
  */
 export const MAX_REFINED_ROWS = 2_000;
