@@ -230,6 +230,23 @@ describe("writes", () => {
     expect(Object.fromEntries(await vectorStore.documentCounts(c, 1))).toEqual({ cats: 2, rust: 2, bread: 2, solo: 1 });
     expect((await vectorStore.documentCounts(c, 9)).size).toBe(0);
   });
+
+  test("documentCounts counts a document's rows wherever they lie, ids told apart by every byte", async () => {
+    const c = await corpus();
+    // Runs of equal ids are counted together (document-reads.ts): these interleave, and
+    // differ only in their last byte, or in bytes of the same length.
+    const interleaved = [
+      ...rows("résumé-1", ["a"]),
+      ...rows("résumé-2", ["b"]),
+      ...rows("résumé-1", ["c"], 1),
+      ...rows("résumé-1", ["d"], 2),
+      ...rows("résumé-3", ["e"]),
+      ...rows("résumé-2", ["f"], 1),
+    ];
+    await vectorStore.replaceDocuments(c, 1, ["résumé-1", "résumé-2", "résumé-3"], interleaved);
+    const counts = Object.fromEntries(await vectorStore.documentCounts(c, 1));
+    expect(counts).toMatchObject({ "résumé-1": 3, "résumé-2": 2, "résumé-3": 1 });
+  });
 });
 
 describe("search", () => {

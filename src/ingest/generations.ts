@@ -18,7 +18,8 @@
 import type { Db } from "../db/client";
 import type { Store } from "../db/store";
 import { findCollectionById, listCollectionModels, updateCollection } from "../db/repo/collections";
-import { listDocuments, markRebuildFailed, updateDocument, zeroFailedChunkCounts } from "../db/repo/documents";
+import { markRebuildFailed, updateDocument, zeroFailedChunkCounts } from "../db/repo/documents";
+import { hasDocuments, listDocumentStates } from "../db/repo/document-states";
 import { dropQueuedTasksExcept, insertTask, pendingTaskCount, tasksOfGeneration } from "../db/repo/tasks";
 import type { Collection, NewCollection, Task } from "../db/schema";
 import { recordReindexEnd, recordSourceEvent } from "./events";
@@ -105,7 +106,7 @@ export async function followSettingsIfEmpty(
   collectionId: string,
   settings: { model: string; language: string },
 ): Promise<void> {
-  if ((await listDocuments(db, collectionId)).length === 0)
+  if (!(await hasDocuments(db, collectionId)))
     await updateCollection(db, collectionId, { indexModel: settings.model, indexLanguage: settings.language });
 }
 
@@ -138,7 +139,7 @@ export function startReindex(
     const previousBuild = col.buildingGeneration;
     const building = Math.max(col.activeGeneration, previousBuild ?? 0) + 1;
     const stamp = iso(now);
-    const docs = (await listDocuments(t, collectionId)).filter((d) => d.status !== "awaiting_upload");
+    const docs = (await listDocumentStates(t, collectionId)).filter((d) => d.status !== "awaiting_upload");
     const drop = previousBuild !== null ? [previousBuild] : [];
     if (docs.length === 0) {
       // Nothing to rebuild: the new settings simply become the index's.

@@ -6,21 +6,52 @@
  * documentChunks, chunkOffsets, labelCopies).
  */
 import type { Table } from "@lancedb/lancedb";
+import { type Data, DataType, makeVector } from "apache-arrow";
 import { METADATA_COLUMN } from "./meta-index";
 import { inList, sqlString } from "./tables";
 
-/** Rows per document id, reading only the document_id column. */
+/**
+ * Rows per document id, reading only the document_id column. A document's rows lie
+ * together, so ids are counted by runs of equal bytes and each run's id decoded once: at
+ * 10,000,000 rows of 1,000,000 documents 5.3 s and 6.2 s of CPU, where decoding every
+ * row's id took 7.3 s and 8.5 s (start-up reconciliation reads these, reconcile.ts).
+ */
 export async function countByDocument(table: Table): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
+  const add = (id: string, n: number) => counts.set(id, (counts.get(id) ?? 0) + n);
   for await (const batch of table.query().select(["document_id"])) {
-    const col = batch.getChild("document_id")!;
-    for (let i = 0; i < col.length; i++) {
-      const id = col.get(i) as string;
-      counts.set(id, (counts.get(id) ?? 0) + 1);
+    for (const data of batch.getChild("document_id")!.data) {
+      if (!countRuns(data, add)) for (let i = 0; i < data.length; i++) add(String(idAt(data, i)), 1);
     }
   }
   return counts;
 }
+
+const decoder = new TextDecoder();
+
+/** Counts a string column's runs of equal values into `add`; false for a column of another layout (or with nulls). */
+function countRuns(data: Data, add: (id: string, n: number) => void): boolean {
+  if (!(DataType.isUtf8(data.type) || DataType.isLargeUtf8(data.type)) || data.nullCount > 0) return false;
+  const offsets = data.valueOffsets as Int32Array | BigInt64Array;
+  const bytes = data.values as Uint8Array;
+  const at = (i: number) => Number(offsets[i]);
+  const same = (a: number, b: number): boolean => {
+    const length = at(a + 1) - at(a);
+    if (length !== at(b + 1) - at(b)) return false;
+    for (let k = 0, x = at(a), y = at(b); k < length; k++) if (bytes[x + k] !== bytes[y + k]) return false;
+    return true;
+  };
+  let run = 0;
+  for (let i = 1; i <= data.length; i++) {
+    if (i < data.length && same(i, i - 1)) continue;
+    add(decoder.decode(bytes.subarray(at(run), at(run + 1))), i - run);
+    run = i;
+  }
+  return true;
+}
+
+/** Row `i` of a column chunk, as Arrow reads it. */
+const idAt = (data: Data, i: number) => makeVector(data).get(i);
 
 /** A document's chunks overlapping [from, to) in `table`, and how far its chunks reach. */
 export async function readSpan(

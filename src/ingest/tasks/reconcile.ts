@@ -8,7 +8,7 @@
  */
 import type { Store } from "../../db/store";
 import { findCollectionById } from "../../db/repo/collections";
-import { listDocuments } from "../../db/repo/documents";
+import { listDocumentStates } from "../../db/repo/document-states";
 import { pendingTasksOfDocument, requeueInterrupted, waitingDocumentsWithoutTask } from "../../db/repo/tasks";
 import type { FileStore } from "../../files/store";
 import type { Logger } from "../../log";
@@ -82,7 +82,7 @@ export async function reconcile(d: Deps): Promise<void> {
     // A re-index in flight re-writes every document anyway; only settled tables are checked.
     if (!isSettled(col, t.generation)) continue;
     const counts = await d.vectorStore.documentCounts(t.collectionId, t.generation);
-    const docs = new Map((await listDocuments(d.db.reader, col.id)).map((x) => [x.id, x]));
+    const docs = new Map((await listDocumentStates(d.db.reader, col.id)).map((x) => [x.id, x]));
     const idle = async (docId: string) => (await pendingTasksOfDocument(d.db.reader, docId)).length === 0;
     for (const [docId, n] of counts) {
       const doc = docs.get(docId);
@@ -137,7 +137,9 @@ export async function removeUnnamedFiles(d: Pick<Deps, "db" | "files">, before?:
     }
     // Files first: one stored after this listing is not in it, whatever the documents say.
     const names = await d.files.listFiles(id, before);
-    const named = new Set((await listDocuments(d.db.reader, id)).flatMap((doc) => [doc.id, doc.filePath ?? doc.id]));
+    const named = new Set(
+      (await listDocumentStates(d.db.reader, id)).flatMap((doc) => [doc.id, doc.filePath ?? doc.id]),
+    );
     for (const name of names) {
       if (named.has(name)) continue;
       await d.files.remove(id, name);
