@@ -297,8 +297,23 @@ async function waitIndexed(pipelineId: string): Promise<number> {
   }
 }
 
+/** Seconds until `pid` used under 5% of a core for 5 s in a row (at most 120). */
+async function idle(pid: number): Promise<number> {
+  const t0 = performance.now();
+  let quiet = 0;
+  while (quiet < 5 && performance.now() - t0 < 120_000) {
+    const before = cpuSeconds(pid);
+    await Bun.sleep(1000);
+    quiet = cpuSeconds(pid) - before < 0.05 ? quiet + 1 : 0;
+  }
+  return (performance.now() - t0) / 1000;
+}
+
 /** The settled table: latency, recall against exact search, throughput, memory and disk. */
 async function serve(server: RunningBinary, state: State, freeAtStart: number): Promise<void> {
+  // A server just started makes its first upkeep pass (4 s of CPU at 10M rows) 10 s later.
+  await Bun.sleep(15_000);
+  console.error(`the server idle after 15 + ${(await idle(server.proc.pid)).toFixed(0)} s`);
   const rnd = random(7);
   const conn = await openLance(dataDir);
   const table = await conn.openTable(VectorStore.tableName(state.pipelineId, 1));

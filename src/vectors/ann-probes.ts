@@ -44,7 +44,7 @@ export type VectorKind = "builtin" | "model";
 /**
  * IVF_PQ probe share for a model embedder's vectors. At 1M dense model-like rows
  * (bench/dense.ts, 1,000 partitions, refine 100 ×) recall@10 was the same 1.000 from 2%
- * to 30% (bench/ann-sizes.ts --dir SWEEP=1); through the binary (bench/query-http.ts
+ * to 30% (bench/ann-sizes.ts --dir SWEEP=1), so MODEL_PQ_SHARE up to 1,000 partitions (modelShare); through the binary (bench/query-http.ts
  * 1000000 dense --dir) p50 51.6 ms at 15% and 30.5 ms at 5%, p95 311 and 66 ms, recall
  * 1.000 both (load 8–9; 21.6 ms at 5% at load 4 in an earlier run). Not the minimum
  * of 20: on 20,000 dense rows of 20 topics under the same 1,000 partitions 20 probes
@@ -53,6 +53,36 @@ export type VectorKind = "builtin" | "model";
  * recall 0.998 (1.000 with ties), RSS 387 MB.
  */
 const MODEL_PQ_SHARE = 0.05;
+
+/**
+ * A model's IVF_PQ index past MODEL_PQ_WIDE_FROM partitions probes a share growing with them
+ * (modelShare, at most MODEL_PQ_SHARE_MAX), and from MODEL_PQ_FEWER_FROM partitions
+ * re-ranks MODEL_PQ_REFINE_LARGE × limit candidates instead of PQ_REFINE ×. At 10M dense
+ * rows (bench/ten-million-probes.ts on the bench/ten-million.ts table: an index of 2,516
+ * partitions, 30 queries, in process, p50 with the page cache emptied first, then warm):
+ * re-ranking 100 ×, recall@10 was 0.847 probing 5% (126), 0.910 at 10% and 0.967 at 15%,
+ * 42.6, 42.3 and 48.8 ms cold (27.0, 33.7 and 40.8 warm): each partition holds more
+ * neighbourhoods, and neighbours spread over more of them, than at 1M, where 5% of 1,000
+ * partitions found 1.000. The re-rank reads each candidate's stored vector, a random read
+ * of a table far larger than the page cache (15 GB of vectors there): probing 12.6% (317),
+ * 100 × found 0.957 in 54.5 ms cold, 60 × 0.940 in 41.3 ms, 40 × 0.893; through the
+ * executable, 100 × answered in 82 ms p50. From 1,000 to 2,000 partitions (1M–4M rows)
+ * neither was measured.
+ */
+const MODEL_PQ_WIDE_FROM = 1000;
+const MODEL_PQ_SHARE_MAX = 0.15;
+const MODEL_PQ_FEWER_FROM = 2000;
+const MODEL_PQ_REFINE_LARGE = 60;
+
+/** The share of its partitions a model's IVF_PQ index probes: MODEL_PQ_SHARE, growing with them past MODEL_PQ_WIDE_FROM. */
+export function modelShare(partitions: number): number {
+  return Math.min(MODEL_PQ_SHARE_MAX, MODEL_PQ_SHARE * Math.max(1, partitions / MODEL_PQ_WIDE_FROM));
+}
+
+/** A model's IVF_PQ re-rank factor: PQ_REFINE, MODEL_PQ_REFINE_LARGE from MODEL_PQ_FEWER_FROM partitions. */
+function modelRefine(partitions: number): number {
+  return partitions >= MODEL_PQ_FEWER_FROM ? MODEL_PQ_REFINE_LARGE : PQ_REFINE;
+}
 
 /**
  * Probes for IVF_FLAT: half the partitions, WIDE_SHARE from WIDE_FROM rows (recall@10 on
@@ -79,10 +109,10 @@ export function probesForRows(
   const share = flat
     ? (rows >= WIDE_FROM ? WIDE_SHARE : 0.5) * stale
     : kind === "model"
-      ? MODEL_PQ_SHARE
+      ? modelShare(partitions)
       : BUILTIN_PQ_SHARE;
   const minimum = Math.min(partitions, Math.max(20, Math.ceil(partitions * share)));
-  const refine = flat ? 1 : kind === "model" ? PQ_REFINE : BUILTIN_PQ_REFINE;
+  const refine = flat ? 1 : kind === "model" ? modelRefine(partitions) : BUILTIN_PQ_REFINE;
   const probes: AnnProbes = { minimum, maximum: partitions, refine };
   // Built-in vectors join lexical candidates where the probes alone miss: on IVF_PQ, and on an
   // outgrown IVF_FLAT probing its scaled-down share until the retrain lands.
