@@ -287,8 +287,10 @@ describe.skipIf(!ready)("three ragd replicas on PostgreSQL and object storage", 
 
   test("a replica stopped with SIGTERM leaves no task waiting for its lease", async () => {
     const a = await account({ embeddingModel: "ollama/all-minilm", chunkSize: 120, chunkOverlap: 0 });
-    await ollama.set({ latencyMs: 400 });
-    for (let i = 0; i < 30; i++) await addText(a, `stop ${i}`, docText(i + 100));
+    // Slow enough, and added at once, that some are still being embedded when the replicas are
+    // looked at: added one by one at 400 ms an embedding, a loaded machine had ended them all.
+    await ollama.set({ latencyMs: 1500 });
+    await Promise.all(Array.from({ length: 30 }, (_, i) => addText(a, `stop ${i}`, docText(i + 100))));
     const stopped = await busyReplica();
     expect(await set.kill(stopped, "SIGTERM")).toBe(0);
     // What is left is quick to embed: the bound below measures the wait for tasks, not the work.
