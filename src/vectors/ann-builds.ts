@@ -69,10 +69,29 @@ export class AnnBuilds {
     if (serving === undefined) {
       const read = await table.listIndices();
       // A build that committed while we looked has already recorded the newer answer.
-      if (!this.serving.has(name)) this.serving.set(name, vectorIndexes(read)[0] ?? null);
+      const found = vectorIndexes(read)[0];
+      if (!this.serving.has(name)) {
+        this.serving.set(name, found ?? null);
+        if (found) this.prewarm(name, table, found.name);
+      }
       serving = this.serving.get(name)!;
     }
     return serving ? probesForRows(serving.trainedRows, serving.indexType, kind, rows) : null;
+  }
+
+  /**
+   * Reads a table's serving vector index into LanceDB's index cache, in the background, when
+   * the table is first searched: queries read the partitions they probe from disk until they
+   * are cached. At 10M rows (2,516 partitions, page cache emptied) the first 10 queries took
+   * 312 ms p50 without, 72 ms with it (1.2 s of reading; docs/notes/2026-12-08-ten-million-queries.md).
+   * An index larger than the cache (RAGD_INDEX_CACHE_MB) is read in vain, once.
+   */
+  private prewarm(name: string, table: Table, index: string): void {
+    table
+      .prewarmIndex(index)
+      .catch((err: unknown) =>
+        this.log("could not prewarm a vector index", { table: name, index, error: String(err) }),
+      );
   }
 
   /** Forgets cached index facts of dropped tables. */
