@@ -10,8 +10,7 @@ import { annIndexFor } from "../src/vectors/ann";
 import { rowsToArrow } from "../src/vectors/chunk-arrow";
 import { type LanceConnection, lanceSession, openLance } from "../src/vectors/connection";
 import { VectorStore } from "../src/vectors/store";
-import type { ChunkRow } from "../src/vectors/tables";
-import { randomUnit, rng } from "./support/seeded";
+import { oneChunkRows, randomUnit, rng } from "./support/seeded";
 import { waitFor } from "./support/wait";
 
 const DIM = 64;
@@ -24,15 +23,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "ragd-prewarm-"));
   const conn = await openLance(dir);
   const rnd = rng(5);
-  const rows: ChunkRow[] = Array.from({ length: ROWS }, (_, i) => ({
-    id: `d${i}:0`,
-    documentId: `d${i}`,
-    chunkIndex: 0,
-    text: `row ${i}`,
-    start: 0,
-    end: 5,
-    vector: randomUnit(rnd, DIM),
-  }));
+  const rows = oneChunkRows(Array.from({ length: ROWS }, () => randomUnit(rnd, DIM)));
   const table = await conn.createTable(VectorStore.tableName(COLLECTION, 1), rowsToArrow(rows));
   // IVF_PQ, as for 1,000,000 rows: a search probes 20 of its partitions (ann-probes.ts),
   // each read into the cache as it is probed.

@@ -11,6 +11,7 @@ import { lanceSession, openLance, type LanceConnection } from "../src/vectors/co
 import { searchTable } from "../src/vectors/search";
 import { SEARCH_CONCURRENCY, VectorStore, type ChunkRow } from "../src/vectors/store";
 import { dot } from "./support/dot";
+import { oneChunkRows } from "./support/seeded";
 
 const DIM = 64;
 
@@ -561,15 +562,7 @@ describe("ANN index", () => {
 
   /** The rows the ANN store was given, for another table. */
   function annStoreRows(): ChunkRow[] {
-    return vectors.map((vector, i) => ({
-      id: `d${i}:0`,
-      documentId: `d${i}`,
-      chunkIndex: 0,
-      text: `row ${i}`,
-      start: 0,
-      end: 5,
-      vector,
-    }));
+    return oneChunkRows(vectors);
   }
   // The index and search settings of each size step, trained here on 3,000 rows of the
   // built-in embedder's vectors. This guards the settings; it cannot show recall at the

@@ -1,5 +1,6 @@
-/** For the vector tests: seeded numbers and vectors, so a failure is reproducible, and exact answers. */
+/** For the vector tests: seeded numbers, vectors and rows, so a failure is reproducible, and exact answers. */
 import type { Table } from "@lancedb/lancedb";
+import type { ChunkRow } from "../../src/vectors/tables";
 
 /** A linear congruential generator of numbers in [0, 1). */
 export function rng(seed: number): () => number {
@@ -31,4 +32,17 @@ export async function exactIds(table: Table, vector: Float32Array, where: string
     .limit(10)
     .toArray();
   return rows.map((r) => `${r.id}`);
+}
+
+/** One chunk row per vector, of documents `d0`, `d1`, …: a table for ANN tests. */
+export function oneChunkRows(vectors: Float32Array[]): ChunkRow[] {
+  return vectors.map((vector, i) => ({
+    id: `d${i}:0`,
+    documentId: `d${i}`,
+    chunkIndex: 0,
+    text: `row ${i}`,
+    start: 0,
+    end: 5,
+    vector,
+  }));
 }
