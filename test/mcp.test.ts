@@ -106,6 +106,24 @@ describe("MCP over Streamable HTTP", () => {
     expect(none.sources).toEqual([]);
   });
 
+  test("list_sources pages 50 at a time, oldest first, and counts every source", async () => {
+    const names = Array.from({ length: 52 }, (_, i) => `note ${String(i).padStart(2, "0")}`);
+    const c = await tenant(server, "carol", Object.fromEntries(names.map((n) => [n, `Short note ${n}.`])));
+    const mcp = await connectHttp(server.url, c.key);
+    try {
+      const first = jsonOf(await mcp.callTool({ name: "list_sources", arguments: {} }));
+      const second = jsonOf(await mcp.callTool({ name: "list_sources", arguments: { page: 2 } }));
+      expect(first).toMatchObject({ page: 1, pageSize: 50, total: 52, totalPages: 2 });
+      expect(second).toMatchObject({ page: 2, total: 52, totalPages: 2 });
+      const listed = [...first.sources, ...second.sources].map((s: { name: string }) => s.name);
+      expect(listed).toEqual(names);
+      const ready = jsonOf(await mcp.callTool({ name: "list_sources", arguments: { status: "ready", page: 2 } }));
+      expect(ready).toMatchObject({ total: 52, sources: [{ name: "note 50" }, { name: "note 51" }] });
+    } finally {
+      await mcp.close();
+    }
+  }, 60_000);
+
   test("another pipeline's source is neither readable nor searchable", async () => {
     const read = await client.callTool({ name: "read", arguments: { sourceId: b.sources.Vault } });
     expect(read.isError).toBe(true);

@@ -5,21 +5,19 @@
  * a tool error carrying the sentence the API would send. Descriptions are written
  * for a model to read: what comes back, how scores behave, when to read more.
  */
-import { withoutAccessList } from "../../retrieval/current-labels";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { listDocuments } from "../../db/repo/documents";
 import type { Collection } from "../../db/schema";
 import type { Store } from "../../db/store";
 import type { Logger } from "../../log";
 import { MAX_QUERY_CHARS, SEARCH_MODES } from "../../retrieval/request";
 import type { AnsweredResult } from "../../retrieval/searcher";
 import type { QueryService } from "../query/service";
-import { presentSource } from "../sources/present";
 import { SOURCE_STATUSES } from "../sources/schemas";
 import { type CallableTool, callTool } from "./call";
 import { pipelineMetadata } from "./metadata-summary";
+import { LIST_PAGE_SIZE, listSources } from "./list-sources";
 import { READ_MAX_CHARS, type SourceReader } from "./source-text";
 
 /** What the tools of one request need: the key's pipeline, its check and the shared services. */
@@ -42,8 +40,6 @@ export interface ToolContext {
   baseUrl?: () => string;
   log: Logger;
 }
-
-const LIST_PAGE_SIZE = 50;
 
 /**
  * The `filter` argument of `search`: what the query endpoint's filter takes. The
@@ -279,23 +275,4 @@ function citable(r: AnsweredResult, page: ReturnType<typeof sourcePage>) {
     metadata,
     ...options,
   };
-}
-
-async function listSources(ctx: ToolContext, page: number, status?: string) {
-  const listed = (await listDocuments(ctx.db.reader, ctx.collection.id)).filter((d) => !status || d.status === status);
-  const all = await ctx.reader.shown(ctx.collection, listed, ctx.access);
-  const rows = all.slice((page - 1) * LIST_PAGE_SIZE, page * LIST_PAGE_SIZE);
-  const sources = rows.map((d) => {
-    // The text itself is for read; a listing carries its length only.
-    const {
-      content: _preview,
-      progress: _progress,
-      pipelineId: _pipeline,
-      ...s
-    } = presentSource({ ...d, preview: null });
-    // A restricted caller is not told who else may see a source (retrieval/current-labels.ts).
-    return ctx.access === null ? s : { ...s, metadata: withoutAccessList(s.metadata) };
-  });
-  const total = all.length;
-  return { sources, page, pageSize: LIST_PAGE_SIZE, total, totalPages: Math.ceil(total / LIST_PAGE_SIZE) };
 }
