@@ -57,6 +57,38 @@ test("the first search of a table reads its whole vector index into the cache", 
   }
 }, 60_000);
 
+test("an index is prewarmed once, though a replica forgets its index facts every upkeep step", async () => {
+  const conn: LanceConnection = await openLance(dir, lanceSession(512));
+  const table = await conn.openTable(VectorStore.tableName(COLLECTION, 1));
+  // Every table handle of the connection shares this prototype: count the calls the store makes.
+  const proto = Object.getPrototypeOf(table) as { prewarmIndex: (name: string) => Promise<void> };
+  const original = proto.prewarmIndex;
+  let calls = 0;
+  proto.prewarmIndex = function (this: unknown, name: string) {
+    calls++;
+    return original.call(this, name);
+  };
+  try {
+    const store = new VectorStore(conn, { annThreshold: 1 });
+    const search = () =>
+      store.search(COLLECTION, 1, {
+        mode: "vector",
+        text: "",
+        vector: randomUnit(rng(2), DIM),
+        topK: 5,
+        vectorKind: "model",
+      });
+    await search();
+    store.forgetIndexFacts();
+    await search();
+    expect(calls).toBe(1);
+  } finally {
+    proto.prewarmIndex = original;
+    table.close();
+    conn.close();
+  }
+}, 60_000);
+
 /** The index cache's size once it stopped growing (the prewarm goes on in the background). */
 async function cacheSettled(session: ReturnType<typeof lanceSession>): Promise<number> {
   let last = -1;

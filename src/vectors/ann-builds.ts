@@ -23,6 +23,8 @@ export class AnnBuilds {
   /** The training table, once its full-text tail reached the limit (it is not caught up meanwhile). */
   private longTail: string | null = null;
   /** Each table's serving vector index (null: none), read once and then kept up to date by builds. */
+  /** The index each table's first search prewarmed (prewarm). */
+  private readonly prewarmed = new Map<string, string>();
   private readonly serving = new Map<string, Pick<AnnIndexInfo, "trainedRows" | "indexType"> | null>();
 
   constructor(
@@ -70,10 +72,8 @@ export class AnnBuilds {
       const read = await table.listIndices();
       // A build that committed while we looked has already recorded the newer answer.
       const found = vectorIndexes(read)[0];
-      if (!this.serving.has(name)) {
-        this.serving.set(name, found ?? null);
-        if (found) this.prewarm(name, table, found.name);
-      }
+      if (!this.serving.has(name)) this.serving.set(name, found ?? null);
+      if (found) this.prewarm(name, table, found.name);
       serving = this.serving.get(name)!;
     }
     return serving ? probesForRows(serving.trainedRows, serving.indexType, kind, rows) : null;
@@ -87,6 +87,9 @@ export class AnnBuilds {
    * An index larger than the cache (RAGD_INDEX_CACHE_MB) is read in vain, once.
    */
   private prewarm(name: string, table: Table, index: string): void {
+    // Once an index: a replica forgets its index facts every upkeep step (upkeep.ts).
+    if (this.prewarmed.get(name) === index) return;
+    this.prewarmed.set(name, index);
     table
       .prewarmIndex(index)
       .catch((err: unknown) =>
