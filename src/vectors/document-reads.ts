@@ -21,7 +21,9 @@ export async function countByDocument(table: Table): Promise<Map<string, number>
   const add = (id: string, n: number) => counts.set(id, (counts.get(id) ?? 0) + n);
   for await (const batch of table.query().select(["document_id"])) {
     for (const data of batch.getChild("document_id")!.data) {
-      if (!countRuns(data, add)) for (let i = 0; i < data.length; i++) add(String(idAt(data, i)), 1);
+      if (countRuns(data, add)) continue;
+      const ids = makeVector(data);
+      for (let i = 0; i < ids.length; i++) add(String(ids.get(i)), 1);
     }
   }
   return counts;
@@ -49,9 +51,6 @@ function countRuns(data: Data, add: (id: string, n: number) => void): boolean {
   }
   return true;
 }
-
-/** Row `i` of a column chunk, as Arrow reads it. */
-const idAt = (data: Data, i: number) => makeVector(data).get(i);
 
 /** A document's chunks overlapping [from, to) in `table`, and how far its chunks reach. */
 export async function readSpan(
